@@ -1,0 +1,191 @@
+//! The GPU size catalog and the embedded price table: the project's own data, built from the
+//! facts in `../shared/azure` (see `sizes.json` `_meta`).
+
+pub mod drivers;
+pub mod prices;
+pub mod regions;
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::model::{HyperVGeneration, WorkloadType};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GpuSize {
+    pub name: String,
+    pub series: String,
+    /// Exact Compute usages `name.value` (== Resource SKU `family`), spaces and casing included.
+    pub quota_family: String,
+    pub vcpus: u32,
+    #[serde(rename = "memoryGiB")]
+    pub memory_gib: f64,
+    pub gpu_count: Option<f64>,
+    pub gpu_model: String,
+    pub gpu_vendor: GpuVendor,
+    /// Total GPU memory of the VM; `None` where Microsoft does not document it.
+    #[serde(rename = "gpuMemoryGiB")]
+    pub gpu_memory_gib: Option<f64>,
+    pub infiniband: bool,
+    pub hyper_v_generations: Vec<HyperVGeneration>,
+    pub arch: Arch,
+    pub premium_storage: bool,
+    pub accelerated_networking: bool,
+    /// `None`: not documented; preflight reads the real capability.
+    pub encryption_at_host: Option<bool>,
+    pub spot_capable: Option<bool>,
+    pub max_data_disks: Option<u32>,
+    pub status: SizeStatus,
+    /// Retirement date (`YYYY-MM-DD`) for retiring and retired sizes.
+    pub retirement: Option<String>,
+    pub driver: DriverSupport,
+    /// NVIDIA vGPU partitions and M60 boards run only the GRID driver.
+    pub grid_required: bool,
+    /// Workload types the series is made for.
+    pub purpose: Vec<WorkloadType>,
+    /// What a user should know before choosing it (capacity, onboarding, documentation gaps).
+    #[serde(default)]
+    pub note: Option<String>,
+    /// The Microsoft Learn page the figures were checked against.
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub confidence: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GpuVendor {
+    #[serde(rename = "NVIDIA")]
+    Nvidia,
+    #[serde(rename = "AMD")]
+    Amd,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    X64,
+    Arm64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SizeStatus {
+    Ga,
+    /// Available with a restriction the size's `note` explains (no net-new capacity, onboarding).
+    Limited,
+    /// In the Resource SKUs API but without a Microsoft Learn size page.
+    Undocumented,
+    Retiring,
+    Retired,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DriverSupport {
+    /// `Microsoft.HpcCompute` extension type for Linux, when one supports the size.
+    pub linux: Option<String>,
+    pub windows: Option<String>,
+    pub default: DefaultDriver,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DefaultDriver {
+    Cuda,
+    Grid,
+    Amd,
+    /// No driver extension: the size needs an image that carries its drivers (ND + HPC images).
+    Image,
+}
+
+impl GpuSize {
+    /// `NC`, `ND`, `NV`, `NG`: the letter family of the size.
+    pub fn letter_family(&self) -> &str {
+        let n = self.name.trim_start_matches("Standard_");
+        n.get(..2).unwrap_or(n)
+    }
+
+    pub fn is_nd(&self) -> bool {
+        self.letter_family() == "ND"
+    }
+
+    pub fn is_visualization_size(&self) -> bool {
+        matches!(self.letter_family(), "NV" | "NG")
+    }
+
+    pub fn is_h100_class(&self) -> bool {
+        ["H100", "H200", "GB200", "MI300X"].iter().any(|m| self.name.contains(m))
+    }
+
+    pub fn supports_gen2(&self) -> bool {
+        self.hyper_v_generations.contains(&HyperVGeneration::V2)
+    }
+
+    pub fn is_retired(&self) -> bool {
+        self.status == SizeStatus::Retired
+    }
+
+    /// GPU memory per GPU, when both figures are known.
+    pub fn gpu_memory_per_gpu(&self) -> Option<f64> {
+        match (self.gpu_memory_gib, self.gpu_count) {
+            (Some(m), Some(c)) if c >= 1.0 => Some(m / c),
+            (Some(m), _) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct CatalogFile {
+    sizes: Vec<GpuSize>,
+}
+
+/// All sizes, in catalog order.
+pub fn sizes() -> &'static [GpuSize] {
+    static SIZES: OnceLock<Vec<GpuSize>> = OnceLock::new();
+    SIZES.get_or_init(|| {
+        let file: CatalogFile =
+            serde_json::from_str(include_str!("sizes.json")).expect("embedded sizes.json is valid (tested)");
+        file.sizes
+    })
+}
+
+/// Look a size up by name, case-insensitively (`standard_nc8as_t4_v3` finds the T4 size).
+pub fn find(name: &str) -> Option<&'static GpuSize> {
+    sizes().iter().find(|s| s.name.eq_ignore_ascii_case(name))
+}
+
+/// Names of all sizes, for "did you mean" suggestions.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    sizes().iter().map(|s| s.name.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_parses_and_names_are_unique() {
+        let all = sizes();
+        assert!(all.len() >= 40);
+        let mut names: Vec<_> = all.iter().map(|s| s.name.to_ascii_lowercase()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+    }
+
+    #[test]
+    fn quota_family_is_kept_verbatim() {
+        assert_eq!(find("Standard_NC8as_T4_v3").unwrap().quota_family, "Standard NCASv3_T4 Family");
+        assert_eq!(find("standard_nd96amsr_a100_v4").unwrap().quota_family, "standard NDAMSv4_A100Family");
+    }
+
+    #[test]
+    fn nd_sizes_need_images_with_drivers() {
+        for s in sizes().iter().filter(|s| s.is_nd() && s.status != SizeStatus::Retired) {
+            assert_eq!(s.driver.default, DefaultDriver::Image, "{}", s.name);
+        }
+    }
+}

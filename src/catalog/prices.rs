@@ -1,0 +1,199 @@
+//! Hourly VM prices: the embedded, dated table (`prices.json`) and the lookup every consumer
+//! (`vmSize: auto`, `gpuform sizes`, `gpuform cost`) shares.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PriceOs {
+    Linux,
+    Windows,
+}
+
+/// How an hour is bought.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PriceKind {
+    OnDemand,
+    Spot,
+    /// One-year reservation, as an effective hourly rate (term price / 8760).
+    Reserved1Y,
+    /// Three-year reservation, as an effective hourly rate (term price / 26280).
+    Reserved3Y,
+}
+
+impl PriceKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            PriceKind::OnDemand => "pay-as-you-go",
+            PriceKind::Spot => "spot",
+            PriceKind::Reserved1Y => "1-year reservation",
+            PriceKind::Reserved3Y => "3-year reservation",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Key {
+    size: String,
+    region: String,
+    os: PriceOs,
+    kind: PriceKind,
+}
+
+/// Where a set of prices came from and how old it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceSource {
+    pub name: String,
+    /// `YYYY-MM-DD` the figures were taken.
+    pub as_of: String,
+    pub os: PriceOs,
+    pub kind: PriceKind,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PriceTable {
+    pub currency: String,
+    prices: HashMap<Key, f64>,
+    /// One entry per (os, kind) the table covers.
+    pub sources: Vec<PriceSource>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EmbeddedFile {
+    #[serde(rename = "_meta")]
+    meta: EmbeddedMeta,
+    on_demand_linux: HashMap<String, HashMap<String, f64>>,
+    spot_linux: HashMap<String, HashMap<String, f64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EmbeddedMeta {
+    currency: String,
+    on_demand: EmbeddedSource,
+    spot: EmbeddedSource,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EmbeddedSource {
+    as_of: String,
+    source: String,
+    #[serde(default)]
+    confidence: Option<String>,
+}
+
+impl PriceTable {
+    pub fn new(currency: &str) -> Self {
+        Self { currency: currency.into(), ..Default::default() }
+    }
+
+    /// The table compiled into the binary.
+    pub fn embedded() -> &'static PriceTable {
+        static TABLE: OnceLock<PriceTable> = OnceLock::new();
+        TABLE.get_or_init(|| {
+            let f: EmbeddedFile =
+                serde_json::from_str(include_str!("prices.json")).expect("embedded prices.json is valid (tested)");
+            let mut t = PriceTable::new(&f.meta.currency);
+            for (size, regions) in &f.on_demand_linux {
+                for (region, p) in regions {
+                    t.insert(size, region, PriceOs::Linux, PriceKind::OnDemand, *p);
+                }
+            }
+            for (size, regions) in &f.spot_linux {
+                for (region, p) in regions {
+                    t.insert(size, region, PriceOs::Linux, PriceKind::Spot, *p);
+                }
+            }
+            t.sources.push(PriceSource {
+                name: format!("embedded table ({})", f.meta.on_demand.source),
+                as_of: f.meta.on_demand.as_of,
+                os: PriceOs::Linux,
+                kind: PriceKind::OnDemand,
+                note: None,
+            });
+            t.sources.push(PriceSource {
+                name: format!("embedded table ({})", f.meta.spot.source),
+                as_of: f.meta.spot.as_of,
+                os: PriceOs::Linux,
+                kind: PriceKind::Spot,
+                note: Some(format!(
+                    "US regions only, confidence {}; spot prices move daily",
+                    f.meta.spot.confidence.unwrap_or_else(|| "unknown".into())
+                )),
+            });
+            t
+        })
+    }
+
+    pub fn insert(&mut self, size: &str, region: &str, os: PriceOs, kind: PriceKind, hourly: f64) {
+        self.prices.insert(
+            Key { size: size.to_ascii_lowercase(), region: region.to_ascii_lowercase(), os, kind },
+            hourly,
+        );
+    }
+
+    /// Hourly price, when the table has it.
+    pub fn hourly(&self, size: &str, region: &str, os: PriceOs, kind: PriceKind) -> Option<f64> {
+        self.prices
+            .get(&Key { size: size.to_ascii_lowercase(), region: region.to_ascii_lowercase(), os, kind })
+            .copied()
+    }
+
+    /// The source entry that covers `(os, kind)`.
+    pub fn source_for(&self, os: PriceOs, kind: PriceKind) -> Option<&PriceSource> {
+        self.sources.iter().find(|s| s.os == os && s.kind == kind)
+    }
+
+    pub fn len(&self) -> usize {
+        self.prices.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.prices.is_empty()
+    }
+
+    /// Layer `other` over `self`: its prices win, its sources are added.
+    pub fn overlay(&mut self, other: PriceTable) {
+        self.prices.extend(other.prices);
+        for s in other.sources {
+            self.sources.retain(|x| !(x.os == s.os && x.kind == s.kind));
+            self.sources.push(s);
+        }
+    }
+
+    /// Every region the table prices `size` in for `(os, kind)`.
+    pub fn regions_for(&self, size: &str, os: PriceOs, kind: PriceKind) -> Vec<(String, f64)> {
+        let size = size.to_ascii_lowercase();
+        let mut v: Vec<_> = self
+            .prices
+            .iter()
+            .filter(|(k, _)| k.size == size && k.os == os && k.kind == kind)
+            .map(|(k, p)| (k.region.clone(), *p))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_table_has_dated_linux_prices() {
+        let t = PriceTable::embedded();
+        assert_eq!(t.currency, "USD");
+        assert_eq!(t.hourly("Standard_NC8as_T4_v3", "eastus2", PriceOs::Linux, PriceKind::OnDemand), Some(0.752));
+        assert_eq!(t.hourly("standard_nc8as_t4_v3", "EastUS2", PriceOs::Linux, PriceKind::OnDemand), Some(0.752));
+        assert_eq!(t.hourly("Standard_NC8as_T4_v3", "eastus2", PriceOs::Windows, PriceKind::OnDemand), None);
+        assert_eq!(t.source_for(PriceOs::Linux, PriceKind::OnDemand).unwrap().as_of, "2026-06-18");
+    }
+}

@@ -1,0 +1,26 @@
+//! Azure region names (`location`), for spotting typos. A name missing here is only a warning:
+//! Azure adds regions, and preflight asks the live API.
+
+pub const REGIONS: &[&str] = &[
+    // Americas
+    "eastus", "eastus2", "centralus", "northcentralus", "southcentralus", "westcentralus", "westus", "westus2", "westus3",
+    "canadacentral", "canadaeast", "brazilsouth", "brazilsoutheast", "mexicocentral", "chilecentral",
+    // Europe
+    "northeurope", "westeurope", "uksouth", "ukwest", "francecentral", "francesouth", "germanywestcentral", "germanynorth",
+    "norwayeast", "norwaywest", "swedencentral", "swedensouth", "switzerlandnorth", "switzerlandwest", "polandcentral",
+    "italynorth", "spaincentral", "austriaeast", "belgiumcentral", "denmarkeast",
+    // Middle East and Africa
+    "israelcentral", "qatarcentral", "uaenorth", "uaecentral", "southafricanorth", "southafricawest",
+    // Asia Pacific
+    "centralindia", "southindia", "westindia", "jioindiacentral", "jioindiawest", "eastasia", "southeastasia", "japaneast",
+    "japanwest", "koreacentral", "koreasouth", "australiaeast", "australiasoutheast", "australiacentral", "australiacentral2",
+    "newzealandnorth", "indonesiacentral", "malaysiawest",
+    // Azure operated by 21Vianet
+    "chinaeast", "chinaeast2", "chinaeast3", "chinanorth", "chinanorth2", "chinanorth3",
+    // Azure Government
+    "usgovvirginia", "usgovarizona", "usgovtexas", "usdodcentral", "usdodeast",
+];
+
+pub fn is_known(region: &str) -> bool {
+    REGIONS.contains(&region)
+}

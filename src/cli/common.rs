@@ -1,0 +1,184 @@
+//! What every command shares: exit codes, failures with their cause chain, colour, and loading
+//! specs (with the policy flags) into checked results.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use anstream::ColorChoice as AnsiChoice;
+
+use super::ColorChoice;
+use crate::catalog::prices::PriceTable;
+use crate::diag::{render_human, Tally};
+use crate::spec::{self, Checked, Policy};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum ExitCode {
+    Ok = 0,
+    Findings = 1,
+    Usage = 2,
+}
+
+/// A command that could not do its job: a message, the causes, and what to try.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: ExitCode,
+    pub message: String,
+    pub causes: Vec<String>,
+    pub help: Option<String>,
+}
+
+impl Failure {
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self { code: ExitCode::Usage, message: message.into(), causes: Vec::new(), help: None }
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn cause(mut self, cause: impl Into<String>) -> Self {
+        self.causes.push(cause.into());
+        self
+    }
+
+    /// A failure from an error and its whole `source()` chain.
+    pub fn from_error(code: ExitCode, context: impl Into<String>, err: &(dyn std::error::Error + 'static)) -> Self {
+        let mut causes = vec![err.to_string()];
+        let mut src = err.source();
+        while let Some(s) = src {
+            let text = s.to_string();
+            if !causes.contains(&text) {
+                causes.push(text);
+            }
+            src = s.source();
+        }
+        Self { code, message: context.into(), causes, help: None }
+    }
+}
+
+static COLOR: AtomicU8 = AtomicU8::new(0);
+
+pub fn set_color(c: ColorChoice) {
+    let v = match c {
+        ColorChoice::Auto => 0,
+        ColorChoice::Always => 1,
+        ColorChoice::Never => 2,
+    };
+    COLOR.store(v, Ordering::Relaxed);
+    let choice = match c {
+        ColorChoice::Auto => AnsiChoice::Auto,
+        ColorChoice::Always => AnsiChoice::Always,
+        ColorChoice::Never => AnsiChoice::Never,
+    };
+    choice.write_global();
+}
+
+/// Should styled output be produced for stdout? (`anstream` strips it again for non-TTYs and
+/// NO_COLOR under `auto`.)
+pub fn styled() -> bool {
+    match COLOR.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => !matches!(anstream::AutoStream::choice(&std::io::stdout()), AnsiChoice::Never),
+    }
+}
+
+pub fn print_failure(f: &Failure) {
+    let mut err = anstream::stderr();
+    let style = anstyle::Style::new().bold().fg_color(Some(anstyle::AnsiColor::Red.into()));
+    let _ = writeln!(err, "{style}error{style:#}: {}", f.message);
+    for c in &f.causes {
+        let _ = writeln!(err, "  caused by: {c}");
+    }
+    if let Some(h) = &f.help {
+        let _ = writeln!(err, "  help: {h}");
+    }
+}
+
+/// Write to stdout; a closed pipe (`| head`) is not an error worth a panic.
+pub fn out(text: &str) {
+    let mut o = anstream::stdout();
+    let _ = o.write_all(text.as_bytes());
+    let _ = o.flush();
+}
+
+/// Policy flags shared by every command that reads specs.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PolicyArgs {
+    /// Policy file (YAML): required tags and rule severity overrides.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Tags every spec must carry (comma-separated); replaces the default project,team,env,costCenter.
+    #[arg(long, value_name = "TAGS", value_delimiter = ',')]
+    pub required_tags: Option<Vec<String>>,
+}
+
+impl PolicyArgs {
+    pub fn load(&self) -> Result<Policy, Failure> {
+        let mut p = match &self.policy {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    Failure::from_error(ExitCode::Usage, format!("cannot read the policy file {}", path.display()), &e)
+                })?;
+                Policy::from_yaml(&text)
+                    .map_err(|e| Failure::usage(format!("invalid policy file {}: {e}", path.display())))?
+            }
+            None => Policy::default(),
+        };
+        if let Some(tags) = &self.required_tags {
+            p.required_tags = tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+        }
+        Ok(p)
+    }
+}
+
+/// Expand files and directories into spec files. A directory contributes every `*.yaml` /
+/// `*.yml` below it that looks like a gpuform spec; a file named explicitly is always checked.
+pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let found = spec::discover(p).map_err(|e| Failure::from_error(ExitCode::Usage, format!("cannot list {}", p.display()), &e))?;
+            for f in found {
+                let is_spec = std::fs::read(&f)
+                    .ok()
+                    .map(|b| spec::looks_like_spec(&String::from_utf8_lossy(&b[..b.len().min(8192)])))
+                    .unwrap_or(true);
+                if is_spec {
+                    out.push(f);
+                }
+            }
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(Failure::usage(format!("{} does not exist", p.display())).help("give spec files or directories"));
+        }
+    }
+    Ok(out)
+}
+
+/// Check one spec (the common start of render, preflight, cost and deploy): prints its
+/// diagnostics to stderr and fails when it has errors.
+pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<Checked, Failure> {
+    if !path.exists() {
+        return Err(Failure::usage(format!("{} does not exist", path.display())));
+    }
+    let checked = spec::check_file(path, policy, prices);
+    let mut err = anstream::stderr();
+    for d in &checked.diagnostics {
+        let _ = write!(err, "{}\n\n", render_human(d, checked.source.as_deref(), styled()));
+    }
+    let t = Tally::of(&checked.diagnostics);
+    if t.errors > 0 {
+        return Err(Failure {
+            code: ExitCode::Findings,
+            message: format!("{} has {}; fix them first (`gpuform validate {}`)", path.display(), crate::diag::plural(t.errors, "error"), path.display()),
+            causes: Vec::new(),
+            help: None,
+        });
+    }
+    Ok(checked)
+}

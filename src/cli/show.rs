@@ -1,0 +1,53 @@
+//! `gpuform show`: the spec every later stage sees, with defaults filled in.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use super::common::{load_valid, out, ExitCode, Failure, PolicyArgs};
+use crate::catalog::prices::PriceTable;
+use crate::report;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The spec file.
+    #[arg(value_name = "SPEC")]
+    pub spec: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    pub format: Format,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Yaml,
+    Json,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let policy = args.policy.load()?;
+    let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
+    let spec = checked.spec.as_ref().expect("a spec without errors has a model");
+    let value = serde_json::to_value(spec).expect("spec serialises");
+    match args.format {
+        Format::Json => out(&format!("{}\n", serde_json::to_string_pretty(&value).expect("json"))),
+        Format::Yaml => {
+            let mut header = format!("# {} with every default applied (gpuform show)\n", checked.path);
+            if let Some(sel) = &checked.sizing {
+                if let Some(chosen) = sel.chosen {
+                    if chosen == spec.spec.compute.vm_size {
+                        header.push_str(&format!(
+                            "# vmSize: cheapest size that fits in {} (prices as of {}); `gpuform validate --explain` ranks the others\n",
+                            sel.price_region,
+                            sel.price_as_of.as_deref().unwrap_or("unknown")
+                        ));
+                    }
+                }
+            }
+            header.push_str("# yaml-language-server: $schema=https://gpuform.dev/schemas/gpuworkload.schema.json\n");
+            out(&format!("{header}{}", report::yaml::to_yaml(&value)));
+        }
+    }
+    Ok(ExitCode::Ok)
+}

@@ -1,0 +1,157 @@
+//! `gpuform validate`: schema + rules on files and directories, in parallel, for people and for
+//! pipelines.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+use rayon::prelude::*;
+
+use super::common::{expand_paths, out, styled, ExitCode, Failure, PolicyArgs};
+use crate::catalog::prices::PriceTable;
+use crate::diag::{plural, render_human, Tally};
+use crate::report;
+use crate::sizing::fmt_num;
+use crate::spec::{self, Checked};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Spec files or directories (every *.yaml / *.yml spec below them).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Also print the resolved spec and why `vmSize: auto` chose its size (human format).
+    #[arg(long)]
+    pub explain: bool,
+    /// Print only problems (no per-file summary lines).
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+    Github,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let policy = args.policy.load()?;
+    let files = expand_paths(&args.paths)?;
+    if files.is_empty() {
+        return Err(Failure::usage("no gpuform specs found").help("a spec is a .yaml/.yml file with `kind: GpuWorkload`"));
+    }
+    let prices = PriceTable::embedded();
+    let results: Vec<Checked> = files.par_iter().map(|f| spec::check_file(f, &policy, prices)).collect();
+    let tally = Tally::of(results.iter().flat_map(|c| c.diagnostics.iter()));
+    let text = match args.format {
+        Format::Human => human(&results, &args),
+        Format::Json => report::json::render(&results),
+        Format::Sarif => report::sarif::render(&results),
+        Format::Github => report::github::render(&results),
+    };
+    out(&text);
+    Ok(if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) { ExitCode::Findings } else { ExitCode::Ok })
+}
+
+fn human(results: &[Checked], args: &Args) -> String {
+    let styled = styled();
+    let mut s = String::new();
+    for c in results {
+        for d in &c.diagnostics {
+            let _ = write!(s, "{}\n\n", render_human(d, c.source.as_deref(), styled));
+        }
+        let t = Tally::of(&c.diagnostics);
+        if !args.quiet {
+            let status = if t.errors > 0 {
+                format!("{} {}", paint("FAIL", anstyle::AnsiColor::Red, styled), c.path)
+            } else {
+                format!("{} {}", paint("ok", anstyle::AnsiColor::Green, styled), c.path)
+            };
+            let mut parts = Vec::new();
+            if t.errors > 0 {
+                parts.push(plural(t.errors, "error"));
+            }
+            if t.warnings > 0 {
+                parts.push(plural(t.warnings, "warning"));
+            }
+            if t.infos > 0 {
+                parts.push(plural(t.infos, "note"));
+            }
+            let size = c.spec.as_ref().map(|sp| format!(" [{}]", sp.spec.compute.vm_size)).unwrap_or_default();
+            let _ = writeln!(s, "{status}{size}{}", if parts.is_empty() { String::new() } else { format!(": {}", parts.join(", ")) });
+        }
+        if args.explain {
+            s.push_str(&explain(c));
+        }
+    }
+    let t = Tally::of(results.iter().flat_map(|c| c.diagnostics.iter()));
+    if !args.quiet || t.errors > 0 {
+        let _ = writeln!(
+            s,
+            "validated {}: {}, {}",
+            plural(results.len(), "spec"),
+            plural(t.errors, "error"),
+            plural(t.warnings, "warning")
+        );
+    }
+    s
+}
+
+fn paint(text: &str, color: anstyle::AnsiColor, styled: bool) -> String {
+    if styled {
+        let st = anstyle::Style::new().bold().fg_color(Some(color.into()));
+        format!("{st}{text}{st:#}")
+    } else {
+        text.to_string()
+    }
+}
+
+/// The sizing decision and the resolved spec, for `--explain`.
+pub fn explain(c: &Checked) -> String {
+    let mut s = String::new();
+    let Some(spec) = &c.spec else { return s };
+    if let Some(sel) = &c.sizing {
+        let _ = writeln!(
+            s,
+            "\nsizing for {} GiB ({}), prices {} {} as of {}:",
+            fmt_num(spec.spec.workload.gpu_memory_gib),
+            spec.spec.workload.kind.as_str(),
+            sel.price_region,
+            match sel.price_os {
+                crate::catalog::prices::PriceOs::Linux => "linux",
+                crate::catalog::prices::PriceOs::Windows => "windows",
+            },
+            sel.price_as_of.as_deref().unwrap_or("unknown")
+        );
+        if let Some(n) = &sel.note {
+            let _ = writeln!(s, "  note: {n}");
+        }
+        let mut rank = 0;
+        for cand in &sel.candidates {
+            let price = cand.hourly.map(|p| format!("${p:.3}/h")).unwrap_or_else(|| "-".into());
+            let mem = cand.gpu_memory_gib.map(|m| format!("{} GiB", fmt_num(m))).unwrap_or_else(|| "?".into());
+            match &cand.rejected {
+                None => {
+                    rank += 1;
+                    let mark = if Some(cand.size) == sel.chosen { "  <- chosen" } else { "" };
+                    let _ = writeln!(s, "  {rank:>2}. {:<38} {:>9} {:>11}{mark}", cand.size, mem, price);
+                }
+                Some(why) => {
+                    let _ = writeln!(s, "   -  {:<38} {:>9} {:>11}  rejected: {why}", cand.size, mem, price);
+                }
+            }
+        }
+    }
+    let value = serde_json::to_value(spec).unwrap_or_default();
+    let _ = writeln!(s, "\nresolved spec ({}):\n{}", c.path, report::yaml::to_yaml(&value));
+    s
+}

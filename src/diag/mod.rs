@@ -1,0 +1,150 @@
+//! Diagnostics: one struct that every check produces and every output format reads
+//! (human snippets, JSON, SARIF, GitHub annotations), plus the registry of rule ids.
+
+mod human;
+pub mod rules;
+
+pub use human::render_human;
+pub use rules::{Rule, RULES};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+
+    /// SARIF `level`.
+    pub fn sarif_level(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "note",
+        }
+    }
+}
+
+/// A place in a source file. Lines and columns are 1-based; columns count characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Location {
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    /// Byte range into the file, for snippets.
+    #[serde(skip)]
+    pub byte_start: usize,
+    #[serde(skip)]
+    pub byte_end: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    /// Stable rule id, see [`rules::RULES`].
+    pub rule: String,
+    pub severity: Severity,
+    pub message: String,
+    /// The file as the user named it.
+    pub file: String,
+    /// JSON pointer into the spec (`/spec/capacity/max`), when the finding is about a field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    /// Text under the underline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// How to fix it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic for `rule` with the rule's default severity.
+    pub fn new(rule: &str, message: impl Into<String>) -> Self {
+        let severity = rules::find(rule).map(|r| r.severity).unwrap_or(Severity::Error);
+        Self {
+            rule: rule.to_string(),
+            severity,
+            message: message.into(),
+            file: String::new(),
+            pointer: None,
+            location: None,
+            label: None,
+            help: None,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn at(mut self, pointer: impl Into<String>) -> Self {
+        self.pointer = Some(pointer.into());
+        self
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Counts by severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl Tally {
+    pub fn of<'a>(diags: impl IntoIterator<Item = &'a Diagnostic>) -> Self {
+        let mut t = Tally::default();
+        for d in diags {
+            match d.severity {
+                Severity::Error => t.errors += 1,
+                Severity::Warning => t.warnings += 1,
+                Severity::Info => t.infos += 1,
+            }
+        }
+        t
+    }
+}
+
+/// Plural helper for messages: `plural(2, "error")` → `"2 errors"`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}

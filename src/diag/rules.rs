@@ -1,0 +1,130 @@
+//! The registry of rule ids. Ids are stable: pipelines filter and suppress by them, SARIF
+//! publishes them. Add rules; never rename or reuse an id.
+
+use super::Severity;
+use Severity::{Error as E, Info as I, Warning as W};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    pub id: &'static str,
+    pub severity: Severity,
+    pub category: &'static str,
+    /// One line: what the rule checks.
+    pub summary: &'static str,
+    /// Why it matters and how to comply.
+    pub description: &'static str,
+}
+
+const fn r(id: &'static str, severity: Severity, category: &'static str, summary: &'static str, description: &'static str) -> Rule {
+    Rule { id, severity, category, summary, description }
+}
+
+pub const RULES: &[Rule] = &[
+    // --- input -------------------------------------------------------------------------
+    r("io-error", E, "input", "The file could not be read", "gpuform could not read the file (missing, a directory, or no permission)."),
+    r("not-utf8", E, "input", "The file is not UTF-8 text", "Specs are YAML text in UTF-8. Re-save the file as UTF-8."),
+    r("file-too-large", E, "input", "The file is larger than a spec can be", "Specs are short; files over 1 MiB are refused so a wrong path cannot exhaust memory."),
+    r("yaml-syntax", E, "input", "The file is not valid YAML", "Fix the YAML syntax at the position shown (indentation, an unclosed quote or bracket, a tab)."),
+    r("yaml-duplicate-key", E, "input", "A key appears twice in the same mapping", "YAML forbids duplicate keys; the second value would silently win in other tools. Remove one."),
+    r("yaml-alias-limit", E, "input", "YAML aliases expand beyond the allowed size", "Anchors and aliases that expand exponentially (a 'billion laughs' document) are refused."),
+    r("yaml-unsupported", E, "input", "YAML feature gpuform does not accept", "Custom tags, non-string keys and non-finite numbers have no meaning in a spec."),
+    r("empty-document", E, "input", "The file holds no spec", "The file is empty or only comments. Start from one of the specs in examples/."),
+    r("multiple-documents", E, "input", "The file holds more than one YAML document", "One file describes one workload. Split the documents (`---`) into separate files."),
+    // --- schema ------------------------------------------------------------------------
+    r("unknown-field", E, "schema", "A key the spec does not define", "Misspelt keys would otherwise be ignored silently. The message suggests the closest valid key."),
+    r("missing-field", E, "schema", "A required key is missing", "Add the key; the schema (`gpuform schema`) documents each field."),
+    r("invalid-type", E, "schema", "A value has the wrong type", "For example a number where text is expected. Quote versions such as `cuda: \"12.4\"`."),
+    r("invalid-value", E, "schema", "A value is outside what the field allows", "Not one of the allowed values, out of range, or not matching the expected pattern."),
+    r("unsupported-version", E, "schema", "apiVersion or kind is not one gpuform reads", "This gpuform reads `apiVersion: gpuform/v1` and `kind: GpuWorkload`."),
+    // --- sizing ------------------------------------------------------------------------
+    r("unknown-vm-size", E, "sizing", "vmSize is not a GPU size gpuform knows", "Use a size from `gpuform sizes`, or `auto` to pick the cheapest size that fits."),
+    r("no-size-fits", E, "sizing", "No size fits the workload", "`vmSize: auto` found no size with enough GPU memory for the workload type in the region's price table."),
+    r("vram-exceeds-size", E, "sizing", "The measured VRAM peak is more than the size's GPU memory", "The workload would run out of GPU memory. Pick a larger size, lower the precision, or shard the model."),
+    r("vram-underused", W, "sizing", "The size has more than twice the GPU memory the workload needs", "A smaller size costs less. The message names the cheapest size that fits."),
+    r("distributed-needs-infiniband", E, "sizing", "Distributed training on a size without InfiniBand", "Multi-node training needs an ND size with InfiniBand (ND A100 v4, ND H100 v5, ND H200 v5)."),
+    r("training-size-for-inference", W, "sizing", "Inference or batch work on an ND or H100-class size", "These sizes are built for training and cost several times more per hour than inference sizes."),
+    r("visualization-needs-nv", E, "sizing", "Visualization on a size without a graphics driver", "Remote visualization needs an NV (or NG) size with the GRID/AMD graphics driver."),
+    r("size-retired", E, "sizing", "The size is retired", "Azure no longer offers it; deployments fail. Pick a current size."),
+    r("size-retiring", W, "sizing", "The size is announced for retirement", "Plan a move before the retirement date; new subscriptions may already be restricted."),
+    r("size-limited", I, "sizing", "Microsoft adds no new capacity for this size", "Capacity may be hard to get; the message names the successor series."),
+    r("size-undocumented", W, "sizing", "The size has no Microsoft Learn page", "It exists in the Resource SKUs API but its GPU memory and driver support are not documented."),
+    r("arm64-size", E, "sizing", "The size has Arm64 CPUs", "ND GB200 v6 runs Grace (Arm64) CPUs; x64 images and the driver extensions do not run on it."),
+    r("data-disk-count", E, "sizing", "More data disks than the size allows", "Each size has a maximum number of data disks."),
+    r("premium-storage-unsupported", E, "sizing", "Premium disks on a size without premium storage", "Use StandardSSD_LRS or a size with premium storage support."),
+    // --- capacity and autoscale -------------------------------------------------------------
+    r("capacity-order", E, "capacity", "min <= default <= max does not hold", "Autoscale rejects a profile whose default is outside [minimum, maximum]."),
+    r("regular-base-above-max", W, "capacity", "regularBase is larger than max", "The pool never reaches the regular base; lower regularBase."),
+    r("schedule-out-of-range", E, "autoscale", "A schedule's instance counts are outside 0..max or inconsistent", "Each schedule needs 0 <= min <= default <= max <= capacity.max."),
+    r("schedule-time", E, "autoscale", "A schedule's time or time zone is not valid", "Times are HH:MM (24 h); time zones are Windows time zone names as autoscale expects (e.g. `China Standard Time`)."),
+    r("schedule-overlap", W, "autoscale", "Two schedules overlap", "Autoscale applies one profile at a time: the later start wins and the earlier schedule's end profile cuts the other short."),
+    r("autoscale-profile-limit", E, "autoscale", "More than 20 autoscale profiles", "An autoscale setting holds at most 20 profiles; each schedule needs two (start and restore)."),
+    r("autoscale-rule-limit", E, "autoscale", "More than 10 rules in a profile", "An autoscale profile holds at most 10 rules."),
+    r("autoscale-flapping", W, "autoscale", "Scale-in threshold too close to the scale-out threshold", "After a scale-in the per-instance backlog rises; if it crosses the scale-out threshold, autoscale flaps (and Azure skips the scale-in)."),
+    r("autoscale-cooldown", E, "autoscale", "Cooldown or time window outside Azure's limits", "Cooldowns are ISO 8601 durations from PT1M to P7D; time windows from PT5M to PT12H."),
+    r("scale-from-zero-needs-queue", W, "autoscale", "The pool can reach zero instances but has no queue rule", "Without an external metric nothing scales a pool out of zero; add `autoscale.queue` or keep min >= 1."),
+    r("spot-not-interruptible", E, "capacity", "Spot instances for a workload that is not interruptible", "Spot VMs are evicted with 30 s notice. Set `workload.interruptible: true` only when work is re-queued or checkpointed; otherwise use regularPercentAboveBase: 100."),
+    r("spot-needs-flexible", E, "capacity", "A spot/regular mix on a Uniform scale set", "priorityMixPolicy exists only for Flexible orchestration."),
+    r("spot-not-supported", E, "capacity", "Spot on a size that cannot run as spot", "The size is not LowPriorityCapable."),
+    r("spot-eviction-deallocate", W, "capacity", "Spot eviction policy Deallocate in an autoscaled pool", "Deallocated spot VMs keep counting against quota and autoscale treats them as capacity; Delete suits autoscaled pools."),
+    r("distributed-spot", W, "capacity", "Distributed training on spot instances", "An eviction stops the whole multi-node job; checkpoint often or use regular priority."),
+    r("infiniband-scale-limit", E, "capacity", "InfiniBand pool larger than one placement group", "InfiniBand connects VMs of one scale set placement group: at most 100 instances."),
+    // --- drivers and images ------------------------------------------------------------
+    r("trusted-launch-driver", E, "drivers", "Trusted Launch with a GPU driver extension", "Secure Boot rejects the unsigned kernel modules the driver extension builds; use securityType: standard or an image with signed drivers and gpuDriver: none."),
+    r("nd-needs-hpc-image", E, "drivers", "ND size without an image that carries drivers", "No driver extension supports ND sizes. Use `image: ubuntu-hpc-22.04` or a custom image with `hasGpuDrivers: true`."),
+    r("driver-mismatch", E, "drivers", "The requested driver does not fit the size or OS", "GRID vs CUDA is decided by the family (NVads A10 v5 runs only GRID); some OS versions have no driver in the extension."),
+    r("cuda-too-new", E, "drivers", "The CUDA version is newer than the installed driver supports", "The framework would fail to initialise the GPU. Pin a newer compute.driverVersion or lower workload.cuda."),
+    r("image-generation", E, "drivers", "The image's Hyper-V generation does not fit the size", "Gen2-only sizes (A100, H100, ND) need Gen2 images."),
+    r("windows-ssh-key", W, "compute", "sshPublicKey on a Windows pool", "Windows pools sign in with the admin password parameter; the key is ignored."),
+    r("ssh-key-required", E, "compute", "A Linux pool without an SSH public key", "Password sign-in is disabled on Linux pools; give compute.sshPublicKey."),
+    r("ssh-key-invalid", E, "compute", "sshPublicKey is not an OpenSSH public key", "Expected `ssh-ed25519 AAAA… comment`, `ssh-rsa AAAA…` or `ecdsa-sha2-nistp256 AAAA…`; never a private key."),
+    r("admin-username-reserved", E, "compute", "adminUsername is a name Azure refuses", "Azure rejects names such as admin, administrator, root, user, guest and test."),
+    r("cloud-init", E, "compute", "cloudInit cannot be used", "The file is missing, unreadable or larger than Azure's custom data limit (64 KiB before base64)."),
+    r("zones-uniform-infiniband", W, "compute", "Zones on an InfiniBand pool", "InfiniBand placement groups live in one zone; pinning several zones splits the fabric."),
+    // --- regions -----------------------------------------------------------------------
+    r("region-not-allowed", E, "regions", "A region outside allowedRegions", "Data residency: the region (or an alternate) is not in spec.allowedRegions."),
+    r("unknown-region", W, "regions", "A region name gpuform does not know", "Region names are lowercase without spaces (e.g. eastus2)."),
+    // --- network -----------------------------------------------------------------------
+    r("cidr-invalid", E, "network", "An address range is not valid CIDR", "Write IPv4 CIDR such as 10.40.1.0/24, with no host bits set."),
+    r("subnet-outside-vnet", E, "network", "A subnet is not inside the address space", "Every subnet must be a part of network.addressSpace."),
+    r("subnet-overlap", E, "network", "Subnets overlap", "The workload and private endpoint subnets must be disjoint."),
+    r("subnet-too-small", E, "network", "The workload subnet cannot hold max instances", "Azure reserves 5 addresses per subnet; the subnet needs max + 5 addresses."),
+    r("inbound-from-internet", E, "network", "Inbound traffic allowed from any address or the Internet", "Never open ports to `*`, 0.0.0.0/0, Internet or Any. Use Azure Bastion, a VPN, or specific source ranges."),
+    r("inbound-invalid", E, "network", "An inbound rule is not valid", "Ports are 1-65535 (or a range a-b); sources are CIDRs or service tags."),
+    r("outbound-none-driver", W, "network", "No outbound path while the driver extension downloads drivers", "Flexible scale sets have no default outbound access; with outbound: none make sure a firewall route exists, or the driver extension fails."),
+    r("private-endpoint-subnet-missing", E, "network", "No subnet for the private endpoints", "A private Key Vault or queue needs network.privateEndpointSubnet (a /27 is enough)."),
+    // --- security ----------------------------------------------------------------------
+    r("keyvault-name", E, "security", "The Key Vault name breaks Azure's naming rules", "3-24 characters, letters, digits and hyphens, starting with a letter, ending with a letter or digit, no consecutive hyphens."),
+    r("cmk-needs-purge-protection", E, "security", "Customer-managed keys without purge protection", "A disk encryption set requires its vault to have soft delete and purge protection."),
+    r("keyvault-public", W, "security", "Key Vault reachable from public networks", "Keep publicNetworkAccess false; the vault gets a private endpoint in the workload VNet."),
+    r("encryption-at-host-off", W, "security", "Encryption at host is off", "Temp disks and caches are then not encrypted at rest; most policies require it."),
+    // --- tags, environment, budget, monitoring ----------------------------------------------
+    r("tag-missing", E, "governance", "A required tag is missing", "Cost allocation needs the tags the policy requires (project, team, env, costCenter by default)."),
+    r("tag-invalid", E, "governance", "A tag name or value breaks Azure's rules", "Tag names: at most 512 characters, none of < > % & \\ ? /; values at most 256 characters."),
+    r("dev-without-shutdown", W, "governance", "A dev/test pool that never scales to zero", "Add autoShutdown or a schedule with min 0 so GPUs do not run overnight and on weekends."),
+    r("budget-thresholds", E, "governance", "Budget thresholds are not positive and ascending", "Thresholds are percentages of the monthly amount, e.g. [50, 80, 100]."),
+    r("budget-no-contacts", W, "governance", "A budget without anyone to notify", "Add monitoring.alertEmails; budget notifications need at least one contact."),
+    r("alert-emails-missing", W, "governance", "No alert emails", "Autoscale failures, capacity alerts and budget notifications reach nobody."),
+    r("fp32-inference", I, "sizing", "FP32 inference", "FP16 or INT8 usually halves or quarters VRAM and cost; validate accuracy first."),
+    r("precision-missing", I, "sizing", "No precision given", "State workload.precision so VRAM-saving advice and sizing can use it."),
+];
+
+pub fn find(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_are_unique_and_kebab_case() {
+        let mut ids: Vec<_> = RULES.iter().map(|r| r.id).collect();
+        let n = ids.len();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate rule id");
+        for id in ids {
+            assert!(id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{id}");
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! gpuform: a declarative GPU workload spec → secure Azure infrastructure (Bicep + ARM),
+//! validated, preflighted against the subscription, priced and deployed.
+//!
+//! Where things live:
+//! - [`spec`]: reading a spec, the JSON Schema, the typed model, defaults and the rules;
+//! - [`catalog`] and [`sizing`]: GPU sizes, drivers, prices and `vmSize: auto`;
+//! - [`diag`] and [`report`]: diagnostics and their output formats;
+//! - [`cli`]: the commands.
+
+pub mod catalog;
+pub mod cli;
+pub mod diag;
+pub mod report;
+pub mod sizing;
+pub mod spec;
+
+/// `gpuform/<version>`, also the HTTP user agent.
+pub const USER_AGENT: &str = concat!("gpuform/", env!("CARGO_PKG_VERSION"));

@@ -1,0 +1,125 @@
+//! A YAML writer for JSON values: block mappings, flow lists of scalars, and double quotes
+//! wherever a plain scalar would read back as something else.
+
+use serde_json::Value;
+
+pub fn to_yaml(v: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, v, 0, true);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+fn write_value(out: &mut String, v: &Value, indent: usize, top: bool) {
+    match v {
+        Value::Object(map) if map.is_empty() => out.push_str("{}\n"),
+        Value::Object(map) => {
+            if !top {
+                out.push('\n');
+            }
+            for (k, val) in map {
+                out.push_str(&" ".repeat(indent));
+                out.push_str(&scalar_str(k));
+                out.push(':');
+                match val {
+                    Value::Object(m) if !m.is_empty() => write_value(out, val, indent + 2, false),
+                    Value::Array(a) if !a.is_empty() && !a.iter().all(is_scalar) => write_value(out, val, indent + 2, false),
+                    _ => {
+                        out.push(' ');
+                        write_value(out, val, indent + 2, false);
+                    }
+                }
+            }
+        }
+        Value::Array(items) if items.iter().all(is_scalar) => {
+            out.push('[');
+            out.push_str(&items.iter().map(scalar).collect::<Vec<_>>().join(", "));
+            out.push_str("]\n");
+        }
+        Value::Array(items) => {
+            if !top {
+                out.push('\n');
+            }
+            for item in items {
+                out.push_str(&" ".repeat(indent.saturating_sub(2)));
+                out.push_str("- ");
+                match item {
+                    Value::Object(m) if !m.is_empty() => {
+                        // first key on the dash line
+                        let mut first = true;
+                        for (k, val) in m {
+                            if !first {
+                                out.push_str(&" ".repeat(indent));
+                            }
+                            first = false;
+                            out.push_str(&scalar_str(k));
+                            out.push(':');
+                            match val {
+                                Value::Object(mm) if !mm.is_empty() => write_value(out, val, indent + 2, false),
+                                Value::Array(a) if !a.is_empty() && !a.iter().all(is_scalar) => write_value(out, val, indent + 2, false),
+                                _ => {
+                                    out.push(' ');
+                                    write_value(out, val, indent + 2, false);
+                                }
+                            }
+                        }
+                    }
+                    other => write_value(out, other, indent + 2, false),
+                }
+            }
+        }
+        other => {
+            out.push_str(&scalar(other));
+            out.push('\n');
+        }
+    }
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => scalar_str(s),
+        Value::Null => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+fn scalar_str(s: &str) -> String {
+    if needs_quotes(s) { serde_json::to_string(s).unwrap_or_default() } else { s.to_string() }
+}
+
+fn needs_quotes(s: &str) -> bool {
+    if s.is_empty() || s.trim() != s {
+        return true;
+    }
+    let lower = s.to_ascii_lowercase();
+    if matches!(lower.as_str(), "null" | "~" | "true" | "false" | "yes" | "no" | "on" | "off" | ".nan" | ".inf" | "-.inf" | "+.inf") {
+        return true;
+    }
+    if s.parse::<f64>().is_ok() || s.starts_with("0x") || s.starts_with("0o") {
+        return true;
+    }
+    if s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c)) {
+        return true;
+    }
+    s.contains(": ") || s.contains(" #") || s.ends_with(':') || s.chars().any(|c| c.is_control())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn round_trips_through_the_spec_parser() {
+        let v = json!({"a": "12.4", "b": 12.4, "c": "yes", "d": {"e": [1, 2], "f": [{"g": "x: y", "h": ""}, {"g": "-z"}]}, "i": [], "j": {}, "k": "China Standard Time"});
+        let text = to_yaml(&v);
+        let back = crate::spec::yaml::parse(&text).unwrap().value;
+        assert_eq!(back, v, "{text}");
+    }
+}

@@ -1,0 +1,191 @@
+//! `vmSize: auto`: rank every catalog size for a workload and pick the cheapest that fits,
+//! with the reason each other size was rejected.
+
+use serde::Serialize;
+
+use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
+use crate::catalog::{self, Arch, GpuSize, SizeStatus};
+use crate::spec::model::{OsType, Workload, WorkloadType};
+
+/// Region whose prices rank sizes when the table has none for the spec's region.
+pub const FALLBACK_PRICE_REGION: &str = "eastus";
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    pub size: &'static str,
+    pub gpu_memory_gib: Option<f64>,
+    pub gpu_count: Option<f64>,
+    pub vcpus: u32,
+    /// Hourly on-demand price used for ranking.
+    pub hourly: Option<f64>,
+    /// `None` when the size fits; otherwise why not.
+    pub rejected: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Selection {
+    pub chosen: Option<&'static str>,
+    /// Region whose prices ranked the sizes.
+    pub price_region: String,
+    /// The OS whose prices ranked the sizes (Linux prices rank Windows pools when the table has
+    /// no Windows prices; this is said in `note`).
+    pub price_os: PriceOs,
+    pub price_as_of: Option<String>,
+    pub note: Option<String>,
+    /// Fitting sizes cheapest first, then the rejected ones.
+    pub candidates: Vec<Candidate>,
+}
+
+impl Selection {
+    pub fn chosen_size(&self) -> Option<&'static GpuSize> {
+        self.chosen.and_then(catalog::find)
+    }
+
+    pub fn chosen_price(&self) -> Option<f64> {
+        self.candidates.iter().find(|c| Some(c.size) == self.chosen).and_then(|c| c.hourly)
+    }
+
+    pub fn fitting(&self) -> impl Iterator<Item = &Candidate> {
+        self.candidates.iter().filter(|c| c.rejected.is_none())
+    }
+}
+
+/// Why `size` cannot serve `workload` (ignoring price), or `None` when it can.
+pub fn rejection(size: &GpuSize, workload: &Workload, os: OsType) -> Option<String> {
+    let need = workload.gpu_memory_gib;
+    if size.status == SizeStatus::Retired {
+        return Some(format!("retired{}", size.retirement.as_deref().map(|d| format!(" {d}")).unwrap_or_default()));
+    }
+    if size.status == SizeStatus::Retiring {
+        return Some(format!("retiring {}", size.retirement.as_deref().unwrap_or("soon")));
+    }
+    if size.status == SizeStatus::Undocumented {
+        return Some("GPU memory and driver support not documented".into());
+    }
+    if size.series.starts_with("NCC") {
+        return Some("confidential VM size: gpuform does not render ConfidentialVM scale sets".into());
+    }
+    if size.arch == Arch::Arm64 {
+        return Some("Arm64 (Grace) CPUs: needs arm64 images".into());
+    }
+    if workload.distributed && !size.infiniband {
+        return Some("no InfiniBand for distributed training".into());
+    }
+    if !size.purpose.contains(&workload.kind) {
+        return Some(match workload.kind {
+            WorkloadType::Visualization => "no graphics (GRID/AMD) driver for visualization".into(),
+            other => format!("not made for {} ({} is a {} size)", other.as_str(), size.series, purpose_label(size)),
+        });
+    }
+    match size.gpu_memory_gib {
+        None => return Some("GPU memory not documented".into()),
+        Some(m) if m < need => return Some(format!("{} GiB GPU memory < {} GiB needed", fmt_num(m), fmt_num(need))),
+        _ => {}
+    }
+    let driver_ok = match os {
+        OsType::Windows => size.driver.windows.is_some(),
+        OsType::Linux => size.driver.linux.is_some() || size.driver.default == catalog::DefaultDriver::Image,
+    };
+    if !driver_ok {
+        return Some(format!("no GPU driver for {}", if os == OsType::Windows { "Windows" } else { "Linux" }));
+    }
+    None
+}
+
+fn purpose_label(size: &GpuSize) -> String {
+    size.purpose.iter().map(|p| p.as_str()).collect::<Vec<_>>().join("/")
+}
+
+pub fn fmt_num(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 { format!("{}", x.round() as i64) } else { format!("{x:.1}") }
+}
+
+/// Rank all catalog sizes for `workload` in `region`.
+pub fn select(workload: &Workload, region: &str, os: OsType, prices: &PriceTable) -> Selection {
+    let wanted_os = if os == OsType::Windows { PriceOs::Windows } else { PriceOs::Linux };
+    let has_os_prices = catalog::sizes().iter().any(|s| prices.hourly(&s.name, region, wanted_os, PriceKind::OnDemand).is_some());
+    let price_os = if has_os_prices { wanted_os } else { PriceOs::Linux };
+    let region_has_prices = catalog::sizes().iter().any(|s| prices.hourly(&s.name, region, price_os, PriceKind::OnDemand).is_some());
+    let price_region = if region_has_prices { region.to_string() } else { FALLBACK_PRICE_REGION.to_string() };
+    let mut notes = Vec::new();
+    if price_os != wanted_os {
+        notes.push("ranked by Linux pay-as-you-go prices: the price table has no Windows prices (use --prices or --refresh-prices)".to_string());
+    }
+    if !region_has_prices {
+        notes.push(format!("the price table has no prices for {region}; ranked by {FALLBACK_PRICE_REGION} prices"));
+    }
+    let mut candidates: Vec<Candidate> = catalog::sizes()
+        .iter()
+        .map(|s| {
+            let hourly = prices.hourly(&s.name, &price_region, price_os, PriceKind::OnDemand);
+            let mut rejected = rejection(s, workload, os);
+            if rejected.is_none() && hourly.is_none() {
+                rejected = Some(format!("not offered in {price_region} (no price)"));
+            }
+            Candidate { size: s.name.as_str(), gpu_memory_gib: s.gpu_memory_gib, gpu_count: s.gpu_count, vcpus: s.vcpus, hourly, rejected }
+        })
+        .collect();
+    candidates.sort_by(|a, b| {
+        a.rejected
+            .is_some()
+            .cmp(&b.rejected.is_some())
+            .then(a.hourly.unwrap_or(f64::MAX).total_cmp(&b.hourly.unwrap_or(f64::MAX)))
+            .then(a.vcpus.cmp(&b.vcpus))
+            .then(a.size.cmp(b.size))
+    });
+    let chosen = candidates.iter().find(|c| c.rejected.is_none()).map(|c| c.size);
+    let price_as_of = prices.source_for(price_os, PriceKind::OnDemand).map(|s| s.as_of.clone());
+    Selection {
+        chosen,
+        price_region,
+        price_os,
+        price_as_of,
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        candidates,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wl(kind: WorkloadType, gib: f64, distributed: bool) -> Workload {
+        Workload { kind, gpu_memory_gib: gib, precision: None, interruptible: false, distributed, cuda: None }
+    }
+
+    #[test]
+    fn small_inference_picks_the_cheapest_t4() {
+        let s = select(&wl(WorkloadType::Inference, 11.0, false), "eastus2", OsType::Linux, PriceTable::embedded());
+        assert_eq!(s.chosen, Some("Standard_NC4as_T4_v3"));
+        assert!(s.note.is_none());
+        // a rejected size says why
+        let a100 = s.candidates.iter().find(|c| c.size == "Standard_NC6s_v3").unwrap();
+        assert!(a100.rejected.as_deref().unwrap().starts_with("retired"));
+    }
+
+    #[test]
+    fn big_training_needs_big_memory() {
+        let s = select(&wl(WorkloadType::Training, 70.0, false), "eastus", OsType::Linux, PriceTable::embedded());
+        let chosen = catalog::find(s.chosen.unwrap()).unwrap();
+        assert!(chosen.gpu_memory_gib.unwrap() >= 70.0);
+        let t4 = s.candidates.iter().find(|c| c.size == "Standard_NC4as_T4_v3").unwrap();
+        assert_eq!(t4.rejected.as_deref(), Some("16 GiB GPU memory < 70 GiB needed"));
+    }
+
+    #[test]
+    fn distributed_training_needs_infiniband() {
+        let s = select(&wl(WorkloadType::Training, 300.0, true), "eastus", OsType::Linux, PriceTable::embedded());
+        let chosen = catalog::find(s.chosen.unwrap()).unwrap();
+        assert!(chosen.infiniband && chosen.is_nd());
+    }
+
+    #[test]
+    fn visualization_picks_nv_and_says_prices_are_linux() {
+        let s = select(&wl(WorkloadType::Visualization, 6.0, false), "eastus", OsType::Windows, PriceTable::embedded());
+        let chosen = catalog::find(s.chosen.unwrap()).unwrap();
+        assert!(chosen.is_visualization_size(), "{}", chosen.name);
+        assert!(s.note.as_deref().unwrap().contains("Linux"));
+    }
+}

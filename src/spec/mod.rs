@@ -1,0 +1,265 @@
+//! The workload spec: reading a file, the JSON Schema, the typed model, defaults, and the
+//! semantic rules. [`check_file`] runs the whole pipeline and is what every command starts from.
+
+pub mod defaults;
+pub mod model;
+pub mod policy;
+pub mod resolve;
+pub mod rules;
+pub mod schedule;
+pub mod schema;
+pub mod timezones;
+pub mod yaml;
+
+use std::path::{Path, PathBuf};
+
+use crate::catalog::prices::PriceTable;
+use crate::catalog::{self, GpuSize};
+use crate::diag::{Diagnostic, Severity};
+use crate::sizing::{self, Selection};
+pub use model::Spec;
+pub use policy::Policy;
+use yaml::SpanIndex;
+
+/// Specs are short; a file beyond this is a wrong path, not a spec.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// One spec file after the pipeline ran.
+#[derive(Debug)]
+pub struct Checked {
+    /// The path as the user gave it (for messages).
+    pub path: String,
+    /// Directory relative paths in the spec (cloudInit) resolve against.
+    pub base_dir: PathBuf,
+    pub source: Option<String>,
+    /// The spec with every default applied and `vmSize: auto` / `image: auto` resolved; `None`
+    /// when the document did not pass the schema.
+    pub spec: Option<Spec>,
+    /// How `vmSize: auto` was resolved, or the ranking for an explicit size.
+    pub sizing: Option<Selection>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub index: SpanIndex,
+}
+
+impl Checked {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The resolved size, when the spec got that far.
+    pub fn size(&self) -> Option<&'static GpuSize> {
+        self.spec.as_ref().and_then(|s| catalog::find(&s.spec.compute.vm_size))
+    }
+
+    fn failed(path: &str, base_dir: PathBuf, source: Option<String>, d: Diagnostic) -> Self {
+        let mut c = Checked { path: path.to_string(), base_dir, source, spec: None, sizing: None, diagnostics: vec![d], index: SpanIndex::default() };
+        c.finish(&Policy::default());
+        c
+    }
+
+    /// Attach file names and locations, apply the policy, and order by position.
+    fn finish(&mut self, policy: &Policy) {
+        let mut out = Vec::with_capacity(self.diagnostics.len());
+        for mut d in std::mem::take(&mut self.diagnostics) {
+            d.file = self.path.clone();
+            if d.location.is_none() {
+                if let Some(p) = &d.pointer {
+                    d.location = if d.rule == "unknown-field" { self.index.locate_key(p) } else { self.index.locate(p) };
+                }
+            }
+            // input errors are never downgraded: there is nothing to check after them
+            let overridable = crate::diag::rules::find(&d.rule).is_some_and(|r| r.category != "input");
+            if overridable {
+                match policy.severity(&d.rule, d.severity) {
+                    Some(s) => d.severity = s,
+                    None => continue,
+                }
+            }
+            out.push(d);
+        }
+        out.sort_by(|a, b| {
+            let la = a.location.map(|l| (l.line, l.column)).unwrap_or((usize::MAX, 0));
+            let lb = b.location.map(|l| (l.line, l.column)).unwrap_or((usize::MAX, 0));
+            la.cmp(&lb).then(b.severity.cmp(&a.severity)).then(a.rule.cmp(&b.rule)).then(a.message.cmp(&b.message))
+        });
+        out.dedup_by(|a, b| a.rule == b.rule && a.pointer == b.pointer && a.message == b.message);
+        self.diagnostics = out;
+    }
+}
+
+/// Read and check one spec file.
+pub fn check_file(path: &Path, policy: &Policy, prices: &PriceTable) -> Checked {
+    let display = path.display().to_string();
+    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => return Checked::failed(&display, base_dir, None, io_diag(&e, path)),
+    };
+    if meta.is_dir() {
+        return Checked::failed(&display, base_dir, None, Diagnostic::new("io-error", "this is a directory, not a spec file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Checked::failed(
+            &display,
+            base_dir,
+            None,
+            Diagnostic::new("file-too-large", format!("the file has {} bytes; specs are limited to {} bytes", meta.len(), MAX_FILE_BYTES))
+                .help("check the path: a spec is a short YAML file"),
+        );
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Checked::failed(&display, base_dir, None, io_diag(&e, path)),
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => check_source(text, &display, base_dir, policy, prices),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            Checked::failed(
+                &display,
+                base_dir,
+                None,
+                Diagnostic::new("not-utf8", format!("the file is not UTF-8 text (invalid byte at offset {at})"))
+                    .help("save the file as UTF-8; YAML specs are text"),
+            )
+        }
+    }
+}
+
+fn io_diag(e: &std::io::Error, path: &Path) -> Diagnostic {
+    let d = Diagnostic::new("io-error", format!("cannot read {}: {e}", path.display()));
+    match e.kind() {
+        std::io::ErrorKind::NotFound => d.help("check the path"),
+        std::io::ErrorKind::PermissionDenied => d.help("check the file's permissions"),
+        _ => d,
+    }
+}
+
+/// Check a spec given as text. `display` names it in messages; `base_dir` resolves relative
+/// paths inside it.
+pub fn check_source(text: String, display: &str, base_dir: PathBuf, policy: &Policy, prices: &PriceTable) -> Checked {
+    let parsed = match yaml::parse(&text) {
+        Ok(p) => p,
+        Err(d) => return Checked::failed(display, base_dir, Some(text), d),
+    };
+    let mut checked = Checked {
+        path: display.to_string(),
+        base_dir,
+        source: None,
+        spec: None,
+        sizing: None,
+        diagnostics: Vec::new(),
+        index: parsed.index,
+    };
+    let schema_diags = schema::validate(&parsed.value);
+    if !schema_diags.is_empty() {
+        checked.diagnostics = schema_diags;
+    } else {
+        match serde_json::from_value::<Spec>(parsed.value) {
+            Ok(mut spec) => {
+                defaults::apply(&mut spec);
+                let auto_sized = spec.spec.compute.vm_size == "auto";
+                let sizing = resolve_size(&mut spec, prices, &mut checked.diagnostics);
+                if let model::Image::Alias(model::ImageAlias::Auto) = spec.spec.compute.image {
+                    let size = catalog::find(&spec.spec.compute.vm_size);
+                    spec.spec.compute.image = model::Image::Alias(resolve::auto_image(size));
+                }
+                let ctx = rules::Context { spec: &spec, sizing: sizing.as_ref(), auto_sized, base_dir: &checked.base_dir, policy, prices };
+                checked.diagnostics.extend(rules::run(&ctx));
+                checked.sizing = sizing;
+                checked.spec = Some(spec);
+            }
+            Err(e) => checked.diagnostics.push(Diagnostic::new("invalid-type", format!("the spec does not fit the model: {e}"))),
+        }
+    }
+    checked.source = Some(text);
+    checked.finish(policy);
+    checked
+}
+
+/// Resolve `vmSize: auto` in place (or rank sizes for an explicit one, for the
+/// under-use advice). Reports `unknown-vm-size` / `no-size-fits`.
+fn resolve_size(spec: &mut Spec, prices: &PriceTable, diags: &mut Vec<Diagnostic>) -> Option<Selection> {
+    let os = resolve::image(&spec.spec.compute.image).os;
+    let s = &mut spec.spec;
+    let selection = sizing::select(&s.workload, &s.region, os, prices);
+    if s.compute.vm_size == "auto" {
+        match selection.chosen {
+            Some(name) => s.compute.vm_size = name.to_string(),
+            None => {
+                let near: Vec<String> = selection
+                    .candidates
+                    .iter()
+                    .filter(|c| c.gpu_memory_gib.is_some_and(|m| m > 0.0))
+                    .take(3)
+                    .map(|c| format!("{}: {}", c.size, c.rejected.as_deref().unwrap_or("fits")))
+                    .collect();
+                diags.push(
+                    Diagnostic::new(
+                        "no-size-fits",
+                        format!(
+                            "no GPU size fits {} GiB for {} in {}",
+                            sizing::fmt_num(s.workload.gpu_memory_gib),
+                            s.workload.kind.as_str(),
+                            s.region
+                        ),
+                    )
+                    .at("/spec/compute/vmSize")
+                    .help("lower gpuMemoryGiB (a lower precision), allow distributed training, or choose a vmSize explicitly")
+                    .note(format!("closest candidates: {}", near.join("; "))),
+                );
+            }
+        }
+    } else if let Some(size) = catalog::find(&s.compute.vm_size) {
+        // normalise the casing to Azure's
+        s.compute.vm_size = size.name.clone();
+    } else {
+        let hint = schema::suggest(&s.compute.vm_size, catalog::names())
+            .map(|n| format!("did you mean `{n}`? "))
+            .unwrap_or_default();
+        diags.push(
+            Diagnostic::new("unknown-vm-size", format!("`{}` is not a GPU size gpuform knows", s.compute.vm_size))
+                .at("/spec/compute/vmSize")
+                .label("unknown size")
+                .help(format!("{hint}`gpuform sizes` lists the sizes; `vmSize: auto` picks the cheapest that fits")),
+        );
+    }
+    Some(selection)
+}
+
+/// Every `*.yaml` / `*.yml` below `dir`, sorted, skipping hidden and `target` directories.
+pub fn discover(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let entry = entry?;
+            let p = entry.path();
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.starts_with('.') {
+                continue;
+            }
+            let ft = entry.file_type()?;
+            if ft.is_dir() {
+                if name != "target" && name != "node_modules" {
+                    stack.push(p);
+                }
+            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Is this YAML file a gpuform spec? (`discover` also finds pipeline YAML and cloud-init.)
+pub fn looks_like_spec(text: &str) -> bool {
+    text.lines().any(|l| l.trim_start().starts_with("kind:") && l.contains("GpuWorkload"))
+        || text.lines().any(|l| l.trim_start().starts_with("apiVersion:") && l.contains("gpuform/"))
+}
+
+/// Highest severity in a set of diagnostics.
+pub fn worst(diags: &[Diagnostic]) -> Option<Severity> {
+    diags.iter().map(|d| d.severity).max()
+}

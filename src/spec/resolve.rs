@@ -1,0 +1,145 @@
+//! What a spec means once the catalog is consulted: the concrete image, its OS and generation,
+//! and the driver plan. Shared by the rules, the plan and the emitters.
+
+use serde::Serialize;
+
+use super::model::*;
+use crate::catalog::drivers::{self, DriverOs, DriverPlan, DriverProblem};
+use crate::catalog::GpuSize;
+
+/// A marketplace image the aliases stand for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MarketplaceImage {
+    pub publisher: &'static str,
+    pub offer: &'static str,
+    pub sku: &'static str,
+    pub version: &'static str,
+}
+
+/// Everything about the image later stages need.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedImage {
+    /// `ubuntu-22.04`, ... or `custom`.
+    pub label: String,
+    pub publisher: Option<String>,
+    pub offer: Option<String>,
+    pub sku: Option<String>,
+    pub version: Option<String>,
+    pub id: Option<String>,
+    pub os: OsType,
+    pub generation: HyperVGeneration,
+    pub has_gpu_drivers: bool,
+    pub is_hpc: bool,
+    #[serde(skip)]
+    pub driver_os: DriverOs,
+}
+
+pub fn alias_image(alias: ImageAlias) -> (MarketplaceImage, OsType, DriverOs, bool) {
+    match alias {
+        ImageAlias::Ubuntu2204 | ImageAlias::Auto => (
+            MarketplaceImage { publisher: "Canonical", offer: "0001-com-ubuntu-server-jammy", sku: "22_04-lts-gen2", version: "latest" },
+            OsType::Linux,
+            DriverOs::Ubuntu2204,
+            false,
+        ),
+        ImageAlias::Ubuntu2404 => (
+            MarketplaceImage { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
+            OsType::Linux,
+            DriverOs::Ubuntu2404,
+            false,
+        ),
+        ImageAlias::UbuntuHpc2204 => (
+            MarketplaceImage { publisher: "microsoft-dsvm", offer: "ubuntu-hpc", sku: "2204", version: "latest" },
+            OsType::Linux,
+            DriverOs::Ubuntu2204,
+            true,
+        ),
+        ImageAlias::Windows2022 => (
+            MarketplaceImage {
+                publisher: "MicrosoftWindowsServer",
+                offer: "WindowsServer",
+                sku: "2022-datacenter-azure-edition",
+                version: "latest",
+            },
+            OsType::Windows,
+            DriverOs::Windows,
+            false,
+        ),
+    }
+}
+
+/// The alias `image: auto` stands for on `size`.
+pub fn auto_image(size: Option<&GpuSize>) -> ImageAlias {
+    match size {
+        Some(s) if s.driver.default == crate::catalog::DefaultDriver::Image => ImageAlias::UbuntuHpc2204,
+        _ => ImageAlias::Ubuntu2204,
+    }
+}
+
+pub fn image(img: &Image) -> ResolvedImage {
+    match img {
+        Image::Alias(a) => {
+            let (m, os, driver_os, drivers) = alias_image(*a);
+            ResolvedImage {
+                label: a.as_str().to_string(),
+                publisher: Some(m.publisher.into()),
+                offer: Some(m.offer.into()),
+                sku: Some(m.sku.into()),
+                version: Some(m.version.into()),
+                id: None,
+                os,
+                generation: HyperVGeneration::V2,
+                has_gpu_drivers: drivers,
+                is_hpc: *a == ImageAlias::UbuntuHpc2204,
+                driver_os,
+            }
+        }
+        Image::Reference(r) => ResolvedImage {
+            label: format!("{}:{}:{}:{}", r.publisher, r.offer, r.sku, r.version),
+            publisher: Some(r.publisher.clone()),
+            offer: Some(r.offer.clone()),
+            sku: Some(r.sku.clone()),
+            version: Some(r.version.clone()),
+            id: None,
+            os: r.os,
+            generation: r.generation,
+            has_gpu_drivers: r.has_gpu_drivers,
+            is_hpc: r.has_gpu_drivers || r.offer.to_ascii_lowercase().contains("hpc"),
+            driver_os: custom_driver_os(r.os, &r.offer, &r.sku),
+        },
+        Image::Id(i) => ResolvedImage {
+            label: "custom image".into(),
+            publisher: None,
+            offer: None,
+            sku: None,
+            version: None,
+            id: Some(i.id.clone()),
+            os: i.os,
+            generation: i.generation,
+            has_gpu_drivers: i.has_gpu_drivers,
+            is_hpc: i.has_gpu_drivers,
+            driver_os: if i.os == OsType::Windows { DriverOs::Windows } else { DriverOs::OtherLinux },
+        },
+    }
+}
+
+fn custom_driver_os(os: OsType, offer: &str, sku: &str) -> DriverOs {
+    if os == OsType::Windows {
+        return DriverOs::Windows;
+    }
+    let o = format!("{offer} {sku}").to_ascii_lowercase();
+    if o.contains("jammy") || o.contains("22_04") || o.contains("22.04") {
+        DriverOs::Ubuntu2204
+    } else if o.contains("24_04") || o.contains("24.04") || o.contains("noble") {
+        DriverOs::Ubuntu2404
+    } else {
+        DriverOs::OtherLinux
+    }
+}
+
+/// The driver plan for the spec's pool on `size`.
+pub fn driver(spec: &WorkloadSpec, size: &GpuSize) -> Result<DriverPlan, DriverProblem> {
+    let img = image(&spec.compute.image);
+    drivers::plan(size, img.driver_os, spec.compute.gpu_driver, img.has_gpu_drivers, spec.compute.driver_version.as_deref())
+}

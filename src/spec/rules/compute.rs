@@ -1,0 +1,199 @@
+//! Drivers, images, sign-in and cloud-init.
+
+use super::Context;
+use crate::catalog::drivers::{os_label, parse_cuda, DriverKind};
+use crate::catalog::DefaultDriver;
+use crate::diag::Diagnostic;
+use crate::spec::model::{HyperVGeneration, OsType, SecurityType};
+use crate::spec::resolve;
+
+/// Custom data is at most 65535 bytes before base64 (Azure's limit on `customData`).
+pub const MAX_CUSTOM_DATA_BYTES: u64 = 65_535;
+
+/// Admin names Azure refuses for VMs and scale sets.
+pub const RESERVED_ADMIN_NAMES: &[&str] = &[
+    "administrator", "admin", "user", "user1", "test", "user2", "test1", "user3", "admin1", "1", "123", "a", "actuser", "adm",
+    "admin2", "aspnet", "backup", "console", "david", "guest", "john", "owner", "root", "server", "sql", "support",
+    "support_388945a0", "sys", "test2", "test3", "user4", "user5",
+];
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let s = &ctx.spec.spec;
+    let c = &s.compute;
+    let img = ctx.image();
+    if let Some(size) = ctx.size() {
+        if img.generation == HyperVGeneration::V1 && !size.hyper_v_generations.contains(&HyperVGeneration::V1) {
+            out.push(
+                Diagnostic::new("image-generation", format!("{} runs only Gen2 images; the image is Gen1", size.name))
+                    .at("/spec/compute/image")
+                    .help("use a Gen2 image (the aliases are Gen2)"),
+            );
+        }
+        if img.generation == HyperVGeneration::V2 && !size.supports_gen2() {
+            out.push(
+                Diagnostic::new("image-generation", format!("{} runs only Gen1 images; the image is Gen2", size.name))
+                    .at("/spec/compute/image")
+                    .help("use a current size; Gen1-only GPU sizes are retired"),
+            );
+        }
+        match resolve::driver(s, size) {
+            Err(problem) => {
+                let rule = if size.driver.default == DefaultDriver::Image && !img.has_gpu_drivers { "nd-needs-hpc-image" } else { "driver-mismatch" };
+                let at = if rule == "nd-needs-hpc-image" || c.gpu_driver == crate::spec::model::GpuDriver::Auto {
+                    "/spec/compute/image"
+                } else {
+                    "/spec/compute/gpuDriver"
+                };
+                out.push(Diagnostic::new(rule, problem.message).at(at).help(problem.help));
+            }
+            Ok(plan) => {
+                if plan.extension.is_some() && c.security_type == SecurityType::TrustedLaunch {
+                    out.push(
+                        Diagnostic::new("trusted-launch-driver", "Trusted Launch's Secure Boot rejects the unsigned kernel modules the GPU driver extension builds")
+                            .at("/spec/compute/securityType")
+                            .label("Secure Boot on")
+                            .help("use `securityType: standard`, or an image with signed drivers and `gpuDriver: none`"),
+                    );
+                }
+                if let (Some(want), Some(max)) = (s.workload.cuda.as_deref().and_then(parse_cuda), plan.max_cuda) {
+                    if want > max {
+                        let via = match plan.kind {
+                            DriverKind::Grid => format!("the GRID driver {}", plan.driver_version.as_deref().unwrap_or("default")),
+                            _ => format!("the CUDA {} driver", plan.driver_version.as_deref().unwrap_or("default")),
+                        };
+                        let hint = match plan.kind {
+                            DriverKind::Grid => "pin a newer GRID driver with `compute.driverVersion` (570.211.01 supports CUDA 12.8), or build for an older CUDA".to_string(),
+                            _ => format!("lower `workload.cuda` to {}.{} or use `image: ubuntu-hpc-22.04`, which carries a newer driver", max.0, max.1),
+                        };
+                        let mut d = Diagnostic::new(
+                            "cuda-too-new",
+                            format!(
+                                "CUDA {} needs a newer driver than {} installs on {} (CUDA {}.{} at most)",
+                                s.workload.cuda.as_deref().unwrap_or_default(),
+                                via,
+                                os_label(img.driver_os),
+                                max.0,
+                                max.1
+                            ),
+                        )
+                        .at("/spec/workload/cuda")
+                        .label(format!("needs CUDA {}.{}+ driver support", want.0, want.1))
+                        .help(hint);
+                        if let Some(reason) = plan.pin_reason {
+                            d = d.note(format!("gpuform pins {} because {reason}", plan.driver_version.as_deref().unwrap_or_default()));
+                        }
+                        out.push(d);
+                    }
+                }
+            }
+        }
+        if s.workload.distributed && c.zones.len() > 1 {
+            out.push(
+                Diagnostic::new("zones-uniform-infiniband", "an InfiniBand pool spread over several zones")
+                    .at("/spec/compute/zones")
+                    .help("pin one zone (or none): InfiniBand connects VMs of one placement group in one zone"),
+            );
+        }
+    }
+    match img.os {
+        OsType::Linux => match &c.ssh_public_key {
+            None => out.push(
+                Diagnostic::new("ssh-key-required", "a Linux pool needs an SSH public key (password sign-in is disabled)")
+                    .at("/spec/compute")
+                    .help("add `sshPublicKey: \"ssh-ed25519 AAAA... you@example.com\"` (the public half, never the private key)"),
+            ),
+            Some(key) => {
+                if let Some(problem) = ssh_key_problem(key) {
+                    out.push(
+                        Diagnostic::new("ssh-key-invalid", problem)
+                            .at("/spec/compute/sshPublicKey")
+                            .help("paste the content of ~/.ssh/id_ed25519.pub: `ssh-ed25519 AAAA... comment`"),
+                    );
+                }
+            }
+        },
+        OsType::Windows => {
+            if c.ssh_public_key.is_some() {
+                out.push(
+                    Diagnostic::new("windows-ssh-key", "sshPublicKey is ignored on a Windows pool")
+                        .at("/spec/compute/sshPublicKey")
+                        .help("remove it; the admin password is a secure parameter at deploy time"),
+                );
+            }
+        }
+    }
+    if RESERVED_ADMIN_NAMES.contains(&c.admin_username.to_ascii_lowercase().as_str()) {
+        out.push(
+            Diagnostic::new("admin-username-reserved", format!("Azure refuses `{}` as an admin user name", c.admin_username))
+                .at("/spec/compute/adminUsername")
+                .help("use another name, e.g. `azureuser`"),
+        );
+    }
+    if let Some(path) = &c.cloud_init {
+        let full = ctx.base_dir.join(path);
+        match std::fs::metadata(&full) {
+            Err(e) => out.push(
+                Diagnostic::new("cloud-init", format!("cannot read cloud-init file {}: {e}", full.display()))
+                    .at("/spec/compute/cloudInit")
+                    .help("the path is relative to the spec file"),
+            ),
+            Ok(m) if m.len() > MAX_CUSTOM_DATA_BYTES => out.push(
+                Diagnostic::new("cloud-init", format!("the cloud-init file has {} bytes; Azure custom data holds at most {MAX_CUSTOM_DATA_BYTES}", m.len()))
+                    .at("/spec/compute/cloudInit")
+                    .help("download large scripts at boot instead (`#include` or a runcmd with curl)"),
+            ),
+            Ok(m) if m.is_dir() => out.push(Diagnostic::new("cloud-init", "cloudInit names a directory").at("/spec/compute/cloudInit")),
+            Ok(_) => {
+                if std::fs::read(&full).map(|b| String::from_utf8(b).is_err()).unwrap_or(true) {
+                    out.push(
+                        Diagnostic::new("cloud-init", "the cloud-init file is not UTF-8 text")
+                            .at("/spec/compute/cloudInit")
+                            .help("save it as UTF-8"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Why `key` is not an OpenSSH public key, if it is not.
+pub fn ssh_key_problem(key: &str) -> Option<String> {
+    let key = key.trim();
+    if key.contains("PRIVATE KEY") {
+        return Some("this is a private key; never put it in a spec".into());
+    }
+    let mut parts = key.split_whitespace();
+    let (Some(kind), Some(body)) = (parts.next(), parts.next()) else {
+        return Some("expected `<type> <base64 key> [comment]`".into());
+    };
+    const TYPES: [&str; 7] = [
+        "ssh-ed25519",
+        "ssh-rsa",
+        "ecdsa-sha2-nistp256",
+        "ecdsa-sha2-nistp384",
+        "ecdsa-sha2-nistp521",
+        "sk-ssh-ed25519@openssh.com",
+        "sk-ecdsa-sha2-nistp256@openssh.com",
+    ];
+    if !TYPES.contains(&kind) {
+        return Some(format!("`{kind}` is not an SSH public key type Azure accepts"));
+    }
+    if body.len() < 16 || !body.starts_with("AAAA") || !body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=') {
+        return Some("the key body is not base64 (it starts with AAAA in a real key)".into());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ssh_keys() {
+        assert!(ssh_key_problem("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example.com").is_none());
+        assert!(ssh_key_problem("ssh-ed25519").is_some());
+        assert!(ssh_key_problem("ssh-dss AAAAB3NzaC1kc3MAAACBA").is_some());
+        assert!(ssh_key_problem("-----BEGIN OPENSSH PRIVATE KEY-----").unwrap().contains("private"));
+        assert!(ssh_key_problem("ssh-rsa not-base64!!").is_some());
+    }
+}

@@ -1,0 +1,103 @@
+//! Regions, tags, dev/test hygiene, budget and notifications.
+
+use super::Context;
+use crate::catalog::regions;
+use crate::diag::Diagnostic;
+use crate::spec::schema::suggest;
+
+/// `env` tag values that mark a non-production pool.
+const DEV_ENVS: &[&str] = &["dev", "development", "test", "testing", "sandbox", "lab", "qa", "experiment", "staging"];
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let spec = ctx.spec;
+    let s = &spec.spec;
+    // --- regions ---------------------------------------------------------------------
+    let mut regions: Vec<(String, &str)> = vec![("/spec/region".into(), s.region.as_str())];
+    for (i, r) in s.alternate_regions.iter().enumerate() {
+        regions.push((format!("/spec/alternateRegions/{i}"), r.as_str()));
+    }
+    for (ptr, r) in &regions {
+        if !regions::is_known(r) {
+            let hint = suggest(r, regions::REGIONS.iter().copied()).map(|s| format!("did you mean `{s}`? ")).unwrap_or_default();
+            out.push(
+                Diagnostic::new("unknown-region", format!("`{r}` is not an Azure region gpuform knows"))
+                    .at(ptr.clone())
+                    .help(format!("{hint}region names are lowercase without spaces, as `az account list-locations -o table` prints them")),
+            );
+        }
+        if let Some(allowed) = &s.allowed_regions {
+            if !allowed.iter().any(|a| a == r) {
+                out.push(
+                    Diagnostic::new("region-not-allowed", format!("`{r}` is not in allowedRegions"))
+                        .at(ptr.clone())
+                        .label("outside the data residency list")
+                        .help(format!("use one of {}", allowed.join(", "))),
+                );
+            }
+        }
+    }
+    // --- tags ------------------------------------------------------------------------
+    let tags = &spec.metadata.tags;
+    let missing: Vec<&String> =
+        ctx.policy.required_tags.iter().filter(|t| !tags.keys().any(|k| k.eq_ignore_ascii_case(t))).collect();
+    if !missing.is_empty() {
+        let list = missing.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ");
+        out.push(
+            Diagnostic::new("tag-missing", format!("required tag{} {list} missing", if missing.len() == 1 { " is" } else { "s are" }))
+                .at(if tags.is_empty() { "/metadata" } else { "/metadata/tags" })
+                .help(format!(
+                    "add them under metadata.tags, e.g. `{}: ...`; the policy (--required-tags / --policy) decides which are required",
+                    missing[0]
+                )),
+        );
+    }
+    for (k, v) in tags {
+        if k.chars().any(|c| "<>%&\\?/".contains(c)) {
+            out.push(
+                Diagnostic::new("tag-invalid", format!("tag name `{k}` contains a character Azure refuses (< > % & \\ ? /)"))
+                    .at(format!("/metadata/tags/{}", k.replace('~', "~0").replace('/', "~1")))
+                    .help("rename the tag"),
+            );
+        }
+        if v.chars().count() > 256 {
+            out.push(Diagnostic::new("tag-invalid", format!("the value of tag `{k}` is longer than 256 characters")).at(format!("/metadata/tags/{k}")));
+        }
+    }
+    // --- dev/test pools scale to zero ---------------------------------------------------
+    let env = tags.iter().find(|(k, _)| k.eq_ignore_ascii_case("env") || k.eq_ignore_ascii_case("environment")).map(|(_, v)| v.to_ascii_lowercase());
+    if let Some(env) = env {
+        let zero_schedule = s.autoscale.as_ref().is_some_and(|a| a.schedules.iter().any(|x| x.max == 0 || (x.min == 0 && a.queue.is_some())));
+        if DEV_ENVS.contains(&env.as_str()) && s.auto_shutdown.is_none() && !zero_schedule && s.capacity.min > 0 {
+            out.push(
+                Diagnostic::new("dev-without-shutdown", format!("a `{env}` pool keeps {} GPU VM(s) running nights and weekends", s.capacity.min))
+                    .at("/spec")
+                    .help("add `autoShutdown: {time: \"19:00\", timeZone: ..., weekends: true}` or a schedule with min 0"),
+            );
+        }
+    }
+    // --- budget and notifications ------------------------------------------------------------
+    let m = &s.monitoring;
+    if let Some(b) = &m.budget {
+        let t = &b.alert_at_percent;
+        if t.iter().any(|x| *x <= 0.0) || t.windows(2).any(|w| w[0] >= w[1]) {
+            out.push(
+                Diagnostic::new("budget-thresholds", format!("budget thresholds {t:?} are not positive and strictly ascending"))
+                    .at("/spec/monitoring/budget/alertAtPercent")
+                    .help("list percentages in ascending order, e.g. [50, 80, 100]"),
+            );
+        }
+        if m.alert_emails.is_empty() {
+            out.push(
+                Diagnostic::new("budget-no-contacts", "the budget notifies nobody")
+                    .at("/spec/monitoring/budget")
+                    .help("add `monitoring.alertEmails`"),
+            );
+        }
+    } else if m.alert_emails.is_empty() {
+        out.push(
+            Diagnostic::new("alert-emails-missing", "nobody is notified of autoscale failures, capacity alerts or spend")
+                .at("/spec/monitoring")
+                .help("add `monitoring.alertEmails: [team@example.com]`"),
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! Semantic rules: what the schema cannot say. Each finding carries a rule id from
+//! [`crate::diag::rules::RULES`], a JSON pointer (turned into file:line:col later) and a help line.
+
+mod capacity;
+mod compute;
+mod governance;
+mod network;
+mod security;
+mod sizing;
+
+use std::path::Path;
+
+use crate::catalog::prices::PriceTable;
+use crate::catalog::{self, GpuSize};
+use crate::diag::Diagnostic;
+use crate::sizing::Selection;
+use crate::spec::model::Spec;
+use crate::spec::policy::Policy;
+use crate::spec::resolve::{self, ResolvedImage};
+
+pub struct Context<'a> {
+    /// The spec with defaults applied and `auto` values resolved.
+    pub spec: &'a Spec,
+    pub sizing: Option<&'a Selection>,
+    /// The user wrote `vmSize: auto`.
+    pub auto_sized: bool,
+    pub base_dir: &'a Path,
+    pub policy: &'a Policy,
+    pub prices: &'a PriceTable,
+}
+
+impl<'a> Context<'a> {
+    pub fn size(&self) -> Option<&'static GpuSize> {
+        catalog::find(&self.spec.spec.compute.vm_size)
+    }
+
+    pub fn image(&self) -> ResolvedImage {
+        resolve::image(&self.spec.spec.compute.image)
+    }
+}
+
+/// Run every rule. Order does not matter: diagnostics are sorted by position afterwards.
+pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    sizing::check(ctx, &mut out);
+    capacity::check(ctx, &mut out);
+    compute::check(ctx, &mut out);
+    network::check(ctx, &mut out);
+    security::check(ctx, &mut out);
+    governance::check(ctx, &mut out);
+    out
+}
+
+/// `$1.23/h` style price for messages.
+pub(crate) fn per_hour(p: Option<f64>) -> String {
+    p.map(|p| format!("${p:.3}/h")).unwrap_or_else(|| "price unknown".into())
+}

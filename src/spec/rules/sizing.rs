@@ -1,0 +1,175 @@
+//! Size fit: VRAM, workload/family fit, lifecycle, disks.
+
+use super::{per_hour, Context};
+use crate::catalog::{Arch, SizeStatus};
+use crate::diag::Diagnostic;
+use crate::sizing::fmt_num;
+use crate::spec::model::{Precision, WorkloadType};
+
+const SIZE: &str = "/spec/compute/vmSize";
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let s = &ctx.spec.spec;
+    let wl = &s.workload;
+    if wl.kind == WorkloadType::Inference && matches!(wl.precision, Some(Precision::Fp32 | Precision::Tf32)) {
+        out.push(
+            Diagnostic::new("fp32-inference", "inference at FP32: FP16 or INT8 usually halves or quarters VRAM and cost")
+                .at("/spec/workload/precision")
+                .label("32-bit weights")
+                .help("measure accuracy at fp16/bf16 or int8 first; then lower gpuMemoryGiB and let vmSize: auto pick a smaller size"),
+        );
+    }
+    if wl.precision.is_none() && wl.kind != WorkloadType::Visualization {
+        out.push(
+            Diagnostic::new("precision-missing", "no precision given for the measured VRAM peak")
+                .at("/spec/workload")
+                .help("add `precision: fp16` (or the precision you measured at); cost advice on lower precision needs it"),
+        );
+    }
+    let Some(size) = ctx.size() else { return };
+    let cheapest = ctx.sizing.and_then(|sel| sel.chosen.map(|c| (c, sel.chosen_price(), sel.price_region.clone())));
+    let suggestion = || match &cheapest {
+        Some((name, price, region)) if *name != size.name => {
+            format!("`{name}` ({} in {region}) is the cheapest size that fits; or set `vmSize: auto`", per_hour(*price))
+        }
+        _ => "pick a size from `gpuform sizes`, or set `vmSize: auto`".to_string(),
+    };
+    match size.status {
+        SizeStatus::Retired => out.push(
+            Diagnostic::new(
+                "size-retired",
+                format!(
+                    "{} ({}) is retired{}",
+                    size.name,
+                    size.series,
+                    size.retirement.as_deref().map(|d| format!(" since {d}")).unwrap_or_default()
+                ),
+            )
+            .at(SIZE)
+            .label("Azure no longer offers this size")
+            .help(suggestion()),
+        ),
+        SizeStatus::Retiring => out.push(
+            Diagnostic::new(
+                "size-retiring",
+                format!("{} ({}) retires on {}", size.name, size.series, size.retirement.as_deref().unwrap_or("an announced date")),
+            )
+            .at(SIZE)
+            .label("announced for retirement")
+            .help(suggestion()),
+        ),
+        SizeStatus::Limited => out.push(
+            Diagnostic::new("size-limited", format!("{} ({}): {}", size.name, size.series, size.note.as_deref().unwrap_or("capacity is limited")))
+                .at(SIZE)
+                .help("expect allocation failures or quota denials; run `gpuform preflight` and keep alternateRegions"),
+        ),
+        SizeStatus::Undocumented => out.push(
+            Diagnostic::new("size-undocumented", format!("{} has no Microsoft Learn size page{}", size.name, size.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default()))
+                .at(SIZE)
+                .help("its figures come from the Resource SKUs API; verify GPU memory and driver support before relying on it"),
+        ),
+        SizeStatus::Ga => {}
+    }
+    if size.arch == Arch::Arm64 {
+        out.push(
+            Diagnostic::new("arm64-size", format!("{} has Arm64 (Grace) CPUs; gpuform's images and the driver extensions are x64", size.name))
+                .at(SIZE)
+                .help("use an x64 ND size such as Standard_ND96isr_H100_v5, or a custom arm64 HPC image via `image: {id: ...}` with hasGpuDrivers: true"),
+        );
+    }
+    let need = wl.gpu_memory_gib;
+    match size.gpu_memory_gib {
+        Some(have) if have < need => out.push(
+            Diagnostic::new(
+                "vram-exceeds-size",
+                format!("the workload peaks at {} GiB of VRAM but {} has {} GiB", fmt_num(need), size.name, fmt_num(have)),
+            )
+            .at(SIZE)
+            .label(format!("{} GiB of GPU memory", fmt_num(have)))
+            .help(suggestion())
+            .note("a lower precision (fp16, int8) lowers the peak; measure it again before changing gpuMemoryGiB"),
+        ),
+        Some(have) if need * 2.0 < have && !ctx.auto_sized => {
+            if let Some((name, price, region)) = &cheapest {
+                let current = ctx.prices.hourly(&size.name, region, ctx.sizing.map(|s| s.price_os).unwrap_or(crate::catalog::prices::PriceOs::Linux), crate::catalog::prices::PriceKind::OnDemand);
+                let cheaper = match (price, current) {
+                    (Some(p), Some(c)) => *p < c,
+                    _ => true,
+                };
+                if *name != size.name && cheaper {
+                    out.push(
+                        Diagnostic::new(
+                            "vram-underused",
+                            format!(
+                                "the workload uses {} of {} GiB GPU memory ({:.0}%) on {}",
+                                fmt_num(need),
+                                fmt_num(have),
+                                need / have * 100.0,
+                                size.name
+                            ),
+                        )
+                        .at(SIZE)
+                        .label(format!("{} GiB of GPU memory, {}", fmt_num(have), per_hour(current)))
+                        .help(format!("`{name}` fits at {} in {region}; or set `vmSize: auto`", per_hour(*price))),
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+    if wl.distributed && !size.infiniband {
+        out.push(
+            Diagnostic::new("distributed-needs-infiniband", format!("distributed training needs InfiniBand, and {} has none", size.name))
+                .at(SIZE)
+                .label("no InfiniBand")
+                .help("use an ND size with InfiniBand (Standard_ND96isr_H100_v5, Standard_ND96amsr_A100_v4), or set `distributed: false` for single-node training"),
+        );
+    }
+    if matches!(wl.kind, WorkloadType::Inference | WorkloadType::Batch) && (size.is_nd() || size.is_h100_class()) {
+        out.push(
+            Diagnostic::new(
+                "training-size-for-inference",
+                format!("{} work on {} ({}), a size built for training", wl.kind.as_str(), size.name, size.series),
+            )
+            .at(SIZE)
+            .label("training-class size")
+            .help(format!("{}; quantised models often fit an A10 or T4", suggestion())),
+        );
+    }
+    if wl.kind == WorkloadType::Visualization && !size.purpose.contains(&WorkloadType::Visualization) {
+        out.push(
+            Diagnostic::new("visualization-needs-nv", format!("visualization needs a graphics size; {} ({}) has no graphics driver", size.name, size.series))
+                .at(SIZE)
+                .label("compute-only GPU")
+                .help("use an NV size such as Standard_NV36ads_A10_v5 (GRID) or Standard_NV24ads_V710_v5"),
+        );
+    }
+    let disks = s.compute.data_disks.len() as u32;
+    if let Some(max) = size.max_data_disks {
+        if disks > max {
+            out.push(
+                Diagnostic::new("data-disk-count", format!("{disks} data disks, but {} takes at most {max}", size.name))
+                    .at("/spec/compute/dataDisks")
+                    .help("use fewer, larger disks"),
+            );
+        }
+    }
+    if !size.premium_storage {
+        let mut premium: Vec<String> = Vec::new();
+        if s.compute.os_disk.kind.is_premium() {
+            premium.push("/spec/compute/osDisk/type".into());
+        }
+        for (i, d) in s.compute.data_disks.iter().enumerate() {
+            if d.kind.is_premium() {
+                premium.push(format!("/spec/compute/dataDisks/{i}/type"));
+            }
+        }
+        for p in premium {
+            out.push(
+                Diagnostic::new("premium-storage-unsupported", format!("{} does not support premium disks", size.name))
+                    .at(p)
+                    .help("use StandardSSD_LRS"),
+            );
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! The autoscale profiles a spec implies, and the week they lay out.
+//!
+//! Azure autoscale semantics (Microsoft.Insights/autoscalesettings 2022-10-01): a recurring
+//! profile has no end; it stays in force until the next profile's start. So every schedule
+//! becomes two recurring profiles, one with the schedule's limits at its start and one that
+//! restores the default limits at its end; `autoShutdown` becomes a scale-to-zero profile and a
+//! restore profile. The render emits these profiles and the cost estimate walks the same week.
+
+use serde::Serialize;
+
+use super::model::{Day, WorkloadSpec};
+use super::timezones::{offset_minutes, parse_hhmm};
+
+pub const MINUTES_PER_WEEK: u32 = 7 * 24 * 60;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "index")]
+pub enum Origin {
+    /// The profile that applies when no schedule has started.
+    Default,
+    ScheduleStart(usize),
+    ScheduleEnd(usize),
+    ShutdownStop,
+    ShutdownStart,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recurrence {
+    pub time_zone: String,
+    pub days: Vec<Day>,
+    pub hour: u32,
+    pub minute: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    /// Profile name as rendered (unique within the setting).
+    pub name: String,
+    pub origin: Origin,
+    pub recurrence: Option<Recurrence>,
+    pub min: u32,
+    pub max: u32,
+    pub default: u32,
+    /// The queue rules apply in this profile (not in scale-to-zero profiles).
+    pub has_rules: bool,
+}
+
+/// Rules every metric-driven profile carries (scale out, scale in).
+pub fn rules_per_profile(s: &WorkloadSpec) -> usize {
+    if s.autoscale.as_ref().is_some_and(|a| a.queue.is_some()) { 2 } else { 0 }
+}
+
+/// Number of profiles [`profiles`] yields.
+pub fn profile_count(s: &WorkloadSpec) -> usize {
+    profiles(s).len()
+}
+
+/// The profiles of the autoscale setting, default first. Times that fail to parse are skipped
+/// (the rules report them).
+pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
+    let c = &s.capacity;
+    let has_rules = rules_per_profile(s) > 0;
+    let mut out = vec![Profile {
+        name: "default".into(),
+        origin: Origin::Default,
+        recurrence: None,
+        min: c.min,
+        max: c.max,
+        default: c.default_count(),
+        has_rules,
+    }];
+    let restore = |name: String, origin: Origin, rec: Recurrence| Profile {
+        name,
+        origin,
+        recurrence: Some(rec),
+        min: c.min,
+        max: c.max,
+        default: c.default_count(),
+        has_rules,
+    };
+    if let Some(a) = &s.autoscale {
+        for (i, sched) in a.schedules.iter().enumerate() {
+            let (Some(start), Some(end)) = (parse_hhmm(&sched.start), parse_hhmm(&sched.end)) else { continue };
+            let end_days: Vec<Day> =
+                if end <= start { sched.days.iter().map(|d| d.next()).collect() } else { sched.days.clone() };
+            out.push(Profile {
+                name: sched.name.clone(),
+                origin: Origin::ScheduleStart(i),
+                recurrence: Some(Recurrence { time_zone: sched.time_zone.clone(), days: sorted(sched.days.clone()), hour: start / 60, minute: start % 60 }),
+                min: sched.min,
+                max: sched.max,
+                default: sched.default.unwrap_or(sched.min),
+                has_rules,
+            });
+            out.push(restore(
+                format!("{} (end)", sched.name),
+                Origin::ScheduleEnd(i),
+                Recurrence { time_zone: sched.time_zone.clone(), days: sorted(end_days), hour: end / 60, minute: end % 60 },
+            ));
+        }
+    }
+    if let Some(sd) = &s.auto_shutdown {
+        if let (Some(stop), Some(start)) = (parse_hhmm(&sd.time), parse_hhmm(&sd.start_time)) {
+            let days: Vec<Day> = if sd.weekends { Day::WEEKDAYS.to_vec() } else { Day::ALL.to_vec() };
+            out.push(Profile {
+                name: "auto-shutdown".into(),
+                origin: Origin::ShutdownStop,
+                recurrence: Some(Recurrence { time_zone: sd.time_zone.clone(), days: days.clone(), hour: stop / 60, minute: stop % 60 }),
+                min: 0,
+                max: 0,
+                default: 0,
+                has_rules: false,
+            });
+            out.push(restore(
+                "auto-start".into(),
+                Origin::ShutdownStart,
+                Recurrence { time_zone: sd.time_zone.clone(), days, hour: start / 60, minute: start % 60 },
+            ));
+        }
+    }
+    out
+}
+
+fn sorted(mut days: Vec<Day>) -> Vec<Day> {
+    days.sort();
+    days.dedup();
+    days
+}
+
+/// A stretch of the week (UTC minutes since Monday 00:00) during which one profile applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Segment {
+    pub start: u32,
+    pub end: u32,
+    /// Index into [`profiles`].
+    pub profile: usize,
+}
+
+/// Lay the profiles over one week in UTC: each recurring profile applies from its start until
+/// the next start. With no recurring profile, the default profile applies all week.
+/// Time zones use their standard offsets (daylight saving moves a window by an hour for part of
+/// the year but does not change its length).
+pub fn week(profiles: &[Profile]) -> Vec<Segment> {
+    let mut starts: Vec<(u32, usize)> = Vec::new();
+    for (i, p) in profiles.iter().enumerate() {
+        let Some(r) = &p.recurrence else { continue };
+        let Some(offset) = offset_minutes(&r.time_zone) else { continue };
+        for d in &r.days {
+            let local = d.index() as i64 * 1440 + i64::from(r.hour) * 60 + i64::from(r.minute);
+            let utc = (local - i64::from(offset)).rem_euclid(i64::from(MINUTES_PER_WEEK)) as u32;
+            starts.push((utc, i));
+        }
+    }
+    if starts.is_empty() {
+        return vec![Segment { start: 0, end: MINUTES_PER_WEEK, profile: 0 }];
+    }
+    // at equal start times the later profile in the list wins (it is evaluated last)
+    starts.sort_by_key(|(t, i)| (*t, *i));
+    starts.dedup_by(|next, prev| {
+        if next.0 == prev.0 {
+            prev.1 = next.1;
+            true
+        } else {
+            false
+        }
+    });
+    let mut segs = Vec::new();
+    let last = starts.last().unwrap().1;
+    if starts[0].0 > 0 {
+        // the week wraps: the last profile started on the previous Sunday is still in force
+        segs.push(Segment { start: 0, end: starts[0].0, profile: last });
+    }
+    for (k, (t, i)) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).map_or(MINUTES_PER_WEEK, |n| n.0);
+        if end > *t {
+            segs.push(Segment { start: *t, end, profile: *i });
+        }
+    }
+    segs
+}
+
+/// UTC minute intervals of a schedule's windows over the week (split at the week's end).
+fn windows(s: &WorkloadSpec, i: usize) -> Vec<(u32, u32)> {
+    let Some(sched) = s.autoscale.as_ref().and_then(|a| a.schedules.get(i)) else { return vec![] };
+    let (Some(start), Some(end), Some(offset)) = (parse_hhmm(&sched.start), parse_hhmm(&sched.end), offset_minutes(&sched.time_zone)) else {
+        return vec![];
+    };
+    let len = if end > start { end - start } else { end + 1440 - start };
+    let mut out = Vec::new();
+    for d in &sched.days {
+        let s0 = (d.index() as i64 * 1440 + i64::from(start) - i64::from(offset)).rem_euclid(i64::from(MINUTES_PER_WEEK)) as u32;
+        let e0 = s0 + len;
+        if e0 <= MINUTES_PER_WEEK {
+            out.push((s0, e0));
+        } else {
+            out.push((s0, MINUTES_PER_WEEK));
+            out.push((0, e0 - MINUTES_PER_WEEK));
+        }
+    }
+    out
+}
+
+/// Pairs of schedules whose windows intersect.
+pub fn overlaps(s: &WorkloadSpec) -> Vec<(usize, usize)> {
+    let n = s.autoscale.as_ref().map_or(0, |a| a.schedules.len());
+    let w: Vec<_> = (0..n).map(|i| windows(s, i)).collect();
+    let mut out = Vec::new();
+    for i in 0..n {
+        for j in i + 1..n {
+            if w[i].iter().any(|a| w[j].iter().any(|b| a.0 < b.1 && b.0 < a.1)) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+/// ISO 8601 duration (`PT5M`, `P1D`, `PT1H30M`) in seconds.
+pub fn parse_duration(s: &str) -> Option<u64> {
+    let rest = s.strip_prefix('P')?;
+    let (date, time) = match rest.split_once('T') {
+        Some((d, t)) => (d, Some(t)),
+        None => (rest, None),
+    };
+    let mut secs = 0u64;
+    let mut any = false;
+    let mut take = |part: &str, units: &[(char, u64)]| -> Option<()> {
+        let mut num = String::new();
+        for ch in part.chars() {
+            if ch.is_ascii_digit() {
+                num.push(ch);
+            } else {
+                let (_, mult) = units.iter().find(|(u, _)| *u == ch)?;
+                let n: u64 = num.parse().ok()?;
+                secs = secs.checked_add(n.checked_mul(*mult)?)?;
+                num.clear();
+                any = true;
+            }
+        }
+        num.is_empty().then_some(())
+    };
+    take(date, &[('D', 86400)])?;
+    if let Some(t) = time {
+        if t.is_empty() {
+            return None;
+        }
+        take(t, &[('H', 3600), ('M', 60), ('S', 1)])?;
+    }
+    any.then_some(secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("PT5M"), Some(300));
+        assert_eq!(parse_duration("PT1H30M"), Some(5400));
+        assert_eq!(parse_duration("P7D"), Some(604800));
+        assert_eq!(parse_duration("P1DT1S"), Some(86401));
+        assert_eq!(parse_duration("PT"), None);
+        assert_eq!(parse_duration("P"), None);
+        assert_eq!(parse_duration("5M"), None);
+        assert_eq!(parse_duration("PT5X"), None);
+    }
+}

@@ -1,0 +1,357 @@
+//! The embedded JSON Schema (`schemas/gpuworkload.schema.json`) and the translation of its
+//! errors into diagnostics. The jsonschema crate never leaks out of this module.
+
+use std::sync::OnceLock;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{ValidationError, Validator};
+use serde_json::Value;
+
+use crate::diag::Diagnostic;
+
+/// The schema text, as shipped in `schemas/` and printed by `gpuform schema`.
+pub const SCHEMA_TEXT: &str = include_str!("../../schemas/gpuworkload.schema.json");
+
+pub fn schema_json() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| serde_json::from_str(SCHEMA_TEXT).expect("embedded schema is valid JSON (tested)"))
+}
+
+fn validator() -> &'static Validator {
+    static VALIDATOR: OnceLock<Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema_json())
+            .expect("embedded schema compiles (tested)")
+    })
+}
+
+/// Validate `instance` against the schema. Diagnostics carry pointers but no locations.
+pub fn validate(instance: &Value) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for err in validator().iter_errors(instance) {
+        translate(&err, instance, &mut out);
+    }
+    out
+}
+
+fn pointer_of(err: &ValidationError<'_>) -> String {
+    err.instance_path().as_str().to_string()
+}
+
+fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>) {
+    let ptr = pointer_of(err);
+    let field = field_name(&ptr);
+    let schema_node = schema_at(err.schema_path().as_str());
+    match err.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let allowed = allowed_keys(&ptr);
+            for key in unexpected {
+                let child = format!("{ptr}/{}", key.replace('~', "~0").replace('/', "~1"));
+                let mut d = Diagnostic::new("unknown-field", format!("unknown field `{key}`{}", in_object(&ptr)))
+                    .at(child)
+                    .label("not a field of this object");
+                d = match suggest(key, allowed.iter().map(String::as_str)) {
+                    Some(s) => d.help(format!("did you mean `{s}`?")),
+                    None => d.help(format!("valid fields here: {}", list(&allowed))),
+                };
+                out.push(d);
+            }
+        }
+        ValidationErrorKind::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            let desc = schema_node
+                .and_then(|n| parent_node(err.schema_path().as_str()).or(Some(n)))
+                .and_then(|n| n.get("properties"))
+                .and_then(|p| p.get(name))
+                .and_then(describe);
+            let mut d = Diagnostic::new("missing-field", format!("missing required field `{name}`{}", in_object(&ptr)))
+                .at(format!("{ptr}/{name}"))
+                .label(format!("`{name}` is required here"));
+            if let Some(desc) = desc {
+                d = d.help(format!("add `{name}`: {desc}"));
+            }
+            out.push(d);
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => t.to_string(),
+                TypeKind::Multiple(ts) => ts.into_iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" or "),
+            };
+            let got = json_type(err.instance());
+            let mut d = Diagnostic::new("invalid-type", format!("`{field}` must be {}, found {got}", article(&expected)))
+                .at(ptr.clone())
+                .label(format!("expected {expected}"));
+            if expected == "string" && err.instance().is_number() {
+                d = d.help(format!("quote the value: `{field}: \"{}\"`", err.instance()));
+            } else if let Some(desc) = schema_at(parent_path(err.schema_path().as_str())).and_then(describe) {
+                d = d.help(desc);
+            }
+            out.push(d);
+        }
+        ValidationErrorKind::Enum { options } => {
+            let opts: Vec<String> = options.as_array().into_iter().flatten().map(show).collect();
+            let got = show(err.instance());
+            let mut d = Diagnostic::new("invalid-value", format!("`{field}` cannot be {got}"))
+                .at(ptr.clone())
+                .label(format!("expected one of {}", opts.join(", ")));
+            let plain: Vec<&str> = options.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            if let Some(s) = err.instance().as_str().and_then(|v| suggest(v, plain.iter().copied())) {
+                d = d.help(format!("did you mean `{s}`?"));
+            } else {
+                d = d.help(format!("allowed values: {}", opts.join(", ")));
+            }
+            out.push(d);
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            let rule = if ptr == "/apiVersion" || ptr == "/kind" { "unsupported-version" } else { "invalid-value" };
+            out.push(
+                Diagnostic::new(rule, format!("`{field}` must be {}, found {}", show(expected_value), show(err.instance())))
+                    .at(ptr.clone())
+                    .label(format!("expected {}", show(expected_value)))
+                    .help(format!("set `{field}: {}`", expected_value.as_str().unwrap_or_default())),
+            );
+        }
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
+            // Report the branch that came closest, when one is clearly about this value.
+            let best = context.iter().filter(|b| !b.is_empty()).min_by_key(|b| b.len());
+            let expected = schema_node
+                .and_then(|_| schema_at(parent_path(err.schema_path().as_str())))
+                .and_then(|n| n.get("x-expected"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            match (expected, best) {
+                (Some(exp), _) => out.push(
+                    Diagnostic::new("invalid-value", format!("`{field}` must be {exp}"))
+                        .at(ptr.clone())
+                        .label("does not match")
+                        .help(format!("give {exp}")),
+                ),
+                (None, Some(branch)) => {
+                    for e in branch {
+                        translate(e, root, out);
+                    }
+                }
+                (None, None) => out.push(Diagnostic::new("invalid-value", format!("`{field}` is not valid here")).at(ptr.clone())),
+            }
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            let exp = schema_at(parent_path(err.schema_path().as_str()))
+                .and_then(|n| n.get("x-expected"))
+                .and_then(Value::as_str)
+                .unwrap_or("exactly one of the alternatives");
+            out.push(
+                Diagnostic::new("invalid-value", format!("`{field}` must be {exp}"))
+                    .at(ptr.clone())
+                    .label("more than one alternative given")
+                    .help(format!("keep {exp}")),
+            );
+        }
+        _ => {
+            let (what, help) = constraint_text(err, &field);
+            let mut d = Diagnostic::new("invalid-value", what).at(ptr.clone()).label(first_clause(&err.to_string()));
+            if let Some(h) = help {
+                d = d.help(h);
+            } else if let Some(desc) = schema_at(parent_path(err.schema_path().as_str())).and_then(describe) {
+                d = d.help(desc);
+            }
+            out.push(d);
+        }
+    }
+}
+
+fn constraint_text(err: &ValidationError<'_>, field: &str) -> (String, Option<String>) {
+    let got = show(err.instance());
+    match err.kind() {
+        ValidationErrorKind::Minimum { limit } => (format!("`{field}` is {got}, below the minimum of {limit}"), None),
+        ValidationErrorKind::Maximum { limit } => (format!("`{field}` is {got}, above the maximum of {limit}"), None),
+        ValidationErrorKind::ExclusiveMinimum { limit } => (format!("`{field}` is {got}; it must be greater than {limit}"), None),
+        ValidationErrorKind::ExclusiveMaximum { limit } => (format!("`{field}` is {got}; it must be less than {limit}"), None),
+        ValidationErrorKind::MinLength { limit } => (format!("`{field}` is shorter than {limit} characters"), None),
+        ValidationErrorKind::MaxLength { limit } => (format!("`{field}` is longer than {limit} characters"), None),
+        ValidationErrorKind::MinItems { limit } => (format!("`{field}` needs at least {limit} item(s)"), None),
+        ValidationErrorKind::MaxItems { limit } => (format!("`{field}` has more than {limit} items"), None),
+        ValidationErrorKind::MaxProperties { limit } => (format!("`{field}` has more than {limit} entries"), None),
+        ValidationErrorKind::UniqueItems => (format!("`{field}` lists the same item twice"), Some("remove the duplicate".into())),
+        ValidationErrorKind::Pattern { .. } => (format!("`{field}` has an invalid format: {got}"), None),
+        ValidationErrorKind::PropertyNames { .. } => (format!("a key in `{field}` is not allowed"), None),
+        _ => (format!("`{field}` is not valid: {}", err), None),
+    }
+}
+
+fn first_clause(s: &str) -> String {
+    let s = s.lines().next().unwrap_or(s);
+    if s.len() > 120 { format!("{}…", &s[..s.char_indices().take_while(|(i, _)| *i < 117).last().map_or(0, |(i, c)| i + c.len_utf8())]) } else { s.to_string() }
+}
+
+fn in_object(ptr: &str) -> String {
+    if ptr.is_empty() { " at the top level".into() } else { format!(" in `{}`", dotted(ptr)) }
+}
+
+/// `/spec/capacity/max` → `spec.capacity.max`; `/spec/compute/dataDisks/0` → `spec.compute.dataDisks[0]`.
+pub fn dotted(ptr: &str) -> String {
+    let mut out = String::new();
+    for seg in ptr.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        if seg.chars().all(|c| c.is_ascii_digit()) && !seg.is_empty() {
+            out.push_str(&format!("[{seg}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&seg);
+        }
+    }
+    out
+}
+
+fn field_name(ptr: &str) -> String {
+    if ptr.is_empty() { "document".into() } else { dotted(ptr) }
+}
+
+fn article(t: &str) -> String {
+    match t {
+        "object" => "a mapping".into(),
+        "array" => "a list".into(),
+        "string" => "text".into(),
+        "integer" => "a whole number".into(),
+        "number" => "a number".into(),
+        "boolean" => "true or false".into(),
+        other => other.to_string(),
+    }
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing (null)",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "a whole number",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("`{s}`"),
+        other => format!("`{other}`"),
+    }
+}
+
+fn list(items: &[String]) -> String {
+    items.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+}
+
+fn describe(node: &Value) -> Option<String> {
+    let node = deref(node);
+    node.get("description").and_then(Value::as_str).map(str::to_string)
+}
+
+/// The schema node at a schema pointer (no `$ref` traversal is needed: jsonschema reports
+/// canonical locations).
+fn schema_at(ptr: &str) -> Option<&'static Value> {
+    schema_json().pointer(ptr)
+}
+
+fn parent_path(ptr: &str) -> &str {
+    ptr.rfind('/').map_or("", |i| &ptr[..i])
+}
+
+fn parent_node(ptr: &str) -> Option<&'static Value> {
+    schema_at(parent_path(ptr))
+}
+
+fn deref(node: &Value) -> &Value {
+    let mut node = node;
+    for _ in 0..8 {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(r) if r.starts_with("#/") => match schema_json().pointer(&r[1..]) {
+                Some(n) => node = n,
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    node
+}
+
+/// The property names the schema allows in the object at `instance_ptr`.
+pub fn allowed_keys(instance_ptr: &str) -> Vec<String> {
+    let mut node = deref(schema_json());
+    for seg in instance_ptr.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let next = if seg.chars().all(|c| c.is_ascii_digit()) {
+            node.get("items")
+        } else {
+            node.get("properties").and_then(|p| p.get(seg.as_str())).or_else(|| node.get("else").map(deref).and_then(|e| e.get("properties")).and_then(|p| p.get(seg.as_str())))
+        };
+        match next {
+            Some(n) => {
+                node = deref(n);
+                if let Some(e) = node.get("else").filter(|_| node.get("properties").is_none()) {
+                    node = deref(e);
+                }
+            }
+            None => return Vec::new(),
+        }
+    }
+    node.get("properties").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default()
+}
+
+/// The closest candidate by edit distance, when it is close enough to be a typo.
+pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| {
+            let cl = c.to_ascii_lowercase();
+            let score = if cl == lower { 0.0 } else { 1.0 - strsim::jaro_winkler(&lower, &cl) };
+            (c, score, strsim::levenshtein(&lower, &cl))
+        })
+        .filter(|(c, score, lev)| *score < 0.2 || *lev <= (c.len() / 3).max(1))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(c, ..)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn schema_is_a_valid_2020_12_schema() {
+        assert!(jsonschema::meta::is_valid(schema_json()));
+        assert_eq!(schema_json()["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    }
+
+    #[test]
+    fn allowed_keys_follow_refs_and_arrays() {
+        assert!(allowed_keys("/spec/capacity").contains(&"regularBase".to_string()));
+        assert!(allowed_keys("/spec/compute/dataDisks/0").contains(&"caching".to_string()));
+        assert!(allowed_keys("/spec/compute/image").contains(&"publisher".to_string()));
+        assert!(allowed_keys("").contains(&"apiVersion".to_string()));
+    }
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        let keys = ["regularBase", "regularPercentAboveBase", "min", "max", "default"];
+        assert_eq!(suggest("regularbase", keys), Some("regularBase"));
+        assert_eq!(suggest("maxx", keys), Some("max"));
+        assert_eq!(suggest("flavour", keys), None);
+    }
+
+    #[test]
+    fn errors_become_rule_ids() {
+        let v = json!({"apiVersion": "gpuform/v2", "kind": "GpuWorkload", "metadata": {"name": "ok-name"},
+            "spec": {"region": "eastus", "workload": {"type": "trainng", "gpuMemoryGiB": "x"}, "capacity": {"maxx": 1}}});
+        let rules: Vec<_> = validate(&v).into_iter().map(|d| (d.rule, d.pointer.unwrap_or_default())).collect();
+        assert!(rules.contains(&("unsupported-version".into(), "/apiVersion".into())), "{rules:?}");
+        assert!(rules.contains(&("invalid-value".into(), "/spec/workload/type".into())), "{rules:?}");
+        assert!(rules.contains(&("invalid-type".into(), "/spec/workload/gpuMemoryGiB".into())), "{rules:?}");
+        assert!(rules.contains(&("unknown-field".into(), "/spec/capacity/maxx".into())), "{rules:?}");
+        assert!(rules.contains(&("missing-field".into(), "/spec/capacity/max".into())), "{rules:?}");
+    }
+}

@@ -1,0 +1,305 @@
+//! YAML text → `serde_json::Value` plus an index from JSON pointers to source positions, so
+//! that every later error (schema, rules) can point at the YAML line.
+//!
+//! One parser (saphyr, YAML 1.2 core schema: `yes` stays a string) with duplicate keys
+//! refused and alias expansion bounded.
+
+use std::collections::HashMap;
+
+use saphyr::{MarkedYaml, Scalar, YamlData, YamlLoader};
+use saphyr_parser::{Marker, Parser, Span};
+use serde_json::{Map, Number, Value};
+
+use crate::diag::{Diagnostic, Location};
+
+/// Alias expansion budget in nodes: far above any real spec, far below a billion laughs.
+pub const ALIAS_NODE_LIMIT: usize = 10_000;
+
+/// Where a node and (for mapping values) its key sit in the file.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeSpans {
+    pub key: Option<Location>,
+    pub value: Location,
+    /// The value is a mapping or sequence (underline the key rather than the whole block).
+    pub is_collection: bool,
+}
+
+/// JSON pointer → positions, plus what is needed to turn char markers into byte offsets.
+#[derive(Debug, Default)]
+pub struct SpanIndex {
+    nodes: HashMap<String, NodeSpans>,
+}
+
+impl SpanIndex {
+    pub fn get(&self, pointer: &str) -> Option<&NodeSpans> {
+        self.nodes.get(pointer)
+    }
+
+    /// The best place to underline for `pointer`: a scalar's value, a collection's key; for a
+    /// pointer that does not exist (a missing field), its nearest existing parent.
+    pub fn locate(&self, pointer: &str) -> Option<Location> {
+        let mut p = pointer;
+        loop {
+            if let Some(n) = self.nodes.get(p) {
+                return Some(if n.is_collection { n.key.unwrap_or(n.value) } else { n.value });
+            }
+            if p.is_empty() {
+                return None;
+            }
+            p = match p.rfind('/') {
+                Some(i) => &p[..i],
+                None => "",
+            };
+        }
+    }
+
+    /// The key of `pointer` (for unknown-field errors), else [`Self::locate`].
+    pub fn locate_key(&self, pointer: &str) -> Option<Location> {
+        match self.nodes.get(pointer) {
+            Some(NodeSpans { key: Some(k), .. }) => Some(*k),
+            _ => self.locate(pointer),
+        }
+    }
+}
+
+pub struct ParsedYaml {
+    pub value: Value,
+    pub index: SpanIndex,
+}
+
+/// Maps saphyr's character markers to byte offsets and 1-based columns.
+struct Positions<'a> {
+    text: &'a str,
+    /// Byte offset of every char index, plus the end.
+    char_to_byte: Vec<usize>,
+}
+
+impl<'a> Positions<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut char_to_byte: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
+        char_to_byte.push(text.len());
+        Self { text, char_to_byte }
+    }
+
+    fn byte(&self, m: &Marker) -> usize {
+        self.char_to_byte.get(m.index()).copied().unwrap_or(self.text.len())
+    }
+
+    /// A location for `span`, clipped to the first line so underlines stay readable.
+    fn location(&self, span: &Span) -> Location {
+        let start = self.byte(&span.start);
+        let mut end = self.byte(&span.end).max(start);
+        if let Some(nl) = self.text[start..end].find('\n') {
+            end = start + nl;
+        }
+        // trim trailing whitespace/comments that a block scalar span may include
+        while end > start && self.text[..end].ends_with([' ', '\t', '\r']) {
+            end -= 1;
+        }
+        if end == start && start < self.text.len() {
+            // zero-width: widen to one character so the caret shows
+            end = start + self.text[start..].chars().next().map_or(0, char::len_utf8);
+            if self.text[start..end].contains('\n') {
+                end = start;
+            }
+        }
+        let line = span.start.line().max(1);
+        let column = span.start.col() + 1;
+        let width = self.text[start..end].chars().count();
+        Location { line, column, end_line: line, end_column: column + width, byte_start: start, byte_end: end }
+    }
+
+    fn point(&self, m: &Marker) -> Location {
+        self.location(&Span::new(*m, *m))
+    }
+}
+
+/// Parse `text` (the whole file) into one JSON value. Errors are diagnostics without `file`.
+pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
+    let pos = Positions::new(text);
+    let mut loader: YamlLoader<'_, MarkedYaml<'_>> = YamlLoader::default();
+    loader.alias_limit(ALIAS_NODE_LIMIT);
+    let mut parser = Parser::new_from_str(text);
+    let result = parser.load(&mut loader, true);
+    let scan_error = match result {
+        Err(e) => Some(e),
+        Ok(()) => loader.error().cloned(),
+    };
+    if let Some(e) = scan_error {
+        let info = e.info().to_string();
+        let (rule, message, help) = if info.contains("duplicated key") {
+            ("yaml-duplicate-key", "duplicate key in a mapping".to_string(), "remove one of the two entries")
+        } else if info.contains("alias expansion") {
+            (
+                "yaml-alias-limit",
+                format!("YAML aliases expand to more than {ALIAS_NODE_LIMIT} nodes"),
+                "write the values out instead of nesting anchors and aliases",
+            )
+        } else {
+            ("yaml-syntax", format!("invalid YAML: {info}"), "check indentation (spaces, not tabs), quotes and brackets near this position")
+        };
+        let mut d = Diagnostic::new(rule, message).label(short_label(&info)).help(help);
+        d.location = Some(pos.point(e.marker()));
+        return Err(d);
+    }
+    let docs = loader.into_documents();
+    let mut docs = docs.into_iter().filter(|d| !matches!(d.data, YamlData::BadValue));
+    let Some(doc) = docs.next() else {
+        return Err(Diagnostic::new("empty-document", "the file holds no YAML document")
+            .help("a spec starts with `apiVersion: gpuform/v1` and `kind: GpuWorkload`; see examples/"));
+    };
+    if let Some(second) = docs.next() {
+        let mut d = Diagnostic::new("multiple-documents", "the file holds more than one YAML document")
+            .label("a second document starts here")
+            .help("put one workload in one file; split the documents at `---`");
+        d.location = Some(pos.location(&second.span));
+        return Err(d);
+    }
+    if matches!(doc.data, YamlData::Value(Scalar::Null)) {
+        return Err(Diagnostic::new("empty-document", "the file holds no spec (the document is empty)")
+            .help("a spec starts with `apiVersion: gpuform/v1` and `kind: GpuWorkload`; see examples/"));
+    }
+    let mut index = SpanIndex::default();
+    let value = convert(&doc, String::new(), None, &pos, &mut index)?;
+    Ok(ParsedYaml { value, index })
+}
+
+fn short_label(info: &str) -> String {
+    info.split(" at ").next().unwrap_or(info).to_string()
+}
+
+fn escape_pointer(seg: &str) -> String {
+    seg.replace('~', "~0").replace('/', "~1")
+}
+
+fn convert(
+    node: &MarkedYaml<'_>,
+    pointer: String,
+    key: Option<Location>,
+    pos: &Positions<'_>,
+    index: &mut SpanIndex,
+) -> Result<Value, Diagnostic> {
+    let loc = pos.location(&node.span);
+    let unsupported = |msg: String, help: &str| {
+        let mut d = Diagnostic::new("yaml-unsupported", msg).help(help.to_string());
+        d.location = Some(loc);
+        d.pointer = Some(pointer.clone());
+        d
+    };
+    let is_collection = matches!(node.data, YamlData::Mapping(_) | YamlData::Sequence(_));
+    index.nodes.insert(pointer.clone(), NodeSpans { key, value: loc, is_collection });
+    Ok(match &node.data {
+        YamlData::Value(s) => match s {
+            Scalar::Null => Value::Null,
+            Scalar::Boolean(b) => Value::Bool(*b),
+            Scalar::Integer(i) => Value::Number((*i).into()),
+            Scalar::FloatingPoint(f) => match Number::from_f64(f.into_inner()) {
+                Some(n) => Value::Number(n),
+                None => {
+                    return Err(unsupported(
+                        format!("`{}` is not a finite number", f.into_inner()),
+                        "use a finite number, or quote the value if it is text",
+                    ));
+                }
+            },
+            Scalar::String(s) => Value::String(s.to_string()),
+        },
+        YamlData::Representation(s, ..) => Value::String(s.to_string()),
+        YamlData::Sequence(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                out.push(convert(item, format!("{pointer}/{i}"), None, pos, index)?);
+            }
+            Value::Array(out)
+        }
+        YamlData::Mapping(map) => {
+            let mut out = Map::new();
+            for (k, v) in map.iter() {
+                let key_loc = pos.location(&k.span);
+                let name = match &k.data {
+                    YamlData::Value(Scalar::String(s)) => s.to_string(),
+                    YamlData::Representation(s, ..) => s.to_string(),
+                    YamlData::Value(Scalar::Integer(i)) => i.to_string(),
+                    YamlData::Value(Scalar::Boolean(b)) => b.to_string(),
+                    _ => {
+                        let mut d = Diagnostic::new("yaml-unsupported", "mapping keys must be plain text")
+                            .help("write the key as a simple word, e.g. `name:`");
+                        d.location = Some(key_loc);
+                        return Err(d);
+                    }
+                };
+                let child = format!("{pointer}/{}", escape_pointer(&name));
+                let value = convert(v, child, Some(key_loc), pos, index)?;
+                out.insert(name, value);
+            }
+            Value::Object(out)
+        }
+        YamlData::Tagged(tag, _) => {
+            return Err(unsupported(
+                format!("YAML tag `{}{}` is not supported in a spec", tag.handle, tag.suffix),
+                "remove the tag; values are typed by the schema",
+            ));
+        }
+        YamlData::Alias(_) | YamlData::BadValue => {
+            return Err(unsupported("this value could not be read".into(), "check anchors and aliases (`&a`, `*a`) here"));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_map_to_lines_and_columns() {
+        let text = "a: 1\nspec:\n  capacity:\n    max: \"ten\"\n  zones: [\"1\", \"2\"]\n";
+        let p = parse(text).unwrap();
+        let loc = p.index.locate("/spec/capacity/max").unwrap();
+        assert_eq!((loc.line, loc.column), (4, 10));
+        assert_eq!(&text[loc.byte_start..loc.byte_end], "\"ten\"");
+        let loc = p.index.locate("/spec/zones/1").unwrap();
+        assert_eq!((loc.line, loc.column), (5, 16));
+        // a collection points at its key
+        let loc = p.index.locate("/spec/capacity").unwrap();
+        assert_eq!(&text[loc.byte_start..loc.byte_end], "capacity");
+        // a missing field points at its parent
+        let loc = p.index.locate("/spec/capacity/min").unwrap();
+        assert_eq!(&text[loc.byte_start..loc.byte_end], "capacity");
+        assert_eq!(p.value["spec"]["capacity"]["max"], "ten");
+    }
+
+    #[test]
+    fn columns_count_characters_and_bytes_stay_on_boundaries() {
+        let text = "name: é\nx: \"ü\"\n";
+        let p = parse(text).unwrap();
+        let loc = p.index.locate("/x").unwrap();
+        assert_eq!((loc.line, loc.column), (2, 4));
+        assert_eq!(&text[loc.byte_start..loc.byte_end], "\"ü\"");
+    }
+
+    #[test]
+    fn yaml_12_core_schema() {
+        let p = parse("a: yes\nb: 12.4\nc: \"12.4\"\nd: ~\ne: 0x10\n").unwrap();
+        assert_eq!(p.value["a"], "yes");
+        assert_eq!(p.value["b"], 12.4);
+        assert_eq!(p.value["c"], "12.4");
+        assert!(p.value["d"].is_null());
+        assert_eq!(p.value["e"], 16);
+    }
+
+    #[test]
+    fn bad_input_becomes_diagnostics() {
+        assert_eq!(parse("").err().unwrap().rule, "empty-document");
+        assert_eq!(parse("# only a comment\n").err().unwrap().rule, "empty-document");
+        assert_eq!(parse("a: 1\n---\nb: 2\n").err().unwrap().rule, "multiple-documents");
+        assert_eq!(parse("a: 1\na: 2\n").err().unwrap().rule, "yaml-duplicate-key");
+        assert_eq!(parse("a: [1, 2\n").err().unwrap().rule, "yaml-syntax");
+        assert_eq!(parse("a: !custom 1\n").err().unwrap().rule, "yaml-unsupported");
+        assert_eq!(parse("? [a]\n: 1\n").err().unwrap().rule, "yaml-unsupported");
+        assert_eq!(parse("a: .nan\n").err().unwrap().rule, "yaml-unsupported");
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n\
+                    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n\
+                    e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n";
+        assert_eq!(parse(bomb).err().unwrap().rule, "yaml-alias-limit");
+    }
+}
