@@ -44,7 +44,10 @@ impl Selection {
     }
 
     pub fn chosen_price(&self) -> Option<f64> {
-        self.candidates.iter().find(|c| Some(c.size) == self.chosen).and_then(|c| c.hourly)
+        self.candidates
+            .iter()
+            .find(|c| Some(c.size) == self.chosen)
+            .and_then(|c| c.hourly)
     }
 
     pub fn fitting(&self) -> impl Iterator<Item = &Candidate> {
@@ -56,16 +59,27 @@ impl Selection {
 pub fn rejection(size: &GpuSize, workload: &Workload, os: OsType) -> Option<String> {
     let need = workload.gpu_memory_gib;
     if size.status == SizeStatus::Retired {
-        return Some(format!("retired{}", size.retirement.as_deref().map(|d| format!(" {d}")).unwrap_or_default()));
+        return Some(format!(
+            "retired{}",
+            size.retirement
+                .as_deref()
+                .map(|d| format!(" {d}"))
+                .unwrap_or_default()
+        ));
     }
     if size.status == SizeStatus::Retiring {
-        return Some(format!("retiring {}", size.retirement.as_deref().unwrap_or("soon")));
+        return Some(format!(
+            "retiring {}",
+            size.retirement.as_deref().unwrap_or("soon")
+        ));
     }
     if size.status == SizeStatus::Undocumented {
         return Some("GPU memory and driver support not documented".into());
     }
     if size.series.starts_with("NCC") {
-        return Some("confidential VM size: gpuform does not render ConfidentialVM scale sets".into());
+        return Some(
+            "confidential VM size: gpuform does not render ConfidentialVM scale sets".into(),
+        );
     }
     if size.arch == Arch::Arm64 {
         return Some("Arm64 (Grace) CPUs: needs arm64 images".into());
@@ -76,45 +90,95 @@ pub fn rejection(size: &GpuSize, workload: &Workload, os: OsType) -> Option<Stri
     if !size.purpose.contains(&workload.kind) {
         return Some(match workload.kind {
             WorkloadType::Visualization => "no graphics (GRID/AMD) driver for visualization".into(),
-            other => format!("not made for {} ({} is a {} size)", other.as_str(), size.series, purpose_label(size)),
+            other => format!(
+                "not made for {} ({} is a {} size)",
+                other.as_str(),
+                size.series,
+                purpose_label(size)
+            ),
         });
     }
     match size.gpu_memory_gib {
         None => return Some("GPU memory not documented".into()),
-        Some(m) if m < need => return Some(format!("{} GiB GPU memory < {} GiB needed", fmt_num(m), fmt_num(need))),
+        Some(m) if m < need => {
+            return Some(format!(
+                "{} GiB GPU memory < {} GiB needed",
+                fmt_num(m),
+                fmt_num(need)
+            ));
+        }
         _ => {}
     }
     let driver_ok = match os {
         OsType::Windows => size.driver.windows.is_some(),
-        OsType::Linux => size.driver.linux.is_some() || size.driver.default == catalog::DefaultDriver::Image,
+        OsType::Linux => {
+            size.driver.linux.is_some() || size.driver.default == catalog::DefaultDriver::Image
+        }
     };
     if !driver_ok {
-        return Some(format!("no GPU driver for {}", if os == OsType::Windows { "Windows" } else { "Linux" }));
+        return Some(format!(
+            "no GPU driver for {}",
+            if os == OsType::Windows {
+                "Windows"
+            } else {
+                "Linux"
+            }
+        ));
     }
     None
 }
 
 fn purpose_label(size: &GpuSize) -> String {
-    size.purpose.iter().map(|p| p.as_str()).collect::<Vec<_>>().join("/")
+    size.purpose
+        .iter()
+        .map(|p| p.as_str())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 pub fn fmt_num(x: f64) -> String {
-    if (x - x.round()).abs() < 1e-9 { format!("{}", x.round() as i64) } else { format!("{x:.1}") }
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x:.1}")
+    }
 }
 
 /// Rank all catalog sizes for `workload` in `region`.
 pub fn select(workload: &Workload, region: &str, os: OsType, prices: &PriceTable) -> Selection {
-    let wanted_os = if os == OsType::Windows { PriceOs::Windows } else { PriceOs::Linux };
-    let has_os_prices = catalog::sizes().iter().any(|s| prices.hourly(&s.name, region, wanted_os, PriceKind::OnDemand).is_some());
-    let price_os = if has_os_prices { wanted_os } else { PriceOs::Linux };
-    let region_has_prices = catalog::sizes().iter().any(|s| prices.hourly(&s.name, region, price_os, PriceKind::OnDemand).is_some());
-    let price_region = if region_has_prices { region.to_string() } else { FALLBACK_PRICE_REGION.to_string() };
+    let wanted_os = if os == OsType::Windows {
+        PriceOs::Windows
+    } else {
+        PriceOs::Linux
+    };
+    let has_os_prices = catalog::sizes().iter().any(|s| {
+        prices
+            .hourly(&s.name, region, wanted_os, PriceKind::OnDemand)
+            .is_some()
+    });
+    let price_os = if has_os_prices {
+        wanted_os
+    } else {
+        PriceOs::Linux
+    };
+    let region_has_prices = catalog::sizes().iter().any(|s| {
+        prices
+            .hourly(&s.name, region, price_os, PriceKind::OnDemand)
+            .is_some()
+    });
+    let price_region = if region_has_prices {
+        region.to_string()
+    } else {
+        FALLBACK_PRICE_REGION.to_string()
+    };
     let mut notes = Vec::new();
     if price_os != wanted_os {
         notes.push("ranked by Linux pay-as-you-go prices: the price table has no Windows prices (use --prices or --refresh-prices)".to_string());
     }
     if !region_has_prices {
-        notes.push(format!("the price table has no prices for {region}; ranked by {FALLBACK_PRICE_REGION} prices"));
+        notes.push(format!(
+            "the price table has no prices for {region}; ranked by {FALLBACK_PRICE_REGION} prices"
+        ));
     }
     let mut candidates: Vec<Candidate> = catalog::sizes()
         .iter()
@@ -124,19 +188,35 @@ pub fn select(workload: &Workload, region: &str, os: OsType, prices: &PriceTable
             if rejected.is_none() && hourly.is_none() {
                 rejected = Some(format!("not offered in {price_region} (no price)"));
             }
-            Candidate { size: s.name.as_str(), gpu_memory_gib: s.gpu_memory_gib, gpu_count: s.gpu_count, vcpus: s.vcpus, hourly, rejected }
+            Candidate {
+                size: s.name.as_str(),
+                gpu_memory_gib: s.gpu_memory_gib,
+                gpu_count: s.gpu_count,
+                vcpus: s.vcpus,
+                hourly,
+                rejected,
+            }
         })
         .collect();
     candidates.sort_by(|a, b| {
         a.rejected
             .is_some()
             .cmp(&b.rejected.is_some())
-            .then(a.hourly.unwrap_or(f64::MAX).total_cmp(&b.hourly.unwrap_or(f64::MAX)))
+            .then(
+                a.hourly
+                    .unwrap_or(f64::MAX)
+                    .total_cmp(&b.hourly.unwrap_or(f64::MAX)),
+            )
             .then(a.vcpus.cmp(&b.vcpus))
             .then(a.size.cmp(b.size))
     });
-    let chosen = candidates.iter().find(|c| c.rejected.is_none()).map(|c| c.size);
-    let price_as_of = prices.source_for(price_os, PriceKind::OnDemand).map(|s| s.as_of.clone());
+    let chosen = candidates
+        .iter()
+        .find(|c| c.rejected.is_none())
+        .map(|c| c.size);
+    let price_as_of = prices
+        .source_for(price_os, PriceKind::OnDemand)
+        .map(|s| s.as_of.clone());
     Selection {
         chosen,
         price_region,
@@ -152,38 +232,76 @@ mod tests {
     use super::*;
 
     fn wl(kind: WorkloadType, gib: f64, distributed: bool) -> Workload {
-        Workload { kind, gpu_memory_gib: gib, precision: None, interruptible: false, distributed, cuda: None }
+        Workload {
+            kind,
+            gpu_memory_gib: gib,
+            precision: None,
+            interruptible: false,
+            distributed,
+            cuda: None,
+        }
     }
 
     #[test]
     fn small_inference_picks_the_cheapest_t4() {
-        let s = select(&wl(WorkloadType::Inference, 11.0, false), "eastus2", OsType::Linux, PriceTable::embedded());
+        let s = select(
+            &wl(WorkloadType::Inference, 11.0, false),
+            "eastus2",
+            OsType::Linux,
+            PriceTable::embedded(),
+        );
         assert_eq!(s.chosen, Some("Standard_NC4as_T4_v3"));
         assert!(s.note.is_none());
         // a rejected size says why
-        let a100 = s.candidates.iter().find(|c| c.size == "Standard_NC6s_v3").unwrap();
+        let a100 = s
+            .candidates
+            .iter()
+            .find(|c| c.size == "Standard_NC6s_v3")
+            .unwrap();
         assert!(a100.rejected.as_deref().unwrap().starts_with("retired"));
     }
 
     #[test]
     fn big_training_needs_big_memory() {
-        let s = select(&wl(WorkloadType::Training, 70.0, false), "eastus", OsType::Linux, PriceTable::embedded());
+        let s = select(
+            &wl(WorkloadType::Training, 70.0, false),
+            "eastus",
+            OsType::Linux,
+            PriceTable::embedded(),
+        );
         let chosen = catalog::find(s.chosen.unwrap()).unwrap();
         assert!(chosen.gpu_memory_gib.unwrap() >= 70.0);
-        let t4 = s.candidates.iter().find(|c| c.size == "Standard_NC4as_T4_v3").unwrap();
-        assert_eq!(t4.rejected.as_deref(), Some("16 GiB GPU memory < 70 GiB needed"));
+        let t4 = s
+            .candidates
+            .iter()
+            .find(|c| c.size == "Standard_NC4as_T4_v3")
+            .unwrap();
+        assert_eq!(
+            t4.rejected.as_deref(),
+            Some("16 GiB GPU memory < 70 GiB needed")
+        );
     }
 
     #[test]
     fn distributed_training_needs_infiniband() {
-        let s = select(&wl(WorkloadType::Training, 300.0, true), "eastus", OsType::Linux, PriceTable::embedded());
+        let s = select(
+            &wl(WorkloadType::Training, 300.0, true),
+            "eastus",
+            OsType::Linux,
+            PriceTable::embedded(),
+        );
         let chosen = catalog::find(s.chosen.unwrap()).unwrap();
         assert!(chosen.infiniband && chosen.is_nd());
     }
 
     #[test]
     fn visualization_picks_nv_and_says_prices_are_linux() {
-        let s = select(&wl(WorkloadType::Visualization, 6.0, false), "eastus", OsType::Windows, PriceTable::embedded());
+        let s = select(
+            &wl(WorkloadType::Visualization, 6.0, false),
+            "eastus",
+            OsType::Windows,
+            PriceTable::embedded(),
+        );
         let chosen = catalog::find(s.chosen.unwrap()).unwrap();
         assert!(chosen.is_visualization_size(), "{}", chosen.name);
         assert!(s.note.as_deref().unwrap().contains("Linux"));

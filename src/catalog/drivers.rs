@@ -113,10 +113,22 @@ pub fn plan(
     pinned: Option<&str>,
 ) -> Result<DriverPlan, DriverProblem> {
     if requested == GpuDriver::None {
-        return Ok(DriverPlan { kind: DriverKind::None, extension: None, driver_version: None, max_cuda: None, pin_reason: None });
+        return Ok(DriverPlan {
+            kind: DriverKind::None,
+            extension: None,
+            driver_version: None,
+            max_cuda: None,
+            pin_reason: None,
+        });
     }
     if image_has_drivers && requested == GpuDriver::Auto {
-        return Ok(DriverPlan { kind: DriverKind::Image, extension: None, driver_version: None, max_cuda: None, pin_reason: None });
+        return Ok(DriverPlan {
+            kind: DriverKind::Image,
+            extension: None,
+            driver_version: None,
+            max_cuda: None,
+            pin_reason: None,
+        });
     }
     if size.driver.default == DefaultDriver::Image {
         return Err(DriverProblem {
@@ -137,17 +149,29 @@ pub fn plan(
         },
         (GpuDriver::Cuda | GpuDriver::Grid, GpuVendor::Amd) => {
             return Err(DriverProblem {
-                message: format!("{} has an AMD GPU; `gpuDriver: {}` is an NVIDIA driver", size.name, requested.as_str()),
-                help: "use `gpuDriver: auto` (the AMD driver extension) or pick an NVIDIA size".into(),
+                message: format!(
+                    "{} has an AMD GPU; `gpuDriver: {}` is an NVIDIA driver",
+                    size.name,
+                    requested.as_str()
+                ),
+                help: "use `gpuDriver: auto` (the AMD driver extension) or pick an NVIDIA size"
+                    .into(),
             });
         }
         (GpuDriver::Cuda, GpuVendor::Nvidia) if size.grid_required => {
             return Err(DriverProblem {
-                message: format!("{} ({}) runs only the NVIDIA GRID (vGPU) driver, not the CUDA data-center driver", size.name, size.series),
-                help: "use `gpuDriver: grid` (or `auto`); the GRID driver includes the CUDA runtime".into(),
+                message: format!(
+                    "{} ({}) runs only the NVIDIA GRID (vGPU) driver, not the CUDA data-center driver",
+                    size.name, size.series
+                ),
+                help:
+                    "use `gpuDriver: grid` (or `auto`); the GRID driver includes the CUDA runtime"
+                        .into(),
             });
         }
-        (GpuDriver::Grid, GpuVendor::Nvidia) if !size.grid_required && !size.name.contains("T4") => {
+        (GpuDriver::Grid, GpuVendor::Nvidia)
+            if !size.grid_required && !size.name.contains("T4") =>
+        {
             return Err(DriverProblem {
                 message: format!("the GRID driver is not offered for {} ({})", size.name, size.series),
                 help: "use `gpuDriver: cuda` (or `auto`); GRID is for NV sizes and, optionally, NCasT4_v3".into(),
@@ -156,12 +180,21 @@ pub fn plan(
         (GpuDriver::Grid, _) => DriverKind::Grid,
         (_, _) => DriverKind::Cuda,
     };
-    let ext_name = if os.is_windows() { size.driver.windows.as_deref() } else { size.driver.linux.as_deref() };
+    let ext_name = if os.is_windows() {
+        size.driver.windows.as_deref()
+    } else {
+        size.driver.linux.as_deref()
+    };
     let Some(ext_name) = ext_name else {
         return Err(DriverProblem {
-            message: format!("no GPU driver extension supports {} on {}", size.name, if os.is_windows() { "Windows" } else { "Linux" }),
+            message: format!(
+                "no GPU driver extension supports {} on {}",
+                size.name,
+                if os.is_windows() { "Windows" } else { "Linux" }
+            ),
             help: if os.is_windows() {
-                "use a Linux image, or an image that carries the driver with `gpuDriver: none`".into()
+                "use a Linux image, or an image that carries the driver with `gpuDriver: none`"
+                    .into()
             } else {
                 "use `image: windows-2022` (the AMD driver extension is Windows-only for this series) or a custom image with drivers and `gpuDriver: none`".into()
             },
@@ -206,10 +239,13 @@ pub fn plan(
                 DriverKind::Grid => {
                     if size.series == "NVv3" && version.is_none() {
                         version = Some("535.161".into());
-                        pin_reason = Some("GRID 17.x and later do not support the Tesla M60 (NVv3)");
+                        pin_reason =
+                            Some("GRID 17.x and later do not support the Tesla M60 (NVv3)");
                     } else if size.series == "NVadsA10_v5" && version.is_none() {
                         version = Some("535.161".into());
-                        pin_reason = Some("GRID 17.5 broke CUDA on A10 vGPU; 535.161 (GRID 16.5) is the documented known-good driver");
+                        pin_reason = Some(
+                            "GRID 17.5 broke CUDA on A10 vGPU; 535.161 (GRID 16.5) is the documented known-good driver",
+                        );
                     } else if version.is_none() {
                         version = Some("570.211.01".into());
                     }
@@ -220,7 +256,10 @@ pub fn plan(
                 _ => {}
             }
             if pinned.is_some() || pin_reason.is_some() {
-                settings.push(("driverVersion", SettingValue::Str(version.clone().unwrap_or_default())));
+                settings.push((
+                    "driverVersion",
+                    SettingValue::Str(version.clone().unwrap_or_default()),
+                ));
             }
         }
         "NvidiaGpuDriverWindows" => {
@@ -229,7 +268,8 @@ pub fn plan(
                 DriverKind::Grid => {
                     if size.series == "NVv3" && version.is_none() {
                         version = Some("538.46".into());
-                        pin_reason = Some("GRID 17.x and later do not support the Tesla M60 (NVv3)");
+                        pin_reason =
+                            Some("GRID 17.x and later do not support the Tesla M60 (NVv3)");
                     } else if version.is_none() {
                         version = Some("573.96".into());
                     }
@@ -244,7 +284,10 @@ pub fn plan(
                 }
             }
             if pinned.is_some() || pin_reason.is_some() {
-                settings.push(("driverVersion", SettingValue::Str(version.clone().unwrap_or_default())));
+                settings.push((
+                    "driverVersion",
+                    SettingValue::Str(version.clone().unwrap_or_default()),
+                ));
             }
         }
         "AmdGpuDriverWindows" => type_handler_version = "1.1",
@@ -255,13 +298,20 @@ pub fn plan(
         // does not support it; we cannot know in advance, so no CUDA ceiling is claimed.
     }
     let max_cuda = match kind {
-        DriverKind::Cuda if ext_name == "NvidiaGpuDriverLinux" => version.as_deref().and_then(parse_cuda),
+        DriverKind::Cuda if ext_name == "NvidiaGpuDriverLinux" => {
+            version.as_deref().and_then(parse_cuda)
+        }
         DriverKind::Cuda | DriverKind::Grid => version.as_deref().and_then(cuda_for_driver),
         _ => None,
     };
     Ok(DriverPlan {
         kind,
-        extension: Some(DriverExtension { publisher: PUBLISHER, kind: ext_name, type_handler_version, settings }),
+        extension: Some(DriverExtension {
+            publisher: PUBLISHER,
+            kind: ext_name,
+            type_handler_version,
+            settings,
+        }),
         driver_version: version,
         max_cuda,
         pin_reason,
@@ -272,7 +322,10 @@ pub fn plan(
 pub fn parse_cuda(v: &str) -> Option<(u32, u32)> {
     let mut it = v.split('.');
     let major = it.next()?.trim().parse().ok()?;
-    let minor = it.next().map(|m| m.trim().parse().ok()).unwrap_or(Some(0))?;
+    let minor = it
+        .next()
+        .map(|m| m.trim().parse().ok())
+        .unwrap_or(Some(0))?;
     Some((major, minor))
 }
 
@@ -320,18 +373,38 @@ mod tests {
 
     #[test]
     fn t4_gets_cuda_on_ubuntu_2204() {
-        let plan = p("Standard_NC8as_T4_v3", DriverOs::Ubuntu2204, GpuDriver::Auto).unwrap();
+        let plan = p(
+            "Standard_NC8as_T4_v3",
+            DriverOs::Ubuntu2204,
+            GpuDriver::Auto,
+        )
+        .unwrap();
         assert_eq!(plan.kind, DriverKind::Cuda);
         let ext = plan.extension.unwrap();
-        assert_eq!((ext.kind, ext.type_handler_version), ("NvidiaGpuDriverLinux", "1.6"));
+        assert_eq!(
+            (ext.kind, ext.type_handler_version),
+            ("NvidiaGpuDriverLinux", "1.6")
+        );
         assert!(ext.settings.is_empty(), "no pin, no settings");
         assert_eq!(plan.max_cuda, Some((12, 8)));
     }
 
     #[test]
     fn a10_needs_grid_and_is_pinned() {
-        assert!(p("Standard_NV36ads_A10_v5", DriverOs::Ubuntu2204, GpuDriver::Cuda).is_err());
-        let plan = p("Standard_NV36ads_A10_v5", DriverOs::Ubuntu2204, GpuDriver::Auto).unwrap();
+        assert!(
+            p(
+                "Standard_NV36ads_A10_v5",
+                DriverOs::Ubuntu2204,
+                GpuDriver::Cuda
+            )
+            .is_err()
+        );
+        let plan = p(
+            "Standard_NV36ads_A10_v5",
+            DriverOs::Ubuntu2204,
+            GpuDriver::Auto,
+        )
+        .unwrap();
         assert_eq!(plan.kind, DriverKind::Grid);
         assert_eq!(plan.driver_version.as_deref(), Some("535.161"));
         assert_eq!(plan.max_cuda, Some((12, 2)));
@@ -340,17 +413,43 @@ mod tests {
 
     #[test]
     fn nd_sizes_have_no_extension() {
-        let e = p("Standard_ND96isr_H100_v5", DriverOs::Ubuntu2204, GpuDriver::Auto).unwrap_err();
+        let e = p(
+            "Standard_ND96isr_H100_v5",
+            DriverOs::Ubuntu2204,
+            GpuDriver::Auto,
+        )
+        .unwrap_err();
         assert!(e.help.contains("ubuntu-hpc-22.04"));
-        let ok = plan(find("Standard_ND96isr_H100_v5").unwrap(), DriverOs::Ubuntu2204, GpuDriver::Auto, true, None).unwrap();
+        let ok = plan(
+            find("Standard_ND96isr_H100_v5").unwrap(),
+            DriverOs::Ubuntu2204,
+            GpuDriver::Auto,
+            true,
+            None,
+        )
+        .unwrap();
         assert_eq!(ok.kind, DriverKind::Image);
         assert!(ok.extension.is_none());
     }
 
     #[test]
     fn cuda_on_ubuntu_2404_is_unsupported_but_grid_is_fine() {
-        assert!(p("Standard_NC24ads_A100_v4", DriverOs::Ubuntu2404, GpuDriver::Auto).is_err());
-        assert!(p("Standard_NV36ads_A10_v5", DriverOs::Ubuntu2404, GpuDriver::Auto).is_ok());
+        assert!(
+            p(
+                "Standard_NC24ads_A100_v4",
+                DriverOs::Ubuntu2404,
+                GpuDriver::Auto
+            )
+            .is_err()
+        );
+        assert!(
+            p(
+                "Standard_NV36ads_A10_v5",
+                DriverOs::Ubuntu2404,
+                GpuDriver::Auto
+            )
+            .is_ok()
+        );
     }
 
     #[test]

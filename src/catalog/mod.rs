@@ -116,7 +116,9 @@ impl GpuSize {
     }
 
     pub fn is_h100_class(&self) -> bool {
-        ["H100", "H200", "GB200", "MI300X"].iter().any(|m| self.name.contains(m))
+        ["H100", "H200", "GB200", "MI300X"]
+            .iter()
+            .any(|m| self.name.contains(m))
     }
 
     pub fn supports_gen2(&self) -> bool {
@@ -146,8 +148,8 @@ struct CatalogFile {
 pub fn sizes() -> &'static [GpuSize] {
     static SIZES: OnceLock<Vec<GpuSize>> = OnceLock::new();
     SIZES.get_or_init(|| {
-        let file: CatalogFile =
-            serde_json::from_str(include_str!("sizes.json")).expect("embedded sizes.json is valid (tested)");
+        let file: CatalogFile = serde_json::from_str(include_str!("sizes.json"))
+            .expect("embedded sizes.json is valid (tested)");
         file.sizes
     })
 }
@@ -178,13 +180,22 @@ mod tests {
 
     #[test]
     fn quota_family_is_kept_verbatim() {
-        assert_eq!(find("Standard_NC8as_T4_v3").unwrap().quota_family, "Standard NCASv3_T4 Family");
-        assert_eq!(find("standard_nd96amsr_a100_v4").unwrap().quota_family, "standard NDAMSv4_A100Family");
+        assert_eq!(
+            find("Standard_NC8as_T4_v3").unwrap().quota_family,
+            "Standard NCASv3_T4 Family"
+        );
+        assert_eq!(
+            find("standard_nd96amsr_a100_v4").unwrap().quota_family,
+            "standard NDAMSv4_A100Family"
+        );
     }
 
     #[test]
     fn nd_sizes_need_images_with_drivers() {
-        for s in sizes().iter().filter(|s| s.is_nd() && s.status != SizeStatus::Retired) {
+        for s in sizes()
+            .iter()
+            .filter(|s| s.is_nd() && s.status != SizeStatus::Retired)
+        {
             assert_eq!(s.driver.default, DefaultDriver::Image, "{}", s.name);
         }
     }

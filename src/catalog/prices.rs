@@ -92,15 +92,18 @@ struct EmbeddedSource {
 
 impl PriceTable {
     pub fn new(currency: &str) -> Self {
-        Self { currency: currency.into(), ..Default::default() }
+        Self {
+            currency: currency.into(),
+            ..Default::default()
+        }
     }
 
     /// The table compiled into the binary.
     pub fn embedded() -> &'static PriceTable {
         static TABLE: OnceLock<PriceTable> = OnceLock::new();
         TABLE.get_or_init(|| {
-            let f: EmbeddedFile =
-                serde_json::from_str(include_str!("prices.json")).expect("embedded prices.json is valid (tested)");
+            let f: EmbeddedFile = serde_json::from_str(include_str!("prices.json"))
+                .expect("embedded prices.json is valid (tested)");
             let mut t = PriceTable::new(&f.meta.currency);
             for (size, regions) in &f.on_demand_linux {
                 for (region, p) in regions {
@@ -135,7 +138,12 @@ impl PriceTable {
 
     pub fn insert(&mut self, size: &str, region: &str, os: PriceOs, kind: PriceKind, hourly: f64) {
         self.prices.insert(
-            Key { size: size.to_ascii_lowercase(), region: region.to_ascii_lowercase(), os, kind },
+            Key {
+                size: size.to_ascii_lowercase(),
+                region: region.to_ascii_lowercase(),
+                os,
+                kind,
+            },
             hourly,
         );
     }
@@ -143,7 +151,12 @@ impl PriceTable {
     /// Hourly price, when the table has it.
     pub fn hourly(&self, size: &str, region: &str, os: PriceOs, kind: PriceKind) -> Option<f64> {
         self.prices
-            .get(&Key { size: size.to_ascii_lowercase(), region: region.to_ascii_lowercase(), os, kind })
+            .get(&Key {
+                size: size.to_ascii_lowercase(),
+                region: region.to_ascii_lowercase(),
+                os,
+                kind,
+            })
             .copied()
     }
 
@@ -191,9 +204,38 @@ mod tests {
     fn embedded_table_has_dated_linux_prices() {
         let t = PriceTable::embedded();
         assert_eq!(t.currency, "USD");
-        assert_eq!(t.hourly("Standard_NC8as_T4_v3", "eastus2", PriceOs::Linux, PriceKind::OnDemand), Some(0.752));
-        assert_eq!(t.hourly("standard_nc8as_t4_v3", "EastUS2", PriceOs::Linux, PriceKind::OnDemand), Some(0.752));
-        assert_eq!(t.hourly("Standard_NC8as_T4_v3", "eastus2", PriceOs::Windows, PriceKind::OnDemand), None);
-        assert_eq!(t.source_for(PriceOs::Linux, PriceKind::OnDemand).unwrap().as_of, "2026-06-18");
+        assert_eq!(
+            t.hourly(
+                "Standard_NC8as_T4_v3",
+                "eastus2",
+                PriceOs::Linux,
+                PriceKind::OnDemand
+            ),
+            Some(0.752)
+        );
+        assert_eq!(
+            t.hourly(
+                "standard_nc8as_t4_v3",
+                "EastUS2",
+                PriceOs::Linux,
+                PriceKind::OnDemand
+            ),
+            Some(0.752)
+        );
+        assert_eq!(
+            t.hourly(
+                "Standard_NC8as_T4_v3",
+                "eastus2",
+                PriceOs::Windows,
+                PriceKind::OnDemand
+            ),
+            None
+        );
+        assert_eq!(
+            t.source_for(PriceOs::Linux, PriceKind::OnDemand)
+                .unwrap()
+                .as_of,
+            "2026-06-18"
+        );
     }
 }

@@ -9,7 +9,7 @@ use anstream::ColorChoice as AnsiChoice;
 
 use super::ColorChoice;
 use crate::catalog::prices::PriceTable;
-use crate::diag::{render_human, Tally};
+use crate::diag::{Tally, render_human};
 use crate::spec::{self, Checked, Policy};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,12 @@ pub struct Failure {
 
 impl Failure {
     pub fn usage(message: impl Into<String>) -> Self {
-        Self { code: ExitCode::Usage, message: message.into(), causes: Vec::new(), help: None }
+        Self {
+            code: ExitCode::Usage,
+            message: message.into(),
+            causes: Vec::new(),
+            help: None,
+        }
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
@@ -45,7 +50,11 @@ impl Failure {
     }
 
     /// A failure from an error and its whole `source()` chain.
-    pub fn from_error(code: ExitCode, context: impl Into<String>, err: &(dyn std::error::Error + 'static)) -> Self {
+    pub fn from_error(
+        code: ExitCode,
+        context: impl Into<String>,
+        err: &(dyn std::error::Error + 'static),
+    ) -> Self {
         let mut causes = vec![err.to_string()];
         let mut src = err.source();
         while let Some(s) = src {
@@ -55,7 +64,12 @@ impl Failure {
             }
             src = s.source();
         }
-        Self { code, message: context.into(), causes, help: None }
+        Self {
+            code,
+            message: context.into(),
+            causes,
+            help: None,
+        }
     }
 }
 
@@ -82,13 +96,18 @@ pub fn styled() -> bool {
     match COLOR.load(Ordering::Relaxed) {
         1 => true,
         2 => false,
-        _ => !matches!(anstream::AutoStream::choice(&std::io::stdout()), AnsiChoice::Never),
+        _ => !matches!(
+            anstream::AutoStream::choice(&std::io::stdout()),
+            AnsiChoice::Never
+        ),
     }
 }
 
 pub fn print_failure(f: &Failure) {
     let mut err = anstream::stderr();
-    let style = anstyle::Style::new().bold().fg_color(Some(anstyle::AnsiColor::Red.into()));
+    let style = anstyle::Style::new()
+        .bold()
+        .fg_color(Some(anstyle::AnsiColor::Red.into()));
     let _ = writeln!(err, "{style}error{style:#}: {}", f.message);
     for c in &f.causes {
         let _ = writeln!(err, "  caused by: {c}");
@@ -121,15 +140,24 @@ impl PolicyArgs {
         let mut p = match &self.policy {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| {
-                    Failure::from_error(ExitCode::Usage, format!("cannot read the policy file {}", path.display()), &e)
+                    Failure::from_error(
+                        ExitCode::Usage,
+                        format!("cannot read the policy file {}", path.display()),
+                        &e,
+                    )
                 })?;
-                Policy::from_yaml(&text)
-                    .map_err(|e| Failure::usage(format!("invalid policy file {}: {e}", path.display())))?
+                Policy::from_yaml(&text).map_err(|e| {
+                    Failure::usage(format!("invalid policy file {}: {e}", path.display()))
+                })?
             }
             None => Policy::default(),
         };
         if let Some(tags) = &self.required_tags {
-            p.required_tags = tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+            p.required_tags = tags
+                .iter()
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+                .collect();
         }
         Ok(p)
     }
@@ -141,11 +169,15 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let found = spec::discover(p).map_err(|e| Failure::from_error(ExitCode::Usage, format!("cannot list {}", p.display()), &e))?;
+            let found = spec::discover(p).map_err(|e| {
+                Failure::from_error(ExitCode::Usage, format!("cannot list {}", p.display()), &e)
+            })?;
             for f in found {
                 let is_spec = std::fs::read(&f)
                     .ok()
-                    .map(|b| spec::looks_like_spec(&String::from_utf8_lossy(&b[..b.len().min(8192)])))
+                    .map(|b| {
+                        spec::looks_like_spec(&String::from_utf8_lossy(&b[..b.len().min(8192)]))
+                    })
                     .unwrap_or(true);
                 if is_spec {
                     out.push(f);
@@ -154,7 +186,8 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
         } else if p.exists() {
             out.push(p.clone());
         } else {
-            return Err(Failure::usage(format!("{} does not exist", p.display())).help("give spec files or directories"));
+            return Err(Failure::usage(format!("{} does not exist", p.display()))
+                .help("give spec files or directories"));
         }
     }
     Ok(out)
@@ -169,13 +202,22 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
     let checked = spec::check_file(path, policy, prices);
     let mut err = anstream::stderr();
     for d in &checked.diagnostics {
-        let _ = write!(err, "{}\n\n", render_human(d, checked.source.as_deref(), styled()));
+        let _ = write!(
+            err,
+            "{}\n\n",
+            render_human(d, checked.source.as_deref(), styled())
+        );
     }
     let t = Tally::of(&checked.diagnostics);
     if t.errors > 0 {
         return Err(Failure {
             code: ExitCode::Findings,
-            message: format!("{} has {}; fix them first (`gpuform validate {}`)", path.display(), crate::diag::plural(t.errors, "error"), path.display()),
+            message: format!(
+                "{} has {}; fix them first (`gpuform validate {}`)",
+                path.display(),
+                crate::diag::plural(t.errors, "error"),
+                path.display()
+            ),
             causes: Vec::new(),
             help: None,
         });

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::ValueEnum;
 use serde_json::json;
 
-use super::common::{out, ExitCode, Failure};
+use super::common::{ExitCode, Failure, out};
 use crate::diag::RULES;
 use crate::spec::schema::SCHEMA_TEXT;
 
@@ -36,13 +36,27 @@ pub fn run_rules(args: RulesArgs) -> Result<ExitCode, Failure> {
                 .iter()
                 .map(|r| json!({"id": r.id, "severity": r.severity, "category": r.category, "summary": r.summary, "description": r.description}))
                 .collect();
-            out(&format!("{}\n", serde_json::to_string_pretty(&v).expect("json")));
+            out(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&v).expect("json")
+            ));
         }
         RulesFormat::Table => {
             let mut s = String::new();
-            let _ = writeln!(s, "{:<32} {:<8} {:<11} summary", "rule", "severity", "category");
+            let _ = writeln!(
+                s,
+                "{:<32} {:<8} {:<11} summary",
+                "rule", "severity", "category"
+            );
             for r in RULES {
-                let _ = writeln!(s, "{:<32} {:<8} {:<11} {}", r.id, r.severity.as_str(), r.category, r.summary);
+                let _ = writeln!(
+                    s,
+                    "{:<32} {:<8} {:<11} {}",
+                    r.id,
+                    r.severity.as_str(),
+                    r.category,
+                    r.summary
+                );
             }
             out(&s);
         }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::common::{load_valid, out, ExitCode, Failure, PolicyArgs};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out};
 use crate::catalog::prices::PriceTable;
 use crate::report;
 
@@ -28,12 +28,21 @@ pub enum Format {
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let policy = args.policy.load()?;
     let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
-    let spec = checked.spec.as_ref().expect("a spec without errors has a model");
+    let spec = checked
+        .spec
+        .as_ref()
+        .expect("a spec without errors has a model");
     let value = serde_json::to_value(spec).expect("spec serialises");
     match args.format {
-        Format::Json => out(&format!("{}\n", serde_json::to_string_pretty(&value).expect("json"))),
+        Format::Json => out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&value).expect("json")
+        )),
         Format::Yaml => {
-            let mut header = format!("# {} with every default applied (gpuform show)\n", checked.path);
+            let mut header = format!(
+                "# {} with every default applied (gpuform show)\n",
+                checked.path
+            );
             if let Some(sel) = &checked.sizing {
                 if let Some(chosen) = sel.chosen {
                     if chosen == spec.spec.compute.vm_size {

@@ -5,10 +5,10 @@ use std::fmt::Write as _;
 use clap::ValueEnum;
 use serde_json::json;
 
-use super::common::{out, ExitCode, Failure};
+use super::common::{ExitCode, Failure, out};
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
 use crate::catalog::{self, SizeStatus};
-use crate::sizing::{fmt_num, FALLBACK_PRICE_REGION};
+use crate::sizing::{FALLBACK_PRICE_REGION, fmt_num};
 use crate::spec::model::WorkloadType;
 
 #[derive(Debug, clap::Args)]
@@ -59,35 +59,82 @@ pub enum Format {
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let prices = PriceTable::embedded();
-    let region = args.region.clone().unwrap_or_else(|| FALLBACK_PRICE_REGION.to_string());
+    let region = args
+        .region
+        .clone()
+        .unwrap_or_else(|| FALLBACK_PRICE_REGION.to_string());
     let wl: Option<WorkloadType> = args.workload.map(Into::into);
     let mut rows: Vec<_> = catalog::sizes()
         .iter()
-        .filter(|s| args.all || matches!(s.status, SizeStatus::Ga | SizeStatus::Limited | SizeStatus::Retiring))
-        .filter(|s| args.min_gpu_memory.is_none_or(|m| s.gpu_memory_gib.is_some_and(|g| g >= m)))
+        .filter(|s| {
+            args.all
+                || matches!(
+                    s.status,
+                    SizeStatus::Ga | SizeStatus::Limited | SizeStatus::Retiring
+                )
+        })
+        .filter(|s| {
+            args.min_gpu_memory
+                .is_none_or(|m| s.gpu_memory_gib.is_some_and(|g| g >= m))
+        })
         .filter(|s| wl.is_none_or(|w| s.purpose.contains(&w)))
         .filter(|s| !args.infiniband || s.infiniband)
-        .map(|s| (s, prices.hourly(&s.name, &region, PriceOs::Linux, PriceKind::OnDemand), prices.hourly(&s.name, &region, PriceOs::Linux, PriceKind::Spot)))
+        .map(|s| {
+            (
+                s,
+                prices.hourly(&s.name, &region, PriceOs::Linux, PriceKind::OnDemand),
+                prices.hourly(&s.name, &region, PriceOs::Linux, PriceKind::Spot),
+            )
+        })
         .collect();
-    rows.sort_by(|a, b| a.1.unwrap_or(f64::MAX).total_cmp(&b.1.unwrap_or(f64::MAX)).then(a.0.name.cmp(&b.0.name)));
-    let as_of = prices.source_for(PriceOs::Linux, PriceKind::OnDemand).map(|s| s.as_of.clone()).unwrap_or_default();
+    rows.sort_by(|a, b| {
+        a.1.unwrap_or(f64::MAX)
+            .total_cmp(&b.1.unwrap_or(f64::MAX))
+            .then(a.0.name.cmp(&b.0.name))
+    });
+    let as_of = prices
+        .source_for(PriceOs::Linux, PriceKind::OnDemand)
+        .map(|s| s.as_of.clone())
+        .unwrap_or_default();
     match args.format {
         Format::Json => {
             let v: Vec<_> = rows
                 .iter()
                 .map(|(s, od, spot)| json!({"size": s, "region": region, "linuxOnDemandHourly": od, "linuxSpotHourly": spot}))
                 .collect();
-            out(&format!("{}\n", serde_json::to_string_pretty(&json!({"pricesAsOf": as_of, "sizes": v})).expect("json")));
+            out(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&json!({"pricesAsOf": as_of, "sizes": v}))
+                    .expect("json")
+            ));
         }
         Format::Table => {
             let mut s = String::new();
             let _ = writeln!(
                 s,
                 "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>10}  {}",
-                "size", "gpu", "vcpu", "ram GiB", "gpu mem", "gpus", "ib", "driver", "$/h", "status"
+                "size",
+                "gpu",
+                "vcpu",
+                "ram GiB",
+                "gpu mem",
+                "gpus",
+                "ib",
+                "driver",
+                "$/h",
+                "status"
             );
             for (sz, od, _) in &rows {
-                let gpus = sz.gpu_count.map(|g| if g < 1.0 { format!("1/{}", (1.0 / g).round()) } else { fmt_num(g) }).unwrap_or_else(|| "?".into());
+                let gpus = sz
+                    .gpu_count
+                    .map(|g| {
+                        if g < 1.0 {
+                            format!("1/{}", (1.0 / g).round())
+                        } else {
+                            fmt_num(g)
+                        }
+                    })
+                    .unwrap_or_else(|| "?".into());
                 let _ = writeln!(
                     s,
                     "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>10}  {}",
@@ -95,7 +142,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     truncate(&sz.gpu_model.replace("NVIDIA ", "").replace("AMD ", ""), 20),
                     sz.vcpus,
                     fmt_num(sz.memory_gib),
-                    sz.gpu_memory_gib.map(|m| format!("{} GiB", fmt_num(m))).unwrap_or_else(|| "?".into()),
+                    sz.gpu_memory_gib
+                        .map(|m| format!("{} GiB", fmt_num(m)))
+                        .unwrap_or_else(|| "?".into()),
                     gpus,
                     if sz.infiniband { "yes" } else { "-" },
                     format!("{:?}", sz.driver.default).to_lowercase(),
@@ -115,7 +164,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 }
 
 fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n { s.to_string() } else { format!("{}…", s.chars().take(n - 1).collect::<String>()) }
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n - 1).collect::<String>())
+    }
 }
 
 fn status(s: &catalog::GpuSize) -> String {

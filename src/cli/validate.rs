@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use rayon::prelude::*;
 
-use super::common::{expand_paths, out, styled, ExitCode, Failure, PolicyArgs};
+use super::common::{ExitCode, Failure, PolicyArgs, expand_paths, out, styled};
 use crate::catalog::prices::PriceTable;
-use crate::diag::{plural, render_human, Tally};
+use crate::diag::{Tally, plural, render_human};
 use crate::report;
 use crate::sizing::fmt_num;
 use crate::spec::{self, Checked};
@@ -47,10 +47,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let policy = args.policy.load()?;
     let files = expand_paths(&args.paths)?;
     if files.is_empty() {
-        return Err(Failure::usage("no gpuform specs found").help("a spec is a .yaml/.yml file with `kind: GpuWorkload`"));
+        return Err(Failure::usage("no gpuform specs found")
+            .help("a spec is a .yaml/.yml file with `kind: GpuWorkload`"));
     }
     let prices = PriceTable::embedded();
-    let results: Vec<Checked> = files.par_iter().map(|f| spec::check_file(f, &policy, prices)).collect();
+    let results: Vec<Checked> = files
+        .par_iter()
+        .map(|f| spec::check_file(f, &policy, prices))
+        .collect();
     let tally = Tally::of(results.iter().flat_map(|c| c.diagnostics.iter()));
     let text = match args.format {
         Format::Human => human(&results, &args),
@@ -59,7 +63,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Format::Github => report::github::render(&results),
     };
     out(&text);
-    Ok(if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) { ExitCode::Findings } else { ExitCode::Ok })
+    Ok(
+        if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) {
+            ExitCode::Findings
+        } else {
+            ExitCode::Ok
+        },
+    )
 }
 
 fn human(results: &[Checked], args: &Args) -> String {
@@ -72,9 +82,17 @@ fn human(results: &[Checked], args: &Args) -> String {
         let t = Tally::of(&c.diagnostics);
         if !args.quiet {
             let status = if t.errors > 0 {
-                format!("{} {}", paint("FAIL", anstyle::AnsiColor::Red, styled), c.path)
+                format!(
+                    "{} {}",
+                    paint("FAIL", anstyle::AnsiColor::Red, styled),
+                    c.path
+                )
             } else {
-                format!("{} {}", paint("ok", anstyle::AnsiColor::Green, styled), c.path)
+                format!(
+                    "{} {}",
+                    paint("ok", anstyle::AnsiColor::Green, styled),
+                    c.path
+                )
             };
             let mut parts = Vec::new();
             if t.errors > 0 {
@@ -86,8 +104,20 @@ fn human(results: &[Checked], args: &Args) -> String {
             if t.infos > 0 {
                 parts.push(plural(t.infos, "note"));
             }
-            let size = c.spec.as_ref().map(|sp| format!(" [{}]", sp.spec.compute.vm_size)).unwrap_or_default();
-            let _ = writeln!(s, "{status}{size}{}", if parts.is_empty() { String::new() } else { format!(": {}", parts.join(", ")) });
+            let size = c
+                .spec
+                .as_ref()
+                .map(|sp| format!(" [{}]", sp.spec.compute.vm_size))
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "{status}{size}{}",
+                if parts.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", parts.join(", "))
+                }
+            );
         }
         if args.explain {
             s.push_str(&explain(c));
@@ -137,21 +167,44 @@ pub fn explain(c: &Checked) -> String {
         }
         let mut rank = 0;
         for cand in &sel.candidates {
-            let price = cand.hourly.map(|p| format!("${p:.3}/h")).unwrap_or_else(|| "-".into());
-            let mem = cand.gpu_memory_gib.map(|m| format!("{} GiB", fmt_num(m))).unwrap_or_else(|| "?".into());
+            let price = cand
+                .hourly
+                .map(|p| format!("${p:.3}/h"))
+                .unwrap_or_else(|| "-".into());
+            let mem = cand
+                .gpu_memory_gib
+                .map(|m| format!("{} GiB", fmt_num(m)))
+                .unwrap_or_else(|| "?".into());
             match &cand.rejected {
                 None => {
                     rank += 1;
-                    let mark = if Some(cand.size) == sel.chosen { "  <- chosen" } else { "" };
-                    let _ = writeln!(s, "  {rank:>2}. {:<38} {:>9} {:>11}{mark}", cand.size, mem, price);
+                    let mark = if Some(cand.size) == sel.chosen {
+                        "  <- chosen"
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(
+                        s,
+                        "  {rank:>2}. {:<38} {:>9} {:>11}{mark}",
+                        cand.size, mem, price
+                    );
                 }
                 Some(why) => {
-                    let _ = writeln!(s, "   -  {:<38} {:>9} {:>11}  rejected: {why}", cand.size, mem, price);
+                    let _ = writeln!(
+                        s,
+                        "   -  {:<38} {:>9} {:>11}  rejected: {why}",
+                        cand.size, mem, price
+                    );
                 }
             }
         }
     }
     let value = serde_json::to_value(spec).unwrap_or_default();
-    let _ = writeln!(s, "\nresolved spec ({}):\n{}", c.path, report::yaml::to_yaml(&value));
+    let _ = writeln!(
+        s,
+        "\nresolved spec ({}):\n{}",
+        c.path,
+        report::yaml::to_yaml(&value)
+    );
     s
 }

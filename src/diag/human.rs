@@ -12,10 +12,16 @@ pub fn render_human(diag: &Diagnostic, source: Option<&str>, styled: bool) -> St
         Severity::Warning => Level::WARNING,
         Severity::Info => Level::INFO,
     };
-    let title = level.primary_title(diag.message.as_str()).id(diag.rule.as_str());
+    let title = level
+        .primary_title(diag.message.as_str())
+        .id(diag.rule.as_str());
     let mut elements: Vec<annotate_snippets::Element<'_>> = Vec::new();
     match (source, &diag.location) {
-        (Some(src), Some(loc)) if loc.byte_end <= src.len() && src.is_char_boundary(loc.byte_start) && src.is_char_boundary(loc.byte_end) => {
+        (Some(src), Some(loc))
+            if loc.byte_end <= src.len()
+                && src.is_char_boundary(loc.byte_start)
+                && src.is_char_boundary(loc.byte_end) =>
+        {
             let mut ann = AnnotationKind::Primary.span(loc.byte_start..loc.byte_end);
             if let Some(label) = &diag.label {
                 ann = ann.label(label.as_str());
@@ -41,6 +47,11 @@ pub fn render_human(diag: &Diagnostic, source: Option<&str>, styled: bool) -> St
         elements.push(Level::HELP.message(help.as_str()).into());
     }
     let group: Group = title.elements(elements);
-    let renderer = if styled { Renderer::styled() } else { Renderer::plain() }.decor_style(DecorStyle::Ascii);
+    let renderer = if styled {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    }
+    .decor_style(DecorStyle::Ascii);
     renderer.render(&[group])
 }

@@ -5,7 +5,7 @@ mod human;
 pub mod rules;
 
 pub use human::render_human;
-pub use rules::{Rule, RULES};
+pub use rules::{RULES, Rule};
 
 use serde::{Deserialize, Serialize};
 
@@ -78,7 +78,9 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic for `rule` with the rule's default severity.
     pub fn new(rule: &str, message: impl Into<String>) -> Self {
-        let severity = rules::find(rule).map(|r| r.severity).unwrap_or(Severity::Error);
+        let severity = rules::find(rule)
+            .map(|r| r.severity)
+            .unwrap_or(Severity::Error);
         Self {
             rule: rule.to_string(),
             severity,
@@ -146,5 +148,9 @@ impl Tally {
 
 /// Plural helper for messages: `plural(2, "error")` → `"2 errors"`.
 pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }

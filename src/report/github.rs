@@ -6,7 +6,9 @@ use crate::spec::Checked;
 
 /// Escape a message for a workflow command (`%`, CR and LF).
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Escape a property value (also `:` and `,`).
@@ -30,13 +32,20 @@ pub fn render(results: &[Checked]) -> String {
                 props.push(format!("endLine={}", l.end_line));
                 props.push(format!("endColumn={}", l.end_column));
             }
-            props.push(format!("title={}", escape_property(&format!("gpuform {}", d.rule))));
+            props.push(format!(
+                "title={}",
+                escape_property(&format!("gpuform {}", d.rule))
+            ));
             let mut msg = d.message.clone();
             if let Some(h) = &d.help {
                 msg.push_str("\nhelp: ");
                 msg.push_str(h);
             }
-            out.push_str(&format!("::{cmd} {}::{}\n", props.join(","), escape_data(&msg)));
+            out.push_str(&format!(
+                "::{cmd} {}::{}\n",
+                props.join(","),
+                escape_data(&msg)
+            ));
         }
     }
     out

@@ -42,13 +42,24 @@ pub fn render(results: &[Checked]) -> String {
                 let t = Tally::of(&c.diagnostics);
                 FileReport {
                     path: &c.path,
-                    status: if t.errors > 0 { "error" } else if t.warnings > 0 { "warning" } else { "ok" },
+                    status: if t.errors > 0 {
+                        "error"
+                    } else if t.warnings > 0 {
+                        "warning"
+                    } else {
+                        "ok"
+                    },
                     vm_size: c.spec.as_ref().map(|s| s.spec.compute.vm_size.as_str()),
                     diagnostics: &c.diagnostics,
                 }
             })
             .collect(),
-        summary: Summary { files: results.len(), errors: tally.errors, warnings: tally.warnings, infos: tally.infos },
+        summary: Summary {
+            files: results.len(),
+            errors: tally.errors,
+            warnings: tally.warnings,
+            infos: tally.infos,
+        },
     };
     let mut s = serde_json::to_string_pretty(&report).expect("report serialises");
     s.push('\n');

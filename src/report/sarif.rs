@@ -2,9 +2,9 @@
 //! Rule metadata comes from the rule registry; file URIs are relative to the working directory
 //! (`%SRCROOT%`), which is the repository root in a workflow.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::diag::{rules::RULES, Severity};
+use crate::diag::{Severity, rules::RULES};
 use crate::spec::Checked;
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -13,7 +13,17 @@ fn uri(path: &str) -> String {
     let p = path.replace('\\', "/");
     let p = p.strip_prefix("./").unwrap_or(&p).to_string();
     p.split('/')
-        .map(|seg| seg.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-._~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect::<String>())
+        .map(|seg| {
+            seg.bytes()
+                .map(|b| {
+                    if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                        (b as char).to_string()
+                    } else {
+                        format!("%{b:02X}")
+                    }
+                })
+                .collect::<String>()
+        })
         .collect::<Vec<_>>()
         .join("/")
 }

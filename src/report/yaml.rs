@@ -29,7 +29,9 @@ fn write_value(out: &mut String, v: &Value, indent: usize, top: bool) {
                 out.push(':');
                 match val {
                     Value::Object(m) if !m.is_empty() => write_value(out, val, indent + 2, false),
-                    Value::Array(a) if !a.is_empty() && !a.iter().all(is_scalar) => write_value(out, val, indent + 2, false),
+                    Value::Array(a) if !a.is_empty() && !a.iter().all(is_scalar) => {
+                        write_value(out, val, indent + 2, false)
+                    }
                     _ => {
                         out.push(' ');
                         write_value(out, val, indent + 2, false);
@@ -61,8 +63,12 @@ fn write_value(out: &mut String, v: &Value, indent: usize, top: bool) {
                             out.push_str(&scalar_str(k));
                             out.push(':');
                             match val {
-                                Value::Object(mm) if !mm.is_empty() => write_value(out, val, indent + 2, false),
-                                Value::Array(a) if !a.is_empty() && !a.iter().all(is_scalar) => write_value(out, val, indent + 2, false),
+                                Value::Object(mm) if !mm.is_empty() => {
+                                    write_value(out, val, indent + 2, false)
+                                }
+                                Value::Array(a) if !a.is_empty() && !a.iter().all(is_scalar) => {
+                                    write_value(out, val, indent + 2, false)
+                                }
                                 _ => {
                                     out.push(' ');
                                     write_value(out, val, indent + 2, false);
@@ -90,7 +96,11 @@ fn scalar(v: &Value) -> String {
 }
 
 fn scalar_str(s: &str) -> String {
-    if needs_quotes(s) { serde_json::to_string(s).unwrap_or_default() } else { s.to_string() }
+    if needs_quotes(s) {
+        serde_json::to_string(s).unwrap_or_default()
+    } else {
+        s.to_string()
+    }
 }
 
 fn needs_quotes(s: &str) -> bool {
@@ -98,7 +108,21 @@ fn needs_quotes(s: &str) -> bool {
         return true;
     }
     let lower = s.to_ascii_lowercase();
-    if matches!(lower.as_str(), "null" | "~" | "true" | "false" | "yes" | "no" | "on" | "off" | ".nan" | ".inf" | "-.inf" | "+.inf") {
+    if matches!(
+        lower.as_str(),
+        "null"
+            | "~"
+            | "true"
+            | "false"
+            | "yes"
+            | "no"
+            | "on"
+            | "off"
+            | ".nan"
+            | ".inf"
+            | "-.inf"
+            | "+.inf"
+    ) {
         return true;
     }
     if s.parse::<f64>().is_ok() || s.starts_with("0x") || s.starts_with("0o") {

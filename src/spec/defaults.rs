@@ -175,7 +175,10 @@ mod tests {
                 let s = flap_safe_scale_in(target, min);
                 let n = u64::from(min.max(1));
                 // projecting the scale-in backlog onto one instance fewer stays under target
-                assert!(u64::from(s) * (n + 1) < u64::from(target) * n, "target {target} min {min} s {s}");
+                assert!(
+                    u64::from(s) * (n + 1) < u64::from(target) * n,
+                    "target {target} min {min} s {s}"
+                );
                 // and it is the largest such threshold
                 assert!(u64::from(s + 1) * (n + 1) >= u64::from(target) * n);
             }

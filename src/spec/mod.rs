@@ -48,11 +48,21 @@ impl Checked {
 
     /// The resolved size, when the spec got that far.
     pub fn size(&self) -> Option<&'static GpuSize> {
-        self.spec.as_ref().and_then(|s| catalog::find(&s.spec.compute.vm_size))
+        self.spec
+            .as_ref()
+            .and_then(|s| catalog::find(&s.spec.compute.vm_size))
     }
 
     fn failed(path: &str, base_dir: PathBuf, source: Option<String>, d: Diagnostic) -> Self {
-        let mut c = Checked { path: path.to_string(), base_dir, source, spec: None, sizing: None, diagnostics: vec![d], index: SpanIndex::default() };
+        let mut c = Checked {
+            path: path.to_string(),
+            base_dir,
+            source,
+            spec: None,
+            sizing: None,
+            diagnostics: vec![d],
+            index: SpanIndex::default(),
+        };
         c.finish(&Policy::default());
         c
     }
@@ -64,11 +74,16 @@ impl Checked {
             d.file = self.path.clone();
             if d.location.is_none() {
                 if let Some(p) = &d.pointer {
-                    d.location = if d.rule == "unknown-field" { self.index.locate_key(p) } else { self.index.locate(p) };
+                    d.location = if d.rule == "unknown-field" {
+                        self.index.locate_key(p)
+                    } else {
+                        self.index.locate(p)
+                    };
                 }
             }
             // input errors are never downgraded: there is nothing to check after them
-            let overridable = crate::diag::rules::find(&d.rule).is_some_and(|r| r.category != "input");
+            let overridable =
+                crate::diag::rules::find(&d.rule).is_some_and(|r| r.category != "input");
             if overridable {
                 match policy.severity(&d.rule, d.severity) {
                     Some(s) => d.severity = s,
@@ -78,9 +93,18 @@ impl Checked {
             out.push(d);
         }
         out.sort_by(|a, b| {
-            let la = a.location.map(|l| (l.line, l.column)).unwrap_or((usize::MAX, 0));
-            let lb = b.location.map(|l| (l.line, l.column)).unwrap_or((usize::MAX, 0));
-            la.cmp(&lb).then(b.severity.cmp(&a.severity)).then(a.rule.cmp(&b.rule)).then(a.message.cmp(&b.message))
+            let la = a
+                .location
+                .map(|l| (l.line, l.column))
+                .unwrap_or((usize::MAX, 0));
+            let lb = b
+                .location
+                .map(|l| (l.line, l.column))
+                .unwrap_or((usize::MAX, 0));
+            la.cmp(&lb)
+                .then(b.severity.cmp(&a.severity))
+                .then(a.rule.cmp(&b.rule))
+                .then(a.message.cmp(&b.message))
         });
         out.dedup_by(|a, b| a.rule == b.rule && a.pointer == b.pointer && a.message == b.message);
         self.diagnostics = out;
@@ -96,15 +120,27 @@ pub fn check_file(path: &Path, policy: &Policy, prices: &PriceTable) -> Checked 
         Err(e) => return Checked::failed(&display, base_dir, None, io_diag(&e, path)),
     };
     if meta.is_dir() {
-        return Checked::failed(&display, base_dir, None, Diagnostic::new("io-error", "this is a directory, not a spec file"));
+        return Checked::failed(
+            &display,
+            base_dir,
+            None,
+            Diagnostic::new("io-error", "this is a directory, not a spec file"),
+        );
     }
     if meta.len() > MAX_FILE_BYTES {
         return Checked::failed(
             &display,
             base_dir,
             None,
-            Diagnostic::new("file-too-large", format!("the file has {} bytes; specs are limited to {} bytes", meta.len(), MAX_FILE_BYTES))
-                .help("check the path: a spec is a short YAML file"),
+            Diagnostic::new(
+                "file-too-large",
+                format!(
+                    "the file has {} bytes; specs are limited to {} bytes",
+                    meta.len(),
+                    MAX_FILE_BYTES
+                ),
+            )
+            .help("check the path: a spec is a short YAML file"),
         );
     }
     let bytes = match std::fs::read(path) {
@@ -119,8 +155,11 @@ pub fn check_file(path: &Path, policy: &Policy, prices: &PriceTable) -> Checked 
                 &display,
                 base_dir,
                 None,
-                Diagnostic::new("not-utf8", format!("the file is not UTF-8 text (invalid byte at offset {at})"))
-                    .help("save the file as UTF-8; YAML specs are text"),
+                Diagnostic::new(
+                    "not-utf8",
+                    format!("the file is not UTF-8 text (invalid byte at offset {at})"),
+                )
+                .help("save the file as UTF-8; YAML specs are text"),
             )
         }
     }
@@ -137,7 +176,13 @@ fn io_diag(e: &std::io::Error, path: &Path) -> Diagnostic {
 
 /// Check a spec given as text. `display` names it in messages; `base_dir` resolves relative
 /// paths inside it.
-pub fn check_source(text: String, display: &str, base_dir: PathBuf, policy: &Policy, prices: &PriceTable) -> Checked {
+pub fn check_source(
+    text: String,
+    display: &str,
+    base_dir: PathBuf,
+    policy: &Policy,
+    prices: &PriceTable,
+) -> Checked {
     let parsed = match yaml::parse(&text) {
         Ok(p) => p,
         Err(d) => return Checked::failed(display, base_dir, Some(text), d),
@@ -164,12 +209,22 @@ pub fn check_source(text: String, display: &str, base_dir: PathBuf, policy: &Pol
                     let size = catalog::find(&spec.spec.compute.vm_size);
                     spec.spec.compute.image = model::Image::Alias(resolve::auto_image(size));
                 }
-                let ctx = rules::Context { spec: &spec, sizing: sizing.as_ref(), auto_sized, base_dir: &checked.base_dir, policy, prices };
+                let ctx = rules::Context {
+                    spec: &spec,
+                    sizing: sizing.as_ref(),
+                    auto_sized,
+                    base_dir: &checked.base_dir,
+                    policy,
+                    prices,
+                };
                 checked.diagnostics.extend(rules::run(&ctx));
                 checked.sizing = sizing;
                 checked.spec = Some(spec);
             }
-            Err(e) => checked.diagnostics.push(Diagnostic::new("invalid-type", format!("the spec does not fit the model: {e}"))),
+            Err(e) => checked.diagnostics.push(Diagnostic::new(
+                "invalid-type",
+                format!("the spec does not fit the model: {e}"),
+            )),
         }
     }
     checked.source = Some(text);
@@ -179,7 +234,11 @@ pub fn check_source(text: String, display: &str, base_dir: PathBuf, policy: &Pol
 
 /// Resolve `vmSize: auto` in place (or rank sizes for an explicit one, for the
 /// under-use advice). Reports `unknown-vm-size` / `no-size-fits`.
-fn resolve_size(spec: &mut Spec, prices: &PriceTable, diags: &mut Vec<Diagnostic>) -> Option<Selection> {
+fn resolve_size(
+    spec: &mut Spec,
+    prices: &PriceTable,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Selection> {
     let os = resolve::image(&spec.spec.compute.image).os;
     let s = &mut spec.spec;
     let selection = sizing::select(&s.workload, &s.region, os, prices);
@@ -218,10 +277,15 @@ fn resolve_size(spec: &mut Spec, prices: &PriceTable, diags: &mut Vec<Diagnostic
             .map(|n| format!("did you mean `{n}`? "))
             .unwrap_or_default();
         diags.push(
-            Diagnostic::new("unknown-vm-size", format!("`{}` is not a GPU size gpuform knows", s.compute.vm_size))
-                .at("/spec/compute/vmSize")
-                .label("unknown size")
-                .help(format!("{hint}`gpuform sizes` lists the sizes; `vmSize: auto` picks the cheapest that fits")),
+            Diagnostic::new(
+                "unknown-vm-size",
+                format!("`{}` is not a GPU size gpuform knows", s.compute.vm_size),
+            )
+            .at("/spec/compute/vmSize")
+            .label("unknown size")
+            .help(format!(
+                "{hint}`gpuform sizes` lists the sizes; `vmSize: auto` picks the cheapest that fits"
+            )),
         );
     }
     Some(selection)
@@ -255,8 +319,11 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// Is this YAML file a gpuform spec? (`discover` also finds pipeline YAML and cloud-init.)
 pub fn looks_like_spec(text: &str) -> bool {
-    text.lines().any(|l| l.trim_start().starts_with("kind:") && l.contains("GpuWorkload"))
-        || text.lines().any(|l| l.trim_start().starts_with("apiVersion:") && l.contains("gpuform/"))
+    text.lines()
+        .any(|l| l.trim_start().starts_with("kind:") && l.contains("GpuWorkload"))
+        || text
+            .lines()
+            .any(|l| l.trim_start().starts_with("apiVersion:") && l.contains("gpuform/"))
 }
 
 /// Highest severity in a set of diagnostics.

@@ -309,7 +309,10 @@ impl DiskType {
     }
 
     pub fn is_premium(self) -> bool {
-        matches!(self, Self::PremiumLrs | Self::PremiumZrs | Self::PremiumV2Lrs)
+        matches!(
+            self,
+            Self::PremiumLrs | Self::PremiumZrs | Self::PremiumV2Lrs
+        )
     }
 }
 
@@ -324,7 +327,10 @@ pub struct OsDisk {
 
 impl Default for OsDisk {
     fn default() -> Self {
-        Self { size_gib: d::os_disk_size(), kind: d::disk_type() }
+        Self {
+            size_gib: d::os_disk_size(),
+            kind: d::disk_type(),
+        }
     }
 }
 
@@ -461,7 +467,8 @@ impl Capacity {
             return n;
         }
         let above = n - self.regular_base;
-        let regular_above = (above as u64 * self.regular_percent_above_base as u64).div_ceil(100) as u32;
+        let regular_above =
+            (above as u64 * self.regular_percent_above_base as u64).div_ceil(100) as u32;
         self.regular_base + regular_above.min(above)
     }
 }
@@ -556,7 +563,13 @@ impl Day {
         Day::Saturday,
         Day::Sunday,
     ];
-    pub const WEEKDAYS: [Day; 5] = [Day::Monday, Day::Tuesday, Day::Wednesday, Day::Thursday, Day::Friday];
+    pub const WEEKDAYS: [Day; 5] = [
+        Day::Monday,
+        Day::Tuesday,
+        Day::Wednesday,
+        Day::Thursday,
+        Day::Friday,
+    ];
 
     /// Monday = 0.
     pub fn index(self) -> u32 {
@@ -702,7 +715,11 @@ pub struct Security {
 
 impl Default for Security {
     fn default() -> Self {
-        Self { key_vault: KeyVault::default(), disk_encryption: DiskEncryption::default(), encryption_at_host: true }
+        Self {
+            key_vault: KeyVault::default(),
+            disk_encryption: DiskEncryption::default(),
+            encryption_at_host: true,
+        }
     }
 }
 
@@ -772,7 +789,11 @@ pub struct Monitoring {
 
 impl Default for Monitoring {
     fn default() -> Self {
-        Self { log_retention_days: d::log_retention_days(), alert_emails: Vec::new(), budget: None }
+        Self {
+            log_retention_days: d::log_retention_days(),
+            alert_emails: Vec::new(),
+            budget: None,
+        }
     }
 }
 

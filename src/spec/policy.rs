@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::diag::{rules, Severity};
+use crate::diag::{Severity, rules};
 
 pub const DEFAULT_REQUIRED_TAGS: [&str; 4] = ["project", "team", "env", "costCenter"];
 
@@ -25,7 +25,13 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        Self { required_tags: DEFAULT_REQUIRED_TAGS.iter().map(|s| s.to_string()).collect(), overrides: BTreeMap::new() }
+        Self {
+            required_tags: DEFAULT_REQUIRED_TAGS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            overrides: BTreeMap::new(),
+        }
     }
 }
 
@@ -42,7 +48,10 @@ impl Policy {
     /// Parse a policy file's text. Errors are one line each, for the usage-error path.
     pub fn from_yaml(text: &str) -> Result<Policy, String> {
         let parsed = crate::spec::yaml::parse(text).map_err(|d| {
-            let at = d.location.map(|l| format!(" at line {}:{}", l.line, l.column)).unwrap_or_default();
+            let at = d
+                .location
+                .map(|l| format!(" at line {}:{}", l.line, l.column))
+                .unwrap_or_default();
             format!("{}{at}", d.message)
         })?;
         let file: PolicyFile = serde_json::from_value(parsed.value).map_err(|e| e.to_string())?;
@@ -55,14 +64,20 @@ impl Policy {
                 let hint = crate::spec::schema::suggest(&id, rules::RULES.iter().map(|r| r.id))
                     .map(|s| format!(" (did you mean `{s}`?)"))
                     .unwrap_or_default();
-                return Err(format!("unknown rule `{id}`{hint}; `gpuform rules` lists them"));
+                return Err(format!(
+                    "unknown rule `{id}`{hint}; `gpuform rules` lists them"
+                ));
             }
             let sev = match level.as_str() {
                 "error" => Some(Severity::Error),
                 "warning" => Some(Severity::Warning),
                 "info" => Some(Severity::Info),
                 "off" => None,
-                other => return Err(format!("rule `{id}`: `{other}` is not one of error, warning, info, off")),
+                other => {
+                    return Err(format!(
+                        "rule `{id}`: `{other}` is not one of error, warning, info, off"
+                    ));
+                }
             };
             p.overrides.insert(id, sev);
         }
@@ -84,11 +99,21 @@ mod tests {
 
     #[test]
     fn policy_file_overrides_rules_and_tags() {
-        let p = Policy::from_yaml("requiredTags: [owner]\nrules:\n  vram-underused: error\n  fp32-inference: off\n").unwrap();
+        let p = Policy::from_yaml(
+            "requiredTags: [owner]\nrules:\n  vram-underused: error\n  fp32-inference: off\n",
+        )
+        .unwrap();
         assert_eq!(p.required_tags, vec!["owner"]);
-        assert_eq!(p.severity("vram-underused", Severity::Warning), Some(Severity::Error));
+        assert_eq!(
+            p.severity("vram-underused", Severity::Warning),
+            Some(Severity::Error)
+        );
         assert_eq!(p.severity("fp32-inference", Severity::Info), None);
-        assert!(Policy::from_yaml("rules:\n  vram-underusd: off\n").unwrap_err().contains("vram-underused"));
+        assert!(
+            Policy::from_yaml("rules:\n  vram-underusd: off\n")
+                .unwrap_err()
+                .contains("vram-underused")
+        );
         assert!(Policy::from_yaml("rules:\n  vram-underused: loud\n").is_err());
     }
 }

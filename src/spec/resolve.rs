@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::model::*;
-use crate::catalog::drivers::{self, DriverOs, DriverPlan, DriverProblem};
 use crate::catalog::GpuSize;
+use crate::catalog::drivers::{self, DriverOs, DriverPlan, DriverProblem};
 
 /// A marketplace image the aliases stand for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -38,19 +38,34 @@ pub struct ResolvedImage {
 pub fn alias_image(alias: ImageAlias) -> (MarketplaceImage, OsType, DriverOs, bool) {
     match alias {
         ImageAlias::Ubuntu2204 | ImageAlias::Auto => (
-            MarketplaceImage { publisher: "Canonical", offer: "0001-com-ubuntu-server-jammy", sku: "22_04-lts-gen2", version: "latest" },
+            MarketplaceImage {
+                publisher: "Canonical",
+                offer: "0001-com-ubuntu-server-jammy",
+                sku: "22_04-lts-gen2",
+                version: "latest",
+            },
             OsType::Linux,
             DriverOs::Ubuntu2204,
             false,
         ),
         ImageAlias::Ubuntu2404 => (
-            MarketplaceImage { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
+            MarketplaceImage {
+                publisher: "Canonical",
+                offer: "ubuntu-24_04-lts",
+                sku: "server",
+                version: "latest",
+            },
             OsType::Linux,
             DriverOs::Ubuntu2404,
             false,
         ),
         ImageAlias::UbuntuHpc2204 => (
-            MarketplaceImage { publisher: "microsoft-dsvm", offer: "ubuntu-hpc", sku: "2204", version: "latest" },
+            MarketplaceImage {
+                publisher: "microsoft-dsvm",
+                offer: "ubuntu-hpc",
+                sku: "2204",
+                version: "latest",
+            },
             OsType::Linux,
             DriverOs::Ubuntu2204,
             true,
@@ -72,7 +87,9 @@ pub fn alias_image(alias: ImageAlias) -> (MarketplaceImage, OsType, DriverOs, bo
 /// The alias `image: auto` stands for on `size`.
 pub fn auto_image(size: Option<&GpuSize>) -> ImageAlias {
     match size {
-        Some(s) if s.driver.default == crate::catalog::DefaultDriver::Image => ImageAlias::UbuntuHpc2204,
+        Some(s) if s.driver.default == crate::catalog::DefaultDriver::Image => {
+            ImageAlias::UbuntuHpc2204
+        }
         _ => ImageAlias::Ubuntu2204,
     }
 }
@@ -119,7 +136,11 @@ pub fn image(img: &Image) -> ResolvedImage {
             generation: i.generation,
             has_gpu_drivers: i.has_gpu_drivers,
             is_hpc: i.has_gpu_drivers,
-            driver_os: if i.os == OsType::Windows { DriverOs::Windows } else { DriverOs::OtherLinux },
+            driver_os: if i.os == OsType::Windows {
+                DriverOs::Windows
+            } else {
+                DriverOs::OtherLinux
+            },
         },
     }
 }
@@ -141,5 +162,11 @@ fn custom_driver_os(os: OsType, offer: &str, sku: &str) -> DriverOs {
 /// The driver plan for the spec's pool on `size`.
 pub fn driver(spec: &WorkloadSpec, size: &GpuSize) -> Result<DriverPlan, DriverProblem> {
     let img = image(&spec.compute.image);
-    drivers::plan(size, img.driver_os, spec.compute.gpu_driver, img.has_gpu_drivers, spec.compute.driver_version.as_deref())
+    drivers::plan(
+        size,
+        img.driver_os,
+        spec.compute.gpu_driver,
+        img.has_gpu_drivers,
+        spec.compute.driver_version.as_deref(),
+    )
 }

@@ -49,7 +49,11 @@ pub struct Profile {
 
 /// Rules every metric-driven profile carries (scale out, scale in).
 pub fn rules_per_profile(s: &WorkloadSpec) -> usize {
-    if s.autoscale.as_ref().is_some_and(|a| a.queue.is_some()) { 2 } else { 0 }
+    if s.autoscale.as_ref().is_some_and(|a| a.queue.is_some()) {
+        2
+    } else {
+        0
+    }
 }
 
 /// Number of profiles [`profiles`] yields.
@@ -82,13 +86,24 @@ pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
     };
     if let Some(a) = &s.autoscale {
         for (i, sched) in a.schedules.iter().enumerate() {
-            let (Some(start), Some(end)) = (parse_hhmm(&sched.start), parse_hhmm(&sched.end)) else { continue };
-            let end_days: Vec<Day> =
-                if end <= start { sched.days.iter().map(|d| d.next()).collect() } else { sched.days.clone() };
+            let (Some(start), Some(end)) = (parse_hhmm(&sched.start), parse_hhmm(&sched.end))
+            else {
+                continue;
+            };
+            let end_days: Vec<Day> = if end <= start {
+                sched.days.iter().map(|d| d.next()).collect()
+            } else {
+                sched.days.clone()
+            };
             out.push(Profile {
                 name: sched.name.clone(),
                 origin: Origin::ScheduleStart(i),
-                recurrence: Some(Recurrence { time_zone: sched.time_zone.clone(), days: sorted(sched.days.clone()), hour: start / 60, minute: start % 60 }),
+                recurrence: Some(Recurrence {
+                    time_zone: sched.time_zone.clone(),
+                    days: sorted(sched.days.clone()),
+                    hour: start / 60,
+                    minute: start % 60,
+                }),
                 min: sched.min,
                 max: sched.max,
                 default: sched.default.unwrap_or(sched.min),
@@ -97,17 +112,31 @@ pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
             out.push(restore(
                 format!("{} (end)", sched.name),
                 Origin::ScheduleEnd(i),
-                Recurrence { time_zone: sched.time_zone.clone(), days: sorted(end_days), hour: end / 60, minute: end % 60 },
+                Recurrence {
+                    time_zone: sched.time_zone.clone(),
+                    days: sorted(end_days),
+                    hour: end / 60,
+                    minute: end % 60,
+                },
             ));
         }
     }
     if let Some(sd) = &s.auto_shutdown {
         if let (Some(stop), Some(start)) = (parse_hhmm(&sd.time), parse_hhmm(&sd.start_time)) {
-            let days: Vec<Day> = if sd.weekends { Day::WEEKDAYS.to_vec() } else { Day::ALL.to_vec() };
+            let days: Vec<Day> = if sd.weekends {
+                Day::WEEKDAYS.to_vec()
+            } else {
+                Day::ALL.to_vec()
+            };
             out.push(Profile {
                 name: "auto-shutdown".into(),
                 origin: Origin::ShutdownStop,
-                recurrence: Some(Recurrence { time_zone: sd.time_zone.clone(), days: days.clone(), hour: stop / 60, minute: stop % 60 }),
+                recurrence: Some(Recurrence {
+                    time_zone: sd.time_zone.clone(),
+                    days: days.clone(),
+                    hour: stop / 60,
+                    minute: stop % 60,
+                }),
                 min: 0,
                 max: 0,
                 default: 0,
@@ -116,7 +145,12 @@ pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
             out.push(restore(
                 "auto-start".into(),
                 Origin::ShutdownStart,
-                Recurrence { time_zone: sd.time_zone.clone(), days, hour: start / 60, minute: start % 60 },
+                Recurrence {
+                    time_zone: sd.time_zone.clone(),
+                    days,
+                    hour: start / 60,
+                    minute: start % 60,
+                },
             ));
         }
     }
@@ -147,7 +181,9 @@ pub fn week(profiles: &[Profile]) -> Vec<Segment> {
     let mut starts: Vec<(u32, usize)> = Vec::new();
     for (i, p) in profiles.iter().enumerate() {
         let Some(r) = &p.recurrence else { continue };
-        let Some(offset) = offset_minutes(&r.time_zone) else { continue };
+        let Some(offset) = offset_minutes(&r.time_zone) else {
+            continue;
+        };
         for d in &r.days {
             let local = d.index() as i64 * 1440 + i64::from(r.hour) * 60 + i64::from(r.minute);
             let utc = (local - i64::from(offset)).rem_euclid(i64::from(MINUTES_PER_WEEK)) as u32;
@@ -155,7 +191,11 @@ pub fn week(profiles: &[Profile]) -> Vec<Segment> {
         }
     }
     if starts.is_empty() {
-        return vec![Segment { start: 0, end: MINUTES_PER_WEEK, profile: 0 }];
+        return vec![Segment {
+            start: 0,
+            end: MINUTES_PER_WEEK,
+            profile: 0,
+        }];
     }
     // at equal start times the later profile in the list wins (it is evaluated last)
     starts.sort_by_key(|(t, i)| (*t, *i));
@@ -171,12 +211,20 @@ pub fn week(profiles: &[Profile]) -> Vec<Segment> {
     let last = starts.last().unwrap().1;
     if starts[0].0 > 0 {
         // the week wraps: the last profile started on the previous Sunday is still in force
-        segs.push(Segment { start: 0, end: starts[0].0, profile: last });
+        segs.push(Segment {
+            start: 0,
+            end: starts[0].0,
+            profile: last,
+        });
     }
     for (k, (t, i)) in starts.iter().enumerate() {
         let end = starts.get(k + 1).map_or(MINUTES_PER_WEEK, |n| n.0);
         if end > *t {
-            segs.push(Segment { start: *t, end, profile: *i });
+            segs.push(Segment {
+                start: *t,
+                end,
+                profile: *i,
+            });
         }
     }
     segs
@@ -184,14 +232,25 @@ pub fn week(profiles: &[Profile]) -> Vec<Segment> {
 
 /// UTC minute intervals of a schedule's windows over the week (split at the week's end).
 fn windows(s: &WorkloadSpec, i: usize) -> Vec<(u32, u32)> {
-    let Some(sched) = s.autoscale.as_ref().and_then(|a| a.schedules.get(i)) else { return vec![] };
-    let (Some(start), Some(end), Some(offset)) = (parse_hhmm(&sched.start), parse_hhmm(&sched.end), offset_minutes(&sched.time_zone)) else {
+    let Some(sched) = s.autoscale.as_ref().and_then(|a| a.schedules.get(i)) else {
         return vec![];
     };
-    let len = if end > start { end - start } else { end + 1440 - start };
+    let (Some(start), Some(end), Some(offset)) = (
+        parse_hhmm(&sched.start),
+        parse_hhmm(&sched.end),
+        offset_minutes(&sched.time_zone),
+    ) else {
+        return vec![];
+    };
+    let len = if end > start {
+        end - start
+    } else {
+        end + 1440 - start
+    };
     let mut out = Vec::new();
     for d in &sched.days {
-        let s0 = (d.index() as i64 * 1440 + i64::from(start) - i64::from(offset)).rem_euclid(i64::from(MINUTES_PER_WEEK)) as u32;
+        let s0 = (d.index() as i64 * 1440 + i64::from(start) - i64::from(offset))
+            .rem_euclid(i64::from(MINUTES_PER_WEEK)) as u32;
         let e0 = s0 + len;
         if e0 <= MINUTES_PER_WEEK {
             out.push((s0, e0));
@@ -210,7 +269,10 @@ pub fn overlaps(s: &WorkloadSpec) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for i in 0..n {
         for j in i + 1..n {
-            if w[i].iter().any(|a| w[j].iter().any(|b| a.0 < b.1 && b.0 < a.1)) {
+            if w[i]
+                .iter()
+                .any(|a| w[j].iter().any(|b| a.0 < b.1 && b.0 < a.1))
+            {
                 out.push((i, j));
             }
         }

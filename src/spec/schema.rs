@@ -14,7 +14,9 @@ pub const SCHEMA_TEXT: &str = include_str!("../../schemas/gpuworkload.schema.jso
 
 pub fn schema_json() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| serde_json::from_str(SCHEMA_TEXT).expect("embedded schema is valid JSON (tested)"))
+    SCHEMA.get_or_init(|| {
+        serde_json::from_str(SCHEMA_TEXT).expect("embedded schema is valid JSON (tested)")
+    })
 }
 
 fn validator() -> &'static Validator {
@@ -49,9 +51,12 @@ fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>)
             let allowed = allowed_keys(&ptr);
             for key in unexpected {
                 let child = format!("{ptr}/{}", key.replace('~', "~0").replace('/', "~1"));
-                let mut d = Diagnostic::new("unknown-field", format!("unknown field `{key}`{}", in_object(&ptr)))
-                    .at(child)
-                    .label("not a field of this object");
+                let mut d = Diagnostic::new(
+                    "unknown-field",
+                    format!("unknown field `{key}`{}", in_object(&ptr)),
+                )
+                .at(child)
+                .label("not a field of this object");
                 d = match suggest(key, allowed.iter().map(String::as_str)) {
                     Some(s) => d.help(format!("did you mean `{s}`?")),
                     None => d.help(format!("valid fields here: {}", list(&allowed))),
@@ -66,9 +71,12 @@ fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>)
                 .and_then(|n| n.get("properties"))
                 .and_then(|p| p.get(name))
                 .and_then(describe);
-            let mut d = Diagnostic::new("missing-field", format!("missing required field `{name}`{}", in_object(&ptr)))
-                .at(format!("{ptr}/{name}"))
-                .label(format!("`{name}` is required here"));
+            let mut d = Diagnostic::new(
+                "missing-field",
+                format!("missing required field `{name}`{}", in_object(&ptr)),
+            )
+            .at(format!("{ptr}/{name}"))
+            .label(format!("`{name}` is required here"));
             if let Some(desc) = desc {
                 d = d.help(format!("add `{name}`: {desc}"));
             }
@@ -77,15 +85,27 @@ fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>)
         ValidationErrorKind::Type { kind } => {
             let expected = match kind {
                 TypeKind::Single(t) => t.to_string(),
-                TypeKind::Multiple(ts) => ts.into_iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" or "),
+                TypeKind::Multiple(ts) => ts
+                    .into_iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
             };
             let got = json_type(err.instance());
-            let mut d = Diagnostic::new("invalid-type", format!("`{field}` must be {}, found {got}", article(&expected)))
-                .at(ptr.clone())
-                .label(format!("expected {expected}"));
+            let mut d = Diagnostic::new(
+                "invalid-type",
+                format!("`{field}` must be {}, found {got}", article(&expected)),
+            )
+            .at(ptr.clone())
+            .label(format!("expected {expected}"));
             if expected == "string" && err.instance().is_number() {
-                d = d.help(format!("quote the value: `{field}: \"{}\"`", err.instance()));
-            } else if let Some(desc) = schema_at(parent_path(err.schema_path().as_str())).and_then(describe) {
+                d = d.help(format!(
+                    "quote the value: `{field}: \"{}\"`",
+                    err.instance()
+                ));
+            } else if let Some(desc) =
+                schema_at(parent_path(err.schema_path().as_str())).and_then(describe)
+            {
                 d = d.help(desc);
             }
             out.push(d);
@@ -96,8 +116,17 @@ fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>)
             let mut d = Diagnostic::new("invalid-value", format!("`{field}` cannot be {got}"))
                 .at(ptr.clone())
                 .label(format!("expected one of {}", opts.join(", ")));
-            let plain: Vec<&str> = options.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            if let Some(s) = err.instance().as_str().and_then(|v| suggest(v, plain.iter().copied())) {
+            let plain: Vec<&str> = options
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if let Some(s) = err
+                .instance()
+                .as_str()
+                .and_then(|v| suggest(v, plain.iter().copied()))
+            {
                 d = d.help(format!("did you mean `{s}`?"));
             } else {
                 d = d.help(format!("allowed values: {}", opts.join(", ")));
@@ -105,17 +134,34 @@ fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>)
             out.push(d);
         }
         ValidationErrorKind::Constant { expected_value } => {
-            let rule = if ptr == "/apiVersion" || ptr == "/kind" { "unsupported-version" } else { "invalid-value" };
+            let rule = if ptr == "/apiVersion" || ptr == "/kind" {
+                "unsupported-version"
+            } else {
+                "invalid-value"
+            };
             out.push(
-                Diagnostic::new(rule, format!("`{field}` must be {}, found {}", show(expected_value), show(err.instance())))
-                    .at(ptr.clone())
-                    .label(format!("expected {}", show(expected_value)))
-                    .help(format!("set `{field}: {}`", expected_value.as_str().unwrap_or_default())),
+                Diagnostic::new(
+                    rule,
+                    format!(
+                        "`{field}` must be {}, found {}",
+                        show(expected_value),
+                        show(err.instance())
+                    ),
+                )
+                .at(ptr.clone())
+                .label(format!("expected {}", show(expected_value)))
+                .help(format!(
+                    "set `{field}: {}`",
+                    expected_value.as_str().unwrap_or_default()
+                )),
             );
         }
         ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
             // Report the branch that came closest, when one is clearly about this value.
-            let best = context.iter().filter(|b| !b.is_empty()).min_by_key(|b| b.len());
+            let best = context
+                .iter()
+                .filter(|b| !b.is_empty())
+                .min_by_key(|b| b.len());
             let expected = schema_node
                 .and_then(|_| schema_at(parent_path(err.schema_path().as_str())))
                 .and_then(|n| n.get("x-expected"))
@@ -133,7 +179,10 @@ fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>)
                         translate(e, root, out);
                     }
                 }
-                (None, None) => out.push(Diagnostic::new("invalid-value", format!("`{field}` is not valid here")).at(ptr.clone())),
+                (None, None) => out.push(
+                    Diagnostic::new("invalid-value", format!("`{field}` is not valid here"))
+                        .at(ptr.clone()),
+                ),
             }
         }
         ValidationErrorKind::OneOfMultipleValid { .. } => {
@@ -150,10 +199,14 @@ fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>)
         }
         _ => {
             let (what, help) = constraint_text(err, &field);
-            let mut d = Diagnostic::new("invalid-value", what).at(ptr.clone()).label(first_clause(&err.to_string()));
+            let mut d = Diagnostic::new("invalid-value", what)
+                .at(ptr.clone())
+                .label(first_clause(&err.to_string()));
             if let Some(h) = help {
                 d = d.help(h);
-            } else if let Some(desc) = schema_at(parent_path(err.schema_path().as_str())).and_then(describe) {
+            } else if let Some(desc) =
+                schema_at(parent_path(err.schema_path().as_str())).and_then(describe)
+            {
                 d = d.help(desc);
             }
             out.push(d);
@@ -164,29 +217,74 @@ fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>)
 fn constraint_text(err: &ValidationError<'_>, field: &str) -> (String, Option<String>) {
     let got = show(err.instance());
     match err.kind() {
-        ValidationErrorKind::Minimum { limit } => (format!("`{field}` is {got}, below the minimum of {limit}"), None),
-        ValidationErrorKind::Maximum { limit } => (format!("`{field}` is {got}, above the maximum of {limit}"), None),
-        ValidationErrorKind::ExclusiveMinimum { limit } => (format!("`{field}` is {got}; it must be greater than {limit}"), None),
-        ValidationErrorKind::ExclusiveMaximum { limit } => (format!("`{field}` is {got}; it must be less than {limit}"), None),
-        ValidationErrorKind::MinLength { limit } => (format!("`{field}` is shorter than {limit} characters"), None),
-        ValidationErrorKind::MaxLength { limit } => (format!("`{field}` is longer than {limit} characters"), None),
-        ValidationErrorKind::MinItems { limit } => (format!("`{field}` needs at least {limit} item(s)"), None),
-        ValidationErrorKind::MaxItems { limit } => (format!("`{field}` has more than {limit} items"), None),
-        ValidationErrorKind::MaxProperties { limit } => (format!("`{field}` has more than {limit} entries"), None),
-        ValidationErrorKind::UniqueItems => (format!("`{field}` lists the same item twice"), Some("remove the duplicate".into())),
-        ValidationErrorKind::Pattern { .. } => (format!("`{field}` has an invalid format: {got}"), None),
-        ValidationErrorKind::PropertyNames { .. } => (format!("a key in `{field}` is not allowed"), None),
+        ValidationErrorKind::Minimum { limit } => (
+            format!("`{field}` is {got}, below the minimum of {limit}"),
+            None,
+        ),
+        ValidationErrorKind::Maximum { limit } => (
+            format!("`{field}` is {got}, above the maximum of {limit}"),
+            None,
+        ),
+        ValidationErrorKind::ExclusiveMinimum { limit } => (
+            format!("`{field}` is {got}; it must be greater than {limit}"),
+            None,
+        ),
+        ValidationErrorKind::ExclusiveMaximum { limit } => (
+            format!("`{field}` is {got}; it must be less than {limit}"),
+            None,
+        ),
+        ValidationErrorKind::MinLength { limit } => (
+            format!("`{field}` is shorter than {limit} characters"),
+            None,
+        ),
+        ValidationErrorKind::MaxLength { limit } => {
+            (format!("`{field}` is longer than {limit} characters"), None)
+        }
+        ValidationErrorKind::MinItems { limit } => {
+            (format!("`{field}` needs at least {limit} item(s)"), None)
+        }
+        ValidationErrorKind::MaxItems { limit } => {
+            (format!("`{field}` has more than {limit} items"), None)
+        }
+        ValidationErrorKind::MaxProperties { limit } => {
+            (format!("`{field}` has more than {limit} entries"), None)
+        }
+        ValidationErrorKind::UniqueItems => (
+            format!("`{field}` lists the same item twice"),
+            Some("remove the duplicate".into()),
+        ),
+        ValidationErrorKind::Pattern { .. } => {
+            (format!("`{field}` has an invalid format: {got}"), None)
+        }
+        ValidationErrorKind::PropertyNames { .. } => {
+            (format!("a key in `{field}` is not allowed"), None)
+        }
         _ => (format!("`{field}` is not valid: {}", err), None),
     }
 }
 
 fn first_clause(s: &str) -> String {
     let s = s.lines().next().unwrap_or(s);
-    if s.len() > 120 { format!("{}…", &s[..s.char_indices().take_while(|(i, _)| *i < 117).last().map_or(0, |(i, c)| i + c.len_utf8())]) } else { s.to_string() }
+    if s.len() > 120 {
+        format!(
+            "{}…",
+            &s[..s
+                .char_indices()
+                .take_while(|(i, _)| *i < 117)
+                .last()
+                .map_or(0, |(i, c)| i + c.len_utf8())]
+        )
+    } else {
+        s.to_string()
+    }
 }
 
 fn in_object(ptr: &str) -> String {
-    if ptr.is_empty() { " at the top level".into() } else { format!(" in `{}`", dotted(ptr)) }
+    if ptr.is_empty() {
+        " at the top level".into()
+    } else {
+        format!(" in `{}`", dotted(ptr))
+    }
 }
 
 /// `/spec/capacity/max` → `spec.capacity.max`; `/spec/compute/dataDisks/0` → `spec.compute.dataDisks[0]`.
@@ -207,7 +305,11 @@ pub fn dotted(ptr: &str) -> String {
 }
 
 fn field_name(ptr: &str) -> String {
-    if ptr.is_empty() { "document".into() } else { dotted(ptr) }
+    if ptr.is_empty() {
+        "document".into()
+    } else {
+        dotted(ptr)
+    }
 }
 
 fn article(t: &str) -> String {
@@ -242,12 +344,18 @@ fn show(v: &Value) -> String {
 }
 
 fn list(items: &[String]) -> String {
-    items.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn describe(node: &Value) -> Option<String> {
     let node = deref(node);
-    node.get("description").and_then(Value::as_str).map(str::to_string)
+    node.get("description")
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 /// The schema node at a schema pointer (no `$ref` traversal is needed: jsonschema reports
@@ -286,19 +394,32 @@ pub fn allowed_keys(instance_ptr: &str) -> Vec<String> {
         let next = if seg.chars().all(|c| c.is_ascii_digit()) {
             node.get("items")
         } else {
-            node.get("properties").and_then(|p| p.get(seg.as_str())).or_else(|| node.get("else").map(deref).and_then(|e| e.get("properties")).and_then(|p| p.get(seg.as_str())))
+            node.get("properties")
+                .and_then(|p| p.get(seg.as_str()))
+                .or_else(|| {
+                    node.get("else")
+                        .map(deref)
+                        .and_then(|e| e.get("properties"))
+                        .and_then(|p| p.get(seg.as_str()))
+                })
         };
         match next {
             Some(n) => {
                 node = deref(n);
-                if let Some(e) = node.get("else").filter(|_| node.get("properties").is_none()) {
+                if let Some(e) = node
+                    .get("else")
+                    .filter(|_| node.get("properties").is_none())
+                {
                     node = deref(e);
                 }
             }
             None => return Vec::new(),
         }
     }
-    node.get("properties").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default()
+    node.get("properties")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
 }
 
 /// The closest candidate by edit distance, when it is close enough to be a typo.
@@ -308,7 +429,11 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .into_iter()
         .map(|c| {
             let cl = c.to_ascii_lowercase();
-            let score = if cl == lower { 0.0 } else { 1.0 - strsim::jaro_winkler(&lower, &cl) };
+            let score = if cl == lower {
+                0.0
+            } else {
+                1.0 - strsim::jaro_winkler(&lower, &cl)
+            };
             (c, score, strsim::levenshtein(&lower, &cl))
         })
         .filter(|(c, score, lev)| *score < 0.2 || *lev <= (c.len() / 3).max(1))
@@ -324,7 +449,10 @@ mod tests {
     #[test]
     fn schema_is_a_valid_2020_12_schema() {
         assert!(jsonschema::meta::is_valid(schema_json()));
-        assert_eq!(schema_json()["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(
+            schema_json()["$schema"],
+            "https://json-schema.org/draft/2020-12/schema"
+        );
     }
 
     #[test]
@@ -337,7 +465,13 @@ mod tests {
 
     #[test]
     fn suggestions_catch_typos_only() {
-        let keys = ["regularBase", "regularPercentAboveBase", "min", "max", "default"];
+        let keys = [
+            "regularBase",
+            "regularPercentAboveBase",
+            "min",
+            "max",
+            "default",
+        ];
         assert_eq!(suggest("regularbase", keys), Some("regularBase"));
         assert_eq!(suggest("maxx", keys), Some("max"));
         assert_eq!(suggest("flavour", keys), None);
@@ -347,11 +481,29 @@ mod tests {
     fn errors_become_rule_ids() {
         let v = json!({"apiVersion": "gpuform/v2", "kind": "GpuWorkload", "metadata": {"name": "ok-name"},
             "spec": {"region": "eastus", "workload": {"type": "trainng", "gpuMemoryGiB": "x"}, "capacity": {"maxx": 1}}});
-        let rules: Vec<_> = validate(&v).into_iter().map(|d| (d.rule, d.pointer.unwrap_or_default())).collect();
-        assert!(rules.contains(&("unsupported-version".into(), "/apiVersion".into())), "{rules:?}");
-        assert!(rules.contains(&("invalid-value".into(), "/spec/workload/type".into())), "{rules:?}");
-        assert!(rules.contains(&("invalid-type".into(), "/spec/workload/gpuMemoryGiB".into())), "{rules:?}");
-        assert!(rules.contains(&("unknown-field".into(), "/spec/capacity/maxx".into())), "{rules:?}");
-        assert!(rules.contains(&("missing-field".into(), "/spec/capacity/max".into())), "{rules:?}");
+        let rules: Vec<_> = validate(&v)
+            .into_iter()
+            .map(|d| (d.rule, d.pointer.unwrap_or_default()))
+            .collect();
+        assert!(
+            rules.contains(&("unsupported-version".into(), "/apiVersion".into())),
+            "{rules:?}"
+        );
+        assert!(
+            rules.contains(&("invalid-value".into(), "/spec/workload/type".into())),
+            "{rules:?}"
+        );
+        assert!(
+            rules.contains(&("invalid-type".into(), "/spec/workload/gpuMemoryGiB".into())),
+            "{rules:?}"
+        );
+        assert!(
+            rules.contains(&("unknown-field".into(), "/spec/capacity/maxx".into())),
+            "{rules:?}"
+        );
+        assert!(
+            rules.contains(&("missing-field".into(), "/spec/capacity/max".into())),
+            "{rules:?}"
+        );
     }
 }

@@ -41,7 +41,11 @@ impl SpanIndex {
         let mut p = pointer;
         loop {
             if let Some(n) = self.nodes.get(p) {
-                return Some(if n.is_collection { n.key.unwrap_or(n.value) } else { n.value });
+                return Some(if n.is_collection {
+                    n.key.unwrap_or(n.value)
+                } else {
+                    n.value
+                });
             }
             if p.is_empty() {
                 return None;
@@ -82,7 +86,10 @@ impl<'a> Positions<'a> {
     }
 
     fn byte(&self, m: &Marker) -> usize {
-        self.char_to_byte.get(m.index()).copied().unwrap_or(self.text.len())
+        self.char_to_byte
+            .get(m.index())
+            .copied()
+            .unwrap_or(self.text.len())
     }
 
     /// A location for `span`, clipped to the first line so underlines stay readable.
@@ -106,7 +113,14 @@ impl<'a> Positions<'a> {
         let line = span.start.line().max(1);
         let column = span.start.col() + 1;
         let width = self.text[start..end].chars().count();
-        Location { line, column, end_line: line, end_column: column + width, byte_start: start, byte_end: end }
+        Location {
+            line,
+            column,
+            end_line: line,
+            end_column: column + width,
+            byte_start: start,
+            byte_end: end,
+        }
     }
 
     fn point(&self, m: &Marker) -> Location {
@@ -128,7 +142,11 @@ pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
     if let Some(e) = scan_error {
         let info = e.info().to_string();
         let (rule, message, help) = if info.contains("duplicated key") {
-            ("yaml-duplicate-key", "duplicate key in a mapping".to_string(), "remove one of the two entries")
+            (
+                "yaml-duplicate-key",
+                "duplicate key in a mapping".to_string(),
+                "remove one of the two entries",
+            )
         } else if info.contains("alias expansion") {
             (
                 "yaml-alias-limit",
@@ -136,28 +154,44 @@ pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
                 "write the values out instead of nesting anchors and aliases",
             )
         } else {
-            ("yaml-syntax", format!("invalid YAML: {info}"), "check indentation (spaces, not tabs), quotes and brackets near this position")
+            (
+                "yaml-syntax",
+                format!("invalid YAML: {info}"),
+                "check indentation (spaces, not tabs), quotes and brackets near this position",
+            )
         };
-        let mut d = Diagnostic::new(rule, message).label(short_label(&info)).help(help);
+        let mut d = Diagnostic::new(rule, message)
+            .label(short_label(&info))
+            .help(help);
         d.location = Some(pos.point(e.marker()));
         return Err(d);
     }
     let docs = loader.into_documents();
-    let mut docs = docs.into_iter().filter(|d| !matches!(d.data, YamlData::BadValue));
+    let mut docs = docs
+        .into_iter()
+        .filter(|d| !matches!(d.data, YamlData::BadValue));
     let Some(doc) = docs.next() else {
         return Err(Diagnostic::new("empty-document", "the file holds no YAML document")
             .help("a spec starts with `apiVersion: gpuform/v1` and `kind: GpuWorkload`; see examples/"));
     };
     if let Some(second) = docs.next() {
-        let mut d = Diagnostic::new("multiple-documents", "the file holds more than one YAML document")
-            .label("a second document starts here")
-            .help("put one workload in one file; split the documents at `---`");
+        let mut d = Diagnostic::new(
+            "multiple-documents",
+            "the file holds more than one YAML document",
+        )
+        .label("a second document starts here")
+        .help("put one workload in one file; split the documents at `---`");
         d.location = Some(pos.location(&second.span));
         return Err(d);
     }
     if matches!(doc.data, YamlData::Value(Scalar::Null)) {
-        return Err(Diagnostic::new("empty-document", "the file holds no spec (the document is empty)")
-            .help("a spec starts with `apiVersion: gpuform/v1` and `kind: GpuWorkload`; see examples/"));
+        return Err(Diagnostic::new(
+            "empty-document",
+            "the file holds no spec (the document is empty)",
+        )
+        .help(
+            "a spec starts with `apiVersion: gpuform/v1` and `kind: GpuWorkload`; see examples/",
+        ));
     }
     let mut index = SpanIndex::default();
     let value = convert(&doc, String::new(), None, &pos, &mut index)?;
@@ -187,7 +221,14 @@ fn convert(
         d
     };
     let is_collection = matches!(node.data, YamlData::Mapping(_) | YamlData::Sequence(_));
-    index.nodes.insert(pointer.clone(), NodeSpans { key, value: loc, is_collection });
+    index.nodes.insert(
+        pointer.clone(),
+        NodeSpans {
+            key,
+            value: loc,
+            is_collection,
+        },
+    );
     Ok(match &node.data {
         YamlData::Value(s) => match s {
             Scalar::Null => Value::Null,
@@ -222,8 +263,9 @@ fn convert(
                     YamlData::Value(Scalar::Integer(i)) => i.to_string(),
                     YamlData::Value(Scalar::Boolean(b)) => b.to_string(),
                     _ => {
-                        let mut d = Diagnostic::new("yaml-unsupported", "mapping keys must be plain text")
-                            .help("write the key as a simple word, e.g. `name:`");
+                        let mut d =
+                            Diagnostic::new("yaml-unsupported", "mapping keys must be plain text")
+                                .help("write the key as a simple word, e.g. `name:`");
                         d.location = Some(key_loc);
                         return Err(d);
                     }
@@ -236,12 +278,18 @@ fn convert(
         }
         YamlData::Tagged(tag, _) => {
             return Err(unsupported(
-                format!("YAML tag `{}{}` is not supported in a spec", tag.handle, tag.suffix),
+                format!(
+                    "YAML tag `{}{}` is not supported in a spec",
+                    tag.handle, tag.suffix
+                ),
                 "remove the tag; values are typed by the schema",
             ));
         }
         YamlData::Alias(_) | YamlData::BadValue => {
-            return Err(unsupported("this value could not be read".into(), "check anchors and aliases (`&a`, `*a`) here"));
+            return Err(unsupported(
+                "this value could not be read".into(),
+                "check anchors and aliases (`&a`, `*a`) here",
+            ));
         }
     })
 }
@@ -290,12 +338,27 @@ mod tests {
     #[test]
     fn bad_input_becomes_diagnostics() {
         assert_eq!(parse("").err().unwrap().rule, "empty-document");
-        assert_eq!(parse("# only a comment\n").err().unwrap().rule, "empty-document");
-        assert_eq!(parse("a: 1\n---\nb: 2\n").err().unwrap().rule, "multiple-documents");
-        assert_eq!(parse("a: 1\na: 2\n").err().unwrap().rule, "yaml-duplicate-key");
+        assert_eq!(
+            parse("# only a comment\n").err().unwrap().rule,
+            "empty-document"
+        );
+        assert_eq!(
+            parse("a: 1\n---\nb: 2\n").err().unwrap().rule,
+            "multiple-documents"
+        );
+        assert_eq!(
+            parse("a: 1\na: 2\n").err().unwrap().rule,
+            "yaml-duplicate-key"
+        );
         assert_eq!(parse("a: [1, 2\n").err().unwrap().rule, "yaml-syntax");
-        assert_eq!(parse("a: !custom 1\n").err().unwrap().rule, "yaml-unsupported");
-        assert_eq!(parse("? [a]\n: 1\n").err().unwrap().rule, "yaml-unsupported");
+        assert_eq!(
+            parse("a: !custom 1\n").err().unwrap().rule,
+            "yaml-unsupported"
+        );
+        assert_eq!(
+            parse("? [a]\n: 1\n").err().unwrap().rule,
+            "yaml-unsupported"
+        );
         assert_eq!(parse("a: .nan\n").err().unwrap().rule, "yaml-unsupported");
         let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n\
                     c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n\

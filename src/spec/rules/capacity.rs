@@ -16,22 +16,40 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let default = c.default_count();
     if c.min > c.max {
         out.push(
-            Diagnostic::new("capacity-order", format!("capacity.min ({}) is larger than capacity.max ({})", c.min, c.max))
-                .at("/spec/capacity/min")
-                .help("keep min <= default <= max"),
+            Diagnostic::new(
+                "capacity-order",
+                format!(
+                    "capacity.min ({}) is larger than capacity.max ({})",
+                    c.min, c.max
+                ),
+            )
+            .at("/spec/capacity/min")
+            .help("keep min <= default <= max"),
         );
     } else if default < c.min || default > c.max {
         out.push(
-            Diagnostic::new("capacity-order", format!("capacity.default ({default}) is outside min..max ({}..{})", c.min, c.max))
-                .at("/spec/capacity/default")
-                .help("keep min <= default <= max"),
+            Diagnostic::new(
+                "capacity-order",
+                format!(
+                    "capacity.default ({default}) is outside min..max ({}..{})",
+                    c.min, c.max
+                ),
+            )
+            .at("/spec/capacity/default")
+            .help("keep min <= default <= max"),
         );
     }
     if c.regular_base > c.max {
         out.push(
-            Diagnostic::new("regular-base-above-max", format!("regularBase ({}) is larger than max ({})", c.regular_base, c.max))
-                .at("/spec/capacity/regularBase")
-                .help(format!("lower regularBase to at most {}", c.max)),
+            Diagnostic::new(
+                "regular-base-above-max",
+                format!(
+                    "regularBase ({}) is larger than max ({})",
+                    c.regular_base, c.max
+                ),
+            )
+            .at("/spec/capacity/regularBase")
+            .help(format!("lower regularBase to at most {}", c.max)),
         );
     }
     if c.uses_spot() {
@@ -59,9 +77,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if let Some(size) = ctx.size() {
             if size.spot_capable == Some(false) {
                 out.push(
-                    Diagnostic::new("spot-not-supported", format!("{} cannot run as Spot", size.name))
-                        .at("/spec/capacity/regularPercentAboveBase")
-                        .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
+                    Diagnostic::new(
+                        "spot-not-supported",
+                        format!("{} cannot run as Spot", size.name),
+                    )
+                    .at("/spec/capacity/regularPercentAboveBase")
+                    .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
                 );
             }
         }
@@ -82,9 +103,15 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     if s.workload.distributed && c.max > 100 {
         out.push(
-            Diagnostic::new("infiniband-scale-limit", format!("{} instances cannot share one InfiniBand placement group (100 at most)", c.max))
-                .at("/spec/capacity/max")
-                .help("split the job into pools of at most 100 VMs"),
+            Diagnostic::new(
+                "infiniband-scale-limit",
+                format!(
+                    "{} instances cannot share one InfiniBand placement group (100 at most)",
+                    c.max
+                ),
+            )
+            .at("/spec/capacity/max")
+            .help("split the job into pools of at most 100 VMs"),
         );
     }
     let Some(a) = &s.autoscale else {
@@ -98,30 +125,57 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let d = sched.default.unwrap_or(sched.min);
         if sched.max > c.max {
             out.push(
-                Diagnostic::new("schedule-out-of-range", format!("schedule `{}` allows {} instances, above capacity.max ({})", sched.name, sched.max, c.max))
-                    .at(at("max"))
-                    .help(format!("lower it to {} or raise capacity.max (quota must cover it)", c.max)),
+                Diagnostic::new(
+                    "schedule-out-of-range",
+                    format!(
+                        "schedule `{}` allows {} instances, above capacity.max ({})",
+                        sched.name, sched.max, c.max
+                    ),
+                )
+                .at(at("max"))
+                .help(format!(
+                    "lower it to {} or raise capacity.max (quota must cover it)",
+                    c.max
+                )),
             );
         }
         if sched.min > sched.max {
             out.push(
-                Diagnostic::new("schedule-out-of-range", format!("schedule `{}`: min ({}) is larger than max ({})", sched.name, sched.min, sched.max))
-                    .at(at("min"))
-                    .help("keep 0 <= min <= default <= max"),
+                Diagnostic::new(
+                    "schedule-out-of-range",
+                    format!(
+                        "schedule `{}`: min ({}) is larger than max ({})",
+                        sched.name, sched.min, sched.max
+                    ),
+                )
+                .at(at("min"))
+                .help("keep 0 <= min <= default <= max"),
             );
         } else if d < sched.min || d > sched.max {
             out.push(
-                Diagnostic::new("schedule-out-of-range", format!("schedule `{}`: default ({d}) is outside {}..{}", sched.name, sched.min, sched.max))
-                    .at(at("default"))
-                    .help("keep 0 <= min <= default <= max"),
+                Diagnostic::new(
+                    "schedule-out-of-range",
+                    format!(
+                        "schedule `{}`: default ({d}) is outside {}..{}",
+                        sched.name, sched.min, sched.max
+                    ),
+                )
+                .at(at("default"))
+                .help("keep 0 <= min <= default <= max"),
             );
         }
         check_zone(&sched.time_zone, &at("timeZone"), out);
         if sched.start == sched.end {
             out.push(
-                Diagnostic::new("schedule-time", format!("schedule `{}` starts and ends at {}", sched.name, sched.start))
-                    .at(at("end"))
-                    .help("give the window a length; an end earlier than start runs past midnight"),
+                Diagnostic::new(
+                    "schedule-time",
+                    format!(
+                        "schedule `{}` starts and ends at {}",
+                        sched.name, sched.start
+                    ),
+                )
+                .at(at("end"))
+                .help("give the window a length; an end earlier than start runs past midnight"),
             );
         }
     }
@@ -148,8 +202,11 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let rules = schedule::rules_per_profile(s);
     if rules > MAX_RULES_PER_PROFILE {
         out.push(
-            Diagnostic::new("autoscale-rule-limit", format!("{rules} rules per profile; Azure allows {MAX_RULES_PER_PROFILE}"))
-                .at("/spec/autoscale"),
+            Diagnostic::new(
+                "autoscale-rule-limit",
+                format!("{rules} rules per profile; Azure allows {MAX_RULES_PER_PROFILE}"),
+            )
+            .at("/spec/autoscale"),
         );
     }
     if let Some(q) = &a.queue {
@@ -181,21 +238,49 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     for (ptr, value, lo, hi, what) in [
-        ("/spec/autoscale/scaleOutCooldown", &a.scale_out_cooldown, 60, 7 * 86400, "cooldown"),
-        ("/spec/autoscale/scaleInCooldown", &a.scale_in_cooldown, 60, 7 * 86400, "cooldown"),
-        ("/spec/autoscale/timeWindow", &a.time_window, 300, 12 * 3600, "time window"),
+        (
+            "/spec/autoscale/scaleOutCooldown",
+            &a.scale_out_cooldown,
+            60,
+            7 * 86400,
+            "cooldown",
+        ),
+        (
+            "/spec/autoscale/scaleInCooldown",
+            &a.scale_in_cooldown,
+            60,
+            7 * 86400,
+            "cooldown",
+        ),
+        (
+            "/spec/autoscale/timeWindow",
+            &a.time_window,
+            300,
+            12 * 3600,
+            "time window",
+        ),
     ] {
         match schedule::parse_duration(value) {
             Some(secs) if secs >= lo && secs <= hi => {}
             Some(secs) => out.push(
-                Diagnostic::new("autoscale-cooldown", format!("the {what} {value} ({secs} s) is outside Azure's range"))
-                    .at(ptr)
-                    .help(if what == "cooldown" { "use PT1M to P7D" } else { "use PT5M to PT12H" }),
+                Diagnostic::new(
+                    "autoscale-cooldown",
+                    format!("the {what} {value} ({secs} s) is outside Azure's range"),
+                )
+                .at(ptr)
+                .help(if what == "cooldown" {
+                    "use PT1M to P7D"
+                } else {
+                    "use PT5M to PT12H"
+                }),
             ),
             None => out.push(
-                Diagnostic::new("autoscale-cooldown", format!("`{value}` is not an ISO 8601 duration"))
-                    .at(ptr)
-                    .help("write durations like PT5M or PT1H"),
+                Diagnostic::new(
+                    "autoscale-cooldown",
+                    format!("`{value}` is not an ISO 8601 duration"),
+                )
+                .at(ptr)
+                .help("write durations like PT5M or PT1H"),
             ),
         }
     }
@@ -205,13 +290,18 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 fn check_shutdown(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(sd) = &ctx.spec.spec.auto_shutdown else { return };
+    let Some(sd) = &ctx.spec.spec.auto_shutdown else {
+        return;
+    };
     check_zone(&sd.time_zone, "/spec/autoShutdown/timeZone", out);
     if sd.time == sd.start_time {
         out.push(
-            Diagnostic::new("schedule-time", format!("autoShutdown stops and starts at {}", sd.time))
-                .at("/spec/autoShutdown/startTime")
-                .help("startTime is when the pool comes back in the morning"),
+            Diagnostic::new(
+                "schedule-time",
+                format!("autoShutdown stops and starts at {}", sd.time),
+            )
+            .at("/spec/autoShutdown/startTime")
+            .help("startTime is when the pool comes back in the morning"),
         );
     }
 }
@@ -219,10 +309,13 @@ fn check_shutdown(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 fn check_zone(tz: &str, ptr: &str, out: &mut Vec<Diagnostic>) {
     if let Some((_, instead)) = timezones::LEGACY.iter().find(|(n, _)| *n == tz) {
         out.push(
-            Diagnostic::new("schedule-time", format!("`{tz}` is a legacy Windows time zone"))
-                .at(ptr)
-                .severity(Severity::Warning)
-                .help(format!("use `{instead}`")),
+            Diagnostic::new(
+                "schedule-time",
+                format!("`{tz}` is a legacy Windows time zone"),
+            )
+            .at(ptr)
+            .severity(Severity::Warning)
+            .help(format!("use `{instead}`")),
         );
     } else if timezones::offset_minutes(tz).is_none() {
         let hint = crate::spec::schema::suggest(tz, timezones::names())

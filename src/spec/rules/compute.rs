@@ -1,8 +1,8 @@
 //! Drivers, images, sign-in and cloud-init.
 
 use super::Context;
-use crate::catalog::drivers::{os_label, parse_cuda, DriverKind};
 use crate::catalog::DefaultDriver;
+use crate::catalog::drivers::{DriverKind, os_label, parse_cuda};
 use crate::diag::Diagnostic;
 use crate::spec::model::{HyperVGeneration, OsType, SecurityType};
 use crate::spec::resolve;
@@ -12,9 +12,38 @@ pub const MAX_CUSTOM_DATA_BYTES: u64 = 65_535;
 
 /// Admin names Azure refuses for VMs and scale sets.
 pub const RESERVED_ADMIN_NAMES: &[&str] = &[
-    "administrator", "admin", "user", "user1", "test", "user2", "test1", "user3", "admin1", "1", "123", "a", "actuser", "adm",
-    "admin2", "aspnet", "backup", "console", "david", "guest", "john", "owner", "root", "server", "sql", "support",
-    "support_388945a0", "sys", "test2", "test3", "user4", "user5",
+    "administrator",
+    "admin",
+    "user",
+    "user1",
+    "test",
+    "user2",
+    "test1",
+    "user3",
+    "admin1",
+    "1",
+    "123",
+    "a",
+    "actuser",
+    "adm",
+    "admin2",
+    "aspnet",
+    "backup",
+    "console",
+    "david",
+    "guest",
+    "john",
+    "owner",
+    "root",
+    "server",
+    "sql",
+    "support",
+    "support_388945a0",
+    "sys",
+    "test2",
+    "test3",
+    "user4",
+    "user5",
 ];
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -22,29 +51,47 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let c = &s.compute;
     let img = ctx.image();
     if let Some(size) = ctx.size() {
-        if img.generation == HyperVGeneration::V1 && !size.hyper_v_generations.contains(&HyperVGeneration::V1) {
+        if img.generation == HyperVGeneration::V1
+            && !size.hyper_v_generations.contains(&HyperVGeneration::V1)
+        {
             out.push(
-                Diagnostic::new("image-generation", format!("{} runs only Gen2 images; the image is Gen1", size.name))
-                    .at("/spec/compute/image")
-                    .help("use a Gen2 image (the aliases are Gen2)"),
+                Diagnostic::new(
+                    "image-generation",
+                    format!("{} runs only Gen2 images; the image is Gen1", size.name),
+                )
+                .at("/spec/compute/image")
+                .help("use a Gen2 image (the aliases are Gen2)"),
             );
         }
         if img.generation == HyperVGeneration::V2 && !size.supports_gen2() {
             out.push(
-                Diagnostic::new("image-generation", format!("{} runs only Gen1 images; the image is Gen2", size.name))
-                    .at("/spec/compute/image")
-                    .help("use a current size; Gen1-only GPU sizes are retired"),
+                Diagnostic::new(
+                    "image-generation",
+                    format!("{} runs only Gen1 images; the image is Gen2", size.name),
+                )
+                .at("/spec/compute/image")
+                .help("use a current size; Gen1-only GPU sizes are retired"),
             );
         }
         match resolve::driver(s, size) {
             Err(problem) => {
-                let rule = if size.driver.default == DefaultDriver::Image && !img.has_gpu_drivers { "nd-needs-hpc-image" } else { "driver-mismatch" };
-                let at = if rule == "nd-needs-hpc-image" || c.gpu_driver == crate::spec::model::GpuDriver::Auto {
+                let rule = if size.driver.default == DefaultDriver::Image && !img.has_gpu_drivers {
+                    "nd-needs-hpc-image"
+                } else {
+                    "driver-mismatch"
+                };
+                let at = if rule == "nd-needs-hpc-image"
+                    || c.gpu_driver == crate::spec::model::GpuDriver::Auto
+                {
                     "/spec/compute/image"
                 } else {
                     "/spec/compute/gpuDriver"
                 };
-                out.push(Diagnostic::new(rule, problem.message).at(at).help(problem.help));
+                out.push(
+                    Diagnostic::new(rule, problem.message)
+                        .at(at)
+                        .help(problem.help),
+                );
             }
             Ok(plan) => {
                 if plan.extension.is_some() && c.security_type == SecurityType::TrustedLaunch {
@@ -55,11 +102,20 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                             .help("use `securityType: standard`, or an image with signed drivers and `gpuDriver: none`"),
                     );
                 }
-                if let (Some(want), Some(max)) = (s.workload.cuda.as_deref().and_then(parse_cuda), plan.max_cuda) {
+                if let (Some(want), Some(max)) = (
+                    s.workload.cuda.as_deref().and_then(parse_cuda),
+                    plan.max_cuda,
+                ) {
                     if want > max {
                         let via = match plan.kind {
-                            DriverKind::Grid => format!("the GRID driver {}", plan.driver_version.as_deref().unwrap_or("default")),
-                            _ => format!("the CUDA {} driver", plan.driver_version.as_deref().unwrap_or("default")),
+                            DriverKind::Grid => format!(
+                                "the GRID driver {}",
+                                plan.driver_version.as_deref().unwrap_or("default")
+                            ),
+                            _ => format!(
+                                "the CUDA {} driver",
+                                plan.driver_version.as_deref().unwrap_or("default")
+                            ),
                         };
                         let hint = match plan.kind {
                             DriverKind::Grid => "pin a newer GRID driver with `compute.driverVersion` (570.211.01 supports CUDA 12.8), or build for an older CUDA".to_string(),
@@ -80,7 +136,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         .label(format!("needs CUDA {}.{}+ driver support", want.0, want.1))
                         .help(hint);
                         if let Some(reason) = plan.pin_reason {
-                            d = d.note(format!("gpuform pins {} because {reason}", plan.driver_version.as_deref().unwrap_or_default()));
+                            d = d.note(format!(
+                                "gpuform pins {} because {reason}",
+                                plan.driver_version.as_deref().unwrap_or_default()
+                            ));
                         }
                         out.push(d);
                     }
@@ -124,9 +183,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     if RESERVED_ADMIN_NAMES.contains(&c.admin_username.to_ascii_lowercase().as_str()) {
         out.push(
-            Diagnostic::new("admin-username-reserved", format!("Azure refuses `{}` as an admin user name", c.admin_username))
-                .at("/spec/compute/adminUsername")
-                .help("use another name, e.g. `azureuser`"),
+            Diagnostic::new(
+                "admin-username-reserved",
+                format!("Azure refuses `{}` as an admin user name", c.admin_username),
+            )
+            .at("/spec/compute/adminUsername")
+            .help("use another name, e.g. `azureuser`"),
         );
     }
     if let Some(path) = &c.cloud_init {
@@ -176,9 +238,16 @@ pub fn ssh_key_problem(key: &str) -> Option<String> {
         "sk-ecdsa-sha2-nistp256@openssh.com",
     ];
     if !TYPES.contains(&kind) {
-        return Some(format!("`{kind}` is not an SSH public key type Azure accepts"));
+        return Some(format!(
+            "`{kind}` is not an SSH public key type Azure accepts"
+        ));
     }
-    if body.len() < 16 || !body.starts_with("AAAA") || !body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=') {
+    if body.len() < 16
+        || !body.starts_with("AAAA")
+        || !body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+    {
         return Some("the key body is not base64 (it starts with AAAA in a real key)".into());
     }
     None
@@ -193,7 +262,11 @@ mod tests {
         assert!(ssh_key_problem("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example.com").is_none());
         assert!(ssh_key_problem("ssh-ed25519").is_some());
         assert!(ssh_key_problem("ssh-dss AAAAB3NzaC1kc3MAAACBA").is_some());
-        assert!(ssh_key_problem("-----BEGIN OPENSSH PRIVATE KEY-----").unwrap().contains("private"));
+        assert!(
+            ssh_key_problem("-----BEGIN OPENSSH PRIVATE KEY-----")
+                .unwrap()
+                .contains("private")
+        );
         assert!(ssh_key_problem("ssh-rsa not-base64!!").is_some());
     }
 }

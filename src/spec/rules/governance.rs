@@ -6,7 +6,17 @@ use crate::diag::Diagnostic;
 use crate::spec::schema::suggest;
 
 /// `env` tag values that mark a non-production pool.
-const DEV_ENVS: &[&str] = &["dev", "development", "test", "testing", "sandbox", "lab", "qa", "experiment", "staging"];
+const DEV_ENVS: &[&str] = &[
+    "dev",
+    "development",
+    "test",
+    "testing",
+    "sandbox",
+    "lab",
+    "qa",
+    "experiment",
+    "staging",
+];
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let spec = ctx.spec;
@@ -18,7 +28,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     for (ptr, r) in &regions {
         if !regions::is_known(r) {
-            let hint = suggest(r, regions::REGIONS.iter().copied()).map(|s| format!("did you mean `{s}`? ")).unwrap_or_default();
+            let hint = suggest(r, regions::REGIONS.iter().copied())
+                .map(|s| format!("did you mean `{s}`? "))
+                .unwrap_or_default();
             out.push(
                 Diagnostic::new("unknown-region", format!("`{r}` is not an Azure region gpuform knows"))
                     .at(ptr.clone())
@@ -28,20 +40,31 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if let Some(allowed) = &s.allowed_regions {
             if !allowed.iter().any(|a| a == r) {
                 out.push(
-                    Diagnostic::new("region-not-allowed", format!("`{r}` is not in allowedRegions"))
-                        .at(ptr.clone())
-                        .label("outside the data residency list")
-                        .help(format!("use one of {}", allowed.join(", "))),
+                    Diagnostic::new(
+                        "region-not-allowed",
+                        format!("`{r}` is not in allowedRegions"),
+                    )
+                    .at(ptr.clone())
+                    .label("outside the data residency list")
+                    .help(format!("use one of {}", allowed.join(", "))),
                 );
             }
         }
     }
     // --- tags ------------------------------------------------------------------------
     let tags = &spec.metadata.tags;
-    let missing: Vec<&String> =
-        ctx.policy.required_tags.iter().filter(|t| !tags.keys().any(|k| k.eq_ignore_ascii_case(t))).collect();
+    let missing: Vec<&String> = ctx
+        .policy
+        .required_tags
+        .iter()
+        .filter(|t| !tags.keys().any(|k| k.eq_ignore_ascii_case(t)))
+        .collect();
     if !missing.is_empty() {
-        let list = missing.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ");
+        let list = missing
+            .iter()
+            .map(|t| format!("`{t}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         out.push(
             Diagnostic::new("tag-missing", format!("required tag{} {list} missing", if missing.len() == 1 { " is" } else { "s are" }))
                 .at(if tags.is_empty() { "/metadata" } else { "/metadata/tags" })
@@ -54,20 +77,43 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (k, v) in tags {
         if k.chars().any(|c| "<>%&\\?/".contains(c)) {
             out.push(
-                Diagnostic::new("tag-invalid", format!("tag name `{k}` contains a character Azure refuses (< > % & \\ ? /)"))
-                    .at(format!("/metadata/tags/{}", k.replace('~', "~0").replace('/', "~1")))
-                    .help("rename the tag"),
+                Diagnostic::new(
+                    "tag-invalid",
+                    format!("tag name `{k}` contains a character Azure refuses (< > % & \\ ? /)"),
+                )
+                .at(format!(
+                    "/metadata/tags/{}",
+                    k.replace('~', "~0").replace('/', "~1")
+                ))
+                .help("rename the tag"),
             );
         }
         if v.chars().count() > 256 {
-            out.push(Diagnostic::new("tag-invalid", format!("the value of tag `{k}` is longer than 256 characters")).at(format!("/metadata/tags/{k}")));
+            out.push(
+                Diagnostic::new(
+                    "tag-invalid",
+                    format!("the value of tag `{k}` is longer than 256 characters"),
+                )
+                .at(format!("/metadata/tags/{k}")),
+            );
         }
     }
     // --- dev/test pools scale to zero ---------------------------------------------------
-    let env = tags.iter().find(|(k, _)| k.eq_ignore_ascii_case("env") || k.eq_ignore_ascii_case("environment")).map(|(_, v)| v.to_ascii_lowercase());
+    let env = tags
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("env") || k.eq_ignore_ascii_case("environment"))
+        .map(|(_, v)| v.to_ascii_lowercase());
     if let Some(env) = env {
-        let zero_schedule = s.autoscale.as_ref().is_some_and(|a| a.schedules.iter().any(|x| x.max == 0 || (x.min == 0 && a.queue.is_some())));
-        if DEV_ENVS.contains(&env.as_str()) && s.auto_shutdown.is_none() && !zero_schedule && s.capacity.min > 0 {
+        let zero_schedule = s.autoscale.as_ref().is_some_and(|a| {
+            a.schedules
+                .iter()
+                .any(|x| x.max == 0 || (x.min == 0 && a.queue.is_some()))
+        });
+        if DEV_ENVS.contains(&env.as_str())
+            && s.auto_shutdown.is_none()
+            && !zero_schedule
+            && s.capacity.min > 0
+        {
             out.push(
                 Diagnostic::new("dev-without-shutdown", format!("a `{env}` pool keeps {} GPU VM(s) running nights and weekends", s.capacity.min))
                     .at("/spec")
@@ -81,9 +127,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let t = &b.alert_at_percent;
         if t.iter().any(|x| *x <= 0.0) || t.windows(2).any(|w| w[0] >= w[1]) {
             out.push(
-                Diagnostic::new("budget-thresholds", format!("budget thresholds {t:?} are not positive and strictly ascending"))
-                    .at("/spec/monitoring/budget/alertAtPercent")
-                    .help("list percentages in ascending order, e.g. [50, 80, 100]"),
+                Diagnostic::new(
+                    "budget-thresholds",
+                    format!("budget thresholds {t:?} are not positive and strictly ascending"),
+                )
+                .at("/spec/monitoring/budget/alertAtPercent")
+                .help("list percentages in ascending order, e.g. [50, 80, 100]"),
             );
         }
         if m.alert_emails.is_empty() {
@@ -95,9 +144,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
     } else if m.alert_emails.is_empty() {
         out.push(
-            Diagnostic::new("alert-emails-missing", "nobody is notified of autoscale failures, capacity alerts or spend")
-                .at("/spec/monitoring")
-                .help("add `monitoring.alertEmails: [team@example.com]`"),
+            Diagnostic::new(
+                "alert-emails-missing",
+                "nobody is notified of autoscale failures, capacity alerts or spend",
+            )
+            .at("/spec/monitoring")
+            .help("add `monitoring.alertEmails: [team@example.com]`"),
         );
     }
 }

@@ -53,5 +53,6 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
 
 /// `$1.23/h` style price for messages.
 pub(crate) fn per_hour(p: Option<f64>) -> String {
-    p.map(|p| format!("${p:.3}/h")).unwrap_or_else(|| "price unknown".into())
+    p.map(|p| format!("${p:.3}/h"))
+        .unwrap_or_else(|| "price unknown".into())
 }

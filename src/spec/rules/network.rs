@@ -15,16 +15,34 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let s = &ctx.spec.spec;
     let n = &s.network;
     let space = parse_cidr(&n.address_space, "/spec/network/addressSpace", out);
-    let workload = n.workload_subnet.as_deref().and_then(|w| parse_cidr(w, "/spec/network/workloadSubnet", out));
-    let pe = n.private_endpoint_subnet.as_deref().and_then(|p| parse_cidr(p, "/spec/network/privateEndpointSubnet", out));
+    let workload = n
+        .workload_subnet
+        .as_deref()
+        .and_then(|w| parse_cidr(w, "/spec/network/workloadSubnet", out));
+    let pe = n
+        .private_endpoint_subnet
+        .as_deref()
+        .and_then(|p| parse_cidr(p, "/spec/network/privateEndpointSubnet", out));
     if let Some(space) = space {
-        for (net, ptr, what) in [(workload, "/spec/network/workloadSubnet", "workload"), (pe, "/spec/network/privateEndpointSubnet", "private endpoint")] {
+        for (net, ptr, what) in [
+            (workload, "/spec/network/workloadSubnet", "workload"),
+            (
+                pe,
+                "/spec/network/privateEndpointSubnet",
+                "private endpoint",
+            ),
+        ] {
             if let Some(net) = net {
                 if !space.contains(&net) {
                     out.push(
-                        Diagnostic::new("subnet-outside-vnet", format!("the {what} subnet {net} is not inside the address space {space}"))
-                            .at(ptr)
-                            .help(format!("choose a range inside {space}")),
+                        Diagnostic::new(
+                            "subnet-outside-vnet",
+                            format!(
+                                "the {what} subnet {net} is not inside the address space {space}"
+                            ),
+                        )
+                        .at(ptr)
+                        .help(format!("choose a range inside {space}")),
                     );
                 }
             }
@@ -33,9 +51,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     if let (Some(w), Some(p)) = (workload, pe) {
         if w.contains(&p.network()) || p.contains(&w.network()) {
             out.push(
-                Diagnostic::new("subnet-overlap", format!("the workload subnet {w} and the private endpoint subnet {p} overlap"))
-                    .at("/spec/network/privateEndpointSubnet")
-                    .help("use disjoint ranges, e.g. the next /27 after the workload subnet"),
+                Diagnostic::new(
+                    "subnet-overlap",
+                    format!("the workload subnet {w} and the private endpoint subnet {p} overlap"),
+                )
+                .at("/spec/network/privateEndpointSubnet")
+                .help("use disjoint ranges, e.g. the next /27 after the workload subnet"),
             );
         }
     }
@@ -55,16 +76,26 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
         None if space.is_some() && n.workload_subnet.is_none() => out.push(
-            Diagnostic::new("subnet-too-small", format!("the address space {} has no room for the workload subnet", n.address_space))
-                .at("/spec/network/addressSpace")
-                .help("use a larger address space (a /16 is typical) or give workloadSubnet"),
+            Diagnostic::new(
+                "subnet-too-small",
+                format!(
+                    "the address space {} has no room for the workload subnet",
+                    n.address_space
+                ),
+            )
+            .at("/spec/network/addressSpace")
+            .help("use a larger address space (a /16 is typical) or give workloadSubnet"),
         ),
         None => {}
     }
     let needs_pe = !s.security.key_vault.public_network_access
-        || s.autoscale.as_ref().and_then(|a| a.queue.as_ref()).is_some_and(|q| {
-            q.service_bus.as_ref().is_some_and(|b| b.create) || q.storage_queue.as_ref().is_some_and(|b| b.create)
-        });
+        || s.autoscale
+            .as_ref()
+            .and_then(|a| a.queue.as_ref())
+            .is_some_and(|q| {
+                q.service_bus.as_ref().is_some_and(|b| b.create)
+                    || q.storage_queue.as_ref().is_some_and(|b| b.create)
+            });
     if needs_pe && n.private_endpoint_subnet.is_none() && space.is_some() {
         out.push(
             Diagnostic::new("private-endpoint-subnet-missing", "the private endpoints need a subnet and the address space has no room left for one")
@@ -76,14 +107,27 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (i, rule) in n.inbound.iter().enumerate() {
         let at = |f: &str| format!("/spec/network/inbound/{i}/{f}");
         if !names.insert(rule.name.to_ascii_lowercase()) {
-            out.push(Diagnostic::new("inbound-invalid", format!("two inbound rules are named `{}`", rule.name)).at(at("name")).help("names must be unique"));
+            out.push(
+                Diagnostic::new(
+                    "inbound-invalid",
+                    format!("two inbound rules are named `{}`", rule.name),
+                )
+                .at(at("name"))
+                .help("names must be unique"),
+            );
         }
         match rule.port.bounds() {
             Some((a, b)) if a >= 1 && a <= b => {}
             _ => out.push(
-                Diagnostic::new("inbound-invalid", format!("`{}` is not a port or a range a-b of ports 1-65535", rule.port.as_range()))
-                    .at(at("port"))
-                    .help("write 22, or a range such as \"8000-8100\""),
+                Diagnostic::new(
+                    "inbound-invalid",
+                    format!(
+                        "`{}` is not a port or a range a-b of ports 1-65535",
+                        rule.port.as_range()
+                    ),
+                )
+                .at(at("port"))
+                .help("write 22, or a range such as \"8000-8100\""),
             ),
         }
         for (j, src) in rule.sources.iter().enumerate() {
@@ -98,9 +142,14 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 );
             } else if !valid_source(src) {
                 out.push(
-                    Diagnostic::new("inbound-invalid", format!("`{src}` is neither an IPv4 address/CIDR nor a service tag"))
-                        .at(ptr)
-                        .help("use a CIDR such as 10.50.0.0/24 or a service tag such as VirtualNetwork"),
+                    Diagnostic::new(
+                        "inbound-invalid",
+                        format!("`{src}` is neither an IPv4 address/CIDR nor a service tag"),
+                    )
+                    .at(ptr)
+                    .help(
+                        "use a CIDR such as 10.50.0.0/24 or a service tag such as VirtualNetwork",
+                    ),
                 );
             }
         }
@@ -130,7 +179,11 @@ fn parse_cidr(s: &str, ptr: &str, out: &mut Vec<Diagnostic>) -> Option<Ipv4Net> 
             None
         }
         Err(_) => {
-            out.push(Diagnostic::new("cidr-invalid", format!("`{s}` is not an IPv4 CIDR range")).at(ptr).help("write it like 10.40.1.0/24"));
+            out.push(
+                Diagnostic::new("cidr-invalid", format!("`{s}` is not an IPv4 CIDR range"))
+                    .at(ptr)
+                    .help("write it like 10.40.1.0/24"),
+            );
             None
         }
     }
@@ -140,5 +193,6 @@ fn valid_source(s: &str) -> bool {
     s.parse::<Ipv4Net>().is_ok()
         || s.parse::<std::net::Ipv4Addr>().is_ok()
         || (s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'))
 }

@@ -15,11 +15,17 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    if sec.disk_encryption == DiskEncryption::CustomerManagedKey && !sec.key_vault.purge_protection {
+    if sec.disk_encryption == DiskEncryption::CustomerManagedKey && !sec.key_vault.purge_protection
+    {
         out.push(
-            Diagnostic::new("cmk-needs-purge-protection", "customer-managed disk keys need purge protection on the vault")
-                .at("/spec/security/keyVault/purgeProtection")
-                .help("remove `purgeProtection: false`: a disk encryption set refuses a vault without it"),
+            Diagnostic::new(
+                "cmk-needs-purge-protection",
+                "customer-managed disk keys need purge protection on the vault",
+            )
+            .at("/spec/security/keyVault/purgeProtection")
+            .help(
+                "remove `purgeProtection: false`: a disk encryption set refuses a vault without it",
+            ),
         );
     }
     if sec.key_vault.public_network_access {
@@ -31,17 +37,25 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     if !sec.encryption_at_host {
         out.push(
-            Diagnostic::new("encryption-at-host-off", "encryption at host is off: temp disks and caches are not encrypted at rest")
-                .at("/spec/security/encryptionAtHost")
-                .help("set it to true (preflight checks that the EncryptionAtHost feature is registered)"),
+            Diagnostic::new(
+                "encryption-at-host-off",
+                "encryption at host is off: temp disks and caches are not encrypted at rest",
+            )
+            .at("/spec/security/encryptionAtHost")
+            .help(
+                "set it to true (preflight checks that the EncryptionAtHost feature is registered)",
+            ),
         );
     } else if let Some(size) = ctx.size() {
         if size.encryption_at_host == Some(false) {
             out.push(
-                Diagnostic::new("encryption-at-host-off", format!("{} does not support encryption at host", size.name))
-                    .at("/spec/security/encryptionAtHost")
-                    .severity(crate::diag::Severity::Error)
-                    .help("set `encryptionAtHost: false` for this size, or choose another size"),
+                Diagnostic::new(
+                    "encryption-at-host-off",
+                    format!("{} does not support encryption at host", size.name),
+                )
+                .at("/spec/security/encryptionAtHost")
+                .severity(crate::diag::Severity::Error)
+                .help("set `encryptionAtHost: false` for this size, or choose another size"),
             );
         }
     }

@@ -1,6 +1,6 @@
 //! Size fit: VRAM, workload/family fit, lifecycle, disks.
 
-use super::{per_hour, Context};
+use super::{Context, per_hour};
 use crate::catalog::{Arch, SizeStatus};
 use crate::diag::Diagnostic;
 use crate::sizing::fmt_num;
@@ -11,7 +11,9 @@ const SIZE: &str = "/spec/compute/vmSize";
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let s = &ctx.spec.spec;
     let wl = &s.workload;
-    if wl.kind == WorkloadType::Inference && matches!(wl.precision, Some(Precision::Fp32 | Precision::Tf32)) {
+    if wl.kind == WorkloadType::Inference
+        && matches!(wl.precision, Some(Precision::Fp32 | Precision::Tf32))
+    {
         out.push(
             Diagnostic::new("fp32-inference", "inference at FP32: FP16 or INT8 usually halves or quarters VRAM and cost")
                 .at("/spec/workload/precision")
@@ -27,10 +29,16 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     let Some(size) = ctx.size() else { return };
-    let cheapest = ctx.sizing.and_then(|sel| sel.chosen.map(|c| (c, sel.chosen_price(), sel.price_region.clone())));
+    let cheapest = ctx.sizing.and_then(|sel| {
+        sel.chosen
+            .map(|c| (c, sel.chosen_price(), sel.price_region.clone()))
+    });
     let suggestion = || match &cheapest {
         Some((name, price, region)) if *name != size.name => {
-            format!("`{name}` ({} in {region}) is the cheapest size that fits; or set `vmSize: auto`", per_hour(*price))
+            format!(
+                "`{name}` ({} in {region}) is the cheapest size that fits; or set `vmSize: auto`",
+                per_hour(*price)
+            )
         }
         _ => "pick a size from `gpuform sizes`, or set `vmSize: auto`".to_string(),
     };
@@ -125,32 +133,55 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("use an ND size with InfiniBand (Standard_ND96isr_H100_v5, Standard_ND96amsr_A100_v4), or set `distributed: false` for single-node training"),
         );
     }
-    if matches!(wl.kind, WorkloadType::Inference | WorkloadType::Batch) && (size.is_nd() || size.is_h100_class()) {
+    if matches!(wl.kind, WorkloadType::Inference | WorkloadType::Batch)
+        && (size.is_nd() || size.is_h100_class())
+    {
         out.push(
             Diagnostic::new(
                 "training-size-for-inference",
-                format!("{} work on {} ({}), a size built for training", wl.kind.as_str(), size.name, size.series),
+                format!(
+                    "{} work on {} ({}), a size built for training",
+                    wl.kind.as_str(),
+                    size.name,
+                    size.series
+                ),
             )
             .at(SIZE)
             .label("training-class size")
-            .help(format!("{}; quantised models often fit an A10 or T4", suggestion())),
+            .help(format!(
+                "{}; quantised models often fit an A10 or T4",
+                suggestion()
+            )),
         );
     }
-    if wl.kind == WorkloadType::Visualization && !size.purpose.contains(&WorkloadType::Visualization) {
+    if wl.kind == WorkloadType::Visualization
+        && !size.purpose.contains(&WorkloadType::Visualization)
+    {
         out.push(
-            Diagnostic::new("visualization-needs-nv", format!("visualization needs a graphics size; {} ({}) has no graphics driver", size.name, size.series))
-                .at(SIZE)
-                .label("compute-only GPU")
-                .help("use an NV size such as Standard_NV36ads_A10_v5 (GRID) or Standard_NV24ads_V710_v5"),
+            Diagnostic::new(
+                "visualization-needs-nv",
+                format!(
+                    "visualization needs a graphics size; {} ({}) has no graphics driver",
+                    size.name, size.series
+                ),
+            )
+            .at(SIZE)
+            .label("compute-only GPU")
+            .help(
+                "use an NV size such as Standard_NV36ads_A10_v5 (GRID) or Standard_NV24ads_V710_v5",
+            ),
         );
     }
     let disks = s.compute.data_disks.len() as u32;
     if let Some(max) = size.max_data_disks {
         if disks > max {
             out.push(
-                Diagnostic::new("data-disk-count", format!("{disks} data disks, but {} takes at most {max}", size.name))
-                    .at("/spec/compute/dataDisks")
-                    .help("use fewer, larger disks"),
+                Diagnostic::new(
+                    "data-disk-count",
+                    format!("{disks} data disks, but {} takes at most {max}", size.name),
+                )
+                .at("/spec/compute/dataDisks")
+                .help("use fewer, larger disks"),
             );
         }
     }
@@ -166,9 +197,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         for p in premium {
             out.push(
-                Diagnostic::new("premium-storage-unsupported", format!("{} does not support premium disks", size.name))
-                    .at(p)
-                    .help("use StandardSSD_LRS"),
+                Diagnostic::new(
+                    "premium-storage-unsupported",
+                    format!("{} does not support premium disks", size.name),
+                )
+                .at(p)
+                .help("use StandardSSD_LRS"),
             );
         }
     }

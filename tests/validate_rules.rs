@@ -1,0 +1,238 @@
+//! Every invalid fixture fails with the rule id and on the line its header announces;
+//! every example validates clean.
+//!
+//! Fixture header lines: `# expect: <rule-id>@<line> (<text the message or help contains>)`;
+//! line 0 means "no position" (the file has no YAML to point into).
+
+use std::path::{Path, PathBuf};
+
+use gpuform::catalog::prices::PriceTable;
+use gpuform::diag::Severity;
+use gpuform::spec::{Policy, check_file};
+
+struct Expect {
+    rule: String,
+    line: usize,
+    text: Option<String>,
+}
+
+fn expectations(path: &Path) -> Vec<Expect> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter_map(|l| l.strip_prefix("# expect: "))
+        .map(|e| {
+            let (head, text) = match e.split_once(" (") {
+                Some((h, t)) => (h, Some(t.trim_end_matches(')').to_string())),
+                None => (e.trim(), None),
+            };
+            let (rule, line) = head.split_once('@').expect("rule@line");
+            Expect {
+                rule: rule.to_string(),
+                line: line.trim().parse().unwrap(),
+                text,
+            }
+        })
+        .collect()
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir("tests/fixtures/invalid")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_invalid_fixture_fails_with_its_rule_on_its_line() {
+    let policy = Policy::default();
+    let mut failures = Vec::new();
+    let files = fixtures();
+    assert!(
+        files.len() >= 30,
+        "expected a fixture per rule family, found {}",
+        files.len()
+    );
+    for f in files {
+        let expects = expectations(&f);
+        assert!(
+            !expects.is_empty(),
+            "{} has no `# expect:` header",
+            f.display()
+        );
+        let checked = check_file(&f, &policy, PriceTable::embedded());
+        for e in &expects {
+            let found = checked
+                .diagnostics
+                .iter()
+                .find(|d| d.rule == e.rule && d.location.map_or(0, |l| l.line) == e.line);
+            match found {
+                None => failures.push(format!(
+                    "{}: expected {}@{}, got [{}]",
+                    f.display(),
+                    e.rule,
+                    e.line,
+                    checked
+                        .diagnostics
+                        .iter()
+                        .map(|d| format!("{}@{}", d.rule, d.location.map_or(0, |l| l.line)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                Some(d) => {
+                    if let Some(t) = &e.text {
+                        let all = format!(
+                            "{} {} {} {}",
+                            d.message,
+                            d.help.clone().unwrap_or_default(),
+                            d.label.clone().unwrap_or_default(),
+                            d.notes.join(" ")
+                        );
+                        if !all.contains(t.as_str()) {
+                            failures.push(format!(
+                                "{}: {} does not mention `{t}`: {all}",
+                                f.display(),
+                                e.rule
+                            ));
+                        }
+                    }
+                    assert_eq!(d.file, f.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_example_validates_clean() {
+    let policy = Policy::default();
+    let mut n = 0;
+    for entry in std::fs::read_dir("examples").unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|e| e == "yaml") {
+            n += 1;
+            let c = check_file(&p, &policy, PriceTable::embedded());
+            let bad: Vec<_> = c
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity >= Severity::Warning)
+                .collect();
+            assert!(bad.is_empty(), "{}: {:#?}", p.display(), bad);
+            assert!(c.spec.is_some());
+        }
+    }
+    assert!(n >= 5, "at least five examples");
+}
+
+#[test]
+fn auto_sizing_resolves_and_explains() {
+    let c = check_file(
+        Path::new("examples/dev-notebook-t4.yaml"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    let spec = c.spec.as_ref().unwrap();
+    assert_eq!(spec.spec.compute.vm_size, "Standard_NC4as_T4_v3");
+    let sel = c.sizing.as_ref().unwrap();
+    assert_eq!(sel.chosen, Some("Standard_NC4as_T4_v3"));
+    assert_eq!(sel.price_region, "westeurope");
+    // every rejected size says why
+    assert!(
+        sel.candidates
+            .iter()
+            .filter(|c| c.rejected.is_some())
+            .all(|c| !c.rejected.as_ref().unwrap().is_empty())
+    );
+}
+
+#[test]
+fn policy_changes_required_tags_and_severities() {
+    let f = Path::new("tests/fixtures/invalid/tag-missing.yaml");
+    let mut p = Policy::default();
+    p.required_tags = vec!["project".into()];
+    let c = check_file(f, &p, PriceTable::embedded());
+    assert!(!c.diagnostics.iter().any(|d| d.rule == "tag-missing"));
+    let p = Policy::from_yaml("rules:\n  tag-missing: warning\n").unwrap();
+    let c = check_file(f, &p, PriceTable::embedded());
+    let d = c
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "tag-missing")
+        .unwrap();
+    assert_eq!(d.severity, Severity::Warning);
+}
+
+#[test]
+fn schema_defaults_match_the_model_defaults() {
+    // A minimal spec: every default the schema announces must be what the model applies.
+    let dir = std::env::temp_dir().join(format!("gpuform-defaults-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("minimal.yaml");
+    std::fs::write(
+        &f,
+        "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {name: minimal}\nspec:\n  region: eastus\n  workload: {type: inference, gpuMemoryGiB: 10}\n  capacity: {max: 2}\n  autoscale: {schedules: []}\n",
+    )
+    .unwrap();
+    let c = check_file(&f, &Policy::default(), PriceTable::embedded());
+    let resolved = serde_json::to_value(c.spec.as_ref().unwrap()).unwrap();
+    let schema = gpuform::spec::schema::schema_json();
+    let mut checked = 0;
+    walk_defaults(schema, schema, "", &resolved, &mut checked);
+    assert!(checked >= 25, "only {checked} defaults compared");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// Compare each `default` in the schema with the resolved spec at the same place.
+fn walk_defaults(
+    root: &serde_json::Value,
+    node: &serde_json::Value,
+    ptr: &str,
+    resolved: &serde_json::Value,
+    checked: &mut usize,
+) {
+    let node = match node.get("$ref").and_then(|r| r.as_str()) {
+        Some(r) => {
+            // keep a sibling default when the $ref target has none
+            let target = root.pointer(&r[1..]).unwrap();
+            if let Some(d) = node.get("default") {
+                compare(ptr, d, resolved, checked);
+            }
+            target
+        }
+        None => node,
+    };
+    if let Some(d) = node.get("default") {
+        compare(ptr, d, resolved, checked);
+    }
+    if let Some(props) = node.get("properties").and_then(|p| p.as_object()) {
+        for (k, v) in props {
+            walk_defaults(root, v, &format!("{ptr}/{k}"), resolved, checked);
+        }
+    }
+}
+
+fn compare(
+    ptr: &str,
+    default: &serde_json::Value,
+    resolved: &serde_json::Value,
+    checked: &mut usize,
+) {
+    // image: auto resolves to a concrete alias; vmSize: auto to a size (both by design)
+    if ptr.ends_with("/image") || ptr.ends_with("/vmSize") || default.is_object() {
+        return;
+    }
+    if let Some(actual) = resolved.pointer(ptr) {
+        let same = match (default.as_f64(), actual.as_f64()) {
+            (Some(a), Some(b)) => (a - b).abs() < 1e-9,
+            _ => default == actual,
+        };
+        assert!(
+            same,
+            "{ptr}: schema default {default} but the model applied {actual}"
+        );
+        *checked += 1;
+    }
+}
