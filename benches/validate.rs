@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use gpuform::catalog::prices::PriceTable;
-use gpuform::spec::{check_source, Policy};
+use gpuform::spec::{Policy, check_source};
 
 const EXAMPLES: [&str; 5] = [
     include_str!("../examples/shortvideo-transcode.yaml"),
@@ -19,7 +19,14 @@ const EXAMPLES: [&str; 5] = [
     include_str!("../examples/dev-notebook-t4.yaml"),
     include_str!("../examples/windows-viz-nv.yaml"),
 ];
-const REGIONS: [&str; 6] = ["eastus", "eastus2", "westus3", "southcentralus", "westeurope", "northeurope"];
+const REGIONS: [&str; 6] = [
+    "eastus",
+    "eastus2",
+    "westus3",
+    "southcentralus",
+    "westeurope",
+    "northeurope",
+];
 
 /// Spec number `i`: an example with its name, region and VRAM varied (no cloud-init path, so
 /// the files stand alone).
@@ -56,7 +63,12 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    s.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+    s.lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 /// Run a command under /usr/bin/time to get wall time and peak RSS.
@@ -65,25 +77,36 @@ fn timed(cmd: &mut Command) -> (Duration, Option<u64>, bool) {
     let has_time = Path::new("/usr/bin/time").exists();
     let mut c = if has_time {
         let mut t = Command::new("/usr/bin/time");
-        t.arg("-f").arg("%M").arg("-o").arg(&rss_file).arg(cmd.get_program()).args(cmd.get_args());
+        t.arg("-f")
+            .arg("%M")
+            .arg("-o")
+            .arg(&rss_file)
+            .arg(cmd.get_program())
+            .args(cmd.get_args());
         t
     } else {
         let mut c = Command::new(cmd.get_program());
         c.args(cmd.get_args());
         c
     };
-    c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    c.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
     let start = Instant::now();
     let status = c.status().expect("command runs");
     let wall = start.elapsed();
-    let rss = std::fs::read_to_string(&rss_file).ok().and_then(|s| s.trim().lines().last()?.parse().ok());
+    let rss = std::fs::read_to_string(&rss_file)
+        .ok()
+        .and_then(|s| s.trim().lines().last()?.parse().ok());
     let _ = std::fs::remove_file(rss_file);
     // validate exits 1 on findings; only 2 (usage) counts as failure here
     (wall, rss, status.code() != Some(2))
 }
 
 fn main() {
-    let n: usize = std::env::var("BENCH_SPECS").ok().and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let n: usize = std::env::var("BENCH_SPECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000);
     let dir: PathBuf = std::env::temp_dir().join(format!("gpuform-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -102,13 +125,22 @@ fn main() {
     let mut errors = 0;
     for (i, t) in texts.iter().enumerate() {
         let start = Instant::now();
-        let c = check_source(t.clone(), &format!("spec-{i:04}.yaml"), dir.clone(), &policy, prices);
+        let c = check_source(
+            t.clone(),
+            &format!("spec-{i:04}.yaml"),
+            dir.clone(),
+            &policy,
+            prices,
+        );
         lat.push(start.elapsed());
         errors += c.diagnostics.iter().filter(|d| d.is_error()).count();
     }
     lat.sort();
     let total: Duration = lat.iter().sum();
-    println!("gpuform validate benchmark ({n} generated specs, {} bytes each on average)", texts.iter().map(String::len).sum::<usize>() / n);
+    println!(
+        "gpuform validate benchmark ({n} generated specs, {} bytes each on average)",
+        texts.iter().map(String::len).sum::<usize>() / n
+    );
     println!(
         "in-process, 1 thread: median {:.3} ms, p95 {:.3} ms, max {:.3} ms per spec; {:.0} specs/s; {errors} errors found",
         percentile(&lat, 0.5).as_secs_f64() * 1e3,
@@ -125,7 +157,8 @@ fn main() {
     let mut runs = Vec::new();
     let mut rss = None;
     for _ in 0..5 {
-        let (wall, r, ok) = timed(Command::new(bin).args(["validate", "--format", "json", dir.to_str().unwrap()]));
+        let (wall, r, ok) =
+            timed(Command::new(bin).args(["validate", "--format", "json", dir.to_str().unwrap()]));
         assert!(ok, "gpuform validate failed");
         runs.push(wall);
         rss = r.or(rss);
@@ -134,15 +167,20 @@ fn main() {
     let gf = percentile(&runs, 0.5);
     println!(
         "`gpuform validate DIR` ({} cores): median {:.3} s wall for {n} specs ({:.0} specs/s), peak RSS {}",
-        std::thread::available_parallelism().map(|p| p.get()).unwrap_or(1),
+        std::thread::available_parallelism()
+            .map(|p| p.get())
+            .unwrap_or(1),
         gf.as_secs_f64(),
         n as f64 / gf.as_secs_f64(),
-        rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into())
+        rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
+            .unwrap_or_else(|| "n/a".into())
     );
 
     // 3. check-jsonschema on the same files, schema only
     let cj = std::env::var("CHECK_JSONSCHEMA").unwrap_or_else(|_| "check-jsonschema".into());
-    let files: Vec<String> = (0..n).map(|i| dir.join(format!("spec-{i:04}.yaml")).display().to_string()).collect();
+    let files: Vec<String> = (0..n)
+        .map(|i| dir.join(format!("spec-{i:04}.yaml")).display().to_string())
+        .collect();
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/gpuworkload.schema.json");
     let probe = Command::new(&cj).arg("--version").output();
     match probe {
@@ -151,7 +189,12 @@ fn main() {
             let mut runs = Vec::new();
             let mut rss = None;
             for _ in 0..3 {
-                let (wall, r, _) = timed(Command::new(&cj).arg("--schemafile").arg(&schema).args(&files));
+                let (wall, r, _) = timed(
+                    Command::new(&cj)
+                        .arg("--schemafile")
+                        .arg(&schema)
+                        .args(&files),
+                );
                 runs.push(wall);
                 rss = r.or(rss);
             }
@@ -161,11 +204,18 @@ fn main() {
                 "`{version}` (schema only): median {:.3} s wall ({:.0} specs/s), peak RSS {}",
                 c.as_secs_f64(),
                 n as f64 / c.as_secs_f64(),
-                rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into())
+                rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
+                    .unwrap_or_else(|| "n/a".into())
             );
-            println!("gpuform is {:.1}x faster while also running {} semantic rules", c.as_secs_f64() / gf.as_secs_f64(), gpuform::diag::RULES.len());
+            println!(
+                "gpuform is {:.1}x faster while also running {} semantic rules",
+                c.as_secs_f64() / gf.as_secs_f64(),
+                gpuform::diag::RULES.len()
+            );
         }
-        _ => println!("check-jsonschema not found (set CHECK_JSONSCHEMA or run .ci/bench): comparison skipped"),
+        _ => println!(
+            "check-jsonschema not found (set CHECK_JSONSCHEMA or run .ci/bench): comparison skipped"
+        ),
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
