@@ -7,6 +7,7 @@
 //! - [`diag`] and [`report`]: diagnostics and their output formats;
 //! - [`cli`]: the commands.
 
+pub mod azure;
 pub mod catalog;
 pub mod cli;
 pub mod diag;
