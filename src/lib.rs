@@ -11,6 +11,7 @@ pub mod azure;
 pub mod catalog;
 pub mod cli;
 pub mod diag;
+pub mod preflight;
 pub mod report;
 pub mod sizing;
 pub mod spec;

@@ -154,8 +154,16 @@ impl ArmError {
 
     /// A transport / pipeline / credential failure from azure_core, classified.
     pub(crate) fn from_azure(operation: impl Into<String>, err: &azure_core::Error) -> Self {
-        let causes = chain(err);
-        let operation = operation.into();
+        let causes: Vec<String> = chain(err)
+            .into_iter()
+            .filter(|c| !GENERIC.contains(&c.as_str()))
+            .map(|c| c.lines().map(str::trim).collect::<Vec<_>>().join(" "))
+            .collect();
+        let mut operation = operation.into();
+        // the bearer policy fetches the token inside the ARM call: say which step failed
+        if causes.iter().any(|c| c.contains("authentication failed")) {
+            operation = format!("get an access token to {operation}");
+        }
         // our own markers, anywhere in the chain
         if let Some(t) = find::<TlsFailure>(err) {
             let mut e = Self::new(ErrorKind::Tls, operation, t.to_string());
@@ -218,10 +226,12 @@ impl ArmError {
             s.push_str(&format!("HTTP {st}"));
         }
         if let Some(c) = &self.code {
-            if !s.is_empty() {
-                s.push(' ');
+            if !self.message.as_deref().unwrap_or("").contains(c.as_str()) {
+                if !s.is_empty() {
+                    s.push(' ');
+                }
+                s.push_str(c);
             }
-            s.push_str(c);
         }
         if let Some(m) = &self.message {
             if !s.is_empty() {
@@ -258,6 +268,12 @@ impl std::error::Error for ArmError {}
 fn first_line(s: &str) -> &str {
     s.trim().lines().next().unwrap_or("").trim()
 }
+
+/// azure_core wrappers that say nothing about the cause.
+const GENERIC: &[&str] = &[
+    "non-transport error occurred which will not be retried",
+    "retry policy expired and the request will no longer be retried",
+];
 
 /// The `source()` chain as text, outermost first, without repeats and without azure_core's
 /// generic wrappers when something more specific follows.

@@ -5,6 +5,7 @@
 //! access errors.
 
 mod common;
+mod preflight;
 mod schema;
 mod show;
 mod sizes;
@@ -49,6 +50,8 @@ pub enum Command {
     Sizes(sizes::Args),
     /// List the validation rules with their ids and default severities.
     Rules(schema::RulesArgs),
+    /// Check quota, size, zones, capabilities, providers and features in Azure before deploying.
+    Preflight(preflight::Args),
 }
 
 /// Run the CLI with the process arguments; returns the exit code.
@@ -70,6 +73,7 @@ pub fn main() -> i32 {
         Command::Schema(a) => schema::run(a),
         Command::Sizes(a) => sizes::run(a),
         Command::Rules(a) => schema::run_rules(a),
+        Command::Preflight(a) => preflight::run(a),
     };
     match result {
         Ok(code) => code as i32,
