@@ -743,3 +743,354 @@ pub fn build(
         price_as_of,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::azure::ErrorKind;
+    use crate::azure::models::{Capability, LocationInfo, Restriction, RestrictionInfo, UsageName};
+    use crate::spec::model::HyperVGeneration;
+
+    fn plan() -> Plan {
+        Plan {
+            name: "t".into(),
+            size: "Standard_NC8as_T4_v3".into(),
+            vcpus: Some(8),
+            quota_family: Some("Standard NCASv3_T4 Family".into()),
+            max: 4,
+            regular: 1,
+            spot: 3,
+            zones: vec![],
+            generation: HyperVGeneration::V2,
+            os: OsType::Linux,
+            encryption_at_host: true,
+            accelerated_networking: true,
+            trusted_launch: false,
+            providers: vec!["Microsoft.Compute"],
+            key_vault: None,
+            allowed_regions: None,
+            targets: vec![
+                Target {
+                    region: "eastus".into(),
+                    role: Role::Spec,
+                },
+                Target {
+                    region: "westus3".into(),
+                    role: Role::Alternate,
+                },
+                Target {
+                    region: "centralus".into(),
+                    role: Role::Alternate,
+                },
+            ],
+        }
+    }
+
+    fn sku(caps: &[(&str, &str)], zones: &[&str]) -> ResourceSku {
+        ResourceSku {
+            resource_type: "virtualMachines".into(),
+            name: "Standard_NC8as_T4_v3".into(),
+            family: Some("Standard NCASv3_T4 Family".into()),
+            locations: vec!["eastus".into()],
+            location_info: vec![LocationInfo {
+                location: "eastus".into(),
+                zones: zones.iter().map(|z| z.to_string()).collect(),
+            }],
+            capabilities: caps
+                .iter()
+                .map(|(n, v)| Capability {
+                    name: n.to_string(),
+                    value: v.to_string(),
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn good_caps() -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("vCPUs", "8"),
+            ("HyperVGenerations", "V1,V2"),
+            ("LowPriorityCapable", "True"),
+            ("EncryptionAtHostSupported", "True"),
+            ("AcceleratedNetworkingEnabled", "True"),
+        ]
+    }
+
+    fn usage(v: &str, used: i64, limit: i64) -> Usage {
+        Usage {
+            name: UsageName {
+                value: v.into(),
+                localized_value: Some(format!("{v} label")),
+            },
+            current_value: used,
+            limit,
+            unit: None,
+            local_name: None,
+        }
+    }
+
+    fn usages(family: &str, family_limit: i64) -> Vec<Usage> {
+        vec![
+            usage("cores", 0, 100),
+            usage("lowPriorityCores", 0, 100),
+            usage("virtualMachineScaleSets", 0, 2500),
+            usage(family, 0, family_limit),
+        ]
+    }
+
+    fn data(s: ResourceSku, u: Vec<Usage>) -> RegionData {
+        RegionData {
+            skus: Fetch::Got(SkuData {
+                entries: vec![s],
+                shape: ListShape::Rest,
+                includes_restricted: false,
+                source: "ARM".into(),
+            }),
+            usages: Fetch::Got(u),
+        }
+    }
+
+    fn by_id<'a>(c: &'a [Check], id: &str) -> &'a Check {
+        c.iter()
+            .find(|x| x.id == id)
+            .unwrap_or_else(|| panic!("no {id} in {c:#?}"))
+    }
+
+    #[test]
+    fn family_falls_back_to_a_case_and_space_insensitive_match() {
+        let c = region_checks(
+            &plan(),
+            &plan().targets[0],
+            &data(
+                sku(&good_caps(), &[]),
+                usages("standard ncasv3_t4 FAMILY", 8),
+            ),
+        );
+        let f = by_id(&c, "quota-family");
+        assert_eq!(f.status, Status::Pass, "{f:?}");
+        assert!(!f.quota.as_ref().unwrap().matched_exactly);
+    }
+
+    #[test]
+    fn spot_only_pools_do_not_need_family_or_regional_quota() {
+        let mut p = plan();
+        p.regular = 0;
+        p.spot = 4;
+        let c = region_checks(
+            &p,
+            &p.targets[0],
+            &data(
+                sku(&good_caps(), &[]),
+                usages("Standard NCASv3_T4 Family", 0),
+            ),
+        );
+        assert_eq!(by_id(&c, "quota-family").status, Status::Pass);
+        assert!(c.iter().all(|x| x.id != "quota-cores"));
+        let spot = by_id(&c, "quota-spot");
+        assert_eq!(
+            (
+                spot.status,
+                spot.quota.as_ref().unwrap().additional_required
+            ),
+            (Status::Pass, 32)
+        );
+    }
+
+    #[test]
+    fn a_family_missing_from_the_usage_list_blocks_when_the_sku_names_it() {
+        let c = region_checks(
+            &plan(),
+            &plan().targets[0],
+            &data(sku(&good_caps(), &[]), usages("standardNCSv3Family", 48)),
+        );
+        let f = by_id(&c, "quota-family");
+        assert_eq!(f.status, Status::Fail);
+        assert!(
+            f.message
+                .contains("the size is most likely not offered there"),
+            "{}",
+            f.message
+        );
+    }
+
+    #[test]
+    fn capabilities_the_spec_needs_are_checked() {
+        let caps = vec![
+            ("vCPUs", "8"),
+            ("HyperVGenerations", "V1"),
+            ("LowPriorityCapable", "False"),
+            ("EncryptionAtHostSupported", "False"),
+            ("AcceleratedNetworkingEnabled", "True"),
+        ];
+        let c = region_checks(
+            &plan(),
+            &plan().targets[0],
+            &data(sku(&caps, &[]), usages("Standard NCASv3_T4 Family", 48)),
+        );
+        let cap = by_id(&c, "capabilities");
+        assert_eq!(cap.status, Status::Fail);
+        assert_eq!(
+            cap.message,
+            "EncryptionAtHostSupported is False; LowPriorityCapable is False; HyperVGenerations is V1, the image is V2"
+        );
+        assert_eq!(
+            cap.fix.as_deref(),
+            Some(
+                "set security.encryptionAtHost: false; set capacity.regularPercentAboveBase: 100 (no Spot); use a V1 image"
+            )
+        );
+    }
+
+    #[test]
+    fn zones_requested_in_a_region_without_zones_block() {
+        let mut p = plan();
+        p.zones = vec!["1".into()];
+        let c = region_checks(
+            &p,
+            &p.targets[0],
+            &data(
+                sku(&good_caps(), &[]),
+                usages("Standard NCASv3_T4 Family", 48),
+            ),
+        );
+        let z = by_id(&c, "zones");
+        assert_eq!(z.status, Status::Fail);
+        assert!(
+            z.message.contains("has no availability zones in eastus"),
+            "{}",
+            z.message
+        );
+        let c = region_checks(
+            &p,
+            &p.targets[0],
+            &data(
+                sku(&good_caps(), &["2", "3"]),
+                usages("Standard NCASv3_T4 Family", 48),
+            ),
+        );
+        assert_eq!(
+            by_id(&c, "zones").fix.as_deref(),
+            Some("set compute.zones to [2, 3] or remove it")
+        );
+    }
+
+    #[test]
+    fn quota_id_restrictions_name_the_offer_type() {
+        let mut s = sku(&good_caps(), &[]);
+        s.restrictions = vec![Restriction {
+            kind: "Location".into(),
+            values: vec!["eastus".into()],
+            restriction_info: Some(RestrictionInfo {
+                locations: vec!["eastus".into()],
+                zones: vec![],
+            }),
+            reason_code: Some("QuotaId".into()),
+        }];
+        let c = region_checks(
+            &plan(),
+            &plan().targets[0],
+            &data(s, usages("Standard NCASv3_T4 Family", 48)),
+        );
+        let size = by_id(&c, "size");
+        assert_eq!(size.status, Status::Fail);
+        assert!(
+            size.message
+                .contains("this subscription's offer type (restriction Location, QuotaId"),
+            "{}",
+            size.message
+        );
+    }
+
+    #[test]
+    fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
+        let ok = || {
+            data(
+                sku(&good_caps(), &[]),
+                usages("Standard NCASv3_T4 Family", 48),
+            )
+        };
+        let mut prices = PriceTable::new("USD");
+        prices.insert(
+            "Standard_NC8as_T4_v3",
+            "eastus",
+            PriceOs::Linux,
+            PriceKind::OnDemand,
+            0.9,
+        );
+        prices.insert(
+            "Standard_NC8as_T4_v3",
+            "centralus",
+            PriceOs::Linux,
+            PriceKind::OnDemand,
+            0.7,
+        );
+        let mut t = plan();
+        t.targets.push(Target {
+            region: "norway".into(),
+            role: Role::Requested,
+        });
+        let sub = SubscriptionData {
+            providers: vec![("Microsoft.Compute".into(), Fetch::Got("Registered".into()))],
+            encryption_at_host: Some(Fetch::Got("Registered".into())),
+            key_vault: None,
+        };
+        let r = build(
+            &t,
+            &[ok(), ok(), ok(), ok()],
+            &sub,
+            Context::default(),
+            &prices,
+        );
+        assert_eq!(r.verdict, Verdict::Pass);
+        let order: Vec<_> = r
+            .ranking
+            .iter()
+            .map(|k| (k.region.as_str(), k.on_demand_hourly))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("centralus", Some(0.7)),
+                ("norway", None),
+                ("westus3", None)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failed_check_outranks_an_unknown_one_in_the_verdict() {
+        let fail = check("a", "a", Status::Fail, "");
+        let unknown = check("b", "b", Status::Unknown, "");
+        let skipped = check("c", "c", Status::Skipped, "");
+        assert_eq!(verdict(&[&unknown, &fail]), Verdict::Blocked);
+        assert_eq!(verdict(&[&unknown, &skipped]), Verdict::Unknown);
+        assert_eq!(verdict(&[&skipped]), Verdict::Pass);
+    }
+
+    #[test]
+    fn a_usage_error_makes_the_quota_unknown_with_its_fix() {
+        let mut e = ArmError::new(
+            ErrorKind::Http,
+            "read compute quota usage in eastus",
+            "denied",
+        );
+        e.status = Some(403);
+        e.help = Some("the identity needs Microsoft.Compute/locations/usages/read".into());
+        let d = RegionData {
+            usages: Fetch::Failed(e),
+            ..data(sku(&good_caps(), &[]), vec![])
+        };
+        let c = region_checks(&plan(), &plan().targets[0], &d);
+        let q = by_id(&c, "quota-family");
+        assert_eq!(q.status, Status::Unknown);
+        assert_eq!(
+            q.message,
+            "could not read compute quota usage in eastus: HTTP 403: denied"
+        );
+        assert_eq!(
+            q.fix.as_deref(),
+            Some("the identity needs Microsoft.Compute/locations/usages/read")
+        );
+    }
+}

@@ -232,3 +232,134 @@ impl Offline {
         (regions, sub)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::azure::ErrorKind;
+
+    /// An in-memory ARM: every region offers nothing special; `fail_usages` makes usages fail.
+    struct FakeArm {
+        fail_usages: Option<ArmError>,
+        calls: AtomicUsize,
+    }
+
+    #[async_trait::async_trait]
+    impl ArmApi for FakeArm {
+        fn subscription(&self) -> &str {
+            "sub"
+        }
+        async fn resource_skus(&self, _: &str) -> Result<Vec<ResourceSku>, ArmError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            Ok(vec![])
+        }
+        async fn usages(&self, _: &str) -> Result<Vec<Usage>, ArmError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            self.fail_usages.clone().map_or(Ok(vec![]), Err)
+        }
+        async fn provider_state(&self, _: &str) -> Result<String, ArmError> {
+            Ok("Registered".into())
+        }
+        async fn feature_state(&self, _: &str, _: &str) -> Result<String, ArmError> {
+            Ok("Registered".into())
+        }
+        async fn key_vault_name(&self, _: &str) -> Result<NameAvailability, ArmError> {
+            Ok(NameAvailability {
+                name_available: false,
+                reason: Some("AlreadyExists".into()),
+                message: None,
+            })
+        }
+        async fn key_vaults(&self) -> Result<Vec<ResourceRef>, ArmError> {
+            Ok(vec![ResourceRef {
+                id:
+                    "/subscriptions/sub/resourceGroups/rg1/providers/Microsoft.KeyVault/vaults/KV-A"
+                        .into(),
+                name: "KV-A".into(),
+                location: None,
+            }])
+        }
+    }
+
+    fn plan() -> Plan {
+        let path = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/shortvideo-transcode.yaml"
+        ));
+        let c = crate::spec::check_file(
+            path,
+            &crate::spec::Policy::default(),
+            crate::catalog::prices::PriceTable::embedded(),
+        );
+        let mut p = Plan::from_spec(
+            c.spec.as_ref().unwrap(),
+            &["eastus".into(), "EastUS2".into()],
+        );
+        p.key_vault = Some("kv-a".into());
+        p
+    }
+
+    #[test]
+    fn regions_are_deduplicated_and_every_region_is_asked() {
+        let p = plan();
+        assert_eq!(
+            p.targets
+                .iter()
+                .map(|t| (t.region.as_str(), t.role))
+                .collect::<Vec<_>>(),
+            [
+                ("eastus2", Role::Spec),
+                ("westus3", Role::Alternate),
+                ("southcentralus", Role::Alternate),
+                ("eastus", Role::Requested)
+            ]
+        );
+        assert_eq!((p.max, p.regular, p.spot), (20, 2, 18));
+        let api = FakeArm {
+            fail_usages: None,
+            calls: AtomicUsize::new(0),
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (regions, sub) = rt.block_on(gather_live(&api, &p)).unwrap();
+        assert_eq!((regions.len(), api.calls.load(Ordering::SeqCst)), (4, 8));
+        // the taken vault name is recognised as the subscription's own (case-insensitively)
+        match sub.key_vault {
+            Some(Fetch::Got(v)) => assert_eq!(v.own.unwrap().resource_group(), Some("rg1")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn fatal_errors_end_the_run_and_others_become_unknown_checks() {
+        let p = plan();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut e = ArmError::new(ErrorKind::Http, "read compute quota usage", "expired");
+        e.status = Some(401);
+        let api = FakeArm {
+            fail_usages: Some(e),
+            calls: AtomicUsize::new(0),
+        };
+        assert_eq!(
+            rt.block_on(gather_live(&api, &p)).unwrap_err().status,
+            Some(401)
+        );
+        let api = FakeArm {
+            fail_usages: Some(ArmError::new(
+                ErrorKind::Timeout,
+                "read compute quota usage",
+                "slow",
+            )),
+            calls: AtomicUsize::new(0),
+        };
+        let (regions, _) = rt.block_on(gather_live(&api, &p)).unwrap();
+        assert!(matches!(regions[0].usages, Fetch::Failed(ref e) if e.kind == ErrorKind::Timeout));
+    }
+}

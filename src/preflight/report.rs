@@ -211,6 +211,43 @@ impl Report {
         }
     }
 
+    /// "passing alternatives, cheapest first: ..." (plus the regions left unranked for lack of data).
+    fn ranking_line(&self) -> Option<String> {
+        if self.regions.len() < 2 {
+            return None;
+        }
+        let unranked: Vec<&str> = self
+            .regions
+            .iter()
+            .filter(|r| r.role != Role::Spec && r.verdict == Verdict::Pass && !r.complete)
+            .map(|r| r.region.as_str())
+            .collect();
+        let mut line = if self.ranking.is_empty() {
+            if unranked.is_empty() {
+                "no other region passes".to_string()
+            } else {
+                String::new()
+            }
+        } else {
+            let list: Vec<String> = self
+                .ranking
+                .iter()
+                .map(|k| format!("{} ({})", k.region, self.price(k.on_demand_hourly)))
+                .collect();
+            format!("passing alternatives, cheapest first: {}", list.join(", "))
+        };
+        if !unranked.is_empty() {
+            if !line.is_empty() {
+                line.push_str("; ");
+            }
+            line.push_str(&format!(
+                "not ranked for lack of size and quota data: {}",
+                unranked.join(", ")
+            ));
+        }
+        Some(line)
+    }
+
     fn price(&self, p: Option<f64>) -> String {
         match p {
             Some(p) => format!("{}{p:.3}/h", if self.currency == "USD" { "$" } else { "" }),
@@ -340,29 +377,8 @@ pub fn human(r: &Report, styled: bool) -> String {
             );
         }
     }
-    if r.regions.len() > 1 {
-        if r.ranking.is_empty() {
-            let _ = writeln!(
-                out,
-                "no other region passes{}",
-                if r.mode == Mode::Offline {
-                    " (regions without size and quota data are not ranked)"
-                } else {
-                    ""
-                }
-            );
-        } else {
-            let list: Vec<String> = r
-                .ranking
-                .iter()
-                .map(|k| format!("{} ({})", k.region, r.price(k.on_demand_hourly)))
-                .collect();
-            let _ = writeln!(
-                out,
-                "passing alternatives, cheapest first: {}",
-                list.join(", ")
-            );
-        }
+    if let Some(line) = r.ranking_line() {
+        let _ = writeln!(out, "{line}");
     }
     out
 }
@@ -437,30 +453,13 @@ pub fn markdown(r: &Report) -> String {
             );
         }
     }
-    if r.regions.len() > 1 {
-        let _ = writeln!(out);
-        if r.ranking.is_empty() {
-            let _ = writeln!(
-                out,
-                "No other region passes{}.",
-                if r.mode == Mode::Offline {
-                    " (regions without size and quota data are not ranked)"
-                } else {
-                    ""
-                }
-            );
-        } else {
-            let list: Vec<String> = r
-                .ranking
-                .iter()
-                .map(|k| format!("{} ({})", k.region, r.price(k.on_demand_hourly)))
-                .collect();
-            let _ = writeln!(
-                out,
-                "Passing alternatives, cheapest first: {}.",
-                list.join(", ")
-            );
-        }
+    if let Some(line) = r.ranking_line() {
+        let mut c = line.chars();
+        let first = c
+            .next()
+            .map(|f| f.to_uppercase().collect::<String>())
+            .unwrap_or_default();
+        let _ = writeln!(out, "\n{first}{}.", c.as_str());
     }
     let section = |out: &mut String, title: &str, checks: &[Check]| {
         let _ = writeln!(out, "\n<details><summary>{title}</summary>\n");
