@@ -28,11 +28,13 @@ pub struct Args {
     /// Also check REGION (repeatable); the spec's region and alternateRegions are always checked.
     #[arg(long = "region", value_name = "REGION")]
     pub regions: Vec<String>,
+    /// Output: a table for people, JSON, Markdown for $GITHUB_STEP_SUMMARY, or GitHub annotations.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Which credential to use; `auto` picks from the environment and says which.
     #[arg(long, value_enum, default_value_t = AuthArg::Auto, env = "GPUFORM_AUTH")]
     pub auth: AuthArg,
+    /// Azure cloud: ARM endpoint, Entra authority (AZURE_AUTHORITY_HOST overrides it) and token scope.
     #[arg(long, value_enum, default_value_t = CloudArg::AzureCloud)]
     pub cloud: CloudArg,
     /// Resource Manager endpoint (https), e.g. a proxy; the token scope stays the cloud's.
