@@ -497,7 +497,6 @@ pub(crate) fn credential(
             client_id: Some(client_id.clone()),
             tenant_id: Some(tenant.clone()),
             token_file_path: Some(file.clone()),
-            ..Default::default()
         }))
         .map_err(wrap)?,
         AuthMethod::GithubOidc { tenant, client_id } => {
@@ -553,7 +552,6 @@ pub(crate) fn credential(
                     credential_options: ClientAssertionCredentialOptions {
                         client_options: opts(),
                     },
-                    ..Default::default()
                 }),
             )
             .map_err(wrap)?
@@ -562,7 +560,6 @@ pub(crate) fn credential(
             ManagedIdentityCredential::new(Some(ManagedIdentityCredentialOptions {
                 user_assigned_id: client_id.clone().map(UserAssignedId::ClientId),
                 client_options: opts(),
-                ..Default::default()
             }))
             .map_err(wrap)?
         }

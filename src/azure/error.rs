@@ -225,13 +225,13 @@ impl ArmError {
         if let Some(st) = self.status {
             s.push_str(&format!("HTTP {st}"));
         }
-        if let Some(c) = &self.code {
-            if !self.message.as_deref().unwrap_or("").contains(c.as_str()) {
-                if !s.is_empty() {
-                    s.push(' ');
-                }
-                s.push_str(c);
+        if let Some(c) = &self.code
+            && !self.message.as_deref().unwrap_or("").contains(c.as_str())
+        {
+            if !s.is_empty() {
+                s.push(' ');
             }
+            s.push_str(c);
         }
         if let Some(m) = &self.message {
             if !s.is_empty() {

@@ -92,7 +92,7 @@ pub struct TlsFailure {
 
 pub fn fmt_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.1} s", d.as_secs_f64())

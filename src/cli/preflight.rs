@@ -92,6 +92,7 @@ impl From<AuthArg> for AuthMode {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[allow(clippy::enum_variant_names)] // the names az uses
 pub enum CloudArg {
     #[value(name = "AzureCloud")]
     AzureCloud,
@@ -286,13 +287,12 @@ fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {
 
 /// `eastus=usages.json` → (eastus, usages.json); a bare path is the spec's region.
 fn split_region<'a>(arg: &'a str, primary: &str) -> (String, &'a str) {
-    if let Some((r, f)) = arg.split_once('=') {
-        if !r.is_empty()
-            && r.chars().all(|c| c.is_ascii_alphanumeric())
-            && !std::path::Path::new(arg).exists()
-        {
-            return (r.to_ascii_lowercase(), f);
-        }
+    if let Some((r, f)) = arg.split_once('=')
+        && !r.is_empty()
+        && r.chars().all(|c| c.is_ascii_alphanumeric())
+        && !std::path::Path::new(arg).exists()
+    {
+        return (r.to_ascii_lowercase(), f);
     }
     (primary.to_string(), arg)
 }

@@ -253,9 +253,7 @@ fn size_check<'a>(plan: &Plan, r: &str, d: &'a SkuData) -> (Check, Option<&'a Re
                 format!(
                     "{size} is offered in {r} but not to this subscription (restriction Location, NotAvailableForSubscription)"
                 ),
-                format!(
-                    "ask for access with a support request (Service and subscription limits → Compute-VM (cores-vCPUs) subscription limit increases / region access) or choose another region"
-                ),
+                "ask Azure support for access (New support request → Service and subscription limits (quotas) → Compute-VM, naming the size and region) or choose another region".to_string(),
             ),
             "QuotaId" => (
                 format!(

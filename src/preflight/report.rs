@@ -178,7 +178,7 @@ impl Report {
     }
 
     fn size_line(&self) -> String {
-        let mut s = format!("{}", self.size);
+        let mut s = self.size.clone();
         match (self.vcpus, &self.quota_family) {
             (Some(v), Some(f)) => s.push_str(&format!(" ({v} vCPUs, quota family {f:?})")),
             (Some(v), None) => s.push_str(&format!(" ({v} vCPUs)")),
@@ -316,10 +316,10 @@ fn human_checks(out: &mut String, checks: &[Check], styled: bool) {
                 let _ = writeln!(out, "  {:<8} {:<26} request id: {id}", "", "");
             }
         }
-        if let Some(f) = &c.fix {
-            if matches!(c.status, Status::Fail | Status::Warn | Status::Unknown) {
-                let _ = writeln!(out, "  {:<8} {:<26} fix: {f}", "", "");
-            }
+        if let Some(f) = &c.fix
+            && matches!(c.status, Status::Fail | Status::Warn | Status::Unknown)
+        {
+            let _ = writeln!(out, "  {:<8} {:<26} fix: {f}", "", "");
         }
     }
 }
