@@ -467,11 +467,19 @@ pub(crate) fn credential(
     let opts = || credential_options(endpoints, http, transport);
     let wrap = |e: azure_core::Error| ArmError::from_azure(op, &e);
     Ok(match &choice.method {
-        AuthMethod::Cli { tenant } => AzureCliCredential::new(Some(AzureCliCredentialOptions {
-            tenant_id: tenant.clone(),
-            ..Default::default()
-        }))
-        .map_err(wrap)?,
+        AuthMethod::Cli { tenant } => {
+            let cli = AzureCliCredential::new(Some(AzureCliCredentialOptions {
+                tenant_id: tenant.clone(),
+                ..Default::default()
+            }))
+            .map_err(wrap)?;
+            // `az` runs outside any HTTP pipeline: bound it like a request
+            Arc::new(Bounded {
+                inner: cli,
+                timeout: http.timeout,
+                what: "az account get-access-token",
+            })
+        }
         AuthMethod::Secret { tenant, client_id } => {
             let secret = env
                 .get("AZURE_CLIENT_SECRET")
@@ -564,6 +572,35 @@ pub(crate) fn credential(
             .map_err(wrap)?
         }
     })
+}
+
+/// A credential whose `get_token` must finish within `timeout`.
+#[derive(Debug)]
+struct Bounded {
+    inner: Arc<dyn TokenCredential>,
+    timeout: Duration,
+    what: &'static str,
+}
+
+#[async_trait::async_trait]
+impl TokenCredential for Bounded {
+    async fn get_token(
+        &self,
+        scopes: &[&str],
+        options: Option<azure_core::credentials::TokenRequestOptions<'_>>,
+    ) -> azure_core::Result<azure_core::credentials::AccessToken> {
+        match tokio::time::timeout(self.timeout, self.inner.get_token(scopes, options)).await {
+            Ok(r) => r,
+            Err(_) => Err(azure_core::Error::with_message(
+                azure_core::error::ErrorKind::Credential,
+                format!(
+                    "{} did not finish within {}; is `az` waiting for an interactive login?",
+                    self.what,
+                    super::http::fmt_duration(self.timeout)
+                ),
+            )),
+        }
+    }
 }
 
 /// The GitHub Actions OIDC token as a client assertion (audience `api://AzureADTokenExchange`).
@@ -785,5 +822,38 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.help.unwrap().contains("id-token: write"));
+    }
+
+    #[derive(Debug)]
+    struct Hangs;
+
+    #[async_trait::async_trait]
+    impl TokenCredential for Hangs {
+        async fn get_token(
+            &self,
+            _: &[&str],
+            _: Option<azure_core::credentials::TokenRequestOptions<'_>>,
+        ) -> azure_core::Result<azure_core::credentials::AccessToken> {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            unreachable!()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_hanging_az_is_cut_off_with_a_hint() {
+        let b = Bounded {
+            inner: Arc::new(Hangs),
+            timeout: Duration::from_millis(50),
+            what: "az account get-access-token",
+        };
+        let e = b
+            .get_token(&["https://management.azure.com/.default"], None)
+            .await
+            .unwrap_err();
+        assert!(matches!(e.kind(), azure_core::error::ErrorKind::Credential));
+        assert_eq!(
+            e.to_string(),
+            "az account get-access-token did not finish within 50 ms; is `az` waiting for an interactive login?"
+        );
     }
 }

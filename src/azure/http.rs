@@ -63,6 +63,7 @@ impl HttpSettings {
         ClientOptions {
             retry,
             transport: transport.map(|t| t.0.clone()),
+            per_call_policies: vec![Arc::new(UserAgent)],
             per_try_policies: vec![
                 Arc::new(TimeoutPolicy {
                     timeout: self.timeout,
@@ -94,6 +95,8 @@ pub fn fmt_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
+    } else if ms < 1000 {
+        format!("{ms} ms")
     } else {
         format!("{:.1} s", d.as_secs_f64())
     }
@@ -104,6 +107,37 @@ fn host_of(request: &Request) -> String {
     match u.port() {
         Some(p) => format!("{}:{p}", u.host_str().unwrap_or("?")),
         None => u.host_str().unwrap_or("?").to_string(),
+    }
+}
+
+/// `gpuform/<version>` first in the user agent, before azure_core's
+/// `azsdk-rust-<crate>/<version> (<rustc>; <os>; <arch>)` (which runs earlier in the pipeline).
+#[derive(Debug)]
+struct UserAgent;
+
+#[async_trait::async_trait]
+impl Policy for UserAgent {
+    async fn send(
+        &self,
+        ctx: &Context,
+        request: &mut Request,
+        next: &[Arc<dyn Policy>],
+    ) -> PolicyResult {
+        const UA: azure_core::http::headers::HeaderName =
+            azure_core::http::headers::HeaderName::from_static("user-agent");
+        let sdk = request
+            .headers()
+            .get_optional_string(&UA)
+            .unwrap_or_default();
+        if !sdk.starts_with(crate::USER_AGENT) {
+            request.insert_header(
+                UA,
+                format!("{} {sdk}", crate::USER_AGENT)
+                    .trim_end()
+                    .to_string(),
+            );
+        }
+        next[0].send(ctx, request, &next[1..]).await
     }
 }
 
@@ -208,5 +242,6 @@ mod tests {
     fn durations_read_naturally() {
         assert_eq!(fmt_duration(Duration::from_secs(30)), "30 s");
         assert_eq!(fmt_duration(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(fmt_duration(Duration::from_millis(300)), "300 ms");
     }
 }
