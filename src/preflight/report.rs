@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::plan::Role;
 use crate::azure::ArmError;
+use crate::report::github::{escape_data, escape_property};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -487,16 +488,6 @@ pub fn markdown(r: &Report) -> String {
 
 // ---------------------------------------------------------------------------------------------
 // GitHub workflow commands
-
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
 
 /// Annotations for the spec region's problems, and a notice with the verdict.
 pub fn github(r: &Report) -> String {
