@@ -7,9 +7,11 @@
 //! - [`diag`] and [`report`]: diagnostics and their output formats;
 //! - [`cli`]: the commands.
 
+pub mod azure;
 pub mod catalog;
 pub mod cli;
 pub mod diag;
+pub mod preflight;
 pub mod report;
 pub mod sizing;
 pub mod spec;

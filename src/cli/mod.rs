@@ -5,6 +5,7 @@
 //! access errors.
 
 mod common;
+mod preflight;
 mod schema;
 mod show;
 mod sizes;
@@ -49,7 +50,20 @@ pub enum Command {
     Sizes(sizes::Args),
     /// List the validation rules with their ids and default severities.
     Rules(schema::RulesArgs),
+    /// Check quota, size, zones, capabilities, providers and features in Azure before deploying.
+    #[command(after_help = PREFLIGHT_HELP)]
+    Preflight(preflight::Args),
 }
+
+const PREFLIGHT_HELP: &str = concat!(
+    "Exit codes: 0 the spec's region passes, 1 it is blocked, 2 usage or access errors (or a check could not be answered).\n\n",
+    "--auth auto picks, in this order: AZURE_FEDERATED_TOKEN_FILE (workload identity); ACTIONS_ID_TOKEN_REQUEST_URL + ",
+    "AZURE_CLIENT_ID (GitHub Actions OIDC); SYSTEM_OIDCREQUESTURI + a service connection id (Azure Pipelines); ",
+    "AZURE_CLIENT_SECRET; IDENTITY_ENDPOINT (managed identity); `az` on PATH; the instance metadata service ",
+    "(managed identity). It prints which one it used.\n\n",
+    "Offline (no credentials): --usages/--skus take `az vm list-usage` / `az vm list-skus --all` JSON or the REST ",
+    "responses; checks without data are skipped and do not block."
+);
 
 /// Run the CLI with the process arguments; returns the exit code.
 pub fn main() -> i32 {
@@ -70,6 +84,7 @@ pub fn main() -> i32 {
         Command::Schema(a) => schema::run(a),
         Command::Sizes(a) => sizes::run(a),
         Command::Rules(a) => schema::run_rules(a),
+        Command::Preflight(a) => preflight::run(a),
     };
     match result {
         Ok(code) => code as i32,

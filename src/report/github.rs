@@ -5,14 +5,14 @@ use crate::diag::Severity;
 use crate::spec::Checked;
 
 /// Escape a message for a workflow command (`%`, CR and LF).
-fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escape a property value (also `:` and `,`).
-fn escape_property(s: &str) -> String {
+pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -1,0 +1,173 @@
+//! `ArmApi`: the Azure calls the rest of gpuform makes, as a trait so commands can run against
+//! an in-memory fake; [`Arm`] implements it over an [`ArmClient`] for one subscription.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::client::{ArmClient, Op};
+use super::error::ArmError;
+use super::models::{NameAvailability, ResourceRef, ResourceSku, Usage};
+
+pub const SKUS_API: &str = "2021-07-01";
+pub const USAGES_API: &str = "2024-11-01";
+pub const PROVIDERS_API: &str = "2021-04-01";
+pub const FEATURES_API: &str = "2021-07-01";
+pub const KEYVAULT_API: &str = "2024-11-01";
+
+/// Read-only calls preflight makes (deploy adds its own).
+#[async_trait::async_trait]
+pub trait ArmApi: Send + Sync {
+    fn subscription(&self) -> &str;
+    /// Resource SKUs offered in `location` (all resource types; restricted ones included).
+    async fn resource_skus(&self, location: &str) -> Result<Vec<ResourceSku>, ArmError>;
+    /// Compute quota usages in `location`.
+    async fn usages(&self, location: &str) -> Result<Vec<Usage>, ArmError>;
+    /// `registrationState` of a resource provider namespace (`Registered`, `NotRegistered`, ...).
+    async fn provider_state(&self, namespace: &str) -> Result<String, ArmError>;
+    /// `properties.state` of a preview feature (`Registered`, `NotRegistered`, `Pending`, ...).
+    async fn feature_state(&self, namespace: &str, feature: &str) -> Result<String, ArmError>;
+    /// Is a Key Vault name free (vault names are global)?
+    async fn key_vault_name(&self, name: &str) -> Result<NameAvailability, ArmError>;
+    /// Key vaults in the subscription (to recognise a taken name as one's own).
+    async fn key_vaults(&self) -> Result<Vec<ResourceRef>, ArmError>;
+}
+
+/// ARM for one subscription.
+#[derive(Debug, Clone)]
+pub struct Arm {
+    pub client: ArmClient,
+    subscription: String,
+}
+
+impl Arm {
+    pub fn new(client: ArmClient, subscription: impl Into<String>) -> Self {
+        Self {
+            client,
+            subscription: subscription.into(),
+        }
+    }
+
+    fn sub_path(&self, rest: &str) -> String {
+        format!(
+            "subscriptions/{}/{}",
+            self.subscription,
+            rest.trim_start_matches('/')
+        )
+    }
+}
+
+#[async_trait::async_trait]
+impl ArmApi for Arm {
+    fn subscription(&self) -> &str {
+        &self.subscription
+    }
+
+    async fn resource_skus(&self, location: &str) -> Result<Vec<ResourceSku>, ArmError> {
+        let op = Op::new(
+            format!("list resource SKUs in {location}"),
+            "Microsoft.Compute/skus/read (e.g. Reader on the subscription)",
+        );
+        let filter = format!("location eq '{location}'");
+        let url = self.client.url(
+            &self.sub_path("providers/Microsoft.Compute/skus"),
+            SKUS_API,
+            &[("$filter", &filter)],
+        );
+        self.client.get_all(&op, url).await
+    }
+
+    async fn usages(&self, location: &str) -> Result<Vec<Usage>, ArmError> {
+        let op = Op::new(
+            format!("read compute quota usage in {location}"),
+            "Microsoft.Compute/locations/usages/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path(&format!(
+                "providers/Microsoft.Compute/locations/{location}/usages"
+            )),
+            USAGES_API,
+            &[],
+        );
+        self.client.get_all(&op, url).await
+    }
+
+    async fn provider_state(&self, namespace: &str) -> Result<String, ArmError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Provider {
+            #[serde(default)]
+            registration_state: Option<String>,
+        }
+        let op = Op::new(
+            format!("read the registration of {namespace}"),
+            "Microsoft.Resources/subscriptions/providers/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path(&format!("providers/{namespace}")),
+            PROVIDERS_API,
+            &[],
+        );
+        let p: Provider = self.client.get_json(&op, url).await?;
+        Ok(p.registration_state.unwrap_or_else(|| "Unknown".into()))
+    }
+
+    async fn feature_state(&self, namespace: &str, feature: &str) -> Result<String, ArmError> {
+        #[derive(Deserialize)]
+        struct Feature {
+            #[serde(default)]
+            properties: Option<Props>,
+        }
+        #[derive(Deserialize)]
+        struct Props {
+            #[serde(default)]
+            state: Option<String>,
+        }
+        let op = Op::new(
+            format!("read the feature {namespace}/{feature}"),
+            "Microsoft.Features/features/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path(&format!(
+                "providers/Microsoft.Features/providers/{namespace}/features/{feature}"
+            )),
+            FEATURES_API,
+            &[],
+        );
+        let f: Feature = self.client.get_json(&op, url).await?;
+        Ok(f.properties
+            .and_then(|p| p.state)
+            .unwrap_or_else(|| "Unknown".into()))
+    }
+
+    async fn key_vault_name(&self, name: &str) -> Result<NameAvailability, ArmError> {
+        let op = Op::new(
+            format!("check whether the Key Vault name {name} is free"),
+            "Microsoft.KeyVault/checkNameAvailability/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path("providers/Microsoft.KeyVault/checkNameAvailability"),
+            KEYVAULT_API,
+            &[],
+        );
+        self.client
+            .post_json(
+                &op,
+                url,
+                &json!({ "name": name, "type": "Microsoft.KeyVault/vaults" }),
+            )
+            .await
+    }
+
+    async fn key_vaults(&self) -> Result<Vec<ResourceRef>, ArmError> {
+        let op = Op::new(
+            "list the subscription's key vaults",
+            "Microsoft.KeyVault/vaults/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path("providers/Microsoft.KeyVault/vaults"),
+            KEYVAULT_API,
+            &[],
+        );
+        self.client.get_all(&op, url).await
+    }
+}

@@ -1,0 +1,353 @@
+//! `ArmClient`: JSON over an azure_core pipeline (bearer token, retry, timeouts, user agent),
+//! ARM errors parsed into [`ArmError`], `nextLink` paging. Deploy builds its PUT/POST + polling
+//! on [`ArmClient::send`] and [`ArmResponse`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use azure_core::credentials::TokenCredential;
+use azure_core::http::headers::HeaderName;
+use azure_core::http::policies::Policy;
+use azure_core::http::policies::auth::BearerTokenAuthorizationPolicy;
+use azure_core::http::{Context, Method, Pipeline, PipelineSendOptions, Request};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use url::Url;
+
+use super::cloud::Endpoints;
+use super::error::{ArmError, ErrorDetail, ErrorKind};
+use super::http::{HttpSettings, Transport};
+
+/// HTTP verbs ARM uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Get,
+    Put,
+    Post,
+    Patch,
+    Delete,
+}
+
+impl Verb {
+    fn method(self) -> Method {
+        match self {
+            Verb::Get => Method::Get,
+            Verb::Put => Method::Put,
+            Verb::Post => Method::Post,
+            Verb::Patch => Method::Patch,
+            Verb::Delete => Method::Delete,
+        }
+    }
+}
+
+/// What a call is for, in words, and the permission it needs (named on 401/403).
+#[derive(Debug, Clone)]
+pub struct Op {
+    pub what: String,
+    pub permission: &'static str,
+}
+
+impl Op {
+    pub fn new(what: impl Into<String>, permission: &'static str) -> Self {
+        Self {
+            what: what.into(),
+            permission,
+        }
+    }
+}
+
+/// A successful (2xx) ARM response.
+#[derive(Debug, Clone)]
+pub struct ArmResponse {
+    pub status: u16,
+    /// `Location` (LRO result URL / what-if polling).
+    pub location: Option<String>,
+    /// `Azure-AsyncOperation` (LRO status URL).
+    pub async_operation: Option<String>,
+    /// `Retry-After` in seconds, for polling loops.
+    pub retry_after: Option<Duration>,
+    pub request_id: Option<String>,
+    pub body: Vec<u8>,
+}
+
+impl ArmResponse {
+    pub fn json<T: DeserializeOwned>(&self, op: &Op) -> Result<T, ArmError> {
+        decode(op, &self.body, self.request_id.as_deref())
+    }
+
+    /// The URL a long-running operation is polled at: `Azure-AsyncOperation`, else `Location`.
+    pub fn poll_url(&self) -> Option<&str> {
+        self.async_operation.as_deref().or(self.location.as_deref())
+    }
+}
+
+const LOCATION: HeaderName = HeaderName::from_static("location");
+const ASYNC_OPERATION: HeaderName = HeaderName::from_static("azure-asyncoperation");
+const RETRY_AFTER: HeaderName = HeaderName::from_static("retry-after");
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-ms-request-id");
+const CONTENT_TYPE: HeaderName = HeaderName::from_static("content-type");
+
+/// A Resource Manager client for one cloud endpoint.
+#[derive(Debug, Clone)]
+pub struct ArmClient {
+    endpoint: Url,
+    pipeline: Pipeline,
+}
+
+impl ArmClient {
+    /// A client whose every request carries a bearer token from `credential` for the cloud's
+    /// ARM scope. `transport: None` is the real network.
+    pub(crate) fn new(
+        endpoints: &Endpoints,
+        credential: Arc<dyn TokenCredential>,
+        http: &HttpSettings,
+        transport: Option<&Transport>,
+    ) -> Self {
+        let auth: Arc<dyn Policy> = Arc::new(BearerTokenAuthorizationPolicy::new(
+            credential,
+            [endpoints.scope.clone()],
+        ));
+        let pipeline = Pipeline::new(
+            Some("gpuform"),
+            Some(env!("CARGO_PKG_VERSION")),
+            http.client_options(transport),
+            Vec::new(),
+            vec![auth],
+            None,
+        );
+        Self {
+            endpoint: endpoints.arm.clone(),
+            pipeline,
+        }
+    }
+
+    pub fn endpoint(&self) -> &Url {
+        &self.endpoint
+    }
+
+    /// `{endpoint}{path}?api-version=...&extra...` (`path` without a leading slash is fine too).
+    pub fn url(&self, path: &str, api_version: &str, query: &[(&str, &str)]) -> Url {
+        let mut u = self
+            .endpoint
+            .join(path.trim_start_matches('/'))
+            .expect("ARM paths are relative URLs");
+        // spaces as %20, not `+`: `$filter=location eq 'x'` is what ARM documents
+        let enc = |s: &str| {
+            url::form_urlencoded::byte_serialize(s.as_bytes())
+                .collect::<String>()
+                .replace('+', "%20")
+        };
+        let mut q = format!("api-version={}", enc(api_version));
+        for (k, v) in query {
+            q.push_str(&format!("&{}={}", enc(k), enc(v)));
+        }
+        u.set_query(Some(&q));
+        u
+    }
+
+    /// A URL ARM handed back (`nextLink`, `Location`, `Azure-AsyncOperation`): only followed when
+    /// it points at the same endpoint, so the token never goes anywhere else.
+    pub fn follow(&self, op: &Op, link: &str) -> Result<Url, ArmError> {
+        let u = Url::parse(link).map_err(|e| {
+            ArmError::new(
+                ErrorKind::Decode,
+                &op.what,
+                format!("ARM returned an invalid link {link:?}: {e}"),
+            )
+        })?;
+        let same = u.scheme() == self.endpoint.scheme()
+            && u.host_str().map(str::to_ascii_lowercase)
+                == self.endpoint.host_str().map(str::to_ascii_lowercase)
+            && u.port_or_known_default() == self.endpoint.port_or_known_default();
+        if !same {
+            return Err(ArmError::new(
+                ErrorKind::Decode,
+                &op.what,
+                format!(
+                    "ARM returned a link to another host ({}); gpuform only sends its token to {}",
+                    u.origin().ascii_serialization(),
+                    self.endpoint.origin().ascii_serialization()
+                ),
+            ));
+        }
+        Ok(u)
+    }
+
+    /// Send one request; 2xx is `Ok`, anything else an [`ArmError`] with ARM's error tree.
+    pub async fn send(
+        &self,
+        op: &Op,
+        verb: Verb,
+        url: Url,
+        body: Option<&serde_json::Value>,
+    ) -> Result<ArmResponse, ArmError> {
+        let mut req = Request::new(url, verb.method());
+        req.insert_header(HeaderName::from_static("accept"), "application/json");
+        if let Some(b) = body {
+            req.insert_header(CONTENT_TYPE, "application/json");
+            req.set_body(serde_json::to_vec(b).expect("JSON values serialise"));
+        }
+        let ctx = Context::new();
+        let res = self
+            .pipeline
+            .send(
+                &ctx,
+                &mut req,
+                Some(PipelineSendOptions {
+                    skip_checks: true,
+                    ..Default::default()
+                }),
+            )
+            .await
+            .map_err(|e| with_permission(ArmError::from_azure(&op.what, &e), op))?;
+        let status = u16::from(res.status());
+        let h = res.headers();
+        let request_id = h.get_optional_string(&REQUEST_ID);
+        if !(200..300).contains(&status) {
+            return Err(http_error(op, status, res.body().as_ref(), request_id));
+        }
+        let retry_after = h
+            .get_optional_str(&RETRY_AFTER)
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        Ok(ArmResponse {
+            status,
+            location: h.get_optional_string(&LOCATION),
+            async_operation: h.get_optional_string(&ASYNC_OPERATION),
+            retry_after,
+            request_id,
+            body: res.into_body().to_vec(),
+        })
+    }
+
+    pub async fn get_json<T: DeserializeOwned>(&self, op: &Op, url: Url) -> Result<T, ArmError> {
+        self.send(op, Verb::Get, url, None).await?.json(op)
+    }
+
+    pub async fn post_json<T: DeserializeOwned>(
+        &self,
+        op: &Op,
+        url: Url,
+        body: &serde_json::Value,
+    ) -> Result<T, ArmError> {
+        self.send(op, Verb::Post, url, Some(body)).await?.json(op)
+    }
+
+    pub async fn put_json<T: DeserializeOwned>(
+        &self,
+        op: &Op,
+        url: Url,
+        body: &serde_json::Value,
+    ) -> Result<T, ArmError> {
+        self.send(op, Verb::Put, url, Some(body)).await?.json(op)
+    }
+
+    /// GET a list and follow `nextLink` until the last page.
+    pub async fn get_all<T: DeserializeOwned>(
+        &self,
+        op: &Op,
+        url: Url,
+    ) -> Result<Vec<T>, ArmError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Page<T> {
+            #[serde(default = "Vec::new")]
+            value: Vec<T>,
+            #[serde(default)]
+            next_link: Option<String>,
+        }
+        let mut out = Vec::new();
+        let mut next = Some(url);
+        let mut pages = 0;
+        while let Some(u) = next.take() {
+            pages += 1;
+            if pages > 1000 {
+                return Err(ArmError::new(
+                    ErrorKind::Decode,
+                    &op.what,
+                    "ARM kept returning nextLink after 1000 pages",
+                ));
+            }
+            let page: Page<T> = self.get_json(op, u).await?;
+            out.extend(page.value);
+            if let Some(link) = page.next_link.filter(|l| !l.is_empty()) {
+                next = Some(self.follow(op, &link)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn decode<T: DeserializeOwned>(
+    op: &Op,
+    body: &[u8],
+    request_id: Option<&str>,
+) -> Result<T, ArmError> {
+    serde_json::from_slice(body).map_err(|e| {
+        let preview: String = String::from_utf8_lossy(&body[..body.len().min(120)]).chars().filter(|c| !c.is_control()).collect();
+        let mut err = ArmError::new(ErrorKind::Decode, &op.what, format!("ARM's answer is not the JSON gpuform expects: {e}"));
+        err.causes = vec![format!("the answer starts with: {preview}")];
+        err.request_id = request_id.map(str::to_string);
+        err.help = Some("a proxy may have answered instead of Azure (check --arm-endpoint and proxy settings); otherwise retry later".into());
+        err
+    })
+}
+
+fn with_permission(mut e: ArmError, op: &Op) -> ArmError {
+    if e.status == Some(403) && e.help.is_none() {
+        e.help = Some(format!("the identity needs {}", op.permission));
+    }
+    e
+}
+
+fn http_error(op: &Op, status: u16, body: &[u8], request_id: Option<String>) -> ArmError {
+    let detail = ErrorDetail::from_body(body);
+    let mut e = ArmError::new(ErrorKind::Http, &op.what, "");
+    e.status = Some(status);
+    e.request_id = request_id;
+    match detail {
+        Some(d) => {
+            e.code = d.code;
+            e.message = d.message;
+            e.target = d.target;
+            e.details = d.details;
+        }
+        None => {
+            let text: String = String::from_utf8_lossy(&body[..body.len().min(200)])
+                .trim()
+                .to_string();
+            e.message = Some(if text.is_empty() {
+                reason(status).to_string()
+            } else {
+                text
+            });
+        }
+    }
+    e.help = match status {
+        401 => Some(
+            "ARM rejected the access token: it is expired, for another cloud (--cloud) or another tenant than the subscription's; sign in again or check AZURE_TENANT_ID"
+                .to_string(),
+        ),
+        403 => Some(format!("the identity needs {}", op.permission)),
+        404 if e.code.as_deref() == Some("SubscriptionNotFound") => Some("check --subscription / AZURE_SUBSCRIPTION_ID and that the identity can see it".into()),
+        429 => Some("ARM kept throttling after the retries; run again in a minute".into()),
+        _ => None,
+    };
+    e
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        409 => "Conflict",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "HTTP error",
+    }
+}

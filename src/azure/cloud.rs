@@ -1,0 +1,181 @@
+//! Which Azure cloud to talk to: the ARM endpoint, the Entra authority host and the token scope.
+
+use std::fmt;
+
+use url::Url;
+
+/// A sovereign cloud, named the way `az cloud list` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Cloud {
+    #[default]
+    AzureCloud,
+    AzureChinaCloud,
+    AzureUSGovernment,
+}
+
+impl Cloud {
+    pub const ALL: [Cloud; 3] = [
+        Cloud::AzureCloud,
+        Cloud::AzureChinaCloud,
+        Cloud::AzureUSGovernment,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Cloud::AzureCloud => "AzureCloud",
+            Cloud::AzureChinaCloud => "AzureChinaCloud",
+            Cloud::AzureUSGovernment => "AzureUSGovernment",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Cloud> {
+        Cloud::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(s))
+    }
+
+    /// Resource Manager endpoint.
+    pub fn arm_endpoint(self) -> &'static str {
+        match self {
+            Cloud::AzureCloud => "https://management.azure.com/",
+            Cloud::AzureChinaCloud => "https://management.chinacloudapi.cn/",
+            Cloud::AzureUSGovernment => "https://management.usgovcloudapi.net/",
+        }
+    }
+
+    /// Microsoft Entra authority host.
+    pub fn authority_host(self) -> &'static str {
+        match self {
+            Cloud::AzureCloud => "https://login.microsoftonline.com",
+            Cloud::AzureChinaCloud => "https://login.chinacloudapi.cn",
+            Cloud::AzureUSGovernment => "https://login.microsoftonline.us",
+        }
+    }
+
+    /// The scope a Resource Manager token is requested for (the ARM audience + `/.default`).
+    pub fn arm_scope(self) -> &'static str {
+        match self {
+            Cloud::AzureCloud => "https://management.azure.com/.default",
+            Cloud::AzureChinaCloud => "https://management.chinacloudapi.cn/.default",
+            Cloud::AzureUSGovernment => "https://management.usgovcloudapi.net/.default",
+        }
+    }
+}
+
+impl fmt::Display for Cloud {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where requests go, after the cloud's defaults and the user's overrides are combined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    pub cloud: Cloud,
+    /// ARM base URL, always with a trailing slash so `join` appends.
+    pub arm: Url,
+    /// Entra authority host (`https://login.microsoftonline.com`).
+    pub authority: Url,
+    /// Token scope for ARM; stays the cloud's even when the endpoint is overridden (a proxy or a
+    /// private link in front of ARM still expects the cloud's audience).
+    pub scope: String,
+}
+
+/// A bad `--arm-endpoint` / `AZURE_AUTHORITY_HOST`.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} `{value}` {problem}")]
+pub struct EndpointError {
+    pub what: &'static str,
+    pub value: String,
+    pub problem: String,
+}
+
+impl Endpoints {
+    /// The cloud's endpoints with optional overrides (`--arm-endpoint`, `AZURE_AUTHORITY_HOST`).
+    /// Both must be https: azure_core refuses to send a bearer token or ask for one over http.
+    pub fn resolve(
+        cloud: Cloud,
+        arm_override: Option<&str>,
+        authority_override: Option<&str>,
+    ) -> Result<Self, EndpointError> {
+        let arm = https_url(
+            "the ARM endpoint (--arm-endpoint)",
+            arm_override.unwrap_or(cloud.arm_endpoint()),
+        )?;
+        let authority = https_url(
+            "the authority host (AZURE_AUTHORITY_HOST)",
+            authority_override.unwrap_or(cloud.authority_host()),
+        )?;
+        Ok(Self {
+            cloud,
+            arm,
+            authority,
+            scope: cloud.arm_scope().to_string(),
+        })
+    }
+}
+
+fn https_url(what: &'static str, value: &str) -> Result<Url, EndpointError> {
+    let err = |problem: &str| EndpointError {
+        what,
+        value: value.to_string(),
+        problem: problem.to_string(),
+    };
+    let mut url = Url::parse(value.trim()).map_err(|e| err(&format!("is not a URL ({e})")))?;
+    if url.scheme() != "https" {
+        return Err(err(
+            "must use https (Azure SDK policy: tokens are never sent over plain http)",
+        ));
+    }
+    if url.host_str().is_none() {
+        return Err(err("has no host"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(err("must not have a query or fragment"));
+    }
+    if !url.path().ends_with('/') {
+        let p = format!("{}/", url.path());
+        url.set_path(&p);
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clouds_have_matching_endpoints_and_scopes() {
+        for c in Cloud::ALL {
+            let e = Endpoints::resolve(c, None, None).unwrap();
+            assert_eq!(e.arm.as_str(), c.arm_endpoint());
+            assert!(
+                e.scope.starts_with(e.arm.as_str().trim_end_matches('/')),
+                "{c}"
+            );
+            assert_eq!(Cloud::parse(&c.name().to_lowercase()), Some(c));
+        }
+    }
+
+    #[test]
+    fn overrides_must_be_https_and_get_a_trailing_slash() {
+        let e = Endpoints::resolve(
+            Cloud::AzureCloud,
+            Some("https://127.0.0.1:8443"),
+            Some("https://127.0.0.1:8443"),
+        )
+        .unwrap();
+        assert_eq!(e.arm.as_str(), "https://127.0.0.1:8443/");
+        assert_eq!(e.scope, "https://management.azure.com/.default");
+        let e =
+            Endpoints::resolve(Cloud::AzureCloud, Some("https://proxy.corp/arm"), None).unwrap();
+        assert_eq!(
+            e.arm.join("subscriptions").unwrap().as_str(),
+            "https://proxy.corp/arm/subscriptions"
+        );
+        let err = Endpoints::resolve(Cloud::AzureCloud, Some("http://127.0.0.1:8080/"), None)
+            .unwrap_err();
+        assert!(err.to_string().contains("must use https"), "{err}");
+        assert!(Endpoints::resolve(Cloud::AzureCloud, None, Some("login.example")).is_err());
+    }
+}

@@ -1,0 +1,247 @@
+//! The HTTP side of every Azure call: retry, timeouts, TLS failures that must not be retried, the
+//! user agent, and the transport seam tests use.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use azure_core::error::ErrorKind;
+use azure_core::http::policies::{Policy, PolicyResult};
+use azure_core::http::{ClientOptions, Context, ExponentialRetryOptions, Request, RetryOptions};
+
+/// How patient gpuform is with Azure. The defaults suit a pipeline; tests shrink them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpSettings {
+    /// Each try (token or ARM request, body included) must finish within this.
+    pub timeout: Duration,
+    /// Retries after the first try, for 408/429/5xx, timeouts and dropped connections.
+    pub max_retries: u32,
+    /// First back-off; doubles per retry (plus up to 255 ms jitter). `Retry-After` on 429/503 wins
+    /// when it asks for longer.
+    pub initial_delay: Duration,
+    /// Longest single back-off (azure_core never goes below 1 s here).
+    pub max_delay: Duration,
+    /// Stop retrying once this much time has passed since the first try.
+    pub max_elapsed: Duration,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(30),
+            max_retries: 5,
+            initial_delay: Duration::from_millis(800),
+            max_delay: Duration::from_secs(30),
+            max_elapsed: Duration::from_secs(120),
+        }
+    }
+}
+
+/// The HTTP client underneath. Production uses azure_core's default (reqwest + rustls, trusting
+/// the OS store or `SSL_CERT_FILE`); tests pass one that sends `https://*.fake.test` to a local
+/// server. It is only ever a constructor argument: nothing reads it from the environment.
+#[derive(Debug, Clone)]
+pub struct Transport(pub(crate) azure_core::http::Transport);
+
+impl Transport {
+    pub fn new(client: Arc<dyn azure_core::http::HttpClient>) -> Self {
+        Self(azure_core::http::Transport::new(client))
+    }
+}
+
+impl HttpSettings {
+    /// Client options for an azure_core pipeline (ours or a credential's).
+    pub(crate) fn client_options(&self, transport: Option<&Transport>) -> ClientOptions {
+        let to_time = |d: Duration| {
+            azure_core::time::Duration::milliseconds(d.as_millis().min(i64::MAX as u128) as i64)
+        };
+        let retry = RetryOptions::exponential(ExponentialRetryOptions {
+            initial_delay: to_time(self.initial_delay),
+            max_retries: self.max_retries,
+            max_total_elapsed: to_time(self.max_elapsed),
+            max_delay: to_time(self.max_delay),
+        });
+        ClientOptions {
+            retry,
+            transport: transport.map(|t| t.0.clone()),
+            per_call_policies: vec![Arc::new(UserAgent)],
+            per_try_policies: vec![
+                Arc::new(TimeoutPolicy {
+                    timeout: self.timeout,
+                }),
+                Arc::new(TlsFatalPolicy),
+            ],
+            ..Default::default()
+        }
+    }
+}
+
+/// A try that took longer than the timeout (retried like a dropped connection).
+#[derive(Debug, thiserror::Error)]
+#[error("no answer from {host} within {}", fmt_duration(*.timeout))]
+pub struct Timeout {
+    pub host: String,
+    pub timeout: Duration,
+}
+
+/// A TLS certificate problem: retrying cannot fix it, so it ends the call at once.
+#[derive(Debug, thiserror::Error)]
+#[error("the TLS certificate of {host} is not trusted: {detail}")]
+pub struct TlsFailure {
+    pub host: String,
+    pub detail: String,
+}
+
+pub fn fmt_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+fn host_of(request: &Request) -> String {
+    let u = request.url();
+    match u.port() {
+        Some(p) => format!("{}:{p}", u.host_str().unwrap_or("?")),
+        None => u.host_str().unwrap_or("?").to_string(),
+    }
+}
+
+/// `gpuform/<version>` first in the user agent, before azure_core's
+/// `azsdk-rust-<crate>/<version> (<rustc>; <os>; <arch>)` (which runs earlier in the pipeline).
+#[derive(Debug)]
+struct UserAgent;
+
+#[async_trait::async_trait]
+impl Policy for UserAgent {
+    async fn send(
+        &self,
+        ctx: &Context,
+        request: &mut Request,
+        next: &[Arc<dyn Policy>],
+    ) -> PolicyResult {
+        const UA: azure_core::http::headers::HeaderName =
+            azure_core::http::headers::HeaderName::from_static("user-agent");
+        let sdk = request
+            .headers()
+            .get_optional_string(&UA)
+            .unwrap_or_default();
+        if !sdk.starts_with(crate::USER_AGENT) {
+            request.insert_header(
+                UA,
+                format!("{} {sdk}", crate::USER_AGENT)
+                    .trim_end()
+                    .to_string(),
+            );
+        }
+        next[0].send(ctx, request, &next[1..]).await
+    }
+}
+
+/// Bounds each try, body included (the pipeline buffers the body inside the transport).
+#[derive(Debug)]
+struct TimeoutPolicy {
+    timeout: Duration,
+}
+
+#[async_trait::async_trait]
+impl Policy for TimeoutPolicy {
+    async fn send(
+        &self,
+        ctx: &Context,
+        request: &mut Request,
+        next: &[Arc<dyn Policy>],
+    ) -> PolicyResult {
+        let host = host_of(request);
+        match tokio::time::timeout(self.timeout, next[0].send(ctx, request, &next[1..])).await {
+            Ok(r) => r,
+            Err(_) => Err(azure_core::Error::new(
+                ErrorKind::Io,
+                Timeout {
+                    host,
+                    timeout: self.timeout,
+                },
+            )),
+        }
+    }
+}
+
+/// Certificate errors surface as connection errors, which azure_core retries for about 82 s
+/// with the default policy. Turn them into a final error that names the problem.
+#[derive(Debug)]
+struct TlsFatalPolicy;
+
+#[async_trait::async_trait]
+impl Policy for TlsFatalPolicy {
+    async fn send(
+        &self,
+        ctx: &Context,
+        request: &mut Request,
+        next: &[Arc<dyn Policy>],
+    ) -> PolicyResult {
+        match next[0].send(ctx, request, &next[1..]).await {
+            Err(e) if matches!(e.kind(), ErrorKind::Io | ErrorKind::Connection) => {
+                match certificate_problem(&e) {
+                    Some(detail) => Err(azure_core::Error::new(
+                        ErrorKind::Other,
+                        TlsFailure {
+                            host: host_of(request),
+                            detail,
+                        },
+                    )),
+                    None => Err(e),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// The certificate part of an error chain, if there is one.
+pub(crate) fn certificate_problem(err: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = cur {
+        let text = e.to_string();
+        let lower = text.to_ascii_lowercase();
+        if lower.contains("certificate")
+            || lower.contains("unknownissuer")
+            || lower.contains("handshake") && lower.contains("tls")
+        {
+            return Some(text);
+        }
+        cur = e.source();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer")]
+    struct Outer(#[source] std::io::Error);
+
+    #[test]
+    fn certificate_errors_are_found_in_the_chain() {
+        let e = Outer(std::io::Error::other(
+            "invalid peer certificate: UnknownIssuer",
+        ));
+        assert_eq!(
+            certificate_problem(&e).as_deref(),
+            Some("invalid peer certificate: UnknownIssuer")
+        );
+        let e = Outer(std::io::Error::other("connection refused"));
+        assert_eq!(certificate_problem(&e), None);
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(fmt_duration(Duration::from_secs(30)), "30 s");
+        assert_eq!(fmt_duration(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(fmt_duration(Duration::from_millis(300)), "300 ms");
+    }
+}

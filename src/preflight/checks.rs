@@ -1,0 +1,1094 @@
+//! The checks, as pure functions of the plan and the data: no I/O, so every verdict and message
+//! is unit-tested without a server.
+
+use crate::azure::ArmError;
+use crate::azure::models::{ListShape, ResourceSku, Usage, find_usage};
+use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
+use crate::spec::model::OsType;
+
+use super::plan::{Plan, Role, Target};
+use super::report::{Check, Mode, QuotaNeed, Ranked, RegionReport, Report, Status, Verdict};
+use super::{Fetch, RegionData, SkuData, SubscriptionData};
+
+const NOT_CHECKED: &str = "not checked:";
+
+fn check(
+    id: &'static str,
+    title: &'static str,
+    status: Status,
+    message: impl Into<String>,
+) -> Check {
+    Check {
+        id,
+        title,
+        status,
+        message: message.into(),
+        fix: None,
+        quota: None,
+        error: None,
+    }
+}
+
+impl Check {
+    fn fix(mut self, fix: impl Into<String>) -> Self {
+        self.fix = Some(fix.into());
+        self
+    }
+
+    fn failed(id: &'static str, title: &'static str, e: &ArmError) -> Self {
+        let mut c = check(
+            id,
+            title,
+            Status::Unknown,
+            format!("could not {}: {}", e.operation, e.summary()),
+        );
+        c.fix = e.help.clone();
+        c.error = Some(e.clone());
+        c
+    }
+}
+
+fn list(v: &[String]) -> String {
+    v.join(", ")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subscription-wide
+
+pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
+    let mut out = Vec::new();
+
+    // providers: ARM registers the providers a template uses on deploy when the identity may
+    // (`*/register/action`, which Contributor has), so an unregistered one is a warning.
+    let mut not_registered = Vec::new();
+    let mut unreadable: Option<&ArmError> = None;
+    let mut skipped: Option<&str> = None;
+    for (ns, f) in &sub.providers {
+        match f {
+            Fetch::Got(state) if state.eq_ignore_ascii_case("Registered") => {}
+            Fetch::Got(state) => not_registered.push(format!("{ns} ({state})")),
+            Fetch::Failed(e) => unreadable = unreadable.or(Some(e)),
+            Fetch::Skipped(why) => skipped = Some(why),
+        }
+    }
+    out.push(if let Some(why) = skipped {
+        check("providers", "resource providers", Status::Skipped, why)
+    } else if !not_registered.is_empty() {
+        let names: Vec<&str> = not_registered.iter().map(|s| s.split(' ').next().unwrap_or(s)).collect();
+        check("providers", "resource providers", Status::Warn, format!("not registered: {}", list(&not_registered))).fix(format!(
+            "deploying registers them if the identity has */register/action (Contributor does); otherwise: {}",
+            names.iter().map(|n| format!("az provider register --namespace {n}")).collect::<Vec<_>>().join("; ")
+        ))
+    } else if let Some(e) = unreadable {
+        let mut c = Check::failed("providers", "resource providers", e);
+        c.status = Status::Warn;
+        c
+    } else {
+        check("providers", "resource providers", Status::Pass, format!("registered: {}", list(&sub.providers.iter().map(|p| p.0.clone()).collect::<Vec<_>>())))
+    });
+
+    if let Some(f) = &sub.encryption_at_host {
+        const ID: &str = "feature-encryption-at-host";
+        const TITLE: &str = "EncryptionAtHost feature";
+        out.push(match f {
+            Fetch::Got(state) if state.eq_ignore_ascii_case("Registered") => {
+                check(ID, TITLE, Status::Pass, "Microsoft.Compute/EncryptionAtHost is Registered")
+            }
+            Fetch::Got(state) => check(ID, TITLE, Status::Fail, format!("Microsoft.Compute/EncryptionAtHost is {state}; security.encryptionAtHost needs it Registered"))
+                .fix(
+                    "az feature register --namespace Microsoft.Compute --name EncryptionAtHost; wait until `az feature show --namespace Microsoft.Compute --name EncryptionAtHost` says Registered, \
+                     then az provider register --namespace Microsoft.Compute (or set security.encryptionAtHost: false)",
+                ),
+            Fetch::Failed(e) => Check::failed(ID, TITLE, e),
+            Fetch::Skipped(why) => check(ID, TITLE, Status::Skipped, why.clone()),
+        });
+    }
+
+    const KV: &str = "key-vault-name";
+    const KV_TITLE: &str = "Key Vault name";
+    out.push(match (&plan.key_vault, &sub.key_vault) {
+        (None, _) | (_, None) => check(KV, KV_TITLE, Status::Skipped, "the spec does not name a vault; deploy derives a unique one"),
+        (Some(_), Some(Fetch::Skipped(why))) => check(KV, KV_TITLE, Status::Skipped, why.clone()),
+        (Some(_), Some(Fetch::Failed(e))) => Check::failed(KV, KV_TITLE, e),
+        (Some(name), Some(Fetch::Got(v))) => {
+            let a = &v.availability;
+            let why = a.message.as_deref().map(|m| format!(" ({})", m.trim())).unwrap_or_default();
+            if a.name_available {
+                check(KV, KV_TITLE, Status::Pass, format!("{name} is available"))
+            } else if let Some(own) = &v.own {
+                let rg = own.resource_group().unwrap_or("?");
+                check(KV, KV_TITLE, Status::Warn, format!("{name} already exists in this subscription (resource group {rg})"))
+                    .fix(format!("deploy into resource group {rg} to reuse it, or choose another security.keyVault.name"))
+            } else if a.reason.as_deref() == Some("AccountNameInvalid") {
+                check(KV, KV_TITLE, Status::Fail, format!("{name} is not a valid vault name{why}"))
+                    .fix("vault names are 3-24 letters, digits and hyphens, start with a letter, no consecutive hyphens")
+            } else {
+                check(KV, KV_TITLE, Status::Fail, format!("{name} is taken{why}")).fix(
+                    "vault names are global: choose another security.keyVault.name; if you deleted a vault with this name, \
+                     it is soft-deleted (az keyvault list-deleted) and must be recovered or purged",
+                )
+            }
+        }
+    });
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per region
+
+pub fn region_checks(plan: &Plan, target: &Target, data: &RegionData) -> Vec<Check> {
+    let r = target.region.as_str();
+    let mut out = Vec::new();
+
+    out.push(match &plan.allowed_regions {
+        Some(allowed) if !allowed.iter().any(|a| a == r) => check(
+            "allowed-region",
+            "allowed region",
+            Status::Fail,
+            format!("{r} is not in spec.allowedRegions ({})", list(allowed)),
+        )
+        .fix(if target.role == Role::Spec {
+            "change spec.region or spec.allowedRegions"
+        } else {
+            "drop it from the alternates or allow it"
+        }),
+        Some(_) => check(
+            "allowed-region",
+            "allowed region",
+            Status::Pass,
+            format!("{r} is in spec.allowedRegions"),
+        ),
+        None => check(
+            "allowed-region",
+            "allowed region",
+            Status::Pass,
+            "spec.allowedRegions is not set",
+        ),
+    });
+
+    // the size's SKU entry: offered, restrictions, zones, capabilities
+    let sku: Option<&ResourceSku> = match &data.skus {
+        Fetch::Got(d) => {
+            let (c, sku) = size_check(plan, r, d);
+            out.push(c);
+            sku
+        }
+        Fetch::Failed(e) => {
+            out.push(Check::failed("size", "size offered", e));
+            out.push(check(
+                "zones",
+                "zones",
+                Status::Unknown,
+                format!("{NOT_CHECKED} the resource SKU list is unavailable"),
+            ));
+            out.push(check(
+                "capabilities",
+                "capabilities",
+                Status::Unknown,
+                format!("{NOT_CHECKED} the resource SKU list is unavailable"),
+            ));
+            None
+        }
+        Fetch::Skipped(why) => {
+            out.push(check("size", "size offered", Status::Skipped, why.clone()));
+            out.push(check("zones", "zones", Status::Skipped, "needs --skus"));
+            out.push(check(
+                "capabilities",
+                "capabilities",
+                Status::Skipped,
+                "needs --skus",
+            ));
+            None
+        }
+    };
+    if let Some(s) = sku {
+        out.push(zones_check(plan, r, s));
+        out.push(capabilities_check(plan, s));
+    } else if matches!(data.skus, Fetch::Got(_)) {
+        out.push(check(
+            "zones",
+            "zones",
+            Status::Skipped,
+            "the size is not offered",
+        ));
+        out.push(check(
+            "capabilities",
+            "capabilities",
+            Status::Skipped,
+            "the size is not offered",
+        ));
+    }
+
+    out.extend(quota_checks(plan, r, sku, &data.usages));
+    out
+}
+
+fn size_check<'a>(plan: &Plan, r: &str, d: &'a SkuData) -> (Check, Option<&'a ResourceSku>) {
+    const ID: &str = "size";
+    const TITLE: &str = "size offered";
+    let size = &plan.size;
+    let Some(sku) = d.entries.first() else {
+        let c = if d.shape == ListShape::AzCli && !d.includes_restricted {
+            check(ID, TITLE, Status::Fail, format!("{size} is not in the az vm list-skus output for {r} ({}): it is not offered there, or it is restricted for this subscription (az hides restricted sizes unless --all)", d.source))
+                .fix(format!("rerun `az vm list-skus -l {r} --all -o json` to see which, or choose another region"))
+        } else {
+            check(
+                ID,
+                TITLE,
+                Status::Fail,
+                format!("{size} is not offered in {r}"),
+            )
+            .fix("choose another region (see the alternates below) or another size")
+        };
+        return (c, None);
+    };
+    let blocking: Vec<_> = sku
+        .restrictions_in(r)
+        .filter(|x| x.kind.eq_ignore_ascii_case("Location"))
+        .collect();
+    if let Some(x) = blocking.first() {
+        let reason = x.reason_code.as_deref().unwrap_or("no reason given");
+        let (msg, fix) = match reason {
+            "NotAvailableForSubscription" => (
+                format!(
+                    "{size} is offered in {r} but not to this subscription (restriction Location, NotAvailableForSubscription)"
+                ),
+                "ask Azure support for access (New support request → Service and subscription limits (quotas) → Compute-VM, naming the size and region) or choose another region".to_string(),
+            ),
+            "QuotaId" => (
+                format!(
+                    "{size} cannot be used in {r} by this subscription's offer type (restriction Location, QuotaId; e.g. free trial or sponsorship)"
+                ),
+                "use a pay-as-you-go, EA or MCA subscription, or choose another size".to_string(),
+            ),
+            other => (
+                format!(
+                    "{size} is restricted in {r} for this subscription (restriction Location, {other})"
+                ),
+                "choose another region".to_string(),
+            ),
+        };
+        return (check(ID, TITLE, Status::Fail, msg).fix(fix), Some(sku));
+    }
+    let zones = sku.zones_in(r);
+    let zones = if zones.is_empty() {
+        "no availability zones".to_string()
+    } else {
+        format!("zones {}", list(&zones))
+    };
+    (
+        check(
+            ID,
+            TITLE,
+            Status::Pass,
+            format!("{size} is offered in {r} ({zones})"),
+        ),
+        Some(sku),
+    )
+}
+
+fn zones_check(plan: &Plan, r: &str, sku: &ResourceSku) -> Check {
+    const ID: &str = "zones";
+    let offered = sku.zones_in(r);
+    let mut restricted: Vec<String> = Vec::new();
+    let mut reason = String::new();
+    for x in sku
+        .restrictions_in(r)
+        .filter(|x| x.kind.eq_ignore_ascii_case("Zone"))
+    {
+        if let Some(info) = &x.restriction_info {
+            restricted.extend(info.zones.iter().cloned());
+        }
+        reason = x.reason_code.clone().unwrap_or_default();
+    }
+    restricted.sort();
+    restricted.dedup();
+    let usable: Vec<String> = offered
+        .iter()
+        .filter(|z| !restricted.contains(z))
+        .cloned()
+        .collect();
+    if plan.zones.is_empty() {
+        let note = if restricted.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; zones {} are restricted for this subscription, which regional placement does not need",
+                list(&restricted)
+            )
+        };
+        return check(
+            ID,
+            "zones",
+            Status::Pass,
+            format!("regional placement (compute.zones not set){note}"),
+        );
+    }
+    let missing: Vec<String> = plan
+        .zones
+        .iter()
+        .filter(|z| !offered.contains(z))
+        .cloned()
+        .collect();
+    let blocked: Vec<String> = plan
+        .zones
+        .iter()
+        .filter(|z| restricted.contains(z))
+        .cloned()
+        .collect();
+    let fix = if usable.is_empty() {
+        "remove compute.zones (regional placement) or choose another region".to_string()
+    } else {
+        format!("set compute.zones to [{}] or remove it", list(&usable))
+    };
+    if offered.is_empty() {
+        return check(
+            ID,
+            "zones",
+            Status::Fail,
+            format!(
+                "{} has no availability zones in {r}; the spec asks for zones {}",
+                plan.size,
+                list(&plan.zones)
+            ),
+        )
+        .fix("remove compute.zones (regional placement) or choose another region");
+    }
+    if !blocked.is_empty() {
+        return check(ID, "zones", Status::Fail, format!("zones {} are restricted for this subscription in {r} (restriction Zone, {reason}); usable: {}", list(&blocked), if usable.is_empty() { "none".into() } else { list(&usable) })).fix(fix);
+    }
+    if !missing.is_empty() {
+        return check(
+            ID,
+            "zones",
+            Status::Fail,
+            format!(
+                "{} is not offered in zones {} of {r} (offered: {})",
+                plan.size,
+                list(&missing),
+                list(&offered)
+            ),
+        )
+        .fix(fix);
+    }
+    check(
+        ID,
+        "zones",
+        Status::Pass,
+        format!("zones {} are available", list(&plan.zones)),
+    )
+}
+
+fn capabilities_check(plan: &Plan, sku: &ResourceSku) -> Check {
+    const ID: &str = "capabilities";
+    let mut ok = Vec::new();
+    let mut bad: Vec<(String, String)> = Vec::new();
+    let mut unknown = Vec::new();
+    let mut need =
+        |name: &str, wanted: bool, label: &str, fix: &str| match sku.capability_bool(name) {
+            Some(v) if v == wanted => ok.push(label.to_string()),
+            Some(_) => bad.push((
+                format!("{name} is {}", if wanted { "False" } else { "True" }),
+                fix.to_string(),
+            )),
+            None => unknown.push(name.to_string()),
+        };
+    if plan.encryption_at_host {
+        need(
+            "EncryptionAtHostSupported",
+            true,
+            "encryption at host",
+            "set security.encryptionAtHost: false",
+        );
+    }
+    if plan.spot > 0 {
+        need(
+            "LowPriorityCapable",
+            true,
+            "Spot",
+            "set capacity.regularPercentAboveBase: 100 (no Spot)",
+        );
+    }
+    if plan.accelerated_networking {
+        need(
+            "AcceleratedNetworkingEnabled",
+            true,
+            "accelerated networking",
+            "set compute.acceleratedNetworking: false",
+        );
+    }
+    if plan.trusted_launch {
+        // absent means supported
+        if sku.capability_bool("TrustedLaunchDisabled") == Some(true) {
+            bad.push((
+                "TrustedLaunchDisabled is True".into(),
+                "set compute.securityType: standard".into(),
+            ));
+        } else {
+            ok.push("Trusted Launch".into());
+        }
+    }
+    let generation = plan.generation_label();
+    match sku.capability("HyperVGenerations") {
+        Some(g)
+            if g.split(',')
+                .any(|x| x.trim().eq_ignore_ascii_case(generation)) =>
+        {
+            ok.push(format!("Hyper-V {generation} image"))
+        }
+        Some(g) => bad.push((
+            format!("HyperVGenerations is {g}, the image is {generation}"),
+            format!("use a {g} image"),
+        )),
+        None => unknown.push("HyperVGenerations".into()),
+    }
+    if !bad.is_empty() {
+        let (msgs, fixes): (Vec<String>, Vec<String>) = bad.into_iter().unzip();
+        return check(ID, "capabilities", Status::Fail, msgs.join("; ")).fix(fixes.join("; "));
+    }
+    let mut msg = format!("supports {}", ok.join(", "));
+    if ok.is_empty() {
+        msg = "nothing special needed".into();
+    }
+    if !unknown.is_empty() {
+        return check(
+            ID,
+            "capabilities",
+            Status::Warn,
+            format!("{msg}; the SKU does not report {}", list(&unknown)),
+        );
+    }
+    check(ID, "capabilities", Status::Pass, msg)
+}
+
+fn quota_checks(
+    plan: &Plan,
+    r: &str,
+    sku: Option<&ResourceSku>,
+    usages: &Fetch<Vec<Usage>>,
+) -> Vec<Check> {
+    const IDS: [(&str, &str); 4] = [
+        ("quota-family", "family vCPU quota"),
+        ("quota-cores", "regional vCPU quota"),
+        ("quota-spot", "Spot vCPU quota"),
+        ("quota-scale-sets", "scale set quota"),
+    ];
+    let usages = match usages {
+        Fetch::Got(u) => u,
+        Fetch::Failed(e) => {
+            return IDS
+                .iter()
+                .take(1)
+                .map(|(id, t)| Check::failed(id, t, e))
+                .collect();
+        }
+        Fetch::Skipped(why) => {
+            return vec![check(IDS[0].0, "vCPU quota", Status::Skipped, why.clone())];
+        }
+    };
+    let live_vcpus = sku
+        .and_then(|s| s.capability("vCPUs"))
+        .and_then(|v| v.trim().parse::<u32>().ok());
+    let Some(vcpus) = live_vcpus.or(plan.vcpus) else {
+        return vec![check(
+            IDS[0].0,
+            "vCPU quota",
+            Status::Unknown,
+            format!(
+                "the vCPU count of {} is unknown (not in the catalog, no SKU data)",
+                plan.size
+            ),
+        )];
+    };
+    let (family, family_is_live) = match (sku.and_then(|s| s.family.clone()), &plan.quota_family) {
+        (Some(f), _) => (Some(f), true),
+        (None, Some(f)) => (Some(f.clone()), false),
+        (None, None) => (None, false),
+    };
+    let vc = i64::from(vcpus);
+    let regular = i64::from(plan.regular) * vc;
+    let spot = i64::from(plan.spot) * vc;
+    let mut out = Vec::new();
+
+    let quota = |id: &'static str,
+                 title: &'static str,
+                 name: &str,
+                 needed: i64,
+                 why: String,
+                 missing_is_fail: bool| {
+        let Some((u, exact)) = find_usage(usages, name) else {
+            let status = if missing_is_fail {
+                Status::Fail
+            } else {
+                Status::Unknown
+            };
+            let msg = format!(
+                "no quota named {name:?} in the usage list for {r}{}",
+                if missing_is_fail {
+                    ": the size is most likely not offered there"
+                } else {
+                    ""
+                }
+            );
+            return check(id, title, status, msg);
+        };
+        let need = QuotaNeed {
+            quota: u.name.value.clone(),
+            label: u.label().to_string(),
+            matched_exactly: exact,
+            current_limit: u.limit,
+            current_usage: u.current_value,
+            additional_required: needed,
+            new_limit_required: u.current_value.saturating_add(needed),
+        };
+        let sufficient = need.new_limit_required <= need.current_limit;
+        let figures = format!(
+            "needs {needed} for {why}; usage {} of limit {}",
+            need.current_usage, need.current_limit
+        );
+        let mut c = if sufficient {
+            check(
+                id,
+                title,
+                Status::Pass,
+                format!("{}: {figures}", need.label),
+            )
+        } else {
+            check(id, title, Status::Fail, format!("{}: {figures}", need.label)).fix(format!(
+                "request a new limit of at least {} for {:?} in {r} (Current Limit: {}, Current Usage: {}, Additional Required: {})",
+                need.new_limit_required, need.quota, need.current_limit, need.current_usage, needed
+            ))
+        };
+        c.quota = Some(need);
+        c
+    };
+
+    let vm_word = |n: u32, kind: &str| {
+        format!(
+            "{n} {kind} VM{} x {vcpus} vCPUs",
+            if n == 1 { "" } else { "s" }
+        )
+    };
+    if plan.regular > 0 {
+        match &family {
+            Some(f) => out.push(quota(
+                IDS[0].0,
+                IDS[0].1,
+                f,
+                regular,
+                vm_word(plan.regular, "regular"),
+                family_is_live,
+            )),
+            None => out.push(check(
+                IDS[0].0,
+                IDS[0].1,
+                Status::Unknown,
+                format!("the quota family of {} is unknown", plan.size),
+            )),
+        }
+        out.push(quota(
+            IDS[1].0,
+            IDS[1].1,
+            "cores",
+            regular,
+            vm_word(plan.regular, "regular"),
+            false,
+        ));
+    } else {
+        out.push(check(
+            IDS[0].0,
+            IDS[0].1,
+            Status::Pass,
+            "not used: every instance is Spot (Spot draws only on the Spot vCPU quota)",
+        ));
+    }
+    if plan.spot > 0 {
+        out.push(quota(
+            IDS[2].0,
+            IDS[2].1,
+            "lowPriorityCores",
+            spot,
+            vm_word(plan.spot, "Spot"),
+            false,
+        ));
+    }
+    out.push(quota(
+        IDS[3].0,
+        IDS[3].1,
+        "virtualMachineScaleSets",
+        1,
+        "1 scale set".into(),
+        false,
+    ));
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verdicts and ranking
+
+pub fn verdict(checks: &[&Check]) -> Verdict {
+    if checks.iter().any(|c| c.status == Status::Fail) {
+        Verdict::Blocked
+    } else if checks.iter().any(|c| c.status == Status::Unknown) {
+        Verdict::Unknown
+    } else {
+        Verdict::Pass
+    }
+}
+
+/// Context the report shows but the checks do not use.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    pub spec_path: String,
+    pub mode: Option<Mode>,
+    pub subscription: Option<String>,
+    pub credential: Option<String>,
+    pub cloud: Option<String>,
+}
+
+pub fn build(
+    plan: &Plan,
+    regions: &[RegionData],
+    sub: &SubscriptionData,
+    ctx: Context,
+    prices: &PriceTable,
+) -> Report {
+    let subscription_checks = subscription_checks(plan, sub);
+    let os = if plan.os == OsType::Windows {
+        PriceOs::Windows
+    } else {
+        PriceOs::Linux
+    };
+    let reports: Vec<RegionReport> = plan
+        .targets
+        .iter()
+        .zip(regions)
+        .map(|(t, d)| {
+            let checks = region_checks(plan, t, d);
+            let all: Vec<&Check> = checks.iter().chain(subscription_checks.iter()).collect();
+            let verdict = verdict(&all);
+            let reasons = all
+                .iter()
+                .filter(|c| {
+                    matches!(c.status, Status::Fail | Status::Unknown)
+                        && (verdict == Verdict::Unknown || c.status == Status::Fail)
+                })
+                .filter(|c| !c.message.starts_with(NOT_CHECKED))
+                .map(|c| format!("{}: {}", c.title, c.message))
+                .collect();
+            let skipped = checks
+                .iter()
+                .filter(|c| c.status == Status::Skipped)
+                .count();
+            let ran = |id: &str| {
+                checks
+                    .iter()
+                    .any(|c| c.id == id && c.status != Status::Skipped)
+            };
+            let complete = ran("size") && ran("quota-family");
+            RegionReport {
+                region: t.region.clone(),
+                role: t.role,
+                verdict,
+                reasons,
+                checks,
+                on_demand_hourly: prices.hourly(&plan.size, &t.region, os, PriceKind::OnDemand),
+                skipped,
+                complete,
+            }
+        })
+        .collect();
+    let mut ranking: Vec<Ranked> = reports
+        .iter()
+        .filter(|r| r.role != Role::Spec && r.verdict == Verdict::Pass && r.complete)
+        .map(|r| Ranked {
+            region: r.region.clone(),
+            on_demand_hourly: r.on_demand_hourly,
+        })
+        .collect();
+    // cheapest first; unknown prices last, then by name for a stable order
+    ranking.sort_by(|a, b| match (a.on_demand_hourly, b.on_demand_hourly) {
+        (Some(x), Some(y)) => x.total_cmp(&y).then_with(|| a.region.cmp(&b.region)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.region.cmp(&b.region),
+    });
+    let primary = reports
+        .first()
+        .map(|r| r.verdict)
+        .unwrap_or(Verdict::Unknown);
+    let price_as_of = prices
+        .source_for(os, PriceKind::OnDemand)
+        .map(|s| s.as_of.clone());
+    Report {
+        spec: ctx.spec_path,
+        name: plan.name.clone(),
+        size: plan.size.clone(),
+        vcpus: plan.vcpus,
+        quota_family: plan.quota_family.clone(),
+        max: plan.max,
+        regular: plan.regular,
+        spot: plan.spot,
+        mode: ctx.mode.unwrap_or(Mode::Live),
+        subscription: ctx.subscription,
+        credential: ctx.credential,
+        cloud: ctx.cloud,
+        verdict: primary,
+        subscription_checks,
+        regions: reports,
+        ranking,
+        currency: prices.currency.clone(),
+        price_as_of,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::azure::ErrorKind;
+    use crate::azure::models::{Capability, LocationInfo, Restriction, RestrictionInfo, UsageName};
+    use crate::spec::model::HyperVGeneration;
+
+    fn plan() -> Plan {
+        Plan {
+            name: "t".into(),
+            size: "Standard_NC8as_T4_v3".into(),
+            vcpus: Some(8),
+            quota_family: Some("Standard NCASv3_T4 Family".into()),
+            max: 4,
+            regular: 1,
+            spot: 3,
+            zones: vec![],
+            generation: HyperVGeneration::V2,
+            os: OsType::Linux,
+            encryption_at_host: true,
+            accelerated_networking: true,
+            trusted_launch: false,
+            providers: vec!["Microsoft.Compute"],
+            key_vault: None,
+            allowed_regions: None,
+            targets: vec![
+                Target {
+                    region: "eastus".into(),
+                    role: Role::Spec,
+                },
+                Target {
+                    region: "westus3".into(),
+                    role: Role::Alternate,
+                },
+                Target {
+                    region: "centralus".into(),
+                    role: Role::Alternate,
+                },
+            ],
+        }
+    }
+
+    fn sku(caps: &[(&str, &str)], zones: &[&str]) -> ResourceSku {
+        ResourceSku {
+            resource_type: "virtualMachines".into(),
+            name: "Standard_NC8as_T4_v3".into(),
+            family: Some("Standard NCASv3_T4 Family".into()),
+            locations: vec!["eastus".into()],
+            location_info: vec![LocationInfo {
+                location: "eastus".into(),
+                zones: zones.iter().map(|z| z.to_string()).collect(),
+            }],
+            capabilities: caps
+                .iter()
+                .map(|(n, v)| Capability {
+                    name: n.to_string(),
+                    value: v.to_string(),
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn good_caps() -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("vCPUs", "8"),
+            ("HyperVGenerations", "V1,V2"),
+            ("LowPriorityCapable", "True"),
+            ("EncryptionAtHostSupported", "True"),
+            ("AcceleratedNetworkingEnabled", "True"),
+        ]
+    }
+
+    fn usage(v: &str, used: i64, limit: i64) -> Usage {
+        Usage {
+            name: UsageName {
+                value: v.into(),
+                localized_value: Some(format!("{v} label")),
+            },
+            current_value: used,
+            limit,
+            unit: None,
+            local_name: None,
+        }
+    }
+
+    fn usages(family: &str, family_limit: i64) -> Vec<Usage> {
+        vec![
+            usage("cores", 0, 100),
+            usage("lowPriorityCores", 0, 100),
+            usage("virtualMachineScaleSets", 0, 2500),
+            usage(family, 0, family_limit),
+        ]
+    }
+
+    fn data(s: ResourceSku, u: Vec<Usage>) -> RegionData {
+        RegionData {
+            skus: Fetch::Got(SkuData {
+                entries: vec![s],
+                shape: ListShape::Rest,
+                includes_restricted: false,
+                source: "ARM".into(),
+            }),
+            usages: Fetch::Got(u),
+        }
+    }
+
+    fn by_id<'a>(c: &'a [Check], id: &str) -> &'a Check {
+        c.iter()
+            .find(|x| x.id == id)
+            .unwrap_or_else(|| panic!("no {id} in {c:#?}"))
+    }
+
+    #[test]
+    fn family_falls_back_to_a_case_and_space_insensitive_match() {
+        let c = region_checks(
+            &plan(),
+            &plan().targets[0],
+            &data(
+                sku(&good_caps(), &[]),
+                usages("standard ncasv3_t4 FAMILY", 8),
+            ),
+        );
+        let f = by_id(&c, "quota-family");
+        assert_eq!(f.status, Status::Pass, "{f:?}");
+        assert!(!f.quota.as_ref().unwrap().matched_exactly);
+    }
+
+    #[test]
+    fn spot_only_pools_do_not_need_family_or_regional_quota() {
+        let mut p = plan();
+        p.regular = 0;
+        p.spot = 4;
+        let c = region_checks(
+            &p,
+            &p.targets[0],
+            &data(
+                sku(&good_caps(), &[]),
+                usages("Standard NCASv3_T4 Family", 0),
+            ),
+        );
+        assert_eq!(by_id(&c, "quota-family").status, Status::Pass);
+        assert!(c.iter().all(|x| x.id != "quota-cores"));
+        let spot = by_id(&c, "quota-spot");
+        assert_eq!(
+            (
+                spot.status,
+                spot.quota.as_ref().unwrap().additional_required
+            ),
+            (Status::Pass, 32)
+        );
+    }
+
+    #[test]
+    fn a_family_missing_from_the_usage_list_blocks_when_the_sku_names_it() {
+        let c = region_checks(
+            &plan(),
+            &plan().targets[0],
+            &data(sku(&good_caps(), &[]), usages("standardNCSv3Family", 48)),
+        );
+        let f = by_id(&c, "quota-family");
+        assert_eq!(f.status, Status::Fail);
+        assert!(
+            f.message
+                .contains("the size is most likely not offered there"),
+            "{}",
+            f.message
+        );
+    }
+
+    #[test]
+    fn capabilities_the_spec_needs_are_checked() {
+        let caps = vec![
+            ("vCPUs", "8"),
+            ("HyperVGenerations", "V1"),
+            ("LowPriorityCapable", "False"),
+            ("EncryptionAtHostSupported", "False"),
+            ("AcceleratedNetworkingEnabled", "True"),
+        ];
+        let c = region_checks(
+            &plan(),
+            &plan().targets[0],
+            &data(sku(&caps, &[]), usages("Standard NCASv3_T4 Family", 48)),
+        );
+        let cap = by_id(&c, "capabilities");
+        assert_eq!(cap.status, Status::Fail);
+        assert_eq!(
+            cap.message,
+            "EncryptionAtHostSupported is False; LowPriorityCapable is False; HyperVGenerations is V1, the image is V2"
+        );
+        assert_eq!(
+            cap.fix.as_deref(),
+            Some(
+                "set security.encryptionAtHost: false; set capacity.regularPercentAboveBase: 100 (no Spot); use a V1 image"
+            )
+        );
+    }
+
+    #[test]
+    fn zones_requested_in_a_region_without_zones_block() {
+        let mut p = plan();
+        p.zones = vec!["1".into()];
+        let c = region_checks(
+            &p,
+            &p.targets[0],
+            &data(
+                sku(&good_caps(), &[]),
+                usages("Standard NCASv3_T4 Family", 48),
+            ),
+        );
+        let z = by_id(&c, "zones");
+        assert_eq!(z.status, Status::Fail);
+        assert!(
+            z.message.contains("has no availability zones in eastus"),
+            "{}",
+            z.message
+        );
+        let c = region_checks(
+            &p,
+            &p.targets[0],
+            &data(
+                sku(&good_caps(), &["2", "3"]),
+                usages("Standard NCASv3_T4 Family", 48),
+            ),
+        );
+        assert_eq!(
+            by_id(&c, "zones").fix.as_deref(),
+            Some("set compute.zones to [2, 3] or remove it")
+        );
+    }
+
+    #[test]
+    fn quota_id_restrictions_name_the_offer_type() {
+        let mut s = sku(&good_caps(), &[]);
+        s.restrictions = vec![Restriction {
+            kind: "Location".into(),
+            values: vec!["eastus".into()],
+            restriction_info: Some(RestrictionInfo {
+                locations: vec!["eastus".into()],
+                zones: vec![],
+            }),
+            reason_code: Some("QuotaId".into()),
+        }];
+        let c = region_checks(
+            &plan(),
+            &plan().targets[0],
+            &data(s, usages("Standard NCASv3_T4 Family", 48)),
+        );
+        let size = by_id(&c, "size");
+        assert_eq!(size.status, Status::Fail);
+        assert!(
+            size.message
+                .contains("this subscription's offer type (restriction Location, QuotaId"),
+            "{}",
+            size.message
+        );
+    }
+
+    #[test]
+    fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
+        let ok = || {
+            data(
+                sku(&good_caps(), &[]),
+                usages("Standard NCASv3_T4 Family", 48),
+            )
+        };
+        let mut prices = PriceTable::new("USD");
+        prices.insert(
+            "Standard_NC8as_T4_v3",
+            "eastus",
+            PriceOs::Linux,
+            PriceKind::OnDemand,
+            0.9,
+        );
+        prices.insert(
+            "Standard_NC8as_T4_v3",
+            "centralus",
+            PriceOs::Linux,
+            PriceKind::OnDemand,
+            0.7,
+        );
+        let mut t = plan();
+        t.targets.push(Target {
+            region: "norway".into(),
+            role: Role::Requested,
+        });
+        let sub = SubscriptionData {
+            providers: vec![("Microsoft.Compute".into(), Fetch::Got("Registered".into()))],
+            encryption_at_host: Some(Fetch::Got("Registered".into())),
+            key_vault: None,
+        };
+        let r = build(
+            &t,
+            &[ok(), ok(), ok(), ok()],
+            &sub,
+            Context::default(),
+            &prices,
+        );
+        assert_eq!(r.verdict, Verdict::Pass);
+        let order: Vec<_> = r
+            .ranking
+            .iter()
+            .map(|k| (k.region.as_str(), k.on_demand_hourly))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("centralus", Some(0.7)),
+                ("norway", None),
+                ("westus3", None)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failed_check_outranks_an_unknown_one_in_the_verdict() {
+        let fail = check("a", "a", Status::Fail, "");
+        let unknown = check("b", "b", Status::Unknown, "");
+        let skipped = check("c", "c", Status::Skipped, "");
+        assert_eq!(verdict(&[&unknown, &fail]), Verdict::Blocked);
+        assert_eq!(verdict(&[&unknown, &skipped]), Verdict::Unknown);
+        assert_eq!(verdict(&[&skipped]), Verdict::Pass);
+    }
+
+    #[test]
+    fn a_usage_error_makes_the_quota_unknown_with_its_fix() {
+        let mut e = ArmError::new(
+            ErrorKind::Http,
+            "read compute quota usage in eastus",
+            "denied",
+        );
+        e.status = Some(403);
+        e.help = Some("the identity needs Microsoft.Compute/locations/usages/read".into());
+        let d = RegionData {
+            usages: Fetch::Failed(e),
+            ..data(sku(&good_caps(), &[]), vec![])
+        };
+        let c = region_checks(&plan(), &plan().targets[0], &d);
+        let q = by_id(&c, "quota-family");
+        assert_eq!(q.status, Status::Unknown);
+        assert_eq!(
+            q.message,
+            "could not read compute quota usage in eastus: HTTP 403: denied"
+        );
+        assert_eq!(
+            q.fix.as_deref(),
+            Some("the identity needs Microsoft.Compute/locations/usages/read")
+        );
+    }
+}

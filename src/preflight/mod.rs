@@ -1,0 +1,365 @@
+//! `gpuform preflight`: can this spec deploy in its region, and if not, where and what to ask
+//! for? Data comes from ARM ([`gather_live`], concurrently across regions) or from saved
+//! `az`/REST output ([`Offline`]); [`checks`] turns it into verdicts without any I/O.
+
+pub mod checks;
+pub mod plan;
+pub mod report;
+
+use std::collections::BTreeMap;
+
+use futures::future::join_all;
+use serde::Serialize;
+
+use crate::azure::models::{ListShape, NameAvailability, ResourceRef, ResourceSku, Usage};
+use crate::azure::{ArmApi, ArmError};
+pub use plan::{Plan, Role, Target};
+pub use report::{Check, RegionReport, Report, Status, Verdict};
+
+/// One piece of data a check needs.
+#[derive(Debug, Clone)]
+pub enum Fetch<T> {
+    Got(T),
+    /// The call failed; the check is `unknown` with this error.
+    Failed(ArmError),
+    /// Not asked for (offline mode): the check is `skipped` with this explanation.
+    Skipped(String),
+}
+
+impl<T> Fetch<T> {
+    fn from_result(r: Result<T, ArmError>) -> Self {
+        match r {
+            Ok(v) => Fetch::Got(v),
+            Err(e) => Fetch::Failed(e),
+        }
+    }
+
+    fn error(&self) -> Option<&ArmError> {
+        match self {
+            Fetch::Failed(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// The resource SKU entries of the spec's size in one region.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkuData {
+    /// Entries for the size in this region (normally one).
+    pub entries: Vec<ResourceSku>,
+    pub shape: ListShape,
+    /// Did the list contain any SKU restricted for the subscription? (`az vm list-skus`
+    /// without `--all` never does.)
+    pub includes_restricted: bool,
+    /// Where the list came from: "ARM" or a file name.
+    pub source: String,
+}
+
+impl SkuData {
+    pub fn from_list(
+        all: &[ResourceSku],
+        size: &str,
+        region: &str,
+        shape: ListShape,
+        source: &str,
+    ) -> Self {
+        let entries = all
+            .iter()
+            .filter(|s| s.is_vm() && s.name.eq_ignore_ascii_case(size) && s.in_location(region))
+            .cloned()
+            .collect();
+        let includes_restricted = all.iter().any(|s| !s.restrictions.is_empty());
+        Self {
+            entries,
+            shape,
+            includes_restricted,
+            source: source.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RegionData {
+    pub skus: Fetch<SkuData>,
+    pub usages: Fetch<Vec<Usage>>,
+}
+
+/// The Key Vault name answer, with the vault when it is the subscription's own.
+#[derive(Debug, Clone)]
+pub struct VaultName {
+    pub availability: NameAvailability,
+    pub own: Option<ResourceRef>,
+}
+
+/// Subscription-wide data (the same for every region).
+#[derive(Debug, Clone)]
+pub struct SubscriptionData {
+    pub providers: Vec<(String, Fetch<String>)>,
+    /// `Some` when the spec turns encryption at host on.
+    pub encryption_at_host: Option<Fetch<String>>,
+    /// `Some` when the spec names a vault.
+    pub key_vault: Option<Fetch<VaultName>>,
+}
+
+/// Ask ARM for everything, all regions and the subscription checks at once. A fatal error
+/// (credential, 401, TLS, no connection) ends the run: nothing else would work either.
+pub async fn gather_live(
+    api: &dyn ArmApi,
+    plan: &Plan,
+) -> Result<(Vec<RegionData>, SubscriptionData), ArmError> {
+    let regions = join_all(plan.targets.iter().map(|t| async move {
+        let (skus, usages) = futures::join!(api.resource_skus(&t.region), api.usages(&t.region));
+        RegionData {
+            skus: Fetch::from_result(skus.map(|list| {
+                SkuData::from_list(&list, &plan.size, &t.region, ListShape::Rest, "ARM")
+            })),
+            usages: Fetch::from_result(usages),
+        }
+    }));
+    let providers = join_all(plan.providers.iter().map(|ns| async move {
+        (
+            ns.to_string(),
+            Fetch::from_result(api.provider_state(ns).await),
+        )
+    }));
+    let feature = async {
+        if plan.encryption_at_host {
+            Some(Fetch::from_result(
+                api.feature_state("Microsoft.Compute", "EncryptionAtHost")
+                    .await,
+            ))
+        } else {
+            None
+        }
+    };
+    let vault = async {
+        let name = plan.key_vault.as_deref()?;
+        Some(Fetch::from_result(vault_name(api, name).await))
+    };
+    let (regions, providers, feature, vault) = futures::join!(regions, providers, feature, vault);
+    let sub = SubscriptionData {
+        providers,
+        encryption_at_host: feature,
+        key_vault: vault,
+    };
+    let fatal = regions
+        .iter()
+        .flat_map(|r| [r.skus.error(), r.usages.error()])
+        .chain(sub.providers.iter().map(|(_, f)| f.error()))
+        .chain([
+            sub.encryption_at_host.as_ref().and_then(Fetch::error),
+            sub.key_vault.as_ref().and_then(Fetch::error),
+        ])
+        .flatten()
+        .find(|e| e.is_fatal());
+    if let Some(e) = fatal {
+        return Err(e.clone());
+    }
+    Ok((regions, sub))
+}
+
+async fn vault_name(api: &dyn ArmApi, name: &str) -> Result<VaultName, ArmError> {
+    let availability = api.key_vault_name(name).await?;
+    let own = if availability.name_available {
+        None
+    } else {
+        // a taken name may be this subscription's own vault (a re-deploy)
+        api.key_vaults()
+            .await
+            .ok()
+            .and_then(|v| v.into_iter().find(|r| r.name.eq_ignore_ascii_case(name)))
+    };
+    Ok(VaultName { availability, own })
+}
+
+/// Saved `az`/REST output for offline runs.
+#[derive(Debug, Clone, Default)]
+pub struct Offline {
+    /// SKU lists: (file name, entries, shape).
+    pub skus: Vec<(String, Vec<ResourceSku>, ListShape)>,
+    /// Usages by region.
+    pub usages: BTreeMap<String, (String, Vec<Usage>)>,
+}
+
+const LIVE_ONLY: &str = "needs the subscription: run without --usages/--skus to check it live";
+
+impl Offline {
+    /// Region data from the files; checks without data are skipped with the flag that supplies it.
+    pub fn region_data(&self, plan: &Plan) -> (Vec<RegionData>, SubscriptionData) {
+        let regions = plan
+            .targets
+            .iter()
+            .map(|t| {
+                let r = &t.region;
+                let covering: Vec<_> = self.skus.iter().filter(|(_, list, _)| list.iter().any(|s| s.in_location(r))).collect();
+                let skus = if covering.is_empty() {
+                    Fetch::Skipped(format!("no SKU data for {r}: add --skus FILE from `az vm list-skus -l {r} --all -o json`"))
+                } else {
+                    let mut data = SkuData::from_list(&[], &plan.size, r, covering[0].2, &covering[0].0);
+                    for (file, list, shape) in &covering {
+                        let d = SkuData::from_list(list, &plan.size, r, *shape, file);
+                        data.entries.extend(d.entries);
+                        data.includes_restricted |= d.includes_restricted;
+                        if *shape == ListShape::Rest {
+                            data.shape = ListShape::Rest;
+                        }
+                    }
+                    data.source = covering.iter().map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ");
+                    Fetch::Got(data)
+                };
+                let usages = match self.usages.get(r) {
+                    Some((_, u)) => Fetch::Got(u.clone()),
+                    None => Fetch::Skipped(format!("no quota data for {r}: add --usages {r}=FILE from `az vm list-usage -l {r} -o json`")),
+                };
+                RegionData { skus, usages }
+            })
+            .collect();
+        let sub = SubscriptionData {
+            providers: plan
+                .providers
+                .iter()
+                .map(|p| (p.to_string(), Fetch::Skipped(LIVE_ONLY.into())))
+                .collect(),
+            encryption_at_host: plan
+                .encryption_at_host
+                .then(|| Fetch::Skipped(LIVE_ONLY.into())),
+            key_vault: plan
+                .key_vault
+                .as_ref()
+                .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+        };
+        (regions, sub)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::azure::ErrorKind;
+
+    /// An in-memory ARM: every region offers nothing special; `fail_usages` makes usages fail.
+    struct FakeArm {
+        fail_usages: Option<ArmError>,
+        calls: AtomicUsize,
+    }
+
+    #[async_trait::async_trait]
+    impl ArmApi for FakeArm {
+        fn subscription(&self) -> &str {
+            "sub"
+        }
+        async fn resource_skus(&self, _: &str) -> Result<Vec<ResourceSku>, ArmError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            Ok(vec![])
+        }
+        async fn usages(&self, _: &str) -> Result<Vec<Usage>, ArmError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            self.fail_usages.clone().map_or(Ok(vec![]), Err)
+        }
+        async fn provider_state(&self, _: &str) -> Result<String, ArmError> {
+            Ok("Registered".into())
+        }
+        async fn feature_state(&self, _: &str, _: &str) -> Result<String, ArmError> {
+            Ok("Registered".into())
+        }
+        async fn key_vault_name(&self, _: &str) -> Result<NameAvailability, ArmError> {
+            Ok(NameAvailability {
+                name_available: false,
+                reason: Some("AlreadyExists".into()),
+                message: None,
+            })
+        }
+        async fn key_vaults(&self) -> Result<Vec<ResourceRef>, ArmError> {
+            Ok(vec![ResourceRef {
+                id:
+                    "/subscriptions/sub/resourceGroups/rg1/providers/Microsoft.KeyVault/vaults/KV-A"
+                        .into(),
+                name: "KV-A".into(),
+                location: None,
+            }])
+        }
+    }
+
+    fn plan() -> Plan {
+        let path = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/shortvideo-transcode.yaml"
+        ));
+        let c = crate::spec::check_file(
+            path,
+            &crate::spec::Policy::default(),
+            crate::catalog::prices::PriceTable::embedded(),
+        );
+        let mut p = Plan::from_spec(
+            c.spec.as_ref().unwrap(),
+            &["eastus".into(), "EastUS2".into()],
+        );
+        p.key_vault = Some("kv-a".into());
+        p
+    }
+
+    #[test]
+    fn regions_are_deduplicated_and_every_region_is_asked() {
+        let p = plan();
+        assert_eq!(
+            p.targets
+                .iter()
+                .map(|t| (t.region.as_str(), t.role))
+                .collect::<Vec<_>>(),
+            [
+                ("eastus2", Role::Spec),
+                ("westus3", Role::Alternate),
+                ("southcentralus", Role::Alternate),
+                ("eastus", Role::Requested)
+            ]
+        );
+        assert_eq!((p.max, p.regular, p.spot), (20, 2, 18));
+        let api = FakeArm {
+            fail_usages: None,
+            calls: AtomicUsize::new(0),
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (regions, sub) = rt.block_on(gather_live(&api, &p)).unwrap();
+        assert_eq!((regions.len(), api.calls.load(Ordering::SeqCst)), (4, 8));
+        // the taken vault name is recognised as the subscription's own (case-insensitively)
+        match sub.key_vault {
+            Some(Fetch::Got(v)) => assert_eq!(v.own.unwrap().resource_group(), Some("rg1")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn fatal_errors_end_the_run_and_others_become_unknown_checks() {
+        let p = plan();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut e = ArmError::new(ErrorKind::Http, "read compute quota usage", "expired");
+        e.status = Some(401);
+        let api = FakeArm {
+            fail_usages: Some(e),
+            calls: AtomicUsize::new(0),
+        };
+        assert_eq!(
+            rt.block_on(gather_live(&api, &p)).unwrap_err().status,
+            Some(401)
+        );
+        let api = FakeArm {
+            fail_usages: Some(ArmError::new(
+                ErrorKind::Timeout,
+                "read compute quota usage",
+                "slow",
+            )),
+            calls: AtomicUsize::new(0),
+        };
+        let (regions, _) = rt.block_on(gather_live(&api, &p)).unwrap();
+        assert!(matches!(regions[0].usages, Fetch::Failed(ref e) if e.kind == ErrorKind::Timeout));
+    }
+}

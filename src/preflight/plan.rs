@@ -1,0 +1,146 @@
+//! What a spec asks of a region: the size, how many vCPUs of which quota at peak, zones,
+//! capabilities, providers, the Key Vault name, and which regions to look at.
+
+use serde::Serialize;
+
+use crate::catalog::{self, GpuSize};
+use crate::spec::model::{HyperVGeneration, OsType, SecurityType, Spec};
+use crate::spec::resolve;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Role {
+    /// `spec.region`: the exit code follows it.
+    Spec,
+    /// From `spec.alternateRegions`.
+    Alternate,
+    /// Added with `--region`.
+    Requested,
+}
+
+impl Role {
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::Spec => "spec region",
+            Role::Alternate => "alternate",
+            Role::Requested => "--region",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Target {
+    pub region: String,
+    pub role: Role,
+}
+
+/// Everything the checks need from the spec, computed once.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub name: String,
+    pub size: String,
+    /// vCPUs per VM from the catalog (the live SKU's `vCPUs` wins when known).
+    pub vcpus: Option<u32>,
+    /// Quota family from the catalog (the live SKU's `family` wins when known).
+    pub quota_family: Option<String>,
+    /// Peak instance count (capacity.max, or a larger schedule max).
+    pub max: u32,
+    /// Regular-priority instances at peak (`capacity.regular_of(max)`).
+    pub regular: u32,
+    /// Spot instances at peak.
+    pub spot: u32,
+    pub zones: Vec<String>,
+    pub generation: HyperVGeneration,
+    pub os: OsType,
+    pub encryption_at_host: bool,
+    pub accelerated_networking: bool,
+    pub trusted_launch: bool,
+    pub providers: Vec<&'static str>,
+    pub key_vault: Option<String>,
+    pub allowed_regions: Option<Vec<String>>,
+    pub targets: Vec<Target>,
+}
+
+impl Plan {
+    /// `extra`: `--region` values (added after the spec's region and alternates, deduplicated).
+    pub fn from_spec(spec: &Spec, extra: &[String]) -> Plan {
+        let s = &spec.spec;
+        let size: Option<&'static GpuSize> = catalog::find(&s.compute.vm_size);
+        let mut max = s.capacity.max;
+        for sched in s.autoscale.iter().flat_map(|a| a.schedules.iter()) {
+            max = max.max(sched.max);
+        }
+        let regular = s.capacity.regular_of(max);
+        let spot = max - regular;
+        let image = resolve::image(&s.compute.image);
+        let mut providers = vec![
+            "Microsoft.Compute",
+            "Microsoft.Network",
+            "Microsoft.KeyVault",
+            "Microsoft.ManagedIdentity",
+            "Microsoft.Insights",
+            "Microsoft.OperationalInsights",
+        ];
+        if s.monitoring.budget.is_some() {
+            providers.push("Microsoft.Consumption");
+        }
+        if let Some(q) = s.autoscale.as_ref().and_then(|a| a.queue.as_ref()) {
+            if q.service_bus.is_some() {
+                providers.push("Microsoft.ServiceBus");
+            }
+            if q.storage_queue.is_some() {
+                providers.push("Microsoft.Storage");
+            }
+        }
+        let mut targets: Vec<Target> = Vec::new();
+        let mut add = |r: &str, role: Role| {
+            let r = r.trim().to_ascii_lowercase();
+            if !r.is_empty() && !targets.iter().any(|t| t.region == r) {
+                targets.push(Target { region: r, role });
+            }
+        };
+        add(&s.region, Role::Spec);
+        for r in &s.alternate_regions {
+            add(r, Role::Alternate);
+        }
+        for r in extra {
+            add(r, Role::Requested);
+        }
+        Plan {
+            name: spec.metadata.name.clone(),
+            size: size
+                .map(|z| z.name.clone())
+                .unwrap_or_else(|| s.compute.vm_size.clone()),
+            vcpus: size.map(|z| z.vcpus),
+            quota_family: size.map(|z| z.quota_family.clone()),
+            max,
+            regular,
+            spot,
+            zones: s.compute.zones.clone(),
+            generation: image.generation,
+            os: image.os,
+            encryption_at_host: s.security.encryption_at_host,
+            accelerated_networking: s.compute.accelerated_networking,
+            trusted_launch: s.compute.security_type == SecurityType::TrustedLaunch,
+            providers,
+            key_vault: s.security.key_vault.name.clone(),
+            allowed_regions: s
+                .allowed_regions
+                .as_ref()
+                .map(|v| v.iter().map(|r| r.to_ascii_lowercase()).collect()),
+            targets,
+        }
+    }
+
+    pub fn primary(&self) -> &str {
+        &self.targets[0].region
+    }
+
+    pub fn generation_label(&self) -> &'static str {
+        match self.generation {
+            HyperVGeneration::V1 => "V1",
+            HyperVGeneration::V2 => "V2",
+        }
+    }
+}

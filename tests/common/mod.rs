@@ -1,0 +1,291 @@
+//! A fake Azure for tests that run the real binary: wiremock answers ARM and Entra on
+//! 127.0.0.1, and a TLS terminator in front of it speaks HTTPS with a throwaway CA that the
+//! binary trusts through `SSL_CERT_FILE` (the way a user behind a TLS-inspecting proxy works).
+//! azure_core refuses plain http for tokens, so this is the only way to run the binary end to end.
+//!
+//! Reused by the deploy tests: `FakeAzure::start()`, mount mocks with `fake.mount(...)`, build
+//! the command with `fake.gpuform()`.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+pub const SUB: &str = "00000000-1111-2222-3333-444444444444";
+pub const TENANT: &str = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+pub const CLIENT: &str = "11111111-2222-3333-4444-555555555555";
+pub const TOKEN: &str = "fake-arm-token";
+
+/// A throwaway certificate authority and a server certificate for 127.0.0.1 / localhost.
+pub struct TestCa {
+    pub ca_pem: String,
+    pub cert_der: Vec<u8>,
+    pub key_der: Vec<u8>,
+}
+
+impl TestCa {
+    pub fn new(name: &str) -> Self {
+        use rcgen::{
+            BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose,
+            IsCa, KeyPair, KeyUsagePurpose,
+        };
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params
+            .distinguished_name
+            .push(DnType::CommonName, format!("{name} test CA"));
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+        let mut params =
+            CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).unwrap();
+        params
+            .distinguished_name
+            .push(DnType::CommonName, "127.0.0.1");
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        let key = KeyPair::generate().unwrap();
+        let cert = params.signed_by(&key, &ca).unwrap();
+        Self {
+            ca_pem: ca.pem(),
+            cert_der: cert.der().to_vec(),
+            key_der: key.serialize_der(),
+        }
+    }
+}
+
+/// The fake: a wiremock server behind HTTPS on 127.0.0.1.
+pub struct FakeAzure {
+    pub rt: tokio::runtime::Runtime,
+    pub server: MockServer,
+    /// `https://127.0.0.1:PORT` (no trailing slash).
+    pub base: String,
+    pub dir: tempfile::TempDir,
+    pub ca_file: PathBuf,
+}
+
+impl FakeAzure {
+    pub fn start() -> Self {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let ca = TestCa::new("gpuform");
+        let (server, addr) = rt.block_on(async {
+            let server = MockServer::start().await;
+            let addr = tls_front(*server.address(), &ca).await;
+            (server, addr)
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let ca_file = dir.path().join("ca.pem");
+        std::fs::write(&ca_file, &ca.ca_pem).unwrap();
+        Self {
+            rt,
+            server,
+            base: format!("https://127.0.0.1:{}", addr.port()),
+            dir,
+            ca_file,
+        }
+    }
+
+    pub fn mount(&self, mock: Mock) {
+        self.rt.block_on(mock.mount(&self.server));
+    }
+
+    /// Entra's token endpoint for a client secret (or assertion), answering a fixed token.
+    pub fn mount_token(&self) {
+        self.mount(
+            Mock::given(method("POST"))
+                .and(path(format!("/{TENANT}/oauth2/v2.0/token")))
+                .respond_with(ResponseTemplate::new(200).set_body_json(json!({"token_type": "Bearer", "expires_in": 3599, "ext_expires_in": 3599, "access_token": TOKEN}))),
+        );
+    }
+
+    /// ARM path under the subscription.
+    pub fn sub_path(rest: &str) -> String {
+        format!("/subscriptions/{SUB}/{}", rest.trim_start_matches('/'))
+    }
+
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("{}{}", self.base, path_and_query)
+    }
+
+    pub fn requests(&self) -> Vec<wiremock::Request> {
+        self.rt
+            .block_on(self.server.received_requests())
+            .unwrap_or_default()
+    }
+
+    /// The binary, pointed at the fake with a client secret, trusting only the test CA, and
+    /// with every other Azure variable of the outer environment removed.
+    pub fn gpuform(&self) -> assert_cmd::Command {
+        let mut c = clean_command();
+        c.env("SSL_CERT_FILE", &self.ca_file)
+            .env("AZURE_AUTHORITY_HOST", &self.base)
+            .env("AZURE_TENANT_ID", TENANT)
+            .env("AZURE_CLIENT_ID", CLIENT)
+            .env("AZURE_CLIENT_SECRET", "not-a-real-secret")
+            .env("AZURE_SUBSCRIPTION_ID", SUB);
+        c
+    }
+
+    /// `gpuform preflight SPEC` against the fake with fast retries.
+    pub fn preflight(&self, spec: &Path) -> assert_cmd::Command {
+        let mut c = self.gpuform();
+        c.arg("preflight").arg(spec).args([
+            "--arm-endpoint",
+            &format!("{}/", self.base),
+            "--retry-delay-ms",
+            "50",
+        ]);
+        c
+    }
+}
+
+/// The binary with no Azure-related variables from the outer environment and no colour.
+pub fn clean_command() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("gpuform").unwrap();
+    for k in [
+        "AZURE_CLIENT_ID",
+        "AZURE_TENANT_ID",
+        "AZURE_CLIENT_SECRET",
+        "AZURE_FEDERATED_TOKEN_FILE",
+        "AZURE_SUBSCRIPTION_ID",
+        "AZURE_AUTHORITY_HOST",
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "SYSTEM_OIDCREQUESTURI",
+        "SYSTEM_ACCESSTOKEN",
+        "AZURESUBSCRIPTION_SERVICE_CONNECTION_ID",
+        "AZURE_SERVICE_CONNECTION_ID",
+        "IDENTITY_ENDPOINT",
+        "MSI_ENDPOINT",
+        "GPUFORM_AUTH",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+    ] {
+        c.env_remove(k);
+    }
+    c.env("NO_COLOR", "1")
+        .env("NO_PROXY", "127.0.0.1,localhost");
+    c
+}
+
+/// Terminate TLS on a new 127.0.0.1 port and relay the bytes to `upstream` (plain HTTP).
+async fn tls_front(upstream: SocketAddr, ca: &TestCa) -> SocketAddr {
+    let cert = rustls::pki_types::CertificateDer::from(ca.cert_der.clone());
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(rustls::pki_types::PrivatePkcs8KeyDer::from(
+        ca.key_der.clone(),
+    ));
+    let config = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .unwrap();
+    let acceptor = TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                break;
+            };
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let Ok(mut up) = TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut up).await;
+            });
+        }
+    });
+    addr
+}
+
+// ---------------------------------------------------------------------------------------------
+// Response bodies in the real shapes (../shared/azure/recordings)
+
+/// A `virtualMachines` resource SKU as the Resource SKUs API returns it (capabilities are strings).
+pub fn sku(name: &str, family: &str, location: &str, vcpus: u32, zones: &[&str]) -> Value {
+    json!({
+        "resourceType": "virtualMachines",
+        "name": name,
+        "tier": "Standard",
+        "size": name.trim_start_matches("Standard_"),
+        "family": family,
+        "locations": [location],
+        "locationInfo": [{"location": location, "zones": zones, "zoneDetails": []}],
+        "capabilities": [
+            {"name": "vCPUs", "value": vcpus.to_string()},
+            {"name": "MemoryGB", "value": "56"},
+            {"name": "GPUs", "value": "1"},
+            {"name": "HyperVGenerations", "value": "V1,V2"},
+            {"name": "LowPriorityCapable", "value": "True"},
+            {"name": "EncryptionAtHostSupported", "value": "True"},
+            {"name": "AcceleratedNetworkingEnabled", "value": "True"},
+            {"name": "RdmaEnabled", "value": "False"},
+            {"name": "vCPUsAvailable", "value": vcpus.to_string()}
+        ],
+        "restrictions": []
+    })
+}
+
+/// A non-VM SKU (disks), which a real list is full of.
+pub fn disk_sku(location: &str) -> Value {
+    json!({"resourceType": "disks", "name": "Premium_LRS", "tier": "Premium", "kind": "", "locations": [location],
+           "locationInfo": [{"location": location, "zones": ["1", "2", "3"]}], "capabilities": [{"name": "MaxSizeGiB", "value": "4"}], "restrictions": []})
+}
+
+pub fn location_restriction(location: &str, reason: &str) -> Value {
+    json!({"type": "Location", "values": [location], "restrictionInfo": {"locations": [location]}, "reasonCode": reason})
+}
+
+pub fn zone_restriction(location: &str, zones: &[&str]) -> Value {
+    json!({"type": "Zone", "values": [location], "restrictionInfo": {"locations": [location], "zones": zones}, "reasonCode": "NotAvailableForSubscription"})
+}
+
+/// One Compute usage entry (REST shape: numbers).
+pub fn usage(value: &str, label: &str, current: i64, limit: i64) -> Value {
+    json!({"currentValue": current, "limit": limit, "name": {"localizedValue": label, "value": value}, "unit": "Count"})
+}
+
+/// A realistic usage list for a region: the T4 family (with spaces), totals, spot, scale sets.
+pub fn usages(family_limit: i64, cores_limit: i64, spot_limit: i64) -> Value {
+    json!({"value": [
+        usage("availabilitySets", "Availability Sets", 0, 2500),
+        usage("cores", "Total Regional vCPUs", 12, cores_limit),
+        usage("virtualMachines", "Virtual Machines", 3, 25000),
+        usage("virtualMachineScaleSets", "Virtual Machine Scale Sets", 1, 2500),
+        usage("lowPriorityCores", "Total Regional Low-priority vCPUs", 0, spot_limit),
+        usage("standardDSv3Family", "Standard DSv3 Family vCPUs", 12, 350),
+        usage("Standard NCASv3_T4 Family", "Standard NCASv3_T4 Family vCPUs", 0, family_limit),
+        usage("StandardNCADSA100v4Family", "Standard NCADS_A100_v4 Family vCPUs", 0, 0),
+        usage("standardNCSv3Family", "Standard NCSv3 Family vCPUs", 0, 0)
+    ]})
+}
+
+pub fn arm_error(code: &str, message: &str) -> Value {
+    json!({"error": {"code": code, "message": message}})
+}
+
+pub fn examples(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}

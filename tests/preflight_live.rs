@@ -1,0 +1,673 @@
+//! `gpuform preflight` end to end: the real binary against a fake ARM + Entra over HTTPS on
+//! 127.0.0.1 (tests/common). Each test asserts the verdict, the exit code and what the user reads.
+//!
+//! The spec is examples/shortvideo-transcode.yaml: Standard_NC8as_T4_v3 (8 vCPUs, quota family
+//! "Standard NCASv3_T4 Family" — with spaces), up to 20 VMs = 2 regular + 18 Spot, zones 1-3,
+//! encryption at host, Key Vault kv-shortvideo-prod, eastus2 with alternates westus3 and
+//! southcentralus.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::json;
+use wiremock::matchers::{header, method, path, path_regex, query_param, query_param_is_missing};
+use wiremock::{Mock, ResponseTemplate};
+
+const SIZE: &str = "Standard_NC8as_T4_v3";
+const FAMILY: &str = "Standard NCASv3_T4 Family";
+const REGIONS: [&str; 3] = ["eastus2", "westus3", "southcentralus"];
+
+fn spec() -> std::path::PathBuf {
+    examples("shortvideo-transcode.yaml")
+}
+
+fn bearer() -> wiremock::matchers::HeaderExactMatcher {
+    header("authorization", format!("Bearer {TOKEN}").as_str())
+}
+
+fn skus_path() -> String {
+    FakeAzure::sub_path("providers/Microsoft.Compute/skus")
+}
+
+fn usages_path(region: &str) -> String {
+    FakeAzure::sub_path(&format!(
+        "providers/Microsoft.Compute/locations/{region}/usages"
+    ))
+}
+
+/// A subscription where everything passes (priority 10, so a test's own mocks win). eastus2's
+/// SKU list comes in two pages.
+fn healthy() -> FakeAzure {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    for r in REGIONS {
+        let filter = format!("location eq '{r}'");
+        if r == "eastus2" {
+            let next = fake.url(&format!(
+                "{}?api-version=2021-07-01&$filter=location%20eq%20%27eastus2%27&$skiptoken=page2",
+                skus_path()
+            ));
+            fake.mount(
+                Mock::given(method("GET"))
+                    .and(path(skus_path()))
+                    .and(query_param("$filter", filter.as_str()))
+                    .and(query_param_is_missing("$skiptoken"))
+                    .and(bearer())
+                    .respond_with(
+                        ResponseTemplate::new(200)
+                            .set_body_json(json!({"value": [disk_sku(r)], "nextLink": next})),
+                    )
+                    .with_priority(10),
+            );
+            fake.mount(
+                Mock::given(method("GET"))
+                    .and(path(skus_path()))
+                    .and(query_param("$skiptoken", "page2"))
+                    .and(bearer())
+                    .respond_with(ResponseTemplate::new(200).set_body_json(
+                        json!({"value": [sku(SIZE, FAMILY, r, 8, &["1", "2", "3"])]}),
+                    ))
+                    .with_priority(10),
+            );
+        } else {
+            fake.mount(
+                Mock::given(method("GET")).and(path(skus_path())).and(query_param("$filter", filter.as_str())).and(bearer())
+                    .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": [disk_sku(r), sku(SIZE, FAMILY, r, 8, &["1", "2", "3"])], "nextLink": null})))
+                    .with_priority(10),
+            );
+        }
+        fake.mount(
+            Mock::given(method("GET"))
+                .and(path(usages_path(r)))
+                .and(bearer())
+                .respond_with(ResponseTemplate::new(200).set_body_json(usages(48, 100, 200)))
+                .with_priority(10),
+        );
+    }
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(format!(
+                r"^/subscriptions/{SUB}/providers/Microsoft\.[A-Za-z]+$"
+            )))
+            .and(bearer())
+            .respond_with(ResponseTemplate::new(200).set_body_json(
+                json!({"namespace": "Microsoft.X", "registrationState": "Registered"}),
+            ))
+            .with_priority(10),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(feature_path()))
+            .and(bearer())
+            .respond_with(ResponseTemplate::new(200).set_body_json(feature("Registered")))
+            .with_priority(10),
+    );
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.KeyVault/checkNameAvailability",
+            )))
+            .and(bearer())
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"nameAvailable": true})))
+            .with_priority(10),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.KeyVault/vaults",
+            )))
+            .and(bearer())
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": []})))
+            .with_priority(10),
+    );
+    fake
+}
+
+fn feature_path() -> String {
+    FakeAzure::sub_path(
+        "providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost",
+    )
+}
+
+fn feature(state: &str) -> serde_json::Value {
+    json!({"id": format!("/subscriptions/{SUB}/providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost"),
+           "name": "Microsoft.Compute/EncryptionAtHost", "properties": {"state": state}, "type": "Microsoft.Features/providers/features"})
+}
+
+fn skus_for(fake: &FakeAzure, region: &str, body: serde_json::Value) {
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(skus_path()))
+            .and(query_param(
+                "$filter",
+                format!("location eq '{region}'").as_str(),
+            ))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body)),
+    );
+}
+
+/// `GPUFORM_TEST_SHOW=1 cargo test --test preflight_live -- --nocapture` prints what users see.
+fn show(out: &std::process::Output) {
+    if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
+        println!(
+            "--- exit {:?}\n{}{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    show(out);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    show(out);
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn everything_available_passes_pages_skus_and_ranks_alternates() {
+    let fake = healthy();
+    // --auth auto picks the client secret from the environment and says so
+    let out = fake
+        .preflight(&spec())
+        .args(["--auth", "auto"])
+        .output()
+        .unwrap();
+    let (o, e) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(e.contains(&format!("using a client secret for app {CLIENT} in tenant {TENANT} (--auth auto: AZURE_CLIENT_SECRET is set)")), "{e}");
+    assert!(!e.contains("not-a-real-secret") && !o.contains(TOKEN));
+    assert!(
+        o.contains("eastus2 (spec region): PASS, $0.752/h on demand"),
+        "{o}"
+    );
+    // the family with spaces matched exactly; 2 regular VMs need 16 of it
+    assert!(o.contains("Standard NCASv3_T4 Family vCPUs: needs 16 for 2 regular VMs x 8 vCPUs; usage 0 of limit 48"), "{o}");
+    assert!(o.contains("Total Regional Low-priority vCPUs: needs 144 for 18 Spot VMs x 8 vCPUs; usage 0 of limit 200"), "{o}");
+    assert!(
+        o.contains("Standard_NC8as_T4_v3 is offered in eastus2 (zones 1, 2, 3)"),
+        "{o}"
+    );
+    assert!(
+        o.contains(
+            "passing alternatives, cheapest first: westus3 ($0.752/h), southcentralus ($0.902/h)"
+        ),
+        "{o}"
+    );
+    assert!(o.contains("result: eastus2 (spec region) is PASS"), "{o}");
+    let reqs = fake.requests();
+    // nextLink was followed, the user agent is gpuform's and every ARM call carried the token
+    assert!(
+        reqs.iter()
+            .any(|r| r.url.query().unwrap_or("").contains("skiptoken=page2")),
+        "page 2 not requested"
+    );
+    // token and ARM calls alike: "gpuform/<version> azsdk-rust-<crate>/<version> (...)"
+    let ua = format!("gpuform/{} azsdk-rust-", env!("CARGO_PKG_VERSION"));
+    for r in &reqs {
+        let got = r
+            .headers
+            .get("user-agent")
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default();
+        assert!(got.starts_with(&ua), "{} {}: {got}", r.method, r.url.path());
+    }
+    // all three regions' SKUs and usages were asked for
+    for r in REGIONS {
+        assert!(reqs.iter().any(|q| q.url.path() == usages_path(r)), "{r}");
+    }
+}
+
+#[test]
+fn location_restriction_blocks_the_region_and_names_the_alternates() {
+    let fake = healthy();
+    let mut s = sku(SIZE, FAMILY, "eastus2", 8, &["1", "2", "3"]);
+    s["restrictions"] = json!([location_restriction(
+        "eastus2",
+        "NotAvailableForSubscription"
+    )]);
+    skus_for(&fake, "eastus2", json!({"value": [s]}));
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(o.contains("eastus2 (spec region): BLOCKED"), "{o}");
+    assert!(o.contains("Standard_NC8as_T4_v3 is offered in eastus2 but not to this subscription (restriction Location, NotAvailableForSubscription)"), "{o}");
+    assert!(
+        o.contains(
+            "passing alternatives, cheapest first: westus3 ($0.752/h), southcentralus ($0.902/h)"
+        ),
+        "{o}"
+    );
+}
+
+#[test]
+fn zone_restriction_blocks_the_requested_zone_and_says_which_are_usable() {
+    let fake = healthy();
+    let mut s = sku(SIZE, FAMILY, "eastus2", 8, &["1", "2", "3"]);
+    s["restrictions"] = json!([zone_restriction("eastus2", &["2"])]);
+    skus_for(&fake, "eastus2", json!({"value": [s]}));
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(o.contains("zones 2 are restricted for this subscription in eastus2 (restriction Zone, NotAvailableForSubscription); usable: 1, 3"), "{o}");
+    assert!(
+        o.contains("fix: set compute.zones to [1, 3] or remove it"),
+        "{o}"
+    );
+}
+
+#[test]
+fn family_quota_exhausted_blocks_with_the_exact_increase_while_spot_passes() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(usages_path("eastus2")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(usages(0, 100, 200))),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(o.contains("FAIL     family vCPU quota          Standard NCASv3_T4 Family vCPUs: needs 16 for 2 regular VMs x 8 vCPUs; usage 0 of limit 0"), "{o}");
+    assert!(
+        o.contains(
+            "pass     Spot vCPU quota            Total Regional Low-priority vCPUs: needs 144"
+        ),
+        "{o}"
+    );
+    assert!(o.contains(r#"eastus2: Standard NCASv3_T4 Family vCPUs ("Standard NCASv3_T4 Family") new limit >= 16 (Current Limit: 0, Current Usage: 0, Additional Required: 16)"#), "{o}");
+    // JSON carries the same numbers
+    let out = fake
+        .preflight(&spec())
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "blocked");
+    let fam = v["regions"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "quota-family")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        fam["quota"],
+        json!({"quota": FAMILY, "label": "Standard NCASv3_T4 Family vCPUs", "matchedExactly": true, "currentLimit": 0, "currentUsage": 0, "additionalRequired": 16, "newLimitRequired": 16})
+    );
+}
+
+#[test]
+fn unregistered_provider_warns_and_unregistered_feature_blocks() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.ServiceBus")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(
+                json!({"namespace": "Microsoft.ServiceBus", "registrationState": "NotRegistered"}),
+            )),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(feature_path()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(feature("NotRegistered"))),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(o.contains("warn     resource providers         not registered: Microsoft.ServiceBus (NotRegistered)"), "{o}");
+    assert!(
+        o.contains("az provider register --namespace Microsoft.ServiceBus"),
+        "{o}"
+    );
+    assert!(o.contains("FAIL     EncryptionAtHost feature   Microsoft.Compute/EncryptionAtHost is NotRegistered; security.encryptionAtHost needs it Registered"), "{o}");
+    assert!(
+        o.contains("az feature register --namespace Microsoft.Compute --name EncryptionAtHost"),
+        "{o}"
+    );
+    // subscription-wide: no region passes
+    assert!(o.contains("no other region passes"), "{o}");
+}
+
+#[test]
+fn taken_key_vault_name_blocks() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("POST")).and(path(FakeAzure::sub_path("providers/Microsoft.KeyVault/checkNameAvailability")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"nameAvailable": false, "reason": "AlreadyExists", "message": "The vault name 'kv-shortvideo-prod' is already in use."}))),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(o.contains("FAIL     Key Vault name             kv-shortvideo-prod is taken (The vault name 'kv-shortvideo-prod' is already in use.)"), "{o}");
+    let body = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.url.path().ends_with("checkNameAvailability"))
+        .unwrap()
+        .body;
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
+        json!({"name": "kv-shortvideo-prod", "type": "Microsoft.KeyVault/vaults"})
+    );
+}
+
+#[test]
+fn key_vault_name_taken_by_the_subscription_itself_is_only_a_warning() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.KeyVault/checkNameAvailability",
+            )))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"nameAvailable": false, "reason": "AlreadyExists"})),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET")).and(path(FakeAzure::sub_path("providers/Microsoft.KeyVault/vaults"))).respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"value": [{"id": format!("/subscriptions/{SUB}/resourceGroups/rg-shortvideo/providers/Microsoft.KeyVault/vaults/kv-shortvideo-prod"), "name": "kv-shortvideo-prod", "location": "eastus2"}]}),
+        )),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}");
+    assert!(
+        o.contains(
+            "kv-shortvideo-prod already exists in this subscription (resource group rg-shortvideo)"
+        ),
+        "{o}"
+    );
+}
+
+#[test]
+fn throttling_429_is_retried_after_retry_after() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(usages_path("eastus2")))
+            .respond_with(
+                ResponseTemplate::new(429)
+                    .insert_header("Retry-After", "1")
+                    .set_body_json(arm_error("TooManyRequests", "throttled")),
+            )
+            .up_to_n_times(1)
+            .with_priority(1),
+    );
+    let start = Instant::now();
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{}", stderr(&out));
+    assert!(
+        start.elapsed() >= Duration::from_secs(1),
+        "Retry-After: 1 was not honoured"
+    );
+    assert!(o.contains("eastus2 (spec region): PASS"), "{o}");
+    assert_eq!(
+        fake.requests()
+            .iter()
+            .filter(|r| r.url.path() == usages_path("eastus2"))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn server_error_500_is_retried() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(skus_path()))
+            .and(query_param("$filter", "location eq 'westus3'"))
+            .respond_with(
+                ResponseTemplate::new(500)
+                    .set_body_json(arm_error("InternalServerError", "try again")),
+            )
+            .up_to_n_times(1)
+            .with_priority(1),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}");
+    assert!(o.contains("westus3 (alternate): PASS"), "{o}");
+    assert_eq!(
+        fake.requests()
+            .iter()
+            .filter(|r| r.url.query().unwrap_or("").contains("westus3"))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn a_timeout_leaves_the_region_unknown_and_exits_2() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(skus_path()))
+            .and(query_param("$filter", "location eq 'eastus2'"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"value": []}))
+                    .set_delay(Duration::from_secs(8)),
+            ),
+    );
+    let start = Instant::now();
+    let out = fake
+        .preflight(&spec())
+        .args(["--timeout", "1", "--retries", "1"])
+        .output()
+        .unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}");
+    assert!(
+        start.elapsed() < Duration::from_secs(7),
+        "took {:?}",
+        start.elapsed()
+    );
+    let port = fake.base.rsplit(':').next().unwrap();
+    assert!(o.contains(&format!("unknown  size offered               could not list resource SKUs in eastus2: no answer from 127.0.0.1:{port} within 1 s")), "{o}");
+    assert!(
+        o.contains("fix: Azure may be slow or unreachable from here; raise --timeout or try again"),
+        "{o}"
+    );
+    assert!(
+        o.contains("result: eastus2 (spec region) is UNKNOWN"),
+        "{o}"
+    );
+    // the alternates were still checked
+    assert!(o.contains("westus3 (alternate): PASS"), "{o}");
+}
+
+#[test]
+fn malformed_json_is_reported_with_what_arrived() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(usages_path("eastus2")))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_raw("{\"value\": [{\"name\": ", "application/json"),
+            ),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}");
+    assert!(o.contains("could not read compute quota usage in eastus2: ARM's answer is not the JSON gpuform expects: EOF while parsing"), "{o}");
+    assert!(
+        o.contains(r#"caused by: the answer starts with: {"value": [{"name":"#),
+        "{o}"
+    );
+}
+
+#[test]
+fn unauthorized_401_stops_with_the_token_problem() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(path_regex("^/subscriptions/")).respond_with(
+            ResponseTemplate::new(401)
+                .set_body_json(arm_error(
+                    "InvalidAuthenticationToken",
+                    "The access token is invalid.",
+                ))
+                .insert_header("x-ms-request-id", "req-401"),
+        ),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(out.stdout.is_empty());
+    assert!(e.contains("error: list resource SKUs in eastus2: HTTP 401 InvalidAuthenticationToken: The access token is invalid."), "{e}");
+    assert!(e.contains("caused by: request id req-401"), "{e}");
+    assert!(e.contains("help: ARM rejected the access token"), "{e}");
+    assert!(
+        e.contains(&format!(
+            "caused by: gpuform used a client secret for app {CLIENT}"
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn forbidden_403_names_the_missing_permission() {
+    let fake = healthy();
+    let denied = |action: &str| {
+        arm_error(
+            "AuthorizationFailed",
+            &format!(
+                "The client '{CLIENT}' with object id 'x' does not have authorization to perform action '{action}' over scope '/subscriptions/{SUB}' or the scope is invalid."
+            ),
+        )
+    };
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(skus_path()))
+            .respond_with(
+                ResponseTemplate::new(403).set_body_json(denied("Microsoft.Compute/skus/read")),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(feature_path()))
+            .respond_with(
+                ResponseTemplate::new(403)
+                    .set_body_json(denied("Microsoft.Features/features/read")),
+            ),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}");
+    assert!(o.contains("unknown  size offered               could not list resource SKUs in eastus2: HTTP 403 AuthorizationFailed: The client"), "{o}");
+    assert!(
+        o.contains(
+            "fix: the identity needs Microsoft.Compute/skus/read (e.g. Reader on the subscription)"
+        ),
+        "{o}"
+    );
+    assert!(o.contains("fix: the identity needs Microsoft.Features/features/read (e.g. Reader on the subscription)"), "{o}");
+    assert!(
+        o.contains("result: eastus2 (spec region) is UNKNOWN"),
+        "{o}"
+    );
+}
+
+#[test]
+fn wrong_client_secret_is_explained_from_the_aadsts_code() {
+    let fake = FakeAzure::start();
+    // Entra's real answer: the description carries \r\n trace lines azure_identity cannot parse
+    fake.mount(Mock::given(method("POST")).and(path(format!("/{TENANT}/oauth2/v2.0/token"))).respond_with(ResponseTemplate::new(401).set_body_json(json!({
+        "error": "invalid_client",
+        "error_description": format!("AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '{CLIENT}'.\r\nTrace ID: 0d3c\r\nCorrelation ID: 9f1a\r\nTimestamp: 2026-12-02 10:00:00Z"),
+        "error_codes": [7000215], "timestamp": "2026-12-02 10:00:00Z", "trace_id": "0d3c", "correlation_id": "9f1a",
+        "error_uri": "https://login.microsoftonline.com/error?code=7000215"
+    }))));
+    let out = fake.preflight(&spec()).output().unwrap();
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("Microsoft Entra ID refused the sign-in (AADSTS7000215: invalid client secret)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("help: AZURE_CLIENT_SECRET is wrong or expired"),
+        "{e}"
+    );
+    assert!(!e.contains("not-a-real-secret"), "{e}");
+}
+
+#[test]
+fn an_untrusted_certificate_fails_fast_and_points_at_ssl_cert_file() {
+    let fake = healthy();
+    let other = TestCa::new("other");
+    let other_ca = fake.dir.path().join("other-ca.pem");
+    std::fs::write(&other_ca, other.ca_pem).unwrap();
+    let start = Instant::now();
+    // default retries: a certificate error must not be retried for a minute
+    let out = fake
+        .gpuform()
+        .env("SSL_CERT_FILE", &other_ca)
+        .arg("preflight")
+        .arg(spec())
+        .args(["--arm-endpoint", &format!("{}/", fake.base)])
+        .output()
+        .unwrap();
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(
+        e.contains(&format!(
+            "the TLS certificate of {} is not trusted",
+            fake.base.trim_start_matches("https://")
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains("help: if a proxy or firewall inspects TLS, point SSL_CERT_FILE"),
+        "{e}"
+    );
+}
+
+#[test]
+fn markdown_and_github_formats_for_pipelines() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(usages_path("eastus2")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(usages(0, 100, 200))),
+    );
+    let out = fake
+        .preflight(&spec())
+        .args(["--format", "markdown"])
+        .output()
+        .unwrap();
+    let o = stdout(&out);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        o.starts_with("## gpuform preflight: shortvideo-transcode\n"),
+        "{o}"
+    );
+    assert!(
+        o.contains("| eastus2 | spec region | ❌ blocked | $0.752/h |"),
+        "{o}"
+    );
+    assert!(o.contains("| eastus2 | Standard NCASv3_T4 Family vCPUs (`Standard NCASv3_T4 Family`) | 0 | 0 | 16 | **16** |"), "{o}");
+    let out = fake
+        .preflight(&spec())
+        .args(["--format", "github"])
+        .output()
+        .unwrap();
+    let o = stdout(&out);
+    assert!(o.contains("::error file="), "{o}");
+    assert!(o.contains("title=gpuform preflight eastus2%3A family vCPU quota::Standard NCASv3_T4 Family vCPUs: needs 16"), "{o}");
+    assert!(o.contains("::notice file=") && o.contains("eastus2 (spec region) is BLOCKED; passing alternatives, cheapest first: westus3, southcentralus"), "{o}");
+}
