@@ -9,6 +9,7 @@
 
 pub mod catalog;
 pub mod cli;
+pub mod cost;
 pub mod diag;
 pub mod report;
 pub mod sizing;

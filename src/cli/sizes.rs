@@ -6,7 +6,8 @@ use clap::ValueEnum;
 use serde_json::json;
 
 use super::common::{out, ExitCode, Failure};
-use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
+use super::cost::{load_price_files, PriceArgs};
+use crate::catalog::prices::{PriceKind, PriceOs};
 use crate::catalog::{self, SizeStatus};
 use crate::sizing::{fmt_num, FALLBACK_PRICE_REGION};
 use crate::spec::model::WorkloadType;
@@ -30,6 +31,18 @@ pub struct Args {
     pub all: bool,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Price with this OS's rates (Windows rates come from --prices).
+    #[arg(long, value_enum, default_value_t = OsArg::Linux)]
+    pub os: OsArg,
+    /// The same price files `gpuform cost --prices` takes, so both rank sizes alike.
+    #[command(flatten)]
+    pub prices: PriceArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OsArg {
+    Linux,
+    Windows,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -58,7 +71,9 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let prices = PriceTable::embedded();
+    let (book, _) = load_price_files(&args.prices)?;
+    let prices = &book.merged;
+    let os = if args.os == OsArg::Windows { PriceOs::Windows } else { PriceOs::Linux };
     let region = args.region.clone().unwrap_or_else(|| FALLBACK_PRICE_REGION.to_string());
     let wl: Option<WorkloadType> = args.workload.map(Into::into);
     let mut rows: Vec<_> = catalog::sizes()
@@ -67,15 +82,20 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .filter(|s| args.min_gpu_memory.is_none_or(|m| s.gpu_memory_gib.is_some_and(|g| g >= m)))
         .filter(|s| wl.is_none_or(|w| s.purpose.contains(&w)))
         .filter(|s| !args.infiniband || s.infiniband)
-        .map(|s| (s, prices.hourly(&s.name, &region, PriceOs::Linux, PriceKind::OnDemand), prices.hourly(&s.name, &region, PriceOs::Linux, PriceKind::Spot)))
+        .map(|s| (s, prices.hourly(&s.name, &region, os, PriceKind::OnDemand), prices.hourly(&s.name, &region, os, PriceKind::Spot)))
         .collect();
     rows.sort_by(|a, b| a.1.unwrap_or(f64::MAX).total_cmp(&b.1.unwrap_or(f64::MAX)).then(a.0.name.cmp(&b.0.name)));
-    let as_of = prices.source_for(PriceOs::Linux, PriceKind::OnDemand).map(|s| s.as_of.clone()).unwrap_or_default();
+    let as_of = prices.source_for(os, PriceKind::OnDemand).map(|s| s.as_of.clone()).unwrap_or_default();
+    let os_name = crate::cost::retail::os_label(os);
     match args.format {
         Format::Json => {
             let v: Vec<_> = rows
                 .iter()
-                .map(|(s, od, spot)| json!({"size": s, "region": region, "linuxOnDemandHourly": od, "linuxSpotHourly": spot}))
+                .map(|(s, od, spot)| if os == PriceOs::Linux {
+                    json!({"size": s, "region": region, "linuxOnDemandHourly": od, "linuxSpotHourly": spot})
+                } else {
+                    json!({"size": s, "region": region, "windowsOnDemandHourly": od, "windowsSpotHourly": spot})
+                })
                 .collect();
             out(&format!("{}\n", serde_json::to_string_pretty(&json!({"pricesAsOf": as_of, "sizes": v})).expect("json")));
         }
@@ -105,8 +125,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             }
             let _ = writeln!(
                 s,
-                "\n{} sizes; Linux pay-as-you-go prices in {region} as of {as_of} (embedded table; `gpuform cost --refresh-prices` fetches current ones)",
-                rows.len()
+                "\n{} sizes; {os_name} pay-as-you-go prices in {region} as of {as_of} ({}; `gpuform cost --refresh-prices` fetches current ones)",
+                rows.len(),
+                if args.prices.prices.is_empty() { "embedded table" } else { "--prices files over the embedded table" }
             );
             out(&s);
         }
