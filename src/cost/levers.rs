@@ -279,6 +279,9 @@ fn precision_levers(
         OsType::Linux
     };
     let current = pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk);
+    // the size the workload needs at its own precision: a lever only counts when the narrower
+    // precision opens a size this one does not
+    let at_current = sizing::select(&s.workload, &region, os_type, &book.merged).chosen;
     targets
         .into_iter()
         .map(|t| {
@@ -295,6 +298,16 @@ fn precision_levers(
             };
             if chosen.name.eq_ignore_ascii_case(&size.name) {
                 return lever(&id, label, None, "not-applicable", format!("{} is still the cheapest size that fits", size.name), vec![]);
+            }
+            if at_current.is_some_and(|c| c.eq_ignore_ascii_case(&chosen.name)) {
+                return lever(
+                    &id,
+                    label,
+                    None,
+                    "not-applicable",
+                    format!("{} is the cheapest size that fits at {} already: {} opens no cheaper size", chosen.name, p.as_str(), t.as_str()),
+                    vec![],
+                );
             }
             let od2 = book.vm(&chosen.name, &region, os, PriceKind::OnDemand);
             let spot2 = book.vm(&chosen.name, &region, os, PriceKind::Spot);
