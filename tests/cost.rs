@@ -11,6 +11,7 @@
 use std::path::Path;
 
 use assert_cmd::Command;
+use predicates::prelude::*;
 use serde_json::Value;
 
 const TODAY: &str = "2026-12-02";
@@ -469,4 +470,57 @@ fn sizes_takes_the_same_prices_files() {
         .unwrap();
     assert_eq!(nv["windowsOnDemandHourly"], 1.55);
     assert_eq!(nv["windowsSpotHourly"], 0.31);
+}
+
+#[test]
+fn a_narrower_precision_that_opens_a_cheaper_size_is_priced() {
+    let v = json(&["tests/fixtures/cost/fp32-inference.yaml"]);
+    // vmSize: auto picked the cheapest size with 20 GiB; 2 VMs all month = 1460 instance-hours
+    let current = line(&v, "compute-regular")["unitPrice"].as_f64().unwrap();
+    assert!(
+        v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("vmSize: auto chose"))
+    );
+    // FP16 halves 20 GiB to 10: a T4 (Standard_NC4as_T4_v3, $0.526/h in eastus) fits;
+    // same instance-hours and disks: saving = 1460 × (current - 0.526)
+    let l = lever(&v, "precision-fp16");
+    assert_eq!(l["status"], "available");
+    assert!(
+        l["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("Standard_NC4as_T4_v3 (16 GiB) fits"),
+        "{l}"
+    );
+    close(l["monthly"].as_f64().unwrap(), 1460.0 * (current - 0.526));
+    // INT8 (5 GiB) opens nothing FP16 did not
+    assert_eq!(lever(&v, "precision-int8")["status"], "not-applicable");
+}
+
+#[test]
+fn a_budget_in_another_currency_is_not_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let eur = dir.path().join("eur.yaml");
+    std::fs::write(
+        &eur,
+        std::fs::read_to_string(FIXED).unwrap().replace(
+            "budget: {monthly: 1000}",
+            "budget: {monthly: 1000, currency: EUR}",
+        ),
+    )
+    .unwrap();
+    let v = json(&[eur.to_str().unwrap()]);
+    assert_eq!(v["budget"]["status"], "skipped");
+    assert!(
+        v["budget"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("gpuform prices in USD")
+    );
+    cost(&[eur.to_str().unwrap()])
+        .code(0)
+        .stderr(predicates::str::contains("exceeds").not());
 }

@@ -440,12 +440,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .unwrap_or(false);
     if let Some(sel) = checked.sizing.as_ref().filter(|_| auto_sized) {
         notes.push(format!(
-            "vmSize: auto chose {} from the same prices as this estimate ({} {} pay-as-you-go in {}{}){}",
+            "vmSize: auto chose {} from the same prices as this estimate ({} pay-as-you-go in {}{}){}",
             size.name,
-            sel.price_as_of.as_deref().map(|d| format!("as of {d}, ")).unwrap_or_default(),
             retail::os_label(sel.price_os),
             sel.price_region,
-            "",
+            sel.price_as_of.as_deref().map(|d| format!(", as of {d}")).unwrap_or_default(),
             sel.note.as_deref().map(|n| format!("; {n}")).unwrap_or_default()
         ));
     }

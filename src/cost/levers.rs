@@ -278,7 +278,10 @@ fn precision_levers(
     } else {
         OsType::Linux
     };
+    // spot prices matter only to a pool that runs spot instances
+    let spot = if u.spot_hours.high > 0.0 { spot } else { None };
     let current = pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk);
+    let mut opened: Option<String> = None;
     // the size the workload needs at its own precision: a lever only counts when the narrower
     // precision opens a size this one does not
     let at_current = sizing::select(&s.workload, &region, os_type, &book.merged).chosen;
@@ -309,8 +312,12 @@ fn precision_levers(
                     vec![],
                 );
             }
+            if let Some(prev) = opened.as_deref().filter(|p| p.eq_ignore_ascii_case(&chosen.name)) {
+                return lever(&id, label, None, "not-applicable", format!("FP16 already opens {prev}; {} opens no cheaper size", t.as_str()), vec![]);
+            }
+            opened = Some(chosen.name.clone());
             let od2 = book.vm(&chosen.name, &region, os, PriceKind::OnDemand);
-            let spot2 = book.vm(&chosen.name, &region, os, PriceKind::Spot);
+            let spot2 = if u.spot_hours.high > 0.0 { book.vm(&chosen.name, &region, os, PriceKind::Spot) } else { None };
             let cheaper = matches!((od2.as_ref(), od), (Some(a), Some(b)) if a.hourly < b.hourly);
             if !cheaper {
                 return lever(&id, label, None, "not-applicable", format!("the cheapest size that fits ({}) is not cheaper than {}", chosen.name, size.name), srcs(&[od2.as_ref(), od]));
