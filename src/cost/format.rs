@@ -129,7 +129,11 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
             s,
             "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   {} / {} / {}",
             p.name,
-            p.kind,
+            match p.kind.as_str() {
+                "scheduleEnd" | "autoStart" => "restore",
+                "autoShutdown" => "shutdown",
+                k => k,
+            },
             p.min,
             qty(p.expected_count),
             p.max,
