@@ -10,6 +10,7 @@
 pub mod azure;
 pub mod catalog;
 pub mod cli;
+pub mod cost;
 pub mod diag;
 pub mod preflight;
 pub mod report;

@@ -5,6 +5,7 @@
 //! access errors.
 
 mod common;
+mod cost;
 mod preflight;
 mod schema;
 mod show;
@@ -53,6 +54,8 @@ pub enum Command {
     /// Check quota, size, zones, capabilities, providers and features in Azure before deploying.
     #[command(after_help = PREFLIGHT_HELP)]
     Preflight(preflight::Args),
+    /// Estimate the monthly cost of a spec's scaling policy, with saving levers and budget gates.
+    Cost(cost::Args),
 }
 
 const PREFLIGHT_HELP: &str = concat!(
@@ -85,6 +88,7 @@ pub fn main() -> i32 {
         Command::Sizes(a) => sizes::run(a),
         Command::Rules(a) => schema::run_rules(a),
         Command::Preflight(a) => preflight::run(a),
+        Command::Cost(a) => cost::run(a),
     };
     match result {
         Ok(code) => code as i32,

@@ -6,7 +6,8 @@ use clap::ValueEnum;
 use serde_json::json;
 
 use super::common::{ExitCode, Failure, out};
-use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
+use super::cost::{PriceArgs, load_price_files};
+use crate::catalog::prices::{PriceKind, PriceOs};
 use crate::catalog::{self, SizeStatus};
 use crate::sizing::{FALLBACK_PRICE_REGION, fmt_num};
 use crate::spec::model::WorkloadType;
@@ -30,6 +31,18 @@ pub struct Args {
     pub all: bool,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Price with this OS's rates (Windows rates come from --prices).
+    #[arg(long, value_enum, default_value_t = OsArg::Linux)]
+    pub os: OsArg,
+    /// The same price files `gpuform cost --prices` takes, so both rank sizes alike.
+    #[command(flatten)]
+    pub prices: PriceArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OsArg {
+    Linux,
+    Windows,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -58,7 +71,13 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let prices = PriceTable::embedded();
+    let (book, _) = load_price_files(&args.prices)?;
+    let prices = &book.merged;
+    let os = if args.os == OsArg::Windows {
+        PriceOs::Windows
+    } else {
+        PriceOs::Linux
+    };
     let region = args
         .region
         .clone()
@@ -82,8 +101,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .map(|s| {
             (
                 s,
-                prices.hourly(&s.name, &region, PriceOs::Linux, PriceKind::OnDemand),
-                prices.hourly(&s.name, &region, PriceOs::Linux, PriceKind::Spot),
+                prices.hourly(&s.name, &region, os, PriceKind::OnDemand),
+                prices.hourly(&s.name, &region, os, PriceKind::Spot),
             )
         })
         .collect();
@@ -93,14 +112,19 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             .then(a.0.name.cmp(&b.0.name))
     });
     let as_of = prices
-        .source_for(PriceOs::Linux, PriceKind::OnDemand)
+        .source_for(os, PriceKind::OnDemand)
         .map(|s| s.as_of.clone())
         .unwrap_or_default();
+    let os_name = crate::cost::retail::os_label(os);
     match args.format {
         Format::Json => {
             let v: Vec<_> = rows
                 .iter()
-                .map(|(s, od, spot)| json!({"size": s, "region": region, "linuxOnDemandHourly": od, "linuxSpotHourly": spot}))
+                .map(|(s, od, spot)| if os == PriceOs::Linux {
+                    json!({"size": s, "region": region, "linuxOnDemandHourly": od, "linuxSpotHourly": spot})
+                } else {
+                    json!({"size": s, "region": region, "windowsOnDemandHourly": od, "windowsSpotHourly": spot})
+                })
                 .collect();
             out(&format!(
                 "{}\n",
@@ -154,8 +178,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             }
             let _ = writeln!(
                 s,
-                "\n{} sizes; Linux pay-as-you-go prices in {region} as of {as_of} (embedded table; `gpuform cost --refresh-prices` fetches current ones)",
-                rows.len()
+                "\n{} sizes; {os_name} pay-as-you-go prices in {region} as of {as_of} ({}; `gpuform cost --refresh-prices` fetches current ones)",
+                rows.len(),
+                if args.prices.prices.is_empty() {
+                    "embedded table"
+                } else {
+                    "--prices files over the embedded table"
+                }
             );
             out(&s);
         }

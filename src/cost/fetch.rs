@@ -1,0 +1,352 @@
+//! `--refresh-prices`: the public Azure Retail Prices API over azure_core's HTTP client (no
+//! authentication), following `NextPageLink`, with a small retry for 429/5xx and a dated cache.
+//! This is the only module of the cost estimate that does I/O over the network.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use azure_core::http::headers::{HeaderName, Headers};
+use azure_core::http::{HttpClient, Method, Request, Url};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::retail::{self, Page};
+
+pub const DEFAULT_ENDPOINT: &str = "https://prices.azure.com/api/retail/prices";
+pub const API_VERSION: &str = "2023-01-01-preview";
+/// armSkuName values per request (the filter grows with each; keep URLs short).
+const SKUS_PER_QUERY: usize = 10;
+
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    pub endpoint: Url,
+    /// Attempts per page on 429 and 5xx answers.
+    pub attempts: u32,
+    /// First retry delay when the server sends no Retry-After; doubles per attempt.
+    pub retry_delay: Duration,
+    /// Longest Retry-After honoured.
+    pub max_retry_after: Duration,
+    /// Safety stop for a server that keeps returning NextPageLink.
+    pub max_pages: usize,
+}
+
+impl FetchOptions {
+    pub fn new(endpoint: Url) -> Self {
+        Self {
+            endpoint,
+            attempts: 4,
+            retry_delay: Duration::from_secs(1),
+            max_retry_after: Duration::from_secs(30),
+            max_pages: 200,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("request to {url} failed")]
+    Transport {
+        url: String,
+        #[source]
+        source: azure_core::Error,
+    },
+    #[error("{url} answered HTTP {status}{}", if body.is_empty() { String::new() } else { format!(": {body}") })]
+    Status {
+        url: String,
+        status: u16,
+        body: String,
+    },
+    #[error("{url} returned something that is not a Retail Prices API page: {detail}")]
+    Malformed { url: String, detail: String },
+    #[error("NextPageLink {link} leaves {endpoint}; refusing to follow it")]
+    ForeignLink { link: String, endpoint: String },
+    #[error("more than {0} pages; stopping (is the filter too wide?)")]
+    TooManyPages(usize),
+}
+
+/// OData filters for the VM prices of `skus` in `region` (batched), and one for managed disks.
+/// Filter values are case-sensitive from api-version 2023-01-01-preview.
+pub fn filters(region: &str, skus: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = skus
+        .chunks(SKUS_PER_QUERY)
+        .map(|chunk| {
+            let any = chunk
+                .iter()
+                .map(|s| format!("armSkuName eq '{}'", odata(s)))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            format!(
+                "serviceName eq 'Virtual Machines' and armRegionName eq '{}' and ({any})",
+                odata(region)
+            )
+        })
+        .collect();
+    out.push(format!(
+        "serviceName eq 'Storage' and armRegionName eq '{}' and (productName eq 'Premium SSD Managed Disks' or productName eq 'Standard SSD Managed Disks' or productName eq 'Standard HDD Managed Disks' or productName eq 'Azure Premium SSD v2')",
+        odata(region)
+    ));
+    out
+}
+
+fn odata(s: &str) -> String {
+    s.replace('\'', "''")
+}
+
+/// Percent-encode a query value (spaces as %20, which every server decodes).
+fn encode(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() * 3 / 2);
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~'()".contains(&b) {
+            o.push(b as char);
+        } else {
+            o.push_str(&format!("%{b:02X}"));
+        }
+    }
+    o
+}
+
+pub fn first_url(endpoint: &Url, filter: &str) -> Url {
+    let mut u = endpoint.clone();
+    let mut q = u.query().map(|q| format!("{q}&")).unwrap_or_default();
+    q.push_str(&format!(
+        "api-version={API_VERSION}&meterRegion=%27primary%27&%24filter={}",
+        encode(filter)
+    ));
+    u.set_query(Some(&q));
+    u
+}
+
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// One GET with retries on 429/5xx; returns the body text.
+async fn get(
+    client: &Arc<dyn HttpClient>,
+    url: &Url,
+    o: &FetchOptions,
+) -> Result<String, FetchError> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let mut req = Request::new(url.clone(), Method::Get);
+        req.insert_header("user-agent", crate::USER_AGENT);
+        req.insert_header("accept", "application/json");
+        let res = client
+            .execute_request(&req)
+            .await
+            .map_err(|e| FetchError::Transport {
+                url: url.to_string(),
+                source: e,
+            })?;
+        let status = u16::from(res.status());
+        let retry_after = retry_after(res.headers());
+        let body = res
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| FetchError::Transport {
+                url: url.to_string(),
+                source: e,
+            })?;
+        let text = String::from_utf8_lossy(&body).into_owned();
+        if (200..300).contains(&status) {
+            return Ok(text);
+        }
+        let retryable = status == 429 || (500..600).contains(&status);
+        if !retryable || attempt >= o.attempts {
+            return Err(FetchError::Status {
+                url: url.to_string(),
+                status,
+                body: snippet(&text),
+            });
+        }
+        let wait = retry_after
+            .map(|d| d.min(o.max_retry_after))
+            .unwrap_or(o.retry_delay * 2u32.saturating_pow(attempt - 1));
+        tokio::time::sleep(wait).await;
+    }
+}
+
+fn retry_after(h: &Headers) -> Option<Duration> {
+    let v = h.get_optional_str(&HeaderName::from_static("retry-after"))?;
+    v.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+fn snippet(s: &str) -> String {
+    let s = s.trim();
+    if s.chars().count() > 200 {
+        format!("{}…", s.chars().take(200).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+/// Every page of one filter, following NextPageLink. Pages are returned as raw JSON (what the
+/// cache stores) after checking each parses as a page.
+pub async fn fetch_filter(
+    client: &Arc<dyn HttpClient>,
+    o: &FetchOptions,
+    filter: &str,
+) -> Result<Vec<serde_json::Value>, FetchError> {
+    let mut url = first_url(&o.endpoint, filter);
+    let mut pages = Vec::new();
+    loop {
+        if pages.len() >= o.max_pages {
+            return Err(FetchError::TooManyPages(o.max_pages));
+        }
+        let text = get(client, &url, o).await?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| FetchError::Malformed {
+                url: url.to_string(),
+                detail: format!("invalid JSON ({e})"),
+            })?;
+        let page: Page =
+            serde_json::from_value(value.clone()).map_err(|e| FetchError::Malformed {
+                url: url.to_string(),
+                detail: e.to_string(),
+            })?;
+        pages.push(value);
+        match page.next_page_link.filter(|l| !l.is_empty()) {
+            None => return Ok(pages),
+            Some(link) => {
+                let next = Url::parse(&link).map_err(|e| FetchError::Malformed {
+                    url: url.to_string(),
+                    detail: format!("NextPageLink {link:?}: {e}"),
+                })?;
+                if !same_origin(&next, &o.endpoint) {
+                    return Err(FetchError::ForeignLink {
+                        link,
+                        endpoint: o.endpoint.to_string(),
+                    });
+                }
+                url = next;
+            }
+        }
+    }
+}
+
+/// What the cache holds (`--prices` reads it too).
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheDoc {
+    pub fetched_at: String,
+    pub endpoint: String,
+    pub api_version: String,
+    pub filters: Vec<String>,
+    pub pages: Vec<serde_json::Value>,
+}
+
+/// Fetch all filters.
+pub async fn fetch_all(
+    client: &Arc<dyn HttpClient>,
+    o: &FetchOptions,
+    filters: &[String],
+    fetched_at: &str,
+) -> Result<CacheDoc, FetchError> {
+    let mut pages = Vec::new();
+    for f in filters {
+        pages.extend(fetch_filter(client, o, f).await?);
+    }
+    Ok(CacheDoc {
+        fetched_at: fetched_at.to_string(),
+        endpoint: o.endpoint.to_string(),
+        api_version: API_VERSION.into(),
+        filters: filters.to_vec(),
+        pages,
+    })
+}
+
+/// The default cache directory: `$XDG_CACHE_HOME/gpuform`, else `~/.cache/gpuform`.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
+        return Some(PathBuf::from(x).join("gpuform"));
+    }
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".cache").join("gpuform"))
+}
+
+/// The cache file for one set of filters against one endpoint.
+pub fn cache_path(dir: &Path, region: &str, endpoint: &Url, filters: &[String]) -> PathBuf {
+    let mut h = Sha256::new();
+    h.update(endpoint.as_str().as_bytes());
+    h.update(API_VERSION.as_bytes());
+    for f in filters {
+        h.update(b"\n");
+        h.update(f.as_bytes());
+    }
+    let digest = h.finalize();
+    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    let region: String = region
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    dir.join(format!("retail-prices-{region}-{hex}.json"))
+}
+
+pub fn read_cache(path: &Path) -> Option<CacheDoc> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let doc: CacheDoc = serde_json::from_str(&text).ok()?;
+    // the pages must still parse
+    retail::parse_document(&text).ok()?;
+    Some(doc)
+}
+
+/// Write atomically (temporary file, then rename).
+pub fn write_cache(path: &Path, doc: &CacheDoc) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(
+        &mut tmp,
+        serde_json::to_string_pretty(doc).expect("json").as_bytes(),
+    )?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_url_carries_version_primary_and_filter() {
+        let u = first_url(
+            &Url::parse(DEFAULT_ENDPOINT).unwrap(),
+            "serviceName eq 'Virtual Machines'",
+        );
+        let q: Vec<(String, String)> = u
+            .query_pairs()
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        assert!(q.contains(&("api-version".into(), API_VERSION.into())));
+        assert!(q.contains(&("meterRegion".into(), "'primary'".into())));
+        assert!(q.contains(&("$filter".into(), "serviceName eq 'Virtual Machines'".into())));
+        assert!(u.as_str().contains("%20eq%20"), "{u}");
+    }
+
+    #[test]
+    fn filters_batch_skus_and_add_disks() {
+        let skus: Vec<String> = (0..12).map(|i| format!("Standard_X{i}")).collect();
+        let f = filters("eastus2", &skus);
+        assert_eq!(f.len(), 3);
+        assert!(f[0].starts_with("serviceName eq 'Virtual Machines' and armRegionName eq 'eastus2' and (armSkuName eq 'Standard_X0' or "));
+        assert!(f[1].ends_with("(armSkuName eq 'Standard_X10' or armSkuName eq 'Standard_X11')"));
+        assert!(f[2].contains("Premium SSD Managed Disks"));
+    }
+
+    #[test]
+    fn next_page_link_with_explicit_default_port_is_same_origin() {
+        let a = Url::parse("https://prices.azure.com/api/retail/prices").unwrap();
+        let b = Url::parse("https://prices.azure.com:443/api/retail/prices?$skip=1000").unwrap();
+        assert!(same_origin(&a, &b));
+        assert!(!same_origin(
+            &a,
+            &Url::parse("https://evil.example/api").unwrap()
+        ));
+    }
+}

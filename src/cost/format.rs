@@ -1,0 +1,475 @@
+//! The estimate for people (an aligned table, every line explained), for pull requests
+//! (markdown, fits `$GITHUB_STEP_SUMMARY`) and for programs (JSON with a `schemaVersion`).
+
+use std::fmt::Write as _;
+
+use super::Estimate;
+use super::gates::{Diff, Gate};
+use super::retail::os_label;
+use super::usage::Cases;
+
+/// `$1,234.56`, `-$12.00`.
+pub fn money(x: f64) -> String {
+    let neg = x < -0.0049;
+    let cents = (x.abs() * 100.0).round() as u64;
+    let (whole, frac) = (cents / 100, cents % 100);
+    let digits = whole.to_string();
+    let mut grouped = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(ch);
+    }
+    format!("{}${grouped}.{frac:02}", if neg { "-" } else { "" })
+}
+
+fn opt_money(x: Option<f64>) -> String {
+    x.map(money).unwrap_or_else(|| "missing".into())
+}
+
+fn qty(x: f64) -> String {
+    if (x - x.round()).abs() < 0.005 {
+        let s = money(x.round());
+        s.trim_start_matches('$')
+            .trim_end_matches(".00")
+            .to_string()
+    } else if x.abs() < 10.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+fn unit_price(p: Option<f64>, unit: &str) -> String {
+    match p {
+        None => "price missing".into(),
+        Some(p) if p != 0.0 && p.abs() < 1.0 => format!("${} per {unit}", small(p)),
+        Some(p) => format!("{} per {unit}", money(p)),
+    }
+}
+
+/// A price below $1 with up to 4 decimals, at least 2 (`0.50`, `0.045`, `0.0827`).
+fn small(p: f64) -> String {
+    let s = format!("{p:.4}");
+    let t = s.trim_end_matches('0');
+    let decimals = t.split('.').nth(1).map_or(0, str::len);
+    if decimals < 2 {
+        format!("{p:.2}")
+    } else {
+        t.to_string()
+    }
+}
+
+/// A count with thousands separators (`10,000`, `1,000,000`, `6.08`).
+pub fn count(x: f64) -> String {
+    qty(x)
+}
+
+fn heading(s: &mut String, styled: bool, text: &str) {
+    if styled {
+        let b = anstyle::Style::new().bold();
+        let _ = writeln!(s, "{b}{text}{b:#}");
+    } else {
+        let _ = writeln!(s, "{text}");
+    }
+}
+
+fn dim(styled: bool, text: &str) -> String {
+    if styled {
+        let d = anstyle::Style::new().dimmed();
+        format!("{d}{text}{d:#}")
+    } else {
+        text.to_string()
+    }
+}
+
+fn age(a: Option<i64>) -> String {
+    match a {
+        Some(0) => "today".into(),
+        Some(1) => "1 day old".into(),
+        Some(d) if d >= 0 => format!("{d} days old"),
+        _ => "age unknown".into(),
+    }
+}
+
+const W: usize = 12;
+
+fn row3(c: Cases<String>) -> String {
+    format!("{:>W$} {:>W$} {:>W$}", c.low, c.expected, c.high)
+}
+
+/// The human table.
+pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) -> String {
+    let mut s = String::new();
+    heading(
+        &mut s,
+        styled,
+        &format!(
+            "gpuform cost: {} — {} ({}) in {}, USD per month of {} h",
+            e.spec,
+            e.vm_size,
+            os_label(e.os),
+            e.region,
+            e.hours_per_month
+        ),
+    );
+    s.push('\n');
+    heading(&mut s, styled, "Autoscale profiles over one UTC week");
+    let _ = writeln!(
+        s,
+        "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   instance-hours/month (low / expected / high)",
+        "profile", "kind", "min", "expected", "max", "h/week"
+    );
+    for p in &e.profiles {
+        if p.hours_per_week == 0.0 {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   {} / {} / {}",
+            p.name,
+            match p.kind.as_str() {
+                "scheduleEnd" | "autoStart" => "restore",
+                "autoShutdown" => "shutdown",
+                k => k,
+            },
+            p.min,
+            qty(p.expected_count),
+            p.max,
+            qty(p.hours_per_week),
+            qty(p.instance_hours.low),
+            qty(p.instance_hours.expected),
+            qty(p.instance_hours.high)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   {} / {} / {}  ({} regular + {} spot expected)",
+        "all",
+        "",
+        "",
+        "",
+        "",
+        "168",
+        qty(e.instance_hours.low),
+        qty(e.instance_hours.expected),
+        qty(e.instance_hours.high),
+        qty(e.regular_hours.expected),
+        qty(e.spot_hours.expected)
+    );
+    s.push('\n');
+    heading(&mut s, styled, "Monthly bill");
+    let _ = writeln!(
+        s,
+        "{}  line",
+        row3(Cases {
+            low: "low".into(),
+            expected: "expected".into(),
+            high: "high".into()
+        })
+    );
+    let mut group = "";
+    for l in &e.lines {
+        if l.group != group {
+            group = &l.group;
+            let _ = writeln!(s, "{:>w$}  [{group}]", "", w = 3 * W + 2);
+        }
+        let _ = writeln!(s, "{}  {}", row3(l.amount.map(opt_money)), l.label);
+        let q = if l.quantity.low == l.quantity.high {
+            format!(
+                "{} × {}",
+                qty(l.quantity.expected),
+                unit_price(l.unit_price, &l.unit)
+            )
+        } else {
+            format!(
+                "{} / {} / {} × {}",
+                qty(l.quantity.low),
+                qty(l.quantity.expected),
+                qty(l.quantity.high),
+                unit_price(l.unit_price, &l.unit)
+            )
+        };
+        let _ = writeln!(
+            s,
+            "{:>w$}  {}",
+            "",
+            dim(styled, &format!("{q}; {}", l.assumption)),
+            w = 3 * W + 2
+        );
+    }
+    let t = &e.totals;
+    let _ = writeln!(s, "{}", "-".repeat(3 * W + 2 + 7));
+    let _ = writeln!(
+        s,
+        "{}  total{}",
+        row3(Cases {
+            low: money(t.low),
+            expected: money(t.expected),
+            high: money(t.high)
+        }),
+        if t.complete {
+            ""
+        } else {
+            " (lower bound: prices missing, see below)"
+        }
+    );
+    s.push('\n');
+
+    heading(&mut s, styled, "Saving levers (expected case, per month)");
+    for lv in &e.levers {
+        let v = lv.monthly.map(money).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "{v:>W$}  {:<15} {}", lv.status, lv.label);
+        let _ = writeln!(s, "{:>w$}  {}", "", dim(styled, &lv.detail), w = W + 16);
+    }
+    s.push('\n');
+
+    if !e.missing.is_empty() {
+        heading(&mut s, styled, "Missing prices (never guessed)");
+        for m in &e.missing {
+            let _ = writeln!(s, "  {}: no {} — {}", m.line, m.price, m.help);
+        }
+        s.push('\n');
+    }
+
+    heading(&mut s, styled, "Prices used");
+    for src in &e.sources {
+        let _ = writeln!(
+            s,
+            "  {} ({}, {}): {}",
+            src.id,
+            src.as_of,
+            age(src.age_days),
+            src.name
+        );
+        let mut extra = Vec::new();
+        if let Some(c) = &src.confidence {
+            extra.push(format!("confidence {c}"));
+        }
+        if let Some(n) = &src.note {
+            extra.push(n.trim_end_matches('.').to_string());
+        }
+        extra.push(format!("used for {}", src.used_for.join(", ")));
+        let _ = writeln!(s, "      {}", dim(styled, &extra.join("; ")));
+    }
+    s.push('\n');
+
+    heading(&mut s, styled, "Assumptions");
+    for a in &e.assumptions {
+        let _ = writeln!(s, "  - {a}");
+    }
+    for n in &e.notes {
+        let _ = writeln!(s, "  - {n}");
+    }
+
+    if let Some(b) = &e.budget {
+        s.push('\n');
+        let _ = writeln!(s, "Budget: {} ({})", b.message, b.status);
+    }
+    if let Some(d) = diff {
+        s.push('\n');
+        heading(
+            &mut s,
+            styled,
+            &format!("Change against {}", d.baseline_file),
+        );
+        for l in &d.lines {
+            let _ = writeln!(
+                s,
+                "{:>W$} {:>W$} {:>W$}  {}",
+                opt_money(l.before),
+                opt_money(l.after),
+                signed(l.delta),
+                l.label
+            );
+        }
+        let pct = d
+            .percent
+            .map(|p| format!(" ({p:+.1}%)"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "{:>W$} {:>W$} {:>W$}  total{pct}",
+            money(d.before),
+            money(d.after),
+            signed(d.delta)
+        );
+    }
+    if !gates.is_empty() {
+        s.push('\n');
+        for g in gates {
+            let _ = writeln!(
+                s,
+                "gate {}: {} — {}",
+                g.name,
+                if g.passed { "passed" } else { "FAILED" },
+                g.message
+            );
+        }
+    }
+    s
+}
+
+fn signed(x: f64) -> String {
+    if x > 0.0049 {
+        format!("+{}", money(x))
+    } else {
+        money(x)
+    }
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// Markdown for pull-request comments and `$GITHUB_STEP_SUMMARY`.
+pub fn markdown(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "### gpuform cost: `{}`\n", e.spec);
+    let _ = writeln!(
+        s,
+        "`{}` ({}) in `{}`, USD per month of {} h. Expected **{}**{} (low {}, high {}).\n",
+        e.vm_size,
+        os_label(e.os),
+        e.region,
+        e.hours_per_month,
+        money(e.totals.expected),
+        if e.totals.complete {
+            ""
+        } else {
+            ", a lower bound: prices missing"
+        },
+        money(e.totals.low),
+        money(e.totals.high)
+    );
+    if let Some(d) = diff {
+        let pct = d
+            .percent
+            .map(|p| format!(" ({p:+.1}%)"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "**Change against `{}`: {} → {}, {}{pct}**\n",
+            d.baseline_file,
+            money(d.before),
+            money(d.after),
+            signed(d.delta)
+        );
+        if !d.lines.is_empty() {
+            let _ = writeln!(
+                s,
+                "| Line | Before | After | Change |\n|---|---:|---:|---:|"
+            );
+            for l in &d.lines {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} |",
+                    md_escape(&l.label),
+                    opt_money(l.before),
+                    opt_money(l.after),
+                    signed(l.delta)
+                );
+            }
+            s.push('\n');
+        }
+    }
+    for g in gates {
+        let _ = writeln!(
+            s,
+            "- {} gate `{}`: {}",
+            if g.passed { "✅" } else { "❌" },
+            g.name,
+            md_escape(&g.message)
+        );
+    }
+    if let Some(b) = &e.budget {
+        let _ = writeln!(s, "- budget: {} ({})", md_escape(&b.message), b.status);
+    }
+    if !gates.is_empty() || e.budget.is_some() {
+        s.push('\n');
+    }
+    let _ = writeln!(
+        s,
+        "| Line | Unit price | Low | Expected | High |\n|---|---:|---:|---:|---:|"
+    );
+    for l in &e.lines {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            md_escape(&l.label),
+            unit_price(l.unit_price, &l.unit),
+            opt_money(l.amount.low),
+            opt_money(l.amount.expected),
+            opt_money(l.amount.high)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| **Total** | | **{}** | **{}** | **{}** |\n",
+        money(e.totals.low),
+        money(e.totals.expected),
+        money(e.totals.high)
+    );
+    let _ = writeln!(s, "| Saving lever | Status | Per month |\n|---|---|---:|");
+    for lv in &e.levers {
+        let _ = writeln!(
+            s,
+            "| {} — {} | {} | {} |",
+            md_escape(&lv.label),
+            md_escape(&lv.detail),
+            lv.status,
+            lv.monthly.map(money).unwrap_or_else(|| "-".into())
+        );
+    }
+    s.push('\n');
+    if !e.missing.is_empty() {
+        let _ = writeln!(s, "**Missing prices** (never guessed):\n");
+        for m in &e.missing {
+            let _ = writeln!(s, "- `{}`: no {} — {}", m.line, md_escape(&m.price), m.help);
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "<details><summary>Prices and assumptions</summary>\n");
+    for src in &e.sources {
+        let _ = writeln!(
+            s,
+            "- `{}`: {} — as of {} ({})",
+            src.id,
+            md_escape(&src.name),
+            src.as_of,
+            age(src.age_days)
+        );
+    }
+    for a in e.assumptions.iter().chain(&e.notes) {
+        let _ = writeln!(s, "- {}", md_escape(a));
+    }
+    let _ = writeln!(s, "\n</details>");
+    s
+}
+
+/// The JSON document: the estimate, plus the baseline diff and the gates when asked.
+pub fn json(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
+    let mut v = serde_json::to_value(e).expect("estimate serializes");
+    if let Some(d) = diff {
+        v["diff"] = serde_json::to_value(d).expect("diff serializes");
+    }
+    if !gates.is_empty() {
+        v["gates"] = serde_json::to_value(gates).expect("gates serialize");
+    }
+    format!("{}\n", serde_json::to_string_pretty(&v).expect("json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_groups_thousands_and_rounds_cents() {
+        assert_eq!(money(0.0), "$0.00");
+        assert_eq!(money(1234.567), "$1,234.57");
+        assert_eq!(money(1_000_000.0), "$1,000,000.00");
+        assert_eq!(money(-12.0), "-$12.00");
+        assert_eq!(money(999.999), "$1,000.00");
+    }
+}

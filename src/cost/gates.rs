@@ -1,0 +1,210 @@
+//! Budget gates: the spec's own `monitoring.budget`, `--fail-above AMOUNT`, and a diff against a
+//! previous `--format json` estimate with `--fail-increase-percent N`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::model::WorkloadSpec;
+
+use super::format::money;
+use super::{BudgetCheck, Estimate, SCHEMA_VERSION, Totals};
+
+/// Compare the expected monthly cost with `monitoring.budget.monthly`.
+pub fn budget_check(s: &WorkloadSpec, t: &Totals) -> Option<BudgetCheck> {
+    let b = s.monitoring.budget.as_ref()?;
+    if !b.currency.eq_ignore_ascii_case("USD") {
+        return Some(BudgetCheck {
+            monthly: b.monthly,
+            currency: b.currency.clone(),
+            status: "skipped".into(),
+            percent_of_budget: None,
+            message: format!(
+                "the budget is in {}; gpuform prices in USD, so the comparison is skipped",
+                b.currency
+            ),
+        });
+    }
+    let pct = if b.monthly > 0.0 {
+        Some(t.expected / b.monthly * 100.0)
+    } else {
+        None
+    };
+    let partial = if t.complete {
+        ""
+    } else {
+        " (a lower bound: some prices are missing)"
+    };
+    let (status, message) = if t.expected > b.monthly {
+        (
+            "over",
+            format!(
+                "the expected {}{partial} exceeds monitoring.budget.monthly {}",
+                money(t.expected),
+                money(b.monthly)
+            ),
+        )
+    } else {
+        (
+            "ok",
+            format!(
+                "the expected {}{partial} is {:.0}% of monitoring.budget.monthly {}",
+                money(t.expected),
+                pct.unwrap_or(0.0),
+                money(b.monthly)
+            ),
+        )
+    };
+    Some(BudgetCheck {
+        monthly: b.monthly,
+        currency: b.currency.clone(),
+        status: status.into(),
+        percent_of_budget: pct,
+        message,
+    })
+}
+
+/// How one line moved between the baseline and now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineDiff {
+    pub id: String,
+    pub label: String,
+    pub before: Option<f64>,
+    pub after: Option<f64>,
+    pub delta: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diff {
+    pub baseline_file: String,
+    pub before: f64,
+    pub after: f64,
+    pub delta: f64,
+    /// `None` when the baseline is 0.
+    pub percent: Option<f64>,
+    /// Lines whose expected amount changed, largest change first.
+    pub lines: Vec<LineDiff>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("not a gpuform cost JSON document: {0}")]
+    Shape(String),
+    #[error(
+        "the baseline has schemaVersion {found}; this gpuform writes {SCHEMA_VERSION}: regenerate it with `gpuform cost --format json`"
+    )]
+    Version { found: u64 },
+}
+
+pub fn read_baseline(text: &str) -> Result<Estimate, BaselineError> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| BaselineError::Shape(e.to_string()))?;
+    let found = v
+        .get("schemaVersion")
+        .and_then(|x| x.as_u64())
+        .ok_or_else(|| BaselineError::Shape("no schemaVersion".into()))?;
+    if found != u64::from(SCHEMA_VERSION) {
+        return Err(BaselineError::Version { found });
+    }
+    serde_json::from_value(v).map_err(|e| BaselineError::Shape(e.to_string()))
+}
+
+pub fn diff(baseline: &Estimate, baseline_file: &str, now: &Estimate) -> Diff {
+    let mut lines = Vec::new();
+    let mut ids: Vec<&str> = now.lines.iter().map(|l| l.id.as_str()).collect();
+    for l in &baseline.lines {
+        if !ids.contains(&l.id.as_str()) {
+            ids.push(&l.id);
+        }
+    }
+    for id in ids {
+        let b = baseline.lines.iter().find(|l| l.id == id);
+        let a = now.lines.iter().find(|l| l.id == id);
+        let before = b.and_then(|l| l.amount.expected);
+        let after = a.and_then(|l| l.amount.expected);
+        let delta = after.unwrap_or(0.0) - before.unwrap_or(0.0);
+        let label_changed = matches!((a, b), (Some(x), Some(y)) if x.label != y.label);
+        if delta.abs() >= 0.005 || before.is_none() != after.is_none() || label_changed {
+            let label = a.or(b).map(|l| l.label.clone()).unwrap_or_default();
+            lines.push(LineDiff {
+                id: id.to_string(),
+                label,
+                before,
+                after,
+                delta,
+            });
+        }
+    }
+    lines.sort_by(|x, y| {
+        y.delta
+            .abs()
+            .total_cmp(&x.delta.abs())
+            .then(x.id.cmp(&y.id))
+    });
+    let before = baseline.totals.expected;
+    let after = now.totals.expected;
+    let percent = if before > 0.0 {
+        Some((after - before) / before * 100.0)
+    } else {
+        None
+    };
+    Diff {
+        baseline_file: baseline_file.to_string(),
+        before,
+        after,
+        delta: after - before,
+        percent,
+        lines,
+    }
+}
+
+/// The outcome of one gate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Gate {
+    pub name: String,
+    pub passed: bool,
+    pub message: String,
+}
+
+pub fn fail_above(e: &Estimate, limit: f64) -> Gate {
+    let t = e.totals.expected;
+    Gate {
+        name: "fail-above".into(),
+        passed: t <= limit,
+        message: if t <= limit {
+            format!(
+                "expected {} is within --fail-above {}",
+                money(t),
+                money(limit)
+            )
+        } else {
+            format!(
+                "expected {} exceeds --fail-above {}",
+                money(t),
+                money(limit)
+            )
+        },
+    }
+}
+
+pub fn fail_increase(d: &Diff, max_percent: f64) -> Gate {
+    let passed = match d.percent {
+        Some(p) => p <= max_percent,
+        None => d.after <= 0.0,
+    };
+    let pct = d
+        .percent
+        .map(|p| format!("{p:+.1}%"))
+        .unwrap_or_else(|| "from zero".into());
+    Gate {
+        name: "fail-increase-percent".into(),
+        passed,
+        message: format!(
+            "expected {} → {} ({pct}) {} --fail-increase-percent {max_percent}",
+            money(d.before),
+            money(d.after),
+            if passed { "is within" } else { "exceeds" }
+        ),
+    }
+}

@@ -1,0 +1,413 @@
+//! Saving levers, each priced in the expected case against the same week: spot above the base,
+//! a 1- or 3-year reservation for the regular base, a narrower precision that lets a smaller
+//! size fit, and the scale-down schedules (nights, weekends, autoShutdown).
+
+use crate::catalog::GpuSize;
+use crate::catalog::prices::{PriceKind, PriceOs};
+use crate::sizing;
+use crate::spec::model::{OsType, Precision, Spec, WorkloadType};
+
+use super::usage::{self, HOURS_PER_MONTH, Usage};
+use super::{Lever, Options, PriceBook, Priced, pool_cost};
+
+fn lever(
+    id: &str,
+    label: impl Into<String>,
+    monthly: Option<f64>,
+    status: &str,
+    detail: impl Into<String>,
+    sources: Vec<String>,
+) -> Lever {
+    Lever {
+        id: id.into(),
+        label: label.into(),
+        monthly,
+        status: status.into(),
+        detail: detail.into(),
+        sources,
+    }
+}
+
+fn money(x: f64) -> String {
+    super::format::money(x)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn levers(
+    spec: &Spec,
+    size: &GpuSize,
+    book: &PriceBook,
+    u: &Usage,
+    od: Option<&Priced>,
+    spot: Option<&Priced>,
+    disk: Option<f64>,
+    opts: &Options,
+) -> Vec<Lever> {
+    let mut out = vec![spot_lever(spec, size, u, od, spot, opts)];
+    out.extend(reservation_levers(spec, size, book, u));
+    out.extend(precision_levers(spec, size, book, u, od, spot, disk));
+    out.push(schedule_lever(spec, u, od, spot, disk, opts));
+    out
+}
+
+fn srcs(p: &[Option<&Priced>]) -> Vec<String> {
+    let mut v: Vec<String> = p.iter().flatten().map(|p| p.source.clone()).collect();
+    v.dedup();
+    v
+}
+
+fn spot_lever(
+    spec: &Spec,
+    size: &GpuSize,
+    u: &Usage,
+    od: Option<&Priced>,
+    spot: Option<&Priced>,
+    opts: &Options,
+) -> Lever {
+    let s = &spec.spec;
+    let c = &s.capacity;
+    let label = "Spot above the regular base";
+    let sources = srcs(&[od, spot]);
+    if c.uses_spot() {
+        return match (od, spot) {
+            (Some(o), Some(p)) => {
+                let v = u.spot_hours.expected * (o.hourly - p.hourly);
+                lever(
+                    "spot",
+                    label,
+                    Some(v),
+                    "applied",
+                    format!(
+                        "{:.0} spot instance-hours/month at ${:.4}/h instead of ${:.4}/h pay-as-you-go (the same pool all on regular priority would cost {} more)",
+                        u.spot_hours.expected,
+                        p.hourly,
+                        o.hourly,
+                        money(v)
+                    ),
+                    sources,
+                )
+            }
+            _ => lever(
+                "spot",
+                label,
+                None,
+                "missing-price",
+                "needs both the pay-as-you-go and the spot price of the size",
+                sources,
+            ),
+        };
+    }
+    if !s.workload.interruptible {
+        return lever(
+            "spot",
+            label,
+            None,
+            "not-applicable",
+            "workload.interruptible is false: an eviction would lose work",
+            sources,
+        );
+    }
+    if size.spot_capable == Some(false) {
+        return lever(
+            "spot",
+            label,
+            None,
+            "not-applicable",
+            format!("{} is not offered on Spot", size.name),
+            sources,
+        );
+    }
+    if c.regular_base >= c.max {
+        return lever(
+            "spot",
+            label,
+            None,
+            "not-applicable",
+            "capacity.regularBase covers capacity.max: nothing runs above the base",
+            sources,
+        );
+    }
+    let mut alt = s.clone();
+    alt.capacity.regular_percent_above_base = 0;
+    let u2 = usage::usage(&alt, opts.expected_utilization_percent / 100.0);
+    match (od, spot) {
+        (Some(o), Some(p)) => {
+            let v = u2.spot_hours.expected * (o.hourly - p.hourly);
+            lever(
+                "spot",
+                label,
+                Some(v),
+                "available",
+                format!(
+                    "set capacity.regularPercentAboveBase: 0 (Flexible orchestration): {:.0} instance-hours/month above regularBase {} would run on Spot at ${:.4}/h",
+                    u2.spot_hours.expected, c.regular_base, p.hourly
+                ),
+                sources,
+            )
+        }
+        _ => lever(
+            "spot",
+            label,
+            None,
+            "missing-price",
+            "needs both the pay-as-you-go and the spot price of the size",
+            sources,
+        ),
+    }
+}
+
+fn reservation_levers(spec: &Spec, size: &GpuSize, book: &PriceBook, u: &Usage) -> Vec<Lever> {
+    let s = &spec.spec;
+    let region = s.region.to_ascii_lowercase();
+    let (n, who) = if s.capacity.regular_base > 0 {
+        (
+            s.capacity.regular_base,
+            format!("the regular base ({})", s.capacity.regular_base),
+        )
+    } else {
+        let n = usage::always_on_regular(u);
+        (n, format!("the {n} instance(s) that run all week"))
+    };
+    let terms = [
+        (
+            PriceKind::Reserved1Y,
+            "reservation-1y",
+            "1-year reservation",
+        ),
+        (
+            PriceKind::Reserved3Y,
+            "reservation-3y",
+            "3-year reservation",
+        ),
+    ];
+    // a reservation covers compute only: compare with the Linux pay-as-you-go rate (a Windows
+    // pool keeps paying its license by the hour either way)
+    let od_linux = book.vm(&size.name, &region, PriceOs::Linux, PriceKind::OnDemand);
+    terms
+        .iter()
+        .map(|(kind, id, label)| {
+            let label = format!("{label} for {who}");
+            if n == 0 {
+                return lever(id, label, None, "not-applicable", "no regular instance runs all month (regularBase is 0 and the pool scales below 1): a reservation would sit idle", vec![]);
+            }
+            let res = book.vm(&size.name, &region, PriceOs::Linux, *kind);
+            let (Some(r), Some(o)) = (res.as_ref(), od_linux.as_ref()) else {
+                let what = if res.is_none() { "no reservation price" } else { "no Linux pay-as-you-go price" };
+                return lever(
+                    id,
+                    label,
+                    None,
+                    "missing-price",
+                    format!("{what} for {} in {region}: supply Retail Prices API items with priceType Reservation via --prices FILE, or --refresh-prices", size.name),
+                    srcs(&[res.as_ref(), od_linux.as_ref()]),
+                );
+            };
+            let covered = usage::reservation_coverage(u, n);
+            let paid = f64::from(n) * HOURS_PER_MONTH;
+            let v = covered * o.hourly - paid * r.hourly;
+            let util = if paid > 0.0 { covered / paid * 100.0 } else { 0.0 };
+            let status = if v > 0.0 { "available" } else { "not-worth-it" };
+            lever(
+                id,
+                label,
+                Some(v),
+                status,
+                format!(
+                    "{n} reserved instance(s) at ${:.4}/h effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {util:.0}% of the month ({covered:.0} of {paid:.0} h) instead of ${:.4}/h pay-as-you-go{}",
+                    r.hourly,
+                    o.hourly,
+                    if super::price_os(s) == PriceOs::Windows { "; the Windows license stays pay-as-you-go" } else { "" }
+                ),
+                srcs(&[Some(r), Some(o)]),
+            )
+        })
+        .collect()
+}
+
+fn precision_levers(
+    spec: &Spec,
+    size: &GpuSize,
+    book: &PriceBook,
+    u: &Usage,
+    od: Option<&Priced>,
+    spot: Option<&Priced>,
+    disk: Option<f64>,
+) -> Vec<Lever> {
+    let s = &spec.spec;
+    let Some(p) = s.workload.precision else {
+        return vec![lever(
+            "precision",
+            "Narrower precision (FP16/INT8)",
+            None,
+            "not-applicable",
+            "workload.precision is not set",
+            vec![],
+        )];
+    };
+    let mut targets = Vec::new();
+    if p.bytes_per_param() > 2.0 {
+        targets.push(Precision::Fp16);
+    }
+    // INT8 is an inference technique (post-training quantization); training keeps 16 bits
+    let training = s.workload.kind == WorkloadType::Training;
+    if p.bytes_per_param() > 1.0 && !training {
+        targets.push(Precision::Int8);
+    }
+    if targets.is_empty() {
+        let why = if training && p.bytes_per_param() > 1.0 {
+            format!(
+                "the workload trains at {}: INT8 quantization is for inference, and 16 bits is as narrow as mixed-precision training goes",
+                p.as_str()
+            )
+        } else {
+            format!("the workload already runs at {}", p.as_str())
+        };
+        return vec![lever(
+            "precision",
+            "Narrower precision (FP16/INT8)",
+            None,
+            "not-applicable",
+            why,
+            vec![],
+        )];
+    }
+    let region = s.region.to_ascii_lowercase();
+    let os = super::price_os(s);
+    let os_type = if os == PriceOs::Windows {
+        OsType::Windows
+    } else {
+        OsType::Linux
+    };
+    // spot prices matter only to a pool that runs spot instances
+    let spot = if u.spot_hours.high > 0.0 { spot } else { None };
+    let current = pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk);
+    let mut opened: Option<String> = None;
+    // the size the workload needs at its own precision: a lever only counts when the narrower
+    // precision opens a size this one does not
+    let at_current = sizing::select(&s.workload, &region, os_type, &book.merged).chosen;
+    targets
+        .into_iter()
+        .map(|t| {
+            let id = format!("precision-{}", t.as_str());
+            let factor = t.bytes_per_param() / p.bytes_per_param();
+            let need = s.workload.gpu_memory_gib * factor;
+            let label = format!("{} instead of {} ({} GiB of GPU memory instead of {})", t.as_str().to_uppercase(), p.as_str(), sizing::fmt_num(need), sizing::fmt_num(s.workload.gpu_memory_gib));
+            let mut wl = s.workload.clone();
+            wl.gpu_memory_gib = need;
+            wl.precision = Some(t);
+            let sel = sizing::select(&wl, &region, os_type, &book.merged);
+            let Some(chosen) = sel.chosen_size() else {
+                return lever(&id, label, None, "not-applicable", "no catalog size fits the reduced memory", vec![]);
+            };
+            if chosen.name.eq_ignore_ascii_case(&size.name) {
+                return lever(&id, label, None, "not-applicable", format!("{} is still the cheapest size that fits", size.name), vec![]);
+            }
+            if at_current.is_some_and(|c| c.eq_ignore_ascii_case(&chosen.name)) {
+                return lever(
+                    &id,
+                    label,
+                    None,
+                    "not-applicable",
+                    format!("{} is the cheapest size that fits at {} already: {} opens no cheaper size", chosen.name, p.as_str(), t.as_str()),
+                    vec![],
+                );
+            }
+            if let Some(prev) = opened.as_deref().filter(|p| p.eq_ignore_ascii_case(&chosen.name)) {
+                return lever(&id, label, None, "not-applicable", format!("FP16 already opens {prev}; {} opens no cheaper size", t.as_str()), vec![]);
+            }
+            opened = Some(chosen.name.clone());
+            let od2 = book.vm(&chosen.name, &region, os, PriceKind::OnDemand);
+            let spot2 = if u.spot_hours.high > 0.0 { book.vm(&chosen.name, &region, os, PriceKind::Spot) } else { None };
+            let cheaper = matches!((od2.as_ref(), od), (Some(a), Some(b)) if a.hourly < b.hourly);
+            if !cheaper {
+                return lever(&id, label, None, "not-applicable", format!("the cheapest size that fits ({}) is not cheaper than {}", chosen.name, size.name), srcs(&[od2.as_ref(), od]));
+            }
+            let alt = pool_cost(u, od2.as_ref().map(|p| p.hourly), spot2.as_ref().map(|p| p.hourly), disk);
+            let sources = srcs(&[od, spot, od2.as_ref(), spot2.as_ref()]);
+            match (current, alt) {
+                (Some(c), Some(a)) => lever(&id, label, Some(c.expected - a.expected), "available", format!(
+                    "{} ({} GiB) fits instead of {}: same week, mix and disks priced at ${:.4}/h pay-as-you-go; validate model quality at {} first",
+                    chosen.name,
+                    chosen.gpu_memory_gib.map(sizing::fmt_num).unwrap_or_else(|| "?".into()),
+                    size.name,
+                    od2.as_ref().map(|p| p.hourly).unwrap_or_default(),
+                    t.as_str()
+                ), sources),
+                _ => lever(&id, label, None, "missing-price", format!("{} would fit, but a price of it or of the current size is missing", chosen.name), sources),
+            }
+        })
+        .collect()
+}
+
+fn schedule_lever(
+    spec: &Spec,
+    u: &Usage,
+    od: Option<&Priced>,
+    spot: Option<&Priced>,
+    disk: Option<f64>,
+    opts: &Options,
+) -> Lever {
+    let s = &spec.spec;
+    let util = opts.expected_utilization_percent / 100.0;
+    // a schedule scales down when the pool expects fewer instances in it than by default
+    let default = u
+        .profiles
+        .first()
+        .map(|p| p.expected_count)
+        .unwrap_or_default();
+    let mut names = Vec::new();
+    let mut alt = s.clone();
+    if let Some(a) = alt.autoscale.as_mut() {
+        a.schedules.retain(|sc| {
+            let d = sc.default.unwrap_or(sc.min).clamp(sc.min, sc.max) as f64;
+            let expected = d + util * (sc.max as f64 - d);
+            let down = expected < default;
+            if down {
+                names.push(sc.name.clone());
+            }
+            !down
+        });
+    }
+    if alt.auto_shutdown.take().is_some() {
+        names.push("autoShutdown".into());
+    }
+    let label = if names.is_empty() {
+        "Scale-down schedules".to_string()
+    } else {
+        format!("Scale-down schedules ({})", names.join(", "))
+    };
+    if names.is_empty() {
+        let detail = if default == 0.0 {
+            "outside its schedules the pool holds 0 instances (default capacity 0): nights and weekends already cost no compute"
+        } else {
+            "no schedule lowers the pool below its default and there is no autoShutdown: add one for nights or weekends"
+        };
+        return lever("schedules", label, None, "not-applicable", detail, vec![]);
+    }
+    let u2 = usage::usage(&alt, util);
+    let sources = srcs(&[od, spot]);
+    match (
+        pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk),
+        pool_cost(&u2, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk),
+    ) {
+        (Some(with), Some(without)) => lever(
+            "schedules",
+            label,
+            Some(without.expected - with.expected),
+            "applied",
+            format!(
+                "without them the pool would run {:.0} instance-hours/month instead of {:.0} in the expected case",
+                u2.instance_hours.expected, u.instance_hours.expected
+            ),
+            sources,
+        ),
+        _ => lever(
+            "schedules",
+            label,
+            None,
+            "missing-price",
+            "a price of the size is missing",
+            sources,
+        ),
+    }
+}

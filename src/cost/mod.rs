@@ -1,0 +1,895 @@
+//! `gpuform cost`: the monthly bill of a spec's scaling policy.
+//!
+//! - [`usage`]: instance-hours per profile over one UTC week, in three cases, split regular/spot;
+//! - [`fixed`]: the dated prices of disks, NAT gateway, public IP, private endpoints, Log
+//!   Analytics, Key Vault, Service Bus and storage queues;
+//! - [`retail`] / [`fetch`]: Retail Prices API documents (`--prices`) and the live API
+//!   (`--refresh-prices`, the only network code);
+//! - [`levers`]: what spot, reservations, a narrower precision and the scale-down schedules are
+//!   worth; [`gates`]: budget and baseline checks; [`format`]: table, markdown and JSON.
+
+pub mod fetch;
+pub mod fixed;
+pub mod format;
+pub mod gates;
+pub mod levers;
+pub mod retail;
+pub mod usage;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::GpuSize;
+use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
+use crate::spec::model::{DiskEncryption, KeyVaultSku, OsType, Outbound, Spec, WorkloadSpec};
+use crate::spec::resolve;
+use fixed::{DiskPrice, FixedPrices, FixedSource};
+use format::count;
+use usage::{Cases, HOURS_PER_MONTH, Usage};
+
+/// Version of the JSON document (`--format json`); bumped on incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Prices older than this are called out in the notes.
+pub const STALE_DAYS: i64 = 180;
+
+/// Assumptions a user can change on the command line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Options {
+    /// Share (0–100) of the headroom between each profile's default count and its max that the
+    /// expected case adds.
+    pub expected_utilization_percent: f64,
+    pub log_gb_per_day: f64,
+    pub nat_gb_per_month: f64,
+    pub key_vault_operations_per_month: f64,
+    pub queue_operations_per_month: f64,
+    /// `YYYY-MM-DD`: the date price ages are counted to.
+    pub today: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            expected_utilization_percent: 0.0,
+            log_gb_per_day: 0.2,
+            nat_gb_per_month: 100.0,
+            key_vault_operations_per_month: 10_000.0,
+            queue_operations_per_month: 1_000_000.0,
+            today: String::new(),
+        }
+    }
+}
+
+/// A dated price origin as the estimate reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceUse {
+    pub id: String,
+    pub name: String,
+    pub as_of: String,
+    pub age_days: Option<i64>,
+    pub confidence: Option<String>,
+    pub note: Option<String>,
+    /// Line ids priced from this source.
+    pub used_for: Vec<String>,
+}
+
+/// A price table layered over the embedded one (`--prices`, `--refresh-prices`).
+#[derive(Debug, Clone)]
+pub struct Overlay {
+    pub id: String,
+    pub name: String,
+    pub as_of: String,
+    pub table: PriceTable,
+}
+
+/// Every price the estimate may use, with where each came from.
+#[derive(Debug, Clone)]
+pub struct PriceBook {
+    /// Embedded VM prices with every overlay applied: what `vmSize: auto` ranks with.
+    pub merged: PriceTable,
+    overlays: Vec<Overlay>,
+    pub fixed: FixedPrices,
+}
+
+/// An hourly VM price and its source id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Priced {
+    pub hourly: f64,
+    pub source: String,
+}
+
+impl Default for PriceBook {
+    fn default() -> Self {
+        Self::embedded()
+    }
+}
+
+impl PriceBook {
+    pub fn embedded() -> Self {
+        Self {
+            merged: PriceTable::embedded().clone(),
+            overlays: Vec::new(),
+            fixed: FixedPrices::embedded().clone(),
+        }
+    }
+
+    /// Layer VM prices over the table (later layers win).
+    pub fn add_overlay(&mut self, o: Overlay) {
+        self.merged.overlay(o.table.clone());
+        self.overlays.push(o);
+    }
+
+    /// Use a Retail Prices document's disk prices for `region`.
+    pub fn add_disks(
+        &mut self,
+        parsed: &retail::Parsed,
+        region: &str,
+        source: FixedSource,
+    ) -> usize {
+        let region = region.to_ascii_lowercase();
+        let mut n = 0;
+        for ((r, _, tier), (kind, monthly)) in &parsed.disks {
+            if *r == region {
+                self.fixed.insert_disk(*kind, tier, *monthly, &source.id);
+                n += 1;
+            }
+        }
+        if let Some(p) = parsed.premium_v2.get(&region) {
+            self.fixed.set_premium_v2(*p, &source.id);
+            n += 1;
+        }
+        if n > 0 {
+            self.fixed.add_source(source);
+        }
+        n
+    }
+
+    pub fn overlays(&self) -> &[Overlay] {
+        &self.overlays
+    }
+
+    pub fn vm(&self, size: &str, region: &str, os: PriceOs, kind: PriceKind) -> Option<Priced> {
+        for o in self.overlays.iter().rev() {
+            if let Some(p) = o.table.hourly(size, region, os, kind) {
+                return Some(Priced {
+                    hourly: p,
+                    source: o.id.clone(),
+                });
+            }
+        }
+        let e = PriceTable::embedded();
+        e.hourly(size, region, os, kind).map(|p| Priced {
+            hourly: p,
+            source: embedded_id(os, kind),
+        })
+    }
+
+    /// Describe a source id.
+    fn describe(&self, id: &str, today: &str) -> SourceUse {
+        let mk = |name: String, as_of: String, confidence: Option<String>, note: Option<String>| {
+            SourceUse {
+                id: id.to_string(),
+                age_days: age_days(&as_of, today),
+                name,
+                as_of,
+                confidence,
+                note,
+                used_for: Vec::new(),
+            }
+        };
+        if let Some(o) = self.overlays.iter().find(|o| o.id == id) {
+            return mk(o.name.clone(), o.as_of.clone(), None, None);
+        }
+        if let Some(f) = self.fixed.source(id) {
+            return mk(
+                f.name.clone(),
+                f.as_of.clone(),
+                Some(f.confidence.clone()),
+                Some(f.note.clone()),
+            );
+        }
+        for s in &PriceTable::embedded().sources {
+            if embedded_id(s.os, s.kind) == id {
+                return mk(s.name.clone(), s.as_of.clone(), None, s.note.clone());
+            }
+        }
+        mk(id.to_string(), String::new(), None, None)
+    }
+}
+
+fn embedded_id(os: PriceOs, kind: PriceKind) -> String {
+    format!(
+        "embedded-{}-{}",
+        retail::os_label(os).to_lowercase(),
+        kind_id(kind)
+    )
+}
+
+fn kind_id(k: PriceKind) -> &'static str {
+    match k {
+        PriceKind::OnDemand => "payg",
+        PriceKind::Spot => "spot",
+        PriceKind::Reserved1Y => "reserved-1y",
+        PriceKind::Reserved3Y => "reserved-3y",
+    }
+}
+
+/// Whole days from `as_of` (a date or an RFC 3339 time) to `today`.
+pub fn age_days(as_of: &str, today: &str) -> Option<i64> {
+    let fmt = time::macros::format_description!("[year]-[month]-[day]");
+    let a = time::Date::parse(as_of.get(..10)?, &fmt).ok()?;
+    let t = time::Date::parse(today.get(..10)?, &fmt).ok()?;
+    Some((t - a).whole_days())
+}
+
+/// One line of the bill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Line {
+    pub id: String,
+    /// `compute`, `storage`, `network`, `monitoring`, `security`, `messaging`.
+    pub group: String,
+    pub label: String,
+    pub unit_price: Option<f64>,
+    /// What one unit is (`instance-hour`, `hour`, `GB`, `10k operations`, `month`).
+    pub unit: String,
+    pub quantity: Cases<f64>,
+    /// `None` when the price is missing.
+    pub amount: Cases<Option<f64>>,
+    pub assumption: String,
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Missing {
+    pub line: String,
+    pub price: String,
+    pub help: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    pub low: f64,
+    pub expected: f64,
+    pub high: f64,
+    /// False when a price is missing: the totals are then lower bounds.
+    pub complete: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lever {
+    pub id: String,
+    pub label: String,
+    /// Monthly saving in the expected case (negative: it would cost more).
+    pub monthly: Option<f64>,
+    /// `applied` (already in the spec), `available`, `not-applicable`, `missing-price`.
+    pub status: String,
+    pub detail: String,
+    /// Price sources the lever used (ids into `sources`).
+    #[serde(default)]
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetCheck {
+    pub monthly: f64,
+    pub currency: String,
+    /// `ok`, `over`, `skipped`.
+    pub status: String,
+    pub percent_of_budget: Option<f64>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub name: String,
+    pub kind: String,
+    pub min: u32,
+    pub max: u32,
+    pub default: u32,
+    pub expected_count: f64,
+    pub hours_per_week: f64,
+    pub instance_hours: Cases<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Estimate {
+    pub schema_version: u32,
+    pub spec: String,
+    pub file: String,
+    pub region: String,
+    pub vm_size: String,
+    pub os: PriceOs,
+    pub currency: String,
+    pub hours_per_month: f64,
+    pub options: Options,
+    /// Every modelling assumption, in words.
+    pub assumptions: Vec<String>,
+    pub profiles: Vec<Profile>,
+    pub instance_hours: Cases<f64>,
+    pub regular_hours: Cases<f64>,
+    pub spot_hours: Cases<f64>,
+    pub lines: Vec<Line>,
+    pub totals: Totals,
+    pub levers: Vec<Lever>,
+    pub missing: Vec<Missing>,
+    pub sources: Vec<SourceUse>,
+    pub budget: Option<BudgetCheck>,
+    pub notes: Vec<String>,
+}
+
+pub fn price_os(spec: &WorkloadSpec) -> PriceOs {
+    match resolve::image(&spec.compute.image).os {
+        OsType::Windows => PriceOs::Windows,
+        OsType::Linux => PriceOs::Linux,
+    }
+}
+
+const PRICES_HELP: &str =
+    "supply it with --prices FILE (Azure Retail Prices API JSON) or --refresh-prices";
+
+/// The pool's own cost (VMs and their disks) for a usage, per case; `None` when a price is
+/// missing. Used by the levers to price alternatives the same way as the bill.
+pub(crate) fn pool_cost(
+    u: &Usage,
+    od: Option<f64>,
+    spot: Option<f64>,
+    disk_per_instance_hour: Option<f64>,
+) -> Option<Cases<f64>> {
+    let od = od?;
+    let disk = disk_per_instance_hour?;
+    let spot_needed = u.spot_hours.high > 0.0 || u.spot_hours.expected > 0.0;
+    let spot = if spot_needed { spot? } else { 0.0 };
+    Some(
+        u.regular_hours
+            .scale(od)
+            .add(u.spot_hours.scale(spot))
+            .add(u.instance_hours.scale(disk)),
+    )
+}
+
+/// Price a checked spec.
+pub fn estimate(
+    spec: &Spec,
+    file: &str,
+    size: &GpuSize,
+    book: &PriceBook,
+    opts: &Options,
+) -> Estimate {
+    let s = &spec.spec;
+    let region = s.region.to_ascii_lowercase();
+    let os = price_os(s);
+    let u = usage::usage(s, opts.expected_utilization_percent / 100.0);
+    let f = &book.fixed;
+    let mut lines: Vec<Line> = Vec::new();
+    let mut missing: Vec<Missing> = Vec::new();
+    let os_name = retail::os_label(os);
+
+    // compute
+    let od = book.vm(&size.name, &region, os, PriceKind::OnDemand);
+    if od.is_none() {
+        missing.push(Missing {
+            line: "compute-regular".into(),
+            price: format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
+            help: PRICES_HELP.into(),
+        });
+    }
+    lines.push(Line {
+        id: "compute-regular".into(),
+        group: "compute".into(),
+        label: format!("{} regular, pay-as-you-go ({os_name})", size.name),
+        unit_price: od.as_ref().map(|p| p.hourly),
+        unit: "instance-hour".into(),
+        quantity: u.regular_hours,
+        amount: u.regular_hours.map(|q| od.as_ref().map(|p| p.hourly * q)),
+        assumption: regular_assumption(s),
+        source: od.as_ref().map(|p| p.source.clone()),
+    });
+    let spot = book.vm(&size.name, &region, os, PriceKind::Spot);
+    if s.capacity.uses_spot() {
+        if spot.is_none() {
+            missing.push(Missing {
+                line: "compute-spot".into(),
+                price: format!("{os_name} spot price of {} in {region}", size.name),
+                help: PRICES_HELP.into(),
+            });
+        }
+        lines.push(Line {
+            id: "compute-spot".into(),
+            group: "compute".into(),
+            label: format!("{} spot ({os_name})", size.name),
+            unit_price: spot.as_ref().map(|p| p.hourly),
+            unit: "instance-hour".into(),
+            quantity: u.spot_hours,
+            amount: u.spot_hours.map(|q| spot.as_ref().map(|p| p.hourly * q)),
+            assumption: format!(
+                "instances above the regular base run on Spot ({}% of them regular); spot prices move daily, evictions are not modelled{}",
+                s.capacity.regular_percent_above_base,
+                if s.capacity.spot_max_price_per_hour < 0.0 { "; maxPrice -1 pays up to pay-as-you-go".to_string() } else { format!("; maxPrice ${}/h", s.capacity.spot_max_price_per_hour) }
+            ),
+            source: spot.as_ref().map(|p| p.source.clone()),
+        });
+    }
+
+    // disks: billed while the instance exists (scale-in deletes instances with their disks)
+    let mut disk_hourly_total: Option<f64> = Some(0.0);
+    let mut disks: Vec<(String, String, crate::spec::model::DiskType, u32)> = vec![(
+        "disk-os".into(),
+        "OS disk".into(),
+        s.compute.os_disk.kind,
+        s.compute.os_disk.size_gib,
+    )];
+    for (i, d) in s.compute.data_disks.iter().enumerate() {
+        disks.push((
+            format!("disk-data-{i}"),
+            format!("data disk {}", i + 1),
+            d.kind,
+            d.size_gib,
+        ));
+    }
+    for (id, what, kind, gib) in disks {
+        let (label, monthly, source) = match f.disk(kind, gib) {
+            DiskPrice::Tier {
+                tier,
+                tier_gib,
+                monthly,
+                source,
+            } => (
+                format!(
+                    "{what} {} {gib} GiB (billed as {tier}, {tier_gib} GiB, ${monthly:.2}/month)",
+                    kind.as_str()
+                ),
+                Some(monthly),
+                Some(source),
+            ),
+            DiskPrice::PerGib {
+                per_gib_month,
+                monthly,
+                source,
+            } => (
+                format!(
+                    "{what} {} {gib} GiB (${per_gib_month:.4}/GiB-month, baseline IOPS/throughput)",
+                    kind.as_str()
+                ),
+                Some(monthly),
+                Some(source),
+            ),
+            DiskPrice::Missing { what: price } => {
+                missing.push(Missing { line: id.clone(), price, help: "supply it with --prices FILE (Retail Prices API items of serviceName 'Storage') or --refresh-prices".into() });
+                (format!("{what} {} {gib} GiB", kind.as_str()), None, None)
+            }
+        };
+        let per_hour = monthly.map(|m| m / HOURS_PER_MONTH);
+        disk_hourly_total = disk_hourly_total.zip(per_hour).map(|(a, b)| a + b);
+        lines.push(Line {
+            id,
+            group: "storage".into(),
+            label,
+            unit_price: per_hour,
+            unit: "instance-hour".into(),
+            quantity: u.instance_hours,
+            amount: u.instance_hours.map(|q| per_hour.map(|p| p * q)),
+            assumption: format!(
+                "monthly disk price / {HOURS_PER_MONTH} h per instance-hour: disks exist while their instance does{}",
+                if s.capacity.eviction_policy == crate::spec::model::EvictionPolicy::Deallocate && s.capacity.uses_spot() {
+                    " (evicted spot instances are deallocated and keep paying for disks: not modelled)"
+                } else {
+                    ""
+                }
+            ),
+            source,
+        });
+    }
+
+    fixed_lines(s, f, opts, &mut lines);
+
+    // totals
+    let mut totals = Totals {
+        low: 0.0,
+        expected: 0.0,
+        high: 0.0,
+        complete: true,
+    };
+    for l in &lines {
+        match (l.amount.low, l.amount.expected, l.amount.high) {
+            (Some(a), Some(b), Some(c)) => {
+                totals.low += a;
+                totals.expected += b;
+                totals.high += c;
+            }
+            _ => totals.complete = false,
+        }
+    }
+
+    let levers = levers::levers(
+        spec,
+        size,
+        book,
+        &u,
+        od.as_ref(),
+        spot.as_ref(),
+        disk_hourly_total,
+        opts,
+    );
+
+    // sources used
+    let mut by_id: BTreeMap<String, SourceUse> = BTreeMap::new();
+    for l in &lines {
+        if let Some(src) = &l.source {
+            by_id
+                .entry(src.clone())
+                .or_insert_with(|| book.describe(src, &opts.today))
+                .used_for
+                .push(l.id.clone());
+        }
+    }
+    for lv in &levers {
+        for src in &lv.sources {
+            by_id
+                .entry(src.clone())
+                .or_insert_with(|| book.describe(src, &opts.today))
+                .used_for
+                .push(lv.id.clone());
+        }
+    }
+    let sources: Vec<SourceUse> = by_id.into_values().collect();
+
+    let budget = gates::budget_check(s, &totals);
+    let mut notes = Vec::new();
+    if let Some(a) = s.autoscale.as_ref().and_then(|a| a.queue.as_ref()) {
+        if a.service_bus.as_ref().is_some_and(|q| !q.create)
+            || a.storage_queue.as_ref().is_some_and(|q| !q.create)
+        {
+            notes.push(
+                "the queue already exists (create: false): its cost is not part of this estimate"
+                    .into(),
+            );
+        }
+    }
+    if os == PriceOs::Windows {
+        notes.push("Windows prices include the Windows Server license; with Azure Hybrid Benefit the Linux rate applies".into());
+    }
+    for src in sources
+        .iter()
+        .filter(|s| s.age_days.is_some_and(|d| d > STALE_DAYS))
+    {
+        notes.push(format!(
+            "{} prices are {} days old (as of {}): refresh with --refresh-prices or --prices FILE",
+            src.id,
+            src.age_days.unwrap_or_default(),
+            src.as_of
+        ));
+    }
+    notes.push("not priced: internet data transfer out (first 100 GB/month free), Defender for Cloud, support plans, taxes".into());
+
+    Estimate {
+        schema_version: SCHEMA_VERSION,
+        spec: spec.metadata.name.clone(),
+        file: file.to_string(),
+        region,
+        vm_size: size.name.clone(),
+        os,
+        currency: "USD".into(),
+        hours_per_month: HOURS_PER_MONTH,
+        options: opts.clone(),
+        assumptions: assumptions(s, opts),
+        profiles: u
+            .profiles
+            .iter()
+            .map(|p| Profile {
+                name: p.name.clone(),
+                kind: p.kind.to_string(),
+                min: p.min,
+                max: p.max,
+                default: p.default,
+                expected_count: p.expected_count,
+                hours_per_week: p.hours_per_week,
+                instance_hours: p.instance_hours,
+            })
+            .collect(),
+        instance_hours: u.instance_hours,
+        regular_hours: u.regular_hours,
+        spot_hours: u.spot_hours,
+        lines,
+        totals,
+        levers,
+        missing,
+        sources,
+        budget,
+        notes,
+    }
+}
+
+fn regular_assumption(s: &WorkloadSpec) -> String {
+    let c = &s.capacity;
+    if !c.uses_spot() {
+        "every instance on regular priority".into()
+    } else {
+        format!(
+            "regular priority: the first {} instance(s), then {}% of the instances above them",
+            c.regular_base, c.regular_percent_above_base
+        )
+    }
+}
+
+fn assumptions(s: &WorkloadSpec, o: &Options) -> Vec<String> {
+    let mut v = vec![
+        format!("a month is {HOURS_PER_MONTH} hours (8760 / 12); the week of autoscale profiles (UTC, standard time-zone offsets) is scaled by 730 / 168"),
+        format!(
+            "low: every profile at its min; high: every profile at its max; expected: every profile at its default count{}",
+            if o.expected_utilization_percent > 0.0 {
+                format!(" plus {}% of the headroom up to its max (--expected-utilization)", o.expected_utilization_percent)
+            } else {
+                " (the count the pool holds with a quiet queue; raise with --expected-utilization PERCENT)".to_string()
+            }
+        ),
+        "regular/spot split per Azure's priority mix: the regular base, then the regular percentage of the instances above it, rounded up".into(),
+        "disks are billed per instance-hour (monthly tier price / 730) because scale-in deletes an instance with its disks".into(),
+    ];
+    if s.network.outbound == Outbound::NatGateway {
+        v.push(format!(
+            "{} GB/month through the NAT gateway (--nat-gb)",
+            count(o.nat_gb_per_month)
+        ));
+    }
+    v.push(format!(
+        "{} GB/day ingested into Log Analytics (--log-gb-per-day)",
+        count(o.log_gb_per_day)
+    ));
+    v.push(format!(
+        "{} Key Vault operations/month (--key-vault-ops)",
+        count(o.key_vault_operations_per_month)
+    ));
+    if s.autoscale
+        .as_ref()
+        .and_then(|a| a.queue.as_ref())
+        .is_some()
+    {
+        v.push(format!(
+            "{} queue operations/month (--queue-ops)",
+            count(o.queue_operations_per_month)
+        ));
+    }
+    v
+}
+
+fn fixed_line(
+    id: &str,
+    group: &str,
+    label: String,
+    unit_price: f64,
+    unit: &str,
+    quantity: f64,
+    assumption: String,
+    source: &str,
+) -> Line {
+    Line {
+        id: id.into(),
+        group: group.into(),
+        label,
+        unit_price: Some(unit_price),
+        unit: unit.into(),
+        quantity: Cases::all(quantity),
+        amount: Cases::all(Some(unit_price * quantity)),
+        assumption,
+        source: Some(source.into()),
+    }
+}
+
+fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>) {
+    let h = HOURS_PER_MONTH;
+    if s.network.outbound == Outbound::NatGateway {
+        lines.push(fixed_line(
+            "nat-gateway",
+            "network",
+            "NAT gateway".into(),
+            f.nat_gateway_hourly,
+            "hour",
+            h,
+            "always on: the scale set's only outbound path (driver downloads, package mirrors)"
+                .into(),
+            "network",
+        ));
+        lines.push(fixed_line(
+            "nat-data",
+            "network",
+            "NAT gateway data processed".into(),
+            f.nat_gateway_per_gb,
+            "GB",
+            o.nat_gb_per_month,
+            format!("{} GB/month assumed (driver and image downloads at scale-out, outbound calls); set --nat-gb", count(o.nat_gb_per_month)),
+            "network",
+        ));
+        lines.push(fixed_line(
+            "public-ip",
+            "network",
+            "Public IP (Standard, static) of the NAT gateway".into(),
+            f.public_ip_hourly,
+            "hour",
+            h,
+            "one IP, always on".into(),
+            "network",
+        ));
+    }
+    let kv = &s.security.key_vault;
+    if !kv.public_network_access {
+        lines.push(fixed_line(
+            "kv-private-endpoint",
+            "network",
+            "Private endpoint (Key Vault)".into(),
+            f.private_endpoint_hourly,
+            "hour",
+            h,
+            "public network access is off: the vault is reached through a private endpoint (its data processing is negligible)".into(),
+            "network",
+        ));
+        lines.push(fixed_line(
+            "kv-private-dns",
+            "network",
+            "Private DNS zone privatelink.vaultcore.azure.net".into(),
+            f.private_dns_zone_monthly,
+            "month",
+            1.0,
+            "one zone; DNS queries are negligible".into(),
+            "network",
+        ));
+    }
+    // monitoring
+    let gb_month = o.log_gb_per_day * h / 24.0;
+    lines.push(fixed_line(
+        "log-ingestion",
+        "monitoring",
+        "Log Analytics ingestion (Analytics Logs)".into(),
+        f.log_analytics_per_gb,
+        "GB",
+        gb_month,
+        format!("{} GB/day assumed (diagnostic settings of the vault, autoscale and scale set); set --log-gb-per-day; the 5 GB/month free allowance is not deducted", count(o.log_gb_per_day)),
+        "monitor",
+    ));
+    let days = s.monitoring.log_retention_days;
+    if days > f.log_analytics_free_retention_days {
+        let extra = days - f.log_analytics_free_retention_days;
+        lines.push(fixed_line(
+            "log-retention",
+            "monitoring",
+            format!("Log Analytics retention beyond {} days", f.log_analytics_free_retention_days),
+            f.log_analytics_retention_per_gb_month,
+            "GB-month",
+            o.log_gb_per_day * extra as f64,
+            format!("logRetentionDays {days}: {extra} days of data kept beyond the included {} days at steady state", f.log_analytics_free_retention_days),
+            "monitor",
+        ));
+    }
+    let queue = s.autoscale.as_ref().and_then(|a| a.queue.as_ref());
+    let alerts = 1 + usize::from(queue.is_some()) + usize::from(s.compute.health_probe.is_some());
+    lines.push(fixed_line(
+        "metric-alerts",
+        "monitoring",
+        "Metric alert rules".into(),
+        f.metric_alert_monthly,
+        "rule-month",
+        alerts as f64,
+        format!("{alerts} rule(s), one time series each: capacity pinned at max{}{}; the action group's emails and the budget are free", if queue.is_some() { ", queue backlog" } else { "" }, if s.compute.health_probe.is_some() { ", unhealthy instances" } else { "" }),
+        "monitor",
+    ));
+    // security
+    lines.push(fixed_line(
+        "kv-operations",
+        "security",
+        format!("Key Vault ({}) operations", kv.sku.as_str()),
+        f.key_vault_per10k_operations,
+        "10k operations",
+        o.key_vault_operations_per_month / 10_000.0,
+        format!("{} operations/month assumed (secret reads at boot, key wrap/unwrap); set --key-vault-ops", count(o.key_vault_operations_per_month)),
+        "security",
+    ));
+    if s.security.disk_encryption == DiskEncryption::CustomerManagedKey {
+        if kv.sku == KeyVaultSku::Premium {
+            lines.push(fixed_line(
+                "kv-hsm-key",
+                "security",
+                "HSM-protected key (disk encryption)".into(),
+                f.key_vault_hsm_key_monthly,
+                "key-month",
+                1.0,
+                "one RSA-HSM key on a Premium vault".into(),
+                "security",
+            ));
+        }
+        lines.push(fixed_line(
+            "kv-key-rotation",
+            "security",
+            "Automated rotation of the disk encryption key".into(),
+            f.key_vault_rotation,
+            "rotation",
+            1.0 / 12.0,
+            "one scheduled rotation a year".into(),
+            "security",
+        ));
+        lines.push(fixed_line(
+            "disk-encryption-set",
+            "security",
+            "Disk encryption set".into(),
+            0.0,
+            "month",
+            1.0,
+            "no charge; its key operations are in the Key Vault line".into(),
+            "security",
+        ));
+    }
+    // messaging
+    if let Some(q) = queue {
+        if let Some(sb) = q.service_bus.as_ref().filter(|q| q.create) {
+            lines.push(fixed_line(
+                "service-bus",
+                "messaging",
+                format!("Service Bus Standard namespace {}", sb.namespace),
+                f.service_bus_standard_hourly,
+                "hour",
+                h,
+                "Standard tier base charge (private endpoints need Premium, about $677 per messaging unit-month: not priced)".into(),
+                "messaging",
+            ));
+            let over = (o.queue_operations_per_month / 1e6
+                - f.service_bus_included_operations_millions)
+                .max(0.0);
+            lines.push(fixed_line(
+                "service-bus-operations",
+                "messaging",
+                "Service Bus operations above the included 13 million".into(),
+                f.service_bus_per_million_operations,
+                "million operations",
+                over,
+                format!(
+                    "{} million operations/month assumed (--queue-ops)",
+                    count(o.queue_operations_per_month / 1e6)
+                ),
+                "messaging",
+            ));
+        }
+        if let Some(sq) = q.storage_queue.as_ref().filter(|q| q.create) {
+            lines.push(fixed_line(
+                "storage-queue-operations",
+                "messaging",
+                format!("Storage queue operations ({}/{})", sq.account, sq.queue),
+                f.storage_queue_per10k_operations,
+                "10k operations",
+                o.queue_operations_per_month / 10_000.0,
+                format!(
+                    "{} operations/month assumed (--queue-ops); queue capacity is negligible",
+                    count(o.queue_operations_per_month)
+                ),
+                "messaging",
+            ));
+            lines.push(fixed_line(
+                "storage-private-endpoint",
+                "network",
+                "Private endpoint (storage queue)".into(),
+                f.private_endpoint_hourly,
+                "hour",
+                h,
+                "the storage account is reached through a private endpoint".into(),
+                "network",
+            ));
+            lines.push(fixed_line(
+                "storage-private-dns",
+                "network",
+                "Private DNS zone privatelink.queue.core.windows.net".into(),
+                f.private_dns_zone_monthly,
+                "month",
+                1.0,
+                "one zone".into(),
+                "network",
+            ));
+        }
+    }
+}

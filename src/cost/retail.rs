@@ -1,0 +1,409 @@
+//! Azure Retail Prices API documents: one page (`{"Items": [...], "NextPageLink": ...}`), a JSON
+//! array of pages, or gpuform's own cache file (`{"fetchedAt": ..., "pages": [...]}`), turned into
+//! a [`PriceTable`] of VM prices plus managed disk prices.
+//!
+//! Classification (facts.md §7): Linux and Windows share `meterName`; Windows is only told apart
+//! by `productName` ending in " Windows"; Spot by `skuName`/`meterName` ending in " Spot";
+//! " Low Priority" meters are legacy Batch and ignored; `type` is `Consumption` (pay-as-you-go
+//! and spot), `Reservation` (`reservationTerm` "1 Year"/"3 Years", `retailPrice` for the whole
+//! term) or `DevTestConsumption` (ignored).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::catalog::prices::{PriceKind, PriceOs, PriceSource, PriceTable};
+use crate::spec::model::DiskType;
+
+use super::fixed::classify_disk_meter;
+use super::usage::HOURS_PER_MONTH;
+
+pub const HOURS_1Y: f64 = 8760.0;
+pub const HOURS_3Y: f64 = 26280.0;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    #[serde(default)]
+    pub currency_code: Option<String>,
+    pub retail_price: f64,
+    #[serde(default)]
+    pub arm_region_name: String,
+    #[serde(default)]
+    pub arm_sku_name: String,
+    #[serde(default)]
+    pub meter_name: String,
+    #[serde(default)]
+    pub product_name: String,
+    #[serde(default)]
+    pub sku_name: String,
+    #[serde(default)]
+    pub service_name: Option<String>,
+    #[serde(default, rename = "type")]
+    pub price_type: String,
+    #[serde(default)]
+    pub unit_of_measure: String,
+    #[serde(default)]
+    pub reservation_term: Option<String>,
+    #[serde(default)]
+    pub is_primary_meter_region: Option<bool>,
+    #[serde(default)]
+    pub effective_start_date: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Page {
+    #[serde(rename = "Items")]
+    pub items: Vec<Item>,
+    #[serde(rename = "NextPageLink", default)]
+    pub next_page_link: Option<String>,
+    #[serde(rename = "BillingCurrency", default)]
+    pub billing_currency: Option<String>,
+}
+
+/// gpuform's cache file (also accepted by `--prices`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheFile {
+    pub fetched_at: String,
+    pub pages: Vec<Page>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RetailError {
+    #[error("not Azure Retail Prices API JSON: {0}")]
+    Shape(String),
+    #[error(
+        "the prices are in {found}; gpuform estimates in USD (query the API without currencyCode)"
+    )]
+    Currency { found: String },
+}
+
+/// What a document contained.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub pages: Vec<Page>,
+    /// `fetchedAt` of a gpuform cache file.
+    pub fetched_at: Option<String>,
+}
+
+/// Read one page, an array of pages, or a cache file.
+pub fn parse_document(text: &str) -> Result<Document, RetailError> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| RetailError::Shape(format!("invalid JSON: {e}")))?;
+    let shape = |e: serde_json::Error| RetailError::Shape(e.to_string());
+    match &v {
+        serde_json::Value::Array(_) => {
+            let pages: Vec<Page> = serde_json::from_value(v).map_err(shape)?;
+            Ok(Document {
+                pages,
+                fetched_at: None,
+            })
+        }
+        serde_json::Value::Object(o) if o.contains_key("Items") => {
+            let page: Page = serde_json::from_value(v).map_err(shape)?;
+            Ok(Document {
+                pages: vec![page],
+                fetched_at: None,
+            })
+        }
+        serde_json::Value::Object(o) if o.contains_key("pages") => {
+            let c: CacheFile = serde_json::from_value(v).map_err(shape)?;
+            Ok(Document {
+                pages: c.pages,
+                fetched_at: Some(c.fetched_at),
+            })
+        }
+        _ => Err(RetailError::Shape(
+            "expected {\"Items\": [...]}, an array of such pages, or a gpuform cache file".into(),
+        )),
+    }
+}
+
+/// What one item prices.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Class {
+    Vm {
+        size: String,
+        region: String,
+        os: PriceOs,
+        kind: PriceKind,
+        hourly: f64,
+    },
+    Disk {
+        region: String,
+        kind: DiskType,
+        tier: String,
+        monthly: f64,
+    },
+    PremiumV2 {
+        region: String,
+        per_gib_month: f64,
+    },
+    Ignored(&'static str),
+}
+
+pub fn classify(i: &Item) -> Class {
+    let service = i.service_name.as_deref();
+    let region = i.arm_region_name.to_ascii_lowercase();
+    if i.price_type == "DevTestConsumption" {
+        return Class::Ignored("dev/test price");
+    }
+    if i.retail_price <= 0.0 {
+        return Class::Ignored("zero price");
+    }
+    // managed disks
+    if service.is_none_or(|s| s == "Storage") && i.price_type == "Consumption" {
+        if let Some((kind, tier)) = classify_disk_meter(&i.product_name, &i.meter_name) {
+            if i.unit_of_measure.replace(' ', "") == "1/Month" {
+                return Class::Disk {
+                    region,
+                    kind,
+                    tier,
+                    monthly: i.retail_price,
+                };
+            }
+            return Class::Ignored("disk price not per month");
+        }
+        if i.product_name == "Azure Premium SSD v2"
+            && i.meter_name == "Premium LRS Provisioned Capacity"
+        {
+            return match i.unit_of_measure.as_str() {
+                "1 GiB/Hour" => Class::PremiumV2 {
+                    region,
+                    per_gib_month: i.retail_price * HOURS_PER_MONTH,
+                },
+                "1 GiB/Month" => Class::PremiumV2 {
+                    region,
+                    per_gib_month: i.retail_price,
+                },
+                _ => Class::Ignored("unknown Premium SSD v2 unit"),
+            };
+        }
+    }
+    if service.is_some_and(|s| s != "Virtual Machines") || i.arm_sku_name.is_empty() {
+        return Class::Ignored("not a virtual machine price");
+    }
+    let ends = |suffix: &str| i.sku_name.ends_with(suffix) || i.meter_name.ends_with(suffix);
+    if ends(" Low Priority") {
+        return Class::Ignored("low priority (Batch)");
+    }
+    let os = if i.product_name.ends_with(" Windows") {
+        PriceOs::Windows
+    } else {
+        PriceOs::Linux
+    };
+    let size = i.arm_sku_name.clone();
+    match i.price_type.as_str() {
+        "Consumption" => {
+            if i.unit_of_measure != "1 Hour" {
+                return Class::Ignored("not an hourly price");
+            }
+            let kind = if ends(" Spot") {
+                PriceKind::Spot
+            } else {
+                PriceKind::OnDemand
+            };
+            Class::Vm {
+                size,
+                region,
+                os,
+                kind,
+                hourly: i.retail_price,
+            }
+        }
+        "Reservation" => match i.reservation_term.as_deref() {
+            // a reservation covers compute only: it is the same for Linux and Windows
+            Some("1 Year") => Class::Vm {
+                size,
+                region,
+                os: PriceOs::Linux,
+                kind: PriceKind::Reserved1Y,
+                hourly: i.retail_price / HOURS_1Y,
+            },
+            Some("3 Years") => Class::Vm {
+                size,
+                region,
+                os: PriceOs::Linux,
+                kind: PriceKind::Reserved3Y,
+                hourly: i.retail_price / HOURS_3Y,
+            },
+            _ => Class::Ignored("reservation term not 1 or 3 years"),
+        },
+        _ => Class::Ignored("unknown price type"),
+    }
+}
+
+/// Prices read from Retail Prices API pages.
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    pub vm: PriceTable,
+    /// (region, disk SKU name, tier) → (disk SKU, monthly price).
+    pub disks: BTreeMap<(String, String, String), (DiskType, f64)>,
+    /// region → Premium SSD v2 price per GiB-month.
+    pub premium_v2: BTreeMap<String, f64>,
+    pub items: usize,
+    pub ignored: usize,
+}
+
+impl Parsed {
+    pub fn vm_prices(&self) -> usize {
+        self.vm.len()
+    }
+}
+
+/// Rank of a duplicate: primary meter region first, then the newest effective date.
+fn rank(i: &Item) -> (bool, String) {
+    (
+        i.is_primary_meter_region.unwrap_or(true),
+        i.effective_start_date.clone().unwrap_or_default(),
+    )
+}
+
+/// Build tables from pages. `source` names the origin in the estimate; `as_of` is its date.
+pub fn build(pages: &[Page], source: &str, as_of: &str) -> Result<Parsed, RetailError> {
+    let mut vm: BTreeMap<(String, String, PriceOs, PriceKind), ((bool, String), f64)> =
+        BTreeMap::new();
+    let mut out = Parsed {
+        vm: PriceTable::new("USD"),
+        ..Default::default()
+    };
+    for p in pages {
+        if let Some(c) = p.billing_currency.as_deref().filter(|c| *c != "USD") {
+            return Err(RetailError::Currency {
+                found: c.to_string(),
+            });
+        }
+        for i in &p.items {
+            out.items += 1;
+            if let Some(c) = i.currency_code.as_deref().filter(|c| *c != "USD") {
+                return Err(RetailError::Currency {
+                    found: c.to_string(),
+                });
+            }
+            match classify(i) {
+                Class::Vm {
+                    size,
+                    region,
+                    os,
+                    kind,
+                    hourly,
+                } => {
+                    let r = rank(i);
+                    let key = (size, region, os, kind);
+                    if vm.get(&key).is_none_or(|(old, _)| r > *old) {
+                        vm.insert(key, (r, hourly));
+                    }
+                }
+                Class::Disk {
+                    region,
+                    kind,
+                    tier,
+                    monthly,
+                } => {
+                    out.disks
+                        .insert((region, kind.as_str().to_string(), tier), (kind, monthly));
+                }
+                Class::PremiumV2 {
+                    region,
+                    per_gib_month,
+                } => {
+                    out.premium_v2.insert(region, per_gib_month);
+                }
+                Class::Ignored(_) => out.ignored += 1,
+            }
+        }
+    }
+    let mut covered: BTreeMap<(PriceOs, PriceKind), usize> = BTreeMap::new();
+    for ((size, region, os, kind), (_, price)) in vm {
+        out.vm.insert(&size, &region, os, kind, price);
+        *covered.entry((os, kind)).or_default() += 1;
+    }
+    for ((os, kind), n) in covered {
+        out.vm.sources.push(PriceSource {
+            name: source.to_string(),
+            as_of: as_of.to_string(),
+            os,
+            kind,
+            note: Some(format!(
+                "{n} {} {} price{}",
+                os_label(os),
+                kind.label(),
+                if n == 1 { "" } else { "s" }
+            )),
+        });
+    }
+    Ok(out)
+}
+
+pub fn os_label(os: PriceOs) -> &'static str {
+    match os {
+        PriceOs::Linux => "Linux",
+        PriceOs::Windows => "Windows",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(v: serde_json::Value) -> Item {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn classification_follows_the_facts() {
+        let base = serde_json::json!({
+            "currencyCode": "USD", "retailPrice": 0.752, "armRegionName": "eastus2",
+            "armSkuName": "Standard_NC8as_T4_v3", "meterName": "NC8as T4 v3",
+            "productName": "Virtual Machines NCasT4_v3 Series", "skuName": "NC8as T4 v3",
+            "serviceName": "Virtual Machines", "type": "Consumption", "unitOfMeasure": "1 Hour"
+        });
+        let with = |k: &str, v: serde_json::Value| {
+            let mut b = base.clone();
+            b[k] = v;
+            item(b)
+        };
+        assert_eq!(
+            classify(&item(base.clone())),
+            Class::Vm {
+                size: "Standard_NC8as_T4_v3".into(),
+                region: "eastus2".into(),
+                os: PriceOs::Linux,
+                kind: PriceKind::OnDemand,
+                hourly: 0.752
+            }
+        );
+        let win = with(
+            "productName",
+            "Virtual Machines NCasT4_v3 Series Windows".into(),
+        );
+        assert!(matches!(
+            classify(&win),
+            Class::Vm {
+                os: PriceOs::Windows,
+                kind: PriceKind::OnDemand,
+                ..
+            }
+        ));
+        let spot = with("skuName", "NC8as T4 v3 Spot".into());
+        assert!(matches!(
+            classify(&spot),
+            Class::Vm {
+                kind: PriceKind::Spot,
+                ..
+            }
+        ));
+        let lp = with("meterName", "NC8as T4 v3 Low Priority".into());
+        assert_eq!(classify(&lp), Class::Ignored("low priority (Batch)"));
+        let mut r = base.clone();
+        r["type"] = "Reservation".into();
+        r["reservationTerm"] = "3 Years".into();
+        r["retailPrice"] = 26280.0.into();
+        assert!(
+            matches!(classify(&item(r)), Class::Vm { kind: PriceKind::Reserved3Y, hourly, .. } if (hourly - 1.0).abs() < 1e-12)
+        );
+        let dev = with("type", "DevTestConsumption".into());
+        assert!(matches!(classify(&dev), Class::Ignored(_)));
+    }
+}

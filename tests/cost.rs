@@ -1,0 +1,526 @@
+//! `gpuform cost` end to end: the arithmetic on hand-checked pools, `--prices` with Windows
+//! rows, missing prices, and the budget gates' exit codes.
+//!
+//! Conventions in the hand calculations: a month is 730 h, a week 168 h, so one weekly hour is
+//! 730/168 = 4.345238… monthly hours. Embedded prices used: Standard_NC8as_T4_v3 Linux
+//! pay-as-you-go $0.752/h in eastus and eastus2, Linux spot $0.08272/h in eastus2; P10 LRS
+//! $19.71/month; NAT gateway $0.045/h + $0.045/GB; public IP $0.005/h; private endpoint $0.01/h;
+//! private DNS zone $0.50; Log Analytics $2.30/GB; metric alert $0.10; Key Vault $0.03/10k ops;
+//! Service Bus Standard $0.0135/h.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const TODAY: &str = "2026-12-02";
+
+fn cost(args: &[&str]) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("gpuform")
+        .unwrap()
+        .env("GPUFORM_TODAY", TODAY)
+        .env("NO_COLOR", "1")
+        .arg("cost")
+        .args(args)
+        .assert()
+}
+
+fn json(args: &[&str]) -> Value {
+    let mut a = vec!["--format", "json"];
+    a.extend_from_slice(args);
+    let out = cost(&a).get_output().clone();
+    assert!(
+        out.status.code().is_some_and(|c| c == 0 || c == 1),
+        "exit {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn line<'a>(v: &'a Value, id: &str) -> &'a Value {
+    v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == id)
+        .unwrap_or_else(|| panic!("no line {id}"))
+}
+
+fn amount(v: &Value, id: &str, case: &str) -> f64 {
+    line(v, id)["amount"][case]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{id} {case} has no amount"))
+}
+
+fn lever<'a>(v: &'a Value, id: &str) -> &'a Value {
+    v["levers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == id)
+        .unwrap_or_else(|| panic!("no lever {id}"))
+}
+
+fn close(a: f64, b: f64) {
+    assert!((a - b).abs() < 0.005, "{a} != {b}");
+}
+
+const FIXED: &str = "tests/fixtures/cost/fixed-pool.yaml";
+const TWO_ZONES: &str = "tests/fixtures/cost/two-zones.yaml";
+const SPOT: &str = "tests/fixtures/cost/spot-mix.yaml";
+const WINDOWS: &str = "examples/windows-viz-nv.yaml";
+const WINDOWS_PRICES: &str = "tests/fixtures/cost/prices-westeurope-nv.json";
+
+#[test]
+fn fixed_pool() {
+    let v = json(&[FIXED]);
+    // 3 VMs × 168 h/week × 730/168 = 2190 instance-hours in every case
+    for case in ["low", "expected", "high"] {
+        close(v["instanceHours"][case].as_f64().unwrap(), 2190.0);
+    }
+    // compute: 2190 × $0.752 = $1,646.88
+    close(amount(&v, "compute-regular", "expected"), 1646.88);
+    assert_eq!(line(&v, "compute-regular")["source"], "embedded-linux-payg");
+    // OS disk: P10 $19.71/month for each of the 3 VMs = 2190 × 19.71/730 = $59.13
+    close(amount(&v, "disk-os", "expected"), 59.13);
+    // NAT 730 × 0.045 = 32.85; 100 GB × 0.045 = 4.50; IP 730 × 0.005 = 3.65
+    close(amount(&v, "nat-gateway", "expected"), 32.85);
+    close(amount(&v, "nat-data", "expected"), 4.50);
+    close(amount(&v, "public-ip", "expected"), 3.65);
+    // Key Vault behind a private endpoint: 730 × 0.01 = 7.30, DNS zone 0.50
+    close(amount(&v, "kv-private-endpoint", "expected"), 7.30);
+    close(amount(&v, "kv-private-dns", "expected"), 0.50);
+    // Log Analytics: 0.2 GB/day × 730/24 days × $2.30 = $13.9917
+    close(
+        amount(&v, "log-ingestion", "expected"),
+        0.2 * 730.0 / 24.0 * 2.30,
+    );
+    // one metric alert (no queue, no health probe) $0.10; 10k Key Vault operations $0.03
+    close(amount(&v, "metric-alerts", "expected"), 0.10);
+    close(amount(&v, "kv-operations", "expected"), 0.03);
+    // no spot line, no CMK lines, no queue lines
+    assert!(
+        v["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["id"] != "compute-spot"
+                && l["id"] != "kv-key-rotation"
+                && l["id"] != "service-bus")
+    );
+    // total 1646.88 + 59.13 + 32.85 + 4.50 + 3.65 + 7.30 + 0.50 + 13.9917 + 0.10 + 0.03 = 1768.9317
+    let total = 1646.88
+        + 59.13
+        + 32.85
+        + 4.50
+        + 3.65
+        + 7.30
+        + 0.50
+        + 0.2 * 730.0 / 24.0 * 2.30
+        + 0.10
+        + 0.03;
+    for case in ["low", "expected", "high"] {
+        close(v["totals"][case].as_f64().unwrap(), total);
+    }
+    assert_eq!(v["totals"]["complete"], true);
+    // the 3 VMs run all month: the reservation lever asks for a reservation price
+    assert_eq!(lever(&v, "reservation-1y")["status"], "missing-price");
+    assert!(
+        lever(&v, "reservation-1y")["label"]
+            .as_str()
+            .unwrap()
+            .contains("the 3 instance(s) that run all week")
+    );
+    // fp16 → int8 halves 11 GiB, but the T4 that fits 11 GiB is already the cheapest: no lever
+    assert_eq!(lever(&v, "precision-int8")["status"], "not-applicable");
+    // budget 1000 < expected
+    assert_eq!(v["budget"]["status"], "over");
+}
+
+#[test]
+fn two_schedules_across_time_zones() {
+    let v = json(&[TWO_ZONES]);
+    // europe-day 08:00-18:00 W. Europe (UTC+1) = 07:00-17:00 UTC, Mon-Fri: 10 h × 5 = 50 h/week
+    // us-day 09:00-17:00 Pacific (UTC-8) = 17:00-01:00 UTC, Mon-Fri: 8 h × 5 = 40 h/week
+    // (it starts when europe-day's restore profile does; the later profile wins)
+    // default (1 VM) the remaining 168 - 90 = 78 h/week
+    let profiles = v["profiles"].as_array().unwrap();
+    let hours = |name: &str| {
+        profiles.iter().find(|p| p["name"] == name).unwrap()["hoursPerWeek"]
+            .as_f64()
+            .unwrap()
+    };
+    close(hours("europe-day"), 50.0);
+    close(hours("us-day"), 40.0);
+    close(hours("europe-day (end)"), 0.0);
+    let rest: f64 = profiles
+        .iter()
+        .filter(|p| p["name"] != "europe-day" && p["name"] != "us-day")
+        .map(|p| p["hoursPerWeek"].as_f64().unwrap())
+        .sum();
+    close(rest, 78.0);
+    // expected instance-hours: (50 × 4 + 40 × 2 + 78 × 1) = 358 per week × 730/168 = 1555.5952
+    let ih = 358.0 * 730.0 / 168.0;
+    close(v["instanceHours"]["expected"].as_f64().unwrap(), ih);
+    // compute: 1555.5952 × $0.752 = $1,169.81; the minimums are the defaults here, so low = expected
+    close(amount(&v, "compute-regular", "expected"), ih * 0.752);
+    close(amount(&v, "compute-regular", "low"), ih * 0.752);
+    // high: 10 VMs all week = 7300 instance-hours × $0.752 = $5,489.60
+    close(amount(&v, "compute-regular", "high"), 5489.60);
+    // disks follow the instance-hours: 358/168 × $19.71 = $42.00
+    close(amount(&v, "disk-os", "expected"), 358.0 / 168.0 * 19.71);
+    // both schedules scale up: nothing to save by removing them
+    assert_eq!(lever(&v, "schedules")["status"], "not-applicable");
+}
+
+#[test]
+fn spot_mix() {
+    let v = json(&[SPOT]);
+    // default 4 VMs all week: regularBase 1, then 50% of the 3 above it, rounded up (2) = 3
+    // regular + 1 spot. Regular: 3 × 730 = 2190 h × $0.752 = $1,646.88; spot: 730 h × $0.08272 = $60.3856
+    close(v["regularHours"]["expected"].as_f64().unwrap(), 2190.0);
+    close(v["spotHours"]["expected"].as_f64().unwrap(), 730.0);
+    close(amount(&v, "compute-regular", "expected"), 1646.88);
+    close(amount(&v, "compute-spot", "expected"), 60.3856);
+    assert_eq!(line(&v, "compute-spot")["source"], "embedded-linux-spot");
+    // low: min 0 → nothing
+    close(amount(&v, "compute-regular", "low"), 0.0);
+    close(amount(&v, "compute-spot", "low"), 0.0);
+    // high: 10 VMs = 1 + ceil(50% × 9 = 4.5) = 6 regular + 4 spot:
+    // 6 × 730 × 0.752 = $3,293.76; 4 × 730 × 0.08272 = $241.5424
+    close(amount(&v, "compute-regular", "high"), 3293.76);
+    close(amount(&v, "compute-spot", "high"), 241.5424);
+    // the spot lever: 730 spot hours × (0.752 - 0.08272 = 0.66928) = $488.5744 saved against all-regular
+    let l = lever(&v, "spot");
+    assert_eq!(l["status"], "applied");
+    close(l["monthly"].as_f64().unwrap(), 488.5744);
+    // Service Bus Standard created: 730 × $0.0135 = $9.855; 1 M operations are within the 13 M included
+    close(amount(&v, "service-bus", "expected"), 9.855);
+    close(amount(&v, "service-bus-operations", "expected"), 0.0);
+    // regularBase 1 is the reservation candidate; the embedded table has no reservation prices
+    let r = lever(&v, "reservation-3y");
+    assert_eq!(r["status"], "missing-price");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no reservation price"),
+        "{r}"
+    );
+}
+
+#[test]
+fn expected_utilization_moves_the_expected_case_between_default_and_max() {
+    // 50%: 4 + 0.5 × (10 - 4) = 7 VMs: 1 + ceil(50% × 6) = 4 regular, 3 spot
+    // regular 4 × 730 × 0.752 = $2,195.84; spot 3 × 730 × 0.08272 = $181.1568
+    let v = json(&[SPOT, "--expected-utilization", "50"]);
+    close(amount(&v, "compute-regular", "expected"), 2195.84);
+    close(amount(&v, "compute-spot", "expected"), 181.1568);
+    // 25%: 5.5 VMs, between 5 (1 + ceil(2) = 3 regular) and 6 (1 + ceil(2.5) = 4 regular):
+    // 3.5 regular, 2 spot → 3.5 × 730 × 0.752 = $1,921.36; 2 × 730 × 0.08272 = $120.7712
+    let v = json(&[SPOT, "--expected-utilization", "25"]);
+    close(amount(&v, "compute-regular", "expected"), 1921.36);
+    close(amount(&v, "compute-spot", "expected"), 120.7712);
+    assert_eq!(v["options"]["expectedUtilizationPercent"], 25.0);
+}
+
+#[test]
+fn windows_pool_uses_windows_prices_from_a_prices_file() {
+    let v = json(&[WINDOWS, "--prices", WINDOWS_PRICES]);
+    assert_eq!(v["os"], "windows");
+    // office-hours 07:30-18:30 W. Europe = 06:30-17:30 UTC Mon-Fri: 55 h/week at 10 VMs;
+    // evening-on-call 18:30-22:00: 17.5 h/week at 2; the other 95.5 h at 0.
+    // expected: 550 + 35 = 585 instance-hours/week × 730/168 = 2541.96/month
+    let ih = 585.0 * 730.0 / 168.0;
+    close(v["instanceHours"]["expected"].as_f64().unwrap(), ih);
+    // the fixture's Windows pay-as-you-go row ($1.55/h), not the Linux one ($1.18/h):
+    // 2541.96 × 1.55 = $3,940.04
+    let l = line(&v, "compute-regular");
+    close(l["unitPrice"].as_f64().unwrap(), 1.55);
+    close(amount(&v, "compute-regular", "expected"), ih * 1.55);
+    assert_eq!(l["source"], "prices-file");
+    // high: 10 VMs in the default profile too: (550 + 35 + 955) = 1540 h/week × 730/168 × 1.55
+    close(
+        amount(&v, "compute-regular", "high"),
+        1540.0 * 730.0 / 168.0 * 1.55,
+    );
+    // the fixture's westeurope P15 price ($40.88/month) replaces the embedded East US one:
+    // 585/168 × 40.88 = $142.35
+    close(amount(&v, "disk-os", "expected"), 585.0 / 168.0 * 40.88);
+    assert_eq!(line(&v, "disk-os")["source"], "prices-file-disks");
+    assert!(
+        v["missing"].as_array().unwrap().is_empty(),
+        "{}",
+        v["missing"]
+    );
+    assert_eq!(v["totals"]["complete"], true);
+    let src = v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "prices-file")
+        .unwrap();
+    assert!(
+        src["name"]
+            .as_str()
+            .unwrap()
+            .contains("prices-westeurope-nv.json")
+    );
+    assert!(
+        v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("Hybrid Benefit"))
+    );
+}
+
+#[test]
+fn missing_prices_are_reported_not_guessed() {
+    // no Windows prices are embedded
+    let v = json(&[WINDOWS]);
+    let m = v["missing"].as_array().unwrap();
+    assert!(
+        m.iter().any(|x| x["line"] == "compute-regular"
+            && x["price"]
+                .as_str()
+                .unwrap()
+                .contains("Windows pay-as-you-go price of Standard_NV12ads_A10_v5 in westeurope")),
+        "{m:?}"
+    );
+    assert!(
+        m.iter()
+            .all(|x| x["help"].as_str().unwrap().contains("--prices"))
+    );
+    assert_eq!(
+        line(&v, "compute-regular")["amount"]["expected"],
+        Value::Null
+    );
+    assert_eq!(v["totals"]["complete"], false);
+    // the table says so too
+    let out = cost(&[WINDOWS]).success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("Missing prices (never guessed)"), "{text}");
+    assert!(text.contains("lower bound"), "{text}");
+    // a gate cannot be decided without the price: usage error, not a pass
+    cost(&[WINDOWS, "--fail-above", "100000"])
+        .code(2)
+        .stderr(predicates::str::contains("missing prices"));
+}
+
+#[test]
+fn fail_above_gate() {
+    // expected $1,768.93
+    cost(&[FIXED, "--fail-above", "2000"]).code(0);
+    cost(&[FIXED, "--fail-above", "1500"])
+        .code(1)
+        .stderr(predicates::str::contains("cost gate fail-above failed"));
+    // the spec's own budget ($1,000) only warns
+    cost(&[FIXED]).code(0).stderr(predicates::str::contains(
+        "warning: the expected $1,768.93 exceeds monitoring.budget.monthly $1,000.00",
+    ));
+    cost(&[FIXED, "--fail-above", "-1"]).code(2);
+}
+
+#[test]
+fn baseline_diff_and_increase_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base.json");
+    let out = cost(&[FIXED, "--format", "json"])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    std::fs::write(&base, out).unwrap();
+    // the same pool with 4 VMs: +1 VM = +730 h × 0.752 = +$548.96 compute, +$19.71 disk
+    let bigger = dir.path().join("bigger.yaml");
+    std::fs::write(
+        &bigger,
+        std::fs::read_to_string(FIXED)
+            .unwrap()
+            .replace("capacity: {min: 3, max: 3}", "capacity: {min: 4, max: 4}"),
+    )
+    .unwrap();
+    let bigger = bigger.to_str().unwrap();
+    let base = base.to_str().unwrap();
+    let v = json(&[bigger, "--baseline", base]);
+    close(v["diff"]["delta"].as_f64().unwrap(), 548.96 + 19.71);
+    // (548.96 + 19.71) / 1768.93 = +32.1%
+    close(
+        v["diff"]["percent"].as_f64().unwrap(),
+        (548.96 + 19.71) / 1768.931_666 * 100.0,
+    );
+    let lines = v["diff"]["lines"].as_array().unwrap();
+    assert_eq!(lines[0]["id"], "compute-regular");
+    close(lines[0]["delta"].as_f64().unwrap(), 548.96);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    cost(&[bigger, "--baseline", base, "--fail-increase-percent", "50"]).code(0);
+    cost(&[bigger, "--baseline", base, "--fail-increase-percent", "10"])
+        .code(1)
+        .stderr(predicates::str::contains("fail-increase-percent"));
+    // the markdown for the pull request shows the change and the failed gate
+    let md = cost(&[
+        bigger,
+        "--baseline",
+        base,
+        "--fail-increase-percent",
+        "10",
+        "--format",
+        "markdown",
+    ])
+    .code(1)
+    .get_output()
+    .stdout
+    .clone();
+    let md = String::from_utf8(md).unwrap();
+    assert!(md.contains("+$568.67 (+32.1%)"), "{md}");
+    assert!(md.contains("❌ gate `fail-increase-percent`"), "{md}");
+    // usage errors: a baseline that is not ours, a threshold without a baseline
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "{\"hello\": 1}").unwrap();
+    cost(&[FIXED, "--baseline", junk.to_str().unwrap()])
+        .code(2)
+        .stderr(predicates::str::contains("schemaVersion"));
+    cost(&[FIXED, "--fail-increase-percent", "10"]).code(2);
+    cost(&[FIXED, "--baseline", "/nonexistent/base.json"]).code(2);
+}
+
+#[test]
+fn prices_file_errors_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"Items\": [ {\"retailPrice\": ").unwrap();
+    cost(&[FIXED, "--prices", bad.to_str().unwrap()])
+        .code(2)
+        .stderr(predicates::str::contains("invalid JSON"));
+    let eur = dir.path().join("eur.json");
+    std::fs::write(&eur, r#"{"BillingCurrency":"EUR","Items":[{"currencyCode":"EUR","retailPrice":1.0,"armRegionName":"eastus","armSkuName":"Standard_NC8as_T4_v3","meterName":"NC8as T4 v3","productName":"Virtual Machines NCasT4_v3 Series","skuName":"NC8as T4 v3","serviceName":"Virtual Machines","type":"Consumption","unitOfMeasure":"1 Hour"}],"NextPageLink":null}"#).unwrap();
+    cost(&[FIXED, "--prices", eur.to_str().unwrap()])
+        .code(2)
+        .stderr(predicates::str::contains("EUR"));
+    cost(&[FIXED, "--prices", "/nonexistent/prices.json"]).code(2);
+}
+
+/// The table for the transcoding example, byte for byte (`GPUFORM_BLESS=1` rewrites it).
+#[test]
+fn transcode_example_golden() {
+    for (format, file) in [
+        ("table", "shortvideo-transcode.txt"),
+        ("markdown", "shortvideo-transcode.md"),
+    ] {
+        let out = cost(&[
+            "examples/shortvideo-transcode.yaml",
+            "--format",
+            format,
+            "--color",
+            "never",
+        ])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+        let text = String::from_utf8(out).unwrap();
+        let path = Path::new("tests/golden/cost").join(file);
+        if std::env::var_os("GPUFORM_BLESS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &text).unwrap();
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("{} missing: run with GPUFORM_BLESS=1", path.display()));
+        assert_eq!(
+            text,
+            want,
+            "{} differs: review and rerun with GPUFORM_BLESS=1",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn sizes_takes_the_same_prices_files() {
+    let out = Command::cargo_bin("gpuform")
+        .unwrap()
+        .args([
+            "sizes",
+            "--region",
+            "westeurope",
+            "--os",
+            "windows",
+            "--workload",
+            "visualization",
+            "--format",
+            "json",
+            "--prices",
+            WINDOWS_PRICES,
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let nv = v["sizes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["size"]["name"] == "Standard_NV12ads_A10_v5")
+        .unwrap();
+    assert_eq!(nv["windowsOnDemandHourly"], 1.55);
+    assert_eq!(nv["windowsSpotHourly"], 0.31);
+}
+
+#[test]
+fn a_narrower_precision_that_opens_a_cheaper_size_is_priced() {
+    let v = json(&["tests/fixtures/cost/fp32-inference.yaml"]);
+    // vmSize: auto picked the cheapest size with 20 GiB; 2 VMs all month = 1460 instance-hours
+    let current = line(&v, "compute-regular")["unitPrice"].as_f64().unwrap();
+    assert!(
+        v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("vmSize: auto chose"))
+    );
+    // FP16 halves 20 GiB to 10: a T4 (Standard_NC4as_T4_v3, $0.526/h in eastus) fits;
+    // same instance-hours and disks: saving = 1460 × (current - 0.526)
+    let l = lever(&v, "precision-fp16");
+    assert_eq!(l["status"], "available");
+    assert!(
+        l["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("Standard_NC4as_T4_v3 (16 GiB) fits"),
+        "{l}"
+    );
+    close(l["monthly"].as_f64().unwrap(), 1460.0 * (current - 0.526));
+    // INT8 (5 GiB) opens nothing FP16 did not
+    assert_eq!(lever(&v, "precision-int8")["status"], "not-applicable");
+}
+
+#[test]
+fn a_budget_in_another_currency_is_not_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let eur = dir.path().join("eur.yaml");
+    std::fs::write(
+        &eur,
+        std::fs::read_to_string(FIXED).unwrap().replace(
+            "budget: {monthly: 1000}",
+            "budget: {monthly: 1000, currency: EUR}",
+        ),
+    )
+    .unwrap();
+    let v = json(&[eur.to_str().unwrap()]);
+    assert_eq!(v["budget"]["status"], "skipped");
+    assert!(
+        v["budget"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("gpuform prices in USD")
+    );
+    cost(&[eur.to_str().unwrap()])
+        .code(0)
+        .stderr(predicates::str::contains("exceeds").not());
+}
