@@ -29,6 +29,9 @@ pub struct Queue {
     pub resource_group: Option<String>,
     /// Storage accounts the deployment creates are private: a queue private endpoint.
     pub private_endpoint: Option<PrivateEndpoint>,
+    /// The role the pool needs on a queue in another resource group, which a resource-group
+    /// deployment cannot assign: `(role name, role definition id)`, for a note in the output.
+    pub role_to_grant_elsewhere: Option<(String, String)>,
 }
 
 impl Queue {
@@ -109,6 +112,12 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
             },
             // Standard namespaces have no private endpoints (Premium only); access is Entra-only.
             private_endpoint: None,
+            role_to_grant_elsewhere: (!sb.create && sb.resource_group.is_some()).then(|| {
+                (
+                    "Azure Service Bus Data Receiver".to_string(),
+                    super::security::roles::SERVICE_BUS_DATA_RECEIVER.to_string(),
+                )
+            }),
         });
     }
     let st = q.storage_queue.as_ref()?;
@@ -131,6 +140,12 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
             storage_service: Some("queue"),
             nic_name: format!("pep-{name}-queue-nic"),
             vnet_link_name: format!("link-{}", network.vnet_name),
+        }),
+        role_to_grant_elsewhere: (!st.create && st.resource_group.is_some()).then(|| {
+            (
+                "Storage Queue Data Message Processor".to_string(),
+                super::security::roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR.to_string(),
+            )
         }),
     })
 }
