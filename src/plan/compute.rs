@@ -23,7 +23,7 @@ pub struct Compute {
     pub infiniband: bool,
     pub computer_name_prefix: String,
     pub linux: bool,
-    pub image: Image,
+    pub image: ResolvedImage,
     pub os_disk: Disk,
     pub data_disks: Vec<Disk>,
     /// Bind the disks to the disk encryption set (customer-managed key).
@@ -40,17 +40,6 @@ pub struct Compute {
     /// Base64 of the cloud-init file (not secret: it is readable on every VM anyway).
     pub custom_data: Option<String>,
     pub suppressions: Vec<Suppression>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Image {
-    pub label: String,
-    pub publisher: Option<String>,
-    pub offer: Option<String>,
-    pub sku: Option<String>,
-    pub version: Option<String>,
-    pub id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -237,14 +226,7 @@ pub(super) fn plan(
         infiniband: size.infiniband && !flexible,
         computer_name_prefix,
         linux,
-        image: Image {
-            label: image.label.clone(),
-            publisher: image.publisher.clone(),
-            offer: image.offer.clone(),
-            sku: image.sku.clone(),
-            version: image.version.clone(),
-            id: image.id.clone(),
-        },
+        image: image.clone(),
         os_disk: disk(0, c.os_disk.size_gib, c.os_disk.kind, "ReadWrite"),
         data_disks: c
             .data_disks
