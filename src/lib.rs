@@ -5,11 +5,14 @@
 //! - [`spec`]: reading a spec, the JSON Schema, the typed model, defaults and the rules;
 //! - [`catalog`] and [`sizing`]: GPU sizes, drivers, prices and `vmSize: auto`;
 //! - [`diag`] and [`report`]: diagnostics and their output formats;
+//! - [`plan`] and [`emit`]: the resolved deployment plan and its Bicep / ARM emitters;
 //! - [`cli`]: the commands.
 
 pub mod catalog;
 pub mod cli;
 pub mod diag;
+pub mod emit;
+pub mod plan;
 pub mod report;
 pub mod sizing;
 pub mod spec;

@@ -5,6 +5,7 @@
 //! access errors.
 
 mod common;
+mod render;
 mod schema;
 mod show;
 mod sizes;
@@ -49,6 +50,8 @@ pub enum Command {
     Sizes(sizes::Args),
     /// List the validation rules with their ids and default severities.
     Rules(schema::RulesArgs),
+    /// Render Bicep (main.bicep, main.bicepparam, bicepconfig.json) and ARM JSON for specs.
+    Render(render::Args),
 }
 
 /// Run the CLI with the process arguments; returns the exit code.
@@ -70,6 +73,7 @@ pub fn main() -> i32 {
         Command::Schema(a) => schema::run(a),
         Command::Sizes(a) => sizes::run(a),
         Command::Rules(a) => schema::run_rules(a),
+        Command::Render(a) => render::run(a),
     };
     match result {
         Ok(code) => code as i32,
