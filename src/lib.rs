@@ -5,6 +5,7 @@
 //! - [`spec`]: reading a spec, the JSON Schema, the typed model, defaults and the rules;
 //! - [`catalog`] and [`sizing`]: GPU sizes, drivers, prices and `vmSize: auto`;
 //! - [`diag`] and [`report`]: diagnostics and their output formats;
+//! - [`plan`] and [`emit`]: the resolved deployment plan and its Bicep / ARM emitters;
 //! - [`cli`]: the commands.
 
 pub mod azure;
@@ -12,6 +13,8 @@ pub mod catalog;
 pub mod cli;
 pub mod cost;
 pub mod diag;
+pub mod emit;
+pub mod plan;
 pub mod preflight;
 pub mod report;
 pub mod sizing;

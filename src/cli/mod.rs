@@ -7,6 +7,7 @@
 mod common;
 mod cost;
 mod preflight;
+mod render;
 mod schema;
 mod show;
 mod sizes;
@@ -56,6 +57,8 @@ pub enum Command {
     Preflight(preflight::Args),
     /// Estimate the monthly cost of a spec's scaling policy, with saving levers and budget gates.
     Cost(cost::Args),
+    /// Render Bicep (main.bicep, main.bicepparam, bicepconfig.json) and ARM JSON for specs.
+    Render(render::Args),
 }
 
 const PREFLIGHT_HELP: &str = concat!(
@@ -89,6 +92,7 @@ pub fn main() -> i32 {
         Command::Rules(a) => schema::run_rules(a),
         Command::Preflight(a) => preflight::run(a),
         Command::Cost(a) => cost::run(a),
+        Command::Render(a) => render::run(a),
     };
     match result {
         Ok(code) => code as i32,

@@ -1,0 +1,343 @@
+//! `gpuform render`: Bicep and ARM JSON for one or more specs.
+//!
+//! One spec renders into DIR; several render into DIR/<metadata.name>/. Output is written into
+//! a temporary directory next to DIR and renamed into place, so DIR is either the old render or
+//! the new one, never half of each. `--check DIR` compares instead of writing (for pull requests
+//! that commit generated files); `--stdout FILE` prints one file of a single spec.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use similar::TextDiff;
+
+use super::common::{ExitCode, Failure, PolicyArgs, expand_paths, load_valid, out};
+use crate::catalog::prices::PriceTable;
+use crate::emit::{self, FILES, Rendered};
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["output", "check", "stdout"])))]
+pub struct Args {
+    /// Spec files (or directories of specs).
+    #[arg(value_name = "SPEC", required = true)]
+    pub specs: Vec<PathBuf>,
+    /// Write the files into DIR (replaced atomically; several specs go to DIR/<metadata.name>/).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Compare DIR with what the specs render to; exit 1 and print a diff when they differ.
+    #[arg(long, value_name = "DIR")]
+    pub check: Option<PathBuf>,
+    /// Print one rendered file of a single spec to stdout.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "main.bicep", value_parser = clap::builder::PossibleValuesParser::new(FILES))]
+    pub stdout: Option<String>,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+/// One rendered spec and the directory (relative to the target) it goes to.
+struct Unit {
+    spec: PathBuf,
+    subdir: Option<String>,
+    rendered: Rendered,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let policy = args.policy.load()?;
+    let paths = expand_paths(&args.specs)?;
+    if paths.is_empty() {
+        return Err(Failure::usage("no spec files found")
+            .help("give spec files, or directories that contain *.yaml specs"));
+    }
+    let several = paths.len() > 1;
+    if several && args.stdout.is_some() {
+        return Err(Failure::usage("--stdout prints a file of a single spec")
+            .help("give one spec, or use -o DIR"));
+    }
+    let mut units = Vec::new();
+    let mut names = BTreeSet::new();
+    for path in &paths {
+        let checked = load_valid(path, &policy, PriceTable::embedded())?;
+        let name = checked
+            .spec
+            .as_ref()
+            .map(|s| s.metadata.name.clone())
+            .unwrap_or_default();
+        if several && !names.insert(name.clone()) {
+            return Err(Failure::usage(format!(
+                "two specs are named `{name}`; each needs its own output directory"
+            ))
+            .help("give every spec a distinct metadata.name"));
+        }
+        let rendered = emit::render(&checked).map_err(|e| {
+            let f = Failure::from_error(
+                ExitCode::Findings,
+                format!("cannot render {}", path.display()),
+                &e,
+            );
+            match &e {
+                emit::RenderError::Plan(crate::plan::PlanError::Driver { help, .. }) => {
+                    f.help(help.clone())
+                }
+                _ => f,
+            }
+        })?;
+        units.push(Unit {
+            spec: path.clone(),
+            subdir: several.then_some(name),
+            rendered,
+        });
+    }
+
+    if let Some(file) = &args.stdout {
+        let unit = &units[0];
+        let text = unit
+            .rendered
+            .files
+            .iter()
+            .find(|(n, _)| n == file)
+            .map(|(_, t)| t.as_str())
+            .unwrap_or_default();
+        out(text);
+        return Ok(ExitCode::Ok);
+    }
+    if let Some(dir) = &args.check {
+        return check(dir, &units);
+    }
+    let dir = args.output.as_ref().expect("clap requires one target");
+    write_atomically(dir, &units)?;
+    for u in &units {
+        let target = match &u.subdir {
+            Some(s) => dir.join(s),
+            None => dir.clone(),
+        };
+        out(&format!(
+            "rendered {} -> {} ({} files)\n",
+            u.spec.display(),
+            target.display(),
+            u.rendered.files.len()
+        ));
+    }
+    Ok(ExitCode::Ok)
+}
+
+/// The files of all units as (path relative to the target, contents), sorted.
+fn expected(units: &[Unit]) -> Vec<(PathBuf, &str)> {
+    let mut v: Vec<(PathBuf, &str)> = units
+        .iter()
+        .flat_map(|u| {
+            u.rendered.files.iter().map(move |(name, text)| {
+                let rel = match &u.subdir {
+                    Some(s) => Path::new(s).join(name),
+                    None => PathBuf::from(name),
+                };
+                (rel, text.as_str())
+            })
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// Every file below `dir`, relative to it, sorted.
+fn list_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        for entry in std::fs::read_dir(dir.join(&rel))? {
+            let entry = entry?;
+            let r = rel.join(entry.file_name());
+            if entry.file_type()?.is_dir() {
+                stack.push(r);
+            } else {
+                out.push(r);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
+    if !dir.is_dir() {
+        return Err(
+            Failure::usage(format!("{} is not a directory", dir.display()))
+                .help("render it first with `gpuform render SPEC -o DIR`"),
+        );
+    }
+    let want = expected(units);
+    let have = list_files(dir).map_err(|e| {
+        Failure::from_error(
+            ExitCode::Usage,
+            format!("cannot list {}", dir.display()),
+            &e,
+        )
+    })?;
+    let mut diff = String::new();
+    let mut stale = 0usize;
+    for (rel, text) in &want {
+        let path = dir.join(rel);
+        let actual = match std::fs::read(&path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => {
+                return Err(Failure::from_error(
+                    ExitCode::Usage,
+                    format!("cannot read {}", path.display()),
+                    &e,
+                ));
+            }
+        };
+        if actual != *text {
+            stale += 1;
+            let shown = path.display().to_string();
+            diff.push_str(
+                &TextDiff::from_lines(actual.as_str(), *text)
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&shown, &format!("{shown} (rendered)"))
+                    .to_string(),
+            );
+        }
+    }
+    let wanted: BTreeSet<&PathBuf> = want.iter().map(|(p, _)| p).collect();
+    for extra in have.iter().filter(|p| !wanted.contains(p)) {
+        stale += 1;
+        diff.push_str(&format!(
+            "only in {}: {} (not rendered from the specs)\n",
+            dir.display(),
+            extra.display()
+        ));
+    }
+    if stale == 0 {
+        eprintln!("{} is up to date ({} files)", dir.display(), want.len());
+        return Ok(ExitCode::Ok);
+    }
+    out(&diff);
+    eprintln!(
+        "{} is out of date: {} file(s) differ; run `gpuform render {} -o {}`",
+        dir.display(),
+        stale,
+        units
+            .iter()
+            .map(|u| u.spec.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" "),
+        dir.display()
+    );
+    Ok(ExitCode::Findings)
+}
+
+/// Is everything below `dir` something render writes (so replacing it loses nothing else)?
+fn only_rendered_files(dir: &Path) -> std::io::Result<bool> {
+    for rel in list_files(dir)? {
+        let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if !FILES.contains(&name) || rel.components().count() > 2 {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn io_failure(context: String, e: &std::io::Error) -> Failure {
+    Failure::from_error(ExitCode::Usage, context, e)
+}
+
+/// Render into a temporary directory beside `dir`, then swap it in.
+fn write_atomically(dir: &Path, units: &[Unit]) -> Result<(), Failure> {
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if dir.exists() {
+        if !dir.is_dir() {
+            return Err(Failure::usage(format!(
+                "{} exists and is not a directory",
+                dir.display()
+            )));
+        }
+        let safe = only_rendered_files(dir)
+            .map_err(|e| io_failure(format!("cannot list {}", dir.display()), &e))?;
+        if !safe {
+            return Err(Failure::usage(format!(
+                "{} holds files gpuform did not render; refusing to replace it",
+                dir.display()
+            ))
+            .help(
+                "render into a new or empty directory, or one an earlier `gpuform render` wrote",
+            ));
+        }
+    } else {
+        std::fs::create_dir_all(&parent)
+            .map_err(|e| io_failure(format!("cannot create {}", parent.display()), &e))?;
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix(".gpuform-render-")
+        .tempdir_in(&parent)
+        .map_err(|e| {
+            io_failure(
+                format!(
+                    "cannot create a temporary directory in {}",
+                    parent.display()
+                ),
+                &e,
+            )
+        })?;
+    for (rel, text) in expected(units) {
+        let path = tmp.path().join(&rel);
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p)
+                .map_err(|e| io_failure(format!("cannot create {}", p.display()), &e))?;
+        }
+        std::fs::write(&path, text)
+            .map_err(|e| io_failure(format!("cannot write {}", path.display()), &e))?;
+    }
+    #[cfg(unix)]
+    {
+        // temporary directories are private (0700); the rendered directory is an ordinary one
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755));
+    }
+    // keep the temporary directory from being deleted: it becomes DIR
+    let staged = tmp.keep();
+    let old = if dir.exists() {
+        let aside = tempfile::Builder::new()
+            .prefix(".gpuform-old-")
+            .tempdir_in(&parent)
+            .map_err(|e| {
+                io_failure(
+                    format!(
+                        "cannot create a temporary directory in {}",
+                        parent.display()
+                    ),
+                    &e,
+                )
+            })?
+            .keep();
+        // rename onto the (empty) placeholder
+        std::fs::remove_dir(&aside)
+            .map_err(|e| io_failure(format!("cannot prepare {}", aside.display()), &e))?;
+        if let Err(e) = std::fs::rename(dir, &aside) {
+            let _ = std::fs::remove_dir_all(&staged);
+            return Err(io_failure(
+                format!("cannot move {} aside", dir.display()),
+                &e,
+            ));
+        }
+        Some(aside)
+    } else {
+        None
+    };
+    if let Err(e) = std::fs::rename(&staged, dir) {
+        if let Some(o) = &old {
+            let _ = std::fs::rename(o, dir);
+        }
+        let _ = std::fs::remove_dir_all(&staged);
+        return Err(io_failure(
+            format!("cannot move the rendered files to {}", dir.display()),
+            &e,
+        ));
+    }
+    if let Some(o) = old {
+        let _ = std::fs::remove_dir_all(o);
+    }
+    Ok(())
+}

@@ -1,0 +1,1278 @@
+//! ARM JSON (`azuredeploy.json`, `azuredeploy.parameters.json`) built with serde_json from the
+//! same plan the Bicep templates render, never from a template. It is the deployment `bicep
+//! build main.bicep` describes: the same resources, names, API versions and properties, with
+//! symbolic references spelled as `resourceId()` / `reference()` and explicit `dependsOn`.
+
+use serde_json::{Map, Value, json};
+
+use crate::plan::*;
+
+pub const TEMPLATE_SCHEMA: &str =
+    "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#";
+pub const PARAMETERS_SCHEMA: &str =
+    "https://schema.management.azure.com/schemas/2019-04-01/deploymentParameters.json#";
+
+/// A literal string value: ARM would evaluate a string that starts with `[` and ends with `]`
+/// as an expression; `[[` escapes it.
+pub fn lit(s: &str) -> Value {
+    Value::String(lit_text(s))
+}
+
+fn lit_text(s: &str) -> String {
+    if s.starts_with('[') && s.ends_with(']') {
+        format!("[{s}")
+    } else {
+        s.to_string()
+    }
+}
+
+/// A string literal inside an ARM expression: single quotes, `'` doubled.
+pub fn q(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// `[expr]` as a JSON string.
+fn x(expr: impl AsRef<str>) -> Value {
+    Value::String(format!("[{}]", expr.as_ref()))
+}
+
+/// A JSON number from an f64 (integers without a fraction).
+fn n(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        json!(v as i64)
+    } else {
+        json!(v)
+    }
+}
+
+struct Arm<'a> {
+    p: &'a Plan,
+}
+
+impl Arm<'_> {
+    fn vault_name(&self) -> &'static str {
+        "variables('vaultName')"
+    }
+
+    fn queue_rg_args(&self) -> String {
+        match self
+            .p
+            .queue
+            .as_ref()
+            .and_then(|q| q.resource_group.as_ref())
+        {
+            Some(rg) => format!("{}, ", q(rg)),
+            None => String::new(),
+        }
+    }
+
+    /// The `resourceId()` expression of a Bicep symbol.
+    fn id(&self, sym: &str) -> String {
+        let p = self.p;
+        let rid = |t: &str, names: &[String]| format!("resourceId({}, {})", q(t), names.join(", "));
+        let queue = p.queue.as_ref();
+        let qparent = || q(&queue.expect("queue symbol without a queue").parent);
+        let qname = || q(&queue.expect("queue symbol without a queue").queue);
+        match sym {
+            "nsgWorkload" => rid(
+                "Microsoft.Network/networkSecurityGroups",
+                &[q(&p.network.nsg_workload.name)],
+            ),
+            "nsgPrivateEndpoints" => rid(
+                "Microsoft.Network/networkSecurityGroups",
+                &[q(&p.network.nsg_pe.as_ref().expect("pe nsg").name)],
+            ),
+            "natPublicIp" => rid(
+                "Microsoft.Network/publicIPAddresses",
+                &[q(&p.network.nat.as_ref().expect("nat").public_ip_name)],
+            ),
+            "natGateway" => rid(
+                "Microsoft.Network/natGateways",
+                &[q(&p.network.nat.as_ref().expect("nat").name)],
+            ),
+            "vnet" => rid(
+                "Microsoft.Network/virtualNetworks",
+                &[q(&p.network.vnet_name)],
+            ),
+            "workloadSubnet" => rid(
+                "Microsoft.Network/virtualNetworks/subnets",
+                &[q(&p.network.vnet_name), q(&p.network.workload_subnet.name)],
+            ),
+            "privateEndpointSubnet" => rid(
+                "Microsoft.Network/virtualNetworks/subnets",
+                &[
+                    q(&p.network.vnet_name),
+                    q(&p.network.pe_subnet.as_ref().expect("pe subnet").name),
+                ],
+            ),
+            "identity" => rid(
+                "Microsoft.ManagedIdentity/userAssignedIdentities",
+                &[q(&p.identity.name)],
+            ),
+            "vault" => rid("Microsoft.KeyVault/vaults", &[self.vault_name().into()]),
+            "cmkKey" => rid(
+                "Microsoft.KeyVault/vaults/keys",
+                &[
+                    self.vault_name().into(),
+                    q(&p.cmk.as_ref().expect("cmk").key_name),
+                ],
+            ),
+            "des" => rid(
+                "Microsoft.Compute/diskEncryptionSets",
+                &[q(&p.cmk.as_ref().expect("cmk").des_name)],
+            ),
+            "vmss" => rid(
+                "Microsoft.Compute/virtualMachineScaleSets",
+                &[q(&p.compute.name)],
+            ),
+            "sbNamespace" => format!(
+                "resourceId({}'Microsoft.ServiceBus/namespaces', {})",
+                self.queue_rg_args(),
+                qparent()
+            ),
+            "sbQueue" => format!(
+                "resourceId({}'Microsoft.ServiceBus/namespaces/queues', {}, {})",
+                self.queue_rg_args(),
+                qparent(),
+                qname()
+            ),
+            "storage" => format!(
+                "resourceId({}'Microsoft.Storage/storageAccounts', {})",
+                self.queue_rg_args(),
+                qparent()
+            ),
+            "storageQueueService" => {
+                format!(
+                    "resourceId({}'Microsoft.Storage/storageAccounts/queueServices', {}, 'default')",
+                    self.queue_rg_args(),
+                    qparent()
+                )
+            }
+            "storageQueue" => format!(
+                "resourceId({}'Microsoft.Storage/storageAccounts/queueServices/queues', {}, 'default', {})",
+                self.queue_rg_args(),
+                qparent(),
+                qname()
+            ),
+            "autoscale" => rid(
+                "Microsoft.Insights/autoscaleSettings",
+                &[q(&p.autoscale.as_ref().expect("autoscale").name)],
+            ),
+            "workspace" => rid(
+                "Microsoft.OperationalInsights/workspaces",
+                &[q(&p.monitoring.workspace.name)],
+            ),
+            "actionGroup" => rid(
+                "Microsoft.Insights/actionGroups",
+                &[q(&p
+                    .monitoring
+                    .action_group
+                    .as_ref()
+                    .expect("action group")
+                    .name)],
+            ),
+            "vaultDnsZone" => rid(
+                "Microsoft.Network/privateDnsZones",
+                &[self.zone_name(p.vault.private_endpoint.as_ref().expect("pe"))],
+            ),
+            "queueDnsZone" => rid(
+                "Microsoft.Network/privateDnsZones",
+                &[self.zone_name(
+                    p.queue
+                        .as_ref()
+                        .and_then(|q| q.private_endpoint.as_ref())
+                        .expect("pe"),
+                )],
+            ),
+            "vaultPrivateEndpoint" => rid(
+                "Microsoft.Network/privateEndpoints",
+                &[q(&p.vault.private_endpoint.as_ref().expect("pe").name)],
+            ),
+            "queuePrivateEndpoint" => rid(
+                "Microsoft.Network/privateEndpoints",
+                &[q(&p
+                    .queue
+                    .as_ref()
+                    .and_then(|q| q.private_endpoint.as_ref())
+                    .expect("pe")
+                    .name)],
+            ),
+            other => unreachable!("no ARM id for symbol {other}"),
+        }
+    }
+
+    /// The `scope` value of an extension resource (role assignment, diagnostic setting) on `sym`.
+    fn scope(&self, sym: &str) -> Value {
+        let p = self.p;
+        match sym {
+            "vault" => x("format('Microsoft.KeyVault/vaults/{0}', variables('vaultName'))"),
+            "cmkKey" => x(format!(
+                "format('Microsoft.KeyVault/vaults/{{0}}/keys/{{1}}', variables('vaultName'), {})",
+                q(&p.cmk.as_ref().expect("cmk").key_name)
+            )),
+            "sbQueue" => {
+                let qu = p.queue.as_ref().expect("queue");
+                lit(&format!(
+                    "Microsoft.ServiceBus/namespaces/{}/queues/{}",
+                    qu.parent, qu.queue
+                ))
+            }
+            "sbNamespace" => lit(&format!(
+                "Microsoft.ServiceBus/namespaces/{}",
+                p.queue.as_ref().expect("queue").parent
+            )),
+            "storageQueue" => {
+                let qu = p.queue.as_ref().expect("queue");
+                lit(&format!(
+                    "Microsoft.Storage/storageAccounts/{}/queueServices/default/queues/{}",
+                    qu.parent, qu.queue
+                ))
+            }
+            "storageQueueService" => lit(&format!(
+                "Microsoft.Storage/storageAccounts/{}/queueServices/default",
+                p.queue.as_ref().expect("queue").parent
+            )),
+            "autoscale" => lit(&format!(
+                "Microsoft.Insights/autoscaleSettings/{}",
+                p.autoscale.as_ref().expect("autoscale").name
+            )),
+            other => unreachable!("no ARM scope for symbol {other}"),
+        }
+    }
+
+    fn zone_name(&self, pe: &PrivateEndpoint) -> String {
+        match (pe.dns_zone, pe.storage_service) {
+            (Some(z), _) => q(z),
+            (None, Some(svc)) => {
+                format!("format('privatelink.{svc}.{{0}}', environment().suffixes.storage)")
+            }
+            (None, None) => unreachable!("a private endpoint without a zone"),
+        }
+    }
+
+    fn depends(&self, syms: &[&str]) -> Value {
+        Value::Array(syms.iter().map(|s| x(self.id(s))).collect())
+    }
+
+    fn tags(&self) -> Value {
+        x("variables('tags')")
+    }
+
+    fn meta(suppressions: &[Suppression]) -> Option<Value> {
+        (!suppressions.is_empty()).then(|| {
+            json!({ "checkov": suppressions.iter().map(|s| Value::String(format!("{}: {}", s.check, s.reason))).collect::<Vec<_>>() })
+        })
+    }
+}
+
+/// Insert `key: value` into an object value.
+fn put(obj: &mut Value, key: &str, value: Value) {
+    if let Value::Object(m) = obj {
+        m.insert(key.to_string(), value);
+    }
+}
+
+/// The deployment template.
+pub fn template(p: &Plan) -> Value {
+    let a = Arm { p };
+    let mut resources: Vec<Value> = Vec::new();
+    network(&a, &mut resources);
+    identity(&a, &mut resources);
+    keyvault(&a, &mut resources);
+    compute(&a, &mut resources);
+    if p.autoscale.is_some() {
+        autoscale(&a, &mut resources);
+    }
+    monitoring(&a, &mut resources);
+
+    let mut metadata = Map::new();
+    metadata.insert(
+        "_generator".into(),
+        json!({ "name": "gpuform", "source": lit(&p.source_file) }),
+    );
+    metadata.insert("name".into(), lit(&p.name));
+    if let Some(d) = &p.description {
+        metadata.insert("description".into(), lit(d));
+    }
+
+    json!({
+        "$schema": TEMPLATE_SCHEMA,
+        "contentVersion": "1.0.0.0",
+        "metadata": metadata,
+        "parameters": parameters(p),
+        "variables": variables(p),
+        "resources": resources,
+        "outputs": outputs(&a),
+    })
+}
+
+fn parameters(p: &Plan) -> Value {
+    let mut m = Map::new();
+    m.insert(
+        "location".into(),
+        json!({
+            "type": "string",
+            "defaultValue": "[resourceGroup().location]",
+            "metadata": { "description": lit(&format!("Region of every resource. main.bicepparam sets the spec's region ({}).", p.params.location)) }
+        }),
+    );
+    m.insert(
+        "adminUsername".into(),
+        json!({ "type": "string", "defaultValue": lit(&p.params.admin_username), "metadata": { "description": "Admin user name of the VMs." } }),
+    );
+    if p.params.windows {
+        m.insert(
+            "adminPassword".into(),
+            json!({
+                "type": "securestring",
+                "minLength": 12,
+                "maxLength": 123,
+                "metadata": { "description": "Admin password of the Windows VMs (12-123 characters, three of: lower case, upper case, digit, symbol). Pass it at deployment time; it has no default." }
+            }),
+        );
+    } else {
+        m.insert(
+            "sshPublicKey".into(),
+            json!({
+                "type": "string",
+                "defaultValue": lit(p.params.ssh_public_key.as_deref().unwrap_or_default()),
+                "metadata": { "description": "SSH public key of the admin user (OpenSSH format). Password sign-in is disabled." }
+            }),
+        );
+    }
+    if p.monitoring.budget.is_some() {
+        m.insert(
+            "budgetStartDate".into(),
+            json!({
+                "type": "string",
+                "defaultValue": "[utcNow('yyyy-MM-01')]",
+                "metadata": { "description": "First day of the month the budget starts (YYYY-MM-01). Azure refuses to change the start date of an existing budget: on later deployments pass the date the budget was created with." }
+            }),
+        );
+    }
+    Value::Object(m)
+}
+
+fn variables(p: &Plan) -> Value {
+    let mut m = Map::new();
+    let tags: Map<String, Value> = p.tags.iter().map(|(k, v)| (lit_text(k), lit(v))).collect();
+    m.insert("tags".into(), Value::Object(tags));
+    if let Some(cd) = &p.compute.custom_data {
+        m.insert("customData".into(), lit(cd));
+    }
+    m.insert(
+        "vaultName".into(),
+        match &p.vault.name {
+            Some(name) => lit(name),
+            None => x(format!(
+                "format('{{0}}-{{1}}', {}, uniqueString(resourceGroup().id))",
+                q(&p.vault.name_prefix)
+            )),
+        },
+    );
+    Value::Object(m)
+}
+
+fn outputs(a: &Arm) -> Value {
+    let api = &a.p.api;
+    json!({
+        "vmssId": { "type": "string", "value": x(a.id("vmss")), "metadata": { "description": "Resource id of the scale set." } },
+        "identityPrincipalId": {
+            "type": "string",
+            "value": x(format!("reference({}, '{}').principalId", a.id("identity"), api.identity)),
+            "metadata": { "description": "Principal id of the pool's managed identity (for more role assignments)." }
+        },
+        "identityClientId": {
+            "type": "string",
+            "value": x(format!("reference({}, '{}').clientId", a.id("identity"), api.identity)),
+            "metadata": { "description": "Client id of the pool's managed identity (for SDK sign-in on the VMs)." }
+        },
+        "vaultUri": {
+            "type": "string",
+            "value": x(format!("reference({}, '{}').vaultUri", a.id("vault"), api.key_vault)),
+            "metadata": { "description": "URI of the Key Vault." }
+        },
+        "logAnalyticsWorkspaceId": { "type": "string", "value": x(a.id("workspace")), "metadata": { "description": "Resource id of the Log Analytics workspace." } },
+    })
+}
+
+fn network(a: &Arm, out: &mut Vec<Value>) {
+    let p = a.p;
+    let net = &p.network;
+    let api = p.api.network;
+    let rules: Vec<Value> = net
+        .nsg_workload
+        .rules
+        .iter()
+        .map(|r| {
+            let mut props = json!({
+                "priority": r.priority,
+                "direction": "Inbound",
+                "access": "Allow",
+                "protocol": r.protocol,
+                "sourcePortRange": "*",
+            });
+            match &r.source {
+                Some(s) => put(&mut props, "sourceAddressPrefix", lit(s)),
+                None => put(
+                    &mut props,
+                    "sourceAddressPrefixes",
+                    Value::Array(r.sources.iter().map(|s| lit(s)).collect()),
+                ),
+            }
+            put(&mut props, "destinationPortRange", lit(&r.port));
+            put(&mut props, "destinationAddressPrefix", lit(&r.destination));
+            json!({ "name": lit(&r.name), "properties": props })
+        })
+        .collect();
+    out.push(json!({
+        "type": "Microsoft.Network/networkSecurityGroups",
+        "apiVersion": api,
+        "name": lit(&net.nsg_workload.name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "properties": { "securityRules": rules }
+    }));
+    if let Some(nsg) = &net.nsg_pe {
+        out.push(json!({
+            "type": "Microsoft.Network/networkSecurityGroups",
+            "apiVersion": api,
+            "name": lit(&nsg.name),
+            "location": "[parameters('location')]",
+            "tags": a.tags(),
+            "properties": { "securityRules": [] }
+        }));
+    }
+    if let Some(nat) = &net.nat {
+        out.push(json!({
+            "type": "Microsoft.Network/publicIPAddresses",
+            "apiVersion": api,
+            "name": lit(&nat.public_ip_name),
+            "location": "[parameters('location')]",
+            "tags": a.tags(),
+            "sku": { "name": "Standard", "tier": "Regional" },
+            "properties": { "publicIPAllocationMethod": "Static", "publicIPAddressVersion": "IPv4" }
+        }));
+        out.push(json!({
+            "type": "Microsoft.Network/natGateways",
+            "apiVersion": api,
+            "name": lit(&nat.name),
+            "location": "[parameters('location')]",
+            "tags": a.tags(),
+            "sku": { "name": "Standard" },
+            "properties": {
+                "idleTimeoutInMinutes": nat.idle_timeout_minutes,
+                "publicIpAddresses": [ { "id": x(a.id("natPublicIp")) } ]
+            },
+            "dependsOn": a.depends(&["natPublicIp"])
+        }));
+    }
+    let mut workload_props = json!({
+        "addressPrefix": lit(&net.workload_subnet.prefix),
+        "defaultOutboundAccess": false,
+        "networkSecurityGroup": { "id": x(a.id("nsgWorkload")) },
+    });
+    if net.nat.is_some() {
+        put(
+            &mut workload_props,
+            "natGateway",
+            json!({ "id": x(a.id("natGateway")) }),
+        );
+    }
+    let mut subnets =
+        vec![json!({ "name": lit(&net.workload_subnet.name), "properties": workload_props })];
+    if let Some(pe) = &net.pe_subnet {
+        subnets.push(json!({
+            "name": lit(&pe.name),
+            "properties": {
+                "addressPrefix": lit(&pe.prefix),
+                "defaultOutboundAccess": false,
+                "privateEndpointNetworkPolicies": "Enabled",
+                "networkSecurityGroup": { "id": x(a.id("nsgPrivateEndpoints")) }
+            }
+        }));
+    }
+    let mut deps = vec!["nsgWorkload"];
+    if net.nsg_pe.is_some() {
+        deps.push("nsgPrivateEndpoints");
+    }
+    if net.nat.is_some() {
+        deps.push("natGateway");
+    }
+    out.push(json!({
+        "type": "Microsoft.Network/virtualNetworks",
+        "apiVersion": api,
+        "name": lit(&net.vnet_name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "properties": {
+            "addressSpace": { "addressPrefixes": [ lit(&net.address_space) ] },
+            "subnets": subnets
+        },
+        "dependsOn": a.depends(&deps)
+    }));
+}
+
+fn identity(a: &Arm, out: &mut Vec<Value>) {
+    let p = a.p;
+    out.push(json!({
+        "type": "Microsoft.ManagedIdentity/userAssignedIdentities",
+        "apiVersion": p.api.identity,
+        "name": lit(&p.identity.name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+    }));
+    for r in &p.roles {
+        let principal_id = if r.system_identity {
+            format!(
+                "reference({}, '{}', 'full').identity.principalId",
+                a.id(r.principal),
+                p.api.disk_encryption_sets
+            )
+        } else {
+            format!(
+                "reference({}, '{}').principalId",
+                a.id(r.principal),
+                p.api.identity
+            )
+        };
+        let mut deps = vec![r.scope, r.principal];
+        // existing resources are not part of the deployment
+        if matches!(r.scope, "sbQueue" | "storageQueue")
+            && !p.queue.as_ref().is_some_and(|q| q.create)
+        {
+            deps.retain(|d| *d != r.scope);
+        }
+        out.push(json!({
+            "type": "Microsoft.Authorization/roleAssignments",
+            "apiVersion": p.api.role_assignments,
+            "scope": a.scope(r.scope),
+            "name": x(format!("guid({}, {}, '{}')", a.id(r.scope), a.id(r.principal), r.role_id)),
+            "properties": {
+                "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '{}')", r.role_id)),
+                "principalId": x(principal_id),
+                "principalType": "ServicePrincipal",
+                "description": lit(&r.description)
+            },
+            "dependsOn": a.depends(&deps)
+        }));
+    }
+}
+
+fn private_endpoint(
+    a: &Arm,
+    out: &mut Vec<Value>,
+    pe: &PrivateEndpoint,
+    prefix: &str,
+    target: &str,
+    target_exists_in_template: bool,
+) {
+    let p = a.p;
+    let zone_sym = format!("{prefix}DnsZone");
+    let pe_sym = format!("{prefix}PrivateEndpoint");
+    let zone_name = a.zone_name(pe);
+    out.push(json!({
+        "type": "Microsoft.Network/privateDnsZones",
+        "apiVersion": p.api.private_dns,
+        "name": match pe.dns_zone { Some(z) => lit(z), None => x(&zone_name) },
+        "location": "global",
+        "tags": a.tags(),
+    }));
+    out.push(json!({
+        "type": "Microsoft.Network/privateDnsZones/virtualNetworkLinks",
+        "apiVersion": p.api.private_dns,
+        "name": x(format!("format('{{0}}/{{1}}', {}, {})", zone_name, q(&pe.vnet_link_name))),
+        "location": "global",
+        "tags": a.tags(),
+        "properties": {
+            "registrationEnabled": false,
+            "virtualNetwork": { "id": x(a.id("vnet")) }
+        },
+        "dependsOn": a.depends(&[zone_sym.as_str(), "vnet"])
+    }));
+    let mut deps = vec!["vnet"];
+    if target_exists_in_template {
+        deps.push(target);
+    }
+    out.push(json!({
+        "type": "Microsoft.Network/privateEndpoints",
+        "apiVersion": p.api.network,
+        "name": lit(&pe.name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "properties": {
+            "subnet": { "id": x(a.id("privateEndpointSubnet")) },
+            "customNetworkInterfaceName": lit(&pe.nic_name),
+            "privateLinkServiceConnections": [
+                {
+                    "name": lit(&pe.name),
+                    "properties": {
+                        "privateLinkServiceId": x(a.id(target)),
+                        "groupIds": [ pe.group_id ]
+                    }
+                }
+            ]
+        },
+        "dependsOn": a.depends(&deps)
+    }));
+    out.push(json!({
+        "type": "Microsoft.Network/privateEndpoints/privateDnsZoneGroups",
+        "apiVersion": p.api.network,
+        "name": x(format!("format('{{0}}/{{1}}', {}, 'default')", q(&pe.name))),
+        "properties": {
+            "privateDnsZoneConfigs": [
+                { "name": pe.group_id, "properties": { "privateDnsZoneId": x(a.id(&zone_sym)) } }
+            ]
+        },
+        "dependsOn": a.depends(&[pe_sym.as_str(), zone_sym.as_str()])
+    }));
+}
+
+fn keyvault(a: &Arm, out: &mut Vec<Value>) {
+    let p = a.p;
+    let v = &p.vault;
+    let mut props = json!({
+        "tenantId": "[subscription().tenantId]",
+        "sku": { "family": "A", "name": v.sku },
+        "enableRbacAuthorization": true,
+        "enableSoftDelete": true,
+        "softDeleteRetentionInDays": v.soft_delete_retention_days,
+    });
+    if v.purge_protection {
+        put(&mut props, "enablePurgeProtection", json!(true));
+    }
+    put(&mut props, "enabledForDeployment", json!(false));
+    put(&mut props, "enabledForTemplateDeployment", json!(false));
+    put(&mut props, "enabledForDiskEncryption", json!(false));
+    put(
+        &mut props,
+        "publicNetworkAccess",
+        json!(if v.public_network_access {
+            "Enabled"
+        } else {
+            "Disabled"
+        }),
+    );
+    put(
+        &mut props,
+        "networkAcls",
+        json!({ "bypass": "AzureServices", "defaultAction": "Deny", "ipRules": [], "virtualNetworkRules": [] }),
+    );
+    out.push(json!({
+        "type": "Microsoft.KeyVault/vaults",
+        "apiVersion": p.api.key_vault,
+        "name": "[variables('vaultName')]",
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "properties": props
+    }));
+    if let Some(pe) = &v.private_endpoint {
+        private_endpoint(a, out, pe, "vault", "vault", true);
+    }
+    if let Some(cmk) = &p.cmk {
+        let mut key = json!({
+            "type": "Microsoft.KeyVault/vaults/keys",
+            "apiVersion": p.api.key_vault,
+            "name": x(format!("format('{{0}}/{{1}}', variables('vaultName'), {})", q(&cmk.key_name))),
+            "tags": a.tags(),
+            "properties": {
+                "kty": cmk.kty,
+                "keySize": cmk.key_size,
+                "keyOps": [ "wrapKey", "unwrapKey" ],
+                "attributes": { "enabled": true },
+                "rotationPolicy": {
+                    "attributes": { "expiryTime": cmk.expiry },
+                    "lifetimeActions": [
+                        { "trigger": { "timeAfterCreate": cmk.rotate_after }, "action": { "type": "rotate" } },
+                        { "trigger": { "timeBeforeExpiry": cmk.notify_before_expiry }, "action": { "type": "notify" } }
+                    ]
+                }
+            },
+            "dependsOn": a.depends(&["vault"])
+        });
+        if let Some(m) = Arm::meta(&cmk.suppressions) {
+            put(&mut key, "metadata", m);
+        }
+        out.push(key);
+        out.push(json!({
+            "type": "Microsoft.Compute/diskEncryptionSets",
+            "apiVersion": p.api.disk_encryption_sets,
+            "name": lit(&cmk.des_name),
+            "location": "[parameters('location')]",
+            "tags": a.tags(),
+            "identity": { "type": "SystemAssigned" },
+            "properties": {
+                "encryptionType": cmk.encryption_type,
+                "rotationToLatestKeyVersionEnabled": true,
+                "activeKey": {
+                    "keyUrl": x(format!("reference({}, '{}').keyUri", a.id("cmkKey"), p.api.key_vault)),
+                    "sourceVault": { "id": x(a.id("vault")) }
+                }
+            },
+            "dependsOn": a.depends(&["cmkKey", "vault"])
+        }));
+    }
+}
+
+fn compute(a: &Arm, out: &mut Vec<Value>) {
+    let p = a.p;
+    let c = &p.compute;
+    let mut props = Map::new();
+    if c.flexible {
+        props.insert("orchestrationMode".into(), json!("Flexible"));
+        props.insert("platformFaultDomainCount".into(), json!(1));
+        props.insert("singlePlacementGroup".into(), json!(false));
+    } else {
+        props.insert("orchestrationMode".into(), json!("Uniform"));
+        props.insert("singlePlacementGroup".into(), json!(true));
+        props.insert("overprovision".into(), json!(false));
+        props.insert("upgradePolicy".into(), json!({ "mode": "Manual" }));
+    }
+    if let Some(mix) = c.spot.as_ref().and_then(|s| s.mix.as_ref()) {
+        props.insert(
+            "priorityMixPolicy".into(),
+            json!({ "baseRegularPriorityCount": mix.base_regular, "regularPriorityPercentageAboveBase": mix.regular_percent_above_base }),
+        );
+    }
+    props.insert(
+        "scaleInPolicy".into(),
+        json!({ "rules": ["Default"], "forceDeletion": false }),
+    );
+    if let Some(h) = &c.health {
+        props.insert("automaticRepairsPolicy".into(), json!({ "enabled": true, "gracePeriod": lit(&h.grace_period), "repairAction": "Replace" }));
+    }
+
+    let mut vm = Map::new();
+    if let Some(spot) = &c.spot {
+        vm.insert("priority".into(), json!("Spot"));
+        vm.insert("evictionPolicy".into(), json!(spot.eviction_policy));
+        vm.insert(
+            "billingProfile".into(),
+            json!({ "maxPrice": n(spot.max_price) }),
+        );
+    }
+    let mut os = Map::new();
+    os.insert("computerNamePrefix".into(), lit(&c.computer_name_prefix));
+    os.insert(
+        "adminUsername".into(),
+        json!("[parameters('adminUsername')]"),
+    );
+    if c.linux {
+        os.insert(
+            "linuxConfiguration".into(),
+            json!({
+                "disablePasswordAuthentication": true,
+                "provisionVMAgent": true,
+                "ssh": { "publicKeys": [ {
+                    "path": "[format('/home/{0}/.ssh/authorized_keys', parameters('adminUsername'))]",
+                    "keyData": "[parameters('sshPublicKey')]"
+                } ] }
+            }),
+        );
+    } else {
+        os.insert(
+            "adminPassword".into(),
+            json!("[parameters('adminPassword')]"),
+        );
+        os.insert(
+            "windowsConfiguration".into(),
+            json!({ "provisionVMAgent": true, "enableAutomaticUpdates": true, "patchSettings": { "patchMode": "AutomaticByOS" } }),
+        );
+    }
+    if c.custom_data.is_some() {
+        os.insert("customData".into(), json!("[variables('customData')]"));
+    }
+    os.insert("allowExtensionOperations".into(), json!(true));
+    vm.insert("osProfile".into(), Value::Object(os));
+
+    let image = match &c.image.id {
+        Some(id) => json!({ "id": lit(id) }),
+        None => json!({
+            "publisher": lit(c.image.publisher.as_deref().unwrap_or_default()),
+            "offer": lit(c.image.offer.as_deref().unwrap_or_default()),
+            "sku": lit(c.image.sku.as_deref().unwrap_or_default()),
+            "version": lit(c.image.version.as_deref().unwrap_or_default()),
+        }),
+    };
+    let managed = |d: &Disk| {
+        let mut m = json!({ "storageAccountType": d.storage_account_type });
+        if c.disk_encryption_set {
+            put(&mut m, "diskEncryptionSet", json!({ "id": x(a.id("des")) }));
+        }
+        m
+    };
+    let mut os_disk = json!({
+        "createOption": "FromImage",
+        "caching": c.os_disk.caching,
+        "diskSizeGB": c.os_disk.size_gib,
+        "managedDisk": managed(&c.os_disk),
+    });
+    if c.flexible {
+        put(&mut os_disk, "deleteOption", json!("Delete"));
+    }
+    let mut storage = json!({ "imageReference": image, "osDisk": os_disk });
+    if !c.data_disks.is_empty() {
+        let disks: Vec<Value> = c
+            .data_disks
+            .iter()
+            .map(|d| {
+                let mut disk = json!({
+                    "lun": d.lun,
+                    "createOption": "Empty",
+                    "diskSizeGB": d.size_gib,
+                    "caching": d.caching,
+                    "managedDisk": managed(d),
+                });
+                if c.flexible {
+                    put(&mut disk, "deleteOption", json!("Delete"));
+                }
+                disk
+            })
+            .collect();
+        put(&mut storage, "dataDisks", Value::Array(disks));
+    }
+    vm.insert("storageProfile".into(), storage);
+    if c.security_profile {
+        let mut sp = Map::new();
+        if c.encryption_at_host {
+            sp.insert("encryptionAtHost".into(), json!(true));
+        }
+        if c.trusted_launch {
+            sp.insert("securityType".into(), json!("TrustedLaunch"));
+            sp.insert(
+                "uefiSettings".into(),
+                json!({ "secureBootEnabled": false, "vTpmEnabled": true }),
+            );
+        }
+        vm.insert("securityProfile".into(), Value::Object(sp));
+    }
+    let mut nic_props = json!({
+        "primary": true,
+        "enableAcceleratedNetworking": c.accelerated_networking,
+        "enableIPForwarding": false,
+    });
+    if c.flexible {
+        put(&mut nic_props, "deleteOption", json!("Delete"));
+    }
+    put(
+        &mut nic_props,
+        "ipConfigurations",
+        json!([ { "name": "ipconfig1", "properties": { "primary": true, "subnet": { "id": x(a.id("workloadSubnet")) } } } ]),
+    );
+    let mut net = Map::new();
+    if c.flexible {
+        net.insert("networkApiVersion".into(), json!(p.api.vmss_network));
+    }
+    net.insert(
+        "networkInterfaceConfigurations".into(),
+        json!([ { "name": lit(&c.nic_name), "properties": nic_props } ]),
+    );
+    vm.insert("networkProfile".into(), Value::Object(net));
+    vm.insert(
+        "diagnosticsProfile".into(),
+        json!({ "bootDiagnostics": { "enabled": true } }),
+    );
+    if !c.extensions.is_empty() {
+        let exts: Vec<Value> = c
+            .extensions
+            .iter()
+            .map(|e| {
+                let mut props = json!({
+                    "publisher": e.publisher,
+                    "type": e.kind,
+                    "typeHandlerVersion": e.type_handler_version,
+                    "autoUpgradeMinorVersion": true,
+                });
+                if e.enable_automatic_upgrade {
+                    put(&mut props, "enableAutomaticUpgrade", json!(true));
+                }
+                put(
+                    &mut props,
+                    "settings",
+                    Value::Object(
+                        e.settings
+                            .iter()
+                            .map(|(k, v)| (lit_text(k), literalize(v)))
+                            .collect(),
+                    ),
+                );
+                if !e.provision_after.is_empty() {
+                    put(
+                        &mut props,
+                        "provisionAfterExtensions",
+                        Value::Array(e.provision_after.iter().map(|s| lit(s)).collect()),
+                    );
+                }
+                json!({ "name": lit(&e.name), "properties": props })
+            })
+            .collect();
+        vm.insert("extensionProfile".into(), json!({ "extensions": exts }));
+    }
+    props.insert("virtualMachineProfile".into(), Value::Object(vm));
+
+    let mut res = json!({
+        "type": "Microsoft.Compute/virtualMachineScaleSets",
+        "apiVersion": p.api.vmss,
+        "name": lit(&c.name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+    });
+    if let Some(m) = Arm::meta(&c.suppressions) {
+        put(&mut res, "metadata", m);
+    }
+    if !c.zones.is_empty() {
+        put(
+            &mut res,
+            "zones",
+            Value::Array(c.zones.iter().map(|z| lit(z)).collect()),
+        );
+    }
+    put(
+        &mut res,
+        "sku",
+        json!({ "name": lit(&c.vm_size), "tier": "Standard", "capacity": c.capacity }),
+    );
+    let mut uai = Map::new();
+    uai.insert(format!("[{}]", a.id("identity")), json!({}));
+    put(
+        &mut res,
+        "identity",
+        json!({ "type": "UserAssigned", "userAssignedIdentities": uai }),
+    );
+    put(&mut res, "properties", Value::Object(props));
+    let mut deps = vec!["identity", "vnet"];
+    if c.disk_encryption_set {
+        deps.push("des");
+    }
+    let mut dep_values = match a.depends(&deps) {
+        Value::Array(v) => v,
+        _ => Vec::new(),
+    };
+    if c.disk_encryption_set {
+        // the role assignment resource: same name expression as in identity()
+        dep_values.push(x(format!(
+            "extensionResourceId({}, 'Microsoft.Authorization/roleAssignments', guid({}, {}, '{}'))",
+            a.id("cmkKey"),
+            a.id("cmkKey"),
+            a.id("des"),
+            crate::plan::roles::KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER
+        )));
+    }
+    put(&mut res, "dependsOn", Value::Array(dep_values));
+    out.push(res);
+}
+
+/// Plan values (extension settings) as ARM literals.
+fn literalize(v: &Value) -> Value {
+    match v {
+        Value::String(s) => lit(s),
+        Value::Array(a) => Value::Array(a.iter().map(literalize).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (lit_text(k), literalize(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn autoscale(a: &Arm, out: &mut Vec<Value>) {
+    let p = a.p;
+    let asp = p.autoscale.as_ref().expect("autoscale");
+    let mut deps: Vec<&str> = vec!["vmss"];
+    if let Some(qu) = &p.queue {
+        if qu.create {
+            match qu.kind {
+                QueueKind::ServiceBus => {
+                    out.push(json!({
+                        "type": "Microsoft.ServiceBus/namespaces",
+                        "apiVersion": p.api.service_bus,
+                        "name": lit(&qu.parent),
+                        "location": "[parameters('location')]",
+                        "tags": a.tags(),
+                        "sku": { "name": "Standard", "tier": "Standard" },
+                        "properties": { "disableLocalAuth": true, "minimumTlsVersion": "1.2", "publicNetworkAccess": "Enabled" }
+                    }));
+                    out.push(json!({
+                        "type": "Microsoft.ServiceBus/namespaces/queues",
+                        "apiVersion": p.api.service_bus,
+                        "name": x(format!("format('{{0}}/{{1}}', {}, {})", q(&qu.parent), q(&qu.queue))),
+                        "properties": { "lockDuration": "PT5M", "maxDeliveryCount": 10, "deadLetteringOnMessageExpiration": true },
+                        "dependsOn": a.depends(&["sbNamespace"])
+                    }));
+                    deps.push("sbNamespace");
+                }
+                QueueKind::Storage => {
+                    out.push(json!({
+                        "type": "Microsoft.Storage/storageAccounts",
+                        "apiVersion": p.api.storage,
+                        "name": lit(&qu.parent),
+                        "location": "[parameters('location')]",
+                        "tags": a.tags(),
+                        "kind": "StorageV2",
+                        "sku": { "name": "Standard_GRS" },
+                        "properties": {
+                            "accessTier": "Hot",
+                            "allowBlobPublicAccess": false,
+                            "allowSharedKeyAccess": false,
+                            "defaultToOAuthAuthentication": true,
+                            "minimumTlsVersion": "TLS1_2",
+                            "supportsHttpsTrafficOnly": true,
+                            "publicNetworkAccess": "Disabled",
+                            "networkAcls": { "bypass": "AzureServices", "defaultAction": "Deny", "ipRules": [], "virtualNetworkRules": [] }
+                        }
+                    }));
+                    out.push(json!({
+                        "type": "Microsoft.Storage/storageAccounts/queueServices",
+                        "apiVersion": p.api.storage,
+                        "name": x(format!("format('{{0}}/{{1}}', {}, 'default')", q(&qu.parent))),
+                        "dependsOn": a.depends(&["storage"])
+                    }));
+                    out.push(json!({
+                        "type": "Microsoft.Storage/storageAccounts/queueServices/queues",
+                        "apiVersion": p.api.storage,
+                        "name": x(format!("format('{{0}}/{{1}}/{{2}}', {}, 'default', {})", q(&qu.parent), q(&qu.queue))),
+                        "dependsOn": a.depends(&["storageQueueService"])
+                    }));
+                    if let Some(pe) = &qu.private_endpoint {
+                        private_endpoint(a, out, pe, "queue", "storage", true);
+                    }
+                    deps.push("storage");
+                }
+            }
+        }
+    }
+    let rules: Vec<Value> = asp
+        .rules
+        .iter()
+        .map(|r| {
+            let uri = if r.metric_on_namespace {
+                x(a.id("sbNamespace"))
+            } else {
+                x(format!("format('{{0}}/services/queue/queues/{{1}}', {}, {})", a.id("storage"), q(&p.queue.as_ref().expect("queue").queue)))
+            };
+            let mut trigger = json!({
+                "metricName": r.metric_name,
+                "metricNamespace": r.metric_namespace,
+                "metricResourceUri": uri,
+                "timeGrain": r.time_grain,
+                "statistic": r.statistic,
+                "timeWindow": lit(&r.time_window),
+                "timeAggregation": r.time_aggregation,
+                "operator": r.operator,
+                "threshold": r.threshold,
+                "dividePerInstance": r.divide_per_instance,
+            });
+            if let Some(entity) = &r.entity_dimension {
+                put(&mut trigger, "dimensions", json!([ { "DimensionName": "EntityName", "Operator": "Equals", "Values": [ lit(entity) ] } ]));
+            }
+            json!({
+                "metricTrigger": trigger,
+                "scaleAction": { "direction": r.direction, "type": "ChangeCount", "value": r.change, "cooldown": lit(&r.cooldown) }
+            })
+        })
+        .collect();
+    let profiles: Vec<Value> = asp
+        .profiles
+        .iter()
+        .map(|pr| {
+            let mut o = json!({
+                "name": lit(&pr.name),
+                "capacity": { "minimum": pr.min.to_string(), "maximum": pr.max.to_string(), "default": pr.default.to_string() },
+            });
+            if let Some(rec) = &pr.recurrence {
+                put(
+                    &mut o,
+                    "recurrence",
+                    json!({
+                        "frequency": "Week",
+                        "schedule": { "timeZone": lit(&rec.time_zone), "days": rec.days, "hours": [rec.hour], "minutes": [rec.minute] }
+                    }),
+                );
+            }
+            put(&mut o, "rules", if pr.has_rules { Value::Array(rules.clone()) } else { json!([]) });
+            o
+        })
+        .collect();
+    out.push(json!({
+        "type": "Microsoft.Insights/autoscaleSettings",
+        "apiVersion": p.api.autoscale,
+        "name": lit(&asp.name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "properties": {
+            "name": lit(&asp.name),
+            "enabled": true,
+            "targetResourceUri": x(a.id("vmss")),
+            "profiles": profiles,
+            "notifications": [ {
+                "operation": "Scale",
+                "email": {
+                    "sendToSubscriptionAdministrator": false,
+                    "sendToSubscriptionCoAdministrators": false,
+                    "customEmails": asp.emails.iter().map(|e| lit(e)).collect::<Vec<_>>()
+                },
+                "webhooks": []
+            } ],
+            "predictiveAutoscalePolicy": { "scaleMode": "Disabled" }
+        },
+        "dependsOn": a.depends(&deps)
+    }));
+}
+
+fn monitoring(a: &Arm, out: &mut Vec<Value>) {
+    let p = a.p;
+    let m = &p.monitoring;
+    out.push(json!({
+        "type": "Microsoft.OperationalInsights/workspaces",
+        "apiVersion": p.api.log_analytics,
+        "name": lit(&m.workspace.name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "properties": {
+            "sku": { "name": "PerGB2018" },
+            "retentionInDays": m.workspace.retention_days,
+            "features": { "enableLogAccessUsingOnlyResourcePermissions": true }
+        }
+    }));
+    for d in &m.diagnostics {
+        out.push(json!({
+            "type": "Microsoft.Insights/diagnosticSettings",
+            "apiVersion": p.api.diagnostic_settings,
+            "scope": a.scope(d.target),
+            "name": d.name,
+            "properties": {
+                "workspaceId": x(a.id("workspace")),
+                "logs": [ { "categoryGroup": "allLogs", "enabled": true } ],
+                "metrics": [ { "category": d.metrics_category, "enabled": true } ]
+            },
+            "dependsOn": a.depends(&[d.target, "workspace"])
+        }));
+    }
+    if let Some(ag) = &m.action_group {
+        out.push(json!({
+            "type": "Microsoft.Insights/actionGroups",
+            "apiVersion": p.api.action_groups,
+            "name": lit(&ag.name),
+            "location": "global",
+            "tags": a.tags(),
+            "properties": {
+                "groupShortName": lit(&ag.short_name),
+                "enabled": true,
+                "emailReceivers": ag.receivers.iter().map(|r| json!({ "name": lit(&r.name), "emailAddress": lit(&r.email), "useCommonAlertSchema": true })).collect::<Vec<_>>()
+            }
+        }));
+    }
+    for al in &m.alerts {
+        let mut criterion = json!({
+            "criterionType": "StaticThresholdCriterion",
+            "name": al.metric_name,
+            "metricNamespace": al.metric_namespace,
+            "metricName": al.metric_name,
+            "operator": al.operator,
+            "threshold": n(al.threshold),
+            "timeAggregation": al.time_aggregation,
+        });
+        if let Some(dim) = &al.dimension {
+            put(
+                &mut criterion,
+                "dimensions",
+                json!([ { "name": dim.name, "operator": "Include", "values": [ lit(&dim.value) ] } ]),
+            );
+        }
+        let actions = if m.action_group.is_some() {
+            json!([ { "actionGroupId": x(a.id("actionGroup")) } ])
+        } else {
+            json!([])
+        };
+        let mut deps: Vec<&str> = Vec::new();
+        let scope_in_template = match al.scope {
+            "sbNamespace" | "storageQueueService" => p.queue.as_ref().is_some_and(|q| q.create),
+            _ => true,
+        };
+        if scope_in_template {
+            deps.push(al.scope);
+        }
+        if m.action_group.is_some() {
+            deps.push("actionGroup");
+        }
+        out.push(json!({
+            "type": "Microsoft.Insights/metricAlerts",
+            "apiVersion": p.api.metric_alerts,
+            "name": lit(&al.name),
+            "location": "global",
+            "tags": a.tags(),
+            "properties": {
+                "description": lit(&al.description),
+                "severity": al.severity,
+                "enabled": true,
+                "autoMitigate": true,
+                "scopes": [ x(a.id(al.scope)) ],
+                "evaluationFrequency": al.evaluation_frequency,
+                "windowSize": al.window_size,
+                "criteria": {
+                    "odata.type": "Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria",
+                    "allOf": [ criterion ]
+                },
+                "actions": actions
+            },
+            "dependsOn": a.depends(&deps)
+        }));
+    }
+    if let Some(b) = &m.budget {
+        let mut notes = Map::new();
+        for nt in &b.notifications {
+            let mut o = json!({ "enabled": true, "operator": "GreaterThanOrEqualTo", "threshold": n(nt.threshold), "thresholdType": "Actual" });
+            if b.emails.is_empty() {
+                put(&mut o, "contactRoles", json!(["Owner"]));
+            } else {
+                put(
+                    &mut o,
+                    "contactEmails",
+                    Value::Array(b.emails.iter().map(|e| lit(e)).collect()),
+                );
+            }
+            if m.action_group.is_some() {
+                put(&mut o, "contactGroups", json!([x(a.id("actionGroup"))]));
+            }
+            notes.insert(nt.key.clone(), o);
+        }
+        let mut res = json!({
+            "type": "Microsoft.Consumption/budgets",
+            "apiVersion": p.api.budgets,
+            "name": lit(&b.name),
+            "properties": {
+                "category": "Cost",
+                "amount": n(b.amount),
+                "timeGrain": "Monthly",
+                "timePeriod": { "startDate": "[parameters('budgetStartDate')]" },
+                "notifications": notes
+            }
+        });
+        if m.action_group.is_some() {
+            put(&mut res, "dependsOn", a.depends(&["actionGroup"]));
+        }
+        out.push(res);
+    }
+}
+
+/// `azuredeploy.parameters.json`: the values `main.bicepparam` sets (never a secret).
+pub fn parameters_file(p: &Plan) -> Value {
+    let mut m = Map::new();
+    m.insert(
+        "location".into(),
+        json!({ "value": lit(&p.params.location) }),
+    );
+    m.insert(
+        "adminUsername".into(),
+        json!({ "value": lit(&p.params.admin_username) }),
+    );
+    if let Some(k) = &p.params.ssh_public_key {
+        m.insert("sshPublicKey".into(), json!({ "value": lit(k) }));
+    }
+    json!({
+        "$schema": PARAMETERS_SCHEMA,
+        "contentVersion": "1.0.0.0",
+        "parameters": m,
+    })
+}

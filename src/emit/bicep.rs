@@ -1,0 +1,303 @@
+//! Bicep from the Handlebars templates in `templates/` (one per concern, wired by
+//! `main.bicep.hbs`), with the plan as context.
+//!
+//! Safety rules: one registry, strict mode (a missing field is an error, not an empty string),
+//! HTML escaping replaced by [`escape`] for every `{{value}}`, and no triple-stash in any
+//! template (a test lints them). Templates put string values between single quotes; numbers and
+//! booleans come from typed plan fields; objects go through the `obj` helper, which escapes too.
+
+use std::sync::OnceLock;
+
+use handlebars::{
+    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
+    RenderErrorReason,
+};
+use serde_json::Value;
+
+use crate::plan::Plan;
+
+/// The templates, embedded: (registry name, source).
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("main", include_str!("../../templates/main.bicep.hbs")),
+    ("network", include_str!("../../templates/network.bicep.hbs")),
+    (
+        "identity",
+        include_str!("../../templates/identity.bicep.hbs"),
+    ),
+    (
+        "keyvault",
+        include_str!("../../templates/keyvault.bicep.hbs"),
+    ),
+    (
+        "private_endpoint",
+        include_str!("../../templates/private_endpoint.bicep.hbs"),
+    ),
+    ("compute", include_str!("../../templates/compute.bicep.hbs")),
+    (
+        "autoscale",
+        include_str!("../../templates/autoscale.bicep.hbs"),
+    ),
+    (
+        "monitoring",
+        include_str!("../../templates/monitoring.bicep.hbs"),
+    ),
+    (
+        "bicepparam",
+        include_str!("../../templates/main.bicepparam.hbs"),
+    ),
+];
+
+/// Escape text for the inside of a single-quoted Bicep string: `\`, `'`, `${` (interpolation),
+/// newline, carriage return, tab, and every other control character as `\u{…}`.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '$' if chars.peek() == Some(&'{') => out.push_str("\\$"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A Bicep number literal: integers as they are, other values through `json('…')` (Bicep has
+/// no decimal literals).
+pub fn number(n: &serde_json::Number) -> String {
+    if n.is_i64() || n.is_u64() {
+        return n.to_string();
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+        format!("{}", f as i64)
+    } else {
+        format!("json('{f}')")
+    }
+}
+
+/// Any JSON value as a Bicep literal; nested lines are indented from `indent`.
+pub fn literal(v: &Value, indent: usize) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => number(n),
+        Value::String(s) => format!("'{}'", escape(s)),
+        Value::Array(items) if items.is_empty() => "[]".into(),
+        Value::Array(items) => {
+            let pad = " ".repeat(indent + 2);
+            let mut out = String::from("[\n");
+            for item in items {
+                out.push_str(&format!("{pad}{}\n", literal(item, indent + 2)));
+            }
+            out.push_str(&" ".repeat(indent));
+            out.push(']');
+            out
+        }
+        Value::Object(map) if map.is_empty() => "{}".into(),
+        Value::Object(map) => {
+            let pad = " ".repeat(indent + 2);
+            let mut out = String::from("{\n");
+            for (k, item) in map {
+                out.push_str(&format!("{pad}{}: {}\n", key(k), literal(item, indent + 2)));
+            }
+            out.push_str(&" ".repeat(indent));
+            out.push('}');
+            out
+        }
+    }
+}
+
+/// An object key: bare when it is an identifier, quoted otherwise.
+fn key(k: &str) -> String {
+    let ident = k
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ident {
+        k.to_string()
+    } else {
+        format!("'{}'", escape(k))
+    }
+}
+
+/// `{{obj value indent}}`: a JSON value (usually an object) as a Bicep literal.
+fn obj_helper(
+    h: &Helper,
+    _: &Handlebars,
+    _: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
+    let v = h
+        .param(0)
+        .ok_or_else(|| RenderErrorReason::ParamNotFoundForIndex("obj", 0))?
+        .value();
+    let indent = h.param(1).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
+    out.write(&literal(v, indent))?;
+    Ok(())
+}
+
+/// Text for a `//` comment: control characters (line breaks) become spaces, so a value can
+/// never end the comment. Quotes stay as they are.
+pub fn comment(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// `{{comment value}}`: a string for a `//` comment line.
+fn comment_helper(
+    h: &Helper,
+    _: &Handlebars,
+    _: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
+    match h.param(0).map(|p| p.value()) {
+        Some(Value::String(s)) => {
+            out.write(&comment(s))?;
+            Ok(())
+        }
+        other => Err(RenderErrorReason::Other(format!(
+            "comment: expected a string, got {other:?}"
+        ))
+        .into()),
+    }
+}
+
+/// `{{num value}}`: a number as a Bicep literal (`json('0.9')` for decimals).
+fn num_helper(
+    h: &Helper,
+    _: &Handlebars,
+    _: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
+    match h.param(0).map(|p| p.value()) {
+        Some(Value::Number(n)) => {
+            out.write(&number(n))?;
+            Ok(())
+        }
+        other => {
+            Err(RenderErrorReason::Other(format!("num: expected a number, got {other:?}")).into())
+        }
+    }
+}
+
+fn registry() -> &'static Handlebars<'static> {
+    static REG: OnceLock<Handlebars<'static>> = OnceLock::new();
+    REG.get_or_init(|| {
+        let mut hb = Handlebars::new();
+        hb.set_strict_mode(true);
+        hb.register_escape_fn(escape);
+        hb.register_helper("obj", Box::new(obj_helper));
+        hb.register_helper("num", Box::new(num_helper));
+        hb.register_helper("comment", Box::new(comment_helper));
+        for (name, src) in TEMPLATES {
+            // the templates are part of the binary and covered by tests: a syntax error is a bug
+            hb.register_template_string(name, *src)
+                .unwrap_or_else(|e| panic!("template {name}: {e}"));
+        }
+        hb
+    })
+}
+
+fn render(template: &str, plan: &Plan) -> Result<String, RenderError> {
+    registry().render(template, plan)
+}
+
+/// `main.bicep`.
+pub fn main_bicep(plan: &Plan) -> Result<String, RenderError> {
+    render("main", plan)
+}
+
+/// `main.bicepparam`.
+pub fn bicepparam(plan: &Plan) -> Result<String, RenderError> {
+    render("bicepparam", plan)
+}
+
+/// `bicepconfig.json`: the security-relevant linter rules raised to errors.
+pub fn bicepconfig() -> String {
+    let rules = [
+        "adminusername-should-not-be-literal",
+        "no-hardcoded-env-urls",
+        "no-hardcoded-location",
+        "no-unused-params",
+        "outputs-should-not-contain-secrets",
+        "protect-commandtoexecute-secrets",
+        "secure-parameter-default",
+        "secure-params-in-nested-deploy",
+        "secure-secrets-in-params",
+        "use-secure-value-for-secure-inputs",
+        "use-stable-vm-image",
+    ];
+    let mut map = serde_json::Map::new();
+    for r in rules {
+        map.insert(r.to_string(), serde_json::json!({ "level": "error" }));
+    }
+    let cfg = serde_json::json!({
+        "analyzers": {
+            "core": {
+                "enabled": true,
+                "rules": map,
+            }
+        }
+    });
+    let mut s = serde_json::to_string_pretty(&cfg).expect("static json");
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_covers_bicep_string_syntax() {
+        assert_eq!(escape("a'b"), "a\\'b");
+        assert_eq!(escape("c:\\x"), "c:\\\\x");
+        assert_eq!(escape("${x}"), "\\${x}");
+        assert_eq!(escape("$x {"), "$x {");
+        assert_eq!(escape("l1\nl2\r\t"), "l1\\nl2\\r\\t");
+        assert_eq!(escape("\u{1}"), "\\u{1}");
+        assert_eq!(escape("Zürich ☃"), "Zürich ☃");
+    }
+
+    #[test]
+    fn numbers_are_bicep_literals() {
+        assert_eq!(literal(&serde_json::json!(-1.0), 0), "-1");
+        assert_eq!(literal(&serde_json::json!(0.9), 0), "json('0.9')");
+        assert_eq!(literal(&serde_json::json!(30), 0), "30");
+    }
+
+    #[test]
+    fn objects_render_with_indentation_and_quoted_keys() {
+        let v = serde_json::json!({"driverVersion": "535.161", "installGridNC": true, "odd key": "x'y"});
+        assert_eq!(
+            literal(&v, 2),
+            "{\n    driverVersion: '535.161'\n    installGridNC: true\n    'odd key': 'x\\'y'\n  }"
+        );
+        assert_eq!(literal(&serde_json::json!({}), 4), "{}");
+    }
+
+    #[test]
+    fn templates_never_use_triple_stash() {
+        for (name, src) in TEMPLATES {
+            assert!(
+                !src.contains("{{{"),
+                "template {name} uses a triple-stash, which bypasses the Bicep escaper"
+            );
+            assert!(
+                !src.contains("{{&"),
+                "template {name} uses an unescaped {{& }} expression"
+            );
+        }
+    }
+}

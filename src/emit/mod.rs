@@ -1,0 +1,72 @@
+//! The two emitters of a [`Plan`]: Bicep (Handlebars templates) and ARM JSON (serde_json), and
+//! the set of files `gpuform render` writes.
+
+pub mod arm;
+pub mod bicep;
+
+use crate::plan::{Plan, PlanError};
+use crate::spec::Checked;
+
+/// Why rendering failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error("a Bicep template failed to render (a gpuform bug)")]
+    Template(#[from] handlebars::RenderError),
+}
+
+/// The files of one rendered spec: `(file name, contents)`, in a fixed order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub files: Vec<(&'static str, String)>,
+}
+
+pub const MAIN_BICEP: &str = "main.bicep";
+pub const BICEPPARAM: &str = "main.bicepparam";
+pub const BICEPCONFIG: &str = "bicepconfig.json";
+pub const ARM_TEMPLATE: &str = "azuredeploy.json";
+pub const ARM_PARAMETERS: &str = "azuredeploy.parameters.json";
+
+/// Every file name render writes.
+pub const FILES: [&str; 5] = [
+    MAIN_BICEP,
+    BICEPPARAM,
+    BICEPCONFIG,
+    ARM_TEMPLATE,
+    ARM_PARAMETERS,
+];
+
+fn json_text(v: &serde_json::Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("serde_json values always serialise");
+    s.push('\n');
+    s
+}
+
+/// Render a plan into its files.
+pub fn render_plan(plan: &Plan) -> Result<Rendered, RenderError> {
+    Ok(Rendered {
+        files: vec![
+            (MAIN_BICEP, bicep::main_bicep(plan)?),
+            (BICEPPARAM, bicep::bicepparam(plan)?),
+            (BICEPCONFIG, bicep::bicepconfig()),
+            (ARM_TEMPLATE, json_text(&arm::template(plan))),
+            (ARM_PARAMETERS, json_text(&arm::parameters_file(plan))),
+        ],
+    })
+}
+
+/// Render a checked spec (it must be free of validation errors).
+pub fn render(checked: &Checked) -> Result<Rendered, RenderError> {
+    render_plan(&Plan::build(checked)?)
+}
+
+/// The ARM template (`azuredeploy.json`) of a checked spec, byte for byte what `render` writes.
+pub fn arm_template(checked: &Checked) -> Result<String, RenderError> {
+    Ok(json_text(&arm::template(&Plan::build(checked)?)))
+}
+
+/// The ARM parameters file (`azuredeploy.parameters.json`) of a checked spec.
+pub fn arm_parameters(checked: &Checked) -> Result<String, RenderError> {
+    Ok(json_text(&arm::parameters_file(&Plan::build(checked)?)))
+}

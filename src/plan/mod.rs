@@ -1,0 +1,261 @@
+//! The resolved deployment plan: every name, address range, role assignment, autoscale profile
+//! and API version of the rendered infrastructure, decided once in Rust from a checked spec.
+//!
+//! The plan is the only input of both emitters ([`crate::emit::bicep`] renders it through the
+//! Handlebars templates in `templates/`, [`crate::emit::arm`] builds ARM JSON from it with
+//! serde_json), so the two outputs cannot disagree about anything decided here. It serialises
+//! (camelCase) as the templates' context.
+
+mod compute;
+mod monitoring;
+mod network;
+mod scaling;
+mod security;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+pub use compute::*;
+pub use monitoring::*;
+pub use network::*;
+pub use scaling::*;
+pub use security::*;
+
+use crate::spec::Checked;
+use crate::spec::resolve;
+
+/// API versions of every resource type the render emits. Each one is a GA version that the
+/// conformance kit's Azure type data (bicep-types-az) carries; see the render section of the
+/// README for why each was chosen.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiVersions {
+    /// virtualNetworks, subnets, networkSecurityGroups, publicIPAddresses, natGateways,
+    /// privateEndpoints (+ privateDnsZoneGroups).
+    pub network: &'static str,
+    pub private_dns: &'static str,
+    pub identity: &'static str,
+    pub role_assignments: &'static str,
+    /// vaults and vaults/keys.
+    pub key_vault: &'static str,
+    pub disk_encryption_sets: &'static str,
+    /// 2025-04-01, not 2025-11-01: from 2025-11-01 an absent securityProfile.securityType means
+    /// Trusted Launch, whose Secure Boot rejects the GPU driver extension's kernel modules.
+    pub vmss: &'static str,
+    /// `networkProfile.networkApiVersion` of Flexible scale sets.
+    pub vmss_network: &'static str,
+    pub autoscale: &'static str,
+    pub service_bus: &'static str,
+    pub storage: &'static str,
+    pub log_analytics: &'static str,
+    pub action_groups: &'static str,
+    pub metric_alerts: &'static str,
+    /// No GA version of diagnosticSettings has `categoryGroup`; 2021-05-01-preview is the one
+    /// Azure Verified Modules use.
+    pub diagnostic_settings: &'static str,
+    pub budgets: &'static str,
+}
+
+pub const API: ApiVersions = ApiVersions {
+    network: "2025-05-01",
+    private_dns: "2024-06-01",
+    identity: "2024-11-30",
+    role_assignments: "2022-04-01",
+    key_vault: "2025-05-01",
+    disk_encryption_sets: "2025-01-02",
+    vmss: "2025-04-01",
+    vmss_network: "2022-11-01",
+    autoscale: "2022-10-01",
+    service_bus: "2024-01-01",
+    storage: "2025-01-01",
+    log_analytics: "2025-02-01",
+    action_groups: "2023-01-01",
+    metric_alerts: "2018-03-01",
+    diagnostic_settings: "2021-05-01-preview",
+    budgets: "2024-08-01",
+};
+
+/// A checkov check suppressed in the output, with the reason written next to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suppression {
+    pub check: &'static str,
+    pub reason: String,
+}
+
+/// Template parameters (the values `main.bicepparam` and `azuredeploy.parameters.json` set).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Params {
+    /// The spec's region (the template's default is the resource group's location).
+    pub location: String,
+    pub admin_username: String,
+    /// Linux pools: the SSH public key.
+    pub ssh_public_key: Option<String>,
+    /// Windows pools get an `@secure()` adminPassword parameter without a default.
+    pub windows: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// `metadata.name`.
+    pub name: String,
+    pub description: Option<String>,
+    /// File name of the spec (no directory, so output does not depend on where it was run).
+    pub source_file: String,
+    pub tags: BTreeMap<String, String>,
+    pub api: ApiVersions,
+    pub params: Params,
+    pub network: Network,
+    pub identity: Identity,
+    pub vault: Vault,
+    pub cmk: Option<Cmk>,
+    pub compute: Compute,
+    pub queue: Option<Queue>,
+    pub autoscale: Option<Autoscale>,
+    pub monitoring: Monitoring,
+    pub roles: Vec<RoleAssignment>,
+}
+
+/// Why a checked spec cannot be planned.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("{0} has validation errors; run `gpuform validate {0}`")]
+    Invalid(String),
+    #[error("{0}: the GPU size is not in the catalog")]
+    UnknownSize(String),
+    #[error("{path}: {message}")]
+    Driver {
+        path: String,
+        message: String,
+        help: String,
+    },
+    #[error("cannot read the cloud-init file {path}")]
+    CloudInit {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Plan {
+    /// Plan a spec that passed validation.
+    pub fn build(checked: &Checked) -> Result<Plan, PlanError> {
+        if checked.has_errors() {
+            return Err(PlanError::Invalid(checked.path.clone()));
+        }
+        let spec = checked
+            .spec
+            .as_ref()
+            .ok_or_else(|| PlanError::Invalid(checked.path.clone()))?;
+        let size = checked
+            .size()
+            .ok_or_else(|| PlanError::UnknownSize(checked.path.clone()))?;
+        let s = &spec.spec;
+        let name = spec.metadata.name.clone();
+        let image = resolve::image(&s.compute.image);
+        let driver = resolve::driver(s, size).map_err(|p| PlanError::Driver {
+            path: checked.path.clone(),
+            message: p.message,
+            help: p.help,
+        })?;
+        let cloud_init = match &s.compute.cloud_init {
+            Some(rel) => {
+                let path = checked.base_dir.join(rel);
+                let bytes = std::fs::read(&path).map_err(|source| PlanError::CloudInit {
+                    path: path.display().to_string(),
+                    source,
+                })?;
+                Some(base64(&bytes))
+            }
+            None => None,
+        };
+
+        let network = network::plan(&name, s);
+        let monitoring_ws = monitoring::workspace(&name, s);
+        let identity = security::identity(&name);
+        let vault = security::vault(&name, s, &network);
+        let cmk = security::cmk(&name, s, &vault);
+        let queue = scaling::queue(&name, s, &network);
+        let compute = compute::plan(&name, s, size, &image, &driver, cloud_init, cmk.as_ref());
+        let autoscale = scaling::autoscale(&name, s, queue.as_ref());
+        let monitoring =
+            monitoring::plan(&name, s, monitoring_ws, autoscale.as_ref(), queue.as_ref());
+        let roles = security::roles(cmk.as_ref(), queue.as_ref());
+
+        Ok(Plan {
+            source_file: Path::new(&checked.path)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| checked.path.clone()),
+            description: spec.metadata.description.clone(),
+            tags: spec.metadata.tags.clone(),
+            api: API,
+            params: Params {
+                location: s.region.clone(),
+                admin_username: s.compute.admin_username.clone(),
+                ssh_public_key: if image.os == crate::spec::model::OsType::Windows {
+                    None
+                } else {
+                    s.compute.ssh_public_key.clone()
+                },
+                windows: image.os == crate::spec::model::OsType::Windows,
+            },
+            name,
+            network,
+            identity,
+            vault,
+            cmk,
+            compute,
+            queue,
+            autoscale,
+            monitoring,
+            roles,
+        })
+    }
+}
+
+/// Standard base64 (RFC 4648, with padding) for custom data.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(i.as_bytes()), o);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Network: the VNet, its two subnets, their NSGs and the NAT gateway.
+
+use serde::Serialize;
+
+use crate::spec::model::{Outbound, WorkloadSpec};
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Network {
+    pub vnet_name: String,
+    pub address_space: String,
+    pub workload_subnet: Subnet,
+    /// Private endpoints (Key Vault, storage queue) live here.
+    pub pe_subnet: Option<Subnet>,
+    pub nsg_workload: Nsg,
+    pub nsg_pe: Option<Nsg>,
+    /// Egress for the driver extension and package installs (Flexible scale sets have no
+    /// default outbound access).
+    pub nat: Option<Nat>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Subnet {
+    pub name: String,
+    pub prefix: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Nsg {
+    pub name: String,
+    /// Only the spec's inbound allow rules; Azure's default rules deny everything else.
+    pub rules: Vec<NsgRule>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NsgRule {
+    pub name: String,
+    pub priority: u32,
+    /// `Tcp`, `Udp` or `*`.
+    pub protocol: &'static str,
+    /// `22` or `8000-8100`.
+    pub port: String,
+    /// Set when the rule has exactly one source (the only form that takes service tags).
+    pub source: Option<String>,
+    /// Set when the rule has several sources.
+    pub sources: Vec<String>,
+    /// The workload subnet.
+    pub destination: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Nat {
+    pub name: String,
+    pub public_ip_name: String,
+    pub idle_timeout_minutes: u32,
+}
+
+/// First priority of the spec's rules; the gap below leaves room for rules added by hand.
+pub const FIRST_RULE_PRIORITY: u32 = 1000;
+
+pub(super) fn plan(name: &str, s: &WorkloadSpec) -> Network {
+    let n = &s.network;
+    // defaults::apply derived the subnets; validation refused specs without a workload subnet
+    let workload_prefix = n
+        .workload_subnet
+        .clone()
+        .unwrap_or_else(|| n.address_space.clone());
+    let rules = n
+        .inbound
+        .iter()
+        .enumerate()
+        .map(|(i, r)| NsgRule {
+            name: r.name.clone(),
+            priority: FIRST_RULE_PRIORITY + 10 * i as u32,
+            protocol: r.protocol.as_str(),
+            port: r.port.as_range(),
+            source: (r.sources.len() == 1).then(|| r.sources[0].clone()),
+            sources: if r.sources.len() == 1 {
+                Vec::new()
+            } else {
+                r.sources.clone()
+            },
+            destination: workload_prefix.clone(),
+        })
+        .collect();
+    let pe_subnet = n.private_endpoint_subnet.as_ref().map(|p| Subnet {
+        name: "snet-private-endpoints".into(),
+        prefix: p.clone(),
+    });
+    Network {
+        vnet_name: format!("vnet-{name}"),
+        address_space: n.address_space.clone(),
+        workload_subnet: Subnet {
+            name: "snet-workload".into(),
+            prefix: workload_prefix,
+        },
+        nsg_workload: Nsg {
+            name: format!("nsg-{name}-workload"),
+            rules,
+        },
+        nsg_pe: pe_subnet.as_ref().map(|_| Nsg {
+            name: format!("nsg-{name}-private-endpoints"),
+            rules: Vec::new(),
+        }),
+        pe_subnet,
+        nat: (n.outbound == Outbound::NatGateway).then(|| Nat {
+            name: format!("ng-{name}"),
+            public_ip_name: format!("pip-{name}-nat"),
+            idle_timeout_minutes: 4,
+        }),
+    }
+}

@@ -1,0 +1,239 @@
+//! The work queue (Service Bus or Storage) and the autoscale setting that follows it.
+
+use serde::Serialize;
+
+use super::network::Network;
+use super::security::PrivateEndpoint;
+use crate::spec::model::WorkloadSpec;
+use crate::spec::schedule::{self, Origin};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum QueueKind {
+    ServiceBus,
+    Storage,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Queue {
+    pub kind: QueueKind,
+    pub service_bus: bool,
+    pub storage: bool,
+    /// The Service Bus namespace or the storage account.
+    pub parent: String,
+    pub queue: String,
+    /// Create the namespace/account and the queue; otherwise they are referenced as existing.
+    pub create: bool,
+    /// Resource group of an existing namespace/account outside the deployment's group.
+    pub resource_group: Option<String>,
+    /// Storage accounts the deployment creates are private: a queue private endpoint.
+    pub private_endpoint: Option<PrivateEndpoint>,
+}
+
+impl Queue {
+    /// The queue lives in the resource group the template is deployed to.
+    pub fn in_deployment_group(&self) -> bool {
+        self.create || self.resource_group.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Autoscale {
+    pub name: String,
+    pub profiles: Vec<AutoscaleProfile>,
+    /// The queue rules every metric-driven profile carries.
+    pub rules: Vec<AutoscaleRule>,
+    pub emails: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoscaleProfile {
+    pub name: String,
+    /// Why the profile exists, for the comment above it.
+    pub comment: String,
+    pub min: u32,
+    pub max: u32,
+    pub default: u32,
+    pub recurrence: Option<Recurrence>,
+    pub has_rules: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recurrence {
+    pub time_zone: String,
+    pub days: Vec<&'static str>,
+    pub hour: u32,
+    pub minute: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoscaleRule {
+    pub comment: String,
+    pub metric_name: &'static str,
+    pub metric_namespace: &'static str,
+    /// The metric comes from the Service Bus namespace (`true`) or the storage queue itself.
+    pub metric_on_namespace: bool,
+    pub time_grain: &'static str,
+    pub statistic: &'static str,
+    pub time_window: String,
+    pub time_aggregation: &'static str,
+    pub operator: &'static str,
+    pub threshold: u32,
+    pub divide_per_instance: bool,
+    /// `EntityName` = the queue, for Service Bus namespace metrics.
+    pub entity_dimension: Option<String>,
+    pub direction: &'static str,
+    pub change: &'static str,
+    pub cooldown: String,
+}
+
+pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Queue> {
+    let q = s.autoscale.as_ref()?.queue.as_ref()?;
+    if let Some(sb) = &q.service_bus {
+        return Some(Queue {
+            kind: QueueKind::ServiceBus,
+            service_bus: true,
+            storage: false,
+            parent: sb.namespace.clone(),
+            queue: sb.queue.clone(),
+            create: sb.create,
+            resource_group: if sb.create {
+                None
+            } else {
+                sb.resource_group.clone()
+            },
+            // Standard namespaces have no private endpoints (Premium only); access is Entra-only.
+            private_endpoint: None,
+        });
+    }
+    let st = q.storage_queue.as_ref()?;
+    Some(Queue {
+        kind: QueueKind::Storage,
+        service_bus: false,
+        storage: true,
+        parent: st.account.clone(),
+        queue: st.queue.clone(),
+        create: st.create,
+        resource_group: if st.create {
+            None
+        } else {
+            st.resource_group.clone()
+        },
+        private_endpoint: (st.create && network.pe_subnet.is_some()).then(|| PrivateEndpoint {
+            name: format!("pep-{name}-queue"),
+            group_id: "queue",
+            dns_zone: None,
+            storage_service: Some("queue"),
+            nic_name: format!("pep-{name}-queue-nic"),
+            vnet_link_name: format!("link-{}", network.vnet_name),
+        }),
+    })
+}
+
+pub(super) fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<Autoscale> {
+    if s.autoscale.is_none() && s.auto_shutdown.is_none() {
+        // a fixed-size pool: nothing to scale
+        return None;
+    }
+    let profiles = schedule::profiles(s)
+        .into_iter()
+        .map(|p| AutoscaleProfile {
+            comment: match p.origin {
+                Origin::Default => "Applies whenever no recurring profile has started.".to_string(),
+                Origin::ScheduleStart(i) => format!("Schedule `{}` starts.", s.autoscale.as_ref().map(|a| a.schedules[i].name.as_str()).unwrap_or("")),
+                Origin::ScheduleEnd(i) => format!(
+                    "Schedule `{}` ends: back to the default limits (a recurring profile has no end of its own).",
+                    s.autoscale.as_ref().map(|a| a.schedules[i].name.as_str()).unwrap_or("")
+                ),
+                Origin::ShutdownStop => "autoShutdown: scale to zero.".to_string(),
+                Origin::ShutdownStart => "autoShutdown: back to the default limits.".to_string(),
+            },
+            name: p.name,
+            min: p.min,
+            max: p.max,
+            default: p.default,
+            recurrence: p.recurrence.map(|r| Recurrence {
+                time_zone: r.time_zone,
+                days: r.days.iter().map(|d| d.as_str()).collect(),
+                hour: r.hour,
+                minute: r.minute,
+            }),
+            has_rules: p.has_rules,
+        })
+        .collect();
+    let mut rules = Vec::new();
+    if let (Some(a), Some(q)) = (s.autoscale.as_ref(), queue) {
+        if let Some(trigger) = &a.queue {
+            let target = trigger.target_per_instance;
+            let below = trigger.scale_in_below.unwrap_or(0);
+            let (metric_name, metric_namespace, on_ns, divide, dim) = match q.kind {
+                // Azure Monitor namespace metric, filtered to the queue and divided per instance
+                QueueKind::ServiceBus => (
+                    "ActiveMessages",
+                    "Microsoft.ServiceBus/namespaces",
+                    true,
+                    true,
+                    Some(q.queue.clone()),
+                ),
+                // the storage queue's special metric: its threshold is already per instance
+                QueueKind::Storage => ("ApproximateMessageCount", "", false, false, None),
+            };
+            let rule = |comment: String,
+                        operator: &'static str,
+                        threshold: u32,
+                        direction: &'static str,
+                        cooldown: &str| AutoscaleRule {
+                comment,
+                metric_name,
+                metric_namespace,
+                metric_on_namespace: on_ns,
+                time_grain: "PT1M",
+                statistic: "Average",
+                time_window: a.time_window.clone(),
+                time_aggregation: "Average",
+                operator,
+                threshold,
+                divide_per_instance: divide,
+                entity_dimension: dim.clone(),
+                direction,
+                change: "1",
+                cooldown: cooldown.to_string(),
+            };
+            rules.push(rule(
+                format!("Scale out when the backlog per instance exceeds {target} messages."),
+                "GreaterThan",
+                target,
+                "Increase",
+                &a.scale_out_cooldown,
+            ));
+            rules.push(if below == 0 {
+                rule(
+                    "Scale in when the queue is empty (no lower threshold is flap-safe for this target).".into(),
+                    "LessThanOrEqual",
+                    0,
+                    "Decrease",
+                    &a.scale_in_cooldown,
+                )
+            } else {
+                rule(
+                    format!("Scale in below {below} messages per instance: one instance fewer still stays under {target}, so it cannot flap."),
+                    "LessThan",
+                    below,
+                    "Decrease",
+                    &a.scale_in_cooldown,
+                )
+            });
+        }
+    }
+    Some(Autoscale {
+        name: format!("as-{name}"),
+        profiles,
+        rules,
+        emails: s.monitoring.alert_emails.clone(),
+    })
+}

@@ -1,0 +1,236 @@
+//! Identity, Key Vault, customer-managed disk keys and the role assignments that tie them
+//! together.
+
+use serde::Serialize;
+
+use super::Suppression;
+use super::network::Network;
+use super::scaling::Queue;
+use crate::spec::model::{DiskEncryption, KeyVaultSku, WorkloadSpec};
+
+/// The scale set's user-assigned managed identity.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Identity {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Vault {
+    /// The spec's vault name; `None` when the name is derived at deployment time as
+    /// `<namePrefix>-<uniqueString(resourceGroup().id)>` (globally unique, at most 24 characters).
+    pub name: Option<String>,
+    pub name_prefix: String,
+    pub sku: &'static str,
+    pub soft_delete_retention_days: u32,
+    pub purge_protection: bool,
+    pub public_network_access: bool,
+    pub private_endpoint: Option<PrivateEndpoint>,
+}
+
+/// A private endpoint with its private DNS zone, the zone's VNet link and the zone group.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrivateEndpoint {
+    pub name: String,
+    /// `vault`, `queue`.
+    pub group_id: &'static str,
+    /// The zone as a literal (`privatelink.vaultcore.azure.net`), or `None` for storage, whose
+    /// zone is `privatelink.<service>.<environment().suffixes.storage>` (no hard-coded cloud URL).
+    pub dns_zone: Option<&'static str>,
+    /// `queue` for storage zones.
+    pub storage_service: Option<&'static str>,
+    pub nic_name: String,
+    pub vnet_link_name: String,
+}
+
+/// Customer-managed key for the disks: the key, its rotation policy and the disk encryption set.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cmk {
+    pub key_name: String,
+    /// `RSA-HSM` on a premium vault, `RSA` on a standard one.
+    pub kty: &'static str,
+    pub key_size: u32,
+    /// Rotate this long after creation (ISO 8601).
+    pub rotate_after: &'static str,
+    /// Expiry of each key version (ISO 8601), longer than the rotation period.
+    pub expiry: &'static str,
+    pub notify_before_expiry: &'static str,
+    pub des_name: String,
+    pub encryption_type: &'static str,
+    pub suppressions: Vec<Suppression>,
+}
+
+/// A role assignment with a deterministic name `guid(scope.id, principal.id, roleId)`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoleAssignment {
+    /// Symbolic name in the Bicep file.
+    pub sym: &'static str,
+    pub role_name: &'static str,
+    pub role_id: &'static str,
+    /// Symbol of the resource the role is scoped to (`vault`, `cmkKey`, `sbQueue`, `storageQueue`).
+    pub scope: &'static str,
+    /// Symbol of the resource whose identity gets the role (`identity` or `des`).
+    pub principal: &'static str,
+    /// The principal is the resource's system-assigned identity (the DES).
+    pub system_identity: bool,
+    pub description: String,
+}
+
+pub mod roles {
+    pub const KEY_VAULT_SECRETS_USER: &str = "4633458b-17de-408a-b874-0445c86b69e6";
+    pub const KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER: &str =
+        "e147488a-f6f5-4113-8e2d-b22465e65bf6";
+    pub const SERVICE_BUS_DATA_RECEIVER: &str = "4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0";
+    pub const STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR: &str = "8a0f0c08-91a1-4084-bc3d-661d67233fed";
+}
+
+pub(super) fn identity(name: &str) -> Identity {
+    Identity {
+        name: format!("id-{name}"),
+    }
+}
+
+/// Prefix of a derived vault name: `kv-<name>` cut so that prefix, a hyphen and the 13
+/// characters of `uniqueString()` fit in 24, never ending in a hyphen.
+pub fn vault_name_prefix(name: &str) -> String {
+    let mut p: String = format!("kv-{name}").chars().take(24 - 13 - 1).collect();
+    while p.ends_with('-') {
+        p.pop();
+    }
+    p
+}
+
+pub(super) fn vault(name: &str, s: &WorkloadSpec, network: &Network) -> Vault {
+    let kv = &s.security.key_vault;
+    Vault {
+        name: kv.name.clone(),
+        name_prefix: vault_name_prefix(name),
+        sku: kv.sku.as_str(),
+        soft_delete_retention_days: kv.soft_delete_retention_days,
+        purge_protection: kv.purge_protection,
+        public_network_access: kv.public_network_access,
+        private_endpoint: (!kv.public_network_access && network.pe_subnet.is_some()).then(|| {
+            PrivateEndpoint {
+                name: format!("pep-{name}-vault"),
+                group_id: "vault",
+                dns_zone: Some("privatelink.vaultcore.azure.net"),
+                storage_service: None,
+                nic_name: format!("pep-{name}-vault-nic"),
+                vnet_link_name: format!("link-{}", network.vnet_name),
+            }
+        }),
+    }
+}
+
+pub(super) fn cmk(name: &str, s: &WorkloadSpec, vault: &Vault) -> Option<Cmk> {
+    if s.security.disk_encryption != DiskEncryption::CustomerManagedKey {
+        return None;
+    }
+    let hsm = s.security.key_vault.sku == KeyVaultSku::Premium;
+    let mut suppressions = Vec::new();
+    if !hsm {
+        suppressions.push(Suppression {
+            check: "CKV_AZURE_112",
+            reason: format!(
+                "software-protected RSA key: the spec's vault SKU is {}; HSM-backed keys need security.keyVault.sku: premium",
+                vault.sku
+            ),
+        });
+    }
+    Some(Cmk {
+        key_name: "disk-cmk".into(),
+        kty: if hsm { "RSA-HSM" } else { "RSA" },
+        key_size: 3072,
+        rotate_after: "P1Y",
+        expiry: "P2Y",
+        notify_before_expiry: "P30D",
+        des_name: format!("des-{name}"),
+        encryption_type: "EncryptionAtRestWithCustomerKey",
+        suppressions,
+    })
+}
+
+pub(super) fn roles(cmk: Option<&Cmk>, queue: Option<&Queue>) -> Vec<RoleAssignment> {
+    let mut out = vec![RoleAssignment {
+        sym: "identitySecretsUser",
+        role_name: "Key Vault Secrets User",
+        role_id: roles::KEY_VAULT_SECRETS_USER,
+        scope: "vault",
+        principal: "identity",
+        system_identity: false,
+        description: "The pool's identity reads secrets from the vault.".into(),
+    }];
+    if let Some(q) = queue {
+        if q.in_deployment_group() {
+            out.push(match q.kind {
+                super::scaling::QueueKind::ServiceBus => RoleAssignment {
+                    sym: "identityQueueReceiver",
+                    role_name: "Azure Service Bus Data Receiver",
+                    role_id: roles::SERVICE_BUS_DATA_RECEIVER,
+                    scope: "sbQueue",
+                    principal: "identity",
+                    system_identity: false,
+                    description: format!(
+                        "The pool's identity receives messages from the queue {}.",
+                        q.queue
+                    ),
+                },
+                super::scaling::QueueKind::Storage => RoleAssignment {
+                    sym: "identityQueueProcessor",
+                    role_name: "Storage Queue Data Message Processor",
+                    role_id: roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR,
+                    scope: "storageQueue",
+                    principal: "identity",
+                    system_identity: false,
+                    description: format!(
+                        "The pool's identity peeks, receives and deletes messages of the queue {}.",
+                        q.queue
+                    ),
+                },
+            });
+        }
+    }
+    if cmk.is_some() {
+        out.push(RoleAssignment {
+            sym: "desCryptoUser",
+            role_name: "Key Vault Crypto Service Encryption User",
+            role_id: roles::KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER,
+            scope: "cmkKey",
+            principal: "des",
+            system_identity: true,
+            description:
+                "The disk encryption set wraps and unwraps disk keys with the customer-managed key."
+                    .into(),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_vault_names_fit_the_rules() {
+        for n in [
+            "abc",
+            "llm-finetune",
+            "shortvideo-transcode",
+            "a-b-c-d-e-f-g-h-i-j-k-l",
+            "abcdefghijklmnopqrstuvwx",
+            "abcdefg-hijk",
+        ] {
+            let p = vault_name_prefix(n);
+            let full = format!("{p}-{}", "a1b2c3d4e5f6g");
+            assert!(full.len() <= 24, "{full}");
+            assert!(!full.contains("--"), "{full}");
+            assert!(full.starts_with("kv"), "{full}");
+        }
+        assert_eq!(vault_name_prefix("llm-finetune"), "kv-llm-fin");
+        assert_eq!(vault_name_prefix("abcdefg-hijk"), "kv-abcdefg");
+    }
+}

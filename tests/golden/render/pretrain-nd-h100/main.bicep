@@ -1,0 +1,520 @@
+// GPU pool `pretrain-h100`, rendered by gpuform from pretrain-nd-h100.yaml.
+// Generated file: change the spec and run `gpuform render` instead of editing it.
+// Sections: parameters, network, identity, key vault and encryption, compute, autoscale,
+// monitoring, outputs. azuredeploy.json is the same deployment as ARM JSON.
+targetScope = 'resourceGroup'
+
+metadata name = 'pretrain-h100'
+metadata description = '64-GPU pretraining cluster'
+
+// ---------------------------------------------------------------- parameters
+
+@description('Region of every resource. main.bicepparam sets the spec\'s region (eastus).')
+param location string = resourceGroup().location
+
+@description('Admin user name of the VMs.')
+param adminUsername string = 'azureuser'
+
+@description('SSH public key of the admin user (OpenSSH format). Password sign-in is disabled.')
+param sshPublicKey string = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com'
+
+@description('First day of the month the budget starts (YYYY-MM-01). Azure refuses to change the start date of an existing budget: on later deployments pass the date the budget was created with.')
+param budgetStartDate string = utcNow('yyyy-MM-01')
+
+var tags = {
+  'costCenter': 'cc-2210'
+  'env': 'prod'
+  'project': 'foundation-model'
+  'team': 'ml-research'
+}
+
+// ---------------------------------------------------------------- network
+// One VNet, a workload subnet and a private endpoint subnet. Subnets have no default outbound
+// access; the NAT gateway gives the VMs egress (the GPU driver extension downloads the driver).
+
+resource nsgWorkload 'Microsoft.Network/networkSecurityGroups@2025-05-01' = {
+  name: 'nsg-pretrain-h100-workload'
+  location: location
+  tags: tags
+  properties: {
+    // Only the spec's inbound allow rules; Azure's default rules deny all other inbound traffic.
+    securityRules: [
+      {
+        name: 'ssh-from-hub'
+        properties: {
+          priority: 1000
+          direction: 'Inbound'
+          access: 'Allow'
+          protocol: 'Tcp'
+          sourcePortRange: '*'
+          sourceAddressPrefix: '10.0.0.0/24'
+          destinationPortRange: '22'
+          destinationAddressPrefix: '10.42.0.0/24'
+        }
+      }
+    ]
+  }
+}
+
+resource nsgPrivateEndpoints 'Microsoft.Network/networkSecurityGroups@2025-05-01' = {
+  name: 'nsg-pretrain-h100-private-endpoints'
+  location: location
+  tags: tags
+  properties: {
+    securityRules: []
+  }
+}
+
+resource natPublicIp 'Microsoft.Network/publicIPAddresses@2025-05-01' = {
+  name: 'pip-pretrain-h100-nat'
+  location: location
+  tags: tags
+  sku: {
+    name: 'Standard'
+    tier: 'Regional'
+  }
+  properties: {
+    publicIPAllocationMethod: 'Static'
+    publicIPAddressVersion: 'IPv4'
+  }
+}
+
+resource natGateway 'Microsoft.Network/natGateways@2025-05-01' = {
+  name: 'ng-pretrain-h100'
+  location: location
+  tags: tags
+  sku: {
+    name: 'Standard'
+  }
+  properties: {
+    idleTimeoutInMinutes: 4
+    publicIpAddresses: [
+      {
+        id: natPublicIp.id
+      }
+    ]
+  }
+}
+
+resource vnet 'Microsoft.Network/virtualNetworks@2025-05-01' = {
+  name: 'vnet-pretrain-h100'
+  location: location
+  tags: tags
+  properties: {
+    addressSpace: {
+      addressPrefixes: [
+        '10.42.0.0/16'
+      ]
+    }
+    // Subnets inline, so a redeployment never tries to delete them.
+    subnets: [
+      {
+        name: 'snet-workload'
+        properties: {
+          addressPrefix: '10.42.0.0/24'
+          defaultOutboundAccess: false
+          networkSecurityGroup: {
+            id: nsgWorkload.id
+          }
+          natGateway: {
+            id: natGateway.id
+          }
+        }
+      }
+      {
+        name: 'snet-private-endpoints'
+        properties: {
+          addressPrefix: '10.42.1.0/27'
+          defaultOutboundAccess: false
+          privateEndpointNetworkPolicies: 'Enabled'
+          networkSecurityGroup: {
+            id: nsgPrivateEndpoints.id
+          }
+        }
+      }
+    ]
+  }
+
+  resource workloadSubnet 'subnets' existing = {
+    name: 'snet-workload'
+  }
+
+  resource privateEndpointSubnet 'subnets' existing = {
+    name: 'snet-private-endpoints'
+  }
+}
+
+// ---------------------------------------------------------------- identity
+// The pool's user-assigned identity and every role assignment of the deployment, each scoped
+// to one resource with a deterministic name: guid(scope, principal, role).
+
+resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: 'id-pretrain-h100'
+  location: location
+  tags: tags
+}
+
+// Key Vault Secrets User: The pool's identity reads secrets from the vault.
+resource identitySecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(vault.id, identity.id, '4633458b-17de-408a-b874-0445c86b69e6')
+  scope: vault
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '4633458b-17de-408a-b874-0445c86b69e6')
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+    description: 'The pool\'s identity reads secrets from the vault.'
+  }
+}
+
+// ---------------------------------------------------------------- key vault and encryption
+// RBAC authorization, soft delete, purge protection and a firewall that denies by default.
+
+// Globally unique and stable per resource group: at most 24 characters.
+var vaultName = 'kv-pretrai-${uniqueString(resourceGroup().id)}'
+
+resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
+  name: vaultName
+  location: location
+  tags: tags
+  properties: {
+    tenantId: subscription().tenantId
+    sku: {
+      family: 'A'
+      name: 'standard'
+    }
+    enableRbacAuthorization: true
+    enableSoftDelete: true
+    softDeleteRetentionInDays: 90
+    enablePurgeProtection: true
+    enabledForDeployment: false
+    enabledForTemplateDeployment: false
+    enabledForDiskEncryption: false
+    publicNetworkAccess: 'Disabled'
+    networkAcls: {
+      bypass: 'AzureServices'
+      defaultAction: 'Deny'
+      ipRules: []
+      virtualNetworkRules: []
+    }
+  }
+}
+
+// The vault is reachable only through this private endpoint and its private DNS zone.
+resource vaultDnsZone 'Microsoft.Network/privateDnsZones@2024-06-01' = {
+  name: 'privatelink.vaultcore.azure.net'
+  location: 'global'
+  tags: tags
+
+  resource vnetLink 'virtualNetworkLinks' = {
+    name: 'link-vnet-pretrain-h100'
+    location: 'global'
+    tags: tags
+    properties: {
+      registrationEnabled: false
+      virtualNetwork: {
+        id: vnet.id
+      }
+    }
+  }
+}
+
+resource vaultPrivateEndpoint 'Microsoft.Network/privateEndpoints@2025-05-01' = {
+  name: 'pep-pretrain-h100-vault'
+  location: location
+  tags: tags
+  properties: {
+    subnet: {
+      id: vnet::privateEndpointSubnet.id
+    }
+    customNetworkInterfaceName: 'pep-pretrain-h100-vault-nic'
+    privateLinkServiceConnections: [
+      {
+        name: 'pep-pretrain-h100-vault'
+        properties: {
+          privateLinkServiceId: vault.id
+          groupIds: [
+            'vault'
+          ]
+        }
+      }
+    ]
+  }
+
+  resource zoneGroup 'privateDnsZoneGroups' = {
+    name: 'default'
+    properties: {
+      privateDnsZoneConfigs: [
+        {
+          name: 'vault'
+          properties: {
+            privateDnsZoneId: vaultDnsZone.id
+          }
+        }
+      ]
+    }
+  }
+}
+
+// ---------------------------------------------------------------- compute
+// Uniform orchestration in a single placement group (InfiniBand connects only VMs of one placement group), Standard_ND96isr_H100_v5, image ubuntu-hpc-22.04. No public IPs on the instances.
+
+resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
+  // checkov:skip=CKV_AZURE_95: automatic OS image upgrades would reimage nodes of a running multi-node job; the image pins the driver, NCCL and InfiniBand stack. Upgrade by redeploying between jobs
+  name: 'vmss-pretrain-h100'
+  location: location
+  tags: tags
+  zones: [
+    '2'
+  ]
+  sku: {
+    name: 'Standard_ND96isr_H100_v5'
+    tier: 'Standard'
+    capacity: 8
+  }
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identity.id}': {}
+    }
+  }
+  properties: {
+    orchestrationMode: 'Uniform'
+    singlePlacementGroup: true
+    overprovision: false
+    upgradePolicy: {
+      mode: 'Manual'
+    }
+    scaleInPolicy: {
+      rules: [
+        'Default'
+      ]
+      forceDeletion: false
+    }
+    virtualMachineProfile: {
+      osProfile: {
+        computerNamePrefix: 'pretrain-h100'
+        adminUsername: adminUsername
+        linuxConfiguration: {
+          disablePasswordAuthentication: true
+          provisionVMAgent: true
+          ssh: {
+            publicKeys: [
+              {
+                path: '/home/${adminUsername}/.ssh/authorized_keys'
+                keyData: sshPublicKey
+              }
+            ]
+          }
+        }
+        allowExtensionOperations: true
+      }
+      storageProfile: {
+        imageReference: {
+          publisher: 'microsoft-dsvm'
+          offer: 'ubuntu-hpc'
+          sku: '2204'
+          version: 'latest'
+        }
+        osDisk: {
+          createOption: 'FromImage'
+          caching: 'ReadWrite'
+          diskSizeGB: 256
+          managedDisk: {
+            storageAccountType: 'Premium_LRS'
+          }
+        }
+      }
+      securityProfile: {
+        encryptionAtHost: true
+      }
+      networkProfile: {
+        networkInterfaceConfigurations: [
+          {
+            name: 'nic-pretrain-h100'
+            properties: {
+              primary: true
+              enableAcceleratedNetworking: true
+              enableIPForwarding: false
+              ipConfigurations: [
+                {
+                  name: 'ipconfig1'
+                  properties: {
+                    primary: true
+                    subnet: {
+                      id: vnet::workloadSubnet.id
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        ]
+      }
+      diagnosticsProfile: {
+        // Boot diagnostics in managed storage.
+        bootDiagnostics: {
+          enabled: true
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- monitoring
+
+resource workspace 'Microsoft.OperationalInsights/workspaces@2025-02-01' = {
+  name: 'log-pretrain-h100'
+  location: location
+  tags: tags
+  properties: {
+    sku: {
+      name: 'PerGB2018'
+    }
+    retentionInDays: 30
+    features: {
+      enableLogAccessUsingOnlyResourcePermissions: true
+    }
+  }
+}
+
+resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: vault
+  properties: {
+    workspaceId: workspace.id
+    logs: [
+      {
+        categoryGroup: 'allLogs'
+        enabled: true
+      }
+    ]
+    metrics: [
+      {
+        category: 'AllMetrics'
+        enabled: true
+      }
+    ]
+  }
+}
+
+resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = {
+  name: 'ag-pretrain-h100'
+  location: 'global'
+  tags: tags
+  properties: {
+    groupShortName: 'pretrain-h10'
+    enabled: true
+    emailReceivers: [
+      {
+        name: 'email-1'
+        emailAddress: 'hpc-oncall@example.com'
+        useCommonAlertSchema: true
+      }
+    ]
+  }
+}
+
+// More than a tenth of the pool's VMs have been unavailable for 15 minutes (host or health failures).
+resource alertVmAvailability 'Microsoft.Insights/metricAlerts@2018-03-01' = {
+  name: 'alert-pretrain-h100-vm-availability'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'More than a tenth of the pool\'s VMs have been unavailable for 15 minutes (host or health failures).'
+    severity: 1
+    enabled: true
+    autoMitigate: true
+    scopes: [
+      vmss.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
+      allOf: [
+        {
+          criterionType: 'StaticThresholdCriterion'
+          name: 'VmAvailabilityMetric'
+          metricNamespace: 'Microsoft.Compute/virtualMachineScaleSets'
+          metricName: 'VmAvailabilityMetric'
+          operator: 'LessThan'
+          threshold: json('0.9')
+          timeAggregation: 'Average'
+        }
+      ]
+    }
+    actions: [
+      {
+        actionGroupId: actionGroup.id
+      }
+    ]
+  }
+}
+
+// Monthly budget for this resource group, in the billing currency (the spec says USD).
+resource budget 'Microsoft.Consumption/budgets@2024-08-01' = {
+  name: 'budget-pretrain-h100'
+  properties: {
+    category: 'Cost'
+    amount: 600000
+    timeGrain: 'Monthly'
+    timePeriod: {
+      startDate: budgetStartDate
+    }
+    notifications: {
+      actual50: {
+        enabled: true
+        operator: 'GreaterThanOrEqualTo'
+        threshold: 50
+        thresholdType: 'Actual'
+        contactEmails: [
+          'hpc-oncall@example.com'
+        ]
+        contactGroups: [
+          actionGroup.id
+        ]
+      }
+      actual80: {
+        enabled: true
+        operator: 'GreaterThanOrEqualTo'
+        threshold: 80
+        thresholdType: 'Actual'
+        contactEmails: [
+          'hpc-oncall@example.com'
+        ]
+        contactGroups: [
+          actionGroup.id
+        ]
+      }
+      actual100: {
+        enabled: true
+        operator: 'GreaterThanOrEqualTo'
+        threshold: 100
+        thresholdType: 'Actual'
+        contactEmails: [
+          'hpc-oncall@example.com'
+        ]
+        contactGroups: [
+          actionGroup.id
+        ]
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- outputs
+
+@description('Resource id of the scale set.')
+output vmssId string = vmss.id
+
+@description('Principal id of the pool\'s managed identity (for more role assignments).')
+output identityPrincipalId string = identity.properties.principalId
+
+@description('Client id of the pool\'s managed identity (for SDK sign-in on the VMs).')
+output identityClientId string = identity.properties.clientId
+
+@description('URI of the Key Vault.')
+output vaultUri string = vault.properties.vaultUri
+
+@description('Resource id of the Log Analytics workspace.')
+output logAnalyticsWorkspaceId string = workspace.id

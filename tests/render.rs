@@ -1,0 +1,620 @@
+//! `gpuform render` output: golden files of every example, Bicep/ARM equivalence, determinism,
+//! and adversarial strings.
+//!
+//! Golden files live in `tests/golden/render/<example>/` and are compared byte for byte.
+//! Re-bless them after an intended change with `GPUFORM_BLESS=1 cargo test --test render`
+//! (this also deletes stale files), then review the diff.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use gpuform::catalog::prices::PriceTable;
+use gpuform::emit::{self, Rendered, bicep};
+use gpuform::spec::{self, Policy};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn examples() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 5, "the examples are missing");
+    v
+}
+
+fn render_file(path: &Path) -> Rendered {
+    let checked = spec::check_file(path, &Policy::default(), PriceTable::embedded());
+    assert!(
+        !checked.has_errors(),
+        "{} has validation errors: {:?}",
+        path.display(),
+        checked.diagnostics
+    );
+    emit::render(&checked).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn file<'a>(r: &'a Rendered, name: &str) -> &'a str {
+    r.files
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| t.as_str())
+        .unwrap()
+}
+
+#[test]
+fn golden_files_match_every_example() {
+    let bless = std::env::var("GPUFORM_BLESS").is_ok_and(|v| v == "1");
+    let golden_root = root().join("tests/golden/render");
+    let mut problems = Vec::new();
+    let mut expected_dirs = Vec::new();
+    for ex in examples() {
+        let stem = ex.file_stem().unwrap().to_string_lossy().into_owned();
+        let dir = golden_root.join(&stem);
+        expected_dirs.push(stem.clone());
+        let rendered = render_file(&ex);
+        if bless {
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+        }
+        for (name, text) in &rendered.files {
+            let path = dir.join(name);
+            if bless {
+                std::fs::write(&path, text).unwrap();
+                continue;
+            }
+            match std::fs::read_to_string(&path) {
+                Ok(old) if old == *text => {}
+                Ok(old) => {
+                    let diff = similar::TextDiff::from_lines(old.as_str(), text.as_str())
+                        .unified_diff()
+                        .header(&path.display().to_string(), "rendered")
+                        .to_string();
+                    problems.push(format!(
+                        "{} differs:\n{}",
+                        path.display(),
+                        diff.lines().take(40).collect::<Vec<_>>().join("\n")
+                    ));
+                }
+                Err(_) => problems.push(format!("{} is missing", path.display())),
+            }
+        }
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for e in entries {
+                let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                if !rendered.files.iter().any(|(n, _)| *n == name) {
+                    problems.push(format!("stale golden file {}/{name}", dir.display()));
+                }
+            }
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(&golden_root) {
+        for e in entries {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            if !expected_dirs.contains(&name) {
+                if bless {
+                    std::fs::remove_dir_all(golden_root.join(&name)).unwrap();
+                } else {
+                    problems.push(format!(
+                        "stale golden directory {}/{name}",
+                        golden_root.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{}\n\nre-bless with GPUFORM_BLESS=1 cargo test --test render, then review the diff",
+        problems.join("\n\n")
+    );
+}
+
+#[test]
+fn output_is_deterministic() {
+    for ex in examples() {
+        assert_eq!(render_file(&ex), render_file(&ex), "{}", ex.display());
+    }
+}
+
+#[test]
+fn arm_template_function_returns_the_rendered_bytes() {
+    for ex in examples() {
+        let checked = spec::check_file(&ex, &Policy::default(), PriceTable::embedded());
+        let arm = emit::arm_template(&checked).unwrap();
+        assert_eq!(arm, file(&render_file(&ex), emit::ARM_TEMPLATE));
+        assert_eq!(
+            emit::arm_parameters(&checked).unwrap(),
+            file(&render_file(&ex), emit::ARM_PARAMETERS)
+        );
+    }
+}
+
+// ------------------------------------------------------------------- Bicep / ARM equivalence
+
+/// The name shape of a Bicep resource, with its parents' names prefixed.
+fn bicep_full_name(r: &support::BicepResource, all: &[support::BicepResource]) -> String {
+    let own = support::bicep_name_shape(r.body.get("name").unwrap_or(&Value::Null));
+    match &r.parent {
+        Some(p) => {
+            let parent = all
+                .iter()
+                .find(|x| &x.sym == p)
+                .unwrap_or_else(|| panic!("parent {p} of {} not declared", r.sym));
+            format!("{}/{own}", bicep_full_name(parent, all))
+        }
+        None => own,
+    }
+}
+
+/// Compare a Bicep value with the ARM value at `path`; literal values must be equal and
+/// expressions must be expressions on both sides.
+fn compare(b: &Value, a: &Value, path: &str, out: &mut Vec<String>) {
+    if support::is_expr(b) {
+        let is_arm_expr = a
+            .as_str()
+            .is_some_and(|s| support::arm_literal(s).is_none());
+        if !is_arm_expr {
+            out.push(format!(
+                "{path}: Bicep has an expression ({b}) where ARM has {a}"
+            ));
+        }
+        return;
+    }
+    match (b, a) {
+        (Value::Object(bm), Value::Object(am)) => {
+            let akeys: Vec<&String> = am.keys().collect();
+            let mut interpolated_arm: Vec<&String> = akeys
+                .iter()
+                .copied()
+                .filter(|k| k.starts_with('[') && !k.starts_with("[["))
+                .collect();
+            for (k, bv) in bm {
+                if k == "$interpolated" {
+                    match interpolated_arm.pop() {
+                        Some(ak) => compare(bv, &am[ak], &format!("{path}.{ak}"), out),
+                        None => {
+                            out.push(format!("{path}: Bicep has an interpolated key ARM lacks"))
+                        }
+                    }
+                    continue;
+                }
+                let arm_key = if k.starts_with('[') && k.ends_with(']') {
+                    format!("[{k}")
+                } else {
+                    k.clone()
+                };
+                match am.get(&arm_key) {
+                    Some(av) => compare(bv, av, &format!("{path}.{k}"), out),
+                    None => out.push(format!("{path}.{k}: only in Bicep")),
+                }
+            }
+            for k in akeys {
+                let unescaped = support::arm_literal(k).unwrap_or_default();
+                let in_bicep = bm.contains_key(k)
+                    || bm.contains_key(&unescaped)
+                    || (k.starts_with('[')
+                        && !k.starts_with("[[")
+                        && bm.contains_key("$interpolated"));
+                if !in_bicep {
+                    out.push(format!("{path}.{k}: only in ARM"));
+                }
+            }
+        }
+        (Value::Array(bv), Value::Array(av)) => {
+            if bv.len() != av.len() {
+                out.push(format!(
+                    "{path}: {} items in Bicep, {} in ARM",
+                    bv.len(),
+                    av.len()
+                ));
+                return;
+            }
+            for (i, (x, y)) in bv.iter().zip(av).enumerate() {
+                compare(x, y, &format!("{path}[{i}]"), out);
+            }
+        }
+        (Value::String(bs), Value::String(as_)) => match support::arm_literal(as_) {
+            Some(lit) if &lit == bs => {}
+            Some(lit) => out.push(format!("{path}: Bicep {bs:?} vs ARM {lit:?}")),
+            None => out.push(format!(
+                "{path}: Bicep literal {bs:?} where ARM has an expression {as_}"
+            )),
+        },
+        (Value::Number(x), Value::Number(y)) if x.as_f64() == y.as_f64() => {}
+        (Value::Bool(x), Value::Bool(y)) if x == y => {}
+        (Value::Null, Value::Null) => {}
+        _ => out.push(format!("{path}: Bicep {b} vs ARM {a}")),
+    }
+}
+
+const BICEP_ONLY: [&str; 4] = ["parent", "name", "scope", "dependsOn"];
+const ARM_ONLY: [&str; 6] = [
+    "type",
+    "apiVersion",
+    "name",
+    "scope",
+    "dependsOn",
+    "metadata",
+];
+
+/// Every difference between the resources of main.bicep and azuredeploy.json.
+fn equivalence_problems(bicep_text: &str, arm: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let all =
+        support::resources(bicep_text).unwrap_or_else(|e| panic!("main.bicep does not read: {e}"));
+    let deployed: Vec<&support::BicepResource> = all.iter().filter(|r| !r.existing).collect();
+    let arm_resources = arm["resources"].as_array().unwrap();
+
+    // group both sides by (type, api version, name shape), keeping declaration order
+    let mut b_groups: BTreeMap<(String, String, String), Vec<&support::BicepResource>> =
+        BTreeMap::new();
+    for r in &deployed {
+        b_groups
+            .entry((
+                r.ty.to_ascii_lowercase(),
+                r.api.clone(),
+                bicep_full_name(r, &all),
+            ))
+            .or_default()
+            .push(r);
+    }
+    let mut a_groups: BTreeMap<(String, String, String), Vec<&Value>> = BTreeMap::new();
+    for r in arm_resources {
+        let key = (
+            r["type"].as_str().unwrap().to_ascii_lowercase(),
+            r["apiVersion"].as_str().unwrap().to_string(),
+            support::arm_name_shape(r["name"].as_str().unwrap()),
+        );
+        a_groups.entry(key).or_default().push(r);
+    }
+    let b_keys: Vec<_> = b_groups.iter().map(|(k, v)| (k.clone(), v.len())).collect();
+    let a_keys: Vec<_> = a_groups.iter().map(|(k, v)| (k.clone(), v.len())).collect();
+    if b_keys != a_keys {
+        problems.push(format!(
+            "resource inventories differ:\n  Bicep: {b_keys:?}\n  ARM:   {a_keys:?}"
+        ));
+        return problems;
+    }
+    for (key, bs) in &b_groups {
+        for (b, a) in bs.iter().zip(&a_groups[key]) {
+            let path = format!("{}({})", b.sym, key.2);
+            if b.body.get("scope").is_some() != a.get("scope").is_some() {
+                problems.push(format!("{path}: scope on one side only"));
+            }
+            let mut bbody = b.body.clone();
+            let mut abody = (*a).clone();
+            for k in BICEP_ONLY {
+                bbody.as_object_mut().unwrap().remove(k);
+            }
+            for k in ARM_ONLY {
+                abody.as_object_mut().unwrap().remove(k);
+            }
+            compare(&bbody, &abody, &path, &mut problems);
+        }
+    }
+
+    // suppressions: the same checkov skips with the same reasons on both sides
+    let mut b_skips: Vec<String> = bicep_text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("// checkov:skip="))
+        .map(str::to_string)
+        .collect();
+    let mut a_skips: Vec<String> = arm_resources
+        .iter()
+        .filter_map(|r| r.pointer("/metadata/checkov"))
+        .flat_map(|v| {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_string())
+        })
+        .collect();
+    b_skips.sort();
+    a_skips.sort();
+    if b_skips != a_skips {
+        problems.push(format!(
+            "checkov suppressions differ:\n  Bicep: {b_skips:?}\n  ARM:   {a_skips:?}"
+        ));
+    }
+
+    // parameters, outputs and variables
+    let b_params: Vec<String> = bicep_text
+        .lines()
+        .filter_map(|l| l.strip_prefix("param "))
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect();
+    let a_params: Vec<String> = arm["parameters"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    if b_params != a_params {
+        problems.push(format!("parameters differ: {b_params:?} vs {a_params:?}"));
+    }
+    let b_outputs: Vec<String> = bicep_text
+        .lines()
+        .filter_map(|l| l.strip_prefix("output "))
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect();
+    let a_outputs: Vec<String> = arm["outputs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    if b_outputs != a_outputs {
+        problems.push(format!("outputs differ: {b_outputs:?} vs {a_outputs:?}"));
+    }
+    let vars = support::variables(bicep_text).unwrap();
+    compare(
+        &vars["tags"],
+        &arm["variables"]["tags"],
+        "var tags",
+        &mut problems,
+    );
+    problems
+}
+
+#[test]
+fn bicep_and_arm_describe_the_same_deployment() {
+    for ex in examples()
+        .into_iter()
+        .chain([root().join("tests/fixtures/render/adversarial.yaml")])
+    {
+        let r = render_file(&ex);
+        let arm: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
+        let problems = equivalence_problems(file(&r, emit::MAIN_BICEP), &arm);
+        assert!(
+            problems.is_empty(),
+            "{}:\n{}",
+            ex.display(),
+            problems.join("\n")
+        );
+    }
+}
+
+#[test]
+fn equivalence_check_catches_a_divergence() {
+    let r = render_file(&root().join("examples/shortvideo-transcode.yaml"));
+    let bicep_text = file(&r, emit::MAIN_BICEP);
+    let mut arm: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
+    assert!(equivalence_problems(bicep_text, &arm).is_empty());
+    // a changed spot price, a dropped NSG rule, a different API version: each is caught
+    let vmss = arm["resources"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["type"] == "Microsoft.Compute/virtualMachineScaleSets")
+        .unwrap();
+    vmss["properties"]["virtualMachineProfile"]["billingProfile"]["maxPrice"] =
+        serde_json::json!(0.5);
+    assert!(
+        equivalence_problems(bicep_text, &arm)
+            .iter()
+            .any(|p| p.contains("maxPrice"))
+    );
+    let mut arm2: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
+    arm2["resources"][0]["properties"]["securityRules"]
+        .as_array_mut()
+        .unwrap()
+        .clear();
+    assert!(!equivalence_problems(bicep_text, &arm2).is_empty());
+    let mut arm3: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
+    arm3["resources"][0]["apiVersion"] = serde_json::json!("2024-05-01");
+    assert!(
+        equivalence_problems(bicep_text, &arm3)
+            .iter()
+            .any(|p| p.contains("inventories differ"))
+    );
+}
+
+#[test]
+fn key_properties_of_the_examples() {
+    // a few facts the review of the golden files relies on, stated as assertions
+    let r = render_file(&root().join("examples/shortvideo-transcode.yaml"));
+    let arm: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
+    let res = arm["resources"].as_array().unwrap();
+    fn by_type<'a>(res: &'a [Value], t: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+        res.iter().filter(move |r| r["type"] == t)
+    }
+    let vmss = by_type(res, "Microsoft.Compute/virtualMachineScaleSets")
+        .next()
+        .unwrap();
+    assert_eq!(vmss["apiVersion"], "2025-04-01");
+    assert_eq!(vmss["sku"]["capacity"], 2);
+    assert_eq!(vmss["properties"]["orchestrationMode"], "Flexible");
+    assert_eq!(
+        vmss["properties"]["priorityMixPolicy"]["baseRegularPriorityCount"],
+        2
+    );
+    assert_eq!(
+        vmss["properties"]["virtualMachineProfile"]["priority"],
+        "Spot"
+    );
+    assert_eq!(
+        vmss["properties"]["virtualMachineProfile"]["osProfile"]["linuxConfiguration"]["disablePasswordAuthentication"],
+        true
+    );
+    assert!(
+        vmss["properties"]["virtualMachineProfile"]["securityProfile"]
+            .get("securityType")
+            .is_none(),
+        "Standard security: no securityType"
+    );
+    let autoscale = by_type(res, "Microsoft.Insights/autoscaleSettings")
+        .next()
+        .unwrap();
+    let profiles = autoscale["properties"]["profiles"].as_array().unwrap();
+    assert_eq!(
+        profiles.len(),
+        5,
+        "default + two schedules x (start, restore)"
+    );
+    let out_rule = &profiles[0]["rules"][0]["metricTrigger"];
+    assert_eq!(
+        (
+            out_rule["metricName"].as_str(),
+            out_rule["threshold"].as_u64(),
+            out_rule["dividePerInstance"].as_bool()
+        ),
+        (Some("ActiveMessages"), Some(30), Some(true))
+    );
+    assert_eq!(
+        profiles[0]["rules"][1]["metricTrigger"]["threshold"], 14,
+        "flap-safe scale-in threshold"
+    );
+    for s in by_type(res, "Microsoft.Network/virtualNetworks")
+        .next()
+        .unwrap()["properties"]["subnets"]
+        .as_array()
+        .unwrap()
+    {
+        assert_eq!(s["properties"]["defaultOutboundAccess"], false);
+    }
+    assert_eq!(
+        by_type(res, "Microsoft.Authorization/roleAssignments").count(),
+        3
+    );
+    for ra in by_type(res, "Microsoft.Authorization/roleAssignments") {
+        assert_eq!(ra["properties"]["principalType"], "ServicePrincipal");
+        assert!(ra["name"].as_str().unwrap().starts_with("[guid("));
+    }
+
+    let h100 = render_file(&root().join("examples/pretrain-nd-h100.yaml"));
+    let arm: Value = serde_json::from_str(file(&h100, emit::ARM_TEMPLATE)).unwrap();
+    let vmss = arm["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "Microsoft.Compute/virtualMachineScaleSets")
+        .unwrap();
+    assert_eq!(vmss["properties"]["orchestrationMode"], "Uniform");
+    assert_eq!(vmss["properties"]["singlePlacementGroup"], true);
+    assert_eq!(vmss["properties"]["overprovision"], false);
+    assert!(
+        vmss["properties"]["virtualMachineProfile"]
+            .get("extensionProfile")
+            .is_none(),
+        "the HPC image carries the driver"
+    );
+    assert!(
+        !arm["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["type"] == "Microsoft.Insights/autoscaleSettings"),
+        "fixed-size pool"
+    );
+
+    let win = render_file(&root().join("examples/windows-viz-nv.yaml"));
+    let bicep_text = file(&win, emit::MAIN_BICEP);
+    assert!(
+        bicep_text
+            .contains("@secure()\n@minLength(12)\n@maxLength(123)\nparam adminPassword string\n"),
+        "no default on the password"
+    );
+    assert!(!file(&win, emit::ARM_PARAMETERS).contains("adminPassword"));
+}
+
+// ------------------------------------------------------------------- adversarial strings
+
+#[test]
+fn adversarial_strings_keep_their_meaning() {
+    let path = root().join("tests/fixtures/render/adversarial.yaml");
+    let checked = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
+    let spec = checked.spec.clone().unwrap();
+    let r = render_file(&path);
+    let bicep_text = file(&r, emit::MAIN_BICEP);
+
+    // the Bicep reads completely and every tag decodes to the spec's value
+    let vars = support::variables(bicep_text).unwrap();
+    let tags = vars["tags"].as_object().unwrap();
+    let mut interpolated_keys = 0;
+    for (k, v) in &spec.metadata.tags {
+        if k.contains("${") {
+            // the reader reports keys with `${` as interpolated unless escaped; they are escaped
+            interpolated_keys += 1;
+        }
+        assert_eq!(
+            tags.get(k).and_then(Value::as_str),
+            Some(v.as_str()),
+            "tag {k:?}"
+        );
+    }
+    assert!(interpolated_keys > 0, "the fixture has a key with ${{");
+    assert!(
+        !tags.contains_key("$interpolated"),
+        "a tag key became an interpolation"
+    );
+    let meta = support::metadata(bicep_text).unwrap();
+    assert_eq!(
+        meta["description"].as_str(),
+        spec.metadata.description.as_deref()
+    );
+    support::resources(bicep_text).unwrap();
+
+    // bicepparam: the SSH key (with a quote and ${) decodes to the spec's
+    let param_line = file(&r, emit::BICEPPARAM)
+        .lines()
+        .find(|l| l.starts_with("param sshPublicKey = "))
+        .unwrap();
+    let lit = param_line.trim_start_matches("param sshPublicKey = ");
+    assert_eq!(
+        support::unescape(&lit[1..lit.len() - 1]).unwrap(),
+        spec.spec.compute.ssh_public_key.clone().unwrap()
+    );
+
+    // ARM: the same values after JSON decoding and `[[` unescaping
+    let arm: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
+    for (k, v) in &spec.metadata.tags {
+        let arm_key = if k.starts_with('[') && k.ends_with(']') {
+            format!("[{k}")
+        } else {
+            k.clone()
+        };
+        let got = arm["variables"]["tags"][&arm_key].as_str().unwrap();
+        assert_eq!(
+            support::arm_literal(got).as_deref(),
+            Some(v.as_str()),
+            "ARM tag {k:?}"
+        );
+    }
+    assert_eq!(
+        arm["metadata"]["description"].as_str(),
+        spec.metadata.description.as_deref()
+    );
+
+    // comments never end early: no rendered line starts inside a value
+    for line in bicep_text.lines() {
+        assert!(
+            !line.starts_with("line two") && !line.starts_with("line2"),
+            "a newline escaped into the file: {line}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn escaped_strings_are_one_literal_that_decodes_to_the_input(s in "\\PC*|[\\\\'$\\{\\}\\n\\r\\t a-z\u{0}-\u{1f}]*") {
+        let escaped = bicep::escape(&s);
+        prop_assert_eq!(support::unescape(&escaped).unwrap(), s.clone());
+        // no bare quote, no live interpolation, no raw line break
+        let lit = format!("'{escaped}'");
+        prop_assert!(support::bicep_name_shape(&Value::String(s.clone())) == s);
+        let read = support::variables(&format!("var x = {lit}\n")).unwrap();
+        prop_assert_eq!(read["x"].as_str(), Some(s.as_str()));
+        prop_assert!(!escaped.contains('\n') && !escaped.contains('\r'));
+    }
+}
