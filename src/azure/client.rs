@@ -181,11 +181,24 @@ impl ArmClient {
         url: Url,
         body: Option<&serde_json::Value>,
     ) -> Result<ArmResponse, ArmError> {
+        let bytes = body.map(|b| serde_json::to_vec(b).expect("JSON values serialise"));
+        self.send_raw(op, verb, url, bytes).await
+    }
+
+    /// [`send`](Self::send) with a JSON body that is already text: deploy sends the rendered
+    /// template byte for byte inside its request body.
+    pub async fn send_raw(
+        &self,
+        op: &Op,
+        verb: Verb,
+        url: Url,
+        body: Option<Vec<u8>>,
+    ) -> Result<ArmResponse, ArmError> {
         let mut req = Request::new(url, verb.method());
         req.insert_header(HeaderName::from_static("accept"), "application/json");
         if let Some(b) = body {
             req.insert_header(CONTENT_TYPE, "application/json");
-            req.set_body(serde_json::to_vec(b).expect("JSON values serialise"));
+            req.set_body(b);
         }
         let ctx = Context::new();
         let res = self
