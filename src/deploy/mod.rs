@@ -82,6 +82,13 @@ pub fn check_secret(p: &SecureParam, value: Option<&str>) -> Result<(), String> 
             p.name, p.env
         ));
     };
+    if v.starts_with("$(") && v.ends_with(')') && !v.contains(' ') {
+        // Azure Pipelines leaves `$(NAME)` as is when the variable does not exist
+        return Err(format!(
+            "{} holds the unexpanded pipeline macro {v}: define that (secret) variable in the pipeline",
+            p.env
+        ));
+    }
     let n = v.chars().count();
     if p.min_length.is_some_and(|m| n < m) || p.max_length.is_some_and(|m| n > m) {
         return Err(format!(
@@ -429,6 +436,8 @@ mod tests {
             "{short}"
         );
         assert!(check_secret(&s[0], Some("Long-enough-1")).is_ok());
+        let macro_ = check_secret(&s[0], Some("$(GPUFORM_ADMIN_PASSWORD)")).unwrap_err();
+        assert!(macro_.contains("unexpanded pipeline macro"), "{macro_}");
     }
 
     #[test]
