@@ -367,10 +367,13 @@ fn equivalence_problems(bicep_text: &str, arm: &Value) -> Vec<String> {
 
 #[test]
 fn bicep_and_arm_describe_the_same_deployment() {
-    for ex in examples()
-        .into_iter()
-        .chain([root().join("tests/fixtures/render/adversarial.yaml")])
-    {
+    // the examples, the adversarial strings and the variants that reach the other branches
+    let mut extra = vec![root().join("tests/fixtures/render/adversarial.yaml")];
+    let variants = std::fs::read_dir(root().join("tests/fixtures/render/variants")).unwrap();
+    extra.extend(variants.map(|e| e.unwrap().path()));
+    extra.sort();
+    assert!(extra.len() >= 3);
+    for ex in examples().into_iter().chain(extra) {
         let r = render_file(&ex);
         let arm: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
         let problems = equivalence_problems(file(&r, emit::MAIN_BICEP), &arm);

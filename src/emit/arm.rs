@@ -980,65 +980,65 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
     let p = a.p;
     let asp = p.autoscale.as_ref().expect("autoscale");
     let mut deps: Vec<&str> = vec!["vmss"];
-    if let Some(qu) = &p.queue {
-        if qu.create {
-            match qu.kind {
-                QueueKind::ServiceBus => {
-                    out.push(json!({
-                        "type": "Microsoft.ServiceBus/namespaces",
-                        "apiVersion": p.api.service_bus,
-                        "name": lit(&qu.parent),
-                        "location": "[parameters('location')]",
-                        "tags": a.tags(),
-                        "sku": { "name": "Standard", "tier": "Standard" },
-                        "properties": { "disableLocalAuth": true, "minimumTlsVersion": "1.2", "publicNetworkAccess": "Enabled" }
-                    }));
-                    out.push(json!({
-                        "type": "Microsoft.ServiceBus/namespaces/queues",
-                        "apiVersion": p.api.service_bus,
-                        "name": x(format!("format('{{0}}/{{1}}', {}, {})", q(&qu.parent), q(&qu.queue))),
-                        "properties": { "lockDuration": "PT5M", "maxDeliveryCount": 10, "deadLetteringOnMessageExpiration": true },
-                        "dependsOn": a.depends(&["sbNamespace"])
-                    }));
-                    deps.push("sbNamespace");
-                }
-                QueueKind::Storage => {
-                    out.push(json!({
-                        "type": "Microsoft.Storage/storageAccounts",
-                        "apiVersion": p.api.storage,
-                        "name": lit(&qu.parent),
-                        "location": "[parameters('location')]",
-                        "tags": a.tags(),
-                        "kind": "StorageV2",
-                        "sku": { "name": "Standard_GRS" },
-                        "properties": {
-                            "accessTier": "Hot",
-                            "allowBlobPublicAccess": false,
-                            "allowSharedKeyAccess": false,
-                            "defaultToOAuthAuthentication": true,
-                            "minimumTlsVersion": "TLS1_2",
-                            "supportsHttpsTrafficOnly": true,
-                            "publicNetworkAccess": "Disabled",
-                            "networkAcls": { "bypass": "AzureServices", "defaultAction": "Deny", "ipRules": [], "virtualNetworkRules": [] }
-                        }
-                    }));
-                    out.push(json!({
-                        "type": "Microsoft.Storage/storageAccounts/queueServices",
-                        "apiVersion": p.api.storage,
-                        "name": x(format!("format('{{0}}/{{1}}', {}, 'default')", q(&qu.parent))),
-                        "dependsOn": a.depends(&["storage"])
-                    }));
-                    out.push(json!({
-                        "type": "Microsoft.Storage/storageAccounts/queueServices/queues",
-                        "apiVersion": p.api.storage,
-                        "name": x(format!("format('{{0}}/{{1}}/{{2}}', {}, 'default', {})", q(&qu.parent), q(&qu.queue))),
-                        "dependsOn": a.depends(&["storageQueueService"])
-                    }));
-                    if let Some(pe) = &qu.private_endpoint {
-                        private_endpoint(a, out, pe, "queue", "storage", true);
+    if let Some(qu) = &p.queue
+        && qu.create
+    {
+        match qu.kind {
+            QueueKind::ServiceBus => {
+                out.push(json!({
+                    "type": "Microsoft.ServiceBus/namespaces",
+                    "apiVersion": p.api.service_bus,
+                    "name": lit(&qu.parent),
+                    "location": "[parameters('location')]",
+                    "tags": a.tags(),
+                    "sku": { "name": "Standard", "tier": "Standard" },
+                    "properties": { "disableLocalAuth": true, "minimumTlsVersion": "1.2", "publicNetworkAccess": "Enabled" }
+                }));
+                out.push(json!({
+                    "type": "Microsoft.ServiceBus/namespaces/queues",
+                    "apiVersion": p.api.service_bus,
+                    "name": x(format!("format('{{0}}/{{1}}', {}, {})", q(&qu.parent), q(&qu.queue))),
+                    "properties": { "lockDuration": "PT5M", "maxDeliveryCount": 10, "deadLetteringOnMessageExpiration": true },
+                    "dependsOn": a.depends(&["sbNamespace"])
+                }));
+                deps.push("sbNamespace");
+            }
+            QueueKind::Storage => {
+                out.push(json!({
+                    "type": "Microsoft.Storage/storageAccounts",
+                    "apiVersion": p.api.storage,
+                    "name": lit(&qu.parent),
+                    "location": "[parameters('location')]",
+                    "tags": a.tags(),
+                    "kind": "StorageV2",
+                    "sku": { "name": "Standard_GRS" },
+                    "properties": {
+                        "accessTier": "Hot",
+                        "allowBlobPublicAccess": false,
+                        "allowSharedKeyAccess": false,
+                        "defaultToOAuthAuthentication": true,
+                        "minimumTlsVersion": "TLS1_2",
+                        "supportsHttpsTrafficOnly": true,
+                        "publicNetworkAccess": "Disabled",
+                        "networkAcls": { "bypass": "AzureServices", "defaultAction": "Deny", "ipRules": [], "virtualNetworkRules": [] }
                     }
-                    deps.push("storage");
+                }));
+                out.push(json!({
+                    "type": "Microsoft.Storage/storageAccounts/queueServices",
+                    "apiVersion": p.api.storage,
+                    "name": x(format!("format('{{0}}/{{1}}', {}, 'default')", q(&qu.parent))),
+                    "dependsOn": a.depends(&["storage"])
+                }));
+                out.push(json!({
+                    "type": "Microsoft.Storage/storageAccounts/queueServices/queues",
+                    "apiVersion": p.api.storage,
+                    "name": x(format!("format('{{0}}/{{1}}/{{2}}', {}, 'default', {})", q(&qu.parent), q(&qu.queue))),
+                    "dependsOn": a.depends(&["storageQueueService"])
+                }));
+                if let Some(pe) = &qu.private_endpoint {
+                    private_endpoint(a, out, pe, "queue", "storage", true);
                 }
+                deps.push("storage");
             }
         }
     }

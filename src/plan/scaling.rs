@@ -29,6 +29,9 @@ pub struct Queue {
     pub resource_group: Option<String>,
     /// Storage accounts the deployment creates are private: a queue private endpoint.
     pub private_endpoint: Option<PrivateEndpoint>,
+    /// The role the pool needs on a queue in another resource group, which a resource-group
+    /// deployment cannot assign: `(role name, role definition id)`, for a note in the output.
+    pub role_to_grant_elsewhere: Option<(String, String)>,
 }
 
 impl Queue {
@@ -109,6 +112,12 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
             },
             // Standard namespaces have no private endpoints (Premium only); access is Entra-only.
             private_endpoint: None,
+            role_to_grant_elsewhere: (!sb.create && sb.resource_group.is_some()).then(|| {
+                (
+                    "Azure Service Bus Data Receiver".to_string(),
+                    super::security::roles::SERVICE_BUS_DATA_RECEIVER.to_string(),
+                )
+            }),
         });
     }
     let st = q.storage_queue.as_ref()?;
@@ -131,6 +140,12 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
             storage_service: Some("queue"),
             nic_name: format!("pep-{name}-queue-nic"),
             vnet_link_name: format!("link-{}", network.vnet_name),
+        }),
+        role_to_grant_elsewhere: (!st.create && st.resource_group.is_some()).then(|| {
+            (
+                "Storage Queue Data Message Processor".to_string(),
+                super::security::roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR.to_string(),
+            )
         }),
     })
 }
@@ -167,68 +182,68 @@ pub(super) fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> 
         })
         .collect();
     let mut rules = Vec::new();
-    if let (Some(a), Some(q)) = (s.autoscale.as_ref(), queue) {
-        if let Some(trigger) = &a.queue {
-            let target = trigger.target_per_instance;
-            let below = trigger.scale_in_below.unwrap_or(0);
-            let (metric_name, metric_namespace, on_ns, divide, dim) = match q.kind {
-                // Azure Monitor namespace metric, filtered to the queue and divided per instance
-                QueueKind::ServiceBus => (
-                    "ActiveMessages",
-                    "Microsoft.ServiceBus/namespaces",
-                    true,
-                    true,
-                    Some(q.queue.clone()),
-                ),
-                // the storage queue's special metric: its threshold is already per instance
-                QueueKind::Storage => ("ApproximateMessageCount", "", false, false, None),
-            };
-            let rule = |comment: String,
-                        operator: &'static str,
-                        threshold: u32,
-                        direction: &'static str,
-                        cooldown: &str| AutoscaleRule {
-                comment,
-                metric_name,
-                metric_namespace,
-                metric_on_namespace: on_ns,
-                time_grain: "PT1M",
-                statistic: "Average",
-                time_window: a.time_window.clone(),
-                time_aggregation: "Average",
-                operator,
-                threshold,
-                divide_per_instance: divide,
-                entity_dimension: dim.clone(),
-                direction,
-                change: "1",
-                cooldown: cooldown.to_string(),
-            };
-            rules.push(rule(
-                format!("Scale out when the backlog per instance exceeds {target} messages."),
-                "GreaterThan",
-                target,
-                "Increase",
-                &a.scale_out_cooldown,
-            ));
-            rules.push(if below == 0 {
-                rule(
-                    "Scale in when the queue is empty (no lower threshold is flap-safe for this target).".into(),
-                    "LessThanOrEqual",
-                    0,
-                    "Decrease",
-                    &a.scale_in_cooldown,
-                )
-            } else {
-                rule(
-                    format!("Scale in below {below} messages per instance: one instance fewer still stays under {target}, so it cannot flap."),
-                    "LessThan",
-                    below,
-                    "Decrease",
-                    &a.scale_in_cooldown,
-                )
-            });
-        }
+    if let (Some(a), Some(q)) = (s.autoscale.as_ref(), queue)
+        && let Some(trigger) = &a.queue
+    {
+        let target = trigger.target_per_instance;
+        let below = trigger.scale_in_below.unwrap_or(0);
+        let (metric_name, metric_namespace, on_ns, divide, dim) = match q.kind {
+            // Azure Monitor namespace metric, filtered to the queue and divided per instance
+            QueueKind::ServiceBus => (
+                "ActiveMessages",
+                "Microsoft.ServiceBus/namespaces",
+                true,
+                true,
+                Some(q.queue.clone()),
+            ),
+            // the storage queue's special metric: its threshold is already per instance
+            QueueKind::Storage => ("ApproximateMessageCount", "", false, false, None),
+        };
+        let rule = |comment: String,
+                    operator: &'static str,
+                    threshold: u32,
+                    direction: &'static str,
+                    cooldown: &str| AutoscaleRule {
+            comment,
+            metric_name,
+            metric_namespace,
+            metric_on_namespace: on_ns,
+            time_grain: "PT1M",
+            statistic: "Average",
+            time_window: a.time_window.clone(),
+            time_aggregation: "Average",
+            operator,
+            threshold,
+            divide_per_instance: divide,
+            entity_dimension: dim.clone(),
+            direction,
+            change: "1",
+            cooldown: cooldown.to_string(),
+        };
+        rules.push(rule(
+            format!("Scale out when the backlog per instance exceeds {target} messages."),
+            "GreaterThan",
+            target,
+            "Increase",
+            &a.scale_out_cooldown,
+        ));
+        rules.push(if below == 0 {
+            rule(
+                "Scale in when the queue is empty (no lower threshold is flap-safe for this target).".into(),
+                "LessThanOrEqual",
+                0,
+                "Decrease",
+                &a.scale_in_cooldown,
+            )
+        } else {
+            rule(
+                format!("Scale in below {below} messages per instance: one instance fewer still stays under {target}, so it cannot flap."),
+                "LessThan",
+                below,
+                "Decrease",
+                &a.scale_in_cooldown,
+            )
+        });
     }
     Some(Autoscale {
         name: format!("as-{name}"),

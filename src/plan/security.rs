@@ -164,35 +164,35 @@ pub(super) fn roles(cmk: Option<&Cmk>, queue: Option<&Queue>) -> Vec<RoleAssignm
         system_identity: false,
         description: "The pool's identity reads secrets from the vault.".into(),
     }];
-    if let Some(q) = queue {
-        if q.in_deployment_group() {
-            out.push(match q.kind {
-                super::scaling::QueueKind::ServiceBus => RoleAssignment {
-                    sym: "identityQueueReceiver",
-                    role_name: "Azure Service Bus Data Receiver",
-                    role_id: roles::SERVICE_BUS_DATA_RECEIVER,
-                    scope: "sbQueue",
-                    principal: "identity",
-                    system_identity: false,
-                    description: format!(
-                        "The pool's identity receives messages from the queue {}.",
-                        q.queue
-                    ),
-                },
-                super::scaling::QueueKind::Storage => RoleAssignment {
-                    sym: "identityQueueProcessor",
-                    role_name: "Storage Queue Data Message Processor",
-                    role_id: roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR,
-                    scope: "storageQueue",
-                    principal: "identity",
-                    system_identity: false,
-                    description: format!(
-                        "The pool's identity peeks, receives and deletes messages of the queue {}.",
-                        q.queue
-                    ),
-                },
-            });
-        }
+    if let Some(q) = queue
+        && q.in_deployment_group()
+    {
+        out.push(match q.kind {
+            super::scaling::QueueKind::ServiceBus => RoleAssignment {
+                sym: "identityQueueReceiver",
+                role_name: "Azure Service Bus Data Receiver",
+                role_id: roles::SERVICE_BUS_DATA_RECEIVER,
+                scope: "sbQueue",
+                principal: "identity",
+                system_identity: false,
+                description: format!(
+                    "The pool's identity receives messages from the queue {}.",
+                    q.queue
+                ),
+            },
+            super::scaling::QueueKind::Storage => RoleAssignment {
+                sym: "identityQueueProcessor",
+                role_name: "Storage Queue Data Message Processor",
+                role_id: roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR,
+                scope: "storageQueue",
+                principal: "identity",
+                system_identity: false,
+                description: format!(
+                    "The pool's identity peeks, receives and deletes messages of the queue {}.",
+                    q.queue
+                ),
+            },
+        });
     }
     if cmk.is_some() {
         out.push(RoleAssignment {

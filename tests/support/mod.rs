@@ -106,10 +106,10 @@ fn scalar(text: &str) -> Result<Value, String> {
     if let Ok(i) = t.parse::<i64>() {
         return Ok(Value::from(i));
     }
-    if let Some(num) = t.strip_prefix("json('").and_then(|r| r.strip_suffix("')")) {
-        if let Ok(f) = num.parse::<f64>() {
-            return Ok(Value::from(f));
-        }
+    if let Some(num) = t.strip_prefix("json('").and_then(|r| r.strip_suffix("')"))
+        && let Ok(f) = num.parse::<f64>()
+    {
+        return Ok(Value::from(f));
     }
     Ok(expr(t))
 }
@@ -117,8 +117,8 @@ fn scalar(text: &str) -> Result<Value, String> {
 /// Split `key: value` (the key may be quoted and contain `:`).
 fn split_key(line: &str) -> Result<(String, &str), String> {
     let t = line.trim();
-    if t.starts_with('\'') {
-        let end = t[1..]
+    if let Some(rest) = t.strip_prefix('\'') {
+        let end = rest
             .find("':")
             .ok_or_else(|| format!("unterminated key: {t}"))?
             + 1;
