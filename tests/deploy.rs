@@ -8,6 +8,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -61,7 +62,8 @@ fn status_url(fake: &FakeAzure) -> String {
     ))
 }
 
-/// `gpuform deploy SPEC -g RG --yes` against the fake, fast polling, plain progress.
+/// `gpuform deploy SPEC -g RG --yes` against the fake, fast polling (stderr is a pipe, so
+/// progress is plain lines).
 fn deploy(fake: &FakeAzure, spec: &std::path::Path) -> assert_cmd::Command {
     let mut c = fake.gpuform();
     c.arg("deploy").arg(spec).args([
@@ -74,8 +76,6 @@ fn deploy(fake: &FakeAzure, spec: &std::path::Path) -> assert_cmd::Command {
         "50",
         "--poll-interval",
         "0.05",
-        "--progress",
-        "plain",
     ]);
     c
 }
@@ -406,6 +406,17 @@ fn a_deployment_that_succeeds_after_several_polls() {
         "https://kv-shortvideo-prod.vault.azure.net/"
     );
     assert_eq!(doc["resourceGroup"], RG);
+
+    // on a terminal the table is redrawn in place (forced here: stderr is a pipe)
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--progress", "live"])
+        .output()
+        .unwrap();
+    let (_, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(e.contains("F\x1b[J"), "no redraw: {e:?}");
+    assert!(e.contains(&format!("deploying {name}: Succeeded")), "{e}");
+    assert!(e.contains("  ✓ Succeeded  Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode  1m 40s"), "{e}");
 }
 
 fn quota_message() -> &'static str {
@@ -876,6 +887,27 @@ fn what_if_on_a_group_that_does_not_exist_yet() {
             .iter()
             .all(|r| r.method.as_str() == "GET" || r.url.path().contains("oauth2"))
     );
+    // as text: the names the template computes are resolved where it says how
+    let out = deploy(&fake, &spec())
+        .args(["--what-if", "--create-resource-group"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{e}");
+    assert!(e.contains(&format!("deploy: the resource group {RG} does not exist yet; deploy would create it and every resource below")), "{e}");
+    assert!(
+        o.contains("  + Microsoft.KeyVault/vaults/keys  kv-shortvideo-prod/disk-cmk ["),
+        "{o}"
+    );
+    assert!(
+        o.contains("  + Microsoft.Authorization/roleAssignments  (computed) ["),
+        "{o}"
+    );
+    let n = template["resources"].as_array().unwrap().len();
+    assert!(
+        o.ends_with(&format!("Resource changes: {n} to create.\n")),
+        "{o}"
+    );
 }
 
 #[test]
@@ -992,17 +1024,8 @@ fn ctrl_c_leaves_the_deployment_running_and_says_how_to_follow_it() {
     );
     // assert_cmd cannot signal a running child: the same command as `deploy()`, by hand
     let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuform"));
+    fake_env(&mut std_cmd, &fake);
     std_cmd
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("NO_COLOR", "1")
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .env("SSL_CERT_FILE", &fake.ca_file)
-        .env("AZURE_AUTHORITY_HOST", &fake.base)
-        .env("AZURE_TENANT_ID", TENANT)
-        .env("AZURE_CLIENT_ID", CLIENT)
-        .env("AZURE_CLIENT_SECRET", "not-a-real-secret")
-        .env("AZURE_SUBSCRIPTION_ID", SUB)
         .arg("deploy")
         .arg(spec())
         .args([
@@ -1079,4 +1102,94 @@ fn ctrl_c_leaves_the_deployment_running_and_says_how_to_follow_it() {
             .iter()
             .all(|r| !r.url.path().ends_with("/cancel"))
     );
+}
+
+/// The environment `FakeAzure::gpuform()` sets, on a plain `std::process::Command`.
+#[cfg(unix)]
+fn fake_env(c: &mut std::process::Command, fake: &FakeAzure) {
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("NO_COLOR", "1")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("SSL_CERT_FILE", &fake.ca_file)
+        .env("AZURE_AUTHORITY_HOST", &fake.base)
+        .env("AZURE_TENANT_ID", TENANT)
+        .env("AZURE_CLIENT_ID", CLIENT)
+        .env("AZURE_CLIENT_SECRET", "not-a-real-secret")
+        .env("AZURE_SUBSCRIPTION_ID", SUB);
+}
+
+/// On a terminal (util-linux `script` provides one) deploy asks first, and draws the live table.
+#[cfg(unix)]
+#[test]
+fn on_a_terminal_deploy_asks_and_redraws() {
+    use std::io::Write;
+    use std::process::Stdio;
+    if !Path::new("/usr/bin/script").exists() {
+        eprintln!("no /usr/bin/script: terminal test skipped");
+        return;
+    }
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    deployment_flow(
+        &fake,
+        vec![
+            status("Running"),
+            status("Running"),
+            status("Running"),
+            status("Succeeded"),
+        ],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let run = |answer: &str| {
+        let line = format!(
+            "'{}' deploy '{}' -g {RG} --skip-preflight --auth secret --poll-interval 0.05 --arm-endpoint '{}/'",
+            assert_cmd::cargo::cargo_bin("gpuform").display(),
+            spec().display(),
+            fake.base
+        );
+        let mut c = std::process::Command::new("/usr/bin/script");
+        fake_env(&mut c, &fake);
+        c.env("TERM", "xterm")
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        // answer once the question is up (the terminal buffers it until then)
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(answer.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+        if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
+            println!("--- exit {:?}\n{text}", out.status.code());
+        }
+        (out.status.code(), text)
+    };
+    let (code, text) = run("n\n");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains(&format!("in subscription {SUB}? [y/N] ")),
+        "{text}"
+    );
+    assert!(
+        text.contains("deploy: not confirmed; nothing was changed"),
+        "{text}"
+    );
+    assert!(fake.requests().iter().all(|r| r.method.as_str() != "PUT"));
+
+    let (code, text) = run("y\n");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("F\x1b[J"),
+        "no redraw on a terminal: {text:?}"
+    );
+    assert!(text.contains("  ✓ Succeeded  Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode  1m 40s"), "{text}");
+    assert!(text.contains("outputs:"), "{text}");
 }

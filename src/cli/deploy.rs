@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::azure_args::{AzureArgs, Session, runtime};
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled, styled_stderr};
-use crate::azure::deployments::{Accepted, WhatIfChange};
+use crate::azure::deployments::Accepted;
 use crate::azure::{ArmError, ErrorDetail};
 use crate::catalog::prices::PriceTable;
 use crate::deploy::errors::{self, Diagnosis, FailedResource};
@@ -201,6 +201,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         return Ok(code);
     }
     let group_line = match &group {
+        Some(g) if !g.location.eq_ignore_ascii_case(&region) && !g.location.is_empty() => format!(
+            "resource group {rg} exists in {} (the resources go to the spec's region, {region})",
+            g.location
+        ),
         Some(g) => format!("resource group {rg} ({}) exists", g.location),
         None => format!("resource group {rg} will be created in {region}"),
     };
@@ -584,27 +588,8 @@ fn what_if(
             "deploy: the resource group {} does not exist yet; deploy would create it and every resource below",
             target.rg
         );
-        let changes = template
-            .get("resources")
-            .and_then(Value::as_array)
-            .map(|rs| {
-                rs.iter()
-                    .map(|r| {
-                        let ty = r.get("type").and_then(Value::as_str).unwrap_or("?");
-                        let name = r.get("name").and_then(Value::as_str).unwrap_or("?");
-                        WhatIfChange {
-                            resource_id: format!(
-                                "/subscriptions/{}/resourceGroups/{}/providers/{ty}/{name}",
-                                session.subscription, target.rg
-                            ),
-                            change_type: "Create".into(),
-                            after: r.get("apiVersion").map(|a| json!({ "apiVersion": a })),
-                            ..Default::default()
-                        }
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let changes =
+            crate::deploy::whatif::simulated_changes(template, &session.subscription, target.rg);
         WhatIf::new(
             target.name,
             target.rg,

@@ -227,9 +227,13 @@ impl Progress {
                 r.resource_type, r.name
             ));
         }
+        // autowrap off while drawing: a line wider than the terminal is clipped instead of
+        // wrapping onto a second row, so moving up `drawn` lines always lands on the table
+        let _ = write!(self.out, "\x1b[?7l");
         for l in &lines {
             let _ = writeln!(self.out, "{}", l.trim_end());
         }
+        let _ = write!(self.out, "\x1b[?7h");
         self.drawn = lines.len();
     }
 }

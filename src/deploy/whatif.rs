@@ -301,6 +301,78 @@ impl WhatIf {
     }
 }
 
+/// The changes of a deployment into a resource group that does not exist yet: every resource
+/// of the template is created (names ARM computes are shown as far as the template tells).
+pub fn simulated_changes(template: &Value, subscription: &str, rg: &str) -> Vec<WhatIfChange> {
+    let vars = template.get("variables").cloned().unwrap_or(Value::Null);
+    let resources = template
+        .get("resources")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    resources
+        .iter()
+        .map(|r| {
+            let ty = r.get("type").and_then(Value::as_str).unwrap_or("?");
+            let name = display_name(r.get("name").and_then(Value::as_str).unwrap_or("?"), &vars);
+            // providers/NS/type1/name1/type2/name2 for child resources
+            let segs: Vec<&str> = ty.split('/').collect();
+            let names: Vec<&str> = name.split('/').collect();
+            let path = if segs.len() == names.len() + 1 {
+                let mut p = segs[0].to_string();
+                for (t, n) in segs[1..].iter().zip(&names) {
+                    p.push_str(&format!("/{t}/{n}"));
+                }
+                p
+            } else {
+                format!("{ty}/{name}")
+            };
+            WhatIfChange {
+                resource_id: format!(
+                    "/subscriptions/{subscription}/resourceGroups/{rg}/providers/{path}"
+                ),
+                change_type: "Create".into(),
+                after: r.get("apiVersion").map(|a| json!({ "apiVersion": a })),
+                ..Default::default()
+            }
+        })
+        .collect()
+}
+
+/// A template name for people: literals as they are, `[variables('x')]` and
+/// `[format('{0}/{1}', 'a', variables('b'))]` resolved, anything else `(computed)`.
+fn display_name(name: &str, vars: &Value) -> String {
+    let Some(expr) = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) else {
+        return name.to_string();
+    };
+    if expr.starts_with('[') {
+        return name[1..].to_string(); // `[[` escapes a literal
+    }
+    let arg = |a: &str| -> Option<String> {
+        let a = a.trim();
+        if let Some(l) = a.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')) {
+            return Some(l.replace("''", "'"));
+        }
+        let v = a.strip_prefix("variables('")?.strip_suffix("')")?;
+        vars.get(v)
+            .and_then(Value::as_str)
+            .filter(|s| !s.starts_with('['))
+            .map(str::to_string)
+    };
+    if let Some(v) = arg(expr) {
+        return v;
+    }
+    if let Some(rest) = expr
+        .strip_prefix("format('{0}/{1}',")
+        .and_then(|r| r.strip_suffix(')'))
+        && let Some((a, b)) = rest.split_once(',')
+        && let (Some(a), Some(b)) = (arg(a), arg(b))
+    {
+        return format!("{a}/{b}");
+    }
+    "(computed)".into()
+}
+
 /// GitHub colours a ```diff line by its first character: move a `+`/`-` symbol to column 0.
 fn diff_line(line: &str) -> String {
     let t = line.trim_start();
@@ -420,6 +492,47 @@ mod tests {
             after,
             children,
         }
+    }
+
+    #[test]
+    fn simulated_changes_name_what_the_template_names() {
+        let t = json!({
+            "variables": {"vaultName": "kv-a", "computed": "[uniqueString(resourceGroup().id)]"},
+            "resources": [
+                {"type": "Microsoft.KeyVault/vaults", "apiVersion": "2025-05-01", "name": "[variables('vaultName')]"},
+                {"type": "Microsoft.KeyVault/vaults/keys", "apiVersion": "2025-05-01", "name": "[format('{0}/{1}', variables('vaultName'), 'disk-cmk')]"},
+                {"type": "Microsoft.Authorization/roleAssignments", "apiVersion": "2022-04-01", "name": "[guid(resourceGroup().id)]"},
+                {"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2025-05-01", "name": "vnet-a"}
+            ]
+        });
+        let w = WhatIf::new(
+            "d",
+            "rg",
+            "s",
+            "Simulated",
+            simulated_changes(&t, "s", "rg"),
+        );
+        let names: Vec<(String, String)> = w
+            .changes
+            .iter()
+            .map(|c| (c.resource_type.clone(), c.name.clone()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (
+                    "Microsoft.Authorization/roleAssignments".into(),
+                    "(computed)".into()
+                ),
+                ("Microsoft.KeyVault/vaults".into(), "kv-a".into()),
+                (
+                    "Microsoft.KeyVault/vaults/keys".into(),
+                    "kv-a/disk-cmk".into()
+                ),
+                ("Microsoft.Network/virtualNetworks".into(), "vnet-a".into()),
+            ]
+        );
+        assert_eq!(w.summary_line(), "4 to create");
     }
 
     #[test]
