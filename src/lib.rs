@@ -12,6 +12,7 @@ pub mod azure;
 pub mod catalog;
 pub mod cli;
 pub mod cost;
+pub mod deploy;
 pub mod diag;
 pub mod emit;
 pub mod plan;

@@ -91,6 +91,9 @@ const CONTENT_TYPE: HeaderName = HeaderName::from_static("content-type");
 #[derive(Debug, Clone)]
 pub struct ArmClient {
     endpoint: Url,
+    /// The cloud's own ARM endpoint: links ARM returns point there even when requests go
+    /// through `--arm-endpoint`.
+    cloud_endpoint: Url,
     pipeline: Pipeline,
 }
 
@@ -117,6 +120,8 @@ impl ArmClient {
         );
         Self {
             endpoint: endpoints.arm.clone(),
+            cloud_endpoint: Url::parse(endpoints.cloud.arm_endpoint())
+                .expect("cloud endpoints are URLs"),
             pipeline,
         }
     }
@@ -155,11 +160,12 @@ impl ArmClient {
                 format!("ARM returned an invalid link {link:?}: {e}"),
             )
         })?;
-        let same = u.scheme() == self.endpoint.scheme()
-            && u.host_str().map(str::to_ascii_lowercase)
-                == self.endpoint.host_str().map(str::to_ascii_lowercase)
-            && u.port_or_known_default() == self.endpoint.port_or_known_default();
-        if !same {
+        if !same_origin(&u, &self.endpoint)
+            && let Some(r) = rebase(&u, &self.cloud_endpoint, &self.endpoint)
+        {
+            return Ok(r);
+        }
+        if !same_origin(&u, &self.endpoint) {
             return Err(ArmError::new(
                 ErrorKind::Decode,
                 &op.what,
@@ -181,11 +187,24 @@ impl ArmClient {
         url: Url,
         body: Option<&serde_json::Value>,
     ) -> Result<ArmResponse, ArmError> {
+        let bytes = body.map(|b| serde_json::to_vec(b).expect("JSON values serialise"));
+        self.send_raw(op, verb, url, bytes).await
+    }
+
+    /// [`send`](Self::send) with a JSON body that is already text: deploy sends the rendered
+    /// template byte for byte inside its request body.
+    pub async fn send_raw(
+        &self,
+        op: &Op,
+        verb: Verb,
+        url: Url,
+        body: Option<Vec<u8>>,
+    ) -> Result<ArmResponse, ArmError> {
         let mut req = Request::new(url, verb.method());
         req.insert_header(HeaderName::from_static("accept"), "application/json");
         if let Some(b) = body {
             req.insert_header(CONTENT_TYPE, "application/json");
-            req.set_body(serde_json::to_vec(b).expect("JSON values serialise"));
+            req.set_body(b);
         }
         let ctx = Context::new();
         let res = self
@@ -278,6 +297,24 @@ impl ArmClient {
     }
 }
 
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str().map(str::to_ascii_lowercase) == b.host_str().map(str::to_ascii_lowercase)
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// A link to the cloud's own ARM endpoint, moved onto `--arm-endpoint` (a proxy or private
+/// endpoint in front of ARM): ARM's `nextLink` / `Azure-AsyncOperation` / `Location` always name
+/// its public host.
+fn rebase(link: &Url, cloud: &Url, endpoint: &Url) -> Option<Url> {
+    if !same_origin(link, cloud) || same_origin(cloud, endpoint) {
+        return None;
+    }
+    let mut u = endpoint.join(link.path().trim_start_matches('/')).ok()?;
+    u.set_query(link.query());
+    Some(u)
+}
+
 fn decode<T: DeserializeOwned>(
     op: &Op,
     body: &[u8],
@@ -349,5 +386,25 @@ fn reason(status: u16) -> &'static str {
         503 => "Service Unavailable",
         504 => "Gateway Timeout",
         _ => "HTTP error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_to_the_public_endpoint_move_onto_the_configured_one() {
+        let cloud = Url::parse("https://management.azure.com/").unwrap();
+        let proxy = Url::parse("https://arm-proxy.corp.example/arm/").unwrap();
+        let link = Url::parse("https://management.azure.com/subscriptions/s/operationStatuses/1?api-version=2025-04-01").unwrap();
+        assert_eq!(
+            rebase(&link, &cloud, &proxy).unwrap().as_str(),
+            "https://arm-proxy.corp.example/arm/subscriptions/s/operationStatuses/1?api-version=2025-04-01"
+        );
+        // no override: nothing to do; other hosts: never
+        assert_eq!(rebase(&link, &cloud, &cloud), None);
+        let evil = Url::parse("https://evil.example/subscriptions/s").unwrap();
+        assert_eq!(rebase(&evil, &cloud, &proxy), None);
     }
 }

@@ -52,6 +52,15 @@ impl Cloud {
         }
     }
 
+    /// The Azure portal (deployment links in deploy's messages).
+    pub fn portal(self) -> &'static str {
+        match self {
+            Cloud::AzureCloud => "https://portal.azure.com",
+            Cloud::AzureChinaCloud => "https://portal.azure.cn",
+            Cloud::AzureUSGovernment => "https://portal.azure.us",
+        }
+    }
+
     /// The scope a Resource Manager token is requested for (the ARM audience + `/.default`).
     pub fn arm_scope(self) -> &'static str {
         match self {

@@ -6,7 +6,8 @@
 //! - [`auth`]: credential selection (`--auth auto|cli|secret|workload|pipelines|managed-identity`);
 //! - [`http`]: retry, timeouts, fatal TLS errors, and the [`Transport`] seam for tests;
 //! - [`client`]: `ArmClient` (JSON GET/POST/PUT, `nextLink`, ARM error trees);
-//! - [`api`]: the `ArmApi` trait and its ARM implementation.
+//! - [`api`]: the `ArmApi` trait and its ARM implementation;
+//! - [`deployments`]: resource groups, deployments, what-if and long-running operations (deploy).
 
 // `ArmError` carries the whole story (ARM error tree, cause chain, fix); it is built once per
 // failed call, never in a hot loop, so its size in `Result` does not matter.
@@ -16,6 +17,7 @@ pub mod api;
 pub mod auth;
 pub mod client;
 pub mod cloud;
+pub mod deployments;
 pub mod error;
 pub mod http;
 pub mod models;

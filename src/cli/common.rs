@@ -18,6 +18,8 @@ pub enum ExitCode {
     Ok = 0,
     Findings = 1,
     Usage = 2,
+    /// Ctrl-C (128 + SIGINT), e.g. deploy stopped following a deployment that keeps running.
+    Interrupted = 130,
 }
 
 /// A command that could not do its job: a message, the causes, and what to try.
@@ -98,6 +100,18 @@ pub fn styled() -> bool {
         2 => false,
         _ => !matches!(
             anstream::AutoStream::choice(&std::io::stdout()),
+            AnsiChoice::Never
+        ),
+    }
+}
+
+/// [`styled`] for stderr (progress views, prompts).
+pub fn styled_stderr() -> bool {
+    match COLOR.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => !matches!(
+            anstream::AutoStream::choice(&std::io::stderr()),
             AnsiChoice::Never
         ),
     }

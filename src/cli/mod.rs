@@ -4,8 +4,10 @@
 //! (validation errors, a blocked preflight, a failed deployment, a budget gate), 2 usage, I/O or
 //! access errors.
 
+mod azure_args;
 mod common;
 mod cost;
+mod deploy;
 mod preflight;
 mod render;
 mod schema;
@@ -59,7 +61,21 @@ pub enum Command {
     Cost(cost::Args),
     /// Render Bicep (main.bicep, main.bicepparam, bicepconfig.json) and ARM JSON for specs.
     Render(render::Args),
+    /// Deploy a spec to a resource group (ARM, Incremental) with progress, or show the changes (--what-if).
+    #[command(after_help = DEPLOY_HELP)]
+    Deploy(deploy::Args),
 }
+
+const DEPLOY_HELP: &str = concat!(
+    "Exit codes: 0 deployed (or what-if shown), 1 the deployment failed or was rejected, preflight blocked the spec's ",
+    "region, or --fail-on-delete found deletions; 2 usage or access errors (a missing resource group without ",
+    "--create-resource-group, no --yes without a terminal); 130 interrupted (a started deployment keeps running).\n\n",
+    "The template sent is the one `gpuform render` writes (azuredeploy.json, byte for byte) with the parameters of ",
+    "azuredeploy.parameters.json; secure parameters without a value (the Windows adminPassword) come from the ",
+    "environment: GPUFORM_ADMIN_PASSWORD. The deployment name is metadata.name plus a hash of template and ",
+    "parameters, so re-running the same spec re-applies the same deployment.\n\n",
+    "Credentials, cloud and retries work as for `gpuform preflight` (see its --help)."
+);
 
 const PREFLIGHT_HELP: &str = concat!(
     "Exit codes: 0 the spec's region passes, 1 it is blocked, 2 usage or access errors (or a check could not be answered).\n\n",
@@ -93,6 +109,7 @@ pub fn main() -> i32 {
         Command::Preflight(a) => preflight::run(a),
         Command::Cost(a) => cost::run(a),
         Command::Render(a) => render::run(a),
+        Command::Deploy(a) => deploy::run(a),
     };
     match result {
         Ok(code) => code as i32,

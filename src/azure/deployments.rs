@@ -1,0 +1,388 @@
+//! The calls `gpuform deploy` makes: resource groups, `Microsoft.Resources/deployments` (PUT,
+//! GET, operations, what-if) and polling of long-running operations. Plain data types out; the
+//! deploy module decides what to do with them.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::api::{Arm, ArmApi};
+use super::client::{Op, Verb};
+use super::error::{ArmError, ErrorDetail};
+use super::models::null_default;
+
+/// Microsoft.Resources/deployments (PUT, GET, operations, whatIf).
+pub const DEPLOYMENTS_API: &str = "2025-04-01";
+/// Microsoft.Resources/resourceGroups.
+pub const RESOURCE_GROUPS_API: &str = "2025-04-01";
+
+const RG_PERMISSION: &str = "Microsoft.Resources/subscriptions/resourceGroups/read (write to create it; e.g. Contributor on the subscription)";
+const DEPLOY_PERMISSION: &str = "Microsoft.Resources/deployments/write and write on every resource type in the template (e.g. Contributor, plus User Access Administrator or Role Based Access Control Administrator for the role assignments) on the resource group";
+const READ_DEPLOYMENT: &str =
+    "Microsoft.Resources/deployments/read (e.g. Reader on the resource group)";
+const WHAT_IF_PERMISSION: &str = "Microsoft.Resources/deployments/whatIf/action (e.g. Contributor or Reader + deployment permissions on the resource group)";
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceGroup {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub location: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A deployment (`GET .../deployments/{name}`), the fields gpuform reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Deployment {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub properties: DeploymentProperties,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentProperties {
+    #[serde(default)]
+    pub provisioning_state: Option<String>,
+    #[serde(default)]
+    pub timestamp: Option<String>,
+    #[serde(default)]
+    pub duration: Option<String>,
+    #[serde(default)]
+    pub correlation_id: Option<String>,
+    /// `{name: {type, value}}`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub outputs: serde_json::Map<String, Value>,
+    #[serde(default)]
+    pub error: Option<ErrorDetail>,
+}
+
+/// One deployment operation (one resource action).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Operation {
+    #[serde(default)]
+    pub operation_id: String,
+    #[serde(default)]
+    pub properties: OperationProperties,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationProperties {
+    #[serde(default)]
+    pub provisioning_operation: Option<String>,
+    #[serde(default)]
+    pub provisioning_state: Option<String>,
+    #[serde(default)]
+    pub timestamp: Option<String>,
+    #[serde(default)]
+    pub duration: Option<String>,
+    #[serde(default)]
+    pub status_code: Option<String>,
+    /// `{status, error}` from the resource provider (older responses: any JSON).
+    #[serde(default)]
+    pub status_message: Option<Value>,
+    #[serde(default)]
+    pub target_resource: Option<TargetResource>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetResource {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub resource_type: Option<String>,
+    #[serde(default)]
+    pub resource_name: Option<String>,
+}
+
+/// A long-running operation ARM accepted: where to poll and how long to wait first.
+#[derive(Debug, Clone)]
+pub struct Accepted {
+    pub status: u16,
+    pub poll_url: Option<String>,
+    pub retry_after: Option<Duration>,
+    pub body: Value,
+}
+
+/// One poll of a long-running operation.
+#[derive(Debug, Clone)]
+pub struct Polled {
+    /// 202 while running (what-if `Location`), 200 with a body otherwise.
+    pub status: u16,
+    pub retry_after: Option<Duration>,
+    /// A new URL to poll, when the answer names one.
+    pub next: Option<String>,
+    /// Parsed body (`Value::Null` when empty).
+    pub body: Value,
+}
+
+impl Polled {
+    /// `status` of an `Azure-AsyncOperation` body (`Running`, `Succeeded`, `Failed`, `Canceled`).
+    pub fn lro_status(&self) -> Option<&str> {
+        self.body.get("status").and_then(Value::as_str)
+    }
+}
+
+impl Arm {
+    fn rg_path(&self, rg: &str) -> String {
+        format!(
+            "subscriptions/{}/resourcegroups/{}",
+            self.subscription(),
+            enc(rg)
+        )
+    }
+
+    fn deployment_path(&self, rg: &str, name: &str) -> String {
+        format!(
+            "{}/providers/Microsoft.Resources/deployments/{}",
+            self.rg_path(rg),
+            enc(name)
+        )
+    }
+
+    /// The resource group, or `None` when it does not exist (404).
+    pub async fn resource_group(&self, rg: &str) -> Result<Option<ResourceGroup>, ArmError> {
+        let op = Op::new(format!("read the resource group {rg}"), RG_PERMISSION);
+        let url = self.client.url(&self.rg_path(rg), RESOURCE_GROUPS_API, &[]);
+        match self.client.get_json(&op, url).await {
+            Ok(g) => Ok(Some(g)),
+            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn create_resource_group(
+        &self,
+        rg: &str,
+        location: &str,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<ResourceGroup, ArmError> {
+        let op = Op::new(
+            format!("create the resource group {rg} in {location}"),
+            RG_PERMISSION,
+        );
+        let url = self.client.url(&self.rg_path(rg), RESOURCE_GROUPS_API, &[]);
+        self.client
+            .put_json(&op, url, &json!({ "location": location, "tags": tags }))
+            .await
+    }
+
+    /// PUT the deployment (`body` is the whole request body, already JSON text).
+    pub async fn put_deployment(
+        &self,
+        rg: &str,
+        name: &str,
+        body: Vec<u8>,
+    ) -> Result<Accepted, ArmError> {
+        let op = Op::new(
+            format!("start the deployment {name} in {rg}"),
+            DEPLOY_PERMISSION,
+        );
+        let url = self
+            .client
+            .url(&self.deployment_path(rg, name), DEPLOYMENTS_API, &[]);
+        let res = self
+            .client
+            .send_raw(&op, Verb::Put, url, Some(body))
+            .await?;
+        Ok(Accepted {
+            status: res.status,
+            poll_url: res.poll_url().map(str::to_string),
+            retry_after: res.retry_after,
+            body: serde_json::from_slice(&res.body).unwrap_or(Value::Null),
+        })
+    }
+
+    /// POST `.../whatIf` (the same body as the PUT).
+    pub async fn post_what_if(
+        &self,
+        rg: &str,
+        name: &str,
+        body: Vec<u8>,
+    ) -> Result<Accepted, ArmError> {
+        let op = Op::new(
+            format!("ask ARM what deployment {name} would change in {rg}"),
+            WHAT_IF_PERMISSION,
+        );
+        let url = self.client.url(
+            &format!("{}/whatIf", self.deployment_path(rg, name)),
+            DEPLOYMENTS_API,
+            &[],
+        );
+        let res = self
+            .client
+            .send_raw(&op, Verb::Post, url, Some(body))
+            .await?;
+        Ok(Accepted {
+            status: res.status,
+            poll_url: res.location.clone().or(res.async_operation.clone()),
+            retry_after: res.retry_after,
+            body: serde_json::from_slice(&res.body).unwrap_or(Value::Null),
+        })
+    }
+
+    /// GET a URL ARM handed back (`Azure-AsyncOperation` / `Location`); only on ARM's own host.
+    pub async fn poll(&self, what: &str, link: &str) -> Result<Polled, ArmError> {
+        let op = Op::new(what.to_string(), READ_DEPLOYMENT);
+        let url = self.client.follow(&op, link)?;
+        let res = self.client.send(&op, Verb::Get, url, None).await?;
+        let body = if res.body.iter().all(u8::is_ascii_whitespace) {
+            Value::Null
+        } else {
+            res.json(&op)?
+        };
+        Ok(Polled {
+            status: res.status,
+            retry_after: res.retry_after,
+            next: res.poll_url().map(str::to_string),
+            body,
+        })
+    }
+
+    pub async fn deployment(&self, rg: &str, name: &str) -> Result<Deployment, ArmError> {
+        let op = Op::new(
+            format!("read the deployment {name} in {rg}"),
+            READ_DEPLOYMENT,
+        );
+        let url = self
+            .client
+            .url(&self.deployment_path(rg, name), DEPLOYMENTS_API, &[]);
+        self.client.get_json(&op, url).await
+    }
+
+    pub async fn operations(&self, rg: &str, name: &str) -> Result<Vec<Operation>, ArmError> {
+        let op = Op::new(
+            format!("list the operations of deployment {name} in {rg}"),
+            READ_DEPLOYMENT,
+        );
+        let url = self.client.url(
+            &format!("{}/operations", self.deployment_path(rg, name)),
+            DEPLOYMENTS_API,
+            &[],
+        );
+        self.client.get_all(&op, url).await
+    }
+}
+
+/// A path segment, percent-encoded (resource group and deployment names allow `(`, `)`, `.`).
+fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+// ---------------------------------------------------------------------------------------------
+// What-if
+
+/// `POST .../whatIf` final answer: `{status, properties: {changes}, error}`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WhatIfResult {
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub properties: Option<WhatIfProperties>,
+    #[serde(default)]
+    pub error: Option<ErrorDetail>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WhatIfProperties {
+    #[serde(default, deserialize_with = "null_default")]
+    pub changes: Vec<WhatIfChange>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct WhatIfChange {
+    #[serde(default)]
+    pub resource_id: String,
+    /// Create, Delete, Deploy, Ignore, Modify, NoChange, Unsupported.
+    #[serde(default)]
+    pub change_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsupported_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<Value>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub delta: Vec<PropertyChange>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PropertyChange {
+    #[serde(default)]
+    pub path: String,
+    /// Create, Delete, Modify, Array, NoEffect.
+    #[serde(default)]
+    pub property_change_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<Value>,
+    #[serde(
+        default,
+        deserialize_with = "null_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub children: Vec<PropertyChange>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_recorded_what_if_answer_parses() {
+        let text = include_str!("../../tests/fixtures/deploy/whatif-recording.json");
+        let v: Value = serde_json::from_str(text).unwrap();
+        let r: WhatIfResult =
+            serde_json::from_value(v["responses"]["200"]["body"].clone()).unwrap();
+        assert_eq!(r.status.as_deref(), Some("Succeeded"));
+        let changes = r.properties.unwrap().changes;
+        assert_eq!(changes.len(), 2);
+        assert_eq!(changes[0].change_type, "Modify");
+        assert_eq!(changes[0].delta[0].path, "tags.myNewTag");
+        assert_eq!(changes[0].delta[0].property_change_type, "Create");
+        assert_eq!(changes[1].change_type, "Create");
+    }
+
+    #[test]
+    fn operations_parse_in_the_documented_shape() {
+        let v = json!({"value": [{
+            "id": "/subscriptions/x/resourceGroups/g/providers/Microsoft.Resources/deployments/d/operations/13EF",
+            "operationId": "13EF",
+            "properties": {"provisioningOperation": "Create", "provisioningState": "Failed", "timestamp": "2019-11-26T14:18:36.3177613Z",
+                "duration": "PT21.0580179S", "statusCode": "BadRequest",
+                "statusMessage": {"error": {"code": "InvalidAccountType", "message": "bad"}},
+                "targetResource": {"id": "/subscriptions/x/resourceGroups/g/providers/Microsoft.Storage/storageAccounts/s1", "resourceName": "s1", "resourceType": "Microsoft.Storage/storageAccounts"}}
+        }]});
+        let ops: Vec<Operation> = serde_json::from_value(v["value"].clone()).unwrap();
+        let t = ops[0].properties.target_resource.as_ref().unwrap();
+        assert_eq!(t.resource_name.as_deref(), Some("s1"));
+        assert_eq!(
+            ops[0].properties.provisioning_state.as_deref(),
+            Some("Failed")
+        );
+    }
+}

@@ -1,0 +1,207 @@
+//! The Azure flags every command that talks to ARM shares (`preflight`, `deploy`): subscription,
+//! credential, cloud, endpoint, timeout and retries, and turning them into a signed-in [`Arm`].
+
+use std::time::Duration;
+
+use clap::ValueEnum;
+
+use super::common::{ExitCode, Failure};
+use crate::azure::{
+    self, Arm, ArmError, AuthChoice, AuthMethod, AuthMode, Cloud, Connect, Endpoints, Env,
+    HttpSettings, SystemProbe,
+};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct AzureArgs {
+    /// Subscription id (default: AZURE_SUBSCRIPTION_ID, then the az CLI's default with --auth cli/auto).
+    #[arg(long, value_name = "ID")]
+    pub subscription: Option<String>,
+    /// Which credential to use; `auto` picks from the environment and says which.
+    #[arg(long, value_enum, default_value_t = AuthArg::Auto, env = "GPUFORM_AUTH")]
+    pub auth: AuthArg,
+    /// Azure cloud: ARM endpoint, Entra authority (AZURE_AUTHORITY_HOST overrides it) and token scope.
+    #[arg(long, value_enum, default_value_t = CloudArg::AzureCloud)]
+    pub cloud: CloudArg,
+    /// Resource Manager endpoint (https), e.g. a proxy; the token scope stays the cloud's.
+    #[arg(long, value_name = "URL")]
+    pub arm_endpoint: Option<String>,
+    /// Seconds each HTTP try may take, body included.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Retries per call after throttling (429, honouring Retry-After), 5xx, timeouts and dropped connections.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
+    /// First retry back-off in milliseconds (doubles per retry).
+    #[arg(long, value_name = "MS", default_value_t = 800, hide = true)]
+    pub retry_delay_ms: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuthArg {
+    Auto,
+    Cli,
+    Secret,
+    Workload,
+    Pipelines,
+    ManagedIdentity,
+}
+
+impl From<AuthArg> for AuthMode {
+    fn from(a: AuthArg) -> Self {
+        match a {
+            AuthArg::Auto => AuthMode::Auto,
+            AuthArg::Cli => AuthMode::Cli,
+            AuthArg::Secret => AuthMode::Secret,
+            AuthArg::Workload => AuthMode::Workload,
+            AuthArg::Pipelines => AuthMode::Pipelines,
+            AuthArg::ManagedIdentity => AuthMode::ManagedIdentity,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[allow(clippy::enum_variant_names)] // the names az uses
+pub enum CloudArg {
+    #[value(name = "AzureCloud")]
+    AzureCloud,
+    #[value(name = "AzureChinaCloud")]
+    AzureChinaCloud,
+    #[value(name = "AzureUSGovernment")]
+    AzureUsGovernment,
+}
+
+impl From<CloudArg> for Cloud {
+    fn from(c: CloudArg) -> Self {
+        match c {
+            CloudArg::AzureCloud => Cloud::AzureCloud,
+            CloudArg::AzureChinaCloud => Cloud::AzureChinaCloud,
+            CloudArg::AzureUsGovernment => Cloud::AzureUSGovernment,
+        }
+    }
+}
+
+/// A signed-in ARM client for one subscription (no request has been sent yet).
+pub struct Session {
+    pub arm: Arm,
+    pub choice: AuthChoice,
+    pub subscription: String,
+    pub cloud: Cloud,
+}
+
+impl Session {
+    /// A failure from an ARM error; for credential problems it names the credential used.
+    pub fn failure(&self, e: &ArmError) -> Failure {
+        let mut f = arm_failure(e);
+        if e.kind == azure::ErrorKind::Credential || e.status == Some(401) {
+            f.causes.push(format!(
+                "gpuform used {}",
+                self.choice.announce().trim_start_matches("using ")
+            ));
+        }
+        f
+    }
+}
+
+impl AzureArgs {
+    /// Refuse nonsense before anything else runs.
+    pub fn check(&self) -> Result<(), Failure> {
+        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
+            return Err(Failure::usage(
+                "--timeout must be a positive number of seconds",
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn http(&self) -> HttpSettings {
+        HttpSettings {
+            timeout: Duration::from_secs_f64(self.timeout),
+            max_retries: self.retries,
+            initial_delay: Duration::from_millis(self.retry_delay_ms),
+            ..HttpSettings::default()
+        }
+    }
+
+    /// Choose the credential, find the subscription and build the client; prints
+    /// `COMMAND: using <credential> (...)` to stderr.
+    pub fn connect(&self, command: &str) -> Result<Session, Failure> {
+        self.check()?;
+        let env = Env::from_process();
+        let cloud: Cloud = self.cloud.into();
+        let endpoints = Endpoints::resolve(
+            cloud,
+            self.arm_endpoint.as_deref(),
+            env.get("AZURE_AUTHORITY_HOST"),
+        )
+        .map_err(|e| Failure::usage(e.to_string()))?;
+        let choice = azure::auth::choose(self.auth.into(), &env, &SystemProbe)
+            .map_err(|e| arm_failure(&e))?;
+        let subscription = match self
+            .subscription
+            .clone()
+            .or_else(|| env.get("AZURE_SUBSCRIPTION_ID").map(str::to_string))
+        {
+            Some(s) => s.trim().to_string(),
+            None if matches!(choice.method, AuthMethod::Cli { .. }) => {
+                azure::az_default_subscription().ok_or_else(|| {
+                    Failure::usage(
+                        "no subscription given and the Azure CLI has no default subscription",
+                    )
+                    .help("pass --subscription ID or set AZURE_SUBSCRIPTION_ID")
+                })?
+            }
+            None => {
+                return Err(Failure::usage("no subscription given")
+                    .help("pass --subscription ID or set AZURE_SUBSCRIPTION_ID"));
+            }
+        };
+        eprintln!("{command}: {}", choice.announce());
+        let connect = Connect {
+            auth: self.auth.into(),
+            endpoints,
+            http: self.http(),
+            subscription: subscription.clone(),
+            transport: None,
+        };
+        let arm = azure::connect_with(&connect, &env, &choice).map_err(|e| arm_failure(&e))?;
+        Ok(Session {
+            arm,
+            choice,
+            subscription,
+            cloud,
+        })
+    }
+}
+
+/// A current-thread tokio runtime for one command.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::from_error(ExitCode::Usage, "cannot start the async runtime", &e))
+}
+
+/// An Azure error as a command failure: what failed, the ARM error tree and cause chain, the fix.
+pub fn arm_failure(e: &ArmError) -> Failure {
+    let mut causes: Vec<String> = e
+        .detail_lines()
+        .into_iter()
+        .map(|l| l.trim().to_string())
+        .collect();
+    let summary = e.summary();
+    causes.extend(
+        e.causes
+            .iter()
+            .filter(|c| !summary.contains(c.as_str()))
+            .cloned(),
+    );
+    if let Some(id) = &e.request_id {
+        causes.push(format!("request id {id}"));
+    }
+    Failure {
+        code: ExitCode::Usage,
+        message: e.to_string(),
+        causes,
+        help: e.help.clone(),
+    }
+}

@@ -1,0 +1,1195 @@
+//! `gpuform deploy` end to end: the real binary against the HTTPS fake ARM + Entra of
+//! tests/common. Each test asserts what the user reads and the exit code.
+//!
+//! The spec is examples/shortvideo-transcode.yaml (Standard_NC8as_T4_v3, eastus2 with alternates
+//! westus3 and southcentralus, tags project/team/env/costCenter) unless a test says otherwise.
+//! `GPUFORM_TEST_SHOW=1 cargo test --test deploy -- --nocapture --test-threads 1` prints what
+//! users see.
+
+mod common;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, path_regex, query_param};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
+
+const RG: &str = "rg-shortvideo-prod";
+const SIZE: &str = "Standard_NC8as_T4_v3";
+const FAMILY: &str = "Standard NCASv3_T4 Family";
+
+fn spec() -> std::path::PathBuf {
+    examples("shortvideo-transcode.yaml")
+}
+
+/// Answers in turn; the last one repeats.
+struct Seq {
+    answers: Vec<ResponseTemplate>,
+    n: AtomicUsize,
+}
+
+fn seq(answers: Vec<ResponseTemplate>) -> Seq {
+    Seq {
+        answers,
+        n: AtomicUsize::new(0),
+    }
+}
+
+impl Respond for Seq {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let i = self.n.fetch_add(1, Ordering::SeqCst);
+        self.answers[i.min(self.answers.len() - 1)].clone()
+    }
+}
+
+fn rg_path(rg: &str) -> String {
+    FakeAzure::sub_path(&format!("resourcegroups/{rg}"))
+}
+
+/// `.../deployments/<any name>` plus `suffix` (regex).
+fn deployment_re(suffix: &str) -> String {
+    format!(
+        r"^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+{suffix}$"
+    )
+}
+
+fn status_url(fake: &FakeAzure) -> String {
+    fake.url(&format!(
+        "/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft.Resources/deployments/d/operationStatuses/08584?api-version=2025-04-01"
+    ))
+}
+
+/// `gpuform deploy SPEC -g RG --yes` against the fake, fast polling (stderr is a pipe, so
+/// progress is plain lines).
+fn deploy(fake: &FakeAzure, spec: &std::path::Path) -> assert_cmd::Command {
+    let mut c = fake.gpuform();
+    c.arg("deploy").arg(spec).args([
+        "--resource-group",
+        RG,
+        "--yes",
+        "--arm-endpoint",
+        &format!("{}/", fake.base),
+        "--retry-delay-ms",
+        "50",
+        "--poll-interval",
+        "0.05",
+    ]);
+    c
+}
+
+fn show(out: &std::process::Output) {
+    if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
+        println!(
+            "--- exit {:?}\n{}{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+fn texts(out: &std::process::Output) -> (String, String) {
+    show(out);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Progress lines without their `HH:MM:SSZ  ` timestamp.
+fn progress_lines(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| {
+            l.len() > 11 && l.as_bytes()[2] == b':' && l.as_bytes()[5] == b':' && &l[8..11] == "Z  "
+        })
+        .map(|l| l[11..].to_string())
+        .collect()
+}
+
+fn existing_group(fake: &FakeAzure) {
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(rg_path(RG)))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "id": format!("/subscriptions/{SUB}/resourceGroups/{RG}"), "name": RG, "location": "eastus2",
+                "properties": {"provisioningState": "Succeeded"}
+            }))),
+    );
+}
+
+/// Everything preflight asks for; `family_limit` per region (0 blocks it).
+fn preflight_data(fake: &FakeAzure, regions: &[(&str, i64)]) {
+    for (r, limit) in regions {
+        fake.mount(
+            Mock::given(method("GET"))
+                .and(path(FakeAzure::sub_path(
+                    "providers/Microsoft.Compute/skus",
+                )))
+                .and(query_param(
+                    "$filter",
+                    format!("location eq '{r}'").as_str(),
+                ))
+                .respond_with(ResponseTemplate::new(200).set_body_json(
+                    json!({"value": [disk_sku(r), sku(SIZE, FAMILY, r, 8, &["1", "2", "3"])]}),
+                )),
+        );
+        fake.mount(
+            Mock::given(method("GET"))
+                .and(path(FakeAzure::sub_path(&format!(
+                    "providers/Microsoft.Compute/locations/{r}/usages"
+                ))))
+                .respond_with(ResponseTemplate::new(200).set_body_json(usages(*limit, 100, 200))),
+        );
+    }
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(format!(
+                r"^/subscriptions/{SUB}/providers/Microsoft\.[A-Za-z]+$"
+            )))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"registrationState": "Registered"})),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost",
+            )))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"properties": {"state": "Registered"}})),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.KeyVault/checkNameAvailability",
+            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"nameAvailable": true}))),
+    );
+}
+
+fn op(id: &str, ty: &str, name: &str, state: &str, duration: &str) -> Value {
+    json!({
+        "id": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.Resources/deployments/d/operations/{id}"),
+        "operationId": id,
+        "properties": {
+            "provisioningOperation": "Create", "provisioningState": state,
+            "timestamp": "2026-12-02T10:00:00.0000000Z", "duration": duration,
+            "targetResource": {"id": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/{ty}/{name}"), "resourceType": ty, "resourceName": name}
+        }
+    })
+}
+
+const VNET: &str = "Microsoft.Network/virtualNetworks";
+const VMSS: &str = "Microsoft.Compute/virtualMachineScaleSets";
+const VAULT: &str = "Microsoft.KeyVault/vaults";
+
+/// PUT → 201 + Azure-AsyncOperation; the status URL answers `statuses` in turn; operations
+/// answer `ops` in turn; the final GET answers `final_body`.
+fn deployment_flow(
+    fake: &FakeAzure,
+    statuses: Vec<ResponseTemplate>,
+    ops: Vec<Value>,
+    final_body: Value,
+) {
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .and(query_param("api-version", "2025-04-01"))
+            .respond_with(
+                ResponseTemplate::new(201)
+                    .insert_header("Azure-AsyncOperation", status_url(fake).as_str())
+                    .set_body_json(json!({"name": "d", "properties": {"provisioningState": "Accepted", "mode": "Incremental"}})),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("/operationStatuses/08584")))
+            .respond_with(seq(statuses)),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("/operations")))
+            .respond_with(seq(ops
+                .into_iter()
+                .map(|v| ResponseTemplate::new(200).set_body_json(json!({"value": v})))
+                .collect())),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(final_body)),
+    );
+}
+
+fn status(s: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({"status": s}))
+}
+
+fn succeeded_deployment() -> Value {
+    json!({"name": "d", "properties": {
+        "provisioningState": "Succeeded", "duration": "PT2M14.5S", "mode": "Incremental",
+        "outputs": {
+            "vmssId": {"type": "String", "value": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/{VMSS}/vmss-shortvideo-transcode")},
+            "vaultUri": {"type": "String", "value": "https://kv-shortvideo-prod.vault.azure.net/"}
+        }
+    }})
+}
+
+fn happy_ops() -> Vec<Value> {
+    vec![
+        json!([op("1", VNET, "vnet-shortvideo", "Running", "PT1S")]),
+        json!([
+            op("1", VNET, "vnet-shortvideo", "Succeeded", "PT9.8S"),
+            op("2", VAULT, "kv-shortvideo-prod", "Running", "PT2S")
+        ]),
+        json!([
+            op("1", VNET, "vnet-shortvideo", "Succeeded", "PT9.8S"),
+            op("2", VAULT, "kv-shortvideo-prod", "Succeeded", "PT31S"),
+            op("3", VMSS, "vmss-shortvideo-transcode", "Running", "PT5S")
+        ]),
+        json!([
+            op("1", VNET, "vnet-shortvideo", "Succeeded", "PT9.8S"),
+            op("2", VAULT, "kv-shortvideo-prod", "Succeeded", "PT31S"),
+            op(
+                "3",
+                VMSS,
+                "vmss-shortvideo-transcode",
+                "Succeeded",
+                "PT1M40S"
+            )
+        ]),
+    ]
+}
+
+fn put_bodies(fake: &FakeAzure) -> Vec<Vec<u8>> {
+    fake.requests()
+        .into_iter()
+        .filter(|r| r.method.as_str() == "PUT" && r.url.path().contains("/deployments/"))
+        .map(|r| r.body)
+        .collect()
+}
+
+fn rendered(spec: &std::path::Path, file: &str) -> String {
+    let out = clean_command()
+        .arg("render")
+        .arg(spec)
+        .args(["--stdout", file])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_deployment_that_succeeds_after_several_polls() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    preflight_data(&fake, &[("eastus2", 48)]);
+    deployment_flow(
+        &fake,
+        vec![
+            status("Running"),
+            status("Running"),
+            status("Running"),
+            status("Succeeded"),
+        ],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec()).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        e.contains("deploy: preflight eastus2 (Standard_NC8as_T4_v3): PASS"),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "deploy: resource group {RG} (eastus2) exists; deployment shortvideo-transcode-"
+        )),
+        "{e}"
+    );
+    // plain progress: one line per change, never a repeat
+    let lines = progress_lines(&e);
+    let name = lines[0]
+        .strip_prefix("deployment ")
+        .and_then(|l| l.split(':').next())
+        .unwrap()
+        .to_string();
+    assert!(
+        name.starts_with("shortvideo-transcode-")
+            && name.len() == "shortvideo-transcode-".len() + 8,
+        "{name}"
+    );
+    assert_eq!(
+        lines,
+        [
+            format!("deployment {name}: Accepted"),
+            format!("deployment {name}: Running"),
+            "Running    Microsoft.Network/virtualNetworks  vnet-shortvideo".into(),
+            "Succeeded  Microsoft.Network/virtualNetworks  vnet-shortvideo  (9.8 s)".into(),
+            "Running    Microsoft.KeyVault/vaults  kv-shortvideo-prod".into(),
+            "Succeeded  Microsoft.KeyVault/vaults  kv-shortvideo-prod  (31.0 s)".into(),
+            "Running    Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode".into(),
+            format!("deployment {name}: Succeeded"),
+            "Succeeded  Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode  (1m 40s)".into(),
+        ],
+        "{e}"
+    );
+    assert!(
+        o.contains(&format!(
+            "deployment {name} succeeded (resource group {RG}, 2m 14s)"
+        )),
+        "{o}"
+    );
+    assert!(
+        o.contains("  vaultUri  https://kv-shortvideo-prod.vault.azure.net/"),
+        "{o}"
+    );
+    assert!(o.contains(&format!("  vmssId    /subscriptions/{SUB}/resourceGroups/{RG}/providers/{VMSS}/vmss-shortvideo-transcode")), "{o}");
+
+    // the PUT body carries the rendered template byte for byte, Incremental, with the rendered parameters
+    let bodies = put_bodies(&fake);
+    assert_eq!(bodies.len(), 1);
+    let body = String::from_utf8(bodies[0].clone()).unwrap();
+    let template = rendered(&spec(), "azuredeploy.json");
+    let prefix = format!(
+        "{{\"properties\":{{\"mode\":\"Incremental\",\"template\":{template},\"parameters\":"
+    );
+    assert!(
+        body.starts_with(&prefix),
+        "the PUT body does not embed the rendered template verbatim"
+    );
+    let sent: Value = serde_json::from_str(&body).unwrap();
+    let params: Value =
+        serde_json::from_str(&rendered(&spec(), "azuredeploy.parameters.json")).unwrap();
+    assert_eq!(sent["properties"]["parameters"], params["parameters"]);
+    assert_eq!(sent["properties"]["mode"], "Incremental");
+    // the name in the URL is the one printed
+    let put = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.method.as_str() == "PUT")
+        .unwrap();
+    assert!(
+        put.url.path().ends_with(&format!("/deployments/{name}")),
+        "{}",
+        put.url
+    );
+    // polled: the status URL 4 times (Running x3, Succeeded)
+    let polls = fake
+        .requests()
+        .iter()
+        .filter(|r| r.url.path().contains("operationStatuses"))
+        .count();
+    assert_eq!(polls, 4);
+
+    // the same spec gives the same name; --output json is a machine-readable document
+    let out = deploy(&fake, &spec())
+        .args(["--output", "json", "--skip-preflight"])
+        .output()
+        .unwrap();
+    let (o, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Value = serde_json::from_str(&o).expect("stdout is one JSON document");
+    assert_eq!(doc["deployment"], name.as_str());
+    assert_eq!(doc["provisioningState"], "Succeeded");
+    assert_eq!(
+        doc["outputs"]["vaultUri"],
+        "https://kv-shortvideo-prod.vault.azure.net/"
+    );
+    assert_eq!(doc["resourceGroup"], RG);
+
+    // on a terminal the table is redrawn in place (forced here: stderr is a pipe)
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--progress", "live"])
+        .output()
+        .unwrap();
+    let (_, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(e.contains("F\x1b[J"), "no redraw: {e:?}");
+    assert!(e.contains(&format!("deploying {name}: Succeeded")), "{e}");
+    assert!(e.contains("  ✓ Succeeded  Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode  1m 40s"), "{e}");
+}
+
+fn quota_message() -> &'static str {
+    "Operation could not be completed as it results in exceeding approved standardNCASv3_T4Family Cores quota. Additional details - Deployment Model: Resource Manager, Location: eastus2, Current Limit: 24, Current Usage: 16, Additional Required: 16, (Minimum) New Limit Required: 32. Submit a request for Quota increase at https://aka.ms/ProdportalCRP/#blade/Microsoft_Azure_Capacity/UsageAndQuota.ReactView by specifying parameters listed in the 'Details' section for deployment to succeed."
+}
+
+#[test]
+fn a_deployment_that_fails_with_a_nested_quota_error() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    let inner =
+        json!({"error": {"code": "OperationNotAllowed", "message": quota_message()}}).to_string();
+    let failed_vmss = json!({
+        "operationId": "3",
+        "properties": {
+            "provisioningOperation": "Create", "provisioningState": "Failed", "duration": "PT3.2S", "statusCode": "Conflict",
+            "statusMessage": {"status": "Failed", "error": {"code": "OperationNotAllowed", "message": quota_message()}},
+            "targetResource": {"id": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/{VMSS}/vmss-shortvideo-transcode"), "resourceType": VMSS, "resourceName": "vmss-shortvideo-transcode"}
+        }
+    });
+    deployment_flow(
+        &fake,
+        vec![status("Running"), status("Failed")],
+        vec![
+            json!([op("1", VNET, "vnet-shortvideo", "Running", "PT1S")]),
+            json!([
+                op("1", VNET, "vnet-shortvideo", "Succeeded", "PT9.8S"),
+                failed_vmss
+            ]),
+        ],
+        json!({"name": "d", "properties": {
+            "provisioningState": "Failed", "duration": "PT41S",
+            "error": {"code": "DeploymentFailed", "message": "At least one resource deployment operation failed. Please list deployment operations for details. Please see https://aka.ms/arm-deployment-operations for usage details.",
+                "details": [{"code": "Conflict", "message": inner}]}
+        }}),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(progress_lines(&e).iter().any(|l| l == "Failed     Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode  (3.2 s)"), "{e}");
+    assert!(
+        o.contains("ended Failed (resource group rg-shortvideo-prod, 41.0 s)"),
+        "{o}"
+    );
+    // the tree, with the JSON inside the Conflict message unpacked
+    assert!(
+        o.contains(
+            "error:\n  DeploymentFailed: At least one resource deployment operation failed."
+        ),
+        "{o}"
+    );
+    assert!(o.contains("\n    Conflict\n      OperationNotAllowed: Operation could not be completed as it results in exceeding approved standardNCASv3_T4Family Cores quota."), "{o}");
+    // the resource that failed
+    assert!(o.contains("failed resources:\n  Microsoft.Compute/virtualMachineScaleSets vmss-shortvideo-transcode (Conflict)"), "{o}");
+    // the exact increase
+    assert!(o.contains("fix:\n  - request a quota increase for standardNCASv3_T4Family vCPUs in eastus2 to a new limit of at least 32 (Current Limit: 24, Current Usage: 16, Additional Required: 16)"), "{o}");
+    assert!(o.contains("counts against the \"Standard NCASv3_T4 Family\" family quota; `az vm list-usage -l eastus2 -o table` shows it"), "{o}");
+    assert!(
+        o.contains(&format!(
+            "details: az deployment operation group list -g {RG} -n shortvideo-transcode-"
+        )),
+        "{o}"
+    );
+    assert!(o.contains(&format!("portal:  https://portal.azure.com/#@/resource/subscriptions/{SUB}/resourceGroups/{RG}/deployments")), "{o}");
+}
+
+#[test]
+fn a_deployment_rejected_with_sku_not_available_suggests_regions_that_pass_preflight() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    // eastus2 looks fine to preflight; ARM has no capacity; westus3 passes, southcentralus lacks quota
+    preflight_data(
+        &fake,
+        &[("eastus2", 48), ("westus3", 48), ("southcentralus", 0)],
+    );
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {
+                "code": "InvalidTemplateDeployment",
+                "message": "The template deployment 'shortvideo-transcode' is not valid according to the validation procedure. The tracking id is '1d2e3f'. See inner errors for details.",
+                "details": [{"code": "SkuNotAvailable", "message": "The requested VM size for resource 'Following SKUs have failed for Capacity Restrictions: Standard_NC8as_T4_v3' is currently not available in location 'eastus2'. Please try another size or deploy to a different location or different zone. See https://aka.ms/azureskunotavailable for details."}]
+            }}))),
+    );
+    let out = deploy(&fake, &spec()).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        e.contains("deploy: running preflight for the alternate regions (westus3, southcentralus)"),
+        "{e}"
+    );
+    assert!(
+        o.contains(&format!(
+            "was rejected by ARM before it started (resource group {RG})\n"
+        )),
+        "{o}"
+    );
+    assert!(o.contains("  InvalidTemplateDeployment: The template deployment 'shortvideo-transcode' is not valid"), "{o}");
+    assert!(o.contains("    SkuNotAvailable: The requested VM size for resource 'Following SKUs have failed for Capacity Restrictions: Standard_NC8as_T4_v3' is currently not available in location 'eastus2'."), "{o}");
+    assert!(o.contains("  - SkuNotAvailable: Azure cannot place Standard_NC8as_T4_v3 in eastus2 now; alternate regions that pass preflight, cheapest first: westus3 ($0.752/h per VM); set spec.region to one of them"), "{o}");
+    assert!(
+        o.contains(
+            "      southcentralus does not pass: family vCPU quota: Standard NCASv3_T4 Family vCPUs"
+        ),
+        "{o}"
+    );
+    // nothing else was attempted after the rejection
+    assert_eq!(put_bodies(&fake).len(), 1);
+
+    // the same as JSON
+    let out = deploy(&fake, &spec())
+        .args(["--output", "json"])
+        .output()
+        .unwrap();
+    let (o, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["provisioningState"], "Rejected");
+    assert_eq!(doc["diagnoses"][0]["kind"], "capacity");
+    assert_eq!(doc["alternatives"]["passing"][0][0], "westus3");
+    assert_eq!(doc["error"]["details"][0]["code"], "SkuNotAvailable");
+}
+
+#[test]
+fn throttling_while_polling_is_waited_out() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    let throttled = || {
+        ResponseTemplate::new(429)
+            .insert_header("Retry-After", "1")
+            .set_body_json(arm_error(
+                "TooManyRequests",
+                "The request is being throttled.",
+            ))
+    };
+    deployment_flow(
+        &fake,
+        vec![
+            throttled(),
+            throttled(),
+            status("Running"),
+            status("Succeeded"),
+        ],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    // the HTTP pipeline retries 429s, waiting as long as Retry-After says
+    let started = Instant::now();
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "Retry-After: 1 was not honoured twice"
+    );
+    assert!(o.contains("succeeded"), "{o}");
+
+    // with no retries left in the pipeline, the polling loop itself keeps going and says so
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    deployment_flow(
+        &fake,
+        vec![
+            throttled(),
+            throttled(),
+            status("Running"),
+            status("Succeeded"),
+        ],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--retries", "0"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    let notes: Vec<String> = progress_lines(&e)
+        .into_iter()
+        .filter(|l| l.starts_with("could not read the deployment status"))
+        .collect();
+    assert_eq!(
+        notes,
+        vec![
+            "could not read the deployment status (HTTP 429 TooManyRequests: The request is being throttled.); trying again";
+            2
+        ],
+        "{e}"
+    );
+}
+
+#[test]
+fn a_resource_group_that_does_not_exist() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(rg_path(RG)))
+            .respond_with(ResponseTemplate::new(404).set_body_json(arm_error(
+                "ResourceGroupNotFound",
+                &format!("Resource group '{RG}' could not be found."),
+            ))),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}\n{e}");
+    assert!(
+        e.contains(&format!(
+            "error: the resource group {RG} does not exist in subscription {SUB}"
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains(
+            "help: pass --create-resource-group to create it in eastus2 with the spec's tags"
+        ),
+        "{e}"
+    );
+    assert!(
+        fake.requests().iter().all(|r| r.method.as_str() != "PUT"),
+        "nothing may be created"
+    );
+
+    // with --create-resource-group: created in the spec's region with its tags, then deployed
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path(rg_path(RG)))
+            .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": format!("/subscriptions/{SUB}/resourceGroups/{RG}"), "name": RG, "location": "eastus2"}))),
+    );
+    deployment_flow(
+        &fake,
+        vec![
+            status("Running"),
+            status("Running"),
+            status("Running"),
+            status("Succeeded"),
+        ],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--create-resource-group"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        e.contains(&format!("resource group {RG} will be created in eastus2")),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "deploy: created the resource group {RG} in eastus2"
+        )),
+        "{e}"
+    );
+    let reqs = fake.requests();
+    let create = reqs
+        .iter()
+        .find(|r| r.method.as_str() == "PUT" && r.url.path() == rg_path(RG))
+        .expect("the group was created");
+    let body: Value = serde_json::from_slice(&create.body).unwrap();
+    assert_eq!(
+        body,
+        json!({"location": "eastus2", "tags": {"costCenter": "cc-1042", "env": "prod", "project": "shortvideo", "team": "media-platform"}})
+    );
+    // the group before the deployment
+    let order: Vec<&str> = reqs
+        .iter()
+        .filter(|r| r.method.as_str() == "PUT")
+        .map(|r| {
+            if r.url.path().contains("/deployments/") {
+                "deployment"
+            } else {
+                "group"
+            }
+        })
+        .collect();
+    assert_eq!(order, ["group", "deployment"]);
+}
+
+fn what_if_changes() -> Value {
+    let id = |ty: &str, name: &str| {
+        format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/{ty}/{name}")
+    };
+    json!({"status": "Succeeded", "properties": {"changes": [
+        {"resourceId": id("Microsoft.Storage/storageAccounts", "stshortvideoold"), "changeType": "Delete",
+         "before": {"apiVersion": "2023-01-01", "name": "stshortvideoold"}},
+        {"resourceId": id(VMSS, "vmss-shortvideo-transcode"), "changeType": "Create",
+         "after": {"apiVersion": "2025-04-01", "name": "vmss-shortvideo-transcode"}},
+        {"resourceId": id("Microsoft.Network/networkSecurityGroups", "nsg-shortvideo-workload"), "changeType": "NoChange",
+         "before": {"apiVersion": "2025-05-01"}, "after": {"apiVersion": "2025-05-01"}},
+        {"resourceId": id(VNET, "vnet-shortvideo"), "changeType": "Modify",
+         "before": {"apiVersion": "2025-05-01"}, "after": {"apiVersion": "2025-05-01"},
+         "delta": [
+            {"path": "tags.env", "propertyChangeType": "Modify", "before": "dev", "after": "prod"},
+            {"path": "properties.addressSpace.addressPrefixes", "propertyChangeType": "Array", "children": [
+                {"path": "0", "propertyChangeType": "Delete", "before": "10.0.0.0/16"},
+                {"path": "0", "propertyChangeType": "Create", "after": "10.40.0.0/16"}
+            ]},
+            {"path": "properties.subnets", "propertyChangeType": "Array", "children": [
+                {"path": "0", "propertyChangeType": "Modify", "children": [
+                    {"path": "properties.defaultOutboundAccess", "propertyChangeType": "Modify", "before": true, "after": false}
+                ]}
+            ]}
+         ]},
+        {"resourceId": id("Microsoft.Insights/actionGroups", "ag-legacy"), "changeType": "Ignore",
+         "before": {"apiVersion": "2023-01-01"}}
+    ]}})
+}
+
+fn mount_what_if(fake: &FakeAzure) {
+    let location = fake.url(&format!(
+        "/subscriptions/{SUB}/providers/Microsoft.Resources/locations/eastus2/operationresults/whatif-1?api-version=2025-04-01"
+    ));
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path_regex(deployment_re("/whatIf")))
+            .respond_with(
+                ResponseTemplate::new(202)
+                    .insert_header("Location", location.as_str())
+                    .insert_header("Retry-After", "0"),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Resources/locations/eastus2/operationresults/whatif-1",
+            )))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(202).insert_header("Location", location.as_str()),
+                ResponseTemplate::new(200).set_body_json(what_if_changes()),
+            ])),
+    );
+}
+
+#[test]
+fn what_if_groups_changes_with_property_deltas() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    mount_what_if(&fake);
+    let mut c = deploy(&fake, &spec());
+    let out = c.arg("--what-if").output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    let expected = "
+Create (1)
+  + Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode [2025-04-01]
+
+Modify (1)
+  ~ Microsoft.Network/virtualNetworks  vnet-shortvideo [2025-05-01]
+      ~ tags.env: \"dev\" => \"prod\"
+      ~ properties.addressSpace.addressPrefixes: [
+        - 0: \"10.0.0.0/16\"
+        + 0: \"10.40.0.0/16\"
+        ]
+      ~ properties.subnets: [
+        ~ 0:
+          ~ properties.defaultOutboundAccess: true => false
+        ]
+
+Delete (1)
+  - Microsoft.Storage/storageAccounts  stshortvideoold [2023-01-01]
+
+NoChange (1)
+  = Microsoft.Network/networkSecurityGroups  nsg-shortvideo-workload [2025-05-01]
+
+Ignore (1)
+  * Microsoft.Insights/actionGroups  ag-legacy [2023-01-01]
+
+Resource changes: 1 to create, 1 to modify, 1 to delete, 1 no change, 1 to ignore.
+";
+    assert!(o.ends_with(expected), "{o}");
+    assert!(
+        o.starts_with("what-if: deployment shortvideo-transcode-"),
+        "{o}"
+    );
+    // what-if changes nothing and needs no confirmation; the body is the deployment's
+    let reqs = fake.requests();
+    assert!(reqs.iter().all(|r| r.method.as_str() != "PUT"));
+    let post = reqs
+        .iter()
+        .find(|r| r.method.as_str() == "POST" && r.url.path().ends_with("/whatIf"))
+        .unwrap();
+    let template = rendered(&spec(), "azuredeploy.json");
+    assert!(String::from_utf8_lossy(&post.body).starts_with(&format!(
+        "{{\"properties\":{{\"mode\":\"Incremental\",\"template\":{template}"
+    )));
+
+    // --fail-on-delete: exit 1, naming what would be deleted (the resource and the array element)
+    let out = deploy(&fake, &spec())
+        .args(["--what-if", "--fail-on-delete"])
+        .output()
+        .unwrap();
+    let (_, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("deploy: --fail-on-delete: 2 things would be deleted:\n  - Microsoft.Storage/storageAccounts/stshortvideoold\n  - Microsoft.Network/virtualNetworks/vnet-shortvideo: properties.addressSpace.addressPrefixes[0]\n"), "{e}");
+
+    // Markdown for the job summary
+    let out = deploy(&fake, &spec())
+        .args(["--what-if", "--format", "markdown"])
+        .output()
+        .unwrap();
+    let (o, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        o.contains(
+            "**Resource changes: 1 to create, 1 to modify, 1 to delete, 1 no change, 1 to ignore.**"
+        ),
+        "{o}"
+    );
+    assert!(
+        o.contains(
+            "| 🗑️ Delete | Microsoft.Storage/storageAccounts | stshortvideoold | 2023-01-01 |"
+        ),
+        "{o}"
+    );
+    assert!(o.contains("```diff\n~ Microsoft.Network/virtualNetworks/vnet-shortvideo\n   ~ tags.env: \"dev\" => \"prod\"\n"), "{o}");
+    assert!(
+        o.contains("\n-     0: \"10.0.0.0/16\"\n+     0: \"10.40.0.0/16\"\n"),
+        "{o}"
+    );
+}
+
+#[test]
+fn what_if_on_a_group_that_does_not_exist_yet() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(rg_path(RG)))
+            .respond_with(
+                ResponseTemplate::new(404)
+                    .set_body_json(arm_error("ResourceGroupNotFound", "not found")),
+            ),
+    );
+    let out = deploy(&fake, &spec()).args(["--what-if"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = deploy(&fake, &spec())
+        .args(["--what-if", "--create-resource-group", "--output", "json"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{e}");
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["status"], "Simulated");
+    let template: Value = serde_json::from_str(&rendered(&spec(), "azuredeploy.json")).unwrap();
+    assert_eq!(
+        doc["summary"]["Create"],
+        template["resources"].as_array().unwrap().len()
+    );
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| r.method.as_str() == "GET" || r.url.path().contains("oauth2"))
+    );
+    // as text: the names the template computes are resolved where it says how
+    let out = deploy(&fake, &spec())
+        .args(["--what-if", "--create-resource-group"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{e}");
+    assert!(e.contains(&format!("deploy: the resource group {RG} does not exist yet; deploy would create it and every resource below")), "{e}");
+    assert!(
+        o.contains("  + Microsoft.KeyVault/vaults/keys  kv-shortvideo-prod/disk-cmk ["),
+        "{o}"
+    );
+    assert!(
+        o.contains("  + Microsoft.Authorization/roleAssignments  (computed) ["),
+        "{o}"
+    );
+    let n = template["resources"].as_array().unwrap().len();
+    assert!(
+        o.ends_with(&format!("Resource changes: {n} to create.\n")),
+        "{o}"
+    );
+}
+
+#[test]
+fn a_blocked_preflight_stops_the_deploy_before_anything_changes() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    preflight_data(&fake, &[("eastus2", 0)]);
+    let out = deploy(&fake, &spec()).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        o.contains("result: eastus2 (spec region) is BLOCKED"),
+        "{o}"
+    );
+    assert!(
+        e.contains("deploy: stopped before changing anything: preflight blocks eastus2"),
+        "{e}"
+    );
+    assert!(fake.requests().iter().all(|r| r.method.as_str() != "PUT"));
+}
+
+#[test]
+fn windows_passwords_come_from_the_environment_and_are_never_shown() {
+    let spec = examples("windows-viz-nv.yaml");
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(format!(
+                "^/subscriptions/{SUB}/resourcegroups/{RG}$"
+            )))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"name": RG, "location": "westeurope"})),
+            ),
+    );
+    deployment_flow(
+        &fake,
+        vec![status("Succeeded")],
+        vec![json!([])],
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec)
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (_, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(e.contains("the template needs the secure parameter `adminPassword`: set the environment variable GPUFORM_ADMIN_PASSWORD"), "{e}");
+    assert!(
+        fake.requests().is_empty(),
+        "nothing is sent without the password"
+    );
+
+    let password = "Corr3ct-Horse-Battery!";
+    let out = deploy(&fake, &spec)
+        .arg("--skip-preflight")
+        .env("GPUFORM_ADMIN_PASSWORD", password)
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(!o.contains(password) && !e.contains(password));
+    let body: Value = serde_json::from_slice(&put_bodies(&fake)[0]).unwrap();
+    assert_eq!(
+        body["properties"]["parameters"]["adminPassword"]["value"],
+        password
+    );
+    // secrets do not change the name (it is not a hash of the password)
+    let out2 = deploy(&fake, &spec)
+        .args(["--skip-preflight", "--output", "json"])
+        .env("GPUFORM_ADMIN_PASSWORD", "An0ther-Passw0rd!")
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out2.stdout).unwrap();
+    assert!(e.contains(doc["deployment"].as_str().unwrap()));
+}
+
+#[test]
+fn without_a_terminal_deploy_needs_yes() {
+    let out = clean_command()
+        .arg("deploy")
+        .arg(spec())
+        .args(["-g", RG])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains("error: gpuform deploy changes Azure resources and asks first, but there is no terminal to ask on"), "{e}");
+    assert!(e.contains("help: in a pipeline pass --yes"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_leaves_the_deployment_running_and_says_how_to_follow_it() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    deployment_flow(
+        &fake,
+        vec![status("Running")],
+        vec![json!([op(
+            "1",
+            VMSS,
+            "vmss-shortvideo-transcode",
+            "Running",
+            "PT1S"
+        )])],
+        succeeded_deployment(),
+    );
+    // assert_cmd cannot signal a running child: the same command as `deploy()`, by hand
+    let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuform"));
+    fake_env(&mut std_cmd, &fake);
+    std_cmd
+        .arg("deploy")
+        .arg(spec())
+        .args([
+            "-g",
+            RG,
+            "--yes",
+            "--skip-preflight",
+            "--auth",
+            "secret",
+            "--progress",
+            "plain",
+            "--poll-interval",
+            "0.05",
+        ])
+        .args(["--arm-endpoint", &format!("{}/", fake.base)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = std_cmd.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(200)) {
+            let running = l.contains("Running    Microsoft.Compute/virtualMachineScaleSets");
+            seen.push(l);
+            if running {
+                break;
+            }
+        }
+    }
+    assert!(
+        seen.iter()
+            .any(|l| l.contains("Running    Microsoft.Compute")),
+        "{seen:?}"
+    );
+    let pid = child.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = child.wait().unwrap();
+    while let Ok(l) = rx.recv_timeout(Duration::from_millis(500)) {
+        seen.push(l);
+    }
+    let e = seen.join("\n");
+    if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
+        println!("--- exit {:?}\n{e}", status.code());
+    }
+    assert_eq!(status.code(), Some(130), "{e}");
+    assert!(
+        e.contains("stopped following deployment shortvideo-transcode-"),
+        "{e}"
+    );
+    assert!(e.contains("it keeps running in Azure:"), "{e}");
+    assert!(
+        e.contains(&format!(
+            "  follow it:   az deployment group show -g {RG} -n shortvideo-transcode-"
+        )),
+        "{e}"
+    );
+    assert!(e.contains(&format!("  portal:      https://portal.azure.com/#@/resource/subscriptions/{SUB}/resourceGroups/{RG}/deployments")), "{e}");
+    // nothing cancelled it
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| !r.url.path().ends_with("/cancel"))
+    );
+}
+
+/// The environment `FakeAzure::gpuform()` sets, on a plain `std::process::Command`.
+#[cfg(unix)]
+fn fake_env(c: &mut std::process::Command, fake: &FakeAzure) {
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("NO_COLOR", "1")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("SSL_CERT_FILE", &fake.ca_file)
+        .env("AZURE_AUTHORITY_HOST", &fake.base)
+        .env("AZURE_TENANT_ID", TENANT)
+        .env("AZURE_CLIENT_ID", CLIENT)
+        .env("AZURE_CLIENT_SECRET", "not-a-real-secret")
+        .env("AZURE_SUBSCRIPTION_ID", SUB);
+}
+
+/// On a terminal (util-linux `script` provides one) deploy asks first, and draws the live table.
+#[cfg(unix)]
+#[test]
+fn on_a_terminal_deploy_asks_and_redraws() {
+    use std::io::Write;
+    use std::process::Stdio;
+    if !Path::new("/usr/bin/script").exists() {
+        eprintln!("no /usr/bin/script: terminal test skipped");
+        return;
+    }
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    deployment_flow(
+        &fake,
+        vec![
+            status("Running"),
+            status("Running"),
+            status("Running"),
+            status("Succeeded"),
+        ],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let run = |answer: &str| {
+        let line = format!(
+            "'{}' deploy '{}' -g {RG} --skip-preflight --auth secret --poll-interval 0.05 --arm-endpoint '{}/'",
+            assert_cmd::cargo::cargo_bin("gpuform").display(),
+            spec().display(),
+            fake.base
+        );
+        let mut c = std::process::Command::new("/usr/bin/script");
+        fake_env(&mut c, &fake);
+        c.env("TERM", "xterm")
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        // answer once the question is up (the terminal buffers it until then)
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(answer.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+        if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
+            println!("--- exit {:?}\n{text}", out.status.code());
+        }
+        (out.status.code(), text)
+    };
+    let (code, text) = run("n\n");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains(&format!("in subscription {SUB}? [y/N] ")),
+        "{text}"
+    );
+    assert!(
+        text.contains("deploy: not confirmed; nothing was changed"),
+        "{text}"
+    );
+    assert!(fake.requests().iter().all(|r| r.method.as_str() != "PUT"));
+
+    let (code, text) = run("y\n");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("F\x1b[J"),
+        "no redraw on a terminal: {text:?}"
+    );
+    assert!(text.contains("  ✓ Succeeded  Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode  1m 40s"), "{text}");
+    assert!(text.contains("outputs:"), "{text}");
+}

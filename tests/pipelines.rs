@@ -1,0 +1,436 @@
+//! The CI recipes in examples/pipelines: valid YAML with the structure the README promises
+//! (triggers, OIDC permissions, the jobs/stages), every `gpuform ...` command line in them
+//! parses with the real command-line definition, and — when check-jsonschema is available
+//! (`CHECK_JSONSCHEMA=path` or on PATH; `.ci/pipelines` installs it) — both files pass the
+//! GitHub workflow / Azure Pipelines schemas it vendors.
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use serde_json::Value;
+
+fn file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/pipelines")
+        .join(name)
+}
+
+fn load(name: &str) -> (String, Value) {
+    let text = std::fs::read_to_string(file(name)).unwrap();
+    let parsed = gpuform::spec::yaml::parse(&text)
+        .unwrap_or_else(|d| panic!("{name} is not valid YAML: {}", d.message));
+    (text, parsed.value)
+}
+
+/// Words of a shell script, with the operators that end a command as their own tokens.
+/// Enough shell for these recipes: quotes, `\` line continuations, comments, `$(...)` kept whole.
+fn shell_words(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut has = false;
+    let mut chars = script.chars().peekable();
+    let flush = |cur: &mut String, has: &mut bool, out: &mut Vec<String>| {
+        if *has {
+            out.push(std::mem::take(cur));
+            *has = false;
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'\n') => {
+                chars.next();
+            }
+            '\'' => {
+                has = true;
+                for d in chars.by_ref() {
+                    if d == '\'' {
+                        break;
+                    }
+                    cur.push(d);
+                }
+            }
+            '"' => {
+                has = true;
+                while let Some(d) = chars.next() {
+                    match d {
+                        '"' => break,
+                        '\\' => {
+                            if let Some(e) = chars.next() {
+                                cur.push(e);
+                            }
+                        }
+                        _ => cur.push(d),
+                    }
+                }
+            }
+            '$' if chars.peek() == Some(&'(') => {
+                // $(...) as one word
+                has = true;
+                cur.push('$');
+                let mut depth = 0;
+                for d in chars.by_ref() {
+                    cur.push(d);
+                    match d {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            '#' if !has => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+                flush(&mut cur, &mut has, &mut out);
+                out.push(";".into());
+            }
+            '\n' | ';' => {
+                flush(&mut cur, &mut has, &mut out);
+                out.push(";".into());
+            }
+            '|' | '&' | '>' | '<' => {
+                // `2>` is a redirection too
+                if cur == "2" {
+                    cur.clear();
+                    has = false;
+                }
+                flush(&mut cur, &mut has, &mut out);
+                let mut op = c.to_string();
+                while let Some(&d) = chars.peek() {
+                    if matches!(d, '|' | '&' | '>') {
+                        op.push(d);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                out.push(op);
+            }
+            c if c.is_whitespace() => flush(&mut cur, &mut has, &mut out),
+            c => {
+                has = true;
+                cur.push(c);
+            }
+        }
+    }
+    flush(&mut cur, &mut has, &mut out);
+    out
+}
+
+/// Every `gpuform ...` command in a script: the words up to the next operator.
+fn gpuform_commands(script: &str) -> Vec<Vec<String>> {
+    let words = shell_words(script);
+    let mut out = Vec::new();
+    let mut at_start = true;
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        let is_op = matches!(w.as_str(), ";" | "|" | "||" | "&&" | "&");
+        if at_start && w == "gpuform" {
+            let mut cmd = Vec::new();
+            while i < words.len()
+                && !matches!(
+                    words[i].as_str(),
+                    ";" | "|" | "||" | "&&" | "&" | ">" | ">>" | "<"
+                )
+            {
+                cmd.push(words[i].clone());
+                i += 1;
+            }
+            out.push(cmd);
+            at_start = false;
+            continue;
+        }
+        // a redirection target is not a command
+        if matches!(w.as_str(), ">" | ">>" | "<") {
+            i += 2;
+            at_start = false;
+            continue;
+        }
+        at_start = is_op;
+        i += 1;
+    }
+    out
+}
+
+/// Every script in a pipeline file: `run:` (GitHub), `script:` and AzureCLI@2 `inlineScript:`.
+fn scripts(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, val) in m {
+                if matches!(k.as_str(), "run" | "script" | "inlineScript")
+                    && let Some(s) = val.as_str()
+                {
+                    out.push(s.to_string());
+                }
+                scripts(val, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| scripts(x, out)),
+        _ => {}
+    }
+}
+
+fn all_commands(v: &Value) -> Vec<Vec<String>> {
+    let mut s = Vec::new();
+    scripts(v, &mut s);
+    s.iter().flat_map(|x| gpuform_commands(x)).collect()
+}
+
+/// Every command parses with the real CLI definition (flags exist, values are accepted).
+fn assert_commands_parse(name: &str, cmds: &[Vec<String>]) {
+    for cmd in cmds {
+        if let Err(e) = gpuform::cli::Cli::try_parse_from(cmd) {
+            panic!("{name}: `{}` does not parse:\n{e}", cmd.join(" "));
+        }
+    }
+}
+
+fn has_command(cmds: &[Vec<String>], words: &[&str]) -> bool {
+    cmds.iter()
+        .any(|c| words.iter().all(|w| c.iter().any(|x| x == w)))
+}
+
+#[test]
+fn the_shell_splitter_handles_what_the_recipes_use() {
+    let cmds = gpuform_commands(
+        "set -e\n# gpuform in a comment\ngpuform deploy \"$SPEC\" --resource-group \"$RG\" \\\n  --what-if --format markdown >> \"$GITHUB_STEP_SUMMARY\"\nX=\"$(gpuform --version)\" || status=$?; gpuform validate examples/ 2>/dev/null | tee out",
+    );
+    assert_eq!(
+        cmds,
+        vec![
+            vec![
+                "gpuform",
+                "deploy",
+                "$SPEC",
+                "--resource-group",
+                "$RG",
+                "--what-if",
+                "--format",
+                "markdown"
+            ],
+            vec!["gpuform", "validate", "examples/"],
+        ]
+    );
+}
+
+#[test]
+fn github_actions_recipe() {
+    let (text, v) = load("github-actions.yml");
+    // triggers
+    assert_eq!(
+        v["on"]["pull_request"]["branches"],
+        serde_json::json!(["main"])
+    );
+    assert_eq!(v["on"]["push"]["branches"], serde_json::json!(["main"]));
+    // least privilege by default, more per job
+    assert_eq!(v["permissions"], serde_json::json!({"contents": "read"}));
+    let jobs = v["jobs"].as_object().unwrap();
+    for j in ["build", "validate", "plan", "deploy"] {
+        assert!(jobs.contains_key(j), "job {j} missing");
+    }
+    assert_eq!(jobs["validate"]["permissions"]["security-events"], "write");
+    for j in ["plan", "deploy"] {
+        assert_eq!(jobs[j]["permissions"]["id-token"], "write", "{j}");
+        assert_eq!(jobs[j]["permissions"]["contents"], "read", "{j}");
+        assert!(jobs[j]["steps"].as_array().unwrap().iter().any(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("azure/login@"))
+        }));
+    }
+    for j in ["validate", "plan"] {
+        assert!(
+            jobs[j]["if"]
+                .as_str()
+                .unwrap()
+                .contains("github.event_name == 'pull_request'"),
+            "{j}"
+        );
+    }
+    let deploy_if = jobs["deploy"]["if"].as_str().unwrap();
+    assert!(
+        deploy_if.contains("github.event_name == 'push'") && deploy_if.contains("refs/heads/main")
+    );
+    assert_eq!(jobs["deploy"]["environment"], "production");
+    // actions pinned by major version
+    let mut uses = Vec::new();
+    for job in jobs.values() {
+        for s in job["steps"].as_array().unwrap() {
+            if let Some(u) = s["uses"].as_str() {
+                uses.push(u.to_string());
+            }
+        }
+    }
+    for u in &uses {
+        let (_, version) = u.split_once('@').unwrap();
+        assert!(
+            version.starts_with('v') && version[1..].chars().all(|c| c.is_ascii_digit()),
+            "{u} is not pinned to a major version"
+        );
+    }
+    assert!(
+        uses.iter()
+            .any(|u| u.starts_with("github/codeql-action/upload-sarif@"))
+    );
+    // the commands
+    let cmds = all_commands(&v);
+    assert_commands_parse("github-actions.yml", &cmds);
+    assert!(has_command(&cmds, &["validate", "--format", "sarif"]));
+    assert!(has_command(&cmds, &["render", "--check"]));
+    assert!(has_command(&cmds, &["cost", "markdown"]));
+    assert!(has_command(&cmds, &["preflight", "markdown"]));
+    assert!(has_command(
+        &cmds,
+        &["deploy", "--what-if", "--fail-on-delete"]
+    ));
+    assert!(has_command(&cmds, &["deploy", "--yes"]));
+    // summaries go to the job summary
+    assert!(text.matches(">> \"$GITHUB_STEP_SUMMARY\"").count() >= 4);
+}
+
+#[test]
+fn azure_pipelines_recipe() {
+    let (_, v) = load("azure-pipelines.yml");
+    assert_eq!(
+        v["trigger"]["branches"]["include"],
+        serde_json::json!(["main"])
+    );
+    assert_eq!(v["pr"]["branches"]["include"], serde_json::json!(["main"]));
+    let stages: Vec<&Value> = v["stages"].as_array().unwrap().iter().collect();
+    let names: Vec<&str> = stages
+        .iter()
+        .map(|s| s["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["build", "validate", "deploy"]);
+    assert!(
+        stages[1]["condition"]
+            .as_str()
+            .unwrap()
+            .contains("'PullRequest'")
+    );
+    assert!(
+        stages[2]["condition"]
+            .as_str()
+            .unwrap()
+            .contains("refs/heads/main")
+    );
+    let deploy_job = &stages[2]["jobs"][0];
+    assert_eq!(deploy_job["deployment"], "deploy");
+    assert_eq!(deploy_job["environment"], "production");
+    // every Azure step: AzureCLI@2 with the service connection, the SPN in the environment and
+    // the job token mapped for --auth pipelines
+    let mut tasks = Vec::new();
+    fn find_tasks<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+        match v {
+            Value::Object(m) => {
+                if m.get("task").and_then(Value::as_str) == Some("AzureCLI@2") {
+                    out.push(v);
+                }
+                m.values().for_each(|x| find_tasks(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| find_tasks(x, out)),
+            _ => {}
+        }
+    }
+    find_tasks(&v, &mut tasks);
+    assert_eq!(tasks.len(), 2);
+    for t in &tasks {
+        assert_eq!(t["inputs"]["addSpnToEnvironment"], true);
+        assert_eq!(
+            t["inputs"]["azureSubscription"],
+            "${{ variables.serviceConnection }}"
+        );
+        assert_eq!(t["env"]["SYSTEM_ACCESSTOKEN"], "$(System.AccessToken)");
+        let script = t["inputs"]["inlineScript"].as_str().unwrap();
+        for c in gpuform_commands(script) {
+            assert!(c.windows(2).any(|w| w == ["--auth", "pipelines"]), "{c:?}");
+        }
+    }
+    let cmds = all_commands(&v);
+    assert_commands_parse("azure-pipelines.yml", &cmds);
+    assert!(has_command(&cmds, &["validate", "--format", "sarif"]));
+    assert!(has_command(&cmds, &["render", "--check"]));
+    assert!(has_command(&cmds, &["cost", "markdown"]));
+    assert!(has_command(&cmds, &["preflight", "markdown"]));
+    assert!(has_command(
+        &cmds,
+        &["deploy", "--what-if", "--fail-on-delete"]
+    ));
+    assert!(has_command(&cmds, &["deploy", "--yes"]));
+}
+
+#[test]
+fn gpuform_validate_skips_the_recipes() {
+    let out = assert_cmd::Command::cargo_bin("gpuform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args(["validate"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"))
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("pipelines"), "{text}");
+}
+
+/// The checker: CHECK_JSONSCHEMA, else `check-jsonschema` on PATH.
+fn checker() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CHECK_JSONSCHEMA") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("check-jsonschema"))
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn the_recipes_pass_the_vendored_schemas() {
+    let Some(cj) = checker() else {
+        eprintln!(
+            "check-jsonschema not found (set CHECK_JSONSCHEMA or run .ci/pipelines): schema check skipped"
+        );
+        return;
+    };
+    let runs: [(&str, &[&str]); 2] = [
+        (
+            "github-actions.yml",
+            &["--builtin-schema", "vendor.github-workflows"],
+        ),
+        (
+            "azure-pipelines.yml",
+            // the transform resolves ${{ }} expressions; the schema's patterns need the
+            // non-unicode regex dialect
+            &[
+                "--builtin-schema",
+                "vendor.azure-pipelines",
+                "--data-transform",
+                "azure-pipelines",
+                "--regex-variant",
+                "nonunicode",
+            ],
+        ),
+    ];
+    for (name, args) in runs {
+        let out = std::process::Command::new(&cj)
+            .args(args)
+            .arg(file(name))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name} fails its schema:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
