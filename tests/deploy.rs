@@ -1193,3 +1193,67 @@ fn on_a_terminal_deploy_asks_and_redraws() {
     assert!(text.contains("  ✓ Succeeded  Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode  1m 40s"), "{text}");
     assert!(text.contains("outputs:"), "{text}");
 }
+
+/// A budget from an earlier month keeps its start date: Azure refuses to change it, so the
+/// redeployment passes the existing date as `budgetStartDate` (same deployment name).
+#[test]
+fn an_existing_budget_keeps_its_start_date() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(format!(
+                "{}/providers/Microsoft.Consumption/budgets/budget-shortvideo-transcode",
+                rg_path(RG)
+            )))
+            .and(query_param("api-version", "2024-08-01"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "name": "budget-shortvideo-transcode",
+                "properties": {"category": "Cost", "amount": 15000, "timeGrain": "Monthly",
+                    "timePeriod": {"startDate": "2026-10-01T00:00:00Z", "endDate": "2036-09-30T00:00:00Z"}}
+            }))),
+    );
+    deployment_flow(
+        &fake,
+        vec![status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        e.contains("deploy: budget budget-shortvideo-transcode exists since 2026-10-01; keeping its start date"),
+        "{e}"
+    );
+    let body: Value = serde_json::from_slice(&put_bodies(&fake)[0]).unwrap();
+    assert_eq!(
+        body["properties"]["parameters"]["budgetStartDate"]["value"],
+        "2026-10-01"
+    );
+    // without a budget (404) nothing is added: the template's default (this month) applies
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    deployment_flow(
+        &fake,
+        vec![status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let body: Value = serde_json::from_slice(&put_bodies(&fake)[0]).unwrap();
+    assert!(
+        body["properties"]["parameters"]
+            .get("budgetStartDate")
+            .is_none()
+    );
+}

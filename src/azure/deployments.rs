@@ -17,6 +17,8 @@ use super::models::null_default;
 pub const DEPLOYMENTS_API: &str = "2025-04-01";
 /// Microsoft.Resources/resourceGroups.
 pub const RESOURCE_GROUPS_API: &str = "2025-04-01";
+/// Microsoft.Consumption/budgets (the version the rendered template uses).
+pub const BUDGETS_API: &str = "2024-08-01";
 
 const RG_PERMISSION: &str = "Microsoft.Resources/subscriptions/resourceGroups/read (write to create it; e.g. Contributor on the subscription)";
 const DEPLOY_PERMISSION: &str = "Microsoft.Resources/deployments/write and write on every resource type in the template (e.g. Contributor, plus User Access Administrator or Role Based Access Control Administrator for the role assignments) on the resource group";
@@ -178,6 +180,57 @@ impl Arm {
         self.client
             .put_json(&op, url, &json!({ "location": location, "tags": tags }))
             .await
+    }
+
+    /// The start date (`YYYY-MM-DD`) of an existing budget on the resource group, or `None`
+    /// when there is none. Azure refuses to change a budget's start date, so a redeployment
+    /// passes this one back (`budgetStartDate`).
+    pub async fn budget_start_date(
+        &self,
+        rg: &str,
+        budget: &str,
+    ) -> Result<Option<String>, ArmError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Budget {
+            #[serde(default)]
+            properties: Option<BudgetProperties>,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct BudgetProperties {
+            #[serde(default)]
+            time_period: Option<TimePeriod>,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct TimePeriod {
+            #[serde(default)]
+            start_date: Option<String>,
+        }
+        let op = Op::new(
+            format!("read the budget {budget} in {rg}"),
+            "Microsoft.Consumption/budgets/read (e.g. Reader or Cost Management Reader on the resource group)",
+        );
+        let url = self.client.url(
+            &format!(
+                "{}/providers/Microsoft.Consumption/budgets/{}",
+                self.rg_path(rg),
+                enc(budget)
+            ),
+            BUDGETS_API,
+            &[],
+        );
+        match self.client.get_json::<Budget>(&op, url).await {
+            Ok(b) => Ok(b
+                .properties
+                .and_then(|p| p.time_period)
+                .and_then(|t| t.start_date)
+                .filter(|d| d.len() >= 10 && d.is_char_boundary(10))
+                .map(|d| d[..10].to_string())),
+            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// PUT the deployment (`body` is the whole request body, already JSON text).

@@ -140,7 +140,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let template = crate::emit::arm_template(&checked).map_err(render_failure)?;
     let parameters = crate::emit::arm_parameters(&checked).map_err(render_failure)?;
-    let request = Request::new(
+    let mut request = Request::new(
         &spec.metadata.name,
         template,
         &parameters,
@@ -159,11 +159,6 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let session = args.azure.connect("deploy")?;
     let rt = runtime()?;
     let rg = args.resource_group.trim().to_string();
-    let target = Target {
-        rg: &rg,
-        name: &request.name,
-        session: &session,
-    };
     let polling = Polling {
         interval: Duration::from_secs_f64(args.poll_interval),
         ..Polling::default()
@@ -183,6 +178,25 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             "pass --create-resource-group to create it in {region} with the spec's tags, or create it yourself: az group create -n {rg} -l {region}"
         )));
     }
+    if let (Some(_), Some(budget)) = (&group, request.budget_name()) {
+        match rt.block_on(session.arm.budget_start_date(&rg, &budget)) {
+            Ok(Some(start)) => {
+                eprintln!(
+                    "deploy: budget {budget} exists since {start}; keeping its start date (Azure cannot change it)"
+                );
+                request.keep_budget_start(&start);
+            }
+            Ok(None) => {}
+            Err(e) => eprintln!(
+                "deploy: warning: {e}; if the budget exists from an earlier month, the deployment fails with \"start date cannot be updated\""
+            ),
+        }
+    }
+    let target = Target {
+        rg: &rg,
+        name: &request.name,
+        session: &session,
+    };
     if args.what_if {
         return what_if(
             &args,

@@ -161,6 +161,36 @@ impl Request {
         out.into_bytes()
     }
 
+    /// The name of the budget the template creates, when it has one and takes its start date
+    /// as the `budgetStartDate` parameter.
+    pub fn budget_name(&self) -> Option<String> {
+        let t: Value = serde_json::from_str(&self.template).ok()?;
+        t.get("parameters")?.get("budgetStartDate")?;
+        let resources: Vec<&Value> = match t.get("resources")? {
+            Value::Array(a) => a.iter().collect(),
+            Value::Object(o) => o.values().collect(),
+            _ => return None,
+        };
+        resources
+            .into_iter()
+            .find(|r| {
+                r.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|ty| ty.eq_ignore_ascii_case("Microsoft.Consumption/budgets"))
+            })
+            .and_then(|r| r.get("name")?.as_str().map(str::to_string))
+            .filter(|n| !n.starts_with('['))
+    }
+
+    /// Keep an existing budget's start date (Azure refuses to change it on a later month's
+    /// redeployment). The deployment name does not change: it hashes the rendered files.
+    pub fn keep_budget_start(&mut self, start: &str) {
+        self.parameters.insert(
+            "budgetStartDate".into(),
+            serde_json::json!({ "value": start }),
+        );
+    }
+
     /// Resources in the template (top level).
     pub fn resource_count(&self) -> usize {
         serde_json::from_str::<Value>(&self.template)
