@@ -48,22 +48,22 @@ pub enum Command {
     Validate(validate::Args),
     /// Print a spec with every default filled in and `auto` values resolved.
     Show(show::Args),
-    /// Print the spec's JSON Schema (2020-12), the one editors use through the modeline.
-    Schema(schema::Args),
-    /// List the GPU sizes gpuform knows, cheapest first.
-    Sizes(sizes::Args),
-    /// List the validation rules with their ids and default severities.
-    Rules(schema::RulesArgs),
+    /// Render Bicep (main.bicep, main.bicepparam, bicepconfig.json) and ARM JSON for specs.
+    Render(render::Args),
     /// Check quota, size, zones, capabilities, providers and features in Azure before deploying.
     #[command(after_help = PREFLIGHT_HELP)]
     Preflight(preflight::Args),
     /// Estimate the monthly cost of a spec's scaling policy, with saving levers and budget gates.
     Cost(cost::Args),
-    /// Render Bicep (main.bicep, main.bicepparam, bicepconfig.json) and ARM JSON for specs.
-    Render(render::Args),
     /// Deploy a spec to a resource group (ARM, Incremental) with progress, or show the changes (--what-if).
     #[command(after_help = DEPLOY_HELP)]
     Deploy(deploy::Args),
+    /// List the GPU sizes gpuform knows, cheapest first.
+    Sizes(sizes::Args),
+    /// List the validation rules with their ids and default severities.
+    Rules(schema::RulesArgs),
+    /// Print the spec's JSON Schema (2020-12), the one editors use through the modeline.
+    Schema(schema::Args),
 }
 
 const DEPLOY_HELP: &str = concat!(
