@@ -38,11 +38,12 @@ fn generate(i: usize) -> String {
         if t.starts_with("cloudInit:") {
             continue;
         }
-        if let Some(rest) = t.strip_prefix("name: ") {
-            if !rest.contains(',') && line.starts_with("  name:") {
-                out.push_str(&format!("  name: bench-{i:04}\n"));
-                continue;
-            }
+        if let Some(rest) = t.strip_prefix("name: ")
+            && !rest.contains(',')
+            && line.starts_with("  name:")
+        {
+            out.push_str(&format!("  name: bench-{i:04}\n"));
+            continue;
         }
         if t.starts_with("region: ") && line.starts_with("  region:") {
             // keep allowedRegions lists consistent by only moving specs without one

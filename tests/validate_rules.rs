@@ -151,8 +151,10 @@ fn auto_sizing_resolves_and_explains() {
 #[test]
 fn policy_changes_required_tags_and_severities() {
     let f = Path::new("tests/fixtures/invalid/tag-missing.yaml");
-    let mut p = Policy::default();
-    p.required_tags = vec!["project".into()];
+    let p = Policy {
+        required_tags: vec!["project".into()],
+        ..Policy::default()
+    };
     let c = check_file(f, &p, PriceTable::embedded());
     assert!(!c.diagnostics.iter().any(|d| d.rule == "tag-missing"));
     let p = Policy::from_yaml("rules:\n  tag-missing: warning\n").unwrap();

@@ -88,20 +88,20 @@ pub struct Args {
 
 /// Today as `YYYY-MM-DD` (`GPUFORM_TODAY` pins it for reproducible output).
 pub fn today() -> String {
-    if let Ok(t) = std::env::var("GPUFORM_TODAY") {
-        if !t.is_empty() {
-            return t;
-        }
+    if let Ok(t) = std::env::var("GPUFORM_TODAY")
+        && !t.is_empty()
+    {
+        return t;
     }
     let d = time::OffsetDateTime::now_utc().date();
     format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
 }
 
 fn now_rfc3339() -> String {
-    if let Ok(t) = std::env::var("GPUFORM_TODAY") {
-        if !t.is_empty() {
-            return format!("{t}T00:00:00Z");
-        }
+    if let Ok(t) = std::env::var("GPUFORM_TODAY")
+        && !t.is_empty()
+    {
+        return format!("{t}T00:00:00Z");
     }
     time::OffsetDateTime::now_utc()
         .replace_nanosecond(0)
@@ -371,10 +371,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if let Some(a) = args.fail_above {
         non_negative("--fail-above", a)?;
     }
-    if let Some(a) = args.fail_increase_percent {
-        if !a.is_finite() {
-            return Err(Failure::usage("--fail-increase-percent must be a number"));
-        }
+    if let Some(a) = args.fail_increase_percent
+        && !a.is_finite()
+    {
+        return Err(Failure::usage("--fail-increase-percent must be a number"));
     }
     let policy = args.policy.load()?;
     let (mut book, mut parsed) = load_price_files(&args.prices)?;

@@ -43,16 +43,15 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 "# {} with every default applied (gpuform show)\n",
                 checked.path
             );
-            if let Some(sel) = &checked.sizing {
-                if let Some(chosen) = sel.chosen {
-                    if chosen == spec.spec.compute.vm_size {
-                        header.push_str(&format!(
+            if let Some(sel) = &checked.sizing
+                && let Some(chosen) = sel.chosen
+                && chosen == spec.spec.compute.vm_size
+            {
+                header.push_str(&format!(
                             "# vmSize: cheapest size that fits in {} (prices as of {}); `gpuform validate --explain` ranks the others\n",
                             sel.price_region,
                             sel.price_as_of.as_deref().unwrap_or("unknown")
                         ));
-                    }
-                }
             }
             header.push_str("# yaml-language-server: $schema=https://gpuform.dev/schemas/gpuworkload.schema.json\n");
             out(&format!("{header}{}", report::yaml::to_yaml(&value)));

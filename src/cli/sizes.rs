@@ -136,17 +136,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             let mut s = String::new();
             let _ = writeln!(
                 s,
-                "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>10}  {}",
-                "size",
-                "gpu",
-                "vcpu",
-                "ram GiB",
-                "gpu mem",
-                "gpus",
-                "ib",
-                "driver",
-                "$/h",
-                "status"
+                "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>10}  status",
+                "size", "gpu", "vcpu", "ram GiB", "gpu mem", "gpus", "ib", "driver", "$/h"
             );
             for (sz, od, _) in &rows {
                 let gpus = sz

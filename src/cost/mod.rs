@@ -545,15 +545,14 @@ pub fn estimate(
 
     let budget = gates::budget_check(s, &totals);
     let mut notes = Vec::new();
-    if let Some(a) = s.autoscale.as_ref().and_then(|a| a.queue.as_ref()) {
-        if a.service_bus.as_ref().is_some_and(|q| !q.create)
-            || a.storage_queue.as_ref().is_some_and(|q| !q.create)
-        {
-            notes.push(
-                "the queue already exists (create: false): its cost is not part of this estimate"
-                    .into(),
-            );
-        }
+    if let Some(a) = s.autoscale.as_ref().and_then(|a| a.queue.as_ref())
+        && (a.service_bus.as_ref().is_some_and(|q| !q.create)
+            || a.storage_queue.as_ref().is_some_and(|q| !q.create))
+    {
+        notes.push(
+            "the queue already exists (create: false): its cost is not part of this estimate"
+                .into(),
+        );
     }
     if os == PriceOs::Windows {
         notes.push("Windows prices include the Windows Server license; with Azure Hybrid Benefit the Linux rate applies".into());

@@ -91,15 +91,16 @@ pub fn apply(spec: &mut Spec) {
         }
     }
     let lowest_min = lowest_min(s);
-    if let Some(q) = s.autoscale.as_mut().and_then(|a| a.queue.as_mut()) {
-        if q.scale_in_below.is_none() {
-            q.scale_in_below = Some(flap_safe_scale_in(q.target_per_instance, lowest_min));
-        }
+    if let Some(q) = s.autoscale.as_mut().and_then(|a| a.queue.as_mut())
+        && q.scale_in_below.is_none()
+    {
+        q.scale_in_below = Some(flap_safe_scale_in(q.target_per_instance, lowest_min));
     }
-    if let Some(probe) = s.compute.health_probe.as_mut() {
-        if probe.path.is_none() && probe.protocol != ProbeProtocol::Tcp {
-            probe.path = Some("/".into());
-        }
+    if let Some(probe) = s.compute.health_probe.as_mut()
+        && probe.path.is_none()
+        && probe.protocol != ProbeProtocol::Tcp
+    {
+        probe.path = Some("/".into());
     }
     if let Ok(space) = s.network.address_space.parse::<Ipv4Net>() {
         let (w, pe) = derive_subnets(space, s.capacity.max);

@@ -72,14 +72,14 @@ impl Checked {
         let mut out = Vec::with_capacity(self.diagnostics.len());
         for mut d in std::mem::take(&mut self.diagnostics) {
             d.file = self.path.clone();
-            if d.location.is_none() {
-                if let Some(p) = &d.pointer {
-                    d.location = if d.rule == "unknown-field" {
-                        self.index.locate_key(p)
-                    } else {
-                        self.index.locate(p)
-                    };
-                }
+            if d.location.is_none()
+                && let Some(p) = &d.pointer
+            {
+                d.location = if d.rule == "unknown-field" {
+                    self.index.locate_key(p)
+                } else {
+                    self.index.locate(p)
+                };
             }
             // input errors are never downgraded: there is nothing to check after them
             let overridable =

@@ -121,38 +121,38 @@ pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
             ));
         }
     }
-    if let Some(sd) = &s.auto_shutdown {
-        if let (Some(stop), Some(start)) = (parse_hhmm(&sd.time), parse_hhmm(&sd.start_time)) {
-            let days: Vec<Day> = if sd.weekends {
-                Day::WEEKDAYS.to_vec()
-            } else {
-                Day::ALL.to_vec()
-            };
-            out.push(Profile {
-                name: "auto-shutdown".into(),
-                origin: Origin::ShutdownStop,
-                recurrence: Some(Recurrence {
-                    time_zone: sd.time_zone.clone(),
-                    days: days.clone(),
-                    hour: stop / 60,
-                    minute: stop % 60,
-                }),
-                min: 0,
-                max: 0,
-                default: 0,
-                has_rules: false,
-            });
-            out.push(restore(
-                "auto-start".into(),
-                Origin::ShutdownStart,
-                Recurrence {
-                    time_zone: sd.time_zone.clone(),
-                    days,
-                    hour: start / 60,
-                    minute: start % 60,
-                },
-            ));
-        }
+    if let Some(sd) = &s.auto_shutdown
+        && let (Some(stop), Some(start)) = (parse_hhmm(&sd.time), parse_hhmm(&sd.start_time))
+    {
+        let days: Vec<Day> = if sd.weekends {
+            Day::WEEKDAYS.to_vec()
+        } else {
+            Day::ALL.to_vec()
+        };
+        out.push(Profile {
+            name: "auto-shutdown".into(),
+            origin: Origin::ShutdownStop,
+            recurrence: Some(Recurrence {
+                time_zone: sd.time_zone.clone(),
+                days: days.clone(),
+                hour: stop / 60,
+                minute: stop % 60,
+            }),
+            min: 0,
+            max: 0,
+            default: 0,
+            has_rules: false,
+        });
+        out.push(restore(
+            "auto-start".into(),
+            Origin::ShutdownStart,
+            Recurrence {
+                time_zone: sd.time_zone.clone(),
+                days,
+                hour: start / 60,
+                minute: start % 60,
+            },
+        ));
     }
     out
 }

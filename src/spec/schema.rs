@@ -33,7 +33,7 @@ fn validator() -> &'static Validator {
 pub fn validate(instance: &Value) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for err in validator().iter_errors(instance) {
-        translate(&err, instance, &mut out);
+        translate(&err, &mut out);
     }
     out
 }
@@ -42,7 +42,7 @@ fn pointer_of(err: &ValidationError<'_>) -> String {
     err.instance_path().as_str().to_string()
 }
 
-fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>) {
+fn translate(err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
     let ptr = pointer_of(err);
     let field = field_name(&ptr);
     let schema_node = schema_at(err.schema_path().as_str());
@@ -176,7 +176,7 @@ fn translate(err: &ValidationError<'_>, root: &Value, out: &mut Vec<Diagnostic>)
                 ),
                 (None, Some(branch)) => {
                     for e in branch {
-                        translate(e, root, out);
+                        translate(e, out);
                     }
                 }
                 (None, None) => out.push(

@@ -74,17 +74,17 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .help("use `orchestration: flexible` (priorityMixPolicy exists only there), or no Spot"),
             );
         }
-        if let Some(size) = ctx.size() {
-            if size.spot_capable == Some(false) {
-                out.push(
-                    Diagnostic::new(
-                        "spot-not-supported",
-                        format!("{} cannot run as Spot", size.name),
-                    )
-                    .at("/spec/capacity/regularPercentAboveBase")
-                    .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
-                );
-            }
+        if let Some(size) = ctx.size()
+            && size.spot_capable == Some(false)
+        {
+            out.push(
+                Diagnostic::new(
+                    "spot-not-supported",
+                    format!("{} cannot run as Spot", size.name),
+                )
+                .at("/spec/capacity/regularPercentAboveBase")
+                .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
+            );
         }
         if c.eviction_policy == EvictionPolicy::Deallocate && s.autoscale.is_some() {
             out.push(
@@ -212,10 +212,11 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     if let Some(q) = &a.queue {
         let lowest = crate::spec::defaults::lowest_min(s);
         let safe = flap_safe_scale_in(q.target_per_instance, lowest);
-        if let Some(below) = q.scale_in_below {
-            if below > safe {
-                let n = lowest.max(1);
-                out.push(
+        if let Some(below) = q.scale_in_below
+            && below > safe
+        {
+            let n = lowest.max(1);
+            out.push(
                     Diagnostic::new(
                         "autoscale-flapping",
                         format!(
@@ -228,7 +229,6 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .at("/spec/autoscale/queue/scaleInBelow")
                     .help(format!("use scaleInBelow: {safe} or less (or leave it out: gpuform derives it)")),
                 );
-            }
         }
     } else if schedule::profiles(s).iter().all(|p| p.default == 0) {
         out.push(

@@ -105,23 +105,23 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 if let (Some(want), Some(max)) = (
                     s.workload.cuda.as_deref().and_then(parse_cuda),
                     plan.max_cuda,
-                ) {
-                    if want > max {
-                        let via = match plan.kind {
-                            DriverKind::Grid => format!(
-                                "the GRID driver {}",
-                                plan.driver_version.as_deref().unwrap_or("default")
-                            ),
-                            _ => format!(
-                                "the CUDA {} driver",
-                                plan.driver_version.as_deref().unwrap_or("default")
-                            ),
-                        };
-                        let hint = match plan.kind {
+                ) && want > max
+                {
+                    let via = match plan.kind {
+                        DriverKind::Grid => format!(
+                            "the GRID driver {}",
+                            plan.driver_version.as_deref().unwrap_or("default")
+                        ),
+                        _ => format!(
+                            "the CUDA {} driver",
+                            plan.driver_version.as_deref().unwrap_or("default")
+                        ),
+                    };
+                    let hint = match plan.kind {
                             DriverKind::Grid => "pin a newer GRID driver with `compute.driverVersion` (570.211.01 supports CUDA 12.8), or build for an older CUDA".to_string(),
                             _ => format!("lower `workload.cuda` to {}.{} or use `image: ubuntu-hpc-22.04`, which carries a newer driver", max.0, max.1),
                         };
-                        let mut d = Diagnostic::new(
+                    let mut d = Diagnostic::new(
                             "cuda-too-new",
                             format!(
                                 "CUDA {} needs a newer driver than {} installs on {} (CUDA {}.{} at most)",
@@ -135,14 +135,13 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         .at("/spec/workload/cuda")
                         .label(format!("needs CUDA {}.{}+ driver support", want.0, want.1))
                         .help(hint);
-                        if let Some(reason) = plan.pin_reason {
-                            d = d.note(format!(
-                                "gpuform pins {} because {reason}",
-                                plan.driver_version.as_deref().unwrap_or_default()
-                            ));
-                        }
-                        out.push(d);
+                    if let Some(reason) = plan.pin_reason {
+                        d = d.note(format!(
+                            "gpuform pins {} because {reason}",
+                            plan.driver_version.as_deref().unwrap_or_default()
+                        ));
                     }
+                    out.push(d);
                 }
             }
         }

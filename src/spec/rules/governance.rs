@@ -37,18 +37,18 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .help(format!("{hint}region names are lowercase without spaces, as `az account list-locations -o table` prints them")),
             );
         }
-        if let Some(allowed) = &s.allowed_regions {
-            if !allowed.iter().any(|a| a == r) {
-                out.push(
-                    Diagnostic::new(
-                        "region-not-allowed",
-                        format!("`{r}` is not in allowedRegions"),
-                    )
-                    .at(ptr.clone())
-                    .label("outside the data residency list")
-                    .help(format!("use one of {}", allowed.join(", "))),
-                );
-            }
+        if let Some(allowed) = &s.allowed_regions
+            && !allowed.iter().any(|a| a == r)
+        {
+            out.push(
+                Diagnostic::new(
+                    "region-not-allowed",
+                    format!("`{r}` is not in allowedRegions"),
+                )
+                .at(ptr.clone())
+                .label("outside the data residency list")
+                .help(format!("use one of {}", allowed.join(", "))),
+            );
         }
     }
     // --- tags ------------------------------------------------------------------------

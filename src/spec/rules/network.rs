@@ -32,33 +32,31 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 "private endpoint",
             ),
         ] {
-            if let Some(net) = net {
-                if !space.contains(&net) {
-                    out.push(
-                        Diagnostic::new(
-                            "subnet-outside-vnet",
-                            format!(
-                                "the {what} subnet {net} is not inside the address space {space}"
-                            ),
-                        )
-                        .at(ptr)
-                        .help(format!("choose a range inside {space}")),
-                    );
-                }
+            if let Some(net) = net
+                && !space.contains(&net)
+            {
+                out.push(
+                    Diagnostic::new(
+                        "subnet-outside-vnet",
+                        format!("the {what} subnet {net} is not inside the address space {space}"),
+                    )
+                    .at(ptr)
+                    .help(format!("choose a range inside {space}")),
+                );
             }
         }
     }
-    if let (Some(w), Some(p)) = (workload, pe) {
-        if w.contains(&p.network()) || p.contains(&w.network()) {
-            out.push(
-                Diagnostic::new(
-                    "subnet-overlap",
-                    format!("the workload subnet {w} and the private endpoint subnet {p} overlap"),
-                )
-                .at("/spec/network/privateEndpointSubnet")
-                .help("use disjoint ranges, e.g. the next /27 after the workload subnet"),
-            );
-        }
+    if let (Some(w), Some(p)) = (workload, pe)
+        && (w.contains(&p.network()) || p.contains(&w.network()))
+    {
+        out.push(
+            Diagnostic::new(
+                "subnet-overlap",
+                format!("the workload subnet {w} and the private endpoint subnet {p} overlap"),
+            )
+            .at("/spec/network/privateEndpointSubnet")
+            .help("use disjoint ranges, e.g. the next /27 after the workload subnet"),
+        );
     }
     match workload {
         Some(w) => {
@@ -154,16 +152,15 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    if n.outbound == Outbound::None {
-        if let Some(size) = ctx.size() {
-            if resolve::driver(s, size).is_ok_and(|p| p.extension.is_some()) {
-                out.push(
+    if n.outbound == Outbound::None
+        && let Some(size) = ctx.size()
+        && resolve::driver(s, size).is_ok_and(|p| p.extension.is_some())
+    {
+        out.push(
                     Diagnostic::new("outbound-none-driver", "no NAT gateway, but the GPU driver extension downloads drivers from the Internet")
                         .at("/spec/network/outbound")
                         .help("keep `outbound: natGateway`, or make sure a firewall route lets download.microsoft.com and developer.download.nvidia.com through"),
                 );
-            }
-        }
     }
 }
 

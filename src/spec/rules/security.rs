@@ -6,14 +6,14 @@ use crate::spec::model::DiskEncryption;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let sec = &ctx.spec.spec.security;
-    if let Some(name) = &sec.key_vault.name {
-        if let Some(problem) = keyvault_name_problem(name) {
-            out.push(
+    if let Some(name) = &sec.key_vault.name
+        && let Some(problem) = keyvault_name_problem(name)
+    {
+        out.push(
                 Diagnostic::new("keyvault-name", format!("`{name}` is not a valid Key Vault name: {problem}"))
                     .at("/spec/security/keyVault/name")
                     .help("3-24 characters: letters, digits and single hyphens, starting with a letter and ending with a letter or digit; or leave it out and gpuform derives one"),
             );
-        }
     }
     if sec.disk_encryption == DiskEncryption::CustomerManagedKey && !sec.key_vault.purge_protection
     {
@@ -46,18 +46,18 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 "set it to true (preflight checks that the EncryptionAtHost feature is registered)",
             ),
         );
-    } else if let Some(size) = ctx.size() {
-        if size.encryption_at_host == Some(false) {
-            out.push(
-                Diagnostic::new(
-                    "encryption-at-host-off",
-                    format!("{} does not support encryption at host", size.name),
-                )
-                .at("/spec/security/encryptionAtHost")
-                .severity(crate::diag::Severity::Error)
-                .help("set `encryptionAtHost: false` for this size, or choose another size"),
-            );
-        }
+    } else if let Some(size) = ctx.size()
+        && size.encryption_at_host == Some(false)
+    {
+        out.push(
+            Diagnostic::new(
+                "encryption-at-host-off",
+                format!("{} does not support encryption at host", size.name),
+            )
+            .at("/spec/security/encryptionAtHost")
+            .severity(crate::diag::Severity::Error)
+            .help("set `encryptionAtHost: false` for this size, or choose another size"),
+        );
     }
 }
 

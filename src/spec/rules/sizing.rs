@@ -173,17 +173,17 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     let disks = s.compute.data_disks.len() as u32;
-    if let Some(max) = size.max_data_disks {
-        if disks > max {
-            out.push(
-                Diagnostic::new(
-                    "data-disk-count",
-                    format!("{disks} data disks, but {} takes at most {max}", size.name),
-                )
-                .at("/spec/compute/dataDisks")
-                .help("use fewer, larger disks"),
-            );
-        }
+    if let Some(max) = size.max_data_disks
+        && disks > max
+    {
+        out.push(
+            Diagnostic::new(
+                "data-disk-count",
+                format!("{disks} data disks, but {} takes at most {max}", size.name),
+            )
+            .at("/spec/compute/dataDisks")
+            .help("use fewer, larger disks"),
+        );
     }
     if !size.premium_storage {
         let mut premium: Vec<String> = Vec::new();
