@@ -37,6 +37,8 @@ pub struct Checked {
     pub spec: Option<Spec>,
     /// How `vmSize: auto` was resolved, or the ranking for an explicit size.
     pub sizing: Option<Selection>,
+    /// The spec said `vmSize: auto` (the size in `spec` was chosen by gpuform).
+    pub auto_sized: bool,
     pub diagnostics: Vec<Diagnostic>,
     pub index: SpanIndex,
 }
@@ -60,6 +62,7 @@ impl Checked {
             source,
             spec: None,
             sizing: None,
+            auto_sized: false,
             diagnostics: vec![d],
             index: SpanIndex::default(),
         };
@@ -193,6 +196,7 @@ pub fn check_source(
         source: None,
         spec: None,
         sizing: None,
+        auto_sized: false,
         diagnostics: Vec::new(),
         index: parsed.index,
     };
@@ -219,6 +223,7 @@ pub fn check_source(
                 };
                 checked.diagnostics.extend(rules::run(&ctx));
                 checked.sizing = sizing;
+                checked.auto_sized = auto_sized;
                 checked.spec = Some(spec);
             }
             Err(e) => checked.diagnostics.push(Diagnostic::new(
