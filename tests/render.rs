@@ -1,7 +1,8 @@
 //! `gpuform render` output: golden files of every example, Bicep/ARM equivalence, determinism,
 //! and adversarial strings.
 //!
-//! Golden files live in `tests/golden/render/<example>/` and are compared byte for byte.
+//! Golden files live in `tests/golden/render/<stem>/` (every example, the adversarial fixture
+//! and the variants under `tests/fixtures/render/variants/`) and are compared byte for byte.
 //! Re-bless them after an intended change with `GPUFORM_BLESS=1 cargo test --test render`
 //! (this also deletes stale files), then review the diff.
 
@@ -31,6 +32,22 @@ fn examples() -> Vec<PathBuf> {
     v
 }
 
+/// The render fixtures: the adversarial strings and the variants that reach the branches the
+/// examples do not (existing queues, no NAT gateway, Trusted Launch, a TCP probe, ...).
+fn fixtures() -> Vec<PathBuf> {
+    let mut v = vec![root().join("tests/fixtures/render/adversarial.yaml")];
+    let variants = std::fs::read_dir(root().join("tests/fixtures/render/variants")).unwrap();
+    v.extend(variants.map(|e| e.unwrap().path()));
+    v.sort();
+    assert!(v.len() >= 3, "the render fixtures are missing");
+    v
+}
+
+/// Every spec the render tests cover: the examples, then the fixtures.
+fn all_specs() -> Vec<PathBuf> {
+    examples().into_iter().chain(fixtures()).collect()
+}
+
 fn render_file(path: &Path) -> Rendered {
     let checked = spec::check_file(path, &Policy::default(), PriceTable::embedded());
     assert!(
@@ -51,14 +68,18 @@ fn file<'a>(r: &'a Rendered, name: &str) -> &'a str {
 }
 
 #[test]
-fn golden_files_match_every_example() {
+fn golden_files_match_every_example_and_fixture() {
     let bless = std::env::var("GPUFORM_BLESS").is_ok_and(|v| v == "1");
     let golden_root = root().join("tests/golden/render");
     let mut problems = Vec::new();
     let mut expected_dirs = Vec::new();
-    for ex in examples() {
+    for ex in all_specs() {
         let stem = ex.file_stem().unwrap().to_string_lossy().into_owned();
         let dir = golden_root.join(&stem);
+        assert!(
+            !expected_dirs.contains(&stem),
+            "two specs named {stem} would share a golden directory"
+        );
         expected_dirs.push(stem.clone());
         let rendered = render_file(&ex);
         if bless {
@@ -120,7 +141,7 @@ fn golden_files_match_every_example() {
 
 #[test]
 fn output_is_deterministic() {
-    for ex in examples() {
+    for ex in all_specs() {
         assert_eq!(render_file(&ex), render_file(&ex), "{}", ex.display());
     }
 }
@@ -367,13 +388,7 @@ fn equivalence_problems(bicep_text: &str, arm: &Value) -> Vec<String> {
 
 #[test]
 fn bicep_and_arm_describe_the_same_deployment() {
-    // the examples, the adversarial strings and the variants that reach the other branches
-    let mut extra = vec![root().join("tests/fixtures/render/adversarial.yaml")];
-    let variants = std::fs::read_dir(root().join("tests/fixtures/render/variants")).unwrap();
-    extra.extend(variants.map(|e| e.unwrap().path()));
-    extra.sort();
-    assert!(extra.len() >= 3);
-    for ex in examples().into_iter().chain(extra) {
+    for ex in all_specs() {
         let r = render_file(&ex);
         let arm: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
         let problems = equivalence_problems(file(&r, emit::MAIN_BICEP), &arm);
