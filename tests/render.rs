@@ -508,6 +508,24 @@ fn key_properties_of_the_examples() {
         assert!(ra["name"].as_str().unwrap().starts_with("[guid("));
     }
 
+    let llm = render_file(&root().join("examples/llm-finetune-a100.yaml"));
+    let arm: Value = serde_json::from_str(file(&llm, emit::ARM_TEMPLATE)).unwrap();
+    let autoscale = by_type(
+        arm["resources"].as_array().unwrap(),
+        "Microsoft.Insights/autoscaleSettings",
+    )
+    .next()
+    .unwrap();
+    assert!(
+        autoscale["dependsOn"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d.as_str().unwrap().contains("queueServices/queues")),
+        "the autoscale setting waits for the storage queue its rules read: {}",
+        autoscale["dependsOn"]
+    );
+
     let h100 = render_file(&root().join("examples/pretrain-nd-h100.yaml"));
     let arm: Value = serde_json::from_str(file(&h100, emit::ARM_TEMPLATE)).unwrap();
     let vmss = arm["resources"]

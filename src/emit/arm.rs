@@ -1038,7 +1038,8 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                 if let Some(pe) = &qu.private_endpoint {
                     private_endpoint(a, out, pe, "queue", "storage", true);
                 }
-                deps.push("storage");
+                // the storage rule's metricResourceUri names the queue itself
+                deps.extend(["storage", "storageQueue"]);
             }
         }
     }
