@@ -49,203 +49,234 @@ struct Arm<'a> {
     p: &'a Plan,
 }
 
-impl Arm<'_> {
-    fn vault_name(&self) -> &'static str {
-        "variables('vaultName')"
+/// One segment of a resource name: literal text, or an ARM expression.
+enum Name {
+    Lit(String),
+    Expr(String),
+}
+
+impl Name {
+    fn lit(s: &str) -> Name {
+        Name::Lit(s.to_string())
     }
 
-    fn queue_rg_args(&self) -> String {
-        match self
-            .p
-            .queue
-            .as_ref()
-            .and_then(|q| q.resource_group.as_ref())
-        {
-            Some(rg) => format!("{}, ", q(rg)),
-            None => String::new(),
+    /// The segment as an argument of an ARM function.
+    fn arg(&self) -> String {
+        match self {
+            Name::Lit(s) => q(s),
+            Name::Expr(e) => e.clone(),
+        }
+    }
+
+    /// The segment as a `name` value.
+    fn value(&self) -> Value {
+        match self {
+            Name::Lit(s) => lit(s),
+            Name::Expr(e) => x(e),
+        }
+    }
+}
+
+/// Where the resource of a Bicep symbol is: what `resourceId()` and `scope` paths need.
+struct Target {
+    ty: &'static str,
+    /// One segment per level of the type.
+    names: Vec<Name>,
+    /// Resource group of an existing resource outside the deployment's group.
+    rg: Option<String>,
+}
+
+impl Arm<'_> {
+    /// The one table of symbols: each symbol's type and name, found in the plan.
+    fn target(&self, sym: &str) -> Target {
+        let p = self.p;
+        let here = |ty, names| Target {
+            ty,
+            names,
+            rg: None,
+        };
+        let queue = || p.queue.as_ref().expect("queue symbol without a queue");
+        let queue_level = |ty, names| Target {
+            ty,
+            names,
+            rg: queue().resource_group.clone(),
+        };
+        let vault = || Name::Expr("variables('vaultName')".into());
+        let cmk = || {
+            p.cmk
+                .as_ref()
+                .expect("cmk symbol without a customer-managed key")
+        };
+        let queue_pe = || {
+            p.queue
+                .as_ref()
+                .and_then(|q| q.private_endpoint.as_ref())
+                .expect("queue private endpoint symbol without one")
+        };
+        let vault_pe = || {
+            p.vault
+                .private_endpoint
+                .as_ref()
+                .expect("vault private endpoint symbol without one")
+        };
+        let net = &p.network;
+        match sym {
+            "nsgWorkload" => here(
+                "Microsoft.Network/networkSecurityGroups",
+                vec![Name::lit(&net.nsg_workload.name)],
+            ),
+            "nsgPrivateEndpoints" => here(
+                "Microsoft.Network/networkSecurityGroups",
+                vec![Name::lit(&net.nsg_pe.as_ref().expect("pe nsg").name)],
+            ),
+            "natPublicIp" => here(
+                "Microsoft.Network/publicIPAddresses",
+                vec![Name::lit(&net.nat.as_ref().expect("nat").public_ip_name)],
+            ),
+            "natGateway" => here(
+                "Microsoft.Network/natGateways",
+                vec![Name::lit(&net.nat.as_ref().expect("nat").name)],
+            ),
+            "vnet" => here(
+                "Microsoft.Network/virtualNetworks",
+                vec![Name::lit(&net.vnet_name)],
+            ),
+            "workloadSubnet" => here(
+                "Microsoft.Network/virtualNetworks/subnets",
+                vec![
+                    Name::lit(&net.vnet_name),
+                    Name::lit(&net.workload_subnet.name),
+                ],
+            ),
+            "privateEndpointSubnet" => here(
+                "Microsoft.Network/virtualNetworks/subnets",
+                vec![
+                    Name::lit(&net.vnet_name),
+                    Name::lit(&net.pe_subnet.as_ref().expect("pe subnet").name),
+                ],
+            ),
+            "identity" => here(
+                "Microsoft.ManagedIdentity/userAssignedIdentities",
+                vec![Name::lit(&p.identity.name)],
+            ),
+            "vault" => here("Microsoft.KeyVault/vaults", vec![vault()]),
+            "cmkKey" => here(
+                "Microsoft.KeyVault/vaults/keys",
+                vec![vault(), Name::lit(&cmk().key_name)],
+            ),
+            "des" => here(
+                "Microsoft.Compute/diskEncryptionSets",
+                vec![Name::lit(&cmk().des_name)],
+            ),
+            "vmss" => here(
+                "Microsoft.Compute/virtualMachineScaleSets",
+                vec![Name::lit(&p.compute.name)],
+            ),
+            "sbNamespace" => queue_level(
+                "Microsoft.ServiceBus/namespaces",
+                vec![Name::lit(&queue().parent)],
+            ),
+            "sbQueue" => queue_level(
+                "Microsoft.ServiceBus/namespaces/queues",
+                vec![Name::lit(&queue().parent), Name::lit(&queue().queue)],
+            ),
+            "storage" => queue_level(
+                "Microsoft.Storage/storageAccounts",
+                vec![Name::lit(&queue().parent)],
+            ),
+            "storageQueueService" => queue_level(
+                "Microsoft.Storage/storageAccounts/queueServices",
+                vec![Name::lit(&queue().parent), Name::lit("default")],
+            ),
+            "storageQueue" => queue_level(
+                "Microsoft.Storage/storageAccounts/queueServices/queues",
+                vec![
+                    Name::lit(&queue().parent),
+                    Name::lit("default"),
+                    Name::lit(&queue().queue),
+                ],
+            ),
+            "autoscale" => here(
+                "Microsoft.Insights/autoscaleSettings",
+                vec![Name::lit(&p.autoscale.as_ref().expect("autoscale").name)],
+            ),
+            "workspace" => here(
+                "Microsoft.OperationalInsights/workspaces",
+                vec![Name::lit(&p.monitoring.workspace.name)],
+            ),
+            "actionGroup" => here(
+                "Microsoft.Insights/actionGroups",
+                vec![Name::lit(
+                    &p.monitoring
+                        .action_group
+                        .as_ref()
+                        .expect("action group")
+                        .name,
+                )],
+            ),
+            "vaultDnsZone" => here(
+                "Microsoft.Network/privateDnsZones",
+                vec![self.zone_name(vault_pe())],
+            ),
+            "queueDnsZone" => here(
+                "Microsoft.Network/privateDnsZones",
+                vec![self.zone_name(queue_pe())],
+            ),
+            "vaultPrivateEndpoint" => here(
+                "Microsoft.Network/privateEndpoints",
+                vec![Name::lit(&vault_pe().name)],
+            ),
+            "queuePrivateEndpoint" => here(
+                "Microsoft.Network/privateEndpoints",
+                vec![Name::lit(&queue_pe().name)],
+            ),
+            other => unreachable!("no resource for symbol {other}"),
         }
     }
 
     /// The `resourceId()` expression of a Bicep symbol.
     fn id(&self, sym: &str) -> String {
-        let p = self.p;
-        let rid = |t: &str, names: &[String]| format!("resourceId({}, {})", q(t), names.join(", "));
-        let queue = p.queue.as_ref();
-        let qparent = || q(&queue.expect("queue symbol without a queue").parent);
-        let qname = || q(&queue.expect("queue symbol without a queue").queue);
-        match sym {
-            "nsgWorkload" => rid(
-                "Microsoft.Network/networkSecurityGroups",
-                &[q(&p.network.nsg_workload.name)],
-            ),
-            "nsgPrivateEndpoints" => rid(
-                "Microsoft.Network/networkSecurityGroups",
-                &[q(&p.network.nsg_pe.as_ref().expect("pe nsg").name)],
-            ),
-            "natPublicIp" => rid(
-                "Microsoft.Network/publicIPAddresses",
-                &[q(&p.network.nat.as_ref().expect("nat").public_ip_name)],
-            ),
-            "natGateway" => rid(
-                "Microsoft.Network/natGateways",
-                &[q(&p.network.nat.as_ref().expect("nat").name)],
-            ),
-            "vnet" => rid(
-                "Microsoft.Network/virtualNetworks",
-                &[q(&p.network.vnet_name)],
-            ),
-            "workloadSubnet" => rid(
-                "Microsoft.Network/virtualNetworks/subnets",
-                &[q(&p.network.vnet_name), q(&p.network.workload_subnet.name)],
-            ),
-            "privateEndpointSubnet" => rid(
-                "Microsoft.Network/virtualNetworks/subnets",
-                &[
-                    q(&p.network.vnet_name),
-                    q(&p.network.pe_subnet.as_ref().expect("pe subnet").name),
-                ],
-            ),
-            "identity" => rid(
-                "Microsoft.ManagedIdentity/userAssignedIdentities",
-                &[q(&p.identity.name)],
-            ),
-            "vault" => rid("Microsoft.KeyVault/vaults", &[self.vault_name().into()]),
-            "cmkKey" => rid(
-                "Microsoft.KeyVault/vaults/keys",
-                &[
-                    self.vault_name().into(),
-                    q(&p.cmk.as_ref().expect("cmk").key_name),
-                ],
-            ),
-            "des" => rid(
-                "Microsoft.Compute/diskEncryptionSets",
-                &[q(&p.cmk.as_ref().expect("cmk").des_name)],
-            ),
-            "vmss" => rid(
-                "Microsoft.Compute/virtualMachineScaleSets",
-                &[q(&p.compute.name)],
-            ),
-            "sbNamespace" => format!(
-                "resourceId({}'Microsoft.ServiceBus/namespaces', {})",
-                self.queue_rg_args(),
-                qparent()
-            ),
-            "sbQueue" => format!(
-                "resourceId({}'Microsoft.ServiceBus/namespaces/queues', {}, {})",
-                self.queue_rg_args(),
-                qparent(),
-                qname()
-            ),
-            "storage" => format!(
-                "resourceId({}'Microsoft.Storage/storageAccounts', {})",
-                self.queue_rg_args(),
-                qparent()
-            ),
-            "storageQueueService" => {
-                format!(
-                    "resourceId({}'Microsoft.Storage/storageAccounts/queueServices', {}, 'default')",
-                    self.queue_rg_args(),
-                    qparent()
-                )
-            }
-            "storageQueue" => format!(
-                "resourceId({}'Microsoft.Storage/storageAccounts/queueServices/queues', {}, 'default', {})",
-                self.queue_rg_args(),
-                qparent(),
-                qname()
-            ),
-            "autoscale" => rid(
-                "Microsoft.Insights/autoscaleSettings",
-                &[q(&p.autoscale.as_ref().expect("autoscale").name)],
-            ),
-            "workspace" => rid(
-                "Microsoft.OperationalInsights/workspaces",
-                &[q(&p.monitoring.workspace.name)],
-            ),
-            "actionGroup" => rid(
-                "Microsoft.Insights/actionGroups",
-                &[q(&p
-                    .monitoring
-                    .action_group
-                    .as_ref()
-                    .expect("action group")
-                    .name)],
-            ),
-            "vaultDnsZone" => rid(
-                "Microsoft.Network/privateDnsZones",
-                &[self.zone_name(p.vault.private_endpoint.as_ref().expect("pe"))],
-            ),
-            "queueDnsZone" => rid(
-                "Microsoft.Network/privateDnsZones",
-                &[self.zone_name(
-                    p.queue
-                        .as_ref()
-                        .and_then(|q| q.private_endpoint.as_ref())
-                        .expect("pe"),
-                )],
-            ),
-            "vaultPrivateEndpoint" => rid(
-                "Microsoft.Network/privateEndpoints",
-                &[q(&p.vault.private_endpoint.as_ref().expect("pe").name)],
-            ),
-            "queuePrivateEndpoint" => rid(
-                "Microsoft.Network/privateEndpoints",
-                &[q(&p
-                    .queue
-                    .as_ref()
-                    .and_then(|q| q.private_endpoint.as_ref())
-                    .expect("pe")
-                    .name)],
-            ),
-            other => unreachable!("no ARM id for symbol {other}"),
+        let t = self.target(sym);
+        let names = t.names.iter().map(Name::arg).collect::<Vec<_>>().join(", ");
+        match &t.rg {
+            Some(rg) => format!("resourceId({}, {}, {names})", q(rg), q(t.ty)),
+            None => format!("resourceId({}, {names})", q(t.ty)),
         }
     }
 
-    /// The `scope` value of an extension resource (role assignment, diagnostic setting) on `sym`.
+    /// The `scope` value of an extension resource (role assignment, diagnostic setting) on
+    /// `sym`: the path `Namespace/type/name[/type/name]`, a literal when every name is one.
     fn scope(&self, sym: &str) -> Value {
-        let p = self.p;
-        match sym {
-            "vault" => x("format('Microsoft.KeyVault/vaults/{0}', variables('vaultName'))"),
-            "cmkKey" => x(format!(
-                "format('Microsoft.KeyVault/vaults/{{0}}/keys/{{1}}', variables('vaultName'), {})",
-                q(&p.cmk.as_ref().expect("cmk").key_name)
-            )),
-            "sbQueue" => {
-                let qu = p.queue.as_ref().expect("queue");
-                lit(&format!(
-                    "Microsoft.ServiceBus/namespaces/{}/queues/{}",
-                    qu.parent, qu.queue
-                ))
+        let t = self.target(sym);
+        assert!(
+            t.rg.is_none(),
+            "{sym}: a resource-group deployment scopes extension resources to its own resources"
+        );
+        let mut levels = t.ty.split('/');
+        let mut path = levels.next().unwrap_or_default().to_string();
+        let levels: Vec<&str> = levels.collect();
+        debug_assert_eq!(levels.len(), t.names.len(), "{sym}: one name per level");
+        if t.names.iter().all(|n| matches!(n, Name::Lit(_))) {
+            for (level, name) in levels.iter().zip(&t.names) {
+                if let Name::Lit(n) = name {
+                    path.push_str(&format!("/{level}/{n}"));
+                }
             }
-            "sbNamespace" => lit(&format!(
-                "Microsoft.ServiceBus/namespaces/{}",
-                p.queue.as_ref().expect("queue").parent
-            )),
-            "storageQueue" => {
-                let qu = p.queue.as_ref().expect("queue");
-                lit(&format!(
-                    "Microsoft.Storage/storageAccounts/{}/queueServices/default/queues/{}",
-                    qu.parent, qu.queue
-                ))
-            }
-            "storageQueueService" => lit(&format!(
-                "Microsoft.Storage/storageAccounts/{}/queueServices/default",
-                p.queue.as_ref().expect("queue").parent
-            )),
-            "autoscale" => lit(&format!(
-                "Microsoft.Insights/autoscaleSettings/{}",
-                p.autoscale.as_ref().expect("autoscale").name
-            )),
-            other => unreachable!("no ARM scope for symbol {other}"),
+            return lit(&path);
         }
+        for (i, level) in levels.iter().enumerate() {
+            path.push_str(&format!("/{level}/{{{i}}}"));
+        }
+        let args: Vec<String> = t.names.iter().map(Name::arg).collect();
+        x(format!("format({}, {})", q(&path), args.join(", ")))
     }
 
-    fn zone_name(&self, pe: &PrivateEndpoint) -> String {
+    fn zone_name(&self, pe: &PrivateEndpoint) -> Name {
         match (pe.dns_zone, pe.storage_service) {
-            (Some(z), _) => q(z),
-            (None, Some(svc)) => {
-                format!("format('privatelink.{svc}.{{0}}', environment().suffixes.storage)")
-            }
+            (Some(z), _) => Name::lit(z),
+            (None, Some(svc)) => Name::Expr(format!(
+                "format('privatelink.{svc}.{{0}}', environment().suffixes.storage)"
+            )),
             (None, None) => unreachable!("a private endpoint without a zone"),
         }
     }
@@ -574,14 +605,14 @@ fn private_endpoint(
     out.push(json!({
         "type": "Microsoft.Network/privateDnsZones",
         "apiVersion": p.api.private_dns,
-        "name": match pe.dns_zone { Some(z) => lit(z), None => x(&zone_name) },
+        "name": zone_name.value(),
         "location": "global",
         "tags": a.tags(),
     }));
     out.push(json!({
         "type": "Microsoft.Network/privateDnsZones/virtualNetworkLinks",
         "apiVersion": p.api.private_dns,
-        "name": x(format!("format('{{0}}/{{1}}', {}, {})", zone_name, q(&pe.vnet_link_name))),
+        "name": x(format!("format('{{0}}/{{1}}', {}, {})", zone_name.arg(), q(&pe.vnet_link_name))),
         "location": "global",
         "tags": a.tags(),
         "properties": {
