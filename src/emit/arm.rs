@@ -84,6 +84,8 @@ struct Target {
     names: Vec<Name>,
     /// Resource group of an existing resource outside the deployment's group.
     rg: Option<String>,
+    /// The template deploys it (otherwise main.bicep declares it `existing`).
+    deployed: bool,
 }
 
 impl Arm<'_> {
@@ -94,12 +96,14 @@ impl Arm<'_> {
             ty,
             names,
             rg: None,
+            deployed: true,
         };
         let queue = || p.queue.as_ref().expect("queue symbol without a queue");
         let queue_level = |ty, names| Target {
             ty,
             names,
             rg: queue().resource_group.clone(),
+            deployed: queue().create,
         };
         let vault = || Name::Expr("variables('vaultName')".into());
         let cmk = || {
@@ -281,8 +285,15 @@ impl Arm<'_> {
         }
     }
 
+    /// `dependsOn` the resources of `syms` that the template deploys: an `existing` resource
+    /// (a queue the spec does not create) is not part of the deployment.
     fn depends(&self, syms: &[&str]) -> Value {
-        Value::Array(syms.iter().map(|s| x(self.id(s))).collect())
+        Value::Array(
+            syms.iter()
+                .filter(|s| self.target(s).deployed)
+                .map(|s| x(self.id(s)))
+                .collect(),
+        )
     }
 
     fn tags(&self) -> Value {
@@ -567,13 +578,6 @@ fn identity(a: &Arm, out: &mut Vec<Value>) {
                 p.api.identity
             )
         };
-        let mut deps = vec![r.scope, r.principal];
-        // existing resources are not part of the deployment
-        if matches!(r.scope, "sbQueue" | "storageQueue")
-            && !p.queue.as_ref().is_some_and(|q| q.create)
-        {
-            deps.retain(|d| *d != r.scope);
-        }
         out.push(json!({
             "type": "Microsoft.Authorization/roleAssignments",
             "apiVersion": p.api.role_assignments,
@@ -585,7 +589,7 @@ fn identity(a: &Arm, out: &mut Vec<Value>) {
                 "principalType": "ServicePrincipal",
                 "description": lit(&r.description)
             },
-            "dependsOn": a.depends(&deps)
+            "dependsOn": a.depends(&[r.scope, r.principal])
         }));
     }
 }
@@ -596,7 +600,6 @@ fn private_endpoint(
     pe: &PrivateEndpoint,
     prefix: &str,
     target: &str,
-    target_exists_in_template: bool,
 ) {
     let p = a.p;
     let zone_sym = format!("{prefix}DnsZone");
@@ -621,10 +624,6 @@ fn private_endpoint(
         },
         "dependsOn": a.depends(&[zone_sym.as_str(), "vnet"])
     }));
-    let mut deps = vec!["vnet"];
-    if target_exists_in_template {
-        deps.push(target);
-    }
     out.push(json!({
         "type": "Microsoft.Network/privateEndpoints",
         "apiVersion": p.api.network,
@@ -644,7 +643,7 @@ fn private_endpoint(
                 }
             ]
         },
-        "dependsOn": a.depends(&deps)
+        "dependsOn": a.depends(&["vnet", target])
     }));
     out.push(json!({
         "type": "Microsoft.Network/privateEndpoints/privateDnsZoneGroups",
@@ -698,7 +697,7 @@ fn keyvault(a: &Arm, out: &mut Vec<Value>) {
         "properties": props
     }));
     if let Some(pe) = &v.private_endpoint {
-        private_endpoint(a, out, pe, "vault", "vault", true);
+        private_endpoint(a, out, pe, "vault", "vault");
     }
     if let Some(cmk) = &p.cmk {
         let mut key = json!({
@@ -1032,7 +1031,6 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                     "properties": { "lockDuration": "PT5M", "maxDeliveryCount": 10, "deadLetteringOnMessageExpiration": true },
                     "dependsOn": a.depends(&["sbNamespace"])
                 }));
-                deps.push("sbNamespace");
             }
             QueueKind::Storage => {
                 out.push(json!({
@@ -1067,11 +1065,16 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                     "dependsOn": a.depends(&["storageQueueService"])
                 }));
                 if let Some(pe) = &qu.private_endpoint {
-                    private_endpoint(a, out, pe, "queue", "storage", true);
+                    private_endpoint(a, out, pe, "queue", "storage");
                 }
-                // the storage rule's metricResourceUri names the queue itself
-                deps.extend(["storage", "storageQueue"]);
             }
+        }
+    }
+    if let Some(qu) = &p.queue {
+        // what the rules' metricResourceUri names (depends() leaves out existing resources)
+        match qu.kind {
+            QueueKind::ServiceBus => deps.push("sbNamespace"),
+            QueueKind::Storage => deps.extend(["storage", "storageQueue"]),
         }
     }
     let rules: Vec<Value> = asp
@@ -1217,14 +1220,7 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
         } else {
             json!([])
         };
-        let mut deps: Vec<&str> = Vec::new();
-        let scope_in_template = match al.scope {
-            "sbNamespace" | "storageQueueService" => p.queue.as_ref().is_some_and(|q| q.create),
-            _ => true,
-        };
-        if scope_in_template {
-            deps.push(al.scope);
-        }
+        let mut deps = vec![al.scope];
         if m.action_group.is_some() {
             deps.push("actionGroup");
         }
