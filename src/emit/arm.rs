@@ -84,6 +84,8 @@ struct Target {
     names: Vec<Name>,
     /// Resource group of an existing resource outside the deployment's group.
     rg: Option<String>,
+    /// Extension resources (role assignments): the symbol of the resource they are scoped to.
+    scope: Option<&'static str>,
     /// The template deploys it (otherwise main.bicep declares it `existing`).
     deployed: bool,
 }
@@ -96,6 +98,7 @@ impl Arm<'_> {
             ty,
             names,
             rg: None,
+            scope: None,
             deployed: true,
         };
         let queue = || p.queue.as_ref().expect("queue symbol without a queue");
@@ -103,6 +106,7 @@ impl Arm<'_> {
             ty,
             names,
             rg: queue().resource_group.clone(),
+            scope: None,
             deployed: queue().create,
         };
         let vault = || Name::Expr("variables('vaultName')".into());
@@ -234,17 +238,33 @@ impl Arm<'_> {
                 "Microsoft.Network/privateEndpoints",
                 vec![Name::lit(&queue_pe().name)],
             ),
-            other => unreachable!("no resource for symbol {other}"),
+            // the role assignments, by their symbols in the plan
+            other => match p.roles.iter().find(|r| r.sym == other) {
+                Some(r) => Target {
+                    ty: "Microsoft.Authorization/roleAssignments",
+                    names: vec![Name::Expr(self.role_name(r))],
+                    rg: None,
+                    scope: Some(r.scope),
+                    deployed: true,
+                },
+                None => unreachable!("no resource for symbol {other}"),
+            },
         }
     }
 
-    /// The `resourceId()` expression of a Bicep symbol.
+    /// The resource id expression of a Bicep symbol: `resourceId()`, or
+    /// `extensionResourceId()` for a role assignment.
     fn id(&self, sym: &str) -> String {
         let t = self.target(sym);
         let names = t.names.iter().map(Name::arg).collect::<Vec<_>>().join(", ");
-        match &t.rg {
-            Some(rg) => format!("resourceId({}, {}, {names})", q(rg), q(t.ty)),
-            None => format!("resourceId({}, {names})", q(t.ty)),
+        match (t.scope, &t.rg) {
+            (Some(scope), _) => format!(
+                "extensionResourceId({}, {}, {names})",
+                self.id(scope),
+                q(t.ty)
+            ),
+            (None, Some(rg)) => format!("resourceId({}, {}, {names})", q(rg), q(t.ty)),
+            (None, None) => format!("resourceId({}, {names})", q(t.ty)),
         }
     }
 
@@ -253,7 +273,7 @@ impl Arm<'_> {
     fn scope(&self, sym: &str) -> Value {
         let t = self.target(sym);
         assert!(
-            t.rg.is_none(),
+            t.rg.is_none() && t.scope.is_none(),
             "{sym}: a resource-group deployment scopes extension resources to its own resources"
         );
         let mut levels = t.ty.split('/');
@@ -273,6 +293,16 @@ impl Arm<'_> {
         }
         let args: Vec<String> = t.names.iter().map(Name::arg).collect();
         x(format!("format({}, {})", q(&path), args.join(", ")))
+    }
+
+    /// The deterministic name of a role assignment: `guid(scope id, principal id, role id)`.
+    fn role_name(&self, r: &RoleAssignment) -> String {
+        format!(
+            "guid({}, {}, '{}')",
+            self.id(r.scope),
+            self.id(r.principal),
+            r.role_id
+        )
     }
 
     fn zone_name(&self, pe: &PrivateEndpoint) -> Name {
@@ -582,7 +612,7 @@ fn identity(a: &Arm, out: &mut Vec<Value>) {
             "type": "Microsoft.Authorization/roleAssignments",
             "apiVersion": p.api.role_assignments,
             "scope": a.scope(r.scope),
-            "name": x(format!("guid({}, {}, '{}')", a.id(r.scope), a.id(r.principal), r.role_id)),
+            "name": x(a.role_name(r)),
             "properties": {
                 "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '{}')", r.role_id)),
                 "principalId": x(principal_id),
@@ -971,24 +1001,11 @@ fn compute(a: &Arm, out: &mut Vec<Value>) {
     );
     put(&mut res, "properties", Value::Object(props));
     let mut deps = vec!["identity", "vnet"];
-    if c.disk_encryption_set {
-        deps.push("des");
+    if let Some(cmk) = p.cmk.as_ref().filter(|_| c.disk_encryption_set) {
+        // the disk encryption set must be able to use the key before disks are created
+        deps.extend(["des", cmk.key_role]);
     }
-    let mut dep_values = match a.depends(&deps) {
-        Value::Array(v) => v,
-        _ => Vec::new(),
-    };
-    if c.disk_encryption_set {
-        // the role assignment resource: same name expression as in identity()
-        dep_values.push(x(format!(
-            "extensionResourceId({}, 'Microsoft.Authorization/roleAssignments', guid({}, {}, '{}'))",
-            a.id("cmkKey"),
-            a.id("cmkKey"),
-            a.id("des"),
-            crate::plan::roles::KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER
-        )));
-    }
-    put(&mut res, "dependsOn", Value::Array(dep_values));
+    put(&mut res, "dependsOn", a.depends(&deps));
     out.push(res);
 }
 
