@@ -798,6 +798,54 @@ fn key_properties_of_the_examples() {
     assert!(!file(&win, emit::ARM_PARAMETERS).contains("adminPassword"));
 }
 
+#[test]
+fn a_spot_mix_on_a_uniform_scale_set_is_refused_not_rendered_all_spot() {
+    // validation refuses the spec; a policy can turn that rule off
+    let mut policy = Policy::default();
+    policy.overrides.insert("spot-needs-flexible".into(), None);
+    let path = root().join("tests/fixtures/render/spot-mix-uniform.yaml");
+    let checked = spec::check_file(&path, &policy, PriceTable::embedded());
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    let err = emit::render(&checked).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            emit::RenderError::Plan(gpuform::plan::PlanError::SpotMixOnUniform {
+                regular_base: 2,
+                regular_percent_above_base: 50,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    assert!(err.is_spec_problem());
+    assert!(err.help().unwrap().contains("orchestration: flexible"));
+
+    // an all-Spot pool needs no mix: it renders, every instance Spot
+    let dir = tempfile::tempdir().unwrap();
+    let all_spot = dir.path().join("all-spot.yaml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("regularBase: 2", "regularBase: 0")
+        .replace("regularPercentAboveBase: 50", "regularPercentAboveBase: 0");
+    std::fs::write(&all_spot, text).unwrap();
+    let checked = spec::check_file(&all_spot, &policy, PriceTable::embedded());
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    let arm: Value = serde_json::from_str(&emit::arm_template(&checked).unwrap()).unwrap();
+    let vmss = arm["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "Microsoft.Compute/virtualMachineScaleSets")
+        .unwrap();
+    assert_eq!(vmss["properties"]["orchestrationMode"], "Uniform");
+    assert_eq!(
+        vmss["properties"]["virtualMachineProfile"]["priority"],
+        "Spot"
+    );
+    assert!(vmss["properties"].get("priorityMixPolicy").is_none());
+}
+
 // ------------------------------------------------------------------- adversarial strings
 
 #[test]

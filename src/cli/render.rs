@@ -13,7 +13,6 @@ use similar::TextDiff;
 use super::common::{ExitCode, Failure, PolicyArgs, expand_paths, load_valid, out};
 use crate::catalog::prices::PriceTable;
 use crate::emit::{self, FILES, RenderError, Rendered};
-use crate::plan::PlanError;
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("target").required(true).args(["output", "check", "stdout"])))]
@@ -111,21 +110,15 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 /// Why a spec did not render, with the exit code of its kind: 1 when the spec cannot be
 /// rendered as written, 2 when a file could not be read or gpuform itself failed.
 fn render_failure(path: &Path, e: &RenderError) -> Failure {
-    let code = match e {
-        RenderError::Plan(PlanError::CloudInit { .. }) | RenderError::Template(_) => {
-            ExitCode::Usage
-        }
-        RenderError::Plan(
-            PlanError::Invalid(_) | PlanError::UnknownSize(_) | PlanError::Driver { .. },
-        ) => ExitCode::Findings,
+    let code = if e.is_spec_problem() {
+        ExitCode::Findings
+    } else {
+        ExitCode::Usage
     };
     let f = Failure::from_error(code, format!("cannot render {}", path.display()), e);
-    match e {
-        RenderError::Plan(PlanError::Driver { help, .. }) => f.help(help.clone()),
-        RenderError::Template(_) => {
-            f.help("this is a bug in gpuform; please report it with the spec that triggers it")
-        }
-        _ => f,
+    match e.help() {
+        Some(h) => f.help(h),
+        None => f,
     }
 }
 
@@ -355,6 +348,7 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::PlanError;
 
     #[test]
     fn unreadable_cloud_init_is_an_io_error_and_spec_problems_are_findings() {
