@@ -26,9 +26,9 @@ pub use security::*;
 use crate::spec::Checked;
 use crate::spec::resolve;
 
-/// API versions of every resource type the render emits. Each one is a GA version that the
-/// conformance kit's Azure type data (bicep-types-az) carries; see the render section of the
-/// README for why each was chosen.
+/// API versions of every resource type the render emits, each one the conformance kit's Azure
+/// type data (bicep-types-az) carries. All are GA except diagnosticSettings; where a field
+/// does not take the newest version, its comment says why.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiVersions {
