@@ -1,13 +1,14 @@
 //! `gpuform render` output: golden files of every example, Bicep/ARM equivalence, determinism,
 //! and adversarial strings.
 //!
-//! Golden files live in `tests/golden/render/<example>/` and are compared byte for byte.
+//! Golden files live in `tests/golden/render/<stem>/` (every example, the adversarial fixture
+//! and the variants under `tests/fixtures/render/variants/`) and are compared byte for byte.
 //! Re-bless them after an intended change with `GPUFORM_BLESS=1 cargo test --test render`
 //! (this also deletes stale files), then review the diff.
 
 mod support;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use gpuform::catalog::prices::PriceTable;
@@ -15,6 +16,7 @@ use gpuform::emit::{self, Rendered, bicep};
 use gpuform::spec::{self, Policy};
 use proptest::prelude::*;
 use serde_json::Value;
+use support::refs;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -29,6 +31,22 @@ fn examples() -> Vec<PathBuf> {
     v.sort();
     assert!(v.len() >= 5, "the examples are missing");
     v
+}
+
+/// The render fixtures: the adversarial strings and the variants that reach the branches the
+/// examples do not (existing queues, no NAT gateway, Trusted Launch, a TCP probe, ...).
+fn fixtures() -> Vec<PathBuf> {
+    let mut v = vec![root().join("tests/fixtures/render/adversarial.yaml")];
+    let variants = std::fs::read_dir(root().join("tests/fixtures/render/variants")).unwrap();
+    v.extend(variants.map(|e| e.unwrap().path()));
+    v.sort();
+    assert!(v.len() >= 3, "the render fixtures are missing");
+    v
+}
+
+/// Every spec the render tests cover: the examples, then the fixtures.
+fn all_specs() -> Vec<PathBuf> {
+    examples().into_iter().chain(fixtures()).collect()
 }
 
 fn render_file(path: &Path) -> Rendered {
@@ -51,14 +69,18 @@ fn file<'a>(r: &'a Rendered, name: &str) -> &'a str {
 }
 
 #[test]
-fn golden_files_match_every_example() {
+fn golden_files_match_every_example_and_fixture() {
     let bless = std::env::var("GPUFORM_BLESS").is_ok_and(|v| v == "1");
     let golden_root = root().join("tests/golden/render");
     let mut problems = Vec::new();
     let mut expected_dirs = Vec::new();
-    for ex in examples() {
+    for ex in all_specs() {
         let stem = ex.file_stem().unwrap().to_string_lossy().into_owned();
         let dir = golden_root.join(&stem);
+        assert!(
+            !expected_dirs.contains(&stem),
+            "two specs named {stem} would share a golden directory"
+        );
         expected_dirs.push(stem.clone());
         let rendered = render_file(&ex);
         if bless {
@@ -120,7 +142,7 @@ fn golden_files_match_every_example() {
 
 #[test]
 fn output_is_deterministic() {
-    for ex in examples() {
+    for ex in all_specs() {
         assert_eq!(render_file(&ex), render_file(&ex), "{}", ex.display());
     }
 }
@@ -155,35 +177,53 @@ fn bicep_full_name(r: &support::BicepResource, all: &[support::BicepResource]) -
     }
 }
 
-/// Compare a Bicep value with the ARM value at `path`; literal values must be equal and
-/// expressions must be expressions on both sides.
-fn compare(b: &Value, a: &Value, path: &str, out: &mut Vec<String>) {
+/// Compare a Bicep value with the ARM value at `path`: literal values must be equal, and an
+/// expression must mean the same on both sides, every resource reference resolved to the
+/// resource it names (see `support::refs`).
+fn compare(cx: &refs::Bicep, b: &Value, a: &Value, path: &str, out: &mut Vec<String>) {
     if support::is_expr(b) {
-        let is_arm_expr = a
-            .as_str()
-            .is_some_and(|s| support::arm_literal(s).is_none());
-        if !is_arm_expr {
-            out.push(format!(
-                "{path}: Bicep has an expression ({b}) where ARM has {a}"
-            ));
+        let text = b["$expr"].as_str().unwrap();
+        match (cx.expr(text), a.as_str().map(refs::arm_value)) {
+            (Ok(x), Some(Ok(y))) if x == y => {}
+            (Ok(x), Some(Ok(y))) => out.push(format!(
+                "{path}: Bicep `{text}` means {} but ARM {a} means {}",
+                refs::show(&x),
+                refs::show(&y)
+            )),
+            (Err(e), _) => out.push(format!("{path}: cannot read Bicep `{text}`: {e}")),
+            (_, Some(Err(e))) => out.push(format!("{path}: cannot read ARM {a}: {e}")),
+            (_, None) => out.push(format!(
+                "{path}: Bicep has an expression ({text}) where ARM has {a}"
+            )),
         }
         return;
     }
     match (b, a) {
         (Value::Object(bm), Value::Object(am)) => {
-            let akeys: Vec<&String> = am.keys().collect();
-            let mut interpolated_arm: Vec<&String> = akeys
-                .iter()
-                .copied()
-                .filter(|k| k.starts_with('[') && !k.starts_with("[["))
+            // ARM keys that are expressions, with their meaning; Bicep's interpolated keys
+            // must each mean one of them
+            let mut arm_expr_keys: Vec<(&String, Result<refs::Expr, String>)> = am
+                .keys()
+                .filter(|k| support::arm_literal(k).is_none())
+                .map(|k| (k, refs::arm_value(k)))
                 .collect();
             for (k, bv) in bm {
-                if k == "$interpolated" {
-                    match interpolated_arm.pop() {
-                        Some(ak) => compare(bv, &am[ak], &format!("{path}.{ak}"), out),
-                        None => {
-                            out.push(format!("{path}: Bicep has an interpolated key ARM lacks"))
-                        }
+                if let Some(raw) = k.strip_prefix(support::INTERPOLATED) {
+                    match cx.key_expr(raw) {
+                        Ok(want) => match arm_expr_keys
+                            .iter()
+                            .position(|(_, m)| m.as_ref().is_ok_and(|m| *m == want))
+                        {
+                            Some(i) => {
+                                let (ak, _) = arm_expr_keys.remove(i);
+                                compare(cx, bv, &am[ak], &format!("{path}.{ak}"), out);
+                            }
+                            None => out.push(format!(
+                                "{path}: no ARM key means Bicep's key '{raw}' ({})",
+                                refs::show(&want)
+                            )),
+                        },
+                        Err(e) => out.push(format!("{path}: cannot read Bicep key '{raw}': {e}")),
                     }
                     continue;
                 }
@@ -193,18 +233,17 @@ fn compare(b: &Value, a: &Value, path: &str, out: &mut Vec<String>) {
                     k.clone()
                 };
                 match am.get(&arm_key) {
-                    Some(av) => compare(bv, av, &format!("{path}.{k}"), out),
+                    Some(av) => compare(cx, bv, av, &format!("{path}.{k}"), out),
                     None => out.push(format!("{path}.{k}: only in Bicep")),
                 }
             }
-            for k in akeys {
-                let unescaped = support::arm_literal(k).unwrap_or_default();
-                let in_bicep = bm.contains_key(k)
-                    || bm.contains_key(&unescaped)
-                    || (k.starts_with('[')
-                        && !k.starts_with("[[")
-                        && bm.contains_key("$interpolated"));
-                if !in_bicep {
+            for (k, _) in arm_expr_keys {
+                out.push(format!("{path}.{k}: only in ARM"));
+            }
+            for k in am.keys() {
+                if let Some(unescaped) = support::arm_literal(k)
+                    && !bm.contains_key(&unescaped)
+                {
                     out.push(format!("{path}.{k}: only in ARM"));
                 }
             }
@@ -219,7 +258,7 @@ fn compare(b: &Value, a: &Value, path: &str, out: &mut Vec<String>) {
                 return;
             }
             for (i, (x, y)) in bv.iter().zip(av).enumerate() {
-                compare(x, y, &format!("{path}[{i}]"), out);
+                compare(cx, x, y, &format!("{path}[{i}]"), out);
             }
         }
         (Value::String(bs), Value::String(as_)) => match support::arm_literal(as_) {
@@ -236,6 +275,7 @@ fn compare(b: &Value, a: &Value, path: &str, out: &mut Vec<String>) {
     }
 }
 
+/// Compared through the resources' keys (name, parent, scope) and dependencies instead.
 const BICEP_ONLY: [&str; 4] = ["parent", "name", "scope", "dependsOn"];
 const ARM_ONLY: [&str; 6] = [
     "type",
@@ -246,59 +286,147 @@ const ARM_ONLY: [&str; 6] = [
     "metadata",
 ];
 
+/// Every string of a JSON value, object keys included.
+fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(m) => {
+            for (k, x) in m {
+                out.push(k);
+                strings(x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Every difference between the resources of main.bicep and azuredeploy.json.
 fn equivalence_problems(bicep_text: &str, arm: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let all =
         support::resources(bicep_text).unwrap_or_else(|e| panic!("main.bicep does not read: {e}"));
+    let cx = refs::Bicep::new(bicep_text, &all);
     let deployed: Vec<&support::BicepResource> = all.iter().filter(|r| !r.existing).collect();
     let arm_resources = arm["resources"].as_array().unwrap();
 
-    // group both sides by (type, api version, name shape), keeping declaration order
-    let mut b_groups: BTreeMap<(String, String, String), Vec<&support::BicepResource>> =
-        BTreeMap::new();
+    // group both sides by (type, api version, name shape): the same inventory
+    let mut b_groups: BTreeMap<(String, String, String), usize> = BTreeMap::new();
     for r in &deployed {
-        b_groups
+        *b_groups
             .entry((
                 r.ty.to_ascii_lowercase(),
                 r.api.clone(),
                 bicep_full_name(r, &all),
             ))
-            .or_default()
-            .push(r);
+            .or_default() += 1;
     }
-    let mut a_groups: BTreeMap<(String, String, String), Vec<&Value>> = BTreeMap::new();
+    let mut a_groups: BTreeMap<(String, String, String), usize> = BTreeMap::new();
     for r in arm_resources {
         let key = (
             r["type"].as_str().unwrap().to_ascii_lowercase(),
             r["apiVersion"].as_str().unwrap().to_string(),
             support::arm_name_shape(r["name"].as_str().unwrap()),
         );
-        a_groups.entry(key).or_default().push(r);
+        *a_groups.entry(key).or_default() += 1;
     }
-    let b_keys: Vec<_> = b_groups.iter().map(|(k, v)| (k.clone(), v.len())).collect();
-    let a_keys: Vec<_> = a_groups.iter().map(|(k, v)| (k.clone(), v.len())).collect();
-    if b_keys != a_keys {
+    if b_groups != a_groups {
         problems.push(format!(
-            "resource inventories differ:\n  Bicep: {b_keys:?}\n  ARM:   {a_keys:?}"
+            "resource inventories differ:\n  Bicep: {b_groups:?}\n  ARM:   {a_groups:?}"
         ));
         return problems;
     }
-    for (key, bs) in &b_groups {
-        for (b, a) in bs.iter().zip(&a_groups[key]) {
-            let path = format!("{}({})", b.sym, key.2);
-            if b.body.get("scope").is_some() != a.get("scope").is_some() {
-                problems.push(format!("{path}: scope on one side only"));
+
+    // the resources ARM deploys and the existing ones main.bicep refers to, by key
+    let mut arm_by_key: BTreeMap<refs::ResKey, &Value> = BTreeMap::new();
+    for r in arm_resources {
+        match refs::arm_resource_key(r) {
+            Ok(k) => {
+                if arm_by_key.insert(k.clone(), r).is_some() {
+                    problems.push(format!("ARM deploys {k} twice"));
+                }
             }
-            let mut bbody = b.body.clone();
-            let mut abody = (*a).clone();
-            for k in BICEP_ONLY {
-                bbody.as_object_mut().unwrap().remove(k);
+            Err(e) => problems.push(format!("ARM resource {}: {e}", r["name"])),
+        }
+    }
+    let existing = cx.existing().unwrap_or_else(|e| {
+        problems.push(format!("existing resources: {e}"));
+        BTreeMap::new()
+    });
+
+    // each Bicep resource is the ARM resource with the same key (type, full name, scope):
+    // same body, same dependencies
+    for b in &deployed {
+        let key = match cx.key(&b.sym) {
+            Ok(k) => k,
+            Err(e) => {
+                problems.push(format!("{}: {e}", b.sym));
+                continue;
             }
-            for k in ARM_ONLY {
-                abody.as_object_mut().unwrap().remove(k);
+        };
+        let path = format!("{}({key})", b.sym);
+        let Some(a) = arm_by_key.get(&key) else {
+            problems.push(format!("{path}: no ARM resource has this name and scope"));
+            continue;
+        };
+        match cx.dependencies(b) {
+            Ok(want) => {
+                let mut have = BTreeSet::new();
+                for d in a["dependsOn"].as_array().into_iter().flatten() {
+                    match d.as_str().map(refs::arm_value) {
+                        Some(Ok(refs::Expr::Res(k))) => {
+                            if !arm_by_key.contains_key(&k) {
+                                problems.push(format!(
+                                    "{path}: dependsOn {d}, which the template does not deploy"
+                                ));
+                            }
+                            have.insert(*k);
+                        }
+                        _ => problems.push(format!("{path}: dependsOn {d} is not a resource id")),
+                    }
+                }
+                for k in want.difference(&have) {
+                    problems.push(format!(
+                        "{path}: Bicep waits for {k}, ARM's dependsOn does not"
+                    ));
+                }
+                for k in have.difference(&want) {
+                    problems.push(format!(
+                        "{path}: ARM's dependsOn waits for {k}, Bicep does not"
+                    ));
+                }
             }
-            compare(&bbody, &abody, &path, &mut problems);
+            Err(e) => problems.push(format!("{path}: {e}")),
+        }
+        let mut bbody = b.body.clone();
+        let mut abody = (*a).clone();
+        for k in BICEP_ONLY {
+            bbody.as_object_mut().unwrap().remove(k);
+        }
+        for k in ARM_ONLY {
+            abody.as_object_mut().unwrap().remove(k);
+        }
+        compare(&cx, &bbody, &abody, &path, &mut problems);
+    }
+
+    // every resource an ARM expression names is deployed or declared existing in main.bicep
+    let mut texts = Vec::new();
+    strings(arm, &mut texts);
+    for s in texts {
+        if support::arm_literal(s).is_some() {
+            continue;
+        }
+        let mut named = Vec::new();
+        match refs::arm_value(s) {
+            Ok(e) => refs::references(&e, &mut named),
+            Err(e) => problems.push(format!("cannot read ARM {s}: {e}")),
+        }
+        for k in named {
+            if !arm_by_key.contains_key(&k) && !existing.contains_key(&k) {
+                problems.push(format!(
+                    "{s} names {k}, which is neither deployed nor an existing resource of main.bicep"
+                ));
+            }
         }
     }
 
@@ -326,7 +454,7 @@ fn equivalence_problems(bicep_text: &str, arm: &Value) -> Vec<String> {
         ));
     }
 
-    // parameters, outputs and variables
+    // parameters, outputs (with their values) and variables
     let b_params: Vec<String> = bicep_text
         .lines()
         .filter_map(|l| l.strip_prefix("param "))
@@ -341,49 +469,67 @@ fn equivalence_problems(bicep_text: &str, arm: &Value) -> Vec<String> {
     if b_params != a_params {
         problems.push(format!("parameters differ: {b_params:?} vs {a_params:?}"));
     }
-    let b_outputs: Vec<String> = bicep_text
+    let b_outputs: Vec<(String, String)> = bicep_text
         .lines()
         .filter_map(|l| l.strip_prefix("output "))
-        .map(|l| l.split(' ').next().unwrap().to_string())
+        .map(|l| {
+            let (decl, value) = l.split_once(" = ").unwrap();
+            (
+                decl.split(' ').next().unwrap().to_string(),
+                value.to_string(),
+            )
+        })
         .collect();
-    let a_outputs: Vec<String> = arm["outputs"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect();
-    if b_outputs != a_outputs {
-        problems.push(format!("outputs differ: {b_outputs:?} vs {a_outputs:?}"));
+    let a_outputs = arm["outputs"].as_object().unwrap();
+    if !b_outputs.iter().map(|(n, _)| n).eq(a_outputs.keys()) {
+        problems.push(format!(
+            "outputs differ: {:?} vs {:?}",
+            b_outputs.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            a_outputs.keys().collect::<Vec<_>>()
+        ));
+    }
+    for (name, value) in &b_outputs {
+        compare(
+            &cx,
+            &support::expr(value),
+            &a_outputs[name]["value"],
+            &format!("output {name}"),
+            &mut problems,
+        );
     }
     let vars = support::variables(bicep_text).unwrap();
-    compare(
-        &vars["tags"],
-        &arm["variables"]["tags"],
-        "var tags",
-        &mut problems,
-    );
+    let a_vars = arm["variables"].as_object().unwrap();
+    if !vars.keys().eq(a_vars.keys()) {
+        problems.push(format!(
+            "variables differ: {:?} vs {:?}",
+            vars.keys().collect::<Vec<_>>(),
+            a_vars.keys().collect::<Vec<_>>()
+        ));
+    }
+    for (name, value) in &vars {
+        compare(
+            &cx,
+            value,
+            &arm["variables"][name],
+            &format!("var {name}"),
+            &mut problems,
+        );
+    }
     problems
 }
 
 #[test]
 fn bicep_and_arm_describe_the_same_deployment() {
-    // the examples, the adversarial strings and the variants that reach the other branches
-    let mut extra = vec![root().join("tests/fixtures/render/adversarial.yaml")];
-    let variants = std::fs::read_dir(root().join("tests/fixtures/render/variants")).unwrap();
-    extra.extend(variants.map(|e| e.unwrap().path()));
-    extra.sort();
-    assert!(extra.len() >= 3);
-    for ex in examples().into_iter().chain(extra) {
+    let mut report = Vec::new();
+    for ex in all_specs() {
         let r = render_file(&ex);
         let arm: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
         let problems = equivalence_problems(file(&r, emit::MAIN_BICEP), &arm);
-        assert!(
-            problems.is_empty(),
-            "{}:\n{}",
-            ex.display(),
-            problems.join("\n")
-        );
+        if !problems.is_empty() {
+            report.push(format!("{}:\n{}", ex.display(), problems.join("\n")));
+        }
     }
+    assert!(report.is_empty(), "{}", report.join("\n\n"));
 }
 
 #[test]
@@ -419,6 +565,111 @@ fn equivalence_check_catches_a_divergence() {
             .iter()
             .any(|p| p.contains("inventories differ"))
     );
+}
+
+/// The equivalence problems of an example's output after `mutate` changed its ARM template.
+fn problems_after(example: &str, mutate: impl FnOnce(&mut Vec<Value>)) -> Vec<String> {
+    let r = render_file(&root().join("examples").join(example));
+    let mut arm: Value = serde_json::from_str(file(&r, emit::ARM_TEMPLATE)).unwrap();
+    assert!(equivalence_problems(file(&r, emit::MAIN_BICEP), &arm).is_empty());
+    mutate(arm["resources"].as_array_mut().unwrap());
+    equivalence_problems(file(&r, emit::MAIN_BICEP), &arm)
+}
+
+/// The first resource of a type (and, if given, whose name contains `name`).
+fn resource<'a>(res: &'a mut [Value], ty: &str, name: &str) -> &'a mut Value {
+    res.iter_mut()
+        .find(|r| r["type"] == ty && r["name"].as_str().unwrap().contains(name))
+        .unwrap_or_else(|| panic!("no {ty} named *{name}*"))
+}
+
+#[track_caller]
+fn assert_caught(problems: &[String], needle: &str) {
+    assert!(
+        problems.iter().any(|p| p.contains(needle)),
+        "expected a problem mentioning {needle:?}, got {problems:#?}"
+    );
+}
+
+#[test]
+fn equivalence_check_catches_a_wrong_reference() {
+    const VMSS: &str = "Microsoft.Compute/virtualMachineScaleSets";
+    const ROLE: &str = "Microsoft.Authorization/roleAssignments";
+    let ex = "shortvideo-transcode.yaml";
+    // the vault's private endpoint connects to the identity instead of the vault
+    let p = problems_after(ex, |res| {
+        let pe = resource(res, "Microsoft.Network/privateEndpoints", "vault");
+        pe["properties"]["privateLinkServiceConnections"][0]["properties"]["privateLinkServiceId"] = serde_json::json!(
+            "[resourceId('Microsoft.ManagedIdentity/userAssignedIdentities', 'id-shortvideo-transcode')]"
+        );
+    });
+    assert_caught(&p, "privateLinkServiceId: Bicep `vault.id` means");
+    // the scale set waits for a role assignment name that no resource has (scope and principal
+    // swapped in the guid)
+    let p = problems_after(ex, |res| {
+        let deps = resource(res, VMSS, "").get_mut("dependsOn").unwrap();
+        let last = deps.as_array_mut().unwrap().last_mut().unwrap();
+        let text = last.as_str().unwrap().to_string();
+        let (des, key) = (
+            "resourceId('Microsoft.Compute/diskEncryptionSets', 'des-shortvideo-transcode')",
+            "resourceId('Microsoft.KeyVault/vaults/keys', variables('vaultName'), 'disk-cmk')",
+        );
+        let swapped = text.replace(&format!("guid({key}, {des}"), &format!("guid({des}, {key}"));
+        assert_ne!(swapped, text, "the mutation applies");
+        *last = Value::String(swapped);
+    });
+    assert_caught(&p, "which the template does not deploy");
+    // a dropped dependency
+    let p = problems_after(ex, |res| {
+        let deps = resource(res, VMSS, "")["dependsOn"].as_array_mut().unwrap();
+        deps.retain(|d| !d.as_str().unwrap().contains("virtualNetworks"));
+    });
+    assert_caught(&p, "Bicep waits for microsoft.network/virtualnetworks");
+    // a role assignment scoped to the namespace instead of the queue
+    let p = problems_after(ex, |res| {
+        let ra = res
+            .iter_mut()
+            .find(|r| r["type"] == ROLE && r["scope"].as_str().unwrap().contains("/queues/"))
+            .unwrap();
+        ra["scope"] = serde_json::json!("Microsoft.ServiceBus/namespaces/sb-shortvideo-prod");
+    });
+    assert_caught(&p, "identityQueueReceiver");
+    // the queue rule reads another namespace's metric
+    let p = problems_after(ex, |res| {
+        let asp = resource(res, "Microsoft.Insights/autoscaleSettings", "");
+        asp["properties"]["profiles"][0]["rules"][0]["metricTrigger"]["metricResourceUri"] =
+            serde_json::json!("[resourceId('Microsoft.ServiceBus/namespaces', 'sb-other')]");
+    });
+    assert_caught(&p, "metricResourceUri: Bicep `sbNamespace.id` means");
+    assert_caught(&p, "neither deployed nor an existing resource");
+    // an alert on the scale set instead of the autoscale setting
+    let p = problems_after(ex, |res| {
+        let alert = resource(res, "Microsoft.Insights/metricAlerts", "capacity-at-max");
+        alert["properties"]["scopes"][0] = serde_json::json!(
+            "[resourceId('Microsoft.Compute/virtualMachineScaleSets', 'vmss-shortvideo-transcode')]"
+        );
+    });
+    assert_caught(&p, "scopes[0]: Bicep `autoscale.id` means");
+    // the disk encryption set reads the key of another vault
+    let p = problems_after(ex, |res| {
+        let des = resource(res, "Microsoft.Compute/diskEncryptionSets", "");
+        des["properties"]["activeKey"]["keyUrl"] = serde_json::json!(
+            "[reference(resourceId('Microsoft.KeyVault/vaults/keys', 'kv-other', 'disk-cmk'), '2025-05-01').keyUri]"
+        );
+    });
+    assert_caught(&p, "keyUrl: Bicep `cmkKey.properties.keyUri` means");
+    // the storage queue rule of the other example: another queue name in the metric URI
+    let p = problems_after("llm-finetune-a100.yaml", |res| {
+        let asp = resource(res, "Microsoft.Insights/autoscaleSettings", "");
+        let uri =
+            &mut asp["properties"]["profiles"][0]["rules"][0]["metricTrigger"]["metricResourceUri"];
+        *uri = Value::String(
+            uri.as_str()
+                .unwrap()
+                .replace("'finetune-jobs'", "'other-jobs'"),
+        );
+    });
+    assert_caught(&p, "metricResourceUri");
 }
 
 #[test]
@@ -493,6 +744,24 @@ fn key_properties_of_the_examples() {
         assert!(ra["name"].as_str().unwrap().starts_with("[guid("));
     }
 
+    let llm = render_file(&root().join("examples/llm-finetune-a100.yaml"));
+    let arm: Value = serde_json::from_str(file(&llm, emit::ARM_TEMPLATE)).unwrap();
+    let autoscale = by_type(
+        arm["resources"].as_array().unwrap(),
+        "Microsoft.Insights/autoscaleSettings",
+    )
+    .next()
+    .unwrap();
+    assert!(
+        autoscale["dependsOn"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d.as_str().unwrap().contains("queueServices/queues")),
+        "the autoscale setting waits for the storage queue its rules read: {}",
+        autoscale["dependsOn"]
+    );
+
     let h100 = render_file(&root().join("examples/pretrain-nd-h100.yaml"));
     let arm: Value = serde_json::from_str(file(&h100, emit::ARM_TEMPLATE)).unwrap();
     let vmss = arm["resources"]
@@ -529,6 +798,54 @@ fn key_properties_of_the_examples() {
     assert!(!file(&win, emit::ARM_PARAMETERS).contains("adminPassword"));
 }
 
+#[test]
+fn a_spot_mix_on_a_uniform_scale_set_is_refused_not_rendered_all_spot() {
+    // validation refuses the spec; a policy can turn that rule off
+    let mut policy = Policy::default();
+    policy.overrides.insert("spot-needs-flexible".into(), None);
+    let path = root().join("tests/fixtures/render/spot-mix-uniform.yaml");
+    let checked = spec::check_file(&path, &policy, PriceTable::embedded());
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    let err = emit::render(&checked).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            emit::RenderError::Plan(gpuform::plan::PlanError::SpotMixOnUniform {
+                regular_base: 2,
+                regular_percent_above_base: 50,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    assert!(err.is_spec_problem());
+    assert!(err.help().unwrap().contains("orchestration: flexible"));
+
+    // an all-Spot pool needs no mix: it renders, every instance Spot
+    let dir = tempfile::tempdir().unwrap();
+    let all_spot = dir.path().join("all-spot.yaml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("regularBase: 2", "regularBase: 0")
+        .replace("regularPercentAboveBase: 50", "regularPercentAboveBase: 0");
+    std::fs::write(&all_spot, text).unwrap();
+    let checked = spec::check_file(&all_spot, &policy, PriceTable::embedded());
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    let arm: Value = serde_json::from_str(&emit::arm_template(&checked).unwrap()).unwrap();
+    let vmss = arm["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "Microsoft.Compute/virtualMachineScaleSets")
+        .unwrap();
+    assert_eq!(vmss["properties"]["orchestrationMode"], "Uniform");
+    assert_eq!(
+        vmss["properties"]["virtualMachineProfile"]["priority"],
+        "Spot"
+    );
+    assert!(vmss["properties"].get("priorityMixPolicy").is_none());
+}
+
 // ------------------------------------------------------------------- adversarial strings
 
 #[test]
@@ -556,7 +873,7 @@ fn adversarial_strings_keep_their_meaning() {
     }
     assert!(interpolated_keys > 0, "the fixture has a key with ${{");
     assert!(
-        !tags.contains_key("$interpolated"),
+        !tags.keys().any(|k| k.starts_with(support::INTERPOLATED)),
         "a tag key became an interpolation"
     );
     let meta = support::metadata(bicep_text).unwrap();
@@ -613,9 +930,9 @@ proptest! {
     fn escaped_strings_are_one_literal_that_decodes_to_the_input(s in "\\PC*|[\\\\'$\\{\\}\\n\\r\\t a-z\u{0}-\u{1f}]*") {
         let escaped = bicep::escape(&s);
         prop_assert_eq!(support::unescape(&escaped).unwrap(), s.clone());
-        // no bare quote, no live interpolation, no raw line break
+        // one literal: the Bicep reader takes it as a plain string (no bare quote, no live
+        // interpolation) that decodes to the input, and there is no raw line break
         let lit = format!("'{escaped}'");
-        prop_assert!(support::bicep_name_shape(&Value::String(s.clone())) == s);
         let read = support::variables(&format!("var x = {lit}\n")).unwrap();
         prop_assert_eq!(read["x"].as_str(), Some(s.as_str()));
         prop_assert!(!escaped.contains('\n') && !escaped.contains('\r'));

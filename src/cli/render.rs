@@ -12,7 +12,7 @@ use similar::TextDiff;
 
 use super::common::{ExitCode, Failure, PolicyArgs, expand_paths, load_valid, out};
 use crate::catalog::prices::PriceTable;
-use crate::emit::{self, FILES, Rendered};
+use crate::emit::{self, FILES, RenderError, Rendered};
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("target").required(true).args(["output", "check", "stdout"])))]
@@ -67,19 +67,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             ))
             .help("give every spec a distinct metadata.name"));
         }
-        let rendered = emit::render(&checked).map_err(|e| {
-            let f = Failure::from_error(
-                ExitCode::Findings,
-                format!("cannot render {}", path.display()),
-                &e,
-            );
-            match &e {
-                emit::RenderError::Plan(crate::plan::PlanError::Driver { help, .. }) => {
-                    f.help(help.clone())
-                }
-                _ => f,
-            }
-        })?;
+        let rendered = emit::render(&checked).map_err(|e| render_failure(path, &e))?;
         units.push(Unit {
             spec: path.clone(),
             subdir: several.then_some(name),
@@ -117,6 +105,21 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         ));
     }
     Ok(ExitCode::Ok)
+}
+
+/// Why a spec did not render, with the exit code of its kind: 1 when the spec cannot be
+/// rendered as written, 2 when a file could not be read or gpuform itself failed.
+fn render_failure(path: &Path, e: &RenderError) -> Failure {
+    let code = if e.is_spec_problem() {
+        ExitCode::Findings
+    } else {
+        ExitCode::Usage
+    };
+    let f = Failure::from_error(code, format!("cannot render {}", path.display()), e);
+    match e.help() {
+        Some(h) => f.help(h),
+        None => f,
+    }
 }
 
 /// The files of all units as (path relative to the target, contents), sorted.
@@ -340,4 +343,35 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<(), Failure> {
         let _ = std::fs::remove_dir_all(o);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PlanError;
+
+    #[test]
+    fn unreadable_cloud_init_is_an_io_error_and_spec_problems_are_findings() {
+        let io = RenderError::Plan(PlanError::CloudInit {
+            path: "cloud-init.yaml".into(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        });
+        let f = render_failure(Path::new("spec.yaml"), &io);
+        assert_eq!(f.code, ExitCode::Usage);
+        assert!(f.causes.iter().any(|c| c.contains("cloud-init file")));
+
+        let driver = RenderError::Plan(PlanError::Driver {
+            path: "spec.yaml".into(),
+            message: "no driver".into(),
+            help: "pick another size".into(),
+        });
+        let f = render_failure(Path::new("spec.yaml"), &driver);
+        assert_eq!(f.code, ExitCode::Findings);
+        assert_eq!(f.help.as_deref(), Some("pick another size"));
+        let invalid = RenderError::Plan(PlanError::Invalid("spec.yaml".into()));
+        assert_eq!(
+            render_failure(Path::new("spec.yaml"), &invalid).code,
+            ExitCode::Findings
+        );
+    }
 }

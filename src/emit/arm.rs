@@ -49,209 +49,281 @@ struct Arm<'a> {
     p: &'a Plan,
 }
 
-impl Arm<'_> {
-    fn vault_name(&self) -> &'static str {
-        "variables('vaultName')"
+/// One segment of a resource name: literal text, or an ARM expression.
+enum Name {
+    Lit(String),
+    Expr(String),
+}
+
+impl Name {
+    fn lit(s: &str) -> Name {
+        Name::Lit(s.to_string())
     }
 
-    fn queue_rg_args(&self) -> String {
-        match self
-            .p
-            .queue
-            .as_ref()
-            .and_then(|q| q.resource_group.as_ref())
-        {
-            Some(rg) => format!("{}, ", q(rg)),
-            None => String::new(),
+    /// The segment as an argument of an ARM function.
+    fn arg(&self) -> String {
+        match self {
+            Name::Lit(s) => q(s),
+            Name::Expr(e) => e.clone(),
         }
     }
 
-    /// The `resourceId()` expression of a Bicep symbol.
-    fn id(&self, sym: &str) -> String {
+    /// The segment as a `name` value.
+    fn value(&self) -> Value {
+        match self {
+            Name::Lit(s) => lit(s),
+            Name::Expr(e) => x(e),
+        }
+    }
+}
+
+/// Where the resource of a Bicep symbol is: what `resourceId()` and `scope` paths need.
+struct Target {
+    ty: &'static str,
+    /// One segment per level of the type.
+    names: Vec<Name>,
+    /// Resource group of an existing resource outside the deployment's group.
+    rg: Option<String>,
+    /// Extension resources (role assignments): the symbol of the resource they are scoped to.
+    scope: Option<&'static str>,
+    /// The template deploys it (otherwise main.bicep declares it `existing`).
+    deployed: bool,
+}
+
+impl Arm<'_> {
+    /// The one table of symbols: each symbol's type and name, found in the plan.
+    fn target(&self, sym: &str) -> Target {
         let p = self.p;
-        let rid = |t: &str, names: &[String]| format!("resourceId({}, {})", q(t), names.join(", "));
-        let queue = p.queue.as_ref();
-        let qparent = || q(&queue.expect("queue symbol without a queue").parent);
-        let qname = || q(&queue.expect("queue symbol without a queue").queue);
+        let here = |ty, names| Target {
+            ty,
+            names,
+            rg: None,
+            scope: None,
+            deployed: true,
+        };
+        let queue = || p.queue.as_ref().expect("queue symbol without a queue");
+        let queue_level = |ty, names| Target {
+            ty,
+            names,
+            rg: queue().resource_group.clone(),
+            scope: None,
+            deployed: queue().create,
+        };
+        let vault = || Name::Expr("variables('vaultName')".into());
+        let cmk = || {
+            p.cmk
+                .as_ref()
+                .expect("cmk symbol without a customer-managed key")
+        };
+        let queue_pe = || {
+            p.queue
+                .as_ref()
+                .and_then(|q| q.private_endpoint.as_ref())
+                .expect("queue private endpoint symbol without one")
+        };
+        let vault_pe = || {
+            p.vault
+                .private_endpoint
+                .as_ref()
+                .expect("vault private endpoint symbol without one")
+        };
+        let net = &p.network;
         match sym {
-            "nsgWorkload" => rid(
+            "nsgWorkload" => here(
                 "Microsoft.Network/networkSecurityGroups",
-                &[q(&p.network.nsg_workload.name)],
+                vec![Name::lit(&net.nsg_workload.name)],
             ),
-            "nsgPrivateEndpoints" => rid(
+            "nsgPrivateEndpoints" => here(
                 "Microsoft.Network/networkSecurityGroups",
-                &[q(&p.network.nsg_pe.as_ref().expect("pe nsg").name)],
+                vec![Name::lit(&net.nsg_pe.as_ref().expect("pe nsg").name)],
             ),
-            "natPublicIp" => rid(
+            "natPublicIp" => here(
                 "Microsoft.Network/publicIPAddresses",
-                &[q(&p.network.nat.as_ref().expect("nat").public_ip_name)],
+                vec![Name::lit(&net.nat.as_ref().expect("nat").public_ip_name)],
             ),
-            "natGateway" => rid(
+            "natGateway" => here(
                 "Microsoft.Network/natGateways",
-                &[q(&p.network.nat.as_ref().expect("nat").name)],
+                vec![Name::lit(&net.nat.as_ref().expect("nat").name)],
             ),
-            "vnet" => rid(
+            "vnet" => here(
                 "Microsoft.Network/virtualNetworks",
-                &[q(&p.network.vnet_name)],
+                vec![Name::lit(&net.vnet_name)],
             ),
-            "workloadSubnet" => rid(
+            "workloadSubnet" => here(
                 "Microsoft.Network/virtualNetworks/subnets",
-                &[q(&p.network.vnet_name), q(&p.network.workload_subnet.name)],
-            ),
-            "privateEndpointSubnet" => rid(
-                "Microsoft.Network/virtualNetworks/subnets",
-                &[
-                    q(&p.network.vnet_name),
-                    q(&p.network.pe_subnet.as_ref().expect("pe subnet").name),
+                vec![
+                    Name::lit(&net.vnet_name),
+                    Name::lit(&net.workload_subnet.name),
                 ],
             ),
-            "identity" => rid(
+            "privateEndpointSubnet" => here(
+                "Microsoft.Network/virtualNetworks/subnets",
+                vec![
+                    Name::lit(&net.vnet_name),
+                    Name::lit(&net.pe_subnet.as_ref().expect("pe subnet").name),
+                ],
+            ),
+            "identity" => here(
                 "Microsoft.ManagedIdentity/userAssignedIdentities",
-                &[q(&p.identity.name)],
+                vec![Name::lit(&p.identity.name)],
             ),
-            "vault" => rid("Microsoft.KeyVault/vaults", &[self.vault_name().into()]),
-            "cmkKey" => rid(
+            "vault" => here("Microsoft.KeyVault/vaults", vec![vault()]),
+            "cmkKey" => here(
                 "Microsoft.KeyVault/vaults/keys",
-                &[
-                    self.vault_name().into(),
-                    q(&p.cmk.as_ref().expect("cmk").key_name),
+                vec![vault(), Name::lit(&cmk().key_name)],
+            ),
+            "des" => here(
+                "Microsoft.Compute/diskEncryptionSets",
+                vec![Name::lit(&cmk().des_name)],
+            ),
+            "vmss" => here(
+                "Microsoft.Compute/virtualMachineScaleSets",
+                vec![Name::lit(&p.compute.name)],
+            ),
+            "sbNamespace" => queue_level(
+                "Microsoft.ServiceBus/namespaces",
+                vec![Name::lit(&queue().parent)],
+            ),
+            "sbQueue" => queue_level(
+                "Microsoft.ServiceBus/namespaces/queues",
+                vec![Name::lit(&queue().parent), Name::lit(&queue().queue)],
+            ),
+            "storage" => queue_level(
+                "Microsoft.Storage/storageAccounts",
+                vec![Name::lit(&queue().parent)],
+            ),
+            "storageQueueService" => queue_level(
+                "Microsoft.Storage/storageAccounts/queueServices",
+                vec![Name::lit(&queue().parent), Name::lit("default")],
+            ),
+            "storageQueue" => queue_level(
+                "Microsoft.Storage/storageAccounts/queueServices/queues",
+                vec![
+                    Name::lit(&queue().parent),
+                    Name::lit("default"),
+                    Name::lit(&queue().queue),
                 ],
             ),
-            "des" => rid(
-                "Microsoft.Compute/diskEncryptionSets",
-                &[q(&p.cmk.as_ref().expect("cmk").des_name)],
-            ),
-            "vmss" => rid(
-                "Microsoft.Compute/virtualMachineScaleSets",
-                &[q(&p.compute.name)],
-            ),
-            "sbNamespace" => format!(
-                "resourceId({}'Microsoft.ServiceBus/namespaces', {})",
-                self.queue_rg_args(),
-                qparent()
-            ),
-            "sbQueue" => format!(
-                "resourceId({}'Microsoft.ServiceBus/namespaces/queues', {}, {})",
-                self.queue_rg_args(),
-                qparent(),
-                qname()
-            ),
-            "storage" => format!(
-                "resourceId({}'Microsoft.Storage/storageAccounts', {})",
-                self.queue_rg_args(),
-                qparent()
-            ),
-            "storageQueueService" => {
-                format!(
-                    "resourceId({}'Microsoft.Storage/storageAccounts/queueServices', {}, 'default')",
-                    self.queue_rg_args(),
-                    qparent()
-                )
-            }
-            "storageQueue" => format!(
-                "resourceId({}'Microsoft.Storage/storageAccounts/queueServices/queues', {}, 'default', {})",
-                self.queue_rg_args(),
-                qparent(),
-                qname()
-            ),
-            "autoscale" => rid(
+            "autoscale" => here(
                 "Microsoft.Insights/autoscaleSettings",
-                &[q(&p.autoscale.as_ref().expect("autoscale").name)],
+                vec![Name::lit(&p.autoscale.as_ref().expect("autoscale").name)],
             ),
-            "workspace" => rid(
+            "workspace" => here(
                 "Microsoft.OperationalInsights/workspaces",
-                &[q(&p.monitoring.workspace.name)],
+                vec![Name::lit(&p.monitoring.workspace.name)],
             ),
-            "actionGroup" => rid(
+            "actionGroup" => here(
                 "Microsoft.Insights/actionGroups",
-                &[q(&p
-                    .monitoring
-                    .action_group
-                    .as_ref()
-                    .expect("action group")
-                    .name)],
-            ),
-            "vaultDnsZone" => rid(
-                "Microsoft.Network/privateDnsZones",
-                &[self.zone_name(p.vault.private_endpoint.as_ref().expect("pe"))],
-            ),
-            "queueDnsZone" => rid(
-                "Microsoft.Network/privateDnsZones",
-                &[self.zone_name(
-                    p.queue
+                vec![Name::lit(
+                    &p.monitoring
+                        .action_group
                         .as_ref()
-                        .and_then(|q| q.private_endpoint.as_ref())
-                        .expect("pe"),
+                        .expect("action group")
+                        .name,
                 )],
             ),
-            "vaultPrivateEndpoint" => rid(
-                "Microsoft.Network/privateEndpoints",
-                &[q(&p.vault.private_endpoint.as_ref().expect("pe").name)],
+            "vaultDnsZone" => here(
+                "Microsoft.Network/privateDnsZones",
+                vec![self.zone_name(vault_pe())],
             ),
-            "queuePrivateEndpoint" => rid(
-                "Microsoft.Network/privateEndpoints",
-                &[q(&p
-                    .queue
-                    .as_ref()
-                    .and_then(|q| q.private_endpoint.as_ref())
-                    .expect("pe")
-                    .name)],
+            "queueDnsZone" => here(
+                "Microsoft.Network/privateDnsZones",
+                vec![self.zone_name(queue_pe())],
             ),
-            other => unreachable!("no ARM id for symbol {other}"),
+            "vaultPrivateEndpoint" => here(
+                "Microsoft.Network/privateEndpoints",
+                vec![Name::lit(&vault_pe().name)],
+            ),
+            "queuePrivateEndpoint" => here(
+                "Microsoft.Network/privateEndpoints",
+                vec![Name::lit(&queue_pe().name)],
+            ),
+            // the role assignments, by their symbols in the plan
+            other => match p.roles.iter().find(|r| r.sym == other) {
+                Some(r) => Target {
+                    ty: "Microsoft.Authorization/roleAssignments",
+                    names: vec![Name::Expr(self.role_name(r))],
+                    rg: None,
+                    scope: Some(r.scope),
+                    deployed: true,
+                },
+                None => unreachable!("no resource for symbol {other}"),
+            },
         }
     }
 
-    /// The `scope` value of an extension resource (role assignment, diagnostic setting) on `sym`.
+    /// The resource id expression of a Bicep symbol: `resourceId()`, or
+    /// `extensionResourceId()` for a role assignment.
+    fn id(&self, sym: &str) -> String {
+        let t = self.target(sym);
+        let names = t.names.iter().map(Name::arg).collect::<Vec<_>>().join(", ");
+        match (t.scope, &t.rg) {
+            (Some(scope), _) => format!(
+                "extensionResourceId({}, {}, {names})",
+                self.id(scope),
+                q(t.ty)
+            ),
+            (None, Some(rg)) => format!("resourceId({}, {}, {names})", q(rg), q(t.ty)),
+            (None, None) => format!("resourceId({}, {names})", q(t.ty)),
+        }
+    }
+
+    /// The `scope` value of an extension resource (role assignment, diagnostic setting) on
+    /// `sym`: the path `Namespace/type/name[/type/name]`, a literal when every name is one.
     fn scope(&self, sym: &str) -> Value {
-        let p = self.p;
-        match sym {
-            "vault" => x("format('Microsoft.KeyVault/vaults/{0}', variables('vaultName'))"),
-            "cmkKey" => x(format!(
-                "format('Microsoft.KeyVault/vaults/{{0}}/keys/{{1}}', variables('vaultName'), {})",
-                q(&p.cmk.as_ref().expect("cmk").key_name)
-            )),
-            "sbQueue" => {
-                let qu = p.queue.as_ref().expect("queue");
-                lit(&format!(
-                    "Microsoft.ServiceBus/namespaces/{}/queues/{}",
-                    qu.parent, qu.queue
-                ))
+        let t = self.target(sym);
+        assert!(
+            t.rg.is_none() && t.scope.is_none(),
+            "{sym}: a resource-group deployment scopes extension resources to its own resources"
+        );
+        let mut levels = t.ty.split('/');
+        let mut path = levels.next().unwrap_or_default().to_string();
+        let levels: Vec<&str> = levels.collect();
+        debug_assert_eq!(levels.len(), t.names.len(), "{sym}: one name per level");
+        if t.names.iter().all(|n| matches!(n, Name::Lit(_))) {
+            for (level, name) in levels.iter().zip(&t.names) {
+                if let Name::Lit(n) = name {
+                    path.push_str(&format!("/{level}/{n}"));
+                }
             }
-            "sbNamespace" => lit(&format!(
-                "Microsoft.ServiceBus/namespaces/{}",
-                p.queue.as_ref().expect("queue").parent
-            )),
-            "storageQueue" => {
-                let qu = p.queue.as_ref().expect("queue");
-                lit(&format!(
-                    "Microsoft.Storage/storageAccounts/{}/queueServices/default/queues/{}",
-                    qu.parent, qu.queue
-                ))
-            }
-            "storageQueueService" => lit(&format!(
-                "Microsoft.Storage/storageAccounts/{}/queueServices/default",
-                p.queue.as_ref().expect("queue").parent
-            )),
-            "autoscale" => lit(&format!(
-                "Microsoft.Insights/autoscaleSettings/{}",
-                p.autoscale.as_ref().expect("autoscale").name
-            )),
-            other => unreachable!("no ARM scope for symbol {other}"),
+            return lit(&path);
         }
+        for (i, level) in levels.iter().enumerate() {
+            path.push_str(&format!("/{level}/{{{i}}}"));
+        }
+        let args: Vec<String> = t.names.iter().map(Name::arg).collect();
+        x(format!("format({}, {})", q(&path), args.join(", ")))
     }
 
-    fn zone_name(&self, pe: &PrivateEndpoint) -> String {
+    /// The deterministic name of a role assignment: `guid(scope id, principal id, role id)`.
+    fn role_name(&self, r: &RoleAssignment) -> String {
+        format!(
+            "guid({}, {}, '{}')",
+            self.id(r.scope),
+            self.id(r.principal),
+            r.role_id
+        )
+    }
+
+    fn zone_name(&self, pe: &PrivateEndpoint) -> Name {
         match (pe.dns_zone, pe.storage_service) {
-            (Some(z), _) => q(z),
-            (None, Some(svc)) => {
-                format!("format('privatelink.{svc}.{{0}}', environment().suffixes.storage)")
-            }
+            (Some(z), _) => Name::lit(z),
+            (None, Some(svc)) => Name::Expr(format!(
+                "format('privatelink.{svc}.{{0}}', environment().suffixes.storage)"
+            )),
             (None, None) => unreachable!("a private endpoint without a zone"),
         }
     }
 
+    /// `dependsOn` the resources of `syms` that the template deploys: an `existing` resource
+    /// (a queue the spec does not create) is not part of the deployment.
     fn depends(&self, syms: &[&str]) -> Value {
-        Value::Array(syms.iter().map(|s| x(self.id(s))).collect())
+        Value::Array(
+            syms.iter()
+                .filter(|s| self.target(s).deployed)
+                .map(|s| x(self.id(s)))
+                .collect(),
+        )
     }
 
     fn tags(&self) -> Value {
@@ -536,25 +608,18 @@ fn identity(a: &Arm, out: &mut Vec<Value>) {
                 p.api.identity
             )
         };
-        let mut deps = vec![r.scope, r.principal];
-        // existing resources are not part of the deployment
-        if matches!(r.scope, "sbQueue" | "storageQueue")
-            && !p.queue.as_ref().is_some_and(|q| q.create)
-        {
-            deps.retain(|d| *d != r.scope);
-        }
         out.push(json!({
             "type": "Microsoft.Authorization/roleAssignments",
             "apiVersion": p.api.role_assignments,
             "scope": a.scope(r.scope),
-            "name": x(format!("guid({}, {}, '{}')", a.id(r.scope), a.id(r.principal), r.role_id)),
+            "name": x(a.role_name(r)),
             "properties": {
                 "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '{}')", r.role_id)),
                 "principalId": x(principal_id),
                 "principalType": "ServicePrincipal",
                 "description": lit(&r.description)
             },
-            "dependsOn": a.depends(&deps)
+            "dependsOn": a.depends(&[r.scope, r.principal])
         }));
     }
 }
@@ -565,7 +630,6 @@ fn private_endpoint(
     pe: &PrivateEndpoint,
     prefix: &str,
     target: &str,
-    target_exists_in_template: bool,
 ) {
     let p = a.p;
     let zone_sym = format!("{prefix}DnsZone");
@@ -574,14 +638,14 @@ fn private_endpoint(
     out.push(json!({
         "type": "Microsoft.Network/privateDnsZones",
         "apiVersion": p.api.private_dns,
-        "name": match pe.dns_zone { Some(z) => lit(z), None => x(&zone_name) },
+        "name": zone_name.value(),
         "location": "global",
         "tags": a.tags(),
     }));
     out.push(json!({
         "type": "Microsoft.Network/privateDnsZones/virtualNetworkLinks",
         "apiVersion": p.api.private_dns,
-        "name": x(format!("format('{{0}}/{{1}}', {}, {})", zone_name, q(&pe.vnet_link_name))),
+        "name": x(format!("format('{{0}}/{{1}}', {}, {})", zone_name.arg(), q(&pe.vnet_link_name))),
         "location": "global",
         "tags": a.tags(),
         "properties": {
@@ -590,10 +654,6 @@ fn private_endpoint(
         },
         "dependsOn": a.depends(&[zone_sym.as_str(), "vnet"])
     }));
-    let mut deps = vec!["vnet"];
-    if target_exists_in_template {
-        deps.push(target);
-    }
     out.push(json!({
         "type": "Microsoft.Network/privateEndpoints",
         "apiVersion": p.api.network,
@@ -613,7 +673,7 @@ fn private_endpoint(
                 }
             ]
         },
-        "dependsOn": a.depends(&deps)
+        "dependsOn": a.depends(&["vnet", target])
     }));
     out.push(json!({
         "type": "Microsoft.Network/privateEndpoints/privateDnsZoneGroups",
@@ -667,7 +727,7 @@ fn keyvault(a: &Arm, out: &mut Vec<Value>) {
         "properties": props
     }));
     if let Some(pe) = &v.private_endpoint {
-        private_endpoint(a, out, pe, "vault", "vault", true);
+        private_endpoint(a, out, pe, "vault", "vault");
     }
     if let Some(cmk) = &p.cmk {
         let mut key = json!({
@@ -941,24 +1001,11 @@ fn compute(a: &Arm, out: &mut Vec<Value>) {
     );
     put(&mut res, "properties", Value::Object(props));
     let mut deps = vec!["identity", "vnet"];
-    if c.disk_encryption_set {
-        deps.push("des");
+    if let Some(cmk) = p.cmk.as_ref().filter(|_| c.disk_encryption_set) {
+        // the disk encryption set must be able to use the key before disks are created
+        deps.extend(["des", cmk.key_role]);
     }
-    let mut dep_values = match a.depends(&deps) {
-        Value::Array(v) => v,
-        _ => Vec::new(),
-    };
-    if c.disk_encryption_set {
-        // the role assignment resource: same name expression as in identity()
-        dep_values.push(x(format!(
-            "extensionResourceId({}, 'Microsoft.Authorization/roleAssignments', guid({}, {}, '{}'))",
-            a.id("cmkKey"),
-            a.id("cmkKey"),
-            a.id("des"),
-            crate::plan::roles::KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER
-        )));
-    }
-    put(&mut res, "dependsOn", Value::Array(dep_values));
+    put(&mut res, "dependsOn", a.depends(&deps));
     out.push(res);
 }
 
@@ -1001,7 +1048,6 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                     "properties": { "lockDuration": "PT5M", "maxDeliveryCount": 10, "deadLetteringOnMessageExpiration": true },
                     "dependsOn": a.depends(&["sbNamespace"])
                 }));
-                deps.push("sbNamespace");
             }
             QueueKind::Storage => {
                 out.push(json!({
@@ -1036,10 +1082,16 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                     "dependsOn": a.depends(&["storageQueueService"])
                 }));
                 if let Some(pe) = &qu.private_endpoint {
-                    private_endpoint(a, out, pe, "queue", "storage", true);
+                    private_endpoint(a, out, pe, "queue", "storage");
                 }
-                deps.push("storage");
             }
+        }
+    }
+    if let Some(qu) = &p.queue {
+        // what the rules' metricResourceUri names (depends() leaves out existing resources)
+        match qu.kind {
+            QueueKind::ServiceBus => deps.push("sbNamespace"),
+            QueueKind::Storage => deps.extend(["storage", "storageQueue"]),
         }
     }
     let rules: Vec<Value> = asp
@@ -1185,14 +1237,7 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
         } else {
             json!([])
         };
-        let mut deps: Vec<&str> = Vec::new();
-        let scope_in_template = match al.scope {
-            "sbNamespace" | "storageQueueService" => p.queue.as_ref().is_some_and(|q| q.create),
-            _ => true,
-        };
-        if scope_in_template {
-            deps.push(al.scope);
-        }
+        let mut deps = vec![al.scope];
         if m.action_group.is_some() {
             deps.push("actionGroup");
         }

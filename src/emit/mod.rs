@@ -16,6 +16,27 @@ pub enum RenderError {
     Template(#[from] handlebars::RenderError),
 }
 
+impl RenderError {
+    /// The spec cannot be rendered as written (exit 1), as opposed to an I/O error or a bug in
+    /// gpuform (exit 2).
+    pub fn is_spec_problem(&self) -> bool {
+        match self {
+            RenderError::Plan(e) => e.is_spec_problem(),
+            RenderError::Template(_) => false,
+        }
+    }
+
+    /// What to change or do.
+    pub fn help(&self) -> Option<&str> {
+        match self {
+            RenderError::Plan(e) => e.help(),
+            RenderError::Template(_) => {
+                Some("this is a bug in gpuform; please report it with the spec that triggers it")
+            }
+        }
+    }
+}
+
 /// The files of one rendered spec: `(file name, contents)`, in a fixed order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {

@@ -26,9 +26,9 @@ pub use security::*;
 use crate::spec::Checked;
 use crate::spec::resolve;
 
-/// API versions of every resource type the render emits. Each one is a GA version that the
-/// conformance kit's Azure type data (bicep-types-az) carries; see the render section of the
-/// README for why each was chosen.
+/// API versions of every resource type the render emits, each one the conformance kit's Azure
+/// type data (bicep-types-az) carries. All are GA except diagnosticSettings; where a field
+/// does not take the newest version, its comment says why.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiVersions {
@@ -133,12 +133,38 @@ pub enum PlanError {
         message: String,
         help: String,
     },
+    #[error(
+        "{path}: a Uniform scale set has no priority mix, so every instance would run on Spot, but the spec asks for regular instances (regularBase {regular_base}, regularPercentAboveBase {regular_percent_above_base})"
+    )]
+    SpotMixOnUniform {
+        path: String,
+        regular_base: u32,
+        regular_percent_above_base: u32,
+    },
     #[error("cannot read the cloud-init file {path}")]
     CloudInit {
         path: String,
         #[source]
         source: std::io::Error,
     },
+}
+
+impl PlanError {
+    /// What to change, when the spec can be fixed.
+    pub fn help(&self) -> Option<&str> {
+        match self {
+            PlanError::Driver { help, .. } => Some(help),
+            PlanError::SpotMixOnUniform { .. } => Some(
+                "use `compute.orchestration: flexible` (priorityMixPolicy exists only there), or make the pool all Spot (`regularBase: 0`, `regularPercentAboveBase: 0`) or all regular (`regularPercentAboveBase: 100`)",
+            ),
+            _ => None,
+        }
+    }
+
+    /// The spec cannot be planned as written (not an I/O error).
+    pub fn is_spec_problem(&self) -> bool {
+        !matches!(self, PlanError::CloudInit { .. })
+    }
 }
 
 impl Plan {
@@ -155,6 +181,18 @@ impl Plan {
             .size()
             .ok_or_else(|| PlanError::UnknownSize(checked.path.clone()))?;
         let s = &spec.spec;
+        let cap = &s.capacity;
+        // validation's spot-needs-flexible refuses this unless a policy turned the rule off
+        if cap.uses_spot()
+            && s.compute.orchestration == crate::spec::model::Orchestration::Uniform
+            && (cap.regular_base > 0 || cap.regular_percent_above_base > 0)
+        {
+            return Err(PlanError::SpotMixOnUniform {
+                path: checked.path.clone(),
+                regular_base: cap.regular_base,
+                regular_percent_above_base: cap.regular_percent_above_base,
+            });
+        }
         let name = spec.metadata.name.clone();
         let image = resolve::image(&s.compute.image);
         let driver = resolve::driver(s, size).map_err(|p| PlanError::Driver {

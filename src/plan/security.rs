@@ -60,6 +60,9 @@ pub struct Cmk {
     pub notify_before_expiry: &'static str,
     pub des_name: String,
     pub encryption_type: &'static str,
+    /// Symbol of the role assignment that lets the disk encryption set use the key; the scale
+    /// set waits for it.
+    pub key_role: &'static str,
     pub suppressions: Vec<Suppression>,
 }
 
@@ -150,6 +153,7 @@ pub(super) fn cmk(name: &str, s: &WorkloadSpec, vault: &Vault) -> Option<Cmk> {
         notify_before_expiry: "P30D",
         des_name: format!("des-{name}"),
         encryption_type: "EncryptionAtRestWithCustomerKey",
+        key_role: "desCryptoUser",
         suppressions,
     })
 }
@@ -194,9 +198,9 @@ pub(super) fn roles(cmk: Option<&Cmk>, queue: Option<&Queue>) -> Vec<RoleAssignm
             },
         });
     }
-    if cmk.is_some() {
+    if let Some(cmk) = cmk {
         out.push(RoleAssignment {
-            sym: "desCryptoUser",
+            sym: cmk.key_role,
             role_name: "Key Vault Crypto Service Encryption User",
             role_id: roles::KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER,
             scope: "cmkKey",

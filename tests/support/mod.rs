@@ -5,6 +5,12 @@
 
 use serde_json::{Map, Value};
 
+pub mod refs;
+
+/// Prefix of an interpolated object key (`'${identity.id}': {}`), followed by its raw text
+/// between the quotes.
+pub const INTERPOLATED: &str = "$interpolated:";
+
 /// A resource declaration of a Bicep file.
 #[derive(Debug, Clone)]
 pub struct BicepResource {
@@ -124,7 +130,7 @@ fn split_key(line: &str) -> Result<(String, &str), String> {
             + 1;
         let raw = &t[1..end];
         let key = if interpolates(raw) {
-            "$interpolated".to_string()
+            format!("{INTERPOLATED}{raw}")
         } else {
             unescape(raw)?
         };

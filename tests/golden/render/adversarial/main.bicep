@@ -1,0 +1,646 @@
+// GPU pool `adversarial-strings`, rendered by gpuform from adversarial.yaml.
+// Generated file: change the spec and run `gpuform render` instead of editing it.
+// Sections: parameters, network, identity, key vault and encryption, compute, autoscale,
+// monitoring, outputs. azuredeploy.json is the same deployment as ARM JSON.
+targetScope = 'resourceGroup'
+
+metadata name = 'adversarial-strings'
+metadata description = 'It\'s a "test": C:\\temp\\new \${param} and \'\' and \${{x}}\nline two\ttabbed, Zürich ☃ 🚀 [bracketed]\r\nend \\\''
+
+// ---------------------------------------------------------------- parameters
+
+@description('Region of every resource. main.bicepparam sets the spec\'s region (westeurope).')
+param location string = resourceGroup().location
+
+@description('Admin user name of the VMs.')
+param adminUsername string = 'azureuser'
+
+@description('SSH public key of the admin user (OpenSSH format). Password sign-in is disabled.')
+param sshPublicKey string = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja o\'brien \${user}'
+
+@description('First day of the month the budget starts (YYYY-MM-01). Azure refuses to change the start date of an existing budget: on later deployments pass the date the budget was created with.')
+param budgetStartDate string = utcNow('yyyy-MM-01')
+
+var tags = {
+  '\${key}': 'interpolated key'
+  '[k]': '[[v]'
+  'costCenter': 'ünïcödé 東京 🚀 $ {not} \${a}\${b} \'\'\' \\n'
+  'env': '[prod]'
+  'it\'s a key': 'x'
+  'project': 'o\'brien\'s \${project} \\ back\\slash \\\${escaped}'
+  'team': 'line1\nline2\r\nline3\ttab'
+}
+
+// ---------------------------------------------------------------- network
+// One VNet, a workload subnet and a private endpoint subnet. Subnets have no default outbound
+// access; the NAT gateway gives the VMs egress (the GPU driver extension downloads the driver).
+
+resource nsgWorkload 'Microsoft.Network/networkSecurityGroups@2025-05-01' = {
+  name: 'nsg-adversarial-strings-workload'
+  location: location
+  tags: tags
+  properties: {
+    // Only the spec's inbound allow rules; Azure's default rules deny all other inbound traffic.
+    securityRules: [
+      {
+        name: 'ssh-from-vpn'
+        properties: {
+          priority: 1000
+          direction: 'Inbound'
+          access: 'Allow'
+          protocol: 'Tcp'
+          sourcePortRange: '*'
+          sourceAddressPrefixes: [
+            '10.60.0.0/16'
+            '10.61.0.0/16'
+          ]
+          destinationPortRange: '22'
+          destinationAddressPrefix: '10.43.0.0/24'
+        }
+      }
+    ]
+  }
+}
+
+resource nsgPrivateEndpoints 'Microsoft.Network/networkSecurityGroups@2025-05-01' = {
+  name: 'nsg-adversarial-strings-private-endpoints'
+  location: location
+  tags: tags
+  properties: {
+    securityRules: []
+  }
+}
+
+resource natPublicIp 'Microsoft.Network/publicIPAddresses@2025-05-01' = {
+  name: 'pip-adversarial-strings-nat'
+  location: location
+  tags: tags
+  sku: {
+    name: 'Standard'
+    tier: 'Regional'
+  }
+  properties: {
+    publicIPAllocationMethod: 'Static'
+    publicIPAddressVersion: 'IPv4'
+  }
+}
+
+resource natGateway 'Microsoft.Network/natGateways@2025-05-01' = {
+  name: 'ng-adversarial-strings'
+  location: location
+  tags: tags
+  sku: {
+    name: 'Standard'
+  }
+  properties: {
+    idleTimeoutInMinutes: 4
+    publicIpAddresses: [
+      {
+        id: natPublicIp.id
+      }
+    ]
+  }
+}
+
+resource vnet 'Microsoft.Network/virtualNetworks@2025-05-01' = {
+  name: 'vnet-adversarial-strings'
+  location: location
+  tags: tags
+  properties: {
+    addressSpace: {
+      addressPrefixes: [
+        '10.43.0.0/23'
+      ]
+    }
+    // Subnets inline, so a redeployment never tries to delete them.
+    subnets: [
+      {
+        name: 'snet-workload'
+        properties: {
+          addressPrefix: '10.43.0.0/24'
+          defaultOutboundAccess: false
+          networkSecurityGroup: {
+            id: nsgWorkload.id
+          }
+          natGateway: {
+            id: natGateway.id
+          }
+        }
+      }
+      {
+        name: 'snet-private-endpoints'
+        properties: {
+          addressPrefix: '10.43.1.0/27'
+          defaultOutboundAccess: false
+          privateEndpointNetworkPolicies: 'Enabled'
+          networkSecurityGroup: {
+            id: nsgPrivateEndpoints.id
+          }
+        }
+      }
+    ]
+  }
+
+  resource workloadSubnet 'subnets' existing = {
+    name: 'snet-workload'
+  }
+
+  resource privateEndpointSubnet 'subnets' existing = {
+    name: 'snet-private-endpoints'
+  }
+}
+
+// ---------------------------------------------------------------- identity
+// The pool's user-assigned identity and every role assignment of the deployment, each scoped
+// to one resource with a deterministic name: guid(scope, principal, role).
+
+resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: 'id-adversarial-strings'
+  location: location
+  tags: tags
+}
+
+// Key Vault Secrets User: The pool's identity reads secrets from the vault.
+resource identitySecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(vault.id, identity.id, '4633458b-17de-408a-b874-0445c86b69e6')
+  scope: vault
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '4633458b-17de-408a-b874-0445c86b69e6')
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+    description: 'The pool\'s identity reads secrets from the vault.'
+  }
+}
+
+// ---------------------------------------------------------------- key vault and encryption
+// RBAC authorization, soft delete, purge protection and a firewall that denies by default.
+
+// Globally unique and stable per resource group: at most 24 characters.
+var vaultName = 'kv-adversa-${uniqueString(resourceGroup().id)}'
+
+resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
+  name: vaultName
+  location: location
+  tags: tags
+  properties: {
+    tenantId: subscription().tenantId
+    sku: {
+      family: 'A'
+      name: 'standard'
+    }
+    enableRbacAuthorization: true
+    enableSoftDelete: true
+    softDeleteRetentionInDays: 90
+    enablePurgeProtection: true
+    enabledForDeployment: false
+    enabledForTemplateDeployment: false
+    enabledForDiskEncryption: false
+    publicNetworkAccess: 'Disabled'
+    networkAcls: {
+      bypass: 'AzureServices'
+      defaultAction: 'Deny'
+      ipRules: []
+      virtualNetworkRules: []
+    }
+  }
+}
+
+// The vault is reachable only through this private endpoint and its private DNS zone.
+resource vaultDnsZone 'Microsoft.Network/privateDnsZones@2024-06-01' = {
+  name: 'privatelink.vaultcore.azure.net'
+  location: 'global'
+  tags: tags
+
+  resource vnetLink 'virtualNetworkLinks' = {
+    name: 'link-vnet-adversarial-strings'
+    location: 'global'
+    tags: tags
+    properties: {
+      registrationEnabled: false
+      virtualNetwork: {
+        id: vnet.id
+      }
+    }
+  }
+}
+
+resource vaultPrivateEndpoint 'Microsoft.Network/privateEndpoints@2025-05-01' = {
+  name: 'pep-adversarial-strings-vault'
+  location: location
+  tags: tags
+  properties: {
+    subnet: {
+      id: vnet::privateEndpointSubnet.id
+    }
+    customNetworkInterfaceName: 'pep-adversarial-strings-vault-nic'
+    privateLinkServiceConnections: [
+      {
+        name: 'pep-adversarial-strings-vault'
+        properties: {
+          privateLinkServiceId: vault.id
+          groupIds: [
+            'vault'
+          ]
+        }
+      }
+    ]
+  }
+
+  resource zoneGroup 'privateDnsZoneGroups' = {
+    name: 'default'
+    properties: {
+      privateDnsZoneConfigs: [
+        {
+          name: 'vault'
+          properties: {
+            privateDnsZoneId: vaultDnsZone.id
+          }
+        }
+      ]
+    }
+  }
+}
+
+// ---------------------------------------------------------------- compute
+// Flexible orchestration, Standard_NC4as_T4_v3, image ubuntu-22.04. No public IPs on the instances.
+
+resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
+  // checkov:skip=CKV_AZURE_95: checkov fails every Flexible scale set here; automatic OS image upgrades would also swap the image under the GPU driver and CUDA stack. Roll out a new image by redeploying after testing the driver
+  name: 'vmss-adversarial-strings'
+  location: location
+  tags: tags
+  sku: {
+    name: 'Standard_NC4as_T4_v3'
+    tier: 'Standard'
+    capacity: 1
+  }
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identity.id}': {}
+    }
+  }
+  properties: {
+    orchestrationMode: 'Flexible'
+    platformFaultDomainCount: 1
+    singlePlacementGroup: false
+    scaleInPolicy: {
+      rules: [
+        'Default'
+      ]
+      forceDeletion: false
+    }
+    virtualMachineProfile: {
+      osProfile: {
+        computerNamePrefix: 'adversarial-strings'
+        adminUsername: adminUsername
+        linuxConfiguration: {
+          disablePasswordAuthentication: true
+          provisionVMAgent: true
+          ssh: {
+            publicKeys: [
+              {
+                path: '/home/${adminUsername}/.ssh/authorized_keys'
+                keyData: sshPublicKey
+              }
+            ]
+          }
+        }
+        allowExtensionOperations: true
+      }
+      storageProfile: {
+        imageReference: {
+          publisher: 'Canonical'
+          offer: '0001-com-ubuntu-server-jammy'
+          sku: '22_04-lts-gen2'
+          version: 'latest'
+        }
+        osDisk: {
+          createOption: 'FromImage'
+          caching: 'ReadWrite'
+          diskSizeGB: 128
+          managedDisk: {
+            storageAccountType: 'Premium_LRS'
+          }
+          deleteOption: 'Delete'
+        }
+      }
+      securityProfile: {
+        encryptionAtHost: true
+      }
+      networkProfile: {
+        networkApiVersion: '2022-11-01'
+        networkInterfaceConfigurations: [
+          {
+            name: 'nic-adversarial-strings'
+            properties: {
+              primary: true
+              enableAcceleratedNetworking: true
+              enableIPForwarding: false
+              deleteOption: 'Delete'
+              ipConfigurations: [
+                {
+                  name: 'ipconfig1'
+                  properties: {
+                    primary: true
+                    subnet: {
+                      id: vnet::workloadSubnet.id
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        ]
+      }
+      diagnosticsProfile: {
+        // Boot diagnostics in managed storage.
+        bootDiagnostics: {
+          enabled: true
+        }
+      }
+      extensionProfile: {
+        extensions: [
+          {
+            // GPU driver: cuda (NvidiaGpuDriverLinux), CUDA 12.8
+            name: 'NvidiaGpuDriverLinux'
+            properties: {
+              publisher: 'Microsoft.HpcCompute'
+              type: 'NvidiaGpuDriverLinux'
+              typeHandlerVersion: '1.6'
+              autoUpgradeMinorVersion: true
+              settings: {}
+            }
+          }
+        ]
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- autoscale
+// Profiles: the default first, then each recurring profile. A recurring profile has no end;
+// it applies until the next one starts, so every schedule has a start and a restore profile.
+resource autoscale 'Microsoft.Insights/autoscaleSettings@2022-10-01' = {
+  name: 'as-adversarial-strings'
+  location: location
+  tags: tags
+  properties: {
+    name: 'as-adversarial-strings'
+    enabled: true
+    targetResourceUri: vmss.id
+    profiles: [
+      // Applies whenever no recurring profile has started.
+      {
+        name: 'default'
+        capacity: {
+          minimum: '1'
+          maximum: '2'
+          default: '1'
+        }
+        rules: []
+      }
+      // autoShutdown: scale to zero.
+      {
+        name: 'auto-shutdown'
+        capacity: {
+          minimum: '0'
+          maximum: '0'
+          default: '0'
+        }
+        recurrence: {
+          frequency: 'Week'
+          schedule: {
+            timeZone: 'W. Europe Standard Time'
+            days: [
+              'Monday'
+              'Tuesday'
+              'Wednesday'
+              'Thursday'
+              'Friday'
+            ]
+            hours: [
+              19
+            ]
+            minutes: [
+              0
+            ]
+          }
+        }
+        rules: []
+      }
+      // autoShutdown: back to the default limits.
+      {
+        name: 'auto-start'
+        capacity: {
+          minimum: '1'
+          maximum: '2'
+          default: '1'
+        }
+        recurrence: {
+          frequency: 'Week'
+          schedule: {
+            timeZone: 'W. Europe Standard Time'
+            days: [
+              'Monday'
+              'Tuesday'
+              'Wednesday'
+              'Thursday'
+              'Friday'
+            ]
+            hours: [
+              8
+            ]
+            minutes: [
+              0
+            ]
+          }
+        }
+        rules: []
+      }
+    ]
+    notifications: [
+      {
+        operation: 'Scale'
+        email: {
+          sendToSubscriptionAdministrator: false
+          sendToSubscriptionCoAdministrators: false
+          customEmails: [
+            'o\'brien@example.com'
+          ]
+        }
+        webhooks: []
+      }
+    ]
+    predictiveAutoscalePolicy: {
+      scaleMode: 'Disabled'
+    }
+  }
+}
+
+// ---------------------------------------------------------------- monitoring
+
+resource workspace 'Microsoft.OperationalInsights/workspaces@2025-02-01' = {
+  name: 'log-adversarial-strings'
+  location: location
+  tags: tags
+  properties: {
+    sku: {
+      name: 'PerGB2018'
+    }
+    retentionInDays: 30
+    features: {
+      enableLogAccessUsingOnlyResourcePermissions: true
+    }
+  }
+}
+
+resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: vault
+  properties: {
+    workspaceId: workspace.id
+    logs: [
+      {
+        categoryGroup: 'allLogs'
+        enabled: true
+      }
+    ]
+    metrics: [
+      {
+        category: 'AllMetrics'
+        enabled: true
+      }
+    ]
+  }
+}
+
+resource autoscaleDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: autoscale
+  properties: {
+    workspaceId: workspace.id
+    logs: [
+      {
+        categoryGroup: 'allLogs'
+        enabled: true
+      }
+    ]
+    metrics: [
+      {
+        category: 'AllMetrics'
+        enabled: true
+      }
+    ]
+  }
+}
+
+resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = {
+  name: 'ag-adversarial-strings'
+  location: 'global'
+  tags: tags
+  properties: {
+    groupShortName: 'adversarial'
+    enabled: true
+    emailReceivers: [
+      {
+        name: 'email-1'
+        emailAddress: 'o\'brien@example.com'
+        useCommonAlertSchema: true
+      }
+    ]
+  }
+}
+
+// More than a tenth of the pool's VMs have been unavailable for 15 minutes (host or health failures).
+resource alertVmAvailability 'Microsoft.Insights/metricAlerts@2018-03-01' = {
+  name: 'alert-adversarial-strings-vm-availability'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'More than a tenth of the pool\'s VMs have been unavailable for 15 minutes (host or health failures).'
+    severity: 1
+    enabled: true
+    autoMitigate: true
+    scopes: [
+      vmss.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
+      allOf: [
+        {
+          criterionType: 'StaticThresholdCriterion'
+          name: 'VmAvailabilityMetric'
+          metricNamespace: 'Microsoft.Compute/virtualMachineScaleSets'
+          metricName: 'VmAvailabilityMetric'
+          operator: 'LessThan'
+          threshold: json('0.9')
+          timeAggregation: 'Average'
+        }
+      ]
+    }
+    actions: [
+      {
+        actionGroupId: actionGroup.id
+      }
+    ]
+  }
+}
+
+// Monthly budget for this resource group, in the billing currency (the spec says USD).
+resource budget 'Microsoft.Consumption/budgets@2024-08-01' = {
+  name: 'budget-adversarial-strings'
+  properties: {
+    category: 'Cost'
+    amount: json('812.5')
+    timeGrain: 'Monthly'
+    timePeriod: {
+      startDate: budgetStartDate
+    }
+    notifications: {
+      actual12_5: {
+        enabled: true
+        operator: 'GreaterThanOrEqualTo'
+        threshold: json('12.5')
+        thresholdType: 'Actual'
+        contactEmails: [
+          'o\'brien@example.com'
+        ]
+        contactGroups: [
+          actionGroup.id
+        ]
+      }
+      actual100: {
+        enabled: true
+        operator: 'GreaterThanOrEqualTo'
+        threshold: 100
+        thresholdType: 'Actual'
+        contactEmails: [
+          'o\'brien@example.com'
+        ]
+        contactGroups: [
+          actionGroup.id
+        ]
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- outputs
+
+@description('Resource id of the scale set.')
+output vmssId string = vmss.id
+
+@description('Principal id of the pool\'s managed identity (for more role assignments).')
+output identityPrincipalId string = identity.properties.principalId
+
+@description('Client id of the pool\'s managed identity (for SDK sign-in on the VMs).')
+output identityClientId string = identity.properties.clientId
+
+@description('URI of the Key Vault.')
+output vaultUri string = vault.properties.vaultUri
+
+@description('Resource id of the Log Analytics workspace.')
+output logAnalyticsWorkspaceId string = workspace.id
