@@ -991,7 +991,7 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                     "name": lit(&qu.parent),
                     "location": "[parameters('location')]",
                     "tags": a.tags(),
-                    "sku": { "name": "Standard", "tier": "Standard" },
+                    "sku": { "name": qu.sku, "tier": qu.sku },
                     "properties": { "disableLocalAuth": true, "minimumTlsVersion": "1.2", "publicNetworkAccess": "Enabled" }
                 }));
                 out.push(json!({
@@ -1011,7 +1011,7 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                     "location": "[parameters('location')]",
                     "tags": a.tags(),
                     "kind": "StorageV2",
-                    "sku": { "name": "Standard_GRS" },
+                    "sku": { "name": qu.sku },
                     "properties": {
                         "accessTier": "Hot",
                         "allowBlobPublicAccess": false,
