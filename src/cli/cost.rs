@@ -3,12 +3,13 @@
 //! I/O error (including a gate that cannot be decided because prices are missing).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::ValueEnum;
 
+use super::azure_args::runtime;
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled};
+use crate::azure::HttpSettings;
 use crate::catalog::{self, prices::PriceOs};
 use crate::cost::fetch::{self, FetchOptions};
 use crate::cost::fixed::FixedSource;
@@ -57,6 +58,9 @@ pub struct Args {
     /// Reuse cached prices younger than this many hours instead of querying again (0: always query).
     #[arg(long, value_name = "HOURS", default_value_t = 24.0)]
     pub prices_max_age: f64,
+    /// First retry back-off of --refresh-prices in milliseconds (doubles per retry).
+    #[arg(long, value_name = "MS", default_value_t = 800, hide = true)]
+    pub prices_retry_delay_ms: u64,
     /// Exit 1 when the expected monthly cost (USD) exceeds AMOUNT.
     #[arg(long, value_name = "AMOUNT")]
     pub fail_above: Option<f64>,
@@ -228,7 +232,7 @@ fn refresh(
     book: &mut PriceBook,
     notes: &mut Vec<String>,
 ) -> Result<Parsed, Failure> {
-    let endpoint = azure_core::http::Url::parse(&args.prices_endpoint).map_err(|e| {
+    let endpoint = url::Url::parse(&args.prices_endpoint).map_err(|e| {
         Failure::usage(format!(
             "--prices-endpoint {:?} is not a URL: {e}",
             args.prices_endpoint
@@ -272,23 +276,14 @@ fn refresh(
         }
         None => {
             let opts = FetchOptions::new(endpoint.clone());
-            let client: Arc<dyn azure_core::http::HttpClient> =
-                azure_core::http::new_http_client(None);
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| {
-                    Failure::from_error(ExitCode::Usage, "cannot start the HTTP runtime", &e)
-                })?;
-            let fetched = rt.block_on(async {
-                tokio::time::timeout(
-                    Duration::from_secs(300),
-                    fetch::fetch_all(&client, &opts, &filters, &now),
-                )
-                .await
-            });
+            let http = HttpSettings {
+                initial_delay: Duration::from_millis(args.prices_retry_delay_ms),
+                ..HttpSettings::default()
+            };
+            let client = http.pipeline(None);
+            let fetched = runtime()?.block_on(fetch::fetch_all(&client, &opts, &filters, &now));
             match fetched {
-                Ok(Ok(doc)) => {
+                Ok(doc) => {
                     match fetch::write_cache(&path, &doc) {
                         Ok(()) => notes.push(format!(
                             "prices refreshed from {} at {} ({} pages) and cached in {}",
@@ -306,17 +301,12 @@ fn refresh(
                     }
                     doc
                 }
-                other => {
-                    let err = match other {
-                        Ok(Err(e)) => Failure::from_error(
-                            ExitCode::Usage,
-                            format!("cannot refresh prices from {endpoint}"),
-                            &e,
-                        ),
-                        _ => Failure::usage(format!(
-                            "cannot refresh prices from {endpoint}: no answer within 300 s"
-                        )),
-                    };
+                Err(e) => {
+                    let err = Failure::from_error(
+                        ExitCode::Usage,
+                        format!("cannot refresh prices from {endpoint}"),
+                        &e,
+                    );
                     match cached {
                         Some(c) => {
                             let mut w = format!("warning: {}", err.message);
