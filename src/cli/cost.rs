@@ -10,14 +10,16 @@ use clap::ValueEnum;
 use super::azure_args::runtime;
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled};
 use crate::azure::HttpSettings;
-use crate::catalog::{self, prices::PriceOs};
+use crate::catalog;
 use crate::cost::fetch::{self, FetchOptions};
 use crate::cost::fixed::FixedSource;
 use crate::cost::gates::{self, Gate};
 use crate::cost::retail::{self, Parsed};
 use crate::cost::{self, Options, Overlay, PriceBook, format};
+use crate::plan::{Plan, PlanError};
 use crate::sizing;
-use crate::spec::model::{OsType, Spec};
+use crate::spec::model::Spec;
+use crate::spec::resolve;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -203,11 +205,7 @@ pub fn load_price_files(
 /// the workload at the narrowest precision the levers try (vmSize: auto ranks among these).
 fn sizes_to_price(spec: &Spec) -> Vec<String> {
     let s = &spec.spec;
-    let os = if cost::price_os(s) == PriceOs::Windows {
-        OsType::Windows
-    } else {
-        OsType::Linux
-    };
+    let os = resolve::image(&s.compute.image).os;
     let mut wl = s.workload.clone();
     if let Some(p) = wl.precision {
         wl.gpu_memory_gib *= (1.0 / p.bytes_per_param()).min(1.0);
@@ -407,6 +405,18 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     for (p, src) in &parsed {
         book.add_disks(p, &spec.spec.region, src.clone());
     }
+    // price exactly what render emits
+    let plan = Plan::build(&checked).map_err(|e| {
+        let f = Failure::from_error(
+            ExitCode::Usage,
+            format!("cannot plan {}", args.spec.display()),
+            &e,
+        );
+        match &e {
+            PlanError::Driver { help, .. } => f.help(help.clone()),
+            _ => f,
+        }
+    })?;
 
     let opts = Options {
         expected_utilization_percent: args.expected_utilization,
@@ -416,7 +426,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         queue_operations_per_month: args.queue_ops,
         today: today(),
     };
-    let mut est = cost::estimate(spec, &args.spec.display().to_string(), size, &book, &opts);
+    let mut est = cost::estimate(
+        spec,
+        &plan,
+        &args.spec.display().to_string(),
+        size,
+        &book,
+        &opts,
+    );
     let auto_sized = checked
         .source
         .as_deref()

@@ -4,6 +4,7 @@
 
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs};
+use crate::plan::Plan;
 use crate::sizing;
 use crate::spec::model::{OsType, Precision, Spec, WorkloadType};
 
@@ -35,6 +36,7 @@ fn money(x: f64) -> String {
 #[allow(clippy::too_many_arguments)]
 pub fn levers(
     spec: &Spec,
+    plan: &Plan,
     size: &GpuSize,
     book: &PriceBook,
     u: &Usage,
@@ -43,9 +45,9 @@ pub fn levers(
     disk: Option<f64>,
     opts: &Options,
 ) -> Vec<Lever> {
-    let mut out = vec![spot_lever(spec, size, u, od, spot, opts)];
-    out.extend(reservation_levers(spec, size, book, u));
-    out.extend(precision_levers(spec, size, book, u, od, spot, disk));
+    let mut out = vec![spot_lever(spec, plan, size, u, od, spot, opts)];
+    out.extend(reservation_levers(spec, plan, size, book, u));
+    out.extend(precision_levers(spec, plan, size, book, u, od, spot, disk));
     out.push(schedule_lever(spec, u, od, spot, disk, opts));
     out
 }
@@ -58,6 +60,7 @@ fn srcs(p: &[Option<&Priced>]) -> Vec<String> {
 
 fn spot_lever(
     spec: &Spec,
+    plan: &Plan,
     size: &GpuSize,
     u: &Usage,
     od: Option<&Priced>,
@@ -68,7 +71,7 @@ fn spot_lever(
     let c = &s.capacity;
     let label = "Spot above the regular base";
     let sources = srcs(&[od, spot]);
-    if c.uses_spot() {
+    if plan.compute.spot.is_some() {
         return match (od, spot) {
             (Some(o), Some(p)) => {
                 let v = u.spot_hours.expected * (o.hourly - p.hourly);
@@ -156,7 +159,13 @@ fn spot_lever(
     }
 }
 
-fn reservation_levers(spec: &Spec, size: &GpuSize, book: &PriceBook, u: &Usage) -> Vec<Lever> {
+fn reservation_levers(
+    spec: &Spec,
+    plan: &Plan,
+    size: &GpuSize,
+    book: &PriceBook,
+    u: &Usage,
+) -> Vec<Lever> {
     let s = &spec.spec;
     let region = s.region.to_ascii_lowercase();
     let (n, who) = if s.capacity.regular_base > 0 {
@@ -216,7 +225,7 @@ fn reservation_levers(spec: &Spec, size: &GpuSize, book: &PriceBook, u: &Usage) 
                     "{n} reserved instance(s) at ${:.4}/h effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {util:.0}% of the month ({covered:.0} of {paid:.0} h) instead of ${:.4}/h pay-as-you-go{}",
                     r.hourly,
                     o.hourly,
-                    if super::price_os(s) == PriceOs::Windows { "; the Windows license stays pay-as-you-go" } else { "" }
+                    if plan.params.windows { "; the Windows license stays pay-as-you-go" } else { "" }
                 ),
                 srcs(&[Some(r), Some(o)]),
             )
@@ -224,8 +233,10 @@ fn reservation_levers(spec: &Spec, size: &GpuSize, book: &PriceBook, u: &Usage) 
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn precision_levers(
     spec: &Spec,
+    plan: &Plan,
     size: &GpuSize,
     book: &PriceBook,
     u: &Usage,
@@ -272,8 +283,8 @@ fn precision_levers(
         )];
     }
     let region = s.region.to_ascii_lowercase();
-    let os = super::price_os(s);
-    let os_type = if os == PriceOs::Windows {
+    let os = super::price_os(plan);
+    let os_type = if plan.params.windows {
         OsType::Windows
     } else {
         OsType::Linux

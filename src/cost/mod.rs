@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
-use crate::spec::model::{DiskEncryption, KeyVaultSku, OsType, Outbound, Spec, WorkloadSpec};
-use crate::spec::resolve;
+use crate::plan::{Plan, QueueKind};
+use crate::spec::model::{Capacity, DiskType, EvictionPolicy, Spec};
 use fixed::{DiskPrice, FixedPrices, FixedSource};
 use format::count;
 use usage::{Cases, HOURS_PER_MONTH, Usage};
@@ -327,10 +327,12 @@ pub struct Estimate {
     pub notes: Vec<String>,
 }
 
-pub fn price_os(spec: &WorkloadSpec) -> PriceOs {
-    match resolve::image(&spec.compute.image).os {
-        OsType::Windows => PriceOs::Windows,
-        OsType::Linux => PriceOs::Linux,
+/// The price list the plan's image bills under.
+pub fn price_os(plan: &Plan) -> PriceOs {
+    if plan.params.windows {
+        PriceOs::Windows
+    } else {
+        PriceOs::Linux
     }
 }
 
@@ -357,9 +359,12 @@ pub(crate) fn pool_cost(
     )
 }
 
-/// Price a checked spec.
+/// Price what render emits for a checked spec: `plan` is `Plan::build` of it (every resource
+/// and SKU is read from there), `spec` supplies the workload and the scaling policy whose week
+/// the plan's autoscale profiles come from, `size` is the plan's VM size.
 pub fn estimate(
     spec: &Spec,
+    plan: &Plan,
     file: &str,
     size: &GpuSize,
     book: &PriceBook,
@@ -367,7 +372,7 @@ pub fn estimate(
 ) -> Estimate {
     let s = &spec.spec;
     let region = s.region.to_ascii_lowercase();
-    let os = price_os(s);
+    let os = price_os(plan);
     let u = usage::usage(s, opts.expected_utilization_percent / 100.0);
     let f = &book.fixed;
     let mut lines: Vec<Line> = Vec::new();
@@ -391,11 +396,11 @@ pub fn estimate(
         unit: "instance-hour".into(),
         quantity: u.regular_hours,
         amount: u.regular_hours.map(|q| od.as_ref().map(|p| p.hourly * q)),
-        assumption: regular_assumption(s),
+        assumption: regular_assumption(&s.capacity),
         source: od.as_ref().map(|p| p.source.clone()),
     });
     let spot = book.vm(&size.name, &region, os, PriceKind::Spot);
-    if s.capacity.uses_spot() {
+    if plan.compute.spot.is_some() {
         if spot.is_none() {
             missing.push(Missing {
                 line: "compute-spot".into(),
@@ -422,22 +427,23 @@ pub fn estimate(
 
     // disks: billed while the instance exists (scale-in deletes instances with their disks)
     let mut disk_hourly_total: Option<f64> = Some(0.0);
-    let mut disks: Vec<(String, String, crate::spec::model::DiskType, u32)> = vec![(
-        "disk-os".into(),
-        "OS disk".into(),
-        s.compute.os_disk.kind,
-        s.compute.os_disk.size_gib,
+    let mut disks = vec![(
+        "disk-os".to_string(),
+        "OS disk".to_string(),
+        &plan.compute.os_disk,
     )];
-    for (i, d) in s.compute.data_disks.iter().enumerate() {
-        disks.push((
-            format!("disk-data-{i}"),
-            format!("data disk {}", i + 1),
-            d.kind,
-            d.size_gib,
-        ));
+    for (i, d) in plan.compute.data_disks.iter().enumerate() {
+        disks.push((format!("disk-data-{i}"), format!("data disk {}", i + 1), d));
     }
-    for (id, what, kind, gib) in disks {
-        let (label, monthly, source) = match f.disk(kind, gib) {
+    for (id, what, disk) in disks {
+        let (sku, gib) = (disk.storage_account_type, disk.size_gib);
+        let price = match disk_type(sku) {
+            Some(kind) => f.disk(kind, gib),
+            None => DiskPrice::Missing {
+                what: format!("{sku} disk of {gib} GiB: a disk type gpuform has no prices for"),
+            },
+        };
+        let (label, monthly, source) = match price {
             DiskPrice::Tier {
                 tier,
                 tier_gib,
@@ -445,8 +451,7 @@ pub fn estimate(
                 source,
             } => (
                 format!(
-                    "{what} {} {gib} GiB (billed as {tier}, {tier_gib} GiB, ${monthly:.2}/month)",
-                    kind.as_str()
+                    "{what} {sku} {gib} GiB (billed as {tier}, {tier_gib} GiB, ${monthly:.2}/month)"
                 ),
                 Some(monthly),
                 Some(source),
@@ -457,15 +462,14 @@ pub fn estimate(
                 source,
             } => (
                 format!(
-                    "{what} {} {gib} GiB (${per_gib_month:.4}/GiB-month, baseline IOPS/throughput)",
-                    kind.as_str()
+                    "{what} {sku} {gib} GiB (${per_gib_month:.4}/GiB-month, baseline IOPS/throughput)"
                 ),
                 Some(monthly),
                 Some(source),
             ),
             DiskPrice::Missing { what: price } => {
                 missing.push(Missing { line: id.clone(), price, help: "supply it with --prices FILE (Retail Prices API items of serviceName 'Storage') or --refresh-prices".into() });
-                (format!("{what} {} {gib} GiB", kind.as_str()), None, None)
+                (format!("{what} {sku} {gib} GiB"), None, None)
             }
         };
         let per_hour = monthly.map(|m| m / HOURS_PER_MONTH);
@@ -480,7 +484,7 @@ pub fn estimate(
             amount: u.instance_hours.map(|q| per_hour.map(|p| p * q)),
             assumption: format!(
                 "monthly disk price / {HOURS_PER_MONTH} h per instance-hour: disks exist while their instance does{}",
-                if s.capacity.eviction_policy == crate::spec::model::EvictionPolicy::Deallocate && s.capacity.uses_spot() {
+                if plan.compute.spot.as_ref().is_some_and(|sp| sp.eviction_policy == EvictionPolicy::Deallocate.as_str()) {
                     " (evicted spot instances are deallocated and keep paying for disks: not modelled)"
                 } else {
                     ""
@@ -490,7 +494,7 @@ pub fn estimate(
         });
     }
 
-    fixed_lines(s, f, opts, &mut lines);
+    fixed_lines(plan, f, opts, &mut lines);
 
     // totals
     let mut totals = Totals {
@@ -512,6 +516,7 @@ pub fn estimate(
 
     let levers = levers::levers(
         spec,
+        plan,
         size,
         book,
         &u,
@@ -543,12 +548,9 @@ pub fn estimate(
     }
     let sources: Vec<SourceUse> = by_id.into_values().collect();
 
-    let budget = gates::budget_check(s, &totals);
+    let budget = gates::budget_check(plan, &totals);
     let mut notes = Vec::new();
-    if let Some(a) = s.autoscale.as_ref().and_then(|a| a.queue.as_ref())
-        && (a.service_bus.as_ref().is_some_and(|q| !q.create)
-            || a.storage_queue.as_ref().is_some_and(|q| !q.create))
-    {
+    if plan.queue.as_ref().is_some_and(|q| !q.create) {
         notes.push(
             "the queue already exists (create: false): its cost is not part of this estimate"
                 .into(),
@@ -580,7 +582,7 @@ pub fn estimate(
         currency: "USD".into(),
         hours_per_month: HOURS_PER_MONTH,
         options: opts.clone(),
-        assumptions: assumptions(s, opts),
+        assumptions: assumptions(plan, opts),
         profiles: u
             .profiles
             .iter()
@@ -608,8 +610,7 @@ pub fn estimate(
     }
 }
 
-fn regular_assumption(s: &WorkloadSpec) -> String {
-    let c = &s.capacity;
+fn regular_assumption(c: &Capacity) -> String {
     if !c.uses_spot() {
         "every instance on regular priority".into()
     } else {
@@ -620,7 +621,7 @@ fn regular_assumption(s: &WorkloadSpec) -> String {
     }
 }
 
-fn assumptions(s: &WorkloadSpec, o: &Options) -> Vec<String> {
+fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
     let mut v = vec![
         format!("a month is {HOURS_PER_MONTH} hours (8760 / 12); the week of autoscale profiles (UTC, standard time-zone offsets) is scaled by 730 / 168"),
         format!(
@@ -634,7 +635,7 @@ fn assumptions(s: &WorkloadSpec, o: &Options) -> Vec<String> {
         "regular/spot split per Azure's priority mix: the regular base, then the regular percentage of the instances above it, rounded up".into(),
         "disks are billed per instance-hour (monthly tier price / 730) because scale-in deletes an instance with its disks".into(),
     ];
-    if s.network.outbound == Outbound::NatGateway {
+    if plan.network.nat.is_some() {
         v.push(format!(
             "{} GB/month through the NAT gateway (--nat-gb)",
             count(o.nat_gb_per_month)
@@ -648,11 +649,7 @@ fn assumptions(s: &WorkloadSpec, o: &Options) -> Vec<String> {
         "{} Key Vault operations/month (--key-vault-ops)",
         count(o.key_vault_operations_per_month)
     ));
-    if s.autoscale
-        .as_ref()
-        .and_then(|a| a.queue.as_ref())
-        .is_some()
-    {
+    if plan.queue.is_some() {
         v.push(format!(
             "{} queue operations/month (--queue-ops)",
             count(o.queue_operations_per_month)
@@ -684,9 +681,9 @@ fn fixed_line(
     }
 }
 
-fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>) {
+fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>) {
     let h = HOURS_PER_MONTH;
-    if s.network.outbound == Outbound::NatGateway {
+    if plan.network.nat.is_some() {
         lines.push(fixed_line(
             "nat-gateway",
             "network",
@@ -719,7 +716,7 @@ fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<L
             "network",
         ));
     }
-    let kv = &s.security.key_vault;
+    let kv = &plan.vault;
     if !kv.public_network_access {
         lines.push(fixed_line(
             "kv-private-endpoint",
@@ -754,7 +751,7 @@ fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<L
         format!("{} GB/day assumed (diagnostic settings of the vault, autoscale and scale set); set --log-gb-per-day; the 5 GB/month free allowance is not deducted", count(o.log_gb_per_day)),
         "monitor",
     ));
-    let days = s.monitoring.log_retention_days;
+    let days = plan.monitoring.workspace.retention_days;
     if days > f.log_analytics_free_retention_days {
         let extra = days - f.log_analytics_free_retention_days;
         lines.push(fixed_line(
@@ -768,8 +765,8 @@ fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<L
             "monitor",
         ));
     }
-    let queue = s.autoscale.as_ref().and_then(|a| a.queue.as_ref());
-    let alerts = 1 + usize::from(queue.is_some()) + usize::from(s.compute.health_probe.is_some());
+    let queue = plan.queue.as_ref();
+    let alerts = 1 + usize::from(queue.is_some()) + usize::from(plan.compute.health.is_some());
     lines.push(fixed_line(
         "metric-alerts",
         "monitoring",
@@ -777,22 +774,22 @@ fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<L
         f.metric_alert_monthly,
         "rule-month",
         alerts as f64,
-        format!("{alerts} rule(s), one time series each: capacity pinned at max{}{}; the action group's emails and the budget are free", if queue.is_some() { ", queue backlog" } else { "" }, if s.compute.health_probe.is_some() { ", unhealthy instances" } else { "" }),
+        format!("{alerts} rule(s), one time series each: capacity pinned at max{}{}; the action group's emails and the budget are free", if queue.is_some() { ", queue backlog" } else { "" }, if plan.compute.health.is_some() { ", unhealthy instances" } else { "" }),
         "monitor",
     ));
     // security
     lines.push(fixed_line(
         "kv-operations",
         "security",
-        format!("Key Vault ({}) operations", kv.sku.as_str()),
+        format!("Key Vault ({}) operations", kv.sku),
         f.key_vault_per10k_operations,
         "10k operations",
         o.key_vault_operations_per_month / 10_000.0,
         format!("{} operations/month assumed (secret reads at boot, key wrap/unwrap); set --key-vault-ops", count(o.key_vault_operations_per_month)),
         "security",
     ));
-    if s.security.disk_encryption == DiskEncryption::CustomerManagedKey {
-        if kv.sku == KeyVaultSku::Premium {
+    if let Some(cmk) = &plan.cmk {
+        if cmk.kty == "RSA-HSM" {
             lines.push(fixed_line(
                 "kv-hsm-key",
                 "security",
@@ -826,12 +823,12 @@ fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<L
         ));
     }
     // messaging
-    if let Some(q) = queue {
-        if let Some(sb) = q.service_bus.as_ref().filter(|q| q.create) {
+    if let Some(q) = queue.filter(|q| q.create) {
+        if q.kind == QueueKind::ServiceBus && q.sku == "Standard" {
             lines.push(fixed_line(
                 "service-bus",
                 "messaging",
-                format!("Service Bus Standard namespace {}", sb.namespace),
+                format!("Service Bus Standard namespace {}", q.parent),
                 f.service_bus_standard_hourly,
                 "hour",
                 h,
@@ -855,11 +852,11 @@ fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<L
                 "messaging",
             ));
         }
-        if let Some(sq) = q.storage_queue.as_ref().filter(|q| q.create) {
+        if q.kind == QueueKind::Storage {
             lines.push(fixed_line(
                 "storage-queue-operations",
                 "messaging",
-                format!("Storage queue operations ({}/{})", sq.account, sq.queue),
+                format!("Storage queue operations ({}/{})", q.parent, q.queue),
                 f.storage_queue_per10k_operations,
                 "10k operations",
                 o.queue_operations_per_month / 10_000.0,
@@ -891,4 +888,9 @@ fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<L
             ));
         }
     }
+}
+
+/// The disk type of a plan's `storageAccountType`.
+fn disk_type(sku: &str) -> Option<DiskType> {
+    serde_json::from_value(serde_json::Value::from(sku)).ok()
 }
