@@ -524,3 +524,30 @@ fn a_budget_in_another_currency_is_not_compared() {
         .code(0)
         .stderr(predicates::str::contains("exceeds").not());
 }
+
+#[test]
+fn private_endpoints_are_priced_only_when_rendered() {
+    // the vault is private and a storage queue is created, but the address space has no room
+    // for a private endpoint subnet (allowed by the policy): render emits no private endpoint
+    let v = json(&[
+        "tests/fixtures/cost/no-pe-subnet.yaml",
+        "--policy",
+        "tests/fixtures/cost/policy-no-pe-subnet.yaml",
+    ]);
+    let ids: Vec<&str> = v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "kv-private-endpoint",
+        "kv-private-dns",
+        "storage-private-endpoint",
+        "storage-private-dns",
+    ] {
+        assert!(!ids.contains(&id), "{id} is priced: {ids:?}");
+    }
+    // the queue itself is still there
+    assert!(ids.contains(&"storage-queue-operations"), "{ids:?}");
+}

@@ -717,7 +717,7 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
         ));
     }
     let kv = &plan.vault;
-    if !kv.public_network_access {
+    if kv.private_endpoint.is_some() {
         lines.push(fixed_line(
             "kv-private-endpoint",
             "network",
@@ -866,6 +866,8 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
                 ),
                 "messaging",
             ));
+        }
+        if q.private_endpoint.is_some() {
             lines.push(fixed_line(
                 "storage-private-endpoint",
                 "network",
