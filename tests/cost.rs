@@ -551,3 +551,27 @@ fn private_endpoints_are_priced_only_when_rendered() {
     // the queue itself is still there
     assert!(ids.contains(&"storage-queue-operations"), "{ids:?}");
 }
+
+#[test]
+fn a_uniform_spot_pool_is_priced_all_spot_as_rendered() {
+    // only possible with spot-needs-flexible turned off: a Uniform scale set has no priority
+    // mix, so render makes every instance Spot and the regular base does not exist
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("uniform-spot.yaml");
+    std::fs::write(
+        &spec,
+        std::fs::read_to_string(SPOT).unwrap().replace(
+            "    vmSize: Standard_NC8as_T4_v3\n",
+            "    vmSize: Standard_NC8as_T4_v3\n    orchestration: uniform\n",
+        ),
+    )
+    .unwrap();
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(&policy, "rules:\n  spot-needs-flexible: off\n").unwrap();
+    let v = json(&[spec.to_str().unwrap(), "--policy", policy.to_str().unwrap()]);
+    // 4 VMs all week, all on Spot: 2920 spot hours × $0.08272 = $241.5424
+    close(v["regularHours"]["expected"].as_f64().unwrap(), 0.0);
+    close(v["spotHours"]["expected"].as_f64().unwrap(), 2920.0);
+    close(amount(&v, "compute-regular", "high"), 0.0);
+    close(amount(&v, "compute-spot", "expected"), 241.5424);
+}

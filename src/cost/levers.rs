@@ -8,7 +8,7 @@ use crate::plan::Plan;
 use crate::sizing;
 use crate::spec::model::{OsType, Precision, Spec, WorkloadType};
 
-use super::usage::{self, HOURS_PER_MONTH, Usage};
+use super::usage::{self, HOURS_PER_MONTH, Priority, Usage};
 use super::{Lever, Options, PriceBook, Priced, pool_cost};
 
 fn lever(
@@ -48,7 +48,7 @@ pub fn levers(
     let mut out = vec![spot_lever(spec, plan, size, u, od, spot, opts)];
     out.extend(reservation_levers(spec, plan, size, book, u));
     out.extend(precision_levers(spec, plan, size, book, u, od, spot, disk));
-    out.push(schedule_lever(spec, u, od, spot, disk, opts));
+    out.push(schedule_lever(spec, plan, u, od, spot, disk, opts));
     out
 }
 
@@ -130,9 +130,13 @@ fn spot_lever(
             sources,
         );
     }
-    let mut alt = s.clone();
-    alt.capacity.regular_percent_above_base = 0;
-    let u2 = usage::usage(&alt, opts.expected_utilization_percent / 100.0);
+    let mut all_spot = c.clone();
+    all_spot.regular_percent_above_base = 0;
+    let u2 = usage::usage(
+        s,
+        &Priority::Mix(all_spot),
+        opts.expected_utilization_percent / 100.0,
+    );
     match (od, spot) {
         (Some(o), Some(p)) => {
             let v = u2.spot_hours.expected * (o.hourly - p.hourly);
@@ -352,6 +356,7 @@ fn precision_levers(
 
 fn schedule_lever(
     spec: &Spec,
+    plan: &Plan,
     u: &Usage,
     od: Option<&Priced>,
     spot: Option<&Priced>,
@@ -395,7 +400,7 @@ fn schedule_lever(
         };
         return lever("schedules", label, None, "not-applicable", detail, vec![]);
     }
-    let u2 = usage::usage(&alt, util);
+    let u2 = usage::usage(&alt, &Priority::of(&plan.compute, &s.capacity), util);
     let sources = srcs(&[od, spot]);
     match (
         pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk),

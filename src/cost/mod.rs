@@ -23,10 +23,10 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
 use crate::plan::{Plan, QueueKind};
-use crate::spec::model::{Capacity, DiskType, EvictionPolicy, Spec};
+use crate::spec::model::{DiskType, EvictionPolicy, Spec};
 use fixed::{DiskPrice, FixedPrices, FixedSource};
 use format::count;
-use usage::{Cases, HOURS_PER_MONTH, Usage};
+use usage::{Cases, HOURS_PER_MONTH, Priority, Usage};
 
 /// Version of the JSON document (`--format json`); bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -373,7 +373,8 @@ pub fn estimate(
     let s = &spec.spec;
     let region = s.region.to_ascii_lowercase();
     let os = price_os(plan);
-    let u = usage::usage(s, opts.expected_utilization_percent / 100.0);
+    let priority = Priority::of(&plan.compute, &s.capacity);
+    let u = usage::usage(s, &priority, opts.expected_utilization_percent / 100.0);
     let f = &book.fixed;
     let mut lines: Vec<Line> = Vec::new();
     let mut missing: Vec<Missing> = Vec::new();
@@ -396,11 +397,11 @@ pub fn estimate(
         unit: "instance-hour".into(),
         quantity: u.regular_hours,
         amount: u.regular_hours.map(|q| od.as_ref().map(|p| p.hourly * q)),
-        assumption: regular_assumption(&s.capacity),
+        assumption: regular_assumption(&priority),
         source: od.as_ref().map(|p| p.source.clone()),
     });
     let spot = book.vm(&size.name, &region, os, PriceKind::Spot);
-    if plan.compute.spot.is_some() {
+    if let Some(sp) = &plan.compute.spot {
         if spot.is_none() {
             missing.push(Missing {
                 line: "compute-spot".into(),
@@ -417,9 +418,19 @@ pub fn estimate(
             quantity: u.spot_hours,
             amount: u.spot_hours.map(|q| spot.as_ref().map(|p| p.hourly * q)),
             assumption: format!(
-                "instances above the regular base run on Spot ({}% of them regular); spot prices move daily, evictions are not modelled{}",
-                s.capacity.regular_percent_above_base,
-                if s.capacity.spot_max_price_per_hour < 0.0 { "; maxPrice -1 pays up to pay-as-you-go".to_string() } else { format!("; maxPrice ${}/h", s.capacity.spot_max_price_per_hour) }
+                "{}; spot prices move daily, evictions are not modelled{}",
+                match &sp.mix {
+                    Some(m) => format!(
+                        "instances above the regular base run on Spot ({}% of them regular)",
+                        m.regular_percent_above_base
+                    ),
+                    None => "every instance runs on Spot".to_string(),
+                },
+                if sp.max_price < 0.0 {
+                    "; maxPrice -1 pays up to pay-as-you-go".to_string()
+                } else {
+                    format!("; maxPrice ${}/h", sp.max_price)
+                }
             ),
             source: spot.as_ref().map(|p| p.source.clone()),
         });
@@ -610,14 +621,14 @@ pub fn estimate(
     }
 }
 
-fn regular_assumption(c: &Capacity) -> String {
-    if !c.uses_spot() {
-        "every instance on regular priority".into()
-    } else {
-        format!(
+fn regular_assumption(p: &Priority) -> String {
+    match p {
+        Priority::Regular => "every instance on regular priority".into(),
+        Priority::Spot => "no instance on regular priority: a Uniform scale set has no priority mix, every instance runs on Spot".into(),
+        Priority::Mix(c) => format!(
             "regular priority: the first {} instance(s), then {}% of the instances above them",
             c.regular_base, c.regular_percent_above_base
-        )
+        ),
     }
 }
 
