@@ -98,7 +98,7 @@ fn fixed_pool() {
         amount(&v, "log-ingestion", "expected"),
         0.2 * 730.0 / 24.0 * 2.30,
     );
-    // one metric alert (no queue, no health probe) $0.10; 10k Key Vault operations $0.03
+    // one metric alert (VM availability; no queue rules) $0.10; 10k Key Vault operations $0.03
     close(amount(&v, "metric-alerts", "expected"), 0.10);
     close(amount(&v, "kv-operations", "expected"), 0.03);
     // no spot line, no CMK lines, no queue lines
@@ -574,4 +574,39 @@ fn a_uniform_spot_pool_is_priced_all_spot_as_rendered() {
     close(v["spotHours"]["expected"].as_f64().unwrap(), 2920.0);
     close(amount(&v, "compute-regular", "high"), 0.0);
     close(amount(&v, "compute-spot", "expected"), 241.5424);
+}
+
+#[test]
+fn metric_alerts_are_the_rendered_ones() {
+    let alerts = |v: &Value| {
+        let l = line(v, "metric-alerts");
+        (
+            l["quantity"]["expected"].as_f64().unwrap(),
+            l["assumption"].as_str().unwrap().to_string(),
+        )
+    };
+    // a storage queue with min < max: capacity at max, queue backlog, VM availability
+    let (n, what) = alerts(&json(&["examples/llm-finetune-a100.yaml"]));
+    assert_eq!(n, 3.0, "{what}");
+    assert!(
+        what.contains("capacity-at-max, queue-backlog, vm-availability"),
+        "{what}"
+    );
+    // no queue: only VM availability, health probe or not
+    let dir = tempfile::tempdir().unwrap();
+    let probed = dir.path().join("probed.yaml");
+    std::fs::write(
+        &probed,
+        std::fs::read_to_string(FIXED).unwrap().replace(
+            "    osDisk: {sizeGiB: 128, type: Premium_LRS}\n",
+            "    osDisk: {sizeGiB: 128, type: Premium_LRS}\n    healthProbe: {protocol: tcp, port: 22}\n",
+        ),
+    )
+    .unwrap();
+    let (n, what) = alerts(&json(&[probed.to_str().unwrap()]));
+    assert_eq!(n, 1.0, "{what}");
+    assert!(
+        what.contains("one time series each: vm-availability;"),
+        "{what}"
+    );
 }

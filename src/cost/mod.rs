@@ -777,15 +777,40 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
         ));
     }
     let queue = plan.queue.as_ref();
-    let alerts = 1 + usize::from(queue.is_some()) + usize::from(plan.compute.health.is_some());
+    let alerts = &plan.monitoring.alerts;
+    let prefix = format!("alert-{}-", plan.name);
+    let names: Vec<&str> = alerts
+        .iter()
+        .map(|a| a.name.strip_prefix(&prefix).unwrap_or(&a.name))
+        .collect();
+    let mut free = Vec::new();
+    if plan.monitoring.action_group.is_some() {
+        free.push("the action group's emails");
+    }
+    if plan.monitoring.budget.is_some() {
+        free.push("the budget");
+    }
     lines.push(fixed_line(
         "metric-alerts",
         "monitoring",
         "Metric alert rules".into(),
         f.metric_alert_monthly,
         "rule-month",
-        alerts as f64,
-        format!("{alerts} rule(s), one time series each: capacity pinned at max{}{}; the action group's emails and the budget are free", if queue.is_some() { ", queue backlog" } else { "" }, if plan.compute.health.is_some() { ", unhealthy instances" } else { "" }),
+        alerts.len() as f64,
+        format!(
+            "{} rule(s), one time series each: {}{}",
+            alerts.len(),
+            names.join(", "),
+            if free.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} {} free",
+                    free.join(" and "),
+                    if free.len() > 1 { "are" } else { "is" }
+                )
+            }
+        ),
         "monitor",
     ));
     // security
