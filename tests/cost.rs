@@ -610,3 +610,31 @@ fn metric_alerts_are_the_rendered_ones() {
         "{what}"
     );
 }
+
+#[test]
+fn log_ingestion_names_the_rendered_diagnostic_settings() {
+    // render sends the vault's, the autoscale setting's and the created queue's logs; the scale
+    // set has no diagnostic setting
+    let v = json(&["examples/shortvideo-transcode.yaml"]);
+    let a = line(&v, "log-ingestion")["assumption"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        a.contains("diagnostic settings of the Key Vault, the autoscale setting and the Service Bus namespace)"),
+        "{a}"
+    );
+    let v = json(&["examples/llm-finetune-a100.yaml"]);
+    let a = line(&v, "log-ingestion")["assumption"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(a.contains("and the storage queue service)"), "{a}");
+    // a fixed pool has no autoscale setting
+    let v = json(&[FIXED]);
+    let a = line(&v, "log-ingestion")["assumption"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(a.contains("diagnostic settings of the Key Vault)"), "{a}");
+}

@@ -759,7 +759,7 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
         f.log_analytics_per_gb,
         "GB",
         gb_month,
-        format!("{} GB/day assumed (diagnostic settings of the vault, autoscale and scale set); set --log-gb-per-day; the 5 GB/month free allowance is not deducted", count(o.log_gb_per_day)),
+        format!("{} GB/day assumed (diagnostic settings of {}); set --log-gb-per-day; the 5 GB/month free allowance is not deducted", count(o.log_gb_per_day), diagnostics_sources(plan)),
         "monitor",
     ));
     let days = plan.monitoring.workspace.retention_days;
@@ -931,4 +931,25 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
 /// The disk type of a plan's `storageAccountType`.
 fn disk_type(sku: &str) -> Option<DiskType> {
     serde_json::from_value(serde_json::Value::from(sku)).ok()
+}
+
+/// The resources whose diagnostic settings send logs to the workspace, in words.
+fn diagnostics_sources(plan: &Plan) -> String {
+    let what: Vec<&str> = plan
+        .monitoring
+        .diagnostics
+        .iter()
+        .map(|d| match d.target {
+            "vault" => "the Key Vault",
+            "autoscale" => "the autoscale setting",
+            "sbNamespace" => "the Service Bus namespace",
+            "storageQueueService" => "the storage queue service",
+            other => other,
+        })
+        .collect();
+    match what.split_last() {
+        None => "no resource".into(),
+        Some((last, [])) => (*last).into(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
 }
