@@ -381,59 +381,43 @@ pub fn estimate(
     let os_name = retail::os_label(os);
 
     // compute
-    let od = book.vm(&size.name, &region, os, PriceKind::OnDemand);
-    if od.is_none() {
-        missing.push(Missing {
-            line: "compute-regular".into(),
-            price: format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
-            help: PRICES_HELP.into(),
-        });
-    }
-    lines.push(Line {
-        id: "compute-regular".into(),
-        group: "compute".into(),
-        label: format!("{} regular, pay-as-you-go ({os_name})", size.name),
-        unit_price: od.as_ref().map(|p| p.hourly),
-        unit: "instance-hour".into(),
-        quantity: u.regular_hours,
-        amount: u.regular_hours.map(|q| od.as_ref().map(|p| p.hourly * q)),
-        assumption: regular_assumption(&priority),
-        source: od.as_ref().map(|p| p.source.clone()),
-    });
-    let spot = book.vm(&size.name, &region, os, PriceKind::Spot);
+    let vm_price = |kind| book.vm(&size.name, &region, os, kind);
+    let od = vm_price(PriceKind::OnDemand);
+    lines.push(vm_line(
+        "compute-regular",
+        format!("{} regular, pay-as-you-go ({os_name})", size.name),
+        od.as_ref(),
+        u.regular_hours,
+        regular_assumption(&priority),
+        || format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
+        &mut missing,
+    ));
+    let spot = vm_price(PriceKind::Spot);
     if let Some(sp) = &plan.compute.spot {
-        if spot.is_none() {
-            missing.push(Missing {
-                line: "compute-spot".into(),
-                price: format!("{os_name} spot price of {} in {region}", size.name),
-                help: PRICES_HELP.into(),
-            });
-        }
-        lines.push(Line {
-            id: "compute-spot".into(),
-            group: "compute".into(),
-            label: format!("{} spot ({os_name})", size.name),
-            unit_price: spot.as_ref().map(|p| p.hourly),
-            unit: "instance-hour".into(),
-            quantity: u.spot_hours,
-            amount: u.spot_hours.map(|q| spot.as_ref().map(|p| p.hourly * q)),
-            assumption: format!(
-                "{}; spot prices move daily, evictions are not modelled{}",
-                match &sp.mix {
-                    Some(m) => format!(
-                        "instances above the regular base run on Spot ({}% of them regular)",
-                        m.regular_percent_above_base
-                    ),
-                    None => "every instance runs on Spot".to_string(),
-                },
-                if sp.max_price < 0.0 {
-                    "; maxPrice -1 pays up to pay-as-you-go".to_string()
-                } else {
-                    format!("; maxPrice ${}/h", sp.max_price)
-                }
-            ),
-            source: spot.as_ref().map(|p| p.source.clone()),
-        });
+        let assumption = format!(
+            "{}; spot prices move daily, evictions are not modelled{}",
+            match &sp.mix {
+                Some(m) => format!(
+                    "instances above the regular base run on Spot ({}% of them regular)",
+                    m.regular_percent_above_base
+                ),
+                None => "every instance runs on Spot".to_string(),
+            },
+            if sp.max_price < 0.0 {
+                "; maxPrice -1 pays up to pay-as-you-go".to_string()
+            } else {
+                format!("; maxPrice ${}/h", sp.max_price)
+            }
+        );
+        lines.push(vm_line(
+            "compute-spot",
+            format!("{} spot ({os_name})", size.name),
+            spot.as_ref(),
+            u.spot_hours,
+            assumption,
+            || format!("{os_name} spot price of {} in {region}", size.name),
+            &mut missing,
+        ));
     }
 
     // disks: billed while the instance exists (scale-in deletes instances with their disks)
@@ -669,112 +653,149 @@ fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
     v
 }
 
-fn fixed_line(
+/// A compute line: instance-hours at an hourly VM price; a missing price is recorded in
+/// `missing` (described by `what`).
+fn vm_line(
     id: &str,
-    group: &str,
     label: String,
-    unit_price: f64,
-    unit: &str,
-    quantity: f64,
+    price: Option<&Priced>,
+    hours: Cases<f64>,
     assumption: String,
-    source: &str,
+    what: impl FnOnce() -> String,
+    missing: &mut Vec<Missing>,
 ) -> Line {
+    if price.is_none() {
+        missing.push(Missing {
+            line: id.into(),
+            price: what(),
+            help: PRICES_HELP.into(),
+        });
+    }
     Line {
         id: id.into(),
-        group: group.into(),
+        group: "compute".into(),
         label,
-        unit_price: Some(unit_price),
-        unit: unit.into(),
-        quantity: Cases::all(quantity),
-        amount: Cases::all(Some(unit_price * quantity)),
+        unit_price: price.map(|p| p.hourly),
+        unit: "instance-hour".into(),
+        quantity: hours,
+        amount: hours.map(|q| price.map(|p| p.hourly * q)),
         assumption,
-        source: Some(source.into()),
+        source: price.map(|p| p.source.clone()),
+    }
+}
+
+/// A line with the same quantity in every case (`unit_price: None`: the price is missing).
+struct Fixed<'a> {
+    id: &'a str,
+    group: &'a str,
+    label: String,
+    unit_price: Option<f64>,
+    unit: &'a str,
+    quantity: f64,
+    assumption: String,
+    source: &'a str,
+}
+
+impl From<Fixed<'_>> for Line {
+    fn from(f: Fixed<'_>) -> Line {
+        Line {
+            id: f.id.into(),
+            group: f.group.into(),
+            label: f.label,
+            unit_price: f.unit_price,
+            unit: f.unit.into(),
+            quantity: Cases::all(f.quantity),
+            amount: Cases::all(f.unit_price.map(|p| p * f.quantity)),
+            assumption: f.assumption,
+            source: f.unit_price.map(|_| f.source.into()),
+        }
     }
 }
 
 fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>) {
     let h = HOURS_PER_MONTH;
     if plan.network.nat.is_some() {
-        lines.push(fixed_line(
-            "nat-gateway",
-            "network",
-            "NAT gateway".into(),
-            f.nat_gateway_hourly,
-            "hour",
-            h,
-            "always on: the scale set's only outbound path (driver downloads, package mirrors)"
-                .into(),
-            "network",
-        ));
-        lines.push(fixed_line(
-            "nat-data",
-            "network",
-            "NAT gateway data processed".into(),
-            f.nat_gateway_per_gb,
-            "GB",
-            o.nat_gb_per_month,
-            format!("{} GB/month assumed (driver and image downloads at scale-out, outbound calls); set --nat-gb", count(o.nat_gb_per_month)),
-            "network",
-        ));
-        lines.push(fixed_line(
-            "public-ip",
-            "network",
-            "Public IP (Standard, static) of the NAT gateway".into(),
-            f.public_ip_hourly,
-            "hour",
-            h,
-            "one IP, always on".into(),
-            "network",
-        ));
+        lines.push(Line::from(Fixed {
+            id: "nat-gateway",
+            group: "network",
+            label: "NAT gateway".into(),
+            unit_price: Some(f.nat_gateway_hourly),
+            unit: "hour",
+            quantity: h,
+            assumption:
+                "always on: the scale set's only outbound path (driver downloads, package mirrors)"
+                    .into(),
+            source: "network",
+        }));
+        lines.push(Line::from(Fixed {
+            id: "nat-data",
+            group: "network",
+            label: "NAT gateway data processed".into(),
+            unit_price: Some(f.nat_gateway_per_gb),
+            unit: "GB",
+            quantity: o.nat_gb_per_month,
+            assumption: format!("{} GB/month assumed (driver and image downloads at scale-out, outbound calls); set --nat-gb", count(o.nat_gb_per_month)),
+            source: "network",
+        }));
+        lines.push(Line::from(Fixed {
+            id: "public-ip",
+            group: "network",
+            label: "Public IP (Standard, static) of the NAT gateway".into(),
+            unit_price: Some(f.public_ip_hourly),
+            unit: "hour",
+            quantity: h,
+            assumption: "one IP, always on".into(),
+            source: "network",
+        }));
     }
     let kv = &plan.vault;
     if kv.private_endpoint.is_some() {
-        lines.push(fixed_line(
-            "kv-private-endpoint",
-            "network",
-            "Private endpoint (Key Vault)".into(),
-            f.private_endpoint_hourly,
-            "hour",
-            h,
-            "public network access is off: the vault is reached through a private endpoint (its data processing is negligible)".into(),
-            "network",
-        ));
-        lines.push(fixed_line(
-            "kv-private-dns",
-            "network",
-            "Private DNS zone privatelink.vaultcore.azure.net".into(),
-            f.private_dns_zone_monthly,
-            "month",
-            1.0,
-            "one zone; DNS queries are negligible".into(),
-            "network",
-        ));
+        lines.push(Line::from(Fixed {
+            id: "kv-private-endpoint",
+            group: "network",
+            label: "Private endpoint (Key Vault)".into(),
+            unit_price: Some(f.private_endpoint_hourly),
+            unit: "hour",
+            quantity: h,
+            assumption: "public network access is off: the vault is reached through a private endpoint (its data processing is negligible)".into(),
+            source: "network",
+        }));
+        lines.push(Line::from(Fixed {
+            id: "kv-private-dns",
+            group: "network",
+            label: "Private DNS zone privatelink.vaultcore.azure.net".into(),
+            unit_price: Some(f.private_dns_zone_monthly),
+            unit: "month",
+            quantity: 1.0,
+            assumption: "one zone; DNS queries are negligible".into(),
+            source: "network",
+        }));
     }
     // monitoring
     let gb_month = o.log_gb_per_day * h / 24.0;
-    lines.push(fixed_line(
-        "log-ingestion",
-        "monitoring",
-        "Log Analytics ingestion (Analytics Logs)".into(),
-        f.log_analytics_per_gb,
-        "GB",
-        gb_month,
-        format!("{} GB/day assumed (diagnostic settings of {}); set --log-gb-per-day; the 5 GB/month free allowance is not deducted", count(o.log_gb_per_day), diagnostics_sources(plan)),
-        "monitor",
-    ));
+    lines.push(Line::from(Fixed {
+        id: "log-ingestion",
+        group: "monitoring",
+        label: "Log Analytics ingestion (Analytics Logs)".into(),
+        unit_price: Some(f.log_analytics_per_gb),
+        unit: "GB",
+        quantity: gb_month,
+        assumption: format!("{} GB/day assumed (diagnostic settings of {}); set --log-gb-per-day; the 5 GB/month free allowance is not deducted", count(o.log_gb_per_day), diagnostics_sources(plan)),
+        source: "monitor",
+    }));
     let days = plan.monitoring.workspace.retention_days;
     if days > f.log_analytics_free_retention_days {
         let extra = days - f.log_analytics_free_retention_days;
-        lines.push(fixed_line(
-            "log-retention",
-            "monitoring",
-            format!("Log Analytics retention beyond {} days", f.log_analytics_free_retention_days),
-            f.log_analytics_retention_per_gb_month,
-            "GB-month",
-            o.log_gb_per_day * extra as f64,
-            format!("logRetentionDays {days}: {extra} days of data kept beyond the included {} days at steady state", f.log_analytics_free_retention_days),
-            "monitor",
-        ));
+        lines.push(Line::from(Fixed {
+            id: "log-retention",
+            group: "monitoring",
+            label: format!("Log Analytics retention beyond {} days", f.log_analytics_free_retention_days),
+            unit_price: Some(f.log_analytics_retention_per_gb_month),
+            unit: "GB-month",
+            quantity: o.log_gb_per_day * extra as f64,
+            assumption: format!("logRetentionDays {days}: {extra} days of data kept beyond the included {} days at steady state", f.log_analytics_free_retention_days),
+            source: "monitor",
+        }));
     }
     let queue = plan.queue.as_ref();
     let alerts = &plan.monitoring.alerts;
@@ -790,14 +811,14 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
     if plan.monitoring.budget.is_some() {
         free.push("the budget");
     }
-    lines.push(fixed_line(
-        "metric-alerts",
-        "monitoring",
-        "Metric alert rules".into(),
-        f.metric_alert_monthly,
-        "rule-month",
-        alerts.len() as f64,
-        format!(
+    lines.push(Line::from(Fixed {
+        id: "metric-alerts",
+        group: "monitoring",
+        label: "Metric alert rules".into(),
+        unit_price: Some(f.metric_alert_monthly),
+        unit: "rule-month",
+        quantity: alerts.len() as f64,
+        assumption: format!(
             "{} rule(s), one time series each: {}{}",
             alerts.len(),
             names.join(", "),
@@ -811,119 +832,119 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
                 )
             }
         ),
-        "monitor",
-    ));
+        source: "monitor",
+    }));
     // security
-    lines.push(fixed_line(
-        "kv-operations",
-        "security",
-        format!("Key Vault ({}) operations", kv.sku),
-        f.key_vault_per10k_operations,
-        "10k operations",
-        o.key_vault_operations_per_month / 10_000.0,
-        format!("{} operations/month assumed (secret reads at boot, key wrap/unwrap); set --key-vault-ops", count(o.key_vault_operations_per_month)),
-        "security",
-    ));
+    lines.push(Line::from(Fixed {
+        id: "kv-operations",
+        group: "security",
+        label: format!("Key Vault ({}) operations", kv.sku),
+        unit_price: Some(f.key_vault_per10k_operations),
+        unit: "10k operations",
+        quantity: o.key_vault_operations_per_month / 10_000.0,
+        assumption: format!("{} operations/month assumed (secret reads at boot, key wrap/unwrap); set --key-vault-ops", count(o.key_vault_operations_per_month)),
+        source: "security",
+    }));
     if let Some(cmk) = &plan.cmk {
         if cmk.kty == "RSA-HSM" {
-            lines.push(fixed_line(
-                "kv-hsm-key",
-                "security",
-                "HSM-protected key (disk encryption)".into(),
-                f.key_vault_hsm_key_monthly,
-                "key-month",
-                1.0,
-                "one RSA-HSM key on a Premium vault".into(),
-                "security",
-            ));
+            lines.push(Line::from(Fixed {
+                id: "kv-hsm-key",
+                group: "security",
+                label: "HSM-protected key (disk encryption)".into(),
+                unit_price: Some(f.key_vault_hsm_key_monthly),
+                unit: "key-month",
+                quantity: 1.0,
+                assumption: "one RSA-HSM key on a Premium vault".into(),
+                source: "security",
+            }));
         }
-        lines.push(fixed_line(
-            "kv-key-rotation",
-            "security",
-            "Automated rotation of the disk encryption key".into(),
-            f.key_vault_rotation,
-            "rotation",
-            1.0 / 12.0,
-            "one scheduled rotation a year".into(),
-            "security",
-        ));
-        lines.push(fixed_line(
-            "disk-encryption-set",
-            "security",
-            "Disk encryption set".into(),
-            0.0,
-            "month",
-            1.0,
-            "no charge; its key operations are in the Key Vault line".into(),
-            "security",
-        ));
+        lines.push(Line::from(Fixed {
+            id: "kv-key-rotation",
+            group: "security",
+            label: "Automated rotation of the disk encryption key".into(),
+            unit_price: Some(f.key_vault_rotation),
+            unit: "rotation",
+            quantity: 1.0 / 12.0,
+            assumption: "one scheduled rotation a year".into(),
+            source: "security",
+        }));
+        lines.push(Line::from(Fixed {
+            id: "disk-encryption-set",
+            group: "security",
+            label: "Disk encryption set".into(),
+            unit_price: Some(0.0),
+            unit: "month",
+            quantity: 1.0,
+            assumption: "no charge; its key operations are in the Key Vault line".into(),
+            source: "security",
+        }));
     }
     // messaging
     if let Some(q) = queue.filter(|q| q.create) {
         if q.kind == QueueKind::ServiceBus && q.sku == "Standard" {
-            lines.push(fixed_line(
-                "service-bus",
-                "messaging",
-                format!("Service Bus Standard namespace {}", q.parent),
-                f.service_bus_standard_hourly,
-                "hour",
-                h,
-                "Standard tier base charge (private endpoints need Premium, about $677 per messaging unit-month: not priced)".into(),
-                "messaging",
-            ));
+            lines.push(Line::from(Fixed {
+                id: "service-bus",
+                group: "messaging",
+                label: format!("Service Bus Standard namespace {}", q.parent),
+                unit_price: Some(f.service_bus_standard_hourly),
+                unit: "hour",
+                quantity: h,
+                assumption: "Standard tier base charge (private endpoints need Premium, about $677 per messaging unit-month: not priced)".into(),
+                source: "messaging",
+            }));
             let over = (o.queue_operations_per_month / 1e6
                 - f.service_bus_included_operations_millions)
                 .max(0.0);
-            lines.push(fixed_line(
-                "service-bus-operations",
-                "messaging",
-                "Service Bus operations above the included 13 million".into(),
-                f.service_bus_per_million_operations,
-                "million operations",
-                over,
-                format!(
+            lines.push(Line::from(Fixed {
+                id: "service-bus-operations",
+                group: "messaging",
+                label: "Service Bus operations above the included 13 million".into(),
+                unit_price: Some(f.service_bus_per_million_operations),
+                unit: "million operations",
+                quantity: over,
+                assumption: format!(
                     "{} million operations/month assumed (--queue-ops)",
                     count(o.queue_operations_per_month / 1e6)
                 ),
-                "messaging",
-            ));
+                source: "messaging",
+            }));
         }
         if q.kind == QueueKind::Storage {
-            lines.push(fixed_line(
-                "storage-queue-operations",
-                "messaging",
-                format!("Storage queue operations ({}/{})", q.parent, q.queue),
-                f.storage_queue_per10k_operations,
-                "10k operations",
-                o.queue_operations_per_month / 10_000.0,
-                format!(
+            lines.push(Line::from(Fixed {
+                id: "storage-queue-operations",
+                group: "messaging",
+                label: format!("Storage queue operations ({}/{})", q.parent, q.queue),
+                unit_price: Some(f.storage_queue_per10k_operations),
+                unit: "10k operations",
+                quantity: o.queue_operations_per_month / 10_000.0,
+                assumption: format!(
                     "{} operations/month assumed (--queue-ops); queue capacity is negligible",
                     count(o.queue_operations_per_month)
                 ),
-                "messaging",
-            ));
+                source: "messaging",
+            }));
         }
         if q.private_endpoint.is_some() {
-            lines.push(fixed_line(
-                "storage-private-endpoint",
-                "network",
-                "Private endpoint (storage queue)".into(),
-                f.private_endpoint_hourly,
-                "hour",
-                h,
-                "the storage account is reached through a private endpoint".into(),
-                "network",
-            ));
-            lines.push(fixed_line(
-                "storage-private-dns",
-                "network",
-                "Private DNS zone privatelink.queue.core.windows.net".into(),
-                f.private_dns_zone_monthly,
-                "month",
-                1.0,
-                "one zone".into(),
-                "network",
-            ));
+            lines.push(Line::from(Fixed {
+                id: "storage-private-endpoint",
+                group: "network",
+                label: "Private endpoint (storage queue)".into(),
+                unit_price: Some(f.private_endpoint_hourly),
+                unit: "hour",
+                quantity: h,
+                assumption: "the storage account is reached through a private endpoint".into(),
+                source: "network",
+            }));
+            lines.push(Line::from(Fixed {
+                id: "storage-private-dns",
+                group: "network",
+                label: "Private DNS zone privatelink.queue.core.windows.net".into(),
+                unit_price: Some(f.private_dns_zone_monthly),
+                unit: "month",
+                quantity: 1.0,
+                assumption: "one zone".into(),
+                source: "network",
+            }));
         }
     }
 }
