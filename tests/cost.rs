@@ -638,3 +638,14 @@ fn log_ingestion_names_the_rendered_diagnostic_settings() {
         .to_string();
     assert!(a.contains("diagnostic settings of the Key Vault)"), "{a}");
 }
+
+#[test]
+fn the_storage_queue_is_priced_for_the_rendered_sku() {
+    // render creates the account as Standard_GRS: write operations are geo-replicated
+    let v = json(&["examples/llm-finetune-a100.yaml"]);
+    let l = line(&v, "storage-queue-operations");
+    assert!(l["label"].as_str().unwrap().contains("Standard_GRS"), "{l}");
+    // 1,000,000 operations = 100 × 10k at $0.008
+    close(l["unitPrice"].as_f64().unwrap(), 0.008);
+    close(amount(&v, "storage-queue-operations", "expected"), 0.80);
+}

@@ -55,7 +55,8 @@ pub struct FixedPrices {
     pub service_bus_standard_hourly: f64,
     pub service_bus_included_operations_millions: f64,
     pub service_bus_per_million_operations: f64,
-    pub storage_queue_per10k_operations: f64,
+    /// Storage account SKU (`Standard_GRS`) → price per 10,000 queue operations.
+    pub storage_queue_per10k_operations: BTreeMap<String, f64>,
 }
 
 /// Tier sizes per disk family (the billed size is the next tier up from the provisioned size).

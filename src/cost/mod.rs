@@ -489,7 +489,7 @@ pub fn estimate(
         });
     }
 
-    fixed_lines(plan, f, opts, &mut lines);
+    fixed_lines(plan, f, opts, &mut lines, &mut missing);
 
     // totals
     let mut totals = Totals {
@@ -712,7 +712,13 @@ impl From<Fixed<'_>> for Line {
     }
 }
 
-fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>) {
+fn fixed_lines(
+    plan: &Plan,
+    f: &FixedPrices,
+    o: &Options,
+    lines: &mut Vec<Line>,
+    missing: &mut Vec<Missing>,
+) {
     let h = HOURS_PER_MONTH;
     if plan.network.nat.is_some() {
         lines.push(Line::from(Fixed {
@@ -881,12 +887,21 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
     }
     // messaging
     if let Some(q) = queue.filter(|q| q.create) {
-        if q.kind == QueueKind::ServiceBus && q.sku == "Standard" {
+        if q.kind == QueueKind::ServiceBus {
+            // the embedded table prices the Standard tier only
+            let hourly = (q.sku == "Standard").then_some(f.service_bus_standard_hourly);
+            if hourly.is_none() {
+                missing.push(Missing {
+                    line: "service-bus".into(),
+                    price: format!("a Service Bus {} namespace", q.sku),
+                    help: "gpuform's fixed price table has Service Bus Standard prices only".into(),
+                });
+            }
             lines.push(Line::from(Fixed {
                 id: "service-bus",
                 group: "messaging",
-                label: format!("Service Bus Standard namespace {}", q.parent),
-                unit_price: Some(f.service_bus_standard_hourly),
+                label: format!("Service Bus {} namespace {}", q.sku, q.parent),
+                unit_price: hourly,
                 unit: "hour",
                 quantity: h,
                 assumption: "Standard tier base charge (private endpoints need Premium, about $677 per messaging unit-month: not priced)".into(),
@@ -899,7 +914,7 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
                 id: "service-bus-operations",
                 group: "messaging",
                 label: "Service Bus operations above the included 13 million".into(),
-                unit_price: Some(f.service_bus_per_million_operations),
+                unit_price: hourly.map(|_| f.service_bus_per_million_operations),
                 unit: "million operations",
                 quantity: over,
                 assumption: format!(
@@ -910,11 +925,22 @@ fn fixed_lines(plan: &Plan, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>)
             }));
         }
         if q.kind == QueueKind::Storage {
+            let price = f.storage_queue_per10k_operations.get(q.sku).copied();
+            if price.is_none() {
+                missing.push(Missing {
+                    line: "storage-queue-operations".into(),
+                    price: format!("queue operations on a {} storage account", q.sku),
+                    help: "gpuform's fixed price table has no queue price for this SKU".into(),
+                });
+            }
             lines.push(Line::from(Fixed {
                 id: "storage-queue-operations",
                 group: "messaging",
-                label: format!("Storage queue operations ({}/{})", q.parent, q.queue),
-                unit_price: Some(f.storage_queue_per10k_operations),
+                label: format!(
+                    "Storage queue operations ({} {}/{})",
+                    q.sku, q.parent, q.queue
+                ),
+                unit_price: price,
                 unit: "10k operations",
                 quantity: o.queue_operations_per_month / 10_000.0,
                 assumption: format!(
