@@ -649,3 +649,28 @@ fn the_storage_queue_is_priced_for_the_rendered_sku() {
     close(l["unitPrice"].as_f64().unwrap(), 0.008);
     close(amount(&v, "storage-queue-operations", "expected"), 0.80);
 }
+
+#[test]
+fn the_disk_encryption_key_is_priced_as_the_rendered_rsa_3072_key() {
+    // Key Vault bills RSA 3072 keys as "advanced" keys: $0.15 per 10k operations
+    let v = json(&["examples/shortvideo-transcode.yaml"]);
+    let l = line(&v, "kv-operations");
+    close(l["unitPrice"].as_f64().unwrap(), 0.15);
+    assert!(
+        l["assumption"].as_str().unwrap().contains("RSA 3072"),
+        "{l}"
+    );
+    // and an HSM-protected one at $5 a month (a premium vault)
+    let v = json(&["tests/fixtures/render/variants/existing-bus-elsewhere.yaml"]);
+    close(amount(&v, "kv-hsm-key", "expected"), 5.0);
+    close(
+        line(&v, "kv-operations")["unitPrice"].as_f64().unwrap(),
+        0.15,
+    );
+    // no customer-managed key: the plain operation rate
+    let v = json(&[FIXED]);
+    close(
+        line(&v, "kv-operations")["unitPrice"].as_f64().unwrap(),
+        0.03,
+    );
+}

@@ -50,7 +50,12 @@ pub struct FixedPrices {
     pub log_analytics_free_retention_days: u32,
     pub metric_alert_monthly: f64,
     pub key_vault_per10k_operations: f64,
+    /// Operations with an RSA 3072/4096 or EC ("advanced") key.
+    pub key_vault_advanced_key_per10k_operations: f64,
+    /// An HSM-protected RSA 2048 key.
     pub key_vault_hsm_key_monthly: f64,
+    /// An HSM-protected advanced key (the first 250 keys of a vault).
+    pub key_vault_hsm_advanced_key_monthly: f64,
     pub key_vault_rotation: f64,
     pub service_bus_standard_hourly: f64,
     pub service_bus_included_operations_millions: f64,

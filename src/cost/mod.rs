@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
-use crate::plan::{Plan, QueueKind};
+use crate::plan::{Cmk, Plan, QueueKind};
 use crate::spec::model::{DiskType, EvictionPolicy, Spec};
 use fixed::{DiskPrice, FixedPrices, FixedSource};
 use format::count;
@@ -840,40 +840,75 @@ fn fixed_lines(
         ),
         source: "monitor",
     }));
-    // security
+    // security: an RSA 3072/4096 or EC key is an "advanced" key, billed at a higher rate
+    let cmk = plan.cmk.as_ref();
+    let advanced = cmk.filter(|c| advanced_key(c));
+    let (ops_price, ops_rate) = match advanced {
+        Some(c) => (
+            f.key_vault_advanced_key_per10k_operations,
+            format!(
+                "; priced at the {} key's 'advanced key' rate, an upper bound (secret reads bill ${}/10k)",
+                key_name(c),
+                f.key_vault_per10k_operations
+            ),
+        ),
+        None => (f.key_vault_per10k_operations, String::new()),
+    };
     lines.push(Line::from(Fixed {
         id: "kv-operations",
         group: "security",
         label: format!("Key Vault ({}) operations", kv.sku),
-        unit_price: Some(f.key_vault_per10k_operations),
+        unit_price: Some(ops_price),
         unit: "10k operations",
         quantity: o.key_vault_operations_per_month / 10_000.0,
-        assumption: format!("{} operations/month assumed (secret reads at boot, key wrap/unwrap); set --key-vault-ops", count(o.key_vault_operations_per_month)),
+        assumption: format!(
+            "{} operations/month assumed (secret reads at boot, key wrap/unwrap); set --key-vault-ops{ops_rate}",
+            count(o.key_vault_operations_per_month)
+        ),
         source: "security",
     }));
-    if let Some(cmk) = &plan.cmk {
-        if cmk.kty == "RSA-HSM" {
+    if let Some(cmk) = cmk {
+        if cmk.kty.ends_with("-HSM") {
+            let (monthly, which) = if advanced.is_some() {
+                (
+                    f.key_vault_hsm_advanced_key_monthly,
+                    "advanced key, the first 250 keys' rate",
+                )
+            } else {
+                (f.key_vault_hsm_key_monthly, "RSA 2048 rate")
+            };
             lines.push(Line::from(Fixed {
                 id: "kv-hsm-key",
                 group: "security",
-                label: "HSM-protected key (disk encryption)".into(),
-                unit_price: Some(f.key_vault_hsm_key_monthly),
+                label: format!("HSM-protected disk encryption key ({})", key_name(cmk)),
+                unit_price: Some(monthly),
                 unit: "key-month",
                 quantity: 1.0,
-                assumption: "one RSA-HSM key on a Premium vault".into(),
+                assumption: format!("one {} key on a Premium vault ({which})", key_name(cmk)),
                 source: "security",
             }));
         }
+        let months = iso_months(cmk.rotate_after);
         lines.push(Line::from(Fixed {
             id: "kv-key-rotation",
             group: "security",
             label: "Automated rotation of the disk encryption key".into(),
-            unit_price: Some(f.key_vault_rotation),
+            unit_price: months.map(|_| f.key_vault_rotation),
             unit: "rotation",
-            quantity: 1.0 / 12.0,
-            assumption: "one scheduled rotation a year".into(),
+            quantity: months.map(|m| 1.0 / m).unwrap_or_default(),
+            assumption: format!(
+                "one scheduled rotation every {} (rotation policy)",
+                cmk.rotate_after
+            ),
             source: "security",
         }));
+        if months.is_none() {
+            missing.push(Missing {
+                line: "kv-key-rotation".into(),
+                price: format!("key rotations every {}", cmk.rotate_after),
+                help: "gpuform cannot read this rotation period".into(),
+            });
+        }
         lines.push(Line::from(Fixed {
             id: "disk-encryption-set",
             group: "security",
@@ -998,5 +1033,44 @@ fn diagnostics_sources(plan: &Plan) -> String {
         None => "no resource".into(),
         Some((last, [])) => (*last).into(),
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Key Vault bills RSA 3072/4096 and elliptic-curve keys as "advanced" keys.
+fn advanced_key(c: &Cmk) -> bool {
+    c.kty.starts_with("EC") || c.key_size > 2048
+}
+
+/// `RSA-HSM 3072`.
+fn key_name(c: &Cmk) -> String {
+    format!("{} {}", c.kty, c.key_size)
+}
+
+/// Months in an ISO 8601 period of whole years, months or days (`P1Y`, `P6M`, `P90D`).
+fn iso_months(period: &str) -> Option<f64> {
+    let body = period.strip_prefix('P')?;
+    let unit = body.chars().last()?;
+    let n: f64 = body[..body.len() - 1].parse().ok()?;
+    let months = match unit {
+        'Y' => n * 12.0,
+        'M' => n,
+        'D' => n * 12.0 / 365.0,
+        _ => return None,
+    };
+    (months > 0.0).then_some(months)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_periods_in_months() {
+        assert_eq!(iso_months("P1Y"), Some(12.0));
+        assert_eq!(iso_months("P6M"), Some(6.0));
+        assert_eq!(iso_months("P365D"), Some(12.0));
+        assert_eq!(iso_months("P0Y"), None);
+        assert_eq!(iso_months("PT1H"), None);
+        assert_eq!(iso_months("1Y"), None);
     }
 }
