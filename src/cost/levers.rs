@@ -33,22 +33,28 @@ fn money(x: f64) -> String {
     super::format::money(x)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn levers(
-    spec: &Spec,
-    plan: &Plan,
-    size: &GpuSize,
-    book: &PriceBook,
-    u: &Usage,
-    od: Option<&Priced>,
-    spot: Option<&Priced>,
-    disk: Option<f64>,
-    opts: &Options,
-) -> Vec<Lever> {
-    let mut out = vec![spot_lever(spec, plan, size, u, od, spot, opts)];
-    out.extend(reservation_levers(spec, plan, size, book, u));
-    out.extend(precision_levers(spec, plan, size, book, u, od, spot, disk));
-    out.push(schedule_lever(spec, plan, u, od, spot, disk, opts));
+/// The priced pool the levers compare against.
+#[derive(Clone, Copy)]
+pub struct Pool<'a> {
+    pub spec: &'a Spec,
+    pub plan: &'a Plan,
+    /// The plan's VM size.
+    pub size: &'a GpuSize,
+    pub book: &'a PriceBook,
+    pub u: &'a Usage,
+    /// The size's pay-as-you-go and spot prices.
+    pub od: Option<&'a Priced>,
+    pub spot: Option<&'a Priced>,
+    /// The disks' price per instance-hour.
+    pub disk: Option<f64>,
+    pub opts: &'a Options,
+}
+
+pub fn levers(pool: &Pool) -> Vec<Lever> {
+    let mut out = vec![spot_lever(pool)];
+    out.extend(reservation_levers(pool));
+    out.extend(precision_levers(pool));
+    out.push(schedule_lever(pool));
     out
 }
 
@@ -58,15 +64,17 @@ fn srcs(p: &[Option<&Priced>]) -> Vec<String> {
     v
 }
 
-fn spot_lever(
-    spec: &Spec,
-    plan: &Plan,
-    size: &GpuSize,
-    u: &Usage,
-    od: Option<&Priced>,
-    spot: Option<&Priced>,
-    opts: &Options,
-) -> Lever {
+fn spot_lever(pool: &Pool) -> Lever {
+    let Pool {
+        spec,
+        plan,
+        size,
+        u,
+        od,
+        spot,
+        opts,
+        ..
+    } = *pool;
     let s = &spec.spec;
     let c = &s.capacity;
     let label = "Spot above the regular base";
@@ -163,13 +171,15 @@ fn spot_lever(
     }
 }
 
-fn reservation_levers(
-    spec: &Spec,
-    plan: &Plan,
-    size: &GpuSize,
-    book: &PriceBook,
-    u: &Usage,
-) -> Vec<Lever> {
+fn reservation_levers(pool: &Pool) -> Vec<Lever> {
+    let Pool {
+        spec,
+        plan,
+        size,
+        book,
+        u,
+        ..
+    } = *pool;
     let s = &spec.spec;
     let region = s.region.to_ascii_lowercase();
     let (n, who) = if s.capacity.regular_base > 0 {
@@ -237,17 +247,18 @@ fn reservation_levers(
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn precision_levers(
-    spec: &Spec,
-    plan: &Plan,
-    size: &GpuSize,
-    book: &PriceBook,
-    u: &Usage,
-    od: Option<&Priced>,
-    spot: Option<&Priced>,
-    disk: Option<f64>,
-) -> Vec<Lever> {
+fn precision_levers(pool: &Pool) -> Vec<Lever> {
+    let Pool {
+        spec,
+        plan,
+        size,
+        book,
+        u,
+        od,
+        spot,
+        disk,
+        ..
+    } = *pool;
     let s = &spec.spec;
     let Some(p) = s.workload.precision else {
         return vec![lever(
@@ -354,15 +365,17 @@ fn precision_levers(
         .collect()
 }
 
-fn schedule_lever(
-    spec: &Spec,
-    plan: &Plan,
-    u: &Usage,
-    od: Option<&Priced>,
-    spot: Option<&Priced>,
-    disk: Option<f64>,
-    opts: &Options,
-) -> Lever {
+fn schedule_lever(pool: &Pool) -> Lever {
+    let Pool {
+        spec,
+        plan,
+        u,
+        od,
+        spot,
+        disk,
+        opts,
+        ..
+    } = *pool;
     let s = &spec.spec;
     let util = opts.expected_utilization_percent / 100.0;
     // a schedule scales down when the pool expects fewer instances in it than by default

@@ -509,17 +509,17 @@ pub fn estimate(
         }
     }
 
-    let levers = levers::levers(
+    let levers = levers::levers(&levers::Pool {
         spec,
         plan,
         size,
         book,
-        &u,
-        od.as_ref(),
-        spot.as_ref(),
-        disk_hourly_total,
+        u: &u,
+        od: od.as_ref(),
+        spot: spot.as_ref(),
+        disk: disk_hourly_total,
         opts,
-    );
+    });
 
     // sources used
     let mut by_id: BTreeMap<String, SourceUse> = BTreeMap::new();
