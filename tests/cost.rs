@@ -674,3 +674,60 @@ fn the_disk_encryption_key_is_priced_as_the_rendered_rsa_3072_key() {
         0.03,
     );
 }
+
+#[test]
+fn vm_size_auto_prices_the_size_render_emits() {
+    // a prices file that makes the T4 render picks (NC4as, ranked with the embedded table)
+    // pricier than the NC8as: cost still prices NC4as, because that is what is deployed
+    const DEV: &str = "examples/dev-notebook-t4.yaml";
+    const PRICIER: &str = "tests/fixtures/cost/prices-westeurope-t4-pricier.json";
+    let bicep = Command::cargo_bin("gpuform")
+        .unwrap()
+        .args(["render", DEV, "--stdout", "main.bicep"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let bicep = String::from_utf8(bicep).unwrap();
+    assert!(
+        bicep.contains("name: 'Standard_NC4as_T4_v3'"),
+        "render's choice changed; update this test"
+    );
+    let v = json(&[DEV, "--prices", PRICIER]);
+    assert_eq!(v["vmSize"], "Standard_NC4as_T4_v3");
+    let l = line(&v, "compute-regular");
+    close(l["unitPrice"].as_f64().unwrap(), 2.0);
+    assert_eq!(l["source"], "prices-file");
+    let note = v["notes"].to_string();
+    assert!(
+        note.contains("vmSize: auto chose Standard_NC4as_T4_v3 as render does"),
+        "{note}"
+    );
+    // the size these prices would rank first is a lever, with what pinning it saves
+    let lv = lever(&v, "vm-size");
+    assert_eq!(lv["status"], "available", "{lv}");
+    assert!(
+        lv["detail"]
+            .as_str()
+            .unwrap()
+            .contains("set `vmSize: Standard_NC8as_T4_v3`"),
+        "{lv}"
+    );
+    let ih = v["instanceHours"]["expected"].as_f64().unwrap();
+    let nc8 = lv["detail"].as_str().unwrap();
+    let nc8: f64 = nc8[nc8.find("($").unwrap() + 2..nc8.find("/h instead").unwrap()]
+        .parse()
+        .unwrap();
+    close(lv["monthly"].as_f64().unwrap(), ih * (2.0 - nc8));
+    // without a prices file there is nothing to compare
+    let v = json(&[DEV]);
+    assert_eq!(v["vmSize"], "Standard_NC4as_T4_v3");
+    assert!(
+        v["levers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["id"] != "vm-size")
+    );
+}

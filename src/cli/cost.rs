@@ -10,7 +10,7 @@ use clap::ValueEnum;
 use super::azure_args::runtime;
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled};
 use crate::azure::HttpSettings;
-use crate::catalog;
+use crate::catalog::{self, prices::PriceTable};
 use crate::cost::fetch::{self, FetchOptions};
 use crate::cost::fixed::FixedSource;
 use crate::cost::gates::{self, Gate};
@@ -370,7 +370,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 
     if args.refresh_prices {
         // the region and workload decide which prices to fetch: read the spec once quietly
-        let pre = crate::spec::check_file(&args.spec, &policy, &book.merged);
+        let pre = crate::spec::check_file(&args.spec, &policy, PriceTable::embedded());
         if let Some(spec) = pre.spec.as_ref() {
             let p = refresh(&args, spec, &mut book, &mut notes)?;
             let src = FixedSource {
@@ -389,8 +389,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         }
     }
 
-    // the same prices rank vmSize: auto and price the estimate
-    let checked = load_valid(&args.spec, &policy, &book.merged)?;
+    // vmSize: auto ranks with the embedded table, as in render: price the size render emits
+    // (a lever says what auto would pick with the --prices/--refresh-prices figures)
+    let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
     let spec = checked
         .spec
         .as_ref()
@@ -431,23 +432,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         &plan,
         &args.spec.display().to_string(),
         size,
+        checked.auto_sized,
         &book,
         &opts,
     );
-    let auto_sized = checked
-        .source
-        .as_deref()
-        .and_then(|t| crate::spec::yaml::parse(t).ok())
-        .map(|p| {
-            p.value
-                .pointer("/spec/compute/vmSize")
-                .and_then(|v| v.as_str())
-                .is_none_or(|v| v == "auto")
-        })
-        .unwrap_or(false);
-    if let Some(sel) = checked.sizing.as_ref().filter(|_| auto_sized) {
+    if let Some(sel) = checked.sizing.as_ref().filter(|_| checked.auto_sized) {
         notes.push(format!(
-            "vmSize: auto chose {} from the same prices as this estimate ({} pay-as-you-go in {}{}){}",
+            "vmSize: auto chose {} as render does, ranked with the embedded price table ({} pay-as-you-go in {}{}){}",
             size.name,
             retail::os_label(sel.price_os),
             sel.price_region,

@@ -1,12 +1,13 @@
 //! Saving levers, each priced in the expected case against the same week: spot above the base,
 //! a 1- or 3-year reservation for the regular base, a narrower precision that lets a smaller
-//! size fit, and the scale-down schedules (nights, weekends, autoShutdown).
+//! size fit, the scale-down schedules (nights, weekends, autoShutdown), and for `vmSize: auto`
+//! the size the estimate's own prices would pick (render ranks with the embedded table).
 
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs};
 use crate::plan::Plan;
 use crate::sizing;
-use crate::spec::model::{OsType, Precision, Spec, WorkloadType};
+use crate::spec::model::{Precision, Spec, Workload, WorkloadType};
 
 use super::usage::{self, HOURS_PER_MONTH, Priority, Usage};
 use super::{Lever, Options, PriceBook, Priced, pool_cost};
@@ -48,14 +49,99 @@ pub struct Pool<'a> {
     /// The disks' price per instance-hour.
     pub disk: Option<f64>,
     pub opts: &'a Options,
+    /// The spec said `vmSize: auto`.
+    pub auto_sized: bool,
 }
 
 pub fn levers(pool: &Pool) -> Vec<Lever> {
-    let mut out = vec![spot_lever(pool)];
+    let mut out = Vec::new();
+    out.extend(auto_size_lever(pool));
+    out.push(spot_lever(pool));
     out.extend(reservation_levers(pool));
     out.extend(precision_levers(pool));
     out.push(schedule_lever(pool));
     out
+}
+
+/// The cheapest catalog size for `workload` ranked with the estimate's prices, as `vmSize: auto`
+/// ranks (cost's only call of [`sizing::select`]).
+fn cheapest_fit(pool: &Pool, workload: &Workload) -> Option<&'static GpuSize> {
+    sizing::select(
+        workload,
+        &pool.spec.spec.region.to_ascii_lowercase(),
+        pool.plan.compute.image.os,
+        &pool.book.merged,
+    )
+    .chosen_size()
+}
+
+/// `vmSize: auto` is resolved with the embedded price table, as render does, so the estimate
+/// prices the size render emits. When `--prices`/`--refresh-prices` rank another size first,
+/// say what pinning that size would be worth.
+fn auto_size_lever(pool: &Pool) -> Option<Lever> {
+    let Pool {
+        spec,
+        plan,
+        size,
+        book,
+        u,
+        od,
+        spot,
+        disk,
+        ..
+    } = *pool;
+    if !pool.auto_sized || book.overlays().is_empty() {
+        return None;
+    }
+    let alt = cheapest_fit(pool, &spec.spec.workload)?;
+    if alt.name.eq_ignore_ascii_case(&size.name) {
+        return None;
+    }
+    let region = spec.spec.region.to_ascii_lowercase();
+    let os = super::price_os(plan);
+    let spot = if u.spot_hours.high > 0.0 { spot } else { None };
+    let od2 = book.vm(&alt.name, &region, os, PriceKind::OnDemand);
+    let spot2 = spot.and_then(|_| book.vm(&alt.name, &region, os, PriceKind::Spot));
+    let sources = srcs(&[od, spot, od2.as_ref(), spot2.as_ref()]);
+    let label = format!(
+        "vmSize: {} (what vmSize: auto picks with these prices)",
+        alt.name
+    );
+    let why = format!(
+        "render ranks vmSize: auto with gpuform's embedded price table and deploys {}; ranked with the prices of this estimate, auto would pick {}",
+        size.name, alt.name
+    );
+    let current = pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk);
+    let other = pool_cost(
+        u,
+        od2.as_ref().map(|p| p.hourly),
+        spot2.as_ref().map(|p| p.hourly),
+        disk,
+    );
+    Some(match (current, other, od2.as_ref(), od) {
+        (Some(c), Some(a), Some(p2), Some(p1)) => {
+            let v = c.expected - a.expected;
+            lever(
+                "vm-size",
+                label,
+                Some(v),
+                if v > 0.0 { "available" } else { "not-worth-it" },
+                format!(
+                    "{why} (${:.4}/h instead of ${:.4}/h pay-as-you-go): set `vmSize: {}` to deploy it",
+                    p2.hourly, p1.hourly, alt.name
+                ),
+                sources,
+            )
+        }
+        _ => lever(
+            "vm-size",
+            label,
+            None,
+            "missing-price",
+            format!("{why}, but a price of it or of {} is missing", size.name),
+            sources,
+        ),
+    })
 }
 
 fn srcs(p: &[Option<&Priced>]) -> Vec<String> {
@@ -299,18 +385,13 @@ fn precision_levers(pool: &Pool) -> Vec<Lever> {
     }
     let region = s.region.to_ascii_lowercase();
     let os = super::price_os(plan);
-    let os_type = if plan.params.windows {
-        OsType::Windows
-    } else {
-        OsType::Linux
-    };
     // spot prices matter only to a pool that runs spot instances
     let spot = if u.spot_hours.high > 0.0 { spot } else { None };
     let current = pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk);
     let mut opened: Option<String> = None;
     // the size the workload needs at its own precision: a lever only counts when the narrower
     // precision opens a size this one does not
-    let at_current = sizing::select(&s.workload, &region, os_type, &book.merged).chosen;
+    let at_current = cheapest_fit(pool, &s.workload).map(|z| z.name.as_str());
     targets
         .into_iter()
         .map(|t| {
@@ -321,8 +402,7 @@ fn precision_levers(pool: &Pool) -> Vec<Lever> {
             let mut wl = s.workload.clone();
             wl.gpu_memory_gib = need;
             wl.precision = Some(t);
-            let sel = sizing::select(&wl, &region, os_type, &book.merged);
-            let Some(chosen) = sel.chosen_size() else {
+            let Some(chosen) = cheapest_fit(pool, &wl) else {
                 return lever(&id, label, None, "not-applicable", "no catalog size fits the reduced memory", vec![]);
             };
             if chosen.name.eq_ignore_ascii_case(&size.name) {

@@ -361,12 +361,14 @@ pub(crate) fn pool_cost(
 
 /// Price what render emits for a checked spec: `plan` is `Plan::build` of it (every resource
 /// and SKU is read from there), `spec` supplies the workload and the scaling policy whose week
-/// the plan's autoscale profiles come from, `size` is the plan's VM size.
+/// the plan's autoscale profiles come from, `size` is the plan's VM size (for `vmSize: auto`,
+/// `auto_sized`, chosen with the embedded price table as render chooses it).
 pub fn estimate(
     spec: &Spec,
     plan: &Plan,
     file: &str,
     size: &GpuSize,
+    auto_sized: bool,
     book: &PriceBook,
     opts: &Options,
 ) -> Estimate {
@@ -519,6 +521,7 @@ pub fn estimate(
         spot: spot.as_ref(),
         disk: disk_hourly_total,
         opts,
+        auto_sized,
     });
 
     // sources used
