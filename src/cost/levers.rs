@@ -8,6 +8,7 @@ use crate::catalog::prices::{PriceKind, PriceOs};
 use crate::plan::Plan;
 use crate::sizing;
 use crate::spec::model::{Precision, Spec, Workload, WorkloadType};
+use crate::spec::schedule::{self, Origin};
 
 use super::usage::{self, HOURS_PER_MONTH, Priority, Usage};
 use super::{Lever, Options, PriceBook, Priced, pool_cost};
@@ -464,18 +465,22 @@ fn schedule_lever(pool: &Pool) -> Lever {
         .first()
         .map(|p| p.expected_count)
         .unwrap_or_default();
-    let mut names = Vec::new();
+    let down: Vec<(usize, String)> = schedule::profiles(s)
+        .into_iter()
+        .filter_map(|p| match p.origin {
+            Origin::ScheduleStart(i) if usage::expected_count(&p, util) < default => {
+                Some((i, p.name))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut names: Vec<String> = down.iter().map(|(_, n)| n.clone()).collect();
     let mut alt = s.clone();
     if let Some(a) = alt.autoscale.as_mut() {
-        a.schedules.retain(|sc| {
-            let d = sc.default.unwrap_or(sc.min).clamp(sc.min, sc.max) as f64;
-            let expected = d + util * (sc.max as f64 - d);
-            let down = expected < default;
-            if down {
-                names.push(sc.name.clone());
-            }
-            !down
-        });
+        // profiles() lists the schedules in order: remove from the back
+        for (i, _) in down.iter().rev() {
+            a.schedules.remove(*i);
+        }
     }
     if alt.auto_shutdown.take().is_some() {
         names.push("autoShutdown".into());
