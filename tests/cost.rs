@@ -731,3 +731,151 @@ fn vm_size_auto_prices_the_size_render_emits() {
             .all(|l| l["id"] != "vm-size")
     );
 }
+
+/// Cost prices what render emits: for every example and render variant, the billable
+/// resources in the rendered ARM template match the estimate's lines (VM size and priority,
+/// disks, NAT gateway, private endpoints and DNS zones, metric alerts, the Service Bus
+/// namespace or storage account and their SKU, the customer-managed key).
+#[test]
+fn cost_lines_match_the_rendered_template() {
+    use gpuform::catalog::prices::PriceTable;
+    use gpuform::cost::{self, Options, PriceBook};
+    use gpuform::plan::Plan;
+    use gpuform::spec::policy::Policy;
+
+    let mut specs: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["examples", "tests/fixtures/render/variants"] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "yaml") {
+                specs.push(p);
+            }
+        }
+    }
+    specs.sort();
+    assert!(specs.len() >= 7, "{specs:?}");
+    for path in &specs {
+        let checked = gpuform::spec::check_file(path, &Policy::default(), PriceTable::embedded());
+        assert!(!checked.has_errors(), "{}", path.display());
+        let plan = Plan::build(&checked).unwrap();
+        let arm: Value =
+            serde_json::from_str(&gpuform::emit::arm_template(&checked).unwrap()).unwrap();
+        let est = cost::estimate(
+            checked.spec.as_ref().unwrap(),
+            &plan,
+            &path.display().to_string(),
+            checked.size().unwrap(),
+            checked.auto_sized,
+            &PriceBook::embedded(),
+            &Options {
+                today: TODAY.into(),
+                ..Options::default()
+            },
+        );
+        let at = path.display();
+        let resources = arm["resources"].as_array().unwrap();
+        let of = |t: &str| -> Vec<&Value> { resources.iter().filter(|r| r["type"] == t).collect() };
+        let line = |id: &str| est.lines.iter().find(|l| l.id == id);
+        let lines_ending =
+            |suffix: &str| est.lines.iter().filter(|l| l.id.ends_with(suffix)).count();
+
+        // the scale set: size, Spot, disks
+        let vmss = of("Microsoft.Compute/virtualMachineScaleSets");
+        assert_eq!(vmss.len(), 1, "{at}");
+        let vmss = vmss[0];
+        assert_eq!(vmss["sku"]["name"], est.vm_size.as_str(), "{at}");
+        let vm = &vmss["properties"]["virtualMachineProfile"];
+        assert_eq!(
+            vm["priority"] == "Spot",
+            line("compute-spot").is_some(),
+            "{at}"
+        );
+        let disks = 1 + vm["storageProfile"]["dataDisks"]
+            .as_array()
+            .map_or(0, |d| d.len());
+        let disk_lines = est
+            .lines
+            .iter()
+            .filter(|l| l.id == "disk-os" || l.id.starts_with("disk-data-"))
+            .count();
+        assert_eq!(disks, disk_lines, "{at}");
+        let os_disk = vm["storageProfile"]["osDisk"]["managedDisk"]["storageAccountType"]
+            .as_str()
+            .unwrap();
+        assert!(line("disk-os").unwrap().label.contains(os_disk), "{at}");
+
+        // network
+        assert_eq!(
+            of("Microsoft.Network/natGateways").len(),
+            usize::from(line("nat-gateway").is_some()),
+            "{at}"
+        );
+        assert_eq!(
+            of("Microsoft.Network/publicIPAddresses").len(),
+            usize::from(line("public-ip").is_some()),
+            "{at}"
+        );
+        assert_eq!(
+            of("Microsoft.Network/privateEndpoints").len(),
+            lines_ending("-private-endpoint"),
+            "{at}"
+        );
+        assert_eq!(
+            of("Microsoft.Network/privateDnsZones").len(),
+            lines_ending("-private-dns"),
+            "{at}"
+        );
+
+        // monitoring
+        let alerts = line("metric-alerts").unwrap();
+        assert_eq!(
+            of("Microsoft.Insights/metricAlerts").len() as f64,
+            alerts.quantity.expected,
+            "{at}"
+        );
+
+        // messaging: only created namespaces/accounts are billed to this deployment
+        let sb = of("Microsoft.ServiceBus/namespaces");
+        assert_eq!(sb.len(), usize::from(line("service-bus").is_some()), "{at}");
+        for n in sb {
+            let sku = n["sku"]["name"].as_str().unwrap();
+            assert!(line("service-bus").unwrap().label.contains(sku), "{at}");
+        }
+        let st = of("Microsoft.Storage/storageAccounts");
+        assert_eq!(
+            st.len(),
+            usize::from(line("storage-queue-operations").is_some()),
+            "{at}"
+        );
+        for a in st {
+            let sku = a["sku"]["name"].as_str().unwrap();
+            assert!(
+                line("storage-queue-operations")
+                    .unwrap()
+                    .label
+                    .contains(sku),
+                "{at}: {sku}"
+            );
+        }
+
+        // the customer-managed key: rotation, HSM, advanced-key rate
+        let keys = of("Microsoft.KeyVault/vaults/keys");
+        assert_eq!(
+            keys.len(),
+            usize::from(line("kv-key-rotation").is_some()),
+            "{at}"
+        );
+        for k in keys {
+            let kty = k["properties"]["kty"].as_str().unwrap();
+            let size = k["properties"]["keySize"].as_u64().unwrap();
+            assert_eq!(kty.ends_with("-HSM"), line("kv-hsm-key").is_some(), "{at}");
+            let ops = line("kv-operations").unwrap();
+            assert_eq!(
+                size > 2048,
+                ops.assumption.contains(&format!("{kty} {size}")),
+                "{at}: {}",
+                ops.assumption
+            );
+        }
+    }
+}
