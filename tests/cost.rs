@@ -351,7 +351,7 @@ fn baseline_diff_and_increase_gate() {
     // (548.96 + 19.71) / 1768.93 = +32.1%
     close(
         v["diff"]["percent"].as_f64().unwrap(),
-        (548.96 + 19.71) / 1768.931_666 * 100.0,
+        (548.96 + 19.71) / 1_768.931_666 * 100.0,
     );
     let lines = v["diff"]["lines"].as_array().unwrap();
     assert_eq!(lines[0]["id"], "compute-regular");

@@ -351,12 +351,7 @@ pub(crate) fn pool_cost(
     let disk = disk_per_instance_hour?;
     let spot_needed = u.spot_hours.high > 0.0 || u.spot_hours.expected > 0.0;
     let spot = if spot_needed { spot? } else { 0.0 };
-    Some(
-        u.regular_hours
-            .scale(od)
-            .add(u.spot_hours.scale(spot))
-            .add(u.instance_hours.scale(disk)),
-    )
+    Some(u.regular_hours.scale(od) + u.spot_hours.scale(spot) + u.instance_hours.scale(disk))
 }
 
 /// Price what render emits for a checked spec: `plan` is `Plan::build` of it (every resource

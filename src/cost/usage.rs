@@ -46,10 +46,14 @@ impl<T: Copy> Cases<T> {
     }
 }
 
-impl Cases<f64> {
-    pub fn add(self, o: Cases<f64>) -> Cases<f64> {
+impl std::ops::Add for Cases<f64> {
+    type Output = Cases<f64>;
+    fn add(self, o: Cases<f64>) -> Cases<f64> {
         self.zip(o, |a, b| a + b)
     }
+}
+
+impl Cases<f64> {
     pub fn scale(self, k: f64) -> Cases<f64> {
         self.map(|a| a * k)
     }
@@ -184,7 +188,7 @@ pub fn usage(s: &WorkloadSpec, priority: &Priority, utilization: f64) -> Usage {
         let regular = count.map(|n| regular_share(priority, n));
         let spot = count.zip(regular, |n, r| n - r);
         per_profile[seg.profile].0 += hours;
-        per_profile[seg.profile].1 = per_profile[seg.profile].1.add(count.scale(hours * scale));
+        per_profile[seg.profile].1 = per_profile[seg.profile].1 + count.scale(hours * scale);
         segments.push(SegmentUse {
             start: seg.start,
             end: seg.end,
@@ -201,7 +205,7 @@ pub fn usage(s: &WorkloadSpec, priority: &Priority, utilization: f64) -> Usage {
     );
     let sum = |f: &dyn Fn(&SegmentUse) -> Cases<f64>| {
         segments.iter().fold(Cases::<f64>::default(), |acc, sg| {
-            acc.add(f(sg).scale(sg.hours * scale))
+            acc + f(sg).scale(sg.hours * scale)
         })
     };
     let instance_hours = sum(&|s| s.count);
