@@ -43,7 +43,6 @@ pub struct FixedPrices {
     pub nat_gateway_per_gb: f64,
     pub public_ip_hourly: f64,
     pub private_endpoint_hourly: f64,
-    pub private_endpoint_per_gb: f64,
     pub private_dns_zone_monthly: f64,
     pub log_analytics_per_gb: f64,
     pub log_analytics_retention_per_gb_month: f64,
