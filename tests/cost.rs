@@ -98,7 +98,7 @@ fn fixed_pool() {
         amount(&v, "log-ingestion", "expected"),
         0.2 * 730.0 / 24.0 * 2.30,
     );
-    // one metric alert (no queue, no health probe) $0.10; 10k Key Vault operations $0.03
+    // one metric alert (VM availability; no queue rules) $0.10; 10k Key Vault operations $0.03
     close(amount(&v, "metric-alerts", "expected"), 0.10);
     close(amount(&v, "kv-operations", "expected"), 0.03);
     // no spot line, no CMK lines, no queue lines
@@ -351,7 +351,7 @@ fn baseline_diff_and_increase_gate() {
     // (548.96 + 19.71) / 1768.93 = +32.1%
     close(
         v["diff"]["percent"].as_f64().unwrap(),
-        (548.96 + 19.71) / 1768.931_666 * 100.0,
+        (548.96 + 19.71) / 1_768.931_666 * 100.0,
     );
     let lines = v["diff"]["lines"].as_array().unwrap();
     assert_eq!(lines[0]["id"], "compute-regular");
@@ -523,4 +523,359 @@ fn a_budget_in_another_currency_is_not_compared() {
     cost(&[eur.to_str().unwrap()])
         .code(0)
         .stderr(predicates::str::contains("exceeds").not());
+}
+
+#[test]
+fn private_endpoints_are_priced_only_when_rendered() {
+    // the vault is private and a storage queue is created, but the address space has no room
+    // for a private endpoint subnet (allowed by the policy): render emits no private endpoint
+    let v = json(&[
+        "tests/fixtures/cost/no-pe-subnet.yaml",
+        "--policy",
+        "tests/fixtures/cost/policy-no-pe-subnet.yaml",
+    ]);
+    let ids: Vec<&str> = v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "kv-private-endpoint",
+        "kv-private-dns",
+        "storage-private-endpoint",
+        "storage-private-dns",
+    ] {
+        assert!(!ids.contains(&id), "{id} is priced: {ids:?}");
+    }
+    // the queue itself is still there
+    assert!(ids.contains(&"storage-queue-operations"), "{ids:?}");
+}
+
+#[test]
+fn a_uniform_spot_pool_is_priced_all_spot_as_rendered() {
+    // only possible with spot-needs-flexible turned off: a Uniform scale set has no priority
+    // mix, so render makes every instance Spot and the regular base does not exist
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("uniform-spot.yaml");
+    std::fs::write(
+        &spec,
+        std::fs::read_to_string(SPOT).unwrap().replace(
+            "    vmSize: Standard_NC8as_T4_v3\n",
+            "    vmSize: Standard_NC8as_T4_v3\n    orchestration: uniform\n",
+        ),
+    )
+    .unwrap();
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(&policy, "rules:\n  spot-needs-flexible: off\n").unwrap();
+    let v = json(&[spec.to_str().unwrap(), "--policy", policy.to_str().unwrap()]);
+    // 4 VMs all week, all on Spot: 2920 spot hours × $0.08272 = $241.5424
+    close(v["regularHours"]["expected"].as_f64().unwrap(), 0.0);
+    close(v["spotHours"]["expected"].as_f64().unwrap(), 2920.0);
+    close(amount(&v, "compute-regular", "high"), 0.0);
+    close(amount(&v, "compute-spot", "expected"), 241.5424);
+}
+
+#[test]
+fn metric_alerts_are_the_rendered_ones() {
+    let alerts = |v: &Value| {
+        let l = line(v, "metric-alerts");
+        (
+            l["quantity"]["expected"].as_f64().unwrap(),
+            l["assumption"].as_str().unwrap().to_string(),
+        )
+    };
+    // a storage queue with min < max: capacity at max, queue backlog, VM availability
+    let (n, what) = alerts(&json(&["examples/llm-finetune-a100.yaml"]));
+    assert_eq!(n, 3.0, "{what}");
+    assert!(
+        what.contains("capacity-at-max, queue-backlog, vm-availability"),
+        "{what}"
+    );
+    // no queue: only VM availability, health probe or not
+    let dir = tempfile::tempdir().unwrap();
+    let probed = dir.path().join("probed.yaml");
+    std::fs::write(
+        &probed,
+        std::fs::read_to_string(FIXED).unwrap().replace(
+            "    osDisk: {sizeGiB: 128, type: Premium_LRS}\n",
+            "    osDisk: {sizeGiB: 128, type: Premium_LRS}\n    healthProbe: {protocol: tcp, port: 22}\n",
+        ),
+    )
+    .unwrap();
+    let (n, what) = alerts(&json(&[probed.to_str().unwrap()]));
+    assert_eq!(n, 1.0, "{what}");
+    assert!(
+        what.contains("one time series each: vm-availability;"),
+        "{what}"
+    );
+}
+
+#[test]
+fn log_ingestion_names_the_rendered_diagnostic_settings() {
+    // render sends the vault's, the autoscale setting's and the created queue's logs; the scale
+    // set has no diagnostic setting
+    let v = json(&["examples/shortvideo-transcode.yaml"]);
+    let a = line(&v, "log-ingestion")["assumption"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        a.contains("diagnostic settings of the Key Vault, the autoscale setting and the Service Bus namespace)"),
+        "{a}"
+    );
+    let v = json(&["examples/llm-finetune-a100.yaml"]);
+    let a = line(&v, "log-ingestion")["assumption"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(a.contains("and the storage queue service)"), "{a}");
+    // a fixed pool has no autoscale setting
+    let v = json(&[FIXED]);
+    let a = line(&v, "log-ingestion")["assumption"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(a.contains("diagnostic settings of the Key Vault)"), "{a}");
+}
+
+#[test]
+fn the_storage_queue_is_priced_for_the_rendered_sku() {
+    // render creates the account as Standard_GRS: write operations are geo-replicated
+    let v = json(&["examples/llm-finetune-a100.yaml"]);
+    let l = line(&v, "storage-queue-operations");
+    assert!(l["label"].as_str().unwrap().contains("Standard_GRS"), "{l}");
+    // 1,000,000 operations = 100 × 10k at $0.008
+    close(l["unitPrice"].as_f64().unwrap(), 0.008);
+    close(amount(&v, "storage-queue-operations", "expected"), 0.80);
+}
+
+#[test]
+fn the_disk_encryption_key_is_priced_as_the_rendered_rsa_3072_key() {
+    // Key Vault bills RSA 3072 keys as "advanced" keys: $0.15 per 10k operations
+    let v = json(&["examples/shortvideo-transcode.yaml"]);
+    let l = line(&v, "kv-operations");
+    close(l["unitPrice"].as_f64().unwrap(), 0.15);
+    assert!(
+        l["assumption"].as_str().unwrap().contains("RSA 3072"),
+        "{l}"
+    );
+    // and an HSM-protected one at $5 a month (a premium vault)
+    let v = json(&["tests/fixtures/render/variants/existing-bus-elsewhere.yaml"]);
+    close(amount(&v, "kv-hsm-key", "expected"), 5.0);
+    close(
+        line(&v, "kv-operations")["unitPrice"].as_f64().unwrap(),
+        0.15,
+    );
+    // no customer-managed key: the plain operation rate
+    let v = json(&[FIXED]);
+    close(
+        line(&v, "kv-operations")["unitPrice"].as_f64().unwrap(),
+        0.03,
+    );
+}
+
+#[test]
+fn vm_size_auto_prices_the_size_render_emits() {
+    // a prices file that makes the T4 render picks (NC4as, ranked with the embedded table)
+    // pricier than the NC8as: cost still prices NC4as, because that is what is deployed
+    const DEV: &str = "examples/dev-notebook-t4.yaml";
+    const PRICIER: &str = "tests/fixtures/cost/prices-westeurope-t4-pricier.json";
+    let bicep = Command::cargo_bin("gpuform")
+        .unwrap()
+        .args(["render", DEV, "--stdout", "main.bicep"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let bicep = String::from_utf8(bicep).unwrap();
+    assert!(
+        bicep.contains("name: 'Standard_NC4as_T4_v3'"),
+        "render's choice changed; update this test"
+    );
+    let v = json(&[DEV, "--prices", PRICIER]);
+    assert_eq!(v["vmSize"], "Standard_NC4as_T4_v3");
+    let l = line(&v, "compute-regular");
+    close(l["unitPrice"].as_f64().unwrap(), 2.0);
+    assert_eq!(l["source"], "prices-file");
+    let note = v["notes"].to_string();
+    assert!(
+        note.contains("vmSize: auto chose Standard_NC4as_T4_v3 as render does"),
+        "{note}"
+    );
+    // the size these prices would rank first is a lever, with what pinning it saves
+    let lv = lever(&v, "vm-size");
+    assert_eq!(lv["status"], "available", "{lv}");
+    assert!(
+        lv["detail"]
+            .as_str()
+            .unwrap()
+            .contains("set `vmSize: Standard_NC8as_T4_v3`"),
+        "{lv}"
+    );
+    let ih = v["instanceHours"]["expected"].as_f64().unwrap();
+    let nc8 = lv["detail"].as_str().unwrap();
+    let nc8: f64 = nc8[nc8.find("($").unwrap() + 2..nc8.find("/h instead").unwrap()]
+        .parse()
+        .unwrap();
+    close(lv["monthly"].as_f64().unwrap(), ih * (2.0 - nc8));
+    // without a prices file there is nothing to compare
+    let v = json(&[DEV]);
+    assert_eq!(v["vmSize"], "Standard_NC4as_T4_v3");
+    assert!(
+        v["levers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["id"] != "vm-size")
+    );
+}
+
+/// Cost prices what render emits: for every example and render variant, the billable
+/// resources in the rendered ARM template match the estimate's lines (VM size and priority,
+/// disks, NAT gateway, private endpoints and DNS zones, metric alerts, the Service Bus
+/// namespace or storage account and their SKU, the customer-managed key).
+#[test]
+fn cost_lines_match_the_rendered_template() {
+    use gpuform::catalog::prices::PriceTable;
+    use gpuform::cost::{self, Options, PriceBook};
+    use gpuform::plan::Plan;
+    use gpuform::spec::policy::Policy;
+
+    let mut specs: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["examples", "tests/fixtures/render/variants"] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "yaml") {
+                specs.push(p);
+            }
+        }
+    }
+    specs.sort();
+    assert!(specs.len() >= 7, "{specs:?}");
+    for path in &specs {
+        let checked = gpuform::spec::check_file(path, &Policy::default(), PriceTable::embedded());
+        assert!(!checked.has_errors(), "{}", path.display());
+        let plan = Plan::build(&checked).unwrap();
+        let arm: Value =
+            serde_json::from_str(&gpuform::emit::arm_template(&checked).unwrap()).unwrap();
+        let est = cost::estimate(
+            checked.spec.as_ref().unwrap(),
+            &plan,
+            &path.display().to_string(),
+            checked.size().unwrap(),
+            checked.auto_sized,
+            &PriceBook::embedded(),
+            &Options {
+                today: TODAY.into(),
+                ..Options::default()
+            },
+        );
+        let at = path.display();
+        let resources = arm["resources"].as_array().unwrap();
+        let of = |t: &str| -> Vec<&Value> { resources.iter().filter(|r| r["type"] == t).collect() };
+        let line = |id: &str| est.lines.iter().find(|l| l.id == id);
+        let lines_ending =
+            |suffix: &str| est.lines.iter().filter(|l| l.id.ends_with(suffix)).count();
+
+        // the scale set: size, Spot, disks
+        let vmss = of("Microsoft.Compute/virtualMachineScaleSets");
+        assert_eq!(vmss.len(), 1, "{at}");
+        let vmss = vmss[0];
+        assert_eq!(vmss["sku"]["name"], est.vm_size.as_str(), "{at}");
+        let vm = &vmss["properties"]["virtualMachineProfile"];
+        assert_eq!(
+            vm["priority"] == "Spot",
+            line("compute-spot").is_some(),
+            "{at}"
+        );
+        let disks = 1 + vm["storageProfile"]["dataDisks"]
+            .as_array()
+            .map_or(0, |d| d.len());
+        let disk_lines = est
+            .lines
+            .iter()
+            .filter(|l| l.id == "disk-os" || l.id.starts_with("disk-data-"))
+            .count();
+        assert_eq!(disks, disk_lines, "{at}");
+        let os_disk = vm["storageProfile"]["osDisk"]["managedDisk"]["storageAccountType"]
+            .as_str()
+            .unwrap();
+        assert!(line("disk-os").unwrap().label.contains(os_disk), "{at}");
+
+        // network
+        assert_eq!(
+            of("Microsoft.Network/natGateways").len(),
+            usize::from(line("nat-gateway").is_some()),
+            "{at}"
+        );
+        assert_eq!(
+            of("Microsoft.Network/publicIPAddresses").len(),
+            usize::from(line("public-ip").is_some()),
+            "{at}"
+        );
+        assert_eq!(
+            of("Microsoft.Network/privateEndpoints").len(),
+            lines_ending("-private-endpoint"),
+            "{at}"
+        );
+        assert_eq!(
+            of("Microsoft.Network/privateDnsZones").len(),
+            lines_ending("-private-dns"),
+            "{at}"
+        );
+
+        // monitoring
+        let alerts = line("metric-alerts").unwrap();
+        assert_eq!(
+            of("Microsoft.Insights/metricAlerts").len() as f64,
+            alerts.quantity.expected,
+            "{at}"
+        );
+
+        // messaging: only created namespaces/accounts are billed to this deployment
+        let sb = of("Microsoft.ServiceBus/namespaces");
+        assert_eq!(sb.len(), usize::from(line("service-bus").is_some()), "{at}");
+        for n in sb {
+            let sku = n["sku"]["name"].as_str().unwrap();
+            assert!(line("service-bus").unwrap().label.contains(sku), "{at}");
+        }
+        let st = of("Microsoft.Storage/storageAccounts");
+        assert_eq!(
+            st.len(),
+            usize::from(line("storage-queue-operations").is_some()),
+            "{at}"
+        );
+        for a in st {
+            let sku = a["sku"]["name"].as_str().unwrap();
+            assert!(
+                line("storage-queue-operations")
+                    .unwrap()
+                    .label
+                    .contains(sku),
+                "{at}: {sku}"
+            );
+        }
+
+        // the customer-managed key: rotation, HSM, advanced-key rate
+        let keys = of("Microsoft.KeyVault/vaults/keys");
+        assert_eq!(
+            keys.len(),
+            usize::from(line("kv-key-rotation").is_some()),
+            "{at}"
+        );
+        for k in keys {
+            let kty = k["properties"]["kty"].as_str().unwrap();
+            let size = k["properties"]["keySize"].as_u64().unwrap();
+            assert_eq!(kty.ends_with("-HSM"), line("kv-hsm-key").is_some(), "{at}");
+            let ops = line("kv-operations").unwrap();
+            assert_eq!(
+                size > 2048,
+                ops.assumption.contains(&format!("{kty} {size}")),
+                "{at}: {}",
+                ops.assumption
+            );
+        }
+    }
 }

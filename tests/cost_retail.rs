@@ -1,13 +1,13 @@
 //! The Retail Prices API client against a local fake server (wiremock on 127.0.0.1, plain
-//! http: the client sends no credentials, so azure_core's transport allows it): pagination
-//! through NextPageLink, 429 and 500 answers, malformed JSON, and `gpuform cost
+//! http: the pipeline sends no credentials, so plain http is allowed): pagination through
+//! NextPageLink, 429 and 500 answers, per-try timeouts, malformed JSON, and `gpuform cost
 //! --refresh-prices` end to end with its cache. Item shapes follow
 //! ../shared/azure/prices.json `retailPricesApi`; prices are made up.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use azure_core::http::{HttpClient, Url};
+use gpuform::azure::HttpSettings;
+use gpuform::azure::http::PublicPipeline;
 use gpuform::catalog::prices::{PriceKind, PriceOs};
 use gpuform::cost::fetch::{self, FetchError, FetchOptions};
 use gpuform::cost::retail;
@@ -47,14 +47,21 @@ fn page(items: Vec<Value>, next: Option<String>) -> Value {
 }
 
 fn opts(server: &MockServer) -> FetchOptions {
-    let mut o = FetchOptions::new(Url::parse(&format!("{}{PATH}", server.uri())).unwrap());
-    o.retry_delay = Duration::from_millis(1);
-    o.attempts = 3;
-    o
+    FetchOptions::new(url::Url::parse(&format!("{}{PATH}", server.uri())).unwrap())
 }
 
-fn client() -> Arc<dyn HttpClient> {
-    azure_core::http::new_http_client(None)
+/// Three tries per request, quickly.
+fn fast() -> HttpSettings {
+    HttpSettings {
+        timeout: Duration::from_secs(5),
+        max_retries: 2,
+        initial_delay: Duration::from_millis(1),
+        ..HttpSettings::default()
+    }
+}
+
+fn client() -> PublicPipeline {
+    fast().pipeline(None)
 }
 
 const T4: &str = "Virtual Machines NCasT4_v3 Series";
@@ -71,7 +78,14 @@ async fn follows_next_page_link_and_parses_every_page() {
         .and(query_param("api-version", "2023-01-01-preview"))
         .and(query_param("meterRegion", "'primary'"))
         .and(query_param("$filter", "serviceName eq 'Virtual Machines' and armRegionName eq 'eastus2' and (armSkuName eq 'Standard_NC8as_T4_v3')"))
-        .and(wiremock::matchers::header("user-agent", gpuform::USER_AGENT))
+        // the pipeline's user agent: gpuform first, then azure_core's
+        .and(wiremock::matchers::header_regex(
+            "user-agent",
+            &format!(
+                "^{} azsdk-rust-gpuform/",
+                gpuform::USER_AGENT.replace('.', "\\.")
+            ),
+        ))
         .respond_with(ResponseTemplate::new(200).set_body_json(page(
             vec![
                 item("Standard_NC8as_T4_v3", "eastus2", T4, "NC8as T4 v3", 0.80, "Consumption", None),
@@ -193,6 +207,43 @@ async fn a_persistent_500_fails_after_the_attempts() {
         fetch::fetch_filter(&client(), &opts(&server), "x").await,
         Err(FetchError::Status { status: 404, .. })
     ));
+}
+
+#[tokio::test]
+async fn each_try_is_bounded_by_the_timeout() {
+    // a server that answers after 3 s; each try may take 200 ms, and a timed-out try is retried
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path(PATH))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(page(vec![], None))
+                .set_delay(Duration::from_secs(3)),
+        )
+        .expect(2)
+        .mount(&server)
+        .await;
+    let http = HttpSettings {
+        timeout: Duration::from_millis(200),
+        max_retries: 1,
+        ..fast()
+    };
+    let started = std::time::Instant::now();
+    let err = fetch::fetch_filter(&http.pipeline(None), &opts(&server), "x")
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(3), "{err}");
+    assert!(matches!(err, FetchError::Transport { .. }), "{err:?}");
+    let chain = {
+        let mut v = vec![err.to_string()];
+        let mut cur = std::error::Error::source(&err);
+        while let Some(e) = cur {
+            v.push(e.to_string());
+            cur = e.source();
+        }
+        v.join(": ")
+    };
+    assert!(chain.contains("no answer from 127.0.0.1"), "{chain}");
 }
 
 #[tokio::test]
@@ -432,6 +483,8 @@ async fn refresh_prices_end_to_end_with_cache() {
         &broken_endpoint,
         "--prices-max-age",
         "0",
+        "--prices-retry-delay-ms",
+        "1",
     ]);
     let out = tokio::task::spawn_blocking(move || gpuform(&args))
         .await
@@ -460,6 +513,8 @@ async fn refresh_prices_end_to_end_with_cache() {
         &broken_endpoint,
         "--prices-max-age",
         "0",
+        "--prices-retry-delay-ms",
+        "1",
     ]
     .iter()
     .map(|s| s.to_string())

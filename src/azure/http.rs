@@ -217,6 +217,62 @@ pub(crate) fn certificate_problem(err: &(dyn std::error::Error + 'static)) -> Op
     None
 }
 
+/// An azure_core pipeline without authentication, for public endpoints such as the Retail
+/// Prices API: the same retry (honouring `Retry-After`), per-try timeout, fatal TLS errors and
+/// user agent as ARM calls. Made by [`HttpSettings::pipeline`].
+#[derive(Debug, Clone)]
+pub struct PublicPipeline(azure_core::http::Pipeline);
+
+/// An answer through a [`PublicPipeline`]: the status after the retries, and the body.
+#[derive(Debug, Clone)]
+pub struct PublicResponse {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+impl HttpSettings {
+    /// A [`PublicPipeline`] (no token is ever attached, so plain-http test servers work too).
+    /// `transport: None` is the real network.
+    pub fn pipeline(&self, transport: Option<&Transport>) -> PublicPipeline {
+        PublicPipeline(azure_core::http::Pipeline::new(
+            Some("gpuform"),
+            Some(env!("CARGO_PKG_VERSION")),
+            self.client_options(transport),
+            Vec::new(),
+            Vec::new(),
+            None,
+        ))
+    }
+}
+
+impl PublicPipeline {
+    /// GET `url` with `Accept: accept`. Every status comes back as an answer (after the retries
+    /// for 408/429/5xx); `Err` is a transport failure, a timeout or an untrusted certificate.
+    pub async fn get(
+        &self,
+        url: url::Url,
+        accept: &str,
+    ) -> Result<PublicResponse, Box<dyn std::error::Error + Send + Sync>> {
+        let mut req = Request::new(url, azure_core::http::Method::Get);
+        req.insert_header("accept", accept.to_string());
+        let res = self
+            .0
+            .send(
+                &Context::new(),
+                &mut req,
+                Some(azure_core::http::PipelineSendOptions {
+                    skip_checks: true,
+                    ..Default::default()
+                }),
+            )
+            .await?;
+        Ok(PublicResponse {
+            status: u16::from(res.status()),
+            body: res.into_body().to_vec(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

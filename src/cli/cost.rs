@@ -3,20 +3,23 @@
 //! I/O error (including a gate that cannot be decided because prices are missing).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::ValueEnum;
 
+use super::azure_args::runtime;
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled};
-use crate::catalog::{self, prices::PriceOs};
+use crate::azure::HttpSettings;
+use crate::catalog::{self, prices::PriceTable};
 use crate::cost::fetch::{self, FetchOptions};
 use crate::cost::fixed::FixedSource;
 use crate::cost::gates::{self, Gate};
 use crate::cost::retail::{self, Parsed};
 use crate::cost::{self, Options, Overlay, PriceBook, format};
+use crate::plan::{Plan, PlanError};
 use crate::sizing;
-use crate::spec::model::{OsType, Spec};
+use crate::spec::model::Spec;
+use crate::spec::resolve;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -57,6 +60,9 @@ pub struct Args {
     /// Reuse cached prices younger than this many hours instead of querying again (0: always query).
     #[arg(long, value_name = "HOURS", default_value_t = 24.0)]
     pub prices_max_age: f64,
+    /// First retry back-off of --refresh-prices in milliseconds (doubles per retry).
+    #[arg(long, value_name = "MS", default_value_t = 800, hide = true)]
+    pub prices_retry_delay_ms: u64,
     /// Exit 1 when the expected monthly cost (USD) exceeds AMOUNT.
     #[arg(long, value_name = "AMOUNT")]
     pub fail_above: Option<f64>,
@@ -199,11 +205,7 @@ pub fn load_price_files(
 /// the workload at the narrowest precision the levers try (vmSize: auto ranks among these).
 fn sizes_to_price(spec: &Spec) -> Vec<String> {
     let s = &spec.spec;
-    let os = if cost::price_os(s) == PriceOs::Windows {
-        OsType::Windows
-    } else {
-        OsType::Linux
-    };
+    let os = resolve::image(&s.compute.image).os;
     let mut wl = s.workload.clone();
     if let Some(p) = wl.precision {
         wl.gpu_memory_gib *= (1.0 / p.bytes_per_param()).min(1.0);
@@ -228,7 +230,7 @@ fn refresh(
     book: &mut PriceBook,
     notes: &mut Vec<String>,
 ) -> Result<Parsed, Failure> {
-    let endpoint = azure_core::http::Url::parse(&args.prices_endpoint).map_err(|e| {
+    let endpoint = url::Url::parse(&args.prices_endpoint).map_err(|e| {
         Failure::usage(format!(
             "--prices-endpoint {:?} is not a URL: {e}",
             args.prices_endpoint
@@ -272,23 +274,14 @@ fn refresh(
         }
         None => {
             let opts = FetchOptions::new(endpoint.clone());
-            let client: Arc<dyn azure_core::http::HttpClient> =
-                azure_core::http::new_http_client(None);
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| {
-                    Failure::from_error(ExitCode::Usage, "cannot start the HTTP runtime", &e)
-                })?;
-            let fetched = rt.block_on(async {
-                tokio::time::timeout(
-                    Duration::from_secs(300),
-                    fetch::fetch_all(&client, &opts, &filters, &now),
-                )
-                .await
-            });
+            let http = HttpSettings {
+                initial_delay: Duration::from_millis(args.prices_retry_delay_ms),
+                ..HttpSettings::default()
+            };
+            let client = http.pipeline(None);
+            let fetched = runtime()?.block_on(fetch::fetch_all(&client, &opts, &filters, &now));
             match fetched {
-                Ok(Ok(doc)) => {
+                Ok(doc) => {
                     match fetch::write_cache(&path, &doc) {
                         Ok(()) => notes.push(format!(
                             "prices refreshed from {} at {} ({} pages) and cached in {}",
@@ -306,17 +299,12 @@ fn refresh(
                     }
                     doc
                 }
-                other => {
-                    let err = match other {
-                        Ok(Err(e)) => Failure::from_error(
-                            ExitCode::Usage,
-                            format!("cannot refresh prices from {endpoint}"),
-                            &e,
-                        ),
-                        _ => Failure::usage(format!(
-                            "cannot refresh prices from {endpoint}: no answer within 300 s"
-                        )),
-                    };
+                Err(e) => {
+                    let err = Failure::from_error(
+                        ExitCode::Usage,
+                        format!("cannot refresh prices from {endpoint}"),
+                        &e,
+                    );
                     match cached {
                         Some(c) => {
                             let mut w = format!("warning: {}", err.message);
@@ -382,7 +370,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 
     if args.refresh_prices {
         // the region and workload decide which prices to fetch: read the spec once quietly
-        let pre = crate::spec::check_file(&args.spec, &policy, &book.merged);
+        let pre = crate::spec::check_file(&args.spec, &policy, PriceTable::embedded());
         if let Some(spec) = pre.spec.as_ref() {
             let p = refresh(&args, spec, &mut book, &mut notes)?;
             let src = FixedSource {
@@ -401,8 +389,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         }
     }
 
-    // the same prices rank vmSize: auto and price the estimate
-    let checked = load_valid(&args.spec, &policy, &book.merged)?;
+    // vmSize: auto ranks with the embedded table, as in render: price the size render emits
+    // (a lever says what auto would pick with the --prices/--refresh-prices figures)
+    let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
     let spec = checked
         .spec
         .as_ref()
@@ -417,6 +406,18 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     for (p, src) in &parsed {
         book.add_disks(p, &spec.spec.region, src.clone());
     }
+    // price exactly what render emits
+    let plan = Plan::build(&checked).map_err(|e| {
+        let f = Failure::from_error(
+            ExitCode::Usage,
+            format!("cannot plan {}", args.spec.display()),
+            &e,
+        );
+        match &e {
+            PlanError::Driver { help, .. } => f.help(help.clone()),
+            _ => f,
+        }
+    })?;
 
     let opts = Options {
         expected_utilization_percent: args.expected_utilization,
@@ -426,21 +427,18 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         queue_operations_per_month: args.queue_ops,
         today: today(),
     };
-    let mut est = cost::estimate(spec, &args.spec.display().to_string(), size, &book, &opts);
-    let auto_sized = checked
-        .source
-        .as_deref()
-        .and_then(|t| crate::spec::yaml::parse(t).ok())
-        .map(|p| {
-            p.value
-                .pointer("/spec/compute/vmSize")
-                .and_then(|v| v.as_str())
-                .is_none_or(|v| v == "auto")
-        })
-        .unwrap_or(false);
-    if let Some(sel) = checked.sizing.as_ref().filter(|_| auto_sized) {
+    let mut est = cost::estimate(
+        spec,
+        &plan,
+        &args.spec.display().to_string(),
+        size,
+        checked.auto_sized,
+        &book,
+        &opts,
+    );
+    if let Some(sel) = checked.sizing.as_ref().filter(|_| checked.auto_sized) {
         notes.push(format!(
-            "vmSize: auto chose {} from the same prices as this estimate ({} pay-as-you-go in {}{}){}",
+            "vmSize: auto chose {} as render does, ranked with the embedded price table ({} pay-as-you-go in {}{}){}",
             size.name,
             retail::os_label(sel.price_os),
             sel.price_region,

@@ -1,17 +1,17 @@
-//! `--refresh-prices`: the public Azure Retail Prices API over azure_core's HTTP client (no
-//! authentication), following `NextPageLink`, with a small retry for 429/5xx and a dated cache.
-//! This is the only module of the cost estimate that does I/O over the network.
+//! `--refresh-prices`: the public Azure Retail Prices API through the project's HTTP pipeline
+//! ([`crate::azure::http::PublicPipeline`]: retry on 429/5xx honouring Retry-After, per-try
+//! timeout, fatal TLS errors, user agent; no authentication), following `NextPageLink` on the
+//! same origin, and a dated cache. This is the only module of the cost estimate that does I/O
+//! over the network.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
 
-use azure_core::http::headers::{HeaderName, Headers};
-use azure_core::http::{HttpClient, Method, Request, Url};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use url::Url;
 
 use super::retail::{self, Page};
+use crate::azure::http::PublicPipeline;
 
 pub const DEFAULT_ENDPOINT: &str = "https://prices.azure.com/api/retail/prices";
 pub const API_VERSION: &str = "2023-01-01-preview";
@@ -21,12 +21,6 @@ const SKUS_PER_QUERY: usize = 10;
 #[derive(Debug, Clone)]
 pub struct FetchOptions {
     pub endpoint: Url,
-    /// Attempts per page on 429 and 5xx answers.
-    pub attempts: u32,
-    /// First retry delay when the server sends no Retry-After; doubles per attempt.
-    pub retry_delay: Duration,
-    /// Longest Retry-After honoured.
-    pub max_retry_after: Duration,
     /// Safety stop for a server that keeps returning NextPageLink.
     pub max_pages: usize,
 }
@@ -35,9 +29,6 @@ impl FetchOptions {
     pub fn new(endpoint: Url) -> Self {
         Self {
             endpoint,
-            attempts: 4,
-            retry_delay: Duration::from_secs(1),
-            max_retry_after: Duration::from_secs(30),
             max_pages: 200,
         }
     }
@@ -49,7 +40,7 @@ pub enum FetchError {
     Transport {
         url: String,
         #[source]
-        source: azure_core::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     #[error("{url} answered HTTP {status}{}", if body.is_empty() { String::new() } else { format!(": {body}") })]
     Status {
@@ -117,63 +108,25 @@ pub fn first_url(endpoint: &Url, filter: &str) -> Url {
     u
 }
 
-fn same_origin(a: &Url, b: &Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str() == b.host_str()
-        && a.port_or_known_default() == b.port_or_known_default()
-}
-
-/// One GET with retries on 429/5xx; returns the body text.
-async fn get(
-    client: &Arc<dyn HttpClient>,
-    url: &Url,
-    o: &FetchOptions,
-) -> Result<String, FetchError> {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let mut req = Request::new(url.clone(), Method::Get);
-        req.insert_header("user-agent", crate::USER_AGENT);
-        req.insert_header("accept", "application/json");
-        let res = client
-            .execute_request(&req)
-            .await
-            .map_err(|e| FetchError::Transport {
-                url: url.to_string(),
-                source: e,
-            })?;
-        let status = u16::from(res.status());
-        let retry_after = retry_after(res.headers());
-        let body = res
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| FetchError::Transport {
-                url: url.to_string(),
-                source: e,
-            })?;
-        let text = String::from_utf8_lossy(&body).into_owned();
-        if (200..300).contains(&status) {
-            return Ok(text);
-        }
-        let retryable = status == 429 || (500..600).contains(&status);
-        if !retryable || attempt >= o.attempts {
-            return Err(FetchError::Status {
-                url: url.to_string(),
-                status,
-                body: snippet(&text),
-            });
-        }
-        let wait = retry_after
-            .map(|d| d.min(o.max_retry_after))
-            .unwrap_or(o.retry_delay * 2u32.saturating_pow(attempt - 1));
-        tokio::time::sleep(wait).await;
+/// One GET (the pipeline retries 429/5xx); returns the body text of a 2xx answer.
+async fn get(client: &PublicPipeline, url: &Url) -> Result<String, FetchError> {
+    let res = client
+        .get(url.clone(), "application/json")
+        .await
+        .map_err(|source| FetchError::Transport {
+            url: url.to_string(),
+            source,
+        })?;
+    let text = String::from_utf8_lossy(&res.body).into_owned();
+    if (200..300).contains(&res.status) {
+        Ok(text)
+    } else {
+        Err(FetchError::Status {
+            url: url.to_string(),
+            status: res.status,
+            body: snippet(&text),
+        })
     }
-}
-
-fn retry_after(h: &Headers) -> Option<Duration> {
-    let v = h.get_optional_str(&HeaderName::from_static("retry-after"))?;
-    v.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
 fn snippet(s: &str) -> String {
@@ -188,7 +141,7 @@ fn snippet(s: &str) -> String {
 /// Every page of one filter, following NextPageLink. Pages are returned as raw JSON (what the
 /// cache stores) after checking each parses as a page.
 pub async fn fetch_filter(
-    client: &Arc<dyn HttpClient>,
+    client: &PublicPipeline,
     o: &FetchOptions,
     filter: &str,
 ) -> Result<Vec<serde_json::Value>, FetchError> {
@@ -198,7 +151,7 @@ pub async fn fetch_filter(
         if pages.len() >= o.max_pages {
             return Err(FetchError::TooManyPages(o.max_pages));
         }
-        let text = get(client, &url, o).await?;
+        let text = get(client, &url).await?;
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| FetchError::Malformed {
                 url: url.to_string(),
@@ -217,7 +170,8 @@ pub async fn fetch_filter(
                     url: url.to_string(),
                     detail: format!("NextPageLink {link:?}: {e}"),
                 })?;
-                if !same_origin(&next, &o.endpoint) {
+                // the url crate lowercases hosts and fills in default ports
+                if next.origin() != o.endpoint.origin() {
                     return Err(FetchError::ForeignLink {
                         link,
                         endpoint: o.endpoint.to_string(),
@@ -242,7 +196,7 @@ pub struct CacheDoc {
 
 /// Fetch all filters.
 pub async fn fetch_all(
-    client: &Arc<dyn HttpClient>,
+    client: &PublicPipeline,
     o: &FetchOptions,
     filters: &[String],
     fetched_at: &str,
@@ -342,11 +296,15 @@ mod tests {
     #[test]
     fn next_page_link_with_explicit_default_port_is_same_origin() {
         let a = Url::parse("https://prices.azure.com/api/retail/prices").unwrap();
-        let b = Url::parse("https://prices.azure.com:443/api/retail/prices?$skip=1000").unwrap();
-        assert!(same_origin(&a, &b));
-        assert!(!same_origin(
-            &a,
-            &Url::parse("https://evil.example/api").unwrap()
-        ));
+        let b = Url::parse("https://Prices.Azure.com:443/api/retail/prices?$skip=1000").unwrap();
+        assert_eq!(a.origin(), b.origin());
+        assert_ne!(
+            a.origin(),
+            Url::parse("https://evil.example/api").unwrap().origin()
+        );
+        assert_ne!(
+            a.origin(),
+            Url::parse("http://prices.azure.com/api").unwrap().origin()
+        );
     }
 }

@@ -43,19 +43,24 @@ pub struct FixedPrices {
     pub nat_gateway_per_gb: f64,
     pub public_ip_hourly: f64,
     pub private_endpoint_hourly: f64,
-    pub private_endpoint_per_gb: f64,
     pub private_dns_zone_monthly: f64,
     pub log_analytics_per_gb: f64,
     pub log_analytics_retention_per_gb_month: f64,
     pub log_analytics_free_retention_days: u32,
     pub metric_alert_monthly: f64,
     pub key_vault_per10k_operations: f64,
+    /// Operations with an RSA 3072/4096 or EC ("advanced") key.
+    pub key_vault_advanced_key_per10k_operations: f64,
+    /// An HSM-protected RSA 2048 key.
     pub key_vault_hsm_key_monthly: f64,
+    /// An HSM-protected advanced key (the first 250 keys of a vault).
+    pub key_vault_hsm_advanced_key_monthly: f64,
     pub key_vault_rotation: f64,
     pub service_bus_standard_hourly: f64,
     pub service_bus_included_operations_millions: f64,
     pub service_bus_per_million_operations: f64,
-    pub storage_queue_per10k_operations: f64,
+    /// Storage account SKU (`Standard_GRS`) → price per 10,000 queue operations.
+    pub storage_queue_per10k_operations: BTreeMap<String, f64>,
 }
 
 /// Tier sizes per disk family (the billed size is the next tier up from the provisioned size).

@@ -3,17 +3,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::model::WorkloadSpec;
+use crate::plan::Plan;
 
 use super::format::money;
 use super::{BudgetCheck, Estimate, SCHEMA_VERSION, Totals};
 
-/// Compare the expected monthly cost with `monitoring.budget.monthly`.
-pub fn budget_check(s: &WorkloadSpec, t: &Totals) -> Option<BudgetCheck> {
-    let b = s.monitoring.budget.as_ref()?;
+/// Compare the expected monthly cost with `monitoring.budget.monthly` (the budget render emits).
+pub fn budget_check(plan: &Plan, t: &Totals) -> Option<BudgetCheck> {
+    let b = plan.monitoring.budget.as_ref()?;
     if !b.currency.eq_ignore_ascii_case("USD") {
         return Some(BudgetCheck {
-            monthly: b.monthly,
+            monthly: b.amount,
             currency: b.currency.clone(),
             status: "skipped".into(),
             percent_of_budget: None,
@@ -23,8 +23,8 @@ pub fn budget_check(s: &WorkloadSpec, t: &Totals) -> Option<BudgetCheck> {
             ),
         });
     }
-    let pct = if b.monthly > 0.0 {
-        Some(t.expected / b.monthly * 100.0)
+    let pct = if b.amount > 0.0 {
+        Some(t.expected / b.amount * 100.0)
     } else {
         None
     };
@@ -33,13 +33,13 @@ pub fn budget_check(s: &WorkloadSpec, t: &Totals) -> Option<BudgetCheck> {
     } else {
         " (a lower bound: some prices are missing)"
     };
-    let (status, message) = if t.expected > b.monthly {
+    let (status, message) = if t.expected > b.amount {
         (
             "over",
             format!(
                 "the expected {}{partial} exceeds monitoring.budget.monthly {}",
                 money(t.expected),
-                money(b.monthly)
+                money(b.amount)
             ),
         )
     } else {
@@ -49,12 +49,12 @@ pub fn budget_check(s: &WorkloadSpec, t: &Totals) -> Option<BudgetCheck> {
                 "the expected {}{partial} is {:.0}% of monitoring.budget.monthly {}",
                 money(t.expected),
                 pct.unwrap_or(0.0),
-                money(b.monthly)
+                money(b.amount)
             ),
         )
     };
     Some(BudgetCheck {
-        monthly: b.monthly,
+        monthly: b.amount,
         currency: b.currency.clone(),
         status: status.into(),
         percent_of_budget: pct,

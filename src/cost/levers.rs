@@ -1,13 +1,16 @@
 //! Saving levers, each priced in the expected case against the same week: spot above the base,
 //! a 1- or 3-year reservation for the regular base, a narrower precision that lets a smaller
-//! size fit, and the scale-down schedules (nights, weekends, autoShutdown).
+//! size fit, the scale-down schedules (nights, weekends, autoShutdown), and for `vmSize: auto`
+//! the size the estimate's own prices would pick (render ranks with the embedded table).
 
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs};
+use crate::plan::Plan;
 use crate::sizing;
-use crate::spec::model::{OsType, Precision, Spec, WorkloadType};
+use crate::spec::model::{Precision, Spec, Workload, WorkloadType};
+use crate::spec::schedule::{self, Origin};
 
-use super::usage::{self, HOURS_PER_MONTH, Usage};
+use super::usage::{self, HOURS_PER_MONTH, Priority, Usage};
 use super::{Lever, Options, PriceBook, Priced, pool_cost};
 
 fn lever(
@@ -32,22 +35,114 @@ fn money(x: f64) -> String {
     super::format::money(x)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn levers(
-    spec: &Spec,
-    size: &GpuSize,
-    book: &PriceBook,
-    u: &Usage,
-    od: Option<&Priced>,
-    spot: Option<&Priced>,
-    disk: Option<f64>,
-    opts: &Options,
-) -> Vec<Lever> {
-    let mut out = vec![spot_lever(spec, size, u, od, spot, opts)];
-    out.extend(reservation_levers(spec, size, book, u));
-    out.extend(precision_levers(spec, size, book, u, od, spot, disk));
-    out.push(schedule_lever(spec, u, od, spot, disk, opts));
+/// The priced pool the levers compare against.
+#[derive(Clone, Copy)]
+pub struct Pool<'a> {
+    pub spec: &'a Spec,
+    pub plan: &'a Plan,
+    /// The plan's VM size.
+    pub size: &'a GpuSize,
+    pub book: &'a PriceBook,
+    pub u: &'a Usage,
+    /// The size's pay-as-you-go and spot prices.
+    pub od: Option<&'a Priced>,
+    pub spot: Option<&'a Priced>,
+    /// The disks' price per instance-hour.
+    pub disk: Option<f64>,
+    pub opts: &'a Options,
+    /// The spec said `vmSize: auto`.
+    pub auto_sized: bool,
+}
+
+pub fn levers(pool: &Pool) -> Vec<Lever> {
+    let mut out = Vec::new();
+    out.extend(auto_size_lever(pool));
+    out.push(spot_lever(pool));
+    out.extend(reservation_levers(pool));
+    out.extend(precision_levers(pool));
+    out.push(schedule_lever(pool));
     out
+}
+
+/// The cheapest catalog size for `workload` ranked with the estimate's prices, as `vmSize: auto`
+/// ranks (cost's only call of [`sizing::select`]).
+fn cheapest_fit(pool: &Pool, workload: &Workload) -> Option<&'static GpuSize> {
+    sizing::select(
+        workload,
+        &pool.spec.spec.region.to_ascii_lowercase(),
+        pool.plan.compute.image.os,
+        &pool.book.merged,
+    )
+    .chosen_size()
+}
+
+/// `vmSize: auto` is resolved with the embedded price table, as render does, so the estimate
+/// prices the size render emits. When `--prices`/`--refresh-prices` rank another size first,
+/// say what pinning that size would be worth.
+fn auto_size_lever(pool: &Pool) -> Option<Lever> {
+    let Pool {
+        spec,
+        plan,
+        size,
+        book,
+        u,
+        od,
+        spot,
+        disk,
+        ..
+    } = *pool;
+    if !pool.auto_sized || book.overlays().is_empty() {
+        return None;
+    }
+    let alt = cheapest_fit(pool, &spec.spec.workload)?;
+    if alt.name.eq_ignore_ascii_case(&size.name) {
+        return None;
+    }
+    let region = spec.spec.region.to_ascii_lowercase();
+    let os = super::price_os(plan);
+    let spot = if u.spot_hours.high > 0.0 { spot } else { None };
+    let od2 = book.vm(&alt.name, &region, os, PriceKind::OnDemand);
+    let spot2 = spot.and_then(|_| book.vm(&alt.name, &region, os, PriceKind::Spot));
+    let sources = srcs(&[od, spot, od2.as_ref(), spot2.as_ref()]);
+    let label = format!(
+        "vmSize: {} (what vmSize: auto picks with these prices)",
+        alt.name
+    );
+    let why = format!(
+        "render ranks vmSize: auto with gpuform's embedded price table and deploys {}; ranked with the prices of this estimate, auto would pick {}",
+        size.name, alt.name
+    );
+    let current = pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk);
+    let other = pool_cost(
+        u,
+        od2.as_ref().map(|p| p.hourly),
+        spot2.as_ref().map(|p| p.hourly),
+        disk,
+    );
+    Some(match (current, other, od2.as_ref(), od) {
+        (Some(c), Some(a), Some(p2), Some(p1)) => {
+            let v = c.expected - a.expected;
+            lever(
+                "vm-size",
+                label,
+                Some(v),
+                if v > 0.0 { "available" } else { "not-worth-it" },
+                format!(
+                    "{why} (${:.4}/h instead of ${:.4}/h pay-as-you-go): set `vmSize: {}` to deploy it",
+                    p2.hourly, p1.hourly, alt.name
+                ),
+                sources,
+            )
+        }
+        _ => lever(
+            "vm-size",
+            label,
+            None,
+            "missing-price",
+            format!("{why}, but a price of it or of {} is missing", size.name),
+            sources,
+        ),
+    })
 }
 
 fn srcs(p: &[Option<&Priced>]) -> Vec<String> {
@@ -56,19 +151,22 @@ fn srcs(p: &[Option<&Priced>]) -> Vec<String> {
     v
 }
 
-fn spot_lever(
-    spec: &Spec,
-    size: &GpuSize,
-    u: &Usage,
-    od: Option<&Priced>,
-    spot: Option<&Priced>,
-    opts: &Options,
-) -> Lever {
+fn spot_lever(pool: &Pool) -> Lever {
+    let Pool {
+        spec,
+        plan,
+        size,
+        u,
+        od,
+        spot,
+        opts,
+        ..
+    } = *pool;
     let s = &spec.spec;
     let c = &s.capacity;
     let label = "Spot above the regular base";
     let sources = srcs(&[od, spot]);
-    if c.uses_spot() {
+    if plan.compute.spot.is_some() {
         return match (od, spot) {
             (Some(o), Some(p)) => {
                 let v = u.spot_hours.expected * (o.hourly - p.hourly);
@@ -127,9 +225,13 @@ fn spot_lever(
             sources,
         );
     }
-    let mut alt = s.clone();
-    alt.capacity.regular_percent_above_base = 0;
-    let u2 = usage::usage(&alt, opts.expected_utilization_percent / 100.0);
+    let mut all_spot = c.clone();
+    all_spot.regular_percent_above_base = 0;
+    let u2 = usage::usage(
+        s,
+        &Priority::Mix(all_spot),
+        opts.expected_utilization_percent / 100.0,
+    );
     match (od, spot) {
         (Some(o), Some(p)) => {
             let v = u2.spot_hours.expected * (o.hourly - p.hourly);
@@ -156,7 +258,15 @@ fn spot_lever(
     }
 }
 
-fn reservation_levers(spec: &Spec, size: &GpuSize, book: &PriceBook, u: &Usage) -> Vec<Lever> {
+fn reservation_levers(pool: &Pool) -> Vec<Lever> {
+    let Pool {
+        spec,
+        plan,
+        size,
+        book,
+        u,
+        ..
+    } = *pool;
     let s = &spec.spec;
     let region = s.region.to_ascii_lowercase();
     let (n, who) = if s.capacity.regular_base > 0 {
@@ -216,7 +326,7 @@ fn reservation_levers(spec: &Spec, size: &GpuSize, book: &PriceBook, u: &Usage) 
                     "{n} reserved instance(s) at ${:.4}/h effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {util:.0}% of the month ({covered:.0} of {paid:.0} h) instead of ${:.4}/h pay-as-you-go{}",
                     r.hourly,
                     o.hourly,
-                    if super::price_os(s) == PriceOs::Windows { "; the Windows license stays pay-as-you-go" } else { "" }
+                    if plan.params.windows { "; the Windows license stays pay-as-you-go" } else { "" }
                 ),
                 srcs(&[Some(r), Some(o)]),
             )
@@ -224,15 +334,18 @@ fn reservation_levers(spec: &Spec, size: &GpuSize, book: &PriceBook, u: &Usage) 
         .collect()
 }
 
-fn precision_levers(
-    spec: &Spec,
-    size: &GpuSize,
-    book: &PriceBook,
-    u: &Usage,
-    od: Option<&Priced>,
-    spot: Option<&Priced>,
-    disk: Option<f64>,
-) -> Vec<Lever> {
+fn precision_levers(pool: &Pool) -> Vec<Lever> {
+    let Pool {
+        spec,
+        plan,
+        size,
+        book,
+        u,
+        od,
+        spot,
+        disk,
+        ..
+    } = *pool;
     let s = &spec.spec;
     let Some(p) = s.workload.precision else {
         return vec![lever(
@@ -272,19 +385,14 @@ fn precision_levers(
         )];
     }
     let region = s.region.to_ascii_lowercase();
-    let os = super::price_os(s);
-    let os_type = if os == PriceOs::Windows {
-        OsType::Windows
-    } else {
-        OsType::Linux
-    };
+    let os = super::price_os(plan);
     // spot prices matter only to a pool that runs spot instances
     let spot = if u.spot_hours.high > 0.0 { spot } else { None };
     let current = pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk);
     let mut opened: Option<String> = None;
     // the size the workload needs at its own precision: a lever only counts when the narrower
     // precision opens a size this one does not
-    let at_current = sizing::select(&s.workload, &region, os_type, &book.merged).chosen;
+    let at_current = cheapest_fit(pool, &s.workload).map(|z| z.name.as_str());
     targets
         .into_iter()
         .map(|t| {
@@ -295,8 +403,7 @@ fn precision_levers(
             let mut wl = s.workload.clone();
             wl.gpu_memory_gib = need;
             wl.precision = Some(t);
-            let sel = sizing::select(&wl, &region, os_type, &book.merged);
-            let Some(chosen) = sel.chosen_size() else {
+            let Some(chosen) = cheapest_fit(pool, &wl) else {
                 return lever(&id, label, None, "not-applicable", "no catalog size fits the reduced memory", vec![]);
             };
             if chosen.name.eq_ignore_ascii_case(&size.name) {
@@ -339,14 +446,17 @@ fn precision_levers(
         .collect()
 }
 
-fn schedule_lever(
-    spec: &Spec,
-    u: &Usage,
-    od: Option<&Priced>,
-    spot: Option<&Priced>,
-    disk: Option<f64>,
-    opts: &Options,
-) -> Lever {
+fn schedule_lever(pool: &Pool) -> Lever {
+    let Pool {
+        spec,
+        plan,
+        u,
+        od,
+        spot,
+        disk,
+        opts,
+        ..
+    } = *pool;
     let s = &spec.spec;
     let util = opts.expected_utilization_percent / 100.0;
     // a schedule scales down when the pool expects fewer instances in it than by default
@@ -355,18 +465,22 @@ fn schedule_lever(
         .first()
         .map(|p| p.expected_count)
         .unwrap_or_default();
-    let mut names = Vec::new();
+    let down: Vec<(usize, String)> = schedule::profiles(s)
+        .into_iter()
+        .filter_map(|p| match p.origin {
+            Origin::ScheduleStart(i) if usage::expected_count(&p, util) < default => {
+                Some((i, p.name))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut names: Vec<String> = down.iter().map(|(_, n)| n.clone()).collect();
     let mut alt = s.clone();
     if let Some(a) = alt.autoscale.as_mut() {
-        a.schedules.retain(|sc| {
-            let d = sc.default.unwrap_or(sc.min).clamp(sc.min, sc.max) as f64;
-            let expected = d + util * (sc.max as f64 - d);
-            let down = expected < default;
-            if down {
-                names.push(sc.name.clone());
-            }
-            !down
-        });
+        // profiles() lists the schedules in order: remove from the back
+        for (i, _) in down.iter().rev() {
+            a.schedules.remove(*i);
+        }
     }
     if alt.auto_shutdown.take().is_some() {
         names.push("autoShutdown".into());
@@ -384,7 +498,7 @@ fn schedule_lever(
         };
         return lever("schedules", label, None, "not-applicable", detail, vec![]);
     }
-    let u2 = usage::usage(&alt, util);
+    let u2 = usage::usage(&alt, &Priority::of(&plan.compute, &s.capacity), util);
     let sources = srcs(&[od, spot]);
     match (
         pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk),

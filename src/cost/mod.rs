@@ -22,11 +22,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
-use crate::spec::model::{DiskEncryption, KeyVaultSku, OsType, Outbound, Spec, WorkloadSpec};
-use crate::spec::resolve;
+use crate::plan::{Cmk, Plan, QueueKind};
+use crate::spec::model::{DiskType, EvictionPolicy, Spec};
 use fixed::{DiskPrice, FixedPrices, FixedSource};
 use format::count;
-use usage::{Cases, HOURS_PER_MONTH, Usage};
+use usage::{Cases, HOURS_PER_MONTH, Priority, Usage};
 
 /// Version of the JSON document (`--format json`); bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -327,10 +327,12 @@ pub struct Estimate {
     pub notes: Vec<String>,
 }
 
-pub fn price_os(spec: &WorkloadSpec) -> PriceOs {
-    match resolve::image(&spec.compute.image).os {
-        OsType::Windows => PriceOs::Windows,
-        OsType::Linux => PriceOs::Linux,
+/// The price list the plan's image bills under.
+pub fn price_os(plan: &Plan) -> PriceOs {
+    if plan.params.windows {
+        PriceOs::Windows
+    } else {
+        PriceOs::Linux
     }
 }
 
@@ -349,95 +351,91 @@ pub(crate) fn pool_cost(
     let disk = disk_per_instance_hour?;
     let spot_needed = u.spot_hours.high > 0.0 || u.spot_hours.expected > 0.0;
     let spot = if spot_needed { spot? } else { 0.0 };
-    Some(
-        u.regular_hours
-            .scale(od)
-            .add(u.spot_hours.scale(spot))
-            .add(u.instance_hours.scale(disk)),
-    )
+    Some(u.regular_hours.scale(od) + u.spot_hours.scale(spot) + u.instance_hours.scale(disk))
 }
 
-/// Price a checked spec.
+/// Price what render emits for a checked spec: `plan` is `Plan::build` of it (every resource
+/// and SKU is read from there), `spec` supplies the workload and the scaling policy whose week
+/// the plan's autoscale profiles come from, `size` is the plan's VM size (for `vmSize: auto`,
+/// `auto_sized`, chosen with the embedded price table as render chooses it).
 pub fn estimate(
     spec: &Spec,
+    plan: &Plan,
     file: &str,
     size: &GpuSize,
+    auto_sized: bool,
     book: &PriceBook,
     opts: &Options,
 ) -> Estimate {
     let s = &spec.spec;
     let region = s.region.to_ascii_lowercase();
-    let os = price_os(s);
-    let u = usage::usage(s, opts.expected_utilization_percent / 100.0);
+    let os = price_os(plan);
+    let priority = Priority::of(&plan.compute, &s.capacity);
+    let u = usage::usage(s, &priority, opts.expected_utilization_percent / 100.0);
     let f = &book.fixed;
     let mut lines: Vec<Line> = Vec::new();
     let mut missing: Vec<Missing> = Vec::new();
     let os_name = retail::os_label(os);
 
     // compute
-    let od = book.vm(&size.name, &region, os, PriceKind::OnDemand);
-    if od.is_none() {
-        missing.push(Missing {
-            line: "compute-regular".into(),
-            price: format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
-            help: PRICES_HELP.into(),
-        });
-    }
-    lines.push(Line {
-        id: "compute-regular".into(),
-        group: "compute".into(),
-        label: format!("{} regular, pay-as-you-go ({os_name})", size.name),
-        unit_price: od.as_ref().map(|p| p.hourly),
-        unit: "instance-hour".into(),
-        quantity: u.regular_hours,
-        amount: u.regular_hours.map(|q| od.as_ref().map(|p| p.hourly * q)),
-        assumption: regular_assumption(s),
-        source: od.as_ref().map(|p| p.source.clone()),
-    });
-    let spot = book.vm(&size.name, &region, os, PriceKind::Spot);
-    if s.capacity.uses_spot() {
-        if spot.is_none() {
-            missing.push(Missing {
-                line: "compute-spot".into(),
-                price: format!("{os_name} spot price of {} in {region}", size.name),
-                help: PRICES_HELP.into(),
-            });
-        }
-        lines.push(Line {
-            id: "compute-spot".into(),
-            group: "compute".into(),
-            label: format!("{} spot ({os_name})", size.name),
-            unit_price: spot.as_ref().map(|p| p.hourly),
-            unit: "instance-hour".into(),
-            quantity: u.spot_hours,
-            amount: u.spot_hours.map(|q| spot.as_ref().map(|p| p.hourly * q)),
-            assumption: format!(
-                "instances above the regular base run on Spot ({}% of them regular); spot prices move daily, evictions are not modelled{}",
-                s.capacity.regular_percent_above_base,
-                if s.capacity.spot_max_price_per_hour < 0.0 { "; maxPrice -1 pays up to pay-as-you-go".to_string() } else { format!("; maxPrice ${}/h", s.capacity.spot_max_price_per_hour) }
-            ),
-            source: spot.as_ref().map(|p| p.source.clone()),
-        });
+    let vm_price = |kind| book.vm(&size.name, &region, os, kind);
+    let od = vm_price(PriceKind::OnDemand);
+    lines.push(vm_line(
+        "compute-regular",
+        format!("{} regular, pay-as-you-go ({os_name})", size.name),
+        od.as_ref(),
+        u.regular_hours,
+        regular_assumption(&priority),
+        || format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
+        &mut missing,
+    ));
+    let spot = vm_price(PriceKind::Spot);
+    if let Some(sp) = &plan.compute.spot {
+        let assumption = format!(
+            "{}; spot prices move daily, evictions are not modelled{}",
+            match &sp.mix {
+                Some(m) => format!(
+                    "instances above the regular base run on Spot ({}% of them regular)",
+                    m.regular_percent_above_base
+                ),
+                None => "every instance runs on Spot".to_string(),
+            },
+            if sp.max_price < 0.0 {
+                "; maxPrice -1 pays up to pay-as-you-go".to_string()
+            } else {
+                format!("; maxPrice ${}/h", sp.max_price)
+            }
+        );
+        lines.push(vm_line(
+            "compute-spot",
+            format!("{} spot ({os_name})", size.name),
+            spot.as_ref(),
+            u.spot_hours,
+            assumption,
+            || format!("{os_name} spot price of {} in {region}", size.name),
+            &mut missing,
+        ));
     }
 
     // disks: billed while the instance exists (scale-in deletes instances with their disks)
     let mut disk_hourly_total: Option<f64> = Some(0.0);
-    let mut disks: Vec<(String, String, crate::spec::model::DiskType, u32)> = vec![(
-        "disk-os".into(),
-        "OS disk".into(),
-        s.compute.os_disk.kind,
-        s.compute.os_disk.size_gib,
+    let mut disks = vec![(
+        "disk-os".to_string(),
+        "OS disk".to_string(),
+        &plan.compute.os_disk,
     )];
-    for (i, d) in s.compute.data_disks.iter().enumerate() {
-        disks.push((
-            format!("disk-data-{i}"),
-            format!("data disk {}", i + 1),
-            d.kind,
-            d.size_gib,
-        ));
+    for (i, d) in plan.compute.data_disks.iter().enumerate() {
+        disks.push((format!("disk-data-{i}"), format!("data disk {}", i + 1), d));
     }
-    for (id, what, kind, gib) in disks {
-        let (label, monthly, source) = match f.disk(kind, gib) {
+    for (id, what, disk) in disks {
+        let (sku, gib) = (disk.storage_account_type, disk.size_gib);
+        let price = match disk_type(sku) {
+            Some(kind) => f.disk(kind, gib),
+            None => DiskPrice::Missing {
+                what: format!("{sku} disk of {gib} GiB: a disk type gpuform has no prices for"),
+            },
+        };
+        let (label, monthly, source) = match price {
             DiskPrice::Tier {
                 tier,
                 tier_gib,
@@ -445,8 +443,7 @@ pub fn estimate(
                 source,
             } => (
                 format!(
-                    "{what} {} {gib} GiB (billed as {tier}, {tier_gib} GiB, ${monthly:.2}/month)",
-                    kind.as_str()
+                    "{what} {sku} {gib} GiB (billed as {tier}, {tier_gib} GiB, ${monthly:.2}/month)"
                 ),
                 Some(monthly),
                 Some(source),
@@ -457,15 +454,14 @@ pub fn estimate(
                 source,
             } => (
                 format!(
-                    "{what} {} {gib} GiB (${per_gib_month:.4}/GiB-month, baseline IOPS/throughput)",
-                    kind.as_str()
+                    "{what} {sku} {gib} GiB (${per_gib_month:.4}/GiB-month, baseline IOPS/throughput)"
                 ),
                 Some(monthly),
                 Some(source),
             ),
             DiskPrice::Missing { what: price } => {
                 missing.push(Missing { line: id.clone(), price, help: "supply it with --prices FILE (Retail Prices API items of serviceName 'Storage') or --refresh-prices".into() });
-                (format!("{what} {} {gib} GiB", kind.as_str()), None, None)
+                (format!("{what} {sku} {gib} GiB"), None, None)
             }
         };
         let per_hour = monthly.map(|m| m / HOURS_PER_MONTH);
@@ -480,7 +476,7 @@ pub fn estimate(
             amount: u.instance_hours.map(|q| per_hour.map(|p| p * q)),
             assumption: format!(
                 "monthly disk price / {HOURS_PER_MONTH} h per instance-hour: disks exist while their instance does{}",
-                if s.capacity.eviction_policy == crate::spec::model::EvictionPolicy::Deallocate && s.capacity.uses_spot() {
+                if plan.compute.spot.as_ref().is_some_and(|sp| sp.eviction_policy == EvictionPolicy::Deallocate.as_str()) {
                     " (evicted spot instances are deallocated and keep paying for disks: not modelled)"
                 } else {
                     ""
@@ -490,7 +486,7 @@ pub fn estimate(
         });
     }
 
-    fixed_lines(s, f, opts, &mut lines);
+    fixed_lines(plan, f, opts, &mut lines, &mut missing);
 
     // totals
     let mut totals = Totals {
@@ -510,16 +506,18 @@ pub fn estimate(
         }
     }
 
-    let levers = levers::levers(
+    let levers = levers::levers(&levers::Pool {
         spec,
+        plan,
         size,
         book,
-        &u,
-        od.as_ref(),
-        spot.as_ref(),
-        disk_hourly_total,
+        u: &u,
+        od: od.as_ref(),
+        spot: spot.as_ref(),
+        disk: disk_hourly_total,
         opts,
-    );
+        auto_sized,
+    });
 
     // sources used
     let mut by_id: BTreeMap<String, SourceUse> = BTreeMap::new();
@@ -543,12 +541,9 @@ pub fn estimate(
     }
     let sources: Vec<SourceUse> = by_id.into_values().collect();
 
-    let budget = gates::budget_check(s, &totals);
+    let budget = gates::budget_check(plan, &totals);
     let mut notes = Vec::new();
-    if let Some(a) = s.autoscale.as_ref().and_then(|a| a.queue.as_ref())
-        && (a.service_bus.as_ref().is_some_and(|q| !q.create)
-            || a.storage_queue.as_ref().is_some_and(|q| !q.create))
-    {
+    if plan.queue.as_ref().is_some_and(|q| !q.create) {
         notes.push(
             "the queue already exists (create: false): its cost is not part of this estimate"
                 .into(),
@@ -580,7 +575,7 @@ pub fn estimate(
         currency: "USD".into(),
         hours_per_month: HOURS_PER_MONTH,
         options: opts.clone(),
-        assumptions: assumptions(s, opts),
+        assumptions: assumptions(plan, opts),
         profiles: u
             .profiles
             .iter()
@@ -608,19 +603,18 @@ pub fn estimate(
     }
 }
 
-fn regular_assumption(s: &WorkloadSpec) -> String {
-    let c = &s.capacity;
-    if !c.uses_spot() {
-        "every instance on regular priority".into()
-    } else {
-        format!(
+fn regular_assumption(p: &Priority) -> String {
+    match p {
+        Priority::Regular => "every instance on regular priority".into(),
+        Priority::Spot => "no instance on regular priority: a Uniform scale set has no priority mix, every instance runs on Spot".into(),
+        Priority::Mix(c) => format!(
             "regular priority: the first {} instance(s), then {}% of the instances above them",
             c.regular_base, c.regular_percent_above_base
-        )
+        ),
     }
 }
 
-fn assumptions(s: &WorkloadSpec, o: &Options) -> Vec<String> {
+fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
     let mut v = vec![
         format!("a month is {HOURS_PER_MONTH} hours (8760 / 12); the week of autoscale profiles (UTC, standard time-zone offsets) is scaled by 730 / 168"),
         format!(
@@ -634,7 +628,7 @@ fn assumptions(s: &WorkloadSpec, o: &Options) -> Vec<String> {
         "regular/spot split per Azure's priority mix: the regular base, then the regular percentage of the instances above it, rounded up".into(),
         "disks are billed per instance-hour (monthly tier price / 730) because scale-in deletes an instance with its disks".into(),
     ];
-    if s.network.outbound == Outbound::NatGateway {
+    if plan.network.nat.is_some() {
         v.push(format!(
             "{} GB/month through the NAT gateway (--nat-gb)",
             count(o.nat_gb_per_month)
@@ -648,11 +642,7 @@ fn assumptions(s: &WorkloadSpec, o: &Options) -> Vec<String> {
         "{} Key Vault operations/month (--key-vault-ops)",
         count(o.key_vault_operations_per_month)
     ));
-    if s.autoscale
-        .as_ref()
-        .and_then(|a| a.queue.as_ref())
-        .is_some()
-    {
+    if plan.queue.is_some() {
         v.push(format!(
             "{} queue operations/month (--queue-ops)",
             count(o.queue_operations_per_month)
@@ -661,234 +651,424 @@ fn assumptions(s: &WorkloadSpec, o: &Options) -> Vec<String> {
     v
 }
 
-fn fixed_line(
+/// A compute line: instance-hours at an hourly VM price; a missing price is recorded in
+/// `missing` (described by `what`).
+fn vm_line(
     id: &str,
-    group: &str,
     label: String,
-    unit_price: f64,
-    unit: &str,
-    quantity: f64,
+    price: Option<&Priced>,
+    hours: Cases<f64>,
     assumption: String,
-    source: &str,
+    what: impl FnOnce() -> String,
+    missing: &mut Vec<Missing>,
 ) -> Line {
+    if price.is_none() {
+        missing.push(Missing {
+            line: id.into(),
+            price: what(),
+            help: PRICES_HELP.into(),
+        });
+    }
     Line {
         id: id.into(),
-        group: group.into(),
+        group: "compute".into(),
         label,
-        unit_price: Some(unit_price),
-        unit: unit.into(),
-        quantity: Cases::all(quantity),
-        amount: Cases::all(Some(unit_price * quantity)),
+        unit_price: price.map(|p| p.hourly),
+        unit: "instance-hour".into(),
+        quantity: hours,
+        amount: hours.map(|q| price.map(|p| p.hourly * q)),
         assumption,
-        source: Some(source.into()),
+        source: price.map(|p| p.source.clone()),
     }
 }
 
-fn fixed_lines(s: &WorkloadSpec, f: &FixedPrices, o: &Options, lines: &mut Vec<Line>) {
-    let h = HOURS_PER_MONTH;
-    if s.network.outbound == Outbound::NatGateway {
-        lines.push(fixed_line(
-            "nat-gateway",
-            "network",
-            "NAT gateway".into(),
-            f.nat_gateway_hourly,
-            "hour",
-            h,
-            "always on: the scale set's only outbound path (driver downloads, package mirrors)"
-                .into(),
-            "network",
-        ));
-        lines.push(fixed_line(
-            "nat-data",
-            "network",
-            "NAT gateway data processed".into(),
-            f.nat_gateway_per_gb,
-            "GB",
-            o.nat_gb_per_month,
-            format!("{} GB/month assumed (driver and image downloads at scale-out, outbound calls); set --nat-gb", count(o.nat_gb_per_month)),
-            "network",
-        ));
-        lines.push(fixed_line(
-            "public-ip",
-            "network",
-            "Public IP (Standard, static) of the NAT gateway".into(),
-            f.public_ip_hourly,
-            "hour",
-            h,
-            "one IP, always on".into(),
-            "network",
-        ));
+/// A line with the same quantity in every case (`unit_price: None`: the price is missing).
+struct Fixed<'a> {
+    id: &'a str,
+    group: &'a str,
+    label: String,
+    unit_price: Option<f64>,
+    unit: &'a str,
+    quantity: f64,
+    assumption: String,
+    source: &'a str,
+}
+
+impl From<Fixed<'_>> for Line {
+    fn from(f: Fixed<'_>) -> Line {
+        Line {
+            id: f.id.into(),
+            group: f.group.into(),
+            label: f.label,
+            unit_price: f.unit_price,
+            unit: f.unit.into(),
+            quantity: Cases::all(f.quantity),
+            amount: Cases::all(f.unit_price.map(|p| p * f.quantity)),
+            assumption: f.assumption,
+            source: f.unit_price.map(|_| f.source.into()),
+        }
     }
-    let kv = &s.security.key_vault;
-    if !kv.public_network_access {
-        lines.push(fixed_line(
-            "kv-private-endpoint",
-            "network",
-            "Private endpoint (Key Vault)".into(),
-            f.private_endpoint_hourly,
-            "hour",
-            h,
-            "public network access is off: the vault is reached through a private endpoint (its data processing is negligible)".into(),
-            "network",
-        ));
-        lines.push(fixed_line(
-            "kv-private-dns",
-            "network",
-            "Private DNS zone privatelink.vaultcore.azure.net".into(),
-            f.private_dns_zone_monthly,
-            "month",
-            1.0,
-            "one zone; DNS queries are negligible".into(),
-            "network",
-        ));
+}
+
+fn fixed_lines(
+    plan: &Plan,
+    f: &FixedPrices,
+    o: &Options,
+    lines: &mut Vec<Line>,
+    missing: &mut Vec<Missing>,
+) {
+    let h = HOURS_PER_MONTH;
+    if plan.network.nat.is_some() {
+        lines.push(Line::from(Fixed {
+            id: "nat-gateway",
+            group: "network",
+            label: "NAT gateway".into(),
+            unit_price: Some(f.nat_gateway_hourly),
+            unit: "hour",
+            quantity: h,
+            assumption:
+                "always on: the scale set's only outbound path (driver downloads, package mirrors)"
+                    .into(),
+            source: "network",
+        }));
+        lines.push(Line::from(Fixed {
+            id: "nat-data",
+            group: "network",
+            label: "NAT gateway data processed".into(),
+            unit_price: Some(f.nat_gateway_per_gb),
+            unit: "GB",
+            quantity: o.nat_gb_per_month,
+            assumption: format!("{} GB/month assumed (driver and image downloads at scale-out, outbound calls); set --nat-gb", count(o.nat_gb_per_month)),
+            source: "network",
+        }));
+        lines.push(Line::from(Fixed {
+            id: "public-ip",
+            group: "network",
+            label: "Public IP (Standard, static) of the NAT gateway".into(),
+            unit_price: Some(f.public_ip_hourly),
+            unit: "hour",
+            quantity: h,
+            assumption: "one IP, always on".into(),
+            source: "network",
+        }));
+    }
+    let kv = &plan.vault;
+    if kv.private_endpoint.is_some() {
+        lines.push(Line::from(Fixed {
+            id: "kv-private-endpoint",
+            group: "network",
+            label: "Private endpoint (Key Vault)".into(),
+            unit_price: Some(f.private_endpoint_hourly),
+            unit: "hour",
+            quantity: h,
+            assumption: "public network access is off: the vault is reached through a private endpoint (its data processing is negligible)".into(),
+            source: "network",
+        }));
+        lines.push(Line::from(Fixed {
+            id: "kv-private-dns",
+            group: "network",
+            label: "Private DNS zone privatelink.vaultcore.azure.net".into(),
+            unit_price: Some(f.private_dns_zone_monthly),
+            unit: "month",
+            quantity: 1.0,
+            assumption: "one zone; DNS queries are negligible".into(),
+            source: "network",
+        }));
     }
     // monitoring
     let gb_month = o.log_gb_per_day * h / 24.0;
-    lines.push(fixed_line(
-        "log-ingestion",
-        "monitoring",
-        "Log Analytics ingestion (Analytics Logs)".into(),
-        f.log_analytics_per_gb,
-        "GB",
-        gb_month,
-        format!("{} GB/day assumed (diagnostic settings of the vault, autoscale and scale set); set --log-gb-per-day; the 5 GB/month free allowance is not deducted", count(o.log_gb_per_day)),
-        "monitor",
-    ));
-    let days = s.monitoring.log_retention_days;
+    lines.push(Line::from(Fixed {
+        id: "log-ingestion",
+        group: "monitoring",
+        label: "Log Analytics ingestion (Analytics Logs)".into(),
+        unit_price: Some(f.log_analytics_per_gb),
+        unit: "GB",
+        quantity: gb_month,
+        assumption: format!("{} GB/day assumed (diagnostic settings of {}); set --log-gb-per-day; the 5 GB/month free allowance is not deducted", count(o.log_gb_per_day), diagnostics_sources(plan)),
+        source: "monitor",
+    }));
+    let days = plan.monitoring.workspace.retention_days;
     if days > f.log_analytics_free_retention_days {
         let extra = days - f.log_analytics_free_retention_days;
-        lines.push(fixed_line(
-            "log-retention",
-            "monitoring",
-            format!("Log Analytics retention beyond {} days", f.log_analytics_free_retention_days),
-            f.log_analytics_retention_per_gb_month,
-            "GB-month",
-            o.log_gb_per_day * extra as f64,
-            format!("logRetentionDays {days}: {extra} days of data kept beyond the included {} days at steady state", f.log_analytics_free_retention_days),
-            "monitor",
-        ));
+        lines.push(Line::from(Fixed {
+            id: "log-retention",
+            group: "monitoring",
+            label: format!("Log Analytics retention beyond {} days", f.log_analytics_free_retention_days),
+            unit_price: Some(f.log_analytics_retention_per_gb_month),
+            unit: "GB-month",
+            quantity: o.log_gb_per_day * extra as f64,
+            assumption: format!("logRetentionDays {days}: {extra} days of data kept beyond the included {} days at steady state", f.log_analytics_free_retention_days),
+            source: "monitor",
+        }));
     }
-    let queue = s.autoscale.as_ref().and_then(|a| a.queue.as_ref());
-    let alerts = 1 + usize::from(queue.is_some()) + usize::from(s.compute.health_probe.is_some());
-    lines.push(fixed_line(
-        "metric-alerts",
-        "monitoring",
-        "Metric alert rules".into(),
-        f.metric_alert_monthly,
-        "rule-month",
-        alerts as f64,
-        format!("{alerts} rule(s), one time series each: capacity pinned at max{}{}; the action group's emails and the budget are free", if queue.is_some() { ", queue backlog" } else { "" }, if s.compute.health_probe.is_some() { ", unhealthy instances" } else { "" }),
-        "monitor",
-    ));
-    // security
-    lines.push(fixed_line(
-        "kv-operations",
-        "security",
-        format!("Key Vault ({}) operations", kv.sku.as_str()),
-        f.key_vault_per10k_operations,
-        "10k operations",
-        o.key_vault_operations_per_month / 10_000.0,
-        format!("{} operations/month assumed (secret reads at boot, key wrap/unwrap); set --key-vault-ops", count(o.key_vault_operations_per_month)),
-        "security",
-    ));
-    if s.security.disk_encryption == DiskEncryption::CustomerManagedKey {
-        if kv.sku == KeyVaultSku::Premium {
-            lines.push(fixed_line(
-                "kv-hsm-key",
-                "security",
-                "HSM-protected key (disk encryption)".into(),
-                f.key_vault_hsm_key_monthly,
-                "key-month",
-                1.0,
-                "one RSA-HSM key on a Premium vault".into(),
-                "security",
-            ));
+    let queue = plan.queue.as_ref();
+    let alerts = &plan.monitoring.alerts;
+    let prefix = format!("alert-{}-", plan.name);
+    let names: Vec<&str> = alerts
+        .iter()
+        .map(|a| a.name.strip_prefix(&prefix).unwrap_or(&a.name))
+        .collect();
+    let mut free = Vec::new();
+    if plan.monitoring.action_group.is_some() {
+        free.push("the action group's emails");
+    }
+    if plan.monitoring.budget.is_some() {
+        free.push("the budget");
+    }
+    lines.push(Line::from(Fixed {
+        id: "metric-alerts",
+        group: "monitoring",
+        label: "Metric alert rules".into(),
+        unit_price: Some(f.metric_alert_monthly),
+        unit: "rule-month",
+        quantity: alerts.len() as f64,
+        assumption: format!(
+            "{} rule(s), one time series each: {}{}",
+            alerts.len(),
+            names.join(", "),
+            if free.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} {} free",
+                    free.join(" and "),
+                    if free.len() > 1 { "are" } else { "is" }
+                )
+            }
+        ),
+        source: "monitor",
+    }));
+    // security: an RSA 3072/4096 or EC key is an "advanced" key, billed at a higher rate
+    let cmk = plan.cmk.as_ref();
+    let advanced = cmk.filter(|c| advanced_key(c));
+    let (ops_price, ops_rate) = match advanced {
+        Some(c) => (
+            f.key_vault_advanced_key_per10k_operations,
+            format!(
+                "; priced at the {} key's 'advanced key' rate, an upper bound (secret reads bill ${}/10k)",
+                key_name(c),
+                f.key_vault_per10k_operations
+            ),
+        ),
+        None => (f.key_vault_per10k_operations, String::new()),
+    };
+    lines.push(Line::from(Fixed {
+        id: "kv-operations",
+        group: "security",
+        label: format!("Key Vault ({}) operations", kv.sku),
+        unit_price: Some(ops_price),
+        unit: "10k operations",
+        quantity: o.key_vault_operations_per_month / 10_000.0,
+        assumption: format!(
+            "{} operations/month assumed (secret reads at boot, key wrap/unwrap); set --key-vault-ops{ops_rate}",
+            count(o.key_vault_operations_per_month)
+        ),
+        source: "security",
+    }));
+    if let Some(cmk) = cmk {
+        if cmk.kty.ends_with("-HSM") {
+            let (monthly, which) = if advanced.is_some() {
+                (
+                    f.key_vault_hsm_advanced_key_monthly,
+                    "advanced key, the first 250 keys' rate",
+                )
+            } else {
+                (f.key_vault_hsm_key_monthly, "RSA 2048 rate")
+            };
+            lines.push(Line::from(Fixed {
+                id: "kv-hsm-key",
+                group: "security",
+                label: format!("HSM-protected disk encryption key ({})", key_name(cmk)),
+                unit_price: Some(monthly),
+                unit: "key-month",
+                quantity: 1.0,
+                assumption: format!("one {} key on a Premium vault ({which})", key_name(cmk)),
+                source: "security",
+            }));
         }
-        lines.push(fixed_line(
-            "kv-key-rotation",
-            "security",
-            "Automated rotation of the disk encryption key".into(),
-            f.key_vault_rotation,
-            "rotation",
-            1.0 / 12.0,
-            "one scheduled rotation a year".into(),
-            "security",
-        ));
-        lines.push(fixed_line(
-            "disk-encryption-set",
-            "security",
-            "Disk encryption set".into(),
-            0.0,
-            "month",
-            1.0,
-            "no charge; its key operations are in the Key Vault line".into(),
-            "security",
-        ));
+        let months = iso_months(cmk.rotate_after);
+        lines.push(Line::from(Fixed {
+            id: "kv-key-rotation",
+            group: "security",
+            label: "Automated rotation of the disk encryption key".into(),
+            unit_price: months.map(|_| f.key_vault_rotation),
+            unit: "rotation",
+            quantity: months.map(|m| 1.0 / m).unwrap_or_default(),
+            assumption: format!(
+                "one scheduled rotation every {} (rotation policy)",
+                cmk.rotate_after
+            ),
+            source: "security",
+        }));
+        if months.is_none() {
+            missing.push(Missing {
+                line: "kv-key-rotation".into(),
+                price: format!("key rotations every {}", cmk.rotate_after),
+                help: "gpuform cannot read this rotation period".into(),
+            });
+        }
+        lines.push(Line::from(Fixed {
+            id: "disk-encryption-set",
+            group: "security",
+            label: "Disk encryption set".into(),
+            unit_price: Some(0.0),
+            unit: "month",
+            quantity: 1.0,
+            assumption: "no charge; its key operations are in the Key Vault line".into(),
+            source: "security",
+        }));
     }
     // messaging
-    if let Some(q) = queue {
-        if let Some(sb) = q.service_bus.as_ref().filter(|q| q.create) {
-            lines.push(fixed_line(
-                "service-bus",
-                "messaging",
-                format!("Service Bus Standard namespace {}", sb.namespace),
-                f.service_bus_standard_hourly,
-                "hour",
-                h,
-                "Standard tier base charge (private endpoints need Premium, about $677 per messaging unit-month: not priced)".into(),
-                "messaging",
-            ));
+    if let Some(q) = queue.filter(|q| q.create) {
+        if q.kind == QueueKind::ServiceBus {
+            // the embedded table prices the Standard tier only
+            let hourly = (q.sku == "Standard").then_some(f.service_bus_standard_hourly);
+            if hourly.is_none() {
+                missing.push(Missing {
+                    line: "service-bus".into(),
+                    price: format!("a Service Bus {} namespace", q.sku),
+                    help: "gpuform's fixed price table has Service Bus Standard prices only".into(),
+                });
+            }
+            lines.push(Line::from(Fixed {
+                id: "service-bus",
+                group: "messaging",
+                label: format!("Service Bus {} namespace {}", q.sku, q.parent),
+                unit_price: hourly,
+                unit: "hour",
+                quantity: h,
+                assumption: "Standard tier base charge (private endpoints need Premium, about $677 per messaging unit-month: not priced)".into(),
+                source: "messaging",
+            }));
             let over = (o.queue_operations_per_month / 1e6
                 - f.service_bus_included_operations_millions)
                 .max(0.0);
-            lines.push(fixed_line(
-                "service-bus-operations",
-                "messaging",
-                "Service Bus operations above the included 13 million".into(),
-                f.service_bus_per_million_operations,
-                "million operations",
-                over,
-                format!(
+            lines.push(Line::from(Fixed {
+                id: "service-bus-operations",
+                group: "messaging",
+                label: "Service Bus operations above the included 13 million".into(),
+                unit_price: hourly.map(|_| f.service_bus_per_million_operations),
+                unit: "million operations",
+                quantity: over,
+                assumption: format!(
                     "{} million operations/month assumed (--queue-ops)",
                     count(o.queue_operations_per_month / 1e6)
                 ),
-                "messaging",
-            ));
+                source: "messaging",
+            }));
         }
-        if let Some(sq) = q.storage_queue.as_ref().filter(|q| q.create) {
-            lines.push(fixed_line(
-                "storage-queue-operations",
-                "messaging",
-                format!("Storage queue operations ({}/{})", sq.account, sq.queue),
-                f.storage_queue_per10k_operations,
-                "10k operations",
-                o.queue_operations_per_month / 10_000.0,
-                format!(
+        if q.kind == QueueKind::Storage {
+            let price = f.storage_queue_per10k_operations.get(q.sku).copied();
+            if price.is_none() {
+                missing.push(Missing {
+                    line: "storage-queue-operations".into(),
+                    price: format!("queue operations on a {} storage account", q.sku),
+                    help: "gpuform's fixed price table has no queue price for this SKU".into(),
+                });
+            }
+            lines.push(Line::from(Fixed {
+                id: "storage-queue-operations",
+                group: "messaging",
+                label: format!(
+                    "Storage queue operations ({} {}/{})",
+                    q.sku, q.parent, q.queue
+                ),
+                unit_price: price,
+                unit: "10k operations",
+                quantity: o.queue_operations_per_month / 10_000.0,
+                assumption: format!(
                     "{} operations/month assumed (--queue-ops); queue capacity is negligible",
                     count(o.queue_operations_per_month)
                 ),
-                "messaging",
-            ));
-            lines.push(fixed_line(
-                "storage-private-endpoint",
-                "network",
-                "Private endpoint (storage queue)".into(),
-                f.private_endpoint_hourly,
-                "hour",
-                h,
-                "the storage account is reached through a private endpoint".into(),
-                "network",
-            ));
-            lines.push(fixed_line(
-                "storage-private-dns",
-                "network",
-                "Private DNS zone privatelink.queue.core.windows.net".into(),
-                f.private_dns_zone_monthly,
-                "month",
-                1.0,
-                "one zone".into(),
-                "network",
-            ));
+                source: "messaging",
+            }));
         }
+        if q.private_endpoint.is_some() {
+            lines.push(Line::from(Fixed {
+                id: "storage-private-endpoint",
+                group: "network",
+                label: "Private endpoint (storage queue)".into(),
+                unit_price: Some(f.private_endpoint_hourly),
+                unit: "hour",
+                quantity: h,
+                assumption: "the storage account is reached through a private endpoint".into(),
+                source: "network",
+            }));
+            lines.push(Line::from(Fixed {
+                id: "storage-private-dns",
+                group: "network",
+                label: "Private DNS zone privatelink.queue.core.windows.net".into(),
+                unit_price: Some(f.private_dns_zone_monthly),
+                unit: "month",
+                quantity: 1.0,
+                assumption: "one zone".into(),
+                source: "network",
+            }));
+        }
+    }
+}
+
+/// The disk type of a plan's `storageAccountType`.
+fn disk_type(sku: &str) -> Option<DiskType> {
+    serde_json::from_value(serde_json::Value::from(sku)).ok()
+}
+
+/// The resources whose diagnostic settings send logs to the workspace, in words.
+fn diagnostics_sources(plan: &Plan) -> String {
+    let what: Vec<&str> = plan
+        .monitoring
+        .diagnostics
+        .iter()
+        .map(|d| match d.target {
+            "vault" => "the Key Vault",
+            "autoscale" => "the autoscale setting",
+            "sbNamespace" => "the Service Bus namespace",
+            "storageQueueService" => "the storage queue service",
+            other => other,
+        })
+        .collect();
+    match what.split_last() {
+        None => "no resource".into(),
+        Some((last, [])) => (*last).into(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Key Vault bills RSA 3072/4096 and elliptic-curve keys as "advanced" keys.
+fn advanced_key(c: &Cmk) -> bool {
+    c.kty.starts_with("EC") || c.key_size > 2048
+}
+
+/// `RSA-HSM 3072`.
+fn key_name(c: &Cmk) -> String {
+    format!("{} {}", c.kty, c.key_size)
+}
+
+/// Months in an ISO 8601 period of whole years, months or days (`P1Y`, `P6M`, `P90D`).
+fn iso_months(period: &str) -> Option<f64> {
+    let body = period.strip_prefix('P')?;
+    let unit = body.chars().last()?;
+    let n: f64 = body[..body.len() - 1].parse().ok()?;
+    let months = match unit {
+        'Y' => n * 12.0,
+        'M' => n,
+        'D' => n * 12.0 / 365.0,
+        _ => return None,
+    };
+    (months > 0.0).then_some(months)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_periods_in_months() {
+        assert_eq!(iso_months("P1Y"), Some(12.0));
+        assert_eq!(iso_months("P6M"), Some(6.0));
+        assert_eq!(iso_months("P365D"), Some(12.0));
+        assert_eq!(iso_months("P0Y"), None);
+        assert_eq!(iso_months("PT1H"), None);
+        assert_eq!(iso_months("1Y"), None);
     }
 }

@@ -262,8 +262,9 @@ fn rank(i: &Item) -> (bool, String) {
 
 /// Build tables from pages. `source` names the origin in the estimate; `as_of` is its date.
 pub fn build(pages: &[Page], source: &str, as_of: &str) -> Result<Parsed, RetailError> {
-    let mut vm: BTreeMap<(String, String, PriceOs, PriceKind), ((bool, String), f64)> =
-        BTreeMap::new();
+    // (size, region, os, kind) -> (rank of the item, hourly price)
+    type VmKey = (String, String, PriceOs, PriceKind);
+    let mut vm: BTreeMap<VmKey, ((bool, String), f64)> = BTreeMap::new();
     let mut out = Parsed {
         vm: PriceTable::new("USD"),
         ..Default::default()

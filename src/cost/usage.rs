@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::plan::Compute;
 use crate::spec::model::{Capacity, WorkloadSpec};
 use crate::spec::schedule::{self, MINUTES_PER_WEEK, Origin, Profile};
 
@@ -45,10 +46,14 @@ impl<T: Copy> Cases<T> {
     }
 }
 
-impl Cases<f64> {
-    pub fn add(self, o: Cases<f64>) -> Cases<f64> {
+impl std::ops::Add for Cases<f64> {
+    type Output = Cases<f64>;
+    fn add(self, o: Cases<f64>) -> Cases<f64> {
         self.zip(o, |a, b| a + b)
     }
+}
+
+impl Cases<f64> {
     pub fn scale(self, k: f64) -> Cases<f64> {
         self.map(|a| a * k)
     }
@@ -62,19 +67,55 @@ pub fn expected_count(p: &Profile, utilization: f64) -> f64 {
     d + utilization.clamp(0.0, 1.0) * (p.max as f64 - d)
 }
 
-/// Regular-priority instances among `n` under the priority mix ([`Capacity::regular_of`] for
-/// whole counts; linear between the neighbouring whole counts for an average such as 2.5).
-pub fn regular_share(c: &Capacity, n: f64) -> f64 {
+/// How the scale set splits its instances between regular and Spot priority, as rendered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Priority {
+    /// No Spot.
+    Regular,
+    /// Every instance on Spot: a Uniform scale set has no priority mix.
+    Spot,
+    /// Flexible's priority mix; the capacity carries the plan's base and percentage and
+    /// Azure's rounding ([`Capacity::regular_of`]).
+    Mix(Capacity),
+}
+
+impl Priority {
+    /// The split of the plan's scale set (`cap`: the spec's capacity, for the rounding rule).
+    pub fn of(compute: &Compute, cap: &Capacity) -> Self {
+        match compute.spot.as_ref().map(|s| s.mix.as_ref()) {
+            None => Priority::Regular,
+            Some(None) => Priority::Spot,
+            Some(Some(m)) => {
+                let mut c = cap.clone();
+                c.regular_base = m.base_regular;
+                c.regular_percent_above_base = m.regular_percent_above_base;
+                Priority::Mix(c)
+            }
+        }
+    }
+
+    fn regular_of(&self, n: u32) -> u32 {
+        match self {
+            Priority::Regular => n,
+            Priority::Spot => 0,
+            Priority::Mix(c) => c.regular_of(n),
+        }
+    }
+}
+
+/// Regular-priority instances among `n` (exact for whole counts; linear between the
+/// neighbouring whole counts for an average such as 2.5).
+pub fn regular_share(p: &Priority, n: f64) -> f64 {
     if n <= 0.0 {
         return 0.0;
     }
     let lo = n.floor();
     let hi = n.ceil();
-    let r_lo = c.regular_of(lo as u32) as f64;
+    let r_lo = p.regular_of(lo as u32) as f64;
     if hi == lo {
         return r_lo;
     }
-    let r_hi = c.regular_of(hi as u32) as f64;
+    let r_hi = p.regular_of(hi as u32) as f64;
     r_lo + (n - lo) * (r_hi - r_lo)
 }
 
@@ -128,12 +169,12 @@ fn kind(o: Origin) -> &'static str {
     }
 }
 
-/// Walk the spec's week.
-pub fn usage(s: &WorkloadSpec, utilization: f64) -> Usage {
+/// Walk the spec's week (the plan's autoscale profiles come from the same
+/// [`schedule::profiles`]), splitting each count by `priority`.
+pub fn usage(s: &WorkloadSpec, priority: &Priority, utilization: f64) -> Usage {
     let profiles = schedule::profiles(s);
     let week = schedule::week(&profiles);
     let scale = HOURS_PER_MONTH / HOURS_PER_WEEK;
-    let cap = &s.capacity;
     let mut segments = Vec::with_capacity(week.len());
     let mut per_profile = vec![(0.0f64, Cases::<f64>::default()); profiles.len()];
     for seg in &week {
@@ -144,10 +185,10 @@ pub fn usage(s: &WorkloadSpec, utilization: f64) -> Usage {
             expected: expected_count(p, utilization),
             high: p.max as f64,
         };
-        let regular = count.map(|n| regular_share(cap, n));
+        let regular = count.map(|n| regular_share(priority, n));
         let spot = count.zip(regular, |n, r| n - r);
         per_profile[seg.profile].0 += hours;
-        per_profile[seg.profile].1 = per_profile[seg.profile].1.add(count.scale(hours * scale));
+        per_profile[seg.profile].1 = per_profile[seg.profile].1 + count.scale(hours * scale);
         segments.push(SegmentUse {
             start: seg.start,
             end: seg.end,
@@ -164,7 +205,7 @@ pub fn usage(s: &WorkloadSpec, utilization: f64) -> Usage {
     );
     let sum = |f: &dyn Fn(&SegmentUse) -> Cases<f64>| {
         segments.iter().fold(Cases::<f64>::default(), |acc, sg| {
-            acc.add(f(sg).scale(sg.hours * scale))
+            acc + f(sg).scale(sg.hours * scale)
         })
     };
     let instance_hours = sum(&|s| s.count);
@@ -231,16 +272,18 @@ mod tests {
 
     #[test]
     fn regular_share_matches_azure_on_whole_counts_and_interpolates() {
-        let c = cap(0, 10, 2, 50);
-        assert_eq!(regular_share(&c, 0.0), 0.0);
-        assert_eq!(regular_share(&c, 2.0), 2.0);
+        let c = &Priority::Mix(cap(0, 10, 2, 50));
+        assert_eq!(regular_share(c, 0.0), 0.0);
+        assert_eq!(regular_share(c, 2.0), 2.0);
         // 3 instances: base 2 + ceil(50% of 1) = 3
-        assert_eq!(regular_share(&c, 3.0), 3.0);
+        assert_eq!(regular_share(c, 3.0), 3.0);
         // 4: 2 + ceil(50% of 2) = 3
-        assert_eq!(regular_share(&c, 4.0), 3.0);
+        assert_eq!(regular_share(c, 4.0), 3.0);
         // 3.5: halfway between 3 (at 3) and 3 (at 4)
-        assert_eq!(regular_share(&c, 3.5), 3.0);
+        assert_eq!(regular_share(c, 3.5), 3.0);
         // 4.5: halfway between 3 (at 4) and 4 (at 5: 2 + ceil(1.5))
-        assert_eq!(regular_share(&c, 4.5), 3.5);
+        assert_eq!(regular_share(c, 4.5), 3.5);
+        assert_eq!(regular_share(&Priority::Regular, 4.5), 4.5);
+        assert_eq!(regular_share(&Priority::Spot, 4.5), 0.0);
     }
 }

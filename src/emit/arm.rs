@@ -1038,7 +1038,7 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                     "name": lit(&qu.parent),
                     "location": "[parameters('location')]",
                     "tags": a.tags(),
-                    "sku": { "name": "Standard", "tier": "Standard" },
+                    "sku": { "name": qu.sku, "tier": qu.sku },
                     "properties": { "disableLocalAuth": true, "minimumTlsVersion": "1.2", "publicNetworkAccess": "Enabled" }
                 }));
                 out.push(json!({
@@ -1057,7 +1057,7 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                     "location": "[parameters('location')]",
                     "tags": a.tags(),
                     "kind": "StorageV2",
-                    "sku": { "name": "Standard_GRS" },
+                    "sku": { "name": qu.sku },
                     "properties": {
                         "accessTier": "Hot",
                         "allowBlobPublicAccess": false,

@@ -25,6 +25,10 @@ pub struct Queue {
     pub queue: String,
     /// Create the namespace/account and the queue; otherwise they are referenced as existing.
     pub create: bool,
+    /// SKU of a namespace/account gpuform creates: the Service Bus tier (`Standard`, the name
+    /// and tier of the namespace SKU) or the storage account SKU (`Standard_GRS`). The templates
+    /// and `gpuform cost` read it from here.
+    pub sku: &'static str,
     /// Resource group of an existing namespace/account outside the deployment's group.
     pub resource_group: Option<String>,
     /// Storage accounts the deployment creates are private: a queue private endpoint.
@@ -105,6 +109,7 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
             parent: sb.namespace.clone(),
             queue: sb.queue.clone(),
             create: sb.create,
+            sku: "Standard",
             resource_group: if sb.create {
                 None
             } else {
@@ -128,6 +133,7 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
         parent: st.account.clone(),
         queue: st.queue.clone(),
         create: st.create,
+        sku: "Standard_GRS",
         resource_group: if st.create {
             None
         } else {
