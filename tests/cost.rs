@@ -555,15 +555,22 @@ fn private_endpoints_are_priced_only_when_rendered() {
 #[test]
 fn a_uniform_spot_pool_is_priced_all_spot_as_rendered() {
     // only possible with spot-needs-flexible turned off: a Uniform scale set has no priority
-    // mix, so render makes every instance Spot and the regular base does not exist
+    // mix, so render makes every instance Spot (and refuses a spec that asks for a regular share)
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("uniform-spot.yaml");
     std::fs::write(
         &spec,
-        std::fs::read_to_string(SPOT).unwrap().replace(
-            "    vmSize: Standard_NC8as_T4_v3\n",
-            "    vmSize: Standard_NC8as_T4_v3\n    orchestration: uniform\n",
-        ),
+        std::fs::read_to_string(SPOT)
+            .unwrap()
+            .replace(
+                "    vmSize: Standard_NC8as_T4_v3\n",
+                "    vmSize: Standard_NC8as_T4_v3\n    orchestration: uniform\n",
+            )
+            // the plan refuses a regular share on Uniform (no priority mix there): all Spot
+            .replace(
+                "regularBase: 1, regularPercentAboveBase: 50",
+                "regularBase: 0, regularPercentAboveBase: 0",
+            ),
     )
     .unwrap();
     let policy = dir.path().join("policy.yaml");
