@@ -4,11 +4,14 @@
 //! pipeline (token, user agent, retry, timeout), paging, error trees and the LRO headers deploy
 //! will poll.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use azure_core::http::{AsyncRawResponse, HttpClient, Request};
+use common::SUB;
 use gpuform::azure::{
     self, ArmApi, AuthMode, Cloud, Connect, Endpoints, Env, ErrorKind, HttpSettings, Op, Probe,
     Transport, Verb,
@@ -20,7 +23,6 @@ use wiremock::matchers::{
 };
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const SUB: &str = "00000000-1111-2222-3333-444444444444";
 const TENANT: &str = "tenant-1";
 
 /// Sends every `*.fake.test` request to the local server (scheme, host and port rewritten).

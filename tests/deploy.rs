@@ -9,42 +9,14 @@
 mod common;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex, query_param};
-use wiremock::{Mock, Request, Respond, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 const RG: &str = "rg-shortvideo-prod";
-const SIZE: &str = "Standard_NC8as_T4_v3";
-const FAMILY: &str = "Standard NCASv3_T4 Family";
-
-fn spec() -> std::path::PathBuf {
-    examples("shortvideo-transcode.yaml")
-}
-
-/// Answers in turn; the last one repeats.
-struct Seq {
-    answers: Vec<ResponseTemplate>,
-    n: AtomicUsize,
-}
-
-fn seq(answers: Vec<ResponseTemplate>) -> Seq {
-    Seq {
-        answers,
-        n: AtomicUsize::new(0),
-    }
-}
-
-impl Respond for Seq {
-    fn respond(&self, _: &Request) -> ResponseTemplate {
-        let i = self.n.fetch_add(1, Ordering::SeqCst);
-        self.answers[i.min(self.answers.len() - 1)].clone()
-    }
-}
-
 fn rg_path(rg: &str) -> String {
     FakeAzure::sub_path(&format!("resourcegroups/{rg}"))
 }
@@ -80,25 +52,6 @@ fn deploy(fake: &FakeAzure, spec: &std::path::Path) -> assert_cmd::Command {
     c
 }
 
-fn show(out: &std::process::Output) {
-    if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
-        println!(
-            "--- exit {:?}\n{}{}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
-}
-
-fn texts(out: &std::process::Output) -> (String, String) {
-    show(out);
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// Progress lines without their `HH:MM:SSZ  ` timestamp.
 fn progress_lines(stderr: &str) -> Vec<String> {
     stderr
@@ -118,58 +71,6 @@ fn existing_group(fake: &FakeAzure) {
                 "id": format!("/subscriptions/{SUB}/resourceGroups/{RG}"), "name": RG, "location": "eastus2",
                 "properties": {"provisioningState": "Succeeded"}
             }))),
-    );
-}
-
-/// Everything preflight asks for; `family_limit` per region (0 blocks it).
-fn preflight_data(fake: &FakeAzure, regions: &[(&str, i64)]) {
-    for (r, limit) in regions {
-        fake.mount(
-            Mock::given(method("GET"))
-                .and(path(FakeAzure::sub_path(
-                    "providers/Microsoft.Compute/skus",
-                )))
-                .and(query_param(
-                    "$filter",
-                    format!("location eq '{r}'").as_str(),
-                ))
-                .respond_with(ResponseTemplate::new(200).set_body_json(
-                    json!({"value": [disk_sku(r), sku(SIZE, FAMILY, r, 8, &["1", "2", "3"])]}),
-                )),
-        );
-        fake.mount(
-            Mock::given(method("GET"))
-                .and(path(FakeAzure::sub_path(&format!(
-                    "providers/Microsoft.Compute/locations/{r}/usages"
-                ))))
-                .respond_with(ResponseTemplate::new(200).set_body_json(usages(*limit, 100, 200))),
-        );
-    }
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path_regex(format!(
-                r"^/subscriptions/{SUB}/providers/Microsoft\.[A-Za-z]+$"
-            )))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .set_body_json(json!({"registrationState": "Registered"})),
-            ),
-    );
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path(FakeAzure::sub_path(
-                "providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost",
-            )))
-            .respond_with(
-                ResponseTemplate::new(200).set_body_json(json!({"properties": {"state": "Registered"}})),
-            ),
-    );
-    fake.mount(
-        Mock::given(method("POST"))
-            .and(path(FakeAzure::sub_path(
-                "providers/Microsoft.KeyVault/checkNameAvailability",
-            )))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"nameAvailable": true}))),
     );
 }
 
@@ -291,7 +192,7 @@ fn a_deployment_that_succeeds_after_several_polls() {
     let fake = FakeAzure::start();
     fake.mount_token();
     existing_group(&fake);
-    preflight_data(&fake, &[("eastus2", 48)]);
+    fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
     deployment_flow(
         &fake,
         vec![
@@ -493,9 +394,9 @@ fn a_deployment_rejected_with_sku_not_available_suggests_regions_that_pass_prefl
     fake.mount_token();
     existing_group(&fake);
     // eastus2 looks fine to preflight; ARM has no capacity; westus3 passes, southcentralus lacks quota
-    preflight_data(
-        &fake,
+    fake.mount_subscription(
         &[("eastus2", 48), ("westus3", 48), ("southcentralus", 0)],
+        Duration::ZERO,
     );
     fake.mount(
         Mock::given(method("PUT"))
@@ -915,7 +816,7 @@ fn a_blocked_preflight_stops_the_deploy_before_anything_changes() {
     let fake = FakeAzure::start();
     fake.mount_token();
     existing_group(&fake);
-    preflight_data(&fake, &[("eastus2", 0)]);
+    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
     let out = deploy(&fake, &spec()).output().unwrap();
     let (o, e) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
@@ -1024,7 +925,7 @@ fn ctrl_c_leaves_the_deployment_running_and_says_how_to_follow_it() {
     );
     // assert_cmd cannot signal a running child: the same command as `deploy()`, by hand
     let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuform"));
-    fake_env(&mut std_cmd, &fake);
+    fake.set_env(&mut std_cmd);
     std_cmd
         .arg("deploy")
         .arg(spec())
@@ -1104,21 +1005,6 @@ fn ctrl_c_leaves_the_deployment_running_and_says_how_to_follow_it() {
     );
 }
 
-/// The environment `FakeAzure::gpuform()` sets, on a plain `std::process::Command`.
-#[cfg(unix)]
-fn fake_env(c: &mut std::process::Command, fake: &FakeAzure) {
-    c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("NO_COLOR", "1")
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .env("SSL_CERT_FILE", &fake.ca_file)
-        .env("AZURE_AUTHORITY_HOST", &fake.base)
-        .env("AZURE_TENANT_ID", TENANT)
-        .env("AZURE_CLIENT_ID", CLIENT)
-        .env("AZURE_CLIENT_SECRET", "not-a-real-secret")
-        .env("AZURE_SUBSCRIPTION_ID", SUB);
-}
-
 /// On a terminal (util-linux `script` provides one) deploy asks first, and draws the live table.
 #[cfg(unix)]
 #[test]
@@ -1151,7 +1037,7 @@ fn on_a_terminal_deploy_asks_and_redraws() {
             fake.base
         );
         let mut c = std::process::Command::new("/usr/bin/script");
-        fake_env(&mut c, &fake);
+        fake.set_env(&mut c);
         c.env("TERM", "xterm")
             .args(["-qec", &line, "/dev/null"])
             .stdin(Stdio::piped())
