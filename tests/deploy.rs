@@ -884,7 +884,9 @@ fn windows_passwords_come_from_the_environment_and_are_never_shown() {
         .env("GPUFORM_ADMIN_PASSWORD", "An0ther-Passw0rd!")
         .output()
         .unwrap();
-    let doc: Value = serde_json::from_slice(&out2.stdout).unwrap();
+    let (o2, e2) = texts(&out2);
+    assert!(!o2.contains("An0ther-Passw0rd!") && !e2.contains("An0ther-Passw0rd!"));
+    let doc: Value = serde_json::from_str(&o2).unwrap();
     assert!(e.contains(doc["deployment"].as_str().unwrap()));
 }
 
