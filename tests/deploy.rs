@@ -1150,3 +1150,23 @@ fn an_existing_budget_keeps_its_start_date() {
             .is_none()
     );
 }
+
+#[test]
+fn a_poll_interval_too_long_for_a_duration_is_a_usage_error() {
+    let fake = FakeAzure::start();
+    let out = fake
+        .gpuform()
+        .arg("deploy")
+        .arg(spec())
+        .args(["-g", RG, "--yes", "--poll-interval", "1e20"])
+        .args(["--arm-endpoint", &format!("{}/", fake.base)])
+        .output()
+        .unwrap();
+    let (_, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("error: --poll-interval must be a number of seconds, not 100000000000000000000"),
+        "{e}"
+    );
+    assert!(fake.requests().is_empty());
+}

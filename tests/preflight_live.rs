@@ -582,3 +582,22 @@ fn markdown_and_github_formats_for_pipelines() {
     assert!(o.contains("title=gpuform preflight eastus2%3A family vCPU quota::Standard NCASv3_T4 Family vCPUs: needs 16"), "{o}");
     assert!(o.contains("::notice file=") && o.contains("eastus2 (spec region) is BLOCKED; passing alternatives, cheapest first: westus3, southcentralus"), "{o}");
 }
+
+#[test]
+fn durations_too_long_for_a_duration_are_usage_errors() {
+    let fake = FakeAzure::start();
+    for bad in ["1e20", "NaN", "0"] {
+        let out = fake
+            .preflight(&spec())
+            .args(["--timeout", bad])
+            .output()
+            .unwrap();
+        let (_, e) = texts(&out);
+        assert_eq!(out.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains("error: --timeout must be a positive number of seconds"),
+            "{e}"
+        );
+    }
+    assert!(fake.requests().is_empty());
+}

@@ -105,21 +105,16 @@ impl Session {
 impl AzureArgs {
     /// Refuse nonsense before anything else runs.
     pub fn check(&self) -> Result<(), Failure> {
-        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
-            return Err(Failure::usage(
-                "--timeout must be a positive number of seconds",
-            ));
-        }
-        Ok(())
+        self.http().map(drop)
     }
 
-    pub fn http(&self) -> HttpSettings {
-        HttpSettings {
-            timeout: Duration::from_secs_f64(self.timeout),
+    pub fn http(&self) -> Result<HttpSettings, Failure> {
+        Ok(HttpSettings {
+            timeout: seconds("--timeout", self.timeout)?,
             max_retries: self.retries,
             initial_delay: Duration::from_millis(self.retry_delay_ms),
             ..HttpSettings::default()
-        }
+        })
     }
 
     /// Choose the credential, find the subscription and build the client; prints
@@ -159,7 +154,7 @@ impl AzureArgs {
         let connect = Connect {
             auth: self.auth.into(),
             endpoints,
-            http: self.http(),
+            http: self.http()?,
             subscription: subscription.clone(),
             transport: None,
         };
@@ -170,6 +165,16 @@ impl AzureArgs {
             subscription,
             cloud,
         })
+    }
+}
+
+/// A positive number of seconds that a `Duration` can hold (`1e20` cannot; `NaN` is not one).
+fn seconds(flag: &str, secs: f64) -> Result<Duration, Failure> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(Failure::usage(format!(
+            "{flag} must be a positive number of seconds, not {secs}"
+        ))),
     }
 }
 

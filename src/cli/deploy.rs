@@ -112,11 +112,15 @@ impl Target<'_> {
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     args.azure.check()?;
-    if !(args.poll_interval >= 0.0 && args.poll_interval.is_finite()) {
-        return Err(Failure::usage(
-            "--poll-interval must be a number of seconds",
-        ));
-    }
+    let polling = Polling {
+        interval: Duration::try_from_secs_f64(args.poll_interval).map_err(|_| {
+            Failure::usage(format!(
+                "--poll-interval must be a number of seconds, not {}",
+                args.poll_interval
+            ))
+        })?,
+        ..Polling::default()
+    };
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !args.what_if && !args.yes && !interactive {
         return Err(Failure::usage(
@@ -159,10 +163,6 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let session = args.azure.connect("deploy")?;
     let rt = runtime()?;
     let rg = args.resource_group.trim().to_string();
-    let polling = Polling {
-        interval: Duration::from_secs_f64(args.poll_interval),
-        ..Polling::default()
-    };
     let region = spec.spec.region.trim().to_ascii_lowercase();
 
     // ---- phase 1: read-only (Ctrl-C just ends the process)
