@@ -82,10 +82,11 @@ pub fn check_secret(p: &SecureParam, value: Option<&str>) -> Result<(), String> 
             p.name, p.env
         ));
     };
-    if v.starts_with("$(") && v.ends_with(')') && !v.contains(' ') {
-        // Azure Pipelines leaves `$(NAME)` as is when the variable does not exist
+    if is_pipeline_macro(v) {
+        // Azure Pipelines leaves `$(NAME)` as is when the variable does not exist. Not even then
+        // is the value printed: a real secret may look like one.
         return Err(format!(
-            "{} holds the unexpanded pipeline macro {v}: define that (secret) variable in the pipeline",
+            "{} holds what looks like an unexpanded pipeline macro `$(...)`: define that (secret) variable in the pipeline",
             p.env
         ));
     }
@@ -102,6 +103,18 @@ pub fn check_secret(p: &SecureParam, value: Option<&str>) -> Result<(), String> 
         ));
     }
     Ok(())
+}
+
+/// `$(NAME)` with a pipeline variable name inside (letters, digits, `_`, `.`, `-`).
+fn is_pipeline_macro(v: &str) -> bool {
+    v.strip_prefix("$(")
+        .and_then(|r| r.strip_suffix(')'))
+        .is_some_and(|name| {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        })
 }
 
 /// Everything sent to ARM, prepared once.
@@ -467,7 +480,16 @@ mod tests {
         );
         assert!(check_secret(&s[0], Some("Long-enough-1")).is_ok());
         let macro_ = check_secret(&s[0], Some("$(GPUFORM_ADMIN_PASSWORD)")).unwrap_err();
-        assert!(macro_.contains("unexpanded pipeline macro"), "{macro_}");
+        assert!(
+            macro_.contains("unexpanded pipeline macro")
+                && !macro_.contains("GPUFORM_ADMIN_PASSWORD)"),
+            "{macro_}"
+        );
+        // a value that only looks like a macro is never echoed either
+        let e = check_secret(&s[0], Some("$(Pa55w0rdXyz)")).unwrap_err();
+        assert!(!e.contains("Pa55w0rd"), "{e}");
+        // and one that cannot be a macro (`!` is no variable name) is a password
+        assert!(check_secret(&s[0], Some("$(Pa55w0rd!xyz)")).is_ok());
     }
 
     #[test]
