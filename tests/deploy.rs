@@ -1170,3 +1170,33 @@ fn a_poll_interval_too_long_for_a_duration_is_a_usage_error() {
     );
     assert!(fake.requests().is_empty());
 }
+
+/// ARM's answer when the regional total, not the family, is short.
+fn regional_quota_rejection() -> ResponseTemplate {
+    ResponseTemplate::new(400).set_body_json(json!({"error": {
+        "code": "InvalidTemplateDeployment",
+        "message": "The template deployment 'shortvideo-transcode' is not valid according to the validation procedure. The tracking id is '5e6f'. See inner errors for details.",
+        "details": [{"code": "QuotaExceeded", "message": "Operation could not be completed as it results in exceeding approved Total Regional Cores quota. Additional details - Deployment Model: Resource Manager, Location: eastus2, Current Limit: 100, Current Usage: 90, Additional Required: 16, (Minimum) New Limit Required: 106. Submit a request for Quota increase at https://aka.ms/ProdportalCRP/#blade/Microsoft_Azure_Capacity/UsageAndQuota.ReactView by specifying parameters listed in the 'Details' section for deployment to succeed."}]
+    }}))
+}
+
+#[test]
+fn a_regional_quota_rejection_asks_for_the_regional_increase_only() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(regional_quota_rejection()),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains("fix:\n  - request a quota increase for Total Regional vCPUs in eastus2 to a new limit of at least 106 (Current Limit: 100, Current Usage: 90, Additional Required: 16)"), "{o}");
+    // the size's family quota is not the one that is short
+    assert!(!o.contains("family quota"), "{o}");
+}

@@ -18,7 +18,7 @@ use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled, styl
 use crate::azure::deployments::Accepted;
 use crate::azure::{ArmError, ErrorDetail};
 use crate::catalog::prices::PriceTable;
-use crate::deploy::errors::{self, Diagnosis, FailedResource};
+use crate::deploy::errors::{self, Diagnosis, FailedResource, QuotaIncrease};
 use crate::deploy::progress::{self, Progress, fmt_elapsed};
 use crate::deploy::whatif::WhatIf;
 use crate::deploy::{self, Finished, Polling, Request};
@@ -756,19 +756,9 @@ fn fill_fixes(
     spec: &Spec,
 ) {
     let size = &spec.spec.compute.vm_size;
-    let family = crate::catalog::find(size).map(|s| s.quota_family.clone());
     for d in outcome.diagnoses.clone() {
         match d {
-            Diagnosis::Quota(q) => {
-                let mut fix = q.text();
-                if let Some(f) = &family {
-                    fix.push_str(&format!(
-                        " ({size} counts against the {f:?} family quota; `az vm list-usage -l {} -o table` shows it)",
-                        q.location.as_deref().unwrap_or(&spec.spec.region)
-                    ));
-                }
-                outcome.fixes.push(fix);
-            }
+            Diagnosis::Quota(q) => outcome.fixes.push(quota_fix(&q, spec)),
             Diagnosis::Capacity { code, location } => {
                 let region = location.unwrap_or_else(|| spec.spec.region.clone());
                 let alt = alternatives(rt, target.session, path, spec);
@@ -802,6 +792,36 @@ fn fill_fixes(
             }
         }
     }
+}
+
+/// The increase to request; when the quota is the size's family quota, which family that is
+/// (ARM spells it `standardNCASv3_T4Family`, the usage list `Standard NCASv3_T4 Family`).
+fn quota_fix(q: &QuotaIncrease, spec: &Spec) -> String {
+    let mut fix = q.text();
+    let size = &spec.spec.compute.vm_size;
+    if let Some(family) = crate::catalog::find(size).map(|s| &s.quota_family)
+        && same_family(&q.quota, family)
+    {
+        fix.push_str(&format!(
+            " ({size} counts against the {family:?} family quota; `az vm list-usage -l {} -o table` shows it)",
+            q.location.as_deref().unwrap_or(&spec.spec.region)
+        ));
+    }
+    fix
+}
+
+/// `standardNCASv3_T4Family Cores` names the family `Standard NCASv3_T4 Family`; `Total Regional
+/// Cores` and `Low Priority Cores` name none.
+fn same_family(quota: &str, family: &str) -> bool {
+    let key = |s: &str| -> String {
+        s.trim()
+            .trim_end_matches(" Cores")
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    key(quota) == key(family)
 }
 
 fn print_outcome(args: &Args, o: &Outcome, elapsed: Duration) {
