@@ -1200,3 +1200,45 @@ fn a_regional_quota_rejection_asks_for_the_regional_increase_only() {
     // the size's family quota is not the one that is short
     assert!(!o.contains("family quota"), "{o}");
 }
+
+/// A 404 for the subscription is not a missing resource group: nothing is created or simulated.
+#[test]
+fn an_unknown_subscription_is_not_a_missing_group() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(rg_path(RG)))
+            .respond_with(ResponseTemplate::new(404).set_body_json(arm_error(
+                "SubscriptionNotFound",
+                &format!("The subscription '{SUB}' could not be found."),
+            ))),
+    );
+    for extra in [
+        &["--create-resource-group"][..],
+        &["--what-if", "--create-resource-group"][..],
+    ] {
+        let out = deploy(&fake, &spec())
+            .arg("--skip-preflight")
+            .args(extra)
+            .output()
+            .unwrap();
+        let (o, e) = texts(&out);
+        assert_eq!(out.status.code(), Some(2), "{o}\n{e}");
+        assert!(o.is_empty(), "{o}");
+        assert!(
+            e.contains(&format!("error: read the resource group {RG}: HTTP 404 SubscriptionNotFound: The subscription '{SUB}' could not be found.")),
+            "{e}"
+        );
+        assert!(
+            e.contains("help: check --subscription / AZURE_SUBSCRIPTION_ID"),
+            "{e}"
+        );
+        assert!(!e.contains("does not exist"), "{e}");
+    }
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| r.method.as_str() == "GET" || r.url.path().contains("oauth2"))
+    );
+}

@@ -155,13 +155,18 @@ impl Arm {
         )
     }
 
-    /// The resource group, or `None` when it does not exist (404).
+    /// The resource group, or `None` when it does not exist (404 `ResourceGroupNotFound`; a 404
+    /// `SubscriptionNotFound` is an error: the subscription is wrong, not the group).
     pub async fn resource_group(&self, rg: &str) -> Result<Option<ResourceGroup>, ArmError> {
         let op = Op::new(format!("read the resource group {rg}"), RG_PERMISSION);
         let url = self.client.url(&self.rg_path(rg), RESOURCE_GROUPS_API, &[]);
         match self.client.get_json(&op, url).await {
             Ok(g) => Ok(Some(g)),
-            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e)
+                if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
+            {
+                Ok(None)
+            }
             Err(e) => Err(e),
         }
     }
