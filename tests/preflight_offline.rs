@@ -218,3 +218,30 @@ fn unreadable_files_are_usage_errors() {
     assert_eq!(code, 2);
     assert!(e.contains("cannot read /nonexistent/skus.json"), "{e}");
 }
+
+#[test]
+fn data_for_a_region_the_run_does_not_check_is_a_usage_error() {
+    // shortvideo-transcode checks eastus2, westus3, southcentralus: eastus is not one of them
+    let (code, o, e) = run(
+        "shortvideo-transcode.yaml",
+        &a(&[
+            "--usages",
+            &format!("eastus={}", fixture("az-vm-list-usage-eastus2.json")),
+        ]),
+    );
+    assert_eq!(code, 2, "{o}\n{e}");
+    assert!(o.is_empty(), "{o}");
+    assert!(e.contains("error: --usages gives quota usage for eastus, a region this run does not check (it checks eastus2, westus3, southcentralus)"), "{e}");
+    assert!(
+        e.contains("help: add --region REGION to check that region too"),
+        "{e}"
+    );
+    // pretrain-nd-h100 checks eastus and southcentralus; the file covers eastus2 only
+    let skus = fixture("az-vm-list-skus-eastus2-all.json");
+    let (code, _, e) = run("pretrain-nd-h100.yaml", &a(&["--skus", &skus]));
+    assert_eq!(code, 2, "{e}");
+    assert!(
+        e.contains(&format!("error: --skus {skus} only lists regions this run does not check (it checks eastus, southcentralus)")),
+        "{e}"
+    );
+}

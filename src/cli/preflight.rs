@@ -132,6 +132,31 @@ fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {
             return Err(Failure::usage(format!("--usages gives {region} twice")));
         }
     }
+    // data for a region this run does not check would be dropped without a word, and a region
+    // left without data is only skipped: the verdict would pass on nothing
+    let checked: Vec<&str> = plan.targets.iter().map(|t| t.region.as_str()).collect();
+    let unchecked = |what: String| {
+        Failure::usage(format!(
+            "{what} this run does not check (it checks {})",
+            checked.join(", ")
+        ))
+        .help("add --region REGION to check that region too, or give data for the regions above")
+    };
+    for region in usages.keys() {
+        if !checked.contains(&region.as_str()) {
+            return Err(unchecked(format!(
+                "--usages gives quota usage for {region}, a region"
+            )));
+        }
+    }
+    for (file, list, _) in &off.skus {
+        if !list
+            .iter()
+            .any(|s| checked.iter().any(|r| s.in_location(r)))
+        {
+            return Err(unchecked(format!("--skus {file} only lists regions")));
+        }
+    }
     off.usages = usages;
     Ok(off)
 }
