@@ -601,3 +601,38 @@ fn durations_too_long_for_a_duration_are_usage_errors() {
     }
     assert!(fake.requests().is_empty());
 }
+
+#[test]
+fn a_taken_key_vault_name_whose_owner_cannot_be_checked_is_unknown() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.KeyVault/checkNameAvailability",
+            )))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"nameAvailable": false, "reason": "AlreadyExists"})),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.KeyVault/vaults")))
+            .respond_with(ResponseTemplate::new(403).set_body_json(arm_error(
+                "AuthorizationFailed",
+                "The client does not have authorization to perform action 'Microsoft.KeyVault/vaults/read'.",
+            ))),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let (o, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}");
+    assert!(o.contains("unknown  Key Vault name             kv-shortvideo-prod is taken; could not check whether it is this subscription's (could not list the subscription's key vaults: HTTP 403 AuthorizationFailed"), "{o}");
+    assert!(
+        o.contains("fix: the identity needs Microsoft.KeyVault/vaults/read (e.g. Reader on the subscription); or choose another security.keyVault.name"),
+        "{o}"
+    );
+    assert!(
+        o.contains("result: eastus2 (spec region) is UNKNOWN"),
+        "{o}"
+    );
+}

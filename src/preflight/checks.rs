@@ -115,13 +115,25 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
             let why = a.message.as_deref().map(|m| format!(" ({})", m.trim())).unwrap_or_default();
             if a.name_available {
                 check(KV, KV_TITLE, Status::Pass, format!("{name} is available"))
-            } else if let Some(own) = &v.own {
+            } else if let Ok(Some(own)) = &v.own {
                 let rg = own.resource_group().unwrap_or("?");
                 check(KV, KV_TITLE, Status::Warn, format!("{name} already exists in this subscription (resource group {rg})"))
                     .fix(format!("deploy into resource group {rg} to reuse it, or choose another security.keyVault.name"))
             } else if a.reason.as_deref() == Some("AccountNameInvalid") {
                 check(KV, KV_TITLE, Status::Fail, format!("{name} is not a valid vault name{why}"))
                     .fix("vault names are 3-24 letters, digits and hyphens, start with a letter, no consecutive hyphens")
+            } else if let Err(e) = &v.own {
+                // it may be this subscription's own vault (a redeploy): do not block on a guess
+                let mut c = check(KV, KV_TITLE, Status::Unknown, format!(
+                    "{name} is taken{why}; could not check whether it is this subscription's (could not {}: {})",
+                    e.operation, e.summary()
+                ));
+                c.fix = Some(match &e.help {
+                    Some(h) => format!("{h}; or choose another security.keyVault.name"),
+                    None => "retry, or choose another security.keyVault.name".into(),
+                });
+                c.error = Some(e.clone());
+                c
             } else {
                 check(KV, KV_TITLE, Status::Fail, format!("{name} is taken{why}")).fix(
                     "vault names are global: choose another security.keyVault.name; if you deleted a vault with this name, \

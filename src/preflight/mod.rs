@@ -89,7 +89,9 @@ pub struct RegionData {
 #[derive(Debug, Clone)]
 pub struct VaultName {
     pub availability: NameAvailability,
-    pub own: Option<ResourceRef>,
+    /// `Ok(None)`: free, or taken by someone else; `Err`: taken, and the subscription's vaults
+    /// could not be listed to tell whose.
+    pub own: Result<Option<ResourceRef>, ArmError>,
 }
 
 /// Subscription-wide data (the same for every region).
@@ -162,13 +164,12 @@ pub async fn gather_live(
 async fn vault_name(api: &dyn ArmApi, name: &str) -> Result<VaultName, ArmError> {
     let availability = api.key_vault_name(name).await?;
     let own = if availability.name_available {
-        None
+        Ok(None)
     } else {
         // a taken name may be this subscription's own vault (a re-deploy)
         api.key_vaults()
             .await
-            .ok()
-            .and_then(|v| v.into_iter().find(|r| r.name.eq_ignore_ascii_case(name)))
+            .map(|v| v.into_iter().find(|r| r.name.eq_ignore_ascii_case(name)))
     };
     Ok(VaultName { availability, own })
 }
@@ -329,7 +330,9 @@ mod tests {
         assert_eq!((regions.len(), api.calls.load(Ordering::SeqCst)), (4, 8));
         // the taken vault name is recognised as the subscription's own (case-insensitively)
         match sub.key_vault {
-            Some(Fetch::Got(v)) => assert_eq!(v.own.unwrap().resource_group(), Some("rg1")),
+            Some(Fetch::Got(v)) => {
+                assert_eq!(v.own.unwrap().unwrap().resource_group(), Some("rg1"))
+            }
             other => panic!("{other:?}"),
         }
     }
