@@ -315,7 +315,7 @@ async fn send_exposes_the_long_running_operation_headers_deploy_polls() {
         .await
         .unwrap();
     assert_eq!(r.status, 201);
-    assert_eq!(r.poll_url(), Some(poll));
+    assert_eq!(r.async_operation.as_deref(), Some(poll));
     assert_eq!(r.retry_after, Some(Duration::from_secs(7)));
     assert_eq!(
         r.location.as_deref(),

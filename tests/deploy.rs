@@ -1242,3 +1242,228 @@ fn an_unknown_subscription_is_not_a_missing_group() {
             .all(|r| r.method.as_str() == "GET" || r.url.path().contains("oauth2"))
     );
 }
+
+/// A deployment ARM answers with `Location` only: 202 while it runs, then an empty 204.
+#[test]
+fn a_location_only_deployment_ends_with_an_empty_answer() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    let location = fake.url(&format!(
+        "/subscriptions/{SUB}/providers/Microsoft.Resources/locations/eastus2/operationresults/deploy-1?api-version=2025-04-01"
+    ));
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(
+                ResponseTemplate::new(201)
+                    .insert_header("Location", location.as_str())
+                    .set_body_json(
+                        json!({"name": "d", "properties": {"provisioningState": "Accepted"}}),
+                    ),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Resources/locations/eastus2/operationresults/deploy-1",
+            )))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(202).insert_header("Location", location.as_str()),
+                ResponseTemplate::new(202),
+                ResponseTemplate::new(204),
+            ])),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("/operations")))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"value": happy_ops()[3]})),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(succeeded_deployment())),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(o.contains("succeeded (resource group"), "{o}");
+    let polls = fake
+        .requests()
+        .iter()
+        .filter(|r| r.url.path().ends_with("/deploy-1"))
+        .count();
+    assert_eq!(polls, 3);
+}
+
+/// What-if: the result is at the Location, even when a 202 also names an
+/// Azure-AsyncOperation, and a 200 `{"status": "Running"}` is not the result yet.
+#[test]
+fn what_if_polls_its_location_until_a_final_answer() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    let location = fake.url(&format!(
+        "/subscriptions/{SUB}/providers/Microsoft.Resources/locations/eastus2/operationresults/whatif-2?api-version=2025-04-01"
+    ));
+    let status = fake.url(&format!(
+        "/subscriptions/{SUB}/providers/Microsoft.Resources/locations/eastus2/operationstatuses/whatif-2?api-version=2025-04-01"
+    ));
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path_regex(deployment_re("/whatIf")))
+            .respond_with(
+                ResponseTemplate::new(202)
+                    .insert_header("Location", location.as_str())
+                    .insert_header("Retry-After", "0"),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Resources/locations/eastus2/operationresults/whatif-2",
+            )))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(202)
+                    .insert_header("Location", location.as_str())
+                    .insert_header("Azure-AsyncOperation", status.as_str()),
+                ResponseTemplate::new(200).set_body_json(json!({"status": "Running"})),
+                ResponseTemplate::new(200).set_body_json(what_if_changes()),
+            ])),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Resources/locations/eastus2/operationstatuses/whatif-2",
+            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"status": "Running"}))),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--what-if", "--output", "json"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["status"], "Succeeded");
+    assert_eq!(doc["summary"]["Delete"], 1);
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| !r.url.path().contains("operationstatuses")),
+        "polled the Azure-AsyncOperation URL"
+    );
+}
+
+#[test]
+fn a_failed_final_read_is_tried_again() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    deployment_flow(
+        &fake,
+        vec![status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(500).set_body_json(arm_error("InternalServerError", "x")),
+                ResponseTemplate::new(200).set_body_json(succeeded_deployment()),
+            ]))
+            .with_priority(1),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--retries", "0"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(o.contains("succeeded (resource group"), "{o}");
+}
+
+#[test]
+fn losing_track_of_a_deployment_says_how_to_follow_it() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    // the status URL keeps failing: after 8 tries in a row gpuform gives up following
+    deployment_flow(
+        &fake,
+        vec![ResponseTemplate::new(503).set_body_json(arm_error("ServiceUnavailable", "down"))],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--retries", "0"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}\n{e}");
+    assert_eq!(
+        progress_lines(&e)
+            .iter()
+            .filter(|l| l.starts_with("could not read the deployment status"))
+            .count(),
+        7,
+        "{e}"
+    );
+    assert!(
+        e.contains("error: read the status of deployment shortvideo-transcode-"),
+        "{e}"
+    );
+    assert!(
+        e.contains("caused by: gpuform lost track of deployment shortvideo-transcode-"),
+        "{e}"
+    );
+    assert!(e.contains("it may still be running"), "{e}");
+    assert!(
+        e.contains(&format!(
+            "check on it:\n  follow it:   az deployment group show -g {RG} -n shortvideo-transcode-"
+        )),
+        "{e}"
+    );
+    assert_eq!(
+        fake.requests()
+            .iter()
+            .filter(|r| r.url.path().contains("operationStatuses"))
+            .count(),
+        8
+    );
+
+    // a start whose answer never came may have started: the same hint
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(
+                ResponseTemplate::new(502).set_body_json(arm_error("BadGateway", "upstream")),
+            ),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--retries", "0"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}\n{e}");
+    assert!(
+        e.contains("error: start the deployment shortvideo-transcode-"),
+        "{e}"
+    );
+    assert!(
+        e.contains("may have started: ARM's answer to starting it did not arrive"),
+        "{e}"
+    );
+    assert!(e.contains(&format!("check whether it runs:\n  follow it:   az deployment group show -g {RG} -n shortvideo-transcode-")), "{e}");
+}

@@ -74,11 +74,6 @@ impl ArmResponse {
     pub fn json<T: DeserializeOwned>(&self, op: &Op) -> Result<T, ArmError> {
         decode(op, &self.body, self.request_id.as_deref())
     }
-
-    /// The URL a long-running operation is polled at: `Azure-AsyncOperation`, else `Location`.
-    pub fn poll_url(&self) -> Option<&str> {
-        self.async_operation.as_deref().or(self.location.as_deref())
-    }
 }
 
 const LOCATION: HeaderName = HeaderName::from_static("location");

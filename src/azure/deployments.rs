@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::api::{Arm, ArmApi};
-use super::client::{Op, Verb};
+use super::client::{ArmResponse, Op, Verb};
 use super::error::{ArmError, ErrorDetail};
 use super::models::null_default;
 
@@ -114,7 +114,10 @@ pub struct TargetResource {
 #[derive(Debug, Clone)]
 pub struct Accepted {
     pub status: u16,
-    pub poll_url: Option<String>,
+    /// `Azure-AsyncOperation`: a status URL (`{"status": ...}`), the same for the whole operation.
+    pub async_operation: Option<String>,
+    /// `Location`: 202 while the operation runs, then 200/204 (with the result, if it has one).
+    pub location: Option<String>,
     pub retry_after: Option<Duration>,
     pub body: Value,
 }
@@ -122,11 +125,11 @@ pub struct Accepted {
 /// One poll of a long-running operation.
 #[derive(Debug, Clone)]
 pub struct Polled {
-    /// 202 while running (what-if `Location`), 200 with a body otherwise.
+    /// 202 while a `Location` operation runs; 200 (or 204) otherwise.
     pub status: u16,
     pub retry_after: Option<Duration>,
-    /// A new URL to poll, when the answer names one.
-    pub next: Option<String>,
+    /// A new `Location` to poll, when a 202 names one.
+    pub location: Option<String>,
     /// Parsed body (`Value::Null` when empty).
     pub body: Value,
 }
@@ -256,12 +259,7 @@ impl Arm {
             .client
             .send_raw(&op, Verb::Put, url, Some(body))
             .await?;
-        Ok(Accepted {
-            status: res.status,
-            poll_url: res.poll_url().map(str::to_string),
-            retry_after: res.retry_after,
-            body: serde_json::from_slice(&res.body).unwrap_or(Value::Null),
-        })
+        Ok(accepted(res))
     }
 
     /// POST `.../whatIf` (the same body as the PUT).
@@ -284,12 +282,7 @@ impl Arm {
             .client
             .send_raw(&op, Verb::Post, url, Some(body))
             .await?;
-        Ok(Accepted {
-            status: res.status,
-            poll_url: res.location.clone().or(res.async_operation.clone()),
-            retry_after: res.retry_after,
-            body: serde_json::from_slice(&res.body).unwrap_or(Value::Null),
-        })
+        Ok(accepted(res))
     }
 
     /// GET a URL ARM handed back (`Azure-AsyncOperation` / `Location`); only on ARM's own host.
@@ -305,7 +298,7 @@ impl Arm {
         Ok(Polled {
             status: res.status,
             retry_after: res.retry_after,
-            next: res.poll_url().map(str::to_string),
+            location: res.location,
             body,
         })
     }
@@ -332,6 +325,16 @@ impl Arm {
             &[],
         );
         self.client.get_all(&op, url).await
+    }
+}
+
+fn accepted(res: ArmResponse) -> Accepted {
+    Accepted {
+        status: res.status,
+        body: serde_json::from_slice(&res.body).unwrap_or(Value::Null),
+        async_operation: res.async_operation,
+        location: res.location,
+        retry_after: res.retry_after,
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::azure_args::{AzureArgs, Session, runtime};
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled, styled_stderr};
 use crate::azure::deployments::Accepted;
-use crate::azure::{ArmError, ErrorDetail};
+use crate::azure::{ArmError, ErrorDetail, ErrorKind};
 use crate::catalog::prices::PriceTable;
 use crate::deploy::errors::{self, Diagnosis, FailedResource, QuotaIncrease};
 use crate::deploy::progress::{self, Progress, fmt_elapsed};
@@ -275,7 +275,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 );
                 Accepted {
                     status: 200,
-                    poll_url: None,
+                    async_operation: None,
+                    location: None,
                     retry_after: None,
                     body: Value::Null,
                 }
@@ -338,6 +339,20 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 Stage::Starting if rejected(&e) => {
                     report_rejection(&args, &rt, &target, spec, &e, view.elapsed())
                 }
+                Stage::Starting if unanswered(&e) => {
+                    // ARM may have accepted the PUT and the answer got lost
+                    let mut f = session.failure(&e);
+                    f.causes.push(format!(
+                        "deployment {} may have started: ARM's answer to starting it did not arrive",
+                        request.name
+                    ));
+                    f.help = Some(format!(
+                        "{}check whether it runs:\n{}",
+                        f.help.map(|h| format!("{h}; ")).unwrap_or_default(),
+                        target.follow_hint().trim_end()
+                    ));
+                    Err(f)
+                }
                 Stage::Following => {
                     let mut f = session.failure(&e);
                     f.causes.push(format!(
@@ -374,6 +389,15 @@ fn confirm(question: &str) -> bool {
 /// anything started): a failed deployment, not an access problem.
 fn rejected(e: &ArmError) -> bool {
     matches!(e.status, Some(400) | Some(409) | Some(422)) && e.code.is_some()
+}
+
+/// No answer (timeout, broken connection) or a server error after the retries: the request may
+/// have been carried out.
+fn unanswered(e: &ArmError) -> bool {
+    matches!(
+        e.kind,
+        ErrorKind::Timeout | ErrorKind::Connection | ErrorKind::Other
+    ) || e.status.is_some_and(|s| s >= 500)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -307,7 +307,12 @@ pub async fn follow(
     progress: &mut Progress,
 ) -> Result<Finished, ArmError> {
     let what = format!("read the status of deployment {name}");
-    let url = accepted.poll_url.clone();
+    // the Azure-AsyncOperation URL stays the same for the whole operation; a Location may move
+    let by_location = accepted.async_operation.is_none();
+    let mut url = accepted
+        .async_operation
+        .clone()
+        .or_else(|| accepted.location.clone());
     let mut wait = accepted.retry_after.unwrap_or(polling.interval);
     let mut failures = 0u32;
     let mut ops: Vec<Operation> = Vec::new();
@@ -320,35 +325,43 @@ pub async fn follow(
     progress.update(&initial, &ops);
     loop {
         tokio::time::sleep(wait.min(polling.max_wait)).await;
-        let status = match &url {
-            // the Azure-AsyncOperation URL stays the same for the whole operation
-            Some(u) => arm.poll(&what, u).await.map(|p| {
-                let state = p
-                    .lro_status()
-                    .or_else(|| {
-                        p.body
-                            .pointer("/properties/provisioningState")
-                            .and_then(Value::as_str)
-                    })
-                    .unwrap_or("Running")
-                    .to_string();
-                (state, p.retry_after)
-            }),
+        // `None`: the operation is over without saying how (a Location's empty 200/204)
+        let status: Result<(Option<String>, Option<Duration>), ArmError> = match &url {
+            Some(u) => match arm.poll(&what, u).await {
+                Ok(p) => {
+                    let state = p
+                        .lro_status()
+                        .or_else(|| {
+                            p.body
+                                .pointer("/properties/provisioningState")
+                                .and_then(Value::as_str)
+                        })
+                        .map(str::to_string)
+                        .or_else(|| (p.status == 202).then(|| "Running".to_string()));
+                    if by_location && p.status == 202 && p.location.is_some() {
+                        url = p.location;
+                    }
+                    Ok((state, p.retry_after))
+                }
+                Err(e) => Err(e),
+            },
             None => arm.deployment(rg, name).await.map(|d| {
                 (
-                    d.properties
-                        .provisioning_state
-                        .unwrap_or_else(|| "Running".into()),
+                    Some(
+                        d.properties
+                            .provisioning_state
+                            .unwrap_or_else(|| "Running".into()),
+                    ),
                     None,
                 )
             }),
         };
         let (state, retry_after) = match status {
-            Ok((s, ra)) => {
+            Ok(s) => {
                 failures = 0;
-                (s, ra)
+                s
             }
-            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) if stops_following(&e) => return Err(e),
             Err(e) => {
                 failures += 1;
                 if failures >= polling.max_failures {
@@ -362,9 +375,12 @@ pub async fn follow(
                 continue;
             }
         };
+        let Some(state) = state else {
+            break; // the deployment itself says how it ended
+        };
         match arm.operations(rg, name).await {
             Ok(o) => ops = o,
-            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) if stops_following(&e) => return Err(e),
             Err(_) => {} // the view just stays as it was
         }
         progress.update(&state, &ops);
@@ -373,7 +389,7 @@ pub async fn follow(
         }
         wait = retry_after.unwrap_or(polling.interval);
     }
-    let deployment = arm.deployment(rg, name).await?;
+    let deployment = retried(polling, || arm.deployment(rg, name)).await?;
     if let Ok(o) = arm.operations(rg, name).await {
         progress.update(
             deployment
@@ -392,17 +408,51 @@ pub async fn follow(
     })
 }
 
-/// Poll a what-if until its answer (202 + `Location` while it runs, then 200 with the result).
+/// Errors that end following at once because trying again cannot help: settings, the
+/// credential, TLS, a rejected token. Outages, timeouts, throttling and 5xx are tried again, up
+/// to [`Polling::max_failures`] in a row.
+fn stops_following(e: &ArmError) -> bool {
+    matches!(
+        e.kind,
+        ErrorKind::Config | ErrorKind::Credential | ErrorKind::Tls
+    ) || e.status == Some(401)
+}
+
+/// `call` until it succeeds, [`Polling::max_failures`] times at most.
+async fn retried<T, F, Fut>(polling: Polling, mut call: F) -> Result<T, ArmError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ArmError>>,
+{
+    let mut failures = 0u32;
+    loop {
+        match call().await {
+            Ok(v) => return Ok(v),
+            Err(e) if stops_following(&e) => return Err(e),
+            Err(e) => {
+                failures += 1;
+                if failures >= polling.max_failures {
+                    return Err(e);
+                }
+                tokio::time::sleep(polling.interval.min(polling.max_wait)).await;
+            }
+        }
+    }
+}
+
+/// Poll a what-if until its answer: 202 + `Location` while it runs, then 200 with the result.
+/// The result is at the `Location`, so that is what is polled (never `Azure-AsyncOperation`,
+/// whose `{"status": ...}` has no changes).
 pub async fn what_if(
     arm: &Arm,
     accepted: Accepted,
     polling: Polling,
 ) -> Result<WhatIfResult, ArmError> {
     let what = "read the what-if result";
-    if accepted.status == 200 && accepted.body.get("status").is_some() {
+    if what_if_done(accepted.status, &accepted.body) {
         return decode_what_if(accepted.body);
     }
-    let Some(mut url) = accepted.poll_url.clone() else {
+    let Some(mut url) = accepted.location.or(accepted.async_operation) else {
         return Err(ArmError::new(
             ErrorKind::Decode,
             what,
@@ -414,15 +464,15 @@ pub async fn what_if(
     loop {
         tokio::time::sleep(wait.min(polling.max_wait)).await;
         match arm.poll(what, &url).await {
-            Ok(p) if p.status == 202 || p.body.is_null() => {
+            Ok(p) if what_if_done(p.status, &p.body) => return decode_what_if(p.body),
+            Ok(p) => {
                 failures = 0;
-                if let Some(n) = p.next {
+                if let Some(n) = p.location {
                     url = n;
                 }
                 wait = p.retry_after.unwrap_or(polling.interval);
             }
-            Ok(p) => return decode_what_if(p.body),
-            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) if stops_following(&e) => return Err(e),
             Err(e) => {
                 failures += 1;
                 if failures >= polling.max_failures {
@@ -432,6 +482,16 @@ pub async fn what_if(
             }
         }
     }
+}
+
+/// A 200 with a body whose `status`, if any, is final (`{"status": "Running"}` is not).
+fn what_if_done(status: u16, body: &Value) -> bool {
+    status == 200
+        && !body.is_null()
+        && body
+            .get("status")
+            .and_then(Value::as_str)
+            .is_none_or(is_terminal)
 }
 
 fn decode_what_if(body: Value) -> Result<WhatIfResult, ArmError> {
@@ -448,6 +508,44 @@ fn decode_what_if(body: Value) -> Result<WhatIfResult, ArmError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_errors_a_retry_cannot_fix_stop_following() {
+        let e = |kind, status| {
+            let mut e = ArmError::new(kind, "read the status of deployment d", "x");
+            e.status = status;
+            e
+        };
+        for gone in [
+            e(ErrorKind::Connection, None),
+            e(ErrorKind::Timeout, None),
+            e(ErrorKind::Http, Some(503)),
+            e(ErrorKind::Http, Some(429)),
+        ] {
+            assert!(!stops_following(&gone), "{gone:?}");
+        }
+        for fatal in [
+            e(ErrorKind::Credential, None),
+            e(ErrorKind::Tls, None),
+            e(ErrorKind::Config, None),
+            e(ErrorKind::Http, Some(401)),
+        ] {
+            assert!(stops_following(&fatal), "{fatal:?}");
+        }
+    }
+
+    #[test]
+    fn a_what_if_answer_is_final_only_with_a_final_status() {
+        assert!(!what_if_done(202, &Value::Null));
+        assert!(!what_if_done(200, &Value::Null));
+        assert!(!what_if_done(200, &json!({"status": "Running"})));
+        assert!(what_if_done(
+            200,
+            &json!({"status": "Succeeded", "properties": {}})
+        ));
+        assert!(what_if_done(200, &json!({"status": "Failed", "error": {}})));
+        assert!(what_if_done(200, &json!({"properties": {"changes": []}})));
+    }
 
     #[test]
     fn env_names_for_secure_parameters() {
