@@ -1467,3 +1467,27 @@ fn losing_track_of_a_deployment_says_how_to_follow_it() {
     );
     assert!(e.contains(&format!("check whether it runs:\n  follow it:   az deployment group show -g {RG} -n shortvideo-transcode-")), "{e}");
 }
+
+/// Redeploying an unchanged pool that uses its whole quota: its own instances are not needed twice.
+#[test]
+fn a_redeployment_does_not_need_quota_for_its_running_instances() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount_subscription(&[("eastus2", 16)], Duration::ZERO);
+    mount_running_pool(&fake, RG);
+    deployment_flow(
+        &fake,
+        vec![status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec()).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(e.contains(&format!("deploy: scale set vmss-shortvideo-transcode in {RG} (eastus2) runs 2 regular and 18 Spot instances; preflight counts them as in use already")), "{e}");
+    assert!(
+        e.contains("deploy: preflight eastus2 (Standard_NC8as_T4_v3): PASS"),
+        "{e}"
+    );
+}

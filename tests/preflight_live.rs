@@ -636,3 +636,30 @@ fn a_taken_key_vault_name_whose_owner_cannot_be_checked_is_unknown() {
         "{o}"
     );
 }
+
+#[test]
+fn with_its_resource_group_a_running_pool_is_not_counted_twice() {
+    let fake = healthy();
+    mount_running_pool(&fake, "rg-shortvideo");
+    // without the group: 16 more family vCPUs for a pool that has them already
+    let out = fake.preflight(&spec()).output().unwrap();
+    let (o, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    let out = fake
+        .preflight(&spec())
+        .args(["--resource-group", "rg-shortvideo"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(e.contains("preflight: scale set vmss-shortvideo-transcode in rg-shortvideo (eastus2) runs 2 regular and 18 Spot instances"), "{e}");
+    assert!(o.contains("Standard NCASv3_T4 Family vCPUs: needs 16 for 2 regular VMs x 8 vCPUs (16 already in use by vmss-shortvideo-transcode); usage 16 of limit 16"), "{o}");
+    assert!(o.contains("Total Regional Low-priority vCPUs: needs 144 for 18 Spot VMs x 8 vCPUs (144 already in use by vmss-shortvideo-transcode); usage 144 of limit 144"), "{o}");
+    // a group without the scale set changes nothing
+    let out = fake
+        .preflight(&spec())
+        .args(["-g", "rg-other"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -19,6 +19,8 @@ pub const DEPLOYMENTS_API: &str = "2025-04-01";
 pub const RESOURCE_GROUPS_API: &str = "2025-04-01";
 /// Microsoft.Consumption/budgets (the version the rendered template uses).
 pub const BUDGETS_API: &str = "2024-08-01";
+/// Microsoft.Compute/virtualMachineScaleSets (the version the rendered template uses).
+pub const SCALE_SETS_API: &str = "2025-04-01";
 
 const RG_PERMISSION: &str = "Microsoft.Resources/subscriptions/resourceGroups/read (write to create it; e.g. Contributor on the subscription)";
 const DEPLOY_PERMISSION: &str = "Microsoft.Resources/deployments/write and write on every resource type in the template (e.g. Contributor, plus User Access Administrator or Role Based Access Control Administrator for the role assignments) on the resource group";
@@ -110,6 +112,53 @@ pub struct TargetResource {
     pub resource_name: Option<String>,
 }
 
+/// A scale set (`GET .../virtualMachineScaleSets/{name}`), the fields that tell how many
+/// instances it runs at which priority.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleSet {
+    #[serde(default)]
+    pub location: String,
+    #[serde(default)]
+    pub sku: Option<ScaleSetSku>,
+    #[serde(default)]
+    pub properties: Option<ScaleSetProperties>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleSetSku {
+    /// Instances in the scale set.
+    #[serde(default)]
+    pub capacity: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleSetProperties {
+    #[serde(default)]
+    pub priority_mix_policy: Option<PriorityMixPolicy>,
+    #[serde(default)]
+    pub virtual_machine_profile: Option<VmProfile>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriorityMixPolicy {
+    #[serde(default)]
+    pub base_regular_priority_count: Option<u32>,
+    #[serde(default)]
+    pub regular_priority_percentage_above_base: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VmProfile {
+    /// `Regular`, `Spot` or `Low`.
+    #[serde(default)]
+    pub priority: Option<String>,
+}
+
 /// A long-running operation ARM accepted: where to poll and how long to wait first.
 #[derive(Debug, Clone)]
 pub struct Accepted {
@@ -165,6 +214,32 @@ impl Arm {
         let url = self.client.url(&self.rg_path(rg), RESOURCE_GROUPS_API, &[]);
         match self.client.get_json(&op, url).await {
             Ok(g) => Ok(Some(g)),
+            Err(e)
+                if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The scale set `name` in `rg`, or `None` when there is none (404).
+    pub async fn scale_set(&self, rg: &str, name: &str) -> Result<Option<ScaleSet>, ArmError> {
+        let op = Op::new(
+            format!("read the scale set {name} in {rg}"),
+            "Microsoft.Compute/virtualMachineScaleSets/read (e.g. Reader on the resource group)",
+        );
+        let url = self.client.url(
+            &format!(
+                "{}/providers/Microsoft.Compute/virtualMachineScaleSets/{}",
+                self.rg_path(rg),
+                enc(name)
+            ),
+            SCALE_SETS_API,
+            &[],
+        );
+        match self.client.get_json(&op, url).await {
+            Ok(s) => Ok(Some(s)),
             Err(e)
                 if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
             {

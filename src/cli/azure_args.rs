@@ -10,6 +10,8 @@ use crate::azure::{
     self, Arm, ArmError, AuthChoice, AuthMethod, AuthMode, Cloud, Connect, Endpoints, Env,
     HttpSettings, SystemProbe,
 };
+use crate::preflight::plan::Existing;
+use crate::spec::Checked;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct AzureArgs {
@@ -89,6 +91,39 @@ pub struct Session {
 }
 
 impl Session {
+    /// The spec's scale set in `rg` when it runs already (a redeployment): preflight does not
+    /// count its instances twice. Says what it found on stderr; a failure to look is a warning
+    /// (preflight then counts every instance as new).
+    pub fn existing_pool(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        command: &str,
+        rg: &str,
+        checked: &Checked,
+    ) -> Option<Existing> {
+        let spec = checked.spec.as_ref()?;
+        let name = crate::plan::Plan::build(checked).ok()?.compute.name;
+        match rt.block_on(self.arm.scale_set(rg, &name)) {
+            Ok(Some(set)) => {
+                let x = Existing::from_scale_set(&name, &set, &spec.spec.capacity);
+                eprintln!(
+                    "{command}: scale set {name} in {rg} ({}) runs {} regular and {} Spot instances; preflight counts them as in use already",
+                    x.region, x.regular, x.spot
+                );
+                Some(x)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                eprintln!(
+                    "{command}: warning: could not {} ({}); preflight counts every instance of the pool as new",
+                    e.operation,
+                    e.summary()
+                );
+                None
+            }
+        }
+    }
+
     /// A failure from an ARM error; for credential problems it names the credential used.
     pub fn failure(&self, e: &ArmError) -> Failure {
         let mut f = arm_failure(e);

@@ -23,6 +23,7 @@ use crate::deploy::progress::{self, Progress, fmt_elapsed};
 use crate::deploy::whatif::WhatIf;
 use crate::deploy::{self, Finished, Polling, Request};
 use crate::preflight::checks::{self, Context};
+use crate::preflight::plan::Existing;
 use crate::preflight::report::{self as pf_report, Mode as PfMode};
 use crate::preflight::{self as pf, Plan, Report, Verdict};
 use crate::spec::model::Spec;
@@ -209,10 +210,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             polling,
         );
     }
-    if !args.skip_preflight
-        && let Some(code) = preflight_gate(&args, &rt, &session, &args.spec, spec)?
-    {
-        return Ok(code);
+    if !args.skip_preflight {
+        let existing = group
+            .as_ref()
+            .and_then(|_| session.existing_pool(&rt, "deploy", &rg, &checked));
+        if let Some(code) = preflight_gate(&args, &rt, &session, &args.spec, spec, existing)? {
+            return Ok(code);
+        }
     }
     let group_line = match &group {
         Some(g) if !g.location.eq_ignore_ascii_case(&region) && !g.location.is_empty() => format!(
@@ -410,9 +414,11 @@ fn preflight_gate(
     session: &Session,
     path: &std::path::Path,
     spec: &Spec,
+    existing: Option<Existing>,
 ) -> Result<Option<ExitCode>, Failure> {
     let mut plan = Plan::from_spec(spec, &[]);
     plan.targets.truncate(1);
+    plan.existing = existing;
     let report = run_preflight(rt, session, path, &plan)?;
     let primary = report.primary();
     match primary.verdict {

@@ -13,6 +13,7 @@ use crate::catalog::prices::PriceTable;
 use crate::preflight::checks::{self, Context};
 use crate::preflight::report::{self, Mode};
 use crate::preflight::{self as pf, Offline, Plan, Verdict};
+use crate::spec::Checked;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,6 +23,10 @@ pub struct Args {
     /// Also check REGION (repeatable); the spec's region and alternateRegions are always checked.
     #[arg(long = "region", value_name = "REGION")]
     pub regions: Vec<String>,
+    /// The resource group the spec is deployed in: the instances its scale set runs already do
+    /// not count twice against quota (a redeployment).
+    #[arg(long, short = 'g', value_name = "RG", conflicts_with_all = ["usages", "skus"])]
+    pub resource_group: Option<String>,
     /// Output: a table for people, JSON, Markdown for $GITHUB_STEP_SUMMARY, or GitHub annotations.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -55,7 +60,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .spec
         .as_ref()
         .expect("a spec without errors has a model");
-    let plan = Plan::from_spec(spec, &args.regions);
+    let mut plan = Plan::from_spec(spec, &args.regions);
     let mut ctx = Context {
         spec_path: checked.path.clone(),
         ..Default::default()
@@ -66,7 +71,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         read_offline(&args, &plan)?.region_data(&plan)
     } else {
         ctx.mode = Some(Mode::Live);
-        live(&args, &plan, &mut ctx)?
+        live(&args, &checked, &mut plan, &mut ctx)?
     };
 
     let report = checks::build(&plan, &regions, &sub, ctx, prices);
@@ -86,15 +91,19 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 
 fn live(
     args: &Args,
-    plan: &Plan,
+    checked: &Checked,
+    plan: &mut Plan,
     ctx: &mut Context,
 ) -> Result<(Vec<pf::RegionData>, pf::SubscriptionData), Failure> {
     let session = args.azure.connect("preflight")?;
     ctx.subscription = Some(session.subscription.clone());
     ctx.credential = Some(session.choice.describe());
     ctx.cloud = Some(session.cloud.name().to_string());
-    runtime()?
-        .block_on(pf::gather_live(&session.arm, plan))
+    let rt = runtime()?;
+    if let Some(rg) = &args.resource_group {
+        plan.existing = session.existing_pool(&rt, "preflight", rg.trim(), checked);
+    }
+    rt.block_on(pf::gather_live(&session.arm, plan))
         .map_err(|e| session.failure(&e))
 }
 

@@ -384,6 +384,44 @@ pub fn usages(family_limit: i64, cores_limit: i64, spot_limit: i64) -> Value {
     ]})
 }
 
+/// eastus2 as the running pool of examples/shortvideo-transcode.yaml leaves it: 2 regular + 18
+/// Spot VMs of 8 vCPUs use the whole family (16) and Spot (144) quota.
+pub fn usages_full_by_the_pool() -> Value {
+    json!({"value": [
+        usage("cores", "Total Regional vCPUs", 16, 100),
+        usage("virtualMachineScaleSets", "Virtual Machine Scale Sets", 1, 2500),
+        usage("lowPriorityCores", "Total Regional Low-priority vCPUs", 144, 144),
+        usage(FAMILY, "Standard NCASv3_T4 Family vCPUs", 16, 16)
+    ]})
+}
+
+/// `GET .../virtualMachineScaleSets/vmss-shortvideo-transcode` in `rg`: 20 instances, the
+/// first 2 regular, the rest Spot.
+pub fn mount_running_pool(fake: &FakeAzure, rg: &str) {
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(&format!(
+                "resourcegroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets/vmss-shortvideo-transcode"
+            ))))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "name": "vmss-shortvideo-transcode", "location": "eastus2",
+                "sku": {"name": SIZE, "tier": "Standard", "capacity": 20},
+                "properties": {
+                    "orchestrationMode": "Flexible",
+                    "priorityMixPolicy": {"baseRegularPriorityCount": 2, "regularPriorityPercentageAboveBase": 0},
+                    "virtualMachineProfile": {"priority": "Spot", "evictionPolicy": "Delete"}
+                }
+            }))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Compute/locations/eastus2/usages",
+            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(usages_full_by_the_pool())),
+    );
+}
+
 pub fn arm_error(code: &str, message: &str) -> Value {
     json!({"error": {"code": code, "message": message}})
 }
