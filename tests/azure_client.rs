@@ -82,13 +82,13 @@ fn connect(server: &MockServer, env: Env, cloud: Cloud, http: HttpSettings) -> a
         to: Url::parse(&server.uri()).unwrap(),
     }));
     let c = Connect {
-        auth: AuthMode::Auto,
         endpoints: endpoints(cloud),
         http,
         subscription: SUB.into(),
         transport: Some(transport),
     };
-    azure::connect(&c, &env, &NoProbe).unwrap().0
+    let choice = azure::auth::choose(AuthMode::Auto, &env, &NoProbe).unwrap();
+    azure::connect(&c, &env, &choice).unwrap()
 }
 
 fn secret_env() -> Env {

@@ -121,10 +121,6 @@ impl ArmClient {
         }
     }
 
-    pub fn endpoint(&self) -> &Url {
-        &self.endpoint
-    }
-
     /// `{endpoint}{path}?api-version=...&extra...` (`path` without a leading slash is fine too).
     pub fn url(&self, path: &str, api_version: &str, query: &[(&str, &str)]) -> Url {
         let mut u = self
@@ -213,7 +209,7 @@ impl ArmClient {
                 }),
             )
             .await
-            .map_err(|e| with_permission(ArmError::from_azure(&op.what, &e), op))?;
+            .map_err(|e| ArmError::from_azure(&op.what, &e))?;
         let status = u16::from(res.status());
         let h = res.headers();
         let request_id = h.get_optional_string(&REQUEST_ID);
@@ -323,13 +319,6 @@ fn decode<T: DeserializeOwned>(
         err.help = Some("a proxy may have answered instead of Azure (check --arm-endpoint and proxy settings); otherwise retry later".into());
         err
     })
-}
-
-fn with_permission(mut e: ArmError, op: &Op) -> ArmError {
-    if e.status == Some(403) && e.help.is_none() {
-        e.help = Some(format!("the identity needs {}", op.permission));
-    }
-    e
 }
 
 fn http_error(op: &Op, status: u16, body: &[u8], request_id: Option<String>) -> ArmError {

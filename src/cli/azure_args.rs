@@ -187,13 +187,12 @@ impl AzureArgs {
         };
         eprintln!("{command}: {}", choice.announce());
         let connect = Connect {
-            auth: self.auth.into(),
             endpoints,
             http: self.http()?,
             subscription: subscription.clone(),
             transport: None,
         };
-        let arm = azure::connect_with(&connect, &env, &choice).map_err(|e| arm_failure(&e))?;
+        let arm = azure::connect(&connect, &env, &choice).map_err(|e| arm_failure(&e))?;
         Ok(Session {
             arm,
             choice,

@@ -179,13 +179,9 @@ impl Request {
     pub fn budget_name(&self) -> Option<String> {
         let t: Value = serde_json::from_str(&self.template).ok()?;
         t.get("parameters")?.get("budgetStartDate")?;
-        let resources: Vec<&Value> = match t.get("resources")? {
-            Value::Array(a) => a.iter().collect(),
-            Value::Object(o) => o.values().collect(),
-            _ => return None,
-        };
-        resources
-            .into_iter()
+        t.get("resources")?
+            .as_array()?
+            .iter()
             .find(|r| {
                 r.get("type")
                     .and_then(Value::as_str)
