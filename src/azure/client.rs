@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use azure_core::credentials::TokenCredential;
-use azure_core::http::headers::HeaderName;
-use azure_core::http::policies::Policy;
+use azure_core::http::headers::{HeaderName, RETRY_AFTER, RETRY_AFTER_MS, X_MS_RETRY_AFTER_MS};
 use azure_core::http::policies::auth::BearerTokenAuthorizationPolicy;
+use azure_core::http::policies::{Policy, get_retry_after};
 use azure_core::http::{Context, Method, Pipeline, PipelineSendOptions, Request};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -78,7 +78,6 @@ impl ArmResponse {
 
 const LOCATION: HeaderName = HeaderName::from_static("location");
 const ASYNC_OPERATION: HeaderName = HeaderName::from_static("azure-asyncoperation");
-const RETRY_AFTER: HeaderName = HeaderName::from_static("retry-after");
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-ms-request-id");
 const CONTENT_TYPE: HeaderName = HeaderName::from_static("content-type");
 
@@ -105,19 +104,11 @@ impl ArmClient {
             credential,
             [endpoints.scope.clone()],
         ));
-        let pipeline = Pipeline::new(
-            Some("gpuform"),
-            Some(env!("CARGO_PKG_VERSION")),
-            http.client_options(transport),
-            Vec::new(),
-            vec![auth],
-            None,
-        );
         Self {
             endpoint: endpoints.arm.clone(),
             cloud_endpoint: Url::parse(endpoints.cloud.arm_endpoint())
                 .expect("cloud endpoints are URLs"),
-            pipeline,
+            pipeline: pipeline(http, transport, vec![auth]),
         }
     }
 
@@ -216,10 +207,14 @@ impl ArmClient {
         if !(200..300).contains(&status) {
             return Err(http_error(op, status, res.body().as_ref(), request_id));
         }
-        let retry_after = h
-            .get_optional_str(&RETRY_AFTER)
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+        // what the retry policy reads too: retry-after-ms, x-ms-retry-after-ms, Retry-After
+        // (seconds or an HTTP date)
+        let retry_after = get_retry_after(
+            h,
+            azure_core::time::OffsetDateTime::now_utc,
+            &[RETRY_AFTER_MS, X_MS_RETRY_AFTER_MS, RETRY_AFTER],
+        )
+        .and_then(|d| Duration::try_from(d).ok());
         Ok(ArmResponse {
             status,
             location: h.get_optional_string(&LOCATION),
@@ -286,6 +281,23 @@ impl ArmClient {
         }
         Ok(out)
     }
+}
+
+/// gpuform's azure_core pipeline (user agent, retry, timeouts, TLS failures from `http`), with
+/// `per_try` policies (run on every try, after the retry policy: the bearer token for ARM).
+pub(super) fn pipeline(
+    http: &HttpSettings,
+    transport: Option<&Transport>,
+    per_try: Vec<Arc<dyn Policy>>,
+) -> Pipeline {
+    Pipeline::new(
+        Some("gpuform"),
+        Some(env!("CARGO_PKG_VERSION")),
+        http.client_options(transport),
+        Vec::new(),
+        per_try,
+        None,
+    )
 }
 
 fn same_origin(a: &Url, b: &Url) -> bool {
