@@ -588,7 +588,7 @@ fn what_if(
                 let mut f = Failure {
                     code: ExitCode::Findings,
                     message: format!("ARM refused the what-if of deployment {}", target.name),
-                    causes: errors::tree_lines(&tree, 0),
+                    causes: tree.tree_lines(0),
                     help: None,
                 };
                 f.help = errors::diagnose([&tree]).first().map(|d| match d {
@@ -615,7 +615,7 @@ fn what_if(
                     target.name,
                     r.status.as_deref().unwrap_or("without a result")
                 ),
-                causes: errors::tree_lines(&tree, 0),
+                causes: tree.tree_lines(0),
                 help: None,
             });
         }
@@ -906,7 +906,7 @@ fn text(o: &Outcome, elapsed: Duration) -> String {
     }
     if let Some(e) = &o.error {
         let _ = writeln!(s, "error:");
-        for l in errors::tree_lines(e, 1) {
+        for l in e.tree_lines(1) {
             let _ = writeln!(s, "{l}");
         }
     }
@@ -916,7 +916,7 @@ fn text(o: &Outcome, elapsed: Duration) -> String {
             .error
             .as_ref()
             .map(|e| {
-                errors::tree_lines(e, 0)
+                e.tree_lines(0)
                     .into_iter()
                     .map(|l| l.trim().to_string())
                     .collect()
@@ -930,7 +930,7 @@ fn text(o: &Outcome, elapsed: Duration) -> String {
                 .unwrap_or_default();
             let _ = writeln!(s, "  {} {}{code}", r.resource_type, r.name);
             if let Some(e) = &r.error {
-                let lines = errors::tree_lines(e, 2);
+                let lines = e.tree_lines(2);
                 // the deployment's tree usually repeats the resource's error: print it once
                 if !lines.iter().all(|l| top.contains(&l.trim().to_string())) {
                     for l in lines {
@@ -984,7 +984,7 @@ fn markdown(o: &Outcome) -> String {
     }
     if let Some(e) = &o.error {
         let _ = writeln!(s, "\n```text");
-        for l in errors::tree_lines(e, 0) {
+        for l in e.tree_lines(0) {
             let _ = writeln!(s, "{l}");
         }
         let _ = writeln!(s, "```");
