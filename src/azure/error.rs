@@ -168,7 +168,8 @@ impl ArmError {
             .collect();
         let mut operation = operation.into();
         // the bearer policy fetches the token inside the ARM call: say which step failed
-        if causes.iter().any(|c| c.contains("authentication failed")) {
+        let sign_in = causes.iter().any(|c| c.contains("authentication failed"));
+        if sign_in {
             operation = format!("get an access token to {operation}");
         }
         // our own markers, anywhere in the chain
@@ -191,20 +192,17 @@ impl ArmError {
             return e;
         }
         let aadsts = causes.iter().find_map(|c| aadsts_code(c));
-        let kind = match err.kind() {
-            azure_core::error::ErrorKind::Credential => ErrorKind::Credential,
-            azure_core::error::ErrorKind::Connection => ErrorKind::Connection,
-            azure_core::error::ErrorKind::Io => ErrorKind::Connection,
-            azure_core::error::ErrorKind::DataConversion => ErrorKind::Decode,
-            azure_core::error::ErrorKind::HttpResponse { .. } => ErrorKind::Http,
-            _ if aadsts.is_some() => ErrorKind::Credential,
-            _ => ErrorKind::Other,
-        };
-        let kind = if aadsts.is_some() || causes.iter().any(|c| c.contains("authentication failed"))
-        {
+        let kind = if aadsts.is_some() || sign_in {
             ErrorKind::Credential
         } else {
-            kind
+            match err.kind() {
+                azure_core::error::ErrorKind::Credential => ErrorKind::Credential,
+                azure_core::error::ErrorKind::Connection => ErrorKind::Connection,
+                azure_core::error::ErrorKind::Io => ErrorKind::Connection,
+                azure_core::error::ErrorKind::DataConversion => ErrorKind::Decode,
+                azure_core::error::ErrorKind::HttpResponse { .. } => ErrorKind::Http,
+                _ => ErrorKind::Other,
+            }
         };
         let message = match &aadsts {
             Some(code) => format!(

@@ -152,10 +152,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         args.name.as_deref(),
     )
     .map_err(Failure::usage)?;
-    let template_value: Value = serde_json::from_str(&request.template)
-        .map_err(|e| Failure::usage(format!("the rendered template is not JSON: {e}")))?;
     let mut secrets = Vec::new();
-    for p in deploy::secure_params(&template_value, &request.parameters) {
+    for p in request.secure_params() {
         let value = std::env::var(&p.env).ok();
         deploy::check_secret(&p, value.as_deref()).map_err(Failure::usage)?;
         secrets.push((p.name.clone(), value.unwrap_or_default()));
@@ -206,7 +204,6 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             &request,
             &secrets,
             group.is_some(),
-            &template_value,
             polling,
         );
     }
@@ -563,7 +560,6 @@ fn what_if(
     request: &Request,
     secrets: &[(String, String)],
     group_exists: bool,
-    template: &Value,
     polling: Polling,
 ) -> Result<ExitCode, Failure> {
     let session = target.session;
@@ -632,8 +628,11 @@ fn what_if(
             "deploy: the resource group {} does not exist yet; deploy would create it and every resource below",
             target.rg
         );
-        let changes =
-            crate::deploy::whatif::simulated_changes(template, &session.subscription, target.rg);
+        let changes = crate::deploy::whatif::simulated_changes(
+            &request.template_json,
+            &session.subscription,
+            target.rg,
+        );
         WhatIf::new(
             target.name,
             target.rg,

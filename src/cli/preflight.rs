@@ -126,7 +126,7 @@ fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {
         })?;
         off.skus.push((p.display().to_string(), list, shape));
     }
-    let mut usages: BTreeMap<String, (String, Vec<models::Usage>)> = BTreeMap::new();
+    let mut usages: BTreeMap<String, Vec<models::Usage>> = BTreeMap::new();
     for arg in &args.usages {
         let (region, file) = split_region(arg, plan.primary());
         let path = PathBuf::from(file);
@@ -134,10 +134,7 @@ fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {
             Failure::usage(format!("{} is not a usage list: {e}", path.display()))
                 .help("give `az vm list-usage -l REGION -o json` output or the REST response")
         })?;
-        if usages
-            .insert(region.clone(), (file.to_string(), list))
-            .is_some()
-        {
+        if usages.insert(region.clone(), list).is_some() {
             return Err(Failure::usage(format!("--usages gives {region} twice")));
         }
     }

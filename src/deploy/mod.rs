@@ -122,6 +122,8 @@ fn is_pipeline_macro(v: &str) -> bool {
 pub struct Request {
     /// The rendered `azuredeploy.json`, byte for byte.
     pub template: String,
+    /// The same, parsed.
+    pub template_json: Value,
     /// `parameters` of the rendered `azuredeploy.parameters.json` (no secrets).
     pub parameters: Map<String, Value>,
     /// The deployment name.
@@ -136,6 +138,8 @@ impl Request {
         parameters_file: &str,
         name: Option<&str>,
     ) -> Result<Self, String> {
+        let template_json: Value = serde_json::from_str(&template)
+            .map_err(|e| format!("the rendered template is not JSON: {e}"))?;
         let file: Value = serde_json::from_str(parameters_file)
             .map_err(|e| format!("the rendered parameters file is not JSON: {e}"))?;
         let parameters = file
@@ -152,6 +156,7 @@ impl Request {
         };
         Ok(Self {
             template,
+            template_json,
             parameters,
             name,
         })
@@ -177,7 +182,7 @@ impl Request {
     /// The name of the budget the template creates, when it has one and takes its start date
     /// as the `budgetStartDate` parameter.
     pub fn budget_name(&self) -> Option<String> {
-        let t: Value = serde_json::from_str(&self.template).ok()?;
+        let t = &self.template_json;
         t.get("parameters")?.get("budgetStartDate")?;
         t.get("resources")?
             .as_array()?
@@ -202,10 +207,15 @@ impl Request {
 
     /// Resources in the template (top level).
     pub fn resource_count(&self) -> usize {
-        serde_json::from_str::<Value>(&self.template)
-            .ok()
-            .and_then(|t| t.get("resources").and_then(Value::as_array).map(Vec::len))
-            .unwrap_or(0)
+        self.template_json
+            .get("resources")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    }
+
+    /// Secure parameters the template needs that the rendered parameters do not set.
+    pub fn secure_params(&self) -> Vec<SecureParam> {
+        secure_params(&self.template_json, &self.parameters)
     }
 }
 

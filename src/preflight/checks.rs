@@ -487,13 +487,7 @@ fn quota_checks(
     ];
     let usages = match usages {
         Fetch::Got(u) => u,
-        Fetch::Failed(e) => {
-            return IDS
-                .iter()
-                .take(1)
-                .map(|(id, t)| Check::failed(id, t, e))
-                .collect();
-        }
+        Fetch::Failed(e) => return vec![Check::failed(IDS[0].0, IDS[0].1, e)],
         Fetch::Skipped(why) => {
             return vec![check(IDS[0].0, "vCPU quota", Status::Skipped, why.clone())];
         }

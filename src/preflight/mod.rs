@@ -57,25 +57,36 @@ pub struct SkuData {
 }
 
 impl SkuData {
-    pub fn from_list(
-        all: &[ResourceSku],
+    /// The entries for `size` in `region` from one or more lists (`(source, list, shape)`).
+    pub fn from_lists<'a>(
+        lists: impl IntoIterator<Item = (&'a str, &'a [ResourceSku], ListShape)>,
         size: &str,
         region: &str,
-        shape: ListShape,
-        source: &str,
     ) -> Self {
-        let entries = all
-            .iter()
-            .filter(|s| s.is_vm() && s.name.eq_ignore_ascii_case(size) && s.in_location(region))
-            .cloned()
-            .collect();
-        let includes_restricted = all.iter().any(|s| !s.restrictions.is_empty());
-        Self {
-            entries,
-            shape,
-            includes_restricted,
-            source: source.to_string(),
+        let mut data = SkuData {
+            entries: Vec::new(),
+            shape: ListShape::AzCli,
+            includes_restricted: false,
+            source: String::new(),
+        };
+        let mut sources = Vec::new();
+        for (source, list, shape) in lists {
+            data.entries.extend(
+                list.iter()
+                    .filter(|s| {
+                        s.is_vm() && s.name.eq_ignore_ascii_case(size) && s.in_location(region)
+                    })
+                    .cloned(),
+            );
+            data.includes_restricted |= list.iter().any(|s| !s.restrictions.is_empty());
+            // one REST list is enough to see restricted sizes
+            if shape == ListShape::Rest {
+                data.shape = ListShape::Rest;
+            }
+            sources.push(source);
         }
+        data.source = sources.join(", ");
+        data
     }
 }
 
@@ -114,7 +125,7 @@ pub async fn gather_live(
         let (skus, usages) = futures::join!(api.resource_skus(&t.region), api.usages(&t.region));
         RegionData {
             skus: Fetch::from_result(skus.map(|list| {
-                SkuData::from_list(&list, &plan.size, &t.region, ListShape::Rest, "ARM")
+                SkuData::from_lists([("ARM", &list[..], ListShape::Rest)], &plan.size, &t.region)
             })),
             usages: Fetch::from_result(usages),
         }
@@ -180,7 +191,7 @@ pub struct Offline {
     /// SKU lists: (file name, entries, shape).
     pub skus: Vec<(String, Vec<ResourceSku>, ListShape)>,
     /// Usages by region.
-    pub usages: BTreeMap<String, (String, Vec<Usage>)>,
+    pub usages: BTreeMap<String, Vec<Usage>>,
 }
 
 const LIVE_ONLY: &str = "needs the subscription: run without --usages/--skus to check it live";
@@ -193,24 +204,19 @@ impl Offline {
             .iter()
             .map(|t| {
                 let r = &t.region;
-                let covering: Vec<_> = self.skus.iter().filter(|(_, list, _)| list.iter().any(|s| s.in_location(r))).collect();
+                let covering: Vec<_> = self
+                    .skus
+                    .iter()
+                    .filter(|(_, list, _)| list.iter().any(|s| s.in_location(r)))
+                    .map(|(file, list, shape)| (file.as_str(), &list[..], *shape))
+                    .collect();
                 let skus = if covering.is_empty() {
                     Fetch::Skipped(format!("no SKU data for {r}: add --skus FILE from `az vm list-skus -l {r} --all -o json`"))
                 } else {
-                    let mut data = SkuData::from_list(&[], &plan.size, r, covering[0].2, &covering[0].0);
-                    for (file, list, shape) in &covering {
-                        let d = SkuData::from_list(list, &plan.size, r, *shape, file);
-                        data.entries.extend(d.entries);
-                        data.includes_restricted |= d.includes_restricted;
-                        if *shape == ListShape::Rest {
-                            data.shape = ListShape::Rest;
-                        }
-                    }
-                    data.source = covering.iter().map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ");
-                    Fetch::Got(data)
+                    Fetch::Got(SkuData::from_lists(covering, &plan.size, r))
                 };
                 let usages = match self.usages.get(r) {
-                    Some((_, u)) => Fetch::Got(u.clone()),
+                    Some(u) => Fetch::Got(u.clone()),
                     None => Fetch::Skipped(format!("no quota data for {r}: add --usages {r}=FILE from `az vm list-usage -l {r} -o json`")),
                 };
                 RegionData { skus, usages }
