@@ -1491,3 +1491,53 @@ fn a_redeployment_does_not_need_quota_for_its_running_instances() {
         "{e}"
     );
 }
+
+#[test]
+fn a_what_if_refused_or_failed_shows_the_tree_and_the_fix() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path_regex(deployment_re("/whatIf")))
+            .respond_with(regional_quota_rejection())
+            .up_to_n_times(1),
+    );
+    let out = deploy(&fake, &spec()).arg("--what-if").output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.is_empty(), "{o}");
+    assert!(
+        e.contains("error: ARM refused the what-if of deployment shortvideo-transcode-"),
+        "{e}"
+    );
+    assert!(
+        e.contains("caused by:   QuotaExceeded: Operation could not be completed as it results in exceeding approved Total Regional Cores quota."),
+        "{e}"
+    );
+    assert!(e.contains("help: request a quota increase for Total Regional vCPUs in eastus2 to a new limit of at least 106"), "{e}");
+
+    // an answer that says the what-if failed: the family quota, with the family named
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path_regex(deployment_re("/whatIf")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "status": "Failed",
+                "error": {"code": "DeploymentWhatIfResourceError", "message": "The request to predict template deployment changes to subscription failed.",
+                    "details": [{"code": "OperationNotAllowed", "message": quota_message()}]}
+            }))),
+    );
+    let out = deploy(&fake, &spec()).arg("--what-if").output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        e.contains("error: the what-if of deployment shortvideo-transcode-")
+            && e.contains(" ended Failed"),
+        "{e}"
+    );
+    assert!(e.contains("help: request a quota increase for standardNCASv3_T4Family vCPUs in eastus2 to a new limit of at least 32"), "{e}");
+    assert!(
+        e.contains("counts against the \"Standard NCASv3_T4 Family\" family quota"),
+        "{e}"
+    );
+}

@@ -118,12 +118,6 @@ impl ArmClient {
             .endpoint
             .join(path.trim_start_matches('/'))
             .expect("ARM paths are relative URLs");
-        // spaces as %20, not `+`: `$filter=location eq 'x'` is what ARM documents
-        let enc = |s: &str| {
-            url::form_urlencoded::byte_serialize(s.as_bytes())
-                .collect::<String>()
-                .replace('+', "%20")
-        };
         let mut q = format!("api-version={}", enc(api_version));
         for (k, v) in query {
             q.push_str(&format!("&{}={}", enc(k), enc(v)));
@@ -298,6 +292,14 @@ pub(super) fn pipeline(
         per_try,
         None,
     )
+}
+
+/// Percent-encoded for a query value or a path segment; spaces as %20, not `+`
+/// (`$filter=location eq 'x'` is what ARM documents; resource group names allow `(`, `)`, `.`).
+pub(super) fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
 }
 
 fn same_origin(a: &Url, b: &Url) -> bool {

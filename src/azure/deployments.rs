@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::api::{Arm, ArmApi};
-use super::client::{ArmResponse, Op, Verb};
+use super::client::{ArmResponse, Op, Verb, enc};
 use super::error::{ArmError, ErrorDetail};
 use super::models::null_default;
 
@@ -411,13 +411,6 @@ fn accepted(res: ArmResponse) -> Accepted {
         location: res.location,
         retry_after: res.retry_after,
     }
-}
-
-/// A path segment, percent-encoded (resource group and deployment names allow `(`, `)`, `.`).
-fn enc(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes())
-        .collect::<String>()
-        .replace('+', "%20")
 }
 
 // ---------------------------------------------------------------------------------------------

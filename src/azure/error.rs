@@ -250,6 +250,17 @@ impl ArmError {
         s
     }
 
+    /// ARM's error tree (the top error and its details) as an [`ErrorDetail`].
+    pub fn detail(&self) -> ErrorDetail {
+        ErrorDetail {
+            code: self.code.clone(),
+            message: self.message.clone(),
+            target: self.target.clone(),
+            details: self.details.clone(),
+            additional_info: Vec::new(),
+        }
+    }
+
     /// The ARM error tree below the top error, one indented line per node.
     pub fn detail_lines(&self) -> Vec<String> {
         self.details.iter().flat_map(|d| d.tree_lines(1)).collect()

@@ -205,6 +205,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             &secrets,
             group.is_some(),
             polling,
+            spec,
         );
     }
     if !args.skip_preflight {
@@ -561,6 +562,7 @@ fn what_if(
     secrets: &[(String, String)],
     group_exists: bool,
     polling: Polling,
+    spec: &Spec,
 ) -> Result<ExitCode, Failure> {
     let session = target.session;
     let result = if group_exists {
@@ -574,27 +576,12 @@ fn what_if(
         let r = match r {
             Ok(r) => r,
             Err(e) if rejected(&e) => {
-                let tree = errors::expand(&ErrorDetail {
-                    code: e.code.clone(),
-                    message: e.message.clone(),
-                    target: e.target.clone(),
-                    details: e.details.clone(),
-                    additional_info: Vec::new(),
-                });
-                let mut f = Failure {
-                    code: ExitCode::Findings,
-                    message: format!("ARM refused the what-if of deployment {}", target.name),
-                    causes: tree.tree_lines(0),
-                    help: None,
-                };
-                f.help = errors::diagnose([&tree]).first().map(|d| match d {
-                    Diagnosis::Quota(q) => q.text(),
-                    Diagnosis::Capacity { code, .. } => format!(
-                        "{code}: run `gpuform preflight {}` to compare the alternate regions",
-                        args.spec.display()
-                    ),
-                });
-                return Err(f);
+                return Err(what_if_failure(
+                    format!("ARM refused the what-if of deployment {}", target.name),
+                    &e.detail(),
+                    &args.spec,
+                    spec,
+                ));
             }
             Err(e) => return Err(session.failure(&e)),
         };
@@ -603,17 +590,16 @@ fn what_if(
             .as_ref()
             .filter(|_| r.status.as_deref() != Some("Succeeded"))
         {
-            let tree = errors::expand(err);
-            return Err(Failure {
-                code: ExitCode::Findings,
-                message: format!(
+            return Err(what_if_failure(
+                format!(
                     "the what-if of deployment {} ended {}",
                     target.name,
                     r.status.as_deref().unwrap_or("without a result")
                 ),
-                causes: tree.tree_lines(0),
-                help: None,
-            });
+                err,
+                &args.spec,
+                spec,
+            ));
         }
         WhatIf::new(
             target.name,
@@ -657,6 +643,29 @@ fn what_if(
         return Ok(ExitCode::Findings);
     }
     Ok(ExitCode::Ok)
+}
+
+/// A what-if ARM refused or that failed: the error tree, and the first fix gpuform knows.
+fn what_if_failure(
+    message: String,
+    error: &ErrorDetail,
+    path: &std::path::Path,
+    spec: &Spec,
+) -> Failure {
+    let tree = errors::expand(error);
+    let help = errors::diagnose([&tree]).first().map(|d| match d {
+        Diagnosis::Quota(q) => quota_fix(q, spec),
+        Diagnosis::Capacity { code, .. } => format!(
+            "{code}: run `gpuform preflight {}` to compare the alternate regions",
+            path.display()
+        ),
+    });
+    Failure {
+        code: ExitCode::Findings,
+        message,
+        causes: tree.tree_lines(0),
+        help,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -750,13 +759,7 @@ fn report_rejection(
     e: &ArmError,
     elapsed: Duration,
 ) -> Result<ExitCode, Failure> {
-    let tree = errors::expand(&ErrorDetail {
-        code: e.code.clone(),
-        message: e.message.clone(),
-        target: e.target.clone(),
-        details: e.details.clone(),
-        additional_info: Vec::new(),
-    });
+    let tree = errors::expand(&e.detail());
     let mut outcome = Outcome {
         schema_version: 1,
         deployment: target.name.to_string(),
