@@ -1541,3 +1541,124 @@ fn a_what_if_refused_or_failed_shows_the_tree_and_the_fix() {
         "{e}"
     );
 }
+
+/// The status link names ARM's public host; with --arm-endpoint it is followed there instead.
+/// A budget that cannot be read is a warning, not a stop.
+#[test]
+fn links_to_the_public_endpoint_are_followed_through_arm_endpoint() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    deployment_flow(
+        &fake,
+        vec![status("Running"), status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let public = status_url(&fake).replace(&fake.base, "https://management.azure.com");
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(
+                ResponseTemplate::new(201)
+                    .insert_header("Azure-AsyncOperation", public.as_str())
+                    .set_body_json(json!({"properties": {"provisioningState": "Accepted"}})),
+            )
+            .with_priority(1),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(r"/providers/Microsoft\.Consumption/budgets/"))
+            .respond_with(
+                ResponseTemplate::new(403)
+                    .set_body_json(arm_error("AuthorizationFailed", "no budgets/read")),
+            ),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(e.contains("deploy: warning: read the budget budget-shortvideo-transcode in rg-shortvideo-prod: HTTP 403 AuthorizationFailed: no budgets/read; if the budget exists from an earlier month, the deployment fails with \"start date cannot be updated\""), "{e}");
+    assert_eq!(
+        fake.requests()
+            .iter()
+            .filter(|r| r.url.path().contains("operationStatuses"))
+            .count(),
+        2
+    );
+}
+
+/// A deployment of the same name already running is followed, not started again.
+#[test]
+fn a_deployment_already_running_is_followed() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(409).set_body_json(arm_error(
+                "DeploymentActive",
+                "Unable to edit or replace deployment: previous deployment is still active.",
+            ))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("/operations")))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"value": happy_ops()[3]})),
+            ),
+    );
+    let running = json!({"name": "d", "properties": {"provisioningState": "Running"}});
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(200).set_body_json(running),
+                ResponseTemplate::new(200).set_body_json(succeeded_deployment()),
+            ])),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        e.contains("deploy: a deployment named shortvideo-transcode-")
+            && e.contains(&format!(" is already running in {RG}; following it")),
+        "{e}"
+    );
+    assert!(o.contains("succeeded (resource group"), "{o}");
+    assert_eq!(put_bodies(&fake).len(), 1);
+}
+
+/// A capacity error for a spec without alternateRegions says how to find some.
+#[test]
+fn a_capacity_error_without_alternate_regions_says_how_to_compare() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(409).set_body_json(json!({"error": {
+                "code": "InvalidTemplateDeployment", "message": "not valid",
+                "details": [{"code": "SkuNotAvailable", "message": "The requested VM size is currently not available in location 'westeurope'."}]
+            }}))),
+    );
+    let spec = examples("dev-notebook-t4.yaml");
+    let out = deploy(&fake, &spec)
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains(&format!("in westeurope now; the spec lists no alternateRegions; add some and compare them with `gpuform preflight {} --region REGION`", spec.display())), "{o}");
+    assert!(
+        !e.contains("running preflight for the alternate regions"),
+        "{e}"
+    );
+}
