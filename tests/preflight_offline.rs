@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{clean_command, examples};
+use common::{clean_command, examples, texts};
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -23,13 +23,7 @@ fn run(spec: &str, args: &[String]) -> (i32, String, String) {
         .args(args)
         .output()
         .unwrap();
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
-        println!("--- exit {:?}\n{e}{o}", out.status.code());
-    }
+    let (o, e) = texts(&out);
     (out.status.code().unwrap_or(-1), o, e)
 }
 
