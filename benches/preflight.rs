@@ -13,76 +13,33 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::json;
-use wiremock::matchers::{method, path, path_regex};
-use wiremock::{Mock, Request, Respond, ResponseTemplate};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
 
 const LATENCY: Duration = Duration::from_millis(100);
-const T4: [(&str, u32); 3] = [
-    ("Standard_NC4as_T4_v3", 4),
-    ("Standard_NC8as_T4_v3", 8),
-    ("Standard_NC16as_T4_v3", 16),
+/// dev-notebook-t4 checks westeurope; `--region` adds the other four.
+const REGIONS: [&str; 5] = [
+    "westeurope",
+    "northeurope",
+    "francecentral",
+    "germanywestcentral",
+    "swedencentral",
 ];
-
-/// Resource SKUs for whatever location the `$filter` names.
-struct Skus;
-
-impl Respond for Skus {
-    fn respond(&self, req: &Request) -> ResponseTemplate {
-        let filter = req
-            .url
-            .query_pairs()
-            .find(|(k, _)| k == "$filter")
-            .map(|(_, v)| v.into_owned())
-            .unwrap_or_default();
-        let loc = filter.split('\'').nth(1).unwrap_or("eastus").to_string();
-        let mut value = vec![disk_sku(&loc)];
-        value.extend(
-            T4.iter()
-                .map(|(n, v)| sku(n, "Standard NCASv3_T4 Family", &loc, *v, &["1", "2", "3"])),
-        );
-        ResponseTemplate::new(200)
-            .set_body_json(json!({"value": value}))
-            .set_delay(LATENCY)
-    }
-}
-
-fn slow(body: serde_json::Value) -> ResponseTemplate {
-    ResponseTemplate::new(200)
-        .set_body_json(body)
-        .set_delay(LATENCY)
-}
 
 fn fake() -> FakeAzure {
     let f = FakeAzure::start();
     f.mount(
         Mock::given(method("POST"))
             .and(path(format!("/{TENANT}/oauth2/v2.0/token")))
-            .respond_with(slow(
-                json!({"token_type": "Bearer", "expires_in": 3599, "access_token": TOKEN}),
-            )),
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(
+                        json!({"token_type": "Bearer", "expires_in": 3599, "access_token": TOKEN}),
+                    )
+                    .set_delay(LATENCY),
+            ),
     );
-    f.mount(
-        Mock::given(method("GET"))
-            .and(path(FakeAzure::sub_path(
-                "providers/Microsoft.Compute/skus",
-            )))
-            .respond_with(Skus),
-    );
-    f.mount(
-        Mock::given(method("GET"))
-            .and(path_regex(r"/locations/[a-z0-9]+/usages$"))
-            .respond_with(slow(usages(96, 200, 400))),
-    );
-    f.mount(
-        Mock::given(method("GET"))
-            .and(path_regex(r"/providers/Microsoft\.[A-Za-z]+$"))
-            .respond_with(slow(json!({"registrationState": "Registered"}))),
-    );
-    f.mount(
-        Mock::given(method("GET"))
-            .and(path_regex(r"/features/EncryptionAtHost$"))
-            .respond_with(slow(json!({"properties": {"state": "Registered"}}))),
-    );
+    f.mount_subscription(&REGIONS.map(|r| (r, 96)), LATENCY);
     f
 }
 
@@ -116,13 +73,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(7);
     let f = fake();
-    // dev-notebook-t4 checks westeurope; --region adds four more
-    let five = [
-        "northeurope",
-        "francecentral",
-        "germanywestcentral",
-        "swedencentral",
-    ];
+    let five = &REGIONS[1..];
     run(&f, &[]); // warm up (page cache, first TLS handshake of the server)
     let mut one = Vec::new();
     let mut many = Vec::new();
@@ -131,7 +82,7 @@ fn main() {
         let (t, c) = run(&f, &[]);
         one.push(t);
         calls_one = c;
-        let (t, c) = run(&f, &five);
+        let (t, c) = run(&f, five);
         many.push(t);
         calls_five = c;
     }

@@ -4,11 +4,14 @@
 //! pipeline (token, user agent, retry, timeout), paging, error trees and the LRO headers deploy
 //! will poll.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use azure_core::http::{AsyncRawResponse, HttpClient, Request};
+use common::SUB;
 use gpuform::azure::{
     self, ArmApi, AuthMode, Cloud, Connect, Endpoints, Env, ErrorKind, HttpSettings, Op, Probe,
     Transport, Verb,
@@ -20,7 +23,6 @@ use wiremock::matchers::{
 };
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const SUB: &str = "00000000-1111-2222-3333-444444444444";
 const TENANT: &str = "tenant-1";
 
 /// Sends every `*.fake.test` request to the local server (scheme, host and port rewritten).
@@ -80,13 +82,13 @@ fn connect(server: &MockServer, env: Env, cloud: Cloud, http: HttpSettings) -> a
         to: Url::parse(&server.uri()).unwrap(),
     }));
     let c = Connect {
-        auth: AuthMode::Auto,
         endpoints: endpoints(cloud),
         http,
         subscription: SUB.into(),
         transport: Some(transport),
     };
-    azure::connect(&c, &env, &NoProbe).unwrap().0
+    let choice = azure::auth::choose(AuthMode::Auto, &env, &NoProbe).unwrap();
+    azure::connect(&c, &env, &choice).unwrap()
 }
 
 fn secret_env() -> Env {
@@ -313,7 +315,7 @@ async fn send_exposes_the_long_running_operation_headers_deploy_polls() {
         .await
         .unwrap();
     assert_eq!(r.status, 201);
-    assert_eq!(r.poll_url(), Some(poll));
+    assert_eq!(r.async_operation.as_deref(), Some(poll));
     assert_eq!(r.retry_after, Some(Duration::from_secs(7)));
     assert_eq!(
         r.location.as_deref(),

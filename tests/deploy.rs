@@ -9,42 +9,14 @@
 mod common;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex, query_param};
-use wiremock::{Mock, Request, Respond, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 const RG: &str = "rg-shortvideo-prod";
-const SIZE: &str = "Standard_NC8as_T4_v3";
-const FAMILY: &str = "Standard NCASv3_T4 Family";
-
-fn spec() -> std::path::PathBuf {
-    examples("shortvideo-transcode.yaml")
-}
-
-/// Answers in turn; the last one repeats.
-struct Seq {
-    answers: Vec<ResponseTemplate>,
-    n: AtomicUsize,
-}
-
-fn seq(answers: Vec<ResponseTemplate>) -> Seq {
-    Seq {
-        answers,
-        n: AtomicUsize::new(0),
-    }
-}
-
-impl Respond for Seq {
-    fn respond(&self, _: &Request) -> ResponseTemplate {
-        let i = self.n.fetch_add(1, Ordering::SeqCst);
-        self.answers[i.min(self.answers.len() - 1)].clone()
-    }
-}
-
 fn rg_path(rg: &str) -> String {
     FakeAzure::sub_path(&format!("resourcegroups/{rg}"))
 }
@@ -80,25 +52,6 @@ fn deploy(fake: &FakeAzure, spec: &std::path::Path) -> assert_cmd::Command {
     c
 }
 
-fn show(out: &std::process::Output) {
-    if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
-        println!(
-            "--- exit {:?}\n{}{}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
-}
-
-fn texts(out: &std::process::Output) -> (String, String) {
-    show(out);
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// Progress lines without their `HH:MM:SSZ  ` timestamp.
 fn progress_lines(stderr: &str) -> Vec<String> {
     stderr
@@ -118,58 +71,6 @@ fn existing_group(fake: &FakeAzure) {
                 "id": format!("/subscriptions/{SUB}/resourceGroups/{RG}"), "name": RG, "location": "eastus2",
                 "properties": {"provisioningState": "Succeeded"}
             }))),
-    );
-}
-
-/// Everything preflight asks for; `family_limit` per region (0 blocks it).
-fn preflight_data(fake: &FakeAzure, regions: &[(&str, i64)]) {
-    for (r, limit) in regions {
-        fake.mount(
-            Mock::given(method("GET"))
-                .and(path(FakeAzure::sub_path(
-                    "providers/Microsoft.Compute/skus",
-                )))
-                .and(query_param(
-                    "$filter",
-                    format!("location eq '{r}'").as_str(),
-                ))
-                .respond_with(ResponseTemplate::new(200).set_body_json(
-                    json!({"value": [disk_sku(r), sku(SIZE, FAMILY, r, 8, &["1", "2", "3"])]}),
-                )),
-        );
-        fake.mount(
-            Mock::given(method("GET"))
-                .and(path(FakeAzure::sub_path(&format!(
-                    "providers/Microsoft.Compute/locations/{r}/usages"
-                ))))
-                .respond_with(ResponseTemplate::new(200).set_body_json(usages(*limit, 100, 200))),
-        );
-    }
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path_regex(format!(
-                r"^/subscriptions/{SUB}/providers/Microsoft\.[A-Za-z]+$"
-            )))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .set_body_json(json!({"registrationState": "Registered"})),
-            ),
-    );
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path(FakeAzure::sub_path(
-                "providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost",
-            )))
-            .respond_with(
-                ResponseTemplate::new(200).set_body_json(json!({"properties": {"state": "Registered"}})),
-            ),
-    );
-    fake.mount(
-        Mock::given(method("POST"))
-            .and(path(FakeAzure::sub_path(
-                "providers/Microsoft.KeyVault/checkNameAvailability",
-            )))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"nameAvailable": true}))),
     );
 }
 
@@ -291,7 +192,7 @@ fn a_deployment_that_succeeds_after_several_polls() {
     let fake = FakeAzure::start();
     fake.mount_token();
     existing_group(&fake);
-    preflight_data(&fake, &[("eastus2", 48)]);
+    fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
     deployment_flow(
         &fake,
         vec![
@@ -493,9 +394,9 @@ fn a_deployment_rejected_with_sku_not_available_suggests_regions_that_pass_prefl
     fake.mount_token();
     existing_group(&fake);
     // eastus2 looks fine to preflight; ARM has no capacity; westus3 passes, southcentralus lacks quota
-    preflight_data(
-        &fake,
+    fake.mount_subscription(
         &[("eastus2", 48), ("westus3", 48), ("southcentralus", 0)],
+        Duration::ZERO,
     );
     fake.mount(
         Mock::given(method("PUT"))
@@ -915,7 +816,7 @@ fn a_blocked_preflight_stops_the_deploy_before_anything_changes() {
     let fake = FakeAzure::start();
     fake.mount_token();
     existing_group(&fake);
-    preflight_data(&fake, &[("eastus2", 0)]);
+    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
     let out = deploy(&fake, &spec()).output().unwrap();
     let (o, e) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
@@ -983,7 +884,9 @@ fn windows_passwords_come_from_the_environment_and_are_never_shown() {
         .env("GPUFORM_ADMIN_PASSWORD", "An0ther-Passw0rd!")
         .output()
         .unwrap();
-    let doc: Value = serde_json::from_slice(&out2.stdout).unwrap();
+    let (o2, e2) = texts(&out2);
+    assert!(!o2.contains("An0ther-Passw0rd!") && !e2.contains("An0ther-Passw0rd!"));
+    let doc: Value = serde_json::from_str(&o2).unwrap();
     assert!(e.contains(doc["deployment"].as_str().unwrap()));
 }
 
@@ -1024,7 +927,7 @@ fn ctrl_c_leaves_the_deployment_running_and_says_how_to_follow_it() {
     );
     // assert_cmd cannot signal a running child: the same command as `deploy()`, by hand
     let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpuform"));
-    fake_env(&mut std_cmd, &fake);
+    fake.set_env(&mut std_cmd);
     std_cmd
         .arg("deploy")
         .arg(spec())
@@ -1104,21 +1007,6 @@ fn ctrl_c_leaves_the_deployment_running_and_says_how_to_follow_it() {
     );
 }
 
-/// The environment `FakeAzure::gpuform()` sets, on a plain `std::process::Command`.
-#[cfg(unix)]
-fn fake_env(c: &mut std::process::Command, fake: &FakeAzure) {
-    c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("NO_COLOR", "1")
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .env("SSL_CERT_FILE", &fake.ca_file)
-        .env("AZURE_AUTHORITY_HOST", &fake.base)
-        .env("AZURE_TENANT_ID", TENANT)
-        .env("AZURE_CLIENT_ID", CLIENT)
-        .env("AZURE_CLIENT_SECRET", "not-a-real-secret")
-        .env("AZURE_SUBSCRIPTION_ID", SUB);
-}
-
 /// On a terminal (util-linux `script` provides one) deploy asks first, and draws the live table.
 #[cfg(unix)]
 #[test]
@@ -1126,7 +1014,12 @@ fn on_a_terminal_deploy_asks_and_redraws() {
     use std::io::Write;
     use std::process::Stdio;
     if !Path::new("/usr/bin/script").exists() {
-        eprintln!("no /usr/bin/script: terminal test skipped");
+        // CI images must have it; a workstation without util-linux is told loudly
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs /usr/bin/script (util-linux) for the terminal test"
+        );
+        eprintln!("WARNING: no /usr/bin/script (util-linux): the terminal test did not run");
         return;
     }
     let fake = FakeAzure::start();
@@ -1151,7 +1044,7 @@ fn on_a_terminal_deploy_asks_and_redraws() {
             fake.base
         );
         let mut c = std::process::Command::new("/usr/bin/script");
-        fake_env(&mut c, &fake);
+        fake.set_env(&mut c);
         c.env("TERM", "xterm")
             .args(["-qec", &line, "/dev/null"])
             .stdin(Stdio::piped())
@@ -1255,5 +1148,517 @@ fn an_existing_budget_keeps_its_start_date() {
         body["properties"]["parameters"]
             .get("budgetStartDate")
             .is_none()
+    );
+}
+
+#[test]
+fn a_poll_interval_too_long_for_a_duration_is_a_usage_error() {
+    let fake = FakeAzure::start();
+    let out = fake
+        .gpuform()
+        .arg("deploy")
+        .arg(spec())
+        .args(["-g", RG, "--yes", "--poll-interval", "1e20"])
+        .args(["--arm-endpoint", &format!("{}/", fake.base)])
+        .output()
+        .unwrap();
+    let (_, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("error: --poll-interval must be a number of seconds, not 100000000000000000000"),
+        "{e}"
+    );
+    assert!(fake.requests().is_empty());
+}
+
+/// ARM's answer when the regional total, not the family, is short.
+fn regional_quota_rejection() -> ResponseTemplate {
+    ResponseTemplate::new(400).set_body_json(json!({"error": {
+        "code": "InvalidTemplateDeployment",
+        "message": "The template deployment 'shortvideo-transcode' is not valid according to the validation procedure. The tracking id is '5e6f'. See inner errors for details.",
+        "details": [{"code": "QuotaExceeded", "message": "Operation could not be completed as it results in exceeding approved Total Regional Cores quota. Additional details - Deployment Model: Resource Manager, Location: eastus2, Current Limit: 100, Current Usage: 90, Additional Required: 16, (Minimum) New Limit Required: 106. Submit a request for Quota increase at https://aka.ms/ProdportalCRP/#blade/Microsoft_Azure_Capacity/UsageAndQuota.ReactView by specifying parameters listed in the 'Details' section for deployment to succeed."}]
+    }}))
+}
+
+#[test]
+fn a_regional_quota_rejection_asks_for_the_regional_increase_only() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(regional_quota_rejection()),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains("fix:\n  - request a quota increase for Total Regional vCPUs in eastus2 to a new limit of at least 106 (Current Limit: 100, Current Usage: 90, Additional Required: 16)"), "{o}");
+    // the size's family quota is not the one that is short
+    assert!(!o.contains("family quota"), "{o}");
+}
+
+/// A 404 for the subscription is not a missing resource group: nothing is created or simulated.
+#[test]
+fn an_unknown_subscription_is_not_a_missing_group() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(rg_path(RG)))
+            .respond_with(ResponseTemplate::new(404).set_body_json(arm_error(
+                "SubscriptionNotFound",
+                &format!("The subscription '{SUB}' could not be found."),
+            ))),
+    );
+    for extra in [
+        &["--create-resource-group"][..],
+        &["--what-if", "--create-resource-group"][..],
+    ] {
+        let out = deploy(&fake, &spec())
+            .arg("--skip-preflight")
+            .args(extra)
+            .output()
+            .unwrap();
+        let (o, e) = texts(&out);
+        assert_eq!(out.status.code(), Some(2), "{o}\n{e}");
+        assert!(o.is_empty(), "{o}");
+        assert!(
+            e.contains(&format!("error: read the resource group {RG}: HTTP 404 SubscriptionNotFound: The subscription '{SUB}' could not be found.")),
+            "{e}"
+        );
+        assert!(
+            e.contains("help: check --subscription / AZURE_SUBSCRIPTION_ID"),
+            "{e}"
+        );
+        assert!(!e.contains("does not exist"), "{e}");
+    }
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| r.method.as_str() == "GET" || r.url.path().contains("oauth2"))
+    );
+}
+
+/// A deployment ARM answers with `Location` only: 202 while it runs, then an empty 204.
+#[test]
+fn a_location_only_deployment_ends_with_an_empty_answer() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    let location = fake.url(&format!(
+        "/subscriptions/{SUB}/providers/Microsoft.Resources/locations/eastus2/operationresults/deploy-1?api-version=2025-04-01"
+    ));
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(
+                ResponseTemplate::new(201)
+                    .insert_header("Location", location.as_str())
+                    .set_body_json(
+                        json!({"name": "d", "properties": {"provisioningState": "Accepted"}}),
+                    ),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Resources/locations/eastus2/operationresults/deploy-1",
+            )))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(202).insert_header("Location", location.as_str()),
+                ResponseTemplate::new(202),
+                ResponseTemplate::new(204),
+            ])),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("/operations")))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"value": happy_ops()[3]})),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(succeeded_deployment())),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(o.contains("succeeded (resource group"), "{o}");
+    let polls = fake
+        .requests()
+        .iter()
+        .filter(|r| r.url.path().ends_with("/deploy-1"))
+        .count();
+    assert_eq!(polls, 3);
+}
+
+/// What-if: the result is at the Location, even when a 202 also names an
+/// Azure-AsyncOperation, and a 200 `{"status": "Running"}` is not the result yet.
+#[test]
+fn what_if_polls_its_location_until_a_final_answer() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    let location = fake.url(&format!(
+        "/subscriptions/{SUB}/providers/Microsoft.Resources/locations/eastus2/operationresults/whatif-2?api-version=2025-04-01"
+    ));
+    let status = fake.url(&format!(
+        "/subscriptions/{SUB}/providers/Microsoft.Resources/locations/eastus2/operationstatuses/whatif-2?api-version=2025-04-01"
+    ));
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path_regex(deployment_re("/whatIf")))
+            .respond_with(
+                ResponseTemplate::new(202)
+                    .insert_header("Location", location.as_str())
+                    .insert_header("Retry-After", "0"),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Resources/locations/eastus2/operationresults/whatif-2",
+            )))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(202)
+                    .insert_header("Location", location.as_str())
+                    .insert_header("Azure-AsyncOperation", status.as_str()),
+                ResponseTemplate::new(200).set_body_json(json!({"status": "Running"})),
+                ResponseTemplate::new(200).set_body_json(what_if_changes()),
+            ])),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Resources/locations/eastus2/operationstatuses/whatif-2",
+            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"status": "Running"}))),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--what-if", "--output", "json"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["status"], "Succeeded");
+    assert_eq!(doc["summary"]["Delete"], 1);
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| !r.url.path().contains("operationstatuses")),
+        "polled the Azure-AsyncOperation URL"
+    );
+}
+
+#[test]
+fn a_failed_final_read_is_tried_again() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    deployment_flow(
+        &fake,
+        vec![status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(500).set_body_json(arm_error("InternalServerError", "x")),
+                ResponseTemplate::new(200).set_body_json(succeeded_deployment()),
+            ]))
+            .with_priority(1),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--retries", "0"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(o.contains("succeeded (resource group"), "{o}");
+}
+
+#[test]
+fn losing_track_of_a_deployment_says_how_to_follow_it() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    // the status URL keeps failing: after 8 tries in a row gpuform gives up following
+    deployment_flow(
+        &fake,
+        vec![ResponseTemplate::new(503).set_body_json(arm_error("ServiceUnavailable", "down"))],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--retries", "0"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}\n{e}");
+    assert_eq!(
+        progress_lines(&e)
+            .iter()
+            .filter(|l| l.starts_with("could not read the deployment status"))
+            .count(),
+        7,
+        "{e}"
+    );
+    assert!(
+        e.contains("error: read the status of deployment shortvideo-transcode-"),
+        "{e}"
+    );
+    assert!(
+        e.contains("caused by: gpuform lost track of deployment shortvideo-transcode-"),
+        "{e}"
+    );
+    assert!(e.contains("it may still be running"), "{e}");
+    assert!(
+        e.contains(&format!(
+            "check on it:\n  follow it:   az deployment group show -g {RG} -n shortvideo-transcode-"
+        )),
+        "{e}"
+    );
+    assert_eq!(
+        fake.requests()
+            .iter()
+            .filter(|r| r.url.path().contains("operationStatuses"))
+            .count(),
+        8
+    );
+
+    // a start whose answer never came may have started: the same hint
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(
+                ResponseTemplate::new(502).set_body_json(arm_error("BadGateway", "upstream")),
+            ),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--retries", "0"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}\n{e}");
+    assert!(
+        e.contains("error: start the deployment shortvideo-transcode-"),
+        "{e}"
+    );
+    assert!(
+        e.contains("may have started: ARM's answer to starting it did not arrive"),
+        "{e}"
+    );
+    assert!(e.contains(&format!("check whether it runs:\n  follow it:   az deployment group show -g {RG} -n shortvideo-transcode-")), "{e}");
+}
+
+/// Redeploying an unchanged pool that uses its whole quota: its own instances are not needed twice.
+#[test]
+fn a_redeployment_does_not_need_quota_for_its_running_instances() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount_subscription(&[("eastus2", 16)], Duration::ZERO);
+    mount_running_pool(&fake, RG);
+    deployment_flow(
+        &fake,
+        vec![status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let out = deploy(&fake, &spec()).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(e.contains(&format!("deploy: scale set vmss-shortvideo-transcode in {RG} (eastus2) runs 2 regular and 18 Spot instances; preflight counts them as in use already")), "{e}");
+    assert!(
+        e.contains("deploy: preflight eastus2 (Standard_NC8as_T4_v3): PASS"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_what_if_refused_or_failed_shows_the_tree_and_the_fix() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path_regex(deployment_re("/whatIf")))
+            .respond_with(regional_quota_rejection())
+            .up_to_n_times(1),
+    );
+    let out = deploy(&fake, &spec()).arg("--what-if").output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.is_empty(), "{o}");
+    assert!(
+        e.contains("error: ARM refused the what-if of deployment shortvideo-transcode-"),
+        "{e}"
+    );
+    assert!(
+        e.contains("caused by:   QuotaExceeded: Operation could not be completed as it results in exceeding approved Total Regional Cores quota."),
+        "{e}"
+    );
+    assert!(e.contains("help: request a quota increase for Total Regional vCPUs in eastus2 to a new limit of at least 106"), "{e}");
+
+    // an answer that says the what-if failed: the family quota, with the family named
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path_regex(deployment_re("/whatIf")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "status": "Failed",
+                "error": {"code": "DeploymentWhatIfResourceError", "message": "The request to predict template deployment changes to subscription failed.",
+                    "details": [{"code": "OperationNotAllowed", "message": quota_message()}]}
+            }))),
+    );
+    let out = deploy(&fake, &spec()).arg("--what-if").output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        e.contains("error: the what-if of deployment shortvideo-transcode-")
+            && e.contains(" ended Failed"),
+        "{e}"
+    );
+    assert!(e.contains("help: request a quota increase for standardNCASv3_T4Family vCPUs in eastus2 to a new limit of at least 32"), "{e}");
+    assert!(
+        e.contains("counts against the \"Standard NCASv3_T4 Family\" family quota"),
+        "{e}"
+    );
+}
+
+/// The status link names ARM's public host; with --arm-endpoint it is followed there instead.
+/// A budget that cannot be read is a warning, not a stop.
+#[test]
+fn links_to_the_public_endpoint_are_followed_through_arm_endpoint() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    deployment_flow(
+        &fake,
+        vec![status("Running"), status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    let public = status_url(&fake).replace(&fake.base, "https://management.azure.com");
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(
+                ResponseTemplate::new(201)
+                    .insert_header("Azure-AsyncOperation", public.as_str())
+                    .set_body_json(json!({"properties": {"provisioningState": "Accepted"}})),
+            )
+            .with_priority(1),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(r"/providers/Microsoft\.Consumption/budgets/"))
+            .respond_with(
+                ResponseTemplate::new(403)
+                    .set_body_json(arm_error("AuthorizationFailed", "no budgets/read")),
+            ),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(e.contains("deploy: warning: read the budget budget-shortvideo-transcode in rg-shortvideo-prod: HTTP 403 AuthorizationFailed: no budgets/read; if the budget exists from an earlier month, the deployment fails with \"start date cannot be updated\""), "{e}");
+    assert_eq!(
+        fake.requests()
+            .iter()
+            .filter(|r| r.url.path().contains("operationStatuses"))
+            .count(),
+        2
+    );
+}
+
+/// A deployment of the same name already running is followed, not started again.
+#[test]
+fn a_deployment_already_running_is_followed() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(409).set_body_json(arm_error(
+                "DeploymentActive",
+                "Unable to edit or replace deployment: previous deployment is still active.",
+            ))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("/operations")))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"value": happy_ops()[3]})),
+            ),
+    );
+    let running = json!({"name": "d", "properties": {"provisioningState": "Running"}});
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(200).set_body_json(running),
+                ResponseTemplate::new(200).set_body_json(succeeded_deployment()),
+            ])),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        e.contains("deploy: a deployment named shortvideo-transcode-")
+            && e.contains(&format!(" is already running in {RG}; following it")),
+        "{e}"
+    );
+    assert!(o.contains("succeeded (resource group"), "{o}");
+    assert_eq!(put_bodies(&fake).len(), 1);
+}
+
+/// A capacity error for a spec without alternateRegions says how to find some.
+#[test]
+fn a_capacity_error_without_alternate_regions_says_how_to_compare() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(409).set_body_json(json!({"error": {
+                "code": "InvalidTemplateDeployment", "message": "not valid",
+                "details": [{"code": "SkuNotAvailable", "message": "The requested VM size is currently not available in location 'westeurope'."}]
+            }}))),
+    );
+    let spec = examples("dev-notebook-t4.yaml");
+    let out = deploy(&fake, &spec)
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains(&format!("in westeurope now; the spec lists no alternateRegions; add some and compare them with `gpuform preflight {} --region REGION`", spec.display())), "{o}");
+    assert!(
+        !e.contains("running preflight for the alternate regions"),
+        "{e}"
     );
 }

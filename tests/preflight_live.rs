@@ -15,13 +15,7 @@ use serde_json::json;
 use wiremock::matchers::{header, method, path, path_regex, query_param, query_param_is_missing};
 use wiremock::{Mock, ResponseTemplate};
 
-const SIZE: &str = "Standard_NC8as_T4_v3";
-const FAMILY: &str = "Standard NCASv3_T4 Family";
 const REGIONS: [&str; 3] = ["eastus2", "westus3", "southcentralus"];
-
-fn spec() -> std::path::PathBuf {
-    examples("shortvideo-transcode.yaml")
-}
 
 fn bearer() -> wiremock::matchers::HeaderExactMatcher {
     header("authorization", format!("Bearer {TOKEN}").as_str())
@@ -42,98 +36,35 @@ fn usages_path(region: &str) -> String {
 fn healthy() -> FakeAzure {
     let fake = FakeAzure::start();
     fake.mount_token();
-    for r in REGIONS {
-        let filter = format!("location eq '{r}'");
-        if r == "eastus2" {
-            let next = fake.url(&format!(
-                "{}?api-version=2021-07-01&$filter=location%20eq%20%27eastus2%27&$skiptoken=page2",
-                skus_path()
-            ));
-            fake.mount(
-                Mock::given(method("GET"))
-                    .and(path(skus_path()))
-                    .and(query_param("$filter", filter.as_str()))
-                    .and(query_param_is_missing("$skiptoken"))
-                    .and(bearer())
-                    .respond_with(
-                        ResponseTemplate::new(200)
-                            .set_body_json(json!({"value": [disk_sku(r)], "nextLink": next})),
-                    )
-                    .with_priority(10),
-            );
-            fake.mount(
-                Mock::given(method("GET"))
-                    .and(path(skus_path()))
-                    .and(query_param("$skiptoken", "page2"))
-                    .and(bearer())
-                    .respond_with(ResponseTemplate::new(200).set_body_json(
-                        json!({"value": [sku(SIZE, FAMILY, r, 8, &["1", "2", "3"])]}),
-                    ))
-                    .with_priority(10),
-            );
-        } else {
-            fake.mount(
-                Mock::given(method("GET")).and(path(skus_path())).and(query_param("$filter", filter.as_str())).and(bearer())
-                    .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": [disk_sku(r), sku(SIZE, FAMILY, r, 8, &["1", "2", "3"])], "nextLink": null})))
-                    .with_priority(10),
-            );
-        }
-        fake.mount(
-            Mock::given(method("GET"))
-                .and(path(usages_path(r)))
-                .and(bearer())
-                .respond_with(ResponseTemplate::new(200).set_body_json(usages(48, 100, 200)))
-                .with_priority(10),
-        );
-    }
+    fake.mount_subscription(&REGIONS.map(|r| (r, 48)), Duration::ZERO);
+    let filter = "location eq 'eastus2'";
+    let next = fake.url(&format!(
+        "{}?api-version=2021-07-01&$filter=location%20eq%20%27eastus2%27&$skiptoken=page2",
+        skus_path()
+    ));
     fake.mount(
         Mock::given(method("GET"))
-            .and(path_regex(format!(
-                r"^/subscriptions/{SUB}/providers/Microsoft\.[A-Za-z]+$"
-            )))
+            .and(path(skus_path()))
+            .and(query_param("$filter", filter))
+            .and(query_param_is_missing("$skiptoken"))
+            .and(bearer())
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"value": [disk_sku("eastus2")], "nextLink": next})),
+            )
+            .with_priority(9),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(skus_path()))
+            .and(query_param("$skiptoken", "page2"))
             .and(bearer())
             .respond_with(ResponseTemplate::new(200).set_body_json(
-                json!({"namespace": "Microsoft.X", "registrationState": "Registered"}),
+                json!({"value": [sku(SIZE, FAMILY, "eastus2", 8, &["1", "2", "3"])]}),
             ))
-            .with_priority(10),
-    );
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path(feature_path()))
-            .and(bearer())
-            .respond_with(ResponseTemplate::new(200).set_body_json(feature("Registered")))
-            .with_priority(10),
-    );
-    fake.mount(
-        Mock::given(method("POST"))
-            .and(path(FakeAzure::sub_path(
-                "providers/Microsoft.KeyVault/checkNameAvailability",
-            )))
-            .and(bearer())
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"nameAvailable": true})))
-            .with_priority(10),
-    );
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path(FakeAzure::sub_path(
-                "providers/Microsoft.KeyVault/vaults",
-            )))
-            .and(bearer())
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": []})))
-            .with_priority(10),
+            .with_priority(9),
     );
     fake
-}
-
-fn feature_path() -> String {
-    FakeAzure::sub_path(
-        "providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost",
-    )
-}
-
-fn feature(state: &str) -> serde_json::Value {
-    json!({"id": format!("/subscriptions/{SUB}/providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost"),
-           "name": "Microsoft.Compute/EncryptionAtHost", "properties": {"state": state}, "type": "Microsoft.Features/providers/features"})
 }
 
 fn skus_for(fake: &FakeAzure, region: &str, body: serde_json::Value) {
@@ -148,28 +79,6 @@ fn skus_for(fake: &FakeAzure, region: &str, body: serde_json::Value) {
     );
 }
 
-/// `GPUFORM_TEST_SHOW=1 cargo test --test preflight_live -- --nocapture` prints what users see.
-fn show(out: &std::process::Output) {
-    if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
-        println!(
-            "--- exit {:?}\n{}{}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
-}
-
-fn stdout(out: &std::process::Output) -> String {
-    show(out);
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    show(out);
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 #[test]
 fn everything_available_passes_pages_skus_and_ranks_alternates() {
     let fake = healthy();
@@ -179,10 +88,12 @@ fn everything_available_passes_pages_skus_and_ranks_alternates() {
         .args(["--auth", "auto"])
         .output()
         .unwrap();
-    let (o, e) = (stdout(&out), stderr(&out));
+    let (o, e) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
     assert!(e.contains(&format!("using a client secret for app {CLIENT} in tenant {TENANT} (--auth auto: AZURE_CLIENT_SECRET is set)")), "{e}");
-    assert!(!e.contains("not-a-real-secret") && !o.contains(TOKEN));
+    for text in [&o, &e] {
+        assert!(!text.contains("not-a-real-secret") && !text.contains(TOKEN));
+    }
     assert!(
         o.contains("eastus2 (spec region): PASS, $0.752/h on demand"),
         "{o}"
@@ -234,7 +145,7 @@ fn location_restriction_blocks_the_region_and_names_the_alternates() {
     )]);
     skus_for(&fake, "eastus2", json!({"value": [s]}));
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{o}");
     assert!(o.contains("eastus2 (spec region): BLOCKED"), "{o}");
     assert!(o.contains("Standard_NC8as_T4_v3 is offered in eastus2 but not to this subscription (restriction Location, NotAvailableForSubscription)"), "{o}");
@@ -253,7 +164,7 @@ fn zone_restriction_blocks_the_requested_zone_and_says_which_are_usable() {
     s["restrictions"] = json!([zone_restriction("eastus2", &["2"])]);
     skus_for(&fake, "eastus2", json!({"value": [s]}));
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{o}");
     assert!(o.contains("zones 2 are restricted for this subscription in eastus2 (restriction Zone, NotAvailableForSubscription); usable: 1, 3"), "{o}");
     assert!(
@@ -271,7 +182,7 @@ fn family_quota_exhausted_blocks_with_the_exact_increase_while_spot_passes() {
             .respond_with(ResponseTemplate::new(200).set_body_json(usages(0, 100, 200))),
     );
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{o}");
     assert!(o.contains("FAIL     family vCPU quota          Standard NCASv3_T4 Family vCPUs: needs 16 for 2 regular VMs x 8 vCPUs; usage 0 of limit 0"), "{o}");
     assert!(
@@ -318,7 +229,7 @@ fn unregistered_provider_warns_and_unregistered_feature_blocks() {
             .respond_with(ResponseTemplate::new(200).set_body_json(feature("NotRegistered"))),
     );
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{o}");
     assert!(o.contains("warn     resource providers         not registered: Microsoft.ServiceBus (NotRegistered)"), "{o}");
     assert!(
@@ -342,7 +253,7 @@ fn taken_key_vault_name_blocks() {
             .respond_with(ResponseTemplate::new(200).set_body_json(json!({"nameAvailable": false, "reason": "AlreadyExists", "message": "The vault name 'kv-shortvideo-prod' is already in use."}))),
     );
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{o}");
     assert!(o.contains("FAIL     Key Vault name             kv-shortvideo-prod is taken (The vault name 'kv-shortvideo-prod' is already in use.)"), "{o}");
     let body = fake
@@ -376,7 +287,7 @@ fn key_vault_name_taken_by_the_subscription_itself_is_only_a_warning() {
         )),
     );
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{o}");
     assert!(
         o.contains(
@@ -402,8 +313,8 @@ fn throttling_429_is_retried_after_retry_after() {
     );
     let start = Instant::now();
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "{o}\n{}", stderr(&out));
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
     assert!(
         start.elapsed() >= Duration::from_secs(1),
         "Retry-After: 1 was not honoured"
@@ -433,7 +344,7 @@ fn server_error_500_is_retried() {
             .with_priority(1),
     );
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{o}");
     assert!(o.contains("westus3 (alternate): PASS"), "{o}");
     assert_eq!(
@@ -464,7 +375,7 @@ fn a_timeout_leaves_the_region_unknown_and_exits_2() {
         .args(["--timeout", "1", "--retries", "1"])
         .output()
         .unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(2), "{o}");
     assert!(
         start.elapsed() < Duration::from_secs(7),
@@ -497,7 +408,7 @@ fn malformed_json_is_reported_with_what_arrived() {
             ),
     );
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(2), "{o}");
     assert!(o.contains("could not read compute quota usage in eastus2: ARM's answer is not the JSON gpuform expects: EOF while parsing"), "{o}");
     assert!(
@@ -520,7 +431,7 @@ fn unauthorized_401_stops_with_the_token_problem() {
         ),
     );
     let out = fake.preflight(&spec()).output().unwrap();
-    let e = stderr(&out);
+    let (_, e) = texts(&out);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(out.stdout.is_empty());
     assert!(e.contains("error: list resource SKUs in eastus2: HTTP 401 InvalidAuthenticationToken: The access token is invalid."), "{e}");
@@ -561,7 +472,7 @@ fn forbidden_403_names_the_missing_permission() {
             ),
     );
     let out = fake.preflight(&spec()).output().unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(2), "{o}");
     assert!(o.contains("unknown  size offered               could not list resource SKUs in eastus2: HTTP 403 AuthorizationFailed: The client"), "{o}");
     assert!(
@@ -588,7 +499,7 @@ fn wrong_client_secret_is_explained_from_the_aadsts_code() {
         "error_uri": "https://login.microsoftonline.com/error?code=7000215"
     }))));
     let out = fake.preflight(&spec()).output().unwrap();
-    let e = stderr(&out);
+    let (o, e) = texts(&out);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(
         e.contains("Microsoft Entra ID refused the sign-in (AADSTS7000215: invalid client secret)"),
@@ -598,7 +509,7 @@ fn wrong_client_secret_is_explained_from_the_aadsts_code() {
         e.contains("help: AZURE_CLIENT_SECRET is wrong or expired"),
         "{e}"
     );
-    assert!(!e.contains("not-a-real-secret"), "{e}");
+    assert!(!e.contains("not-a-real-secret") && !o.contains("not-a-real-secret"));
 }
 
 #[test]
@@ -617,7 +528,7 @@ fn an_untrusted_certificate_fails_fast_and_points_at_ssl_cert_file() {
         .args(["--arm-endpoint", &format!("{}/", fake.base)])
         .output()
         .unwrap();
-    let e = stderr(&out);
+    let (_, e) = texts(&out);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(
         start.elapsed() < Duration::from_secs(10),
@@ -650,7 +561,7 @@ fn markdown_and_github_formats_for_pipelines() {
         .args(["--format", "markdown"])
         .output()
         .unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         o.starts_with("## gpuform preflight: shortvideo-transcode\n"),
@@ -666,8 +577,89 @@ fn markdown_and_github_formats_for_pipelines() {
         .args(["--format", "github"])
         .output()
         .unwrap();
-    let o = stdout(&out);
+    let (o, _) = texts(&out);
     assert!(o.contains("::error file="), "{o}");
     assert!(o.contains("title=gpuform preflight eastus2%3A family vCPU quota::Standard NCASv3_T4 Family vCPUs: needs 16"), "{o}");
     assert!(o.contains("::notice file=") && o.contains("eastus2 (spec region) is BLOCKED; passing alternatives, cheapest first: westus3, southcentralus"), "{o}");
+}
+
+#[test]
+fn durations_too_long_for_a_duration_are_usage_errors() {
+    let fake = FakeAzure::start();
+    for bad in ["1e20", "NaN", "0"] {
+        let out = fake
+            .preflight(&spec())
+            .args(["--timeout", bad])
+            .output()
+            .unwrap();
+        let (_, e) = texts(&out);
+        assert_eq!(out.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains("error: --timeout must be a positive number of seconds"),
+            "{e}"
+        );
+    }
+    assert!(fake.requests().is_empty());
+}
+
+#[test]
+fn a_taken_key_vault_name_whose_owner_cannot_be_checked_is_unknown() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.KeyVault/checkNameAvailability",
+            )))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"nameAvailable": false, "reason": "AlreadyExists"})),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.KeyVault/vaults")))
+            .respond_with(ResponseTemplate::new(403).set_body_json(arm_error(
+                "AuthorizationFailed",
+                "The client does not have authorization to perform action 'Microsoft.KeyVault/vaults/read'.",
+            ))),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let (o, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}");
+    assert!(o.contains("unknown  Key Vault name             kv-shortvideo-prod is taken; could not check whether it is this subscription's (could not list the subscription's key vaults: HTTP 403 AuthorizationFailed"), "{o}");
+    assert!(
+        o.contains("fix: the identity needs Microsoft.KeyVault/vaults/read (e.g. Reader on the subscription); or choose another security.keyVault.name"),
+        "{o}"
+    );
+    assert!(
+        o.contains("result: eastus2 (spec region) is UNKNOWN"),
+        "{o}"
+    );
+}
+
+#[test]
+fn with_its_resource_group_a_running_pool_is_not_counted_twice() {
+    let fake = healthy();
+    mount_running_pool(&fake, "rg-shortvideo");
+    // without the group: 16 more family vCPUs for a pool that has them already
+    let out = fake.preflight(&spec()).output().unwrap();
+    let (o, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    let out = fake
+        .preflight(&spec())
+        .args(["--resource-group", "rg-shortvideo"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(e.contains("preflight: scale set vmss-shortvideo-transcode in rg-shortvideo (eastus2) runs 2 regular and 18 Spot instances"), "{e}");
+    assert!(o.contains("Standard NCASv3_T4 Family vCPUs: needs 16 for 2 regular VMs x 8 vCPUs (16 already in use by vmss-shortvideo-transcode); usage 16 of limit 16"), "{o}");
+    assert!(o.contains("Total Regional Low-priority vCPUs: needs 144 for 18 Spot VMs x 8 vCPUs (144 already in use by vmss-shortvideo-transcode); usage 144 of limit 144"), "{o}");
+    // a group without the scale set changes nothing
+    let out = fake
+        .preflight(&spec())
+        .args(["-g", "rg-other"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
 }

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{clean_command, examples};
+use common::{clean_command, examples, texts};
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -23,13 +23,7 @@ fn run(spec: &str, args: &[String]) -> (i32, String, String) {
         .args(args)
         .output()
         .unwrap();
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
-        println!("--- exit {:?}\n{e}{o}", out.status.code());
-    }
+    let (o, e) = texts(&out);
     (out.status.code().unwrap_or(-1), o, e)
 }
 
@@ -217,4 +211,31 @@ fn unreadable_files_are_usage_errors() {
     );
     assert_eq!(code, 2);
     assert!(e.contains("cannot read /nonexistent/skus.json"), "{e}");
+}
+
+#[test]
+fn data_for_a_region_the_run_does_not_check_is_a_usage_error() {
+    // shortvideo-transcode checks eastus2, westus3, southcentralus: eastus is not one of them
+    let (code, o, e) = run(
+        "shortvideo-transcode.yaml",
+        &a(&[
+            "--usages",
+            &format!("eastus={}", fixture("az-vm-list-usage-eastus2.json")),
+        ]),
+    );
+    assert_eq!(code, 2, "{o}\n{e}");
+    assert!(o.is_empty(), "{o}");
+    assert!(e.contains("error: --usages gives quota usage for eastus, a region this run does not check (it checks eastus2, westus3, southcentralus)"), "{e}");
+    assert!(
+        e.contains("help: add --region REGION to check that region too"),
+        "{e}"
+    );
+    // pretrain-nd-h100 checks eastus and southcentralus; the file covers eastus2 only
+    let skus = fixture("az-vm-list-skus-eastus2-all.json");
+    let (code, _, e) = run("pretrain-nd-h100.yaml", &a(&["--skus", &skus]));
+    assert_eq!(code, 2, "{e}");
+    assert!(
+        e.contains(&format!("error: --skus {skus} only lists regions this run does not check (it checks eastus, southcentralus)")),
+        "{e}"
+    );
 }

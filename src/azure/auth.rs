@@ -519,18 +519,10 @@ pub(crate) fn credential(
                 .get("ACTIONS_ID_TOKEN_REQUEST_TOKEN")
                 .unwrap_or_default()
                 .to_string();
-            let pipeline = Pipeline::new(
-                Some("gpuform"),
-                Some(env!("CARGO_PKG_VERSION")),
-                http.client_options(transport),
-                Vec::new(),
-                Vec::new(),
-                None,
-            );
             let assertion = GithubOidc {
                 request_url,
                 request_token: Secret::new(token),
-                pipeline,
+                pipeline: super::client::pipeline(http, transport, Vec::new()),
             };
             ClientAssertionCredential::new(
                 tenant.clone(),

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use azure_core::credentials::TokenCredential;
-use azure_core::http::headers::HeaderName;
-use azure_core::http::policies::Policy;
+use azure_core::http::headers::{HeaderName, RETRY_AFTER, RETRY_AFTER_MS, X_MS_RETRY_AFTER_MS};
 use azure_core::http::policies::auth::BearerTokenAuthorizationPolicy;
+use azure_core::http::policies::{Policy, get_retry_after};
 use azure_core::http::{Context, Method, Pipeline, PipelineSendOptions, Request};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -74,16 +74,10 @@ impl ArmResponse {
     pub fn json<T: DeserializeOwned>(&self, op: &Op) -> Result<T, ArmError> {
         decode(op, &self.body, self.request_id.as_deref())
     }
-
-    /// The URL a long-running operation is polled at: `Azure-AsyncOperation`, else `Location`.
-    pub fn poll_url(&self) -> Option<&str> {
-        self.async_operation.as_deref().or(self.location.as_deref())
-    }
 }
 
 const LOCATION: HeaderName = HeaderName::from_static("location");
 const ASYNC_OPERATION: HeaderName = HeaderName::from_static("azure-asyncoperation");
-const RETRY_AFTER: HeaderName = HeaderName::from_static("retry-after");
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-ms-request-id");
 const CONTENT_TYPE: HeaderName = HeaderName::from_static("content-type");
 
@@ -110,24 +104,12 @@ impl ArmClient {
             credential,
             [endpoints.scope.clone()],
         ));
-        let pipeline = Pipeline::new(
-            Some("gpuform"),
-            Some(env!("CARGO_PKG_VERSION")),
-            http.client_options(transport),
-            Vec::new(),
-            vec![auth],
-            None,
-        );
         Self {
             endpoint: endpoints.arm.clone(),
             cloud_endpoint: Url::parse(endpoints.cloud.arm_endpoint())
                 .expect("cloud endpoints are URLs"),
-            pipeline,
+            pipeline: pipeline(http, transport, vec![auth]),
         }
-    }
-
-    pub fn endpoint(&self) -> &Url {
-        &self.endpoint
     }
 
     /// `{endpoint}{path}?api-version=...&extra...` (`path` without a leading slash is fine too).
@@ -136,12 +118,6 @@ impl ArmClient {
             .endpoint
             .join(path.trim_start_matches('/'))
             .expect("ARM paths are relative URLs");
-        // spaces as %20, not `+`: `$filter=location eq 'x'` is what ARM documents
-        let enc = |s: &str| {
-            url::form_urlencoded::byte_serialize(s.as_bytes())
-                .collect::<String>()
-                .replace('+', "%20")
-        };
         let mut q = format!("api-version={}", enc(api_version));
         for (k, v) in query {
             q.push_str(&format!("&{}={}", enc(k), enc(v)));
@@ -218,17 +194,21 @@ impl ArmClient {
                 }),
             )
             .await
-            .map_err(|e| with_permission(ArmError::from_azure(&op.what, &e), op))?;
+            .map_err(|e| ArmError::from_azure(&op.what, &e))?;
         let status = u16::from(res.status());
         let h = res.headers();
         let request_id = h.get_optional_string(&REQUEST_ID);
         if !(200..300).contains(&status) {
             return Err(http_error(op, status, res.body().as_ref(), request_id));
         }
-        let retry_after = h
-            .get_optional_str(&RETRY_AFTER)
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+        // what the retry policy reads too: retry-after-ms, x-ms-retry-after-ms, Retry-After
+        // (seconds or an HTTP date)
+        let retry_after = get_retry_after(
+            h,
+            azure_core::time::OffsetDateTime::now_utc,
+            &[RETRY_AFTER_MS, X_MS_RETRY_AFTER_MS, RETRY_AFTER],
+        )
+        .and_then(|d| Duration::try_from(d).ok());
         Ok(ArmResponse {
             status,
             location: h.get_optional_string(&LOCATION),
@@ -297,6 +277,31 @@ impl ArmClient {
     }
 }
 
+/// gpuform's azure_core pipeline (user agent, retry, timeouts, TLS failures from `http`), with
+/// `per_try` policies (run on every try, after the retry policy: the bearer token for ARM).
+pub(super) fn pipeline(
+    http: &HttpSettings,
+    transport: Option<&Transport>,
+    per_try: Vec<Arc<dyn Policy>>,
+) -> Pipeline {
+    Pipeline::new(
+        Some("gpuform"),
+        Some(env!("CARGO_PKG_VERSION")),
+        http.client_options(transport),
+        Vec::new(),
+        per_try,
+        None,
+    )
+}
+
+/// Percent-encoded for a query value or a path segment; spaces as %20, not `+`
+/// (`$filter=location eq 'x'` is what ARM documents; resource group names allow `(`, `)`, `.`).
+pub(super) fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
 fn same_origin(a: &Url, b: &Url) -> bool {
     a.scheme() == b.scheme()
         && a.host_str().map(str::to_ascii_lowercase) == b.host_str().map(str::to_ascii_lowercase)
@@ -328,13 +333,6 @@ fn decode<T: DeserializeOwned>(
         err.help = Some("a proxy may have answered instead of Azure (check --arm-endpoint and proxy settings); otherwise retry later".into());
         err
     })
-}
-
-fn with_permission(mut e: ArmError, op: &Op) -> ArmError {
-    if e.status == Some(403) && e.help.is_none() {
-        e.help = Some(format!("the identity needs {}", op.permission));
-    }
-    e
 }
 
 fn http_error(op: &Op, status: u16, body: &[u8], request_id: Option<String>) -> ArmError {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::api::{Arm, ArmApi};
-use super::client::{Op, Verb};
+use super::client::{ArmResponse, Op, Verb, enc};
 use super::error::{ArmError, ErrorDetail};
 use super::models::null_default;
 
@@ -19,6 +19,8 @@ pub const DEPLOYMENTS_API: &str = "2025-04-01";
 pub const RESOURCE_GROUPS_API: &str = "2025-04-01";
 /// Microsoft.Consumption/budgets (the version the rendered template uses).
 pub const BUDGETS_API: &str = "2024-08-01";
+/// Microsoft.Compute/virtualMachineScaleSets (the version the rendered template uses).
+pub const SCALE_SETS_API: &str = "2025-04-01";
 
 const RG_PERMISSION: &str = "Microsoft.Resources/subscriptions/resourceGroups/read (write to create it; e.g. Contributor on the subscription)";
 const DEPLOY_PERMISSION: &str = "Microsoft.Resources/deployments/write and write on every resource type in the template (e.g. Contributor, plus User Access Administrator or Role Based Access Control Administrator for the role assignments) on the resource group";
@@ -110,11 +112,61 @@ pub struct TargetResource {
     pub resource_name: Option<String>,
 }
 
+/// A scale set (`GET .../virtualMachineScaleSets/{name}`), the fields that tell how many
+/// instances it runs at which priority.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleSet {
+    #[serde(default)]
+    pub location: String,
+    #[serde(default)]
+    pub sku: Option<ScaleSetSku>,
+    #[serde(default)]
+    pub properties: Option<ScaleSetProperties>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleSetSku {
+    /// Instances in the scale set.
+    #[serde(default)]
+    pub capacity: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleSetProperties {
+    #[serde(default)]
+    pub priority_mix_policy: Option<PriorityMixPolicy>,
+    #[serde(default)]
+    pub virtual_machine_profile: Option<VmProfile>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriorityMixPolicy {
+    #[serde(default)]
+    pub base_regular_priority_count: Option<u32>,
+    #[serde(default)]
+    pub regular_priority_percentage_above_base: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VmProfile {
+    /// `Regular`, `Spot` or `Low`.
+    #[serde(default)]
+    pub priority: Option<String>,
+}
+
 /// A long-running operation ARM accepted: where to poll and how long to wait first.
 #[derive(Debug, Clone)]
 pub struct Accepted {
     pub status: u16,
-    pub poll_url: Option<String>,
+    /// `Azure-AsyncOperation`: a status URL (`{"status": ...}`), the same for the whole operation.
+    pub async_operation: Option<String>,
+    /// `Location`: 202 while the operation runs, then 200/204 (with the result, if it has one).
+    pub location: Option<String>,
     pub retry_after: Option<Duration>,
     pub body: Value,
 }
@@ -122,11 +174,11 @@ pub struct Accepted {
 /// One poll of a long-running operation.
 #[derive(Debug, Clone)]
 pub struct Polled {
-    /// 202 while running (what-if `Location`), 200 with a body otherwise.
+    /// 202 while a `Location` operation runs; 200 (or 204) otherwise.
     pub status: u16,
     pub retry_after: Option<Duration>,
-    /// A new URL to poll, when the answer names one.
-    pub next: Option<String>,
+    /// A new `Location` to poll, when a 202 names one.
+    pub location: Option<String>,
     /// Parsed body (`Value::Null` when empty).
     pub body: Value,
 }
@@ -155,13 +207,44 @@ impl Arm {
         )
     }
 
-    /// The resource group, or `None` when it does not exist (404).
+    /// The resource group, or `None` when it does not exist (404 `ResourceGroupNotFound`; a 404
+    /// `SubscriptionNotFound` is an error: the subscription is wrong, not the group).
     pub async fn resource_group(&self, rg: &str) -> Result<Option<ResourceGroup>, ArmError> {
         let op = Op::new(format!("read the resource group {rg}"), RG_PERMISSION);
         let url = self.client.url(&self.rg_path(rg), RESOURCE_GROUPS_API, &[]);
         match self.client.get_json(&op, url).await {
             Ok(g) => Ok(Some(g)),
-            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e)
+                if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The scale set `name` in `rg`, or `None` when there is none (404).
+    pub async fn scale_set(&self, rg: &str, name: &str) -> Result<Option<ScaleSet>, ArmError> {
+        let op = Op::new(
+            format!("read the scale set {name} in {rg}"),
+            "Microsoft.Compute/virtualMachineScaleSets/read (e.g. Reader on the resource group)",
+        );
+        let url = self.client.url(
+            &format!(
+                "{}/providers/Microsoft.Compute/virtualMachineScaleSets/{}",
+                self.rg_path(rg),
+                enc(name)
+            ),
+            SCALE_SETS_API,
+            &[],
+        );
+        match self.client.get_json(&op, url).await {
+            Ok(s) => Ok(Some(s)),
+            Err(e)
+                if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
+            {
+                Ok(None)
+            }
             Err(e) => Err(e),
         }
     }
@@ -251,12 +334,7 @@ impl Arm {
             .client
             .send_raw(&op, Verb::Put, url, Some(body))
             .await?;
-        Ok(Accepted {
-            status: res.status,
-            poll_url: res.poll_url().map(str::to_string),
-            retry_after: res.retry_after,
-            body: serde_json::from_slice(&res.body).unwrap_or(Value::Null),
-        })
+        Ok(accepted(res))
     }
 
     /// POST `.../whatIf` (the same body as the PUT).
@@ -279,12 +357,7 @@ impl Arm {
             .client
             .send_raw(&op, Verb::Post, url, Some(body))
             .await?;
-        Ok(Accepted {
-            status: res.status,
-            poll_url: res.location.clone().or(res.async_operation.clone()),
-            retry_after: res.retry_after,
-            body: serde_json::from_slice(&res.body).unwrap_or(Value::Null),
-        })
+        Ok(accepted(res))
     }
 
     /// GET a URL ARM handed back (`Azure-AsyncOperation` / `Location`); only on ARM's own host.
@@ -300,7 +373,7 @@ impl Arm {
         Ok(Polled {
             status: res.status,
             retry_after: res.retry_after,
-            next: res.poll_url().map(str::to_string),
+            location: res.location,
             body,
         })
     }
@@ -330,11 +403,14 @@ impl Arm {
     }
 }
 
-/// A path segment, percent-encoded (resource group and deployment names allow `(`, `)`, `.`).
-fn enc(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes())
-        .collect::<String>()
-        .replace('+', "%20")
+fn accepted(res: ArmResponse) -> Accepted {
+    Accepted {
+        status: res.status,
+        body: serde_json::from_slice(&res.body).unwrap_or(Value::Null),
+        async_operation: res.async_operation,
+        location: res.location,
+        retry_after: res.retry_after,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -69,24 +69,31 @@ impl ErrorDetail {
             .filter(|d| d.code.is_some() || d.message.is_some())
     }
 
-    /// Indented lines for the tree below this node (`code: message [target]`).
-    pub fn render_tree(&self, indent: usize, out: &mut Vec<String>) {
-        for d in &self.details {
-            let mut line = format!(
-                "{}{}",
-                "  ".repeat(indent),
-                d.code.as_deref().unwrap_or("(no code)")
-            );
-            if let Some(m) = &d.message {
-                line.push_str(": ");
-                line.push_str(m.trim());
-            }
-            if let Some(t) = &d.target {
-                line.push_str(&format!(" [target: {t}]"));
-            }
-            out.push(line);
-            d.render_tree(indent + 1, out);
+    /// `code: message [target]` lines, this node first, children indented by two spaces per
+    /// level (whitespace inside messages collapsed: ARM's contain `\r\n`).
+    pub fn tree_lines(&self, indent: usize) -> Vec<String> {
+        let mut line = format!(
+            "{}{}",
+            "  ".repeat(indent),
+            self.code.as_deref().unwrap_or("(no code)")
+        );
+        if let Some(m) = self
+            .message
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+        {
+            line.push_str(": ");
+            line.push_str(&m.split_whitespace().collect::<Vec<_>>().join(" "));
         }
+        if let Some(t) = &self.target {
+            line.push_str(&format!(" [target: {t}]"));
+        }
+        let mut out = vec![line];
+        for c in &self.details {
+            out.extend(c.tree_lines(indent + 1));
+        }
+        out
     }
 }
 
@@ -161,7 +168,8 @@ impl ArmError {
             .collect();
         let mut operation = operation.into();
         // the bearer policy fetches the token inside the ARM call: say which step failed
-        if causes.iter().any(|c| c.contains("authentication failed")) {
+        let sign_in = causes.iter().any(|c| c.contains("authentication failed"));
+        if sign_in {
             operation = format!("get an access token to {operation}");
         }
         // our own markers, anywhere in the chain
@@ -184,20 +192,17 @@ impl ArmError {
             return e;
         }
         let aadsts = causes.iter().find_map(|c| aadsts_code(c));
-        let kind = match err.kind() {
-            azure_core::error::ErrorKind::Credential => ErrorKind::Credential,
-            azure_core::error::ErrorKind::Connection => ErrorKind::Connection,
-            azure_core::error::ErrorKind::Io => ErrorKind::Connection,
-            azure_core::error::ErrorKind::DataConversion => ErrorKind::Decode,
-            azure_core::error::ErrorKind::HttpResponse { .. } => ErrorKind::Http,
-            _ if aadsts.is_some() => ErrorKind::Credential,
-            _ => ErrorKind::Other,
-        };
-        let kind = if aadsts.is_some() || causes.iter().any(|c| c.contains("authentication failed"))
-        {
+        let kind = if aadsts.is_some() || sign_in {
             ErrorKind::Credential
         } else {
-            kind
+            match err.kind() {
+                azure_core::error::ErrorKind::Credential => ErrorKind::Credential,
+                azure_core::error::ErrorKind::Connection => ErrorKind::Connection,
+                azure_core::error::ErrorKind::Io => ErrorKind::Connection,
+                azure_core::error::ErrorKind::DataConversion => ErrorKind::Decode,
+                azure_core::error::ErrorKind::HttpResponse { .. } => ErrorKind::Http,
+                _ => ErrorKind::Other,
+            }
         };
         let message = match &aadsts {
             Some(code) => format!(
@@ -245,15 +250,20 @@ impl ArmError {
         s
     }
 
+    /// ARM's error tree (the top error and its details) as an [`ErrorDetail`].
+    pub fn detail(&self) -> ErrorDetail {
+        ErrorDetail {
+            code: self.code.clone(),
+            message: self.message.clone(),
+            target: self.target.clone(),
+            details: self.details.clone(),
+            additional_info: Vec::new(),
+        }
+    }
+
     /// The ARM error tree below the top error, one indented line per node.
     pub fn detail_lines(&self) -> Vec<String> {
-        let root = ErrorDetail {
-            details: self.details.clone(),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        root.render_tree(1, &mut out);
-        out
+        self.details.iter().flat_map(|d| d.tree_lines(1)).collect()
     }
 }
 
@@ -369,11 +379,12 @@ mod tests {
         let d = ErrorDetail::from_body(body).unwrap();
         assert_eq!(d.code.as_deref(), Some("InvalidTemplateDeployment"));
         assert_eq!(d.details[0].target.as_deref(), Some("vmss"));
-        let mut lines = Vec::new();
-        d.render_tree(0, &mut lines);
         assert_eq!(
-            lines,
-            vec!["QuotaExceeded: Operation could not be completed [target: vmss]"]
+            d.tree_lines(0),
+            vec![
+                "InvalidTemplateDeployment: top",
+                "  QuotaExceeded: Operation could not be completed [target: vmss]"
+            ]
         );
         // bare (deployment properties.error)
         let d = ErrorDetail::from_body(br#"{"code":"Conflict","message":"m"}"#).unwrap();

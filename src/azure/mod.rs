@@ -32,7 +32,6 @@ pub use http::{HttpSettings, Transport};
 /// Everything needed to reach ARM.
 #[derive(Debug, Clone)]
 pub struct Connect {
-    pub auth: AuthMode,
     pub endpoints: Endpoints,
     pub http: HttpSettings,
     pub subscription: String,
@@ -40,16 +39,10 @@ pub struct Connect {
     pub transport: Option<Transport>,
 }
 
-/// Choose the credential and build the ARM client for one subscription. Nothing is sent yet:
-/// the first request fetches the token.
-pub fn connect(c: &Connect, env: &Env, probe: &dyn Probe) -> Result<(Arm, AuthChoice), ArmError> {
-    let choice = auth::choose(c.auth, env, probe)?;
-    let arm = connect_with(c, env, &choice)?;
-    Ok((arm, choice))
-}
-
-/// [`connect`] with the credential already chosen.
-pub fn connect_with(c: &Connect, env: &Env, choice: &AuthChoice) -> Result<Arm, ArmError> {
+/// The ARM client for one subscription with the credential [`auth::choose`] picked (the
+/// subscription may depend on it: `az`'s default). Nothing is sent yet: the first request
+/// fetches the token.
+pub fn connect(c: &Connect, env: &Env, choice: &AuthChoice) -> Result<Arm, ArmError> {
     validate_subscription(&c.subscription)?;
     let credential = auth::credential(choice, env, &c.endpoints, &c.http, c.transport.as_ref())?;
     let client = ArmClient::new(&c.endpoints, credential, &c.http, c.transport.as_ref());

@@ -10,6 +10,8 @@ use crate::azure::{
     self, Arm, ArmError, AuthChoice, AuthMethod, AuthMode, Cloud, Connect, Endpoints, Env,
     HttpSettings, SystemProbe,
 };
+use crate::preflight::plan::Existing;
+use crate::spec::Checked;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct AzureArgs {
@@ -89,6 +91,39 @@ pub struct Session {
 }
 
 impl Session {
+    /// The spec's scale set in `rg` when it runs already (a redeployment): preflight does not
+    /// count its instances twice. Says what it found on stderr; a failure to look is a warning
+    /// (preflight then counts every instance as new).
+    pub fn existing_pool(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        command: &str,
+        rg: &str,
+        checked: &Checked,
+    ) -> Option<Existing> {
+        let spec = checked.spec.as_ref()?;
+        let name = crate::plan::Plan::build(checked).ok()?.compute.name;
+        match rt.block_on(self.arm.scale_set(rg, &name)) {
+            Ok(Some(set)) => {
+                let x = Existing::from_scale_set(&name, &set, &spec.spec.capacity);
+                eprintln!(
+                    "{command}: scale set {name} in {rg} ({}) runs {} regular and {} Spot instances; preflight counts them as in use already",
+                    x.region, x.regular, x.spot
+                );
+                Some(x)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                eprintln!(
+                    "{command}: warning: could not {} ({}); preflight counts every instance of the pool as new",
+                    e.operation,
+                    e.summary()
+                );
+                None
+            }
+        }
+    }
+
     /// A failure from an ARM error; for credential problems it names the credential used.
     pub fn failure(&self, e: &ArmError) -> Failure {
         let mut f = arm_failure(e);
@@ -105,21 +140,16 @@ impl Session {
 impl AzureArgs {
     /// Refuse nonsense before anything else runs.
     pub fn check(&self) -> Result<(), Failure> {
-        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
-            return Err(Failure::usage(
-                "--timeout must be a positive number of seconds",
-            ));
-        }
-        Ok(())
+        self.http().map(drop)
     }
 
-    pub fn http(&self) -> HttpSettings {
-        HttpSettings {
-            timeout: Duration::from_secs_f64(self.timeout),
+    pub fn http(&self) -> Result<HttpSettings, Failure> {
+        Ok(HttpSettings {
+            timeout: seconds("--timeout", self.timeout)?,
             max_retries: self.retries,
             initial_delay: Duration::from_millis(self.retry_delay_ms),
             ..HttpSettings::default()
-        }
+        })
     }
 
     /// Choose the credential, find the subscription and build the client; prints
@@ -157,19 +187,28 @@ impl AzureArgs {
         };
         eprintln!("{command}: {}", choice.announce());
         let connect = Connect {
-            auth: self.auth.into(),
             endpoints,
-            http: self.http(),
+            http: self.http()?,
             subscription: subscription.clone(),
             transport: None,
         };
-        let arm = azure::connect_with(&connect, &env, &choice).map_err(|e| arm_failure(&e))?;
+        let arm = azure::connect(&connect, &env, &choice).map_err(|e| arm_failure(&e))?;
         Ok(Session {
             arm,
             choice,
             subscription,
             cloud,
         })
+    }
+}
+
+/// A positive number of seconds that a `Duration` can hold (`1e20` cannot; `NaN` is not one).
+fn seconds(flag: &str, secs: f64) -> Result<Duration, Failure> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(Failure::usage(format!(
+            "{flag} must be a positive number of seconds, not {secs}"
+        ))),
     }
 }
 

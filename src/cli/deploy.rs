@@ -16,13 +16,14 @@ use serde_json::{Value, json};
 use super::azure_args::{AzureArgs, Session, runtime};
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled, styled_stderr};
 use crate::azure::deployments::Accepted;
-use crate::azure::{ArmError, ErrorDetail};
+use crate::azure::{ArmError, ErrorDetail, ErrorKind};
 use crate::catalog::prices::PriceTable;
-use crate::deploy::errors::{self, Diagnosis, FailedResource};
+use crate::deploy::errors::{self, Diagnosis, FailedResource, QuotaIncrease};
 use crate::deploy::progress::{self, Progress, fmt_elapsed};
 use crate::deploy::whatif::WhatIf;
 use crate::deploy::{self, Finished, Polling, Request};
 use crate::preflight::checks::{self, Context};
+use crate::preflight::plan::Existing;
 use crate::preflight::report::{self as pf_report, Mode as PfMode};
 use crate::preflight::{self as pf, Plan, Report, Verdict};
 use crate::spec::model::Spec;
@@ -112,11 +113,15 @@ impl Target<'_> {
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     args.azure.check()?;
-    if !(args.poll_interval >= 0.0 && args.poll_interval.is_finite()) {
-        return Err(Failure::usage(
-            "--poll-interval must be a number of seconds",
-        ));
-    }
+    let polling = Polling {
+        interval: Duration::try_from_secs_f64(args.poll_interval).map_err(|_| {
+            Failure::usage(format!(
+                "--poll-interval must be a number of seconds, not {}",
+                args.poll_interval
+            ))
+        })?,
+        ..Polling::default()
+    };
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !args.what_if && !args.yes && !interactive {
         return Err(Failure::usage(
@@ -147,10 +152,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         args.name.as_deref(),
     )
     .map_err(Failure::usage)?;
-    let template_value: Value = serde_json::from_str(&request.template)
-        .map_err(|e| Failure::usage(format!("the rendered template is not JSON: {e}")))?;
     let mut secrets = Vec::new();
-    for p in deploy::secure_params(&template_value, &request.parameters) {
+    for p in request.secure_params() {
         let value = std::env::var(&p.env).ok();
         deploy::check_secret(&p, value.as_deref()).map_err(Failure::usage)?;
         secrets.push((p.name.clone(), value.unwrap_or_default()));
@@ -159,10 +162,6 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let session = args.azure.connect("deploy")?;
     let rt = runtime()?;
     let rg = args.resource_group.trim().to_string();
-    let polling = Polling {
-        interval: Duration::from_secs_f64(args.poll_interval),
-        ..Polling::default()
-    };
     let region = spec.spec.region.trim().to_ascii_lowercase();
 
     // ---- phase 1: read-only (Ctrl-C just ends the process)
@@ -205,14 +204,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             &request,
             &secrets,
             group.is_some(),
-            &template_value,
             polling,
+            spec,
         );
     }
-    if !args.skip_preflight
-        && let Some(code) = preflight_gate(&args, &rt, &session, &args.spec, spec)?
-    {
-        return Ok(code);
+    if !args.skip_preflight {
+        let existing = group
+            .as_ref()
+            .and_then(|_| session.existing_pool(&rt, "deploy", &rg, &checked));
+        if let Some(code) = preflight_gate(&args, &rt, &session, &args.spec, spec, existing)? {
+            return Ok(code);
+        }
     }
     let group_line = match &group {
         Some(g) if !g.location.eq_ignore_ascii_case(&region) && !g.location.is_empty() => format!(
@@ -275,7 +277,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 );
                 Accepted {
                     status: 200,
-                    poll_url: None,
+                    async_operation: None,
+                    location: None,
                     retry_after: None,
                     body: Value::Null,
                 }
@@ -338,6 +341,20 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 Stage::Starting if rejected(&e) => {
                     report_rejection(&args, &rt, &target, spec, &e, view.elapsed())
                 }
+                Stage::Starting if unanswered(&e) => {
+                    // ARM may have accepted the PUT and the answer got lost
+                    let mut f = session.failure(&e);
+                    f.causes.push(format!(
+                        "deployment {} may have started: ARM's answer to starting it did not arrive",
+                        request.name
+                    ));
+                    f.help = Some(format!(
+                        "{}check whether it runs:\n{}",
+                        f.help.map(|h| format!("{h}; ")).unwrap_or_default(),
+                        target.follow_hint().trim_end()
+                    ));
+                    Err(f)
+                }
                 Stage::Following => {
                     let mut f = session.failure(&e);
                     f.causes.push(format!(
@@ -376,6 +393,15 @@ fn rejected(e: &ArmError) -> bool {
     matches!(e.status, Some(400) | Some(409) | Some(422)) && e.code.is_some()
 }
 
+/// No answer (timeout, broken connection) or a server error after the retries: the request may
+/// have been carried out.
+fn unanswered(e: &ArmError) -> bool {
+    matches!(
+        e.kind,
+        ErrorKind::Timeout | ErrorKind::Connection | ErrorKind::Other
+    ) || e.status.is_some_and(|s| s >= 500)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Preflight
 
@@ -386,9 +412,11 @@ fn preflight_gate(
     session: &Session,
     path: &std::path::Path,
     spec: &Spec,
+    existing: Option<Existing>,
 ) -> Result<Option<ExitCode>, Failure> {
     let mut plan = Plan::from_spec(spec, &[]);
     plan.targets.truncate(1);
+    plan.existing = existing;
     let report = run_preflight(rt, session, path, &plan)?;
     let primary = report.primary();
     match primary.verdict {
@@ -533,8 +561,8 @@ fn what_if(
     request: &Request,
     secrets: &[(String, String)],
     group_exists: bool,
-    template: &Value,
     polling: Polling,
+    spec: &Spec,
 ) -> Result<ExitCode, Failure> {
     let session = target.session;
     let result = if group_exists {
@@ -548,27 +576,12 @@ fn what_if(
         let r = match r {
             Ok(r) => r,
             Err(e) if rejected(&e) => {
-                let tree = errors::expand(&ErrorDetail {
-                    code: e.code.clone(),
-                    message: e.message.clone(),
-                    target: e.target.clone(),
-                    details: e.details.clone(),
-                    additional_info: Vec::new(),
-                });
-                let mut f = Failure {
-                    code: ExitCode::Findings,
-                    message: format!("ARM refused the what-if of deployment {}", target.name),
-                    causes: errors::tree_lines(&tree, 0),
-                    help: None,
-                };
-                f.help = errors::diagnose([&tree]).first().map(|d| match d {
-                    Diagnosis::Quota(q) => q.text(),
-                    Diagnosis::Capacity { code, .. } => format!(
-                        "{code}: run `gpuform preflight {}` to compare the alternate regions",
-                        args.spec.display()
-                    ),
-                });
-                return Err(f);
+                return Err(what_if_failure(
+                    format!("ARM refused the what-if of deployment {}", target.name),
+                    &e.detail(),
+                    &args.spec,
+                    spec,
+                ));
             }
             Err(e) => return Err(session.failure(&e)),
         };
@@ -577,17 +590,16 @@ fn what_if(
             .as_ref()
             .filter(|_| r.status.as_deref() != Some("Succeeded"))
         {
-            let tree = errors::expand(err);
-            return Err(Failure {
-                code: ExitCode::Findings,
-                message: format!(
+            return Err(what_if_failure(
+                format!(
                     "the what-if of deployment {} ended {}",
                     target.name,
                     r.status.as_deref().unwrap_or("without a result")
                 ),
-                causes: errors::tree_lines(&tree, 0),
-                help: None,
-            });
+                err,
+                &args.spec,
+                spec,
+            ));
         }
         WhatIf::new(
             target.name,
@@ -602,8 +614,11 @@ fn what_if(
             "deploy: the resource group {} does not exist yet; deploy would create it and every resource below",
             target.rg
         );
-        let changes =
-            crate::deploy::whatif::simulated_changes(template, &session.subscription, target.rg);
+        let changes = crate::deploy::whatif::simulated_changes(
+            &request.template_json,
+            &session.subscription,
+            target.rg,
+        );
         WhatIf::new(
             target.name,
             target.rg,
@@ -628,6 +643,29 @@ fn what_if(
         return Ok(ExitCode::Findings);
     }
     Ok(ExitCode::Ok)
+}
+
+/// A what-if ARM refused or that failed: the error tree, and the first fix gpuform knows.
+fn what_if_failure(
+    message: String,
+    error: &ErrorDetail,
+    path: &std::path::Path,
+    spec: &Spec,
+) -> Failure {
+    let tree = errors::expand(error);
+    let help = errors::diagnose([&tree]).first().map(|d| match d {
+        Diagnosis::Quota(q) => quota_fix(q, spec),
+        Diagnosis::Capacity { code, .. } => format!(
+            "{code}: run `gpuform preflight {}` to compare the alternate regions",
+            path.display()
+        ),
+    });
+    Failure {
+        code: ExitCode::Findings,
+        message,
+        causes: tree.tree_lines(0),
+        help,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -721,13 +759,7 @@ fn report_rejection(
     e: &ArmError,
     elapsed: Duration,
 ) -> Result<ExitCode, Failure> {
-    let tree = errors::expand(&ErrorDetail {
-        code: e.code.clone(),
-        message: e.message.clone(),
-        target: e.target.clone(),
-        details: e.details.clone(),
-        additional_info: Vec::new(),
-    });
+    let tree = errors::expand(&e.detail());
     let mut outcome = Outcome {
         schema_version: 1,
         deployment: target.name.to_string(),
@@ -756,19 +788,9 @@ fn fill_fixes(
     spec: &Spec,
 ) {
     let size = &spec.spec.compute.vm_size;
-    let family = crate::catalog::find(size).map(|s| s.quota_family.clone());
     for d in outcome.diagnoses.clone() {
         match d {
-            Diagnosis::Quota(q) => {
-                let mut fix = q.text();
-                if let Some(f) = &family {
-                    fix.push_str(&format!(
-                        " ({size} counts against the {f:?} family quota; `az vm list-usage -l {} -o table` shows it)",
-                        q.location.as_deref().unwrap_or(&spec.spec.region)
-                    ));
-                }
-                outcome.fixes.push(fix);
-            }
+            Diagnosis::Quota(q) => outcome.fixes.push(quota_fix(&q, spec)),
             Diagnosis::Capacity { code, location } => {
                 let region = location.unwrap_or_else(|| spec.spec.region.clone());
                 let alt = alternatives(rt, target.session, path, spec);
@@ -802,6 +824,36 @@ fn fill_fixes(
             }
         }
     }
+}
+
+/// The increase to request; when the quota is the size's family quota, which family that is
+/// (ARM spells it `standardNCASv3_T4Family`, the usage list `Standard NCASv3_T4 Family`).
+fn quota_fix(q: &QuotaIncrease, spec: &Spec) -> String {
+    let mut fix = q.text();
+    let size = &spec.spec.compute.vm_size;
+    if let Some(family) = crate::catalog::find(size).map(|s| &s.quota_family)
+        && same_family(&q.quota, family)
+    {
+        fix.push_str(&format!(
+            " ({size} counts against the {family:?} family quota; `az vm list-usage -l {} -o table` shows it)",
+            q.location.as_deref().unwrap_or(&spec.spec.region)
+        ));
+    }
+    fix
+}
+
+/// `standardNCASv3_T4Family Cores` names the family `Standard NCASv3_T4 Family`; `Total Regional
+/// Cores` and `Low Priority Cores` name none.
+fn same_family(quota: &str, family: &str) -> bool {
+    let key = |s: &str| -> String {
+        s.trim()
+            .trim_end_matches(" Cores")
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    key(quota) == key(family)
 }
 
 fn print_outcome(args: &Args, o: &Outcome, elapsed: Duration) {
@@ -856,7 +908,7 @@ fn text(o: &Outcome, elapsed: Duration) -> String {
     }
     if let Some(e) = &o.error {
         let _ = writeln!(s, "error:");
-        for l in errors::tree_lines(e, 1) {
+        for l in e.tree_lines(1) {
             let _ = writeln!(s, "{l}");
         }
     }
@@ -866,7 +918,7 @@ fn text(o: &Outcome, elapsed: Duration) -> String {
             .error
             .as_ref()
             .map(|e| {
-                errors::tree_lines(e, 0)
+                e.tree_lines(0)
                     .into_iter()
                     .map(|l| l.trim().to_string())
                     .collect()
@@ -880,7 +932,7 @@ fn text(o: &Outcome, elapsed: Duration) -> String {
                 .unwrap_or_default();
             let _ = writeln!(s, "  {} {}{code}", r.resource_type, r.name);
             if let Some(e) = &r.error {
-                let lines = errors::tree_lines(e, 2);
+                let lines = e.tree_lines(2);
                 // the deployment's tree usually repeats the resource's error: print it once
                 if !lines.iter().all(|l| top.contains(&l.trim().to_string())) {
                     for l in lines {
@@ -934,7 +986,7 @@ fn markdown(o: &Outcome) -> String {
     }
     if let Some(e) = &o.error {
         let _ = writeln!(s, "\n```text");
-        for l in errors::tree_lines(e, 0) {
+        for l in e.tree_lines(0) {
             let _ = writeln!(s, "{l}");
         }
         let _ = writeln!(s, "```");

@@ -13,6 +13,7 @@ use crate::catalog::prices::PriceTable;
 use crate::preflight::checks::{self, Context};
 use crate::preflight::report::{self, Mode};
 use crate::preflight::{self as pf, Offline, Plan, Verdict};
+use crate::spec::Checked;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,6 +23,10 @@ pub struct Args {
     /// Also check REGION (repeatable); the spec's region and alternateRegions are always checked.
     #[arg(long = "region", value_name = "REGION")]
     pub regions: Vec<String>,
+    /// The resource group the spec is deployed in: the instances its scale set runs already do
+    /// not count twice against quota (a redeployment).
+    #[arg(long, short = 'g', value_name = "RG", conflicts_with_all = ["usages", "skus"])]
+    pub resource_group: Option<String>,
     /// Output: a table for people, JSON, Markdown for $GITHUB_STEP_SUMMARY, or GitHub annotations.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -55,7 +60,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .spec
         .as_ref()
         .expect("a spec without errors has a model");
-    let plan = Plan::from_spec(spec, &args.regions);
+    let mut plan = Plan::from_spec(spec, &args.regions);
     let mut ctx = Context {
         spec_path: checked.path.clone(),
         ..Default::default()
@@ -66,7 +71,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         read_offline(&args, &plan)?.region_data(&plan)
     } else {
         ctx.mode = Some(Mode::Live);
-        live(&args, &plan, &mut ctx)?
+        live(&args, &checked, &mut plan, &mut ctx)?
     };
 
     let report = checks::build(&plan, &regions, &sub, ctx, prices);
@@ -86,15 +91,19 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 
 fn live(
     args: &Args,
-    plan: &Plan,
+    checked: &Checked,
+    plan: &mut Plan,
     ctx: &mut Context,
 ) -> Result<(Vec<pf::RegionData>, pf::SubscriptionData), Failure> {
     let session = args.azure.connect("preflight")?;
     ctx.subscription = Some(session.subscription.clone());
     ctx.credential = Some(session.choice.describe());
     ctx.cloud = Some(session.cloud.name().to_string());
-    runtime()?
-        .block_on(pf::gather_live(&session.arm, plan))
+    let rt = runtime()?;
+    if let Some(rg) = &args.resource_group {
+        plan.existing = session.existing_pool(&rt, "preflight", rg.trim(), checked);
+    }
+    rt.block_on(pf::gather_live(&session.arm, plan))
         .map_err(|e| session.failure(&e))
 }
 
@@ -117,7 +126,7 @@ fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {
         })?;
         off.skus.push((p.display().to_string(), list, shape));
     }
-    let mut usages: BTreeMap<String, (String, Vec<models::Usage>)> = BTreeMap::new();
+    let mut usages: BTreeMap<String, Vec<models::Usage>> = BTreeMap::new();
     for arg in &args.usages {
         let (region, file) = split_region(arg, plan.primary());
         let path = PathBuf::from(file);
@@ -125,11 +134,33 @@ fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {
             Failure::usage(format!("{} is not a usage list: {e}", path.display()))
                 .help("give `az vm list-usage -l REGION -o json` output or the REST response")
         })?;
-        if usages
-            .insert(region.clone(), (file.to_string(), list))
-            .is_some()
-        {
+        if usages.insert(region.clone(), list).is_some() {
             return Err(Failure::usage(format!("--usages gives {region} twice")));
+        }
+    }
+    // data for a region this run does not check would be dropped without a word, and a region
+    // left without data is only skipped: the verdict would pass on nothing
+    let checked: Vec<&str> = plan.targets.iter().map(|t| t.region.as_str()).collect();
+    let unchecked = |what: String| {
+        Failure::usage(format!(
+            "{what} this run does not check (it checks {})",
+            checked.join(", ")
+        ))
+        .help("add --region REGION to check that region too, or give data for the regions above")
+    };
+    for region in usages.keys() {
+        if !checked.contains(&region.as_str()) {
+            return Err(unchecked(format!(
+                "--usages gives quota usage for {region}, a region"
+            )));
+        }
+    }
+    for (file, list, _) in &off.skus {
+        if !list
+            .iter()
+            .any(|s| checked.iter().any(|r| s.in_location(r)))
+        {
+            return Err(unchecked(format!("--skus {file} only lists regions")));
         }
     }
     off.usages = usages;

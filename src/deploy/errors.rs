@@ -47,32 +47,6 @@ pub fn status_error(v: &Value) -> Option<ErrorDetail> {
     }
 }
 
-/// `code: message [target]` lines, the node itself first, children indented.
-pub fn tree_lines(d: &ErrorDetail, indent: usize) -> Vec<String> {
-    let mut line = format!(
-        "{}{}",
-        "  ".repeat(indent),
-        d.code.as_deref().unwrap_or("(no code)")
-    );
-    if let Some(m) = d
-        .message
-        .as_deref()
-        .map(str::trim)
-        .filter(|m| !m.is_empty())
-    {
-        line.push_str(": ");
-        line.push_str(&m.split_whitespace().collect::<Vec<_>>().join(" "));
-    }
-    if let Some(t) = &d.target {
-        line.push_str(&format!(" [target: {t}]"));
-    }
-    let mut out = vec![line];
-    for c in &d.details {
-        out.extend(tree_lines(c, indent + 1));
-    }
-    out
-}
-
 /// Every node of a tree, depth first.
 fn nodes(d: &ErrorDetail) -> Vec<&ErrorDetail> {
     let mut out = vec![d];
@@ -349,7 +323,7 @@ mod tests {
             ..Default::default()
         };
         let t = expand(&top);
-        let lines = tree_lines(&t, 0);
+        let lines = t.tree_lines(0);
         assert_eq!(
             lines[0],
             "DeploymentFailed: At least one resource deployment operation failed."

@@ -82,10 +82,11 @@ pub fn check_secret(p: &SecureParam, value: Option<&str>) -> Result<(), String> 
             p.name, p.env
         ));
     };
-    if v.starts_with("$(") && v.ends_with(')') && !v.contains(' ') {
-        // Azure Pipelines leaves `$(NAME)` as is when the variable does not exist
+    if is_pipeline_macro(v) {
+        // Azure Pipelines leaves `$(NAME)` as is when the variable does not exist. Not even then
+        // is the value printed: a real secret may look like one.
         return Err(format!(
-            "{} holds the unexpanded pipeline macro {v}: define that (secret) variable in the pipeline",
+            "{} holds what looks like an unexpanded pipeline macro `$(...)`: define that (secret) variable in the pipeline",
             p.env
         ));
     }
@@ -104,11 +105,25 @@ pub fn check_secret(p: &SecureParam, value: Option<&str>) -> Result<(), String> 
     Ok(())
 }
 
+/// `$(NAME)` with a pipeline variable name inside (letters, digits, `_`, `.`, `-`).
+fn is_pipeline_macro(v: &str) -> bool {
+    v.strip_prefix("$(")
+        .and_then(|r| r.strip_suffix(')'))
+        .is_some_and(|name| {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        })
+}
+
 /// Everything sent to ARM, prepared once.
 #[derive(Debug, Clone)]
 pub struct Request {
     /// The rendered `azuredeploy.json`, byte for byte.
     pub template: String,
+    /// The same, parsed.
+    pub template_json: Value,
     /// `parameters` of the rendered `azuredeploy.parameters.json` (no secrets).
     pub parameters: Map<String, Value>,
     /// The deployment name.
@@ -123,6 +138,8 @@ impl Request {
         parameters_file: &str,
         name: Option<&str>,
     ) -> Result<Self, String> {
+        let template_json: Value = serde_json::from_str(&template)
+            .map_err(|e| format!("the rendered template is not JSON: {e}"))?;
         let file: Value = serde_json::from_str(parameters_file)
             .map_err(|e| format!("the rendered parameters file is not JSON: {e}"))?;
         let parameters = file
@@ -139,6 +156,7 @@ impl Request {
         };
         Ok(Self {
             template,
+            template_json,
             parameters,
             name,
         })
@@ -164,15 +182,11 @@ impl Request {
     /// The name of the budget the template creates, when it has one and takes its start date
     /// as the `budgetStartDate` parameter.
     pub fn budget_name(&self) -> Option<String> {
-        let t: Value = serde_json::from_str(&self.template).ok()?;
+        let t = &self.template_json;
         t.get("parameters")?.get("budgetStartDate")?;
-        let resources: Vec<&Value> = match t.get("resources")? {
-            Value::Array(a) => a.iter().collect(),
-            Value::Object(o) => o.values().collect(),
-            _ => return None,
-        };
-        resources
-            .into_iter()
+        t.get("resources")?
+            .as_array()?
+            .iter()
             .find(|r| {
                 r.get("type")
                     .and_then(Value::as_str)
@@ -193,10 +207,15 @@ impl Request {
 
     /// Resources in the template (top level).
     pub fn resource_count(&self) -> usize {
-        serde_json::from_str::<Value>(&self.template)
-            .ok()
-            .and_then(|t| t.get("resources").and_then(Value::as_array).map(Vec::len))
-            .unwrap_or(0)
+        self.template_json
+            .get("resources")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    }
+
+    /// Secure parameters the template needs that the rendered parameters do not set.
+    pub fn secure_params(&self) -> Vec<SecureParam> {
+        secure_params(&self.template_json, &self.parameters)
     }
 }
 
@@ -294,7 +313,12 @@ pub async fn follow(
     progress: &mut Progress,
 ) -> Result<Finished, ArmError> {
     let what = format!("read the status of deployment {name}");
-    let url = accepted.poll_url.clone();
+    // the Azure-AsyncOperation URL stays the same for the whole operation; a Location may move
+    let by_location = accepted.async_operation.is_none();
+    let mut url = accepted
+        .async_operation
+        .clone()
+        .or_else(|| accepted.location.clone());
     let mut wait = accepted.retry_after.unwrap_or(polling.interval);
     let mut failures = 0u32;
     let mut ops: Vec<Operation> = Vec::new();
@@ -307,35 +331,43 @@ pub async fn follow(
     progress.update(&initial, &ops);
     loop {
         tokio::time::sleep(wait.min(polling.max_wait)).await;
-        let status = match &url {
-            // the Azure-AsyncOperation URL stays the same for the whole operation
-            Some(u) => arm.poll(&what, u).await.map(|p| {
-                let state = p
-                    .lro_status()
-                    .or_else(|| {
-                        p.body
-                            .pointer("/properties/provisioningState")
-                            .and_then(Value::as_str)
-                    })
-                    .unwrap_or("Running")
-                    .to_string();
-                (state, p.retry_after)
-            }),
+        // `None`: the operation is over without saying how (a Location's empty 200/204)
+        let status: Result<(Option<String>, Option<Duration>), ArmError> = match &url {
+            Some(u) => match arm.poll(&what, u).await {
+                Ok(p) => {
+                    let state = p
+                        .lro_status()
+                        .or_else(|| {
+                            p.body
+                                .pointer("/properties/provisioningState")
+                                .and_then(Value::as_str)
+                        })
+                        .map(str::to_string)
+                        .or_else(|| (p.status == 202).then(|| "Running".to_string()));
+                    if by_location && p.status == 202 && p.location.is_some() {
+                        url = p.location;
+                    }
+                    Ok((state, p.retry_after))
+                }
+                Err(e) => Err(e),
+            },
             None => arm.deployment(rg, name).await.map(|d| {
                 (
-                    d.properties
-                        .provisioning_state
-                        .unwrap_or_else(|| "Running".into()),
+                    Some(
+                        d.properties
+                            .provisioning_state
+                            .unwrap_or_else(|| "Running".into()),
+                    ),
                     None,
                 )
             }),
         };
         let (state, retry_after) = match status {
-            Ok((s, ra)) => {
+            Ok(s) => {
                 failures = 0;
-                (s, ra)
+                s
             }
-            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) if stops_following(&e) => return Err(e),
             Err(e) => {
                 failures += 1;
                 if failures >= polling.max_failures {
@@ -349,9 +381,12 @@ pub async fn follow(
                 continue;
             }
         };
+        let Some(state) = state else {
+            break; // the deployment itself says how it ended
+        };
         match arm.operations(rg, name).await {
             Ok(o) => ops = o,
-            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) if stops_following(&e) => return Err(e),
             Err(_) => {} // the view just stays as it was
         }
         progress.update(&state, &ops);
@@ -360,7 +395,7 @@ pub async fn follow(
         }
         wait = retry_after.unwrap_or(polling.interval);
     }
-    let deployment = arm.deployment(rg, name).await?;
+    let deployment = retried(polling, || arm.deployment(rg, name)).await?;
     if let Ok(o) = arm.operations(rg, name).await {
         progress.update(
             deployment
@@ -379,17 +414,51 @@ pub async fn follow(
     })
 }
 
-/// Poll a what-if until its answer (202 + `Location` while it runs, then 200 with the result).
+/// Errors that end following at once because trying again cannot help: settings, the
+/// credential, TLS, a rejected token. Outages, timeouts, throttling and 5xx are tried again, up
+/// to [`Polling::max_failures`] in a row.
+fn stops_following(e: &ArmError) -> bool {
+    matches!(
+        e.kind,
+        ErrorKind::Config | ErrorKind::Credential | ErrorKind::Tls
+    ) || e.status == Some(401)
+}
+
+/// `call` until it succeeds, [`Polling::max_failures`] times at most.
+async fn retried<T, F, Fut>(polling: Polling, mut call: F) -> Result<T, ArmError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ArmError>>,
+{
+    let mut failures = 0u32;
+    loop {
+        match call().await {
+            Ok(v) => return Ok(v),
+            Err(e) if stops_following(&e) => return Err(e),
+            Err(e) => {
+                failures += 1;
+                if failures >= polling.max_failures {
+                    return Err(e);
+                }
+                tokio::time::sleep(polling.interval.min(polling.max_wait)).await;
+            }
+        }
+    }
+}
+
+/// Poll a what-if until its answer: 202 + `Location` while it runs, then 200 with the result.
+/// The result is at the `Location`, so that is what is polled (never `Azure-AsyncOperation`,
+/// whose `{"status": ...}` has no changes).
 pub async fn what_if(
     arm: &Arm,
     accepted: Accepted,
     polling: Polling,
 ) -> Result<WhatIfResult, ArmError> {
     let what = "read the what-if result";
-    if accepted.status == 200 && accepted.body.get("status").is_some() {
+    if what_if_done(accepted.status, &accepted.body) {
         return decode_what_if(accepted.body);
     }
-    let Some(mut url) = accepted.poll_url.clone() else {
+    let Some(mut url) = accepted.location.or(accepted.async_operation) else {
         return Err(ArmError::new(
             ErrorKind::Decode,
             what,
@@ -401,15 +470,15 @@ pub async fn what_if(
     loop {
         tokio::time::sleep(wait.min(polling.max_wait)).await;
         match arm.poll(what, &url).await {
-            Ok(p) if p.status == 202 || p.body.is_null() => {
+            Ok(p) if what_if_done(p.status, &p.body) => return decode_what_if(p.body),
+            Ok(p) => {
                 failures = 0;
-                if let Some(n) = p.next {
+                if let Some(n) = p.location {
                     url = n;
                 }
                 wait = p.retry_after.unwrap_or(polling.interval);
             }
-            Ok(p) => return decode_what_if(p.body),
-            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) if stops_following(&e) => return Err(e),
             Err(e) => {
                 failures += 1;
                 if failures >= polling.max_failures {
@@ -419,6 +488,16 @@ pub async fn what_if(
             }
         }
     }
+}
+
+/// A 200 with a body whose `status`, if any, is final (`{"status": "Running"}` is not).
+fn what_if_done(status: u16, body: &Value) -> bool {
+    status == 200
+        && !body.is_null()
+        && body
+            .get("status")
+            .and_then(Value::as_str)
+            .is_none_or(is_terminal)
 }
 
 fn decode_what_if(body: Value) -> Result<WhatIfResult, ArmError> {
@@ -435,6 +514,44 @@ fn decode_what_if(body: Value) -> Result<WhatIfResult, ArmError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_errors_a_retry_cannot_fix_stop_following() {
+        let e = |kind, status| {
+            let mut e = ArmError::new(kind, "read the status of deployment d", "x");
+            e.status = status;
+            e
+        };
+        for gone in [
+            e(ErrorKind::Connection, None),
+            e(ErrorKind::Timeout, None),
+            e(ErrorKind::Http, Some(503)),
+            e(ErrorKind::Http, Some(429)),
+        ] {
+            assert!(!stops_following(&gone), "{gone:?}");
+        }
+        for fatal in [
+            e(ErrorKind::Credential, None),
+            e(ErrorKind::Tls, None),
+            e(ErrorKind::Config, None),
+            e(ErrorKind::Http, Some(401)),
+        ] {
+            assert!(stops_following(&fatal), "{fatal:?}");
+        }
+    }
+
+    #[test]
+    fn a_what_if_answer_is_final_only_with_a_final_status() {
+        assert!(!what_if_done(202, &Value::Null));
+        assert!(!what_if_done(200, &Value::Null));
+        assert!(!what_if_done(200, &json!({"status": "Running"})));
+        assert!(what_if_done(
+            200,
+            &json!({"status": "Succeeded", "properties": {}})
+        ));
+        assert!(what_if_done(200, &json!({"status": "Failed", "error": {}})));
+        assert!(what_if_done(200, &json!({"properties": {"changes": []}})));
+    }
 
     #[test]
     fn env_names_for_secure_parameters() {
@@ -467,7 +584,16 @@ mod tests {
         );
         assert!(check_secret(&s[0], Some("Long-enough-1")).is_ok());
         let macro_ = check_secret(&s[0], Some("$(GPUFORM_ADMIN_PASSWORD)")).unwrap_err();
-        assert!(macro_.contains("unexpanded pipeline macro"), "{macro_}");
+        assert!(
+            macro_.contains("unexpanded pipeline macro")
+                && !macro_.contains("GPUFORM_ADMIN_PASSWORD)"),
+            "{macro_}"
+        );
+        // a value that only looks like a macro is never echoed either
+        let e = check_secret(&s[0], Some("$(Pa55w0rdXyz)")).unwrap_err();
+        assert!(!e.contains("Pa55w0rd"), "{e}");
+        // and one that cannot be a macro (`!` is no variable name) is a password
+        assert!(check_secret(&s[0], Some("$(Pa55w0rd!xyz)")).is_ok());
     }
 
     #[test]

@@ -69,6 +69,14 @@ pub struct Change {
     pub raw: WhatIfChange,
 }
 
+/// Changes of one type.
+fn count(changes: &[Change], kind: &str) -> usize {
+    changes
+        .iter()
+        .filter(|c| c.change_type.eq_ignore_ascii_case(kind))
+        .count()
+}
+
 /// `(type, name)` from a resource id (`.../providers/NS/type/name[/child/name]`).
 pub fn split_id(id: &str) -> (String, String) {
     let lower = id.to_ascii_lowercase();
@@ -137,14 +145,10 @@ impl WhatIf {
                     b.name.to_ascii_lowercase(),
                 ))
         });
-        let mut summary = serde_json::Map::new();
-        for (k, _, _) in KINDS {
-            let n = changes
-                .iter()
-                .filter(|c| c.change_type.eq_ignore_ascii_case(k))
-                .count();
-            summary.insert(k.to_string(), json!(n));
-        }
+        let summary = KINDS
+            .iter()
+            .map(|k| (k.0.to_string(), json!(count(&changes, k.0))))
+            .collect();
         // deleted resources first, then deleted properties of modified ones
         let mut deletions: Vec<String> = changes
             .iter()
@@ -174,16 +178,13 @@ impl WhatIf {
         }
     }
 
-    fn count(&self, kind: &str) -> usize {
-        self.summary.get(kind).and_then(Value::as_u64).unwrap_or(0) as usize
-    }
-
     /// "2 to create, 1 to modify, 3 no change" (only the types present).
     pub fn summary_line(&self) -> String {
         let parts: Vec<String> = KINDS
             .iter()
-            .filter(|k| self.count(k.0) > 0)
-            .map(|k| format!("{} {}", self.count(k.0), k.2))
+            .map(|k| (count(&self.changes, k.0), k.2))
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, label)| format!("{n} {label}"))
             .collect();
         if parts.is_empty() {
             "no resources".into()

@@ -115,13 +115,25 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
             let why = a.message.as_deref().map(|m| format!(" ({})", m.trim())).unwrap_or_default();
             if a.name_available {
                 check(KV, KV_TITLE, Status::Pass, format!("{name} is available"))
-            } else if let Some(own) = &v.own {
+            } else if let Ok(Some(own)) = &v.own {
                 let rg = own.resource_group().unwrap_or("?");
                 check(KV, KV_TITLE, Status::Warn, format!("{name} already exists in this subscription (resource group {rg})"))
                     .fix(format!("deploy into resource group {rg} to reuse it, or choose another security.keyVault.name"))
             } else if a.reason.as_deref() == Some("AccountNameInvalid") {
                 check(KV, KV_TITLE, Status::Fail, format!("{name} is not a valid vault name{why}"))
                     .fix("vault names are 3-24 letters, digits and hyphens, start with a letter, no consecutive hyphens")
+            } else if let Err(e) = &v.own {
+                // it may be this subscription's own vault (a redeploy): do not block on a guess
+                let mut c = check(KV, KV_TITLE, Status::Unknown, format!(
+                    "{name} is taken{why}; could not check whether it is this subscription's (could not {}: {})",
+                    e.operation, e.summary()
+                ));
+                c.fix = Some(match &e.help {
+                    Some(h) => format!("{h}; or choose another security.keyVault.name"),
+                    None => "retry, or choose another security.keyVault.name".into(),
+                });
+                c.error = Some(e.clone());
+                c
             } else {
                 check(KV, KV_TITLE, Status::Fail, format!("{name} is taken{why}")).fix(
                     "vault names are global: choose another security.keyVault.name; if you deleted a vault with this name, \
@@ -475,13 +487,7 @@ fn quota_checks(
     ];
     let usages = match usages {
         Fetch::Got(u) => u,
-        Fetch::Failed(e) => {
-            return IDS
-                .iter()
-                .take(1)
-                .map(|(id, t)| Check::failed(id, t, e))
-                .collect();
-        }
+        Fetch::Failed(e) => return vec![Check::failed(IDS[0].0, IDS[0].1, e)],
         Fetch::Skipped(why) => {
             return vec![check(IDS[0].0, "vCPU quota", Status::Skipped, why.clone())];
         }
@@ -508,12 +514,22 @@ fn quota_checks(
     let vc = i64::from(vcpus);
     let regular = i64::from(plan.regular) * vc;
     let spot = i64::from(plan.spot) * vc;
+    // a redeployment: the pool's running instances are in the usage already
+    let existing = plan.existing.as_ref().filter(|x| x.region == r);
+    let (had_regular, had_spot, had_set) = existing.map_or((0, 0, 0), |x| {
+        (i64::from(x.regular) * vc, i64::from(x.spot) * vc, 1)
+    });
+    let in_use = |n: i64| match existing {
+        Some(x) if n > 0 => format!(" ({n} already in use by {})", x.name),
+        _ => String::new(),
+    };
     let mut out = Vec::new();
 
     let quota = |id: &'static str,
                  title: &'static str,
                  name: &str,
                  needed: i64,
+                 already: i64,
                  why: String,
                  missing_is_fail: bool| {
         let Some((u, exact)) = find_usage(usages, name) else {
@@ -532,19 +548,23 @@ fn quota_checks(
             );
             return check(id, title, status, msg);
         };
+        let already = already.min(u.current_value.max(0));
         let need = QuotaNeed {
             quota: u.name.value.clone(),
             label: u.label().to_string(),
             matched_exactly: exact,
             current_limit: u.limit,
             current_usage: u.current_value,
-            additional_required: needed,
-            new_limit_required: u.current_value.saturating_add(needed),
+            already_in_use: already,
+            additional_required: (needed - already).max(0),
+            new_limit_required: (u.current_value - already).saturating_add(needed),
         };
         let sufficient = need.new_limit_required <= need.current_limit;
         let figures = format!(
-            "needs {needed} for {why}; usage {} of limit {}",
-            need.current_usage, need.current_limit
+            "needs {needed} for {why}{}; usage {} of limit {}",
+            in_use(already),
+            need.current_usage,
+            need.current_limit
         );
         let mut c = if sufficient {
             check(
@@ -556,7 +576,7 @@ fn quota_checks(
         } else {
             check(id, title, Status::Fail, format!("{}: {figures}", need.label)).fix(format!(
                 "request a new limit of at least {} for {:?} in {r} (Current Limit: {}, Current Usage: {}, Additional Required: {})",
-                need.new_limit_required, need.quota, need.current_limit, need.current_usage, needed
+                need.new_limit_required, need.quota, need.current_limit, need.current_usage, need.additional_required
             ))
         };
         c.quota = Some(need);
@@ -576,6 +596,7 @@ fn quota_checks(
                 IDS[0].1,
                 f,
                 regular,
+                had_regular,
                 vm_word(plan.regular, "regular"),
                 family_is_live,
             )),
@@ -591,6 +612,7 @@ fn quota_checks(
             IDS[1].1,
             "cores",
             regular,
+            had_regular,
             vm_word(plan.regular, "regular"),
             false,
         ));
@@ -608,6 +630,7 @@ fn quota_checks(
             IDS[2].1,
             "lowPriorityCores",
             spot,
+            had_spot,
             vm_word(plan.spot, "Spot"),
             false,
         ));
@@ -617,6 +640,7 @@ fn quota_checks(
         IDS[3].1,
         "virtualMachineScaleSets",
         1,
+        had_set,
         "1 scale set".into(),
         false,
     ));
@@ -747,6 +771,7 @@ mod tests {
     use super::*;
     use crate::azure::ErrorKind;
     use crate::azure::models::{Capability, LocationInfo, Restriction, RestrictionInfo, UsageName};
+    use crate::preflight::plan::Existing;
     use crate::spec::model::HyperVGeneration;
 
     fn plan() -> Plan {
@@ -781,6 +806,7 @@ mod tests {
                     role: Role::Alternate,
                 },
             ],
+            existing: None,
         }
     }
 
@@ -910,6 +936,49 @@ mod tests {
             "{}",
             f.message
         );
+    }
+
+    #[test]
+    fn a_redeployment_does_not_count_its_own_running_instances_twice() {
+        // family limit 16, fully used by this pool's 1 regular + 3 Spot VMs; peak is the same
+        let mut p = plan();
+        p.existing = Some(Existing {
+            name: "vmss-t".into(),
+            region: "eastus".into(),
+            regular: 1,
+            spot: 3,
+        });
+        let mut u = usages("Standard NCASv3_T4 Family", 8);
+        u[0] = usage("cores", 8, 8);
+        u[1] = usage("lowPriorityCores", 24, 24);
+        u[2] = usage("virtualMachineScaleSets", 1, 1);
+        u[3].current_value = 8;
+        let c = region_checks(&p, &p.targets[0], &data(sku(&good_caps(), &[]), u.clone()));
+        for id in [
+            "quota-family",
+            "quota-cores",
+            "quota-spot",
+            "quota-scale-sets",
+        ] {
+            assert_eq!(by_id(&c, id).status, Status::Pass, "{:#?}", by_id(&c, id));
+        }
+        let f = by_id(&c, "quota-family");
+        assert_eq!(
+            f.message,
+            "Standard NCASv3_T4 Family label: needs 8 for 1 regular VM x 8 vCPUs (8 already in use by vmss-t); usage 8 of limit 8"
+        );
+        let q = f.quota.as_ref().unwrap();
+        assert_eq!((q.additional_required, q.new_limit_required), (0, 8));
+        // growing to 2 regular VMs needs only the difference
+        p.regular = 2;
+        let c = region_checks(&p, &p.targets[0], &data(sku(&good_caps(), &[]), u.clone()));
+        let f = by_id(&c, "quota-family");
+        assert_eq!(f.status, Status::Fail);
+        let q = f.quota.as_ref().unwrap();
+        assert_eq!((q.additional_required, q.new_limit_required), (8, 16));
+        // the scale set lives in eastus: westus3's quota is untouched by it
+        let c = region_checks(&p, &p.targets[1], &data(sku(&good_caps(), &[]), u));
+        assert_eq!(by_id(&c, "quota-scale-sets").status, Status::Fail);
     }
 
     #[test]

@@ -57,25 +57,36 @@ pub struct SkuData {
 }
 
 impl SkuData {
-    pub fn from_list(
-        all: &[ResourceSku],
+    /// The entries for `size` in `region` from one or more lists (`(source, list, shape)`).
+    pub fn from_lists<'a>(
+        lists: impl IntoIterator<Item = (&'a str, &'a [ResourceSku], ListShape)>,
         size: &str,
         region: &str,
-        shape: ListShape,
-        source: &str,
     ) -> Self {
-        let entries = all
-            .iter()
-            .filter(|s| s.is_vm() && s.name.eq_ignore_ascii_case(size) && s.in_location(region))
-            .cloned()
-            .collect();
-        let includes_restricted = all.iter().any(|s| !s.restrictions.is_empty());
-        Self {
-            entries,
-            shape,
-            includes_restricted,
-            source: source.to_string(),
+        let mut data = SkuData {
+            entries: Vec::new(),
+            shape: ListShape::AzCli,
+            includes_restricted: false,
+            source: String::new(),
+        };
+        let mut sources = Vec::new();
+        for (source, list, shape) in lists {
+            data.entries.extend(
+                list.iter()
+                    .filter(|s| {
+                        s.is_vm() && s.name.eq_ignore_ascii_case(size) && s.in_location(region)
+                    })
+                    .cloned(),
+            );
+            data.includes_restricted |= list.iter().any(|s| !s.restrictions.is_empty());
+            // one REST list is enough to see restricted sizes
+            if shape == ListShape::Rest {
+                data.shape = ListShape::Rest;
+            }
+            sources.push(source);
         }
+        data.source = sources.join(", ");
+        data
     }
 }
 
@@ -89,7 +100,9 @@ pub struct RegionData {
 #[derive(Debug, Clone)]
 pub struct VaultName {
     pub availability: NameAvailability,
-    pub own: Option<ResourceRef>,
+    /// `Ok(None)`: free, or taken by someone else; `Err`: taken, and the subscription's vaults
+    /// could not be listed to tell whose.
+    pub own: Result<Option<ResourceRef>, ArmError>,
 }
 
 /// Subscription-wide data (the same for every region).
@@ -112,7 +125,7 @@ pub async fn gather_live(
         let (skus, usages) = futures::join!(api.resource_skus(&t.region), api.usages(&t.region));
         RegionData {
             skus: Fetch::from_result(skus.map(|list| {
-                SkuData::from_list(&list, &plan.size, &t.region, ListShape::Rest, "ARM")
+                SkuData::from_lists([("ARM", &list[..], ListShape::Rest)], &plan.size, &t.region)
             })),
             usages: Fetch::from_result(usages),
         }
@@ -162,13 +175,12 @@ pub async fn gather_live(
 async fn vault_name(api: &dyn ArmApi, name: &str) -> Result<VaultName, ArmError> {
     let availability = api.key_vault_name(name).await?;
     let own = if availability.name_available {
-        None
+        Ok(None)
     } else {
         // a taken name may be this subscription's own vault (a re-deploy)
         api.key_vaults()
             .await
-            .ok()
-            .and_then(|v| v.into_iter().find(|r| r.name.eq_ignore_ascii_case(name)))
+            .map(|v| v.into_iter().find(|r| r.name.eq_ignore_ascii_case(name)))
     };
     Ok(VaultName { availability, own })
 }
@@ -179,7 +191,7 @@ pub struct Offline {
     /// SKU lists: (file name, entries, shape).
     pub skus: Vec<(String, Vec<ResourceSku>, ListShape)>,
     /// Usages by region.
-    pub usages: BTreeMap<String, (String, Vec<Usage>)>,
+    pub usages: BTreeMap<String, Vec<Usage>>,
 }
 
 const LIVE_ONLY: &str = "needs the subscription: run without --usages/--skus to check it live";
@@ -192,24 +204,19 @@ impl Offline {
             .iter()
             .map(|t| {
                 let r = &t.region;
-                let covering: Vec<_> = self.skus.iter().filter(|(_, list, _)| list.iter().any(|s| s.in_location(r))).collect();
+                let covering: Vec<_> = self
+                    .skus
+                    .iter()
+                    .filter(|(_, list, _)| list.iter().any(|s| s.in_location(r)))
+                    .map(|(file, list, shape)| (file.as_str(), &list[..], *shape))
+                    .collect();
                 let skus = if covering.is_empty() {
                     Fetch::Skipped(format!("no SKU data for {r}: add --skus FILE from `az vm list-skus -l {r} --all -o json`"))
                 } else {
-                    let mut data = SkuData::from_list(&[], &plan.size, r, covering[0].2, &covering[0].0);
-                    for (file, list, shape) in &covering {
-                        let d = SkuData::from_list(list, &plan.size, r, *shape, file);
-                        data.entries.extend(d.entries);
-                        data.includes_restricted |= d.includes_restricted;
-                        if *shape == ListShape::Rest {
-                            data.shape = ListShape::Rest;
-                        }
-                    }
-                    data.source = covering.iter().map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ");
-                    Fetch::Got(data)
+                    Fetch::Got(SkuData::from_lists(covering, &plan.size, r))
                 };
                 let usages = match self.usages.get(r) {
-                    Some((_, u)) => Fetch::Got(u.clone()),
+                    Some(u) => Fetch::Got(u.clone()),
                     None => Fetch::Skipped(format!("no quota data for {r}: add --usages {r}=FILE from `az vm list-usage -l {r} -o json`")),
                 };
                 RegionData { skus, usages }
@@ -329,7 +336,9 @@ mod tests {
         assert_eq!((regions.len(), api.calls.load(Ordering::SeqCst)), (4, 8));
         // the taken vault name is recognised as the subscription's own (case-insensitively)
         match sub.key_vault {
-            Some(Fetch::Got(v)) => assert_eq!(v.own.unwrap().resource_group(), Some("rg1")),
+            Some(Fetch::Got(v)) => {
+                assert_eq!(v.own.unwrap().unwrap().resource_group(), Some("rg1"))
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
+use crate::azure::deployments::ScaleSet;
 use crate::catalog::{self, GpuSize};
-use crate::spec::model::{HyperVGeneration, OsType, SecurityType, Spec};
+use crate::spec::model::{Capacity, HyperVGeneration, OsType, SecurityType, Spec};
 use crate::spec::resolve;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -34,6 +35,53 @@ pub struct Target {
     pub role: Role,
 }
 
+/// The pool's scale set as it runs now (a redeployment): its instances already count in the
+/// region's quota usage, so they are not needed again.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Existing {
+    pub name: String,
+    pub region: String,
+    pub regular: u32,
+    pub spot: u32,
+}
+
+impl Existing {
+    /// Split the scale set's instances by its own priority mix policy (the spec's numbers fill
+    /// in what it leaves out); without one, all of them run at the profile's priority.
+    pub fn from_scale_set(name: &str, set: &ScaleSet, spec: &Capacity) -> Existing {
+        let n = set.sku.as_ref().and_then(|s| s.capacity).unwrap_or(0);
+        let props = set.properties.as_ref();
+        let regular = match props.and_then(|p| p.priority_mix_policy.as_ref()) {
+            Some(mix) => Capacity {
+                regular_base: mix.base_regular_priority_count.unwrap_or(spec.regular_base),
+                regular_percent_above_base: mix
+                    .regular_priority_percentage_above_base
+                    .unwrap_or(spec.regular_percent_above_base),
+                ..spec.clone()
+            }
+            .regular_of(n),
+            None => {
+                let priority = props
+                    .and_then(|p| p.virtual_machine_profile.as_ref())
+                    .and_then(|v| v.priority.as_deref())
+                    .unwrap_or("Regular");
+                if priority.eq_ignore_ascii_case("Spot") || priority.eq_ignore_ascii_case("Low") {
+                    0
+                } else {
+                    n
+                }
+            }
+        };
+        Existing {
+            name: name.to_string(),
+            region: set.location.trim().to_ascii_lowercase().replace(' ', ""),
+            regular,
+            spot: n - regular,
+        }
+    }
+}
+
 /// Everything the checks need from the spec, computed once.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -60,6 +108,8 @@ pub struct Plan {
     pub key_vault: Option<String>,
     pub allowed_regions: Option<Vec<String>>,
     pub targets: Vec<Target>,
+    /// The pool's scale set when it exists already (set by the caller, who knows the group).
+    pub existing: Option<Existing>,
 }
 
 impl Plan {
@@ -130,6 +180,7 @@ impl Plan {
                 .as_ref()
                 .map(|v| v.iter().map(|r| r.to_ascii_lowercase()).collect()),
             targets,
+            existing: None,
         }
     }
 

@@ -83,8 +83,15 @@ pub struct QuotaNeed {
     pub matched_exactly: bool,
     pub current_limit: i64,
     pub current_usage: i64,
+    /// Of `current_usage`, what the pool's existing scale set uses (a redeployment).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub already_in_use: i64,
     pub additional_required: i64,
     pub new_limit_required: i64,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize)]

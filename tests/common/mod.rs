@@ -3,26 +3,39 @@
 //! binary trusts through `SSL_CERT_FILE` (the way a user behind a TLS-inspecting proxy works).
 //! azure_core refuses plain http for tokens, so this is the only way to run the binary end to end.
 //!
-//! Reused by the deploy tests: `FakeAzure::start()`, mount mocks with `fake.mount(...)`, build
-//! the command with `fake.gpuform()`.
+//! Used by the preflight and deploy tests and benches/preflight.rs: `FakeAzure::start()`, mount
+//! mocks with `fake.mount(...)` (or a whole healthy subscription with `mount_subscription`),
+//! build the command with `fake.gpuform()`.
 
 #![allow(dead_code)]
 
+use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::matchers::{header, method, path, path_regex, query_param};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 pub const SUB: &str = "00000000-1111-2222-3333-444444444444";
 pub const TENANT: &str = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 pub const CLIENT: &str = "11111111-2222-3333-4444-555555555555";
 pub const TOKEN: &str = "fake-arm-token";
+/// The size of examples/shortvideo-transcode.yaml ([`spec`]) and its quota family (with spaces).
+pub const SIZE: &str = "Standard_NC8as_T4_v3";
+pub const FAMILY: &str = "Standard NCASv3_T4 Family";
+/// The T4 sizes every region of [`FakeAzure::mount_subscription`] offers, with their vCPUs.
+pub const T4: [(&str, u32); 3] = [
+    ("Standard_NC4as_T4_v3", 4),
+    (SIZE, 8),
+    ("Standard_NC16as_T4_v3", 16),
+];
 
 /// A throwaway certificate authority and a server certificate for 127.0.0.1 / localhost.
 pub struct TestCa {
@@ -127,17 +140,108 @@ impl FakeAzure {
             .unwrap_or_default()
     }
 
+    /// What points the binary at the fake: a client secret, and trust in the test CA only.
+    fn vars(&self) -> [(&'static str, OsString); 6] {
+        [
+            ("SSL_CERT_FILE", self.ca_file.clone().into()),
+            ("AZURE_AUTHORITY_HOST", self.base.clone().into()),
+            ("AZURE_TENANT_ID", TENANT.into()),
+            ("AZURE_CLIENT_ID", CLIENT.into()),
+            ("AZURE_CLIENT_SECRET", "not-a-real-secret".into()),
+            ("AZURE_SUBSCRIPTION_ID", SUB.into()),
+        ]
+    }
+
     /// The binary, pointed at the fake with a client secret, trusting only the test CA, and
     /// with every other Azure variable of the outer environment removed.
     pub fn gpuform(&self) -> assert_cmd::Command {
         let mut c = clean_command();
-        c.env("SSL_CERT_FILE", &self.ca_file)
-            .env("AZURE_AUTHORITY_HOST", &self.base)
-            .env("AZURE_TENANT_ID", TENANT)
-            .env("AZURE_CLIENT_ID", CLIENT)
-            .env("AZURE_CLIENT_SECRET", "not-a-real-secret")
-            .env("AZURE_SUBSCRIPTION_ID", SUB);
+        c.envs(self.vars());
         c
+    }
+
+    /// The environment of [`gpuform`](Self::gpuform) on a plain `std::process::Command` (for
+    /// a child the test signals or runs under a terminal), everything else cleared but PATH.
+    pub fn set_env(&self, c: &mut std::process::Command) {
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("NO_COLOR", "1")
+            .env("NO_PROXY", "127.0.0.1,localhost")
+            .envs(self.vars());
+    }
+
+    /// Everything preflight asks ARM, answered the way a healthy subscription would: in each
+    /// region the [`T4`] sizes in zones 1-3 and `family_limit` vCPUs of T4 family quota (0
+    /// blocks the region), every provider and EncryptionAtHost registered, Key Vault names free.
+    /// Priority 10, so a test's own mocks (default priority 5) win; `latency` delays every answer.
+    pub fn mount_subscription(&self, regions: &[(&str, i64)], latency: Duration) {
+        let ok = |body: Value| {
+            ResponseTemplate::new(200)
+                .set_body_json(body)
+                .set_delay(latency)
+        };
+        let bearer = || header("authorization", format!("Bearer {TOKEN}").as_str());
+        for (r, limit) in regions {
+            let mut value = vec![disk_sku(r)];
+            value.extend(
+                T4.iter()
+                    .map(|(n, v)| sku(n, FAMILY, r, *v, &["1", "2", "3"])),
+            );
+            self.mount(
+                Mock::given(method("GET"))
+                    .and(path(Self::sub_path("providers/Microsoft.Compute/skus")))
+                    .and(query_param(
+                        "$filter",
+                        format!("location eq '{r}'").as_str(),
+                    ))
+                    .and(bearer())
+                    .respond_with(ok(json!({"value": value, "nextLink": null})))
+                    .with_priority(10),
+            );
+            self.mount(
+                Mock::given(method("GET"))
+                    .and(path(Self::sub_path(&format!(
+                        "providers/Microsoft.Compute/locations/{r}/usages"
+                    ))))
+                    .and(bearer())
+                    .respond_with(ok(usages(*limit, 100, 200)))
+                    .with_priority(10),
+            );
+        }
+        self.mount(
+            Mock::given(method("GET"))
+                .and(path_regex(format!(
+                    r"^/subscriptions/{SUB}/providers/Microsoft\.[A-Za-z]+$"
+                )))
+                .and(bearer())
+                .respond_with(ok(
+                    json!({"namespace": "Microsoft.X", "registrationState": "Registered"}),
+                ))
+                .with_priority(10),
+        );
+        self.mount(
+            Mock::given(method("GET"))
+                .and(path(feature_path()))
+                .and(bearer())
+                .respond_with(ok(feature("Registered")))
+                .with_priority(10),
+        );
+        self.mount(
+            Mock::given(method("POST"))
+                .and(path(Self::sub_path(
+                    "providers/Microsoft.KeyVault/checkNameAvailability",
+                )))
+                .and(bearer())
+                .respond_with(ok(json!({"nameAvailable": true})))
+                .with_priority(10),
+        );
+        self.mount(
+            Mock::given(method("GET"))
+                .and(path(Self::sub_path("providers/Microsoft.KeyVault/vaults")))
+                .and(bearer())
+                .respond_with(ok(json!({"value": []})))
+                .with_priority(10),
+        );
     }
 
     /// `gpuform preflight SPEC` against the fake with fast retries.
@@ -280,12 +384,113 @@ pub fn usages(family_limit: i64, cores_limit: i64, spot_limit: i64) -> Value {
     ]})
 }
 
+/// eastus2 as the running pool of examples/shortvideo-transcode.yaml leaves it: 2 regular + 18
+/// Spot VMs of 8 vCPUs use the whole family (16) and Spot (144) quota.
+pub fn usages_full_by_the_pool() -> Value {
+    json!({"value": [
+        usage("cores", "Total Regional vCPUs", 16, 100),
+        usage("virtualMachineScaleSets", "Virtual Machine Scale Sets", 1, 2500),
+        usage("lowPriorityCores", "Total Regional Low-priority vCPUs", 144, 144),
+        usage(FAMILY, "Standard NCASv3_T4 Family vCPUs", 16, 16)
+    ]})
+}
+
+/// `GET .../virtualMachineScaleSets/vmss-shortvideo-transcode` in `rg`: 20 instances, the
+/// first 2 regular, the rest Spot.
+pub fn mount_running_pool(fake: &FakeAzure, rg: &str) {
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(&format!(
+                "resourcegroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets/vmss-shortvideo-transcode"
+            ))))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "name": "vmss-shortvideo-transcode", "location": "eastus2",
+                "sku": {"name": SIZE, "tier": "Standard", "capacity": 20},
+                "properties": {
+                    "orchestrationMode": "Flexible",
+                    "priorityMixPolicy": {"baseRegularPriorityCount": 2, "regularPriorityPercentageAboveBase": 0},
+                    "virtualMachineProfile": {"priority": "Spot", "evictionPolicy": "Delete"}
+                }
+            }))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Compute/locations/eastus2/usages",
+            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(usages_full_by_the_pool())),
+    );
+}
+
 pub fn arm_error(code: &str, message: &str) -> Value {
     json!({"error": {"code": code, "message": message}})
+}
+
+pub fn feature_path() -> String {
+    FakeAzure::sub_path(
+        "providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost",
+    )
+}
+
+/// The EncryptionAtHost feature in `state`.
+pub fn feature(state: &str) -> Value {
+    json!({"id": format!("/subscriptions/{SUB}/providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost"),
+           "name": "Microsoft.Compute/EncryptionAtHost", "properties": {"state": state}, "type": "Microsoft.Features/providers/features"})
 }
 
 pub fn examples(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples")
         .join(name)
+}
+
+/// examples/shortvideo-transcode.yaml: [`SIZE`], eastus2 with alternates westus3 and
+/// southcentralus, up to 20 VMs = 2 regular + 18 Spot.
+pub fn spec() -> PathBuf {
+    examples("shortvideo-transcode.yaml")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+/// `GPUFORM_TEST_SHOW=1 cargo test --test NAME -- --nocapture --test-threads 1` prints what
+/// users see.
+pub fn show(out: &std::process::Output) {
+    if std::env::var_os("GPUFORM_TEST_SHOW").is_some() {
+        println!(
+            "--- exit {:?}\n{}{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+/// (stdout, stderr) as text, shown with [`show`].
+pub fn texts(out: &std::process::Output) -> (String, String) {
+    show(out);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Answers in turn; the last one repeats.
+pub struct Seq {
+    answers: Vec<ResponseTemplate>,
+    n: AtomicUsize,
+}
+
+pub fn seq(answers: Vec<ResponseTemplate>) -> Seq {
+    Seq {
+        answers,
+        n: AtomicUsize::new(0),
+    }
+}
+
+impl Respond for Seq {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let i = self.n.fetch_add(1, Ordering::SeqCst);
+        self.answers[i.min(self.answers.len() - 1)].clone()
+    }
 }
