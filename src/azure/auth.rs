@@ -522,7 +522,7 @@ pub(crate) fn credential(
             let assertion = GithubOidc {
                 request_url,
                 request_token: Secret::new(token),
-                pipeline: super::client::pipeline(http, transport, Vec::new()),
+                pipeline: http.azure_pipeline(transport, Vec::new()),
             };
             ClientAssertionCredential::new(
                 tenant.clone(),

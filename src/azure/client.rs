@@ -108,7 +108,7 @@ impl ArmClient {
             endpoint: endpoints.arm.clone(),
             cloud_endpoint: Url::parse(endpoints.cloud.arm_endpoint())
                 .expect("cloud endpoints are URLs"),
-            pipeline: pipeline(http, transport, vec![auth]),
+            pipeline: http.azure_pipeline(transport, vec![auth]),
         }
     }
 
@@ -277,23 +277,6 @@ impl ArmClient {
     }
 }
 
-/// gpuform's azure_core pipeline (user agent, retry, timeouts, TLS failures from `http`), with
-/// `per_try` policies (run on every try, after the retry policy: the bearer token for ARM).
-pub(super) fn pipeline(
-    http: &HttpSettings,
-    transport: Option<&Transport>,
-    per_try: Vec<Arc<dyn Policy>>,
-) -> Pipeline {
-    Pipeline::new(
-        Some("gpuform"),
-        Some(env!("CARGO_PKG_VERSION")),
-        http.client_options(transport),
-        Vec::new(),
-        per_try,
-        None,
-    )
-}
-
 /// Percent-encoded for a query value or a path segment; spaces as %20, not `+`
 /// (`$filter=location eq 'x'` is what ARM documents; resource group names allow `(`, `)`, `.`).
 pub(super) fn enc(s: &str) -> String {
@@ -302,10 +285,9 @@ pub(super) fn enc(s: &str) -> String {
         .replace('+', "%20")
 }
 
+/// Same scheme, host and port (the url crate lowercases hosts and fills in default ports).
 fn same_origin(a: &Url, b: &Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str().map(str::to_ascii_lowercase) == b.host_str().map(str::to_ascii_lowercase)
-        && a.port_or_known_default() == b.port_or_known_default()
+    a.origin() == b.origin()
 }
 
 /// A link to the cloud's own ARM endpoint, moved onto `--arm-endpoint` (a proxy or private

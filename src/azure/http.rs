@@ -234,14 +234,24 @@ impl HttpSettings {
     /// A [`PublicPipeline`] (no token is ever attached, so plain-http test servers work too).
     /// `transport: None` is the real network.
     pub fn pipeline(&self, transport: Option<&Transport>) -> PublicPipeline {
-        PublicPipeline(azure_core::http::Pipeline::new(
+        PublicPipeline(self.azure_pipeline(transport, Vec::new()))
+    }
+
+    /// gpuform's azure_core pipeline (user agent, retry, timeouts, TLS failures), with `per_try`
+    /// policies that run on every try after the retry policy (the bearer token for ARM).
+    pub(super) fn azure_pipeline(
+        &self,
+        transport: Option<&Transport>,
+        per_try: Vec<std::sync::Arc<dyn azure_core::http::policies::Policy>>,
+    ) -> azure_core::http::Pipeline {
+        azure_core::http::Pipeline::new(
             Some("gpuform"),
             Some(env!("CARGO_PKG_VERSION")),
             self.client_options(transport),
             Vec::new(),
-            Vec::new(),
+            per_try,
             None,
-        ))
+        )
     }
 }
 
