@@ -116,6 +116,28 @@ fn exit_codes() {
 }
 
 #[test]
+fn a_policy_cannot_switch_off_schema_errors() {
+    let d = tmp("policy-schema");
+    let p = d.join("policy.yaml");
+    std::fs::write(&p, "rules:\n  unknown-field: off\n").unwrap();
+    let spec = d.join("spec.yaml");
+    let text = std::fs::read_to_string("examples/dev-notebook-t4.yaml")
+        .unwrap()
+        .replacen("  region:", "  regionn: x\n  region:", 1);
+    std::fs::write(&spec, text).unwrap();
+    for cmd in ["validate", "show"] {
+        gpuform()
+            .args([cmd, "--policy", p.to_str().unwrap(), spec.to_str().unwrap()])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "rule `unknown-field` cannot be changed by a policy",
+            ))
+            .stderr(predicate::str::contains("panicked").not());
+    }
+}
+
+#[test]
 fn directories_are_searched_and_non_specs_skipped() {
     let d = tmp("dir");
     std::fs::create_dir_all(d.join("nested/.hidden")).unwrap();

@@ -236,5 +236,14 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
             help: None,
         });
     }
+    if checked.spec.is_none() {
+        // unreachable while input and schema errors cannot be switched off; never panic on it
+        return Err(Failure {
+            code: ExitCode::Findings,
+            message: format!("{} could not be read as a spec", path.display()),
+            causes: Vec::new(),
+            help: Some(format!("run `gpuform validate {}`", path.display())),
+        });
+    }
     Ok(checked)
 }

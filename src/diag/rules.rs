@@ -586,6 +586,17 @@ pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
 }
 
+/// Rules a policy cannot downgrade or switch off: without them passing there is no spec (input,
+/// schema) or no size (`unknown-vm-size`, `no-size-fits`) for later stages to work on.
+const PROTECTED: &[&str] = &["unknown-vm-size", "no-size-fits"];
+
+impl Rule {
+    /// Can a policy change this rule's severity or switch it off?
+    pub fn overridable(&self) -> bool {
+        !matches!(self.category, "input" | "schema") && !PROTECTED.contains(&self.id)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

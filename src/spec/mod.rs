@@ -84,9 +84,8 @@ impl Checked {
                     self.index.locate(p)
                 };
             }
-            // input errors are never downgraded: there is nothing to check after them
-            let overridable =
-                crate::diag::rules::find(&d.rule).is_some_and(|r| r.category != "input");
+            // input and schema errors are never downgraded: there is nothing to check after them
+            let overridable = crate::diag::rules::find(&d.rule).is_some_and(|r| r.overridable());
             if overridable {
                 match policy.severity(&d.rule, d.severity) {
                     Some(s) => d.severity = s,
@@ -334,4 +333,38 @@ pub fn looks_like_spec(text: &str) -> bool {
 /// Highest severity in a set of diagnostics.
 pub fn worst(diags: &[Diagnostic]) -> Option<Severity> {
     diags.iter().map(|d| d.severity).max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Severity;
+
+    #[test]
+    fn a_policy_cannot_hide_the_errors_that_leave_no_spec() {
+        let mut policy = Policy::default();
+        for id in [
+            "unknown-field",
+            "missing-field",
+            "invalid-value",
+            "unknown-vm-size",
+        ] {
+            policy.overrides.insert(id.into(), None);
+        }
+        let text = "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {name: x}\nspec:\n  regionn: eastus\n";
+        let c = check_source(
+            text.into(),
+            "t.yaml",
+            PathBuf::new(),
+            &policy,
+            PriceTable::embedded(),
+        );
+        assert!(c.spec.is_none());
+        assert!(c.has_errors(), "{:?}", c.diagnostics);
+        assert!(
+            c.diagnostics
+                .iter()
+                .any(|d| d.rule == "unknown-field" && d.severity == Severity::Error)
+        );
+    }
 }
