@@ -467,7 +467,8 @@ fn bad_input_never_panics() {
         ("scalar.yaml", b"just text\n".to_vec(), "invalid-type"),
         ("tabs.yaml", b"a:\n\tb: 1\n".to_vec(), "yaml-syntax"),
         ("huge.yaml", vec![b'#'; 2 * 1024 * 1024], "file-too-large"),
-        ("deep.yaml", format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(), "yaml-syntax"),
+        ("deep.yaml", format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(), "yaml-unsupported"),
+        ("deep-block.yaml", format!("{}x\n", "- ".repeat(10_000)).into_bytes(), "yaml-unsupported"),
         ("aliases.yaml", b"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n".to_vec(), "yaml-alias-limit"),
         ("two.yaml", b"a: 1\n---\nb: 2\n".to_vec(), "multiple-documents"),
     ];

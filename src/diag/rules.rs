@@ -80,7 +80,7 @@ pub const RULES: &[Rule] = &[
         E,
         "input",
         "YAML feature gpuform does not accept",
-        "Custom tags, non-string keys and non-finite numbers have no meaning in a spec.",
+        "Custom tags, non-string keys, non-finite numbers and nesting deeper than 64 levels have no meaning in a spec.",
     ),
     r(
         "empty-document",
