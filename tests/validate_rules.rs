@@ -238,3 +238,44 @@ fn compare(
         *checked += 1;
     }
 }
+
+/// The dev notebook example with its `network:` block replaced.
+fn with_network(network: &str) -> gpuform::spec::Checked {
+    let text = std::fs::read_to_string("examples/dev-notebook-t4.yaml").unwrap();
+    let start = text.find("  network:\n").unwrap();
+    let end = text.find("    inbound:\n").unwrap();
+    let text = format!("{}  network:\n{network}{}", &text[..start], &text[end..]);
+    gpuform::spec::check_source(
+        text,
+        "net.yaml",
+        PathBuf::from("examples"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    )
+}
+
+#[test]
+fn a_derived_subnet_never_overlaps_the_given_one() {
+    for (network, workload, pe) in [
+        (
+            "    addressSpace: 10.43.0.0/16\n    workloadSubnet: 10.43.0.0/22\n",
+            "10.43.0.0/22",
+            "10.43.4.0/27",
+        ),
+        (
+            "    addressSpace: 10.43.0.0/16\n    privateEndpointSubnet: 10.43.0.0/27\n",
+            "10.43.1.0/24",
+            "10.43.0.0/27",
+        ),
+    ] {
+        let c = with_network(network);
+        assert!(
+            c.diagnostics.iter().all(|d| d.severity < Severity::Error),
+            "{:#?}",
+            c.diagnostics
+        );
+        let n = &c.spec.as_ref().unwrap().spec.network;
+        assert_eq!(n.workload_subnet.as_deref(), Some(workload));
+        assert_eq!(n.private_endpoint_subnet.as_deref(), Some(pe));
+    }
+}
