@@ -56,9 +56,10 @@ pub fn rules_per_profile(s: &WorkloadSpec) -> usize {
     }
 }
 
-/// Number of profiles [`profiles`] yields.
-pub fn profile_count(s: &WorkloadSpec) -> usize {
-    profiles(s).len()
+/// Does the pool get an autoscale setting? (Only with `autoscale` or `autoShutdown`; otherwise
+/// it is a fixed-size pool at `capacity.default`.)
+pub fn has_setting(s: &WorkloadSpec) -> bool {
+    s.autoscale.is_some() || s.auto_shutdown.is_some()
 }
 
 /// The profiles of the autoscale setting, default first. Times that fail to parse are skipped

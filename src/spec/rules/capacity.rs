@@ -86,7 +86,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
             );
         }
-        if c.eviction_policy == EvictionPolicy::Deallocate && s.autoscale.is_some() {
+        if c.eviction_policy == EvictionPolicy::Deallocate && schedule::has_setting(s) {
             out.push(
                 Diagnostic::new("spot-eviction-deallocate", "evicted Spot VMs are deallocated in an autoscaled pool")
                     .at("/spec/capacity/evictionPolicy")
@@ -114,10 +114,17 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .help("split the job into pools of at most 100 VMs"),
         );
     }
+    let profiles = schedule::profiles(s);
+    let has_queue = s.autoscale.as_ref().is_some_and(|a| a.queue.is_some());
+    if !has_queue && profiles.iter().all(|p| p.default == 0) {
+        out.push(
+            Diagnostic::new("scale-from-zero-needs-queue", "the pool sits at zero instances: no queue rule scales it out and no profile starts any VM")
+                .at("/spec/capacity/default")
+                .help("add `autoscale.queue` so backlog brings VMs up, or give capacity.default (or a schedule) at least 1"),
+        );
+    }
+    check_shutdown(ctx, out);
     let Some(a) = &s.autoscale else {
-        if s.auto_shutdown.is_some() {
-            check_shutdown(ctx, out);
-        }
         return;
     };
     for (i, sched) in a.schedules.iter().enumerate() {
@@ -188,12 +195,11 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("autoscale runs one profile at a time: the later start wins and the earlier schedule's end cuts the other short; make the windows disjoint"),
         );
     }
-    let profiles = schedule::profile_count(s);
-    if profiles > MAX_PROFILES {
+    if profiles.len() > MAX_PROFILES {
         out.push(
             Diagnostic::new(
                 "autoscale-profile-limit",
-                format!("the schedules need {profiles} autoscale profiles; Azure allows {MAX_PROFILES}"),
+                format!("the schedules need {} autoscale profiles; Azure allows {MAX_PROFILES}", profiles.len()),
             )
             .at("/spec/autoscale/schedules")
             .help("each schedule takes two profiles (start and restore) and autoShutdown two; merge schedules that share times"),
@@ -230,12 +236,6 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .help(format!("use scaleInBelow: {safe} or less (or leave it out: gpuform derives it)")),
                 );
         }
-    } else if schedule::profiles(s).iter().all(|p| p.default == 0) {
-        out.push(
-            Diagnostic::new("scale-from-zero-needs-queue", "the pool sits at zero instances: no queue rule scales it out and no profile starts any VM")
-                .at("/spec/capacity/default")
-                .help("add `autoscale.queue` so backlog brings VMs up, or give capacity.default (or a schedule) at least 1"),
-        );
     }
     for (ptr, value, lo, hi, what) in [
         (
@@ -283,9 +283,6 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("write durations like PT5M or PT1H"),
             ),
         }
-    }
-    if s.auto_shutdown.is_some() {
-        check_shutdown(ctx, out);
     }
 }
 
