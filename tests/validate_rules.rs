@@ -279,3 +279,23 @@ fn a_derived_subnet_never_overlaps_the_given_one() {
         assert_eq!(n.private_endpoint_subnet.as_deref(), Some(pe));
     }
 }
+
+#[test]
+fn auto_sizing_never_picks_a_size_whose_driver_fails() {
+    let text = std::fs::read_to_string("examples/dev-notebook-t4.yaml")
+        .unwrap()
+        .replace("type: training", "type: inference")
+        .replace(
+            "    vmSize: auto\n",
+            "    vmSize: auto\n    image: ubuntu-24.04\n",
+        );
+    let c = gpuform::spec::check_source(
+        text,
+        "noble.yaml",
+        PathBuf::from("examples"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    assert!(!c.has_errors(), "{:#?}", c.diagnostics);
+    assert_ne!(c.size().unwrap().name, "Standard_NC4as_T4_v3");
+}

@@ -9,14 +9,14 @@ use std::time::Duration;
 use clap::ValueEnum;
 
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled};
-use crate::catalog::{self, prices::PriceOs};
+use crate::catalog;
 use crate::cost::fetch::{self, FetchOptions};
 use crate::cost::fixed::FixedSource;
 use crate::cost::gates::{self, Gate};
 use crate::cost::retail::{self, Parsed};
 use crate::cost::{self, Options, Overlay, PriceBook, format};
 use crate::sizing;
-use crate::spec::model::{OsType, Spec};
+use crate::spec::model::Spec;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -199,18 +199,14 @@ pub fn load_price_files(
 /// the workload at the narrowest precision the levers try (vmSize: auto ranks among these).
 fn sizes_to_price(spec: &Spec) -> Vec<String> {
     let s = &spec.spec;
-    let os = if cost::price_os(s) == PriceOs::Windows {
-        OsType::Windows
-    } else {
-        OsType::Linux
-    };
+    let driver = sizing::DriverChoice::of(&s.compute);
     let mut wl = s.workload.clone();
     if let Some(p) = wl.precision {
         wl.gpu_memory_gib *= (1.0 / p.bytes_per_param()).min(1.0);
     }
     let mut v: Vec<String> = catalog::sizes()
         .iter()
-        .filter(|z| sizing::rejection(z, &wl, os).is_none())
+        .filter(|z| sizing::rejection(z, &wl, &driver).is_none())
         .map(|z| z.name.clone())
         .collect();
     if catalog::find(&s.compute.vm_size).is_some() {

@@ -5,7 +5,7 @@
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs};
 use crate::sizing;
-use crate::spec::model::{OsType, Precision, Spec, WorkloadType};
+use crate::spec::model::{Precision, Spec, WorkloadType};
 
 use super::usage::{self, HOURS_PER_MONTH, Usage};
 use super::{Lever, Options, PriceBook, Priced, pool_cost};
@@ -273,18 +273,14 @@ fn precision_levers(
     }
     let region = s.region.to_ascii_lowercase();
     let os = super::price_os(s);
-    let os_type = if os == PriceOs::Windows {
-        OsType::Windows
-    } else {
-        OsType::Linux
-    };
     // spot prices matter only to a pool that runs spot instances
     let spot = if u.spot_hours.high > 0.0 { spot } else { None };
     let current = pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk);
     let mut opened: Option<String> = None;
     // the size the workload needs at its own precision: a lever only counts when the narrower
     // precision opens a size this one does not
-    let at_current = sizing::select(&s.workload, &region, os_type, &book.merged).chosen;
+    let driver = sizing::DriverChoice::of(&s.compute);
+    let at_current = sizing::select(&s.workload, &region, &driver, &book.merged).chosen;
     targets
         .into_iter()
         .map(|t| {
@@ -295,7 +291,7 @@ fn precision_levers(
             let mut wl = s.workload.clone();
             wl.gpu_memory_gib = need;
             wl.precision = Some(t);
-            let sel = sizing::select(&wl, &region, os_type, &book.merged);
+            let sel = sizing::select(&wl, &region, &driver, &book.merged);
             let Some(chosen) = sel.chosen_size() else {
                 return lever(&id, label, None, "not-applicable", "no catalog size fits the reduced memory", vec![]);
             };

@@ -243,9 +243,9 @@ fn resolve_size(
     prices: &PriceTable,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Selection> {
-    let os = resolve::image(&spec.spec.compute.image).os;
     let s = &mut spec.spec;
-    let selection = sizing::select(&s.workload, &s.region, os, prices);
+    let driver = sizing::DriverChoice::of(&s.compute);
+    let selection = sizing::select(&s.workload, &s.region, &driver, prices);
     if s.compute.vm_size == "auto" {
         match selection.chosen {
             Some(name) => s.compute.vm_size = name.to_string(),
