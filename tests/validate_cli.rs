@@ -391,6 +391,41 @@ fn explain_ranks_candidates_with_reasons() {
 }
 
 #[test]
+fn explain_and_show_say_chosen_only_when_gpuform_chose() {
+    // an explicit size: the spec's size is marked, the cheapest fit is not "chosen"
+    let out = gpuform()
+        .args(["validate", "--explain", "examples/pretrain-nd-h100.yaml"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains("<- chosen"), "{text}");
+    let spec_line = text
+        .lines()
+        .find(|l| l.contains("<- the spec's size"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        spec_line.contains("Standard_ND96isr_H100_v5"),
+        "{spec_line}"
+    );
+    // show's header claims gpuform picked the size only for vmSize: auto
+    gpuform()
+        .args(["show", "examples/llm-finetune-a100.yaml"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("cheapest size that fits").not());
+    gpuform()
+        .args(["show", "examples/dev-notebook-t4.yaml"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "# vmSize: cheapest size that fits in westeurope",
+        ));
+}
+
+#[test]
 fn schema_command_prints_the_shipped_schema() {
     let out = gpuform()
         .arg("schema")

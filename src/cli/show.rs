@@ -43,9 +43,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 "# {} with every default applied (gpuform show)\n",
                 checked.path
             );
-            if let Some(sel) = &checked.sizing
-                && let Some(chosen) = sel.chosen
-                && chosen == spec.spec.compute.vm_size
+            if checked.auto_sized
+                && let Some(sel) = &checked.sizing
             {
                 header.push_str(&format!(
                             "# vmSize: cheapest size that fits in {} (prices as of {}); `gpuform validate --explain` ranks the others\n",
