@@ -77,6 +77,16 @@ fn unknown_fields_point_at_the_key_and_suggest() {
 }
 
 #[test]
+fn invalid_tag_names_underline_the_name() {
+    gpuform()
+        .args(["validate", "tests/fixtures/invalid/tag-invalid.yaml"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("tag-invalid.yaml:6:57"))
+        .stdout(predicate::str::contains("^^^^^ tag name"));
+}
+
+#[test]
 fn exit_codes() {
     // warnings pass unless denied
     gpuform()

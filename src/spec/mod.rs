@@ -78,7 +78,7 @@ impl Checked {
             if d.location.is_none()
                 && let Some(p) = &d.pointer
             {
-                d.location = if d.rule == "unknown-field" {
+                d.location = if d.on_key {
                     self.index.locate_key(p)
                 } else {
                     self.index.locate(p)

@@ -55,7 +55,7 @@ fn translate(err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
                     "unknown-field",
                     format!("unknown field `{key}`{}", in_object(&ptr)),
                 )
-                .at(child)
+                .at_key(child)
                 .label("not a field of this object");
                 d = match suggest(key, allowed.iter().map(String::as_str)) {
                     Some(s) => d.help(format!("did you mean `{s}`?")),

@@ -60,7 +60,8 @@ impl SpanIndex {
         }
     }
 
-    /// The key of `pointer` (for unknown-field errors), else [`Self::locate`].
+    /// The key of `pointer` (for findings about a name: unknown fields, tag names), else
+    /// [`Self::locate`].
     pub fn locate_key(&self, pointer: &str) -> Option<Location> {
         match self.nodes.get(pointer) {
             Some(NodeSpans { key: Some(k), .. }) => Some(*k),

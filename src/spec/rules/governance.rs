@@ -81,10 +81,11 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     "tag-invalid",
                     format!("tag name `{k}` contains a character Azure refuses (< > % & \\ ? /)"),
                 )
-                .at(format!(
+                .at_key(format!(
                     "/metadata/tags/{}",
                     k.replace('~', "~0").replace('/', "~1")
                 ))
+                .label("tag name")
                 .help("rename the tag"),
             );
         }
