@@ -165,6 +165,17 @@ fn policy_changes_required_tags_and_severities() {
         .find(|d| d.rule == "tag-missing")
         .unwrap();
     assert_eq!(d.severity, Severity::Warning);
+    // silencing the advice to turn encryption at host on keeps the error that it cannot be
+    let f = Path::new("tests/fixtures/invalid/encryption-at-host-unsupported.yaml");
+    let p = Policy::from_yaml("rules:\n  encryption-at-host-off: off\n").unwrap();
+    let c = check_file(f, &p, PriceTable::embedded());
+    assert!(
+        c.diagnostics
+            .iter()
+            .any(|d| d.rule == "encryption-at-host-unsupported" && d.is_error()),
+        "{:#?}",
+        c.diagnostics
+    );
 }
 
 #[test]

@@ -523,6 +523,13 @@ pub const RULES: &[Rule] = &[
         "Encryption at host is off",
         "Temp disks and caches are then not encrypted at rest; most policies require it.",
     ),
+    r(
+        "encryption-at-host-unsupported",
+        E,
+        "security",
+        "Encryption at host on a size that does not support it",
+        "The deployment fails: the size has no EncryptionAtHostSupported capability. Choose another size, or set encryptionAtHost: false for this one.",
+    ),
     // --- tags, environment, budget, monitoring ----------------------------------------------
     r(
         "tag-missing",

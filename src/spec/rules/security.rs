@@ -51,11 +51,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     {
         out.push(
             Diagnostic::new(
-                "encryption-at-host-off",
+                "encryption-at-host-unsupported",
                 format!("{} does not support encryption at host", size.name),
             )
             .at("/spec/security/encryptionAtHost")
-            .severity(crate::diag::Severity::Error)
             .help("set `encryptionAtHost: false` for this size, or choose another size"),
         );
     }
