@@ -310,3 +310,29 @@ fn auto_sizing_never_picks_a_size_whose_driver_fails() {
     assert!(!c.has_errors(), "{:#?}", c.diagnostics);
     assert_ne!(c.size().unwrap().name, "Standard_NC4as_T4_v3");
 }
+
+#[test]
+fn a_service_bus_namespace_needs_no_private_endpoint_subnet() {
+    // Standard-tier Service Bus gets no private endpoint; with a public vault nothing needs one
+    let text = std::fs::read_to_string("tests/fixtures/invalid/private-endpoint-subnet-missing.yaml")
+        .unwrap()
+        .replace(
+            "  monitoring:",
+            "  autoscale:\n    queue:\n      serviceBus: {namespace: sb-jobs-test, queue: jobs, create: true}\n      targetPerInstance: 10\n  security: {keyVault: {publicNetworkAccess: true}}\n  monitoring:",
+        );
+    let c = gpuform::spec::check_source(
+        text,
+        "sb.yaml",
+        PathBuf::from("tests/fixtures/invalid"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    assert!(c.spec.is_some(), "{:#?}", c.diagnostics);
+    assert!(
+        !c.diagnostics
+            .iter()
+            .any(|d| d.rule == "private-endpoint-subnet-missing"),
+        "{:#?}",
+        c.diagnostics
+    );
+}

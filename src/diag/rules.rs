@@ -492,7 +492,7 @@ pub const RULES: &[Rule] = &[
         E,
         "network",
         "No subnet for the private endpoints",
-        "A private Key Vault or queue needs network.privateEndpointSubnet (a /27 is enough).",
+        "A private Key Vault or a storage queue gpuform creates gets a private endpoint, which needs network.privateEndpointSubnet (a /27 is enough). Service Bus Standard has no private endpoints.",
     ),
     // --- security ----------------------------------------------------------------------
     r(
