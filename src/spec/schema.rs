@@ -99,10 +99,8 @@ fn translate(err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
             .at(ptr.clone())
             .label(format!("expected {expected}"));
             if expected == "string" && err.instance().is_number() {
-                d = d.help(format!(
-                    "quote the value: `{field}: \"{}\"`",
-                    err.instance()
-                ));
+                let key = field.rsplit('.').next().unwrap_or(&field);
+                d = d.help(format!("quote the value: `{key}: \"{}\"`", err.instance()));
             } else if let Some(desc) =
                 schema_at(parent_path(err.schema_path().as_str())).and_then(describe)
             {
