@@ -219,7 +219,7 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
         let _ = write!(
             err,
             "{}\n\n",
-            render_human(d, checked.source.as_deref(), styled())
+            render_human(d, checked.source.as_deref(), styled_stderr())
         );
     }
     let t = Tally::of(&checked.diagnostics);
