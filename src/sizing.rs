@@ -103,7 +103,30 @@ impl Selection {
 /// Why `size` cannot serve `workload` with the pool's image and driver (ignoring price), or
 /// `None` when it can.
 pub fn rejection(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>) -> Option<String> {
+    if let Some(why) = unsuitable(size, workload.kind) {
+        return Some(why);
+    }
+    if workload.distributed && !size.infiniband {
+        return Some("no InfiniBand for distributed training".into());
+    }
     let need = workload.gpu_memory_gib;
+    match size.gpu_memory_gib {
+        None => return Some("GPU memory not documented".into()),
+        Some(m) if m < need => {
+            return Some(format!(
+                "{} GiB GPU memory < {} GiB needed",
+                fmt_num(m),
+                fmt_num(need)
+            ));
+        }
+        _ => {}
+    }
+    driver.problem(size)
+}
+
+/// Why `size` is no choice for any `kind` workload whatever the spec says (lifecycle, VM
+/// types gpuform does not render, the family's purpose), or `None`.
+pub fn unsuitable(size: &GpuSize, kind: WorkloadType) -> Option<String> {
     if size.status == SizeStatus::Retired {
         return Some(format!(
             "retired{}",
@@ -130,11 +153,8 @@ pub fn rejection(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>)
     if size.arch == Arch::Arm64 {
         return Some("Arm64 (Grace) CPUs: needs arm64 images".into());
     }
-    if workload.distributed && !size.infiniband {
-        return Some("no InfiniBand for distributed training".into());
-    }
-    if !size.purpose.contains(&workload.kind) {
-        return Some(match workload.kind {
+    if !size.purpose.contains(&kind) {
+        return Some(match kind {
             WorkloadType::Visualization => "no graphics (GRID/AMD) driver for visualization".into(),
             other => format!(
                 "not made for {} ({} is a {} size)",
@@ -144,18 +164,7 @@ pub fn rejection(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>)
             ),
         });
     }
-    match size.gpu_memory_gib {
-        None => return Some("GPU memory not documented".into()),
-        Some(m) if m < need => {
-            return Some(format!(
-                "{} GiB GPU memory < {} GiB needed",
-                fmt_num(m),
-                fmt_num(need)
-            ));
-        }
-        _ => {}
-    }
-    driver.problem(size)
+    None
 }
 
 fn purpose_label(size: &GpuSize) -> String {

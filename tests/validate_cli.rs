@@ -87,6 +87,27 @@ fn invalid_tag_names_underline_the_name() {
 }
 
 #[test]
+fn no_size_fits_names_no_size() {
+    let f = "tests/fixtures/invalid/no-size-fits.yaml";
+    gpuform()
+        .args(["validate", f])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!("FAIL {f}: 1 error")))
+        .stdout(predicate::str::contains("[auto]").not())
+        .stdout(predicate::str::contains("retired").not());
+    let out = gpuform()
+        .args(["validate", "--format", "json", f])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert!(v["files"][0].get("vmSize").is_none(), "{v}");
+}
+
+#[test]
 fn exit_codes() {
     // warnings pass unless denied
     gpuform()

@@ -104,11 +104,7 @@ fn human(results: &[Checked], args: &Args) -> String {
             if t.infos > 0 {
                 parts.push(plural(t.infos, "note"));
             }
-            let size = c
-                .spec
-                .as_ref()
-                .map(|sp| format!(" [{}]", sp.spec.compute.vm_size))
-                .unwrap_or_default();
+            let size = c.vm_size().map(|v| format!(" [{v}]")).unwrap_or_default();
             let _ = writeln!(
                 s,
                 "{status}{size}{}",

@@ -48,6 +48,14 @@ impl Checked {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// The spec's vmSize once resolved (`None` while it is still `auto`: no size fits).
+    pub fn vm_size(&self) -> Option<&str> {
+        self.spec
+            .as_ref()
+            .map(|s| s.spec.compute.vm_size.as_str())
+            .filter(|v| *v != "auto")
+    }
+
     /// The resolved size, when the spec got that far.
     pub fn size(&self) -> Option<&'static GpuSize> {
         self.spec
@@ -250,27 +258,43 @@ fn resolve_size(
         match selection.chosen {
             Some(name) => s.compute.vm_size = name.to_string(),
             None => {
-                let near: Vec<String> = selection
+                // the sizes that could serve this kind of workload, what stops them being what
+                // the spec can change: those with enough GPU memory cheapest first (the ranking's
+                // order), then the largest of the rest
+                let need = s.workload.gpu_memory_gib;
+                let mem = |z: &GpuSize| z.gpu_memory_gib.unwrap_or(0.0);
+                let mut near: Vec<_> = selection
                     .candidates
                     .iter()
-                    .filter(|c| c.gpu_memory_gib.is_some_and(|m| m > 0.0))
-                    .take(3)
-                    .map(|c| format!("{}: {}", c.size, c.rejected.as_deref().unwrap_or("fits")))
+                    .filter_map(|c| Some((catalog::find(c.size)?, c.rejected.as_deref()?)))
+                    .filter(|(z, _)| sizing::unsuitable(z, s.workload.kind).is_none())
                     .collect();
-                diags.push(
-                    Diagnostic::new(
-                        "no-size-fits",
-                        format!(
-                            "no GPU size fits {} GiB for {} in {}",
-                            sizing::fmt_num(s.workload.gpu_memory_gib),
-                            s.workload.kind.as_str(),
-                            s.region
-                        ),
-                    )
-                    .at("/spec/compute/vmSize")
-                    .help("lower gpuMemoryGiB (a lower precision), allow distributed training, or choose a vmSize explicitly")
-                    .note(format!("closest candidates: {}", near.join("; "))),
-                );
+                near.sort_by(|a, b| match (mem(a.0) >= need, mem(b.0) >= need) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (false, false) => mem(b.0).total_cmp(&mem(a.0)),
+                    (true, false) => std::cmp::Ordering::Less,
+                    (false, true) => std::cmp::Ordering::Greater,
+                });
+                let near: Vec<String> = near
+                    .iter()
+                    .take(3)
+                    .map(|(z, why)| format!("{}: {why}", z.name))
+                    .collect();
+                let mut d = Diagnostic::new(
+                    "no-size-fits",
+                    format!(
+                        "no GPU size fits {} GiB for {} in {}",
+                        sizing::fmt_num(s.workload.gpu_memory_gib),
+                        s.workload.kind.as_str(),
+                        s.region
+                    ),
+                )
+                .at("/spec/compute/vmSize")
+                .help("lower gpuMemoryGiB (a lower precision), allow distributed training, use another image, or choose a vmSize explicitly; `gpuform validate --explain` ranks every size");
+                if !near.is_empty() {
+                    d = d.note(format!("closest candidates: {}", near.join("; ")));
+                }
+                diags.push(d);
             }
         }
     } else if let Some(size) = catalog::find(&s.compute.vm_size) {
