@@ -47,15 +47,6 @@ pub struct Profile {
     pub has_rules: bool,
 }
 
-/// Rules every metric-driven profile carries (scale out, scale in).
-pub fn rules_per_profile(s: &WorkloadSpec) -> usize {
-    if s.autoscale.as_ref().is_some_and(|a| a.queue.is_some()) {
-        2
-    } else {
-        0
-    }
-}
-
 /// Does the pool get an autoscale setting? (Only with `autoscale` or `autoShutdown`; otherwise
 /// it is a fixed-size pool at `capacity.default`.)
 pub fn has_setting(s: &WorkloadSpec) -> bool {
@@ -66,7 +57,8 @@ pub fn has_setting(s: &WorkloadSpec) -> bool {
 /// (the rules report them).
 pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
     let c = &s.capacity;
-    let has_rules = rules_per_profile(s) > 0;
+    // the queue rules (scale out, scale in) apply in every profile but scale-to-zero
+    let has_rules = s.autoscale.as_ref().is_some_and(|a| a.queue.is_some());
     let mut out = vec![Profile {
         name: "default".into(),
         origin: Origin::Default,
