@@ -7,6 +7,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
+use super::yaml::{escape_pointer, unescape_pointer};
 use crate::diag::Diagnostic;
 
 /// The schema text, as shipped in `schemas/` and printed by `gpuform schema`.
@@ -50,7 +51,7 @@ fn translate(err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let allowed = allowed_keys(&ptr);
             for key in unexpected {
-                let child = format!("{ptr}/{}", key.replace('~', "~0").replace('/', "~1"));
+                let child = format!("{ptr}/{}", escape_pointer(key));
                 let mut d = Diagnostic::new(
                     "unknown-field",
                     format!("unknown field `{key}`{}", in_object(&ptr)),
@@ -289,7 +290,7 @@ fn in_object(ptr: &str) -> String {
 pub fn dotted(ptr: &str) -> String {
     let mut out = String::new();
     for seg in ptr.split('/').skip(1) {
-        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let seg = unescape_pointer(seg);
         if seg.chars().all(|c| c.is_ascii_digit()) && !seg.is_empty() {
             out.push_str(&format!("[{seg}]"));
         } else {
@@ -388,7 +389,7 @@ fn deref(node: &Value) -> &Value {
 pub fn allowed_keys(instance_ptr: &str) -> Vec<String> {
     let mut node = deref(schema_json());
     for seg in instance_ptr.split('/').skip(1) {
-        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let seg = unescape_pointer(seg);
         let next = if seg.chars().all(|c| c.is_ascii_digit()) {
             node.get("items")
         } else {

@@ -241,8 +241,14 @@ fn short_label(info: &str) -> String {
     info.split(" at ").next().unwrap_or(info).to_string()
 }
 
-fn escape_pointer(seg: &str) -> String {
+/// One JSON pointer segment for a key (RFC 6901: `~` → `~0`, `/` → `~1`).
+pub(crate) fn escape_pointer(seg: &str) -> String {
     seg.replace('~', "~0").replace('/', "~1")
+}
+
+/// The key a JSON pointer segment stands for (the inverse of [`escape_pointer`]).
+pub(crate) fn unescape_pointer(seg: &str) -> String {
+    seg.replace("~1", "/").replace("~0", "~")
 }
 
 fn convert(
@@ -362,6 +368,16 @@ mod tests {
         let loc = p.index.locate("/x").unwrap();
         assert_eq!((loc.line, loc.column), (2, 4));
         assert_eq!(&text[loc.byte_start..loc.byte_end], "\"ü\"");
+    }
+
+    #[test]
+    fn pointer_segments_round_trip() {
+        for key in ["a/b", "~1", "x~/y", "plain"] {
+            assert_eq!(unescape_pointer(&escape_pointer(key)), key);
+        }
+        assert_eq!(escape_pointer("a/b~"), "a~1b~0");
+        let p = parse("tags: {\"a/b\": 1}\n").unwrap();
+        assert!(p.index.locate("/tags/a~1b").is_some());
     }
 
     #[test]

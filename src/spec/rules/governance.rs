@@ -4,6 +4,7 @@ use super::Context;
 use crate::catalog::regions;
 use crate::diag::Diagnostic;
 use crate::spec::schema::suggest;
+use crate::spec::yaml::escape_pointer;
 
 /// `env` tag values that mark a non-production pool.
 const DEV_ENVS: &[&str] = &[
@@ -82,10 +83,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     "tag-invalid",
                     format!("tag name `{k}` contains a character Azure refuses (< > % & \\ ? /)"),
                 )
-                .at_key(format!(
-                    "/metadata/tags/{}",
-                    k.replace('~', "~0").replace('/', "~1")
-                ))
+                .at_key(format!("/metadata/tags/{}", escape_pointer(k)))
                 .label("tag name")
                 .help("rename the tag"),
             );
