@@ -94,10 +94,6 @@ impl Selection {
             .find(|c| Some(c.size) == self.chosen)
             .and_then(|c| c.hourly)
     }
-
-    pub fn fitting(&self) -> impl Iterator<Item = &Candidate> {
-        self.candidates.iter().filter(|c| c.rejected.is_none())
-    }
 }
 
 /// Why `size` cannot serve `workload` with the pool's image and driver (ignoring price), or

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::prices::PriceTable;
 use crate::catalog::{self, GpuSize};
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::Diagnostic;
 use crate::sizing::{self, Selection};
 pub use model::Spec;
 pub use policy::Policy;
@@ -58,9 +58,7 @@ impl Checked {
 
     /// The resolved size, when the spec got that far.
     pub fn size(&self) -> Option<&'static GpuSize> {
-        self.spec
-            .as_ref()
-            .and_then(|s| catalog::find(&s.spec.compute.vm_size))
+        self.spec.as_ref().and_then(Spec::size)
     }
 
     fn failed(path: &str, base_dir: PathBuf, source: Option<String>, d: Diagnostic) -> Self {
@@ -217,8 +215,7 @@ pub fn check_source(
                 let auto_sized = spec.spec.compute.vm_size == "auto";
                 let sizing = resolve_size(&mut spec, prices, &mut checked.diagnostics);
                 if let model::Image::Alias(model::ImageAlias::Auto) = spec.spec.compute.image {
-                    let size = catalog::find(&spec.spec.compute.vm_size);
-                    spec.spec.compute.image = model::Image::Alias(resolve::auto_image(size));
+                    spec.spec.compute.image = model::Image::Alias(resolve::auto_image(spec.size()));
                 }
                 let ctx = rules::Context {
                     spec: &spec,
@@ -352,11 +349,6 @@ pub fn looks_like_spec(text: &str) -> bool {
         || text
             .lines()
             .any(|l| l.trim_start().starts_with("apiVersion:") && l.contains("gpuform/"))
-}
-
-/// Highest severity in a set of diagnostics.
-pub fn worst(diags: &[Diagnostic]) -> Option<Severity> {
-    diags.iter().map(|d| d.severity).max()
 }
 
 #[cfg(test)]

@@ -452,6 +452,13 @@ mod tests {
             schema_json()["$schema"],
             "https://json-schema.org/draft/2020-12/schema"
         );
+        // the document header the model is named after
+        let props = &schema_json()["properties"];
+        assert_eq!(
+            props["apiVersion"]["const"],
+            crate::spec::model::API_VERSION
+        );
+        assert_eq!(props["kind"]["const"], crate::spec::model::KIND);
     }
 
     #[test]

@@ -34,10 +34,6 @@ pub struct SpanIndex {
 }
 
 impl SpanIndex {
-    pub fn get(&self, pointer: &str) -> Option<&NodeSpans> {
-        self.nodes.get(pointer)
-    }
-
     /// The best place to underline for `pointer`: a scalar's value, a collection's key; for a
     /// pointer that does not exist (a missing field), its nearest existing parent.
     pub fn locate(&self, pointer: &str) -> Option<Location> {
