@@ -336,3 +336,75 @@ fn a_service_bus_namespace_needs_no_private_endpoint_subnet() {
         c.diagnostics
     );
 }
+
+/// Rules no fixture in tests/fixtures/invalid can trigger, and where they are covered instead.
+const NOT_IN_FIXTURES: &[(&str, &str)] = &[
+    (
+        "io-error",
+        "no file to hold it: io_errors_are_diagnostics below",
+    ),
+    (
+        "not-utf8",
+        "fixture headers are UTF-8: tests/validate_cli.rs bad_input_never_panics",
+    ),
+    (
+        "file-too-large",
+        "a 1 MiB fixture: tests/validate_cli.rs bad_input_never_panics",
+    ),
+    (
+        "autoscale-rule-limit",
+        "holds by construction: src/spec/rules/capacity.rs rendered_profiles_stay_within_the_rule_limit",
+    ),
+    (
+        "size-retiring",
+        "no catalog size is retiring today; catalog_has_no_retiring_size below",
+    ),
+];
+
+#[test]
+fn every_rule_has_a_fixture_or_a_reason() {
+    let mut covered = std::collections::BTreeSet::new();
+    for f in fixtures() {
+        for e in expectations(&f) {
+            covered.insert(e.rule);
+        }
+    }
+    let mut missing = Vec::new();
+    for r in gpuform::diag::RULES {
+        let listed = NOT_IN_FIXTURES.iter().any(|(id, _)| *id == r.id);
+        match (covered.contains(r.id), listed) {
+            (false, false) => missing.push(format!("{}: no fixture and no reason", r.id)),
+            (true, true) => missing.push(format!(
+                "{}: has a fixture, drop it from NOT_IN_FIXTURES",
+                r.id
+            )),
+            _ => {}
+        }
+    }
+    for (id, _) in NOT_IN_FIXTURES {
+        if gpuform::diag::rules::find(id).is_none() {
+            missing.push(format!("{id}: not a rule"));
+        }
+    }
+    assert!(missing.is_empty(), "\n{}", missing.join("\n"));
+}
+
+#[test]
+fn io_errors_are_diagnostics() {
+    for path in ["tests/fixtures/no-such-spec.yaml", "tests/fixtures/invalid"] {
+        let c = check_file(Path::new(path), &Policy::default(), PriceTable::embedded());
+        assert_eq!(c.diagnostics.len(), 1, "{path}");
+        assert_eq!(c.diagnostics[0].rule, "io-error", "{path}");
+        assert!(c.has_errors());
+    }
+}
+
+/// When a size becomes retiring, give size-retiring a fixture and drop it from NOT_IN_FIXTURES.
+#[test]
+fn catalog_has_no_retiring_size() {
+    assert!(
+        gpuform::catalog::sizes()
+            .iter()
+            .all(|s| s.status != gpuform::catalog::SizeStatus::Retiring)
+    );
+}
