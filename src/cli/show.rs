@@ -52,7 +52,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                             sel.price_as_of.as_deref().unwrap_or("unknown")
                         ));
             }
-            header.push_str("# yaml-language-server: $schema=https://gpuform.dev/schemas/gpuworkload.schema.json\n");
+            header.push_str(
+                "# the JSON Schema for editors: `gpuform schema > gpuworkload.schema.json`\n",
+            );
             out(&format!("{header}{}", report::yaml::to_yaml(&value)));
         }
     }

@@ -27,7 +27,7 @@ pub struct NodeSpans {
     pub is_collection: bool,
 }
 
-/// JSON pointer → positions, plus what is needed to turn char markers into byte offsets.
+/// JSON pointer → where its node (and, for mapping values, its key) sits in the file.
 #[derive(Debug, Default)]
 pub struct SpanIndex {
     nodes: HashMap<String, NodeSpans>,
@@ -99,7 +99,7 @@ impl<'a> Positions<'a> {
         if let Some(nl) = self.text[start..end].find('\n') {
             end = start + nl;
         }
-        // trim trailing whitespace/comments that a block scalar span may include
+        // trim the trailing whitespace a block scalar's span may include
         while end > start && self.text[..end].ends_with([' ', '\t', '\r']) {
             end -= 1;
         }
