@@ -4,8 +4,53 @@
 use serde::Serialize;
 
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
-use crate::catalog::{self, Arch, GpuSize, SizeStatus};
-use crate::spec::model::{OsType, Workload, WorkloadType};
+use crate::catalog::{self, Arch, GpuSize, SizeStatus, drivers};
+use crate::spec::model::{Compute, GpuDriver, Image, ImageAlias, OsType, Workload, WorkloadType};
+use crate::spec::resolve;
+
+/// What of the spec's compute section decides whether a size's GPU driver works: the image
+/// (`auto` stands for the image `image: auto` would pick on each size), the requested driver
+/// and a pinned driver version.
+#[derive(Debug, Clone, Copy)]
+pub struct DriverChoice<'a> {
+    pub image: &'a Image,
+    pub gpu_driver: GpuDriver,
+    pub driver_version: Option<&'a str>,
+}
+
+impl<'a> DriverChoice<'a> {
+    pub fn of(compute: &'a Compute) -> Self {
+        Self {
+            image: &compute.image,
+            gpu_driver: compute.gpu_driver,
+            driver_version: compute.driver_version.as_deref(),
+        }
+    }
+
+    /// The OS the pool runs (`image: auto` is always Linux).
+    pub fn os(&self) -> OsType {
+        resolve::image(self.image).os
+    }
+
+    /// Why the pool's driver would not work on `size`, in the words of the driver plan.
+    fn problem(&self, size: &GpuSize) -> Option<String> {
+        let img = match self.image {
+            Image::Alias(ImageAlias::Auto) => {
+                resolve::image(&Image::Alias(resolve::auto_image(Some(size))))
+            }
+            other => resolve::image(other),
+        };
+        drivers::plan(
+            size,
+            img.driver_os,
+            self.gpu_driver,
+            img.has_gpu_drivers,
+            self.driver_version,
+        )
+        .err()
+        .map(|p| p.message)
+    }
+}
 
 /// Region whose prices rank sizes when the table has none for the spec's region.
 pub const FALLBACK_PRICE_REGION: &str = "eastus";
@@ -49,15 +94,35 @@ impl Selection {
             .find(|c| Some(c.size) == self.chosen)
             .and_then(|c| c.hourly)
     }
-
-    pub fn fitting(&self) -> impl Iterator<Item = &Candidate> {
-        self.candidates.iter().filter(|c| c.rejected.is_none())
-    }
 }
 
-/// Why `size` cannot serve `workload` (ignoring price), or `None` when it can.
-pub fn rejection(size: &GpuSize, workload: &Workload, os: OsType) -> Option<String> {
+/// Why `size` cannot serve `workload` with the pool's image and driver (ignoring price), or
+/// `None` when it can.
+pub fn rejection(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>) -> Option<String> {
+    if let Some(why) = unsuitable(size, workload.kind) {
+        return Some(why);
+    }
+    if workload.distributed && !size.infiniband {
+        return Some("no InfiniBand for distributed training".into());
+    }
     let need = workload.gpu_memory_gib;
+    match size.gpu_memory_gib {
+        None => return Some("GPU memory not documented".into()),
+        Some(m) if m < need => {
+            return Some(format!(
+                "{} GiB GPU memory < {} GiB needed",
+                fmt_num(m),
+                fmt_num(need)
+            ));
+        }
+        _ => {}
+    }
+    driver.problem(size)
+}
+
+/// Why `size` is no choice for any `kind` workload whatever the spec says (lifecycle, VM
+/// types gpuform does not render, the family's purpose), or `None`.
+pub fn unsuitable(size: &GpuSize, kind: WorkloadType) -> Option<String> {
     if size.status == SizeStatus::Retired {
         return Some(format!(
             "retired{}",
@@ -84,11 +149,8 @@ pub fn rejection(size: &GpuSize, workload: &Workload, os: OsType) -> Option<Stri
     if size.arch == Arch::Arm64 {
         return Some("Arm64 (Grace) CPUs: needs arm64 images".into());
     }
-    if workload.distributed && !size.infiniband {
-        return Some("no InfiniBand for distributed training".into());
-    }
-    if !size.purpose.contains(&workload.kind) {
-        return Some(match workload.kind {
+    if !size.purpose.contains(&kind) {
+        return Some(match kind {
             WorkloadType::Visualization => "no graphics (GRID/AMD) driver for visualization".into(),
             other => format!(
                 "not made for {} ({} is a {} size)",
@@ -97,33 +159,6 @@ pub fn rejection(size: &GpuSize, workload: &Workload, os: OsType) -> Option<Stri
                 purpose_label(size)
             ),
         });
-    }
-    match size.gpu_memory_gib {
-        None => return Some("GPU memory not documented".into()),
-        Some(m) if m < need => {
-            return Some(format!(
-                "{} GiB GPU memory < {} GiB needed",
-                fmt_num(m),
-                fmt_num(need)
-            ));
-        }
-        _ => {}
-    }
-    let driver_ok = match os {
-        OsType::Windows => size.driver.windows.is_some(),
-        OsType::Linux => {
-            size.driver.linux.is_some() || size.driver.default == catalog::DefaultDriver::Image
-        }
-    };
-    if !driver_ok {
-        return Some(format!(
-            "no GPU driver for {}",
-            if os == OsType::Windows {
-                "Windows"
-            } else {
-                "Linux"
-            }
-        ));
     }
     None
 }
@@ -145,8 +180,13 @@ pub fn fmt_num(x: f64) -> String {
 }
 
 /// Rank all catalog sizes for `workload` in `region`.
-pub fn select(workload: &Workload, region: &str, os: OsType, prices: &PriceTable) -> Selection {
-    let wanted_os = if os == OsType::Windows {
+pub fn select(
+    workload: &Workload,
+    region: &str,
+    driver: &DriverChoice<'_>,
+    prices: &PriceTable,
+) -> Selection {
+    let wanted_os = if driver.os() == OsType::Windows {
         PriceOs::Windows
     } else {
         PriceOs::Linux
@@ -184,7 +224,7 @@ pub fn select(workload: &Workload, region: &str, os: OsType, prices: &PriceTable
         .iter()
         .map(|s| {
             let hourly = prices.hourly(&s.name, &price_region, price_os, PriceKind::OnDemand);
-            let mut rejected = rejection(s, workload, os);
+            let mut rejected = rejection(s, workload, driver);
             if rejected.is_none() && hourly.is_none() {
                 rejected = Some(format!("not offered in {price_region} (no price)"));
             }
@@ -231,6 +271,18 @@ pub fn select(workload: &Workload, region: &str, os: OsType, prices: &PriceTable
 mod tests {
     use super::*;
 
+    const UBUNTU: Image = Image::Alias(ImageAlias::Ubuntu2204);
+    const AUTO: Image = Image::Alias(ImageAlias::Auto);
+    const WINDOWS: Image = Image::Alias(ImageAlias::Windows2022);
+
+    fn on(image: &Image) -> DriverChoice<'_> {
+        DriverChoice {
+            image,
+            gpu_driver: GpuDriver::Auto,
+            driver_version: None,
+        }
+    }
+
     fn wl(kind: WorkloadType, gib: f64, distributed: bool) -> Workload {
         Workload {
             kind,
@@ -247,7 +299,7 @@ mod tests {
         let s = select(
             &wl(WorkloadType::Inference, 11.0, false),
             "eastus2",
-            OsType::Linux,
+            &on(&UBUNTU),
             PriceTable::embedded(),
         );
         assert_eq!(s.chosen, Some("Standard_NC4as_T4_v3"));
@@ -266,7 +318,7 @@ mod tests {
         let s = select(
             &wl(WorkloadType::Training, 70.0, false),
             "eastus",
-            OsType::Linux,
+            &on(&UBUNTU),
             PriceTable::embedded(),
         );
         let chosen = catalog::find(s.chosen.unwrap()).unwrap();
@@ -287,7 +339,7 @@ mod tests {
         let s = select(
             &wl(WorkloadType::Training, 300.0, true),
             "eastus",
-            OsType::Linux,
+            &on(&AUTO),
             PriceTable::embedded(),
         );
         let chosen = catalog::find(s.chosen.unwrap()).unwrap();
@@ -299,11 +351,48 @@ mod tests {
         let s = select(
             &wl(WorkloadType::Visualization, 6.0, false),
             "eastus",
-            OsType::Windows,
+            &on(&WINDOWS),
             PriceTable::embedded(),
         );
         let chosen = catalog::find(s.chosen.unwrap()).unwrap();
         assert!(chosen.is_visualization_size(), "{}", chosen.name);
         assert!(s.note.as_deref().unwrap().contains("Linux"));
+    }
+
+    #[test]
+    fn auto_sizing_skips_sizes_whose_driver_fails_on_the_image() {
+        // the NVIDIA extension has no CUDA driver for Ubuntu 24.04: the T4 would fail later
+        let noble = Image::Alias(ImageAlias::Ubuntu2404);
+        let s = select(
+            &wl(WorkloadType::Inference, 11.0, false),
+            "eastus2",
+            &on(&noble),
+            PriceTable::embedded(),
+        );
+        let t4 = s
+            .candidates
+            .iter()
+            .find(|c| c.size == "Standard_NC4as_T4_v3")
+            .unwrap();
+        assert!(
+            t4.rejected.as_deref().unwrap().contains("Ubuntu 24.04"),
+            "{:?}",
+            t4.rejected
+        );
+        let chosen = s.chosen_size().unwrap();
+        let img = resolve::image(&noble);
+        assert!(
+            drivers::plan(chosen, img.driver_os, GpuDriver::Auto, false, None).is_ok(),
+            "{}",
+            chosen.name
+        );
+        // `image: auto` stands for the HPC image on ND sizes, whose drivers come with it
+        let s = select(
+            &wl(WorkloadType::Training, 300.0, true),
+            "eastus",
+            &on(&UBUNTU),
+            PriceTable::embedded(),
+        );
+        assert_eq!(s.chosen, None, "plain Ubuntu has no driver for ND sizes");
     }
 }

@@ -77,6 +77,37 @@ fn unknown_fields_point_at_the_key_and_suggest() {
 }
 
 #[test]
+fn invalid_tag_names_underline_the_name() {
+    gpuform()
+        .args(["validate", "tests/fixtures/invalid/tag-invalid.yaml"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("tag-invalid.yaml:6:57"))
+        .stdout(predicate::str::contains("^^^^^ tag name"));
+}
+
+#[test]
+fn no_size_fits_names_no_size() {
+    let f = "tests/fixtures/invalid/no-size-fits.yaml";
+    gpuform()
+        .args(["validate", f])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!("FAIL {f}: 1 error")))
+        .stdout(predicate::str::contains("[auto]").not())
+        .stdout(predicate::str::contains("retired").not());
+    let out = gpuform()
+        .args(["validate", "--format", "json", f])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert!(v["files"][0].get("vmSize").is_none(), "{v}");
+}
+
+#[test]
 fn exit_codes() {
     // warnings pass unless denied
     gpuform()
@@ -113,6 +144,28 @@ fn exit_codes() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown rule `no-such-rule`"));
+}
+
+#[test]
+fn a_policy_cannot_switch_off_schema_errors() {
+    let d = tmp("policy-schema");
+    let p = d.join("policy.yaml");
+    std::fs::write(&p, "rules:\n  unknown-field: off\n").unwrap();
+    let spec = d.join("spec.yaml");
+    let text = std::fs::read_to_string("examples/dev-notebook-t4.yaml")
+        .unwrap()
+        .replacen("  region:", "  regionn: x\n  region:", 1);
+    std::fs::write(&spec, text).unwrap();
+    for cmd in ["validate", "show"] {
+        gpuform()
+            .args([cmd, "--policy", p.to_str().unwrap(), spec.to_str().unwrap()])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "rule `unknown-field` cannot be changed by a policy",
+            ))
+            .stderr(predicate::str::contains("panicked").not());
+    }
 }
 
 #[test]
@@ -313,7 +366,8 @@ fn show_prints_the_resolved_spec_and_it_validates_again() {
     assert!(text.contains("vmSize: Standard_NC4as_T4_v3"));
     assert!(text.contains("image: ubuntu-22.04"));
     assert!(text.contains("encryptionAtHost: true"));
-    assert!(text.contains("scaleOutCooldown").not_or_absent());
+    // the dev notebook has no autoscale section, so no cooldown appears
+    assert!(!text.contains("scaleOutCooldown"));
     let d = tmp("show");
     let f = d.join("resolved.yaml");
     std::fs::write(&f, &text).unwrap();
@@ -344,16 +398,6 @@ fn show_prints_the_resolved_spec_and_it_validates_again() {
         .stderr(predicate::str::contains("error[capacity-order]"));
 }
 
-trait NotOrAbsent {
-    fn not_or_absent(self) -> bool;
-}
-impl NotOrAbsent for bool {
-    /// The dev notebook has no autoscale section, so no cooldown appears.
-    fn not_or_absent(self) -> bool {
-        !self
-    }
-}
-
 #[test]
 fn explain_ranks_candidates_with_reasons() {
     gpuform()
@@ -365,6 +409,41 @@ fn explain_ranks_candidates_with_reasons() {
         .stdout(predicate::str::contains("rejected: retired 2025-09-30"))
         .stdout(predicate::str::contains(
             "resolved spec (examples/dev-notebook-t4.yaml)",
+        ));
+}
+
+#[test]
+fn explain_and_show_say_chosen_only_when_gpuform_chose() {
+    // an explicit size: the spec's size is marked, the cheapest fit is not "chosen"
+    let out = gpuform()
+        .args(["validate", "--explain", "examples/pretrain-nd-h100.yaml"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains("<- chosen"), "{text}");
+    let spec_line = text
+        .lines()
+        .find(|l| l.contains("<- the spec's size"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        spec_line.contains("Standard_ND96isr_H100_v5"),
+        "{spec_line}"
+    );
+    // show's header claims gpuform picked the size only for vmSize: auto
+    gpuform()
+        .args(["show", "examples/llm-finetune-a100.yaml"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("cheapest size that fits").not());
+    gpuform()
+        .args(["show", "examples/dev-notebook-t4.yaml"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "# vmSize: cheapest size that fits in westeurope",
         ));
 }
 
@@ -445,7 +524,8 @@ fn bad_input_never_panics() {
         ("scalar.yaml", b"just text\n".to_vec(), "invalid-type"),
         ("tabs.yaml", b"a:\n\tb: 1\n".to_vec(), "yaml-syntax"),
         ("huge.yaml", vec![b'#'; 2 * 1024 * 1024], "file-too-large"),
-        ("deep.yaml", format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(), "yaml-syntax"),
+        ("deep.yaml", format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(), "yaml-unsupported"),
+        ("deep-block.yaml", format!("{}x\n", "- ".repeat(10_000)).into_bytes(), "yaml-unsupported"),
         ("aliases.yaml", b"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n".to_vec(), "yaml-alias-limit"),
         ("two.yaml", b"a: 1\n---\nb: 2\n".to_vec(), "multiple-documents"),
     ];

@@ -165,6 +165,17 @@ fn policy_changes_required_tags_and_severities() {
         .find(|d| d.rule == "tag-missing")
         .unwrap();
     assert_eq!(d.severity, Severity::Warning);
+    // silencing the advice to turn encryption at host on keeps the error that it cannot be
+    let f = Path::new("tests/fixtures/invalid/encryption-at-host-unsupported.yaml");
+    let p = Policy::from_yaml("rules:\n  encryption-at-host-off: off\n").unwrap();
+    let c = check_file(f, &p, PriceTable::embedded());
+    assert!(
+        c.diagnostics
+            .iter()
+            .any(|d| d.rule == "encryption-at-host-unsupported" && d.is_error()),
+        "{:#?}",
+        c.diagnostics
+    );
 }
 
 #[test]
@@ -237,4 +248,163 @@ fn compare(
         );
         *checked += 1;
     }
+}
+
+/// The dev notebook example with its `network:` block replaced.
+fn with_network(network: &str) -> gpuform::spec::Checked {
+    let text = std::fs::read_to_string("examples/dev-notebook-t4.yaml").unwrap();
+    let start = text.find("  network:\n").unwrap();
+    let end = text.find("    inbound:\n").unwrap();
+    let text = format!("{}  network:\n{network}{}", &text[..start], &text[end..]);
+    gpuform::spec::check_source(
+        text,
+        "net.yaml",
+        PathBuf::from("examples"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    )
+}
+
+#[test]
+fn a_derived_subnet_never_overlaps_the_given_one() {
+    for (network, workload, pe) in [
+        (
+            "    addressSpace: 10.43.0.0/16\n    workloadSubnet: 10.43.0.0/22\n",
+            "10.43.0.0/22",
+            "10.43.4.0/27",
+        ),
+        (
+            "    addressSpace: 10.43.0.0/16\n    privateEndpointSubnet: 10.43.0.0/27\n",
+            "10.43.1.0/24",
+            "10.43.0.0/27",
+        ),
+    ] {
+        let c = with_network(network);
+        assert!(
+            c.diagnostics.iter().all(|d| d.severity < Severity::Error),
+            "{:#?}",
+            c.diagnostics
+        );
+        let n = &c.spec.as_ref().unwrap().spec.network;
+        assert_eq!(n.workload_subnet.as_deref(), Some(workload));
+        assert_eq!(n.private_endpoint_subnet.as_deref(), Some(pe));
+    }
+}
+
+#[test]
+fn auto_sizing_never_picks_a_size_whose_driver_fails() {
+    let text = std::fs::read_to_string("examples/dev-notebook-t4.yaml")
+        .unwrap()
+        .replace("type: training", "type: inference")
+        .replace(
+            "    vmSize: auto\n",
+            "    vmSize: auto\n    image: ubuntu-24.04\n",
+        );
+    let c = gpuform::spec::check_source(
+        text,
+        "noble.yaml",
+        PathBuf::from("examples"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    assert!(!c.has_errors(), "{:#?}", c.diagnostics);
+    assert_ne!(c.size().unwrap().name, "Standard_NC4as_T4_v3");
+}
+
+#[test]
+fn a_service_bus_namespace_needs_no_private_endpoint_subnet() {
+    // Standard-tier Service Bus gets no private endpoint; with a public vault nothing needs one
+    let text = std::fs::read_to_string("tests/fixtures/invalid/private-endpoint-subnet-missing.yaml")
+        .unwrap()
+        .replace(
+            "  monitoring:",
+            "  autoscale:\n    queue:\n      serviceBus: {namespace: sb-jobs-test, queue: jobs, create: true}\n      targetPerInstance: 10\n  security: {keyVault: {publicNetworkAccess: true}}\n  monitoring:",
+        );
+    let c = gpuform::spec::check_source(
+        text,
+        "sb.yaml",
+        PathBuf::from("tests/fixtures/invalid"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    assert!(c.spec.is_some(), "{:#?}", c.diagnostics);
+    assert!(
+        !c.diagnostics
+            .iter()
+            .any(|d| d.rule == "private-endpoint-subnet-missing"),
+        "{:#?}",
+        c.diagnostics
+    );
+}
+
+/// Rules no fixture in tests/fixtures/invalid can trigger, and where they are covered instead.
+const NOT_IN_FIXTURES: &[(&str, &str)] = &[
+    (
+        "io-error",
+        "no file to hold it: io_errors_are_diagnostics below",
+    ),
+    (
+        "not-utf8",
+        "fixture headers are UTF-8: tests/validate_cli.rs bad_input_never_panics",
+    ),
+    (
+        "file-too-large",
+        "a 1 MiB fixture: tests/validate_cli.rs bad_input_never_panics",
+    ),
+    (
+        "autoscale-rule-limit",
+        "holds by construction: src/spec/rules/capacity.rs rendered_profiles_stay_within_the_rule_limit",
+    ),
+    (
+        "size-retiring",
+        "no catalog size is retiring today; catalog_has_no_retiring_size below",
+    ),
+];
+
+#[test]
+fn every_rule_has_a_fixture_or_a_reason() {
+    let mut covered = std::collections::BTreeSet::new();
+    for f in fixtures() {
+        for e in expectations(&f) {
+            covered.insert(e.rule);
+        }
+    }
+    let mut missing = Vec::new();
+    for r in gpuform::diag::RULES {
+        let listed = NOT_IN_FIXTURES.iter().any(|(id, _)| *id == r.id);
+        match (covered.contains(r.id), listed) {
+            (false, false) => missing.push(format!("{}: no fixture and no reason", r.id)),
+            (true, true) => missing.push(format!(
+                "{}: has a fixture, drop it from NOT_IN_FIXTURES",
+                r.id
+            )),
+            _ => {}
+        }
+    }
+    for (id, _) in NOT_IN_FIXTURES {
+        if gpuform::diag::rules::find(id).is_none() {
+            missing.push(format!("{id}: not a rule"));
+        }
+    }
+    assert!(missing.is_empty(), "\n{}", missing.join("\n"));
+}
+
+#[test]
+fn io_errors_are_diagnostics() {
+    for path in ["tests/fixtures/no-such-spec.yaml", "tests/fixtures/invalid"] {
+        let c = check_file(Path::new(path), &Policy::default(), PriceTable::embedded());
+        assert_eq!(c.diagnostics.len(), 1, "{path}");
+        assert_eq!(c.diagnostics[0].rule, "io-error", "{path}");
+        assert!(c.has_errors());
+    }
+}
+
+/// When a size becomes retiring, give size-retiring a fixture and drop it from NOT_IN_FIXTURES.
+#[test]
+fn catalog_has_no_retiring_size() {
+    assert!(
+        gpuform::catalog::sizes()
+            .iter()
+            .all(|s| s.status != gpuform::catalog::SizeStatus::Retiring)
+    );
 }

@@ -13,6 +13,9 @@ use crate::spec::model::GpuDriver;
 
 pub const PUBLISHER: &str = "Microsoft.HpcCompute";
 
+/// The CUDA toolkit the Linux NVIDIA extension installs on NC sizes when no version is pinned.
+const LINUX_CUDA_DEFAULT: &str = "12.8";
+
 /// The OS the image runs, as far as the driver extensions care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -222,18 +225,14 @@ pub fn plan(
             match kind {
                 DriverKind::Cuda => {
                     // driverVersion is the CUDA toolkit version on NC/ND sizes.
-                    let latest = match os {
-                        DriverOs::Ubuntu2204 => "12.8",
-                        DriverOs::Ubuntu2404 => {
-                            return Err(DriverProblem {
-                                message: "the NVIDIA driver extension has no CUDA driver for Ubuntu 24.04 (its resource list stops at Ubuntu 22.x)".into(),
-                                help: "use `image: ubuntu-22.04`, or `image: ubuntu-hpc-22.04` which carries the driver".into(),
-                            });
-                        }
-                        DriverOs::OtherLinux | DriverOs::Windows => "12.8",
-                    };
+                    if os == DriverOs::Ubuntu2404 {
+                        return Err(DriverProblem {
+                            message: "the NVIDIA driver extension has no CUDA driver for Ubuntu 24.04 (its resource list stops at Ubuntu 22.x)".into(),
+                            help: "use `image: ubuntu-22.04`, or `image: ubuntu-hpc-22.04` which carries the driver".into(),
+                        });
+                    }
                     if version.is_none() {
-                        version = Some(latest.to_string());
+                        version = Some(LINUX_CUDA_DEFAULT.to_string());
                     }
                 }
                 DriverKind::Grid => {
@@ -293,11 +292,17 @@ pub fn plan(
         "AmdGpuDriverWindows" => type_handler_version = "1.1",
         _ => type_handler_version = "1.0",
     }
-    if os == DriverOs::OtherLinux && ext_name == "NvidiaGpuDriverLinux" {
-        // The extension checks the distribution itself and fails with exit code 12 when it
-        // does not support it; we cannot know in advance, so no CUDA ceiling is claimed.
-    }
     let max_cuda = match kind {
+        // On another Linux the extension checks the distribution itself (and fails with exit
+        // code 12 when it does not support it) and picks the driver: no CUDA ceiling is
+        // claimed unless the spec pins the version.
+        DriverKind::Cuda
+            if ext_name == "NvidiaGpuDriverLinux"
+                && os == DriverOs::OtherLinux
+                && pinned.is_none() =>
+        {
+            None
+        }
         DriverKind::Cuda if ext_name == "NvidiaGpuDriverLinux" => {
             version.as_deref().and_then(parse_cuda)
         }
@@ -457,6 +462,24 @@ mod tests {
         assert!(p("Standard_NV32as_v4", DriverOs::Ubuntu2204, GpuDriver::Auto).is_err());
         let plan = p("Standard_NV32as_v4", DriverOs::Windows, GpuDriver::Auto).unwrap();
         assert_eq!(plan.extension.unwrap().kind, "AmdGpuDriverWindows");
+    }
+
+    #[test]
+    fn no_cuda_ceiling_is_claimed_for_another_linux() {
+        let t4 = find("Standard_NC8as_T4_v3").unwrap();
+        let other = plan(t4, DriverOs::OtherLinux, GpuDriver::Auto, false, None).unwrap();
+        assert_eq!(other.max_cuda, None);
+        assert_eq!(other.extension.unwrap().kind, "NvidiaGpuDriverLinux");
+        // a pinned toolkit is a ceiling wherever the extension installs it
+        let pinned = plan(
+            t4,
+            DriverOs::OtherLinux,
+            GpuDriver::Auto,
+            false,
+            Some("12.4"),
+        )
+        .unwrap();
+        assert_eq!(pinned.max_cuda, Some((12, 4)));
     }
 
     #[test]

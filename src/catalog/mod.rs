@@ -124,19 +124,6 @@ impl GpuSize {
     pub fn supports_gen2(&self) -> bool {
         self.hyper_v_generations.contains(&HyperVGeneration::V2)
     }
-
-    pub fn is_retired(&self) -> bool {
-        self.status == SizeStatus::Retired
-    }
-
-    /// GPU memory per GPU, when both figures are known.
-    pub fn gpu_memory_per_gpu(&self) -> Option<f64> {
-        match (self.gpu_memory_gib, self.gpu_count) {
-            (Some(m), Some(c)) if c >= 1.0 => Some(m / c),
-            (Some(m), _) => Some(m),
-            _ => None,
-        }
-    }
 }
 
 #[derive(Deserialize)]

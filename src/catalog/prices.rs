@@ -181,19 +181,6 @@ impl PriceTable {
             self.sources.push(s);
         }
     }
-
-    /// Every region the table prices `size` in for `(os, kind)`.
-    pub fn regions_for(&self, size: &str, os: PriceOs, kind: PriceKind) -> Vec<(String, f64)> {
-        let size = size.to_ascii_lowercase();
-        let mut v: Vec<_> = self
-            .prices
-            .iter()
-            .filter(|(k, _)| k.size == size && k.os == os && k.kind == kind)
-            .map(|(k, p)| (k.region.clone(), *p))
-            .collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
-    }
 }
 
 #[cfg(test)]

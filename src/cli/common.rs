@@ -219,7 +219,7 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
         let _ = write!(
             err,
             "{}\n\n",
-            render_human(d, checked.source.as_deref(), styled())
+            render_human(d, checked.source.as_deref(), styled_stderr())
         );
     }
     let t = Tally::of(&checked.diagnostics);
@@ -234,6 +234,15 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
             ),
             causes: Vec::new(),
             help: None,
+        });
+    }
+    if checked.spec.is_none() {
+        // unreachable while input and schema errors cannot be switched off; never panic on it
+        return Err(Failure {
+            code: ExitCode::Findings,
+            message: format!("{} could not be read as a spec", path.display()),
+            causes: Vec::new(),
+            help: Some(format!("run `gpuform validate {}`", path.display())),
         });
     }
     Ok(checked)

@@ -19,7 +19,6 @@ use crate::cost::{self, Options, Overlay, PriceBook, format};
 use crate::plan::{Plan, PlanError};
 use crate::sizing;
 use crate::spec::model::Spec;
-use crate::spec::resolve;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -205,14 +204,14 @@ pub fn load_price_files(
 /// the workload at the narrowest precision the levers try (vmSize: auto ranks among these).
 fn sizes_to_price(spec: &Spec) -> Vec<String> {
     let s = &spec.spec;
-    let os = resolve::image(&s.compute.image).os;
+    let driver = sizing::DriverChoice::of(&s.compute);
     let mut wl = s.workload.clone();
     if let Some(p) = wl.precision {
         wl.gpu_memory_gib *= (1.0 / p.bytes_per_param()).min(1.0);
     }
     let mut v: Vec<String> = catalog::sizes()
         .iter()
-        .filter(|z| sizing::rejection(z, &wl, os).is_none())
+        .filter(|z| sizing::rejection(z, &wl, &driver).is_none())
         .map(|z| z.name.clone())
         .collect();
     if catalog::find(&s.compute.vm_size).is_some() {

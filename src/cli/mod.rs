@@ -2,7 +2,7 @@
 //!
 //! Exit codes (stable, documented in the README): 0 success (warnings allowed), 1 findings
 //! (validation errors, a blocked preflight, a failed deployment, a budget gate), 2 usage, I/O or
-//! access errors.
+//! access errors, 130 interrupted (Ctrl-C).
 
 mod azure_args;
 mod common;

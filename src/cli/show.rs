@@ -43,9 +43,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 "# {} with every default applied (gpuform show)\n",
                 checked.path
             );
-            if let Some(sel) = &checked.sizing
-                && let Some(chosen) = sel.chosen
-                && chosen == spec.spec.compute.vm_size
+            if checked.auto_sized
+                && let Some(sel) = &checked.sizing
             {
                 header.push_str(&format!(
                             "# vmSize: cheapest size that fits in {} (prices as of {}); `gpuform validate --explain` ranks the others\n",
@@ -53,7 +52,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                             sel.price_as_of.as_deref().unwrap_or("unknown")
                         ));
             }
-            header.push_str("# yaml-language-server: $schema=https://gpuform.dev/schemas/gpuworkload.schema.json\n");
+            header.push_str(
+                "# the JSON Schema for editors: `gpuform schema > gpuworkload.schema.json`\n",
+            );
             out(&format!("{header}{}", report::yaml::to_yaml(&value)));
         }
     }

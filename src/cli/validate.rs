@@ -104,11 +104,7 @@ fn human(results: &[Checked], args: &Args) -> String {
             if t.infos > 0 {
                 parts.push(plural(t.infos, "note"));
             }
-            let size = c
-                .spec
-                .as_ref()
-                .map(|sp| format!(" [{}]", sp.spec.compute.vm_size))
-                .unwrap_or_default();
+            let size = c.vm_size().map(|v| format!(" [{v}]")).unwrap_or_default();
             let _ = writeln!(
                 s,
                 "{status}{size}{}",
@@ -165,6 +161,22 @@ pub fn explain(c: &Checked) -> String {
         if let Some(n) = &sel.note {
             let _ = writeln!(s, "  note: {n}");
         }
+        // `chosen` only when gpuform chose: an explicit size is the spec's, whatever ranks first
+        let mark = |size: &str| {
+            if c.auto_sized {
+                if Some(size) == sel.chosen {
+                    "  <- chosen"
+                } else {
+                    ""
+                }
+            } else if size == spec.spec.compute.vm_size {
+                "  <- the spec's size"
+            } else if Some(size) == sel.chosen {
+                "  <- cheapest fit"
+            } else {
+                ""
+            }
+        };
         let mut rank = 0;
         for cand in &sel.candidates {
             let price = cand
@@ -178,22 +190,23 @@ pub fn explain(c: &Checked) -> String {
             match &cand.rejected {
                 None => {
                     rank += 1;
-                    let mark = if Some(cand.size) == sel.chosen {
-                        "  <- chosen"
-                    } else {
-                        ""
-                    };
                     let _ = writeln!(
                         s,
-                        "  {rank:>2}. {:<38} {:>9} {:>11}{mark}",
-                        cand.size, mem, price
+                        "  {rank:>2}. {:<38} {:>9} {:>11}{}",
+                        cand.size,
+                        mem,
+                        price,
+                        mark(cand.size)
                     );
                 }
                 Some(why) => {
                     let _ = writeln!(
                         s,
-                        "   -  {:<38} {:>9} {:>11}  rejected: {why}",
-                        cand.size, mem, price
+                        "   -  {:<38} {:>9} {:>11}  rejected: {why}{}",
+                        cand.size,
+                        mem,
+                        price,
+                        mark(cand.size)
                     );
                 }
             }

@@ -70,7 +70,7 @@ fn cheapest_fit(pool: &Pool, workload: &Workload) -> Option<&'static GpuSize> {
     sizing::select(
         workload,
         &pool.spec.spec.region.to_ascii_lowercase(),
-        pool.plan.compute.image.os,
+        &sizing::DriverChoice::of(&pool.spec.spec.compute),
         &pool.book.merged,
     )
     .chosen_size()

@@ -63,6 +63,9 @@ pub struct Diagnostic {
     /// JSON pointer into the spec (`/spec/capacity/max`), when the finding is about a field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pointer: Option<String>,
+    /// Underline the pointer's key rather than its value (the finding is about the name).
+    #[serde(skip)]
+    pub on_key: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
     /// Text under the underline.
@@ -87,6 +90,7 @@ impl Diagnostic {
             message: message.into(),
             file: String::new(),
             pointer: None,
+            on_key: false,
             location: None,
             label: None,
             help: None,
@@ -96,6 +100,14 @@ impl Diagnostic {
 
     pub fn at(mut self, pointer: impl Into<String>) -> Self {
         self.pointer = Some(pointer.into());
+        self
+    }
+
+    /// Like [`Self::at`], but the location is the key of the pointer's entry (an unknown field,
+    /// a tag name), not its value.
+    pub fn at_key(mut self, pointer: impl Into<String>) -> Self {
+        self.pointer = Some(pointer.into());
+        self.on_key = true;
         self
     }
 

@@ -80,7 +80,7 @@ pub const RULES: &[Rule] = &[
         E,
         "input",
         "YAML feature gpuform does not accept",
-        "Custom tags, non-string keys and non-finite numbers have no meaning in a spec.",
+        "Custom tags, non-string keys, non-finite numbers and nesting deeper than 64 levels have no meaning in a spec.",
     ),
     r(
         "empty-document",
@@ -279,7 +279,7 @@ pub const RULES: &[Rule] = &[
         E,
         "autoscale",
         "More than 10 rules in a profile",
-        "An autoscale profile holds at most 10 rules.",
+        "An autoscale profile holds at most 10 rules. Enforced by construction: gpuform renders two (scale out, scale in), so no spec triggers it.",
     ),
     r(
         "autoscale-flapping",
@@ -492,7 +492,7 @@ pub const RULES: &[Rule] = &[
         E,
         "network",
         "No subnet for the private endpoints",
-        "A private Key Vault or queue needs network.privateEndpointSubnet (a /27 is enough).",
+        "A private Key Vault or a storage queue gpuform creates gets a private endpoint, which needs network.privateEndpointSubnet (a /27 is enough). Service Bus Standard has no private endpoints.",
     ),
     // --- security ----------------------------------------------------------------------
     r(
@@ -522,6 +522,13 @@ pub const RULES: &[Rule] = &[
         "security",
         "Encryption at host is off",
         "Temp disks and caches are then not encrypted at rest; most policies require it.",
+    ),
+    r(
+        "encryption-at-host-unsupported",
+        E,
+        "security",
+        "Encryption at host on a size that does not support it",
+        "The deployment fails: the size has no EncryptionAtHostSupported capability. Choose another size, or set encryptionAtHost: false for this one.",
     ),
     // --- tags, environment, budget, monitoring ----------------------------------------------
     r(
@@ -584,6 +591,17 @@ pub const RULES: &[Rule] = &[
 
 pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
+}
+
+/// Rules a policy cannot downgrade or switch off: without them passing there is no spec (input,
+/// schema) or no size (`unknown-vm-size`, `no-size-fits`) for later stages to work on.
+const PROTECTED: &[&str] = &["unknown-vm-size", "no-size-fits"];
+
+impl Rule {
+    /// Can a policy change this rule's severity or switch it off?
+    pub fn overridable(&self) -> bool {
+        !matches!(self.category, "input" | "schema") && !PROTECTED.contains(&self.id)
+    }
 }
 
 #[cfg(test)]

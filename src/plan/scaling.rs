@@ -157,7 +157,7 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
 }
 
 pub(super) fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<Autoscale> {
-    if s.autoscale.is_none() && s.auto_shutdown.is_none() {
+    if !schedule::has_setting(s) {
         // a fixed-size pool: nothing to scale
         return None;
     }

@@ -49,7 +49,7 @@ pub fn render(results: &[Checked]) -> String {
                     } else {
                         "ok"
                     },
-                    vm_size: c.spec.as_ref().map(|s| s.spec.compute.vm_size.as_str()),
+                    vm_size: c.vm_size(),
                     diagnostics: &c.diagnostics,
                 }
             })

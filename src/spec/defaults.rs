@@ -103,7 +103,18 @@ pub fn apply(spec: &mut Spec) {
         probe.path = Some("/".into());
     }
     if let Ok(space) = s.network.address_space.parse::<Ipv4Net>() {
-        let (w, pe) = derive_subnets(space, s.capacity.max);
+        let given = |subnet: &Option<String>| {
+            subnet
+                .as_deref()
+                .and_then(|t| t.parse::<Ipv4Net>().ok())
+                .map(|n| n.trunc())
+        };
+        let (w, pe) = derive_subnets(
+            space.trunc(),
+            s.capacity.max,
+            given(&s.network.workload_subnet),
+            given(&s.network.private_endpoint_subnet),
+        );
         if s.network.workload_subnet.is_none() {
             s.network.workload_subnet = w.map(|n| n.to_string());
         }
@@ -151,18 +162,61 @@ pub fn prefix_for(instances: u32) -> u8 {
     prefix
 }
 
-/// Workload subnet (at least a /24, larger when `max` needs it) at the start of the address
-/// space, and a /27 for private endpoints right after it.
-fn derive_subnets(space: Ipv4Net, max: u32) -> (Option<Ipv4Net>, Option<Ipv4Net>) {
-    let prefix = prefix_for(max).min(24).max(space.prefix_len());
-    let base = u32::from(space.network());
-    let workload = Ipv4Net::new(Ipv4Addr::from(base), prefix).ok();
-    let pe = workload.and_then(|w| {
-        let next = u32::from(w.broadcast()).checked_add(1)?;
-        let pe = Ipv4Net::new(Ipv4Addr::from(next), 27).ok()?;
-        (space.contains(&pe) && pe.network() == Ipv4Addr::from(next)).then_some(pe)
+/// The subnets the spec leaves out, placed around the ones it gives: the workload subnet (a /24,
+/// larger when `max` needs it, smaller when only that fits) at the first free place in the
+/// address space, and
+/// a /27 for private endpoints at the first free place after the workload subnet. `None` when
+/// the address space has no room.
+fn derive_subnets(
+    space: Ipv4Net,
+    max: u32,
+    workload: Option<Ipv4Net>,
+    pe: Option<Ipv4Net>,
+) -> (Option<Ipv4Net>, Option<Ipv4Net>) {
+    // a /24 when there is room for it, else the smallest subnet that holds `max`
+    let preferred = prefix_for(max).min(24).max(space.prefix_len());
+    let workload = workload.or_else(|| {
+        (preferred..=prefix_for(max).max(preferred))
+            .find_map(|p| first_free(space, p, space.network(), pe))
+    });
+    let pe = pe.or_else(|| {
+        let after = workload
+            .and_then(|w| u32::from(w.broadcast()).checked_add(1))
+            .map_or(space.network(), Ipv4Addr::from);
+        first_free(space, 27, after, workload)
     });
     (workload, pe)
+}
+
+/// The first aligned `/prefix` inside `space` at or after `from` (wrapping around to the start
+/// of the space) that does not overlap `avoid`.
+fn first_free(
+    space: Ipv4Net,
+    prefix: u8,
+    from: Ipv4Addr,
+    avoid: Option<Ipv4Net>,
+) -> Option<Ipv4Net> {
+    if prefix < space.prefix_len() || prefix > 32 {
+        return None;
+    }
+    let addr = |a: Ipv4Addr| u64::from(u32::from(a));
+    let size = 1u64 << (32 - prefix);
+    let (lo, hi) = (addr(space.network()), addr(space.broadcast()) + 1);
+    let from = addr(from).clamp(lo, hi);
+    for (start, end) in [(from, hi), (lo, from)] {
+        let mut a = start.div_ceil(size) * size;
+        while a < end && a + size <= hi {
+            let net = Ipv4Net::new(Ipv4Addr::from(a as u32), prefix).ok()?;
+            match avoid {
+                Some(x) if net.contains(&x.network()) || x.contains(&net.network()) => {
+                    // skip past the taken range
+                    a = ((addr(x.broadcast()) + 1).div_ceil(size) * size).max(a + size);
+                }
+                _ => return Some(net),
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -189,17 +243,63 @@ mod tests {
         assert_eq!(flap_safe_scale_in(30, 2), 19);
     }
 
+    fn derive(space: &str, max: u32, w: Option<&str>, pe: Option<&str>) -> (String, String) {
+        let net = |s: &str| s.parse::<Ipv4Net>().unwrap();
+        let (w, pe) = derive_subnets(net(space), max, w.map(net), pe.map(net));
+        let show = |n: Option<Ipv4Net>| n.map_or("none".to_string(), |n| n.to_string());
+        (show(w), show(pe))
+    }
+
     #[test]
     fn subnets_are_derived_inside_the_space() {
-        let (w, pe) = derive_subnets("10.40.0.0/16".parse().unwrap(), 20);
-        assert_eq!(w.unwrap().to_string(), "10.40.0.0/24");
-        assert_eq!(pe.unwrap().to_string(), "10.40.1.0/27");
-        let (w, pe) = derive_subnets("10.40.0.0/16".parse().unwrap(), 600);
-        assert_eq!(w.unwrap().to_string(), "10.40.0.0/22");
-        assert_eq!(pe.unwrap().to_string(), "10.40.4.0/27");
-        let (w, pe) = derive_subnets("10.1.2.0/24".parse().unwrap(), 10);
-        assert_eq!(w.unwrap().to_string(), "10.1.2.0/24");
-        assert_eq!(pe, None, "no room left for the private endpoint subnet");
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            derive("10.40.0.0/16", 20, None, None),
+            pair("10.40.0.0/24", "10.40.1.0/27")
+        );
+        assert_eq!(
+            derive("10.40.0.0/16", 600, None, None),
+            pair("10.40.0.0/22", "10.40.4.0/27")
+        );
+        // no room left for the private endpoint subnet
+        assert_eq!(
+            derive("10.1.2.0/24", 10, None, None),
+            pair("10.1.2.0/24", "none")
+        );
+    }
+
+    #[test]
+    fn a_derived_subnet_avoids_the_one_the_spec_gives() {
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        // the private endpoints go after the user's (larger) workload subnet
+        assert_eq!(
+            derive("10.43.0.0/16", 20, Some("10.43.0.0/22"), None),
+            pair("10.43.0.0/22", "10.43.4.0/27")
+        );
+        // ... and wrap around to the start of the space when it sits at the end
+        assert_eq!(
+            derive("10.43.0.0/16", 20, Some("10.43.255.0/24"), None),
+            pair("10.43.255.0/24", "10.43.0.0/27")
+        );
+        // the workload subnet steps over the user's private endpoint subnet
+        assert_eq!(
+            derive("10.43.0.0/16", 20, None, Some("10.43.0.0/27")),
+            pair("10.43.1.0/24", "10.43.0.0/27")
+        );
+        assert_eq!(
+            derive("10.43.0.0/16", 600, None, Some("10.43.2.64/27")),
+            pair("10.43.4.0/22", "10.43.2.64/27")
+        );
+        // a smaller workload subnet when a /24 does not fit beside it
+        assert_eq!(
+            derive("10.43.0.0/24", 10, None, Some("10.43.0.0/27")),
+            pair("10.43.0.128/25", "10.43.0.0/27")
+        );
+        // no room for max + 5 addresses
+        assert_eq!(
+            derive("10.43.0.0/24", 200, None, Some("10.43.0.0/27")),
+            pair("none", "10.43.0.0/27")
+        );
     }
 
     #[test]

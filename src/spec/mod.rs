@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::prices::PriceTable;
 use crate::catalog::{self, GpuSize};
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::Diagnostic;
 use crate::sizing::{self, Selection};
 pub use model::Spec;
 pub use policy::Policy;
@@ -48,11 +48,17 @@ impl Checked {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
-    /// The resolved size, when the spec got that far.
-    pub fn size(&self) -> Option<&'static GpuSize> {
+    /// The spec's vmSize once resolved (`None` while it is still `auto`: no size fits).
+    pub fn vm_size(&self) -> Option<&str> {
         self.spec
             .as_ref()
-            .and_then(|s| catalog::find(&s.spec.compute.vm_size))
+            .map(|s| s.spec.compute.vm_size.as_str())
+            .filter(|v| *v != "auto")
+    }
+
+    /// The resolved size, when the spec got that far.
+    pub fn size(&self) -> Option<&'static GpuSize> {
+        self.spec.as_ref().and_then(Spec::size)
     }
 
     fn failed(path: &str, base_dir: PathBuf, source: Option<String>, d: Diagnostic) -> Self {
@@ -78,15 +84,14 @@ impl Checked {
             if d.location.is_none()
                 && let Some(p) = &d.pointer
             {
-                d.location = if d.rule == "unknown-field" {
+                d.location = if d.on_key {
                     self.index.locate_key(p)
                 } else {
                     self.index.locate(p)
                 };
             }
-            // input errors are never downgraded: there is nothing to check after them
-            let overridable =
-                crate::diag::rules::find(&d.rule).is_some_and(|r| r.category != "input");
+            // input and schema errors are never downgraded: there is nothing to check after them
+            let overridable = crate::diag::rules::find(&d.rule).is_some_and(|r| r.overridable());
             if overridable {
                 match policy.severity(&d.rule, d.severity) {
                     Some(s) => d.severity = s,
@@ -210,8 +215,7 @@ pub fn check_source(
                 let auto_sized = spec.spec.compute.vm_size == "auto";
                 let sizing = resolve_size(&mut spec, prices, &mut checked.diagnostics);
                 if let model::Image::Alias(model::ImageAlias::Auto) = spec.spec.compute.image {
-                    let size = catalog::find(&spec.spec.compute.vm_size);
-                    spec.spec.compute.image = model::Image::Alias(resolve::auto_image(size));
+                    spec.spec.compute.image = model::Image::Alias(resolve::auto_image(spec.size()));
                 }
                 let ctx = rules::Context {
                     spec: &spec,
@@ -244,34 +248,50 @@ fn resolve_size(
     prices: &PriceTable,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Selection> {
-    let os = resolve::image(&spec.spec.compute.image).os;
     let s = &mut spec.spec;
-    let selection = sizing::select(&s.workload, &s.region, os, prices);
+    let driver = sizing::DriverChoice::of(&s.compute);
+    let selection = sizing::select(&s.workload, &s.region, &driver, prices);
     if s.compute.vm_size == "auto" {
         match selection.chosen {
             Some(name) => s.compute.vm_size = name.to_string(),
             None => {
-                let near: Vec<String> = selection
+                // the sizes that could serve this kind of workload, what stops them being what
+                // the spec can change: those with enough GPU memory cheapest first (the ranking's
+                // order), then the largest of the rest
+                let need = s.workload.gpu_memory_gib;
+                let mem = |z: &GpuSize| z.gpu_memory_gib.unwrap_or(0.0);
+                let mut near: Vec<_> = selection
                     .candidates
                     .iter()
-                    .filter(|c| c.gpu_memory_gib.is_some_and(|m| m > 0.0))
-                    .take(3)
-                    .map(|c| format!("{}: {}", c.size, c.rejected.as_deref().unwrap_or("fits")))
+                    .filter_map(|c| Some((catalog::find(c.size)?, c.rejected.as_deref()?)))
+                    .filter(|(z, _)| sizing::unsuitable(z, s.workload.kind).is_none())
                     .collect();
-                diags.push(
-                    Diagnostic::new(
-                        "no-size-fits",
-                        format!(
-                            "no GPU size fits {} GiB for {} in {}",
-                            sizing::fmt_num(s.workload.gpu_memory_gib),
-                            s.workload.kind.as_str(),
-                            s.region
-                        ),
-                    )
-                    .at("/spec/compute/vmSize")
-                    .help("lower gpuMemoryGiB (a lower precision), allow distributed training, or choose a vmSize explicitly")
-                    .note(format!("closest candidates: {}", near.join("; "))),
-                );
+                near.sort_by(|a, b| match (mem(a.0) >= need, mem(b.0) >= need) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (false, false) => mem(b.0).total_cmp(&mem(a.0)),
+                    (true, false) => std::cmp::Ordering::Less,
+                    (false, true) => std::cmp::Ordering::Greater,
+                });
+                let near: Vec<String> = near
+                    .iter()
+                    .take(3)
+                    .map(|(z, why)| format!("{}: {why}", z.name))
+                    .collect();
+                let mut d = Diagnostic::new(
+                    "no-size-fits",
+                    format!(
+                        "no GPU size fits {} GiB for {} in {}",
+                        sizing::fmt_num(s.workload.gpu_memory_gib),
+                        s.workload.kind.as_str(),
+                        s.region
+                    ),
+                )
+                .at("/spec/compute/vmSize")
+                .help("lower gpuMemoryGiB (a lower precision), allow distributed training, use another image, or choose a vmSize explicitly; `gpuform validate --explain` ranks every size");
+                if !near.is_empty() {
+                    d = d.note(format!("closest candidates: {}", near.join("; ")));
+                }
+                diags.push(d);
             }
         }
     } else if let Some(size) = catalog::find(&s.compute.vm_size) {
@@ -331,7 +351,36 @@ pub fn looks_like_spec(text: &str) -> bool {
             .any(|l| l.trim_start().starts_with("apiVersion:") && l.contains("gpuform/"))
 }
 
-/// Highest severity in a set of diagnostics.
-pub fn worst(diags: &[Diagnostic]) -> Option<Severity> {
-    diags.iter().map(|d| d.severity).max()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Severity;
+
+    #[test]
+    fn a_policy_cannot_hide_the_errors_that_leave_no_spec() {
+        let mut policy = Policy::default();
+        for id in [
+            "unknown-field",
+            "missing-field",
+            "invalid-value",
+            "unknown-vm-size",
+        ] {
+            policy.overrides.insert(id.into(), None);
+        }
+        let text = "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {name: x}\nspec:\n  regionn: eastus\n";
+        let c = check_source(
+            text.into(),
+            "t.yaml",
+            PathBuf::new(),
+            &policy,
+            PriceTable::embedded(),
+        );
+        assert!(c.spec.is_none());
+        assert!(c.has_errors(), "{:?}", c.diagnostics);
+        assert!(
+            c.diagnostics
+                .iter()
+                .any(|d| d.rule == "unknown-field" && d.severity == Severity::Error)
+        );
+    }
 }

@@ -23,6 +23,13 @@ pub struct Spec {
     pub spec: WorkloadSpec,
 }
 
+impl Spec {
+    /// The catalog entry for `compute.vmSize` (`None` for `auto` or an unknown size).
+    pub fn size(&self) -> Option<&'static crate::catalog::GpuSize> {
+        crate::catalog::find(&self.spec.compute.vm_size)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Metadata {
@@ -217,13 +224,6 @@ pub enum ImageAlias {
 }
 
 impl ImageAlias {
-    pub const ALL: [ImageAlias; 4] = [
-        ImageAlias::Ubuntu2204,
-        ImageAlias::Ubuntu2404,
-        ImageAlias::UbuntuHpc2204,
-        ImageAlias::Windows2022,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Auto => "auto",

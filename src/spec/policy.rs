@@ -60,12 +60,17 @@ impl Policy {
             p.required_tags = tags;
         }
         for (id, level) in file.rules {
-            if rules::find(&id).is_none() {
+            let Some(rule) = rules::find(&id) else {
                 let hint = crate::spec::schema::suggest(&id, rules::RULES.iter().map(|r| r.id))
                     .map(|s| format!(" (did you mean `{s}`?)"))
                     .unwrap_or_default();
                 return Err(format!(
                     "unknown rule `{id}`{hint}; `gpuform rules` lists them"
+                ));
+            };
+            if !rule.overridable() {
+                return Err(format!(
+                    "rule `{id}` cannot be changed by a policy: without it passing there is no spec to check or deploy"
                 ));
             }
             let sev = match level.as_str() {
@@ -115,5 +120,16 @@ mod tests {
                 .contains("vram-underused")
         );
         assert!(Policy::from_yaml("rules:\n  vram-underused: loud\n").is_err());
+        // errors that leave no spec (or no size) behind cannot be switched off or downgraded
+        for id in [
+            "unknown-field",
+            "invalid-value",
+            "yaml-syntax",
+            "unknown-vm-size",
+            "no-size-fits",
+        ] {
+            let e = Policy::from_yaml(&format!("rules:\n  {id}: warning\n")).unwrap_err();
+            assert!(e.contains("cannot be changed"), "{id}: {e}");
+        }
     }
 }

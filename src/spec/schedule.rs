@@ -47,25 +47,18 @@ pub struct Profile {
     pub has_rules: bool,
 }
 
-/// Rules every metric-driven profile carries (scale out, scale in).
-pub fn rules_per_profile(s: &WorkloadSpec) -> usize {
-    if s.autoscale.as_ref().is_some_and(|a| a.queue.is_some()) {
-        2
-    } else {
-        0
-    }
-}
-
-/// Number of profiles [`profiles`] yields.
-pub fn profile_count(s: &WorkloadSpec) -> usize {
-    profiles(s).len()
+/// Does the pool get an autoscale setting? (Only with `autoscale` or `autoShutdown`; otherwise
+/// it is a fixed-size pool at `capacity.default`.)
+pub fn has_setting(s: &WorkloadSpec) -> bool {
+    s.autoscale.is_some() || s.auto_shutdown.is_some()
 }
 
 /// The profiles of the autoscale setting, default first. Times that fail to parse are skipped
 /// (the rules report them).
 pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
     let c = &s.capacity;
-    let has_rules = rules_per_profile(s) > 0;
+    // the queue rules (scale out, scale in) apply in every profile but scale-to-zero
+    let has_rules = s.autoscale.as_ref().is_some_and(|a| a.queue.is_some());
     let mut out = vec![Profile {
         name: "default".into(),
         origin: Origin::Default,

@@ -7,6 +7,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
+use super::yaml::{escape_pointer, unescape_pointer};
 use crate::diag::Diagnostic;
 
 /// The schema text, as shipped in `schemas/` and printed by `gpuform schema`.
@@ -50,12 +51,12 @@ fn translate(err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let allowed = allowed_keys(&ptr);
             for key in unexpected {
-                let child = format!("{ptr}/{}", key.replace('~', "~0").replace('/', "~1"));
+                let child = format!("{ptr}/{}", escape_pointer(key));
                 let mut d = Diagnostic::new(
                     "unknown-field",
                     format!("unknown field `{key}`{}", in_object(&ptr)),
                 )
-                .at(child)
+                .at_key(child)
                 .label("not a field of this object");
                 d = match suggest(key, allowed.iter().map(String::as_str)) {
                     Some(s) => d.help(format!("did you mean `{s}`?")),
@@ -99,10 +100,8 @@ fn translate(err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
             .at(ptr.clone())
             .label(format!("expected {expected}"));
             if expected == "string" && err.instance().is_number() {
-                d = d.help(format!(
-                    "quote the value: `{field}: \"{}\"`",
-                    err.instance()
-                ));
+                let key = field.rsplit('.').next().unwrap_or(&field);
+                d = d.help(format!("quote the value: `{key}: \"{}\"`", err.instance()));
             } else if let Some(desc) =
                 schema_at(parent_path(err.schema_path().as_str())).and_then(describe)
             {
@@ -291,7 +290,7 @@ fn in_object(ptr: &str) -> String {
 pub fn dotted(ptr: &str) -> String {
     let mut out = String::new();
     for seg in ptr.split('/').skip(1) {
-        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let seg = unescape_pointer(seg);
         if seg.chars().all(|c| c.is_ascii_digit()) && !seg.is_empty() {
             out.push_str(&format!("[{seg}]"));
         } else {
@@ -390,7 +389,7 @@ fn deref(node: &Value) -> &Value {
 pub fn allowed_keys(instance_ptr: &str) -> Vec<String> {
     let mut node = deref(schema_json());
     for seg in instance_ptr.split('/').skip(1) {
-        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let seg = unescape_pointer(seg);
         let next = if seg.chars().all(|c| c.is_ascii_digit()) {
             node.get("items")
         } else {
@@ -453,6 +452,13 @@ mod tests {
             schema_json()["$schema"],
             "https://json-schema.org/draft/2020-12/schema"
         );
+        // the document header the model is named after
+        let props = &schema_json()["properties"];
+        assert_eq!(
+            props["apiVersion"]["const"],
+            crate::spec::model::API_VERSION
+        );
+        assert_eq!(props["kind"]["const"], crate::spec::model::KIND);
     }
 
     #[test]

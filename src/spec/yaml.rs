@@ -7,13 +7,16 @@
 use std::collections::HashMap;
 
 use saphyr::{MarkedYaml, Scalar, YamlData, YamlLoader};
-use saphyr_parser::{Marker, Parser, Span};
+use saphyr_parser::{Event, Marker, Parser, Span, SpannedEventReceiver};
 use serde_json::{Map, Number, Value};
 
 use crate::diag::{Diagnostic, Location};
 
 /// Alias expansion budget in nodes: far above any real spec, far below a billion laughs.
 pub const ALIAS_NODE_LIMIT: usize = 10_000;
+
+/// Nesting budget (mappings and sequences): a spec needs about eight levels.
+pub const MAX_DEPTH: usize = 64;
 
 /// Where a node and (for mapping values) its key sit in the file.
 #[derive(Debug, Clone, Copy)]
@@ -24,17 +27,13 @@ pub struct NodeSpans {
     pub is_collection: bool,
 }
 
-/// JSON pointer → positions, plus what is needed to turn char markers into byte offsets.
+/// JSON pointer → where its node (and, for mapping values, its key) sits in the file.
 #[derive(Debug, Default)]
 pub struct SpanIndex {
     nodes: HashMap<String, NodeSpans>,
 }
 
 impl SpanIndex {
-    pub fn get(&self, pointer: &str) -> Option<&NodeSpans> {
-        self.nodes.get(pointer)
-    }
-
     /// The best place to underline for `pointer`: a scalar's value, a collection's key; for a
     /// pointer that does not exist (a missing field), its nearest existing parent.
     pub fn locate(&self, pointer: &str) -> Option<Location> {
@@ -57,7 +56,8 @@ impl SpanIndex {
         }
     }
 
-    /// The key of `pointer` (for unknown-field errors), else [`Self::locate`].
+    /// The key of `pointer` (for findings about a name: unknown fields, tag names), else
+    /// [`Self::locate`].
     pub fn locate_key(&self, pointer: &str) -> Option<Location> {
         match self.nodes.get(pointer) {
             Some(NodeSpans { key: Some(k), .. }) => Some(*k),
@@ -99,7 +99,7 @@ impl<'a> Positions<'a> {
         if let Some(nl) = self.text[start..end].find('\n') {
             end = start + nl;
         }
-        // trim trailing whitespace/comments that a block scalar span may include
+        // trim the trailing whitespace a block scalar's span may include
         while end > start && self.text[..end].ends_with([' ', '\t', '\r']) {
             end -= 1;
         }
@@ -133,14 +133,38 @@ pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
     let pos = Positions::new(text);
     let mut loader: YamlLoader<'_, MarkedYaml<'_>> = YamlLoader::default();
     loader.alias_limit(ALIAS_NODE_LIMIT);
-    let mut parser = Parser::new_from_str(text);
-    let result = parser.load(&mut loader, true);
-    let scan_error = match result {
-        Err(e) => Some(e),
-        Ok(()) => loader.error().cloned(),
-    };
+    // Feed the loader event by event rather than through `Parser::load`, which recurses once per
+    // nesting level: a few thousand `- ` would overflow the stack. Depth is counted here instead.
+    let mut depth = 0usize;
+    let mut scan_error = None;
+    for event in Parser::new_from_str(text) {
+        match event {
+            Err(e) => {
+                scan_error = Some(e);
+                break;
+            }
+            Ok((ev, span)) => {
+                match ev {
+                    Event::SequenceStart(..) | Event::MappingStart(..) => {
+                        depth += 1;
+                        if depth > MAX_DEPTH {
+                            return Err(too_deep(pos.point(&span.start)));
+                        }
+                    }
+                    Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                loader.on_event(ev, span);
+            }
+        }
+    }
+    let scan_error = scan_error.or_else(|| loader.error().cloned());
     if let Some(e) = scan_error {
         let info = e.info().to_string();
+        if info.contains("recursion limit exceeded") {
+            // the scanner's own flow-level limit (255), met before the depth count
+            return Err(too_deep(pos.point(e.marker())));
+        }
         let (rule, message, help) = if info.contains("duplicated key") {
             (
                 "yaml-duplicate-key",
@@ -198,12 +222,29 @@ pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
     Ok(ParsedYaml { value, index })
 }
 
+fn too_deep(at: Location) -> Diagnostic {
+    let mut d = Diagnostic::new(
+        "yaml-unsupported",
+        format!("the document nests deeper than {MAX_DEPTH} levels"),
+    )
+    .label("too deep")
+    .help("a spec is a few levels deep; check the indentation and the brackets");
+    d.location = Some(at);
+    d
+}
+
 fn short_label(info: &str) -> String {
     info.split(" at ").next().unwrap_or(info).to_string()
 }
 
-fn escape_pointer(seg: &str) -> String {
+/// One JSON pointer segment for a key (RFC 6901: `~` → `~0`, `/` → `~1`).
+pub(crate) fn escape_pointer(seg: &str) -> String {
     seg.replace('~', "~0").replace('/', "~1")
+}
+
+/// The key a JSON pointer segment stands for (the inverse of [`escape_pointer`]).
+pub(crate) fn unescape_pointer(seg: &str) -> String {
+    seg.replace("~1", "/").replace("~0", "~")
 }
 
 fn convert(
@@ -326,6 +367,16 @@ mod tests {
     }
 
     #[test]
+    fn pointer_segments_round_trip() {
+        for key in ["a/b", "~1", "x~/y", "plain"] {
+            assert_eq!(unescape_pointer(&escape_pointer(key)), key);
+        }
+        assert_eq!(escape_pointer("a/b~"), "a~1b~0");
+        let p = parse("tags: {\"a/b\": 1}\n").unwrap();
+        assert!(p.index.locate("/tags/a~1b").is_some());
+    }
+
+    #[test]
     fn yaml_12_core_schema() {
         let p = parse("a: yes\nb: 12.4\nc: \"12.4\"\nd: ~\ne: 0x10\n").unwrap();
         assert_eq!(p.value["a"], "yes");
@@ -364,5 +415,27 @@ mod tests {
                     c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n\
                     e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n";
         assert_eq!(parse(bomb).err().unwrap().rule, "yaml-alias-limit");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_it_overflows_the_stack() {
+        // block nesting: thousands of levels in a few kilobytes
+        let block = format!("{}x\n", "- ".repeat(10_000));
+        let d = parse(&block).err().unwrap();
+        assert_eq!(d.rule, "yaml-unsupported");
+        assert!(d.message.contains("deeper than 64"), "{}", d.message);
+        let loc = d.location.unwrap();
+        assert_eq!((loc.line, loc.column), (1, 2 * MAX_DEPTH + 1));
+        // flow nesting and indentation
+        let flow = format!("a: {}{}\n", "[".repeat(1000), "]".repeat(1000));
+        assert_eq!(parse(&flow).err().unwrap().rule, "yaml-unsupported");
+        let mut indented = String::new();
+        for i in 0..100 {
+            indented.push_str(&format!("{}k{i}:\n", " ".repeat(i)));
+        }
+        assert_eq!(parse(&indented).err().unwrap().rule, "yaml-unsupported");
+        // the budget itself parses
+        let ok = format!("{}x\n", "- ".repeat(MAX_DEPTH));
+        assert!(parse(&ok).is_ok());
     }
 }

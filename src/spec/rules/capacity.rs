@@ -6,9 +6,10 @@ use crate::spec::defaults::flap_safe_scale_in;
 use crate::spec::model::{EvictionPolicy, Orchestration};
 use crate::spec::{schedule, timezones};
 
-/// Azure's limits on an autoscale setting.
+/// Azure's limit on the profiles of an autoscale setting. (Its limit of 10 rules per profile
+/// holds by construction: every metric-driven profile carries the same scale-out/scale-in
+/// pair; a test below keeps the rendered plan to it.)
 pub const MAX_PROFILES: usize = 20;
-pub const MAX_RULES_PER_PROFILE: usize = 10;
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let s = &ctx.spec.spec;
@@ -86,7 +87,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
             );
         }
-        if c.eviction_policy == EvictionPolicy::Deallocate && s.autoscale.is_some() {
+        if c.eviction_policy == EvictionPolicy::Deallocate && schedule::has_setting(s) {
             out.push(
                 Diagnostic::new("spot-eviction-deallocate", "evicted Spot VMs are deallocated in an autoscaled pool")
                     .at("/spec/capacity/evictionPolicy")
@@ -114,10 +115,17 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .help("split the job into pools of at most 100 VMs"),
         );
     }
+    let profiles = schedule::profiles(s);
+    let has_queue = s.autoscale.as_ref().is_some_and(|a| a.queue.is_some());
+    if !has_queue && profiles.iter().all(|p| p.default == 0) {
+        out.push(
+            Diagnostic::new("scale-from-zero-needs-queue", "the pool sits at zero instances: no queue rule scales it out and no profile starts any VM")
+                .at("/spec/capacity/default")
+                .help("add `autoscale.queue` so backlog brings VMs up, or give capacity.default (or a schedule) at least 1"),
+        );
+    }
+    check_shutdown(ctx, out);
     let Some(a) = &s.autoscale else {
-        if s.auto_shutdown.is_some() {
-            check_shutdown(ctx, out);
-        }
         return;
     };
     for (i, sched) in a.schedules.iter().enumerate() {
@@ -188,25 +196,14 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("autoscale runs one profile at a time: the later start wins and the earlier schedule's end cuts the other short; make the windows disjoint"),
         );
     }
-    let profiles = schedule::profile_count(s);
-    if profiles > MAX_PROFILES {
+    if profiles.len() > MAX_PROFILES {
         out.push(
             Diagnostic::new(
                 "autoscale-profile-limit",
-                format!("the schedules need {profiles} autoscale profiles; Azure allows {MAX_PROFILES}"),
+                format!("the schedules need {} autoscale profiles; Azure allows {MAX_PROFILES}", profiles.len()),
             )
             .at("/spec/autoscale/schedules")
             .help("each schedule takes two profiles (start and restore) and autoShutdown two; merge schedules that share times"),
-        );
-    }
-    let rules = schedule::rules_per_profile(s);
-    if rules > MAX_RULES_PER_PROFILE {
-        out.push(
-            Diagnostic::new(
-                "autoscale-rule-limit",
-                format!("{rules} rules per profile; Azure allows {MAX_RULES_PER_PROFILE}"),
-            )
-            .at("/spec/autoscale"),
         );
     }
     if let Some(q) = &a.queue {
@@ -230,12 +227,6 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .help(format!("use scaleInBelow: {safe} or less (or leave it out: gpuform derives it)")),
                 );
         }
-    } else if schedule::profiles(s).iter().all(|p| p.default == 0) {
-        out.push(
-            Diagnostic::new("scale-from-zero-needs-queue", "the pool sits at zero instances: no queue rule scales it out and no profile starts any VM")
-                .at("/spec/capacity/default")
-                .help("add `autoscale.queue` so backlog brings VMs up, or give capacity.default (or a schedule) at least 1"),
-        );
     }
     for (ptr, value, lo, hi, what) in [
         (
@@ -284,9 +275,6 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             ),
         }
     }
-    if s.auto_shutdown.is_some() {
-        check_shutdown(ctx, out);
-    }
 }
 
 fn check_shutdown(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -327,5 +315,37 @@ fn check_zone(tz: &str, ptr: &str, out: &mut Vec<Diagnostic>) {
                 .label("unknown time zone")
                 .help(format!("{hint}autoscale takes Windows time zone names such as `China Standard Time` or `UTC`, and silently drops a profile with an unknown one")),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::prices::PriceTable;
+    use crate::plan::Plan;
+    use crate::spec::{Policy, check_file};
+
+    /// Azure's limit on the rules of one autoscale profile.
+    const MAX_RULES_PER_PROFILE: usize = 10;
+
+    /// `autoscale-rule-limit` holds by construction; this keeps it so.
+    #[test]
+    fn rendered_profiles_stay_within_the_rule_limit() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+        let mut with_rules = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "yaml") {
+                continue;
+            }
+            let checked = check_file(&path, &Policy::default(), PriceTable::embedded());
+            let plan = Plan::build(&checked).unwrap();
+            if let Some(a) = plan.autoscale {
+                assert!(a.rules.len() <= MAX_RULES_PER_PROFILE, "{}", path.display());
+                if !a.rules.is_empty() {
+                    with_rules += 1;
+                }
+            }
+        }
+        assert!(with_rules > 0, "no example renders queue rules");
     }
 }

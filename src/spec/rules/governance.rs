@@ -4,6 +4,7 @@ use super::Context;
 use crate::catalog::regions;
 use crate::diag::Diagnostic;
 use crate::spec::schema::suggest;
+use crate::spec::yaml::escape_pointer;
 
 /// `env` tag values that mark a non-production pool.
 const DEV_ENVS: &[&str] = &[
@@ -74,27 +75,17 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 )),
         );
     }
-    for (k, v) in tags {
+    // (lengths are the schema's)
+    for k in tags.keys() {
         if k.chars().any(|c| "<>%&\\?/".contains(c)) {
             out.push(
                 Diagnostic::new(
                     "tag-invalid",
                     format!("tag name `{k}` contains a character Azure refuses (< > % & \\ ? /)"),
                 )
-                .at(format!(
-                    "/metadata/tags/{}",
-                    k.replace('~', "~0").replace('/', "~1")
-                ))
+                .at_key(format!("/metadata/tags/{}", escape_pointer(k)))
+                .label("tag name")
                 .help("rename the tag"),
-            );
-        }
-        if v.chars().count() > 256 {
-            out.push(
-                Diagnostic::new(
-                    "tag-invalid",
-                    format!("the value of tag `{k}` is longer than 256 characters"),
-                )
-                .at(format!("/metadata/tags/{k}")),
             );
         }
     }
@@ -125,11 +116,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let m = &s.monitoring;
     if let Some(b) = &m.budget {
         let t = &b.alert_at_percent;
-        if t.iter().any(|x| *x <= 0.0) || t.windows(2).any(|w| w[0] >= w[1]) {
+        // (the schema keeps them positive)
+        if t.windows(2).any(|w| w[0] >= w[1]) {
             out.push(
                 Diagnostic::new(
                     "budget-thresholds",
-                    format!("budget thresholds {t:?} are not positive and strictly ascending"),
+                    format!("budget thresholds {t:?} are not strictly ascending"),
                 )
                 .at("/spec/monitoring/budget/alertAtPercent")
                 .help("list percentages in ascending order, e.g. [50, 80, 100]"),

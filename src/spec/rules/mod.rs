@@ -10,8 +10,8 @@ mod sizing;
 
 use std::path::Path;
 
+use crate::catalog::GpuSize;
 use crate::catalog::prices::PriceTable;
-use crate::catalog::{self, GpuSize};
 use crate::diag::Diagnostic;
 use crate::sizing::Selection;
 use crate::spec::model::Spec;
@@ -31,7 +31,7 @@ pub struct Context<'a> {
 
 impl<'a> Context<'a> {
     pub fn size(&self) -> Option<&'static GpuSize> {
-        catalog::find(&self.spec.spec.compute.vm_size)
+        self.spec.size()
     }
 
     pub fn image(&self) -> ResolvedImage {

@@ -86,14 +86,14 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         ),
         None => {}
     }
+    // a private vault and a created storage queue get private endpoints; a Service Bus
+    // namespace is Standard tier, which has none
     let needs_pe = !s.security.key_vault.public_network_access
         || s.autoscale
             .as_ref()
             .and_then(|a| a.queue.as_ref())
-            .is_some_and(|q| {
-                q.service_bus.as_ref().is_some_and(|b| b.create)
-                    || q.storage_queue.as_ref().is_some_and(|b| b.create)
-            });
+            .and_then(|q| q.storage_queue.as_ref())
+            .is_some_and(|b| b.create);
     if needs_pe && n.private_endpoint_subnet.is_none() && space.is_some() {
         out.push(
             Diagnostic::new("private-endpoint-subnet-missing", "the private endpoints need a subnet and the address space has no room left for one")
