@@ -527,29 +527,24 @@ fn a_budget_in_another_currency_is_not_compared() {
 
 #[test]
 fn private_endpoints_are_priced_only_when_rendered() {
-    // the vault is private and a storage queue is created, but the address space has no room
-    // for a private endpoint subnet (allowed by the policy): render emits no private endpoint
-    let v = json(&[
-        "tests/fixtures/cost/no-pe-subnet.yaml",
-        "--policy",
-        "tests/fixtures/cost/policy-no-pe-subnet.yaml",
-    ]);
+    // a public vault gets no private endpoint; the created storage queue does
+    let v = json(&["tests/fixtures/cost/public-vault.yaml"]);
     let ids: Vec<&str> = v["lines"]
         .as_array()
         .unwrap()
         .iter()
         .map(|l| l["id"].as_str().unwrap())
         .collect();
-    for id in [
-        "kv-private-endpoint",
-        "kv-private-dns",
-        "storage-private-endpoint",
-        "storage-private-dns",
-    ] {
+    for id in ["kv-private-endpoint", "kv-private-dns"] {
         assert!(!ids.contains(&id), "{id} is priced: {ids:?}");
     }
-    // the queue itself is still there
-    assert!(ids.contains(&"storage-queue-operations"), "{ids:?}");
+    for id in [
+        "storage-private-endpoint",
+        "storage-private-dns",
+        "storage-queue-operations",
+    ] {
+        assert!(ids.contains(&id), "{id} is not priced: {ids:?}");
+    }
 }
 
 #[test]

@@ -594,8 +594,18 @@ pub fn find(id: &str) -> Option<&'static Rule> {
 }
 
 /// Rules a policy cannot downgrade or switch off: without them passing there is no spec (input,
-/// schema) or no size (`unknown-vm-size`, `no-size-fits`) for later stages to work on.
-const PROTECTED: &[&str] = &["unknown-vm-size", "no-size-fits"];
+/// schema) or no size (`unknown-vm-size`, `no-size-fits`) for later stages to work on, or the
+/// network render would emit is broken (overlapping or unparsable ranges Azure rejects, a private
+/// Key Vault or queue with nowhere to put its private endpoint).
+const PROTECTED: &[&str] = &[
+    "unknown-vm-size",
+    "no-size-fits",
+    "cidr-invalid",
+    "subnet-outside-vnet",
+    "subnet-overlap",
+    "subnet-too-small",
+    "private-endpoint-subnet-missing",
+];
 
 impl Rule {
     /// Can a policy change this rule's severity or switch it off?

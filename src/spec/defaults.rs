@@ -175,15 +175,27 @@ fn derive_subnets(
 ) -> (Option<Ipv4Net>, Option<Ipv4Net>) {
     // a /24 when there is room for it, else the smallest subnet that holds `max`
     let preferred = prefix_for(max).min(24).max(space.prefix_len());
+    let pe_after = |w: Ipv4Net| {
+        let after = u32::from(w.broadcast()).checked_add(1).map(Ipv4Addr::from);
+        first_free(space, 27, after.unwrap_or(space.network()), Some(w))
+    };
+    if workload.is_none() && pe.is_none() {
+        // both derived: the largest workload subnet that still leaves room for the /27
+        for p in preferred..=prefix_for(max).max(preferred) {
+            if let Some(w) = first_free(space, p, space.network(), None) {
+                if let Some(e) = pe_after(w) {
+                    return (Some(w), Some(e));
+                }
+            }
+        }
+    }
     let workload = workload.or_else(|| {
         (preferred..=prefix_for(max).max(preferred))
             .find_map(|p| first_free(space, p, space.network(), pe))
     });
-    let pe = pe.or_else(|| {
-        let after = workload
-            .and_then(|w| u32::from(w.broadcast()).checked_add(1))
-            .map_or(space.network(), Ipv4Addr::from);
-        first_free(space, 27, after, workload)
+    let pe = pe.or_else(|| match workload {
+        Some(w) => pe_after(w),
+        None => first_free(space, 27, space.network(), None),
     });
     (workload, pe)
 }
@@ -261,10 +273,16 @@ mod tests {
             derive("10.40.0.0/16", 600, None, None),
             pair("10.40.0.0/22", "10.40.4.0/27")
         );
-        // no room left for the private endpoint subnet
+        // a small space: the workload subnet shrinks (towards max + 5 addresses) to leave
+        // room for the private endpoint subnet
         assert_eq!(
             derive("10.1.2.0/24", 10, None, None),
-            pair("10.1.2.0/24", "none")
+            pair("10.1.2.0/25", "10.1.2.128/27")
+        );
+        // no room left for the private endpoint subnet at all
+        assert_eq!(
+            derive("10.1.2.0/27", 20, None, None),
+            pair("10.1.2.0/27", "none")
         );
     }
 

@@ -127,6 +127,8 @@ mod tests {
             "yaml-syntax",
             "unknown-vm-size",
             "no-size-fits",
+            "subnet-overlap",
+            "private-endpoint-subnet-missing",
         ] {
             let e = Policy::from_yaml(&format!("rules:\n  {id}: warning\n")).unwrap_err();
             assert!(e.contains("cannot be changed"), "{id}: {e}");
