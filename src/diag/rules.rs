@@ -581,6 +581,20 @@ pub const RULES: &[Rule] = &[
         "FP16 or INT8 usually halves or quarters VRAM and cost; validate accuracy first.",
     ),
     r(
+        "gpu-monitoring-unsupported",
+        E,
+        "monitoring",
+        "monitoring.gpu.enabled on a pool that cannot run the GPU collector",
+        "The GPU collector is a Linux shell script reading nvidia-smi: Windows pools and AMD sizes have none yet. Remove `enabled: true` there.",
+    ),
+    r(
+        "gpu-monitoring-off",
+        I,
+        "monitoring",
+        "GPU monitoring is off because the pool cannot run the collector",
+        "Windows pools and AMD sizes get no GPU telemetry, GPU alerts, GPU health repairs or workbook; the other alerts stay.",
+    ),
+    r(
         "precision-missing",
         I,
         "sizing",

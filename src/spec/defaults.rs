@@ -74,6 +74,45 @@ pub fn budget_thresholds() -> Vec<f64> {
 pub fn auto_start_time() -> String {
     "08:00".into()
 }
+pub fn gpu_idle_threshold_percent() -> u32 {
+    10
+}
+pub fn gpu_idle_minutes() -> u32 {
+    60
+}
+pub fn gpu_memory_alert_percent() -> u32 {
+    90
+}
+
+/// Why the GPU collector cannot run on this pool (`None`: it can). The collector is a shell
+/// script under systemd reading NVIDIA's `nvidia-smi`, and the Azure Monitor Agent needs a way
+/// out to Azure Monitor.
+pub fn gpu_monitoring_unsupported(
+    s: &WorkloadSpec,
+    size: Option<&crate::catalog::GpuSize>,
+) -> Option<&'static str> {
+    let image = super::resolve::image(&s.compute.image);
+    if image.os == OsType::Windows {
+        return Some(
+            "the GPU collector is Linux-only for now (a shell script under systemd, installed by cloud-init); Windows pools have no collector",
+        );
+    }
+    if size.is_some_and(|z| z.gpu_vendor == crate::catalog::GpuVendor::Amd) {
+        return Some(
+            "the collector reads NVIDIA's nvidia-smi; AMD GPUs (rocm-smi) are not supported yet",
+        );
+    }
+    None
+}
+
+/// Fill `monitoring.gpu.enabled` when the spec leaves it out: on where the collector can run.
+/// Runs after the size and image are resolved.
+pub fn resolve_gpu_monitoring(spec: &mut Spec) {
+    if spec.spec.monitoring.gpu.enabled.is_none() {
+        let on = gpu_monitoring_unsupported(&spec.spec, spec.size()).is_none();
+        spec.spec.monitoring.gpu.enabled = Some(on);
+    }
+}
 
 /// Azure reserves five addresses in every subnet.
 pub const AZURE_RESERVED_ADDRESSES: u64 = 5;

@@ -226,6 +226,8 @@ pub fn check_source(
                     prices,
                 };
                 checked.diagnostics.extend(rules::run(&ctx));
+                // after the rules, which tell an explicit `enabled` from an absent one
+                defaults::resolve_gpu_monitoring(&mut spec);
                 checked.sizing = sizing;
                 checked.auto_sized = auto_sized;
                 checked.spec = Some(spec);

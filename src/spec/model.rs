@@ -785,6 +785,9 @@ pub struct Monitoring {
     pub alert_emails: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
+    /// GPU telemetry, alerts, health repairs and the workbook (issue 12).
+    #[serde(default)]
+    pub gpu: GpuMonitoring,
 }
 
 impl Default for Monitoring {
@@ -793,6 +796,37 @@ impl Default for Monitoring {
             log_retention_days: d::log_retention_days(),
             alert_emails: Vec::new(),
             budget: None,
+            gpu: GpuMonitoring::default(),
+        }
+    }
+}
+
+/// `monitoring.gpu`: the per-VM GPU collector and what is built on its table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GpuMonitoring {
+    /// `None` (absent): on where the image can run the collector; filled in by
+    /// [`super::defaults::resolve_gpu_monitoring`] after validation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// A GPU is idle below this average utilisation (percent).
+    #[serde(default = "d::gpu_idle_threshold_percent")]
+    pub idle_threshold_percent: u32,
+    /// ... for this many minutes.
+    #[serde(default = "d::gpu_idle_minutes")]
+    pub idle_minutes: u32,
+    /// VRAM pressure: memory used above this percent of total on any GPU.
+    #[serde(default = "d::gpu_memory_alert_percent")]
+    pub memory_alert_percent: u32,
+}
+
+impl Default for GpuMonitoring {
+    fn default() -> Self {
+        Self {
+            enabled: None,
+            idle_threshold_percent: d::gpu_idle_threshold_percent(),
+            idle_minutes: d::gpu_idle_minutes(),
+            memory_alert_percent: d::gpu_memory_alert_percent(),
         }
     }
 }

@@ -4,6 +4,7 @@
 mod capacity;
 mod compute;
 mod governance;
+mod gpu_monitoring;
 mod network;
 mod security;
 mod sizing;
@@ -48,6 +49,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     network::check(ctx, &mut out);
     security::check(ctx, &mut out);
     governance::check(ctx, &mut out);
+    gpu_monitoring::check(ctx, &mut out);
     out
 }
 
