@@ -735,9 +735,10 @@ fn key_properties_of_the_examples() {
     {
         assert_eq!(s["properties"]["defaultOutboundAccess"], false);
     }
+    // vault secrets, queue receiver, CMK key, and Monitoring Metrics Publisher on the GPU DCR
     assert_eq!(
         by_type(res, "Microsoft.Authorization/roleAssignments").count(),
-        3
+        4
     );
     for ra in by_type(res, "Microsoft.Authorization/roleAssignments") {
         assert_eq!(ra["properties"]["principalType"], "ServicePrincipal");
@@ -773,12 +774,21 @@ fn key_properties_of_the_examples() {
     assert_eq!(vmss["properties"]["orchestrationMode"], "Uniform");
     assert_eq!(vmss["properties"]["singlePlacementGroup"], true);
     assert_eq!(vmss["properties"]["overprovision"], false);
+    let exts = vmss["properties"]["virtualMachineProfile"]["extensionProfile"]["extensions"]
+        .as_array()
+        .unwrap();
     assert!(
-        vmss["properties"]["virtualMachineProfile"]
-            .get("extensionProfile")
-            .is_none(),
+        !exts
+            .iter()
+            .any(|e| e["properties"]["publisher"] == "Microsoft.HpcCompute"),
         "the HPC image carries the driver"
     );
+    // GPU monitoring: the agent and the collector's health probe (issue 12)
+    let kinds: Vec<&str> = exts
+        .iter()
+        .map(|e| e["properties"]["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["AzureMonitorLinuxAgent", "ApplicationHealthLinux"]);
     assert!(
         !arm["resources"]
             .as_array()

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::plan::gpu_monitoring::GpuMonitoring;
 use crate::plan::*;
 
 pub const TEMPLATE_SCHEMA: &str =
@@ -127,6 +128,7 @@ impl Arm<'_> {
                 .as_ref()
                 .expect("vault private endpoint symbol without one")
         };
+        let gpu = || p.gpu.as_ref().expect("gpu symbol without GPU monitoring");
         let net = &p.network;
         match sym {
             "nsgWorkload" => here(
@@ -237,6 +239,25 @@ impl Arm<'_> {
             "queuePrivateEndpoint" => here(
                 "Microsoft.Network/privateEndpoints",
                 vec![Name::lit(&queue_pe().name)],
+            ),
+            "gpuTable" => here(
+                "Microsoft.OperationalInsights/workspaces/tables",
+                vec![
+                    Name::lit(&p.monitoring.workspace.name),
+                    Name::lit(gpu().table),
+                ],
+            ),
+            "gpuDce" => here(
+                "Microsoft.Insights/dataCollectionEndpoints",
+                vec![Name::lit(&gpu().dce_name)],
+            ),
+            "gpuDcr" => here(
+                "Microsoft.Insights/dataCollectionRules",
+                vec![Name::lit(&gpu().dcr_name)],
+            ),
+            "gpuWorkbook" => here(
+                "Microsoft.Insights/workbooks",
+                vec![Name::Expr(gpu_workbook_name(gpu()))],
             ),
             // the role assignments, by their symbols in the plan
             other => match p.roles.iter().find(|r| r.sym == other) {
@@ -356,6 +377,9 @@ pub fn template(p: &Plan) -> Value {
         autoscale(&a, &mut resources);
     }
     monitoring(&a, &mut resources);
+    if let Some(g) = &p.gpu {
+        gpu_monitoring(&a, g, &mut resources);
+    }
 
     let mut metadata = Map::new();
     metadata.insert(
@@ -442,10 +466,25 @@ fn variables(p: &Plan) -> Value {
             )),
         },
     );
+    if let Some(g) = &p.gpu {
+        m.insert("gpuStream".into(), lit(g.stream));
+    }
     Value::Object(m)
 }
 
 fn outputs(a: &Arm) -> Value {
+    let mut o = base_outputs(a);
+    if a.p.gpu.is_some() {
+        put(
+            &mut o,
+            "gpuWorkbookId",
+            json!({ "type": "string", "value": x(a.id("gpuWorkbook")), "metadata": { "description": "Resource id of the GPU workbook (open it in the portal: Monitor > Workbooks)." } }),
+        );
+    }
+    o
+}
+
+fn base_outputs(a: &Arm) -> Value {
     let api = &a.p.api;
     json!({
         "vmssId": { "type": "string", "value": x(a.id("vmss")), "metadata": { "description": "Resource id of the scale set." } },
@@ -946,16 +985,17 @@ fn compute(a: &Arm, out: &mut Vec<Value>) {
                 if e.enable_automatic_upgrade {
                     put(&mut props, "enableAutomaticUpgrade", json!(true));
                 }
-                put(
-                    &mut props,
-                    "settings",
+                let settings = if e.identity_auth {
+                    ama_settings(a)
+                } else {
                     Value::Object(
                         e.settings
                             .iter()
                             .map(|(k, v)| (lit_text(k), literalize(v)))
                             .collect(),
-                    ),
-                );
+                    )
+                };
+                put(&mut props, "settings", settings);
                 if !e.provision_after.is_empty() {
                     put(
                         &mut props,
@@ -1299,6 +1339,149 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
         }
         out.push(res);
     }
+}
+
+/// Azure Monitor Agent settings: sign in with the pool's user-assigned identity.
+fn ama_settings(a: &Arm) -> Value {
+    json!({ "authentication": { "managedIdentity": {
+        "identifier-name": "mi_res_id",
+        "identifier-value": x(a.id("identity"))
+    } } })
+}
+
+fn gpu_workbook_name(g: &GpuMonitoring) -> String {
+    format!("guid(resourceGroup().id, {})", q(&g.workbook.name_seed))
+}
+
+/// GPU monitoring (templates/gpu_monitoring.bicep.hbs): table, DCE, DCR, association, log
+/// alerts, workbook.
+fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
+    let p = a.p;
+    out.push(json!({
+        "type": "Microsoft.OperationalInsights/workspaces/tables",
+        "apiVersion": p.api.log_analytics_tables,
+        "name": lit(&format!("{}/{}", p.monitoring.workspace.name, g.table)),
+        "properties": {
+            "plan": "Analytics",
+            "retentionInDays": g.retention_days,
+            "schema": {
+                "name": g.table,
+                "description": "GPU telemetry from the gpuform collector: one row per GPU per minute, or one health row per VM.",
+                "columns": g.columns.iter().map(|c| json!({ "name": c.name, "type": c.table_type, "description": lit(c.description) })).collect::<Vec<_>>()
+            }
+        },
+        "dependsOn": a.depends(&["workspace"])
+    }));
+    out.push(json!({
+        "type": "Microsoft.Insights/dataCollectionEndpoints",
+        "apiVersion": p.api.data_collection,
+        "name": lit(&g.dce_name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "kind": "Linux",
+        "properties": {
+            "description": lit(&format!("Data collection endpoint of the GPU telemetry of {}.", p.name)),
+            "networkAcls": { "publicNetworkAccess": "Enabled" }
+        }
+    }));
+    let mut streams = Map::new();
+    streams.insert(
+        g.stream.to_string(),
+        json!({ "columns": g.columns.iter().map(|c| json!({ "name": c.name, "type": c.stream_type })).collect::<Vec<_>>() }),
+    );
+    out.push(json!({
+        "type": "Microsoft.Insights/dataCollectionRules",
+        "apiVersion": p.api.data_collection,
+        "name": lit(&g.dcr_name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "kind": "Linux",
+        "properties": {
+            "description": lit(&format!("GPU telemetry (JSON lines of the gpuform collector) into {}.", g.table)),
+            "dataCollectionEndpointId": x(a.id("gpuDce")),
+            "streamDeclarations": streams,
+            "dataSources": { "logFiles": [ {
+                "name": "gpuTelemetry",
+                "streams": [ g.stream ],
+                "filePatterns": [ lit(g.file_pattern) ],
+                "format": "json"
+            } ] },
+            "destinations": { "logAnalytics": [ { "name": "workspace", "workspaceResourceId": x(a.id("workspace")) } ] },
+            "dataFlows": [ {
+                "streams": [ "[variables('gpuStream')]" ],
+                "destinations": [ "workspace" ],
+                "transformKql": lit(&g.transform_kql),
+                "outputStream": format!("Custom-{}", g.table)
+            } ]
+        },
+        "dependsOn": a.depends(&["gpuDce", "workspace", "gpuTable"])
+    }));
+    out.push(json!({
+        "type": "Microsoft.Insights/dataCollectionRuleAssociations",
+        "apiVersion": p.api.data_collection,
+        "scope": a.scope("vmss"),
+        "name": lit(g.association_name),
+        "properties": {
+            "description": lit(&format!("Every VM of the scale set sends GPU telemetry through {}.", g.dcr_name)),
+            "dataCollectionRuleId": x(a.id("gpuDcr"))
+        },
+        "dependsOn": a.depends(&["vmss", "gpuDcr"])
+    }));
+    let ag = p.monitoring.action_group.is_some();
+    for al in &g.alerts {
+        let groups = if ag {
+            json!([x(a.id("actionGroup"))])
+        } else {
+            json!([])
+        };
+        let mut deps = vec!["workspace", "gpuTable"];
+        if ag {
+            deps.push("actionGroup");
+        }
+        out.push(json!({
+            "type": "Microsoft.Insights/scheduledQueryRules",
+            "apiVersion": p.api.scheduled_query_rules,
+            "name": lit(&al.name),
+            "location": "[parameters('location')]",
+            "tags": a.tags(),
+            "kind": "LogAlert",
+            "properties": {
+                "displayName": lit(&al.display_name),
+                "description": lit(&al.description),
+                "severity": al.severity,
+                "enabled": true,
+                "scopes": [ x(a.id("workspace")) ],
+                "evaluationFrequency": al.evaluation_frequency,
+                "windowSize": lit(&al.window_size),
+                "criteria": { "allOf": [ {
+                    "query": lit(&al.query),
+                    "timeAggregation": "Count",
+                    "operator": "GreaterThan",
+                    "threshold": 0,
+                    "dimensions": al.dimensions.iter().map(|d| json!({ "name": d, "operator": "Include", "values": ["*"] })).collect::<Vec<_>>(),
+                    "failingPeriods": { "numberOfEvaluationPeriods": 1, "minFailingPeriodsToAlert": 1 }
+                } ] },
+                "autoMitigate": true,
+                "actions": { "actionGroups": groups }
+            },
+            "dependsOn": a.depends(&deps)
+        }));
+    }
+    out.push(json!({
+        "type": "Microsoft.Insights/workbooks",
+        "apiVersion": p.api.workbooks,
+        "name": x(gpu_workbook_name(g)),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "kind": "shared",
+        "properties": {
+            "displayName": lit(&g.workbook.display_name),
+            "category": "workbook",
+            "sourceId": x(a.id("workspace")),
+            "serializedData": lit(&g.workbook.serialized_data)
+        },
+        "dependsOn": a.depends(&["workspace", "gpuTable"])
+    }));
 }
 
 /// `azuredeploy.parameters.json`: the values `main.bicepparam` sets (never a secret).

@@ -42,6 +42,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/monitoring.bicep.hbs"),
     ),
     (
+        "gpu_monitoring",
+        include_str!("../../templates/gpu_monitoring.bicep.hbs"),
+    ),
+    (
         "bicepparam",
         include_str!("../../templates/main.bicepparam.hbs"),
     ),

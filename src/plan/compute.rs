@@ -88,6 +88,9 @@ pub struct Extension {
     pub settings: Map<String, Value>,
     pub provision_after: Vec<String>,
     pub comment: Option<String>,
+    /// Azure Monitor Agent: `settings.authentication.managedIdentity` names the pool's
+    /// user-assigned identity (`mi_res_id`), which the emitters spell as a reference.
+    pub identity_auth: bool,
 }
 
 pub(super) fn plan(
@@ -137,6 +140,7 @@ pub(super) fn plan(
             settings,
             provision_after: Vec::new(),
             comment: Some(comment),
+            identity_auth: false,
         });
     }
     let health = c.health_probe.as_ref().map(|p| {
@@ -168,6 +172,7 @@ pub(super) fn plan(
                 "Application health: automatic repairs replaces instances that stay unhealthy."
                     .into(),
             ),
+            identity_auth: false,
         });
         Health {
             grace_period: p.grace_period.clone(),

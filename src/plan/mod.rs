@@ -7,6 +7,7 @@
 //! (camelCase) as the templates' context.
 
 mod compute;
+pub mod gpu_monitoring;
 mod monitoring;
 mod network;
 mod scaling;
@@ -56,6 +57,12 @@ pub struct ApiVersions {
     /// Azure Verified Modules use.
     pub diagnostic_settings: &'static str,
     pub budgets: &'static str,
+    /// dataCollectionEndpoints, dataCollectionRules, dataCollectionRuleAssociations.
+    pub data_collection: &'static str,
+    /// workspaces/tables (the workspace's version).
+    pub log_analytics_tables: &'static str,
+    pub scheduled_query_rules: &'static str,
+    pub workbooks: &'static str,
 }
 
 pub const API: ApiVersions = ApiVersions {
@@ -75,6 +82,10 @@ pub const API: ApiVersions = ApiVersions {
     metric_alerts: "2018-03-01",
     diagnostic_settings: "2021-05-01-preview",
     budgets: "2024-08-01",
+    data_collection: "2023-03-11",
+    log_analytics_tables: "2025-02-01",
+    scheduled_query_rules: "2023-12-01",
+    workbooks: "2023-06-01",
 };
 
 /// A checkov check suppressed in the output, with the reason written next to it.
@@ -118,6 +129,8 @@ pub struct Plan {
     pub autoscale: Option<Autoscale>,
     pub monitoring: Monitoring,
     pub roles: Vec<RoleAssignment>,
+    /// GPU telemetry, alerts and workbook (`monitoring.gpu`); `None` when off.
+    pub gpu: Option<gpu_monitoring::GpuMonitoring>,
 }
 
 /// Why a checked spec cannot be planned.
@@ -141,6 +154,12 @@ pub enum PlanError {
         regular_base: u32,
         regular_percent_above_base: u32,
     },
+    #[error("{path}: cannot add the GPU collector to the cloud-init file: {message}")]
+    CloudInitMerge { path: String, message: String },
+    #[error(
+        "{path}: the cloud-init file and the GPU collector together are {bytes} bytes; Azure takes at most 65535 bytes of custom data"
+    )]
+    CustomDataTooLarge { path: String, bytes: usize },
     #[error("cannot read the cloud-init file {path}")]
     CloudInit {
         path: String,
@@ -154,6 +173,9 @@ impl PlanError {
     pub fn help(&self) -> Option<&str> {
         match self {
             PlanError::Driver { help, .. } => Some(help),
+            PlanError::CloudInitMerge { .. } | PlanError::CustomDataTooLarge { .. } => Some(
+                "give compute.cloudInit as #cloud-config or a #! script, make it smaller, or turn the collector off with `monitoring.gpu.enabled: false`",
+            ),
             PlanError::SpotMixOnUniform { .. } => Some(
                 "use `compute.orchestration: flexible` (priorityMixPolicy exists only there), or make the pool all Spot (`regularBase: 0`, `regularPercentAboveBase: 0`) or all regular (`regularPercentAboveBase: 100`)",
             ),
@@ -200,16 +222,35 @@ impl Plan {
             message: p.message,
             help: p.help,
         })?;
-        let cloud_init = match &s.compute.cloud_init {
+        let user_cloud_init = match &s.compute.cloud_init {
             Some(rel) => {
                 let path = checked.base_dir.join(rel);
                 let bytes = std::fs::read(&path).map_err(|source| PlanError::CloudInit {
                     path: path.display().to_string(),
                     source,
                 })?;
-                Some(base64(&bytes))
+                Some(bytes)
             }
             None => None,
+        };
+        let gpu = gpu_monitoring::plan(&spec.metadata.name, s, size);
+        let cloud_init = match &gpu {
+            Some(g) => {
+                let bytes =
+                    gpu_monitoring::custom_data(user_cloud_init.as_deref(), g.expected_gpus)
+                        .map_err(|e| PlanError::CloudInitMerge {
+                            path: checked.path.clone(),
+                            message: e.0,
+                        })?;
+                if bytes.len() as u64 > gpu_monitoring::MAX_CUSTOM_DATA_BYTES {
+                    return Err(PlanError::CustomDataTooLarge {
+                        path: checked.path.clone(),
+                        bytes: bytes.len(),
+                    });
+                }
+                Some(base64(&bytes))
+            }
+            None => user_cloud_init.as_deref().map(base64),
         };
 
         let network = network::plan(&name, s);
@@ -218,11 +259,20 @@ impl Plan {
         let vault = security::vault(&name, s, &network);
         let cmk = security::cmk(&name, s, &vault);
         let queue = scaling::queue(&name, s, &network);
-        let compute = compute::plan(&name, s, size, &image, &driver, cloud_init, cmk.as_ref());
+        let mut compute = compute::plan(&name, s, size, &image, &driver, cloud_init, cmk.as_ref());
+        if gpu.is_some() {
+            gpu_monitoring::extend_compute(
+                &mut compute,
+                &crate::spec::defaults::repair_grace_period(),
+            );
+        }
         let autoscale = scaling::autoscale(&name, s, queue.as_ref());
         let monitoring =
             monitoring::plan(&name, s, monitoring_ws, autoscale.as_ref(), queue.as_ref());
-        let roles = security::roles(cmk.as_ref(), queue.as_ref());
+        let mut roles = security::roles(cmk.as_ref(), queue.as_ref());
+        if gpu.is_some() {
+            roles.push(gpu_monitoring::publisher_role());
+        }
 
         Ok(Plan {
             source_file: Path::new(&checked.path)
@@ -252,6 +302,7 @@ impl Plan {
             autoscale,
             monitoring,
             roles,
+            gpu,
         })
     }
 }

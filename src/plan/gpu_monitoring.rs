@@ -1,0 +1,838 @@
+//! GPU observability (issue 12): the collector installed by cloud-init, the Azure Monitor
+//! Agent on the scale set, a data collection endpoint and rule feeding a custom table, the
+//! association to the scale set, the idle-GPU / VRAM-pressure / GPU-fault log alerts, the
+//! Application Health probe of the collector with automatic repairs, and the workbook.
+//!
+//! Sources (Microsoft Learn, REST API reference; bicep-types-az for every property):
+//! - Azure Monitor Agent extension: publisher `Microsoft.Azure.Monitor`, type
+//!   `AzureMonitorLinuxAgent`; user-assigned identity auth through
+//!   `settings.authentication.managedIdentity` `identifier-name: mi_res_id`
+//!   ("Install and manage the Azure Monitor Agent", azure-monitor-agent-requirements).
+//! - JSON log collection: DCR `dataSources.logFiles[]` with `format: json`, a `Custom-` stream
+//!   declared in `streamDeclarations`, a `dataFlows[]` entry with `transformKql` and
+//!   `outputStream: Custom-<table>_CL` ("Structure of a data collection rule", "Collect logs
+//!   from a JSON file with Azure Monitor Agent"). JSON lines, one record per line.
+//! - Custom table: `Microsoft.OperationalInsights/workspaces/tables` with `schema.columns`, a
+//!   `TimeGenerated` column required ("Add or delete tables and columns in Azure Monitor Logs").
+//! - Log alerts: `Microsoft.Insights/scheduledQueryRules` 2023-12-01 (`criteria.allOf[].query`,
+//!   `dimensions`, `failingPeriods`).
+//! - Application Health extension rich health states (`{"ApplicationHealthState": ...}`) and
+//!   `automaticRepairsPolicy` ("Automatic instance repairs for Azure Virtual Machine Scale Sets").
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::compute::{Compute, Extension, Health};
+use crate::catalog::GpuSize;
+use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
+use crate::spec::model::WorkloadSpec;
+use crate::spec::schedule;
+
+/// The collector program (Python 3, standard library), installed as
+/// `/usr/local/lib/gpuform/gpuform-gpu`.
+pub const COLLECTOR: &str = include_str!("../../templates/gpu-collector.py");
+
+/// Where the collector writes; the data collection rule reads the same pattern.
+pub const LOG_PATTERN: &str = "/var/log/gpuform/gpu-*.json";
+/// The health responder listens on 127.0.0.1 only; the Application Health extension probes
+/// localhost from inside the VM.
+pub const HEALTH_PORT: u16 = 8711;
+pub const HEALTH_PATH: &str = "/health";
+/// One sample a minute.
+pub const SAMPLE_SECONDS: u32 = 60;
+/// Bytes one row adds to the workspace: the JSON keys are not billed, the column values are
+/// (about 21 columns, names, GUIDs, hostnames); 400 bytes is the assumption cost states.
+pub const BYTES_PER_ROW: u32 = 400;
+
+/// Azure's limit on `customData` before base64 (as the `cloud-init` rule checks it).
+pub const MAX_CUSTOM_DATA_BYTES: u64 = 65_535;
+/// Monitoring Metrics Publisher (built-in role).
+pub const MONITORING_METRICS_PUBLISHER: &str = "3913510d-42f4-4d42-a2a6-6cf4e5e8ba81";
+
+pub const TABLE: &str = "GpuTelemetry_CL";
+pub const STREAM: &str = "Custom-GpuTelemetry";
+
+/// A column of the custom table and of the DCR's input stream.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Column {
+    pub name: &'static str,
+    /// Type in the table schema (`dateTime`, `string`, `int`, `long`, `real`, `boolean`).
+    pub table_type: &'static str,
+    /// Type in the DCR stream declaration (`datetime`, ...).
+    pub stream_type: &'static str,
+    pub description: &'static str,
+}
+
+const fn col(
+    name: &'static str,
+    table_type: &'static str,
+    stream_type: &'static str,
+    description: &'static str,
+) -> Column {
+    Column {
+        name,
+        table_type,
+        stream_type,
+        description,
+    }
+}
+
+/// The table's schema: what the collector writes (templates/gpu-collector.py), in its order.
+pub const COLUMNS: &[Column] = &[
+    col(
+        "TimeGenerated",
+        "dateTime",
+        "datetime",
+        "When the collector sampled (UTC)",
+    ),
+    col("Computer", "string", "string", "Host name of the VM"),
+    col(
+        "VmId",
+        "string",
+        "string",
+        "VM id from the instance metadata service",
+    ),
+    col("Priority", "string", "string", "Spot or Regular"),
+    col(
+        "ExpectedGpus",
+        "int",
+        "int",
+        "GPUs the VM size has (whole GPUs; a partition counts as one)",
+    ),
+    col(
+        "GpuIndex",
+        "int",
+        "int",
+        "nvidia-smi index; empty on a health row",
+    ),
+    col("GpuUuid", "string", "string", "GPU UUID"),
+    col(
+        "GpuName",
+        "string",
+        "string",
+        "GPU model as nvidia-smi names it",
+    ),
+    col(
+        "UtilizationPercent",
+        "real",
+        "real",
+        "utilization.gpu (percent)",
+    ),
+    col("MemoryUsedMiB", "real", "real", "memory.used (MiB)"),
+    col("MemoryTotalMiB", "real", "real", "memory.total (MiB)"),
+    col("TemperatureC", "real", "real", "temperature.gpu (°C)"),
+    col(
+        "PowerDrawW",
+        "real",
+        "real",
+        "power.draw (W); empty where the driver does not report it (vGPU)",
+    ),
+    col(
+        "EccUncorrected",
+        "long",
+        "long",
+        "ecc.errors.uncorrected.volatile.total since the driver loaded; empty without ECC",
+    ),
+    col(
+        "XidErrors",
+        "long",
+        "long",
+        "NVRM Xid events in the kernel log since the previous sample",
+    ),
+    col(
+        "XidCodes",
+        "string",
+        "string",
+        "Distinct Xid codes, e.g. 79,48",
+    ),
+    col("DriverVersion", "string", "string", "NVIDIA driver version"),
+    col(
+        "CudaVersion",
+        "string",
+        "string",
+        "CUDA version the driver supports",
+    ),
+    col(
+        "Status",
+        "string",
+        "string",
+        "ok, gpu-missing, nvidia-smi-failed or no-gpu",
+    ),
+    col(
+        "Healthy",
+        "boolean",
+        "boolean",
+        "false when the VM's GPUs are missing or the driver fails",
+    ),
+    col("Message", "string", "string", "What failed, on health rows"),
+];
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GpuMonitoring {
+    pub table: &'static str,
+    pub stream: &'static str,
+    pub columns: &'static [Column],
+    pub retention_days: u32,
+    pub dce_name: String,
+    pub dcr_name: String,
+    pub association_name: &'static str,
+    pub file_pattern: &'static str,
+    pub transform_kql: String,
+    pub alerts: Vec<LogAlert>,
+    pub workbook: Workbook,
+    /// Whole GPUs per VM the collector expects to see.
+    pub expected_gpus: u32,
+    /// Pay-as-you-go hourly price of one VM (USD) the idle alert quotes; `None` without a price.
+    pub hourly_price: Option<f64>,
+}
+
+/// A log search alert rule on the custom table.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogAlert {
+    pub sym: &'static str,
+    pub name: String,
+    pub display_name: String,
+    pub description: String,
+    pub severity: u32,
+    pub query: String,
+    pub evaluation_frequency: &'static str,
+    pub window_size: String,
+    /// Result columns that become alert dimensions (their values are in the alert payload).
+    pub dimensions: Vec<&'static str>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Workbook {
+    /// Seed of the workbook's `guid()` name.
+    pub name_seed: String,
+    pub display_name: String,
+    /// The workbook's JSON (Notebook/1.0) as one string.
+    pub serialized_data: String,
+}
+
+fn whole_gpus(size: &GpuSize) -> u32 {
+    size.gpu_count
+        .map(|g| g.ceil().max(1.0) as u32)
+        .unwrap_or(1)
+}
+
+/// The monitoring plan, or `None` when `monitoring.gpu.enabled` resolved to false.
+pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMonitoring> {
+    if s.monitoring.gpu.enabled != Some(true) {
+        return None;
+    }
+    let g = &s.monitoring.gpu;
+    let hourly_price =
+        PriceTable::embedded().hourly(&size.name, &s.region, PriceOs::Linux, PriceKind::OnDemand);
+    let columns: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+    let transform_kql = format!(
+        "source | project {}",
+        columns
+            .iter()
+            .map(|c| if *c == "TimeGenerated" {
+                "TimeGenerated = todatetime(TimeGenerated)".to_string()
+            } else {
+                (*c).to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let alerts = vec![
+        idle_alert(name, s, hourly_price),
+        LogAlert {
+            sym: "gpuAlertVram",
+            name: format!("alert-{name}-gpu-vram"),
+            display_name: format!("{name}: VRAM pressure"),
+            description: format!(
+                "A GPU used more than {}% of its memory in the last 15 minutes: a model or batch change that will run out of memory. The peak is also the measurement gpuMemoryGiB asks for (`gpuform gpu-report`).",
+                g.memory_alert_percent
+            ),
+            severity: 2,
+            query: format!(
+                "{TABLE}\n| where Status == \"ok\" and MemoryTotalMiB > 0\n| extend MemoryPercent = 100.0 * MemoryUsedMiB / MemoryTotalMiB\n| summarize PeakMemoryPercent = max(MemoryPercent), PeakMemoryMiB = max(MemoryUsedMiB) by Computer, GpuIndex\n| where PeakMemoryPercent > {}\n| extend Summary = strcat(Computer, \" GPU \", GpuIndex, \": \", round(PeakMemoryPercent, 1), \"% of VRAM (\", round(PeakMemoryMiB / 1024.0, 1), \" GiB)\")",
+                g.memory_alert_percent
+            ),
+            evaluation_frequency: "PT5M",
+            window_size: "PT15M".into(),
+            dimensions: vec!["Computer", "Summary"],
+        },
+        LogAlert {
+            sym: "gpuAlertFaults",
+            name: format!("alert-{name}-gpu-faults"),
+            display_name: format!("{name}: GPU faults"),
+            description: "A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.".into(),
+            severity: 1,
+            query: format!(
+                "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| summarize Samples = count(), Xid = sum(XidErrors), Codes = make_set(XidCodes), Ecc = max(EccUncorrected), Statuses = make_set(Status), LastMessage = take_any(Message) by Computer\n| extend Summary = strcat(Computer, \": \", strcat_array(Statuses, \"/\"), \", Xid \", Xid, \" \", strcat_array(Codes, \" \"), \", ECC \", Ecc, \" \", LastMessage)"
+            ),
+            evaluation_frequency: "PT5M",
+            window_size: "PT10M".into(),
+            dimensions: vec!["Computer", "Summary"],
+        },
+    ];
+    Some(GpuMonitoring {
+        table: TABLE,
+        stream: STREAM,
+        columns: COLUMNS,
+        retention_days: s.monitoring.log_retention_days,
+        dce_name: format!("dce-{name}"),
+        dcr_name: format!("dcr-{name}-gpu"),
+        association_name: "gpu-telemetry",
+        file_pattern: LOG_PATTERN,
+        transform_kql,
+        workbook: workbook(name, s, hourly_price),
+        alerts,
+        expected_gpus: whole_gpus(size),
+        hourly_price,
+    })
+}
+
+/// `MinuteOfWeek` (UTC minutes since Monday 00:00, as [`schedule::week`] counts) of `now()`.
+const MINUTE_OF_WEEK: &str = "(toint(dayofweek(now()) / 1d) + 6) % 7 * 1440 + hourofday(now()) * 60 + datetime_part(\"minute\", now())";
+
+/// The floor of the autoscale profile that applies now, as a KQL expression: the week of
+/// profiles laid out in UTC (standard time offsets, as `gpuform cost` walks it).
+fn profile_min_kql(s: &WorkloadSpec) -> String {
+    if !schedule::has_setting(s) {
+        return s.capacity.default_count().to_string();
+    }
+    let profiles = schedule::profiles(s);
+    let week = schedule::week(&profiles);
+    if week.len() == 1 {
+        return profiles[week[0].profile].min.to_string();
+    }
+    let mut parts = Vec::new();
+    for seg in &week[..week.len() - 1] {
+        parts.push(format!(
+            "MinuteOfWeek < {}, {}",
+            seg.end, profiles[seg.profile].min
+        ));
+    }
+    let last = profiles[week[week.len() - 1].profile].min;
+    format!("case({}, {last})", parts.join(", "))
+}
+
+fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>) -> LogAlert {
+    let g = &s.monitoring.gpu;
+    let price = hourly.unwrap_or(0.0);
+    let query = format!(
+        "{TABLE}\n| where Status == \"ok\"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n| extend MinuteOfWeek = {MINUTE_OF_WEEK}\n| extend ProfileMin = {min}\n| extend IdleAboveMin = min_of(IdleInstances, Instances - ProfileMin)\n| where IdleAboveMin > 0\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)\n| extend Summary = strcat(IdleAboveMin, \" idle instance(s) above the profile minimum of \", ProfileMin, \" (\", Instances, \" reporting), $\", IdleCostPerHour, \"/h\")",
+        threshold = g.idle_threshold_percent,
+        min = profile_min_kql(s),
+    );
+    let price_text = match hourly {
+        Some(p) => format!(
+            " at ${p:.3}/h each (pay-as-you-go list price in {})",
+            s.region
+        ),
+        None => String::new(),
+    };
+    LogAlert {
+        sym: "gpuAlertIdle",
+        name: format!("alert-{name}-gpu-idle"),
+        display_name: format!("{name}: idle GPUs above the minimum"),
+        description: format!(
+            "Instances above the active autoscale profile's minimum whose GPUs averaged under {}% for {} minutes{price_text}: the pool is not scaling in. Check the scale-in rule (queue threshold, cooldown) and the schedule's min.",
+            g.idle_threshold_percent, g.idle_minutes
+        ),
+        severity: 3,
+        query,
+        evaluation_frequency: if g.idle_minutes >= 60 {
+            "PT15M"
+        } else {
+            "PT5M"
+        },
+        window_size: idle_window(g.idle_minutes),
+        dimensions: vec!["Summary"],
+    }
+}
+
+/// `idleMinutes` as an ISO 8601 window (scheduledQueryRules takes up to two days).
+fn idle_window(minutes: u32) -> String {
+    if minutes.is_multiple_of(60) {
+        format!("PT{}H", minutes / 60)
+    } else {
+        format!("PT{minutes}M")
+    }
+}
+
+fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>) -> Workbook {
+    let g = &s.monitoring.gpu;
+    let price = hourly.unwrap_or(0.0);
+    let text = |md: String| json!({ "type": 1, "content": { "json": md } });
+    let kql = |title: &str, query: String, viz: &str, width: &str| {
+        json!({
+            "type": 3,
+            "content": {
+                "version": "KqlItem/1.0",
+                "query": query,
+                "size": 0,
+                "title": title,
+                "timeContext": { "durationMs": 86_400_000 },
+                "queryType": 0,
+                "resourceType": "microsoft.operationalinsights/workspaces",
+                "visualization": viz
+            },
+            "customWidth": width,
+            "name": title
+        })
+    };
+    let items = vec![
+        text(format!(
+            "## GPU pool `{name}`\nSampled once a minute on every VM by the gpuform collector (`nvidia-smi`) into `{TABLE}`. Idle: under {}% utilisation; VRAM alert above {}%.",
+            g.idle_threshold_percent, g.memory_alert_percent
+        )),
+        kql(
+            "GPU utilisation per VM (%)",
+            format!("{TABLE}\n| where Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 5m)"),
+            "timechart",
+            "50",
+        ),
+        kql(
+            "GPU memory used per VM (GiB, peak GPU)",
+            format!("{TABLE}\n| where Status == \"ok\"\n| summarize MemoryGiB = max(MemoryUsedMiB) / 1024.0 by Computer, bin(TimeGenerated, 5m)"),
+            "timechart",
+            "50",
+        ),
+        kql(
+            "Instances by priority",
+            format!("{TABLE}\n| summarize Instances = dcount(Computer) by Priority, bin(TimeGenerated, 5m)"),
+            "areachart",
+            "50",
+        ),
+        kql(
+            "Queue length and autoscale capacity",
+            "AzureMetrics\n| where MetricName in (\"ActiveMessages\", \"QueueMessageCount\", \"ObservedCapacity\")\n| summarize Value = avg(Average) by MetricName, bin(TimeGenerated, 5m)".into(),
+            "timechart",
+            "50",
+        ),
+        kql(
+            "Idle GPU-hours and their cost this month",
+            format!(
+                "{TABLE}\n| where TimeGenerated > startofmonth(now()) and Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 1h)\n| where Utilization < {}\n| summarize IdleVmHours = count()\n| extend IdleCostUSD = round(IdleVmHours * {price}, 2)",
+                g.idle_threshold_percent
+            ),
+            "tiles",
+            "50",
+        ),
+        kql(
+            "GPU faults and health rows",
+            format!("{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| project TimeGenerated, Computer, Status, XidErrors, XidCodes, EccUncorrected, Message\n| order by TimeGenerated desc"),
+            "table",
+            "50",
+        ),
+        json!({
+            "type": 3,
+            "content": {
+                "version": "KqlItem/1.0",
+                "query": format!("alertsmanagementresources\n| where type =~ \"microsoft.alertsmanagement/alerts\"\n| where tostring(properties.essentials.alertRule) contains \"alert-{name}-\"\n| project FiredAt = todatetime(properties.essentials.startDateTime), Rule = tostring(properties.essentials.alertRule), Severity = tostring(properties.essentials.severity), State = tostring(properties.essentials.monitorCondition)\n| order by FiredAt desc"),
+                "size": 0,
+                "title": "Alerts fired",
+                "queryType": 1,
+                "resourceType": "microsoft.resourcegraph/resources",
+                "crossComponentResources": ["value::all"],
+                "visualization": "table"
+            },
+            "name": "Alerts fired"
+        }),
+    ];
+    let data = json!({
+        "version": "Notebook/1.0",
+        "items": items,
+        "isLocked": false,
+        "fallbackResourceIds": [],
+        "$schema": "https://github.com/Microsoft/Application-Insights-Workbooks/blob/master/schema/workbook.json"
+    });
+    Workbook {
+        name_seed: format!("{name}-gpu-workbook"),
+        display_name: format!("GPU pool {name}"),
+        serialized_data: serde_json::to_string(&data).expect("workbook JSON"),
+    }
+}
+
+/// Add the Azure Monitor Agent (and, when the spec has no probe of its own, the Application
+/// Health extension probing the collector plus automatic repairs) to the scale set.
+pub(super) fn extend_compute(c: &mut Compute, repair_grace_period: &str) {
+    // settings (authentication.managedIdentity with the identity's id) are spelled by each
+    // emitter: identity.id / resourceId()
+    c.extensions.push(Extension {
+        name: "AzureMonitorLinuxAgent".into(),
+        publisher: "Microsoft.Azure.Monitor",
+        kind: "AzureMonitorLinuxAgent",
+        // 1.x with automatic minor and automatic extension upgrades, as Learn installs it
+        type_handler_version: "1.0",
+        enable_automatic_upgrade: true,
+        settings: Map::new(),
+        provision_after: Vec::new(),
+        comment: Some(
+            "Azure Monitor Agent: ships the GPU collector's JSON lines; signs in with the pool's user-assigned identity (mi_res_id).".into(),
+        ),
+        identity_auth: true,
+    });
+    if c.health.is_none() {
+        let mut settings = Map::new();
+        settings.insert("protocol".into(), Value::String("http".into()));
+        settings.insert("port".into(), Value::from(HEALTH_PORT));
+        settings.insert("requestPath".into(), Value::String(HEALTH_PATH.into()));
+        settings.insert("intervalInSeconds".into(), Value::from(30));
+        settings.insert("numberOfProbes".into(), Value::from(2));
+        let after = c
+            .extensions
+            .iter()
+            .filter(|e| e.kind != "AzureMonitorLinuxAgent")
+            .map(|e| e.name.clone())
+            .collect();
+        c.extensions.push(Extension {
+            name: "HealthExtension".into(),
+            publisher: "Microsoft.ManagedServices",
+            kind: "ApplicationHealthLinux",
+            type_handler_version: "2.0",
+            enable_automatic_upgrade: true,
+            settings,
+            // probe only once the driver (which may reboot the VM) is in place
+            provision_after: after,
+            comment: Some(
+                "Application health from the GPU collector (127.0.0.1): unhealthy when a GPU is missing or nvidia-smi fails; automatic repairs replaces the VM.".into(),
+            ),
+            identity_auth: false,
+        });
+        c.health = Some(Health {
+            grace_period: repair_grace_period.to_string(),
+        });
+    }
+}
+
+/// The pool's identity may publish to the data collection rule, and nothing else.
+pub(super) fn publisher_role() -> super::RoleAssignment {
+    super::RoleAssignment {
+        sym: "identityGpuDcrPublisher",
+        role_name: "Monitoring Metrics Publisher",
+        role_id: MONITORING_METRICS_PUBLISHER,
+        scope: "gpuDcr",
+        principal: "identity",
+        system_identity: false,
+        description:
+            "The pool's identity publishes GPU telemetry through the data collection rule.".into(),
+    }
+}
+
+/// The cloud-init part that installs the collector, its timer and the health responder.
+pub fn install_script(expected_gpus: u32) -> String {
+    assert!(
+        !COLLECTOR.contains("GPUFORM_EOF"),
+        "the collector must not contain the heredoc delimiter"
+    );
+    format!(
+        r#"#!/bin/sh
+# gpuform: GPU collector (nvidia-smi once a minute -> {LOG_PATTERN} -> Azure Monitor Agent)
+# and the health endpoint the Application Health extension probes (127.0.0.1:{HEALTH_PORT}).
+set -eu
+install -d -m 0755 /usr/local/lib/gpuform /var/log/gpuform
+cat > /usr/local/lib/gpuform/gpuform-gpu <<'GPUFORM_EOF'
+{COLLECTOR}GPUFORM_EOF
+chmod 0755 /usr/local/lib/gpuform/gpuform-gpu
+cat > /etc/systemd/system/gpuform-gpu-collect.service <<'GPUFORM_EOF'
+[Unit]
+Description=gpuform GPU sample (nvidia-smi to {LOG_PATTERN})
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/lib/gpuform/gpuform-gpu collect {expected_gpus}
+SuccessExitStatus=1
+GPUFORM_EOF
+cat > /etc/systemd/system/gpuform-gpu-collect.timer <<'GPUFORM_EOF'
+[Unit]
+Description=gpuform GPU sample every minute
+
+[Timer]
+OnBootSec=60s
+OnUnitActiveSec={SAMPLE_SECONDS}s
+AccuracySec=5s
+
+[Install]
+WantedBy=timers.target
+GPUFORM_EOF
+cat > /etc/systemd/system/gpuform-gpu-health.service <<'GPUFORM_EOF'
+[Unit]
+Description=gpuform GPU health endpoint (127.0.0.1:{HEALTH_PORT})
+After=network.target
+
+[Service]
+ExecStart=/usr/local/lib/gpuform/gpuform-gpu serve {HEALTH_PORT}
+Restart=always
+RestartSec=5
+DynamicUser=yes
+ReadOnlyPaths=/
+
+[Install]
+WantedBy=multi-user.target
+GPUFORM_EOF
+systemctl daemon-reload
+systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
+"#
+    )
+}
+
+const BOUNDARY: &str = "==GPUFORM-GPU-MONITORING==";
+
+/// Why the spec's cloud-init cannot be combined with the collector's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeError(pub String);
+
+/// Custom data with the collector: the install script alone, or a cloud-init multipart MIME
+/// archive of the script and the spec's own cloud-init (each part runs as cloud-init would run
+/// it alone; no cloud-config keys are merged, so nothing of the user's file is overridden).
+pub fn custom_data(user: Option<&[u8]>, expected_gpus: u32) -> Result<Vec<u8>, MergeError> {
+    let script = install_script(expected_gpus);
+    let Some(user) = user else {
+        return Ok(script.into_bytes());
+    };
+    let text = std::str::from_utf8(user).map_err(|_| {
+        MergeError("the cloud-init file is not UTF-8 text (gzip?); GPU monitoring adds its own part to it, which needs plain text".into())
+    })?;
+    let first = text.lines().next().unwrap_or_default().trim_end();
+    let kind = if first.starts_with("#cloud-config") {
+        "text/cloud-config"
+    } else if first.starts_with("#!") {
+        "text/x-shellscript"
+    } else if first.starts_with("#cloud-boothook") {
+        "text/cloud-boothook"
+    } else if first.starts_with("#include") {
+        "text/x-include-url"
+    } else if first.starts_with("## template: jinja") {
+        "text/jinja2"
+    } else {
+        return Err(MergeError(format!(
+            "the cloud-init file starts with `{}`; GPU monitoring combines it with its own part as cloud-init multipart MIME, which takes #cloud-config, #! scripts, #cloud-boothook, #include and jinja templates",
+            first.chars().take(40).collect::<String>()
+        )));
+    };
+    if text.contains(BOUNDARY) {
+        return Err(MergeError(format!(
+            "the cloud-init file contains gpuform's MIME boundary `{BOUNDARY}`"
+        )));
+    }
+    let part = |ctype: &str, file: &str, body: &str| {
+        let mut p = format!(
+            "--{BOUNDARY}\nContent-Type: {ctype}; charset=\"utf-8\"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\nContent-Disposition: attachment; filename=\"{file}\"\n\n{body}"
+        );
+        if !p.ends_with('\n') {
+            p.push('\n');
+        }
+        p
+    };
+    let mut out =
+        format!("Content-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\nMIME-Version: 1.0\n\n");
+    out.push_str(&part(kind, "spec-cloud-init", text));
+    out.push_str(&part(
+        "text/x-shellscript",
+        "gpuform-gpu-monitoring.sh",
+        &script,
+    ));
+    out.push_str(&format!("--{BOUNDARY}--\n"));
+    Ok(out.into_bytes())
+}
+
+/// GB a day the table ingests at `vms` VMs of `size` (one row per GPU per minute).
+pub fn ingestion_gb_per_day(vms: f64, gpus_per_vm: u32) -> f64 {
+    let rows = vms * f64::from(gpus_per_vm) * (86_400.0 / f64::from(SAMPLE_SECONDS));
+    rows * f64::from(BYTES_PER_ROW) / 1e9
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// KQL words that are not column references: operators, functions, literals.
+    const KQL_WORDS: &[&str] = &[
+        "where",
+        "and",
+        "or",
+        "not",
+        "summarize",
+        "by",
+        "extend",
+        "project",
+        "avg",
+        "max",
+        "min",
+        "count",
+        "countif",
+        "dcount",
+        "sum",
+        "make_set",
+        "take_any",
+        "strcat",
+        "strcat_array",
+        "round",
+        "bin",
+        "now",
+        "ago",
+        "dayofweek",
+        "hourofday",
+        "datetime_part",
+        "toint",
+        "case",
+        "min_of",
+        "order",
+        "desc",
+        "asc",
+        "startofmonth",
+        "in",
+        "todatetime",
+        "tostring",
+        "type",
+        "h",
+        "m",
+        "d",
+        "true",
+        "false",
+        "source",
+    ];
+
+    /// Identifiers of a KQL query outside string literals, and the names it defines
+    /// (`Name = ...` in extend/summarize/project).
+    fn kql_idents(q: &str) -> (Vec<String>, Vec<String>) {
+        let mut used = Vec::new();
+        let mut defined = Vec::new();
+        let chars: Vec<char> = q.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c == '"' {
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    if chars[i] == '\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            } else if c.is_ascii_alphabetic() || c == '_' {
+                let start = i;
+                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                let word: String = chars[start..i].iter().collect();
+                // `Name =` (not `==`) defines a column
+                let mut j = i;
+                while j < chars.len() && chars[j] == ' ' {
+                    j += 1;
+                }
+                let defines = j < chars.len()
+                    && chars[j] == '='
+                    && chars.get(j + 1).is_some_and(|c| *c != '=');
+                // a number's unit (5m, 1d, 1h) directly after digits
+                let after_digit = start > 0 && chars[start - 1].is_ascii_digit();
+                if defines {
+                    defined.push(word);
+                } else if !after_digit {
+                    used.push(word);
+                }
+            } else {
+                i += 1;
+            }
+        }
+        (used, defined)
+    }
+
+    fn plan_of(example: &str) -> GpuMonitoring {
+        let c = crate::spec::check_file(
+            std::path::Path::new(example),
+            &crate::spec::policy::Policy::default(),
+            PriceTable::embedded(),
+        );
+        let spec = c.spec.as_ref().unwrap();
+        plan(&spec.metadata.name, &spec.spec, c.size().unwrap()).expect("gpu monitoring on")
+    }
+
+    #[test]
+    fn every_alert_query_refers_only_to_declared_columns() {
+        for ex in [
+            "examples/shortvideo-transcode.yaml",
+            "examples/llm-finetune-a100.yaml",
+            "examples/pretrain-nd-h100.yaml",
+            "examples/dev-notebook-t4.yaml",
+        ] {
+            let g = plan_of(ex);
+            let declared: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+            let mut queries: Vec<(String, String)> = g
+                .alerts
+                .iter()
+                .map(|a| (a.name.clone(), a.query.clone()))
+                .collect();
+            queries.push(("transform".into(), g.transform_kql.clone()));
+            for (name, q) in queries {
+                let (used, defined) = kql_idents(&q);
+                assert!(
+                    used.iter().any(|u| u == TABLE || name == "transform"),
+                    "{name}: no table"
+                );
+                for u in &used {
+                    let known = u == TABLE
+                        || KQL_WORDS.contains(&u.as_str())
+                        || declared.contains(&u.as_str())
+                        || defined.contains(u);
+                    assert!(known, "{ex} {name}: `{u}` is not a column of {TABLE}:\n{q}");
+                }
+                // every alert dimension is a column of the result
+                if let Some(a) = g.alerts.iter().find(|a| a.name == name) {
+                    for d in &a.dimensions {
+                        assert!(
+                            defined.iter().any(|x| x == d) || declared.contains(d),
+                            "{name}: dimension {d} is not in the result"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_tokenizer_catches_an_undeclared_column() {
+        let (used, _) = kql_idents("GpuTelemetry_CL | where GpuUtil > 5 and Status == \"Gpu x\"");
+        assert!(used.contains(&"GpuUtil".to_string()));
+        assert!(!used.contains(&"x".to_string()));
+        assert!(!COLUMNS.iter().any(|c| c.name == "GpuUtil"));
+    }
+
+    #[test]
+    fn the_idle_query_follows_the_schedules() {
+        let g = plan_of("examples/shortvideo-transcode.yaml");
+        let q = &g.alerts[0].query;
+        // the evening peak keeps 6 instances: idle ones up to 6 are not waste then
+        assert!(q.contains("case(MinuteOfWeek < "), "{q}");
+        assert!(q.contains(", 6"), "{q}");
+        assert!(q.contains("AvgUtilization < 10"), "{q}");
+        assert!(g.alerts[0].description.contains("/h each"));
+    }
+
+    #[test]
+    fn custom_data_merges_as_multipart_mime() {
+        let user = b"#cloud-config\npackages: [ffmpeg]\n";
+        let out = String::from_utf8(custom_data(Some(user), 1).unwrap()).unwrap();
+        assert!(out.starts_with("Content-Type: multipart/mixed; boundary="));
+        assert!(out.contains("Content-Type: text/cloud-config; charset=\"utf-8\""));
+        assert!(out.contains("packages: [ffmpeg]\n"));
+        assert!(out.contains("Content-Type: text/x-shellscript"));
+        assert!(out.trim_end().ends_with(&format!("--{BOUNDARY}--")));
+        // no user file: the script alone
+        let alone = String::from_utf8(custom_data(None, 8).unwrap()).unwrap();
+        assert!(alone.starts_with("#!/bin/sh\n"));
+        assert!(alone.contains("gpuform-gpu collect 8\n"));
+        // a format cloud-init multipart cannot carry is refused with a reason
+        let err = custom_data(Some(b"Content-Type: multipart/mixed\n"), 1).unwrap_err();
+        assert!(err.0.contains("multipart MIME"), "{}", err.0);
+    }
+
+    #[test]
+    fn ingestion_estimate_states_its_arithmetic() {
+        // 2 VMs x 1 GPU x 1440 rows/day x 400 bytes = 1.152 MB/day
+        let gb = ingestion_gb_per_day(2.0, 1);
+        assert!((gb - 0.001152).abs() < 1e-9, "{gb}");
+    }
+}
