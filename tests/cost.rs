@@ -312,6 +312,37 @@ fn missing_prices_are_reported_not_guessed() {
 }
 
 #[test]
+fn gpu_telemetry_is_priced() {
+    // the fixed pool with GPU monitoring on: 3 VMs x 1 T4, always on
+    let dir = tempfile::tempdir().unwrap();
+    let on = dir.path().join("gpu-on.yaml");
+    std::fs::write(
+        &on,
+        std::fs::read_to_string(FIXED)
+            .unwrap()
+            .replace("gpu: {enabled: false}", "gpu: {enabled: true}"),
+    )
+    .unwrap();
+    let v = json(&[on.to_str().unwrap()]);
+    // 2190 instance-hours x 60 rows/h x 400 bytes = 0.05256 GB x $2.30 = $0.1209
+    for case in ["low", "expected", "high"] {
+        close(
+            amount(&v, "gpu-telemetry-ingestion", case),
+            2190.0 * 60.0 * 400.0 / 1e9 * 2.30,
+        );
+    }
+    // idle (60 min window, every 15 min) $0.50; VRAM and faults (every 5 min) $1.50 each
+    close(amount(&v, "log-alert-gpu-idle", "expected"), 0.50);
+    close(amount(&v, "log-alert-gpu-vram", "expected"), 1.50);
+    close(amount(&v, "log-alert-gpu-faults", "expected"), 1.50);
+    let off = json(&[FIXED]);
+    close(
+        v["totals"]["expected"].as_f64().unwrap() - off["totals"]["expected"].as_f64().unwrap(),
+        2190.0 * 60.0 * 400.0 / 1e9 * 2.30 + 3.50,
+    );
+}
+
+#[test]
 fn fail_above_gate() {
     // expected $1,768.93
     cost(&[FIXED, "--fail-above", "2000"]).code(0);
@@ -835,6 +866,32 @@ fn cost_lines_match_the_rendered_template() {
             alerts.quantity.expected,
             "{at}"
         );
+
+        // GPU monitoring: one ingestion line for the custom table, one line per log alert rule
+        assert_eq!(
+            of("Microsoft.OperationalInsights/workspaces/tables").len(),
+            usize::from(line("gpu-telemetry-ingestion").is_some()),
+            "{at}"
+        );
+        let log_alerts = of("Microsoft.Insights/scheduledQueryRules");
+        assert_eq!(
+            log_alerts.len(),
+            est.lines
+                .iter()
+                .filter(|l| l.id.starts_with("log-alert-gpu-"))
+                .count(),
+            "{at}"
+        );
+        for r in &log_alerts {
+            let name = r["name"].as_str().unwrap();
+            let freq = r["properties"]["evaluationFrequency"].as_str().unwrap();
+            assert!(
+                est.lines
+                    .iter()
+                    .any(|l| l.label == format!("Log search alert rule {name} (every {freq})")),
+                "{at}: {name} is not priced at its frequency {freq}"
+            );
+        }
 
         // messaging: only created namespaces/accounts are billed to this deployment
         let sb = of("Microsoft.ServiceBus/namespaces");

@@ -48,6 +48,9 @@ pub struct FixedPrices {
     pub log_analytics_retention_per_gb_month: f64,
     pub log_analytics_free_retention_days: u32,
     pub metric_alert_monthly: f64,
+    /// Log search alert rule per monitored time series per month, by evaluation frequency.
+    #[serde(default)]
+    pub log_alert_monthly_by_frequency: BTreeMap<String, f64>,
     pub key_vault_per10k_operations: f64,
     /// Operations with an RSA 3072/4096 or EC ("advanced") key.
     pub key_vault_advanced_key_per10k_operations: f64,

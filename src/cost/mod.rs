@@ -487,6 +487,16 @@ pub fn estimate(
     }
 
     fixed_lines(plan, f, opts, &mut lines, &mut missing);
+    if let Some(g) = &plan.gpu {
+        // next to the other monitoring lines
+        let mut gpu_lines = Vec::new();
+        gpu_monitoring_lines(g, &u, f, &mut gpu_lines, &mut missing);
+        let at = lines
+            .iter()
+            .position(|l| l.id == "metric-alerts")
+            .map_or(lines.len(), |i| i + 1);
+        lines.splice(at..at, gpu_lines);
+    }
 
     // totals
     let mut totals = Totals {
@@ -707,6 +717,72 @@ impl From<Fixed<'_>> for Line {
             assumption: f.assumption,
             source: f.unit_price.map(|_| f.source.into()),
         }
+    }
+}
+
+/// GPU telemetry (issue 12): the custom table's ingestion, which follows the instance-hours of
+/// each case, and the three log search alert rules.
+fn gpu_monitoring_lines(
+    g: &crate::plan::gpu_monitoring::GpuMonitoring,
+    u: &usage::Usage,
+    f: &FixedPrices,
+    lines: &mut Vec<Line>,
+    missing: &mut Vec<Missing>,
+) {
+    use crate::plan::gpu_monitoring::{BYTES_PER_ROW, SAMPLE_SECONDS};
+    let rows_per_hour = 3600.0 / f64::from(SAMPLE_SECONDS) * f64::from(g.expected_gpus);
+    let gb = u
+        .instance_hours
+        .map(|h| h * rows_per_hour * f64::from(BYTES_PER_ROW) / 1e9);
+    let price = Some(f.log_analytics_per_gb);
+    lines.push(Line {
+        id: "gpu-telemetry-ingestion".into(),
+        group: "monitoring".into(),
+        label: format!("GPU telemetry ingestion ({})", g.table),
+        unit_price: price,
+        unit: "GB".into(),
+        quantity: gb,
+        amount: gb.map(|q| price.map(|p| p * q)),
+        assumption: format!(
+            "one row per GPU ({} per VM) every {SAMPLE_SECONDS} s for each instance-hour, {BYTES_PER_ROW} bytes a row (21 columns; the JSON keys are not billed)",
+            g.expected_gpus
+        ),
+        source: Some("monitor".into()),
+    });
+    for a in &g.alerts {
+        let unit_price = f
+            .log_alert_monthly_by_frequency
+            .get(a.evaluation_frequency)
+            .copied();
+        if unit_price.is_none() {
+            missing.push(Missing {
+                line: format!("log-alert {}", a.name),
+                price: format!("log alert rule at {}", a.evaluation_frequency),
+                help: "add the frequency to logAlertMonthlyByFrequency in the fixed price table"
+                    .into(),
+            });
+        }
+        // log-alert-gpu-idle, log-alert-gpu-vram, log-alert-gpu-faults
+        let id = format!(
+            "log-alert-gpu-{}",
+            a.name.rsplit_once("-gpu-").map_or("rule", |(_, s)| s)
+        );
+        lines.push(Line::from(Fixed {
+            id: &id,
+            group: "monitoring",
+            label: format!(
+                "Log search alert rule {} (every {})",
+                a.name, a.evaluation_frequency
+            ),
+            unit_price,
+            unit: "rule-month",
+            quantity: 1.0,
+            assumption: format!(
+                "one time series; each {} dimension value that fires adds one",
+                a.dimensions.join("/")
+            ),
+            source: "monitor",
+        }));
     }
 }
 
