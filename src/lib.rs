@@ -15,6 +15,7 @@ pub mod cost;
 pub mod deploy;
 pub mod diag;
 pub mod emit;
+pub mod gpu_report;
 pub mod plan;
 pub mod preflight;
 pub mod report;

@@ -415,3 +415,98 @@ fn windows_pools_render_no_gpu_monitoring() {
     assert!(of_type(&arm, "Microsoft.Insights/scheduledQueryRules").is_empty());
     assert!(arm["outputs"].get("gpuWorkbookId").is_none());
 }
+
+fn export_report(file: &str) -> gpuform::gpu_report::Report {
+    let c = check_file(
+        Path::new("examples/llm-finetune-a100.yaml"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    let text = std::fs::read_to_string(format!("tests/fixtures/gpu/{file}")).unwrap();
+    let samples = gpuform::gpu_report::parse_export(&text).unwrap();
+    gpuform::gpu_report::report(c.spec.as_ref().unwrap(), &samples, PriceTable::embedded())
+}
+
+#[test]
+fn the_export_reader_takes_az_cli_json_rest_json_and_portal_csv() {
+    // az monitor log-analytics query: strings, a health row without memory (skipped)
+    let r = export_report("export-az.json");
+    assert_eq!(r.rows, 3);
+    assert_eq!(r.vms.len(), 2);
+    assert!((r.measured_peak_gib - 72.0).abs() < 1e-9);
+    assert_eq!(r.vms[0].at.as_deref(), Some("2026-12-01T09:01:00Z"));
+    assert!(
+        r.exceeds_declared,
+        "72 GiB measured against gpuMemoryGiB 70"
+    );
+    // the sizes that fit come from the same ranking as vmSize: auto, cheapest first
+    assert_eq!(r.sizes_that_fit[0].size, "Standard_NC24ads_A100_v4");
+    assert!(
+        r.sizes_that_fit
+            .iter()
+            .all(|f| f.gpu_memory_gib.unwrap() >= 72.0)
+    );
+    // the REST answer ({"tables": ...}) with typed cells
+    let r = export_report("export-rest.json");
+    assert!((r.measured_peak_gib - 24.0).abs() < 1e-9);
+    assert!(!r.exceeds_declared);
+    // the portal's CSV ("TimeGenerated [UTC]", quoted dates, CRLF)
+    let r = export_report("export-portal.csv");
+    assert!((r.measured_peak_gib - 34.0).abs() < 1e-9);
+    assert_eq!(r.vms[0].at.as_deref(), Some("12/1/2026, 9:01:00.000 AM"));
+}
+
+#[test]
+fn a_multi_gpu_vm_peak_is_the_sum_of_its_gpus_at_one_time() {
+    let c = check_file(
+        Path::new("examples/pretrain-nd-h100.yaml"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    let mut csv = String::from("TimeGenerated,Computer,GpuIndex,MemoryUsedMiB\n");
+    for t in ["2026-12-01T09:00:00Z", "2026-12-01T09:01:00Z"] {
+        for g in 0..8 {
+            let mib = if t.ends_with("01:00Z") {
+                70_000
+            } else {
+                60_000 + g * 1000
+            };
+            csv.push_str(&format!("{t},pretrain000000,{g},{mib}\n"));
+        }
+    }
+    let samples = gpuform::gpu_report::parse_export(&csv).unwrap();
+    let r = gpuform::gpu_report::report(c.spec.as_ref().unwrap(), &samples, PriceTable::embedded());
+    assert!((r.measured_peak_gib - 8.0 * 70_000.0 / 1024.0).abs() < 1e-6);
+}
+
+#[test]
+fn gpu_report_cli_exit_codes() {
+    let bin = env!("CARGO_BIN_EXE_gpuform");
+    let run = |export: &str| {
+        Command::new(bin)
+            .args([
+                "gpu-report",
+                "examples/llm-finetune-a100.yaml",
+                "--export",
+                export,
+                "--color",
+                "never",
+            ])
+            .output()
+            .unwrap()
+    };
+    let over = run("tests/fixtures/gpu/export-az.json");
+    assert_eq!(
+        over.status.code(),
+        Some(1),
+        "measured peak above gpuMemoryGiB is a finding"
+    );
+    assert!(String::from_utf8_lossy(&over.stdout).contains("workload.gpuMemoryGiB: 72.0"));
+    assert_eq!(
+        run("tests/fixtures/gpu/export-rest.json").status.code(),
+        Some(0)
+    );
+    let bad = run("tests/fixtures/gpu/h100.csv");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no `Computer` column"));
+}

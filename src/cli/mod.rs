@@ -8,6 +8,7 @@ mod azure_args;
 mod common;
 mod cost;
 mod deploy;
+mod gpu_report;
 mod preflight;
 mod render;
 mod schema;
@@ -58,6 +59,8 @@ pub enum Command {
     /// Deploy a spec to a resource group (ARM, Incremental) with progress, or show the changes (--what-if).
     #[command(after_help = DEPLOY_HELP)]
     Deploy(deploy::Args),
+    /// Measured VRAM peak per VM from an export of the GPU telemetry table, against gpuMemoryGiB, and the sizes that fit it.
+    GpuReport(gpu_report::Args),
     /// List the GPU sizes gpuform knows, cheapest first.
     Sizes(sizes::Args),
     /// List the validation rules with their ids and default severities.
@@ -110,6 +113,7 @@ pub fn main() -> i32 {
         Command::Cost(a) => cost::run(a),
         Command::Render(a) => render::run(a),
         Command::Deploy(a) => deploy::run(a),
+        Command::GpuReport(a) => gpu_report::run(a),
     };
     match result {
         Ok(code) => code as i32,
