@@ -546,7 +546,25 @@ fn private_dns_zones_resolve_in_every_cloud() {
 /// aggregation of the supported-metrics table (`gpuform::plan::METRICS`).
 fn metric_problems(o: &Out) -> Vec<String> {
     let mut p = Vec::new();
+    // Learn, "Create or edit a metric alert rule": check every 1, 5, 15, 30 minutes or hour;
+    // a lookback period of 1 minute to 1 day, at least the frequency.
+    const FREQ: &[&str] = &["PT1M", "PT5M", "PT15M", "PT30M", "PT1H"];
+    const WINDOW: &[&str] = &[
+        "PT1M", "PT5M", "PT15M", "PT30M", "PT1H", "PT6H", "PT12H", "P1D",
+    ];
     for al in of(&o.arm, "Microsoft.Insights/metricAlerts") {
+        let f = al["properties"]["evaluationFrequency"]
+            .as_str()
+            .unwrap_or("");
+        let w = al["properties"]["windowSize"].as_str().unwrap_or("");
+        let (fi, wi) = (
+            FREQ.iter().position(|x| *x == f),
+            WINDOW.iter().position(|x| *x == w),
+        );
+        match (fi, wi) {
+            (Some(fi), Some(wi)) if wi >= fi => {}
+            _ => p.push(format!("{}: alert frequency {f} / window {w}", o.at)),
+        }
         for c in al["properties"]["criteria"]["allOf"].as_array().unwrap() {
             let (ns, m, agg) = (
                 c["metricNamespace"].as_str().unwrap_or(""),
