@@ -725,6 +725,11 @@ fn role_problems(o: &Out) -> Vec<String> {
             roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR,
             "Microsoft.Storage/storageAccounts/queueServices/queues",
         ),
+        // GPU monitoring (issue 12): publish through the pool's data collection rule only
+        (
+            gpuform::plan::gpu_monitoring::MONITORING_METRICS_PUBLISHER,
+            "Microsoft.Insights/dataCollectionRules",
+        ),
     ];
     let mut p = Vec::new();
     for ra in of(&o.arm, "Microsoft.Authorization/roleAssignments") {
