@@ -17,6 +17,7 @@ pub mod diag;
 pub mod emit;
 pub mod plan;
 pub mod preflight;
+pub mod quota;
 pub mod report;
 pub mod sizing;
 pub mod spec;

@@ -9,6 +9,7 @@ mod common;
 mod cost;
 mod deploy;
 mod preflight;
+mod quota;
 mod render;
 mod schema;
 mod show;
@@ -58,6 +59,8 @@ pub enum Command {
     /// Deploy a spec to a resource group (ARM, Incremental) with progress, or show the changes (--what-if).
     #[command(after_help = DEPLOY_HELP)]
     Deploy(deploy::Args),
+    /// Request the quota preflight says is missing (Azure Quota API) and follow the requests.
+    Quota(quota::QuotaArgs),
     /// List the GPU sizes gpuform knows, cheapest first.
     Sizes(sizes::Args),
     /// List the validation rules with their ids and default severities.
@@ -110,6 +113,7 @@ pub fn main() -> i32 {
         Command::Cost(a) => cost::run(a),
         Command::Render(a) => render::run(a),
         Command::Deploy(a) => deploy::run(a),
+        Command::Quota(a) => quota::run(a),
     };
     match result {
         Ok(code) => code as i32,
