@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod cli;
 pub mod cost;
 pub mod deploy;
+pub mod destroy;
 pub mod diag;
 pub mod emit;
 pub mod plan;

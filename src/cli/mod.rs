@@ -8,6 +8,7 @@ mod azure_args;
 mod common;
 mod cost;
 mod deploy;
+mod destroy;
 mod preflight;
 mod quota;
 mod render;
@@ -59,6 +60,9 @@ pub enum Command {
     /// Deploy a spec to a resource group (ARM, Incremental) with progress, or show the changes (--what-if).
     #[command(after_help = DEPLOY_HELP)]
     Deploy(deploy::Args),
+    /// Delete what the spec's deployments created (and nothing else in the group), in an order Azure accepts.
+    #[command(after_help = destroy::DESTROY_HELP)]
+    Destroy(destroy::Args),
     /// Request the quota preflight says is missing (Azure Quota API) and follow the requests.
     Quota(quota::QuotaArgs),
     /// List the GPU sizes gpuform knows, cheapest first.
@@ -114,6 +118,7 @@ pub fn main() -> i32 {
         Command::Render(a) => render::run(a),
         Command::Deploy(a) => deploy::run(a),
         Command::Quota(a) => quota::run(a),
+        Command::Destroy(a) => destroy::run(a),
     };
     match result {
         Ok(code) => code as i32,

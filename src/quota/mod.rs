@@ -141,9 +141,10 @@ fn read_state(body: &Value) -> Option<(State, Option<String>)> {
                 .as_ref()
                 .and_then(|e| e.code.as_deref())
                 .is_some_and(|c| c.eq_ignore_ascii_case("ContactSupport"))
-                || message
-                    .as_deref()
-                    .is_some_and(|m| m.to_ascii_lowercase().contains("support"));
+                || p.message
+                    .iter()
+                    .chain(p.error.as_ref().and_then(|e| e.message.as_ref()))
+                    .any(|m| m.to_ascii_lowercase().contains("contact support"));
             Some((
                 if support {
                     State::Escalated
