@@ -22,6 +22,7 @@ pub mod quota;
 pub mod report;
 pub mod sizing;
 pub mod spec;
+pub mod status;
 
 /// `gpuform/<version>`, also the HTTP user agent.
 pub const USER_AGENT: &str = concat!("gpuform/", env!("CARGO_PKG_VERSION"));

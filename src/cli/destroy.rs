@@ -1,6 +1,9 @@
 //! `gpuform destroy`: list what the spec's deployments created, confirm, delete it in order with
 //! progress, and summarise (the work is in `crate::destroy`).
 
+// `ArmError` carries the whole error tree; it is built once per failed call.
+#![allow(clippy::result_large_err)]
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -15,6 +15,7 @@ mod render;
 mod schema;
 mod show;
 mod sizes;
+mod status;
 mod validate;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -60,6 +61,9 @@ pub enum Command {
     /// Deploy a spec to a resource group (ARM, Incremental) with progress, or show the changes (--what-if).
     #[command(after_help = DEPLOY_HELP)]
     Deploy(deploy::Args),
+    /// Show a running pool: instances, autoscale, queue, evictions, scale actions, alerts, cost (read-only).
+    #[command(after_help = status::STATUS_HELP)]
+    Status(status::Args),
     /// Delete what the spec's deployments created (and nothing else in the group), in an order Azure accepts.
     #[command(after_help = destroy::DESTROY_HELP)]
     Destroy(destroy::Args),
@@ -119,6 +123,7 @@ pub fn main() -> i32 {
         Command::Deploy(a) => deploy::run(a),
         Command::Quota(a) => quota::run(a),
         Command::Destroy(a) => destroy::run(a),
+        Command::Status(a) => status::run(a),
     };
     match result {
         Ok(code) => code as i32,

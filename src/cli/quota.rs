@@ -1,6 +1,9 @@
 //! `gpuform quota request`: preflight the spec's region live, then file the missing quota
 //! through the Azure Quota API and follow each request (the work is in `crate::quota`).
 
+// `ArmError` carries the whole error tree; it is built once per failed call.
+#![allow(clippy::result_large_err)]
+
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;

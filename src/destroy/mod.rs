@@ -14,6 +14,9 @@
 //! only when every resource is gone, so a run that fails half-way is resumed by running destroy
 //! again: what is gone already answers 404 and counts as done.
 
+// `ArmError` carries the whole error tree; it is built once per failed call.
+#![allow(clippy::result_large_err)]
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

@@ -8,6 +8,9 @@
 //! `Failed`/`Invalid` (denied; `ContactSupport` means it needs a support ticket), or stays
 //! `InProgress` longer than gpuform waits.
 
+// `ArmError` carries the whole error tree; it is built once per failed call.
+#![allow(clippy::result_large_err)]
+
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
