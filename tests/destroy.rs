@@ -82,6 +82,8 @@ struct State {
     accepted: HashSet<String>,
     /// the deployment is still running
     running: bool,
+    /// PATCH bodies of VMs (the data disks' deleteOption)
+    patches: Vec<Value>,
 }
 
 #[derive(Clone)]
@@ -112,7 +114,40 @@ impl Respond for Group {
                 ResponseTemplate::new(200)
             };
         }
+        let vm_ids: Vec<String> = (0..2)
+            .map(|i| {
+                format!(
+                    "{}/Microsoft.Compute/virtualMachines/vmss-shortvideo-transcode_{i:08x}",
+                    rgp()
+                )
+            })
+            .collect();
         match r.method.as_str() {
+            // the scale set's instances (Flexible: the virtualMachines list, filtered)
+            "GET" if k.ends_with("/providers/microsoft.compute/virtualmachines") => {
+                let value: Vec<Value> = vm_ids
+                    .iter()
+                    .map(|id| json!({"id": id, "name": id.rsplit('/').next(), "properties": {}}))
+                    .collect();
+                ResponseTemplate::new(200).set_body_json(json!({"value": value}))
+            }
+            "GET" if k.contains("/microsoft.compute/virtualmachines/") => {
+                let detached = s
+                    .patches
+                    .iter()
+                    .any(|p| p["path"].as_str() == Some(k.as_str()));
+                let option = if detached { "Detach" } else { "Delete" };
+                ResponseTemplate::new(200).set_body_json(json!({"id": r.url.path(), "properties": {"storageProfile": {
+                    "osDisk": {"createOption": "FromImage", "deleteOption": "Delete"},
+                    "dataDisks": [{"lun": 0, "createOption": "Empty", "diskSizeGB": 256, "caching": "ReadOnly", "deleteOption": option,
+                        "managedDisk": {"storageAccountType": "Premium_LRS", "id": format!("{}/Microsoft.Compute/disks/data-{}", rgp(), k.rsplit('/').next().unwrap())}}]}}}))
+            }
+            "PATCH" => {
+                let body: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+                s.patches.push(json!({"path": k, "body": body}));
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"properties": {"provisioningState": "Succeeded"}}))
+            }
             "GET" if k.ends_with("/providers/microsoft.resources/deployments") => {
                 let dep = format!("{}/microsoft.resources/deployments/{}", rgp(), DEPLOYMENT)
                     .to_ascii_lowercase();
@@ -436,7 +471,7 @@ fn a_running_deployment_stops_destroy_before_anything_is_deleted() {
 }
 
 #[test]
-fn keep_data_keeps_the_vault_with_its_keys_and_diagnostics() {
+fn keep_data_keeps_the_vault_and_detaches_the_instances_data_disks() {
     let fake = FakeAzure::start();
     fake.mount_token();
     let state = fake_group(&fake);
@@ -455,7 +490,24 @@ fn keep_data_keeps_the_vault_with_its_keys_and_diagnostics() {
         stderr.contains(&format!("keep  Microsoft.KeyVault/vaults {VAULT}")),
         "{stderr}"
     );
-    assert!(stdout.contains("2 kept"), "{stdout}");
+    assert!(
+        stdout.contains("2 kept and 2 data disks detached and kept"),
+        "{stdout}"
+    );
+    // every instance's data disks were switched to Detach before the scale set was deleted
+    let st = state.lock().unwrap();
+    assert_eq!(st.patches.len(), 2);
+    for p in &st.patches {
+        assert_eq!(
+            p["body"]["properties"]["storageProfile"]["dataDisks"][0]["deleteOption"], "Detach",
+            "{p}"
+        );
+        assert_eq!(
+            p["body"]["properties"]["storageProfile"]["dataDisks"][0]["lun"],
+            0
+        );
+    }
+    drop(st);
     // the role assignment on the vault (its identity goes) is deleted
     assert!(
         order

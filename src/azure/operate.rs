@@ -267,6 +267,50 @@ impl Arm {
         }
     }
 
+    /// Set `deleteOption: Detach` on every data disk of a VM (PATCH with the VM's own
+    /// `storageProfile.dataDisks`), so deleting the VM (its scale set) leaves the disks.
+    /// Returns how many disks, and the long-running operation to follow if ARM answered 202/201.
+    pub async fn detach_data_disks(
+        &self,
+        vm_id: &str,
+    ) -> Result<(usize, Option<Accepted>), ArmError> {
+        let Some(vm) = self.get_resource(vm_id, VMS_API).await? else {
+            return Ok((0, None));
+        };
+        let mut disks = vm
+            .pointer("/properties/storageProfile/dataDisks")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if disks.is_empty()
+            || disks
+                .iter()
+                .all(|d| d.get("deleteOption").and_then(Value::as_str) == Some("Detach"))
+        {
+            return Ok((disks.len(), None));
+        }
+        for d in &mut disks {
+            if let Some(o) = d.as_object_mut() {
+                o.insert("deleteOption".into(), json!("Detach"));
+            }
+        }
+        let op = Op::new(
+            format!("keep the data disks of {vm_id} when it is deleted (deleteOption Detach)"),
+            "Microsoft.Compute/virtualMachines/write (e.g. Contributor on the resource group)",
+        );
+        let url = self.client.url(&path_of(vm_id), VMS_API, &[]);
+        let body = json!({"properties": {"storageProfile": {"dataDisks": disks}}});
+        let res = self.client.send(&op, Verb::Patch, url, Some(&body)).await?;
+        let accepted = (res.async_operation.is_some() || res.status == 202).then(|| Accepted {
+            status: res.status,
+            body: serde_json::from_slice(&res.body).unwrap_or(Value::Null),
+            async_operation: res.async_operation,
+            location: res.location,
+            retry_after: res.retry_after,
+        });
+        Ok((disks.len(), accepted))
+    }
+
     /// `properties.provisioningState` of a deleted vault, or `None` when no deleted vault of
     /// that name exists (`GET .../locations/{l}/deletedVaults/{name}`, Key Vault 2024-11-01).
     pub async fn deleted_vault(
@@ -300,6 +344,8 @@ fn path_of(id: &str) -> String {
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Vm {
+    #[serde(default)]
+    pub id: String,
     #[serde(default)]
     pub name: String,
     #[serde(default, deserialize_with = "null_default")]

@@ -42,7 +42,8 @@ pub struct Args {
     /// Delete without asking (required when stdin is not a terminal, e.g. in pipelines).
     #[arg(long, short = 'y')]
     pub yes: bool,
-    /// Keep the Key Vault (with its keys and diagnostic settings) and managed disks.
+    /// Keep the Key Vault (with its keys and diagnostic settings) and the data disks (a Flexible
+    /// set's instances get deleteOption Detach first).
     #[arg(long)]
     pub keep_data: bool,
     /// Also delete what this deployment created (a deploy run with --name; repeatable).
@@ -202,9 +203,19 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         );
     }
     eprintln!("  everything else in {rg}, and the group itself, is left alone");
-    if args.keep_data && !plan.compute.data_disks.is_empty() {
+    let detach = args.keep_data
+        && !plan.compute.data_disks.is_empty()
+        && live.iter().any(|t| {
+            t.resource_type
+                .eq_ignore_ascii_case("Microsoft.Compute/virtualMachineScaleSets")
+        });
+    if detach && plan.compute.flexible {
         eprintln!(
-            "destroy: note: the scale set's data disks are created with deleteOption Delete and go with their instances; snapshot them first (az snapshot create) to keep their data"
+            "  keep  the instances' data disks (--keep-data: set to deleteOption Detach before the scale set goes)"
+        );
+    } else if detach {
+        eprintln!(
+            "destroy: note: a Uniform scale set's data disks go with their instances (their deleteOption is in the scale set model); snapshot them first (az snapshot create) to keep their data"
         );
     }
     if !args.yes
@@ -219,6 +230,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 
     // ---- deleting (Ctrl-C: what has started finishes in Azure; destroy again resumes)
     let mut results: Vec<Deletion> = Vec::new();
+    let mut kept_disks = 0usize;
     let work = async {
         let mut stages: Vec<u8> = live.iter().map(|t| t.stage).collect();
         stages.dedup();
@@ -237,6 +249,51 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     });
                 }
                 continue;
+            }
+            if detach
+                && plan.compute.flexible
+                && batch.iter().any(|t| {
+                    t.resource_type
+                        .eq_ignore_ascii_case("Microsoft.Compute/virtualMachineScaleSets")
+                })
+            {
+                match destroy::keep_instance_disks(arm, &rg, &plan.compute.name, polling).await {
+                    Ok(n) => {
+                        kept_disks = n;
+                        eprintln!(
+                            "destroy: {n} data disks of the instances set to deleteOption Detach; they stay in {rg}"
+                        );
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "destroy: FAILED to keep the instances' data disks: {}; the scale set was not deleted",
+                            e.summary()
+                        );
+                        results.push(Deletion {
+                            id: format!("/subscriptions/{}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets/{}", session.subscription, plan.compute.name),
+                            resource_type: "Microsoft.Compute/virtualMachineScaleSets".into(),
+                            name: plan.compute.name.clone(),
+                            result: "failed",
+                            error: Some(e),
+                            seconds: 0.0,
+                        });
+                        failed = true;
+                        for t in batch.iter().filter(|t| {
+                            !t.resource_type
+                                .eq_ignore_ascii_case("Microsoft.Compute/virtualMachineScaleSets")
+                        }) {
+                            results.push(Deletion {
+                                id: t.id.clone(),
+                                resource_type: t.resource_type.clone(),
+                                name: t.name.clone(),
+                                result: "notAttempted",
+                                error: None,
+                                seconds: 0.0,
+                            });
+                        }
+                        continue;
+                    }
+                }
             }
             for t in &batch {
                 eprintln!("destroy: deleting {}", label(t));
@@ -360,6 +417,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 "deleted": deleted, "alreadyGone": already, "failed": failed, "notAttempted": skipped,
                 "results": results,
                 "kept": inv.keep,
+                "keptDataDisks": kept_disks,
                 "notes": notes,
             }))
             .expect("serialises")
@@ -368,7 +426,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             let mut s = format!(
                 "{}: {deleted} deleted, {already} already gone, {failed} failed, {skipped} not attempted{}\n",
                 if ok { "destroyed" } else { "destroy incomplete" },
-                if inv.keep.is_empty() { String::new() } else { format!(", {} kept", inv.keep.len()) }
+                if inv.keep.is_empty() && kept_disks == 0 {
+                    String::new()
+                } else if kept_disks == 0 {
+                    format!(", {} kept", inv.keep.len())
+                } else {
+                    format!(", {} kept and {kept_disks} data disks detached and kept", inv.keep.len())
+                }
             );
             for d in results.iter().filter(|d| d.result == "failed") {
                 s.push_str(&format!("  failed: {} {}\n", d.resource_type, d.name));

@@ -367,6 +367,27 @@ pub async fn delete_one(arm: &Arm, t: &Target, api: &str, polling: Polling) -> D
     }
 }
 
+/// `--keep-data` on a Flexible scale set: switch every instance's data disks to
+/// `deleteOption: Detach` before the scale set goes, so the disks stay in the group. Returns the
+/// number of disks kept.
+pub async fn keep_instance_disks(
+    arm: &Arm,
+    rg: &str,
+    vmss: &str,
+    polling: Polling,
+) -> Result<usize, ArmError> {
+    let vms = arm.pool_vms(rg, vmss, true).await?;
+    let mut kept = 0;
+    for vm in vms.iter().filter(|v| !v.id.is_empty()) {
+        let (n, accepted) = arm.detach_data_disks(&vm.id).await?;
+        if let Some(a) = accepted {
+            follow(arm, &format!("update {}", vm.name), &a, polling).await?;
+        }
+        kept += n;
+    }
+    Ok(kept)
+}
+
 /// Which of `targets` exist now (GET each; an error counts as existing, the DELETE will tell).
 pub async fn existing(
     arm: &Arm,
