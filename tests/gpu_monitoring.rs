@@ -510,3 +510,22 @@ fn gpu_report_cli_exit_codes() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("no `Computer` column"));
 }
+
+#[test]
+fn destroy_removes_the_gpu_alerts_and_association_before_what_they_use() {
+    use gpuform::destroy::stage;
+    for t in [
+        "Microsoft.Insights/scheduledQueryRules",
+        "Microsoft.Insights/workbooks",
+        "Microsoft.Insights/dataCollectionRuleAssociations",
+    ] {
+        assert_eq!(stage(t), 0, "{t}");
+    }
+    assert!(
+        stage("Microsoft.Insights/dataCollectionRules")
+            > stage("Microsoft.Insights/dataCollectionRuleAssociations")
+    );
+    assert!(
+        stage("Microsoft.Insights/actionGroups") > stage("Microsoft.Insights/scheduledQueryRules")
+    );
+}
