@@ -145,7 +145,8 @@ fn two_schedules_across_time_zones() {
     let v = json(&[TWO_ZONES]);
     // europe-day 08:00-18:00 W. Europe (UTC+1) = 07:00-17:00 UTC, Mon-Fri: 10 h × 5 = 50 h/week
     // us-day 09:00-17:00 Pacific (UTC-8) = 17:00-01:00 UTC, Mon-Fri: 8 h × 5 = 40 h/week
-    // (it starts when europe-day's restore profile does; the later profile wins)
+    // (it starts at the instant europe-day ends, so no restore profile is emitted there: Azure
+    // would apply only the first of two profiles starting at one minute)
     // default (1 VM) the remaining 168 - 90 = 78 h/week
     let profiles = v["profiles"].as_array().unwrap();
     let hours = |name: &str| {
@@ -155,7 +156,10 @@ fn two_schedules_across_time_zones() {
     };
     close(hours("europe-day"), 50.0);
     close(hours("us-day"), 40.0);
-    close(hours("europe-day (end)"), 0.0);
+    assert!(
+        profiles.iter().all(|p| p["name"] != "europe-day (end)"),
+        "{profiles:?}"
+    );
     let rest: f64 = profiles
         .iter()
         .filter(|p| p["name"] != "europe-day" && p["name"] != "us-day")
@@ -174,6 +178,45 @@ fn two_schedules_across_time_zones() {
     close(amount(&v, "disk-os", "expected"), 358.0 / 168.0 * 19.71);
     // both schedules scale up: nothing to save by removing them
     assert_eq!(lever(&v, "schedules")["status"], "not-applicable");
+}
+
+/// windows-viz (issue 9 item 2): `evening-on-call` starts where `office-hours` ends (Mon-Fri
+/// 18:30 W. Europe). The estimate prices the two on-call seats for 3.5 h each weekday, and no
+/// restore profile takes their place.
+#[test]
+fn windows_viz_prices_the_on_call_seats() {
+    let v = json(&["examples/windows-viz-nv.yaml"]);
+    let profiles = v["profiles"].as_array().unwrap();
+    let profile = |name: &str| {
+        profiles
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no profile {name}: {profiles:?}"))
+    };
+    assert!(
+        profiles.iter().all(|p| p["name"] != "office-hours (end)"),
+        "{profiles:?}"
+    );
+    // 18:30-22:00 Mon-Fri = 17.5 h/week at 2 seats
+    close(
+        profile("evening-on-call")["hoursPerWeek"].as_f64().unwrap(),
+        17.5,
+    );
+    close(
+        profile("evening-on-call")["instanceHours"]["expected"]
+            .as_f64()
+            .unwrap(),
+        2.0 * 17.5 * 730.0 / 168.0,
+    );
+    // 07:30-18:30 Mon-Fri = 55 h at 10 seats; the rest of the week at 0
+    close(
+        profile("office-hours")["hoursPerWeek"].as_f64().unwrap(),
+        55.0,
+    );
+    close(
+        v["instanceHours"]["expected"].as_f64().unwrap(),
+        (10.0 * 55.0 + 2.0 * 17.5) * 730.0 / 168.0,
+    );
 }
 
 #[test]

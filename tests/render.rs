@@ -938,3 +938,88 @@ proptest! {
         prop_assert!(!escaped.contains('\n') && !escaped.contains('\r'));
     }
 }
+
+/// The autoscale profiles of a rendered ARM template.
+fn autoscale_profiles(r: &Rendered) -> Vec<Value> {
+    let arm: Value = serde_json::from_str(file(r, "azuredeploy.json")).unwrap();
+    arm["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|res| res["type"] == "Microsoft.Insights/autoscaleSettings")
+        .flat_map(|res| res["properties"]["profiles"].as_array().unwrap().clone())
+        .collect()
+}
+
+/// Contract (issue 9 item 2): no two recurring profiles of a rendered autoscale setting start at
+/// the same instant. Where they do, Azure uses only the first applicable profile, so the other
+/// one never applies. Compared in UTC (standard offsets) across time zones.
+#[test]
+fn no_two_rendered_profiles_start_at_the_same_instant() {
+    let days = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    let mut checked_profiles = 0;
+    for path in all_specs() {
+        let r = render_file(&path);
+        let mut seen: BTreeMap<i64, String> = BTreeMap::new();
+        for p in autoscale_profiles(&r) {
+            let Some(s) = p["recurrence"].get("schedule") else {
+                continue;
+            };
+            let tz = s["timeZone"].as_str().unwrap();
+            let offset = i64::from(
+                gpuform::spec::timezones::offset_minutes(tz)
+                    .unwrap_or_else(|| panic!("{}: unknown time zone {tz}", path.display())),
+            );
+            for d in s["days"].as_array().unwrap() {
+                let day = days.iter().position(|x| d == *x).unwrap() as i64;
+                for h in s["hours"].as_array().unwrap() {
+                    for m in s["minutes"].as_array().unwrap() {
+                        let local = day * 1440 + h.as_i64().unwrap() * 60 + m.as_i64().unwrap();
+                        let utc = (local - offset).rem_euclid(7 * 1440);
+                        let name = p["name"].as_str().unwrap().to_string();
+                        if let Some(other) = seen.insert(utc, name.clone()) {
+                            panic!(
+                                "{}: profiles `{other}` and `{name}` both start at {d} {h}:{m} {tz}",
+                                path.display()
+                            );
+                        }
+                        checked_profiles += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked_profiles > 10, "no recurring profile was checked");
+}
+
+/// windows-viz: `office-hours` ends at 18:30 where `evening-on-call` starts. No restore profile
+/// may start there (Azure would apply it instead of the on-call seats).
+#[test]
+fn windows_viz_renders_no_restore_profile_at_the_on_call_start() {
+    let r = render_file(&root().join("examples/windows-viz-nv.yaml"));
+    let profiles = autoscale_profiles(&r);
+    let names: Vec<&str> = profiles
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"office-hours (end)"), "{names:?}");
+    let at_1830: Vec<&str> = profiles
+        .iter()
+        .filter(|p| {
+            p["recurrence"]["schedule"]["hours"] == serde_json::json!([18])
+                && p["recurrence"]["schedule"]["minutes"] == serde_json::json!([30])
+        })
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(at_1830, ["evening-on-call"]);
+    // the evening's end still restores the default limits (zero seats at night)
+    assert!(names.contains(&"evening-on-call (end)"), "{names:?}");
+}

@@ -268,6 +268,13 @@ pub const RULES: &[Rule] = &[
         "Autoscale applies one profile at a time: the later start wins and the earlier schedule's end profile cuts the other short.",
     ),
     r(
+        "schedule-same-start",
+        E,
+        "autoscale",
+        "Two schedules (or a schedule and autoShutdown) start at the same instant",
+        "Where two autoscale profiles start at the same minute Azure uses only the first applicable one, so one of the two would never apply. Start them at different times (time zones are compared in UTC).",
+    ),
+    r(
         "autoscale-profile-limit",
         E,
         "autoscale",

@@ -125,6 +125,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     check_shutdown(ctx, out);
+    check_same_start(ctx, out);
     let Some(a) = &s.autoscale else {
         return;
     };
@@ -274,6 +275,40 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("write durations like PT5M or PT1H"),
             ),
         }
+    }
+}
+
+/// Two profiles that start at one instant: Azure applies only the first (issue 9 item 2).
+fn check_same_start(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let s = &ctx.spec.spec;
+    let name = |w: schedule::Starter| match w {
+        schedule::Starter::Schedule(i) => format!(
+            "schedule `{}`",
+            s.autoscale
+                .as_ref()
+                .map_or("", |a| a.schedules[i].name.as_str())
+        ),
+        schedule::Starter::AutoShutdown => "autoShutdown".to_string(),
+    };
+    let at = |w: schedule::Starter| match w {
+        schedule::Starter::Schedule(i) => format!("/spec/autoscale/schedules/{i}/start"),
+        schedule::Starter::AutoShutdown => "/spec/autoShutdown/time".to_string(),
+    };
+    for (a, b, day) in schedule::same_start_conflicts(s) {
+        out.push(
+            Diagnostic::new(
+                "schedule-same-start",
+                format!(
+                    "{} and {} start at the same instant (on {} and maybe other days)",
+                    name(a),
+                    name(b),
+                    day.as_str()
+                ),
+            )
+            .at(at(b))
+            .label("the same minute (compared in UTC)")
+            .help("Azure applies only the first of two profiles that start at the same minute: start one of them at another time, or merge them"),
+        );
     }
 }
 
