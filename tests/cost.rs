@@ -219,6 +219,36 @@ fn windows_viz_prices_the_on_call_seats() {
     );
 }
 
+/// The dev box (issue 9 item 6): compute for the hours the schedule runs it (11 h × 5 working
+/// days), its disks for the whole month, and a note that says so.
+#[test]
+fn dev_box_pays_running_hours_and_its_disks_all_month() {
+    let v = json(&["examples/dev-notebook-t4.yaml"]);
+    // 08:00-19:00 Mon-Fri = 55 h/week = 55 × 730/168 = 238.99 h/month
+    let running = 55.0 * 730.0 / 168.0;
+    close(v["instanceHours"]["expected"].as_f64().unwrap(), running);
+    close(v["instanceHours"]["high"].as_f64().unwrap(), running);
+    // Standard_NC4as_T4_v3 Linux westeurope $0.658/h
+    close(amount(&v, "compute-regular", "expected"), running * 0.658);
+    // P10 $19.71/month, all month, in every case
+    for case in ["low", "expected", "high"] {
+        close(amount(&v, "disk-os", case), 19.71);
+    }
+    assert_eq!(line(&v, "disk-os")["quantity"]["expected"], 730.0);
+    let notes: Vec<&str> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with("dev box:")
+            && n.contains("still pays for its OS and data disks")
+            && n.contains("runs 239 h/month")),
+        "{notes:?}"
+    );
+}
+
 #[test]
 fn spot_mix() {
     let v = json(&[SPOT]);
@@ -447,24 +477,28 @@ fn prices_file_errors_are_usage_errors() {
     cost(&[FIXED, "--prices", "/nonexistent/prices.json"]).code(2);
 }
 
-/// The table for the transcoding example, byte for byte (`GPUFORM_BLESS=1` rewrites it).
+/// The tables of the transcoding, visualization and dev box examples, byte for byte
+/// (`GPUFORM_BLESS=1` rewrites them).
 #[test]
 fn transcode_example_golden() {
-    for (format, file) in [
-        ("table", "shortvideo-transcode.txt"),
-        ("markdown", "shortvideo-transcode.md"),
+    for (spec, format, file) in [
+        ("shortvideo-transcode", "table", "shortvideo-transcode.txt"),
+        (
+            "shortvideo-transcode",
+            "markdown",
+            "shortvideo-transcode.md",
+        ),
+        // the on-call seats after office hours (issue 9 item 2)
+        ("windows-viz-nv", "table", "windows-viz-nv.txt"),
+        // the dev box: running hours from its schedule, disks all month (issue 9 item 6)
+        ("dev-notebook-t4", "table", "dev-notebook-t4.txt"),
     ] {
-        let out = cost(&[
-            "examples/shortvideo-transcode.yaml",
-            "--format",
-            format,
-            "--color",
-            "never",
-        ])
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        let spec = format!("examples/{spec}.yaml");
+        let out = cost(&[&spec, "--format", format, "--color", "never"])
+            .success()
+            .get_output()
+            .stdout
+            .clone();
         let text = String::from_utf8(out).unwrap();
         let path = Path::new("tests/golden/cost").join(file);
         if std::env::var_os("GPUFORM_BLESS").is_some() {
@@ -736,7 +770,7 @@ fn vm_size_auto_prices_the_size_render_emits() {
         .clone();
     let bicep = String::from_utf8(bicep).unwrap();
     assert!(
-        bicep.contains("name: 'Standard_NC4as_T4_v3'"),
+        bicep.contains("vmSize: 'Standard_NC4as_T4_v3'"),
         "render's choice changed; update this test"
     );
     let v = json(&[DEV, "--prices", PRICIER]);
@@ -824,12 +858,24 @@ fn cost_lines_match_the_rendered_template() {
         let lines_ending =
             |suffix: &str| est.lines.iter().filter(|l| l.id.ends_with(suffix)).count();
 
-        // the scale set: size, Spot, disks
+        // the scale set (or the dev box VM): size, Spot, disks
         let vmss = of("Microsoft.Compute/virtualMachineScaleSets");
-        assert_eq!(vmss.len(), 1, "{at}");
-        let vmss = vmss[0];
-        assert_eq!(vmss["sku"]["name"], est.vm_size.as_str(), "{at}");
-        let vm = &vmss["properties"]["virtualMachineProfile"];
+        let vms = of("Microsoft.Compute/virtualMachines");
+        assert_eq!(vmss.len() + vms.len(), 1, "{at}");
+        let vm = if let Some(vmss) = vmss.first() {
+            assert_eq!(vmss["sku"]["name"], est.vm_size.as_str(), "{at}");
+            &vmss["properties"]["virtualMachineProfile"]
+        } else {
+            let vm = &vms[0]["properties"];
+            assert_eq!(
+                vm["hardwareProfile"]["vmSize"],
+                est.vm_size.as_str(),
+                "{at}"
+            );
+            // a stopped dev box keeps its disks: billed for the whole month
+            assert_eq!(line("disk-os").unwrap().quantity.low, 730.0, "{at}");
+            vm
+        };
         assert_eq!(
             vm["priority"] == "Spot",
             line("compute-spot").is_some(),

@@ -317,6 +317,24 @@ fn check_shutdown(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     check_zone(&sd.time_zone, "/spec/autoShutdown/timeZone", out);
+    let s = &ctx.spec.spec;
+    if !crate::plan::devbox::applies(s) {
+        let why = if s.capacity.max > 1 {
+            format!("capacity.max is {}", s.capacity.max)
+        } else {
+            "the spec has `autoscale`".to_string()
+        };
+        out.push(
+            Diagnostic::new(
+                "auto-shutdown-pool",
+                format!("autoShutdown scales this pool's scale set to zero ({why}): its instances and their disks are deleted every evening"),
+            )
+            .at("/spec/autoShutdown")
+            .severity(Severity::Warning)
+            .label("deleted, not stopped")
+            .help("for a dev box whose disks must survive the night use `capacity.max: 1` without `autoscale` (a VM that is deallocated and started on schedule); for stateless workers turn this rule off in the policy"),
+        );
+    }
     if sd.time == sd.start_time {
         out.push(
             Diagnostic::new(
