@@ -93,6 +93,22 @@ pub struct Start {
     pub api_version: &'static str,
 }
 
+impl DevBox {
+    /// One line on what the spec renders, for `gpuform show` and `validate --explain`.
+    pub fn describe(&self) -> String {
+        format!(
+            "autoShutdown on one instance: a dev box VM {} (no scale set, no autoscale), deallocated at {} by the DevTest Labs schedule {} and started at {} on {} by the Logic App {} ({}); stopping keeps its OS and data disks",
+            self.vm_name,
+            self.shutdown.time_label,
+            self.shutdown.name,
+            self.start.time_label,
+            self.start.week_days.join(", "),
+            self.start.workflow_name,
+            self.start.time_zone,
+        )
+    }
+}
+
 pub(super) fn plan(name: &str, s: &WorkloadSpec, compute: &Compute) -> Option<DevBox> {
     if !applies(s) {
         return None;

@@ -47,6 +47,21 @@ pub struct Existing {
 }
 
 impl Existing {
+    /// A dev box that is already deployed: its one VM (Spot or regular) counts as in use.
+    pub fn from_vm(name: &str, vm: &crate::azure::deployments::VirtualMachine) -> Existing {
+        let spot = vm
+            .properties
+            .as_ref()
+            .and_then(|p| p.priority.as_deref())
+            .is_some_and(|p| p.eq_ignore_ascii_case("Spot") || p.eq_ignore_ascii_case("Low"));
+        Existing {
+            name: name.to_string(),
+            region: vm.location.trim().to_ascii_lowercase().replace(' ', ""),
+            regular: u32::from(!spot),
+            spot: u32::from(spot),
+        }
+    }
+
     /// Split the scale set's instances by its own priority mix policy (the spec's numbers fill
     /// in what it leaves out); without one, all of them run at the profile's priority.
     pub fn from_scale_set(name: &str, set: &ScaleSet, spec: &Capacity) -> Existing {
@@ -104,6 +119,9 @@ pub struct Plan {
     pub encryption_at_host: bool,
     pub accelerated_networking: bool,
     pub trusted_launch: bool,
+    /// A dev box (`autoShutdown` on one instance): one standalone VM, no scale set
+    /// ([`crate::plan::devbox`]).
+    pub dev_box: bool,
     pub providers: Vec<&'static str>,
     pub key_vault: Option<String>,
     pub allowed_regions: Option<Vec<String>>,
@@ -134,6 +152,12 @@ impl Plan {
         ];
         if s.monitoring.budget.is_some() {
             providers.push("Microsoft.Consumption");
+        }
+        let dev_box = crate::plan::devbox::applies(s);
+        if dev_box {
+            // the shutdown schedule and the start workflow
+            providers.push("Microsoft.DevTestLab");
+            providers.push("Microsoft.Logic");
         }
         if let Some(q) = s.autoscale.as_ref().and_then(|a| a.queue.as_ref()) {
             if q.service_bus.is_some() {
@@ -173,6 +197,7 @@ impl Plan {
             encryption_at_host: s.security.encryption_at_host,
             accelerated_networking: s.compute.accelerated_networking,
             trusted_launch: s.compute.security_type == SecurityType::TrustedLaunch,
+            dev_box,
             providers,
             key_vault: s.security.key_vault.name.clone(),
             allowed_regions: s
