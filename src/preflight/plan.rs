@@ -220,3 +220,22 @@ impl Plan {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_existing_dev_box_counts_as_one_vm_of_its_priority() {
+        let vm: crate::azure::deployments::VirtualMachine = serde_json::from_value(
+            serde_json::json!({"location": "West Europe", "properties": {"priority": "Spot"}}),
+        )
+        .unwrap();
+        let x = Existing::from_vm("vm-dev", &vm);
+        assert_eq!((x.region.as_str(), x.regular, x.spot), ("westeurope", 0, 1));
+        let vm: crate::azure::deployments::VirtualMachine =
+            serde_json::from_value(serde_json::json!({"location": "westeurope"})).unwrap();
+        let x = Existing::from_vm("vm-dev", &vm);
+        assert_eq!((x.regular, x.spot), (1, 0));
+    }
+}

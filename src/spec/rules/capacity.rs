@@ -87,7 +87,11 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
             );
         }
-        if c.eviction_policy == EvictionPolicy::Deallocate && schedule::has_setting(s) {
+        // a dev box is never scaled: deallocating it on eviction keeps its disks, as wanted
+        if c.eviction_policy == EvictionPolicy::Deallocate
+            && schedule::has_setting(s)
+            && !crate::plan::devbox::applies(s)
+        {
             out.push(
                 Diagnostic::new("spot-eviction-deallocate", "evicted Spot VMs are deallocated in an autoscaled pool")
                     .at("/spec/capacity/evictionPolicy")
@@ -379,6 +383,40 @@ mod tests {
 
     /// Azure's limit on the rules of one autoscale profile.
     const MAX_RULES_PER_PROFILE: usize = 10;
+
+    /// A dev box is never scaled in, so deallocation on eviction is what keeps its disks: the
+    /// rule against deallocated Spot VMs in autoscaled pools does not apply to it.
+    #[test]
+    fn a_spot_dev_box_may_deallocate_on_eviction() {
+        let text = |max: u32| {
+            format!(
+                "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {{name: spotbox, tags: {{project: p, team: t, env: dev, costCenter: c}}}}\nspec:\n  region: eastus\n  workload: {{type: batch, gpuMemoryGiB: 10, precision: fp16, interruptible: true}}\n  capacity: {{min: 1, max: {max}, regularPercentAboveBase: 0, evictionPolicy: Deallocate}}\n  compute: {{sshPublicKey: \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com\"}}\n  monitoring: {{alertEmails: [a@example.com]}}\n  autoShutdown: {{time: \"19:00\", timeZone: UTC}}\n"
+            )
+        };
+        let ids = |max: u32| -> Vec<String> {
+            crate::spec::check_source(
+                text(max),
+                "t.yaml",
+                std::path::PathBuf::from("."),
+                &Policy::default(),
+                PriceTable::embedded(),
+            )
+            .diagnostics
+            .iter()
+            .map(|d| d.rule.to_string())
+            .collect()
+        };
+        assert!(
+            !ids(1).contains(&"spot-eviction-deallocate".to_string()),
+            "{:?}",
+            ids(1)
+        );
+        assert!(
+            ids(4).contains(&"spot-eviction-deallocate".to_string()),
+            "{:?}",
+            ids(4)
+        );
+    }
 
     /// `autoscale-rule-limit` holds by construction; this keeps it so.
     #[test]
