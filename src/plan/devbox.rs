@@ -34,8 +34,8 @@ use crate::spec::timezones::parse_hhmm;
 /// Built-in role `Desktop Virtualization Power On Contributor`.
 pub const POWER_ON_CONTRIBUTOR: &str = "489581de-a3bd-480d-9518-53dea7416b33";
 
-/// Compute REST API version of the start call the Logic App makes (same as the VM resource).
-pub const START_API: &str = "2025-04-01";
+/// Compute REST API version of the start call the Logic App makes (the VM resource's).
+pub const START_API: &str = super::API.vmss;
 
 /// Is the spec a dev box (one VM stopped at night) rather than a pool?
 pub fn applies(s: &WorkloadSpec) -> bool {

@@ -77,6 +77,7 @@ resource nsgPrivateEndpoints 'Microsoft.Network/networkSecurityGroups@2025-05-01
   }
 }
 
+// Regional pool (no zones): a Standard NAT gateway without a zone, like the pool.
 resource natPublicIp 'Microsoft.Network/publicIPAddresses@2025-05-01' = {
   name: 'pip-dev-notebook-nat'
   location: location
@@ -213,7 +214,8 @@ resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
 
 // The vault is reachable only through this private endpoint and its private DNS zone.
 resource vaultDnsZone 'Microsoft.Network/privateDnsZones@2024-06-01' = {
-  name: 'privatelink.vaultcore.azure.net'
+  // privatelink.vaultcore.<the cloud's domain>: environment() gives the vault suffix of the target cloud
+  name: 'privatelink${replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore')}'
   location: 'global'
   tags: tags
 
@@ -296,7 +298,7 @@ resource vmNic 'Microsoft.Network/networkInterfaces@2025-05-01' = {
   }
 }
 
-resource vm 'Microsoft.Compute/virtualMachines@2025-04-01' = {
+resource vm 'Microsoft.Compute/virtualMachines@2025-11-01' = {
   // checkov:skip=CKV_AZURE_50: the GPU driver is installed by the NVIDIA/AMD VM extension (Microsoft.HpcCompute); a GPU dev box without it has no usable GPU
   name: 'vm-dev-notebook'
   location: location
@@ -349,6 +351,8 @@ resource vm 'Microsoft.Compute/virtualMachines@2025-04-01' = {
     }
     securityProfile: {
       encryptionAtHost: true
+      // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
+      securityType: 'Standard'
     }
     networkProfile: {
       networkInterfaces: [
@@ -371,7 +375,7 @@ resource vm 'Microsoft.Compute/virtualMachines@2025-04-01' = {
 }
 
 // GPU driver: cuda (NvidiaGpuDriverLinux), CUDA 12.8
-resource vmExtension0 'Microsoft.Compute/virtualMachines/extensions@2025-04-01' = {
+resource vmExtension0 'Microsoft.Compute/virtualMachines/extensions@2025-11-01' = {
   parent: vm
   name: 'NvidiaGpuDriverLinux'
   location: location
@@ -421,8 +425,9 @@ resource vmStart 'Microsoft.Logic/workflows@2019-05-01' = {
   }
   properties: {
     state: 'Enabled'
+    // Workflow Definition Language (schema 2016-06-01); `$schema` is only needed for a
+    // definition referenced externally, and leaving it out keeps every cloud host name out.
     definition: {
-      '$schema': 'https://schema.management.azure.com/providers/Microsoft.Logic/schemas/2016-06-01/workflowdefinition.json#'
       contentVersion: '1.0.0.0'
       triggers: {
         Start_on_schedule: {
@@ -457,7 +462,7 @@ resource vmStart 'Microsoft.Logic/workflows@2019-05-01' = {
           inputs: {
             method: 'POST'
             // the cloud's own Resource Manager endpoint (environment()), never a literal host
-            uri: uri(environment().resourceManager, '${vm.id}/start?api-version=2025-04-01')
+            uri: uri(environment().resourceManager, '${vm.id}/start?api-version=2025-11-01')
             authentication: {
               type: 'ManagedServiceIdentity'
               audience: environment().resourceManager
@@ -506,7 +511,11 @@ resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AuditEvent'
+        enabled: true
+      }
+      {
+        category: 'AzurePolicyEvaluationDetails'
         enabled: true
       }
     ]

@@ -64,10 +64,14 @@ resource nsgPrivateEndpoints 'Microsoft.Network/networkSecurityGroups@2025-05-01
   }
 }
 
+// Single-zone pool: the NAT gateway and its public IP live in zone 1, with the VMs they serve.
 resource natPublicIp 'Microsoft.Network/publicIPAddresses@2025-05-01' = {
   name: 'pip-variant-devbox-windows-nat'
   location: location
   tags: tags
+  zones: [
+    '1'
+  ]
   sku: {
     name: 'Standard'
     tier: 'Regional'
@@ -82,6 +86,9 @@ resource natGateway 'Microsoft.Network/natGateways@2025-05-01' = {
   name: 'ng-variant-devbox-windows'
   location: location
   tags: tags
+  zones: [
+    '1'
+  ]
   sku: {
     name: 'Standard'
   }
@@ -212,7 +219,8 @@ resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
 
 // The vault is reachable only through this private endpoint and its private DNS zone.
 resource vaultDnsZone 'Microsoft.Network/privateDnsZones@2024-06-01' = {
-  name: 'privatelink.vaultcore.azure.net'
+  // privatelink.vaultcore.<the cloud's domain>: environment() gives the vault suffix of the target cloud
+  name: 'privatelink${replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore')}'
   location: 'global'
   tags: tags
 
@@ -308,7 +316,9 @@ resource cmkKey 'Microsoft.KeyVault/vaults/keys@2025-05-01' = {
   }
 }
 
-// The disk encryption set follows the newest key version (versionless key URL).
+// The Compute API takes only a versioned key URL (keyUriWithVersion), "regardless of
+// rotationToLatestKeyVersionEnabled" (KeyForDiskEncryptionSet, Microsoft.Compute 2025-01-02);
+// with rotation on, the set still moves to each new key version on its own.
 resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
   name: 'des-variant-devbox-windows'
   location: location
@@ -320,7 +330,7 @@ resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
     encryptionType: 'EncryptionAtRestWithCustomerKey'
     rotationToLatestKeyVersionEnabled: true
     activeKey: {
-      keyUrl: cmkKey.properties.keyUri
+      keyUrl: cmkKey.properties.keyUriWithVersion
       sourceVault: {
         id: vault.id
       }
@@ -358,7 +368,7 @@ resource vmNic 'Microsoft.Network/networkInterfaces@2025-05-01' = {
   }
 }
 
-resource vm 'Microsoft.Compute/virtualMachines@2025-04-01' = {
+resource vm 'Microsoft.Compute/virtualMachines@2025-11-01' = {
   // checkov:skip=CKV_AZURE_50: the GPU driver is installed by the NVIDIA/AMD VM extension (Microsoft.HpcCompute); a GPU dev box without it has no usable GPU
   // checkov:skip=CKV_AZURE_178: Windows dev box: there is no SSH; sign-in uses the adminPassword parameter (secure, no default) over the spec's inbound rules only
   name: 'vm-variant-devbox-windows'
@@ -430,6 +440,8 @@ resource vm 'Microsoft.Compute/virtualMachines@2025-04-01' = {
     }
     securityProfile: {
       encryptionAtHost: true
+      // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
+      securityType: 'Standard'
     }
     networkProfile: {
       networkInterfaces: [
@@ -456,7 +468,7 @@ resource vm 'Microsoft.Compute/virtualMachines@2025-04-01' = {
 }
 
 // GPU driver: grid (NvidiaGpuDriverWindows), driver 573.96
-resource vmExtension0 'Microsoft.Compute/virtualMachines/extensions@2025-04-01' = {
+resource vmExtension0 'Microsoft.Compute/virtualMachines/extensions@2025-11-01' = {
   parent: vm
   name: 'NvidiaGpuDriverWindows'
   location: location
@@ -502,8 +514,9 @@ resource vmStart 'Microsoft.Logic/workflows@2019-05-01' = {
   }
   properties: {
     state: 'Enabled'
+    // Workflow Definition Language (schema 2016-06-01); `$schema` is only needed for a
+    // definition referenced externally, and leaving it out keeps every cloud host name out.
     definition: {
-      '$schema': 'https://schema.management.azure.com/providers/Microsoft.Logic/schemas/2016-06-01/workflowdefinition.json#'
       contentVersion: '1.0.0.0'
       triggers: {
         Start_on_schedule: {
@@ -540,7 +553,7 @@ resource vmStart 'Microsoft.Logic/workflows@2019-05-01' = {
           inputs: {
             method: 'POST'
             // the cloud's own Resource Manager endpoint (environment()), never a literal host
-            uri: uri(environment().resourceManager, '${vm.id}/start?api-version=2025-04-01')
+            uri: uri(environment().resourceManager, '${vm.id}/start?api-version=2025-11-01')
             authentication: {
               type: 'ManagedServiceIdentity'
               audience: environment().resourceManager
@@ -589,7 +602,11 @@ resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AuditEvent'
+        enabled: true
+      }
+      {
+        category: 'AzurePolicyEvaluationDetails'
         enabled: true
       }
     ]
