@@ -212,7 +212,15 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         let existing = group
             .as_ref()
             .and_then(|_| session.existing_pool(&rt, "deploy", &rg, &checked));
-        if let Some(code) = preflight_gate(&args, &rt, &session, &args.spec, spec, existing)? {
+        let group_id = group.as_ref().map(|g| g.id.as_str());
+        if let Some(code) = preflight_gate(
+            &args,
+            &rt,
+            &session,
+            (&rg, group_id),
+            spec,
+            existing,
+        )? {
             return Ok(code);
         }
     }
@@ -410,13 +418,16 @@ fn preflight_gate(
     args: &Args,
     rt: &tokio::runtime::Runtime,
     session: &Session,
-    path: &std::path::Path,
+    (rg, group_id): (&str, Option<&str>),
     spec: &Spec,
     existing: Option<Existing>,
 ) -> Result<Option<ExitCode>, Failure> {
+    let path = args.spec.as_path();
     let mut plan = Plan::from_spec(spec, &[]);
     plan.targets.truncate(1);
     plan.existing = existing;
+    // the group decides the derived vault name and which global names are a redeployment
+    plan.set_resource_group(&session.subscription, rg, group_id);
     let report = run_preflight(rt, session, path, &plan)?;
     let primary = report.primary();
     match primary.verdict {
