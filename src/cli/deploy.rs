@@ -213,14 +213,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             .as_ref()
             .and_then(|_| session.existing_pool(&rt, "deploy", &rg, &checked));
         let group_id = group.as_ref().map(|g| g.id.as_str());
-        if let Some(code) = preflight_gate(
-            &args,
-            &rt,
-            &session,
-            (&rg, group_id),
-            spec,
-            existing,
-        )? {
+        if let Some(code) = preflight_gate(&args, &rt, &session, (&rg, group_id), spec, existing)? {
             return Ok(code);
         }
     }

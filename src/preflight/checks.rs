@@ -148,10 +148,16 @@ fn key_vault_check(plan: &Plan, sub: &SubscriptionData) -> Check {
             }
         }
         Some(Fetch::Failed(e)) => {
-            let mut c = check(KV, KV_TITLE, Status::Unknown, format!(
-                "could not check whether {name} is a soft-deleted vault (could not {}: {})",
-                e.operation, e.summary()
-            ));
+            let mut c = check(
+                KV,
+                KV_TITLE,
+                Status::Unknown,
+                format!(
+                    "could not check whether {name} is a soft-deleted vault (could not {}: {})",
+                    e.operation,
+                    e.summary()
+                ),
+            );
             c.fix = Some(match &e.help {
                 Some(h) => format!("{h}; a soft-deleted vault of the same name blocks the deployment for its whole retention period (`az keyvault list-deleted`)"),
                 None => "retry; a soft-deleted vault of the same name blocks the deployment (`az keyvault list-deleted`)".into(),
@@ -166,26 +172,52 @@ fn key_vault_check(plan: &Plan, sub: &SubscriptionData) -> Check {
         Fetch::Failed(e) => Check::failed(KV, KV_TITLE, e),
         Fetch::Got(v) => {
             let a = &v.availability;
-            let why = a.message.as_deref().map(|m| format!(" ({})", m.trim())).unwrap_or_default();
+            let why = a
+                .message
+                .as_deref()
+                .map(|m| format!(" ({})", m.trim()))
+                .unwrap_or_default();
             if a.name_available {
                 check(KV, KV_TITLE, Status::Pass, format!("{name} is available"))
             } else if let Ok(Some(own)) = &v.own {
                 let rg = own.resource_group().unwrap_or("?");
-                if plan.resource_group.as_deref().is_some_and(|g| g.eq_ignore_ascii_case(rg)) {
-                    check(KV, KV_TITLE, Status::Pass, format!("{name} exists in resource group {rg}: the deployment updates it"))
+                if plan
+                    .resource_group
+                    .as_deref()
+                    .is_some_and(|g| g.eq_ignore_ascii_case(rg))
+                {
+                    check(
+                        KV,
+                        KV_TITLE,
+                        Status::Pass,
+                        format!("{name} exists in resource group {rg}: the deployment updates it"),
+                    )
                 } else {
-                    check(KV, KV_TITLE, Status::Warn, format!("{name} already exists in this subscription (resource group {rg})"))
-                        .fix(format!("deploy into resource group {rg} to reuse it, or {rename}"))
+                    check(
+                        KV,
+                        KV_TITLE,
+                        Status::Warn,
+                        format!("{name} already exists in this subscription (resource group {rg})"),
+                    )
+                    .fix(format!(
+                        "deploy into resource group {rg} to reuse it, or {rename}"
+                    ))
                 }
             } else if a.reason.as_deref() == Some("AccountNameInvalid") {
                 check(KV, KV_TITLE, Status::Fail, format!("{name} is not a valid vault name{why}"))
                     .fix("vault names are 3-24 letters, digits and hyphens, start with a letter, no consecutive hyphens")
             } else if let Err(e) = &v.own {
                 // it may be this subscription's own vault (a redeploy): do not block on a guess
-                let mut c = check(KV, KV_TITLE, Status::Unknown, format!(
-                    "{name} is taken{why}; could not check whether it is this subscription's (could not {}: {})",
-                    e.operation, e.summary()
-                ));
+                let mut c = check(
+                    KV,
+                    KV_TITLE,
+                    Status::Unknown,
+                    format!(
+                        "{name} is taken{why}; could not check whether it is this subscription's (could not {}: {})",
+                        e.operation,
+                        e.summary()
+                    ),
+                );
                 c.fix = Some(match &e.help {
                     Some(h) => format!("{h}; or {rename}"),
                     None => format!("retry, or {rename}"),
@@ -283,8 +315,16 @@ fn global_name_check(plan: &Plan, g: &GlobalName, f: &Fetch<VaultName>) -> Check
                 GlobalKind::StorageAccount => "storage account names are 3-24 lowercase letters and digits",
             });
     }
-    if matches!(reason, "SubscriptionIsDisabled" | "TooManyNamespaceInCurrentSubscription") {
-        return check(id, title, Status::Fail, format!("the subscription cannot create the {what} {name}: {reason}{why}"));
+    if matches!(
+        reason,
+        "SubscriptionIsDisabled" | "TooManyNamespaceInCurrentSubscription"
+    ) {
+        return check(
+            id,
+            title,
+            Status::Fail,
+            format!("the subscription cannot create the {what} {name}: {reason}{why}"),
+        );
     }
     match &v.own {
         Ok(Some(own)) => {
@@ -1406,10 +1446,17 @@ mod tests {
         p.set_resource_group("00000000-0000-0000-0000-000000000000", "my-rg", None);
         // kv-t + uniqueString('/subscriptions/0000.../resourceGroups/my-rg')
         assert_eq!(p.vault_name(), Some("kv-t-bmg7c6xu4tw46"));
-        let c = subscription_checks(&p, &sub_with(Some(Fetch::Got(free())), Some(Fetch::Got(vec![])), vec![]));
+        let c = subscription_checks(
+            &p,
+            &sub_with(Some(Fetch::Got(free())), Some(Fetch::Got(vec![])), vec![]),
+        );
         assert_eq!(by_id(&c, "key-vault-name").status, Status::Pass);
         // a group that exists: its id as ARM returns it wins
-        p.set_resource_group("00000000-0000-0000-0000-000000000000", "my-rg", Some("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/My-RG"));
+        p.set_resource_group(
+            "00000000-0000-0000-0000-000000000000",
+            "my-rg",
+            Some("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/My-RG"),
+        );
         assert_ne!(p.vault_name(), Some("kv-t-bmg7c6xu4tw46"));
     }
 
@@ -1419,36 +1466,87 @@ mod tests {
         p.set_resource_group("00000000-0000-0000-0000-000000000000", "my-rg", None);
         let name = p.vault_name().unwrap().to_string();
         // checkNameAvailability may well call it available: the deleted list decides
-        let sub = sub_with(Some(Fetch::Got(free())), Some(Fetch::Got(vec![deleted(&name.to_uppercase(), true)])), vec![]);
+        let sub = sub_with(
+            Some(Fetch::Got(free())),
+            Some(Fetch::Got(vec![deleted(&name.to_uppercase(), true)])),
+            vec![],
+        );
         let c = subscription_checks(&p, &sub);
         let kv = by_id(&c, "key-vault-name");
         assert_eq!(kv.status, Status::Fail);
         assert!(kv.message.contains(&format!("a soft-deleted vault in this subscription holds the name {name} (location eastus2, resource group rg-old, deleted 2026-11-30T10:00:00Z, name reserved until 2027-02-28T10:00:00Z)")), "{}", kv.message);
         let fix = kv.fix.as_deref().unwrap();
-        assert!(fix.contains(&format!("`az keyvault recover --name {name} --location eastus2`")), "{fix}");
-        assert!(fix.contains("set security.keyVault.name to a new name"), "{fix}");
-        assert!(fix.contains("purge protection is on") && !fix.contains("az keyvault purge"), "{fix}");
+        assert!(
+            fix.contains(&format!(
+                "`az keyvault recover --name {name} --location eastus2`"
+            )),
+            "{fix}"
+        );
+        assert!(
+            fix.contains("set security.keyVault.name to a new name"),
+            "{fix}"
+        );
+        assert!(
+            fix.contains("purge protection is on") && !fix.contains("az keyvault purge"),
+            "{fix}"
+        );
         assert_eq!(verdict(&c.iter().collect::<Vec<_>>()), Verdict::Blocked);
         // without purge protection, purging is offered too
-        let sub = sub_with(Some(Fetch::Got(free())), Some(Fetch::Got(vec![deleted(&name, false)])), vec![]);
+        let sub = sub_with(
+            Some(Fetch::Got(free())),
+            Some(Fetch::Got(vec![deleted(&name, false)])),
+            vec![],
+        );
         let c = subscription_checks(&p, &sub);
-        assert!(by_id(&c, "key-vault-name").fix.as_deref().unwrap().contains(&format!("`az keyvault purge --name {name} --location eastus2`")));
+        assert!(
+            by_id(&c, "key-vault-name")
+                .fix
+                .as_deref()
+                .unwrap()
+                .contains(&format!(
+                    "`az keyvault purge --name {name} --location eastus2`"
+                ))
+        );
     }
 
     #[test]
     fn global_names_pass_warn_or_block_by_whose_they_are() {
-        let sb = GlobalName { kind: GlobalKind::ServiceBusNamespace, name: "sb-x".into() };
-        let st = GlobalName { kind: GlobalKind::StorageAccount, name: "stx".into() };
+        let sb = GlobalName {
+            kind: GlobalKind::ServiceBusNamespace,
+            name: "sb-x".into(),
+        };
+        let st = GlobalName {
+            kind: GlobalKind::StorageAccount,
+            name: "stx".into(),
+        };
         let mut p = plan();
         let run = |p: &Plan, v: VaultName| {
-            let c = subscription_checks(p, &sub_with(None, None, vec![(sb.clone(), Fetch::Got(v.clone())), (st.clone(), Fetch::Got(v))]));
-            (by_id(&c, "service-bus-name").clone(), by_id(&c, "storage-account-name").clone())
+            let c = subscription_checks(
+                p,
+                &sub_with(
+                    None,
+                    None,
+                    vec![
+                        (sb.clone(), Fetch::Got(v.clone())),
+                        (st.clone(), Fetch::Got(v)),
+                    ],
+                ),
+            );
+            (
+                by_id(&c, "service-bus-name").clone(),
+                by_id(&c, "storage-account-name").clone(),
+            )
         };
         let (a, b) = run(&p, free());
         assert_eq!((a.status, b.status), (Status::Pass, Status::Pass));
         let (a, b) = run(&p, taken(None));
         assert_eq!((a.status, b.status), (Status::Fail, Status::Fail));
-        assert!(a.fix.as_deref().unwrap().contains("choose another name in autoscale.queue.serviceBus"));
+        assert!(
+            a.fix
+                .as_deref()
+                .unwrap()
+                .contains("choose another name in autoscale.queue.serviceBus")
+        );
         // the subscription's own, group unknown: a warning naming its group
         let (a, _) = run(&p, taken(Some("rg-q")));
         assert_eq!(a.status, Status::Warn);
@@ -1457,7 +1555,14 @@ mod tests {
         p.set_resource_group("00000000-0000-0000-0000-000000000000", "rg-other", None);
         let (a, b) = run(&p, taken(Some("rg-q")));
         assert_eq!(a.status, Status::Fail);
-        assert!(a.fix.as_deref().unwrap().contains("set `create: false` and `resourceGroup: rg-q` under autoscale.queue.serviceBus"));
-        assert!(b.fix.as_deref().unwrap().contains("under autoscale.queue.storageQueue"));
+        assert!(a.fix.as_deref().unwrap().contains(
+            "set `create: false` and `resourceGroup: rg-q` under autoscale.queue.serviceBus"
+        ));
+        assert!(
+            b.fix
+                .as_deref()
+                .unwrap()
+                .contains("under autoscale.queue.storageQueue")
+        );
     }
 }

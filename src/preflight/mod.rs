@@ -162,9 +162,11 @@ pub async fn gather_live(
         plan.vault_name()?;
         Some(Fetch::from_result(api.deleted_key_vaults().await))
     };
-    let globals = join_all(plan.global_names.iter().map(|g| async move {
-        (g.clone(), Fetch::from_result(global_name(api, g).await))
-    }));
+    let globals = join_all(
+        plan.global_names
+            .iter()
+            .map(|g| async move { (g.clone(), Fetch::from_result(global_name(api, g).await)) }),
+    );
     let (regions, providers, feature, vault, deleted, globals) =
         futures::join!(regions, providers, feature, vault, deleted, globals);
     let sub = SubscriptionData {
@@ -270,12 +272,8 @@ impl Offline {
             encryption_at_host: plan
                 .encryption_at_host
                 .then(|| Fetch::Skipped(LIVE_ONLY.into())),
-            key_vault: plan
-                .vault_name()
-                .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
-            deleted_vaults: plan
-                .vault_name()
-                .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+            key_vault: plan.vault_name().map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+            deleted_vaults: plan.vault_name().map(|_| Fetch::Skipped(LIVE_ONLY.into())),
             global_names: plan
                 .global_names
                 .iter()

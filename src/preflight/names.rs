@@ -99,7 +99,10 @@ mod tests {
         // equivalent uniqueString value", for migrating resources named by ARM):
         // internal/services/functions/unique_string_function_test.go and the function's example
         assert_eq!(
-            unique_string(&["/subscriptions/00000000-0000-0000-0000-000000000000", "resource-id"]),
+            unique_string(&[
+                "/subscriptions/00000000-0000-0000-0000-000000000000",
+                "resource-id"
+            ]),
             "cwvxuqg24sifi"
         );
         assert_eq!(
@@ -116,7 +119,9 @@ mod tests {
         assert_eq!(unique_string(&["hello", "world"]), "a7wkljktk6wne");
         assert_eq!(unique_string(&["foo", "bar", "baz"]), "xzi4ioaxtmth4");
         assert_eq!(
-            unique_string(&["/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/my-rg"]),
+            unique_string(&[
+                "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/my-rg"
+            ]),
             "bmg7c6xu4tw46"
         );
     }

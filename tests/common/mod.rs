@@ -254,19 +254,31 @@ impl FakeAzure {
                 .set_delay(latency)
         };
         for (verb, rest, body) in [
-            ("GET", "providers/Microsoft.KeyVault/deletedVaults", json!({"value": []})),
+            (
+                "GET",
+                "providers/Microsoft.KeyVault/deletedVaults",
+                json!({"value": []}),
+            ),
             (
                 "POST",
                 "providers/Microsoft.ServiceBus/CheckNameAvailability",
                 json!({"nameAvailable": true, "reason": "None", "message": ""}),
             ),
-            ("GET", "providers/Microsoft.ServiceBus/namespaces", json!({"value": []})),
+            (
+                "GET",
+                "providers/Microsoft.ServiceBus/namespaces",
+                json!({"value": []}),
+            ),
             (
                 "POST",
                 "providers/Microsoft.Storage/checkNameAvailability",
                 json!({"nameAvailable": true}),
             ),
-            ("GET", "providers/Microsoft.Storage/storageAccounts", json!({"value": []})),
+            (
+                "GET",
+                "providers/Microsoft.Storage/storageAccounts",
+                json!({"value": []}),
+            ),
         ] {
             self.mount(
                 Mock::given(method(verb))
