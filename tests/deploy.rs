@@ -1804,3 +1804,102 @@ fn a_key_vault_role_failure_twice_is_reported_and_other_failures_are_not_retried
     assert_eq!(put_bodies(&fake).len(), 1, "{e}");
     assert!(!e.contains("once more"), "{e}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Soft-deleted vaults (issue 9 item 3)
+
+#[test]
+fn a_soft_deleted_vault_of_the_same_name_stops_the_deploy_with_the_fix() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
+    // the spec's vault was deleted with an earlier resource group (recorded shape of
+    // Vaults_ListDeleted, Microsoft.KeyVault stable/2024-11-01 examples/listDeletedVaults.json)
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.KeyVault/deletedVaults")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": [{
+                "id": format!("/subscriptions/{SUB}/providers/Microsoft.KeyVault/locations/eastus2/deletedVaults/kv-shortvideo-prod"),
+                "name": "kv-shortvideo-prod",
+                "type": "Microsoft.KeyVault/deletedVaults",
+                "properties": {
+                    "deletionDate": "2026-11-20T08:12:59Z", "location": "eastus2", "purgeProtectionEnabled": true,
+                    "scheduledPurgeDate": "2027-02-18T08:12:59Z", "tags": {},
+                    "vaultId": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.KeyVault/vaults/kv-shortvideo-prod")
+                }
+            }]}))),
+    );
+    let out = deploy(&fake, &spec()).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        o.contains("a soft-deleted vault in this subscription holds the name kv-shortvideo-prod"),
+        "{o}"
+    );
+    assert!(
+        o.contains("`az keyvault recover --name kv-shortvideo-prod --location eastus2`"),
+        "{o}"
+    );
+    assert!(
+        o.contains("or choose another security.keyVault.name"),
+        "{o}"
+    );
+    assert!(
+        e.contains("deploy: stopped before changing anything: preflight blocks eastus2"),
+        "{e}"
+    );
+    assert!(fake.requests().iter().all(|r| r.method.as_str() != "PUT"));
+}
+
+#[test]
+fn deploy_checks_the_vault_name_it_derives_from_the_group() {
+    // the spec without a vault name: the template derives kv-shortvi-<uniqueString(group id)>
+    let dir = std::env::temp_dir().join(format!("gpuform-r9c-dep-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("cloud-init")).unwrap();
+    std::fs::copy(
+        examples("cloud-init/transcode.yaml"),
+        dir.join("cloud-init/transcode.yaml"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(spec()).unwrap().replace(
+        "keyVault: {name: kv-shortvideo-prod, publicNetworkAccess: false}",
+        "keyVault: {publicNetworkAccess: false}",
+    );
+    let spec = dir.join("derived.yaml");
+    std::fs::write(&spec, text).unwrap();
+    // the group's id as ARM returns it (existing_group) is what resourceGroup().id hashes
+    let derived = format!(
+        "kv-shortvi-{}",
+        gpuform::preflight::names::unique_string(&[&format!(
+            "/subscriptions/{SUB}/resourceGroups/{RG}"
+        )])
+    );
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.KeyVault/deletedVaults")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": [{
+                "id": format!("/subscriptions/{SUB}/providers/Microsoft.KeyVault/locations/eastus2/deletedVaults/{derived}"),
+                "name": derived,
+                "properties": {"location": "eastus2", "purgeProtectionEnabled": false,
+                    "vaultId": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.KeyVault/vaults/{derived}")}
+            }]}))),
+    );
+    let out = deploy(&fake, &spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains(&format!("holds the name {derived}")), "{o}");
+    // no purge protection: purging is offered as well
+    assert!(
+        o.contains(&format!(
+            "`az keyvault purge --name {derived} --location eastus2`"
+        )),
+        "{o}"
+    );
+    assert!(fake.requests().iter().all(|r| r.method.as_str() != "PUT"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
