@@ -293,6 +293,13 @@ fn global_name_check(plan: &Plan, g: &GlobalName, f: &Fetch<VaultName>) -> Check
     let name = &g.name;
     let v = match f {
         Fetch::Skipped(why) => return check(id, title, Status::Skipped, why.clone()),
+        // Reader may lack a provider's checkNameAvailability action: ARM then decides at deploy
+        // time, so a refused check warns instead of leaving the verdict unknown
+        Fetch::Failed(e) if e.status == Some(403) => {
+            let mut c = Check::failed(id, title, e);
+            c.status = Status::Warn;
+            return c;
+        }
         Fetch::Failed(e) => return Check::failed(id, title, e),
         Fetch::Got(v) => v,
     };
