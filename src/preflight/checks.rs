@@ -105,6 +105,37 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
         });
     }
 
+    // Trusted Launch as default: informational. The render always sets securityType, which
+    // the default does not override ("doesn't override inputs provided as part of the
+    // deployment code"), so the pool keeps the driver-compatible type either way.
+    {
+        const ID: &str = "feature-trusted-launch-default";
+        const TITLE: &str = "Trusted Launch default";
+        let name = format!(
+            "Microsoft.Compute/{}",
+            super::TRUSTED_LAUNCH_DEFAULT_FEATURE
+        );
+        let ours = if plan.trusted_launch {
+            "TrustedLaunch with Secure Boot off"
+        } else {
+            "Standard"
+        };
+        out.push(match &sub.trusted_launch_default {
+            Fetch::Got(state) if state.eq_ignore_ascii_case("Registered") => check(ID, TITLE, Status::Pass, format!(
+                "{name} is Registered: new Gen2 scale sets default to Trusted Launch with Secure Boot; the template sets securityType {ours} explicitly, so the GPU driver keeps working"
+            )),
+            Fetch::Got(state) => check(ID, TITLE, Status::Pass, format!(
+                "{name} is {state}; the template sets securityType {ours} explicitly either way"
+            )),
+            Fetch::Failed(e) => {
+                let mut c = Check::failed(ID, TITLE, e);
+                c.status = Status::Warn;
+                c
+            }
+            Fetch::Skipped(why) => check(ID, TITLE, Status::Skipped, why.clone()),
+        });
+    }
+
     out.push(key_vault_check(plan, sub));
     for (g, f) in &sub.global_names {
         out.push(global_name_check(plan, g, f));
@@ -1329,6 +1360,7 @@ mod tests {
             key_vault: None,
             deleted_vaults: None,
             global_names: vec![],
+            trusted_launch_default: Fetch::Got("NotRegistered".into()),
         };
         let r = build(
             &t,
@@ -1400,6 +1432,7 @@ mod tests {
             key_vault,
             deleted_vaults: deleted,
             global_names: globals,
+            trusted_launch_default: Fetch::Got("NotRegistered".into()),
         }
     }
 

@@ -110,6 +110,10 @@ pub struct VaultName {
 }
 
 /// Subscription-wide data (the same for every region).
+/// The subscription feature of "Trusted Launch as default" (Learn, "Trusted Launch for Azure
+/// VMs": register `TrustedLaunchByDefaultPreview` under the `Microsoft.Compute` namespace).
+pub const TRUSTED_LAUNCH_DEFAULT_FEATURE: &str = "TrustedLaunchByDefaultPreview";
+
 #[derive(Debug, Clone)]
 pub struct SubscriptionData {
     pub providers: Vec<(String, Fetch<String>)>,
@@ -121,6 +125,9 @@ pub struct SubscriptionData {
     pub deleted_vaults: Option<Fetch<Vec<DeletedVault>>>,
     /// The answers for [`Plan::global_names`], in that order.
     pub global_names: Vec<(GlobalName, Fetch<VaultName>)>,
+    /// State of Microsoft.Compute/TrustedLaunchByDefaultPreview (Trusted Launch as default):
+    /// reported for every spec, as the rendered scale set's securityType must not depend on it.
+    pub trusted_launch_default: Fetch<String>,
 }
 
 /// Ask ARM for everything, all regions and the subscription checks at once. A fatal error
@@ -167,14 +174,22 @@ pub async fn gather_live(
             .iter()
             .map(|g| async move { (g.clone(), Fetch::from_result(global_name(api, g).await)) }),
     );
-    let (regions, providers, feature, vault, deleted, globals) =
-        futures::join!(regions, providers, feature, vault, deleted, globals);
+    let tl_default = async {
+        Fetch::from_result(
+            api.feature_state("Microsoft.Compute", TRUSTED_LAUNCH_DEFAULT_FEATURE)
+                .await,
+        )
+    };
+    let (regions, providers, feature, vault, deleted, globals, tl_default) = futures::join!(
+        regions, providers, feature, vault, deleted, globals, tl_default
+    );
     let sub = SubscriptionData {
         providers,
         encryption_at_host: feature,
         key_vault: vault,
         deleted_vaults: deleted,
         global_names: globals,
+        trusted_launch_default: tl_default,
     };
     let fatal = regions
         .iter()
@@ -279,6 +294,7 @@ impl Offline {
                 .iter()
                 .map(|g| (g.clone(), Fetch::Skipped(LIVE_ONLY.into())))
                 .collect(),
+            trusted_launch_default: Fetch::Skipped(LIVE_ONLY.into()),
         };
         (regions, sub)
     }
