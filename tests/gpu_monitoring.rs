@@ -259,7 +259,6 @@ fn every_linux_example_renders_collection_alerts_repairs_and_workbook() {
         "examples/shortvideo-transcode.yaml",
         "examples/llm-finetune-a100.yaml",
         "examples/pretrain-nd-h100.yaml",
-        "examples/dev-notebook-t4.yaml",
     ] {
         let arm = rendered_arm(ex);
         let vmss = of_type(&arm, "Microsoft.Compute/virtualMachineScaleSets")[0];
@@ -373,7 +372,7 @@ fn every_linux_example_renders_collection_alerts_repairs_and_workbook() {
 
 #[test]
 fn the_thresholds_come_from_the_spec() {
-    let text = std::fs::read_to_string("examples/dev-notebook-t4.yaml").unwrap();
+    let text = std::fs::read_to_string("examples/llm-finetune-a100.yaml").unwrap();
     let text = text.replacen(
         "  monitoring:\n",
         "  monitoring:\n    gpu: {idleThresholdPercent: 25, idleMinutes: 45, memoryAlertPercent: 80}\n",
@@ -385,7 +384,7 @@ fn the_thresholds_come_from_the_spec() {
     );
     let c = gpuform::spec::check_source(
         text,
-        "dev.yaml",
+        "llm.yaml",
         PathBuf::from("examples"),
         &Policy::default(),
         PriceTable::embedded(),
@@ -409,11 +408,22 @@ fn the_thresholds_come_from_the_spec() {
 }
 
 #[test]
-fn windows_pools_render_no_gpu_monitoring() {
-    let arm = rendered_arm("examples/windows-viz-nv.yaml");
-    assert!(of_type(&arm, "Microsoft.Insights/dataCollectionRules").is_empty());
-    assert!(of_type(&arm, "Microsoft.Insights/scheduledQueryRules").is_empty());
-    assert!(arm["outputs"].get("gpuWorkbookId").is_none());
+fn windows_pools_and_dev_boxes_render_no_gpu_monitoring() {
+    for ex in [
+        "examples/windows-viz-nv.yaml",
+        "examples/dev-notebook-t4.yaml",
+    ] {
+        let arm = rendered_arm(ex);
+        assert!(
+            of_type(&arm, "Microsoft.Insights/dataCollectionRules").is_empty(),
+            "{ex}"
+        );
+        assert!(
+            of_type(&arm, "Microsoft.Insights/scheduledQueryRules").is_empty(),
+            "{ex}"
+        );
+        assert!(arm["outputs"].get("gpuWorkbookId").is_none(), "{ex}");
+    }
 }
 
 fn export_report(file: &str) -> gpuform::gpu_report::Report {

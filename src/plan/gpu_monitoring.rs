@@ -756,7 +756,6 @@ mod tests {
             "examples/shortvideo-transcode.yaml",
             "examples/llm-finetune-a100.yaml",
             "examples/pretrain-nd-h100.yaml",
-            "examples/dev-notebook-t4.yaml",
         ] {
             let g = plan_of(ex);
             let declared: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();

@@ -7,6 +7,7 @@
 //! (camelCase) as the templates' context.
 
 mod compute;
+pub mod devbox;
 pub mod gpu_monitoring;
 mod monitoring;
 mod network;
@@ -19,6 +20,7 @@ use std::path::Path;
 use serde::Serialize;
 
 pub use compute::*;
+pub use devbox::DevBox;
 pub use monitoring::*;
 pub use network::*;
 pub use scaling::*;
@@ -66,6 +68,10 @@ pub struct ApiVersions {
     pub log_analytics_tables: &'static str,
     pub scheduled_query_rules: &'static str,
     pub workbooks: &'static str,
+    /// The dev box's auto-shutdown schedule (`Microsoft.DevTestLab/schedules`).
+    pub dev_test_lab: &'static str,
+    /// The dev box's start workflow (`Microsoft.Logic/workflows`, Consumption).
+    pub logic: &'static str,
 }
 
 pub const API: ApiVersions = ApiVersions {
@@ -89,6 +95,8 @@ pub const API: ApiVersions = ApiVersions {
     log_analytics_tables: "2025-02-01",
     scheduled_query_rules: "2023-12-01",
     workbooks: "2023-06-01",
+    dev_test_lab: "2018-09-15",
+    logic: "2019-05-01",
 };
 
 /// A checkov check suppressed in the output, with the reason written next to it.
@@ -128,6 +136,9 @@ pub struct Plan {
     pub vault: Vault,
     pub cmk: Option<Cmk>,
     pub compute: Compute,
+    /// `autoShutdown` on one instance: a standalone VM stopped at night (rendered instead of
+    /// the scale set, without an autoscale setting).
+    pub devbox: Option<DevBox>,
     pub queue: Option<Queue>,
     pub autoscale: Option<Autoscale>,
     pub monitoring: Monitoring,
@@ -269,9 +280,20 @@ impl Plan {
                 &crate::spec::defaults::repair_grace_period(),
             );
         }
-        let autoscale = scaling::autoscale(&name, s, queue.as_ref());
-        let monitoring =
+        let devbox = devbox::plan(&name, s, &compute);
+        // a dev box has nothing to scale: it is stopped and started on its schedule
+        let autoscale = if devbox.is_some() {
+            None
+        } else {
+            scaling::autoscale(&name, s, queue.as_ref())
+        };
+        let mut monitoring =
             monitoring::plan(&name, s, monitoring_ws, autoscale.as_ref(), queue.as_ref());
+        if devbox.is_some() {
+            // the availability alert watches a scale set; the dev box is off every night by
+            // design, and its one user notices when it is down
+            monitoring.alerts.retain(|a| a.scope != "vmss");
+        }
         let mut roles = security::roles(cmk.as_ref(), queue.as_ref());
         if gpu.is_some() {
             roles.push(gpu_monitoring::publisher_role());
@@ -301,6 +323,7 @@ impl Plan {
             vault,
             cmk,
             compute,
+            devbox,
             queue,
             autoscale,
             monitoring,

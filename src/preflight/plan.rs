@@ -47,6 +47,21 @@ pub struct Existing {
 }
 
 impl Existing {
+    /// A dev box that is already deployed: its one VM (Spot or regular) counts as in use.
+    pub fn from_vm(name: &str, vm: &crate::azure::deployments::VirtualMachine) -> Existing {
+        let spot = vm
+            .properties
+            .as_ref()
+            .and_then(|p| p.priority.as_deref())
+            .is_some_and(|p| p.eq_ignore_ascii_case("Spot") || p.eq_ignore_ascii_case("Low"));
+        Existing {
+            name: name.to_string(),
+            region: vm.location.trim().to_ascii_lowercase().replace(' ', ""),
+            regular: u32::from(!spot),
+            spot: u32::from(spot),
+        }
+    }
+
     /// Split the scale set's instances by its own priority mix policy (the spec's numbers fill
     /// in what it leaves out); without one, all of them run at the profile's priority.
     pub fn from_scale_set(name: &str, set: &ScaleSet, spec: &Capacity) -> Existing {
@@ -82,6 +97,43 @@ impl Existing {
     }
 }
 
+/// Which global name a [`GlobalName`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum GlobalKind {
+    ServiceBusNamespace,
+    StorageAccount,
+}
+
+/// A name the deployment creates that must be unique across Azure (a DNS name).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GlobalName {
+    pub kind: GlobalKind,
+    pub name: String,
+}
+
+/// The Service Bus namespace / storage account the spec creates (`create: true`).
+fn global_names(spec: &Spec) -> Vec<GlobalName> {
+    let Some(q) = spec.spec.autoscale.as_ref().and_then(|a| a.queue.as_ref()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(sb) = q.service_bus.as_ref().filter(|sb| sb.create) {
+        out.push(GlobalName {
+            kind: GlobalKind::ServiceBusNamespace,
+            name: sb.namespace.clone(),
+        });
+    }
+    if let Some(st) = q.storage_queue.as_ref().filter(|st| st.create) {
+        out.push(GlobalName {
+            kind: GlobalKind::StorageAccount,
+            name: st.account.clone(),
+        });
+    }
+    out
+}
+
 /// Everything the checks need from the spec, computed once.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -104,8 +156,22 @@ pub struct Plan {
     pub encryption_at_host: bool,
     pub accelerated_networking: bool,
     pub trusted_launch: bool,
+    /// A dev box (`autoShutdown` on one instance): one standalone VM, no scale set
+    /// ([`crate::plan::devbox`]).
+    pub dev_box: bool,
     pub providers: Vec<&'static str>,
+    /// The vault name the spec gives (`security.keyVault.name`).
     pub key_vault: Option<String>,
+    /// The vault name the template derives when the spec gives none
+    /// (`<prefix>-<uniqueString(resourceGroup().id)>`): known once the resource group is
+    /// ([`Plan::set_resource_group`]).
+    pub key_vault_derived: Option<String>,
+    /// Prefix of the derived vault name (the renderer's `vault_name_prefix`).
+    pub key_vault_prefix: String,
+    /// Service Bus namespaces and storage accounts the deployment creates: global DNS names.
+    pub global_names: Vec<GlobalName>,
+    /// The resource group the spec is deployed to, when the caller knows it.
+    pub resource_group: Option<String>,
     pub allowed_regions: Option<Vec<String>>,
     pub targets: Vec<Target>,
     /// The pool's scale set when it exists already (set by the caller, who knows the group).
@@ -134,6 +200,12 @@ impl Plan {
         ];
         if s.monitoring.budget.is_some() {
             providers.push("Microsoft.Consumption");
+        }
+        let dev_box = crate::plan::devbox::applies(s);
+        if dev_box {
+            // the shutdown schedule and the start workflow
+            providers.push("Microsoft.DevTestLab");
+            providers.push("Microsoft.Logic");
         }
         if let Some(q) = s.autoscale.as_ref().and_then(|a| a.queue.as_ref()) {
             if q.service_bus.is_some() {
@@ -173,8 +245,13 @@ impl Plan {
             encryption_at_host: s.security.encryption_at_host,
             accelerated_networking: s.compute.accelerated_networking,
             trusted_launch: s.compute.security_type == SecurityType::TrustedLaunch,
+            dev_box,
             providers,
             key_vault: s.security.key_vault.name.clone(),
+            key_vault_derived: None,
+            key_vault_prefix: crate::plan::vault_name_prefix(&spec.metadata.name),
+            global_names: global_names(spec),
+            resource_group: None,
             allowed_regions: s
                 .allowed_regions
                 .as_ref()
@@ -182,6 +259,29 @@ impl Plan {
             targets,
             existing: None,
         }
+    }
+
+    /// The deployment goes to `rg` (whose ARM id is `group_id` when the group exists): the
+    /// derived vault name becomes known.
+    pub fn set_resource_group(&mut self, subscription: &str, rg: &str, group_id: Option<&str>) {
+        let id = group_id
+            .filter(|id| !id.is_empty())
+            .map(str::to_string)
+            .unwrap_or_else(|| super::names::resource_group_id(subscription, rg));
+        if self.key_vault.is_none() {
+            self.key_vault_derived = Some(super::names::derived_vault_name(
+                &self.key_vault_prefix,
+                &id,
+            ));
+        }
+        self.resource_group = Some(rg.to_string());
+    }
+
+    /// The vault name to check: the spec's, or the derived one once the group is known.
+    pub fn vault_name(&self) -> Option<&str> {
+        self.key_vault
+            .as_deref()
+            .or(self.key_vault_derived.as_deref())
     }
 
     pub fn primary(&self) -> &str {
@@ -193,5 +293,24 @@ impl Plan {
             HyperVGeneration::V1 => "V1",
             HyperVGeneration::V2 => "V2",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_existing_dev_box_counts_as_one_vm_of_its_priority() {
+        let vm: crate::azure::deployments::VirtualMachine = serde_json::from_value(
+            serde_json::json!({"location": "West Europe", "properties": {"priority": "Spot"}}),
+        )
+        .unwrap();
+        let x = Existing::from_vm("vm-dev", &vm);
+        assert_eq!((x.region.as_str(), x.regular, x.spot), ("westeurope", 0, 1));
+        let vm: crate::azure::deployments::VirtualMachine =
+            serde_json::from_value(serde_json::json!({"location": "westeurope"})).unwrap();
+        let x = Existing::from_vm("vm-dev", &vm);
+        assert_eq!((x.regular, x.spot), (1, 0));
     }
 }

@@ -97,6 +97,11 @@ pub fn gpu_monitoring_unsupported(
             "the GPU collector is Linux-only for now (a shell script under systemd, installed by cloud-init); Windows pools have no collector",
         );
     }
+    if crate::plan::devbox::applies(s) {
+        return Some(
+            "the pool renders as a dev box (autoShutdown, capacity.max 1, no autoscale): a standalone VM, and the collector, its health repairs and data collection association are wired to scale sets only for now",
+        );
+    }
     if size.is_some_and(|z| z.gpu_vendor == crate::catalog::GpuVendor::Amd) {
         return Some(
             "the collector reads NVIDIA's nvidia-smi; AMD GPUs (rocm-smi) are not supported yet",
