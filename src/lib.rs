@@ -18,6 +18,7 @@ pub mod emit;
 pub mod plan;
 pub mod preflight;
 pub mod report;
+pub mod simulate;
 pub mod sizing;
 pub mod spec;
 

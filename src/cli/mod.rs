@@ -12,6 +12,7 @@ mod preflight;
 mod render;
 mod schema;
 mod show;
+mod simulate;
 mod sizes;
 mod validate;
 
@@ -55,6 +56,9 @@ pub enum Command {
     Preflight(preflight::Args),
     /// Estimate the monthly cost of a spec's scaling policy, with saving levers and budget gates.
     Cost(cost::Args),
+    /// Replay queue load through the rendered autoscale setting: waits, idle GPUs, cost, the lower bound; --tune.
+    #[command(after_help = simulate::HELP)]
+    Simulate(simulate::Args),
     /// Deploy a spec to a resource group (ARM, Incremental) with progress, or show the changes (--what-if).
     #[command(after_help = DEPLOY_HELP)]
     Deploy(deploy::Args),
@@ -110,6 +114,7 @@ pub fn main() -> i32 {
         Command::Cost(a) => cost::run(a),
         Command::Render(a) => render::run(a),
         Command::Deploy(a) => deploy::run(a),
+        Command::Simulate(a) => simulate::run(a),
     };
     match result {
         Ok(code) => code as i32,
