@@ -128,6 +128,9 @@ pub struct Rule {
     pub metric: String,
     /// The threshold is per instance (`dividePerInstance`, or the queue's special metric).
     pub per_instance: bool,
+    /// The metric is already an average over instances (`Percentage CPU`): the flapping guard
+    /// projects it as `value × current / n`.
+    pub instance_averaged: bool,
     pub grain: u32,
     pub window: u32,
     pub statistic: Stat,
@@ -195,6 +198,7 @@ pub fn rule_from_plan(r: &plan::AutoscaleRule) -> Result<Rule, String> {
     Ok(Rule {
         metric: r.metric_name.to_string(),
         per_instance: r.divide_per_instance || special,
+        instance_averaged: !r.divide_per_instance && r.metric_name == "Percentage CPU",
         grain: minutes(r.time_grain, "timeGrain")?,
         window: minutes(&r.time_window, "timeWindow")?,
         statistic: match r.statistic {
@@ -589,10 +593,12 @@ pub fn decide(
             .filter(|(r, _)| r.direction == Dir::Increase)
             .any(|(r, t)| {
                 let total = t.unwrap_or(0.0);
-                match observed(r, total, k, zero) {
-                    Some(v) => fired(r, v),
-                    None => false,
-                }
+                let projected = if r.instance_averaged {
+                    (k > 0).then(|| total * f64::from(cur) / f64::from(k))
+                } else {
+                    observed(r, total, k, zero)
+                };
+                projected.is_some_and(|v| fired(r, v))
             });
         if !flaps {
             return if k == target {

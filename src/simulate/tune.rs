@@ -456,34 +456,47 @@ pub fn set(
             },
         });
     }
-    let first = index
+    // block mapping: a line after the last key's entry, at the indentation of the keys
+    let keys: Vec<crate::diag::Location> = index
         .children(parent)
         .iter()
         .filter_map(|c| index.spans(c).and_then(|s| s.key))
+        .collect();
+    let first = keys
+        .iter()
         .min_by_key(|k| k.byte_start)
         .ok_or_else(|| format!("`{parent}` has no keys to align `{key}` with"))?;
+    let last = index
+        .children(parent)
+        .iter()
+        .filter_map(|c| index.spans(c))
+        .max_by_key(|s| s.value.byte_end)
+        .map(|s| s.value.byte_end)
+        .unwrap_or(first.byte_end);
     let line_start = text[..first.byte_start].rfind('\n').map_or(0, |i| i + 1);
     let indent: String = text[line_start..first.byte_start]
         .chars()
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();
-    if text[line_start..first.byte_start].trim().is_empty() {
-        Ok(Edit {
-            start: line_start,
-            end: line_start,
-            text: format!("{indent}{key}: {value}\n"),
-        })
+    // the end of the line the last value ends on (a block value may end at the next line's start)
+    let anchor = if last > 0 && text.as_bytes().get(last - 1) == Some(&b'\n') {
+        last - 1
     } else {
-        // the first key shares its line with a `- ` (a sequence item): add after that line
-        let eol = text[first.byte_start..]
-            .find('\n')
-            .map_or(text.len(), |i| first.byte_start + i + 1);
-        Ok(Edit {
-            start: eol,
-            end: eol,
-            text: format!("{indent}{key}: {value}\n"),
-        })
-    }
+        last
+    };
+    let eol = text[anchor..]
+        .find('\n')
+        .map_or(text.len(), |i| anchor + i + 1);
+    let prefix = if eol == text.len() && !text.ends_with('\n') {
+        "\n"
+    } else {
+        ""
+    };
+    Ok(Edit {
+        start: eol,
+        end: eol,
+        text: format!("{prefix}{indent}{key}: {value}\n"),
+    })
 }
 
 /// The edits that turn `before` into `p`.
