@@ -7,6 +7,7 @@ mod governance;
 mod network;
 mod security;
 mod sizing;
+mod workload_model;
 
 use std::path::Path;
 
@@ -48,6 +49,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     network::check(ctx, &mut out);
     security::check(ctx, &mut out);
     governance::check(ctx, &mut out);
+    workload_model::check(ctx, &mut out);
     out
 }
 
