@@ -173,7 +173,7 @@ pub fn svg(r: &Results) -> Result<String, String> {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (top, bottom) = root.split_vertically(280);
         let title = format!(
-            "{}: p95 wait {} min, {:.0} instance-hours, {} x lower bound",
+            "{}: p95 wait {} min, {:.0} instance-hours, {} the lower bound",
             r.spec,
             r.wait_minutes.p95,
             r.instance_hours.total,
