@@ -228,13 +228,20 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
             change: change.to_string(),
             cooldown: cooldown.to_string(),
         };
+        let step = trigger.scale_out_step.unwrap_or(1);
         rules.push(rule(
-            format!("Scale out when the backlog per instance exceeds {target} messages."),
+            if step == 1 {
+                format!("Scale out when the backlog per instance exceeds {target} messages.")
+            } else {
+                format!(
+                    "Scale out by {step} when the backlog per instance exceeds {target} messages."
+                )
+            },
             "GreaterThan",
             target,
             "Increase",
             &a.scale_out_cooldown,
-            trigger.scale_out_step.unwrap_or(1),
+            step,
         ));
         // tiers: more scale-out rules; Azure takes the largest result of those that fire
         for tier in &trigger.scale_out_tiers {
