@@ -57,9 +57,14 @@ fn rows(r: &Results) -> Vec<(&'static str, String)> {
         (
             "lower bound (ratio)",
             format!(
-                "{:.1} instance-hours ({})",
+                "{:.1} instance-hours ({}{})",
                 r.lower_bound.instance_hours,
-                ratio(r)
+                ratio(r),
+                if r.wait_target.met {
+                    ""
+                } else {
+                    "; the bound holds for policies that meet the target, which this one misses"
+                }
             ),
         ),
         ("monthly cost (expected)", cost(r)),

@@ -55,6 +55,9 @@ pub struct Params {
     pub time_window_minutes: u32,
     pub capacity_min: u32,
     pub schedule_mins: Vec<u32>,
+    /// The spec's own `capacity.default` and schedule defaults (kept at or above the minimums).
+    pub capacity_default: Option<u32>,
+    pub schedule_defaults: Vec<Option<u32>>,
 }
 
 impl Params {
@@ -72,6 +75,8 @@ impl Params {
             time_window_minutes: m(&a.time_window),
             capacity_min: spec.spec.capacity.min,
             schedule_mins: a.schedules.iter().map(|s| s.min).collect(),
+            capacity_default: spec.spec.capacity.default,
+            schedule_defaults: a.schedules.iter().map(|s| s.default).collect(),
         })
     }
 
@@ -80,12 +85,19 @@ impl Params {
     pub fn apply(&self, spec: &Spec, explicit_below: bool) -> Spec {
         let mut s = spec.clone();
         s.spec.capacity.min = self.capacity_min;
+        s.spec.capacity.default = self.capacity_default;
         if let Some(a) = s.spec.autoscale.as_mut() {
             a.scale_out_cooldown = format!("PT{}M", self.scale_out_cooldown_minutes);
             a.scale_in_cooldown = format!("PT{}M", self.scale_in_cooldown_minutes);
             a.time_window = format!("PT{}M", self.time_window_minutes);
-            for (sched, m) in a.schedules.iter_mut().zip(&self.schedule_mins) {
+            for ((sched, m), d) in a
+                .schedules
+                .iter_mut()
+                .zip(&self.schedule_mins)
+                .zip(&self.schedule_defaults)
+            {
                 sched.min = *m;
+                sched.default = *d;
             }
         }
         let low = lowest_min(&s.spec);
@@ -251,6 +263,7 @@ pub fn stage2(base: &Params, before: &Params) -> Vec<Params> {
                             .collect();
                     }
                     floors(&mut p, rz, hp);
+                    p.clamp_defaults();
                     if !v.contains(&p) {
                         v.push(p);
                     }
@@ -265,7 +278,7 @@ pub fn stage2(base: &Params, before: &Params) -> Vec<Params> {
 pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     let started = Instant::now();
     let before = Params::of(job.input.spec).ok_or(
-        "the spec has no queue-driven autoscale (autoscale.queue) to tune; schedules alone have nothing to search",
+        "the spec has no queue-driven autoscale (autoscale.queue): there is no policy to tune (a fixed pool or schedules alone scale by the clock)",
     )?;
     let explicit_below = job
         .checked
@@ -577,6 +590,32 @@ pub fn edits(
             &p.capacity_min.to_string(),
         )?);
     }
+    if let (Some(new), Some(old)) = (p.capacity_default, before.capacity_default)
+        && new != old
+        && index.spans("/spec/capacity/default").is_some()
+    {
+        v.push(set(
+            index,
+            text,
+            "/spec/capacity",
+            "default",
+            &new.to_string(),
+        )?);
+    }
+    for (i, (new, old)) in p
+        .schedule_defaults
+        .iter()
+        .zip(&before.schedule_defaults)
+        .enumerate()
+    {
+        let ptr = format!("/spec/autoscale/schedules/{i}");
+        if let (Some(new), Some(old)) = (new, old)
+            && new != old
+            && index.spans(&format!("{ptr}/default")).is_some()
+        {
+            v.push(set(index, text, &ptr, "default", &new.to_string())?);
+        }
+    }
     for (i, (new, old)) in p
         .schedule_mins
         .iter()
@@ -597,6 +636,18 @@ pub fn edits(
 }
 
 impl Params {
+    /// Explicit defaults stay inside the (new) minimums.
+    fn clamp_defaults(&mut self) {
+        if let Some(d) = self.capacity_default.as_mut() {
+            *d = (*d).max(self.capacity_min);
+        }
+        for (d, m) in self.schedule_defaults.iter_mut().zip(&self.schedule_mins) {
+            if let Some(d) = d.as_mut() {
+                *d = (*d).max(*m);
+            }
+        }
+    }
+
     fn lowest_min(&self) -> u32 {
         self.schedule_mins
             .iter()
