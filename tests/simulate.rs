@@ -830,3 +830,77 @@ fn tuned_spec_is_written_renders_and_validates() {
     let arm = std::fs::read_to_string(out_dir.join("azuredeploy.json")).unwrap();
     assert!(arm.contains("Microsoft.Insights/autoscalesettings"));
 }
+
+#[test]
+fn tune_edits_keep_layout_and_validate() {
+    use gpuform::catalog::prices::PriceTable;
+    use gpuform::simulate::tune::{Params, apply_edits, edits};
+    use gpuform::spec::{Policy, check_file, check_source};
+    let path = std::path::Path::new("examples/llm-finetune-a100.yaml");
+    let checked = check_file(path, &Policy::default(), PriceTable::embedded());
+    let text = checked.source.clone().unwrap();
+    let before = Params::of(checked.spec.as_ref().unwrap()).unwrap();
+    let mut p = before.clone();
+    p.capacity_min = 1;
+    p.capacity_default = Some(1);
+    p.scale_out_step = 3;
+    p.scale_out_tiers = vec![gpuform::spec::model::ScaleOutTier { above: 3, step: 4 }];
+    p.scale_in_cooldown_minutes = 5;
+    let e = edits(&before, &p, false, &checked.index, &text).unwrap();
+    let new = apply_edits(&text, e);
+    // block mapping: the new keys go after the last key, at its indentation
+    assert!(
+        new.contains("      targetPerInstance: 1\n      scaleOutStep: 3\n      scaleOutTiers: [{above: 3, step: 4}]\n"),
+        "{new}"
+    );
+    assert!(new.contains("    min: 1\n"));
+    assert!(new.contains("    default: 1\n"));
+    assert!(new.contains("    scaleInCooldown: PT5M\n"));
+    let changed: Vec<_> = similar::TextDiff::from_lines(&text, &new)
+        .iter_all_changes()
+        .filter(|c| c.tag() != similar::ChangeTag::Equal)
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(changed.len(), 3 + 3 + 2, "{changed:?}");
+    let re = check_source(
+        new,
+        "llm.yaml",
+        std::path::PathBuf::from("examples"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    assert!(!re.has_errors(), "{:?}", re.diagnostics);
+    let q = re.spec.unwrap().spec.autoscale.unwrap().queue.unwrap();
+    assert_eq!(q.scale_out_step, Some(3));
+    assert_eq!(q.scale_out_tiers.len(), 1);
+}
+
+#[test]
+fn tune_edits_flow_mappings() {
+    use gpuform::simulate::tune::{apply_edits, set};
+    let text =
+        "spec:\n  capacity: {min: 0, max: 4}\n  autoscale: {queue: {targetPerInstance: 5}}\n";
+    let parsed = gpuform::spec::yaml::parse(text).unwrap();
+    let e1 = set(&parsed.index, text, "/spec/capacity", "min", "1").unwrap();
+    let e2 = set(
+        &parsed.index,
+        text,
+        "/spec/autoscale/queue",
+        "scaleOutStep",
+        "2",
+    )
+    .unwrap();
+    let e3 = set(
+        &parsed.index,
+        text,
+        "/spec/autoscale",
+        "scaleInCooldown",
+        "PT5M",
+    )
+    .unwrap();
+    let new = apply_edits(text, vec![e1, e2, e3]);
+    assert_eq!(
+        new,
+        "spec:\n  capacity: {min: 1, max: 4}\n  autoscale: {queue: {targetPerInstance: 5, scaleOutStep: 2}, scaleInCooldown: PT5M}\n"
+    );
+}

@@ -452,16 +452,15 @@ pub fn set(
     let v = pspans.value;
     let body = text.get(v.byte_start..v.byte_end).unwrap_or("");
     if body.trim_start().starts_with('{') {
-        let close = body
-            .rfind('}')
-            .ok_or_else(|| format!("`{parent}` is a flow mapping without `}}`"))?;
-        let empty = body[..close].trim_end().ends_with('{');
-        let at = v.byte_start + close;
-        // no space before the comma
-        let trimmed = text[..at].trim_end().len();
+        let open = v.byte_start + (body.len() - body.trim_start().len());
+        let close = matching_brace(text, open)
+            .ok_or_else(|| format!("`{parent}` is a flow mapping without its `}}`"))?;
+        let empty = text[open + 1..close].trim().is_empty();
+        // after the last entry, before any space ahead of the `}`
+        let at = open + 1 + text[open + 1..close].trim_end().len();
         return Ok(Edit {
-            start: trimmed,
-            end: trimmed,
+            start: at,
+            end: at,
             text: if empty {
                 format!("{key}: {value}")
             } else {
@@ -510,6 +509,37 @@ pub fn set(
         end: eol,
         text: format!("{prefix}{indent}{key}: {value}\n"),
     })
+}
+
+/// The `}` that closes the flow mapping opening at `open` (quotes and nesting respected).
+fn matching_brace(text: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, ch) in text[open..].char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if ch == '\\' && q == '"' {
+                escaped = true;
+            } else if ch == q {
+                quote = None;
+            }
+            continue;
+        }
+        match ch {
+            '"' | '\'' => quote = Some(ch),
+            '{' | '[' => depth += 1,
+            '}' | ']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return (ch == '}').then_some(open + i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The edits that turn `before` into `p`.
