@@ -685,6 +685,7 @@ pub fn run(r: &Run) -> Outcome {
         waits[wait] += n;
     }
 
+    #[allow(clippy::needless_range_loop)] // t indexes the trace, the timeline and the samples
     for t in 0..h {
         // Spot evictions (Delete: the instance and its capacity go; its jobs go back to the queue)
         if evict_p > 0.0 {

@@ -28,7 +28,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         q.target_per_instance
                     ),
                 )
-                .at(&format!("/spec/autoscale/queue/scaleOutTiers/{i}/above"))
+                .at(format!("/spec/autoscale/queue/scaleOutTiers/{i}/above"))
                 .help(format!(
                     "a tier is for deeper backlogs: use `above: {}` or more, or raise scaleOutStep instead",
                     q.target_per_instance * 2
@@ -96,7 +96,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         sched.name, sched.min, sched.max, cooldown
                     ),
                 )
-                .at(&format!("/spec/autoscale/schedules/{i}"))
+                .at(format!("/spec/autoscale/schedules/{i}"))
                 .help("add VMs faster (autoscale.queue.scaleOutStep or scaleOutTiers, a shorter scaleOutCooldown) or start the schedule with a higher min"),
             );
         }
