@@ -227,6 +227,13 @@ impl FakeAzure {
                 .with_priority(10),
         );
         self.mount(
+            Mock::given(method("GET"))
+                .and(path(trusted_launch_default_path()))
+                .and(bearer())
+                .respond_with(ok(trusted_launch_default("NotRegistered")))
+                .with_priority(10),
+        );
+        self.mount(
             Mock::given(method("POST"))
                 .and(path(Self::sub_path(
                     "providers/Microsoft.KeyVault/checkNameAvailability",
@@ -242,6 +249,52 @@ impl FakeAzure {
                 .respond_with(ok(json!({"value": []})))
                 .with_priority(10),
         );
+        self.mount_global_names(latency);
+    }
+
+    /// No soft-deleted vaults, and every Service Bus namespace and storage account name free
+    /// (part of [`mount_subscription`](Self::mount_subscription); priority 10).
+    pub fn mount_global_names(&self, latency: Duration) {
+        let ok = |body: Value| {
+            ResponseTemplate::new(200)
+                .set_body_json(body)
+                .set_delay(latency)
+        };
+        for (verb, rest, body) in [
+            (
+                "GET",
+                "providers/Microsoft.KeyVault/deletedVaults",
+                json!({"value": []}),
+            ),
+            (
+                "POST",
+                "providers/Microsoft.ServiceBus/CheckNameAvailability",
+                json!({"nameAvailable": true, "reason": "None", "message": ""}),
+            ),
+            (
+                "GET",
+                "providers/Microsoft.ServiceBus/namespaces",
+                json!({"value": []}),
+            ),
+            (
+                "POST",
+                "providers/Microsoft.Storage/checkNameAvailability",
+                json!({"nameAvailable": true}),
+            ),
+            (
+                "GET",
+                "providers/Microsoft.Storage/storageAccounts",
+                json!({"value": []}),
+            ),
+        ] {
+            self.mount(
+                Mock::given(method(verb))
+                    .and(path(Self::sub_path(rest)))
+                    .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+                    .respond_with(ok(body))
+                    .with_priority(10),
+            );
+        }
     }
 
     /// `gpuform preflight SPEC` against the fake with fast retries.
@@ -436,6 +489,18 @@ pub fn feature_path() -> String {
 pub fn feature(state: &str) -> Value {
     json!({"id": format!("/subscriptions/{SUB}/providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost"),
            "name": "Microsoft.Compute/EncryptionAtHost", "properties": {"state": state}, "type": "Microsoft.Features/providers/features"})
+}
+
+/// Microsoft.Compute/TrustedLaunchByDefaultPreview (Trusted Launch as default).
+pub fn trusted_launch_default_path() -> String {
+    FakeAzure::sub_path(
+        "providers/Microsoft.Features/providers/Microsoft.Compute/features/TrustedLaunchByDefaultPreview",
+    )
+}
+
+pub fn trusted_launch_default(state: &str) -> Value {
+    json!({"id": format!("/subscriptions/{SUB}/providers/Microsoft.Features/providers/Microsoft.Compute/features/TrustedLaunchByDefaultPreview"),
+           "name": "Microsoft.Compute/TrustedLaunchByDefaultPreview", "properties": {"state": state}, "type": "Microsoft.Features/providers/features"})
 }
 
 pub fn examples(name: &str) -> PathBuf {
