@@ -21,6 +21,7 @@ pub mod plan;
 pub mod preflight;
 pub mod quota;
 pub mod report;
+pub mod simulate;
 pub mod sizing;
 pub mod spec;
 pub mod status;

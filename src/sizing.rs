@@ -291,6 +291,8 @@ mod tests {
             interruptible: false,
             distributed,
             cuda: None,
+            job_duration: None,
+            concurrent_jobs_per_instance: None,
         }
     }
 

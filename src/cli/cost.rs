@@ -87,6 +87,16 @@ pub struct Args {
     /// Queue (Service Bus or storage) operations assumed per month.
     #[arg(long, value_name = "N", default_value_t = 1_000_000.0)]
     pub queue_ops: f64,
+    /// Price the instance-hours `gpuform simulate` measures on this trace (CSV or `az monitor
+    /// metrics list` JSON) as the expected case.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// With --trace: how long one job takes (ISO 8601; overrides workload.jobDuration).
+    #[arg(long, value_name = "DURATION", requires = "trace")]
+    pub job_duration: Option<String>,
+    /// With --trace: from scale-out until a new VM serves (ISO 8601; overrides the family default).
+    #[arg(long, value_name = "DURATION", requires = "trace")]
+    pub provisioning: Option<String>,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -418,6 +428,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         }
     })?;
 
+    let simulated = match &args.trace {
+        None => None,
+        Some(trace) => Some(simulated_hours(&args, trace, &checked, &plan, spec, size)?),
+    };
     let opts = Options {
         expected_utilization_percent: args.expected_utilization,
         log_gb_per_day: args.log_gb_per_day,
@@ -425,6 +439,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         key_vault_operations_per_month: args.key_vault_ops,
         queue_operations_per_month: args.queue_ops,
         today: today(),
+        simulated,
     };
     let mut est = cost::estimate(
         spec,
@@ -500,4 +515,50 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::Findings);
     }
     Ok(ExitCode::Ok)
+}
+
+/// `--trace`: replay the trace through the rendered autoscale setting (as `gpuform simulate`
+/// does, with its defaults) and return the monthly instance-hours it measured.
+fn simulated_hours(
+    args: &Args,
+    trace: &Path,
+    checked: &crate::spec::Checked,
+    plan: &Plan,
+    spec: &Spec,
+    size: &crate::catalog::GpuSize,
+) -> Result<cost::SimulatedHours, Failure> {
+    use super::simulate::{LoadArgs, prepare};
+    let (workload, trace, settings) = prepare(
+        checked,
+        plan,
+        &LoadArgs {
+            spec: &args.spec,
+            trace: Some(trace),
+            synthetic: false,
+            seed: 1,
+            days: 7,
+            start: "",
+            entity: None,
+            job_duration: args.job_duration.as_deref(),
+            provisioning: args.provisioning.as_deref(),
+            concurrency: None,
+            spot_evictions_per_hour: None,
+            wait_p95: "PT10M",
+            choices: Default::default(),
+            policy: &args.policy,
+        },
+    )?;
+    let setting = crate::simulate::setting(plan, spec)
+        .map_err(|e| Failure::usage(format!("{}: {e}", args.spec.display())))?;
+    let _ = size;
+    let o = crate::simulate::engine::run(&crate::simulate::engine::Run {
+        setting: &setting,
+        trace: &trace,
+        workload: &workload,
+        priority: &crate::simulate::priority(plan, spec),
+        choices: settings.choices,
+        seed: settings.seed,
+        record: false,
+    });
+    Ok(crate::simulate::monthly_hours(&o))
 }

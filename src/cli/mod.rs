@@ -15,6 +15,7 @@ mod quota;
 mod render;
 mod schema;
 mod show;
+mod simulate;
 mod sizes;
 mod status;
 mod validate;
@@ -59,6 +60,9 @@ pub enum Command {
     Preflight(preflight::Args),
     /// Estimate the monthly cost of a spec's scaling policy, with saving levers and budget gates.
     Cost(cost::Args),
+    /// Replay queue load through the rendered autoscale setting: waits, idle GPUs, cost, the lower bound; --tune.
+    #[command(after_help = simulate::HELP)]
+    Simulate(simulate::Args),
     /// Deploy a spec to a resource group (ARM, Incremental) with progress, or show the changes (--what-if).
     #[command(after_help = DEPLOY_HELP)]
     Deploy(deploy::Args),
@@ -128,6 +132,7 @@ pub fn main() -> i32 {
         Command::Quota(a) => quota::run(a),
         Command::Destroy(a) => destroy::run(a),
         Command::Status(a) => status::run(a),
+        Command::Simulate(a) => simulate::run(a),
     };
     match result {
         Ok(code) => code as i32,

@@ -47,6 +47,22 @@ pub struct Options {
     pub queue_operations_per_month: f64,
     /// `YYYY-MM-DD`: the date price ages are counted to.
     pub today: String,
+    /// Instance-hours per month from `gpuform simulate` (`cost --trace`): they replace the
+    /// expected case (the low and high cases stay the profiles' minimum and maximum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated: Option<SimulatedHours>,
+}
+
+/// Simulated instance-hours per month, split by priority.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimulatedHours {
+    pub instance: f64,
+    pub regular: f64,
+    pub spot: f64,
+    /// What was replayed, for the assumptions.
+    #[serde(skip)]
+    pub trace_hours: f64,
 }
 
 impl Default for Options {
@@ -58,6 +74,7 @@ impl Default for Options {
             key_vault_operations_per_month: 10_000.0,
             queue_operations_per_month: 1_000_000.0,
             today: String::new(),
+            simulated: None,
         }
     }
 }
@@ -371,7 +388,13 @@ pub fn estimate(
     let region = s.region.to_ascii_lowercase();
     let os = price_os(plan);
     let priority = Priority::of(&plan.compute, &s.capacity);
-    let u = usage::usage(s, &priority, opts.expected_utilization_percent / 100.0);
+    let mut u = usage::usage(s, &priority, opts.expected_utilization_percent / 100.0);
+    if let Some(h) = &opts.simulated {
+        // the expected case is what the simulation measured (`gpuform cost --trace`)
+        u.instance_hours.expected = h.instance;
+        u.regular_hours.expected = h.regular;
+        u.spot_hours.expected = h.spot;
+    }
     let f = &book.fixed;
     let mut lines: Vec<Line> = Vec::new();
     let mut missing: Vec<Missing> = Vec::new();
@@ -673,6 +696,12 @@ fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
             "disks are billed per instance-hour (monthly tier price / 730) because scale-in deletes an instance with its disks".into()
         },
     ];
+    if let Some(h) = &o.simulated {
+        v.push(format!(
+            "expected: the instance-hours `gpuform simulate` measured replaying {:.1} hours of queue load through the rendered autoscale setting, scaled to {HOURS_PER_MONTH} hours",
+            h.trace_hours
+        ));
+    }
     if plan.network.nat.is_some() {
         v.push(format!(
             "{} GB/month through the NAT gateway (--nat-gb)",

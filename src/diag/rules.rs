@@ -293,7 +293,7 @@ pub const RULES: &[Rule] = &[
         E,
         "autoscale",
         "More than 10 rules in a profile",
-        "An autoscale profile holds at most 10 rules. Enforced by construction: gpuform renders two (scale out, scale in), so no spec triggers it.",
+        "An autoscale profile holds at most 10 rules. Enforced by construction: gpuform renders at most six (scale out, up to four scaleOutTiers, scale in), so no spec triggers it.",
     ),
     r(
         "autoscale-flapping",
@@ -301,6 +301,27 @@ pub const RULES: &[Rule] = &[
         "autoscale",
         "Scale-in threshold too close to the scale-out threshold",
         "After a scale-in the per-instance backlog rises; if it crosses the scale-out threshold, autoscale flaps (and Azure skips the scale-in).",
+    ),
+    r(
+        "autoscale-tier-order",
+        E,
+        "autoscale",
+        "A scale-out tier at or below the target",
+        "Each autoscale.queue.scaleOutTiers entry is one more scale-out rule for deeper backlogs; at or below targetPerInstance it fires whenever the base rule does.",
+    ),
+    r(
+        "policy-wait-too-long",
+        W,
+        "autoscale",
+        "The scale-out threshold means a long wait",
+        "With workload.jobDuration, a backlog of targetPerInstance per VM is targetPerInstance x jobDuration / concurrentJobsPerInstance of waiting before autoscale adds a VM; above 30 minutes the policy cannot meet any reasonable wait.",
+    ),
+    r(
+        "policy-ramp-too-slow",
+        W,
+        "autoscale",
+        "Scale-out too slow to reach a schedule's max",
+        "With workload.jobDuration, going from a schedule's min to its max takes one scale-out per cooldown plus the size family's provisioning time; longer than the schedule window, its max is never used in time.",
     ),
     r(
         "autoscale-cooldown",

@@ -95,7 +95,8 @@ pub struct AutoscaleRule {
     /// `EntityName` = the queue, for Service Bus namespace metrics.
     pub entity_dimension: Option<String>,
     pub direction: &'static str,
-    pub change: &'static str,
+    /// `ChangeCount` value (as a string, as the template takes it).
+    pub change: String,
     pub cooldown: String,
 }
 
@@ -156,7 +157,7 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
     })
 }
 
-pub(super) fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<Autoscale> {
+pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<Autoscale> {
     if !schedule::has_setting(s) {
         // a fixed-size pool: nothing to scale
         return None;
@@ -209,7 +210,8 @@ pub(super) fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> 
                     operator: &'static str,
                     threshold: u32,
                     direction: &'static str,
-                    cooldown: &str| AutoscaleRule {
+                    cooldown: &str,
+                    change: u32| AutoscaleRule {
             comment,
             metric_name,
             metric_namespace,
@@ -223,16 +225,38 @@ pub(super) fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> 
             divide_per_instance: divide,
             entity_dimension: dim.clone(),
             direction,
-            change: "1",
+            change: change.to_string(),
             cooldown: cooldown.to_string(),
         };
+        let step = trigger.scale_out_step.unwrap_or(1);
         rules.push(rule(
-            format!("Scale out when the backlog per instance exceeds {target} messages."),
+            if step == 1 {
+                format!("Scale out when the backlog per instance exceeds {target} messages.")
+            } else {
+                format!(
+                    "Scale out by {step} when the backlog per instance exceeds {target} messages."
+                )
+            },
             "GreaterThan",
             target,
             "Increase",
             &a.scale_out_cooldown,
+            step,
         ));
+        // tiers: more scale-out rules; Azure takes the largest result of those that fire
+        for tier in &trigger.scale_out_tiers {
+            rules.push(rule(
+                format!(
+                    "Scale out by {} when the backlog per instance exceeds {} messages.",
+                    tier.step, tier.above
+                ),
+                "GreaterThan",
+                tier.above,
+                "Increase",
+                &a.scale_out_cooldown,
+                tier.step,
+            ));
+        }
         rules.push(if below == 0 {
             rule(
                 "Scale in when the queue is empty (no lower threshold is flap-safe for this target).".into(),
@@ -240,6 +264,7 @@ pub(super) fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> 
                 0,
                 "Decrease",
                 &a.scale_in_cooldown,
+                1,
             )
         } else {
             rule(
@@ -248,6 +273,7 @@ pub(super) fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> 
                 below,
                 "Decrease",
                 &a.scale_in_cooldown,
+                1,
             )
         });
     }

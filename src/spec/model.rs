@@ -137,6 +137,13 @@ pub struct Workload {
     pub distributed: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cuda: Option<String>,
+    /// How long one queued job takes on one VM (ISO 8601); `gpuform simulate` and the
+    /// policy rules use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_duration: Option<String>,
+    /// Jobs one VM runs at once (1 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrent_jobs_per_instance: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -517,6 +524,20 @@ pub struct QueueTrigger {
     /// Scale in when the backlog per VM falls below this; derived from the target so it cannot flap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale_in_below: Option<u32>,
+    /// VMs added per scale-out above the target (1 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_out_step: Option<u32>,
+    /// Extra scale-out rules for deeper backlogs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scale_out_tiers: Vec<ScaleOutTier>,
+}
+
+/// One more scale-out rule: above `above` messages per VM, add `step` VMs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScaleOutTier {
+    pub above: u32,
+    pub step: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

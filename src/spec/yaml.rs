@@ -56,6 +56,24 @@ impl SpanIndex {
         }
     }
 
+    /// The spans of exactly `pointer` (no fallback to a parent), for tools that edit the text.
+    pub fn spans(&self, pointer: &str) -> Option<NodeSpans> {
+        self.nodes.get(pointer).copied()
+    }
+
+    /// Pointers of the direct children of `pointer` (mapping keys or sequence items).
+    pub fn children(&self, pointer: &str) -> Vec<String> {
+        let prefix = format!("{pointer}/");
+        let mut v: Vec<String> = self
+            .nodes
+            .keys()
+            .filter(|k| k.starts_with(&prefix) && !k[prefix.len()..].contains('/'))
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    }
+
     /// The key of `pointer` (for findings about a name: unknown fields, tag names), else
     /// [`Self::locate`].
     pub fn locate_key(&self, pointer: &str) -> Option<Location> {

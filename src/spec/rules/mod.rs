@@ -8,6 +8,7 @@ mod gpu_monitoring;
 mod network;
 mod security;
 mod sizing;
+mod workload_model;
 
 use std::path::Path;
 
@@ -50,6 +51,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     security::check(ctx, &mut out);
     governance::check(ctx, &mut out);
     gpu_monitoring::check(ctx, &mut out);
+    workload_model::check(ctx, &mut out);
     out
 }
 

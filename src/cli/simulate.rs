@@ -1,0 +1,357 @@
+//! `gpuform simulate SPEC --trace FILE | --synthetic`: parse the flags, load, print. The work
+//! lives in `crate::simulate`.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out};
+use super::cost::today;
+use crate::catalog::prices::PriceTable;
+use crate::cost::PriceBook;
+use crate::plan::Plan;
+use crate::simulate::engine::{Choices, ProfileSwitch, ZeroInstances};
+use crate::simulate::load::{self, Trace};
+use crate::simulate::model::{Overrides, Workload, ceil_minutes, parse_flag_duration};
+use crate::simulate::{self, Input, Settings, report, tune};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+pub const HELP: &str = concat!(
+    "Replays queue load minute by minute through the autoscale setting `gpuform render` emits (profiles, rules, ",
+    "capacities, cooldowns and time windows as rendered) with Azure Monitor autoscale semantics: recurring profiles in ",
+    "their time zones with daylight saving (the first in emitted order wins a tie), one cooldown from the last action, ",
+    "timeGrain/timeWindow aggregation, dividePerInstance and the per-instance queue metric, scale-out when any rule ",
+    "fires (highest wins), scale-in only when all fire, the flapping guard, clamping to the profile, the default count ",
+    "on missing metrics.\n\n",
+    "Not documented by Microsoft and chosen here: a per-instance metric at 0 instances is divided by 1 ",
+    "(--zero-instances missing: no value, so the profile's default applies); a profile switch clamps the count to the ",
+    "new limits at once, even in a cooldown (--profile-switch after-cooldown). The queue metric counts messages not ",
+    "yet completed (waiting or locked); removed or evicted instances' jobs start again.\n\n",
+    "Traces: a CSV `timestamp,arrivals` (ISO 8601 UTC, one row per minute, missing minutes are 0) or the JSON of ",
+    "`az monitor metrics list` (Service Bus IncomingMessages split by EntityName, storage Transactions split by ",
+    "ApiName, or a queue-length metric as a lower bound), detected by its shape.\n\n",
+    "Lower bound: the work of every job that must finish inside the trace if the wait target is met, divided by the ",
+    "slots per instance; no policy can use fewer instance-hours.\n\n",
+    "Exit codes: 0 printed (and written with --write), 1 --tune found no policy that meets the target, 2 usage or ",
+    "I/O errors."
+);
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The spec whose rendered autoscale setting is replayed.
+    #[arg(value_name = "SPEC")]
+    pub spec: PathBuf,
+    /// Job arrivals: a CSV `timestamp,arrivals` or `az monitor metrics list -o json` output.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "synthetic",
+        required_unless_present = "synthetic"
+    )]
+    pub trace: Option<PathBuf>,
+    /// Generate a weekly pattern from the spec's schedules instead (seeded).
+    #[arg(long)]
+    pub synthetic: bool,
+    /// Seed of the synthetic trace and the Spot eviction draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Days of synthetic load.
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..=366))]
+    pub days: u32,
+    /// Start of the synthetic trace (UTC; a Monday by default).
+    #[arg(long, value_name = "TIME", default_value = "2026-11-02T00:00:00Z")]
+    pub start: String,
+    /// The queue to read from metrics split by EntityName (default: the spec's queue).
+    #[arg(long, value_name = "NAME")]
+    pub entity: Option<String>,
+    /// How long one job takes on one VM (ISO 8601, e.g. PT2M; overrides workload.jobDuration).
+    #[arg(long, value_name = "DURATION")]
+    pub job_duration: Option<String>,
+    /// From scale-out until a new VM serves (ISO 8601, e.g. PT8M; overrides the size family default).
+    #[arg(long, value_name = "DURATION")]
+    pub provisioning: Option<String>,
+    /// Jobs one VM runs at once (overrides workload.concurrentJobsPerInstance).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub concurrency: Option<u32>,
+    /// Spot evictions per Spot instance-hour (e.g. 0.01).
+    #[arg(long, value_name = "RATE")]
+    pub spot_evictions_per_hour: Option<f64>,
+    /// The p95 wait target (ISO 8601 or 10m): reported as met or missed, used by the lower
+    /// bound and by --tune.
+    #[arg(long, value_name = "DURATION", default_value = "PT10M")]
+    pub wait_p95: String,
+    /// Undocumented by Microsoft: a per-instance metric at 0 instances.
+    #[arg(long, value_enum, default_value_t = ZeroInstances::One)]
+    pub zero_instances: ZeroInstances,
+    /// Undocumented by Microsoft: when a profile switch clamps the count.
+    #[arg(long, value_enum, default_value_t = ProfileSwitch::Immediate)]
+    pub profile_switch: ProfileSwitch,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the chart (arrivals, backlog, instances by priority, active profile) as SVG.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Search the policies render can express for the cheapest that meets --wait-p95.
+    #[arg(long)]
+    pub tune: bool,
+    /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
+    #[arg(long, requires = "tune")]
+    pub write: bool,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+/// Write a file through a temporary file beside it (no partial output).
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let fail = |e: &(dyn std::error::Error + 'static)| {
+        Failure::from_error(
+            ExitCode::Usage,
+            format!("cannot write {}", path.display()),
+            e,
+        )
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| fail(&e))?;
+    tmp.write_all(bytes).map_err(|e| fail(&e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0o644);
+        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode));
+    }
+    tmp.persist(path).map_err(|e| fail(&e.error))?;
+    Ok(())
+}
+
+fn duration(flag: &str, v: &str) -> Result<u64, Failure> {
+    parse_flag_duration(v).ok_or_else(|| {
+        Failure::usage(format!("{flag} `{v}` is not a duration"))
+            .help("give ISO 8601 (PT2M, PT45S, PT1H) or a short form (2m, 45s, 1h)")
+    })
+}
+
+/// Everything a simulation run needs, loaded from the command line (shared with `cost --trace`).
+pub struct Loaded {
+    pub checked: crate::spec::Checked,
+    pub plan: Plan,
+    pub workload: Workload,
+    pub trace: Trace,
+    pub settings: Settings,
+    pub policy: crate::spec::policy::Policy,
+}
+
+/// The flags `simulate` and `cost --trace` share.
+pub struct LoadArgs<'a> {
+    pub spec: &'a std::path::Path,
+    pub trace: Option<&'a std::path::Path>,
+    pub synthetic: bool,
+    pub seed: u64,
+    pub days: u32,
+    pub start: &'a str,
+    pub entity: Option<&'a str>,
+    pub job_duration: Option<&'a str>,
+    pub provisioning: Option<&'a str>,
+    pub concurrency: Option<u32>,
+    pub spot_evictions_per_hour: Option<f64>,
+    pub wait_p95: &'a str,
+    pub choices: Choices,
+    pub policy: &'a PolicyArgs,
+}
+
+pub fn load(a: &LoadArgs) -> Result<Loaded, Failure> {
+    let policy = a.policy.load()?;
+    let checked = load_valid(a.spec, &policy, PriceTable::embedded())?;
+    let plan = Plan::build(&checked).map_err(|e| {
+        Failure::from_error(
+            ExitCode::Usage,
+            format!("cannot plan {}", a.spec.display()),
+            &e,
+        )
+    })?;
+    let (workload, trace, settings) = prepare(&checked, &plan, a)?;
+    Ok(Loaded {
+        checked,
+        plan,
+        workload,
+        trace,
+        settings,
+        policy,
+    })
+}
+
+/// The workload model, the trace and the run settings for a checked, planned spec (shared with
+/// `cost --trace`).
+pub fn prepare(
+    checked: &crate::spec::Checked,
+    plan: &Plan,
+    a: &LoadArgs,
+) -> Result<(Workload, Trace, Settings), Failure> {
+    let wait = duration("--wait-p95", a.wait_p95)?;
+    let o = Overrides {
+        job_duration_secs: a
+            .job_duration
+            .map(|v| duration("--job-duration", v))
+            .transpose()?,
+        provisioning_secs: a
+            .provisioning
+            .map(|v| duration("--provisioning", v))
+            .transpose()?,
+        concurrency: a.concurrency,
+        spot_evictions_per_hour: match a.spot_evictions_per_hour {
+            Some(r) if !(r.is_finite() && r >= 0.0) => {
+                return Err(Failure::usage(
+                    "--spot-evictions-per-hour must be a number of 0 or more",
+                ));
+            }
+            r => r,
+        },
+    };
+    let spec = checked
+        .spec
+        .as_ref()
+        .ok_or_else(|| Failure::usage(format!("{} could not be read", a.spec.display())))?;
+    let size = checked.size().ok_or_else(|| {
+        Failure::usage(format!(
+            "{}: the size is not in the catalog",
+            a.spec.display()
+        ))
+    })?;
+    let workload = Workload::from_spec(spec, &size.series, plan.compute.image.has_gpu_drivers, &o)
+        .map_err(|e| {
+            Failure::usage(format!("{}: {e}", a.spec.display())).help(
+                "add `jobDuration: PT2M` under `workload` in the spec, or pass --job-duration PT2M",
+            )
+        })?;
+    let trace = if let Some(path) = a.trace {
+        let text = std::fs::read(path).map_err(|e| {
+            Failure::from_error(
+                ExitCode::Usage,
+                format!("cannot read {}", path.display()),
+                &e,
+            )
+        })?;
+        let text = String::from_utf8(text)
+            .map_err(|_| Failure::usage(format!("{} is not UTF-8 text", path.display())))?;
+        let entity = a
+            .entity
+            .map(str::to_string)
+            .or_else(|| plan.queue.as_ref().map(|q| q.queue.clone()));
+        load::parse(&path.display().to_string(), &text, entity.as_deref())
+            .map_err(|e| Failure::usage(e.to_string()).help(e.help()))?
+    } else if a.synthetic {
+        simulate::synthetic_for(spec, &workload, a.seed, a.days, a.start)
+            .generate()
+            .map_err(|e| Failure::usage(format!("--start: {e}")))?
+    } else {
+        return Err(Failure::usage("give --trace FILE or --synthetic"));
+    };
+    if trace.minutes() == 0 {
+        return Err(Failure::usage("the trace is empty"));
+    }
+    let settings = Settings {
+        choices: a.choices,
+        wait_target_minutes: ceil_minutes(wait),
+        quantile: 0.95,
+        seed: a.seed,
+    };
+    Ok((workload, trace, settings))
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let l = load(&LoadArgs {
+        spec: &args.spec,
+        trace: args.trace.as_deref(),
+        synthetic: args.synthetic,
+        seed: args.seed,
+        days: args.days,
+        start: &args.start,
+        entity: args.entity.as_deref(),
+        job_duration: args.job_duration.as_deref(),
+        provisioning: args.provisioning.as_deref(),
+        concurrency: args.concurrency,
+        spot_evictions_per_hour: args.spot_evictions_per_hour,
+        wait_p95: &args.wait_p95,
+        choices: Choices {
+            zero_instances: args.zero_instances,
+            profile_switch: args.profile_switch,
+        },
+        policy: &args.policy,
+    })?;
+    let spec = l.checked.spec.as_ref().expect("load_valid checked it");
+    let size = l.checked.size().expect("load checked it");
+    let file = args.spec.display().to_string();
+    let input = Input {
+        spec,
+        plan: &l.plan,
+        size,
+        file: &file,
+        auto_sized: l.checked.auto_sized,
+    };
+    let setting = simulate::setting(&l.plan, spec)
+        .map_err(|e| Failure::usage(format!("{file}: the rendered autoscale setting: {e}")))?;
+    let book = PriceBook::embedded();
+    let today = today();
+    let results = simulate::simulate(
+        &input,
+        &setting,
+        &l.trace,
+        &l.workload,
+        &l.settings,
+        &book,
+        &today,
+        args.svg.is_some(),
+    );
+    if let Some(path) = &args.svg {
+        let svg = report::svg(&results).map_err(|e| Failure::usage(format!("--svg: {e}")))?;
+        write_atomic(path, svg.as_bytes())?;
+    }
+    if args.tune {
+        let source = l.checked.source.as_deref().unwrap_or_default();
+        let t = tune::tune(
+            &tune::Job {
+                input: &input,
+                checked: &l.checked,
+                policy: &l.policy,
+                source,
+                trace: &l.trace,
+                workload: &l.workload,
+                settings: &l.settings,
+                book: &book,
+                today: &today,
+            },
+            &results,
+        )
+        .map_err(|e| Failure::usage(format!("--tune: {e}")))?;
+        out(&match args.format {
+            Format::Json => tune::json(&results, &t),
+            Format::Markdown => tune::markdown(&results, &t),
+            Format::Text => tune::text(&results, &t),
+        });
+        let Some(best) = &t.best else {
+            return Ok(ExitCode::Findings);
+        };
+        if args.write && best.changed() {
+            write_atomic(&args.spec, best.new_text.as_bytes())?;
+            eprintln!("wrote {}", args.spec.display());
+        }
+        return Ok(ExitCode::Ok);
+    }
+    out(&match args.format {
+        Format::Text => report::text(&results),
+        Format::Json => report::json(&results),
+        Format::Markdown => report::markdown(&results),
+    });
+    Ok(ExitCode::Ok)
+}

@@ -1,0 +1,384 @@
+//! `gpuform simulate`: replay queue load through the autoscale setting render emits, and measure
+//! waits, idle GPUs and cost against the clairvoyant lower bound.
+//!
+//! - [`load`]: CSV and `az monitor metrics list` traces, the seeded synthetic week;
+//! - [`model`]: job time, concurrency, provisioning delay per size family, Spot evictions;
+//! - [`engine`]: Azure Monitor autoscale semantics and the FIFO queue, minute by minute;
+//! - [`bound`]: the clairvoyant lower bound; [`tune`]: the search for a cheaper policy;
+//! - [`report`]: text, JSON, Markdown and the SVG chart.
+
+pub mod bound;
+pub mod engine;
+pub mod load;
+pub mod model;
+pub mod report;
+pub mod tune;
+pub mod tz;
+
+use serde::Serialize;
+
+use crate::catalog::GpuSize;
+use crate::cost::usage::{HOURS_PER_MONTH, Priority};
+use crate::cost::{self, PriceBook, SimulatedHours};
+use crate::plan::Plan;
+use crate::spec::model::Spec;
+use crate::spec::timezones::parse_hhmm;
+use engine::{Choices, Outcome, Run, Setting};
+use load::{Synthetic, Trace, Window};
+use model::Workload;
+
+/// How a simulation is run (besides the trace and the workload).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    pub choices: Choices,
+    /// The wait target in minutes and the share of jobs that must meet it (0.95 for p95).
+    pub wait_target_minutes: u32,
+    pub quantile: f64,
+    /// Seed of the Spot eviction draws.
+    pub seed: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            choices: Choices::default(),
+            wait_target_minutes: 10,
+            quantile: 0.95,
+            seed: 1,
+        }
+    }
+}
+
+/// The autoscale setting the plan emits (a fixed pool at its default count without one).
+pub fn setting(plan: &Plan, spec: &Spec) -> Result<Setting, String> {
+    match &plan.autoscale {
+        Some(a) => Setting::from_plan(a),
+        None => Ok(Setting::fixed(spec.spec.capacity.default_count())),
+    }
+}
+
+/// The regular/Spot split of the plan's scale set.
+pub fn priority(plan: &Plan, spec: &Spec) -> Priority {
+    Priority::of(&plan.compute, &spec.spec.capacity)
+}
+
+/// A synthetic week shaped by the spec: the schedules that raise the minimum are the busy
+/// windows (70 % of their maximum's throughput), those that lower the maximum are quiet (10 %
+/// of theirs), the rest of the day runs at 20 % of the pool's maximum; bursts twice a week on
+/// average. Mean rates are jobs per minute = share × instances × concurrency / job minutes.
+pub fn synthetic_for(spec: &Spec, w: &Workload, seed: u64, days: u32, start: &str) -> Synthetic {
+    let cap = &spec.spec.capacity;
+    let per_instance = f64::from(w.concurrency) / f64::from(w.job_minutes.max(1));
+    let mut windows = Vec::new();
+    if let Some(a) = &spec.spec.autoscale {
+        for s in &a.schedules {
+            let (Some(st), Some(en)) = (parse_hhmm(&s.start), parse_hhmm(&s.end)) else {
+                continue;
+            };
+            let share = if s.min > cap.min {
+                0.7
+            } else if s.max < cap.max {
+                0.1
+            } else {
+                continue;
+            };
+            windows.push(Window {
+                time_zone: s.time_zone.clone(),
+                start: st,
+                end: en,
+                per_minute: share * f64::from(s.max.max(1)) * per_instance,
+            });
+        }
+    }
+    let base = 0.2 * f64::from(cap.max.max(1)) * per_instance;
+    Synthetic {
+        seed,
+        days,
+        start: start.to_string(),
+        base_per_minute: base,
+        windows,
+        burst_per_hour: 2.0 / 168.0,
+        burst_per_minute: 2.0 * base,
+    }
+}
+
+/// The figures of one run (JSON keys fixed by issue 11).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Results {
+    pub spec: String,
+    pub file: String,
+    pub vm_size: String,
+    pub trace: TraceInfo,
+    pub workload: Workload,
+    pub choices: Choices,
+    pub wait_minutes: Waits,
+    pub wait_target: WaitTarget,
+    pub backlog_peak: u64,
+    pub peak_instances: u32,
+    pub instance_hours: InstanceHours,
+    pub scale_actions: ScaleActions,
+    pub evictions: u32,
+    pub unfinished_jobs: u64,
+    pub lower_bound: LowerBound,
+    pub cost: Cost,
+    pub assumptions: Vec<String>,
+    #[serde(skip)]
+    pub outcome: Outcome,
+    #[serde(skip)]
+    pub profile_names: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceInfo {
+    pub source: String,
+    pub start: String,
+    pub minutes: usize,
+    pub jobs: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Waits {
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitTarget {
+    pub minutes: u32,
+    pub quantile: f64,
+    pub met: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstanceHours {
+    pub total: f64,
+    pub regular: f64,
+    pub spot: f64,
+    pub idle: f64,
+    pub provisioning: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleActions {
+    pub out: u32,
+    #[serde(rename = "in")]
+    pub in_: u32,
+    pub deferred_in: u32,
+    pub reduced_in: u32,
+    pub cooldown_skips: u32,
+    pub missing_metric: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LowerBound {
+    pub instance_hours: f64,
+    /// Simulated instance-hours / the bound (`null` when the bound is 0).
+    pub ratio: Option<f64>,
+    pub jobs_counted: u64,
+    pub definition: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    /// The monthly bill of `gpuform cost` with the simulated instance-hours as its expected
+    /// case (VMs by priority, disks, fixed lines), in `currency`.
+    pub monthly: Option<f64>,
+    pub currency: String,
+    /// The VM and disk part of it (what the policy changes).
+    pub pool_monthly: Option<f64>,
+    /// False when a price is missing (the total is then a lower bound or absent).
+    pub complete: bool,
+}
+
+/// What the run is about: the checked spec, its plan and size.
+pub struct Input<'a> {
+    pub spec: &'a Spec,
+    pub plan: &'a Plan,
+    pub size: &'a GpuSize,
+    pub file: &'a str,
+    pub auto_sized: bool,
+}
+
+/// Instance-hours per month from an outcome (the trace is scaled to 730 hours).
+pub fn monthly_hours(o: &Outcome) -> SimulatedHours {
+    let trace_hours = o.minutes as f64 / 60.0;
+    let k = if o.minutes == 0 {
+        0.0
+    } else {
+        HOURS_PER_MONTH / trace_hours
+    };
+    SimulatedHours {
+        instance: o.instance_minutes as f64 / 60.0 * k,
+        regular: o.regular_minutes as f64 / 60.0 * k,
+        spot: o.spot_minutes as f64 / 60.0 * k,
+        trace_hours,
+    }
+}
+
+/// Price an outcome through `gpuform cost`.
+pub fn price(input: &Input, o: &Outcome, book: &PriceBook, today: &str) -> (cost::Estimate, Cost) {
+    let opts = cost::Options {
+        today: today.to_string(),
+        simulated: Some(monthly_hours(o)),
+        ..Default::default()
+    };
+    let est = cost::estimate(
+        input.spec,
+        input.plan,
+        input.file,
+        input.size,
+        input.auto_sized,
+        book,
+        &opts,
+    );
+    let pool: Option<f64> = est
+        .lines
+        .iter()
+        .filter(|l| l.group == "compute" || l.id.starts_with("disk-"))
+        .map(|l| l.amount.expected)
+        .sum();
+    let c = Cost {
+        monthly: est.totals.complete.then_some(est.totals.expected),
+        currency: est.currency.clone(),
+        pool_monthly: pool,
+        complete: est.totals.complete,
+    };
+    (est, c)
+}
+
+/// Run the engine and gather the results.
+#[allow(clippy::too_many_arguments)]
+pub fn simulate(
+    input: &Input,
+    setting: &Setting,
+    trace: &Trace,
+    w: &Workload,
+    s: &Settings,
+    book: &PriceBook,
+    today: &str,
+    record: bool,
+) -> Results {
+    let prio = priority(input.plan, input.spec);
+    let o = engine::run(&Run {
+        setting,
+        trace,
+        workload: w,
+        priority: &prio,
+        choices: s.choices,
+        seed: s.seed,
+        record,
+    });
+    let (_, cost) = price(input, &o, book, today);
+    results(input, setting, trace, w, s, o, cost)
+}
+
+/// Figures from an outcome.
+pub fn results(
+    input: &Input,
+    setting: &Setting,
+    trace: &Trace,
+    w: &Workload,
+    s: &Settings,
+    o: Outcome,
+    cost: Cost,
+) -> Results {
+    let waits = Waits {
+        p50: o.wait_percentile(0.50),
+        p95: o.wait_percentile(0.95),
+        p99: o.wait_percentile(0.99),
+        max: o.wait_max(),
+    };
+    let b = bound::lower_bound(trace, w, s.wait_target_minutes, s.quantile);
+    let total = o.instance_minutes as f64 / 60.0;
+    let met = o.wait_percentile(s.quantile) <= f64::from(s.wait_target_minutes);
+    Results {
+        spec: input.spec.metadata.name.clone(),
+        file: input.file.to_string(),
+        vm_size: input.size.name.clone(),
+        trace: TraceInfo {
+            source: trace.source.clone(),
+            start: trace.start.to_string(),
+            minutes: trace.minutes(),
+            jobs: trace.jobs(),
+        },
+        workload: w.clone(),
+        choices: s.choices,
+        wait_minutes: waits,
+        wait_target: WaitTarget {
+            minutes: s.wait_target_minutes,
+            quantile: s.quantile,
+            met,
+        },
+        backlog_peak: o.backlog_peak,
+        peak_instances: o.peak_instances,
+        instance_hours: InstanceHours {
+            total,
+            regular: o.regular_minutes as f64 / 60.0,
+            spot: o.spot_minutes as f64 / 60.0,
+            idle: o.idle_minutes as f64 / 60.0,
+            provisioning: o.provisioning_minutes as f64 / 60.0,
+        },
+        scale_actions: ScaleActions {
+            out: o.scale_out,
+            in_: o.scale_in,
+            deferred_in: o.deferred_scale_in,
+            reduced_in: o.reduced_scale_in,
+            cooldown_skips: o.cooldown_skips,
+            missing_metric: o.missing_metric_evaluations,
+        },
+        evictions: o.evictions,
+        unfinished_jobs: o.unfinished,
+        lower_bound: LowerBound {
+            instance_hours: b.instance_hours,
+            ratio: (b.instance_hours > 0.0).then(|| total / b.instance_hours),
+            jobs_counted: b.jobs_counted,
+            definition: b.definition,
+        },
+        cost,
+        assumptions: assumptions(w, s),
+        profile_names: setting.profiles.iter().map(|p| p.name.clone()).collect(),
+        outcome: o,
+    }
+}
+
+/// Every modelling assumption, in words (also in `--help` and the README).
+pub fn assumptions(w: &Workload, s: &Settings) -> Vec<String> {
+    vec![
+        "the engine evaluates the rendered autoscale setting once a minute; the queue metric is the messages not yet completed (waiting or locked by a worker) at the end of each minute, with no collection delay".into(),
+        format!(
+            "jobs wait FIFO and take {} min on one of {} slot(s) per instance; a new instance serves {} min after the scale-out ({})",
+            w.job_minutes, w.concurrency, w.provisioning_minutes, w.provisioning_source
+        ),
+        "scale-in removes booting instances first, then idle ones, then the least busy (keeping the priority mix); the jobs of a removed or evicted instance go back to the head of the queue and start again".into(),
+        format!(
+            "not documented by Microsoft: at 0 instances a per-instance metric is {} (--zero-instances); at a profile switch the count is clamped to the new limits {} (--profile-switch)",
+            match s.choices.zero_instances {
+                engine::ZeroInstances::One => "divided by 1",
+                engine::ZeroInstances::Missing => "missing (the profile's default applies)",
+            },
+            match s.choices.profile_switch {
+                engine::ProfileSwitch::Immediate => "at once, even in a cooldown",
+                engine::ProfileSwitch::AfterCooldown => "after the cooldown",
+            }
+        ),
+        "a schedule start inside a daylight-saving gap moves to the first minute after the gap; in a repeated hour the first occurrence counts".into(),
+        if w.spot_evictions_per_hour > 0.0 {
+            format!(
+                "Spot instances are evicted at {} per instance-hour (evictionPolicy Delete: capacity drops and autoscale sees it)",
+                w.spot_evictions_per_hour
+            )
+        } else {
+            "no Spot evictions (--spot-evictions-per-hour)".into()
+        },
+    ]
+}

@@ -1,0 +1,208 @@
+//! The workload model: how long a job takes, how many run at once on one VM, how long a new VM
+//! needs before it serves, and how often Spot instances are evicted.
+
+use serde::Serialize;
+
+use crate::spec::model::Spec;
+use crate::spec::schedule::parse_duration;
+
+/// Job time and concurrency of the pool, and what a new instance costs in time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Workload {
+    /// Minutes one job occupies one slot (rounded up to whole minutes: the engine ticks per minute).
+    pub job_minutes: u32,
+    /// Slots per instance (`workload.concurrentJobsPerInstance`).
+    pub concurrency: u32,
+    /// Minutes from the scale-out action until a new instance serves (boot + extensions + driver).
+    pub provisioning_minutes: u32,
+    /// Where the provisioning delay came from (flag, or the size family default and its source).
+    pub provisioning_source: String,
+    /// Spot evictions per Spot instance-hour (0: none).
+    pub spot_evictions_per_hour: f64,
+}
+
+/// Provisioning delay defaults per size series: VM boot plus the GPU driver extension on a
+/// plain marketplace image. Sources: SkyPilot measured 3.5-6 minutes per Azure VM launch and
+/// 21 minutes of NVIDIA GRID driver installation on an A10 VM without a custom image
+/// (skypilot-org/skypilot issue #3695, PR #4205, summarised in shared/design/anchors.md §c.1);
+/// the NCasT4_v3 figure (8 minutes to serve) is the one issue 11 measured with. Sizes whose
+/// image carries the drivers (the HPC images on ND) only boot.
+pub const PROVISIONING_DEFAULTS: &[(&str, u32, &str)] = &[
+    (
+        "NCasT4_v3",
+        8,
+        "boot ~5 min + CUDA driver extension ~3 min (issue 11 measurement; SkyPilot #3695 launch times)",
+    ),
+    (
+        "NVadsA10_v5",
+        25,
+        "boot ~4 min + GRID driver install 21 min (SkyPilot #3695 / PR #4205, A10 without a custom image)",
+    ),
+    (
+        "NCads_A10_v4",
+        12,
+        "boot ~5 min + CUDA driver extension (SkyPilot #3695 launch times)",
+    ),
+    (
+        "NC_A100_v4",
+        12,
+        "boot ~6 min + CUDA driver extension (SkyPilot #3695 launch times)",
+    ),
+    (
+        "NCads_H100_v5",
+        12,
+        "boot ~6 min + CUDA driver extension (SkyPilot #3695 launch times)",
+    ),
+    (
+        "ND_H100_v5",
+        10,
+        "HPC image with drivers: boot and InfiniBand setup only (SkyPilot #3695 launch times)",
+    ),
+];
+
+/// Used for series without their own default.
+pub const PROVISIONING_FALLBACK: u32 = 10;
+
+/// Default provisioning delay in minutes for a size series, and its source.
+pub fn provisioning_default(series: &str, image_has_drivers: bool) -> (u32, String) {
+    if image_has_drivers {
+        return (
+            6,
+            "image with GPU drivers: boot only, 3.5-6 min (SkyPilot #3695)".to_string(),
+        );
+    }
+    PROVISIONING_DEFAULTS
+        .iter()
+        .find(|(s, _, _)| *s == series)
+        .map(|(_, m, src)| (*m, format!("{series} default: {src}")))
+        .unwrap_or_else(|| {
+            (
+                PROVISIONING_FALLBACK,
+                format!(
+                    "fallback for {series}: boot 3.5-6 min + driver extension (SkyPilot #3695)"
+                ),
+            )
+        })
+}
+
+/// Parse a duration as the command line takes it: ISO 8601 (`PT2M`, `PT45S`) or a short form
+/// (`10m`, `90s`, `1h`, `2h30m`). Returns seconds.
+pub fn parse_flag_duration(s: &str) -> Option<u64> {
+    let t = s.trim();
+    if let Some(v) = parse_duration(&t.to_ascii_uppercase()) {
+        return Some(v);
+    }
+    let mut secs = 0u64;
+    let mut num = String::new();
+    let mut any = false;
+    for ch in t.chars() {
+        if ch.is_ascii_digit() {
+            num.push(ch);
+            continue;
+        }
+        let mult = match ch.to_ascii_lowercase() {
+            'd' => 86_400,
+            'h' => 3600,
+            'm' => 60,
+            's' => 1,
+            _ => return None,
+        };
+        let n: u64 = num.parse().ok()?;
+        secs = secs.checked_add(n.checked_mul(mult)?)?;
+        num.clear();
+        any = true;
+    }
+    (any && num.is_empty()).then_some(secs)
+}
+
+/// Whole minutes, rounding up (a 45 s job still takes a one-minute tick).
+pub fn ceil_minutes(secs: u64) -> u32 {
+    secs.div_ceil(60).min(u64::from(u32::MAX)) as u32
+}
+
+/// What the command line overrides.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub job_duration_secs: Option<u64>,
+    pub provisioning_secs: Option<u64>,
+    pub concurrency: Option<u32>,
+    pub spot_evictions_per_hour: Option<f64>,
+}
+
+/// Why a workload model cannot be built.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ModelError {
+    #[error(
+        "no job duration: the spec has no `workload.jobDuration` and no --job-duration was given"
+    )]
+    NoJobDuration,
+    #[error("`workload.jobDuration` is not an ISO 8601 duration: {0}")]
+    BadJobDuration(String),
+    #[error("the job duration must be longer than zero")]
+    ZeroJob,
+}
+
+impl Workload {
+    /// The spec's workload with the flags applied; `series` and `image_has_drivers` come from
+    /// the plan (the size and image render emits).
+    pub fn from_spec(
+        spec: &Spec,
+        series: &str,
+        image_has_drivers: bool,
+        o: &Overrides,
+    ) -> Result<Workload, ModelError> {
+        let w = &spec.spec.workload;
+        let job = match (o.job_duration_secs, &w.job_duration) {
+            (Some(s), _) => s,
+            (None, Some(text)) => {
+                parse_duration(text).ok_or_else(|| ModelError::BadJobDuration(text.clone()))?
+            }
+            (None, None) => return Err(ModelError::NoJobDuration),
+        };
+        if job == 0 {
+            return Err(ModelError::ZeroJob);
+        }
+        let (prov, source) = match o.provisioning_secs {
+            Some(s) => (ceil_minutes(s), "--provisioning".to_string()),
+            None => provisioning_default(series, image_has_drivers),
+        };
+        Ok(Workload {
+            job_minutes: ceil_minutes(job),
+            concurrency: o
+                .concurrency
+                .or(w.concurrent_jobs_per_instance)
+                .unwrap_or(1)
+                .max(1),
+            provisioning_minutes: prov,
+            provisioning_source: source,
+            spot_evictions_per_hour: o.spot_evictions_per_hour.unwrap_or(0.0).max(0.0),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_durations() {
+        assert_eq!(parse_flag_duration("PT2M"), Some(120));
+        assert_eq!(parse_flag_duration("pt8m"), Some(480));
+        assert_eq!(parse_flag_duration("10m"), Some(600));
+        assert_eq!(parse_flag_duration("2h30m"), Some(9000));
+        assert_eq!(parse_flag_duration("90s"), Some(90));
+        assert_eq!(parse_flag_duration("10"), None);
+        assert_eq!(parse_flag_duration("ten"), None);
+        assert_eq!(ceil_minutes(45), 1);
+        assert_eq!(ceil_minutes(120), 2);
+    }
+
+    #[test]
+    fn provisioning_defaults_per_family() {
+        assert_eq!(provisioning_default("NCasT4_v3", false).0, 8);
+        assert_eq!(provisioning_default("NVadsA10_v5", false).0, 25);
+        assert_eq!(provisioning_default("ND_H100_v5", true).0, 6);
+        assert_eq!(provisioning_default("NVv4", false).0, PROVISIONING_FALLBACK);
+    }
+}
