@@ -213,6 +213,19 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
     if !path.exists() {
         return Err(Failure::usage(format!("{} does not exist", path.display())));
     }
+    if path.is_dir() {
+        // a usage error (exit 2), not findings: the command takes one spec file
+        return Err(Failure::usage(format!(
+            "{} is a directory; this command takes one spec file",
+            path.display()
+        ))
+        .help(format!(
+            "name a spec in it (e.g. {}), or use `gpuform validate {}` / `gpuform render {} -o DIR`, which take directories",
+            path.join("NAME.yaml").display(),
+            path.display(),
+            path.display()
+        )));
+    }
     let checked = spec::check_file(path, policy, prices);
     let mut err = anstream::stderr();
     for d in &checked.diagnostics {

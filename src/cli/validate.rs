@@ -190,9 +190,14 @@ pub fn explain(c: &Checked) -> String {
             match &cand.rejected {
                 None => {
                     rank += 1;
+                    let caveat = cand
+                        .caveat
+                        .as_deref()
+                        .map(|w| format!("  warns: {w}"))
+                        .unwrap_or_default();
                     let _ = writeln!(
                         s,
-                        "  {rank:>2}. {:<38} {:>9} {:>11}{}",
+                        "  {rank:>2}. {:<38} {:>9} {:>11}{caveat}{}",
                         cand.size,
                         mem,
                         price,

@@ -51,6 +51,19 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     out
 }
 
+/// The rules whose verdict depends on the VM size, run for `size` (the spec in `ctx` already
+/// names it): the same predicates `run` applies to the spec's size, so a size `vmSize: auto`
+/// picks or a diagnostic recommends satisfies every rule of the spec (issue 10, item 11).
+pub fn size_checks(ctx: &Context<'_>, size: &GpuSize) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    sizing::check_size(ctx, size, &mut out);
+    capacity::check_size(ctx, size, &mut out);
+    compute::check_size(ctx, size, &mut out);
+    network::check_size(ctx, size, &mut out);
+    security::check_size(ctx, size, &mut out);
+    out
+}
+
 /// `$1.23/h` style price for messages.
 pub(crate) fn per_hour(p: Option<f64>) -> String {
     p.map(|p| format!("${p:.3}/h"))

@@ -3,6 +3,7 @@
 use ipnet::Ipv4Net;
 
 use super::Context;
+use crate::catalog::GpuSize;
 use crate::diag::Diagnostic;
 use crate::spec::defaults::AZURE_RESERVED_ADDRESSES;
 use crate::spec::model::Outbound;
@@ -152,8 +153,16 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    if n.outbound == Outbound::None
-        && let Some(size) = ctx.size()
+    if let Some(size) = ctx.size() {
+        check_size(ctx, size, out);
+    }
+}
+
+/// The size-dependent half (egress for a driver extension). Run for the spec's size, and by
+/// `vmSize: auto` for every candidate (see [`super::size_checks`]).
+pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) {
+    let s = &ctx.spec.spec;
+    if s.network.outbound == Outbound::None
         && resolve::driver(s, size).is_ok_and(|p| p.extension.is_some())
     {
         out.push(
