@@ -277,3 +277,239 @@ fn a_baseline_of_another_spec_warns() {
     ]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("different specs"));
 }
+
+// ---- item 17: validate reports the YAML files it skips and counts infos ---------------------
+
+#[test]
+fn validate_of_a_directory_says_which_yaml_files_are_not_specs_and_counts_infos() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(example("dev-notebook-t4.yaml"), dir.path().join("dev.yaml")).unwrap();
+    write(dir.path(), "workflow.yaml", "on: push\njobs: {}\n");
+    let out = gpuform().arg("validate").arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("skipped ")
+            && stderr.contains("workflow.yaml: no `kind: GpuWorkload`, not a gpuform spec"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("validated 1 spec: 0 errors, 0 warnings, ") && stdout.contains(" info"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("(1 YAML file skipped: not specs)"),
+        "{stdout}"
+    );
+}
+
+// ---- item 17: `gpuform rules ID`, `--version` --------------------------------------------------
+
+#[test]
+fn rules_id_shows_one_rule_in_full() {
+    let out = gpuform()
+        .args(["rules", "spot-not-supported"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("spot-not-supported: Spot on a size that cannot run as spot\n"),
+        "{text}"
+    );
+    assert!(text.contains("severity: error"), "{text}");
+    assert!(text.contains("LowPriorityCapable"), "{text}");
+    assert!(!text.contains("cuda-too-new"), "{text}");
+    let out = gpuform()
+        .args(["rules", "spot-not-suported"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `spot-not-supported`?"));
+    let out = gpuform()
+        .args(["rules", "cuda-too-new", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["id"], "cuda-too-new");
+    assert_eq!(v["overridable"], true);
+}
+
+#[test]
+fn version_names_the_commit_and_the_price_table_date() {
+    let out = gpuform().arg("--version").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(&format!("gpuform {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    assert!(text.contains("; embedded price table as of 20"), "{text}");
+    // in a git checkout the commit is known
+    if root().join(".git").exists() {
+        assert!(!text.contains("commit unknown"), "{text}");
+    }
+}
+
+// ---- item 17: IANA time zone names get their Windows name -------------------------------------
+
+#[test]
+fn an_iana_time_zone_name_suggests_the_windows_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(example("shortvideo-transcode.yaml"))
+        .unwrap()
+        .replace("China Standard Time", "Asia/Shanghai");
+    assert!(text.contains("Asia/Shanghai"));
+    let spec = write(dir.path(), "tz.yaml", &text);
+    let out = gpuform().arg("validate").arg(&spec).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .contains("`Asia/Shanghai` is an IANA name; its Windows name is `China Standard Time`"),
+        "{stdout}"
+    );
+}
+
+// ---- item 17: the README's sample spec validates as pasted ---------------------------------
+
+/// The ```yaml blocks of the README that are gpuform specs.
+fn readme_specs() -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let mut specs = Vec::new();
+    let mut block: Option<String> = None;
+    for line in readme.lines() {
+        match &mut block {
+            None if line.trim_start().starts_with("```yaml") => block = Some(String::new()),
+            Some(b) if line.trim_start().starts_with("```") => {
+                if b.contains("kind: GpuWorkload") {
+                    specs.push(std::mem::take(b));
+                }
+                block = None;
+            }
+            Some(b) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            None => {}
+        }
+    }
+    specs
+}
+
+#[test]
+fn the_readme_sample_specs_validate_as_pasted() {
+    let specs = readme_specs();
+    assert!(!specs.is_empty(), "the README has a sample spec");
+    let dir = tempfile::tempdir().unwrap();
+    for (i, text) in specs.iter().enumerate() {
+        let path = write(dir.path(), &format!("readme-{i}.yaml"), text);
+        let out = gpuform().arg("validate").arg(&path).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "README spec {i} does not validate:\n{}\n{text}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+// ---- item 18: init, completions, man -----------------------------------------------------------
+
+const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com";
+
+#[test]
+fn init_writes_a_commented_starter_spec_that_validates_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, vram) in [
+        ("inference", "12"),
+        ("training", "70"),
+        ("batch", "20"),
+        ("visualization", "8"),
+    ] {
+        let file = dir.path().join(format!("{kind}.yaml"));
+        gpuform()
+            .current_dir(dir.path())
+            .args([
+                "init",
+                file.to_str().unwrap(),
+                "--workload",
+                kind,
+                "--vram",
+                vram,
+                "--region",
+                "eastus2",
+            ])
+            .args(["--ssh-public-key", KEY])
+            .write_stdin("")
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(format!(
+                "wrote {}",
+                file.display()
+            )));
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.starts_with("# yaml-language-server: $schema=gpuworkload.schema.json\n"),
+            "{text}"
+        );
+        assert!(text.contains(&format!("type: {kind}")), "{text}");
+        assert!(text.contains("  # "), "commented: {text}");
+        let out = gpuform().arg("validate").arg(&file).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{kind}: {stdout}\n{text}");
+        assert!(
+            stdout.contains("0 errors, 0 warnings"),
+            "{kind}: {stdout}\n{text}"
+        );
+    }
+    // the modeline's schema is written beside it, and is the schema
+    let schema = std::fs::read_to_string(dir.path().join("gpuworkload.schema.json")).unwrap();
+    let embedded = gpuform().arg("schema").output().unwrap().stdout;
+    assert_eq!(schema.as_bytes(), &embedded[..]);
+    // an existing file is not replaced without --force
+    gpuform()
+        .args([
+            "init",
+            dir.path().join("inference.yaml").to_str().unwrap(),
+            "--ssh-public-key",
+            KEY,
+        ])
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("exists"));
+    // without a key a Linux pool says what is missing
+    gpuform()
+        .args(["init", dir.path().join("nokey.yaml").to_str().unwrap()])
+        .write_stdin("")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("add your SSH public key"));
+}
+
+#[test]
+fn completions_and_man_pages_are_printed() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = gpuform().args(["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("gpuform") && text.contains("preflight"),
+            "{shell}"
+        );
+    }
+    let out = gpuform().arg("man").output().unwrap();
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.contains(".TH gpuform 1"), "{page}");
+    assert!(page.contains("validate"), "{page}");
+    let out = gpuform().args(["man", "cost"]).output().unwrap();
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.contains(".TH gpuform-cost 1"), "{page}");
+    assert!(page.contains("fail\\-above"), "{page}");
+    gpuform().args(["man", "nope"]).assert().code(2);
+    // per-topic help: exit codes and the undecided gates in `cost --help`
+    let out = gpuform().args(["cost", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("undecided"));
+}

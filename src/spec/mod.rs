@@ -8,6 +8,7 @@ pub mod resolve;
 pub mod rules;
 pub mod schedule;
 pub mod schema;
+pub mod starter;
 pub mod timezones;
 pub mod yaml;
 

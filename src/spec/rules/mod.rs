@@ -8,6 +8,8 @@ mod network;
 mod security;
 mod sizing;
 
+pub use compute::ssh_key_problem;
+
 use std::path::Path;
 
 use crate::catalog::GpuSize;
