@@ -40,3 +40,28 @@ fn ci_runs_the_readme_test_command_from_an_empty_cargo_home() {
     );
     assert!(run.contains("\ncargo test --locked\n"));
 }
+
+#[test]
+fn the_release_workflow_builds_every_platform_with_checksums_on_tags() {
+    let wf = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/.github/workflows/release.yml"
+    ))
+    .unwrap();
+    assert!(wf.contains("tags: [\"v*\"]"), "runs on tags v*");
+    for target in [
+        "x86_64-unknown-linux-gnu",
+        "aarch64-unknown-linux-gnu",
+        "aarch64-apple-darwin",
+        "x86_64-apple-darwin",
+        "x86_64-pc-windows-msvc",
+    ] {
+        assert!(wf.contains(&format!("target: {target}")), "{target}");
+    }
+    assert!(wf.contains("sha256sum") && wf.contains("SHA256SUMS"));
+    assert!(wf.contains("gh release upload"));
+    // and CI validates it against the GitHub workflow schema
+    let pipelines =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/pipelines")).unwrap();
+    assert!(pipelines.contains("vendor.github-workflows .github/workflows/release.yml"));
+}
