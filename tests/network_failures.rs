@@ -104,6 +104,12 @@ fn deploy_what_if_without_a_network_blames_the_network_not_the_credential() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot resolve"), "{err}");
     assert!(err.contains("gpuform.invalid"), "{err}");
+    // the network is to blame, not the credential
+    assert!(!err.contains("check the credential"), "{err}");
+    assert!(
+        err.contains("check the network and the endpoint names"),
+        "{err}"
+    );
     assert!(!err.contains("not-a-real-secret"), "{err}");
     assert!(
         start.elapsed() < Duration::from_secs(20),
