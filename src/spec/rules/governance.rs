@@ -129,9 +129,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         if m.alert_emails.is_empty() {
             out.push(
-                Diagnostic::new("budget-no-contacts", "the budget notifies nobody")
-                    .at("/spec/monitoring/budget")
-                    .help("add `monitoring.alertEmails`"),
+                Diagnostic::new(
+                    "budget-no-contacts",
+                    "the budget notifies nobody, and Azure refuses a resource-group budget without contact e-mails",
+                )
+                .at("/spec/monitoring/budget")
+                .help("add `monitoring.alertEmails`"),
             );
         }
     } else if m.alert_emails.is_empty() {
