@@ -28,3 +28,19 @@ pub mod status;
 
 /// `gpuform/<version>`, also the HTTP user agent.
 pub const USER_AGENT: &str = concat!("gpuform/", env!("CARGO_PKG_VERSION"));
+
+/// The git commit the binary was built from (`unknown` from a source archive; see build.rs).
+pub const COMMIT: &str = env!("GPUFORM_COMMIT");
+
+/// `gpuform --version`: the version, the commit and the date of the embedded price table.
+pub fn long_version() -> String {
+    use catalog::prices::{PriceKind, PriceOs, PriceTable};
+    let prices = PriceTable::embedded()
+        .source_for(PriceOs::Linux, PriceKind::OnDemand)
+        .map(|s| s.as_of.clone())
+        .unwrap_or_else(|| "unknown".into());
+    format!(
+        "{} (commit {COMMIT}; embedded price table as of {prices})",
+        env!("CARGO_PKG_VERSION")
+    )
+}

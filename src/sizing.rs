@@ -66,6 +66,10 @@ pub struct Candidate {
     pub hourly: Option<f64>,
     /// `None` when the size fits; otherwise why not.
     pub rejected: Option<String>,
+    /// A fitting size on which a rule of the spec warns (`rule: message`): ranked after every
+    /// size without one, chosen only when no size avoids a warning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -220,7 +224,7 @@ pub fn select(
             "the price table has no prices for {region}; ranked by {FALLBACK_PRICE_REGION} prices"
         ));
     }
-    let mut candidates: Vec<Candidate> = catalog::sizes()
+    let candidates: Vec<Candidate> = catalog::sizes()
         .iter()
         .map(|s| {
             let hourly = prices.hourly(&s.name, &price_region, price_os, PriceKind::OnDemand);
@@ -235,13 +239,34 @@ pub fn select(
                 vcpus: s.vcpus,
                 hourly,
                 rejected,
+                caveat: None,
             }
         })
         .collect();
-    candidates.sort_by(|a, b| {
+    let price_as_of = prices
+        .source_for(price_os, PriceKind::OnDemand)
+        .map(|s| s.as_of.clone());
+    let mut selection = Selection {
+        chosen: None,
+        price_region,
+        price_os,
+        price_as_of,
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        candidates,
+    };
+    rank(&mut selection);
+    selection
+}
+
+/// Order the candidates (fitting ones cheapest first, then the rejected ones) and choose the
+/// first that fits. Called again after the rules reject more candidates
+/// (`crate::spec::rank_sizes`).
+pub fn rank(selection: &mut Selection) {
+    selection.candidates.sort_by(|a, b| {
         a.rejected
             .is_some()
             .cmp(&b.rejected.is_some())
+            .then(a.caveat.is_some().cmp(&b.caveat.is_some()))
             .then(
                 a.hourly
                     .unwrap_or(f64::MAX)
@@ -250,21 +275,11 @@ pub fn select(
             .then(a.vcpus.cmp(&b.vcpus))
             .then(a.size.cmp(b.size))
     });
-    let chosen = candidates
+    selection.chosen = selection
+        .candidates
         .iter()
         .find(|c| c.rejected.is_none())
         .map(|c| c.size);
-    let price_as_of = prices
-        .source_for(price_os, PriceKind::OnDemand)
-        .map(|s| s.as_of.clone());
-    Selection {
-        chosen,
-        price_region,
-        price_os,
-        price_as_of,
-        note: (!notes.is_empty()).then(|| notes.join("; ")),
-        candidates,
-    }
 }
 
 #[cfg(test)]

@@ -375,8 +375,18 @@ fn gpuform_validate_skips_the_recipes() {
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"))
         .output()
         .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(!text.contains("pipelines"), "{text}");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    // not validated as specs ...
+    assert!(!stdout.contains("pipelines/"), "{stdout}");
+    // ... but skipped out loud (issue 10, item 17: a directory never drops a YAML file silently)
+    for recipe in ["github-actions.yml", "azure-pipelines.yml"] {
+        assert!(
+            stderr.lines().any(|l| l.starts_with("skipped ")
+                && l.contains(recipe)
+                && l.contains("not a gpuform spec")),
+            "{stderr}"
+        );
+    }
 }

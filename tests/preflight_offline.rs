@@ -52,17 +52,19 @@ fn az_cli_output_passes_without_credentials() {
         o.contains("eastus2 (spec region): PASS, $0.752/h on demand"),
         "{o}"
     );
+    // no data for the alternates: not checked, never PASS (issue 10, item 15)
     assert!(
-        o.contains("westus3 (alternate): PASS (4 checks skipped)"),
+        o.contains("westus3 (alternate): NOT CHECKED (4 checks skipped)"),
         "{o}"
     );
+    assert!(!o.contains("westus3 (alternate): PASS"), "{o}");
     // strings became numbers; the family with spaces matched exactly
     assert!(o.contains("Standard NCASv3_T4 Family vCPUs: needs 16 for 2 regular VMs x 8 vCPUs; usage 8 of limit 48"), "{o}");
     assert!(o.contains("skipped  EncryptionAtHost feature   needs the subscription: run without --usages/--skus to check it live"), "{o}");
     assert!(o.contains("skipped  size offered               no SKU data for westus3: add --skus FILE from `az vm list-skus -l westus3 --all -o json`"), "{o}");
     assert!(o.contains("skipped  vCPU quota                 no quota data for westus3: add --usages westus3=FILE from `az vm list-usage -l westus3 -o json`"), "{o}");
     assert!(
-        o.contains("not ranked for lack of size and quota data: westus3, southcentralus"),
+        o.contains("not checked (no size or quota data): westus3, southcentralus"),
         "{o}"
     );
 }
@@ -91,7 +93,7 @@ fn rest_responses_pass_and_rank_the_region_they_cover() {
         o.contains("Standard_NC8as_T4_v3 is offered in westus3 (zones 1, 2, 3)"),
         "{o}"
     );
-    assert!(o.contains("passing alternatives, cheapest first: westus3 ($0.752/h); not ranked for lack of size and quota data: southcentralus"), "{o}");
+    assert!(o.contains("passing alternatives, cheapest first: westus3 ($0.752/h); not checked (no size or quota data): southcentralus"), "{o}");
 }
 
 #[test]
@@ -142,6 +144,8 @@ fn restrictions_in_az_all_output_are_explained() {
         code, 0,
         "the spec region has no data, so nothing blocks it: {o}"
     );
+    // ... and nothing was checked there either: not a PASS (issue 10, item 15)
+    assert!(o.contains("eastus (spec region): NOT CHECKED"), "{o}");
     assert!(o.contains("Standard_ND96isr_H100_v5 is offered in eastus2 but not to this subscription (restriction Location, NotAvailableForSubscription)"), "{o}");
 }
 
@@ -160,6 +164,7 @@ fn json_output_marks_the_mode_and_skipped_checks() {
     let v: serde_json::Value = serde_json::from_str(&o).unwrap();
     assert_eq!(v["mode"], "offline");
     assert_eq!(v["verdict"], "pass");
+    assert_eq!(v["regions"][1]["verdict"], "notChecked");
     let size = v["regions"][0]["checks"]
         .as_array()
         .unwrap()

@@ -227,12 +227,34 @@ fn json_format_is_machine_readable() {
     assert_eq!(d["location"]["column"], 21);
 }
 
+/// The host triple, from `rustc -vV` (the compiler cargo uses).
+fn host_triple() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let out = StdCommand::new(rustc).arg("-vV").output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .expect("`rustc -vV` names the host")
+        .trim()
+        .to_string()
+}
+
 /// The SARIF 2.1.0 schema ships inside the serde-sarif crate (a dev-dependency): find it with
-/// `cargo metadata` rather than vendoring a copy.
+/// `cargo metadata` rather than vendoring a copy. `--filter-platform` with the host: without it
+/// cargo needs the crates of every platform in Cargo.lock (Windows, wasm), which a build on this
+/// host never downloads, and `--offline` fails on a fresh CARGO_HOME (issue 10, item 8).
 fn sarif_schema() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = StdCommand::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--filter-platform",
+        ])
+        .arg(host_triple())
         .output()
         .unwrap();
     assert!(

@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::http::{Timeout, TlsFailure};
+use super::http::{NetFailure, Timeout, TlsFailure};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -179,6 +179,23 @@ impl ArmError {
             e.help = Some(
                 "if a proxy or firewall inspects TLS, point SSL_CERT_FILE (or SSL_CERT_DIR) at a PEM bundle that contains its CA; \
                  otherwise check the endpoint (--arm-endpoint, AZURE_AUTHORITY_HOST)"
+                    .into(),
+            );
+            return e;
+        }
+        // DNS and refused connections (never retried): the network or the endpoint, not the
+        // credential, even when the credential's token request is what failed
+        let net = find::<NetFailure>(err).map(|n| n.to_string()).or_else(|| {
+            causes
+                .iter()
+                .find(|c| c.contains("(DNS): ") || c.contains(" refused the connection: "))
+                .cloned()
+        });
+        if let Some(n) = net {
+            let mut e = Self::new(ErrorKind::Connection, operation, n);
+            e.causes = causes;
+            e.help = Some(
+                "nothing was signed in or sent: check the network and the endpoint names (--arm-endpoint, AZURE_AUTHORITY_HOST, --cloud) and proxy settings (HTTPS_PROXY / NO_PROXY)"
                     .into(),
             );
             return e;

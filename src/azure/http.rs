@@ -65,10 +65,14 @@ impl HttpSettings {
             transport: transport.map(|t| t.0.clone()),
             per_call_policies: vec![Arc::new(UserAgent)],
             per_try_policies: vec![
+                Arc::new(RetryReport {
+                    max_retries: self.max_retries,
+                }),
                 Arc::new(TimeoutPolicy {
                     timeout: self.timeout,
                 }),
                 Arc::new(TlsFatalPolicy),
+                Arc::new(NetFatalPolicy),
             ],
             ..Default::default()
         }
@@ -197,6 +201,139 @@ impl Policy for TlsFatalPolicy {
             }
             other => other,
         }
+    }
+}
+
+/// A failure no retry can fix (issue 10, item 14): the host name does not resolve, or nothing
+/// listens at the address. Ends the call at once instead of 50 s of silent retries.
+#[derive(Debug, thiserror::Error)]
+pub enum NetFailure {
+    #[error("cannot resolve {host} (DNS): {detail}; check the endpoint's name and the network")]
+    Dns { host: String, detail: String },
+    #[error("{host} refused the connection: {detail}; check the endpoint's address and port")]
+    Refused { host: String, detail: String },
+}
+
+/// Whether an error chain is a DNS failure or a refused connection (`Some((is_dns, detail))`).
+pub(crate) fn unreachable_problem(
+    err: &(dyn std::error::Error + 'static),
+) -> Option<(bool, String)> {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            return Some((false, io.to_string()));
+        }
+        let text = e.to_string();
+        let lower = text.to_ascii_lowercase();
+        if lower.contains("dns error")
+            || lower.contains("failed to lookup address")
+            || lower.contains("name or service not known")
+            || lower.contains("nodename nor servname")
+            || lower.contains("no such host")
+        {
+            return Some((true, text));
+        }
+        if lower.contains("connection refused") {
+            return Some((false, text));
+        }
+        cur = e.source();
+    }
+    None
+}
+
+/// DNS failures and refused connections surface as connection errors, which azure_core retries
+/// for the whole back-off (about 50 s): turn them into a final error that says which.
+#[derive(Debug)]
+struct NetFatalPolicy;
+
+#[async_trait::async_trait]
+impl Policy for NetFatalPolicy {
+    async fn send(
+        &self,
+        ctx: &Context,
+        request: &mut Request,
+        next: &[Arc<dyn Policy>],
+    ) -> PolicyResult {
+        match next[0].send(ctx, request, &next[1..]).await {
+            Err(e) if matches!(e.kind(), ErrorKind::Io | ErrorKind::Connection) => {
+                match unreachable_problem(&e) {
+                    Some((true, detail)) => Err(azure_core::Error::new(
+                        ErrorKind::Other,
+                        NetFailure::Dns {
+                            host: host_of(request),
+                            detail,
+                        },
+                    )),
+                    Some((false, detail)) => Err(azure_core::Error::new(
+                        ErrorKind::Other,
+                        NetFailure::Refused {
+                            host: host_of(request),
+                            detail,
+                        },
+                    )),
+                    None => Err(e),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// Statuses azure_core's retry policy tries again (its `DEFAULT_RETRY_STATUS_CODES`).
+const RETRIED_STATUSES: [u16; 6] = [408, 429, 500, 502, 503, 504];
+
+/// Says on stderr why a try failed and that another follows: a pipeline waiting on retries is
+/// never silent (issue 10, item 14). Outermost per-try policy, so it sees timeouts too.
+#[derive(Debug)]
+struct RetryReport {
+    max_retries: u32,
+}
+
+#[async_trait::async_trait]
+impl Policy for RetryReport {
+    async fn send(
+        &self,
+        ctx: &Context,
+        request: &mut Request,
+        next: &[Arc<dyn Policy>],
+    ) -> PolicyResult {
+        let result = next[0].send(ctx, request, &next[1..]).await;
+        let cause = match &result {
+            Ok(r) if RETRIED_STATUSES.contains(&u16::from(r.status())) => {
+                Some(format!("HTTP {}", u16::from(r.status())))
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::Io | ErrorKind::Connection) => {
+                let mut chain = vec![e.to_string()];
+                let mut src = std::error::Error::source(e);
+                while let Some(s) = src {
+                    let t = s.to_string();
+                    if !chain.contains(&t) {
+                        chain.push(t);
+                    }
+                    src = s.source();
+                }
+                Some(chain.join(": "))
+            }
+            _ => None,
+        };
+        if let Some(cause) = cause {
+            let tried = ctx
+                .value::<azure_core::http::policies::RetryPolicyCount>()
+                .map(|c| **c)
+                .unwrap_or(0);
+            if tried < self.max_retries {
+                eprintln!(
+                    "gpuform: {} {}: {cause}; retry {} of {}",
+                    request.method(),
+                    host_of(request),
+                    tried + 1,
+                    self.max_retries
+                );
+            }
+        }
+        result
     }
 }
 

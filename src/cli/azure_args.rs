@@ -226,7 +226,7 @@ impl AzureArgs {
 }
 
 /// A positive number of seconds that a `Duration` can hold (`1e20` cannot; `NaN` is not one).
-fn seconds(flag: &str, secs: f64) -> Result<Duration, Failure> {
+pub(crate) fn seconds(flag: &str, secs: f64) -> Result<Duration, Failure> {
     match Duration::try_from_secs_f64(secs) {
         Ok(d) if !d.is_zero() => Ok(d),
         _ => Err(Failure::usage(format!(

@@ -180,6 +180,13 @@ impl PolicyArgs {
 /// Expand files and directories into spec files. A directory contributes every `*.yaml` /
 /// `*.yml` below it that looks like a gpuform spec; a file named explicitly is always checked.
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    expand_paths_counting(paths).map(|(files, _)| files)
+}
+
+/// [`expand_paths`], and how many YAML files in the directories were skipped as not specs
+/// (each is said on stderr: a directory never drops a file silently).
+pub fn expand_paths_counting(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, usize), Failure> {
+    let mut skipped = 0usize;
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -195,6 +202,12 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
                     .unwrap_or(true);
                 if is_spec {
                     out.push(f);
+                } else {
+                    skipped += 1;
+                    eprintln!(
+                        "skipped {}: no `kind: GpuWorkload`, not a gpuform spec",
+                        f.display()
+                    );
                 }
             }
         } else if p.exists() {
@@ -204,7 +217,7 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
                 .help("give spec files or directories"));
         }
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// Check one spec (the common start of render, preflight, cost and deploy): prints its
@@ -212,6 +225,19 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
 pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<Checked, Failure> {
     if !path.exists() {
         return Err(Failure::usage(format!("{} does not exist", path.display())));
+    }
+    if path.is_dir() {
+        // a usage error (exit 2), not findings: the command takes one spec file
+        return Err(Failure::usage(format!(
+            "{} is a directory; this command takes one spec file",
+            path.display()
+        ))
+        .help(format!(
+            "name a spec in it (e.g. {}), or use `gpuform validate {}` / `gpuform render {} -o DIR`, which take directories",
+            path.join("NAME.yaml").display(),
+            path.display(),
+            path.display()
+        )));
     }
     let checked = spec::check_file(path, policy, prices);
     let mut err = anstream::stderr();

@@ -59,6 +59,13 @@ pub struct Args {
     /// Reuse cached prices younger than this many hours instead of querying again (0: always query).
     #[arg(long, value_name = "HOURS", default_value_t = 24.0)]
     pub prices_max_age: f64,
+    /// Seconds each HTTP try of --refresh-prices may take, body included (as for preflight/deploy).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Retries per --refresh-prices request after throttling (429, honouring Retry-After), 5xx,
+    /// timeouts and dropped connections; DNS failures and refused connections are not retried.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
     /// First retry back-off of --refresh-prices in milliseconds (doubles per retry).
     #[arg(long, value_name = "MS", default_value_t = 800, hide = true)]
     pub prices_retry_delay_ms: u64,
@@ -284,6 +291,8 @@ fn refresh(
         None => {
             let opts = FetchOptions::new(endpoint.clone());
             let http = HttpSettings {
+                timeout: super::azure_args::seconds("--timeout", args.timeout)?,
+                max_retries: args.retries,
                 initial_delay: Duration::from_millis(args.prices_retry_delay_ms),
                 ..HttpSettings::default()
             };
@@ -462,6 +471,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     }
     est.notes.splice(0..0, notes);
 
+    let mut baseline_complete = true;
     let diff = match &args.baseline {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| {
@@ -478,6 +488,20 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     &e,
                 )
             })?;
+            baseline_complete = base.totals.complete;
+            // a baseline of another spec compares apples with pears: say so (issue 10, item 17)
+            if base.spec != est.spec || !base.region.eq_ignore_ascii_case(&est.region) {
+                let w = format!(
+                    "the baseline {} is the estimate of spec `{}` in {}, not of `{}` in {}: the comparison is between different specs",
+                    path.display(),
+                    base.spec,
+                    base.region,
+                    est.spec,
+                    est.region
+                );
+                eprintln!("warning: {w}");
+                est.notes.push(w);
+            }
             Some(gates::diff(&base, &path.display().to_string(), &est))
         }
         None => None,
@@ -487,7 +511,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         results.push(gates::fail_above(&est, limit));
     }
     if let (Some(n), Some(d)) = (args.fail_increase_percent, diff.as_ref()) {
-        results.push(gates::fail_increase(d, n));
+        results.push(gates::fail_increase(
+            d,
+            n,
+            est.totals.complete,
+            baseline_complete,
+        ));
     }
 
     let text = match args.format {
@@ -500,19 +529,30 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if let Some(b) = est.budget.as_ref().filter(|b| b.status == "over") {
         eprintln!("warning: {}", b.message);
     }
-    if !results.is_empty() && !est.totals.complete {
-        let what: Vec<String> = est.missing.iter().map(|m| m.price.clone()).collect();
-        return Err(Failure::usage(
-            "cannot decide the budget gates: the estimate is missing prices",
-        )
-        .cause(what.join("; "))
-        .help("supply them with --prices FILE or --refresh-prices"));
-    }
-    if results.iter().any(|g| !g.passed) {
-        for g in results.iter().filter(|g| !g.passed) {
+    // a failed gate (even on a lower bound) is a finding; otherwise an undecided one is exit 2
+    if results.iter().any(Gate::failed) {
+        for g in results.iter().filter(|g| g.failed()) {
             eprintln!("error: cost gate {} failed: {}", g.name, g.message);
         }
         return Ok(ExitCode::Findings);
+    }
+    if results.iter().any(Gate::undecided) {
+        let names: Vec<&str> = results
+            .iter()
+            .filter(|g| g.undecided())
+            .map(|g| g.name.as_str())
+            .collect();
+        let mut what: Vec<String> = est.missing.iter().map(|m| m.price.clone()).collect();
+        if !baseline_complete {
+            what.push("the baseline estimate is missing prices too".into());
+        }
+        return Err(Failure::usage(format!(
+            "cannot decide the cost gate{} {}: the estimate is missing prices",
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        ))
+        .cause(what.join("; "))
+        .help("supply them with --prices FILE or --refresh-prices"));
     }
     Ok(ExitCode::Ok)
 }

@@ -482,7 +482,7 @@ fn preflight_gate(
             );
             Ok(None)
         }
-        Verdict::Unknown => {
+        Verdict::Unknown | Verdict::NotChecked => {
             eprintln!(
                 "deploy: preflight {} could not answer every check; deploying anyway (ARM will refuse what cannot work):",
                 primary.region

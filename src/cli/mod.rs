@@ -9,6 +9,7 @@ mod common;
 mod cost;
 mod deploy;
 mod destroy;
+mod extras;
 mod gpu_report;
 mod preflight;
 mod quota;
@@ -50,15 +51,18 @@ pub enum ColorChoice {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check specs against the schema and the rules (files or directories of *.yaml/*.yml).
+    #[command(after_help = VALIDATE_HELP)]
     Validate(validate::Args),
     /// Print a spec with every default filled in and `auto` values resolved.
     Show(show::Args),
     /// Render Bicep (main.bicep, main.bicepparam, bicepconfig.json) and ARM JSON for specs.
+    #[command(after_help = RENDER_HELP)]
     Render(render::Args),
     /// Check quota, size, zones, capabilities, providers and features in Azure before deploying.
     #[command(after_help = PREFLIGHT_HELP)]
     Preflight(preflight::Args),
     /// Estimate the monthly cost of a spec's scaling policy, with saving levers and budget gates.
+    #[command(after_help = COST_HELP)]
     Cost(cost::Args),
     /// Replay queue load through the rendered autoscale setting: waits, idle GPUs, cost, the lower bound; --tune.
     #[command(after_help = simulate::HELP)]
@@ -82,7 +86,38 @@ pub enum Command {
     Rules(schema::RulesArgs),
     /// Print the spec's JSON Schema (2020-12), the one editors use through the modeline.
     Schema(schema::Args),
+    /// Write a commented starter spec from a few answers (asks on a terminal; flags for scripts).
+    Init(extras::InitArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "bash: `gpuform completions bash > ~/.local/share/bash-completion/completions/gpuform`\nzsh: `gpuform completions zsh > ~/.zfunc/_gpuform` (with `fpath+=~/.zfunc` before compinit)\nfish: `gpuform completions fish > ~/.config/fish/completions/gpuform.fish`"
+    )]
+    Completions(extras::CompletionsArgs),
+    /// Print the man page (roff): gpuform(1), or gpuform-COMMAND(1) for one command.
+    Man(extras::ManArgs),
 }
+
+const VALIDATE_HELP: &str = concat!(
+    "Exit codes: 0 clean or warnings, 1 errors (or warnings with --deny-warnings), 2 usage or I/O errors.\n\n",
+    "A directory contributes every *.yaml/*.yml spec below it; YAML files without `kind: GpuWorkload` are ",
+    "skipped with a line on stderr. `gpuform rules` lists the rule ids, `gpuform rules ID` explains one; a ",
+    "--policy file sets required tags and rule severities (error | warning | info | off)."
+);
+
+const RENDER_HELP: &str = concat!(
+    "Exit codes: 0 written or up to date, 1 the spec has errors or --check differs, 2 usage or I/O errors.\n\n",
+    "-o DIR is replaced atomically and render says what it replaced; it refuses a DIR holding files it did ",
+    "not write (and names them). Render each spec into its own folder (out/NAME), or several specs into one ",
+    "DIR (DIR/<metadata.name>/)."
+);
+
+const COST_HELP: &str = concat!(
+    "Exit codes: 0 estimate printed, 1 a --fail-above/--fail-increase-percent gate failed, 2 usage or I/O ",
+    "errors or an undecided gate (prices are missing: the total is a lower bound, so the gate is shown as ",
+    "undecided, JSON `passed: null`, `status: \"undecided\"`).\n\n",
+    "Prices: the embedded dated table, --prices FILE (Retail Prices API JSON) or --refresh-prices (the public ",
+    "API, cached; --timeout/--retries as for preflight)."
+);
 
 const DEPLOY_HELP: &str = concat!(
     "Exit codes: 0 deployed (or what-if shown), 1 the deployment failed or was rejected, preflight blocked the spec's ",
@@ -105,9 +140,22 @@ const PREFLIGHT_HELP: &str = concat!(
     "responses; checks without data are skipped and do not block."
 );
 
+/// The full command tree (what completions and the man page describe).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command()
+}
+
 /// Run the CLI with the process arguments; returns the exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    use clap::FromArgMatches;
+    // the version line carries the commit and the price table's date (built at run time)
+    let version: &'static str = Box::leak(crate::long_version().into_boxed_str());
+    let parsed = command()
+        .version(version)
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -133,6 +181,9 @@ pub fn main() -> i32 {
         Command::Destroy(a) => destroy::run(a),
         Command::Status(a) => status::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Init(a) => extras::run_init(a),
+        Command::Completions(a) => extras::run_completions(a),
+        Command::Man(a) => extras::run_man(a),
     };
     match result {
         Ok(code) => code as i32,

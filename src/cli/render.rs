@@ -91,7 +91,24 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         return check(dir, &units);
     }
     let dir = args.output.as_ref().expect("clap requires one target");
-    write_atomically(dir, &units)?;
+    let replaced = write_atomically(dir, &units)?;
+    // say what the swap replaced: a second render into the same DIR must not lose files silently
+    if let Some(r) = replaced.filter(|r| r.files > 0) {
+        if r.removed.is_empty() {
+            eprintln!(
+                "replaced {} (it held {} of an earlier render)",
+                dir.display(),
+                crate::diag::plural(r.files, "file")
+            );
+        } else {
+            eprintln!(
+                "replaced {}: removed {} of an earlier render that this one does not write: {}",
+                dir.display(),
+                crate::diag::plural(r.removed.len(), "file"),
+                name_some(&r.removed, 6)
+            );
+        }
+    }
     for u in &units {
         let target = match &u.subdir {
             Some(s) => dir.join(s),
@@ -229,23 +246,46 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
     Ok(ExitCode::Findings)
 }
 
-/// Is everything below `dir` something render writes (so replacing it loses nothing else)?
-fn only_rendered_files(dir: &Path) -> std::io::Result<bool> {
-    for rel in list_files(dir)? {
-        let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if !FILES.contains(&name) || rel.components().count() > 2 {
-            return Ok(false);
-        }
+/// The files below `dir` that render does not write (replacing `dir` would lose them).
+fn foreign_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    Ok(list_files(dir)?
+        .into_iter()
+        .filter(|rel| {
+            let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            !FILES.contains(&name) || rel.components().count() > 2
+        })
+        .collect())
+}
+
+/// A list of paths for a message: the first `max`, then how many more.
+fn name_some(paths: &[PathBuf], max: usize) -> String {
+    let mut s: Vec<String> = paths
+        .iter()
+        .take(max)
+        .map(|p| p.display().to_string())
+        .collect();
+    if paths.len() > max {
+        s.push(format!("and {} more", paths.len() - max));
     }
-    Ok(true)
+    s.join(", ")
+}
+
+/// What replacing a directory did: the files an earlier render left there, and which of them
+/// this render does not write again (they are gone now).
+#[derive(Debug, Default)]
+struct Replaced {
+    files: usize,
+    removed: Vec<PathBuf>,
 }
 
 fn io_failure(context: String, e: &std::io::Error) -> Failure {
     Failure::from_error(ExitCode::Usage, context, e)
 }
 
-/// Render into a temporary directory beside `dir`, then swap it in.
-fn write_atomically(dir: &Path, units: &[Unit]) -> Result<(), Failure> {
+/// Render into a temporary directory beside `dir`, then swap it in. Returns what an earlier
+/// render left in `dir` (`None`: there was no `dir`).
+fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Failure> {
+    let mut replaced = None;
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -257,17 +297,31 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<(), Failure> {
                 dir.display()
             )));
         }
-        let safe = only_rendered_files(dir)
+        let foreign = foreign_files(dir)
             .map_err(|e| io_failure(format!("cannot list {}", dir.display()), &e))?;
-        if !safe {
+        if !foreign.is_empty() {
             return Err(Failure::usage(format!(
                 "{} holds files gpuform did not render; refusing to replace it",
                 dir.display()
+            ))
+            .cause(format!(
+                "not rendered by gpuform: {}",
+                name_some(&foreign, 10)
             ))
             .help(
                 "render into a new or empty directory, or one an earlier `gpuform render` wrote",
             ));
         }
+        let before = list_files(dir)
+            .map_err(|e| io_failure(format!("cannot list {}", dir.display()), &e))?;
+        let written: BTreeSet<PathBuf> = expected(units).into_iter().map(|(p, _)| p).collect();
+        replaced = Some(Replaced {
+            files: before.len(),
+            removed: before
+                .into_iter()
+                .filter(|p| !written.contains(p))
+                .collect(),
+        });
     } else {
         std::fs::create_dir_all(&parent)
             .map_err(|e| io_failure(format!("cannot create {}", parent.display()), &e))?;
@@ -342,7 +396,7 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<(), Failure> {
     if let Some(o) = old {
         let _ = std::fs::remove_dir_all(o);
     }
-    Ok(())
+    Ok(replaced)
 }
 
 #[cfg(test)]

@@ -12,6 +12,52 @@ use crate::spec::schema::SCHEMA_TEXT;
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
+/// `gpuform rules ID`: one rule in full.
+fn run_rule(id: &str, format: RulesFormat) -> Result<ExitCode, Failure> {
+    let Some(r) = crate::diag::rules::find(id.trim()) else {
+        let hint = crate::spec::schema::suggest(id, RULES.iter().map(|r| r.id))
+            .map(|s| format!("did you mean `{s}`? "))
+            .unwrap_or_default();
+        return Err(Failure::usage(format!("`{id}` is not a rule id"))
+            .help(format!("{hint}`gpuform rules` lists them all")));
+    };
+    let overridable = r.overridable();
+    match format {
+        RulesFormat::Json => out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json!({
+                "id": r.id, "severity": r.severity, "category": r.category,
+                "summary": r.summary, "description": r.description,
+                "overridable": overridable,
+            }))
+            .expect("json")
+        )),
+        RulesFormat::Table => {
+            let mut s = String::new();
+            let _ = writeln!(s, "{}: {}", r.id, r.summary);
+            let _ = writeln!(s, "  severity: {} (default)", r.severity.as_str());
+            let _ = writeln!(s, "  category: {}", r.category);
+            let _ = writeln!(s);
+            let _ = writeln!(s, "  {}", r.description);
+            let _ = writeln!(s);
+            if overridable {
+                let _ = writeln!(
+                    s,
+                    "  A policy file (--policy) can change its severity or switch it off:\n    rules:\n      {}: error   # error | warning | info | off",
+                    r.id
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "  A policy cannot override it: later stages depend on it passing."
+                );
+            }
+            out(&s);
+        }
+    }
+    Ok(ExitCode::Ok)
+}
+
 pub fn run(_: Args) -> Result<ExitCode, Failure> {
     out(SCHEMA_TEXT);
     Ok(ExitCode::Ok)
@@ -19,6 +65,9 @@ pub fn run(_: Args) -> Result<ExitCode, Failure> {
 
 #[derive(Debug, clap::Args)]
 pub struct RulesArgs {
+    /// Show this one rule in full (what it checks, why, its severity and how to override it).
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
     pub format: RulesFormat,
 }
@@ -30,6 +79,9 @@ pub enum RulesFormat {
 }
 
 pub fn run_rules(args: RulesArgs) -> Result<ExitCode, Failure> {
+    if let Some(id) = &args.id {
+        return run_rule(id, args.format);
+    }
     match args.format {
         RulesFormat::Json => {
             let v: Vec<_> = RULES

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use rayon::prelude::*;
 
-use super::common::{ExitCode, Failure, PolicyArgs, expand_paths, out, styled};
+use super::common::{ExitCode, Failure, PolicyArgs, expand_paths_counting, out, styled};
 use crate::catalog::prices::PriceTable;
 use crate::diag::{Tally, plural, render_human};
 use crate::report;
@@ -45,7 +45,7 @@ pub enum Format {
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let policy = args.policy.load()?;
-    let files = expand_paths(&args.paths)?;
+    let (files, skipped) = expand_paths_counting(&args.paths)?;
     if files.is_empty() {
         return Err(Failure::usage("no gpuform specs found")
             .help("a spec is a .yaml/.yml file with `kind: GpuWorkload`"));
@@ -57,7 +57,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .collect();
     let tally = Tally::of(results.iter().flat_map(|c| c.diagnostics.iter()));
     let text = match args.format {
-        Format::Human => human(&results, &args),
+        Format::Human => human(&results, &args, skipped),
         Format::Json => report::json::render(&results),
         Format::Sarif => report::sarif::render(&results),
         Format::Github => report::github::render(&results),
@@ -72,7 +72,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     )
 }
 
-fn human(results: &[Checked], args: &Args) -> String {
+fn human(results: &[Checked], args: &Args, skipped: usize) -> String {
     let styled = styled();
     let mut s = String::new();
     for c in results {
@@ -121,12 +121,18 @@ fn human(results: &[Checked], args: &Args) -> String {
     }
     let t = Tally::of(results.iter().flat_map(|c| c.diagnostics.iter()));
     if !args.quiet || t.errors > 0 {
+        let skipped = if skipped > 0 {
+            format!(" ({} skipped: not specs)", plural(skipped, "YAML file"))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "validated {}: {}, {}",
+            "validated {}: {}, {}, {}{skipped}",
             plural(results.len(), "spec"),
             plural(t.errors, "error"),
-            plural(t.warnings, "warning")
+            plural(t.warnings, "warning"),
+            plural(t.infos, "info")
         );
     }
     s
@@ -190,9 +196,14 @@ pub fn explain(c: &Checked) -> String {
             match &cand.rejected {
                 None => {
                     rank += 1;
+                    let caveat = cand
+                        .caveat
+                        .as_deref()
+                        .map(|w| format!("  warns: {w}"))
+                        .unwrap_or_default();
                     let _ = writeln!(
                         s,
-                        "  {rank:>2}. {:<38} {:>9} {:>11}{}",
+                        "  {rank:>2}. {:<38} {:>9} {:>11}{caveat}{}",
                         cand.size,
                         mem,
                         price,

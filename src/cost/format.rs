@@ -303,7 +303,11 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
                 s,
                 "gate {}: {} — {}",
                 g.name,
-                if g.passed { "passed" } else { "FAILED" },
+                match g.passed {
+                    Some(true) => "passed",
+                    Some(false) => "FAILED",
+                    None => "UNDECIDED",
+                },
                 g.message
             );
         }
@@ -378,7 +382,11 @@ pub fn markdown(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
         let _ = writeln!(
             s,
             "- {} gate `{}`: {}",
-            if g.passed { "✅" } else { "❌" },
+            match g.passed {
+                Some(true) => "✅",
+                Some(false) => "❌",
+                None => "❔ undecided",
+            },
             g.name,
             md_escape(&g.message)
         );
@@ -457,7 +465,63 @@ pub fn json(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
     if !gates.is_empty() {
         v["gates"] = serde_json::to_value(gates).expect("gates serialize");
     }
+    round_money(&mut v);
     format!("{}\n", serde_json::to_string_pretty(&v).expect("json"))
+}
+
+/// Monthly amounts in the JSON document to cents (775.4842999999998 -> 775.48): the totals, each
+/// line's amount, the levers' savings, the budget and the baseline diff. Unit prices and
+/// quantities keep their precision.
+fn round_money(v: &mut serde_json::Value) {
+    fn cents(x: &mut serde_json::Value) {
+        if let Some(f) = x.as_f64()
+            && f.is_finite()
+        {
+            let r = (f * 100.0).round() / 100.0;
+            if let Some(n) = serde_json::Number::from_f64(r) {
+                *x = serde_json::Value::Number(n);
+            }
+        }
+    }
+    fn cases(x: &mut serde_json::Value) {
+        for k in ["low", "expected", "high"] {
+            if let Some(c) = x.get_mut(k) {
+                cents(c);
+            }
+        }
+    }
+    if let Some(t) = v.get_mut("totals") {
+        cases(t);
+    }
+    for l in v["lines"].as_array_mut().into_iter().flatten() {
+        if let Some(a) = l.get_mut("amount") {
+            cases(a);
+        }
+    }
+    for l in v["levers"].as_array_mut().into_iter().flatten() {
+        if let Some(m) = l.get_mut("monthly") {
+            cents(m);
+        }
+    }
+    if let Some(b) = v.get_mut("budget").filter(|b| b.is_object())
+        && let Some(m) = b.get_mut("monthly")
+    {
+        cents(m);
+    }
+    if let Some(d) = v.get_mut("diff").filter(|d| d.is_object()) {
+        for k in ["before", "after", "delta"] {
+            if let Some(x) = d.get_mut(k) {
+                cents(x);
+            }
+        }
+        for l in d["lines"].as_array_mut().into_iter().flatten() {
+            for k in ["before", "after", "delta"] {
+                if let Some(x) = l.get_mut(k) {
+                    cents(x);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -42,6 +42,16 @@ pub fn budget_check(plan: &Plan, t: &Totals) -> Option<BudgetCheck> {
                 money(b.amount)
             ),
         )
+    } else if !t.complete {
+        (
+            "undecided",
+            format!(
+                "the expected {}{partial} is {:.0}% of monitoring.budget.monthly {}; with the missing prices it may exceed it",
+                money(t.expected),
+                pct.unwrap_or(0.0),
+                money(b.amount)
+            ),
+        )
     } else {
         (
             "ok",
@@ -158,53 +168,127 @@ pub fn diff(baseline: &Estimate, baseline_file: &str, now: &Estimate) -> Diff {
     }
 }
 
-/// The outcome of one gate.
+/// The outcome of one gate. With prices missing the expected total is a lower bound: a gate it
+/// already exceeds has failed, any other is undecided (`passed: null`, `status: "undecided"`),
+/// never passed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Gate {
     pub name: String,
-    pub passed: bool,
+    /// `true` passed, `false` failed, `null` undecided (prices are missing).
+    pub passed: Option<bool>,
+    /// `passed`, `failed` or `undecided`.
+    pub status: String,
     pub message: String,
 }
 
-pub fn fail_above(e: &Estimate, limit: f64) -> Gate {
-    let t = e.totals.expected;
-    Gate {
-        name: "fail-above".into(),
-        passed: t <= limit,
-        message: if t <= limit {
-            format!(
-                "expected {} is within --fail-above {}",
-                money(t),
-                money(limit)
-            )
-        } else {
-            format!(
-                "expected {} exceeds --fail-above {}",
-                money(t),
-                money(limit)
-            )
-        },
+impl Gate {
+    fn new(name: &str, passed: Option<bool>, message: String) -> Self {
+        let status = match passed {
+            Some(true) => "passed",
+            Some(false) => "failed",
+            None => "undecided",
+        };
+        Gate {
+            name: name.into(),
+            passed,
+            status: status.into(),
+            message,
+        }
+    }
+
+    pub fn failed(&self) -> bool {
+        self.passed == Some(false)
+    }
+
+    pub fn undecided(&self) -> bool {
+        self.passed.is_none()
     }
 }
 
-pub fn fail_increase(d: &Diff, max_percent: f64) -> Gate {
-    let passed = match d.percent {
-        Some(p) => p <= max_percent,
-        None => d.after <= 0.0,
+const UNDECIDED: &str = "undecided: prices are missing, the total is a lower bound";
+
+pub fn fail_above(e: &Estimate, limit: f64) -> Gate {
+    let t = e.totals.expected;
+    if t > limit {
+        let lower = if e.totals.complete {
+            ""
+        } else {
+            " (a lower bound)"
+        };
+        return Gate::new(
+            "fail-above",
+            Some(false),
+            format!(
+                "expected {}{lower} exceeds --fail-above {}",
+                money(t),
+                money(limit)
+            ),
+        );
+    }
+    if !e.totals.complete {
+        return Gate::new(
+            "fail-above",
+            None,
+            format!(
+                "{UNDECIDED} ({}) and may exceed --fail-above {}",
+                money(t),
+                money(limit)
+            ),
+        );
+    }
+    Gate::new(
+        "fail-above",
+        Some(true),
+        format!(
+            "expected {} is within --fail-above {}",
+            money(t),
+            money(limit)
+        ),
+    )
+}
+
+/// `now_complete` / `baseline_complete`: whether each estimate had every price.
+pub fn fail_increase(
+    d: &Diff,
+    max_percent: f64,
+    now_complete: bool,
+    baseline_complete: bool,
+) -> Gate {
+    let exceeds = match d.percent {
+        Some(p) => p > max_percent,
+        None => d.after > 0.0,
     };
     let pct = d
         .percent
         .map(|p| format!("{p:+.1}%"))
         .unwrap_or_else(|| "from zero".into());
-    Gate {
-        name: "fail-increase-percent".into(),
+    // a lower bound now against a complete baseline can prove an increase, never its absence;
+    // an incomplete baseline proves nothing
+    let passed = if !baseline_complete || (!now_complete && !exceeds) {
+        None
+    } else {
+        Some(!exceeds)
+    };
+    let verdict = match passed {
+        Some(true) => "is within".to_string(),
+        Some(false) => "exceeds".to_string(),
+        None => format!(
+            "cannot be compared with ({})",
+            if baseline_complete {
+                "prices are missing now; the total is a lower bound"
+            } else {
+                "the baseline is missing prices"
+            }
+        ),
+    };
+    Gate::new(
+        "fail-increase-percent",
         passed,
-        message: format!(
-            "expected {} → {} ({pct}) {} --fail-increase-percent {max_percent}",
+        format!(
+            "expected {} → {} ({pct}) {verdict} --fail-increase-percent {max_percent}",
             money(d.before),
             money(d.after),
-            if passed { "is within" } else { "exceeds" }
         ),
-    }
+    )
 }

@@ -298,7 +298,7 @@ pub struct Lever {
 pub struct BudgetCheck {
     pub monthly: f64,
     pub currency: String,
-    /// `ok`, `over`, `skipped`.
+    /// `ok`, `over`, `skipped`, `undecided` (under budget, but prices are missing).
     pub status: String,
     pub percent_of_budget: Option<f64>,
     pub message: String,

@@ -481,6 +481,13 @@ pub const RULES: &[Rule] = &[
         "Write IPv4 CIDR such as 10.40.1.0/24, with no host bits set.",
     ),
     r(
+        "address-space-public",
+        W,
+        "network",
+        "The VNet's address space is public Internet address space",
+        "A VNet may use public ranges, but then the pool cannot reach the real owners of those addresses (8.8.8.8 in 8.8.0.0/16 is routed into the VNet), and peering or VPN with networks that use them breaks. Use private space (RFC 1918: 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16) or the shared 100.64.0.0/10.",
+    ),
+    r(
         "subnet-outside-vnet",
         E,
         "network",

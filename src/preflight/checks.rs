@@ -956,7 +956,15 @@ pub fn build(
         .map(|(t, d)| {
             let checks = region_checks(plan, t, d);
             let all: Vec<&Check> = checks.iter().chain(subscription_checks.iter()).collect();
-            let verdict = verdict(&all);
+            let mut verdict = verdict(&all);
+            // offline without a single size or quota check for the region: not a pass
+            if verdict == Verdict::Pass
+                && checks
+                    .iter()
+                    .all(|c| c.id == "allowed-region" || c.status == Status::Skipped)
+            {
+                verdict = Verdict::NotChecked;
+            }
             let reasons = all
                 .iter()
                 .filter(|c| {

@@ -51,6 +51,9 @@ pub enum Verdict {
     Pass,
     Blocked,
     Unknown,
+    /// Offline with no size or quota data for the region: nothing about it was checked (only
+    /// `allowedRegions`), so it neither passes nor blocks.
+    NotChecked,
 }
 
 impl Verdict {
@@ -59,6 +62,7 @@ impl Verdict {
             Verdict::Pass => "PASS",
             Verdict::Blocked => "BLOCKED",
             Verdict::Unknown => "UNKNOWN",
+            Verdict::NotChecked => "NOT CHECKED",
         }
     }
 
@@ -67,6 +71,7 @@ impl Verdict {
             Verdict::Pass => "✅ pass",
             Verdict::Blocked => "❌ blocked",
             Verdict::Unknown => "❔ unknown",
+            Verdict::NotChecked => "⏭️ not checked",
         }
     }
 }
@@ -230,8 +235,14 @@ impl Report {
             .filter(|r| r.role != Role::Spec && r.verdict == Verdict::Pass && !r.complete)
             .map(|r| r.region.as_str())
             .collect();
+        let not_checked: Vec<&str> = self
+            .regions
+            .iter()
+            .filter(|r| r.role != Role::Spec && r.verdict == Verdict::NotChecked)
+            .map(|r| r.region.as_str())
+            .collect();
         let mut line = if self.ranking.is_empty() {
-            if unranked.is_empty() {
+            if unranked.is_empty() && not_checked.is_empty() {
                 "no other region passes".to_string()
             } else {
                 String::new()
@@ -251,6 +262,15 @@ impl Report {
             line.push_str(&format!(
                 "not ranked for lack of size and quota data: {}",
                 unranked.join(", ")
+            ));
+        }
+        if !not_checked.is_empty() {
+            if !line.is_empty() {
+                line.push_str("; ");
+            }
+            line.push_str(&format!(
+                "not checked (no size or quota data): {}",
+                not_checked.join(", ")
             ));
         }
         Some(line)
@@ -295,6 +315,7 @@ fn verdict_word(v: Verdict, styled: bool) -> String {
         Verdict::Pass => anstyle::AnsiColor::Green,
         Verdict::Blocked => anstyle::AnsiColor::Red,
         Verdict::Unknown => anstyle::AnsiColor::Magenta,
+        Verdict::NotChecked => anstyle::AnsiColor::BrightBlack,
     };
     paint(v.label(), color, true, styled)
 }

@@ -128,6 +128,17 @@ fn needs_quotes(s: &str) -> bool {
     if s.parse::<f64>().is_ok() || s.starts_with("0x") || s.starts_with("0o") {
         return true;
     }
+    // YAML 1.1 readers (PyYAML, `yaml.safe_load`) take more than YAML 1.2 does: sexagesimal
+    // numbers (`18:00` is 1080), dates (`2026-12-01`), `1_000`, `0b101` and `y`/`n` booleans.
+    // Quote anything made only of digits and number punctuation (issue 10, item 17).
+    if s.chars().any(|c| c.is_ascii_digit())
+        && s.chars().all(|c| c.is_ascii_digit() || "-+.:_".contains(c))
+    {
+        return true;
+    }
+    if matches!(lower.as_str(), "y" | "n") || lower.starts_with("0b") {
+        return true;
+    }
     if s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c)) {
         return true;
     }

@@ -8,6 +8,7 @@ pub mod resolve;
 pub mod rules;
 pub mod schedule;
 pub mod schema;
+pub mod starter;
 pub mod timezones;
 pub mod yaml;
 
@@ -213,7 +214,13 @@ pub fn check_source(
             Ok(mut spec) => {
                 defaults::apply(&mut spec);
                 let auto_sized = spec.spec.compute.vm_size == "auto";
-                let sizing = resolve_size(&mut spec, prices, &mut checked.diagnostics);
+                let sizing = resolve_size(
+                    &mut spec,
+                    &checked.base_dir,
+                    policy,
+                    prices,
+                    &mut checked.diagnostics,
+                );
                 if let model::Image::Alias(model::ImageAlias::Auto) = spec.spec.compute.image {
                     spec.spec.compute.image = model::Image::Alias(resolve::auto_image(spec.size()));
                 }
@@ -247,12 +254,13 @@ pub fn check_source(
 /// under-use advice). Reports `unknown-vm-size` / `no-size-fits`.
 fn resolve_size(
     spec: &mut Spec,
+    base_dir: &Path,
+    policy: &Policy,
     prices: &PriceTable,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Selection> {
+    let selection = rank_sizes(spec, base_dir, policy, prices);
     let s = &mut spec.spec;
-    let driver = sizing::DriverChoice::of(&s.compute);
-    let selection = sizing::select(&s.workload, &s.region, &driver, prices);
     if s.compute.vm_size == "auto" {
         match selection.chosen {
             Some(name) => s.compute.vm_size = name.to_string(),
@@ -316,6 +324,70 @@ fn resolve_size(
         );
     }
     Some(selection)
+}
+
+/// Rank the catalog for `spec` (defaults applied; `vmSize` and `image` may still be `auto`):
+/// [`sizing::select`]'s fit and price, then every rule whose verdict depends on the size
+/// ([`rules::size_checks`]) for each fitting candidate, as if the spec named it. A candidate
+/// with an error (at the policy's severities) is rejected with that finding, so `vmSize: auto`,
+/// the `vram-underused` and `no-size-fits` advice and `--explain` only offer sizes the spec's
+/// own rules accept; one with a warning ranks after every size without one.
+pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceTable) -> Selection {
+    let s = &spec.spec;
+    let driver = sizing::DriverChoice::of(&s.compute);
+    let mut selection = sizing::select(&s.workload, &s.region, &driver, prices);
+    let mut candidate = spec.clone();
+    let auto_image = matches!(
+        s.compute.image,
+        model::Image::Alias(model::ImageAlias::Auto)
+    );
+    for c in selection
+        .candidates
+        .iter_mut()
+        .filter(|c| c.rejected.is_none())
+    {
+        let Some(size) = catalog::find(c.size) else {
+            continue;
+        };
+        candidate.spec.compute.vm_size = size.name.clone();
+        if auto_image {
+            candidate.spec.compute.image = model::Image::Alias(resolve::auto_image(Some(size)));
+        }
+        let ctx = rules::Context {
+            spec: &candidate,
+            sizing: None,
+            auto_sized: true,
+            base_dir,
+            policy,
+            prices,
+        };
+        // the severities the policy gives (a rule switched off does not count)
+        let findings: Vec<(crate::diag::Severity, Diagnostic)> = rules::size_checks(&ctx, size)
+            .into_iter()
+            .filter_map(|d| {
+                let overridable =
+                    crate::diag::rules::find(&d.rule).is_some_and(|r| r.overridable());
+                let severity = if overridable {
+                    policy.severity(&d.rule, d.severity)?
+                } else {
+                    d.severity
+                };
+                Some((severity, d))
+            })
+            .collect();
+        let worst = |sev| {
+            findings
+                .iter()
+                .find(|(s, _)| *s == sev)
+                .map(|(_, d)| format!("{}: {}", d.rule, d.message))
+        };
+        c.rejected = worst(crate::diag::Severity::Error);
+        if c.rejected.is_none() {
+            c.caveat = worst(crate::diag::Severity::Warning);
+        }
+    }
+    sizing::rank(&mut selection);
+    selection
 }
 
 /// Every `*.yaml` / `*.yml` below `dir`, sorted, skipping hidden and `target` directories.

@@ -164,6 +164,20 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     ZONES.iter().map(|(n, _)| *n)
 }
 
+/// IANA -> Windows time zone names from CLDR's windowsZones (see the data file's header).
+const IANA_WINDOWS: &str = include_str!("iana_windows.tsv");
+
+/// The Windows name of an IANA time zone (`Asia/Shanghai` -> `China Standard Time`), matched
+/// without regard to case, as CLDR's windowsZones maps it.
+pub fn windows_name_of_iana(iana: &str) -> Option<&'static str> {
+    IANA_WINDOWS
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .find(|(i, _)| i.eq_ignore_ascii_case(iana.trim()))
+        .map(|(_, w)| w)
+}
+
 /// Parse `HH:MM` into minutes after midnight.
 pub fn parse_hhmm(s: &str) -> Option<u32> {
     let (h, m) = s.split_once(':')?;
@@ -185,6 +199,29 @@ mod tests {
         assert!(ZONES.iter().all(|(_, o)| (-720..=840).contains(o)));
         assert_eq!(offset_minutes("China Standard Time"), Some(480));
         assert_eq!(offset_minutes("china standard time"), None);
+    }
+
+    #[test]
+    fn iana_names_map_to_windows_names_autoscale_knows() {
+        assert_eq!(
+            windows_name_of_iana("Asia/Shanghai"),
+            Some("China Standard Time")
+        );
+        assert_eq!(
+            windows_name_of_iana("europe/berlin"),
+            Some("W. Europe Standard Time")
+        );
+        assert_eq!(windows_name_of_iana("Mars/Olympus_Mons"), None);
+        // every Windows name of the map that autoscale documents has an offset here
+        let data = IANA_WINDOWS.lines().filter(|l| !l.starts_with('#'));
+        assert!(data.clone().count() > 500);
+        for w in [
+            "China Standard Time",
+            "Tokyo Standard Time",
+            "Eastern Standard Time",
+        ] {
+            assert!(offset_minutes(w).is_some(), "{w}");
+        }
     }
 
     #[test]

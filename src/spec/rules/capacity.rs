@@ -1,6 +1,7 @@
 //! Capacity, the spot/regular mix and the autoscale setting's limits.
 
 use super::Context;
+use crate::catalog::GpuSize;
 use crate::diag::{Diagnostic, Severity};
 use crate::spec::defaults::flap_safe_scale_in;
 use crate::spec::model::{EvictionPolicy, Orchestration};
@@ -11,9 +12,27 @@ use crate::spec::{schedule, timezones};
 /// pair; a test below keeps the rendered plan to it.)
 pub const MAX_PROFILES: usize = 20;
 
+/// The size-dependent half (Spot support). Run for the spec's size, and by `vmSize: auto` for
+/// every candidate (see [`super::size_checks`]).
+pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) {
+    if ctx.spec.spec.capacity.uses_spot() && size.spot_capable == Some(false) {
+        out.push(
+            Diagnostic::new(
+                "spot-not-supported",
+                format!("{} cannot run as Spot", size.name),
+            )
+            .at("/spec/capacity/regularPercentAboveBase")
+            .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
+        );
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let s = &ctx.spec.spec;
     let c = &s.capacity;
+    if let Some(size) = ctx.size() {
+        check_size(ctx, size, out);
+    }
     let default = c.default_count();
     if c.min > c.max {
         out.push(
@@ -73,18 +92,6 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new("spot-needs-flexible", "a spot/regular mix needs Flexible orchestration")
                     .at("/spec/compute/orchestration")
                     .help("use `orchestration: flexible` (priorityMixPolicy exists only there), or no Spot"),
-            );
-        }
-        if let Some(size) = ctx.size()
-            && size.spot_capable == Some(false)
-        {
-            out.push(
-                Diagnostic::new(
-                    "spot-not-supported",
-                    format!("{} cannot run as Spot", size.name),
-                )
-                .at("/spec/capacity/regularPercentAboveBase")
-                .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
             );
         }
         // a dev box is never scaled: deallocating it on eviction keeps its disks, as wanted
@@ -363,8 +370,13 @@ fn check_zone(tz: &str, ptr: &str, out: &mut Vec<Diagnostic>) {
             .help(format!("use `{instead}`")),
         );
     } else if timezones::offset_minutes(tz).is_none() {
-        let hint = crate::spec::schema::suggest(tz, timezones::names())
-            .map(|s| format!("did you mean `{s}`? "))
+        // an IANA name (Asia/Shanghai) gets its Windows name (China Standard Time) from CLDR
+        let hint = timezones::windows_name_of_iana(tz)
+            .map(|w| format!("`{tz}` is an IANA name; its Windows name is `{w}`. "))
+            .or_else(|| {
+                crate::spec::schema::suggest(tz, timezones::names())
+                    .map(|s| format!("did you mean `{s}`? "))
+            })
             .unwrap_or_default();
         out.push(
             Diagnostic::new("schedule-time", format!("`{tz}` is not a time zone autoscale knows"))

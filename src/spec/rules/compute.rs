@@ -1,8 +1,8 @@
 //! Drivers, images, sign-in and cloud-init.
 
 use super::Context;
-use crate::catalog::DefaultDriver;
 use crate::catalog::drivers::{DriverKind, os_label, parse_cuda};
+use crate::catalog::{DefaultDriver, GpuSize};
 use crate::diag::Diagnostic;
 use crate::spec::model::{HyperVGeneration, OsType, SecurityType};
 use crate::spec::resolve;
@@ -51,107 +51,14 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let c = &s.compute;
     let img = ctx.image();
     if let Some(size) = ctx.size() {
-        if img.generation == HyperVGeneration::V1
-            && !size.hyper_v_generations.contains(&HyperVGeneration::V1)
-        {
-            out.push(
-                Diagnostic::new(
-                    "image-generation",
-                    format!("{} runs only Gen2 images; the image is Gen1", size.name),
-                )
-                .at("/spec/compute/image")
-                .help("use a Gen2 image (the aliases are Gen2)"),
-            );
-        }
-        if img.generation == HyperVGeneration::V2 && !size.supports_gen2() {
-            out.push(
-                Diagnostic::new(
-                    "image-generation",
-                    format!("{} runs only Gen1 images; the image is Gen2", size.name),
-                )
-                .at("/spec/compute/image")
-                .help("use a current size; Gen1-only GPU sizes are retired"),
-            );
-        }
-        match resolve::driver(s, size) {
-            Err(problem) => {
-                let rule = if size.driver.default == DefaultDriver::Image && !img.has_gpu_drivers {
-                    "nd-needs-hpc-image"
-                } else {
-                    "driver-mismatch"
-                };
-                let at = if rule == "nd-needs-hpc-image"
-                    || c.gpu_driver == crate::spec::model::GpuDriver::Auto
-                {
-                    "/spec/compute/image"
-                } else {
-                    "/spec/compute/gpuDriver"
-                };
-                out.push(
-                    Diagnostic::new(rule, problem.message)
-                        .at(at)
-                        .help(problem.help),
-                );
-            }
-            Ok(plan) => {
-                if plan.extension.is_some() && c.security_type == SecurityType::TrustedLaunch {
-                    out.push(
-                        Diagnostic::new("trusted-launch-driver", "Trusted Launch's Secure Boot rejects the unsigned kernel modules the GPU driver extension builds")
-                            .at("/spec/compute/securityType")
-                            .label("Secure Boot on")
-                            .help("use `securityType: standard`, or an image with signed drivers and `gpuDriver: none`"),
-                    );
-                }
-                if let (Some(want), Some(max)) = (
-                    s.workload.cuda.as_deref().and_then(parse_cuda),
-                    plan.max_cuda,
-                ) && want > max
-                {
-                    let via = match plan.kind {
-                        DriverKind::Grid => format!(
-                            "the GRID driver {}",
-                            plan.driver_version.as_deref().unwrap_or("default")
-                        ),
-                        _ => format!(
-                            "the CUDA {} driver",
-                            plan.driver_version.as_deref().unwrap_or("default")
-                        ),
-                    };
-                    let hint = match plan.kind {
-                            DriverKind::Grid => "pin a newer GRID driver with `compute.driverVersion` (570.211.01 supports CUDA 12.8), or build for an older CUDA".to_string(),
-                            _ => format!("lower `workload.cuda` to {}.{} or use `image: ubuntu-hpc-22.04`, which carries a newer driver", max.0, max.1),
-                        };
-                    let mut d = Diagnostic::new(
-                            "cuda-too-new",
-                            format!(
-                                "CUDA {} needs a newer driver than {} installs on {} (CUDA {}.{} at most)",
-                                s.workload.cuda.as_deref().unwrap_or_default(),
-                                via,
-                                os_label(img.driver_os),
-                                max.0,
-                                max.1
-                            ),
-                        )
-                        .at("/spec/workload/cuda")
-                        .label(format!("needs CUDA {}.{}+ driver support", want.0, want.1))
-                        .help(hint);
-                    if let Some(reason) = plan.pin_reason {
-                        d = d.note(format!(
-                            "gpuform pins {} because {reason}",
-                            plan.driver_version.as_deref().unwrap_or_default()
-                        ));
-                    }
-                    out.push(d);
-                }
-            }
-        }
-        if s.workload.distributed && c.zones.len() > 1 {
-            out.push(
-                Diagnostic::new("zones-uniform-infiniband", "an InfiniBand pool spread over several zones")
-                    .at("/spec/compute/zones")
-                    .help("pin one zone (or none): InfiniBand connects VMs of one placement group in one zone"),
-            );
-        }
+        check_size(ctx, size, out);
+    }
+    if s.workload.distributed && c.zones.len() > 1 {
+        out.push(
+            Diagnostic::new("zones-uniform-infiniband", "an InfiniBand pool spread over several zones")
+                .at("/spec/compute/zones")
+                .help("pin one zone (or none): InfiniBand connects VMs of one placement group in one zone"),
+        );
     }
     match img.os {
         OsType::Linux => match &c.ssh_public_key {
@@ -212,6 +119,109 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                             .help("save it as UTF-8"),
                     );
                 }
+            }
+        }
+    }
+}
+
+/// The size-dependent half: image generation, the driver, CUDA against it, InfiniBand zones.
+/// Run for the spec's size, and by `vmSize: auto` for every candidate (see
+/// [`super::size_checks`]).
+pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) {
+    let s = &ctx.spec.spec;
+    let c = &s.compute;
+    let img = ctx.image();
+    if img.generation == HyperVGeneration::V1
+        && !size.hyper_v_generations.contains(&HyperVGeneration::V1)
+    {
+        out.push(
+            Diagnostic::new(
+                "image-generation",
+                format!("{} runs only Gen2 images; the image is Gen1", size.name),
+            )
+            .at("/spec/compute/image")
+            .help("use a Gen2 image (the aliases are Gen2)"),
+        );
+    }
+    if img.generation == HyperVGeneration::V2 && !size.supports_gen2() {
+        out.push(
+            Diagnostic::new(
+                "image-generation",
+                format!("{} runs only Gen1 images; the image is Gen2", size.name),
+            )
+            .at("/spec/compute/image")
+            .help("use a current size; Gen1-only GPU sizes are retired"),
+        );
+    }
+    match resolve::driver(s, size) {
+        Err(problem) => {
+            let rule = if size.driver.default == DefaultDriver::Image && !img.has_gpu_drivers {
+                "nd-needs-hpc-image"
+            } else {
+                "driver-mismatch"
+            };
+            let at = if rule == "nd-needs-hpc-image"
+                || c.gpu_driver == crate::spec::model::GpuDriver::Auto
+            {
+                "/spec/compute/image"
+            } else {
+                "/spec/compute/gpuDriver"
+            };
+            out.push(
+                Diagnostic::new(rule, problem.message)
+                    .at(at)
+                    .help(problem.help),
+            );
+        }
+        Ok(plan) => {
+            if plan.extension.is_some() && c.security_type == SecurityType::TrustedLaunch {
+                out.push(
+                    Diagnostic::new("trusted-launch-driver", "Trusted Launch's Secure Boot rejects the unsigned kernel modules the GPU driver extension builds")
+                        .at("/spec/compute/securityType")
+                        .label("Secure Boot on")
+                        .help("use `securityType: standard`, or an image with signed drivers and `gpuDriver: none`"),
+                );
+            }
+            if let (Some(want), Some(max)) = (
+                s.workload.cuda.as_deref().and_then(parse_cuda),
+                plan.max_cuda,
+            ) && want > max
+            {
+                let via = match plan.kind {
+                    DriverKind::Grid => format!(
+                        "the GRID driver {}",
+                        plan.driver_version.as_deref().unwrap_or("default")
+                    ),
+                    _ => format!(
+                        "the CUDA {} driver",
+                        plan.driver_version.as_deref().unwrap_or("default")
+                    ),
+                };
+                let hint = match plan.kind {
+                        DriverKind::Grid => "pin a newer GRID driver with `compute.driverVersion` (570.211.01 supports CUDA 12.8), or build for an older CUDA".to_string(),
+                        _ => format!("lower `workload.cuda` to {}.{} or use `image: ubuntu-hpc-22.04`, which carries a newer driver", max.0, max.1),
+                    };
+                let mut d = Diagnostic::new(
+                    "cuda-too-new",
+                    format!(
+                        "CUDA {} needs a newer driver than {} installs on {} (CUDA {}.{} at most)",
+                        s.workload.cuda.as_deref().unwrap_or_default(),
+                        via,
+                        os_label(img.driver_os),
+                        max.0,
+                        max.1
+                    ),
+                )
+                .at("/spec/workload/cuda")
+                .label(format!("needs CUDA {}.{}+ driver support", want.0, want.1))
+                .help(hint);
+                if let Some(reason) = plan.pin_reason {
+                    d = d.note(format!(
+                        "gpuform pins {} because {reason}",
+                        plan.driver_version.as_deref().unwrap_or_default()
+                    ));
+                }
+                out.push(d);
             }
         }
     }

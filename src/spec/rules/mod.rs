@@ -10,6 +10,8 @@ mod security;
 mod sizing;
 mod workload_model;
 
+pub use compute::ssh_key_problem;
+
 use std::path::Path;
 
 use crate::catalog::GpuSize;
@@ -52,6 +54,19 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     governance::check(ctx, &mut out);
     gpu_monitoring::check(ctx, &mut out);
     workload_model::check(ctx, &mut out);
+    out
+}
+
+/// The rules whose verdict depends on the VM size, run for `size` (the spec in `ctx` already
+/// names it): the same predicates `run` applies to the spec's size, so a size `vmSize: auto`
+/// picks or a diagnostic recommends satisfies every rule of the spec (issue 10, item 11).
+pub fn size_checks(ctx: &Context<'_>, size: &GpuSize) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    sizing::check_size(ctx, size, &mut out);
+    capacity::check_size(ctx, size, &mut out);
+    compute::check_size(ctx, size, &mut out);
+    network::check_size(ctx, size, &mut out);
+    security::check_size(ctx, size, &mut out);
     out
 }
 

@@ -3,6 +3,7 @@
 use ipnet::Ipv4Net;
 
 use super::Context;
+use crate::catalog::GpuSize;
 use crate::diag::Diagnostic;
 use crate::spec::defaults::AZURE_RESERVED_ADDRESSES;
 use crate::spec::model::Outbound;
@@ -24,6 +25,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         .as_deref()
         .and_then(|p| parse_cidr(p, "/spec/network/privateEndpointSubnet", out));
     if let Some(space) = space {
+        public_space(space, out);
         for (net, ptr, what) in [
             (workload, "/spec/network/workloadSubnet", "workload"),
             (
@@ -152,8 +154,16 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    if n.outbound == Outbound::None
-        && let Some(size) = ctx.size()
+    if let Some(size) = ctx.size() {
+        check_size(ctx, size, out);
+    }
+}
+
+/// The size-dependent half (egress for a driver extension). Run for the spec's size, and by
+/// `vmSize: auto` for every candidate (see [`super::size_checks`]).
+pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) {
+    let s = &ctx.spec.spec;
+    if s.network.outbound == Outbound::None
         && resolve::driver(s, size).is_ok_and(|p| p.extension.is_some())
     {
         out.push(
@@ -162,6 +172,45 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         .help("keep `outbound: natGateway`, or make sure a firewall route lets download.microsoft.com and developer.download.nvidia.com through"),
                 );
     }
+}
+
+/// Private (RFC 1918) and shared (RFC 6598) space: what a VNet should use.
+const PRIVATE_SPACE: [&str; 4] = [
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "100.64.0.0/10",
+];
+/// Ranges that are neither private nor public Internet space (this network, loopback,
+/// link-local, multicast, reserved, broadcast): Azure refuses them, a separate finding.
+const SPECIAL_SPACE: [&str; 5] = [
+    "0.0.0.0/8",
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "224.0.0.0/4",
+    "240.0.0.0/4",
+];
+
+/// Warn when the VNet's address space reaches into public Internet space (issue 10, item 17).
+fn public_space(space: Ipv4Net, out: &mut Vec<Diagnostic>) {
+    let nets = |l: &[&str]| -> Vec<Ipv4Net> { l.iter().filter_map(|n| n.parse().ok()).collect() };
+    if nets(&PRIVATE_SPACE).iter().any(|p| p.contains(&space)) {
+        return;
+    }
+    // a range that is wholly special space is another rule's business
+    if nets(&SPECIAL_SPACE).iter().any(|p| p.contains(&space)) || space.prefix_len() == 0 {
+        return;
+    }
+    out.push(
+        Diagnostic::new(
+            "address-space-public",
+            format!("the address space {space} is public Internet address space, not private"),
+        )
+        .at("/spec/network/addressSpace")
+        .label("public range")
+        .help("use a private range such as 10.40.0.0/16 (RFC 1918: 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)")
+        .note("addresses inside the VNet's space are routed into the VNet: the pool could not reach the Internet hosts that own them"),
+    );
 }
 
 fn parse_cidr(s: &str, ptr: &str, out: &mut Vec<Diagnostic>) -> Option<Ipv4Net> {

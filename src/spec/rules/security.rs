@@ -1,6 +1,7 @@
 //! Key Vault and disk encryption.
 
 use super::Context;
+use crate::catalog::GpuSize;
 use crate::diag::Diagnostic;
 use crate::spec::model::DiskEncryption;
 
@@ -46,9 +47,15 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 "set it to true (preflight checks that the EncryptionAtHost feature is registered)",
             ),
         );
-    } else if let Some(size) = ctx.size()
-        && size.encryption_at_host == Some(false)
-    {
+    } else if let Some(size) = ctx.size() {
+        check_size(ctx, size, out);
+    }
+}
+
+/// The size-dependent half (encryption at host). Run for the spec's size, and by `vmSize: auto`
+/// for every candidate (see [`super::size_checks`]).
+pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) {
+    if ctx.spec.spec.security.encryption_at_host && size.encryption_at_host == Some(false) {
         out.push(
             Diagnostic::new(
                 "encryption-at-host-unsupported",

@@ -1,7 +1,7 @@
 //! Size fit: VRAM, workload/family fit, lifecycle, disks.
 
 use super::{Context, per_hour};
-use crate::catalog::{Arch, SizeStatus};
+use crate::catalog::{Arch, GpuSize, SizeStatus};
 use crate::diag::Diagnostic;
 use crate::sizing::fmt_num;
 use crate::spec::model::{Precision, WorkloadType};
@@ -28,7 +28,16 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("add `precision: fp16` (or the precision you measured at); cost advice on lower precision needs it"),
         );
     }
-    let Some(size) = ctx.size() else { return };
+    if let Some(size) = ctx.size() {
+        check_size(ctx, size, out);
+    }
+}
+
+/// The size-dependent half: run for the spec's size, and by `vmSize: auto` for every candidate
+/// (see [`super::size_checks`]).
+pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) {
+    let s = &ctx.spec.spec;
+    let wl = &s.workload;
     let cheapest = ctx.sizing.and_then(|sel| {
         sel.chosen
             .map(|c| (c, sel.chosen_price(), sel.price_region.clone()))
