@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::azure_args::{AzureArgs, runtime};
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, read_input, styled};
 use crate::azure::models;
 use crate::catalog::prices::PriceTable;
 use crate::preflight::checks::{self, Context};
@@ -107,20 +107,11 @@ fn live(
         .map_err(|e| session.failure(&e))
 }
 
-fn read_file(path: &std::path::Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path).map_err(|e| {
-        Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot read {}", path.display()),
-            &e,
-        )
-    })
-}
 
 fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {
     let mut off = Offline::default();
     for p in &args.skus {
-        let (list, shape) = models::parse_skus(&read_file(p)?).map_err(|e| {
+        let (list, shape) = models::parse_skus(&read_input(p, crate::io::limits::SKUS, "the SKU list")?).map_err(|e| {
             Failure::usage(format!("{} is not a resource SKU list: {e}", p.display()))
                 .help("give `az vm list-skus -l REGION --all -o json` output or the REST response")
         })?;
@@ -130,7 +121,7 @@ fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {
     for arg in &args.usages {
         let (region, file) = split_region(arg, plan.primary());
         let path = PathBuf::from(file);
-        let (list, _) = models::parse_usages(&read_file(&path)?).map_err(|e| {
+        let (list, _) = models::parse_usages(&read_input(&path, crate::io::limits::USAGES, "the usages file")?).map_err(|e| {
             Failure::usage(format!("{} is not a usage list: {e}", path.display()))
                 .help("give `az vm list-usage -l REGION -o json` output or the REST response")
         })?;

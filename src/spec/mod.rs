@@ -123,37 +123,22 @@ impl Checked {
 pub fn check_file(path: &Path, policy: &Policy, prices: &PriceTable) -> Checked {
     let display = path.display().to_string();
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) => return Checked::failed(&display, base_dir, None, io_diag(&e, path)),
-    };
-    if meta.is_dir() {
-        return Checked::failed(
-            &display,
-            base_dir,
-            None,
-            Diagnostic::new("io-error", "this is a directory, not a spec file"),
-        );
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Checked::failed(
-            &display,
-            base_dir,
-            None,
-            Diagnostic::new(
-                "file-too-large",
-                format!(
-                    "the file has {} bytes; specs are limited to {} bytes",
-                    meta.len(),
-                    MAX_FILE_BYTES
-                ),
-            )
-            .help("check the path: a spec is a short YAML file"),
-        );
-    }
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::io::read_bounded(path, MAX_FILE_BYTES) {
         Ok(b) => b,
-        Err(e) => return Checked::failed(&display, base_dir, None, io_diag(&e, path)),
+        Err(crate::io::ReadError::TooLarge { len, .. }) => {
+            let has = len.map_or_else(|| "more than that".to_string(), |l| format!("{l} bytes"));
+            return Checked::failed(
+                &display,
+                base_dir,
+                None,
+                Diagnostic::new(
+                    "file-too-large",
+                    format!("the file has {has}; specs are limited to {MAX_FILE_BYTES} bytes"),
+                )
+                .help("check the path: a spec is a short YAML file"),
+            );
+        }
+        Err(e) => return Checked::failed(&display, base_dir, None, io_diag(&e)),
     };
     match String::from_utf8(bytes) {
         Ok(text) => check_source(text, &display, base_dir, policy, prices),
@@ -173,13 +158,14 @@ pub fn check_file(path: &Path, policy: &Policy, prices: &PriceTable) -> Checked 
     }
 }
 
-fn io_diag(e: &std::io::Error, path: &Path) -> Diagnostic {
-    let d = Diagnostic::new("io-error", format!("cannot read {}: {e}", path.display()));
-    match e.kind() {
-        std::io::ErrorKind::NotFound => d.help("check the path"),
-        std::io::ErrorKind::PermissionDenied => d.help("check the file's permissions"),
-        _ => d,
-    }
+fn io_diag(e: &crate::io::ReadError) -> Diagnostic {
+    let message = match e {
+        crate::io::ReadError::NotRegular { kind, .. } => {
+            format!("cannot read {}: it is {kind}, not a spec file", e.path().display())
+        }
+        _ => e.to_string(),
+    };
+    Diagnostic::new("io-error", message).help(e.help())
 }
 
 /// Check a spec given as text. `display` names it in messages; `base_dir` resolves relative
@@ -191,6 +177,7 @@ pub fn check_source(
     policy: &Policy,
     prices: &PriceTable,
 ) -> Checked {
+    let text = crate::io::strip_bom(text);
     let parsed = match yaml::parse(&text) {
         Ok(p) => p,
         Err(d) => return Checked::failed(display, base_dir, Some(text), d),
