@@ -230,7 +230,10 @@ pub fn strip_bom(mut text: String) -> String {
 #[derive(Debug)]
 pub enum ConfinedError {
     /// The path leads outside the directory tree it must stay in.
-    Outside { path: String, root: PathBuf },
+    Outside {
+        path: String,
+        root: PathBuf,
+    },
     Read(ReadError),
 }
 
@@ -389,7 +392,10 @@ mod tests {
         std::fs::write(&f, "\u{feff}{\"a\": 1}").unwrap();
         assert_eq!(read_text(&f, 100).unwrap(), "{\"a\": 1}");
         let e = read_bounded(&f, 4).unwrap_err();
-        assert!(matches!(e, ReadError::TooLarge { len: Some(11), .. }), "{e}");
+        assert!(
+            matches!(e, ReadError::TooLarge { len: Some(11), .. }),
+            "{e}"
+        );
         std::fs::write(&f, [0x61, 0xff]).unwrap();
         assert!(matches!(
             read_text(&f, 100).unwrap_err(),

@@ -197,10 +197,10 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
                     redact_custom_data(&actual).as_str(),
                     redact_custom_data(text).as_str(),
                 )
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(&shown, &format!("{shown} (rendered)"))
-                    .to_string(),
+                .unified_diff()
+                .context_radius(3)
+                .header(&shown, &format!("{shown} (rendered)"))
+                .to_string(),
             );
         }
     }
@@ -391,7 +391,10 @@ mod tests {
         for t in [&bicep, &arm] {
             let r = redact_custom_data(t);
             assert!(!r.contains(secret), "{r}");
-            assert!(r.contains(&format!("<{} base64 characters, sha256 ", secret.len())), "{r}");
+            assert!(
+                r.contains(&format!("<{} base64 characters, sha256 ", secret.len())),
+                "{r}"
+            );
             assert_eq!(r.lines().count(), t.lines().count());
         }
         assert!(redact_custom_data(&arm).contains("…>\",\n"));

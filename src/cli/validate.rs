@@ -70,10 +70,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     Ok(if unreadable {
         ExitCode::Usage
     } else if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) {
-            ExitCode::Findings
-        } else {
-            ExitCode::Ok
-        })
+        ExitCode::Findings
+    } else {
+        ExitCode::Ok
+    })
 }
 
 fn human(results: &[Checked], args: &Args) -> String {

@@ -605,6 +605,8 @@ const PROTECTED: &[&str] = &[
     "subnet-overlap",
     "subnet-too-small",
     "private-endpoint-subnet-missing",
+    // Azure refuses the autoscale setting render would emit
+    "autoscale-profile-limit",
     // render reads the file the rule confines to the repository
     "cloud-init",
 ];

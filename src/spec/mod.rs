@@ -115,8 +115,44 @@ impl Checked {
                 .then(a.message.cmp(&b.message))
         });
         out.dedup_by(|a, b| a.rule == b.rule && a.pointer == b.pointer && a.message == b.message);
-        self.diagnostics = out;
+        self.diagnostics = cap_per_rule(out);
     }
+}
+
+/// At most this many diagnostics of one rule per file; the rest become one summary line.
+pub const MAX_PER_RULE: usize = 20;
+
+/// Keep the first [`MAX_PER_RULE`] diagnostics of each rule (in file order) and replace the rest
+/// with one "and K more" diagnostic of the same rule and severity, so a hostile spec cannot turn
+/// a pairwise rule into millions of lines.
+fn cap_per_rule(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(diags.len().min(1024));
+    let mut dropped: Vec<(String, usize, Diagnostic)> = Vec::new();
+    for d in diags {
+        let n = seen.entry(d.rule.clone()).or_default();
+        *n += 1;
+        if *n <= MAX_PER_RULE {
+            out.push(d);
+        } else if let Some(e) = dropped.iter_mut().find(|(r, ..)| *r == d.rule) {
+            e.1 += 1;
+        } else {
+            dropped.push((d.rule.clone(), 1, d));
+        }
+    }
+    for (rule, k, first) in dropped {
+        let mut d = Diagnostic::new(
+            &rule,
+            format!(
+                "and {k} more `{rule}` finding{} like the ones above (only the first {MAX_PER_RULE} are shown)",
+                if k == 1 { "" } else { "s" }
+            ),
+        );
+        d.severity = first.severity;
+        d.file = first.file;
+        out.push(d);
+    }
+    out
 }
 
 /// Read and check one spec file.
@@ -161,7 +197,10 @@ pub fn check_file(path: &Path, policy: &Policy, prices: &PriceTable) -> Checked 
 fn io_diag(e: &crate::io::ReadError) -> Diagnostic {
     let message = match e {
         crate::io::ReadError::NotRegular { kind, .. } => {
-            format!("cannot read {}: it is {kind}, not a spec file", e.path().display())
+            format!(
+                "cannot read {}: it is {kind}, not a spec file",
+                e.path().display()
+            )
         }
         _ => e.to_string(),
     };

@@ -129,9 +129,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         if m.alert_emails.is_empty() {
             out.push(
-                Diagnostic::new("budget-no-contacts", "the budget notifies nobody")
+                Diagnostic::new("budget-no-contacts", "the budget notifies nobody: without alertEmails it is rendered without notifications")
                     .at("/spec/monitoring/budget")
-                    .help("add `monitoring.alertEmails`"),
+                    .help("add `monitoring.alertEmails`: Azure sends a resource group's budget notifications only to contact emails or action groups"),
             );
         }
     } else if m.alert_emails.is_empty() {
