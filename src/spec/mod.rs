@@ -91,7 +91,8 @@ impl Checked {
                 };
             }
             // input and schema errors are never downgraded: there is nothing to check after them
-            let overridable = crate::diag::rules::find(&d.rule).is_some_and(|r| r.overridable());
+            let overridable =
+                !d.locked && crate::diag::rules::find(&d.rule).is_some_and(|r| r.overridable());
             if overridable {
                 match policy.severity(&d.rule, d.severity) {
                     Some(s) => d.severity = s,

@@ -118,14 +118,18 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let t = &b.alert_at_percent;
         // (the schema keeps them positive)
         if t.windows(2).any(|w| w[0] >= w[1]) {
-            out.push(
-                Diagnostic::new(
-                    "budget-thresholds",
-                    format!("budget thresholds {t:?} are not strictly ascending"),
-                )
-                .at("/spec/monitoring/budget/alertAtPercent")
-                .help("list percentages in ascending order, e.g. [50, 80, 100]"),
-            );
+            let d = Diagnostic::new(
+                "budget-thresholds",
+                format!("budget thresholds {t:?} are not strictly ascending"),
+            )
+            .at("/spec/monitoring/budget/alertAtPercent")
+            .help("list percentages in ascending order, e.g. [50, 80, 100]");
+            // a threshold given twice names one notification twice: the template cannot hold it
+            let twice = t
+                .iter()
+                .enumerate()
+                .any(|(i, a)| t[..i].iter().any(|b| a.to_string() == b.to_string()));
+            out.push(if twice { d.locked() } else { d });
         }
         if m.alert_emails.is_empty() {
             out.push(
