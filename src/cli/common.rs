@@ -138,14 +138,18 @@ pub fn out(text: &str) {
     let _ = o.flush();
 }
 
-/// Read a file the user named (`what` says which, e.g. "the policy file") through the one bounded
+/// Read a file the user named (`what` says which, e.g. "the policy file", or nothing) through the one bounded
 /// reader: regular files only, at most `limit` bytes, UTF-8 with a byte-order mark removed. Any
 /// failure is an I/O error (exit 2).
 pub fn read_input(path: &Path, limit: u64, what: &str) -> Result<String, Failure> {
     crate::io::read_text(path, limit).map_err(|e| {
         Failure::from_error(
             ExitCode::Usage,
-            format!("cannot read {what} {}", path.display()),
+            if what.is_empty() {
+                format!("cannot read {}", path.display())
+            } else {
+                format!("cannot read {what} {}", path.display())
+            },
             &e,
         )
         .help(e.help())

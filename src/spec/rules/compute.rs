@@ -213,7 +213,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .help("name a cloud-init YAML file inside the repository"),
             ),
             Err(ConfinedError::Read(e)) => out.push(
-                Diagnostic::new("cloud-init", format!("cannot read the cloud-init file: {e}"))
+                Diagnostic::new("cloud-init", format!("cannot read cloud-init file: {e}"))
                     .at(at)
                     .help("the path is relative to the spec file"),
             ),
