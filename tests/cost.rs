@@ -817,6 +817,19 @@ fn cost_lines_match_the_rendered_template() {
             usize::from(line("public-ip").is_some()),
             "{at}"
         );
+        // the kind too: the lines name the rendered SKU (Standard or zone-redundant StandardV2)
+        for (ty, id) in [
+            ("Microsoft.Network/natGateways", "nat-gateway"),
+            ("Microsoft.Network/publicIPAddresses", "public-ip"),
+        ] {
+            for r in of(ty) {
+                let sku = r["sku"]["name"].as_str().unwrap();
+                assert!(
+                    line(id).unwrap().label.contains(&format!("({sku}")),
+                    "{at}: {id} does not name the {sku} SKU"
+                );
+            }
+        }
         assert_eq!(
             of("Microsoft.Network/privateEndpoints").len(),
             lines_ending("-private-endpoint"),

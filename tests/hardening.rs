@@ -464,8 +464,20 @@ fn a_budget_without_emails_renders_without_notifications() {
     let d = tempfile::tempdir().unwrap();
     let spec = d.path().join("s.yaml");
     std::fs::write(&spec, text).unwrap();
+    // an error by default (main's choice: Azure refuses such a notification) ...
     gpuform()
         .arg("validate")
+        .arg(&spec)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("error[budget-no-contacts]"));
+    // ... and where a policy downgrades it, what renders is still deployable: no notifications
+    let policy = d.path().join("policy.yaml");
+    std::fs::write(&policy, "rules:\n  budget-no-contacts: warning\n").unwrap();
+    gpuform()
+        .arg("validate")
+        .arg("--policy")
+        .arg(&policy)
         .arg(&spec)
         .assert()
         .success()
@@ -474,6 +486,8 @@ fn a_budget_without_emails_renders_without_notifications() {
     let out = d.path().join("out");
     gpuform()
         .arg("render")
+        .arg("--policy")
+        .arg(&policy)
         .arg(&spec)
         .arg("-o")
         .arg(&out)

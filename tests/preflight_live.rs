@@ -245,6 +245,29 @@ fn unregistered_provider_warns_and_unregistered_feature_blocks() {
     assert!(o.contains("no other region passes"), "{o}");
 }
 
+/// Trusted Launch as default (Microsoft.Compute/TrustedLaunchByDefaultPreview) is reported:
+/// registered, new Gen2 scale sets would get Secure Boot, which the template's explicit
+/// securityType prevents; the check does not block.
+#[test]
+fn trusted_launch_default_feature_is_reported() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(trusted_launch_default_path()))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(trusted_launch_default("Registered")),
+            ),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let (o, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}");
+    assert!(o.contains("Trusted Launch default"), "{o}");
+    assert!(
+        o.contains("Microsoft.Compute/TrustedLaunchByDefaultPreview is Registered: new Gen2 scale sets default to Trusted Launch with Secure Boot; the template sets securityType Standard explicitly"),
+        "{o}"
+    );
+}
+
 #[test]
 fn taken_key_vault_name_blocks() {
     let fake = healthy();

@@ -654,10 +654,13 @@ fn equivalence_check_catches_a_wrong_reference() {
     let p = problems_after(ex, |res| {
         let des = resource(res, "Microsoft.Compute/diskEncryptionSets", "");
         des["properties"]["activeKey"]["keyUrl"] = serde_json::json!(
-            "[reference(resourceId('Microsoft.KeyVault/vaults/keys', 'kv-other', 'disk-cmk'), '2025-05-01').keyUri]"
+            "[reference(resourceId('Microsoft.KeyVault/vaults/keys', 'kv-other', 'disk-cmk'), '2025-05-01').keyUriWithVersion]"
         );
     });
-    assert_caught(&p, "keyUrl: Bicep `cmkKey.properties.keyUri` means");
+    assert_caught(
+        &p,
+        "keyUrl: Bicep `cmkKey.properties.keyUriWithVersion` means",
+    );
     // the storage queue rule of the other example: another queue name in the metric URI
     let p = problems_after("llm-finetune-a100.yaml", |res| {
         let asp = resource(res, "Microsoft.Insights/autoscaleSettings", "");
@@ -684,7 +687,7 @@ fn key_properties_of_the_examples() {
     let vmss = by_type(res, "Microsoft.Compute/virtualMachineScaleSets")
         .next()
         .unwrap();
-    assert_eq!(vmss["apiVersion"], "2025-04-01");
+    assert_eq!(vmss["apiVersion"], "2025-11-01");
     assert_eq!(vmss["sku"]["capacity"], 2);
     assert_eq!(vmss["properties"]["orchestrationMode"], "Flexible");
     assert_eq!(
@@ -699,11 +702,9 @@ fn key_properties_of_the_examples() {
         vmss["properties"]["virtualMachineProfile"]["osProfile"]["linuxConfiguration"]["disablePasswordAuthentication"],
         true
     );
-    assert!(
-        vmss["properties"]["virtualMachineProfile"]["securityProfile"]
-            .get("securityType")
-            .is_none(),
-        "Standard security: no securityType"
+    assert_eq!(
+        vmss["properties"]["virtualMachineProfile"]["securityProfile"]["securityType"], "Standard",
+        "Standard security is explicit: Trusted Launch by default would turn Secure Boot on"
     );
     let autoscale = by_type(res, "Microsoft.Insights/autoscaleSettings")
         .next()

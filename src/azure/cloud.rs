@@ -71,6 +71,50 @@ impl Cloud {
     }
 }
 
+/// The `environment().suffixes` values a rendered template reads, per cloud (the output of
+/// `az cloud show --name <cloud> --query suffixes`; ARM template functions, "environment").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnvironmentSuffixes {
+    /// `environment().suffixes.keyvaultDns`, with its leading dot.
+    pub keyvault_dns: &'static str,
+    /// `environment().suffixes.storage`.
+    pub storage: &'static str,
+}
+
+impl Cloud {
+    /// What `environment().suffixes` returns in this cloud.
+    pub fn suffixes(self) -> EnvironmentSuffixes {
+        match self {
+            Cloud::AzureCloud => EnvironmentSuffixes {
+                keyvault_dns: ".vault.azure.net",
+                storage: "core.windows.net",
+            },
+            Cloud::AzureChinaCloud => EnvironmentSuffixes {
+                keyvault_dns: ".vault.azure.cn",
+                storage: "core.chinacloudapi.cn",
+            },
+            Cloud::AzureUSGovernment => EnvironmentSuffixes {
+                keyvault_dns: ".vault.usgovcloudapi.net",
+                storage: "core.usgovcloudapi.net",
+            },
+        }
+    }
+
+    /// The cloud a region belongs to (`chinanorth3` → China, `usgovvirginia` / `usdodeast` →
+    /// US Government, anything else → the public cloud). A template deploys to the cloud of
+    /// the subscription it is sent to; this is what a spec's region implies.
+    pub fn for_region(region: &str) -> Cloud {
+        let r = region.to_ascii_lowercase();
+        if r.starts_with("china") {
+            Cloud::AzureChinaCloud
+        } else if r.starts_with("usgov") || r.starts_with("usdod") {
+            Cloud::AzureUSGovernment
+        } else {
+            Cloud::AzureCloud
+        }
+    }
+}
+
 impl fmt::Display for Cloud {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

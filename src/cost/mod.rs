@@ -718,11 +718,12 @@ fn fixed_lines(
     missing: &mut Vec<Missing>,
 ) {
     let h = HOURS_PER_MONTH;
-    if plan.network.nat.is_some() {
+    if let Some(nat) = &plan.network.nat {
         lines.push(Line::from(Fixed {
             id: "nat-gateway",
             group: "network",
-            label: "NAT gateway".into(),
+            // Standard and StandardV2 gateways are the same price (Learn, "Azure NAT Gateway SKUs")
+            label: format!("NAT gateway ({})", nat.sku),
             unit_price: Some(f.nat_gateway_hourly),
             unit: "hour",
             quantity: h,
@@ -744,11 +745,15 @@ fn fixed_lines(
         lines.push(Line::from(Fixed {
             id: "public-ip",
             group: "network",
-            label: "Public IP (Standard, static) of the NAT gateway".into(),
+            label: format!("Public IP ({}, static) of the NAT gateway", nat.sku),
             unit_price: Some(f.public_ip_hourly),
             unit: "hour",
             quantity: h,
-            assumption: "one IP, always on".into(),
+            assumption: if nat.sku == "Standard" {
+                "one IP, always on".into()
+            } else {
+                "one IP, always on; priced as a Standard IP (the embedded table has no StandardV2 row)".into()
+            },
             source: "network",
         }));
     }

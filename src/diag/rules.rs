@@ -561,10 +561,10 @@ pub const RULES: &[Rule] = &[
     ),
     r(
         "budget-no-contacts",
-        W,
+        E,
         "governance",
         "A budget without anyone to notify",
-        "Add monitoring.alertEmails; budget notifications need at least one contact.",
+        "Add monitoring.alertEmails: a resource-group budget's notifications require contactEmails (Microsoft.Consumption/budgets 2024-08-01), so Azure refuses the budget without them.",
     ),
     r(
         "alert-emails-missing",

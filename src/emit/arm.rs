@@ -306,13 +306,7 @@ impl Arm<'_> {
     }
 
     fn zone_name(&self, pe: &PrivateEndpoint) -> Name {
-        match (pe.dns_zone, pe.storage_service) {
-            (Some(z), _) => Name::lit(z),
-            (None, Some(svc)) => Name::Expr(format!(
-                "format('privatelink.{svc}.{{0}}', environment().suffixes.storage)"
-            )),
-            (None, None) => unreachable!("a private endpoint without a zone"),
-        }
+        Name::Expr(pe.zone.arm_expr(pe.storage_service))
     }
 
     /// `dependsOn` the resources of `syms` that the template deploys: an `existing` resource
@@ -516,28 +510,35 @@ fn network(a: &Arm, out: &mut Vec<Value>) {
         }));
     }
     if let Some(nat) = &net.nat {
-        out.push(json!({
+        let mut pip = json!({
             "type": "Microsoft.Network/publicIPAddresses",
             "apiVersion": api,
             "name": lit(&nat.public_ip_name),
             "location": "[parameters('location')]",
             "tags": a.tags(),
-            "sku": { "name": "Standard", "tier": "Regional" },
+            "sku": { "name": nat.sku, "tier": "Regional" },
             "properties": { "publicIPAllocationMethod": "Static", "publicIPAddressVersion": "IPv4" }
-        }));
-        out.push(json!({
+        });
+        let mut gw = json!({
             "type": "Microsoft.Network/natGateways",
             "apiVersion": api,
             "name": lit(&nat.name),
             "location": "[parameters('location')]",
             "tags": a.tags(),
-            "sku": { "name": "Standard" },
+            "sku": { "name": nat.sku },
             "properties": {
                 "idleTimeoutInMinutes": nat.idle_timeout_minutes,
                 "publicIpAddresses": [ { "id": x(a.id("natPublicIp")) } ]
             },
             "dependsOn": a.depends(&["natPublicIp"])
-        }));
+        });
+        if !nat.zones.is_empty() {
+            let zones = Value::Array(nat.zones.iter().map(|z| lit(z)).collect());
+            put(&mut pip, "zones", zones.clone());
+            put(&mut gw, "zones", zones);
+        }
+        out.push(pip);
+        out.push(gw);
     }
     let mut workload_props = json!({
         "addressPrefix": lit(&net.workload_subnet.prefix),
@@ -765,7 +766,7 @@ fn keyvault(a: &Arm, out: &mut Vec<Value>) {
                 "encryptionType": cmk.encryption_type,
                 "rotationToLatestKeyVersionEnabled": true,
                 "activeKey": {
-                    "keyUrl": x(format!("reference({}, '{}').keyUri", a.id("cmkKey"), p.api.key_vault)),
+                    "keyUrl": x(format!("reference({}, '{}').keyUriWithVersion", a.id("cmkKey"), p.api.key_vault)),
                     "sourceVault": { "id": x(a.id("vault")) }
                 }
             },
@@ -892,13 +893,13 @@ fn compute(a: &Arm, out: &mut Vec<Value>) {
         put(&mut storage, "dataDisks", Value::Array(disks));
     }
     vm.insert("storageProfile".into(), storage);
-    if c.security_profile {
+    {
         let mut sp = Map::new();
         if c.encryption_at_host {
             sp.insert("encryptionAtHost".into(), json!(true));
         }
+        sp.insert("securityType".into(), json!(c.security_type));
         if c.trusted_launch {
-            sp.insert("securityType".into(), json!("TrustedLaunch"));
             sp.insert(
                 "uefiSettings".into(),
                 json!({ "secureBootEnabled": false, "vTpmEnabled": true }),
@@ -1195,7 +1196,7 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
             "name": d.name,
             "properties": {
                 "workspaceId": x(a.id("workspace")),
-                "logs": [ { "categoryGroup": "allLogs", "enabled": true } ],
+                "logs": d.log_categories.iter().map(|c| json!({ "category": c, "enabled": true })).collect::<Vec<_>>(),
                 "metrics": [ { "category": d.metrics_category, "enabled": true } ]
             },
             "dependsOn": a.depends(&[d.target, "workspace"])

@@ -31,7 +31,14 @@ pub struct Compute {
     pub encryption_at_host: bool,
     /// Trusted Launch with Secure Boot off (the driver extension builds unsigned modules).
     pub trusted_launch: bool,
-    pub security_profile: bool,
+    /// `securityProfile.securityType`, always explicit: `Standard` or `TrustedLaunch`. Without
+    /// it, a subscription registered for Microsoft.Compute/TrustedLaunchByDefaultPreview (and
+    /// every subscription from Compute API 2025-11-01) creates Gen2 scale sets as Trusted
+    /// Launch with Secure Boot on, which the Linux GRID driver and the driver extensions'
+    /// unsigned modules do not survive (Learn, "Trusted Launch for Azure VMs"). `Standard`
+    /// is accepted from API 2025-11-01 (the version this render uses) without the
+    /// UseStandardSecurityType feature older versions need.
+    pub security_type: &'static str,
     pub accelerated_networking: bool,
     pub nic_name: String,
     pub spot: Option<Spot>,
@@ -237,8 +244,10 @@ pub(super) fn plan(
         disk_encryption_set: cmk.is_some(),
         encryption_at_host: s.security.encryption_at_host,
         trusted_launch: c.security_type == SecurityType::TrustedLaunch,
-        security_profile: s.security.encryption_at_host
-            || c.security_type == SecurityType::TrustedLaunch,
+        security_type: match c.security_type {
+            SecurityType::TrustedLaunch => "TrustedLaunch",
+            SecurityType::Standard => "Standard",
+        },
         accelerated_networking: c.accelerated_networking && size.accelerated_networking,
         nic_name: format!("nic-{name}"),
         spot,

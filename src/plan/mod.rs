@@ -41,8 +41,9 @@ pub struct ApiVersions {
     /// vaults and vaults/keys.
     pub key_vault: &'static str,
     pub disk_encryption_sets: &'static str,
-    /// 2025-04-01, not 2025-11-01: from 2025-11-01 an absent securityProfile.securityType means
-    /// Trusted Launch, whose Secure Boot rejects the GPU driver extension's kernel modules.
+    /// 2025-11-01: the first version whose SecurityTypes include `Standard` without the
+    /// UseStandardSecurityType feature (Learn, "Trusted Launch as default"). The render always
+    /// sets securityType, so the version's Trusted-Launch default never applies.
     pub vmss: &'static str,
     /// `networkProfile.networkApiVersion` of Flexible scale sets.
     pub vmss_network: &'static str,
@@ -52,8 +53,10 @@ pub struct ApiVersions {
     pub log_analytics: &'static str,
     pub action_groups: &'static str,
     pub metric_alerts: &'static str,
-    /// No GA version of diagnosticSettings has `categoryGroup`; 2021-05-01-preview is the one
-    /// Azure Verified Modules use.
+    /// 2021-05-01-preview, the version Azure Verified Modules use. The render names explicit
+    /// log categories (no `categoryGroup`), but the only GA version in the type data,
+    /// 2016-09-01, is the legacy ServiceDiagnosticSettings shape (a fixed name and a required
+    /// `location`), not the extension resource scoped to a resource.
     pub diagnostic_settings: &'static str,
     pub budgets: &'static str,
 }
@@ -65,7 +68,7 @@ pub const API: ApiVersions = ApiVersions {
     role_assignments: "2022-04-01",
     key_vault: "2025-05-01",
     disk_encryption_sets: "2025-01-02",
-    vmss: "2025-04-01",
+    vmss: "2025-11-01",
     vmss_network: "2022-11-01",
     autoscale: "2022-10-01",
     service_bus: "2024-01-01",

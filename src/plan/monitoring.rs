@@ -46,7 +46,122 @@ pub struct DiagnosticSetting {
     /// Symbol of the resource the setting is attached to.
     pub target: &'static str,
     pub name: &'static str,
+    /// Explicit log categories of the target's resource type (from [`LOG_CATEGORIES`]): category
+    /// groups (`allLogs`) are not documented for every type (autoscale settings have none).
+    pub log_categories: Vec<&'static str>,
     pub metrics_category: &'static str,
+}
+
+/// A metric and the aggregations Microsoft's supported-metrics table lists for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricEntry {
+    /// Resource type as the metric alert's `metricNamespace` spells it.
+    pub namespace: &'static str,
+    /// "Name in REST API".
+    pub metric: &'static str,
+    /// The "Aggregation" column.
+    pub aggregations: &'static [&'static str],
+    pub dimensions: &'static [&'static str],
+    pub source: &'static str,
+}
+
+/// Every metric the renderer uses (metric alerts and autoscale rules), with its source.
+pub const METRICS: &[MetricEntry] = &[
+    MetricEntry {
+        namespace: "Microsoft.Insights/autoscalesettings",
+        metric: "ObservedCapacity",
+        aggregations: &["Average"],
+        dimensions: &[],
+        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-metrics/microsoft-insights-autoscalesettings-metrics",
+    },
+    MetricEntry {
+        namespace: "Microsoft.Compute/virtualMachineScaleSets",
+        metric: "VmAvailabilityMetric",
+        aggregations: &["Average"],
+        dimensions: &["VMName"],
+        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-metrics/microsoft-compute-virtualmachinescalesets-metrics",
+    },
+    MetricEntry {
+        namespace: "Microsoft.ServiceBus/namespaces",
+        metric: "ActiveMessages",
+        aggregations: &["Average", "Minimum", "Maximum"],
+        dimensions: &["EntityName"],
+        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-metrics/microsoft-servicebus-namespaces-metrics",
+    },
+    MetricEntry {
+        namespace: "Microsoft.Storage/storageAccounts/queueServices",
+        metric: "QueueMessageCount",
+        aggregations: &["Average"],
+        dimensions: &[],
+        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-metrics/microsoft-storage-storageaccounts-queueservices-metrics",
+    },
+];
+
+/// Log categories and metric categories of diagnostic settings, per resource type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogEntry {
+    pub resource_type: &'static str,
+    pub log_categories: &'static [&'static str],
+    /// The metric category diagnostic settings export (`AllMetrics`, or storage's `Transaction`).
+    pub metric_categories: &'static [&'static str],
+    pub source: &'static str,
+}
+
+pub const LOG_CATEGORIES: &[LogEntry] = &[
+    LogEntry {
+        resource_type: "Microsoft.KeyVault/vaults",
+        log_categories: &["AuditEvent", "AzurePolicyEvaluationDetails"],
+        metric_categories: &["AllMetrics"],
+        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-keyvault-vaults-logs",
+    },
+    LogEntry {
+        resource_type: "Microsoft.Insights/autoscaleSettings",
+        log_categories: &["AutoscaleEvaluations", "AutoscaleScaleActions"],
+        metric_categories: &["AllMetrics"],
+        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-insights-autoscalesettings-logs",
+    },
+    LogEntry {
+        resource_type: "Microsoft.ServiceBus/namespaces",
+        // the Standard tier's category; RuntimeAuditLogs and VNetAndIPFilteringLogs are Premium
+        log_categories: &["OperationalLogs"],
+        metric_categories: &["AllMetrics"],
+        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-servicebus-namespaces-logs",
+    },
+    LogEntry {
+        resource_type: "Microsoft.Storage/storageAccounts/queueServices",
+        log_categories: &["StorageRead", "StorageWrite", "StorageDelete"],
+        metric_categories: &["Transaction"],
+        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-storage-storageaccounts-queueservices-logs",
+    },
+];
+
+/// The table entry of a resource type (case-insensitive, as ARM compares types).
+pub fn log_entry(resource_type: &str) -> Option<&'static LogEntry> {
+    LOG_CATEGORIES
+        .iter()
+        .find(|e| e.resource_type.eq_ignore_ascii_case(resource_type))
+}
+
+/// The table entry of a metric (case-insensitive namespace).
+pub fn metric_entry(namespace: &str, metric: &str) -> Option<&'static MetricEntry> {
+    METRICS
+        .iter()
+        .find(|e| e.namespace.eq_ignore_ascii_case(namespace) && e.metric == metric)
+}
+
+fn diagnostic(
+    sym: &'static str,
+    target: &'static str,
+    resource_type: &'static str,
+) -> DiagnosticSetting {
+    let e = log_entry(resource_type).expect("every diagnostic target is in LOG_CATEGORIES");
+    DiagnosticSetting {
+        sym,
+        target,
+        name: "to-log-analytics",
+        log_categories: e.log_categories.to_vec(),
+        metrics_category: e.metric_categories[0],
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -128,34 +243,30 @@ pub(super) fn plan(
             .collect(),
     });
 
-    let mut diagnostics = vec![DiagnosticSetting {
-        sym: "vaultDiagnostics",
-        target: "vault",
-        name: "to-log-analytics",
-        metrics_category: "AllMetrics",
-    }];
+    let mut diagnostics = vec![diagnostic(
+        "vaultDiagnostics",
+        "vault",
+        "Microsoft.KeyVault/vaults",
+    )];
     if autoscale.is_some() {
-        diagnostics.push(DiagnosticSetting {
-            sym: "autoscaleDiagnostics",
-            target: "autoscale",
-            name: "to-log-analytics",
-            metrics_category: "AllMetrics",
-        });
+        diagnostics.push(diagnostic(
+            "autoscaleDiagnostics",
+            "autoscale",
+            "Microsoft.Insights/autoscaleSettings",
+        ));
     }
     if let Some(q) = queue.filter(|q| q.create) {
         diagnostics.push(match q.kind {
-            QueueKind::ServiceBus => DiagnosticSetting {
-                sym: "sbDiagnostics",
-                target: "sbNamespace",
-                name: "to-log-analytics",
-                metrics_category: "AllMetrics",
-            },
-            QueueKind::Storage => DiagnosticSetting {
-                sym: "queueServiceDiagnostics",
-                target: "storageQueueService",
-                name: "to-log-analytics",
-                metrics_category: "Transaction",
-            },
+            QueueKind::ServiceBus => diagnostic(
+                "sbDiagnostics",
+                "sbNamespace",
+                "Microsoft.ServiceBus/namespaces",
+            ),
+            QueueKind::Storage => diagnostic(
+                "queueServiceDiagnostics",
+                "storageQueueService",
+                "Microsoft.Storage/storageAccounts/queueServices",
+            ),
         });
     }
 
@@ -165,6 +276,8 @@ pub(super) fn plan(
         alerts.push(MetricAlert {
             sym: "alertCapacityAtMax",
             name: format!("alert-{name}-capacity-at-max"),
+            // ObservedCapacity lists only Average: an hourly average at max means the pool
+            // stayed at max for the whole hour (the capacity never exceeds max).
             description: format!(
                 "The pool has run at its maximum of {} instances for an hour: the queue outgrows the pool (raise capacity.max or the quota).",
                 s.capacity.max
@@ -175,7 +288,7 @@ pub(super) fn plan(
             metric_name: "ObservedCapacity",
             operator: "GreaterThanOrEqual",
             threshold: f64::from(s.capacity.max),
-            time_aggregation: "Minimum",
+            time_aggregation: "Average",
             evaluation_frequency: "PT15M",
             window_size: "PT1H",
             dimension: None,

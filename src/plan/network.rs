@@ -57,6 +57,62 @@ pub struct Nat {
     pub name: String,
     pub public_ip_name: String,
     pub idle_timeout_minutes: u32,
+    /// `Standard` (zonal or regional) or `StandardV2` (zone-redundant); the public IP takes the
+    /// same SKU (a StandardV2 NAT gateway takes only StandardV2 public IPs).
+    pub sku: &'static str,
+    /// The zones of the NAT gateway and its public IP: the pool's zone for a single-zone pool,
+    /// every zone for a zone-redundant StandardV2 gateway, none for a regional pool.
+    pub zones: Vec<String>,
+    /// Why the egress is shaped as it is (written into the rendered output).
+    pub comment: String,
+}
+
+/// Egress that shares the fate of the compute it serves (issue 9, item 5).
+///
+/// - No zones (a regional pool): a Standard NAT gateway without zones, like the pool.
+/// - One zone: a Standard NAT gateway and public IP pinned to that zone. A no-zone gateway is
+///   placed in a zone of Azure's choosing, and losing that zone would cut a healthy pool off.
+/// - Several zones: a StandardV2 NAT gateway with a StandardV2 public IP, zone-redundant
+///   ("NAT gateway and availability zones", "Azure NAT Gateway SKUs" on Learn; both SKUs are
+///   in the Network API 2025-05-01 the render uses and in the conformance kit's type data).
+///   The alternative, one zonal gateway per zone, needs one subnet per zone, and one scale set
+///   spans one subnet, so it would need a scale set per zone: not what this render produces.
+///   StandardV2 is offered only where the region has availability zones (a spec with zones
+///   already needs them); no stored document lists the regions per SKU, so a region without
+///   it fails the deployment at the NAT gateway with the SKU named in the error.
+pub fn nat_for_zones(name: &str, zones: &[String]) -> Nat {
+    let (sku, nat_zones, comment) = match zones.len() {
+        0 => (
+            "Standard",
+            Vec::new(),
+            "Regional pool (no zones): a Standard NAT gateway without a zone, like the pool."
+                .to_string(),
+        ),
+        1 => (
+            "Standard",
+            zones.to_vec(),
+            format!(
+                "Single-zone pool: the NAT gateway and its public IP live in zone {}, with the VMs they serve.",
+                zones[0]
+            ),
+        ),
+        _ => (
+            "StandardV2",
+            vec!["1".to_string(), "2".to_string(), "3".to_string()],
+            format!(
+                "Pool across zones {}: a zone-redundant StandardV2 NAT gateway and public IP keep egress when one zone fails (a Standard gateway lives in one zone).",
+                zones.join(", ")
+            ),
+        ),
+    };
+    Nat {
+        name: format!("ng-{name}"),
+        public_ip_name: format!("pip-{name}-nat"),
+        idle_timeout_minutes: 4,
+        sku,
+        zones: nat_zones,
+        comment,
+    }
 }
 
 /// First priority of the spec's rules; the gap below leaves room for rules added by hand.
@@ -107,10 +163,6 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec) -> Network {
             rules: Vec::new(),
         }),
         pe_subnet,
-        nat: (n.outbound == Outbound::NatGateway).then(|| Nat {
-            name: format!("ng-{name}"),
-            public_ip_name: format!("pip-{name}-nat"),
-            idle_timeout_minutes: 4,
-        }),
+        nat: (n.outbound == Outbound::NatGateway).then(|| nat_for_zones(name, &s.compute.zones)),
     }
 }

@@ -142,7 +142,7 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
         private_endpoint: (st.create && network.pe_subnet.is_some()).then(|| PrivateEndpoint {
             name: format!("pep-{name}-queue"),
             group_id: "queue",
-            dns_zone: None,
+            zone: super::security::PrivateDnsZone::Storage,
             storage_service: Some("queue"),
             nic_name: format!("pep-{name}-queue-nic"),
             vnet_link_name: format!("link-{}", network.vnet_name),

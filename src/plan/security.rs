@@ -36,13 +36,43 @@ pub struct PrivateEndpoint {
     pub name: String,
     /// `vault`, `queue`.
     pub group_id: &'static str,
-    /// The zone as a literal (`privatelink.vaultcore.azure.net`), or `None` for storage, whose
-    /// zone is `privatelink.<service>.<environment().suffixes.storage>` (no hard-coded cloud URL).
-    pub dns_zone: Option<&'static str>,
+    /// How the private DNS zone's name is derived from the target cloud's `environment()`:
+    /// no cloud-specific host name is written into the template.
+    pub zone: PrivateDnsZone,
     /// `queue` for storage zones.
     pub storage_service: Option<&'static str>,
     pub nic_name: String,
     pub vnet_link_name: String,
+}
+
+/// The private DNS zone of a private endpoint, derived from `environment()` so that the same
+/// template resolves in every cloud (Learn, "Azure Private Endpoint private DNS zone values":
+/// `privatelink.vaultcore.azure.net` / `.azure.cn` / `.usgovcloudapi.net` for vaults,
+/// `privatelink.queue.core.windows.net` / `.core.chinacloudapi.cn` / `.core.usgovcloudapi.net`
+/// for storage queues).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PrivateDnsZone {
+    /// `privatelink` + `environment().suffixes.keyvaultDns` (`.vault.azure.net`) with `vault`
+    /// replaced by `vaultcore`, as Azure Verified Modules derive it.
+    KeyVault,
+    /// `privatelink.<storage_service>.` + `environment().suffixes.storage` (`core.windows.net`).
+    Storage,
+}
+
+impl PrivateDnsZone {
+    /// The zone name as an ARM expression (without the brackets).
+    pub fn arm_expr(self, storage_service: Option<&str>) -> String {
+        match self {
+            PrivateDnsZone::KeyVault => {
+                "format('privatelink{0}', replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore'))".into()
+            }
+            PrivateDnsZone::Storage => format!(
+                "format('privatelink.{}.{{0}}', environment().suffixes.storage)",
+                storage_service.unwrap_or("queue")
+            ),
+        }
+    }
 }
 
 /// Customer-managed key for the disks: the key, its rotation policy and the disk encryption set.
@@ -120,7 +150,7 @@ pub(super) fn vault(name: &str, s: &WorkloadSpec, network: &Network) -> Vault {
             PrivateEndpoint {
                 name: format!("pep-{name}-vault"),
                 group_id: "vault",
-                dns_zone: Some("privatelink.vaultcore.azure.net"),
+                zone: PrivateDnsZone::KeyVault,
                 storage_service: None,
                 nic_name: format!("pep-{name}-vault-nic"),
                 vnet_link_name: format!("link-{}", network.vnet_name),

@@ -104,6 +104,37 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
         });
     }
 
+    // Trusted Launch as default: informational. The render always sets securityType, which
+    // the default does not override ("doesn't override inputs provided as part of the
+    // deployment code"), so the pool keeps the driver-compatible type either way.
+    {
+        const ID: &str = "feature-trusted-launch-default";
+        const TITLE: &str = "Trusted Launch default";
+        let name = format!(
+            "Microsoft.Compute/{}",
+            super::TRUSTED_LAUNCH_DEFAULT_FEATURE
+        );
+        let ours = if plan.trusted_launch {
+            "TrustedLaunch with Secure Boot off"
+        } else {
+            "Standard"
+        };
+        out.push(match &sub.trusted_launch_default {
+            Fetch::Got(state) if state.eq_ignore_ascii_case("Registered") => check(ID, TITLE, Status::Pass, format!(
+                "{name} is Registered: new Gen2 scale sets default to Trusted Launch with Secure Boot; the template sets securityType {ours} explicitly, so the GPU driver keeps working"
+            )),
+            Fetch::Got(state) => check(ID, TITLE, Status::Pass, format!(
+                "{name} is {state}; the template sets securityType {ours} explicitly either way"
+            )),
+            Fetch::Failed(e) => {
+                let mut c = Check::failed(ID, TITLE, e);
+                c.status = Status::Warn;
+                c
+            }
+            Fetch::Skipped(why) => check(ID, TITLE, Status::Skipped, why.clone()),
+        });
+    }
+
     const KV: &str = "key-vault-name";
     const KV_TITLE: &str = "Key Vault name";
     out.push(match (&plan.key_vault, &sub.key_vault) {
@@ -1101,6 +1132,7 @@ mod tests {
             providers: vec![("Microsoft.Compute".into(), Fetch::Got("Registered".into()))],
             encryption_at_host: Some(Fetch::Got("Registered".into())),
             key_vault: None,
+            trusted_launch_default: Fetch::Got("NotRegistered".into()),
         };
         let r = build(
             &t,

@@ -106,6 +106,10 @@ pub struct VaultName {
 }
 
 /// Subscription-wide data (the same for every region).
+/// The subscription feature of "Trusted Launch as default" (Learn, "Trusted Launch for Azure
+/// VMs": register `TrustedLaunchByDefaultPreview` under the `Microsoft.Compute` namespace).
+pub const TRUSTED_LAUNCH_DEFAULT_FEATURE: &str = "TrustedLaunchByDefaultPreview";
+
 #[derive(Debug, Clone)]
 pub struct SubscriptionData {
     pub providers: Vec<(String, Fetch<String>)>,
@@ -113,6 +117,9 @@ pub struct SubscriptionData {
     pub encryption_at_host: Option<Fetch<String>>,
     /// `Some` when the spec names a vault.
     pub key_vault: Option<Fetch<VaultName>>,
+    /// State of Microsoft.Compute/TrustedLaunchByDefaultPreview (Trusted Launch as default):
+    /// reported for every spec, as the rendered scale set's securityType must not depend on it.
+    pub trusted_launch_default: Fetch<String>,
 }
 
 /// Ask ARM for everything, all regions and the subscription checks at once. A fatal error
@@ -150,11 +157,19 @@ pub async fn gather_live(
         let name = plan.key_vault.as_deref()?;
         Some(Fetch::from_result(vault_name(api, name).await))
     };
-    let (regions, providers, feature, vault) = futures::join!(regions, providers, feature, vault);
+    let tl_default = async {
+        Fetch::from_result(
+            api.feature_state("Microsoft.Compute", TRUSTED_LAUNCH_DEFAULT_FEATURE)
+                .await,
+        )
+    };
+    let (regions, providers, feature, vault, tl_default) =
+        futures::join!(regions, providers, feature, vault, tl_default);
     let sub = SubscriptionData {
         providers,
         encryption_at_host: feature,
         key_vault: vault,
+        trusted_launch_default: tl_default,
     };
     let fatal = regions
         .iter()
@@ -235,6 +250,7 @@ impl Offline {
                 .key_vault
                 .as_ref()
                 .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+            trusted_launch_default: Fetch::Skipped(LIVE_ONLY.into()),
         };
         (regions, sub)
     }

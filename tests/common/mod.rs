@@ -227,6 +227,13 @@ impl FakeAzure {
                 .with_priority(10),
         );
         self.mount(
+            Mock::given(method("GET"))
+                .and(path(trusted_launch_default_path()))
+                .and(bearer())
+                .respond_with(ok(trusted_launch_default("NotRegistered")))
+                .with_priority(10),
+        );
+        self.mount(
             Mock::given(method("POST"))
                 .and(path(Self::sub_path(
                     "providers/Microsoft.KeyVault/checkNameAvailability",
@@ -436,6 +443,18 @@ pub fn feature_path() -> String {
 pub fn feature(state: &str) -> Value {
     json!({"id": format!("/subscriptions/{SUB}/providers/Microsoft.Features/providers/Microsoft.Compute/features/EncryptionAtHost"),
            "name": "Microsoft.Compute/EncryptionAtHost", "properties": {"state": state}, "type": "Microsoft.Features/providers/features"})
+}
+
+/// Microsoft.Compute/TrustedLaunchByDefaultPreview (Trusted Launch as default).
+pub fn trusted_launch_default_path() -> String {
+    FakeAzure::sub_path(
+        "providers/Microsoft.Features/providers/Microsoft.Compute/features/TrustedLaunchByDefaultPreview",
+    )
+}
+
+pub fn trusted_launch_default(state: &str) -> Value {
+    json!({"id": format!("/subscriptions/{SUB}/providers/Microsoft.Features/providers/Microsoft.Compute/features/TrustedLaunchByDefaultPreview"),
+           "name": "Microsoft.Compute/TrustedLaunchByDefaultPreview", "properties": {"state": state}, "type": "Microsoft.Features/providers/features"})
 }
 
 pub fn examples(name: &str) -> PathBuf {

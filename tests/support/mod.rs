@@ -61,17 +61,32 @@ pub fn unescape(s: &str) -> Result<String, String> {
 /// If `text` is exactly one single-quoted string literal, its raw inside.
 fn string_literal(text: &str) -> Option<&str> {
     let inner = text.strip_prefix('\'')?.strip_suffix('\'')?;
-    // the closing quote must not be escaped and no unescaped quote may occur inside
+    // the closing quote must not be escaped and no unescaped quote may occur inside, except in
+    // string literals nested in an interpolation (`${replace(x, 'a', 'b')}`)
     let mut escaped = false;
+    let mut depth = 0usize; // open `${` ... `}` (and `{` inside them)
+    let mut nested = false; // inside a string literal within an interpolation
+    let mut prev = '\0';
     for c in inner.chars() {
-        match (escaped, c) {
-            (true, _) => escaped = false,
-            (false, '\\') => escaped = true,
-            (false, '\'') => return None,
+        match (escaped, nested, c) {
+            (true, _, _) => {
+                // an escaped `$` does not open an interpolation
+                escaped = false;
+                prev = '\0';
+                continue;
+            }
+            (false, _, '\\') => escaped = true,
+            (false, true, '\'') => nested = false,
+            (false, true, _) => {}
+            (false, false, '\'') if depth > 0 => nested = true,
+            (false, false, '\'') => return None,
+            (false, false, '{') if depth > 0 || prev == '$' => depth += 1,
+            (false, false, '}') if depth > 0 => depth -= 1,
             _ => {}
         }
+        prev = c;
     }
-    (!escaped).then_some(inner)
+    (!escaped && depth == 0 && !nested).then_some(inner)
 }
 
 /// Does an (undecoded) string literal interpolate?

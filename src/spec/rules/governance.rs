@@ -133,9 +133,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         if m.alert_emails.is_empty() {
             out.push(
-                Diagnostic::new("budget-no-contacts", "the budget notifies nobody: without alertEmails it is rendered without notifications")
-                    .at("/spec/monitoring/budget")
-                    .help("add `monitoring.alertEmails`: Azure sends a resource group's budget notifications only to contact emails or action groups"),
+                Diagnostic::new(
+                    "budget-no-contacts",
+                    "the budget notifies nobody, and Azure refuses a resource-group budget notification without contact e-mails",
+                )
+                .at("/spec/monitoring/budget")
+                .help("add `monitoring.alertEmails` (where a policy downgrades this rule, the budget is rendered without notifications)"),
             );
         }
     } else if m.alert_emails.is_empty() {

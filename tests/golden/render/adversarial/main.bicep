@@ -71,6 +71,7 @@ resource nsgPrivateEndpoints 'Microsoft.Network/networkSecurityGroups@2025-05-01
   }
 }
 
+// Regional pool (no zones): a Standard NAT gateway without a zone, like the pool.
 resource natPublicIp 'Microsoft.Network/publicIPAddresses@2025-05-01' = {
   name: 'pip-adversarial-strings-nat'
   location: location
@@ -207,7 +208,8 @@ resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
 
 // The vault is reachable only through this private endpoint and its private DNS zone.
 resource vaultDnsZone 'Microsoft.Network/privateDnsZones@2024-06-01' = {
-  name: 'privatelink.vaultcore.azure.net'
+  // privatelink.vaultcore.<the cloud's domain>: environment() gives the vault suffix of the target cloud
+  name: 'privatelink${replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore')}'
   location: 'global'
   tags: tags
 
@@ -264,7 +266,7 @@ resource vaultPrivateEndpoint 'Microsoft.Network/privateEndpoints@2025-05-01' = 
 // ---------------------------------------------------------------- compute
 // Flexible orchestration, Standard_NC4as_T4_v3, image ubuntu-22.04. No public IPs on the instances.
 
-resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
+resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-11-01' = {
   // checkov:skip=CKV_AZURE_95: checkov fails every Flexible scale set here; automatic OS image upgrades would also swap the image under the GPU driver and CUDA stack. Roll out a new image by redeploying after testing the driver
   name: 'vmss-adversarial-strings'
   location: location
@@ -327,6 +329,8 @@ resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
       }
       securityProfile: {
         encryptionAtHost: true
+        // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
+        securityType: 'Standard'
       }
       networkProfile: {
         networkApiVersion: '2022-11-01'
@@ -502,7 +506,11 @@ resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AuditEvent'
+        enabled: true
+      }
+      {
+        category: 'AzurePolicyEvaluationDetails'
         enabled: true
       }
     ]
@@ -522,7 +530,11 @@ resource autoscaleDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AutoscaleEvaluations'
+        enabled: true
+      }
+      {
+        category: 'AutoscaleScaleActions'
         enabled: true
       }
     ]

@@ -222,7 +222,9 @@ resource cmkKey 'Microsoft.KeyVault/vaults/keys@2025-05-01' = {
   }
 }
 
-// The disk encryption set follows the newest key version (versionless key URL).
+// The Compute API takes only a versioned key URL (keyUriWithVersion), "regardless of
+// rotationToLatestKeyVersionEnabled" (KeyForDiskEncryptionSet, Microsoft.Compute 2025-01-02);
+// with rotation on, the set still moves to each new key version on its own.
 resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
   name: 'des-variant-bus'
   location: location
@@ -234,7 +236,7 @@ resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
     encryptionType: 'EncryptionAtRestWithCustomerKey'
     rotationToLatestKeyVersionEnabled: true
     activeKey: {
-      keyUrl: cmkKey.properties.keyUri
+      keyUrl: cmkKey.properties.keyUriWithVersion
       sourceVault: {
         id: vault.id
       }
@@ -245,7 +247,7 @@ resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
 // ---------------------------------------------------------------- compute
 // Flexible orchestration, Standard_NC8as_T4_v3, image ubuntu-22.04. No public IPs on the instances.
 
-resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
+resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-11-01' = {
   // checkov:skip=CKV_AZURE_95: checkov fails every Flexible scale set here; automatic OS image upgrades would also swap the image under the GPU driver and CUDA stack. Roll out a new image by redeploying after testing the driver
   name: 'vmss-variant-bus'
   location: location
@@ -353,6 +355,7 @@ resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
       }
       securityProfile: {
         encryptionAtHost: true
+        // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
         securityType: 'TrustedLaunch'
         uefiSettings: {
           // Secure Boot would reject the driver's unsigned kernel modules.
@@ -559,7 +562,11 @@ resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AuditEvent'
+        enabled: true
+      }
+      {
+        category: 'AzurePolicyEvaluationDetails'
         enabled: true
       }
     ]
@@ -579,7 +586,11 @@ resource autoscaleDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AutoscaleEvaluations'
+        enabled: true
+      }
+      {
+        category: 'AutoscaleScaleActions'
         enabled: true
       }
     ]
@@ -639,7 +650,7 @@ resource alertCapacityAtMax 'Microsoft.Insights/metricAlerts@2018-03-01' = {
           metricName: 'ObservedCapacity'
           operator: 'GreaterThanOrEqual'
           threshold: 6
-          timeAggregation: 'Minimum'
+          timeAggregation: 'Average'
         }
       ]
     }

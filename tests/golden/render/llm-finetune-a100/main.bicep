@@ -52,6 +52,7 @@ resource nsgPrivateEndpoints 'Microsoft.Network/networkSecurityGroups@2025-05-01
   }
 }
 
+// Regional pool (no zones): a Standard NAT gateway without a zone, like the pool.
 resource natPublicIp 'Microsoft.Network/publicIPAddresses@2025-05-01' = {
   name: 'pip-llm-finetune-nat'
   location: location
@@ -212,7 +213,8 @@ resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
 
 // The vault is reachable only through this private endpoint and its private DNS zone.
 resource vaultDnsZone 'Microsoft.Network/privateDnsZones@2024-06-01' = {
-  name: 'privatelink.vaultcore.azure.net'
+  // privatelink.vaultcore.<the cloud's domain>: environment() gives the vault suffix of the target cloud
+  name: 'privatelink${replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore')}'
   location: 'global'
   tags: tags
 
@@ -308,7 +310,9 @@ resource cmkKey 'Microsoft.KeyVault/vaults/keys@2025-05-01' = {
   }
 }
 
-// The disk encryption set follows the newest key version (versionless key URL).
+// The Compute API takes only a versioned key URL (keyUriWithVersion), "regardless of
+// rotationToLatestKeyVersionEnabled" (KeyForDiskEncryptionSet, Microsoft.Compute 2025-01-02);
+// with rotation on, the set still moves to each new key version on its own.
 resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
   name: 'des-llm-finetune'
   location: location
@@ -320,7 +324,7 @@ resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
     encryptionType: 'EncryptionAtRestWithCustomerKey'
     rotationToLatestKeyVersionEnabled: true
     activeKey: {
-      keyUrl: cmkKey.properties.keyUri
+      keyUrl: cmkKey.properties.keyUriWithVersion
       sourceVault: {
         id: vault.id
       }
@@ -331,7 +335,7 @@ resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
 // ---------------------------------------------------------------- compute
 // Flexible orchestration, Standard_NC24ads_A100_v4, image ubuntu-22.04. No public IPs on the instances.
 
-resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
+resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-11-01' = {
   // checkov:skip=CKV_AZURE_95: checkov fails every Flexible scale set here; automatic OS image upgrades would also swap the image under the GPU driver and CUDA stack. Roll out a new image by redeploying after testing the driver
   name: 'vmss-llm-finetune'
   location: location
@@ -412,6 +416,8 @@ resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
       }
       securityProfile: {
         encryptionAtHost: true
+        // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
+        securityType: 'Standard'
       }
       networkProfile: {
         networkApiVersion: '2022-11-01'
@@ -668,7 +674,11 @@ resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AuditEvent'
+        enabled: true
+      }
+      {
+        category: 'AzurePolicyEvaluationDetails'
         enabled: true
       }
     ]
@@ -688,7 +698,11 @@ resource autoscaleDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AutoscaleEvaluations'
+        enabled: true
+      }
+      {
+        category: 'AutoscaleScaleActions'
         enabled: true
       }
     ]
@@ -708,7 +722,15 @@ resource queueServiceDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'StorageRead'
+        enabled: true
+      }
+      {
+        category: 'StorageWrite'
+        enabled: true
+      }
+      {
+        category: 'StorageDelete'
         enabled: true
       }
     ]
@@ -763,7 +785,7 @@ resource alertCapacityAtMax 'Microsoft.Insights/metricAlerts@2018-03-01' = {
           metricName: 'ObservedCapacity'
           operator: 'GreaterThanOrEqual'
           threshold: 4
-          timeAggregation: 'Minimum'
+          timeAggregation: 'Average'
         }
       ]
     }

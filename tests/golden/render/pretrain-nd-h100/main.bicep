@@ -65,10 +65,14 @@ resource nsgPrivateEndpoints 'Microsoft.Network/networkSecurityGroups@2025-05-01
   }
 }
 
+// Single-zone pool: the NAT gateway and its public IP live in zone 2, with the VMs they serve.
 resource natPublicIp 'Microsoft.Network/publicIPAddresses@2025-05-01' = {
   name: 'pip-pretrain-h100-nat'
   location: location
   tags: tags
+  zones: [
+    '2'
+  ]
   sku: {
     name: 'Standard'
     tier: 'Regional'
@@ -83,6 +87,9 @@ resource natGateway 'Microsoft.Network/natGateways@2025-05-01' = {
   name: 'ng-pretrain-h100'
   location: location
   tags: tags
+  zones: [
+    '2'
+  ]
   sku: {
     name: 'Standard'
   }
@@ -201,7 +208,8 @@ resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
 
 // The vault is reachable only through this private endpoint and its private DNS zone.
 resource vaultDnsZone 'Microsoft.Network/privateDnsZones@2024-06-01' = {
-  name: 'privatelink.vaultcore.azure.net'
+  // privatelink.vaultcore.<the cloud's domain>: environment() gives the vault suffix of the target cloud
+  name: 'privatelink${replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore')}'
   location: 'global'
   tags: tags
 
@@ -258,7 +266,7 @@ resource vaultPrivateEndpoint 'Microsoft.Network/privateEndpoints@2025-05-01' = 
 // ---------------------------------------------------------------- compute
 // Uniform orchestration in a single placement group (InfiniBand connects only VMs of one placement group), Standard_ND96isr_H100_v5, image ubuntu-hpc-22.04. No public IPs on the instances.
 
-resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
+resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-11-01' = {
   // checkov:skip=CKV_AZURE_95: automatic OS image upgrades would reimage nodes of a running multi-node job; the image pins the driver, NCCL and InfiniBand stack. Upgrade by redeploying between jobs
   name: 'vmss-pretrain-h100'
   location: location
@@ -326,6 +334,8 @@ resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
       }
       securityProfile: {
         encryptionAtHost: true
+        // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
+        securityType: 'Standard'
       }
       networkProfile: {
         networkInterfaceConfigurations: [
@@ -384,7 +394,11 @@ resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AuditEvent'
+        enabled: true
+      }
+      {
+        category: 'AzurePolicyEvaluationDetails'
         enabled: true
       }
     ]

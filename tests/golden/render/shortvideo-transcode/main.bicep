@@ -68,12 +68,18 @@ resource nsgPrivateEndpoints 'Microsoft.Network/networkSecurityGroups@2025-05-01
   }
 }
 
+// Pool across zones 1, 2, 3: a zone-redundant StandardV2 NAT gateway and public IP keep egress when one zone fails (a Standard gateway lives in one zone).
 resource natPublicIp 'Microsoft.Network/publicIPAddresses@2025-05-01' = {
   name: 'pip-shortvideo-transcode-nat'
   location: location
   tags: tags
+  zones: [
+    '1'
+    '2'
+    '3'
+  ]
   sku: {
-    name: 'Standard'
+    name: 'StandardV2'
     tier: 'Regional'
   }
   properties: {
@@ -86,8 +92,13 @@ resource natGateway 'Microsoft.Network/natGateways@2025-05-01' = {
   name: 'ng-shortvideo-transcode'
   location: location
   tags: tags
+  zones: [
+    '1'
+    '2'
+    '3'
+  ]
   sku: {
-    name: 'Standard'
+    name: 'StandardV2'
   }
   properties: {
     idleTimeoutInMinutes: 4
@@ -227,7 +238,8 @@ resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
 
 // The vault is reachable only through this private endpoint and its private DNS zone.
 resource vaultDnsZone 'Microsoft.Network/privateDnsZones@2024-06-01' = {
-  name: 'privatelink.vaultcore.azure.net'
+  // privatelink.vaultcore.<the cloud's domain>: environment() gives the vault suffix of the target cloud
+  name: 'privatelink${replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore')}'
   location: 'global'
   tags: tags
 
@@ -323,7 +335,9 @@ resource cmkKey 'Microsoft.KeyVault/vaults/keys@2025-05-01' = {
   }
 }
 
-// The disk encryption set follows the newest key version (versionless key URL).
+// The Compute API takes only a versioned key URL (keyUriWithVersion), "regardless of
+// rotationToLatestKeyVersionEnabled" (KeyForDiskEncryptionSet, Microsoft.Compute 2025-01-02);
+// with rotation on, the set still moves to each new key version on its own.
 resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
   name: 'des-shortvideo-transcode'
   location: location
@@ -335,7 +349,7 @@ resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
     encryptionType: 'EncryptionAtRestWithCustomerKey'
     rotationToLatestKeyVersionEnabled: true
     activeKey: {
-      keyUrl: cmkKey.properties.keyUri
+      keyUrl: cmkKey.properties.keyUriWithVersion
       sourceVault: {
         id: vault.id
       }
@@ -346,7 +360,7 @@ resource des 'Microsoft.Compute/diskEncryptionSets@2025-01-02' = {
 // ---------------------------------------------------------------- compute
 // Flexible orchestration, Standard_NC8as_T4_v3, image ubuntu-22.04. No public IPs on the instances.
 
-resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
+resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-11-01' = {
   // checkov:skip=CKV_AZURE_95: checkov fails every Flexible scale set here; automatic OS image upgrades would also swap the image under the GPU driver and CUDA stack. Roll out a new image by redeploying after testing the driver
   name: 'vmss-shortvideo-transcode'
   location: location
@@ -447,6 +461,8 @@ resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-04-01' = {
       }
       securityProfile: {
         encryptionAtHost: true
+        // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
+        securityType: 'Standard'
       }
       networkProfile: {
         networkApiVersion: '2022-11-01'
@@ -1044,7 +1060,11 @@ resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AuditEvent'
+        enabled: true
+      }
+      {
+        category: 'AzurePolicyEvaluationDetails'
         enabled: true
       }
     ]
@@ -1064,7 +1084,11 @@ resource autoscaleDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'AutoscaleEvaluations'
+        enabled: true
+      }
+      {
+        category: 'AutoscaleScaleActions'
         enabled: true
       }
     ]
@@ -1084,7 +1108,7 @@ resource sbDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview
     workspaceId: workspace.id
     logs: [
       {
-        categoryGroup: 'allLogs'
+        category: 'OperationalLogs'
         enabled: true
       }
     ]
@@ -1139,7 +1163,7 @@ resource alertCapacityAtMax 'Microsoft.Insights/metricAlerts@2018-03-01' = {
           metricName: 'ObservedCapacity'
           operator: 'GreaterThanOrEqual'
           threshold: 20
-          timeAggregation: 'Minimum'
+          timeAggregation: 'Average'
         }
       ]
     }

@@ -1,0 +1,481 @@
+// GPU pool `variant-usgov`, rendered by gpuform from cloud-usgov.yaml.
+// Generated file: change the spec and run `gpuform render` instead of editing it.
+// Sections: parameters, network, identity, key vault and encryption, compute, autoscale,
+// monitoring, outputs. azuredeploy.json is the same deployment as ARM JSON.
+targetScope = 'resourceGroup'
+
+metadata name = 'variant-usgov'
+
+// ---------------------------------------------------------------- parameters
+
+@description('Region of every resource. main.bicepparam sets the spec\'s region (usgovvirginia).')
+param location string = resourceGroup().location
+
+@description('Admin user name of the VMs.')
+param adminUsername string = 'azureuser'
+
+@description('SSH public key of the admin user (OpenSSH format). Password sign-in is disabled.')
+param sshPublicKey string = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com'
+
+var tags = {
+  'costCenter': 'cc-1'
+  'env': 'test'
+  'project': 'p'
+  'team': 't'
+}
+
+// ---------------------------------------------------------------- network
+// One VNet, a workload subnet and a private endpoint subnet. Subnets have no default outbound
+// access; the NAT gateway gives the VMs egress (the GPU driver extension downloads the driver).
+
+resource nsgWorkload 'Microsoft.Network/networkSecurityGroups@2025-05-01' = {
+  name: 'nsg-variant-usgov-workload'
+  location: location
+  tags: tags
+  properties: {
+    // Only the spec's inbound allow rules; Azure's default rules deny all other inbound traffic.
+    securityRules: [
+    ]
+  }
+}
+
+resource nsgPrivateEndpoints 'Microsoft.Network/networkSecurityGroups@2025-05-01' = {
+  name: 'nsg-variant-usgov-private-endpoints'
+  location: location
+  tags: tags
+  properties: {
+    securityRules: []
+  }
+}
+
+// Single-zone pool: the NAT gateway and its public IP live in zone 2, with the VMs they serve.
+resource natPublicIp 'Microsoft.Network/publicIPAddresses@2025-05-01' = {
+  name: 'pip-variant-usgov-nat'
+  location: location
+  tags: tags
+  zones: [
+    '2'
+  ]
+  sku: {
+    name: 'Standard'
+    tier: 'Regional'
+  }
+  properties: {
+    publicIPAllocationMethod: 'Static'
+    publicIPAddressVersion: 'IPv4'
+  }
+}
+
+resource natGateway 'Microsoft.Network/natGateways@2025-05-01' = {
+  name: 'ng-variant-usgov'
+  location: location
+  tags: tags
+  zones: [
+    '2'
+  ]
+  sku: {
+    name: 'Standard'
+  }
+  properties: {
+    idleTimeoutInMinutes: 4
+    publicIpAddresses: [
+      {
+        id: natPublicIp.id
+      }
+    ]
+  }
+}
+
+resource vnet 'Microsoft.Network/virtualNetworks@2025-05-01' = {
+  name: 'vnet-variant-usgov'
+  location: location
+  tags: tags
+  properties: {
+    addressSpace: {
+      addressPrefixes: [
+        '10.73.0.0/16'
+      ]
+    }
+    // Subnets inline, so a redeployment never tries to delete them.
+    subnets: [
+      {
+        name: 'snet-workload'
+        properties: {
+          addressPrefix: '10.73.0.0/24'
+          defaultOutboundAccess: false
+          networkSecurityGroup: {
+            id: nsgWorkload.id
+          }
+          natGateway: {
+            id: natGateway.id
+          }
+        }
+      }
+      {
+        name: 'snet-private-endpoints'
+        properties: {
+          addressPrefix: '10.73.1.0/27'
+          defaultOutboundAccess: false
+          privateEndpointNetworkPolicies: 'Enabled'
+          networkSecurityGroup: {
+            id: nsgPrivateEndpoints.id
+          }
+        }
+      }
+    ]
+  }
+
+  resource workloadSubnet 'subnets' existing = {
+    name: 'snet-workload'
+  }
+
+  resource privateEndpointSubnet 'subnets' existing = {
+    name: 'snet-private-endpoints'
+  }
+}
+
+// ---------------------------------------------------------------- identity
+// The pool's user-assigned identity and every role assignment of the deployment, each scoped
+// to one resource with a deterministic name: guid(scope, principal, role).
+
+resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
+  name: 'id-variant-usgov'
+  location: location
+  tags: tags
+}
+
+// Key Vault Secrets User: The pool's identity reads secrets from the vault.
+resource identitySecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(vault.id, identity.id, '4633458b-17de-408a-b874-0445c86b69e6')
+  scope: vault
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '4633458b-17de-408a-b874-0445c86b69e6')
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+    description: 'The pool\'s identity reads secrets from the vault.'
+  }
+}
+
+// ---------------------------------------------------------------- key vault and encryption
+// RBAC authorization, soft delete, purge protection and a firewall that denies by default.
+
+// Globally unique and stable per resource group: at most 24 characters.
+var vaultName = 'kv-variant-${uniqueString(resourceGroup().id)}'
+
+resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
+  name: vaultName
+  location: location
+  tags: tags
+  properties: {
+    tenantId: subscription().tenantId
+    sku: {
+      family: 'A'
+      name: 'standard'
+    }
+    enableRbacAuthorization: true
+    enableSoftDelete: true
+    softDeleteRetentionInDays: 90
+    enablePurgeProtection: true
+    enabledForDeployment: false
+    enabledForTemplateDeployment: false
+    enabledForDiskEncryption: false
+    publicNetworkAccess: 'Disabled'
+    networkAcls: {
+      bypass: 'AzureServices'
+      defaultAction: 'Deny'
+      ipRules: []
+      virtualNetworkRules: []
+    }
+  }
+}
+
+// The vault is reachable only through this private endpoint and its private DNS zone.
+resource vaultDnsZone 'Microsoft.Network/privateDnsZones@2024-06-01' = {
+  // privatelink.vaultcore.<the cloud's domain>: environment() gives the vault suffix of the target cloud
+  name: 'privatelink${replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore')}'
+  location: 'global'
+  tags: tags
+
+  resource vnetLink 'virtualNetworkLinks' = {
+    name: 'link-vnet-variant-usgov'
+    location: 'global'
+    tags: tags
+    properties: {
+      registrationEnabled: false
+      virtualNetwork: {
+        id: vnet.id
+      }
+    }
+  }
+}
+
+resource vaultPrivateEndpoint 'Microsoft.Network/privateEndpoints@2025-05-01' = {
+  name: 'pep-variant-usgov-vault'
+  location: location
+  tags: tags
+  properties: {
+    subnet: {
+      id: vnet::privateEndpointSubnet.id
+    }
+    customNetworkInterfaceName: 'pep-variant-usgov-vault-nic'
+    privateLinkServiceConnections: [
+      {
+        name: 'pep-variant-usgov-vault'
+        properties: {
+          privateLinkServiceId: vault.id
+          groupIds: [
+            'vault'
+          ]
+        }
+      }
+    ]
+  }
+
+  resource zoneGroup 'privateDnsZoneGroups' = {
+    name: 'default'
+    properties: {
+      privateDnsZoneConfigs: [
+        {
+          name: 'vault'
+          properties: {
+            privateDnsZoneId: vaultDnsZone.id
+          }
+        }
+      ]
+    }
+  }
+}
+
+// ---------------------------------------------------------------- compute
+// Flexible orchestration, Standard_NC8as_T4_v3, image ubuntu-22.04. No public IPs on the instances.
+
+resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-11-01' = {
+  // checkov:skip=CKV_AZURE_95: checkov fails every Flexible scale set here; automatic OS image upgrades would also swap the image under the GPU driver and CUDA stack. Roll out a new image by redeploying after testing the driver
+  name: 'vmss-variant-usgov'
+  location: location
+  tags: tags
+  zones: [
+    '2'
+  ]
+  sku: {
+    name: 'Standard_NC8as_T4_v3'
+    tier: 'Standard'
+    capacity: 1
+  }
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identity.id}': {}
+    }
+  }
+  properties: {
+    orchestrationMode: 'Flexible'
+    platformFaultDomainCount: 1
+    singlePlacementGroup: false
+    scaleInPolicy: {
+      rules: [
+        'Default'
+      ]
+      forceDeletion: false
+    }
+    virtualMachineProfile: {
+      osProfile: {
+        computerNamePrefix: 'variant-usgov'
+        adminUsername: adminUsername
+        linuxConfiguration: {
+          disablePasswordAuthentication: true
+          provisionVMAgent: true
+          ssh: {
+            publicKeys: [
+              {
+                path: '/home/${adminUsername}/.ssh/authorized_keys'
+                keyData: sshPublicKey
+              }
+            ]
+          }
+        }
+        allowExtensionOperations: true
+      }
+      storageProfile: {
+        imageReference: {
+          publisher: 'Canonical'
+          offer: '0001-com-ubuntu-server-jammy'
+          sku: '22_04-lts-gen2'
+          version: 'latest'
+        }
+        osDisk: {
+          createOption: 'FromImage'
+          caching: 'ReadWrite'
+          diskSizeGB: 128
+          managedDisk: {
+            storageAccountType: 'Premium_LRS'
+          }
+          deleteOption: 'Delete'
+        }
+      }
+      securityProfile: {
+        encryptionAtHost: true
+        // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
+        securityType: 'Standard'
+      }
+      networkProfile: {
+        networkApiVersion: '2022-11-01'
+        networkInterfaceConfigurations: [
+          {
+            name: 'nic-variant-usgov'
+            properties: {
+              primary: true
+              enableAcceleratedNetworking: true
+              enableIPForwarding: false
+              deleteOption: 'Delete'
+              ipConfigurations: [
+                {
+                  name: 'ipconfig1'
+                  properties: {
+                    primary: true
+                    subnet: {
+                      id: vnet::workloadSubnet.id
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        ]
+      }
+      diagnosticsProfile: {
+        // Boot diagnostics in managed storage.
+        bootDiagnostics: {
+          enabled: true
+        }
+      }
+      extensionProfile: {
+        extensions: [
+          {
+            // GPU driver: cuda (NvidiaGpuDriverLinux), CUDA 12.8
+            name: 'NvidiaGpuDriverLinux'
+            properties: {
+              publisher: 'Microsoft.HpcCompute'
+              type: 'NvidiaGpuDriverLinux'
+              typeHandlerVersion: '1.6'
+              autoUpgradeMinorVersion: true
+              settings: {}
+            }
+          }
+        ]
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- monitoring
+
+resource workspace 'Microsoft.OperationalInsights/workspaces@2025-02-01' = {
+  name: 'log-variant-usgov'
+  location: location
+  tags: tags
+  properties: {
+    sku: {
+      name: 'PerGB2018'
+    }
+    retentionInDays: 30
+    features: {
+      enableLogAccessUsingOnlyResourcePermissions: true
+    }
+  }
+}
+
+resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: vault
+  properties: {
+    workspaceId: workspace.id
+    logs: [
+      {
+        category: 'AuditEvent'
+        enabled: true
+      }
+      {
+        category: 'AzurePolicyEvaluationDetails'
+        enabled: true
+      }
+    ]
+    metrics: [
+      {
+        category: 'AllMetrics'
+        enabled: true
+      }
+    ]
+  }
+}
+
+resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = {
+  name: 'ag-variant-usgov'
+  location: 'global'
+  tags: tags
+  properties: {
+    groupShortName: 'variant-usgo'
+    enabled: true
+    emailReceivers: [
+      {
+        name: 'email-1'
+        emailAddress: 'ops@example.com'
+        useCommonAlertSchema: true
+      }
+    ]
+  }
+}
+
+// More than a tenth of the pool's VMs have been unavailable for 15 minutes (host or health failures).
+resource alertVmAvailability 'Microsoft.Insights/metricAlerts@2018-03-01' = {
+  name: 'alert-variant-usgov-vm-availability'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'More than a tenth of the pool\'s VMs have been unavailable for 15 minutes (host or health failures).'
+    severity: 1
+    enabled: true
+    autoMitigate: true
+    scopes: [
+      vmss.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
+      allOf: [
+        {
+          criterionType: 'StaticThresholdCriterion'
+          name: 'VmAvailabilityMetric'
+          metricNamespace: 'Microsoft.Compute/virtualMachineScaleSets'
+          metricName: 'VmAvailabilityMetric'
+          operator: 'LessThan'
+          threshold: json('0.9')
+          timeAggregation: 'Average'
+        }
+      ]
+    }
+    actions: [
+      {
+        actionGroupId: actionGroup.id
+      }
+    ]
+  }
+}
+
+// ---------------------------------------------------------------- outputs
+
+@description('Resource id of the scale set.')
+output vmssId string = vmss.id
+
+@description('Principal id of the pool\'s managed identity (for more role assignments).')
+output identityPrincipalId string = identity.properties.principalId
+
+@description('Client id of the pool\'s managed identity (for SDK sign-in on the VMs).')
+output identityClientId string = identity.properties.clientId
+
+@description('URI of the Key Vault.')
+output vaultUri string = vault.properties.vaultUri
+
+@description('Resource id of the Log Analytics workspace.')
+output logAnalyticsWorkspaceId string = workspace.id

@@ -1,0 +1,1019 @@
+//! Property-level contract tests of the rendered infrastructure: for every example and render
+//! variant, each class of deploy-time defect found by reading the Azure REST API descriptions
+//! (issue 9) is checked on the rendered ARM template (the Bicep/ARM equivalence test in
+//! tests/render.rs keeps main.bicep in step), so a new spec or a template change cannot
+//! reintroduce it. Each check also has a negative test: a mutated template must be caught.
+//!
+//! `GPUFORM_CONTRACT_GOLDEN=1` runs the checks on the committed golden files instead of a fresh
+//! render (how the checks were seen to fail on the output before the fixes).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use gpuform::azure::cloud::Cloud;
+use gpuform::catalog::prices::PriceTable;
+use gpuform::emit;
+use gpuform::plan::{log_entry, metric_entry, roles};
+use gpuform::spec::{self, Policy};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every spec the render covers: examples, the adversarial fixture and the variants.
+fn specs() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["examples", "tests/fixtures/render/variants"] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "yaml") {
+                v.push(p);
+            }
+        }
+    }
+    v.push(root().join("tests/fixtures/render/adversarial.yaml"));
+    v.sort();
+    if golden_mode() {
+        v.retain(|p| {
+            root()
+                .join("tests/golden/render")
+                .join(p.file_stem().unwrap())
+                .is_dir()
+        });
+        return v;
+    }
+    assert!(v.len() >= 9, "{v:?}");
+    v
+}
+
+fn golden_mode() -> bool {
+    std::env::var("GPUFORM_CONTRACT_GOLDEN").is_ok_and(|v| v == "1")
+}
+
+struct Out {
+    at: String,
+    region: String,
+    bicep: String,
+    arm: Value,
+    /// Every rendered file, for the host-name scan.
+    files: Vec<(String, String)>,
+}
+
+fn render(path: &Path) -> Out {
+    let checked = spec::check_file(path, &Policy::default(), PriceTable::embedded());
+    assert!(!checked.has_errors(), "{}", path.display());
+    let region = checked.spec.as_ref().unwrap().spec.region.clone();
+    let files: Vec<(String, String)> = if golden_mode() {
+        let dir = root()
+            .join("tests/golden/render")
+            .join(path.file_stem().unwrap());
+        emit::FILES
+            .iter()
+            .map(|f| {
+                (
+                    f.to_string(),
+                    std::fs::read_to_string(dir.join(f)).unwrap_or_default(),
+                )
+            })
+            .collect()
+    } else {
+        emit::render(&checked)
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|(n, t)| (n.to_string(), t))
+            .collect()
+    };
+    let get = |n: &str| files.iter().find(|(f, _)| f == n).unwrap().1.clone();
+    Out {
+        at: path.file_name().unwrap().to_string_lossy().into_owned(),
+        region,
+        bicep: get(emit::MAIN_BICEP),
+        arm: serde_json::from_str(&get(emit::ARM_TEMPLATE)).unwrap(),
+        files,
+    }
+}
+
+fn all() -> Vec<Out> {
+    specs().iter().map(|p| render(p)).collect()
+}
+
+fn of<'a>(arm: &'a Value, ty: &str) -> Vec<&'a Value> {
+    arm["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["type"]
+                .as_str()
+                .is_some_and(|t| t.eq_ignore_ascii_case(ty))
+        })
+        .collect()
+}
+
+fn assert_clean(problems: Vec<String>) {
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Run `check` on a fresh render of `spec` after `mutate`, and expect a problem with `needle`.
+fn caught(spec: &str, mutate: impl Fn(&mut Out), check: fn(&Out) -> Vec<String>, needle: &str) {
+    let path = if spec.contains('/') {
+        root().join(spec)
+    } else {
+        root().join("examples").join(spec)
+    };
+    let mut o = render(&path);
+    assert!(
+        check(&o).is_empty(),
+        "{spec} is not clean before the mutation"
+    );
+    mutate(&mut o);
+    let p = check(&o);
+    assert!(
+        p.iter().any(|x| x.contains(needle)),
+        "expected a problem mentioning {needle:?}, got {p:#?}"
+    );
+}
+
+fn resource_mut<'a>(o: &'a mut Out, ty: &str) -> &'a mut Value {
+    o.arm["resources"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["type"] == ty)
+        .unwrap()
+}
+
+// ------------------------------------------------------------------ 1. versioned key URLs
+
+/// KeyForDiskEncryptionSet.keyUrl (Microsoft.Compute 2025-01-02): "fully versioned Key Url ...
+/// required regardless of rotationToLatestKeyVersionEnabled"; the Key Vault key's versioned URL
+/// is `keyUriWithVersion` (`keyUri` has no version).
+fn des_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    for des in of(&o.arm, "Microsoft.Compute/diskEncryptionSets") {
+        let url = des["properties"]["activeKey"]["keyUrl"]
+            .as_str()
+            .unwrap_or("");
+        if !url.ends_with(".keyUriWithVersion]") {
+            p.push(format!(
+                "{}: keyUrl {url} is not the versioned key URL",
+                o.at
+            ));
+        }
+        if des["properties"]["rotationToLatestKeyVersionEnabled"] != true {
+            p.push(format!("{}: key rotation is off", o.at));
+        }
+    }
+    for line in o
+        .bicep
+        .lines()
+        .filter(|l| l.trim_start().starts_with("keyUrl:"))
+    {
+        if !line.trim_end().ends_with(".properties.keyUriWithVersion") {
+            p.push(format!("{}: main.bicep {}", o.at, line.trim()));
+        }
+    }
+    p
+}
+
+#[test]
+fn disk_encryption_sets_use_the_versioned_key_url() {
+    let outs = all();
+    assert!(
+        outs.iter()
+            .any(|o| !of(&o.arm, "Microsoft.Compute/diskEncryptionSets").is_empty())
+    );
+    assert_clean(outs.iter().flat_map(des_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            let des = resource_mut(o, "Microsoft.Compute/diskEncryptionSets");
+            let url = des["properties"]["activeKey"]["keyUrl"].as_str().unwrap();
+            des["properties"]["activeKey"]["keyUrl"] =
+                Value::String(url.replace(".keyUriWithVersion]", ".keyUri]"));
+        },
+        des_problems,
+        "not the versioned key URL",
+    );
+}
+
+// ------------------------------------------------------------------ 5. egress zones
+
+fn zones(v: &Value) -> Vec<String> {
+    v["zones"]
+        .as_array()
+        .map(|a| a.iter().map(|z| z.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// A zonal pool's egress shares its zone; a pool across zones gets zone-redundant egress
+/// (StandardV2 NAT gateway and public IP); a regional pool a regional gateway.
+fn egress_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    let vmss = of(&o.arm, "Microsoft.Compute/virtualMachineScaleSets");
+    let compute = zones(vmss[0]);
+    let nats = of(&o.arm, "Microsoft.Network/natGateways");
+    let pips = of(&o.arm, "Microsoft.Network/publicIPAddresses");
+    for (nat, pip) in nats.iter().zip(pips.iter()) {
+        let (nz, pz) = (zones(nat), zones(pip));
+        let (nsku, psku) = (
+            nat["sku"]["name"].as_str().unwrap_or(""),
+            pip["sku"]["name"].as_str().unwrap_or(""),
+        );
+        if nsku != psku {
+            p.push(format!(
+                "{}: NAT gateway {nsku} with a {psku} public IP",
+                o.at
+            ));
+        }
+        if nz != pz {
+            p.push(format!("{}: NAT zones {nz:?} but its IP's {pz:?}", o.at));
+        }
+        match compute.len() {
+            0 => {
+                if !nz.is_empty() {
+                    p.push(format!("{}: regional pool with a zonal NAT {nz:?}", o.at));
+                }
+            }
+            1 => {
+                if nz != compute || nsku != "Standard" {
+                    p.push(format!(
+                        "{}: egress zones {nz:?} ({nsku}) do not align with the pool's zone {compute:?}",
+                        o.at
+                    ));
+                }
+            }
+            _ => {
+                if nsku != "StandardV2" || !compute.iter().all(|z| nz.contains(z)) {
+                    p.push(format!(
+                        "{}: egress zones {nz:?} ({nsku}) are not zone-redundant over the pool's zones {compute:?}",
+                        o.at
+                    ));
+                }
+            }
+        }
+    }
+    if nats.len() != pips.len() {
+        p.push(format!(
+            "{}: {} NAT gateways, {} public IPs",
+            o.at,
+            nats.len(),
+            pips.len()
+        ));
+    }
+    p
+}
+
+#[test]
+fn egress_zones_align_with_compute_zones() {
+    let outs = all();
+    // the examples and variants reach all three shapes
+    let shapes: std::collections::BTreeSet<usize> = outs
+        .iter()
+        .filter(|o| !of(&o.arm, "Microsoft.Network/natGateways").is_empty())
+        .map(|o| {
+            zones(of(&o.arm, "Microsoft.Compute/virtualMachineScaleSets")[0])
+                .len()
+                .min(2)
+        })
+        .collect();
+    assert_eq!(shapes.len(), 3, "{shapes:?}");
+    assert_clean(outs.iter().flat_map(egress_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            for ty in [
+                "Microsoft.Network/natGateways",
+                "Microsoft.Network/publicIPAddresses",
+            ] {
+                let r = resource_mut(o, ty);
+                r["sku"]["name"] = "Standard".into();
+                r.as_object_mut().unwrap().remove("zones");
+            }
+        },
+        egress_problems,
+        "not zone-redundant",
+    );
+    caught(
+        "tests/fixtures/render/variants/cloud-usgov.yaml",
+        |o| {
+            let r = resource_mut(o, "Microsoft.Network/natGateways");
+            r["zones"] = serde_json::json!(["1"]);
+        },
+        egress_problems,
+        "zones",
+    );
+}
+
+// ------------------------------------------------------------------ 7. security type
+
+/// `securityProfile.securityType` is explicit (Trusted Launch by default turns Secure Boot on);
+/// `Standard` needs Compute API 2025-11-01+; Trusted Launch under a GPU driver extension keeps
+/// Secure Boot off.
+fn security_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    for vmss in of(&o.arm, "Microsoft.Compute/virtualMachineScaleSets") {
+        let vm = &vmss["properties"]["virtualMachineProfile"];
+        let st = vm["securityProfile"]["securityType"].as_str();
+        let driver = vm["extensionProfile"]["extensions"]
+            .as_array()
+            .is_some_and(|e| {
+                e.iter()
+                    .any(|x| x["properties"]["publisher"] == "Microsoft.HpcCompute")
+            });
+        match st {
+            Some("Standard") => {
+                if vmss["apiVersion"].as_str().unwrap_or("") < "2025-11-01" {
+                    p.push(format!(
+                        "{}: securityType Standard before API 2025-11-01",
+                        o.at
+                    ));
+                }
+            }
+            Some("TrustedLaunch") => {
+                if driver && vm["securityProfile"]["uefiSettings"]["secureBootEnabled"] != false {
+                    p.push(format!(
+                        "{}: Secure Boot may be on under the GPU driver extension",
+                        o.at
+                    ));
+                }
+            }
+            other => p.push(format!("{}: securityType {other:?} is not explicit", o.at)),
+        }
+    }
+    p
+}
+
+#[test]
+fn scale_sets_set_an_explicit_security_type() {
+    assert_clean(all().iter().flat_map(security_problems).collect());
+    caught(
+        "dev-notebook-t4.yaml",
+        |o| {
+            let v = resource_mut(o, "Microsoft.Compute/virtualMachineScaleSets");
+            v["properties"]["virtualMachineProfile"]["securityProfile"]
+                .as_object_mut()
+                .unwrap()
+                .remove("securityType");
+        },
+        security_problems,
+        "not explicit",
+    );
+}
+
+// ------------------------------------------------------------------ 8. cloud-neutral host names
+
+/// Host-name suffixes of the public and sovereign clouds.
+const CLOUD_HOSTS: &[&str] = &[
+    "azure.net",
+    "windows.net",
+    "azure.com",
+    "azure.cn",
+    "chinacloudapi.cn",
+    "usgovcloudapi.net",
+    "azure.us",
+];
+
+/// The documented exception: the ARM template and parameter file `$schema` URLs.
+fn host_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    for (name, text) in &o.files {
+        let scan: String = if name.ends_with(".json") {
+            let mut v: Value = match serde_json::from_str(text) {
+                Ok(v) => v,
+                Err(_) => continue,
+            };
+            if let Some(m) = v.as_object_mut() {
+                m.remove("$schema");
+            }
+            v.to_string()
+        } else {
+            text.clone()
+        };
+        for h in CLOUD_HOSTS {
+            if scan.contains(h) {
+                p.push(format!("{}: {name} names the cloud host {h}", o.at));
+            }
+        }
+    }
+    p
+}
+
+#[test]
+fn no_rendered_string_names_a_cloud_host() {
+    assert_clean(all().iter().flat_map(host_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            let z = resource_mut(o, "Microsoft.Network/privateDnsZones");
+            z["name"] = "privatelink.vaultcore.azure.net".into();
+            let text = o.arm.to_string();
+            o.files.push(("azuredeploy.json".into(), text));
+        },
+        host_problems,
+        "azure.net",
+    );
+}
+
+/// Evaluate the ARM expression forms the render uses for DNS zone names in `cloud`:
+/// `format(...)`, `replace(...)`, string literals and `environment().suffixes.*`.
+fn eval(expr: &str, cloud: Cloud) -> String {
+    let e = expr.trim();
+    let sfx = cloud.suffixes();
+    if let Some(lit) = e.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')) {
+        return lit.replace("''", "'");
+    }
+    if e == "environment().suffixes.keyvaultDns" {
+        return sfx.keyvault_dns.into();
+    }
+    if e == "environment().suffixes.storage" {
+        return sfx.storage.into();
+    }
+    let (f, rest) = e
+        .split_once('(')
+        .unwrap_or_else(|| panic!("cannot evaluate {e}"));
+    let args = split_args(rest.strip_suffix(')').unwrap());
+    let a: Vec<String> = args.iter().map(|x| eval(x, cloud)).collect();
+    match f {
+        "format" => {
+            let mut s = a[0].clone();
+            for (i, v) in a[1..].iter().enumerate() {
+                s = s.replace(&format!("{{{i}}}"), v);
+            }
+            s
+        }
+        "replace" => a[0].replace(&a[1], &a[2]),
+        "concat" => a.concat(),
+        _ => panic!("cannot evaluate {f}"),
+    }
+}
+
+fn split_args(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth, mut quoted) = (Vec::new(), String::new(), 0, false);
+    for c in s.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur);
+    out
+}
+
+/// The zone Learn lists per cloud ("Azure Private Endpoint private DNS zone values").
+fn expected_zone(group: &str, cloud: Cloud) -> &'static str {
+    match (group, cloud) {
+        ("vault", Cloud::AzureCloud) => "privatelink.vaultcore.azure.net",
+        ("vault", Cloud::AzureChinaCloud) => "privatelink.vaultcore.azure.cn",
+        ("vault", Cloud::AzureUSGovernment) => "privatelink.vaultcore.usgovcloudapi.net",
+        ("queue", Cloud::AzureCloud) => "privatelink.queue.core.windows.net",
+        ("queue", Cloud::AzureChinaCloud) => "privatelink.queue.core.chinacloudapi.cn",
+        ("queue", Cloud::AzureUSGovernment) => "privatelink.queue.core.usgovcloudapi.net",
+        _ => panic!("no zone for {group}"),
+    }
+}
+
+/// Each private endpoint's zone resolves to the zone Learn lists, in every cloud; and in the
+/// cloud the spec's region belongs to.
+#[test]
+fn private_dns_zones_resolve_in_every_cloud() {
+    let mut seen = std::collections::BTreeSet::new();
+    for o in all() {
+        let zones = of(&o.arm, "Microsoft.Network/privateDnsZones");
+        for pe in of(&o.arm, "Microsoft.Network/privateEndpoints") {
+            let group =
+                pe["properties"]["privateLinkServiceConnections"][0]["properties"]["groupIds"][0]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+            let region_cloud = Cloud::for_region(&o.region);
+            seen.insert((group.clone(), region_cloud.name()));
+            let matching: Vec<&&Value> = zones
+                .iter()
+                .filter(|z| {
+                    let n = z["name"].as_str().unwrap();
+                    let expr = n.strip_prefix('[').and_then(|x| x.strip_suffix(']'));
+                    let expr = expr.unwrap_or_else(|| {
+                        panic!(
+                            "{}: zone name {n} is a literal, not derived from environment()",
+                            o.at
+                        )
+                    });
+                    Cloud::ALL
+                        .iter()
+                        .all(|c| eval(expr, *c) == expected_zone(&group, *c))
+                })
+                .collect();
+            assert_eq!(matching.len(), 1, "{}: zone of the {group} endpoint", o.at);
+        }
+    }
+    for want in [
+        ("vault", "AzureChinaCloud"),
+        ("queue", "AzureChinaCloud"),
+        ("vault", "AzureUSGovernment"),
+        ("vault", "AzureCloud"),
+        ("queue", "AzureCloud"),
+    ] {
+        assert!(
+            seen.contains(&(want.0.to_string(), want.1)),
+            "no spec renders a {} endpoint in {}",
+            want.0,
+            want.1
+        );
+    }
+    assert_eq!(
+        eval(
+            "format('privatelink{0}', replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore'))",
+            Cloud::AzureChinaCloud
+        ),
+        "privatelink.vaultcore.azure.cn"
+    );
+}
+
+// ------------------------------------------------------------------ 10. metrics and logs
+
+/// Every metric alert (and autoscale rule on an Azure Monitor metric) uses a metric and an
+/// aggregation of the supported-metrics table (`gpuform::plan::METRICS`).
+fn metric_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    // Learn, "Create or edit a metric alert rule": check every 1, 5, 15, 30 minutes or hour;
+    // a lookback period of 1 minute to 1 day, at least the frequency.
+    const FREQ: &[&str] = &["PT1M", "PT5M", "PT15M", "PT30M", "PT1H"];
+    const WINDOW: &[&str] = &[
+        "PT1M", "PT5M", "PT15M", "PT30M", "PT1H", "PT6H", "PT12H", "P1D",
+    ];
+    for al in of(&o.arm, "Microsoft.Insights/metricAlerts") {
+        let f = al["properties"]["evaluationFrequency"]
+            .as_str()
+            .unwrap_or("");
+        let w = al["properties"]["windowSize"].as_str().unwrap_or("");
+        let (fi, wi) = (
+            FREQ.iter().position(|x| *x == f),
+            WINDOW.iter().position(|x| *x == w),
+        );
+        match (fi, wi) {
+            (Some(fi), Some(wi)) if wi >= fi => {}
+            _ => p.push(format!("{}: alert frequency {f} / window {w}", o.at)),
+        }
+        for c in al["properties"]["criteria"]["allOf"].as_array().unwrap() {
+            let (ns, m, agg) = (
+                c["metricNamespace"].as_str().unwrap_or(""),
+                c["metricName"].as_str().unwrap_or(""),
+                c["timeAggregation"].as_str().unwrap_or(""),
+            );
+            match metric_entry(ns, m) {
+                None => p.push(format!("{}: metric {ns}/{m} is not in the table", o.at)),
+                Some(e) => {
+                    if !e.aggregations.contains(&agg) {
+                        p.push(format!("{}: {m} does not list the aggregation {agg}", o.at));
+                    }
+                    for d in c["dimensions"].as_array().into_iter().flatten() {
+                        let d = d["name"].as_str().unwrap_or("");
+                        if !e.dimensions.contains(&d) {
+                            p.push(format!("{}: {m} has no dimension {d}", o.at));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for a in of(&o.arm, "Microsoft.Insights/autoscaleSettings") {
+        for prof in a["properties"]["profiles"].as_array().unwrap() {
+            for r in prof["rules"].as_array().into_iter().flatten() {
+                let t = &r["metricTrigger"];
+                let ns = t["metricNamespace"].as_str().unwrap_or("");
+                if ns.is_empty() {
+                    continue; // the storage queue's ApproximateMessageCount: autoscale's own
+                }
+                let m = t["metricName"].as_str().unwrap_or("");
+                match metric_entry(ns, m) {
+                    None => p.push(format!(
+                        "{}: autoscale metric {ns}/{m} not in the table",
+                        o.at
+                    )),
+                    Some(e) => {
+                        let agg = t["timeAggregation"].as_str().unwrap_or("");
+                        if !e.aggregations.contains(&agg) {
+                            p.push(format!("{}: autoscale {m} with {agg}", o.at));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    p
+}
+
+#[test]
+fn metric_alerts_use_documented_metric_aggregation_pairs() {
+    assert_clean(all().iter().flat_map(metric_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            let al = o.arm["resources"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|r| {
+                    r["name"]
+                        .as_str()
+                        .is_some_and(|n| n.contains("capacity-at-max"))
+                })
+                .unwrap();
+            al["properties"]["criteria"]["allOf"][0]["timeAggregation"] = "Minimum".into();
+        },
+        metric_problems,
+        "does not list the aggregation Minimum",
+    );
+}
+
+/// The resource type of a `scope` (`Microsoft.KeyVault/vaults/{0}` or a format() of it).
+fn scope_type(scope: &str) -> String {
+    let path = scope
+        .trim_start_matches("[format('")
+        .split('\'')
+        .next()
+        .unwrap();
+    let seg: Vec<&str> = path.split('/').collect();
+    let mut t = format!("{}/{}", seg[0], seg[1]);
+    let mut i = 3;
+    while i < seg.len() {
+        t.push('/');
+        t.push_str(seg[i]);
+        i += 2;
+    }
+    t
+}
+
+/// Diagnostic settings name explicit log categories of their resource type, from the table.
+fn diagnostic_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    for d in of(&o.arm, "Microsoft.Insights/diagnosticSettings") {
+        let ty = scope_type(d["scope"].as_str().unwrap());
+        let Some(e) = log_entry(&ty) else {
+            p.push(format!("{}: no log table entry for {ty}", o.at));
+            continue;
+        };
+        for l in d["properties"]["logs"].as_array().unwrap() {
+            match l["category"].as_str() {
+                Some(c) if e.log_categories.contains(&c) => {}
+                _ => p.push(format!(
+                    "{}: {ty} log setting {l} is not a documented category",
+                    o.at
+                )),
+            }
+        }
+        for m in d["properties"]["metrics"].as_array().unwrap() {
+            let c = m["category"].as_str().unwrap_or("");
+            if !e.metric_categories.contains(&c) {
+                p.push(format!("{}: {ty} metric category {c}", o.at));
+            }
+        }
+    }
+    p
+}
+
+#[test]
+fn diagnostic_settings_use_documented_log_categories() {
+    assert_clean(all().iter().flat_map(diagnostic_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            let d = o.arm["resources"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|r| {
+                    r["type"] == "Microsoft.Insights/diagnosticSettings"
+                        && r["scope"].as_str().unwrap().contains("autoscaleSettings")
+                })
+                .unwrap();
+            d["properties"]["logs"] =
+                serde_json::json!([{"categoryGroup": "allLogs", "enabled": true}]);
+        },
+        diagnostic_problems,
+        "not a documented category",
+    );
+}
+
+// ------------------------------------------------------------------ beyond the list
+
+/// Role assignments: each role only on the one resource type it is meant for (least
+/// privilege), at that resource (never a group or subscription), to a service principal.
+fn role_problems(o: &Out) -> Vec<String> {
+    let allowed = [
+        (roles::KEY_VAULT_SECRETS_USER, "Microsoft.KeyVault/vaults"),
+        (
+            roles::KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER,
+            "Microsoft.KeyVault/vaults/keys",
+        ),
+        (
+            roles::SERVICE_BUS_DATA_RECEIVER,
+            "Microsoft.ServiceBus/namespaces/queues",
+        ),
+        (
+            roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR,
+            "Microsoft.Storage/storageAccounts/queueServices/queues",
+        ),
+    ];
+    let mut p = Vec::new();
+    for ra in of(&o.arm, "Microsoft.Authorization/roleAssignments") {
+        let scope = ra["scope"].as_str().unwrap_or("");
+        let role = ra["properties"]["roleDefinitionId"].as_str().unwrap_or("");
+        let ty = if scope.is_empty() {
+            String::new()
+        } else {
+            scope_type(scope)
+        };
+        if !allowed
+            .iter()
+            .any(|(id, t)| role.contains(id) && t.eq_ignore_ascii_case(&ty))
+        {
+            p.push(format!("{}: role {role} at scope {scope:?} ({ty})", o.at));
+        }
+        if ra["properties"]["principalType"] != "ServicePrincipal" {
+            p.push(format!("{}: principalType is not ServicePrincipal", o.at));
+        }
+        if !ra["name"].as_str().unwrap_or("").starts_with("[guid(") {
+            p.push(format!("{}: role assignment name is not a guid()", o.at));
+        }
+    }
+    p
+}
+
+#[test]
+fn role_assignments_are_least_privilege_on_one_resource() {
+    assert_clean(all().iter().flat_map(role_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            let ra = o.arm["resources"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|r| {
+                    r["type"] == "Microsoft.Authorization/roleAssignments"
+                        && r["scope"].as_str().unwrap().contains("/queues/")
+                })
+                .unwrap();
+            ra["scope"] = "Microsoft.ServiceBus/namespaces/sb-shortvideo-prod".into();
+        },
+        role_problems,
+        "Microsoft.ServiceBus/namespaces)",
+    );
+}
+
+/// NSG rules: inbound allows only, never from the Internet, unique priorities in 100-4096,
+/// only to the workload subnet.
+fn nsg_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    let vnet = of(&o.arm, "Microsoft.Network/virtualNetworks")[0];
+    let workload = vnet["properties"]["subnets"][0]["properties"]["addressPrefix"].clone();
+    for nsg in of(&o.arm, "Microsoft.Network/networkSecurityGroups") {
+        let mut prios = std::collections::BTreeSet::new();
+        for r in nsg["properties"]["securityRules"].as_array().unwrap() {
+            let pr = &r["properties"];
+            let prio = pr["priority"].as_u64().unwrap_or(0);
+            if !(100..=4096).contains(&prio) || !prios.insert(prio) {
+                p.push(format!(
+                    "{}: priority {prio} out of range or repeated",
+                    o.at
+                ));
+            }
+            if pr["direction"] != "Inbound" || pr["access"] != "Allow" {
+                p.push(format!(
+                    "{}: rule {} is not an inbound allow",
+                    o.at, r["name"]
+                ));
+            }
+            let mut sources: Vec<&str> = pr["sourceAddressPrefixes"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|s| s.as_str()).collect())
+                .unwrap_or_default();
+            sources.extend(pr["sourceAddressPrefix"].as_str());
+            for s in sources {
+                if ["*", "Internet", "0.0.0.0/0", "Any", "::/0"]
+                    .iter()
+                    .any(|x| x.eq_ignore_ascii_case(s))
+                {
+                    p.push(format!("{}: rule {} allows from {s}", o.at, r["name"]));
+                }
+            }
+            if pr["destinationAddressPrefix"] != workload {
+                p.push(format!(
+                    "{}: rule {} is not scoped to the workload subnet",
+                    o.at, r["name"]
+                ));
+            }
+        }
+    }
+    p
+}
+
+#[test]
+fn nsg_rules_never_open_the_pool_to_the_internet() {
+    assert_clean(all().iter().flat_map(nsg_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            let nsg = resource_mut(o, "Microsoft.Network/networkSecurityGroups");
+            nsg["properties"]["securityRules"][0]["properties"]["sourceAddressPrefix"] =
+                "Internet".into();
+        },
+        nsg_problems,
+        "allows from Internet",
+    );
+}
+
+/// Private endpoints: a DNS zone group pointing at a deployed zone, that zone linked to the
+/// VNet without registration, and the group id the target type offers.
+fn pe_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    let groups = of(
+        &o.arm,
+        "Microsoft.Network/privateEndpoints/privateDnsZoneGroups",
+    );
+    let links = of(
+        &o.arm,
+        "Microsoft.Network/privateDnsZones/virtualNetworkLinks",
+    );
+    for pe in of(&o.arm, "Microsoft.Network/privateEndpoints") {
+        let conn = &pe["properties"]["privateLinkServiceConnections"][0]["properties"];
+        let target = conn["privateLinkServiceId"].as_str().unwrap_or("");
+        let group = conn["groupIds"][0].as_str().unwrap_or("");
+        let ok = (target.contains("Microsoft.KeyVault/vaults") && group == "vault")
+            || (target.contains("Microsoft.Storage/storageAccounts") && group == "queue");
+        if !ok {
+            p.push(format!("{}: group id {group} for {target}", o.at));
+        }
+        let pe_name = pe["name"].as_str().unwrap();
+        if !groups.iter().any(|g| {
+            g["name"].as_str().is_some_and(|n| n.contains(pe_name))
+                && g["properties"]["privateDnsZoneConfigs"][0]["properties"]["privateDnsZoneId"]
+                    .as_str()
+                    .is_some_and(|z| z.contains("Microsoft.Network/privateDnsZones"))
+        }) {
+            p.push(format!("{}: {pe_name} has no DNS zone group", o.at));
+        }
+    }
+    let zones = of(&o.arm, "Microsoft.Network/privateDnsZones");
+    if zones.len() != links.len() {
+        p.push(format!(
+            "{}: {} zones, {} VNet links",
+            o.at,
+            zones.len(),
+            links.len()
+        ));
+    }
+    for l in links {
+        if l["properties"]["registrationEnabled"] != false
+            || !l["properties"]["virtualNetwork"]["id"]
+                .as_str()
+                .is_some_and(|v| v.contains("Microsoft.Network/virtualNetworks"))
+        {
+            p.push(format!("{}: VNet link {}", o.at, l["name"]));
+        }
+    }
+    p
+}
+
+#[test]
+fn private_endpoints_have_a_zone_group_and_a_linked_zone() {
+    assert_clean(all().iter().flat_map(pe_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            o.arm["resources"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|r| r["type"] != "Microsoft.Network/privateEndpoints/privateDnsZoneGroups")
+        },
+        pe_problems,
+        "no DNS zone group",
+    );
+}
+
+/// Key Vault: RBAC, soft delete, and purge protection wherever a disk encryption set uses a
+/// key ("the Key Vault must have soft delete and purge protection", Learn, disk encryption).
+fn vault_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    let des = !of(&o.arm, "Microsoft.Compute/diskEncryptionSets").is_empty();
+    for v in of(&o.arm, "Microsoft.KeyVault/vaults") {
+        let pr = &v["properties"];
+        if pr["enableRbacAuthorization"] != true || pr["enableSoftDelete"] != true {
+            p.push(format!("{}: vault without RBAC or soft delete", o.at));
+        }
+        if des && pr["enablePurgeProtection"] != true {
+            p.push(format!(
+                "{}: a disk encryption set's vault without purge protection",
+                o.at
+            ));
+        }
+        if pr["networkAcls"]["defaultAction"] != "Deny" {
+            p.push(format!("{}: vault firewall does not deny by default", o.at));
+        }
+    }
+    p
+}
+
+#[test]
+fn key_vaults_fit_their_keys() {
+    assert_clean(all().iter().flat_map(vault_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            let v = resource_mut(o, "Microsoft.KeyVault/vaults");
+            v["properties"]
+                .as_object_mut()
+                .unwrap()
+                .remove("enablePurgeProtection");
+        },
+        vault_problems,
+        "without purge protection",
+    );
+}
+
+/// Budgets (Microsoft.Consumption 2024-08-01): every notification has contactEmails (required
+/// by the REST description, at most 50), at most 5 notifications, thresholds in (0, 1000].
+/// Action groups: a short name of at most 12 characters, location global.
+fn governance_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    for b in of(&o.arm, "Microsoft.Consumption/budgets") {
+        let n = b["properties"]["notifications"].as_object().unwrap();
+        if n.len() > 5 {
+            p.push(format!(
+                "{}: {} budget notifications (at most 5)",
+                o.at,
+                n.len()
+            ));
+        }
+        for (k, v) in n {
+            match v["contactEmails"].as_array() {
+                Some(e) if !e.is_empty() && e.len() <= 50 => {}
+                _ => p.push(format!(
+                    "{}: budget notification {k} without contactEmails (1-50)",
+                    o.at
+                )),
+            }
+            let t = v["threshold"].as_f64().unwrap_or(0.0);
+            if !(t > 0.0 && t <= 1000.0) {
+                p.push(format!("{}: threshold {t}", o.at));
+            }
+        }
+    }
+    for ag in of(&o.arm, "Microsoft.Insights/actionGroups") {
+        let sn = ag["properties"]["groupShortName"].as_str().unwrap_or("");
+        if sn.is_empty() || sn.chars().count() > 12 || ag["location"] != "global" {
+            p.push(format!(
+                "{}: action group short name {sn:?} / location",
+                o.at
+            ));
+        }
+    }
+    p
+}
+
+#[test]
+fn budgets_and_action_groups_fit_their_rest_contract() {
+    assert_clean(all().iter().flat_map(governance_problems).collect());
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            let b = resource_mut(o, "Microsoft.Consumption/budgets");
+            for (_, v) in b["properties"]["notifications"].as_object_mut().unwrap() {
+                v.as_object_mut().unwrap().remove("contactEmails");
+            }
+        },
+        governance_problems,
+        "without contactEmails",
+    );
+}
+
+/// A budget needs contactEmails (required by Microsoft.Consumption/budgets 2024-08-01 at
+/// resource-group scope): a spec with a budget and no alert e-mails is refused, not rendered
+/// into a budget Azure rejects (it used to be a warning, rendered with contactRoles only).
+#[test]
+fn a_budget_without_contact_emails_is_refused_before_render() {
+    let path = root().join("tests/fixtures/invalid/budget-no-contacts.yaml");
+    let checked = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
+    assert!(
+        checked
+            .diagnostics
+            .iter()
+            .any(|d| d.rule == "budget-no-contacts"),
+        "{:?}",
+        checked.diagnostics
+    );
+    assert!(checked.has_errors(), "rendered a budget Azure refuses");
+    assert!(emit::render(&checked).is_err());
+}
