@@ -206,10 +206,10 @@ proptest! {
         let text = mutate(EXAMPLES[which], &ops);
         let policy = if all_off { everything_off() } else { build_policy(&policy) };
         let c = check(&text, &policy);
-        if !c.has_errors() {
-            if let Err(e) = later_stages(&c, &policy) {
-                return Err(TestCaseError::fail(format!("{e}\n--- spec ---\n{text}\n--- policy ---\n{:?}", policy.overrides)));
-            }
+        if !c.has_errors()
+            && let Err(e) = later_stages(&c, &policy)
+        {
+            return Err(TestCaseError::fail(format!("{e}\n--- spec ---\n{text}\n--- policy ---\n{:?}", policy.overrides)));
         }
     }
 }
