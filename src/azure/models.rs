@@ -389,9 +389,36 @@ fn usage_count(v: &serde_json::Value) -> Result<(), &'static str> {
 }
 
 /// Read `az vm list-skus [-l R] [--all] -o json` output or a raw Resource SKUs response.
+///
+/// Two different entries for one VM size in one location are refused: lookups take the first,
+/// and a conflicting second (another restriction, other zones) could flip the verdict. (Other
+/// resource types legitimately repeat a name per tier, e.g. disk SKUs.)
 pub fn parse_skus(text: &str) -> Result<(Vec<ResourceSku>, ListShape), ParseError> {
     let (items, shape) = items(text)?;
-    Ok((typed(items)?, shape))
+    let list: Vec<ResourceSku> = typed(items)?;
+    let mut seen: std::collections::HashMap<(String, String), usize> =
+        std::collections::HashMap::new();
+    for (i, s) in list.iter().enumerate() {
+        if !s.is_vm() {
+            continue;
+        }
+        for loc in &s.locations {
+            let key = (s.name.to_ascii_lowercase(), loc.to_ascii_lowercase());
+            match seen.get(&key) {
+                Some(&j) if list[j] != *s => {
+                    return Err(ParseError::Value(format!(
+                        "items {j} and {i} both describe {} in {loc}, differently; which one is the subscription's?",
+                        s.name
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, i);
+                }
+            }
+        }
+    }
+    Ok((list, shape))
 }
 
 #[cfg(test)]
@@ -413,6 +440,26 @@ mod tests {
         let e = parse_usages(r#"[{"currentValue":"x","limit":"1","name":{"value":"cores"}}]"#)
             .unwrap_err();
         assert!(e.to_string().starts_with("item 0"), "{e}");
+    }
+
+    #[test]
+    fn conflicting_vm_sku_entries_are_refused() {
+        let vm = |zones: &str| {
+            format!(
+                r#"{{"resourceType":"virtualMachines","name":"Standard_NC8as_T4_v3","locations":["eastus2"],"locationInfo":[{{"location":"eastus2","zones":[{zones}]}}]}}"#
+            )
+        };
+        let same = format!("[{}, {}]", vm(r#""1""#), vm(r#""1""#));
+        assert_eq!(parse_skus(&same).unwrap().0.len(), 2);
+        let differ = format!("[{}, {}]", vm(r#""1""#), vm(r#""1","2""#));
+        let e = parse_skus(&differ).unwrap_err().to_string();
+        assert!(
+            e.contains("items 0 and 1 both describe Standard_NC8as_T4_v3 in eastus2"),
+            "{e}"
+        );
+        // disks repeat a name per size: not a conflict
+        let disks = r#"[{"resourceType":"disks","name":"Premium_LRS","size":"P1","locations":["eastus2"]},{"resourceType":"disks","name":"Premium_LRS","size":"P2","locations":["eastus2"]}]"#;
+        assert!(parse_skus(disks).is_ok());
     }
 
     #[test]
