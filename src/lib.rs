@@ -14,14 +14,17 @@ pub mod catalog;
 pub mod cli;
 pub mod cost;
 pub mod deploy;
+pub mod destroy;
 pub mod diag;
 pub mod emit;
 pub mod io;
 pub mod plan;
 pub mod preflight;
+pub mod quota;
 pub mod report;
 pub mod sizing;
 pub mod spec;
+pub mod status;
 
 /// `gpuform/<version>`, also the HTTP user agent.
 pub const USER_AGENT: &str = concat!("gpuform/", env!("CARGO_PKG_VERSION"));

@@ -21,6 +21,7 @@ pub mod deployments;
 pub mod error;
 pub mod http;
 pub mod models;
+pub mod operate;
 
 pub use api::{Arm, ArmApi};
 pub use auth::{AuthChoice, AuthMethod, AuthMode, Env, Probe, SystemProbe};

@@ -8,11 +8,14 @@ mod azure_args;
 mod common;
 mod cost;
 mod deploy;
+mod destroy;
 mod preflight;
+mod quota;
 mod render;
 mod schema;
 mod show;
 mod sizes;
+mod status;
 mod validate;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -58,6 +61,14 @@ pub enum Command {
     /// Deploy a spec to a resource group (ARM, Incremental) with progress, or show the changes (--what-if).
     #[command(after_help = DEPLOY_HELP)]
     Deploy(deploy::Args),
+    /// Show a running pool: instances, autoscale, queue, evictions, scale actions, alerts, cost (read-only).
+    #[command(after_help = status::STATUS_HELP)]
+    Status(status::Args),
+    /// Delete what the spec's deployments created (and nothing else in the group), in an order Azure accepts.
+    #[command(after_help = destroy::DESTROY_HELP)]
+    Destroy(destroy::Args),
+    /// Request the quota preflight says is missing (Azure Quota API) and follow the requests.
+    Quota(quota::QuotaArgs),
     /// List the GPU sizes gpuform knows, cheapest first.
     Sizes(sizes::Args),
     /// List the validation rules with their ids and default severities.
@@ -110,6 +121,9 @@ pub fn main() -> i32 {
         Command::Cost(a) => cost::run(a),
         Command::Render(a) => render::run(a),
         Command::Deploy(a) => deploy::run(a),
+        Command::Quota(a) => quota::run(a),
+        Command::Destroy(a) => destroy::run(a),
+        Command::Status(a) => status::run(a),
     };
     match result {
         Ok(code) => code as i32,

@@ -8,6 +8,7 @@ use clap::ValueEnum;
 
 use super::azure_args::{AzureArgs, runtime};
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, read_input, styled};
+use super::quota as quota_cli;
 use crate::azure::models;
 use crate::catalog::prices::PriceTable;
 use crate::preflight::checks::{self, Context};
@@ -39,6 +40,13 @@ pub struct Args {
     /// Offline: SKUs from `az vm list-skus [-l REGION] --all -o json` or the REST response (repeatable).
     #[arg(long, value_name = "FILE")]
     pub skus: Vec<PathBuf>,
+    /// After a BLOCKED verdict, offer to request the missing quota of the spec's region through
+    /// the Azure Quota API (asks on a terminal; with --yes submits; otherwise a dry run).
+    #[arg(long, conflicts_with_all = ["usages", "skus"])]
+    pub request_quota: bool,
+    /// With --request-quota: submit without asking.
+    #[arg(long, short = 'y', requires = "request_quota")]
+    pub yes: bool,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -66,12 +74,15 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         ..Default::default()
     };
 
+    let mut connected = None;
     let (regions, sub) = if !args.usages.is_empty() || !args.skus.is_empty() {
         ctx.mode = Some(Mode::Offline);
         read_offline(&args, &plan)?.region_data(&plan)
     } else {
         ctx.mode = Some(Mode::Live);
-        live(&args, &checked, &mut plan, &mut ctx)?
+        let (r, s, c) = live(&args, &checked, &mut plan, &mut ctx)?;
+        connected = Some(c);
+        (r, s)
     };
 
     let report = checks::build(&plan, &regions, &sub, ctx, prices);
@@ -82,6 +93,41 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Format::Github => report::github(&report),
     };
     out(&text);
+    if args.request_quota
+        && report.primary().verdict == Verdict::Blocked
+        && let Some((session, rt)) = &connected
+    {
+        let region = plan.primary().to_string();
+        let asks = crate::quota::asks(&report, std::slice::from_ref(&region));
+        if asks.is_empty() {
+            eprintln!(
+                "preflight: {region} is blocked by more than quota; requesting quota would not unblock it"
+            );
+        } else {
+            let mode = if args.yes {
+                quota_cli::Mode::Submit
+            } else if quota_cli::interactive() {
+                quota_cli::Mode::Ask
+            } else {
+                eprintln!(
+                    "preflight: no terminal to ask on (or CI is set): the quota requests are a dry run; pass --yes to file them"
+                );
+                quota_cli::Mode::DryRun
+            };
+            let code = quota_cli::file(
+                rt,
+                session,
+                &asks,
+                &region,
+                mode,
+                crate::quota::Polling::default(),
+                quota_cli::Output::Text,
+            )?;
+            if code == ExitCode::Interrupted {
+                return Ok(code);
+            }
+        }
+    }
     Ok(match report.verdict {
         Verdict::Pass => ExitCode::Ok,
         Verdict::Blocked => ExitCode::Findings,
@@ -89,12 +135,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     })
 }
 
+type Connected = (super::azure_args::Session, tokio::runtime::Runtime);
+
 fn live(
     args: &Args,
     checked: &Checked,
     plan: &mut Plan,
     ctx: &mut Context,
-) -> Result<(Vec<pf::RegionData>, pf::SubscriptionData), Failure> {
+) -> Result<(Vec<pf::RegionData>, pf::SubscriptionData, Connected), Failure> {
     let session = args.azure.connect("preflight")?;
     ctx.subscription = Some(session.subscription.clone());
     ctx.credential = Some(session.choice.describe());
@@ -103,8 +151,10 @@ fn live(
     if let Some(rg) = &args.resource_group {
         plan.existing = session.existing_pool(&rt, "preflight", rg.trim(), checked);
     }
-    rt.block_on(pf::gather_live(&session.arm, plan))
-        .map_err(|e| session.failure(&e))
+    let (regions, sub) = rt
+        .block_on(pf::gather_live(&session.arm, plan))
+        .map_err(|e| session.failure(&e))?;
+    Ok((regions, sub, (session, rt)))
 }
 
 fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {

@@ -1,0 +1,475 @@
+//! `gpuform destroy`: list what the spec's deployments created, confirm, delete it in order with
+//! progress, and summarise (the work is in `crate::destroy`).
+
+// `ArmError` carries the whole error tree; it is built once per failed call.
+#![allow(clippy::result_large_err)]
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::ValueEnum;
+use serde_json::json;
+
+use super::azure_args::{AzureArgs, runtime};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out};
+use super::quota::confirm;
+use crate::catalog::prices::PriceTable;
+use crate::destroy::{self, Deletion, Polling, Target};
+use crate::plan::Plan;
+
+pub const DESTROY_HELP: &str = concat!(
+    "Exit codes: 0 everything the spec's deployments created is gone (or was already gone: running destroy twice is ",
+    "fine); 1 a deletion failed or a deployment of the spec is still running (run destroy again to resume: what is ",
+    "gone counts as done); 2 usage or access errors (no --yes without a terminal); 130 interrupted (deletions already ",
+    "started finish in Azure; run destroy again).\n\n",
+    "Only the resources in the outputResources of the group's deployments named metadata.name-<hash> (what `gpuform ",
+    "deploy` creates; add others with --deployment NAME) are deleted, and only of types the spec's template declares; ",
+    "everything else in the group is left alone, and so is the group. Order: autoscale, alerts, budget, diagnostic ",
+    "settings and role assignments; the scale set; private endpoints, action group, disk encryption set; network; the ",
+    "rest; the Key Vault last. A deleted vault stays soft-deleted (with purge protection it cannot be purged); destroy ",
+    "says how to recover it for the next deploy. Credentials, cloud and retries work as for `gpuform preflight`."
+);
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The spec file.
+    #[arg(value_name = "SPEC")]
+    pub spec: PathBuf,
+    /// The resource group the spec was deployed to (it is not deleted).
+    #[arg(long, short = 'g', value_name = "RG")]
+    pub resource_group: String,
+    /// Delete without asking (required when stdin is not a terminal, e.g. in pipelines).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Keep the Key Vault (with its keys and diagnostic settings) and the data disks (a Flexible
+    /// set's instances get deleteOption Detach first).
+    #[arg(long)]
+    pub keep_data: bool,
+    /// Also delete what this deployment created (a deploy run with --name; repeatable).
+    #[arg(long = "deployment", value_name = "NAME")]
+    pub deployments: Vec<String>,
+    /// Summary on stdout: text or a JSON document.
+    #[arg(long, visible_alias = "format", value_enum, default_value_t = Output::Text)]
+    pub output: Output,
+    /// Seconds between polls when Azure sends no Retry-After.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, hide = true)]
+    pub poll_interval: f64,
+    #[command(flatten)]
+    pub azure: AzureArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    Text,
+    Json,
+}
+
+fn label(t: &Target) -> String {
+    let on =
+        t.on.as_deref()
+            .and_then(destroy::parse_id)
+            .map(|p| format!(" on {}", p.name))
+            .unwrap_or_default();
+    let rg = match &t.resource_group {
+        Some(g) => format!(" ({g})"),
+        None => " (subscription)".to_string(),
+    };
+    format!("{} {}{on}{rg}", t.resource_type, t.name)
+}
+
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    args.azure.check()?;
+    let polling = Polling {
+        interval: Duration::try_from_secs_f64(args.poll_interval).map_err(|_| {
+            Failure::usage(format!(
+                "--poll-interval must be a number of seconds, not {}",
+                args.poll_interval
+            ))
+        })?,
+        ..Polling::default()
+    };
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if !args.yes && !interactive {
+        return Err(Failure::usage(
+            "gpuform destroy deletes Azure resources and asks first, but there is no terminal to ask on",
+        )
+        .help("in a pipeline pass --yes"));
+    }
+    let policy = args.policy.load()?;
+    let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
+    let spec = checked
+        .spec
+        .as_ref()
+        .expect("a spec without errors has a model");
+    let plan = Plan::build(&checked).map_err(|e| {
+        Failure::from_error(
+            ExitCode::Findings,
+            format!("cannot plan {}", args.spec.display()),
+            &e,
+        )
+    })?;
+    let apis = destroy::api_versions(&crate::emit::arm::template(&plan));
+    let session = args.azure.connect("destroy")?;
+    let rt = runtime()?;
+    let rg = args.resource_group.trim().to_string();
+    let arm = &session.arm;
+
+    let group = rt
+        .block_on(arm.resource_group(&rg))
+        .map_err(|e| session.failure(&e))?;
+    if group.is_none() {
+        return finish_empty(
+            &args,
+            &format!("the resource group {rg} does not exist; nothing to destroy"),
+        );
+    }
+    let records = rt
+        .block_on(arm.deployments(&rg))
+        .map_err(|e| session.failure(&e))?;
+    let base = destroy::name_base(&spec.metadata.name);
+    let mine = destroy::spec_deployments(&records, &base, &args.deployments);
+    if let Some(d) = mine.iter().find(|d| {
+        d.properties
+            .provisioning_state
+            .as_deref()
+            .is_some_and(|s| !crate::deploy::progress::is_terminal(s))
+    }) {
+        eprintln!(
+            "destroy: deployment {} in {rg} is still {}; nothing was deleted",
+            d.name,
+            d.properties
+                .provisioning_state
+                .as_deref()
+                .unwrap_or("running")
+        );
+        eprintln!(
+            "  wait for it (az deployment group wait -g {rg} -n {n} --created) or cancel it (az deployment group cancel -g {rg} -n {n}), then run destroy again",
+            n = d.name
+        );
+        return Ok(ExitCode::Findings);
+    }
+    if mine.is_empty() {
+        return finish_empty(
+            &args,
+            &format!(
+                "no deployment of {} in {rg} (gpuform deploy names them {base}-<hash>; pass --deployment NAME for others); nothing to destroy",
+                spec.metadata.name
+            ),
+        );
+    }
+    let inv = destroy::inventory(&mine, &apis, args.keep_data);
+    let exists = rt
+        .block_on(destroy::existing(arm, &inv.delete, &apis))
+        .map_err(|e| session.failure(&e))?;
+    let live: Vec<&Target> = inv
+        .delete
+        .iter()
+        .zip(&exists)
+        .filter(|(_, e)| **e)
+        .map(|(t, _)| t)
+        .collect();
+    let gone = inv.delete.len() - live.len();
+
+    eprintln!(
+        "destroy: {} of {} resources from deployment{} {} in {rg} (subscription {}) will be deleted, in this order:",
+        live.len(),
+        inv.delete.len(),
+        if inv.deployments.len() == 1 { "" } else { "s" },
+        inv.deployments.join(", "),
+        session.subscription
+    );
+    for t in &live {
+        eprintln!("  {}  {}", t.stage + 1, label(t));
+    }
+    if gone > 0 {
+        eprintln!("  ({gone} already gone)");
+    }
+    if inv.with_parent > 0 {
+        eprintln!(
+            "  ({} child resources go with their parents)",
+            inv.with_parent
+        );
+    }
+    for t in &inv.keep {
+        eprintln!("  keep  {} (--keep-data)", label(t));
+    }
+    if !inv.foreign.is_empty() {
+        eprintln!(
+            "  left alone: {} output resources of types the spec does not declare",
+            inv.foreign.len()
+        );
+    }
+    eprintln!("  everything else in {rg}, and the group itself, is left alone");
+    let detach = args.keep_data
+        && !plan.compute.data_disks.is_empty()
+        && live.iter().any(|t| {
+            t.resource_type
+                .eq_ignore_ascii_case("Microsoft.Compute/virtualMachineScaleSets")
+        });
+    if detach && plan.compute.flexible {
+        eprintln!(
+            "  keep  the instances' data disks (--keep-data: set to deleteOption Detach before the scale set goes)"
+        );
+    } else if detach {
+        eprintln!(
+            "destroy: note: a Uniform scale set's data disks go with their instances (their deleteOption is in the scale set model); snapshot them first (az snapshot create) to keep their data"
+        );
+    }
+    if !args.yes
+        && !confirm(&format!(
+            "Delete {} resources from {rg}? [y/N] ",
+            live.len()
+        ))
+    {
+        eprintln!("destroy: not confirmed; nothing was deleted");
+        return Ok(ExitCode::Usage);
+    }
+
+    // ---- deleting (Ctrl-C: what has started finishes in Azure; destroy again resumes)
+    let mut results: Vec<Deletion> = Vec::new();
+    let mut kept_disks = 0usize;
+    let work = async {
+        let mut stages: Vec<u8> = live.iter().map(|t| t.stage).collect();
+        stages.dedup();
+        let mut failed = false;
+        for s in stages {
+            let batch: Vec<&Target> = live.iter().copied().filter(|t| t.stage == s).collect();
+            if failed {
+                for t in batch {
+                    results.push(Deletion {
+                        id: t.id.clone(),
+                        resource_type: t.resource_type.clone(),
+                        name: t.name.clone(),
+                        result: "notAttempted",
+                        error: None,
+                        seconds: 0.0,
+                    });
+                }
+                continue;
+            }
+            if detach
+                && plan.compute.flexible
+                && batch.iter().any(|t| {
+                    t.resource_type
+                        .eq_ignore_ascii_case("Microsoft.Compute/virtualMachineScaleSets")
+                })
+            {
+                match destroy::keep_instance_disks(arm, &rg, &plan.compute.name, polling).await {
+                    Ok(n) => {
+                        kept_disks = n;
+                        eprintln!(
+                            "destroy: {n} data disks of the instances set to deleteOption Detach; they stay in {rg}"
+                        );
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "destroy: FAILED to keep the instances' data disks: {}; the scale set was not deleted",
+                            e.summary()
+                        );
+                        results.push(Deletion {
+                            id: format!("/subscriptions/{}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets/{}", session.subscription, plan.compute.name),
+                            resource_type: "Microsoft.Compute/virtualMachineScaleSets".into(),
+                            name: plan.compute.name.clone(),
+                            result: "failed",
+                            error: Some(e),
+                            seconds: 0.0,
+                        });
+                        failed = true;
+                        for t in batch.iter().filter(|t| {
+                            !t.resource_type
+                                .eq_ignore_ascii_case("Microsoft.Compute/virtualMachineScaleSets")
+                        }) {
+                            results.push(Deletion {
+                                id: t.id.clone(),
+                                resource_type: t.resource_type.clone(),
+                                name: t.name.clone(),
+                                result: "notAttempted",
+                                error: None,
+                                seconds: 0.0,
+                            });
+                        }
+                        continue;
+                    }
+                }
+            }
+            for t in &batch {
+                eprintln!("destroy: deleting {}", label(t));
+            }
+            let done = futures::future::join_all(batch.iter().map(|t| {
+                let api = apis
+                    .get(&t.resource_type.to_ascii_lowercase())
+                    .cloned()
+                    .unwrap_or_default();
+                async move { destroy::delete_one(arm, t, &api, polling).await }
+            }))
+            .await;
+            for d in done {
+                match d.result {
+                    "failed" => {
+                        failed = true;
+                        eprintln!(
+                            "destroy: FAILED {} {}: {}",
+                            d.resource_type,
+                            d.name,
+                            d.error.as_ref().map(|e| e.summary()).unwrap_or_default()
+                        );
+                    }
+                    "alreadyGone" => {
+                        eprintln!("destroy: {} {} was already gone", d.resource_type, d.name)
+                    }
+                    _ => eprintln!(
+                        "destroy: deleted {} {} ({:.0}s)",
+                        d.resource_type, d.name, d.seconds
+                    ),
+                }
+                results.push(d);
+            }
+        }
+        if failed {
+            return false;
+        }
+        // every resource is gone: the deployment records go last (a failed run keeps them, so
+        // the next run finds the same resources)
+        for name in &inv.deployments {
+            match arm.delete_deployment(&rg, name).await {
+                Ok(crate::azure::operate::Deleted::Accepted(a)) => {
+                    let _ = destroy::follow(arm, "delete the deployment record", &a, polling).await;
+                }
+                Ok(_) => {}
+                Err(e) => eprintln!(
+                    "destroy: warning: could not delete the deployment record {name}: {}",
+                    e.summary()
+                ),
+            }
+        }
+        true
+    };
+    let ok = rt.block_on(async {
+        tokio::select! {
+            r = work => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let Some(ok) = ok else {
+        eprintln!(
+            "\ndestroy: interrupted; deletions already started finish in Azure. Run `gpuform destroy {} -g {rg}` again to finish (what is gone counts as done).",
+            args.spec.display()
+        );
+        return Ok(ExitCode::Interrupted);
+    };
+
+    // what Azure keeps after deletion
+    let mut notes: Vec<String> = Vec::new();
+    for d in results.iter().filter(|d| {
+        d.result == "deleted"
+            && d.resource_type
+                .eq_ignore_ascii_case("Microsoft.KeyVault/vaults")
+    }) {
+        let purge_date = rt
+            .block_on(arm.deleted_vault(&spec.spec.region.to_ascii_lowercase(), &d.name))
+            .ok()
+            .flatten()
+            .and_then(|v| {
+                v.pointer("/properties/scheduledPurgeDate")
+                    .and_then(|x| x.as_str())
+                    .map(str::to_string)
+            });
+        let until = purge_date
+            .map(|p| format!(" until {p}"))
+            .unwrap_or_else(|| format!(" for {} days", plan.vault.soft_delete_retention_days));
+        if plan.vault.purge_protection {
+            notes.push(format!(
+                "Key Vault {} is soft-deleted{until}; purge protection is on, so it cannot be purged. The next deploy of this spec to {rg} reuses the name and fails until you recover it: az keyvault recover --name {} --resource-group {rg} (then gpuform deploy updates it); or set security.keyVault.name to another name",
+                d.name, d.name
+            ));
+        } else {
+            notes.push(format!(
+                "Key Vault {} is soft-deleted{until}; recover it (az keyvault recover --name {}) before the next deploy, or purge it (az keyvault purge --name {}) to free the name",
+                d.name, d.name, d.name
+            ));
+        }
+    }
+    if results.iter().any(|d| {
+        d.result == "deleted"
+            && d.resource_type
+                .eq_ignore_ascii_case("Microsoft.Authorization/roleAssignments")
+    }) {
+        notes.push("the role assignments the spec granted were deleted before the identity, so none is left behind as \"Identity not found\"".into());
+    }
+    let count = |r: &str| results.iter().filter(|d| d.result == r).count();
+    let (deleted, already, failed, skipped) = (
+        count("deleted"),
+        count("alreadyGone") + gone,
+        count("failed"),
+        count("notAttempted"),
+    );
+    match args.output {
+        Output::Json => out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json!({
+                "schemaVersion": 1,
+                "resourceGroup": rg,
+                "deployments": inv.deployments,
+                "succeeded": ok,
+                "deleted": deleted, "alreadyGone": already, "failed": failed, "notAttempted": skipped,
+                "results": results,
+                "kept": inv.keep,
+                "keptDataDisks": kept_disks,
+                "notes": notes,
+            }))
+            .expect("serialises")
+        )),
+        Output::Text => {
+            let mut s = format!(
+                "{}: {deleted} deleted, {already} already gone, {failed} failed, {skipped} not attempted{}\n",
+                if ok { "destroyed" } else { "destroy incomplete" },
+                if inv.keep.is_empty() && kept_disks == 0 {
+                    String::new()
+                } else if kept_disks == 0 {
+                    format!(", {} kept", inv.keep.len())
+                } else {
+                    format!(", {} kept and {kept_disks} data disks detached and kept", inv.keep.len())
+                }
+            );
+            for d in results.iter().filter(|d| d.result == "failed") {
+                s.push_str(&format!("  failed: {} {}\n", d.resource_type, d.name));
+                if let Some(e) = &d.error {
+                    s.push_str(&format!("    {}\n", e.summary()));
+                    for l in e.detail_lines() {
+                        s.push_str(&format!("    {l}\n"));
+                    }
+                    if let Some(h) = &e.help {
+                        s.push_str(&format!("    help: {h}\n"));
+                    }
+                }
+            }
+            if !ok {
+                s.push_str(&format!(
+                    "  run `gpuform destroy {} -g {rg}` again to resume: what is gone counts as done\n",
+                    args.spec.display()
+                ));
+            }
+            for n in &notes {
+                s.push_str(&format!("  note: {n}\n"));
+            }
+            out(&s);
+        }
+    }
+    Ok(if ok { ExitCode::Ok } else { ExitCode::Findings })
+}
+
+fn finish_empty(args: &Args, msg: &str) -> Result<ExitCode, Failure> {
+    match args.output {
+        Output::Json => out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json!({"schemaVersion": 1, "resourceGroup": args.resource_group.trim(), "succeeded": true,
+                "deleted": 0, "alreadyGone": 0, "failed": 0, "notAttempted": 0, "results": [], "notes": [msg]}))
+            .expect("serialises")
+        )),
+        Output::Text => out(&format!("{msg}\n")),
+    }
+    Ok(ExitCode::Ok)
+}

@@ -1,0 +1,527 @@
+//! `gpuform destroy`: delete exactly what the spec's deployments created, in an order Azure
+//! accepts, and nothing else in the group.
+//!
+//! What goes: the union of `outputResources` of the resource group's deployments of this spec
+//! (`metadata.name-<hash>`, the names `gpuform deploy` gives, plus any `--deployment NAME`),
+//! kept only when their type is one the spec's rendered template declares. Deployment Stacks are
+//! not used (README "destroy" says why), so this works for every pool `gpuform deploy` made.
+//!
+//! Order ([`stage`]): what watches or grants on other resources first (autoscale, alerts,
+//! budget, diagnostic settings, role assignments), then the scale set, then what used it,
+//! the network from the inside out, and the Key Vault last (its keys encrypt the disks until the
+//! scale set and the disk encryption set are gone). Children whose parent also goes (subnets,
+//! queues, keys, zone links) are deleted with the parent. The deployment records are deleted
+//! only when every resource is gone, so a run that fails half-way is resumed by running destroy
+//! again: what is gone already answers 404 and counts as done.
+
+// `ArmError` carries the whole error tree; it is built once per failed call.
+#![allow(clippy::result_large_err)]
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::azure::deployments::Accepted;
+use crate::azure::operate::{Deleted, DeploymentRecord};
+use crate::azure::{Arm, ArmError};
+
+/// A resource id taken apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Target {
+    pub id: String,
+    /// `Microsoft.Network/virtualNetworks/subnets`.
+    #[serde(rename = "type")]
+    pub resource_type: String,
+    pub name: String,
+    /// The resource group in the id, if any (budgets can sit on the subscription).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_group: Option<String>,
+    /// An extension resource (role assignment, diagnostic setting): the id of what it is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    pub stage: u8,
+}
+
+/// Parse `/subscriptions/s/resourceGroups/g/providers/NS/t1/n1[/t2/n2...]` (extension resources
+/// `.../providers/NS2/t/n` on another resource too). `None` for what is not a resource id.
+pub fn parse_id(id: &str) -> Option<Target> {
+    let segs: Vec<&str> = id.trim_matches('/').split('/').collect();
+    let last = segs
+        .iter()
+        .rposition(|s| s.eq_ignore_ascii_case("providers"))?;
+    let ns = segs.get(last + 1)?;
+    let rest = &segs[last + 2..];
+    if rest.is_empty() || !rest.len().is_multiple_of(2) {
+        return None;
+    }
+    let mut ty = ns.to_string();
+    for pair in rest.chunks(2) {
+        ty.push('/');
+        ty.push_str(pair[0]);
+    }
+    let name = rest[rest.len() - 1].to_string();
+    let rg = segs
+        .iter()
+        .position(|s| s.eq_ignore_ascii_case("resourceGroups"))
+        .and_then(|i| segs.get(i + 1))
+        .map(|s| s.to_string());
+    // an extension resource: another `providers` before the last one, with a resource between
+    let earlier = segs[..last]
+        .iter()
+        .rposition(|s| s.eq_ignore_ascii_case("providers"));
+    let on = earlier
+        .filter(|e| last > e + 2)
+        .map(|_| format!("/{}", segs[..last].join("/")));
+    let mut t = Target {
+        id: format!("/{}", segs.join("/")),
+        resource_type: ty,
+        name,
+        resource_group: rg,
+        on,
+        stage: 0,
+    };
+    t.stage = stage(&t.resource_type);
+    Some(t)
+}
+
+/// When a type is deleted (lower first). Types gpuform never renders go with the rest (5).
+pub fn stage(resource_type: &str) -> u8 {
+    match resource_type.to_ascii_lowercase().as_str() {
+        "microsoft.insights/autoscalesettings"
+        | "microsoft.insights/metricalerts"
+        | "microsoft.insights/activitylogalerts"
+        | "microsoft.insights/diagnosticsettings"
+        | "microsoft.consumption/budgets"
+        | "microsoft.authorization/roleassignments" => 0,
+        "microsoft.compute/virtualmachinescalesets" => 1,
+        "microsoft.network/privateendpoints"
+        | "microsoft.insights/actiongroups"
+        | "microsoft.compute/diskencryptionsets" => 2,
+        "microsoft.network/virtualnetworks" | "microsoft.network/privatednszones" => 3,
+        "microsoft.network/natgateways" | "microsoft.network/networksecuritygroups" => 4,
+        "microsoft.keyvault/vaults" => 6,
+        _ => 5,
+    }
+}
+
+/// Is this kept by `--keep-data`? (the vault and what is in or on it, managed disks)
+pub fn is_data(t: &Target, all: &[Target]) -> bool {
+    let ty = t.resource_type.to_ascii_lowercase();
+    if ty.starts_with("microsoft.keyvault/vaults") || ty == "microsoft.compute/disks" {
+        return true;
+    }
+    // diagnostic settings on the vault stay with it; role assignments on it are orphans once
+    // the identity is gone, so they go
+    t.on.as_deref().is_some_and(|on| {
+        ty == "microsoft.insights/diagnosticsettings"
+            && all
+                .iter()
+                .any(|v| v.id.eq_ignore_ascii_case(on) && is_data(v, &[]))
+    })
+}
+
+/// The spec's deployments among the group's: `base-<8 hex>` or a name given explicitly.
+pub fn spec_deployments<'a>(
+    records: &'a [DeploymentRecord],
+    base: &str,
+    extra: &[String],
+) -> Vec<&'a DeploymentRecord> {
+    records
+        .iter()
+        .filter(|d| {
+            extra.iter().any(|e| e.eq_ignore_ascii_case(&d.name))
+                || d.name
+                    .strip_prefix(base)
+                    .and_then(|r| r.strip_prefix('-'))
+                    .is_some_and(|h| h.len() == 8 && h.chars().all(|c| c.is_ascii_hexdigit()))
+        })
+        .collect()
+}
+
+/// The deployment-name base for a spec name (as `deploy::deployment_name` builds it).
+pub fn name_base(spec_name: &str) -> String {
+    let full = crate::deploy::deployment_name(spec_name, "", "");
+    full[..full.len() - 9].to_string()
+}
+
+/// Types (lower case) → API version, from the rendered template (nested deployments too).
+pub fn api_versions(template: &Value) -> BTreeMap<String, String> {
+    fn walk(rs: &Value, out: &mut BTreeMap<String, String>) {
+        for r in rs.as_array().into_iter().flatten() {
+            if let (Some(t), Some(v)) = (
+                r.get("type").and_then(Value::as_str),
+                r.get("apiVersion").and_then(Value::as_str),
+            ) {
+                out.entry(t.to_ascii_lowercase()).or_insert(v.to_string());
+            }
+            walk(r.get("resources").unwrap_or(&Value::Null), out);
+            if let Some(inner) = r.pointer("/properties/template/resources") {
+                walk(inner, out);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(template.get("resources").unwrap_or(&Value::Null), &mut out);
+    out
+}
+
+/// What destroy will delete, in order, and what it keeps.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inventory {
+    pub deployments: Vec<String>,
+    /// Deleted in `stage` order.
+    pub delete: Vec<Target>,
+    /// Kept by `--keep-data`.
+    pub keep: Vec<Target>,
+    /// Children that go with their parent.
+    #[serde(skip)]
+    pub with_parent: usize,
+    /// Output resources of a type the spec's template does not declare (left alone).
+    pub foreign: Vec<String>,
+}
+
+/// Build the inventory from the deployments' output resources.
+pub fn inventory(
+    records: &[&DeploymentRecord],
+    apis: &BTreeMap<String, String>,
+    keep_data: bool,
+) -> Inventory {
+    let mut inv = Inventory {
+        deployments: records.iter().map(|d| d.name.clone()).collect(),
+        ..Default::default()
+    };
+    let mut all: Vec<Target> = Vec::new();
+    for d in records {
+        for r in &d.properties.output_resources {
+            let Some(t) = parse_id(&r.id) else { continue };
+            if !apis.contains_key(&t.resource_type.to_ascii_lowercase()) {
+                if !inv.foreign.contains(&t.id) {
+                    inv.foreign.push(t.id.clone());
+                }
+                continue;
+            }
+            if !all.iter().any(|x| x.id.eq_ignore_ascii_case(&t.id)) {
+                all.push(t);
+            }
+        }
+    }
+    for t in &all {
+        // a child whose parent is in the list goes with it (extension resources do not)
+        let parent_listed = t.on.is_none()
+            && all.iter().any(|p| {
+                p.id.len() < t.id.len()
+                    && t.id
+                        .to_ascii_lowercase()
+                        .starts_with(&format!("{}/", p.id.to_ascii_lowercase()))
+                    && p.on.is_none()
+            });
+        if keep_data && is_data(t, &all) {
+            if !parent_listed {
+                inv.keep.push(t.clone());
+            }
+            continue;
+        }
+        if parent_listed {
+            inv.with_parent += 1;
+            continue;
+        }
+        inv.delete.push(t.clone());
+    }
+    inv.delete.sort_by(|a, b| {
+        (a.stage, &a.resource_type, &a.name).cmp(&(b.stage, &b.resource_type, &b.name))
+    });
+    inv
+}
+
+/// How one deletion ended.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Deletion {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub resource_type: String,
+    pub name: String,
+    /// `deleted`, `alreadyGone`, `failed`, `notAttempted`.
+    pub result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ArmError>,
+    pub seconds: f64,
+}
+
+/// Polling of asynchronous deletes.
+#[derive(Debug, Clone, Copy)]
+pub struct Polling {
+    pub interval: Duration,
+    pub max_sleep: Duration,
+    pub max_failures: u32,
+    /// Stop following one deletion after this long.
+    pub max_total: Duration,
+}
+
+impl Default for Polling {
+    fn default() -> Self {
+        Self {
+            interval: Duration::from_secs(5),
+            max_sleep: Duration::from_secs(60),
+            max_failures: 8,
+            max_total: Duration::from_secs(60 * 60),
+        }
+    }
+}
+
+/// Follow a 202: `Azure-AsyncOperation` (`{"status": ...}`) or `Location` (202 while running,
+/// 200/204 when done), honouring `Retry-After`.
+pub async fn follow(arm: &Arm, what: &str, a: &Accepted, polling: Polling) -> Result<(), ArmError> {
+    let by_location = a.async_operation.is_none();
+    let Some(mut url) = a.async_operation.clone().or_else(|| a.location.clone()) else {
+        return Ok(()); // 202 without a link: accepted; nothing to follow
+    };
+    let started = Instant::now();
+    let mut wait = a.retry_after.unwrap_or(polling.interval);
+    let mut failures = 0;
+    loop {
+        if started.elapsed() > polling.max_total {
+            return Err(ArmError::new(
+                crate::azure::ErrorKind::Timeout,
+                what,
+                format!("still running after {}s", started.elapsed().as_secs()),
+            ));
+        }
+        tokio::time::sleep(wait.min(polling.max_sleep)).await;
+        let p = match arm
+            .poll_link(what, "read on the resource (e.g. Reader)", &url)
+            .await
+        {
+            Ok(p) => {
+                failures = 0;
+                p
+            }
+            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) => {
+                failures += 1;
+                if failures >= polling.max_failures {
+                    return Err(e);
+                }
+                wait = polling.interval;
+                continue;
+            }
+        };
+        wait = p.retry_after.unwrap_or(polling.interval);
+        if by_location {
+            if p.status == 202 {
+                if let Some(l) = p.location {
+                    url = l;
+                }
+                continue;
+            }
+            return Ok(());
+        }
+        match p.lro_status() {
+            Some(s) if s.eq_ignore_ascii_case("Succeeded") => return Ok(()),
+            Some(s) if s.eq_ignore_ascii_case("Failed") || s.eq_ignore_ascii_case("Canceled") => {
+                let detail = p.body.get("error").and_then(|e| {
+                    serde_json::from_value::<crate::azure::ErrorDetail>(e.clone()).ok()
+                });
+                let mut e = ArmError::new(
+                    crate::azure::ErrorKind::Http,
+                    what,
+                    format!("the deletion ended {s}"),
+                );
+                if let Some(d) = detail {
+                    e.code = d.code;
+                    e.message = d.message.or(e.message);
+                    e.details = d.details;
+                }
+                return Err(e);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Delete one target and follow it to the end.
+pub async fn delete_one(arm: &Arm, t: &Target, api: &str, polling: Polling) -> Deletion {
+    let started = Instant::now();
+    let what = format!("delete {} {}", t.resource_type, t.name);
+    let r = match arm.delete_resource(&t.id, api).await {
+        Ok(Deleted::Done) => Ok("deleted"),
+        Ok(Deleted::Absent) => Ok("alreadyGone"),
+        Ok(Deleted::Accepted(a)) => follow(arm, &what, &a, polling).await.map(|_| "deleted"),
+        Err(e) => Err(e),
+    };
+    let (result, error) = match r {
+        Ok(s) => (s, None),
+        Err(e) => ("failed", Some(e)),
+    };
+    Deletion {
+        id: t.id.clone(),
+        resource_type: t.resource_type.clone(),
+        name: t.name.clone(),
+        result,
+        error,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// `--keep-data` on a Flexible scale set: switch every instance's data disks to
+/// `deleteOption: Detach` before the scale set goes, so the disks stay in the group. Returns the
+/// number of disks kept.
+pub async fn keep_instance_disks(
+    arm: &Arm,
+    rg: &str,
+    vmss: &str,
+    polling: Polling,
+) -> Result<usize, ArmError> {
+    let vms = arm.pool_vms(rg, vmss, true).await?;
+    let mut kept = 0;
+    for vm in vms.iter().filter(|v| !v.id.is_empty()) {
+        let (n, accepted) = arm.detach_data_disks(&vm.id).await?;
+        if let Some(a) = accepted {
+            follow(arm, &format!("update {}", vm.name), &a, polling).await?;
+        }
+        kept += n;
+    }
+    Ok(kept)
+}
+
+/// Which of `targets` exist now (GET each; an error counts as existing, the DELETE will tell).
+pub async fn existing(
+    arm: &Arm,
+    targets: &[Target],
+    apis: &BTreeMap<String, String>,
+) -> Result<Vec<bool>, ArmError> {
+    let checks = targets.iter().map(|t| async move {
+        let api = apis
+            .get(&t.resource_type.to_ascii_lowercase())
+            .map(String::as_str)
+            .unwrap_or("2021-04-01");
+        match arm.get_resource(&t.id, api).await {
+            Ok(v) => Ok(v.is_some()),
+            Err(e) if e.is_fatal() || e.status == Some(403) => Err(e),
+            Err(_) => Ok(true),
+        }
+    });
+    futures::future::join_all(checks)
+        .await
+        .into_iter()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::azure::operate::{RecordProperties, ResourceId};
+
+    const RG: &str = "/subscriptions/s/resourceGroups/rg/providers";
+
+    #[test]
+    fn ids_parse_into_type_name_and_scope() {
+        let t = parse_id(&format!(
+            "{RG}/Microsoft.Network/virtualNetworks/v/subnets/workload"
+        ))
+        .unwrap();
+        assert_eq!(t.resource_type, "Microsoft.Network/virtualNetworks/subnets");
+        assert_eq!(
+            (
+                t.name.as_str(),
+                t.resource_group.as_deref(),
+                t.on.as_deref()
+            ),
+            ("workload", Some("rg"), None)
+        );
+        let ra = parse_id(&format!(
+            "{RG}/Microsoft.KeyVault/vaults/kv/providers/Microsoft.Authorization/roleAssignments/g1"
+        ))
+        .unwrap();
+        assert_eq!(ra.resource_type, "Microsoft.Authorization/roleAssignments");
+        assert_eq!(
+            ra.on.as_deref(),
+            Some("/subscriptions/s/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/kv")
+        );
+        assert_eq!(ra.stage, 0);
+        let budget =
+            parse_id("/subscriptions/s/providers/Microsoft.Consumption/budgets/b").unwrap();
+        assert_eq!(
+            (budget.resource_group, budget.on, budget.stage),
+            (None, None, 0)
+        );
+        assert!(parse_id("/subscriptions/s/resourceGroups/rg").is_none());
+    }
+
+    #[test]
+    fn the_inventory_orders_skips_children_and_keeps_data() {
+        let ids = [
+            "Microsoft.KeyVault/vaults/kv",
+            "Microsoft.KeyVault/vaults/kv/keys/disk-cmk",
+            "Microsoft.Network/virtualNetworks/v",
+            "Microsoft.Network/virtualNetworks/v/subnets/workload",
+            "Microsoft.Compute/virtualMachineScaleSets/vmss",
+            "Microsoft.Insights/autoscaleSettings/as",
+            "Microsoft.KeyVault/vaults/kv/providers/Microsoft.Insights/diagnosticSettings/to-log-analytics",
+            "Microsoft.Web/sites/not-ours",
+        ];
+        let d = DeploymentRecord {
+            name: "pool-0a1b2c3d".into(),
+            properties: RecordProperties {
+                output_resources: ids
+                    .iter()
+                    .map(|i| ResourceId {
+                        id: format!("{RG}/{i}"),
+                    })
+                    .collect(),
+                ..Default::default()
+            },
+        };
+        let mut apis = BTreeMap::new();
+        for t in [
+            "microsoft.keyvault/vaults",
+            "microsoft.keyvault/vaults/keys",
+            "microsoft.network/virtualnetworks",
+            "microsoft.network/virtualnetworks/subnets",
+            "microsoft.compute/virtualmachinescalesets",
+            "microsoft.insights/autoscalesettings",
+            "microsoft.insights/diagnosticsettings",
+        ] {
+            apis.insert(t.to_string(), "2024-01-01".to_string());
+        }
+        let inv = inventory(&[&d], &apis, false);
+        let names: Vec<&str> = inv.delete.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["as", "to-log-analytics", "vmss", "v", "kv"]);
+        assert_eq!(inv.with_parent, 2);
+        assert_eq!(inv.foreign.len(), 1);
+        let kept = inventory(&[&d], &apis, true);
+        let names: Vec<&str> = kept.delete.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["as", "vmss", "v"]);
+        assert_eq!(
+            kept.keep
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>(),
+            ["kv", "to-log-analytics"]
+        );
+    }
+
+    #[test]
+    fn only_the_specs_deployments_count() {
+        let rec = |n: &str| DeploymentRecord {
+            name: n.into(),
+            ..Default::default()
+        };
+        let all = [
+            rec("pool-0a1b2c3d"),
+            rec("pool-extra-0a1b2c3d"),
+            rec("pool-xyz"),
+            rec("other-0a1b2c3d"),
+            rec("mine"),
+        ];
+        let got: Vec<&str> = spec_deployments(&all, &name_base("pool"), &["mine".into()])
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(got, ["pool-0a1b2c3d", "mine"]);
+    }
+}

@@ -1,0 +1,776 @@
+//! `gpuform status`: one read-only screen about a running pool. Every section is gathered on
+//! its own and degrades to "not available: <reason>" when Azure refuses it (403), does not have
+//! it (404) or fails after the retries; only errors that would fail every call (credential,
+//! 401, TLS, no connection) end the command.
+//!
+//! Names and ids come from the resolved plan (scale set, autoscale setting, queue, budget);
+//! the active autoscale profile is computed from the spec's profiles at "now" in their time
+//! zones (the same week the cost estimate walks) and compared with the setting Azure has.
+
+// `ArmError` carries the whole error tree; it is built once per failed call.
+#![allow(clippy::result_large_err)]
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::azure::operate::Vm;
+use crate::azure::{Arm, ArmApi, ArmError};
+use crate::plan::Plan;
+use crate::spec::model::Spec;
+use crate::spec::schedule;
+
+/// A section, or why it is missing.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Section<T> {
+    Ok(T),
+    NotAvailable {
+        #[serde(rename = "notAvailable")]
+        not_available: String,
+    },
+}
+
+impl<T> Section<T> {
+    fn from(r: Result<T, ArmError>) -> Result<Self, ArmError> {
+        match r {
+            Ok(v) => Ok(Section::Ok(v)),
+            Err(e) if e.is_fatal() => Err(e),
+            Err(e) => {
+                let mut reason = e.summary();
+                if let Some(h) = &e.help {
+                    reason.push_str(&format!(" ({h})"));
+                }
+                Ok(Section::NotAvailable {
+                    not_available: reason,
+                })
+            }
+        }
+    }
+
+    fn missing(reason: impl Into<String>) -> Self {
+        Section::NotAvailable {
+            not_available: reason.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Instances {
+    pub total: usize,
+    pub by_state: BTreeMap<String, usize>,
+    pub by_priority: BTreeMap<String, usize>,
+    pub by_zone: BTreeMap<String, usize>,
+    pub by_health: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Autoscale {
+    /// The profile the spec's schedules put in force now (computed).
+    pub active_profile: String,
+    pub min: u32,
+    pub max: u32,
+    pub default: u32,
+    /// What Azure has: enabled, and whether the setting carries that profile.
+    pub setting: Section<SettingState>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingState {
+    pub enabled: bool,
+    pub profiles: usize,
+    pub has_active_profile: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Queue {
+    pub metric: String,
+    pub length: Option<f64>,
+    /// What the scale rules compare with their threshold (the length per running instance).
+    pub per_instance: Option<f64>,
+    pub target_per_instance: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    pub time: String,
+    pub what: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Activity {
+    pub spot_evictions: Vec<Event>,
+    pub scale_actions: Vec<Event>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Alert {
+    pub name: String,
+    pub severity: String,
+    pub condition: String,
+    pub started: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    pub month_to_date: f64,
+    pub currency: String,
+    pub budget: Option<f64>,
+    /// `gpuform cost`'s expected monthly total, and that pro-rated to today.
+    pub estimate_monthly: Option<f64>,
+    pub estimate_to_date: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate_currency: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Status {
+    pub schema_version: u32,
+    pub spec: String,
+    pub resource_group: String,
+    pub subscription: String,
+    pub at: String,
+    pub scale_set: String,
+    pub instances: Section<Instances>,
+    pub autoscale: Section<Autoscale>,
+    pub queue: Section<Queue>,
+    pub activity: Section<Activity>,
+    pub alerts: Section<Vec<Alert>>,
+    pub cost: Section<Cost>,
+    /// ARM what-if of the spec's template against the group: what changed outside gpuform.
+    pub drift: Section<Drift>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Drift {
+    /// "2 to modify, 28 no change".
+    pub summary: String,
+    /// `Modify TYPE NAME` / `Create ...` / `Delete ...` lines for what is not NoChange/Ignore.
+    pub changes: Vec<String>,
+}
+
+/// The what-if request for drift: the deployment request as deploy would send it.
+pub struct DriftRequest {
+    pub request: crate::deploy::Request,
+    pub secrets: Vec<(String, String)>,
+    /// Why drift cannot be computed (a secure parameter missing from the environment).
+    pub unavailable: Option<String>,
+}
+
+/// What-if of the spec against the group, summarised (reuses deploy's what-if).
+pub async fn drift(arm: &Arm, rg: &str, d: &DriftRequest) -> Result<Section<Drift>, ArmError> {
+    if let Some(why) = &d.unavailable {
+        return Ok(Section::missing(why.clone()));
+    }
+    let mut request = d.request.clone();
+    if let Some(budget) = request.budget_name()
+        && let Ok(Some(start)) = arm.budget_start_date(rg, &budget).await
+    {
+        request.keep_budget_start(&start);
+    }
+    let polling = crate::deploy::Polling {
+        interval: std::time::Duration::from_secs(2),
+        ..Default::default()
+    };
+    let r = async {
+        let accepted = arm
+            .post_what_if(rg, &request.name, request.body(&d.secrets))
+            .await?;
+        crate::deploy::what_if(arm, accepted, polling).await
+    }
+    .await;
+    Section::from(r.map(|res| {
+        let raw = res.properties.map(|p| p.changes).unwrap_or_default();
+        let w = crate::deploy::whatif::WhatIf::new(
+            &request.name,
+            rg,
+            arm.subscription(),
+            res.status.as_deref().unwrap_or("Succeeded"),
+            raw.clone(),
+        );
+        let changes = raw
+            .iter()
+            .filter(|c| !matches!(c.change_type.as_str(), "NoChange" | "Ignore"))
+            .map(|c| {
+                let (t, n) = crate::deploy::whatif::split_id(&c.resource_id);
+                format!("{} {t} {n}", c.change_type)
+            })
+            .collect();
+        Drift {
+            summary: w.summary_line(),
+            changes,
+        }
+    }))
+}
+
+/// What the status needs besides ARM.
+pub struct Inputs<'a> {
+    pub spec: &'a Spec,
+    pub plan: &'a Plan,
+    pub rg: &'a str,
+    pub now: OffsetDateTime,
+    /// `gpuform cost`'s expected monthly total (and currency), when the prices allow it.
+    pub estimate: Option<(f64, String)>,
+}
+
+fn code_tail(code: &str) -> &str {
+    code.split_once('/').map_or(code, |(_, t)| t)
+}
+
+/// Count the instances by state, priority, zone and health.
+pub fn count(vms: &[Vm], default_priority: &str) -> Instances {
+    let mut i = Instances {
+        total: vms.len(),
+        ..Default::default()
+    };
+    for vm in vms {
+        let view = vm.properties.instance_view.as_ref();
+        let state = view
+            .and_then(|v| {
+                v.statuses
+                    .iter()
+                    .find(|s| s.code.starts_with("PowerState/"))
+                    .map(|s| code_tail(&s.code).to_string())
+            })
+            .or_else(|| {
+                vm.properties
+                    .provisioning_state
+                    .clone()
+                    .map(|p| p.to_ascii_lowercase())
+            })
+            .unwrap_or_else(|| "unknown".into());
+        *i.by_state.entry(state).or_default() += 1;
+        let prio = vm
+            .properties
+            .priority
+            .clone()
+            .unwrap_or_else(|| default_priority.to_string());
+        let prio = if prio.eq_ignore_ascii_case("Low") {
+            "Spot".into()
+        } else {
+            prio
+        };
+        *i.by_priority.entry(prio).or_default() += 1;
+        let zone = vm
+            .zones
+            .first()
+            .map(|z| format!("zone {z}"))
+            .unwrap_or_else(|| "regional".into());
+        *i.by_zone.entry(zone).or_default() += 1;
+        let health = view
+            .and_then(|v| v.vm_health.as_ref())
+            .and_then(|h| h.status.as_ref())
+            .map(|s| code_tail(&s.code).to_string())
+            .unwrap_or_else(|| "not reported".into());
+        *i.by_health.entry(health).or_default() += 1;
+    }
+    i
+}
+
+/// Minute of the week in UTC, Monday 00:00 = 0 (the frame of [`schedule::week`]).
+pub fn minute_of_week(t: OffsetDateTime) -> u32 {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    u32::from(t.weekday().number_days_from_monday()) * 1440
+        + u32::from(t.hour()) * 60
+        + u32::from(t.minute())
+}
+
+/// The profile in force at `now`: (name, min, max, default).
+pub fn active_profile(spec: &Spec, now: OffsetDateTime) -> Option<(String, u32, u32, u32)> {
+    let profiles = schedule::profiles(&spec.spec);
+    let m = minute_of_week(now);
+    let seg = schedule::week(&profiles)
+        .into_iter()
+        .find(|s| s.start <= m && m < s.end)?;
+    let p = profiles.get(seg.profile)?;
+    Some((p.name.clone(), p.min, p.max, p.default))
+}
+
+fn rfc3339(t: OffsetDateTime) -> String {
+    t.replace_nanosecond(0)
+        .unwrap_or(t)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Gather every section (concurrently). `Err` only for fatal errors.
+pub async fn gather(
+    arm: &Arm,
+    inp: &Inputs<'_>,
+    drift_request: Option<&DriftRequest>,
+) -> Result<Status, ArmError> {
+    let plan = inp.plan;
+    let rg = inp.rg;
+    let sub = arm.subscription().to_string();
+    let vmss = plan.compute.name.clone();
+    let default_priority = match &plan.compute.spot {
+        Some(s) if s.mix.is_none() => "Spot",
+        _ => "Regular",
+    };
+    let instances = async {
+        arm.pool_vms(rg, &vmss, plan.compute.flexible)
+            .await
+            .map(|v| count(&v, default_priority))
+    };
+    let autoscale = async {
+        let Some(asp) = &plan.autoscale else {
+            return Ok(Section::missing(
+                "the spec has no autoscale setting (a fixed-size pool)",
+            ));
+        };
+        let Some((name, min, max, default)) = active_profile(inp.spec, inp.now) else {
+            return Ok(Section::missing(
+                "no profile applies (check the schedules' time zones)",
+            ));
+        };
+        let setting = Section::from(arm.autoscale_setting(rg, &asp.name).await.and_then(|v| {
+            let v = v.ok_or_else(|| {
+                let mut e = ArmError::new(
+                    crate::azure::ErrorKind::Http,
+                    format!("read the autoscale setting {}", asp.name),
+                    "it does not exist",
+                );
+                e.status = Some(404);
+                e
+            })?;
+            let profiles = v
+                .pointer("/properties/profiles")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            Ok(SettingState {
+                enabled: v
+                    .pointer("/properties/enabled")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true),
+                profiles: profiles.len(),
+                has_active_profile: profiles
+                    .iter()
+                    .any(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str())),
+            })
+        }))?;
+        Ok::<_, ArmError>(Section::Ok(Autoscale {
+            active_profile: name,
+            min,
+            max,
+            default,
+            setting,
+        }))
+    };
+    let queue = async {
+        let (Some(q), Some(asp)) = (&plan.queue, &plan.autoscale) else {
+            return Ok(None);
+        };
+        let Some(rule) = asp
+            .rules
+            .iter()
+            .find(|r| r.divide_per_instance)
+            .or(asp.rules.first())
+        else {
+            return Ok(None);
+        };
+        let qrg = q.resource_group.as_deref().unwrap_or(rg);
+        let (id, filter) = match q.kind {
+            crate::plan::QueueKind::ServiceBus => (
+                format!(
+                    "/subscriptions/{sub}/resourceGroups/{qrg}/providers/Microsoft.ServiceBus/namespaces/{}",
+                    q.parent
+                ),
+                rule.entity_dimension
+                    .as_ref()
+                    .map(|e| format!("EntityName eq '{e}'")),
+            ),
+            crate::plan::QueueKind::Storage => (
+                format!(
+                    "/subscriptions/{sub}/resourceGroups/{qrg}/providers/Microsoft.Storage/storageAccounts/{}/services/queue/queues/{}",
+                    q.parent, q.queue
+                ),
+                None,
+            ),
+        };
+        let r = arm
+            .metric_now(
+                &id,
+                rule.metric_name,
+                rule.time_aggregation,
+                filter.as_deref(),
+            )
+            .await
+            .map(|len| (rule.metric_name.to_string(), len, rule.threshold));
+        Ok::<_, ArmError>(Some(r))
+    };
+    let since = rfc3339(inp.now - time::Duration::hours(24));
+    let activity = async {
+        arm.activity_log(rg, &since).await.map(|events| {
+            let mut spot = Vec::new();
+            let mut scale = Vec::new();
+            for e in &events {
+                let op = e
+                    .operation_name
+                    .as_ref()
+                    .and_then(|o| o.value.clone())
+                    .unwrap_or_default();
+                let lower = op.to_ascii_lowercase();
+                let time = e.event_timestamp.clone().unwrap_or_default();
+                let resource = e
+                    .resource_id
+                    .as_deref()
+                    .and_then(|r| r.rsplit('/').next())
+                    .unwrap_or("")
+                    .to_string();
+                if lower.contains("evictspot") || lower.contains("spoteviction") {
+                    spot.push(Event {
+                        time,
+                        what: resource,
+                    });
+                } else if lower.starts_with("microsoft.insights/autoscalesettings/scale") {
+                    let props = e.properties.clone().unwrap_or_default();
+                    let get = |k: &str| {
+                        props
+                            .get(k)
+                            .and_then(Value::as_str)
+                            .unwrap_or("?")
+                            .to_string()
+                    };
+                    let what = format!(
+                        "{} {} -> {}: {}",
+                        if lower.contains("scaleup") {
+                            "scale out"
+                        } else {
+                            "scale in"
+                        },
+                        get("OldInstancesCount"),
+                        get("NewInstancesCount"),
+                        props
+                            .get("Description")
+                            .and_then(Value::as_str)
+                            .or(e.description.as_deref())
+                            .unwrap_or("no reason recorded")
+                    );
+                    scale.push(Event { time, what });
+                }
+            }
+            // newest first, a screenful
+            spot.sort_by(|a, b| b.time.cmp(&a.time));
+            scale.sort_by(|a, b| b.time.cmp(&a.time));
+            spot.truncate(10);
+            scale.truncate(5);
+            Activity {
+                spot_evictions: spot,
+                scale_actions: scale,
+            }
+        })
+    };
+    let alerts = async {
+        arm.alerts(rg).await.map(|list| {
+            list.iter()
+                .map(|a| {
+                    let e = a
+                        .pointer("/properties/essentials")
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                    Alert {
+                        name: a
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                        severity: s("severity"),
+                        condition: s("monitorCondition"),
+                        started: s("startDateTime"),
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let cost = async { arm.month_to_date_cost(rg).await };
+    let drift_section = async {
+        match drift_request {
+            Some(d) => drift(arm, rg, d).await,
+            None => Ok(Section::missing("skipped (--no-drift)")),
+        }
+    };
+    let (instances, autoscale, queue, activity, alerts, cost, drift_section) = futures::join!(
+        instances,
+        autoscale,
+        queue,
+        activity,
+        alerts,
+        cost,
+        drift_section
+    );
+
+    let instances = Section::from(instances)?;
+    let running = match &instances {
+        Section::Ok(i) => Some(i.by_state.get("running").copied().unwrap_or(0)),
+        _ => None,
+    };
+    let queue = match queue? {
+        None => Section::missing("the spec has no queue-driven autoscale"),
+        Some(r) => Section::from(r.map(|(metric, len, target)| Queue {
+            metric,
+            length: len,
+            per_instance: match (len, running) {
+                (Some(l), Some(n)) if n > 0 => Some(l / n as f64),
+                _ => None,
+            },
+            target_per_instance: Some(target),
+        }))?,
+    };
+    let budget = plan.monitoring.budget.as_ref().map(|b| b.amount);
+    let cost = Section::from(
+        cost.and_then(|c| {
+            c.ok_or_else(|| {
+                ArmError::new(
+                    crate::azure::ErrorKind::Decode,
+                    "read the month-to-date cost",
+                    "the answer has no cost column",
+                )
+            })
+        })
+        .map(|(mtd, currency)| {
+            let day = f64::from(inp.now.day());
+            let days = f64::from(inp.now.month().length(inp.now.year()));
+            Cost {
+                month_to_date: mtd,
+                currency,
+                budget,
+                estimate_monthly: inp.estimate.as_ref().map(|e| e.0),
+                estimate_to_date: inp.estimate.as_ref().map(|e| e.0 * day / days),
+                estimate_currency: inp.estimate.as_ref().map(|e| e.1.clone()),
+            }
+        }),
+    )?;
+    Ok(Status {
+        schema_version: 1,
+        spec: inp.spec.metadata.name.clone(),
+        resource_group: rg.to_string(),
+        subscription: sub,
+        at: rfc3339(inp.now),
+        scale_set: vmss,
+        instances,
+        autoscale: autoscale?,
+        queue,
+        activity: Section::from(activity)?,
+        alerts: Section::from(alerts)?,
+        cost,
+        drift: drift_section?,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+fn counts(m: &BTreeMap<String, usize>) -> String {
+    m.iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn money(v: f64, cur: &str) -> String {
+    format!("{v:.2} {cur}").trim_end().to_string()
+}
+
+/// Lines of each section: (title, lines).
+fn sections(s: &Status) -> Vec<(&'static str, Vec<String>)> {
+    fn na<T>(sec: &Section<T>, f: impl FnOnce(&T) -> Vec<String>) -> Vec<String> {
+        match sec {
+            Section::Ok(v) => f(v),
+            Section::NotAvailable { not_available } => {
+                vec![format!("not available: {not_available}")]
+            }
+        }
+    }
+    vec![
+        (
+            "Instances",
+            na(&s.instances, |i| {
+                if i.total == 0 {
+                    return vec!["none".into()];
+                }
+                vec![
+                    format!("{} in all: {}", i.total, counts(&i.by_state)),
+                    format!("priority: {}", counts(&i.by_priority)),
+                    format!("zones: {}", counts(&i.by_zone)),
+                    format!("health: {}", counts(&i.by_health)),
+                ]
+            }),
+        ),
+        (
+            "Autoscale",
+            na(&s.autoscale, |a| {
+                let mut v = vec![format!(
+                    "active profile (from the spec's schedules, now): {} — min {}, max {}, default {}",
+                    a.active_profile, a.min, a.max, a.default
+                )];
+                v.push(match &a.setting {
+                    Section::Ok(st) => format!(
+                        "setting in Azure: {}, {} profiles{}",
+                        if st.enabled { "enabled" } else { "DISABLED" },
+                        st.profiles,
+                        if st.has_active_profile {
+                            ""
+                        } else {
+                            "; it does not have this profile (drift: redeploy)"
+                        }
+                    ),
+                    Section::NotAvailable { not_available } => {
+                        format!("setting in Azure: not available: {not_available}")
+                    }
+                });
+                v
+            }),
+        ),
+        (
+            "Queue",
+            na(&s.queue, |q| {
+                let len = q
+                    .length
+                    .map_or("no data in the last 15 minutes".into(), |l| {
+                        format!("{l:.0}")
+                    });
+                let per = q.per_instance.map_or("-".into(), |p| format!("{p:.1}"));
+                vec![format!(
+                    "{}: {len} now; {per} per running instance (scale-out threshold {})",
+                    q.metric,
+                    q.target_per_instance.map_or("-".into(), |t| t.to_string())
+                )]
+            }),
+        ),
+        (
+            "Spot evictions (24 h)",
+            na(&s.activity, |a| {
+                if a.spot_evictions.is_empty() {
+                    vec!["none".into()]
+                } else {
+                    a.spot_evictions
+                        .iter()
+                        .map(|e| format!("{}  {}", e.time, e.what))
+                        .collect()
+                }
+            }),
+        ),
+        (
+            "Last scale actions (24 h)",
+            na(&s.activity, |a| {
+                if a.scale_actions.is_empty() {
+                    vec!["none".into()]
+                } else {
+                    a.scale_actions
+                        .iter()
+                        .map(|e| format!("{}  {}", e.time, e.what))
+                        .collect()
+                }
+            }),
+        ),
+        (
+            "Alerts fired (24 h)",
+            na(&s.alerts, |al| {
+                if al.is_empty() {
+                    vec!["none".into()]
+                } else {
+                    al.iter()
+                        .map(|a| {
+                            format!("{}  {} {} ({})", a.started, a.severity, a.name, a.condition)
+                        })
+                        .collect()
+                }
+            }),
+        ),
+        (
+            "Cost",
+            na(&s.cost, |c| {
+                let mut v = vec![format!(
+                    "month to date: {}",
+                    money(c.month_to_date, &c.currency)
+                )];
+                if let Some(b) = c.budget {
+                    v.push(format!(
+                        "budget: {} ({:.0}% used)",
+                        money(b, &c.currency),
+                        if b > 0.0 {
+                            c.month_to_date / b * 100.0
+                        } else {
+                            0.0
+                        }
+                    ));
+                }
+                if let (Some(m), Some(d)) = (c.estimate_monthly, c.estimate_to_date) {
+                    v.push(format!(
+                        "gpuform cost estimate: {} a month, {} by today",
+                        money(m, c.estimate_currency.as_deref().unwrap_or("")),
+                        money(d, c.estimate_currency.as_deref().unwrap_or(""))
+                    ));
+                }
+                v
+            }),
+        ),
+        (
+            "Drift (what-if of the spec against the group)",
+            na(&s.drift, |d| {
+                let mut v = vec![d.summary.clone()];
+                v.extend(d.changes.iter().cloned());
+                v
+            }),
+        ),
+    ]
+}
+
+pub fn text(s: &Status) -> String {
+    let mut out = format!(
+        "{} in {} (scale set {}), {}\n",
+        s.spec, s.resource_group, s.scale_set, s.at
+    );
+    for (title, lines) in sections(s) {
+        out.push_str(&format!("\n{title}\n"));
+        for l in lines {
+            out.push_str(&format!("  {l}\n"));
+        }
+    }
+    out
+}
+
+pub fn markdown(s: &Status) -> String {
+    let mut out = format!(
+        "### gpuform status: `{}` in `{}`\n\n_{}; scale set `{}`_\n",
+        s.spec, s.resource_group, s.at, s.scale_set
+    );
+    for (title, lines) in sections(s) {
+        out.push_str(&format!("\n**{title}**\n\n"));
+        for l in lines {
+            out.push_str(&format!("- {l}\n"));
+        }
+    }
+    out
+}
+
+pub fn json(s: &Status) -> String {
+    format!("{}\n", serde_json::to_string_pretty(s).expect("serialises"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minute_of_week_counts_from_monday_utc() {
+        let t = time::macros::datetime!(2026-12-02 10:30 UTC); // a Wednesday
+        assert_eq!(minute_of_week(t), 2 * 1440 + 630);
+        let t = time::macros::datetime!(2026-12-07 00:00 +08:00); // Monday 00:00 in Beijing = Sunday 16:00 UTC
+        assert_eq!(minute_of_week(t), 6 * 1440 + 16 * 60);
+    }
+}

@@ -1,0 +1,281 @@
+//! `gpuform status` end to end against the HTTPS fake ARM of tests/common, answering with
+//! fixtures in the shapes of the REST specifications' examples (tests/fixtures/status/: the
+//! virtualMachines list with instance views, autoscale setting, metrics, activity log, Alerts
+//! Management, Cost Management query). The text output for a pool at its evening peak is a
+//! golden file (`GPUFORM_BLESS=1` rewrites it).
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+use wiremock::matchers::{method, path, query_param};
+use wiremock::{Mock, ResponseTemplate};
+
+const RG: &str = "rg-shortvideo-prod";
+/// 20:30 in China Standard Time: the spec's evening-peak profile is in force.
+const NOW: &str = "2026-12-02T12:30:00Z";
+
+fn fixture(name: &str) -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/status")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn rg(rest: &str) -> String {
+    FakeAzure::sub_path(&format!("resourceGroups/{RG}/{rest}"))
+}
+
+/// Every status call answered from the fixtures; `except` paths are left to the test.
+fn mount_pool(fake: &FakeAzure, except: &[&str]) {
+    let ok = |v: Value| ResponseTemplate::new(200).set_body_json(v);
+    let calls: Vec<(&str, String, Value)> = vec![
+        (
+            "GET",
+            rg("providers/Microsoft.Compute/virtualMachines"),
+            fixture("virtual-machines.json"),
+        ),
+        (
+            "GET",
+            rg("providers/Microsoft.Insights/autoscalesettings/as-shortvideo-transcode"),
+            fixture("autoscale-setting.json"),
+        ),
+        (
+            "GET",
+            rg(
+                "providers/Microsoft.ServiceBus/namespaces/sb-shortvideo-prod/providers/Microsoft.Insights/metrics",
+            ),
+            fixture("metrics.json"),
+        ),
+        (
+            "GET",
+            FakeAzure::sub_path("providers/Microsoft.Insights/eventtypes/management/values"),
+            fixture("activity-log.json"),
+        ),
+        (
+            "GET",
+            FakeAzure::sub_path("providers/Microsoft.AlertsManagement/alerts"),
+            fixture("alerts.json"),
+        ),
+        (
+            "POST",
+            rg("providers/Microsoft.CostManagement/query"),
+            fixture("cost-query.json"),
+        ),
+    ];
+    // drift: the what-if recording of tests/fixtures/deploy (the spec's example answer)
+    let recording: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/deploy/whatif-recording.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    if !except.contains(&"/whatIf") {
+        fake.mount(
+            Mock::given(method("POST"))
+                .and(wiremock::matchers::path_regex(format!(r"^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+/whatIf$")))
+                .respond_with(ok(recording["responses"]["200"]["body"].clone())),
+        );
+    }
+    for (m, p, body) in calls {
+        if except.iter().any(|e| p.ends_with(e)) {
+            continue;
+        }
+        fake.mount(Mock::given(method(m)).and(path(p)).respond_with(ok(body)));
+    }
+}
+
+fn status(fake: &FakeAzure) -> assert_cmd::Command {
+    let mut c = fake.gpuform();
+    c.arg("status").arg(spec()).args([
+        "-g",
+        RG,
+        "--now",
+        NOW,
+        "--arm-endpoint",
+        &format!("{}/", fake.base),
+        "--retry-delay-ms",
+        "50",
+    ]);
+    c
+}
+
+fn golden(name: &str, actual: &str) {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/status")
+        .join(name);
+    if std::env::var_os("GPUFORM_BLESS").is_some() {
+        std::fs::write(&p, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&p).unwrap_or_default();
+    assert_eq!(
+        actual,
+        expected,
+        "status output differs from {} (GPUFORM_BLESS=1 to rewrite)",
+        p.display()
+    );
+}
+
+#[test]
+fn status_of_a_pool_at_its_evening_peak() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    mount_pool(&fake, &[]);
+    let out = status(&fake).output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    golden("shortvideo-peak.txt", &stdout);
+    // the calls are the documented ones
+    let reqs = fake.requests();
+    let vms = reqs
+        .iter()
+        .find(|r| r.url.path().ends_with("/virtualMachines"))
+        .unwrap();
+    let q: Vec<(String, String)> = vms
+        .url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    assert!(
+        q.contains(&("$expand".into(), "instanceView".into())),
+        "{q:?}"
+    );
+    assert!(
+        q.iter().any(|(k, v)| k == "$filter"
+            && v.starts_with("'virtualMachineScaleSet/id' eq '/subscriptions/")
+            && v.ends_with("/virtualMachineScaleSets/vmss-shortvideo-transcode'")),
+        "{q:?}"
+    );
+    let metric = reqs
+        .iter()
+        .find(|r| r.url.path().ends_with("/metrics"))
+        .unwrap();
+    let q: Vec<(String, String)> = metric
+        .url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    assert!(
+        q.contains(&("metricnames".into(), "ActiveMessages".into())),
+        "{q:?}"
+    );
+    assert!(
+        q.contains(&("$filter".into(), "EntityName eq 'transcode-jobs'".into())),
+        "{q:?}"
+    );
+    let cost = reqs
+        .iter()
+        .find(|r| r.url.path().ends_with("/query"))
+        .unwrap();
+    let body: Value = serde_json::from_slice(&cost.body).unwrap();
+    assert_eq!(body["timeframe"], "MonthToDate");
+    assert_eq!(body["type"], "ActualCost");
+}
+
+#[test]
+fn json_and_markdown_carry_the_same_figures() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    mount_pool(&fake, &[]);
+    let out = status(&fake).args(["--output", "json"]).output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["instances"]["total"], 8);
+    assert_eq!(v["instances"]["byPriority"]["Spot"], 6);
+    assert_eq!(v["autoscale"]["activeProfile"], "evening-peak");
+    assert_eq!(v["autoscale"]["min"], 6);
+    assert_eq!(v["queue"]["length"], 216.0);
+    assert_eq!(v["queue"]["perInstance"], 216.0 / 7.0);
+    assert_eq!(v["cost"]["monthToDate"], 1234.5678);
+    assert_eq!(v["cost"]["budget"], 15000.0);
+    let out = status(&fake)
+        .args(["--output", "markdown"])
+        .output()
+        .unwrap();
+    let (md, _) = texts(&out);
+    assert!(
+        md.starts_with("### gpuform status: `shortvideo-transcode` in `rg-shortvideo-prod`"),
+        "{md}"
+    );
+    assert!(md.contains("- 8 in all: 7 running, 1 starting"), "{md}");
+}
+
+#[test]
+fn sections_azure_refuses_degrade_instead_of_failing() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    mount_pool(&fake, &["/alerts", "/query", "/values"]);
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.AlertsManagement/alerts")))
+            .respond_with(ResponseTemplate::new(403).set_body_json(arm_error("AuthorizationFailed", "The client does not have authorization to perform action 'Microsoft.AlertsManagement/alerts/read'."))),
+    );
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(rg("providers/Microsoft.CostManagement/query")))
+            .respond_with(ResponseTemplate::new(404).set_body_json(arm_error(
+                "NotFound",
+                "Cost data is not available for this scope.",
+            ))),
+    );
+    // throttled once, then answered: retried, not degraded
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Insights/eventtypes/management/values",
+            )))
+            .and(query_param("api-version", "2015-04-01"))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(429)
+                    .insert_header("Retry-After", "1")
+                    .set_body_json(arm_error("TooManyRequests", "slow down")),
+                ResponseTemplate::new(200).set_body_json(fixture("activity-log.json")),
+            ])),
+    );
+    let out = status(&fake).output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("Alerts fired (24 h)\n  not available: HTTP 403 AuthorizationFailed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Microsoft.AlertsManagement/alerts/read"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Cost\n  not available: HTTP 404 NotFound"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("scale out 6 -> 8: ActiveMessages per instance 34.5 > 30"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("7 running"), "{stdout}");
+}
+
+#[test]
+fn a_rejected_token_fails_the_whole_command() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount(
+        Mock::given(wiremock::matchers::path_regex(".*")).respond_with(
+            ResponseTemplate::new(401).set_body_json(arm_error(
+                "InvalidAuthenticationToken",
+                "The access token is invalid.",
+            )),
+        ),
+    );
+    let out = status(&fake).output().unwrap();
+    let (_, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("InvalidAuthenticationToken"), "{stderr}");
+    let _ = Duration::ZERO;
+}
