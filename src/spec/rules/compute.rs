@@ -87,10 +87,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 } else {
                     "/spec/compute/gpuDriver"
                 };
+                // render cannot plan a pool without a driver: a policy cannot switch this off
                 out.push(
                     Diagnostic::new(rule, problem.message)
                         .at(at)
-                        .help(problem.help),
+                        .help(problem.help)
+                        .locked(),
                 );
             }
             Ok(plan) => {
