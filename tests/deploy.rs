@@ -1662,3 +1662,244 @@ fn a_capacity_error_without_alternate_regions_says_how_to_compare() {
         "{e}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Role propagation (issue 9 item 4)
+
+/// A failed deployment whose scale set could not use the disk key: the deployment's error and
+/// the operation's, in the shape Compute reports it (MicrosoftDocs/azure-docs#96319: the inner
+/// error as `Code="KeyVaultAccessForbidden" Message="..."` text).
+fn key_vault_forbidden() -> (Value, Value) {
+    let message = "Code=\"KeyVaultAccessForbidden\" Message=\"Unable to access key vault resource 'https://kv-shortvideo-prod.vault.azure.net/keys/disk-cmk/5b65df696e70443d9530135ef346c1ee' to enable encryption at rest. Please grant get, wrap and unwrap key permissions to disk encryption set 'des-shortvideo-transcode'. Please visit https://aka.ms/keyvaultaccessssecmk for more information.\"";
+    let failed_op = json!({
+        "operationId": "3",
+        "properties": {
+            "provisioningOperation": "Create", "provisioningState": "Failed", "duration": "PT12S", "statusCode": "BadRequest",
+            "statusMessage": {"status": "Failed", "error": {"code": "KeyVaultAccessForbidden", "message": "Unable to access key vault resource 'https://kv-shortvideo-prod.vault.azure.net/keys/disk-cmk/5b65df696e70443d9530135ef346c1ee' to enable encryption at rest. Please grant get, wrap and unwrap key permissions to disk encryption set 'des-shortvideo-transcode'."}},
+            "targetResource": {"id": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/{VMSS}/vmss-shortvideo-transcode"), "resourceType": VMSS, "resourceName": "vmss-shortvideo-transcode"}
+        }
+    });
+    let deployment = json!({"name": "d", "properties": {
+        "provisioningState": "Failed", "duration": "PT3M1S",
+        "error": {"code": "DeploymentFailed", "message": "At least one resource deployment operation failed. Please list deployment operations for details. Please see https://aka.ms/arm-deployment-operations for usage details.",
+            "details": [{"code": "BadRequest", "message": message}]}
+    }});
+    (deployment, failed_op)
+}
+
+#[test]
+fn a_key_vault_role_not_yet_honoured_is_deployed_again_once() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    let (failed, failed_op) = key_vault_forbidden();
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(
+                ResponseTemplate::new(201)
+                    .insert_header("Azure-AsyncOperation", status_url(&fake).as_str())
+                    .set_body_json(
+                        json!({"name": "d", "properties": {"provisioningState": "Accepted"}}),
+                    ),
+            ),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("/operationStatuses/08584")))
+            .respond_with(seq(vec![status("Failed"), status("Succeeded")])),
+    );
+    let failed_ops =
+        json!({"value": [op("1", VNET, "vnet-shortvideo", "Succeeded", "PT9.8S"), failed_op]});
+    let ok_ops = json!({"value": happy_ops().last().unwrap().clone()});
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("/operations")))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(200).set_body_json(failed_ops.clone()),
+                ResponseTemplate::new(200).set_body_json(failed_ops),
+                ResponseTemplate::new(200).set_body_json(ok_ops),
+            ])),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(200).set_body_json(failed),
+                ResponseTemplate::new(200).set_body_json(succeeded_deployment()),
+            ])),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--role-retry-wait", "0.05"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    // one clear line saying why, then the second attempt succeeds
+    let why: Vec<&str> = e
+        .lines()
+        .filter(|l| l.contains("Key Vault does not honour the new role assignment yet"))
+        .collect();
+    assert_eq!(why.len(), 1, "{e}");
+    assert!(why[0].starts_with("deploy: shortvideo-transcode-") && why[0].contains("(KeyVaultAccessForbidden: Unable to access key vault resource 'https://kv-shortvideo-prod.vault.azure.net/keys/disk-cmk/") && why[0].contains("role assignments take minutes to propagate, so gpuform deploys shortvideo-transcode-") && why[0].contains("once more in"), "{}", why[0]);
+    assert!(
+        o.contains("succeeded (resource group rg-shortvideo-prod"),
+        "{o}"
+    );
+    // the same deployment, byte for byte, twice
+    let puts = put_bodies(&fake);
+    assert_eq!(puts.len(), 2);
+    assert_eq!(puts[0], puts[1]);
+}
+
+#[test]
+fn a_key_vault_role_failure_twice_is_reported_and_other_failures_are_not_retried() {
+    // the second attempt fails the same way: reported, not tried a third time
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    let (failed, failed_op) = key_vault_forbidden();
+    deployment_flow(
+        &fake,
+        vec![status("Failed")],
+        vec![json!([failed_op])],
+        failed,
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--role-retry-wait", "0.05"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert_eq!(put_bodies(&fake).len(), 2, "{e}");
+    assert!(o.contains("ended Failed"), "{o}");
+    assert!(o.contains("KeyVaultAccessForbidden"), "{o}");
+
+    // a quota failure is not this class: one PUT, no retry line
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    let failed_vmss = json!({
+        "operationId": "3",
+        "properties": {
+            "provisioningOperation": "Create", "provisioningState": "Failed", "duration": "PT3.2S", "statusCode": "Conflict",
+            "statusMessage": {"status": "Failed", "error": {"code": "OperationNotAllowed", "message": quota_message()}},
+            "targetResource": {"id": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/{VMSS}/vmss-shortvideo-transcode"), "resourceType": VMSS, "resourceName": "vmss-shortvideo-transcode"}
+        }
+    });
+    deployment_flow(
+        &fake,
+        vec![status("Failed")],
+        vec![json!([failed_vmss])],
+        json!({"name": "d", "properties": {"provisioningState": "Failed", "duration": "PT41S",
+            "error": {"code": "DeploymentFailed", "message": "At least one resource deployment operation failed.",
+                "details": [{"code": "OperationNotAllowed", "message": quota_message()}]}}}),
+    );
+    let out = deploy(&fake, &spec())
+        .args(["--skip-preflight", "--role-retry-wait", "0.05"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert_eq!(put_bodies(&fake).len(), 1, "{e}");
+    assert!(!e.contains("once more"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Soft-deleted vaults (issue 9 item 3)
+
+#[test]
+fn a_soft_deleted_vault_of_the_same_name_stops_the_deploy_with_the_fix() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
+    // the spec's vault was deleted with an earlier resource group (recorded shape of
+    // Vaults_ListDeleted, Microsoft.KeyVault stable/2024-11-01 examples/listDeletedVaults.json)
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.KeyVault/deletedVaults")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": [{
+                "id": format!("/subscriptions/{SUB}/providers/Microsoft.KeyVault/locations/eastus2/deletedVaults/kv-shortvideo-prod"),
+                "name": "kv-shortvideo-prod",
+                "type": "Microsoft.KeyVault/deletedVaults",
+                "properties": {
+                    "deletionDate": "2026-11-20T08:12:59Z", "location": "eastus2", "purgeProtectionEnabled": true,
+                    "scheduledPurgeDate": "2027-02-18T08:12:59Z", "tags": {},
+                    "vaultId": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.KeyVault/vaults/kv-shortvideo-prod")
+                }
+            }]}))),
+    );
+    let out = deploy(&fake, &spec()).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        o.contains("a soft-deleted vault in this subscription holds the name kv-shortvideo-prod"),
+        "{o}"
+    );
+    assert!(
+        o.contains("`az keyvault recover --name kv-shortvideo-prod --location eastus2`"),
+        "{o}"
+    );
+    assert!(
+        o.contains("or choose another security.keyVault.name"),
+        "{o}"
+    );
+    assert!(
+        e.contains("deploy: stopped before changing anything: preflight blocks eastus2"),
+        "{e}"
+    );
+    assert!(fake.requests().iter().all(|r| r.method.as_str() != "PUT"));
+}
+
+#[test]
+fn deploy_checks_the_vault_name_it_derives_from_the_group() {
+    // the spec without a vault name: the template derives kv-shortvi-<uniqueString(group id)>
+    let dir = std::env::temp_dir().join(format!("gpuform-r9c-dep-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("cloud-init")).unwrap();
+    std::fs::copy(
+        examples("cloud-init/transcode.yaml"),
+        dir.join("cloud-init/transcode.yaml"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(spec()).unwrap().replace(
+        "keyVault: {name: kv-shortvideo-prod, publicNetworkAccess: false}",
+        "keyVault: {publicNetworkAccess: false}",
+    );
+    let spec = dir.join("derived.yaml");
+    std::fs::write(&spec, text).unwrap();
+    // the group's id as ARM returns it (existing_group) is what resourceGroup().id hashes
+    let derived = format!(
+        "kv-shortvi-{}",
+        gpuform::preflight::names::unique_string(&[&format!(
+            "/subscriptions/{SUB}/resourceGroups/{RG}"
+        )])
+    );
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    existing_group(&fake);
+    fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.KeyVault/deletedVaults")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": [{
+                "id": format!("/subscriptions/{SUB}/providers/Microsoft.KeyVault/locations/eastus2/deletedVaults/{derived}"),
+                "name": derived,
+                "properties": {"location": "eastus2", "purgeProtectionEnabled": false,
+                    "vaultId": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.KeyVault/vaults/{derived}")}
+            }]}))),
+    );
+    let out = deploy(&fake, &spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains(&format!("holds the name {derived}")), "{o}");
+    // no purge protection: purging is offered as well
+    assert!(
+        o.contains(&format!(
+            "`az keyvault purge --name {derived} --location eastus2`"
+        )),
+        "{o}"
+    );
+    assert!(fake.requests().iter().all(|r| r.method.as_str() != "PUT"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -686,3 +686,284 @@ fn with_its_resource_group_a_running_pool_is_not_counted_twice() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Global names: the derived Key Vault name and soft-deleted vaults, Service Bus namespaces and
+// storage accounts (issue 9 items 3 and 9)
+
+/// examples/shortvideo-transcode.yaml without `security.keyVault.name`: the template derives
+/// the vault name from the resource group.
+fn spec_with_derived_vault(dir: &std::path::Path) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(spec()).unwrap().replace(
+        "keyVault: {name: kv-shortvideo-prod, publicNetworkAccess: false}",
+        "keyVault: {publicNetworkAccess: false}",
+    );
+    assert!(!text.contains("kv-shortvideo-prod"));
+    // the spec's cloud-init file is relative to it
+    std::fs::create_dir_all(dir.join("cloud-init")).unwrap();
+    std::fs::copy(
+        examples("cloud-init/transcode.yaml"),
+        dir.join("cloud-init/transcode.yaml"),
+    )
+    .unwrap();
+    let p = dir.join("derived-vault.yaml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// One entry of `GET .../providers/Microsoft.KeyVault/deletedVaults` in the shape of the REST
+/// spec's example (Microsoft.KeyVault stable/2024-11-01 examples/listDeletedVaults.json).
+fn deleted_vault(name: &str, rg: &str, purge_protection: bool) -> serde_json::Value {
+    json!({
+        "id": format!("/subscriptions/{SUB}/providers/Microsoft.KeyVault/locations/eastus2/deletedVaults/{name}"),
+        "name": name,
+        "type": "Microsoft.KeyVault/deletedVaults",
+        "properties": {
+            "deletionDate": "2026-11-20T08:12:59Z",
+            "location": "eastus2",
+            "purgeProtectionEnabled": purge_protection,
+            "scheduledPurgeDate": "2027-02-18T08:12:59Z",
+            "tags": {},
+            "vaultId": format!("/subscriptions/{SUB}/resourceGroups/{rg}/providers/Microsoft.KeyVault/vaults/{name}")
+        }
+    })
+}
+
+#[test]
+fn a_soft_deleted_vault_with_the_derived_name_blocks_with_the_recover_command() {
+    let dir = std::env::temp_dir().join(format!("gpuform-r9c-pf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = spec_with_derived_vault(&dir);
+    let rg = "rg-shortvideo-prod";
+    // the name ARM will give the vault: kv-shortvi + uniqueString(resourceGroup().id)
+    let derived = format!(
+        "kv-shortvi-{}",
+        gpuform::preflight::names::unique_string(&[&format!(
+            "/subscriptions/{SUB}/resourceGroups/{rg}"
+        )])
+    );
+    let fake = healthy();
+    // the group was deleted with its vault: it does not exist any more
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(&format!("resourcegroups/{rg}"))))
+            .respond_with(ResponseTemplate::new(404).set_body_json(arm_error(
+                "ResourceGroupNotFound",
+                "Resource group 'rg-shortvideo-prod' could not be found.",
+            ))),
+    );
+    let next = fake.url(&format!(
+        "{}?api-version=2024-11-01&$skiptoken=2",
+        FakeAzure::sub_path("providers/Microsoft.KeyVault/deletedVaults")
+    ));
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.KeyVault/deletedVaults",
+            )))
+            .and(query_param_is_missing("$skiptoken"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "value": [deleted_vault("kv-someone-else", "rg-x", true)], "nextLink": next
+            }))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.KeyVault/deletedVaults",
+            )))
+            .and(query_param("$skiptoken", "2"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "value": [deleted_vault(&derived, rg, true)]
+            }))),
+    );
+    let out = fake.preflight(&spec).args(["-g", rg]).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains(&format!("FAIL     Key Vault name             a soft-deleted vault in this subscription holds the name {derived} (location eastus2, resource group {rg}, deleted 2026-11-20T08:12:59Z, name reserved until 2027-02-18T08:12:59Z); Azure refuses to create a vault with it")), "{o}");
+    assert!(
+        o.contains(&format!(
+            "`az keyvault recover --name {derived} --location eastus2`"
+        )),
+        "{o}"
+    );
+    assert!(o.contains(&format!("set security.keyVault.name to a new name (the derived {derived} comes from the resource group's id)")), "{o}");
+    assert!(
+        o.contains("result: eastus2 (spec region) is BLOCKED"),
+        "{o}"
+    );
+    // the name checked for availability is the derived one
+    let body = fake
+        .requests()
+        .into_iter()
+        .find(|r| {
+            r.url
+                .path()
+                .ends_with("Microsoft.KeyVault/checkNameAvailability")
+        })
+        .unwrap()
+        .body;
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
+        json!({"name": derived, "type": "Microsoft.KeyVault/vaults"})
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_the_group_the_derived_vault_name_is_skipped_and_says_how() {
+    let dir = std::env::temp_dir().join(format!("gpuform-r9c-pf2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = spec_with_derived_vault(&dir);
+    let fake = healthy();
+    let out = fake.preflight(&spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        o.contains("its name is derived from the resource group: pass -g RG to check it"),
+        "{o}"
+    );
+    assert!(
+        !fake
+            .requests()
+            .iter()
+            .any(|r| r.url.path().contains("deletedVaults"))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn sb_check_path() -> String {
+    FakeAzure::sub_path("providers/Microsoft.ServiceBus/CheckNameAvailability")
+}
+
+#[test]
+fn a_service_bus_namespace_name_taken_by_someone_else_blocks() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(sb_check_path()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "nameAvailable": false, "reason": "NameInUse",
+                "message": "The specified service namespace is not available."
+            }))),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains("FAIL     Service Bus namespace name sb-shortvideo-prod is taken (The specified service namespace is not available.)"), "{o}");
+    assert!(o.contains("namespace names are global DNS names and this one belongs to someone else: choose another name in autoscale.queue.serviceBus"), "{o}");
+    let req = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.url.path() == sb_check_path())
+        .unwrap();
+    assert_eq!(req.url.query(), Some("api-version=2024-01-01"));
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&req.body).unwrap(),
+        json!({"name": "sb-shortvideo-prod"})
+    );
+}
+
+#[test]
+fn a_service_bus_namespace_that_is_already_yours_says_create_false_or_redeploys() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(sb_check_path()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "nameAvailable": false, "reason": "NameInUse",
+                "message": "The specified service namespace is not available."
+            }))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.ServiceBus/namespaces")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": [{
+                "id": format!("/subscriptions/{SUB}/resourceGroups/rg-queues/providers/Microsoft.ServiceBus/namespaces/sb-shortvideo-prod"),
+                "name": "sb-shortvideo-prod", "type": "Microsoft.ServiceBus/Namespaces", "location": "East US 2",
+                "sku": {"name": "Standard", "tier": "Standard"}, "properties": {"provisioningState": "Succeeded"}
+            }]}))),
+    );
+    // deployed into another group: the template would try to create it again
+    let out = fake
+        .preflight(&spec())
+        .args(["-g", "rg-shortvideo-prod"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains("sb-shortvideo-prod already exists in this subscription, in resource group rg-queues; the deployment cannot create it again"), "{o}");
+    assert!(o.contains("it is yours: set `create: false` and `resourceGroup: rg-queues` under autoscale.queue.serviceBus to use it"), "{o}");
+    // deployed into its own group: a redeployment
+    let out = fake
+        .preflight(&spec())
+        .args(["-g", "rg-queues"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        o.contains(
+            "sb-shortvideo-prod exists in resource group rg-queues: the deployment updates it"
+        ),
+        "{o}"
+    );
+}
+
+#[test]
+fn a_throttled_name_check_is_retried_and_a_storage_account_name_checked() {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(sb_check_path()))
+            .respond_with(
+                ResponseTemplate::new(429)
+                    .insert_header("Retry-After", "1")
+                    .set_body_json(arm_error("TooManyRequests", "throttled")),
+            )
+            .up_to_n_times(1)
+            .with_priority(1),
+    );
+    let out = fake.preflight(&spec()).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(o.contains("sb-shortvideo-prod is available"), "{o}");
+    assert_eq!(
+        fake.requests()
+            .iter()
+            .filter(|r| r.url.path() == sb_check_path())
+            .count(),
+        2
+    );
+    // the storage account of the fine-tuning example, taken by someone else
+    let st = FakeAzure::sub_path("providers/Microsoft.Storage/checkNameAvailability");
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(st.clone()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "nameAvailable": false, "reason": "AlreadyExists",
+                "message": "The storage account named stllmfinetune is already taken."
+            }))),
+    );
+    let out = fake
+        .preflight(&examples("llm-finetune-a100.yaml"))
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        o.contains(
+            "stllmfinetune is taken (The storage account named stllmfinetune is already taken.)"
+        ),
+        "{o}"
+    );
+    let req = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.url.path() == st)
+        .unwrap();
+    assert_eq!(req.url.query(), Some("api-version=2025-01-01"));
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&req.body).unwrap(),
+        json!({"name": "stllmfinetune", "type": "Microsoft.Storage/storageAccounts"})
+    );
+}

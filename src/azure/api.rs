@@ -6,13 +6,21 @@ use serde_json::json;
 
 use super::client::{ArmClient, Op};
 use super::error::ArmError;
-use super::models::{NameAvailability, ResourceRef, ResourceSku, Usage};
+use super::models::{DeletedVault, NameAvailability, ResourceRef, ResourceSku, Usage};
 
 pub const SKUS_API: &str = "2021-07-01";
 pub const USAGES_API: &str = "2024-11-01";
 pub const PROVIDERS_API: &str = "2021-04-01";
 pub const FEATURES_API: &str = "2021-07-01";
 pub const KEYVAULT_API: &str = "2024-11-01";
+/// Service Bus `CheckNameAvailability` and the namespace list (azure-rest-api-specs
+/// specification/servicebus/.../stable/2024-01-01, examples/NameSpaces/SBNameSpaceCheckNameAvailability.json;
+/// the version the renderer deploys namespaces with).
+pub const SERVICEBUS_API: &str = "2024-01-01";
+/// Storage `checkNameAvailability` and the account list (azure-rest-api-specs
+/// specification/storage/.../stable/2025-01-01, examples/StorageAccountCheckNameAvailability.json;
+/// the version the renderer deploys accounts with).
+pub const STORAGE_API: &str = "2025-01-01";
 
 /// Read-only calls preflight makes (deploy adds its own).
 #[async_trait::async_trait]
@@ -30,6 +38,17 @@ pub trait ArmApi: Send + Sync {
     async fn key_vault_name(&self, name: &str) -> Result<NameAvailability, ArmError>;
     /// Key vaults in the subscription (to recognise a taken name as one's own).
     async fn key_vaults(&self) -> Result<Vec<ResourceRef>, ArmError>;
+    /// Soft-deleted vaults of the subscription, every location (a vault name stays reserved
+    /// while its vault is soft-deleted).
+    async fn deleted_key_vaults(&self) -> Result<Vec<DeletedVault>, ArmError>;
+    /// Is a Service Bus namespace name free (namespace names are global DNS names)?
+    async fn service_bus_name(&self, name: &str) -> Result<NameAvailability, ArmError>;
+    /// Service Bus namespaces in the subscription (to recognise a taken name as one's own).
+    async fn service_bus_namespaces(&self) -> Result<Vec<ResourceRef>, ArmError>;
+    /// Is a storage account name free (account names are global DNS names)?
+    async fn storage_account_name(&self, name: &str) -> Result<NameAvailability, ArmError>;
+    /// Storage accounts in the subscription (to recognise a taken name as one's own).
+    async fn storage_accounts(&self) -> Result<Vec<ResourceRef>, ArmError>;
 }
 
 /// ARM for one subscription.
@@ -166,6 +185,89 @@ impl ArmApi for Arm {
         let url = self.client.url(
             &self.sub_path("providers/Microsoft.KeyVault/vaults"),
             KEYVAULT_API,
+            &[],
+        );
+        self.client.get_all(&op, url).await
+    }
+
+    async fn deleted_key_vaults(&self) -> Result<Vec<DeletedVault>, ArmError> {
+        // GET /subscriptions/{id}/providers/Microsoft.KeyVault/deletedVaults (Vaults_ListDeleted;
+        // azure-rest-api-specs .../Microsoft.KeyVault/stable/2024-11-01/examples/listDeletedVaults.json):
+        // one list covers every location, where GET .../locations/{l}/deletedVaults/{name}
+        // would need the location the vault was deleted in
+        let op = Op::new(
+            "list the subscription's soft-deleted key vaults",
+            "Microsoft.KeyVault/deletedVaults/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path("providers/Microsoft.KeyVault/deletedVaults"),
+            KEYVAULT_API,
+            &[],
+        );
+        self.client.get_all(&op, url).await
+    }
+
+    async fn service_bus_name(&self, name: &str) -> Result<NameAvailability, ArmError> {
+        // POST .../providers/Microsoft.ServiceBus/CheckNameAvailability {"name"} ->
+        // {nameAvailable, reason: None|InvalidName|SubscriptionIsDisabled|NameInUse|NameInLockdown|
+        // TooManyNamespaceInCurrentSubscription, message}
+        let op = Op::new(
+            format!("check whether the Service Bus namespace name {name} is free"),
+            "Microsoft.ServiceBus/checkNameAvailability/action (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path("providers/Microsoft.ServiceBus/CheckNameAvailability"),
+            SERVICEBUS_API,
+            &[],
+        );
+        self.client
+            .post_json(&op, url, &json!({ "name": name }))
+            .await
+    }
+
+    async fn service_bus_namespaces(&self) -> Result<Vec<ResourceRef>, ArmError> {
+        let op = Op::new(
+            "list the subscription's Service Bus namespaces",
+            "Microsoft.ServiceBus/namespaces/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path("providers/Microsoft.ServiceBus/namespaces"),
+            SERVICEBUS_API,
+            &[],
+        );
+        self.client.get_all(&op, url).await
+    }
+
+    async fn storage_account_name(&self, name: &str) -> Result<NameAvailability, ArmError> {
+        // POST .../providers/Microsoft.Storage/checkNameAvailability
+        // {"name", "type": "Microsoft.Storage/storageAccounts"} ->
+        // {nameAvailable, reason: AccountNameInvalid|AlreadyExists, message}
+        let op = Op::new(
+            format!("check whether the storage account name {name} is free"),
+            "Microsoft.Storage/checknameavailability/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path("providers/Microsoft.Storage/checkNameAvailability"),
+            STORAGE_API,
+            &[],
+        );
+        self.client
+            .post_json(
+                &op,
+                url,
+                &json!({ "name": name, "type": "Microsoft.Storage/storageAccounts" }),
+            )
+            .await
+    }
+
+    async fn storage_accounts(&self) -> Result<Vec<ResourceRef>, ArmError> {
+        let op = Op::new(
+            "list the subscription's storage accounts",
+            "Microsoft.Storage/storageAccounts/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path("providers/Microsoft.Storage/storageAccounts"),
+            STORAGE_API,
             &[],
         );
         self.client.get_all(&op, url).await

@@ -232,6 +232,58 @@ pub struct NameAvailability {
     pub message: Option<String>,
 }
 
+/// A soft-deleted key vault (`GET .../providers/Microsoft.KeyVault/deletedVaults`, api
+/// 2024-11-01): its name stays reserved until `scheduledPurgeDate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeletedVault {
+    /// `/subscriptions/{id}/providers/Microsoft.KeyVault/locations/{l}/deletedVaults/{name}`.
+    #[serde(default, deserialize_with = "null_default")]
+    pub id: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub name: String,
+    #[serde(default)]
+    pub properties: DeletedVaultProperties,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeletedVaultProperties {
+    /// The id of the vault before it was deleted (names its resource group).
+    #[serde(default)]
+    pub vault_id: Option<String>,
+    #[serde(default)]
+    pub location: Option<String>,
+    #[serde(default)]
+    pub deletion_date: Option<String>,
+    #[serde(default)]
+    pub scheduled_purge_date: Option<String>,
+    #[serde(default)]
+    pub purge_protection_enabled: Option<bool>,
+}
+
+impl DeletedVault {
+    /// Its name: `name`, or the last segment of `id` (Azure sets both).
+    pub fn vault_name(&self) -> &str {
+        if self.name.is_empty() {
+            self.id.rsplit('/').next().unwrap_or("")
+        } else {
+            &self.name
+        }
+    }
+
+    /// The resource group the vault lived in, from `properties.vaultId`.
+    pub fn resource_group(&self) -> Option<&str> {
+        let id = self.properties.vault_id.as_deref()?;
+        let mut it = id.split('/');
+        while let Some(s) = it.next() {
+            if s.eq_ignore_ascii_case("resourceGroups") {
+                return it.next();
+            }
+        }
+        None
+    }
+}
+
 /// A resource found in the subscription (id + name + location).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceRef {

@@ -63,6 +63,10 @@ pub struct Args {
     /// Seconds between polls when ARM sends no Retry-After.
     #[arg(long, value_name = "SECS", default_value_t = 5.0, hide = true)]
     pub poll_interval: f64,
+    /// Seconds to wait before deploying once more after a failure from a role assignment Key
+    /// Vault does not honour yet (see src/deploy/retry.rs).
+    #[arg(long, value_name = "SECS", default_value_t = deploy::retry::DEFAULT_WAIT_SECS, hide = true)]
+    pub role_retry_wait: f64,
     #[command(flatten)]
     pub azure: AzureArgs,
     #[command(flatten)]
@@ -122,6 +126,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         })?,
         ..Polling::default()
     };
+    let role_retry_wait = Duration::try_from_secs_f64(args.role_retry_wait).map_err(|_| {
+        Failure::usage(format!(
+            "--role-retry-wait must be a number of seconds, not {}",
+            args.role_retry_wait
+        ))
+    })?;
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !args.what_if && !args.yes && !interactive {
         return Err(Failure::usage(
@@ -212,7 +222,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         let existing = group
             .as_ref()
             .and_then(|_| session.existing_pool(&rt, "deploy", &rg, &checked));
-        if let Some(code) = preflight_gate(&args, &rt, &session, &args.spec, spec, existing)? {
+        let group_id = group.as_ref().map(|g| g.id.as_str());
+        if let Some(code) = preflight_gate(&args, &rt, &session, (&rg, group_id), spec, existing)? {
             return Ok(code);
         }
     }
@@ -247,6 +258,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         GroupCreated,
         Starting,
         Following,
+        /// Waiting to deploy once more (a role assignment not yet honoured by Key Vault).
+        Waiting,
     }
     let stage = Cell::new(Stage::Before);
     let mode = match args.progress {
@@ -267,35 +280,60 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             stage.set(Stage::GroupCreated);
             eprintln!("deploy: created the resource group {rg} in {region}");
         }
-        stage.set(Stage::Starting);
-        let accepted = match session.arm.put_deployment(&rg, &request.name, body).await {
-            Ok(a) => a,
-            Err(e) if e.status == Some(409) && e.code.as_deref() == Some("DeploymentActive") => {
-                eprintln!(
-                    "deploy: a deployment named {} is already running in {rg}; following it",
-                    request.name
-                );
-                Accepted {
-                    status: 200,
-                    async_operation: None,
-                    location: None,
-                    retry_after: None,
-                    body: Value::Null,
+        let mut attempt = 1;
+        loop {
+            stage.set(Stage::Starting);
+            let accepted = match session
+                .arm
+                .put_deployment(&rg, &request.name, body.clone())
+                .await
+            {
+                Ok(a) => a,
+                Err(e)
+                    if e.status == Some(409) && e.code.as_deref() == Some("DeploymentActive") =>
+                {
+                    eprintln!(
+                        "deploy: a deployment named {} is already running in {rg}; following it",
+                        request.name
+                    );
+                    Accepted {
+                        status: 200,
+                        async_operation: None,
+                        location: None,
+                        retry_after: None,
+                        body: Value::Null,
+                    }
+                }
+                Err(e) => return Err(e),
+            };
+            stage.set(Stage::Following);
+            let finished = deploy::follow(
+                &session.arm,
+                &rg,
+                &request.name,
+                &accepted,
+                polling,
+                &mut view,
+            )
+            .await?;
+            if attempt == 1 && finished.state() != "Succeeded" {
+                let trees = errors::trees(&finished);
+                if let Some(why) = deploy::retry::role_propagation(trees.iter()) {
+                    eprintln!(
+                        "deploy: {} failed because Key Vault does not honour the new role assignment yet ({}); role assignments take minutes to propagate, so gpuform deploys {} once more in {}",
+                        request.name,
+                        one_line(&why, 160),
+                        request.name,
+                        fmt_elapsed(role_retry_wait)
+                    );
+                    stage.set(Stage::Waiting);
+                    tokio::time::sleep(role_retry_wait).await;
+                    attempt += 1;
+                    continue;
                 }
             }
-            Err(e) => return Err(e),
-        };
-        stage.set(Stage::Following);
-        deploy::follow(
-            &session.arm,
-            &rg,
-            &request.name,
-            &accepted,
-            polling,
-            &mut view,
-        )
-        .await
-        .map(Some)
+            return Ok(Some(finished));
+        }
     };
     let result = rt.block_on(async {
         tokio::select! {
@@ -320,6 +358,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     ));
                     msg.push_str(&target.follow_hint());
                 }
+                Stage::Waiting => msg.push_str(&format!(
+                    "interrupted before deploying {} once more; its first attempt failed on a role assignment Key Vault did not honour yet: run gpuform deploy again\n",
+                    request.name
+                )),
                 Stage::Following => {
                     msg.push_str(&format!(
                         "stopped following deployment {}; it keeps running in Azure:\n",
@@ -375,6 +417,16 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     report_finished(&args, &rt, &target, spec, &finished, view.elapsed())
 }
 
+/// `text` on one line, at most `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        format!("{}...", flat.chars().take(max).collect::<String>())
+    }
+}
+
 /// Ask on the terminal; anything but y/yes is no.
 fn confirm(question: &str) -> bool {
     let mut err = std::io::stderr();
@@ -410,13 +462,16 @@ fn preflight_gate(
     args: &Args,
     rt: &tokio::runtime::Runtime,
     session: &Session,
-    path: &std::path::Path,
+    (rg, group_id): (&str, Option<&str>),
     spec: &Spec,
     existing: Option<Existing>,
 ) -> Result<Option<ExitCode>, Failure> {
+    let path = args.spec.as_path();
     let mut plan = Plan::from_spec(spec, &[]);
     plan.targets.truncate(1);
     plan.existing = existing;
+    // the group decides the derived vault name and which global names are a redeployment
+    plan.set_resource_group(&session.subscription, rg, group_id);
     let report = run_preflight(rt, session, path, &plan)?;
     let primary = report.primary();
     match primary.verdict {

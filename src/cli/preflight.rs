@@ -149,7 +149,15 @@ fn live(
     ctx.cloud = Some(session.cloud.name().to_string());
     let rt = runtime()?;
     if let Some(rg) = &args.resource_group {
-        plan.existing = session.existing_pool(&rt, "preflight", rg.trim(), checked);
+        let rg = rg.trim();
+        plan.existing = session.existing_pool(&rt, "preflight", rg, checked);
+        // the derived vault name hashes the group's id as ARM spells it
+        let group_id = rt
+            .block_on(session.arm.resource_group(rg))
+            .ok()
+            .flatten()
+            .map(|g| g.id);
+        plan.set_resource_group(&session.subscription, rg, group_id.as_deref());
     }
     let (regions, sub) = rt
         .block_on(pf::gather_live(&session.arm, plan))

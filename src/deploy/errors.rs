@@ -47,6 +47,22 @@ pub fn status_error(v: &Value) -> Option<ErrorDetail> {
     }
 }
 
+/// The error trees of a finished deployment: the deployment's own and each failed
+/// operation's.
+pub fn trees(f: &crate::deploy::Finished) -> Vec<ErrorDetail> {
+    f.deployment
+        .properties
+        .error
+        .iter()
+        .map(expand)
+        .chain(
+            failed_resources(&f.operations)
+                .into_iter()
+                .filter_map(|r| r.error),
+        )
+        .collect()
+}
+
 /// Every node of a tree, depth first.
 fn nodes(d: &ErrorDetail) -> Vec<&ErrorDetail> {
     let mut out = vec![d];

@@ -7,6 +7,7 @@
 
 pub mod errors;
 pub mod progress;
+pub mod retry;
 pub mod whatif;
 
 use std::time::Duration;

@@ -8,7 +8,8 @@ use crate::spec::model::OsType;
 
 use super::plan::{Plan, Role, Target};
 use super::report::{Check, Mode, QuotaNeed, Ranked, RegionReport, Report, Status, Verdict};
-use super::{Fetch, RegionData, SkuData, SubscriptionData};
+use super::{Fetch, GlobalKind, GlobalName, RegionData, SkuData, SubscriptionData, VaultName};
+use crate::azure::models::DeletedVault;
 
 const NOT_CHECKED: &str = "not checked:";
 
@@ -135,45 +136,266 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
         });
     }
 
+    out.push(key_vault_check(plan, sub));
+    for (g, f) in &sub.global_names {
+        out.push(global_name_check(plan, g, f));
+    }
+    out
+}
+
+/// The vault name: soft-deleted in this subscription (blocks: Azure refuses to create a vault
+/// with that name until it is recovered or purged), free, the subscription's own, or someone
+/// else's.
+fn key_vault_check(plan: &Plan, sub: &SubscriptionData) -> Check {
     const KV: &str = "key-vault-name";
     const KV_TITLE: &str = "Key Vault name";
-    out.push(match (&plan.key_vault, &sub.key_vault) {
-        (None, _) | (_, None) => check(KV, KV_TITLE, Status::Skipped, "the spec does not name a vault; deploy derives a unique one"),
-        (Some(_), Some(Fetch::Skipped(why))) => check(KV, KV_TITLE, Status::Skipped, why.clone()),
-        (Some(_), Some(Fetch::Failed(e))) => Check::failed(KV, KV_TITLE, e),
-        (Some(name), Some(Fetch::Got(v))) => {
+    let Some(name) = plan.vault_name() else {
+        return check(
+            KV,
+            KV_TITLE,
+            Status::Skipped,
+            "the spec does not name a vault; its name is derived from the resource group: pass -g RG to check it",
+        );
+    };
+    let derived = plan.key_vault.is_none();
+    let rename = if derived {
+        format!(
+            "set security.keyVault.name to a new name (the derived {name} comes from the resource group's id)"
+        )
+    } else {
+        "choose another security.keyVault.name".to_string()
+    };
+    let Some(fetch) = &sub.key_vault else {
+        return check(KV, KV_TITLE, Status::Skipped, "not checked");
+    };
+    // a soft-deleted vault of this name decides, whatever checkNameAvailability says
+    match &sub.deleted_vaults {
+        Some(Fetch::Got(list)) => {
+            if let Some(d) = list
+                .iter()
+                .find(|d| d.vault_name().eq_ignore_ascii_case(name))
+            {
+                return deleted_vault_check(name, d, &rename);
+            }
+        }
+        Some(Fetch::Failed(e)) => {
+            let mut c = check(
+                KV,
+                KV_TITLE,
+                Status::Unknown,
+                format!(
+                    "could not check whether {name} is a soft-deleted vault (could not {}: {})",
+                    e.operation,
+                    e.summary()
+                ),
+            );
+            c.fix = Some(match &e.help {
+                Some(h) => format!("{h}; a soft-deleted vault of the same name blocks the deployment for its whole retention period (`az keyvault list-deleted`)"),
+                None => "retry; a soft-deleted vault of the same name blocks the deployment (`az keyvault list-deleted`)".into(),
+            });
+            c.error = Some(e.clone());
+            return c;
+        }
+        _ => {}
+    }
+    match fetch {
+        Fetch::Skipped(why) => check(KV, KV_TITLE, Status::Skipped, why.clone()),
+        Fetch::Failed(e) => Check::failed(KV, KV_TITLE, e),
+        Fetch::Got(v) => {
             let a = &v.availability;
-            let why = a.message.as_deref().map(|m| format!(" ({})", m.trim())).unwrap_or_default();
+            let why = a
+                .message
+                .as_deref()
+                .map(|m| format!(" ({})", m.trim()))
+                .unwrap_or_default();
             if a.name_available {
                 check(KV, KV_TITLE, Status::Pass, format!("{name} is available"))
             } else if let Ok(Some(own)) = &v.own {
                 let rg = own.resource_group().unwrap_or("?");
-                check(KV, KV_TITLE, Status::Warn, format!("{name} already exists in this subscription (resource group {rg})"))
-                    .fix(format!("deploy into resource group {rg} to reuse it, or choose another security.keyVault.name"))
+                if plan
+                    .resource_group
+                    .as_deref()
+                    .is_some_and(|g| g.eq_ignore_ascii_case(rg))
+                {
+                    check(
+                        KV,
+                        KV_TITLE,
+                        Status::Pass,
+                        format!("{name} exists in resource group {rg}: the deployment updates it"),
+                    )
+                } else {
+                    check(
+                        KV,
+                        KV_TITLE,
+                        Status::Warn,
+                        format!("{name} already exists in this subscription (resource group {rg})"),
+                    )
+                    .fix(format!(
+                        "deploy into resource group {rg} to reuse it, or {rename}"
+                    ))
+                }
             } else if a.reason.as_deref() == Some("AccountNameInvalid") {
                 check(KV, KV_TITLE, Status::Fail, format!("{name} is not a valid vault name{why}"))
                     .fix("vault names are 3-24 letters, digits and hyphens, start with a letter, no consecutive hyphens")
             } else if let Err(e) = &v.own {
                 // it may be this subscription's own vault (a redeploy): do not block on a guess
-                let mut c = check(KV, KV_TITLE, Status::Unknown, format!(
-                    "{name} is taken{why}; could not check whether it is this subscription's (could not {}: {})",
-                    e.operation, e.summary()
-                ));
+                let mut c = check(
+                    KV,
+                    KV_TITLE,
+                    Status::Unknown,
+                    format!(
+                        "{name} is taken{why}; could not check whether it is this subscription's (could not {}: {})",
+                        e.operation,
+                        e.summary()
+                    ),
+                );
                 c.fix = Some(match &e.help {
-                    Some(h) => format!("{h}; or choose another security.keyVault.name"),
-                    None => "retry, or choose another security.keyVault.name".into(),
+                    Some(h) => format!("{h}; or {rename}"),
+                    None => format!("retry, or {rename}"),
                 });
                 c.error = Some(e.clone());
                 c
             } else {
-                check(KV, KV_TITLE, Status::Fail, format!("{name} is taken{why}")).fix(
-                    "vault names are global: choose another security.keyVault.name; if you deleted a vault with this name, \
-                     it is soft-deleted (az keyvault list-deleted) and must be recovered or purged",
-                )
+                check(KV, KV_TITLE, Status::Fail, format!("{name} is taken{why}")).fix(format!(
+                    "vault names are global: {rename}; a vault soft-deleted in another subscription keeps its name too (`az keyvault list-deleted` there)"
+                ))
             }
         }
-    });
-    out
+    }
+}
+
+/// A soft-deleted vault holds the name: ARM refuses to create a vault with it ("A vault with
+/// the same name already exists in deleted state") until it is recovered or purged. Recovering
+/// brings back the vault with its keys and secrets, and the deployment then updates it; purging
+/// is impossible while purge protection is on (the default, and required for disk encryption).
+fn deleted_vault_check(name: &str, d: &DeletedVault, rename: &str) -> Check {
+    let p = &d.properties;
+    let location = p.location.as_deref().unwrap_or("?");
+    let mut facts = vec![format!("location {location}")];
+    if let Some(rg) = d.resource_group() {
+        facts.push(format!("resource group {rg}"));
+    }
+    if let Some(when) = &p.deletion_date {
+        facts.push(format!("deleted {when}"));
+    }
+    if let Some(until) = &p.scheduled_purge_date {
+        facts.push(format!("name reserved until {until}"));
+    }
+    let mut fix = format!(
+        "recover it and deploy again (the deployment updates the recovered vault, keys and secrets included): `az keyvault recover --name {name} --location {location}`; or {rename}"
+    );
+    if p.purge_protection_enabled == Some(false) {
+        fix.push_str(&format!(
+            "; or, as it has no purge protection, delete it for good: `az keyvault purge --name {name} --location {location}` (its keys and secrets are lost)"
+        ));
+    } else {
+        fix.push_str(" (purge protection is on: it cannot be purged before that date)");
+    }
+    check(
+        "key-vault-name",
+        "Key Vault name",
+        Status::Fail,
+        format!(
+            "a soft-deleted vault in this subscription holds the name {name} ({}); Azure refuses to create a vault with it",
+            facts.join(", ")
+        ),
+    )
+    .fix(fix)
+}
+
+/// A Service Bus namespace or storage account the deployment creates: its name is a global DNS
+/// name. Taken by the subscription itself in the deployment's group is a redeployment; in
+/// another group the spec should use it (`create: false`); elsewhere it needs another name.
+fn global_name_check(plan: &Plan, g: &GlobalName, f: &Fetch<VaultName>) -> Check {
+    let (id, title, what, field) = match g.kind {
+        GlobalKind::ServiceBusNamespace => (
+            "service-bus-name",
+            "Service Bus namespace name",
+            "namespace",
+            "autoscale.queue.serviceBus",
+        ),
+        GlobalKind::StorageAccount => (
+            "storage-account-name",
+            "storage account name",
+            "storage account",
+            "autoscale.queue.storageQueue",
+        ),
+    };
+    let name = &g.name;
+    let v = match f {
+        Fetch::Skipped(why) => return check(id, title, Status::Skipped, why.clone()),
+        // Reader may lack a provider's checkNameAvailability action: ARM then decides at deploy
+        // time, so a refused check warns instead of leaving the verdict unknown
+        Fetch::Failed(e) if e.status == Some(403) => {
+            let mut c = Check::failed(id, title, e);
+            c.status = Status::Warn;
+            return c;
+        }
+        Fetch::Failed(e) => return Check::failed(id, title, e),
+        Fetch::Got(v) => v,
+    };
+    let a = &v.availability;
+    let why = a
+        .message
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(|m| format!(" ({m})"))
+        .unwrap_or_default();
+    let reason = a.reason.as_deref().unwrap_or("");
+    if a.name_available {
+        return check(id, title, Status::Pass, format!("{name} is available"));
+    }
+    if matches!(reason, "InvalidName" | "AccountNameInvalid") {
+        return check(id, title, Status::Fail, format!("{name} is not a valid {what} name{why}"))
+            .fix(match g.kind {
+                GlobalKind::ServiceBusNamespace => "namespace names are 6-50 letters, digits and hyphens, start with a letter and end with a letter or digit",
+                GlobalKind::StorageAccount => "storage account names are 3-24 lowercase letters and digits",
+            });
+    }
+    if matches!(
+        reason,
+        "SubscriptionIsDisabled" | "TooManyNamespaceInCurrentSubscription"
+    ) {
+        return check(
+            id,
+            title,
+            Status::Fail,
+            format!("the subscription cannot create the {what} {name}: {reason}{why}"),
+        );
+    }
+    match &v.own {
+        Ok(Some(own)) => {
+            let rg = own.resource_group().unwrap_or("?");
+            match &plan.resource_group {
+                Some(g) if g.eq_ignore_ascii_case(rg) => check(id, title, Status::Pass, format!(
+                    "{name} exists in resource group {rg}: the deployment updates it"
+                )),
+                Some(_) => check(id, title, Status::Fail, format!(
+                    "{name} already exists in this subscription, in resource group {rg}; the deployment cannot create it again"
+                ))
+                .fix(format!("it is yours: set `create: false` and `resourceGroup: {rg}` under {field} to use it, or choose another name")),
+                None => check(id, title, Status::Warn, format!(
+                    "{name} already exists in this subscription (resource group {rg})"
+                ))
+                .fix(format!("deploying into {rg} updates it; into another group, set `create: false` and `resourceGroup: {rg}` under {field}")),
+            }
+        }
+        Ok(None) => check(id, title, Status::Fail, format!("{name} is taken{why}"))
+            .fix(format!("{what} names are global DNS names and this one belongs to someone else: choose another name in {field}")),
+        Err(e) => {
+            let mut c = check(id, title, Status::Unknown, format!(
+                "{name} is taken{why}; could not check whether it is this subscription's (could not {}: {})",
+                e.operation, e.summary()
+            ));
+            c.fix = Some(match &e.help {
+                Some(h) => format!("{h}; or choose another name in {field}"),
+                None => format!("retry, or choose another name in {field}"),
+            });
+            c.error = Some(e.clone());
+            c
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -822,6 +1044,10 @@ mod tests {
             trusted_launch: false,
             providers: vec!["Microsoft.Compute"],
             key_vault: None,
+            key_vault_derived: None,
+            key_vault_prefix: "kv-t".into(),
+            global_names: vec![],
+            resource_group: None,
             allowed_regions: None,
             targets: vec![
                 Target {
@@ -1132,6 +1358,8 @@ mod tests {
             providers: vec![("Microsoft.Compute".into(), Fetch::Got("Registered".into()))],
             encryption_at_host: Some(Fetch::Got("Registered".into())),
             key_vault: None,
+            deleted_vaults: None,
+            global_names: vec![],
             trusted_launch_default: Fetch::Got("NotRegistered".into()),
         };
         let r = build(
@@ -1190,6 +1418,191 @@ mod tests {
         assert_eq!(
             q.fix.as_deref(),
             Some("the identity needs Microsoft.Compute/locations/usages/read")
+        );
+    }
+
+    fn sub_with(
+        key_vault: Option<Fetch<VaultName>>,
+        deleted: Option<Fetch<Vec<DeletedVault>>>,
+        globals: Vec<(GlobalName, Fetch<VaultName>)>,
+    ) -> SubscriptionData {
+        SubscriptionData {
+            providers: vec![("Microsoft.Compute".into(), Fetch::Got("Registered".into()))],
+            encryption_at_host: None,
+            key_vault,
+            deleted_vaults: deleted,
+            global_names: globals,
+            trusted_launch_default: Fetch::Got("NotRegistered".into()),
+        }
+    }
+
+    fn free() -> VaultName {
+        VaultName {
+            availability: crate::azure::models::NameAvailability {
+                name_available: true,
+                reason: None,
+                message: None,
+            },
+            own: Ok(None),
+        }
+    }
+
+    fn taken(own: Option<&str>) -> VaultName {
+        VaultName {
+            availability: crate::azure::models::NameAvailability {
+                name_available: false,
+                reason: Some("AlreadyExists".into()),
+                message: None,
+            },
+            own: Ok(own.map(|rg| crate::azure::models::ResourceRef {
+                id: format!("/subscriptions/s/resourceGroups/{rg}/providers/X/y/n"),
+                name: "n".into(),
+                location: None,
+            })),
+        }
+    }
+
+    fn deleted(name: &str, purge_protection: bool) -> DeletedVault {
+        serde_json::from_value(serde_json::json!({
+            "id": format!("/subscriptions/s/providers/Microsoft.KeyVault/locations/eastus2/deletedVaults/{name}"),
+            "name": name,
+            "type": "Microsoft.KeyVault/deletedVaults",
+            "properties": {
+                "vaultId": format!("/subscriptions/s/resourceGroups/rg-old/providers/Microsoft.KeyVault/vaults/{name}"),
+                "location": "eastus2", "deletionDate": "2026-11-30T10:00:00Z",
+                "scheduledPurgeDate": "2027-02-28T10:00:00Z", "purgeProtectionEnabled": purge_protection, "tags": {}
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_derived_vault_name_is_checked_once_the_group_is_known() {
+        let mut p = plan();
+        let c = subscription_checks(&p, &sub_with(None, None, vec![]));
+        let kv = by_id(&c, "key-vault-name");
+        assert_eq!(kv.status, Status::Skipped);
+        assert!(kv.message.contains("pass -g RG"), "{}", kv.message);
+        p.set_resource_group("00000000-0000-0000-0000-000000000000", "my-rg", None);
+        // kv-t + uniqueString('/subscriptions/0000.../resourceGroups/my-rg')
+        assert_eq!(p.vault_name(), Some("kv-t-bmg7c6xu4tw46"));
+        let c = subscription_checks(
+            &p,
+            &sub_with(Some(Fetch::Got(free())), Some(Fetch::Got(vec![])), vec![]),
+        );
+        assert_eq!(by_id(&c, "key-vault-name").status, Status::Pass);
+        // a group that exists: its id as ARM returns it wins
+        p.set_resource_group(
+            "00000000-0000-0000-0000-000000000000",
+            "my-rg",
+            Some("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/My-RG"),
+        );
+        assert_ne!(p.vault_name(), Some("kv-t-bmg7c6xu4tw46"));
+    }
+
+    #[test]
+    fn a_soft_deleted_vault_of_the_name_blocks_with_recover_or_rename() {
+        let mut p = plan();
+        p.set_resource_group("00000000-0000-0000-0000-000000000000", "my-rg", None);
+        let name = p.vault_name().unwrap().to_string();
+        // checkNameAvailability may well call it available: the deleted list decides
+        let sub = sub_with(
+            Some(Fetch::Got(free())),
+            Some(Fetch::Got(vec![deleted(&name.to_uppercase(), true)])),
+            vec![],
+        );
+        let c = subscription_checks(&p, &sub);
+        let kv = by_id(&c, "key-vault-name");
+        assert_eq!(kv.status, Status::Fail);
+        assert!(kv.message.contains(&format!("a soft-deleted vault in this subscription holds the name {name} (location eastus2, resource group rg-old, deleted 2026-11-30T10:00:00Z, name reserved until 2027-02-28T10:00:00Z)")), "{}", kv.message);
+        let fix = kv.fix.as_deref().unwrap();
+        assert!(
+            fix.contains(&format!(
+                "`az keyvault recover --name {name} --location eastus2`"
+            )),
+            "{fix}"
+        );
+        assert!(
+            fix.contains("set security.keyVault.name to a new name"),
+            "{fix}"
+        );
+        assert!(
+            fix.contains("purge protection is on") && !fix.contains("az keyvault purge"),
+            "{fix}"
+        );
+        assert_eq!(verdict(&c.iter().collect::<Vec<_>>()), Verdict::Blocked);
+        // without purge protection, purging is offered too
+        let sub = sub_with(
+            Some(Fetch::Got(free())),
+            Some(Fetch::Got(vec![deleted(&name, false)])),
+            vec![],
+        );
+        let c = subscription_checks(&p, &sub);
+        assert!(
+            by_id(&c, "key-vault-name")
+                .fix
+                .as_deref()
+                .unwrap()
+                .contains(&format!(
+                    "`az keyvault purge --name {name} --location eastus2`"
+                ))
+        );
+    }
+
+    #[test]
+    fn global_names_pass_warn_or_block_by_whose_they_are() {
+        let sb = GlobalName {
+            kind: GlobalKind::ServiceBusNamespace,
+            name: "sb-x".into(),
+        };
+        let st = GlobalName {
+            kind: GlobalKind::StorageAccount,
+            name: "stx".into(),
+        };
+        let mut p = plan();
+        let run = |p: &Plan, v: VaultName| {
+            let c = subscription_checks(
+                p,
+                &sub_with(
+                    None,
+                    None,
+                    vec![
+                        (sb.clone(), Fetch::Got(v.clone())),
+                        (st.clone(), Fetch::Got(v)),
+                    ],
+                ),
+            );
+            (
+                by_id(&c, "service-bus-name").clone(),
+                by_id(&c, "storage-account-name").clone(),
+            )
+        };
+        let (a, b) = run(&p, free());
+        assert_eq!((a.status, b.status), (Status::Pass, Status::Pass));
+        let (a, b) = run(&p, taken(None));
+        assert_eq!((a.status, b.status), (Status::Fail, Status::Fail));
+        assert!(
+            a.fix
+                .as_deref()
+                .unwrap()
+                .contains("choose another name in autoscale.queue.serviceBus")
+        );
+        // the subscription's own, group unknown: a warning naming its group
+        let (a, _) = run(&p, taken(Some("rg-q")));
+        assert_eq!(a.status, Status::Warn);
+        p.set_resource_group("00000000-0000-0000-0000-000000000000", "rg-q", None);
+        assert_eq!(run(&p, taken(Some("rg-q"))).0.status, Status::Pass);
+        p.set_resource_group("00000000-0000-0000-0000-000000000000", "rg-other", None);
+        let (a, b) = run(&p, taken(Some("rg-q")));
+        assert_eq!(a.status, Status::Fail);
+        assert!(a.fix.as_deref().unwrap().contains(
+            "set `create: false` and `resourceGroup: rg-q` under autoscale.queue.serviceBus"
+        ));
+        assert!(
+            b.fix
+                .as_deref()
+                .unwrap()
+                .contains("under autoscale.queue.storageQueue")
         );
     }
 }

@@ -3,6 +3,7 @@
 //! `az`/REST output ([`Offline`]); [`checks`] turns it into verdicts without any I/O.
 
 pub mod checks;
+pub mod names;
 pub mod plan;
 pub mod report;
 
@@ -11,9 +12,11 @@ use std::collections::BTreeMap;
 use futures::future::join_all;
 use serde::Serialize;
 
-use crate::azure::models::{ListShape, NameAvailability, ResourceRef, ResourceSku, Usage};
+use crate::azure::models::{
+    DeletedVault, ListShape, NameAvailability, ResourceRef, ResourceSku, Usage,
+};
 use crate::azure::{ArmApi, ArmError};
-pub use plan::{Plan, Role, Target};
+pub use plan::{GlobalKind, GlobalName, Plan, Role, Target};
 pub use report::{Check, RegionReport, Report, Status, Verdict};
 
 /// One piece of data a check needs.
@@ -96,7 +99,8 @@ pub struct RegionData {
     pub usages: Fetch<Vec<Usage>>,
 }
 
-/// The Key Vault name answer, with the vault when it is the subscription's own.
+/// A global name's answer (Key Vault, Service Bus namespace, storage account), with the
+/// resource when it is the subscription's own.
 #[derive(Debug, Clone)]
 pub struct VaultName {
     pub availability: NameAvailability,
@@ -115,8 +119,12 @@ pub struct SubscriptionData {
     pub providers: Vec<(String, Fetch<String>)>,
     /// `Some` when the spec turns encryption at host on.
     pub encryption_at_host: Option<Fetch<String>>,
-    /// `Some` when the spec names a vault.
+    /// `Some` when the vault name is known (the spec's, or derived from the resource group).
     pub key_vault: Option<Fetch<VaultName>>,
+    /// The subscription's soft-deleted vaults; `Some` when the vault name is known.
+    pub deleted_vaults: Option<Fetch<Vec<DeletedVault>>>,
+    /// The answers for [`Plan::global_names`], in that order.
+    pub global_names: Vec<(GlobalName, Fetch<VaultName>)>,
     /// State of Microsoft.Compute/TrustedLaunchByDefaultPreview (Trusted Launch as default):
     /// reported for every spec, as the rendered scale set's securityType must not depend on it.
     pub trusted_launch_default: Fetch<String>,
@@ -154,21 +162,33 @@ pub async fn gather_live(
         }
     };
     let vault = async {
-        let name = plan.key_vault.as_deref()?;
+        let name = plan.vault_name()?;
         Some(Fetch::from_result(vault_name(api, name).await))
     };
+    let deleted = async {
+        plan.vault_name()?;
+        Some(Fetch::from_result(api.deleted_key_vaults().await))
+    };
+    let globals = join_all(
+        plan.global_names
+            .iter()
+            .map(|g| async move { (g.clone(), Fetch::from_result(global_name(api, g).await)) }),
+    );
     let tl_default = async {
         Fetch::from_result(
             api.feature_state("Microsoft.Compute", TRUSTED_LAUNCH_DEFAULT_FEATURE)
                 .await,
         )
     };
-    let (regions, providers, feature, vault, tl_default) =
-        futures::join!(regions, providers, feature, vault, tl_default);
+    let (regions, providers, feature, vault, deleted, globals, tl_default) = futures::join!(
+        regions, providers, feature, vault, deleted, globals, tl_default
+    );
     let sub = SubscriptionData {
         providers,
         encryption_at_host: feature,
         key_vault: vault,
+        deleted_vaults: deleted,
+        global_names: globals,
         trusted_launch_default: tl_default,
     };
     let fatal = regions
@@ -178,7 +198,9 @@ pub async fn gather_live(
         .chain([
             sub.encryption_at_host.as_ref().and_then(Fetch::error),
             sub.key_vault.as_ref().and_then(Fetch::error),
+            sub.deleted_vaults.as_ref().and_then(Fetch::error),
         ])
+        .chain(sub.global_names.iter().map(|(_, f)| f.error()))
         .flatten()
         .find(|e| e.is_fatal());
     if let Some(e) = fatal {
@@ -196,6 +218,25 @@ async fn vault_name(api: &dyn ArmApi, name: &str) -> Result<VaultName, ArmError>
         api.key_vaults()
             .await
             .map(|v| v.into_iter().find(|r| r.name.eq_ignore_ascii_case(name)))
+    };
+    Ok(VaultName { availability, own })
+}
+
+/// A Service Bus namespace or storage account name: free, or whose (the subscription's own
+/// list tells a redeployment from someone else's name).
+async fn global_name(api: &dyn ArmApi, g: &GlobalName) -> Result<VaultName, ArmError> {
+    let availability = match g.kind {
+        GlobalKind::ServiceBusNamespace => api.service_bus_name(&g.name).await?,
+        GlobalKind::StorageAccount => api.storage_account_name(&g.name).await?,
+    };
+    let own = if availability.name_available {
+        Ok(None)
+    } else {
+        let list = match g.kind {
+            GlobalKind::ServiceBusNamespace => api.service_bus_namespaces().await,
+            GlobalKind::StorageAccount => api.storage_accounts().await,
+        };
+        list.map(|v| v.into_iter().find(|r| r.name.eq_ignore_ascii_case(&g.name)))
     };
     Ok(VaultName { availability, own })
 }
@@ -246,10 +287,13 @@ impl Offline {
             encryption_at_host: plan
                 .encryption_at_host
                 .then(|| Fetch::Skipped(LIVE_ONLY.into())),
-            key_vault: plan
-                .key_vault
-                .as_ref()
-                .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+            key_vault: plan.vault_name().map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+            deleted_vaults: plan.vault_name().map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+            global_names: plan
+                .global_names
+                .iter()
+                .map(|g| (g.clone(), Fetch::Skipped(LIVE_ONLY.into())))
+                .collect(),
             trusted_launch_default: Fetch::Skipped(LIVE_ONLY.into()),
         };
         (regions, sub)
@@ -303,6 +347,29 @@ mod tests {
                 name: "KV-A".into(),
                 location: None,
             }])
+        }
+        async fn deleted_key_vaults(&self) -> Result<Vec<DeletedVault>, ArmError> {
+            Ok(vec![])
+        }
+        async fn service_bus_name(&self, _: &str) -> Result<NameAvailability, ArmError> {
+            Ok(NameAvailability {
+                name_available: true,
+                reason: None,
+                message: None,
+            })
+        }
+        async fn service_bus_namespaces(&self) -> Result<Vec<ResourceRef>, ArmError> {
+            Ok(vec![])
+        }
+        async fn storage_account_name(&self, _: &str) -> Result<NameAvailability, ArmError> {
+            Ok(NameAvailability {
+                name_available: true,
+                reason: None,
+                message: None,
+            })
+        }
+        async fn storage_accounts(&self) -> Result<Vec<ResourceRef>, ArmError> {
+            Ok(vec![])
         }
     }
 

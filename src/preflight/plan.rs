@@ -82,6 +82,43 @@ impl Existing {
     }
 }
 
+/// Which global name a [`GlobalName`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum GlobalKind {
+    ServiceBusNamespace,
+    StorageAccount,
+}
+
+/// A name the deployment creates that must be unique across Azure (a DNS name).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GlobalName {
+    pub kind: GlobalKind,
+    pub name: String,
+}
+
+/// The Service Bus namespace / storage account the spec creates (`create: true`).
+fn global_names(spec: &Spec) -> Vec<GlobalName> {
+    let Some(q) = spec.spec.autoscale.as_ref().and_then(|a| a.queue.as_ref()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(sb) = q.service_bus.as_ref().filter(|sb| sb.create) {
+        out.push(GlobalName {
+            kind: GlobalKind::ServiceBusNamespace,
+            name: sb.namespace.clone(),
+        });
+    }
+    if let Some(st) = q.storage_queue.as_ref().filter(|st| st.create) {
+        out.push(GlobalName {
+            kind: GlobalKind::StorageAccount,
+            name: st.account.clone(),
+        });
+    }
+    out
+}
+
 /// Everything the checks need from the spec, computed once.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -105,7 +142,18 @@ pub struct Plan {
     pub accelerated_networking: bool,
     pub trusted_launch: bool,
     pub providers: Vec<&'static str>,
+    /// The vault name the spec gives (`security.keyVault.name`).
     pub key_vault: Option<String>,
+    /// The vault name the template derives when the spec gives none
+    /// (`<prefix>-<uniqueString(resourceGroup().id)>`): known once the resource group is
+    /// ([`Plan::set_resource_group`]).
+    pub key_vault_derived: Option<String>,
+    /// Prefix of the derived vault name (the renderer's `vault_name_prefix`).
+    pub key_vault_prefix: String,
+    /// Service Bus namespaces and storage accounts the deployment creates: global DNS names.
+    pub global_names: Vec<GlobalName>,
+    /// The resource group the spec is deployed to, when the caller knows it.
+    pub resource_group: Option<String>,
     pub allowed_regions: Option<Vec<String>>,
     pub targets: Vec<Target>,
     /// The pool's scale set when it exists already (set by the caller, who knows the group).
@@ -175,6 +223,10 @@ impl Plan {
             trusted_launch: s.compute.security_type == SecurityType::TrustedLaunch,
             providers,
             key_vault: s.security.key_vault.name.clone(),
+            key_vault_derived: None,
+            key_vault_prefix: crate::plan::vault_name_prefix(&spec.metadata.name),
+            global_names: global_names(spec),
+            resource_group: None,
             allowed_regions: s
                 .allowed_regions
                 .as_ref()
@@ -182,6 +234,29 @@ impl Plan {
             targets,
             existing: None,
         }
+    }
+
+    /// The deployment goes to `rg` (whose ARM id is `group_id` when the group exists): the
+    /// derived vault name becomes known.
+    pub fn set_resource_group(&mut self, subscription: &str, rg: &str, group_id: Option<&str>) {
+        let id = group_id
+            .filter(|id| !id.is_empty())
+            .map(str::to_string)
+            .unwrap_or_else(|| super::names::resource_group_id(subscription, rg));
+        if self.key_vault.is_none() {
+            self.key_vault_derived = Some(super::names::derived_vault_name(
+                &self.key_vault_prefix,
+                &id,
+            ));
+        }
+        self.resource_group = Some(rg.to_string());
+    }
+
+    /// The vault name to check: the spec's, or the derived one once the group is known.
+    pub fn vault_name(&self) -> Option<&str> {
+        self.key_vault
+            .as_deref()
+            .or(self.key_vault_derived.as_deref())
     }
 
     pub fn primary(&self) -> &str {

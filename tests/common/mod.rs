@@ -249,6 +249,52 @@ impl FakeAzure {
                 .respond_with(ok(json!({"value": []})))
                 .with_priority(10),
         );
+        self.mount_global_names(latency);
+    }
+
+    /// No soft-deleted vaults, and every Service Bus namespace and storage account name free
+    /// (part of [`mount_subscription`](Self::mount_subscription); priority 10).
+    pub fn mount_global_names(&self, latency: Duration) {
+        let ok = |body: Value| {
+            ResponseTemplate::new(200)
+                .set_body_json(body)
+                .set_delay(latency)
+        };
+        for (verb, rest, body) in [
+            (
+                "GET",
+                "providers/Microsoft.KeyVault/deletedVaults",
+                json!({"value": []}),
+            ),
+            (
+                "POST",
+                "providers/Microsoft.ServiceBus/CheckNameAvailability",
+                json!({"nameAvailable": true, "reason": "None", "message": ""}),
+            ),
+            (
+                "GET",
+                "providers/Microsoft.ServiceBus/namespaces",
+                json!({"value": []}),
+            ),
+            (
+                "POST",
+                "providers/Microsoft.Storage/checkNameAvailability",
+                json!({"nameAvailable": true}),
+            ),
+            (
+                "GET",
+                "providers/Microsoft.Storage/storageAccounts",
+                json!({"value": []}),
+            ),
+        ] {
+            self.mount(
+                Mock::given(method(verb))
+                    .and(path(Self::sub_path(rest)))
+                    .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+                    .respond_with(ok(body))
+                    .with_priority(10),
+            );
+        }
     }
 
     /// `gpuform preflight SPEC` against the fake with fast retries.
