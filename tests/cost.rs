@@ -145,7 +145,8 @@ fn two_schedules_across_time_zones() {
     let v = json(&[TWO_ZONES]);
     // europe-day 08:00-18:00 W. Europe (UTC+1) = 07:00-17:00 UTC, Mon-Fri: 10 h × 5 = 50 h/week
     // us-day 09:00-17:00 Pacific (UTC-8) = 17:00-01:00 UTC, Mon-Fri: 8 h × 5 = 40 h/week
-    // (it starts when europe-day's restore profile does; the later profile wins)
+    // (it starts at the instant europe-day ends, so no restore profile is emitted there: Azure
+    // would apply only the first of two profiles starting at one minute)
     // default (1 VM) the remaining 168 - 90 = 78 h/week
     let profiles = v["profiles"].as_array().unwrap();
     let hours = |name: &str| {
@@ -155,7 +156,10 @@ fn two_schedules_across_time_zones() {
     };
     close(hours("europe-day"), 50.0);
     close(hours("us-day"), 40.0);
-    close(hours("europe-day (end)"), 0.0);
+    assert!(
+        profiles.iter().all(|p| p["name"] != "europe-day (end)"),
+        "{profiles:?}"
+    );
     let rest: f64 = profiles
         .iter()
         .filter(|p| p["name"] != "europe-day" && p["name"] != "us-day")
@@ -174,6 +178,75 @@ fn two_schedules_across_time_zones() {
     close(amount(&v, "disk-os", "expected"), 358.0 / 168.0 * 19.71);
     // both schedules scale up: nothing to save by removing them
     assert_eq!(lever(&v, "schedules")["status"], "not-applicable");
+}
+
+/// windows-viz (issue 9 item 2): `evening-on-call` starts where `office-hours` ends (Mon-Fri
+/// 18:30 W. Europe). The estimate prices the two on-call seats for 3.5 h each weekday, and no
+/// restore profile takes their place.
+#[test]
+fn windows_viz_prices_the_on_call_seats() {
+    let v = json(&["examples/windows-viz-nv.yaml"]);
+    let profiles = v["profiles"].as_array().unwrap();
+    let profile = |name: &str| {
+        profiles
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no profile {name}: {profiles:?}"))
+    };
+    assert!(
+        profiles.iter().all(|p| p["name"] != "office-hours (end)"),
+        "{profiles:?}"
+    );
+    // 18:30-22:00 Mon-Fri = 17.5 h/week at 2 seats
+    close(
+        profile("evening-on-call")["hoursPerWeek"].as_f64().unwrap(),
+        17.5,
+    );
+    close(
+        profile("evening-on-call")["instanceHours"]["expected"]
+            .as_f64()
+            .unwrap(),
+        2.0 * 17.5 * 730.0 / 168.0,
+    );
+    // 07:30-18:30 Mon-Fri = 55 h at 10 seats; the rest of the week at 0
+    close(
+        profile("office-hours")["hoursPerWeek"].as_f64().unwrap(),
+        55.0,
+    );
+    close(
+        v["instanceHours"]["expected"].as_f64().unwrap(),
+        (10.0 * 55.0 + 2.0 * 17.5) * 730.0 / 168.0,
+    );
+}
+
+/// The dev box (issue 9 item 6): compute for the hours the schedule runs it (11 h × 5 working
+/// days), its disks for the whole month, and a note that says so.
+#[test]
+fn dev_box_pays_running_hours_and_its_disks_all_month() {
+    let v = json(&["examples/dev-notebook-t4.yaml"]);
+    // 08:00-19:00 Mon-Fri = 55 h/week = 55 × 730/168 = 238.99 h/month
+    let running = 55.0 * 730.0 / 168.0;
+    close(v["instanceHours"]["expected"].as_f64().unwrap(), running);
+    close(v["instanceHours"]["high"].as_f64().unwrap(), running);
+    // Standard_NC4as_T4_v3 Linux westeurope $0.658/h
+    close(amount(&v, "compute-regular", "expected"), running * 0.658);
+    // P10 $19.71/month, all month, in every case
+    for case in ["low", "expected", "high"] {
+        close(amount(&v, "disk-os", case), 19.71);
+    }
+    assert_eq!(line(&v, "disk-os")["quantity"]["expected"], 730.0);
+    let notes: Vec<&str> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with("dev box:")
+            && n.contains("still pays for its OS and data disks")
+            && n.contains("runs 239 h/month")),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -404,24 +477,28 @@ fn prices_file_errors_are_usage_errors() {
     cost(&[FIXED, "--prices", "/nonexistent/prices.json"]).code(2);
 }
 
-/// The table for the transcoding example, byte for byte (`GPUFORM_BLESS=1` rewrites it).
+/// The tables of the transcoding, visualization and dev box examples, byte for byte
+/// (`GPUFORM_BLESS=1` rewrites them).
 #[test]
 fn transcode_example_golden() {
-    for (format, file) in [
-        ("table", "shortvideo-transcode.txt"),
-        ("markdown", "shortvideo-transcode.md"),
+    for (spec, format, file) in [
+        ("shortvideo-transcode", "table", "shortvideo-transcode.txt"),
+        (
+            "shortvideo-transcode",
+            "markdown",
+            "shortvideo-transcode.md",
+        ),
+        // the on-call seats after office hours (issue 9 item 2)
+        ("windows-viz-nv", "table", "windows-viz-nv.txt"),
+        // the dev box: running hours from its schedule, disks all month (issue 9 item 6)
+        ("dev-notebook-t4", "table", "dev-notebook-t4.txt"),
     ] {
-        let out = cost(&[
-            "examples/shortvideo-transcode.yaml",
-            "--format",
-            format,
-            "--color",
-            "never",
-        ])
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        let spec = format!("examples/{spec}.yaml");
+        let out = cost(&[&spec, "--format", format, "--color", "never"])
+            .success()
+            .get_output()
+            .stdout
+            .clone();
         let text = String::from_utf8(out).unwrap();
         let path = Path::new("tests/golden/cost").join(file);
         if std::env::var_os("GPUFORM_BLESS").is_some() {
@@ -693,7 +770,7 @@ fn vm_size_auto_prices_the_size_render_emits() {
         .clone();
     let bicep = String::from_utf8(bicep).unwrap();
     assert!(
-        bicep.contains("name: 'Standard_NC4as_T4_v3'"),
+        bicep.contains("vmSize: 'Standard_NC4as_T4_v3'"),
         "render's choice changed; update this test"
     );
     let v = json(&[DEV, "--prices", PRICIER]);
@@ -781,12 +858,24 @@ fn cost_lines_match_the_rendered_template() {
         let lines_ending =
             |suffix: &str| est.lines.iter().filter(|l| l.id.ends_with(suffix)).count();
 
-        // the scale set: size, Spot, disks
+        // the scale set (or the dev box VM): size, Spot, disks
         let vmss = of("Microsoft.Compute/virtualMachineScaleSets");
-        assert_eq!(vmss.len(), 1, "{at}");
-        let vmss = vmss[0];
-        assert_eq!(vmss["sku"]["name"], est.vm_size.as_str(), "{at}");
-        let vm = &vmss["properties"]["virtualMachineProfile"];
+        let vms = of("Microsoft.Compute/virtualMachines");
+        assert_eq!(vmss.len() + vms.len(), 1, "{at}");
+        let vm = if let Some(vmss) = vmss.first() {
+            assert_eq!(vmss["sku"]["name"], est.vm_size.as_str(), "{at}");
+            &vmss["properties"]["virtualMachineProfile"]
+        } else {
+            let vm = &vms[0]["properties"];
+            assert_eq!(
+                vm["hardwareProfile"]["vmSize"],
+                est.vm_size.as_str(),
+                "{at}"
+            );
+            // a stopped dev box keeps its disks: billed for the whole month
+            assert_eq!(line("disk-os").unwrap().quantity.low, 730.0, "{at}");
+            vm
+        };
         assert_eq!(
             vm["priority"] == "Spot",
             line("compute-spot").is_some(),

@@ -941,3 +941,213 @@ proptest! {
         prop_assert!(!escaped.contains('\n') && !escaped.contains('\r'));
     }
 }
+
+/// The autoscale profiles of a rendered ARM template.
+fn autoscale_profiles(r: &Rendered) -> Vec<Value> {
+    let arm: Value = serde_json::from_str(file(r, "azuredeploy.json")).unwrap();
+    arm["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|res| res["type"] == "Microsoft.Insights/autoscaleSettings")
+        .flat_map(|res| res["properties"]["profiles"].as_array().unwrap().clone())
+        .collect()
+}
+
+/// Contract (issue 9 item 2): no two recurring profiles of a rendered autoscale setting start at
+/// the same instant. Where they do, Azure uses only the first applicable profile, so the other
+/// one never applies. Compared in UTC (standard offsets) across time zones.
+#[test]
+fn no_two_rendered_profiles_start_at_the_same_instant() {
+    let days = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    let mut checked_profiles = 0;
+    for path in all_specs() {
+        let r = render_file(&path);
+        let mut seen: BTreeMap<i64, String> = BTreeMap::new();
+        for p in autoscale_profiles(&r) {
+            let Some(s) = p["recurrence"].get("schedule") else {
+                continue;
+            };
+            let tz = s["timeZone"].as_str().unwrap();
+            let offset = i64::from(
+                gpuform::spec::timezones::offset_minutes(tz)
+                    .unwrap_or_else(|| panic!("{}: unknown time zone {tz}", path.display())),
+            );
+            for d in s["days"].as_array().unwrap() {
+                let day = days.iter().position(|x| d == *x).unwrap() as i64;
+                for h in s["hours"].as_array().unwrap() {
+                    for m in s["minutes"].as_array().unwrap() {
+                        let local = day * 1440 + h.as_i64().unwrap() * 60 + m.as_i64().unwrap();
+                        let utc = (local - offset).rem_euclid(7 * 1440);
+                        let name = p["name"].as_str().unwrap().to_string();
+                        if let Some(other) = seen.insert(utc, name.clone()) {
+                            panic!(
+                                "{}: profiles `{other}` and `{name}` both start at {d} {h}:{m} {tz}",
+                                path.display()
+                            );
+                        }
+                        checked_profiles += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked_profiles > 10, "no recurring profile was checked");
+}
+
+/// windows-viz: `office-hours` ends at 18:30 where `evening-on-call` starts. No restore profile
+/// may start there (Azure would apply it instead of the on-call seats).
+#[test]
+fn windows_viz_renders_no_restore_profile_at_the_on_call_start() {
+    let r = render_file(&root().join("examples/windows-viz-nv.yaml"));
+    let profiles = autoscale_profiles(&r);
+    let names: Vec<&str> = profiles
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"office-hours (end)"), "{names:?}");
+    let at_1830: Vec<&str> = profiles
+        .iter()
+        .filter(|p| {
+            p["recurrence"]["schedule"]["hours"] == serde_json::json!([18])
+                && p["recurrence"]["schedule"]["minutes"] == serde_json::json!([30])
+        })
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(at_1830, ["evening-on-call"]);
+    // the evening's end still restores the default limits (zero seats at night)
+    assert!(names.contains(&"evening-on-call (end)"), "{names:?}");
+}
+
+/// Issue 9 item 6: a dev/test spec with `autoShutdown` keeps its OS and data disks over a night.
+/// It renders one VM (no scale set, no autoscale setting: nothing scales it in or deletes an
+/// instance), its disks and NIC survive even a deletion of the VM (`Detach`), a DevTest Labs
+/// schedule deallocates it at `time` in `timeZone`, and a Logic App starts it Monday-Friday at
+/// `startTime`, with a role scoped to the VM that can start it and nothing more.
+#[test]
+fn dev_box_keeps_its_disks_over_a_night() {
+    let r = render_file(&root().join("examples/dev-notebook-t4.yaml"));
+    let arm: Value = serde_json::from_str(file(&r, "azuredeploy.json")).unwrap();
+    let res = arm["resources"].as_array().unwrap();
+    let of = |t: &str| -> Vec<&Value> { res.iter().filter(|x| x["type"] == t).collect() };
+    assert!(of("Microsoft.Compute/virtualMachineScaleSets").is_empty());
+    assert!(of("Microsoft.Insights/autoscaleSettings").is_empty());
+    let vms = of("Microsoft.Compute/virtualMachines");
+    assert_eq!(vms.len(), 1);
+    let vm = vms[0];
+    assert_eq!(vm["name"], "vm-dev-notebook");
+    // nothing in the template deletes a disk: no delete option anywhere but Detach
+    let mut delete_options = Vec::new();
+    fn walk<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    if k == "deleteOption" {
+                        out.push(x);
+                    }
+                    walk(x, out);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    walk(&arm, &mut delete_options);
+    assert!(!delete_options.is_empty());
+    assert!(
+        delete_options.iter().all(|d| *d == "Detach"),
+        "{delete_options:?}"
+    );
+    let storage = &vm["properties"]["storageProfile"];
+    assert_eq!(storage["osDisk"]["deleteOption"], "Detach");
+    assert_eq!(
+        vm["properties"]["networkProfile"]["networkInterfaces"][0]["properties"]["deleteOption"],
+        "Detach"
+    );
+    // the same driver extension as the pool would get, on the VM
+    let ext = of("Microsoft.Compute/virtualMachines/extensions");
+    assert_eq!(ext.len(), 1);
+    assert_eq!(ext[0]["properties"]["type"], "NvidiaGpuDriverLinux");
+    assert_eq!(ext[0]["name"], "vm-dev-notebook/NvidiaGpuDriverLinux");
+    // the stop: DevTest Labs deallocates at 19:00 W. Europe, mails the alert address first
+    let sched = of("Microsoft.DevTestLab/schedules");
+    assert_eq!(sched.len(), 1);
+    let sp = &sched[0]["properties"];
+    assert_eq!(sched[0]["name"], "shutdown-computevm-vm-dev-notebook");
+    assert_eq!(sp["taskType"], "ComputeVmShutdownTask");
+    assert_eq!(sp["status"], "Enabled");
+    assert_eq!(sp["dailyRecurrence"]["time"], "1900");
+    assert_eq!(sp["timeZoneId"], "W. Europe Standard Time");
+    assert_eq!(
+        sp["notificationSettings"]["emailRecipient"],
+        "vision-lab@example.com"
+    );
+    assert_eq!(
+        sp["targetResourceId"],
+        "[resourceId('Microsoft.Compute/virtualMachines', 'vm-dev-notebook')]"
+    );
+    // the start: Monday-Friday at 08:00 in the same zone (weekends: true keeps it off)
+    let wf = of("Microsoft.Logic/workflows");
+    assert_eq!(wf.len(), 1);
+    assert_eq!(wf[0]["identity"]["type"], "SystemAssigned");
+    let def = &wf[0]["properties"]["definition"];
+    let rec = &def["triggers"]["Start_on_schedule"]["recurrence"];
+    assert_eq!(rec["frequency"], "Week");
+    assert_eq!(rec["timeZone"], "W. Europe Standard Time");
+    assert!(rec["startTime"].as_str().is_some_and(|s| !s.ends_with('Z')));
+    assert_eq!(
+        rec["schedule"]["weekDays"],
+        serde_json::json!(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"])
+    );
+    assert_eq!(rec["schedule"]["hours"], serde_json::json!([8]));
+    assert_eq!(rec["schedule"]["minutes"], serde_json::json!([0]));
+    let action = &def["actions"]["Start_VM"]["inputs"];
+    assert_eq!(action["method"], "POST");
+    let uri = action["uri"].as_str().unwrap();
+    assert!(
+        uri.starts_with("[uri(environment().resourceManager,"),
+        "{uri}"
+    );
+    assert!(uri.contains("/start?api-version="), "{uri}");
+    assert!(!uri.contains("management.azure.com"), "{uri}");
+    assert_eq!(action["authentication"]["type"], "ManagedServiceIdentity");
+    assert_eq!(
+        action["authentication"]["audience"],
+        "[environment().resourceManager]"
+    );
+    // least privilege: Desktop Virtualization Power On Contributor, on the VM only
+    let role = res
+        .iter()
+        .find(|x| {
+            x["type"] == "Microsoft.Authorization/roleAssignments"
+                && x["properties"]["roleDefinitionId"]
+                    .as_str()
+                    .unwrap()
+                    .contains("489581de-a3bd-480d-9518-53dea7416b33")
+        })
+        .expect("the start workflow's role");
+    assert_eq!(
+        role["scope"],
+        "Microsoft.Compute/virtualMachines/vm-dev-notebook"
+    );
+    assert!(
+        role["properties"]["principalId"]
+            .as_str()
+            .unwrap()
+            .contains("Microsoft.Logic/workflows")
+    );
+    // the outputs: a VM id, no scale set id
+    assert!(arm["outputs"].get("vmId").is_some());
+    assert!(arm["outputs"].get("vmssId").is_none());
+    let bicep = file(&r, "main.bicep");
+    assert!(!bicep.contains("management.azure.com/subscriptions"));
+    assert!(bicep.contains("uri(environment().resourceManager, '${vm.id}/start?api-version="));
+}

@@ -211,10 +211,18 @@ fn zones(v: &Value) -> Vec<String> {
 
 /// A zonal pool's egress shares its zone; a pool across zones gets zone-redundant egress
 /// (StandardV2 NAT gateway and public IP); a regional pool a regional gateway.
+/// The pool's scale set, or the dev box's VM (issue 9 item 6).
+fn compute_resource(o: &Out) -> &Value {
+    of(&o.arm, "Microsoft.Compute/virtualMachineScaleSets")
+        .into_iter()
+        .chain(of(&o.arm, "Microsoft.Compute/virtualMachines"))
+        .next()
+        .unwrap_or_else(|| panic!("{}: no scale set and no VM", o.at))
+}
+
 fn egress_problems(o: &Out) -> Vec<String> {
     let mut p = Vec::new();
-    let vmss = of(&o.arm, "Microsoft.Compute/virtualMachineScaleSets");
-    let compute = zones(vmss[0]);
+    let compute = zones(compute_resource(o));
     let nats = of(&o.arm, "Microsoft.Network/natGateways");
     let pips = of(&o.arm, "Microsoft.Network/publicIPAddresses");
     for (nat, pip) in nats.iter().zip(pips.iter()) {
@@ -274,11 +282,7 @@ fn egress_zones_align_with_compute_zones() {
     let shapes: std::collections::BTreeSet<usize> = outs
         .iter()
         .filter(|o| !of(&o.arm, "Microsoft.Network/natGateways").is_empty())
-        .map(|o| {
-            zones(of(&o.arm, "Microsoft.Compute/virtualMachineScaleSets")[0])
-                .len()
-                .min(2)
-        })
+        .map(|o| zones(compute_resource(o)).len().min(2))
         .collect();
     assert_eq!(shapes.len(), 3, "{shapes:?}");
     assert_clean(outs.iter().flat_map(egress_problems).collect());
@@ -315,15 +319,27 @@ fn egress_zones_align_with_compute_zones() {
 /// Secure Boot off.
 fn security_problems(o: &Out) -> Vec<String> {
     let mut p = Vec::new();
-    for vmss in of(&o.arm, "Microsoft.Compute/virtualMachineScaleSets") {
-        let vm = &vmss["properties"]["virtualMachineProfile"];
+    // the scale set's VM profile, or the dev box VM's properties with its extension resources
+    let vm_driver = of(&o.arm, "Microsoft.Compute/virtualMachines/extensions")
+        .iter()
+        .any(|x| x["properties"]["publisher"] == "Microsoft.HpcCompute");
+    let computes = of(&o.arm, "Microsoft.Compute/virtualMachineScaleSets")
+        .into_iter()
+        .map(|r| (r, &r["properties"]["virtualMachineProfile"]))
+        .chain(
+            of(&o.arm, "Microsoft.Compute/virtualMachines")
+                .into_iter()
+                .map(|r| (r, &r["properties"])),
+        );
+    for (vmss, vm) in computes {
         let st = vm["securityProfile"]["securityType"].as_str();
-        let driver = vm["extensionProfile"]["extensions"]
-            .as_array()
-            .is_some_and(|e| {
-                e.iter()
-                    .any(|x| x["properties"]["publisher"] == "Microsoft.HpcCompute")
-            });
+        let driver = vm_driver
+            || vm["extensionProfile"]["extensions"]
+                .as_array()
+                .is_some_and(|e| {
+                    e.iter()
+                        .any(|x| x["properties"]["publisher"] == "Microsoft.HpcCompute")
+                });
         match st {
             Some("Standard") => {
                 if vmss["apiVersion"].as_str().unwrap_or("") < "2025-11-01" {
@@ -351,10 +367,23 @@ fn security_problems(o: &Out) -> Vec<String> {
 fn scale_sets_set_an_explicit_security_type() {
     assert_clean(all().iter().flat_map(security_problems).collect());
     caught(
-        "dev-notebook-t4.yaml",
+        "shortvideo-transcode.yaml",
         |o| {
             let v = resource_mut(o, "Microsoft.Compute/virtualMachineScaleSets");
             v["properties"]["virtualMachineProfile"]["securityProfile"]
+                .as_object_mut()
+                .unwrap()
+                .remove("securityType");
+        },
+        security_problems,
+        "not explicit",
+    );
+    // the dev box VM (issue 9 item 6)
+    caught(
+        "dev-notebook-t4.yaml",
+        |o| {
+            let v = resource_mut(o, "Microsoft.Compute/virtualMachines");
+            v["properties"]["securityProfile"]
                 .as_object_mut()
                 .unwrap()
                 .remove("securityType");
@@ -724,6 +753,11 @@ fn role_problems(o: &Out) -> Vec<String> {
         (
             roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR,
             "Microsoft.Storage/storageAccounts/queueServices/queues",
+        ),
+        // the dev box's start workflow: start and read, on the VM only
+        (
+            gpuform::plan::devbox::POWER_ON_CONTRIBUTOR,
+            "Microsoft.Compute/virtualMachines",
         ),
     ];
     let mut p = Vec::new();

@@ -125,6 +125,16 @@ pub struct ScaleSet {
     pub properties: Option<ScaleSetProperties>,
 }
 
+/// The parts of a VM that preflight reads (a dev box already deployed).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VirtualMachine {
+    #[serde(default)]
+    pub location: String,
+    #[serde(default)]
+    pub properties: Option<VmProfile>,
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleSetSku {
@@ -240,6 +250,37 @@ impl Arm {
         );
         match self.client.get_json(&op, url).await {
             Ok(s) => Ok(Some(s)),
+            Err(e)
+                if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A dev box's VM (`Microsoft.Compute/virtualMachines` GET, api 2025-04-01), or `None` when
+    /// it does not exist yet.
+    pub async fn virtual_machine(
+        &self,
+        rg: &str,
+        name: &str,
+    ) -> Result<Option<VirtualMachine>, ArmError> {
+        let op = Op::new(
+            format!("read the VM {name} in {rg}"),
+            "Microsoft.Compute/virtualMachines/read (e.g. Reader on the resource group)",
+        );
+        let url = self.client.url(
+            &format!(
+                "{}/providers/Microsoft.Compute/virtualMachines/{}",
+                self.rg_path(rg),
+                enc(name)
+            ),
+            SCALE_SETS_API,
+            &[],
+        );
+        match self.client.get_json(&op, url).await {
+            Ok(v) => Ok(Some(v)),
             Err(e)
                 if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
             {

@@ -102,7 +102,30 @@ impl Session {
         checked: &Checked,
     ) -> Option<Existing> {
         let spec = checked.spec.as_ref()?;
-        let name = crate::plan::Plan::build(checked).ok()?.compute.name;
+        let plan = crate::plan::Plan::build(checked).ok()?;
+        if let Some(d) = &plan.devbox {
+            let name = &d.vm_name;
+            return match rt.block_on(self.arm.virtual_machine(rg, name)) {
+                Ok(Some(vm)) => {
+                    let x = Existing::from_vm(name, &vm);
+                    eprintln!(
+                        "{command}: the dev box {name} exists in {rg} ({}); preflight counts it as in use already",
+                        x.region
+                    );
+                    Some(x)
+                }
+                Ok(None) => None,
+                Err(e) => {
+                    eprintln!(
+                        "{command}: warning: could not {} ({}); preflight counts the dev box as new",
+                        e.operation,
+                        e.summary()
+                    );
+                    None
+                }
+            };
+        }
+        let name = plan.compute.name;
         match rt.block_on(self.arm.scale_set(rg, &name)) {
             Ok(Some(set)) => {
                 let x = Existing::from_scale_set(&name, &set, &spec.spec.capacity);

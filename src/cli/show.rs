@@ -52,6 +52,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                             sel.price_as_of.as_deref().unwrap_or("unknown")
                         ));
             }
+            if let Some(d) = crate::plan::Plan::build(&checked)
+                .ok()
+                .and_then(|p| p.devbox)
+            {
+                header.push_str(&format!("# {}\n", d.describe()));
+            }
             header.push_str(
                 "# the JSON Schema for editors: `gpuform schema > gpuworkload.schema.json`\n",
             );

@@ -216,6 +216,9 @@ pub fn explain(c: &Checked) -> String {
             }
         }
     }
+    if let Some(d) = crate::plan::Plan::build(c).ok().and_then(|p| p.devbox) {
+        let _ = writeln!(s, "\n{}", d.describe());
+    }
     let value = serde_json::to_value(spec).unwrap_or_default();
     let _ = writeln!(
         s,

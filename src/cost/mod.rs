@@ -417,7 +417,14 @@ pub fn estimate(
         ));
     }
 
-    // disks: billed while the instance exists (scale-in deletes instances with their disks)
+    // disks: billed while the instance exists (scale-in deletes instances with their disks); a
+    // dev box keeps its disks while it is stopped, so they are billed for the whole month
+    let devbox = plan.devbox.is_some();
+    let disk_hours = if devbox {
+        Cases::all(HOURS_PER_MONTH)
+    } else {
+        u.instance_hours
+    };
     let mut disk_hourly_total: Option<f64> = Some(0.0);
     let mut disks = vec![(
         "disk-os".to_string(),
@@ -472,16 +479,18 @@ pub fn estimate(
             label,
             unit_price: per_hour,
             unit: "instance-hour".into(),
-            quantity: u.instance_hours,
-            amount: u.instance_hours.map(|q| per_hour.map(|p| p * q)),
-            assumption: format!(
+            quantity: disk_hours,
+            amount: disk_hours.map(|q| per_hour.map(|p| p * q)),
+            assumption: if devbox {
+                format!("the whole month ({HOURS_PER_MONTH} h): the dev box is stopped (deallocated) at night, not deleted, and a stopped VM still pays for its disks")
+            } else { format!(
                 "monthly disk price / {HOURS_PER_MONTH} h per instance-hour: disks exist while their instance does{}",
                 if plan.compute.spot.as_ref().is_some_and(|sp| sp.eviction_policy == EvictionPolicy::Deallocate.as_str()) {
                     " (evicted spot instances are deallocated and keep paying for disks: not modelled)"
                 } else {
                     ""
                 }
-            ),
+            ) },
             source,
         });
     }
@@ -514,7 +523,8 @@ pub fn estimate(
         u: &u,
         od: od.as_ref(),
         spot: spot.as_ref(),
-        disk: disk_hourly_total,
+        // the dev box pays for its disks whatever its schedule: the levers compare compute
+        disk: if devbox { Some(0.0) } else { disk_hourly_total },
         opts,
         auto_sized,
     });
@@ -548,6 +558,9 @@ pub fn estimate(
             "the queue already exists (create: false): its cost is not part of this estimate"
                 .into(),
         );
+    }
+    if let Some(note) = devbox_note(plan, &u) {
+        notes.push(note);
     }
     if os == PriceOs::Windows {
         notes.push("Windows prices include the Windows Server license; with Azure Hybrid Benefit the Linux rate applies".into());
@@ -614,6 +627,24 @@ fn regular_assumption(p: &Priority) -> String {
     }
 }
 
+/// What the dev box costs while it runs and while it is stopped.
+fn devbox_note(plan: &Plan, u: &usage::Usage) -> Option<String> {
+    let d = plan.devbox.as_ref()?;
+    Some(format!(
+        "dev box: the DevTest Labs schedule deallocates {} at {} and the Logic App starts it at {} on {} ({}): it runs {:.0} h/month (the compute line); stopped it still pays for its OS and data disks, billed for the whole month; its NIC has no public IP and costs nothing; the shutdown schedule is free and the start workflow's few runs a month cost cents (Logic Apps Consumption, not priced)",
+        d.vm_name,
+        d.shutdown.time_label,
+        d.start.time_label,
+        if d.start.week_days.len() == 5 {
+            "working days".to_string()
+        } else {
+            "every day".to_string()
+        },
+        d.start.time_zone,
+        u.instance_hours.expected,
+    ))
+}
+
 fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
     let mut v = vec![
         format!("a month is {HOURS_PER_MONTH} hours (8760 / 12); the week of autoscale profiles (UTC, standard time-zone offsets) is scaled by 730 / 168"),
@@ -626,7 +657,11 @@ fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
             }
         ),
         "regular/spot split per Azure's priority mix: the regular base, then the regular percentage of the instances above it, rounded up".into(),
-        "disks are billed per instance-hour (monthly tier price / 730) because scale-in deletes an instance with its disks".into(),
+        if plan.devbox.is_some() {
+            "the dev box's disks are billed for the whole month: stopping (deallocating) the VM keeps them".into()
+        } else {
+            "disks are billed per instance-hour (monthly tier price / 730) because scale-in deletes an instance with its disks".into()
+        },
     ];
     if plan.network.nat.is_some() {
         v.push(format!(

@@ -268,6 +268,20 @@ pub const RULES: &[Rule] = &[
         "Autoscale applies one profile at a time: the later start wins and the earlier schedule's end profile cuts the other short.",
     ),
     r(
+        "schedule-same-start",
+        E,
+        "autoscale",
+        "Two schedules (or a schedule and autoShutdown) start at the same instant",
+        "Where two autoscale profiles start at the same minute Azure uses only the first applicable one, so one of the two would never apply. Start them at different times (time zones are compared in UTC).",
+    ),
+    r(
+        "auto-shutdown-pool",
+        W,
+        "autoscale",
+        "autoShutdown on a pool deletes its instances every evening",
+        "With one instance (`capacity.max: 1`, no `autoscale`) autoShutdown renders a dev box: a VM that a DevTest Labs schedule deallocates and a Logic App starts, its disks kept. On a pool (max > 1, or with autoscale rules or schedules) it becomes a scale-to-zero autoscale profile: the scale set deletes the instances with their disks (home directories, installed drivers). Fine for stateless workers; for a box whose state must survive the night use `capacity.max: 1`.",
+    ),
+    r(
         "autoscale-profile-limit",
         E,
         "autoscale",

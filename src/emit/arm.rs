@@ -127,6 +127,7 @@ impl Arm<'_> {
                 .as_ref()
                 .expect("vault private endpoint symbol without one")
         };
+        let devbox = || p.devbox.as_ref().expect("dev box symbol without a dev box");
         let net = &p.network;
         match sym {
             "nsgWorkload" => here(
@@ -179,6 +180,22 @@ impl Arm<'_> {
             "vmss" => here(
                 "Microsoft.Compute/virtualMachineScaleSets",
                 vec![Name::lit(&p.compute.name)],
+            ),
+            "vm" => here(
+                "Microsoft.Compute/virtualMachines",
+                vec![Name::lit(&devbox().vm_name)],
+            ),
+            "vmNic" => here(
+                "Microsoft.Network/networkInterfaces",
+                vec![Name::lit(&devbox().nic_name)],
+            ),
+            "vmStart" => here(
+                "Microsoft.Logic/workflows",
+                vec![Name::lit(&devbox().start.workflow_name)],
+            ),
+            "vmShutdown" => here(
+                "Microsoft.DevTestLab/schedules",
+                vec![Name::lit(&devbox().shutdown.name)],
             ),
             "sbNamespace" => queue_level(
                 "Microsoft.ServiceBus/namespaces",
@@ -345,7 +362,11 @@ pub fn template(p: &Plan) -> Value {
     network(&a, &mut resources);
     identity(&a, &mut resources);
     keyvault(&a, &mut resources);
-    compute(&a, &mut resources);
+    if p.devbox.is_some() {
+        devbox(&a, &mut resources);
+    } else {
+        compute(&a, &mut resources);
+    }
     if p.autoscale.is_some() {
         autoscale(&a, &mut resources);
     }
@@ -441,8 +462,19 @@ fn variables(p: &Plan) -> Value {
 
 fn outputs(a: &Arm) -> Value {
     let api = &a.p.api;
-    json!({
-        "vmssId": { "type": "string", "value": x(a.id("vmss")), "metadata": { "description": "Resource id of the scale set." } },
+    let mut out = Map::new();
+    if a.p.devbox.is_some() {
+        out.insert(
+            "vmId".into(),
+            json!({ "type": "string", "value": x(a.id("vm")), "metadata": { "description": "Resource id of the dev box VM." } }),
+        );
+    } else {
+        out.insert(
+            "vmssId".into(),
+            json!({ "type": "string", "value": x(a.id("vmss")), "metadata": { "description": "Resource id of the scale set." } }),
+        );
+    }
+    let rest = json!({
         "identityPrincipalId": {
             "type": "string",
             "value": x(format!("reference({}, '{}').principalId", a.id("identity"), api.identity)),
@@ -459,7 +491,11 @@ fn outputs(a: &Arm) -> Value {
             "metadata": { "description": "URI of the Key Vault." }
         },
         "logAnalyticsWorkspaceId": { "type": "string", "value": x(a.id("workspace")), "metadata": { "description": "Resource id of the Log Analytics workspace." } },
-    })
+    });
+    if let Value::Object(m) = rest {
+        out.extend(m);
+    }
+    Value::Object(out)
 }
 
 fn network(a: &Arm, out: &mut Vec<Value>) {
@@ -1008,6 +1044,296 @@ fn compute(a: &Arm, out: &mut Vec<Value>) {
     }
     put(&mut res, "dependsOn", a.depends(&deps));
     out.push(res);
+}
+
+/// The dev box (see [`crate::plan::devbox`]): NIC, VM, driver extension, the DevTest Labs
+/// shutdown schedule, the start workflow and its role on the VM.
+fn devbox(a: &Arm, out: &mut Vec<Value>) {
+    let p = a.p;
+    let c = &p.compute;
+    let d = p.devbox.as_ref().expect("dev box");
+    out.push(json!({
+        "type": "Microsoft.Network/networkInterfaces",
+        "apiVersion": p.api.network,
+        "name": lit(&d.nic_name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "properties": {
+            "enableAcceleratedNetworking": c.accelerated_networking,
+            "enableIPForwarding": false,
+            "ipConfigurations": [ { "name": "ipconfig1", "properties": {
+                "primary": true,
+                "privateIPAllocationMethod": "Dynamic",
+                "subnet": { "id": x(a.id("workloadSubnet")) }
+            } } ]
+        },
+        "dependsOn": a.depends(&["vnet"])
+    }));
+
+    let mut props = Map::new();
+    props.insert(
+        "hardwareProfile".into(),
+        json!({ "vmSize": lit(&c.vm_size) }),
+    );
+    if let Some(spot) = &c.spot {
+        // an eviction deallocates the dev box (its disks stay), never deletes it
+        props.insert("priority".into(), json!("Spot"));
+        props.insert("evictionPolicy".into(), json!("Deallocate"));
+        props.insert(
+            "billingProfile".into(),
+            json!({ "maxPrice": n(spot.max_price) }),
+        );
+    }
+    let mut os = Map::new();
+    os.insert("computerName".into(), lit(&d.computer_name));
+    os.insert(
+        "adminUsername".into(),
+        json!("[parameters('adminUsername')]"),
+    );
+    if c.linux {
+        os.insert(
+            "linuxConfiguration".into(),
+            json!({
+                "disablePasswordAuthentication": true,
+                "provisionVMAgent": true,
+                "ssh": { "publicKeys": [ {
+                    "path": "[format('/home/{0}/.ssh/authorized_keys', parameters('adminUsername'))]",
+                    "keyData": "[parameters('sshPublicKey')]"
+                } ] }
+            }),
+        );
+    } else {
+        os.insert(
+            "adminPassword".into(),
+            json!("[parameters('adminPassword')]"),
+        );
+        os.insert(
+            "windowsConfiguration".into(),
+            json!({ "provisionVMAgent": true, "enableAutomaticUpdates": true, "patchSettings": { "patchMode": "AutomaticByOS" } }),
+        );
+    }
+    if c.custom_data.is_some() {
+        os.insert("customData".into(), json!("[variables('customData')]"));
+    }
+    os.insert("allowExtensionOperations".into(), json!(true));
+    props.insert("osProfile".into(), Value::Object(os));
+    let image = match &c.image.id {
+        Some(id) => json!({ "id": lit(id) }),
+        None => json!({
+            "publisher": lit(c.image.publisher.as_deref().unwrap_or_default()),
+            "offer": lit(c.image.offer.as_deref().unwrap_or_default()),
+            "sku": lit(c.image.sku.as_deref().unwrap_or_default()),
+            "version": lit(c.image.version.as_deref().unwrap_or_default()),
+        }),
+    };
+    let managed = |disk: &Disk| {
+        let mut m = json!({ "storageAccountType": disk.storage_account_type });
+        if c.disk_encryption_set {
+            put(&mut m, "diskEncryptionSet", json!({ "id": x(a.id("des")) }));
+        }
+        m
+    };
+    let mut storage = json!({
+        "imageReference": image,
+        "osDisk": {
+            "name": lit(&d.os_disk_name),
+            "createOption": "FromImage",
+            "caching": c.os_disk.caching,
+            "diskSizeGB": c.os_disk.size_gib,
+            "managedDisk": managed(&c.os_disk),
+            "deleteOption": "Detach",
+        },
+    });
+    if !c.data_disks.is_empty() {
+        let disks: Vec<Value> = c
+            .data_disks
+            .iter()
+            .zip(&d.data_disk_names)
+            .map(|(disk, name)| {
+                json!({
+                    "lun": disk.lun,
+                    "name": lit(name),
+                    "createOption": "Empty",
+                    "diskSizeGB": disk.size_gib,
+                    "caching": disk.caching,
+                    "managedDisk": managed(disk),
+                    "deleteOption": "Detach",
+                })
+            })
+            .collect();
+        put(&mut storage, "dataDisks", Value::Array(disks));
+    }
+    props.insert("storageProfile".into(), storage);
+    {
+        // explicit security type, as for the scale set (Trusted Launch by default would turn
+        // Secure Boot on under the GPU driver)
+        let mut sp = Map::new();
+        if c.encryption_at_host {
+            sp.insert("encryptionAtHost".into(), json!(true));
+        }
+        sp.insert("securityType".into(), json!(c.security_type));
+        if c.trusted_launch {
+            sp.insert(
+                "uefiSettings".into(),
+                json!({ "secureBootEnabled": false, "vTpmEnabled": true }),
+            );
+        }
+        props.insert("securityProfile".into(), Value::Object(sp));
+    }
+    props.insert(
+        "networkProfile".into(),
+        json!({ "networkInterfaces": [ { "id": x(a.id("vmNic")), "properties": { "primary": true, "deleteOption": "Detach" } } ] }),
+    );
+    props.insert(
+        "diagnosticsProfile".into(),
+        json!({ "bootDiagnostics": { "enabled": true } }),
+    );
+    let mut vm = json!({
+        "type": "Microsoft.Compute/virtualMachines",
+        "apiVersion": p.api.vmss,
+        "name": lit(&d.vm_name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+    });
+    if let Some(m) = Arm::meta(&d.suppressions) {
+        put(&mut vm, "metadata", m);
+    }
+    if let Some(z) = &d.zone {
+        put(&mut vm, "zones", json!([lit(z)]));
+    }
+    let mut uai = Map::new();
+    uai.insert(format!("[{}]", a.id("identity")), json!({}));
+    put(
+        &mut vm,
+        "identity",
+        json!({ "type": "UserAssigned", "userAssignedIdentities": uai }),
+    );
+    put(&mut vm, "properties", Value::Object(props));
+    let mut deps = vec!["identity", "vmNic"];
+    if let Some(cmk) = p.cmk.as_ref().filter(|_| c.disk_encryption_set) {
+        deps.extend(["des", cmk.key_role]);
+    }
+    put(&mut vm, "dependsOn", a.depends(&deps));
+    out.push(vm);
+
+    for e in &d.extensions {
+        let mut props = json!({
+            "publisher": e.publisher,
+            "type": e.kind,
+            "typeHandlerVersion": e.type_handler_version,
+            "autoUpgradeMinorVersion": true,
+        });
+        if e.enable_automatic_upgrade {
+            put(&mut props, "enableAutomaticUpgrade", json!(true));
+        }
+        put(
+            &mut props,
+            "settings",
+            Value::Object(
+                e.settings
+                    .iter()
+                    .map(|(k, v)| (lit_text(k), literalize(v)))
+                    .collect(),
+            ),
+        );
+        out.push(json!({
+            "type": "Microsoft.Compute/virtualMachines/extensions",
+            "apiVersion": p.api.vmss,
+            "name": lit(&format!("{}/{}", d.vm_name, e.name)),
+            "location": "[parameters('location')]",
+            "tags": a.tags(),
+            "properties": props,
+            "dependsOn": a.depends(&["vm"])
+        }));
+    }
+
+    let sd = &d.shutdown;
+    let notes = if sd.notify {
+        json!({ "status": "Enabled", "timeInMinutes": 30, "emailRecipient": lit(&sd.email_recipient), "notificationLocale": "en" })
+    } else {
+        json!({ "status": "Disabled" })
+    };
+    out.push(json!({
+        "type": "Microsoft.DevTestLab/schedules",
+        "apiVersion": p.api.dev_test_lab,
+        "name": lit(&sd.name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "properties": {
+            "status": "Enabled",
+            "taskType": "ComputeVmShutdownTask",
+            "dailyRecurrence": { "time": lit(&sd.time) },
+            "timeZoneId": lit(&sd.time_zone),
+            "notificationSettings": notes,
+            "targetResourceId": x(a.id("vm"))
+        },
+        "dependsOn": a.depends(&["vm"])
+    }));
+
+    let st = &d.start;
+    out.push(json!({
+        "type": "Microsoft.Logic/workflows",
+        "apiVersion": p.api.logic,
+        "name": lit(&st.workflow_name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "identity": { "type": "SystemAssigned" },
+        "properties": {
+            "state": "Enabled",
+            "definition": {
+                "contentVersion": "1.0.0.0",
+                "triggers": {
+                    "Start_on_schedule": {
+                        "type": "Recurrence",
+                        "recurrence": {
+                            "frequency": "Week",
+                            "interval": 1,
+                            "startTime": "2025-01-01T00:00:00",
+                            "timeZone": lit(&st.time_zone),
+                            "schedule": {
+                                "weekDays": st.week_days,
+                                "hours": [st.hour],
+                                "minutes": [st.minute]
+                            }
+                        }
+                    }
+                },
+                "actions": {
+                    "Start_VM": {
+                        "type": "Http",
+                        "runAfter": {},
+                        "inputs": {
+                            "method": "POST",
+                            "uri": x(format!(
+                                "uri(environment().resourceManager, format('{{0}}/start?api-version={}', {}))",
+                                st.api_version,
+                                a.id("vm")
+                            )),
+                            "authentication": {
+                                "type": "ManagedServiceIdentity",
+                                "audience": "[environment().resourceManager]"
+                            }
+                        }
+                    }
+                },
+                "outputs": {}
+            }
+        },
+        "dependsOn": a.depends(&["vm"])
+    }));
+    out.push(json!({
+        "type": "Microsoft.Authorization/roleAssignments",
+        "apiVersion": p.api.role_assignments,
+        "scope": a.scope("vm"),
+        "name": x(format!("guid({}, {}, '{}')", a.id("vm"), a.id("vmStart"), st.role_id)),
+        "properties": {
+            "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '{}')", st.role_id)),
+            "principalId": x(format!("reference({}, '{}', 'full').identity.principalId", a.id("vmStart"), p.api.logic)),
+            "principalType": "ServicePrincipal",
+            "description": "The start workflow of the dev box starts it on working days."
+        },
+        "dependsOn": a.depends(&["vm", "vmStart"])
+    }));
 }
 
 /// Plan values (extension settings) as ARM literals.

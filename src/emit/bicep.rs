@@ -33,6 +33,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/private_endpoint.bicep.hbs"),
     ),
     ("compute", include_str!("../../templates/compute.bicep.hbs")),
+    ("devbox", include_str!("../../templates/devbox.bicep.hbs")),
     (
         "autoscale",
         include_str!("../../templates/autoscale.bicep.hbs"),

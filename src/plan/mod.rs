@@ -7,6 +7,7 @@
 //! (camelCase) as the templates' context.
 
 mod compute;
+pub mod devbox;
 mod monitoring;
 mod network;
 mod scaling;
@@ -18,6 +19,7 @@ use std::path::Path;
 use serde::Serialize;
 
 pub use compute::*;
+pub use devbox::DevBox;
 pub use monitoring::*;
 pub use network::*;
 pub use scaling::*;
@@ -59,6 +61,10 @@ pub struct ApiVersions {
     /// `location`), not the extension resource scoped to a resource.
     pub diagnostic_settings: &'static str,
     pub budgets: &'static str,
+    /// The dev box's auto-shutdown schedule (`Microsoft.DevTestLab/schedules`).
+    pub dev_test_lab: &'static str,
+    /// The dev box's start workflow (`Microsoft.Logic/workflows`, Consumption).
+    pub logic: &'static str,
 }
 
 pub const API: ApiVersions = ApiVersions {
@@ -78,6 +84,8 @@ pub const API: ApiVersions = ApiVersions {
     metric_alerts: "2018-03-01",
     diagnostic_settings: "2021-05-01-preview",
     budgets: "2024-08-01",
+    dev_test_lab: "2018-09-15",
+    logic: "2019-05-01",
 };
 
 /// A checkov check suppressed in the output, with the reason written next to it.
@@ -117,6 +125,9 @@ pub struct Plan {
     pub vault: Vault,
     pub cmk: Option<Cmk>,
     pub compute: Compute,
+    /// `autoShutdown` on one instance: a standalone VM stopped at night (rendered instead of
+    /// the scale set, without an autoscale setting).
+    pub devbox: Option<DevBox>,
     pub queue: Option<Queue>,
     pub autoscale: Option<Autoscale>,
     pub monitoring: Monitoring,
@@ -227,9 +238,20 @@ impl Plan {
         let cmk = security::cmk(&name, s, &vault);
         let queue = scaling::queue(&name, s, &network);
         let compute = compute::plan(&name, s, size, &image, &driver, cloud_init, cmk.as_ref());
-        let autoscale = scaling::autoscale(&name, s, queue.as_ref());
-        let monitoring =
+        let devbox = devbox::plan(&name, s, &compute);
+        // a dev box has nothing to scale: it is stopped and started on its schedule
+        let autoscale = if devbox.is_some() {
+            None
+        } else {
+            scaling::autoscale(&name, s, queue.as_ref())
+        };
+        let mut monitoring =
             monitoring::plan(&name, s, monitoring_ws, autoscale.as_ref(), queue.as_ref());
+        if devbox.is_some() {
+            // the availability alert watches a scale set; the dev box is off every night by
+            // design, and its one user notices when it is down
+            monitoring.alerts.retain(|a| a.scope != "vmss");
+        }
         let roles = security::roles(cmk.as_ref(), queue.as_ref());
 
         Ok(Plan {
@@ -256,6 +278,7 @@ impl Plan {
             vault,
             cmk,
             compute,
+            devbox,
             queue,
             autoscale,
             monitoring,

@@ -888,15 +888,28 @@ fn quota_checks(
             false,
         ));
     }
-    out.push(quota(
-        IDS[3].0,
-        IDS[3].1,
-        "virtualMachineScaleSets",
-        1,
-        had_set,
-        "1 scale set".into(),
-        false,
-    ));
+    if plan.dev_box {
+        // the dev box is one standalone VM: the regional VM count, not scale sets
+        out.push(quota(
+            "quota-vms",
+            "VM count quota",
+            "virtualMachines",
+            1,
+            had_set,
+            "1 VM (the dev box)".into(),
+            false,
+        ));
+    } else {
+        out.push(quota(
+            IDS[3].0,
+            IDS[3].1,
+            "virtualMachineScaleSets",
+            1,
+            had_set,
+            "1 scale set".into(),
+            false,
+        ));
+    }
     out
 }
 
@@ -1042,6 +1055,7 @@ mod tests {
             encryption_at_host: true,
             accelerated_networking: true,
             trusted_launch: false,
+            dev_box: false,
             providers: vec!["Microsoft.Compute"],
             key_vault: None,
             key_vault_derived: None,
@@ -1236,6 +1250,33 @@ mod tests {
         // the scale set lives in eastus: westus3's quota is untouched by it
         let c = region_checks(&p, &p.targets[1], &data(sku(&good_caps(), &[]), u));
         assert_eq!(by_id(&c, "quota-scale-sets").status, Status::Fail);
+    }
+
+    /// A dev box is one standalone VM: it needs one of the regional VM count, not a scale set.
+    #[test]
+    fn a_dev_box_needs_one_vm_not_a_scale_set() {
+        let mut p = plan();
+        p.dev_box = true;
+        p.max = 1;
+        p.regular = 1;
+        p.spot = 0;
+        let mut u = usages("Standard NCASv3_T4 Family", 8);
+        // no scale set can be created at all: irrelevant to a dev box
+        u[2] = usage("virtualMachineScaleSets", 5, 5);
+        u.push(usage("virtualMachines", 25000, 25000));
+        let c = region_checks(&p, &p.targets[0], &data(sku(&good_caps(), &[]), u.clone()));
+        assert!(c.iter().all(|x| x.id != "quota-scale-sets"), "{c:#?}");
+        let vms = by_id(&c, "quota-vms");
+        assert_eq!(vms.status, Status::Fail);
+        assert_eq!(vms.quota.as_ref().unwrap().quota, "virtualMachines");
+        assert!(
+            vms.message.contains("1 VM (the dev box)"),
+            "{}",
+            vms.message
+        );
+        u.last_mut().unwrap().current_value = 3;
+        let c = region_checks(&p, &p.targets[0], &data(sku(&good_caps(), &[]), u));
+        assert_eq!(by_id(&c, "quota-vms").status, Status::Pass);
     }
 
     #[test]

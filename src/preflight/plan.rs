@@ -47,6 +47,21 @@ pub struct Existing {
 }
 
 impl Existing {
+    /// A dev box that is already deployed: its one VM (Spot or regular) counts as in use.
+    pub fn from_vm(name: &str, vm: &crate::azure::deployments::VirtualMachine) -> Existing {
+        let spot = vm
+            .properties
+            .as_ref()
+            .and_then(|p| p.priority.as_deref())
+            .is_some_and(|p| p.eq_ignore_ascii_case("Spot") || p.eq_ignore_ascii_case("Low"));
+        Existing {
+            name: name.to_string(),
+            region: vm.location.trim().to_ascii_lowercase().replace(' ', ""),
+            regular: u32::from(!spot),
+            spot: u32::from(spot),
+        }
+    }
+
     /// Split the scale set's instances by its own priority mix policy (the spec's numbers fill
     /// in what it leaves out); without one, all of them run at the profile's priority.
     pub fn from_scale_set(name: &str, set: &ScaleSet, spec: &Capacity) -> Existing {
@@ -141,6 +156,9 @@ pub struct Plan {
     pub encryption_at_host: bool,
     pub accelerated_networking: bool,
     pub trusted_launch: bool,
+    /// A dev box (`autoShutdown` on one instance): one standalone VM, no scale set
+    /// ([`crate::plan::devbox`]).
+    pub dev_box: bool,
     pub providers: Vec<&'static str>,
     /// The vault name the spec gives (`security.keyVault.name`).
     pub key_vault: Option<String>,
@@ -183,6 +201,12 @@ impl Plan {
         if s.monitoring.budget.is_some() {
             providers.push("Microsoft.Consumption");
         }
+        let dev_box = crate::plan::devbox::applies(s);
+        if dev_box {
+            // the shutdown schedule and the start workflow
+            providers.push("Microsoft.DevTestLab");
+            providers.push("Microsoft.Logic");
+        }
         if let Some(q) = s.autoscale.as_ref().and_then(|a| a.queue.as_ref()) {
             if q.service_bus.is_some() {
                 providers.push("Microsoft.ServiceBus");
@@ -221,6 +245,7 @@ impl Plan {
             encryption_at_host: s.security.encryption_at_host,
             accelerated_networking: s.compute.accelerated_networking,
             trusted_launch: s.compute.security_type == SecurityType::TrustedLaunch,
+            dev_box,
             providers,
             key_vault: s.security.key_vault.name.clone(),
             key_vault_derived: None,
@@ -268,5 +293,24 @@ impl Plan {
             HyperVGeneration::V1 => "V1",
             HyperVGeneration::V2 => "V2",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_existing_dev_box_counts_as_one_vm_of_its_priority() {
+        let vm: crate::azure::deployments::VirtualMachine = serde_json::from_value(
+            serde_json::json!({"location": "West Europe", "properties": {"priority": "Spot"}}),
+        )
+        .unwrap();
+        let x = Existing::from_vm("vm-dev", &vm);
+        assert_eq!((x.region.as_str(), x.regular, x.spot), ("westeurope", 0, 1));
+        let vm: crate::azure::deployments::VirtualMachine =
+            serde_json::from_value(serde_json::json!({"location": "westeurope"})).unwrap();
+        let x = Existing::from_vm("vm-dev", &vm);
+        assert_eq!((x.regular, x.spot), (1, 0));
     }
 }

@@ -5,6 +5,14 @@
 //! becomes two recurring profiles, one with the schedule's limits at its start and one that
 //! restores the default limits at its end; `autoShutdown` becomes a scale-to-zero profile and a
 //! restore profile. The render emits these profiles and the cost estimate walks the same week.
+//!
+//! Two profiles must never start at the same instant: where they do, Azure uses "only the first
+//! applicable profile" (Learn, autoscale-understanding-settings / autoscale-multiprofile), so a
+//! restore profile listed before a schedule that starts at its minute would cancel that
+//! schedule. [`profiles`] therefore leaves a restore profile out on the days another profile
+//! starts at the same instant (same time zone, or the same UTC instant across zones), and
+//! [`same_start_conflicts`] finds the two schedules (or a schedule and `autoShutdown`) that
+//! start at the same instant, which validation refuses (`schedule-same-start`).
 
 use serde::Serialize;
 
@@ -147,6 +155,94 @@ pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
             },
         ));
     }
+    drop_shadowed_restores(out)
+}
+
+/// Does the profile restore the default limits (the end of a schedule, autoShutdown's start)?
+fn is_restore(o: Origin) -> bool {
+    matches!(o, Origin::ScheduleEnd(_) | Origin::ShutdownStart)
+}
+
+/// The UTC minutes since Monday 00:00 at which `r` starts, one per day (standard offsets, as in
+/// [`week`]); `None` for a time zone autoscale does not know (validation reports it).
+pub fn start_instants(r: &Recurrence) -> Option<Vec<(Day, u32)>> {
+    let offset = offset_minutes(&r.time_zone)?;
+    Some(
+        r.days
+            .iter()
+            .map(|d| {
+                let local = d.index() as i64 * 1440 + i64::from(r.hour) * 60 + i64::from(r.minute);
+                let utc = (local - i64::from(offset)).rem_euclid(i64::from(MINUTES_PER_WEEK));
+                (*d, utc as u32)
+            })
+            .collect(),
+    )
+}
+
+/// Leave out each restore profile's days on which another profile starts at the same instant:
+/// a schedule (or autoShutdown's stop) that starts there takes over anyway, and an earlier
+/// restore profile already restores the same limits. A restore profile left with no day is
+/// dropped. Azure would otherwise apply whichever of the two comes first in the list.
+fn drop_shadowed_restores(profiles: Vec<Profile>) -> Vec<Profile> {
+    let mut taken: std::collections::BTreeSet<u32> = profiles
+        .iter()
+        .filter(|p| !is_restore(p.origin))
+        .filter_map(|p| p.recurrence.as_ref().and_then(start_instants))
+        .flatten()
+        .map(|(_, t)| t)
+        .collect();
+    let mut out = Vec::with_capacity(profiles.len());
+    for mut p in profiles {
+        if is_restore(p.origin)
+            && let Some(r) = p.recurrence.as_mut()
+            && let Some(instants) = start_instants(r)
+        {
+            let keep: Vec<Day> = instants
+                .iter()
+                .filter(|(_, t)| !taken.contains(t))
+                .map(|(d, _)| *d)
+                .collect();
+            taken.extend(instants.iter().map(|(_, t)| *t));
+            if keep.is_empty() {
+                continue;
+            }
+            r.days = keep;
+        }
+        out.push(p);
+    }
+    out
+}
+
+/// What starts a profile at a given instant, for [`same_start_conflicts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Starter {
+    Schedule(usize),
+    AutoShutdown,
+}
+
+/// Pairs of schedules (or a schedule and autoShutdown's stop) that start at the same instant,
+/// with the day (in the first one's time zone) of the first clash. Azure would apply only the
+/// first of the two profiles; which one the spec means is ambiguous.
+pub fn same_start_conflicts(s: &WorkloadSpec) -> Vec<(Starter, Starter, Day)> {
+    let mut starts: Vec<(Starter, Vec<(Day, u32)>)> = Vec::new();
+    for p in profiles(s) {
+        let who = match p.origin {
+            Origin::ScheduleStart(i) => Starter::Schedule(i),
+            Origin::ShutdownStop => Starter::AutoShutdown,
+            _ => continue,
+        };
+        if let Some(inst) = p.recurrence.as_ref().and_then(start_instants) {
+            starts.push((who, inst));
+        }
+    }
+    let mut out = Vec::new();
+    for (k, (a, ia)) in starts.iter().enumerate() {
+        for (b, ib) in &starts[k + 1..] {
+            if let Some((d, _)) = ia.iter().find(|(_, t)| ib.iter().any(|(_, u)| u == t)) {
+                out.push((*a, *b, *d));
+            }
+        }
+    }
     out
 }
 
@@ -190,16 +286,11 @@ pub fn week(profiles: &[Profile]) -> Vec<Segment> {
             profile: 0,
         }];
     }
-    // at equal start times the later profile in the list wins (it is evaluated last)
+    // at equal start times Azure uses only the first applicable profile in the setting's list
+    // (Learn, autoscale-understanding-settings); `profiles` never emits two such starts, and
+    // validation refuses the schedules that would (`schedule-same-start`)
     starts.sort_by_key(|(t, i)| (*t, *i));
-    starts.dedup_by(|next, prev| {
-        if next.0 == prev.0 {
-            prev.1 = next.1;
-            true
-        } else {
-            false
-        }
-    });
+    starts.dedup_by_key(|(t, _)| *t);
     let mut segs = Vec::new();
     let last = starts.last().unwrap().1;
     if starts[0].0 > 0 {
@@ -310,6 +401,102 @@ pub fn parse_duration(s: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::prices::PriceTable;
+
+    fn spec_of(text: &str) -> WorkloadSpec {
+        let checked = crate::spec::check_source(
+            text.to_string(),
+            "t.yaml",
+            std::path::PathBuf::from("."),
+            &crate::spec::Policy::default(),
+            PriceTable::embedded(),
+        );
+        checked
+            .spec
+            .unwrap_or_else(|| panic!("{:?}", checked.diagnostics))
+            .spec
+    }
+
+    const HEAD: &str = "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {name: sched, tags: {project: p, team: t, env: dev, costCenter: c}}\nspec:\n  region: westeurope\n  workload: {type: visualization, gpuMemoryGiB: 6}\n  compute: {vmSize: Standard_NV12ads_A10_v5, image: windows-2022, adminUsername: cadadmin}\n  capacity: {min: 0, max: 10, default: 0}\n  monitoring: {alertEmails: [a@example.com]}\n";
+
+    fn recurring(name: &str, tz: &str, days: &[Day], hour: u32, minute: u32, n: u32) -> Profile {
+        Profile {
+            name: name.into(),
+            origin: Origin::ScheduleStart(0),
+            recurrence: Some(Recurrence {
+                time_zone: tz.into(),
+                days: days.to_vec(),
+                hour,
+                minute,
+            }),
+            min: n,
+            max: n,
+            default: n,
+            has_rules: false,
+        }
+    }
+
+    /// Azure: where two profiles start at the same minute, only the first applicable one is
+    /// used. The week model must agree (it used to let the later one win).
+    #[test]
+    fn at_equal_starts_the_week_follows_the_first_profile_like_azure() {
+        let default = Profile {
+            recurrence: None,
+            origin: Origin::Default,
+            ..recurring("default", "UTC", &[], 0, 0, 0)
+        };
+        let first = recurring("first", "UTC", &[Day::Monday], 10, 0, 3);
+        let second = recurring(
+            "second",
+            "W. Europe Standard Time",
+            &[Day::Monday],
+            11,
+            0,
+            7,
+        );
+        let w = week(&[default, first, second]);
+        let at_ten = w
+            .iter()
+            .find(|s| s.start == 600)
+            .expect("a segment at Monday 10:00 UTC");
+        assert_eq!(at_ten.profile, 1, "{w:?}");
+        assert_eq!(at_ten.end, MINUTES_PER_WEEK);
+    }
+
+    #[test]
+    fn no_restore_profile_where_another_schedule_starts() {
+        let s = spec_of(&format!(
+            "{HEAD}  autoscale:\n    schedules:\n      - {{name: office, timeZone: W. Europe Standard Time, days: [Monday, Tuesday, Wednesday, Thursday, Friday], start: \"07:30\", end: \"18:30\", min: 10, max: 10}}\n      - {{name: evening, timeZone: UTC, days: [Monday, Tuesday, Wednesday, Thursday, Friday, Saturday], start: \"17:30\", end: \"21:00\", min: 2, max: 2}}\n"
+        ));
+        let ps = profiles(&s);
+        let names: Vec<&str> = ps.iter().map(|p| p.name.as_str()).collect();
+        // 18:30 in W. Europe is 17:30 UTC: the same instant as `evening`'s start on every day
+        assert_eq!(names, ["default", "office", "evening", "evening (end)"]);
+        assert!(same_start_conflicts(&s).is_empty());
+    }
+
+    #[test]
+    fn a_restore_profile_keeps_the_days_no_schedule_starts_on() {
+        let s = spec_of(&format!(
+            "{HEAD}  autoscale:\n    schedules:\n      - {{name: office, timeZone: UTC, days: [Monday, Tuesday], start: \"08:00\", end: \"18:00\", min: 10, max: 10}}\n      - {{name: evening, timeZone: UTC, days: [Monday], start: \"18:00\", end: \"21:00\", min: 2, max: 2}}\n      - {{name: late, timeZone: UTC, days: [Monday], start: \"22:00\", end: \"23:00\", min: 1, max: 1}}\n"
+        ));
+        let ps = profiles(&s);
+        let end = ps.iter().find(|p| p.name == "office (end)").unwrap();
+        assert_eq!(end.recurrence.as_ref().unwrap().days, [Day::Tuesday]);
+        // two restores at one instant: the second is redundant
+        assert!(ps.iter().any(|p| p.name == "evening (end)"));
+    }
+
+    #[test]
+    fn two_schedules_starting_at_one_instant_conflict() {
+        let s = spec_of(&format!(
+            "{HEAD}  autoscale:\n    schedules:\n      - {{name: a, timeZone: W. Europe Standard Time, days: [Monday], start: \"09:00\", end: \"10:00\", min: 1, max: 1}}\n      - {{name: b, timeZone: UTC, days: [Sunday, Monday], start: \"08:00\", end: \"08:30\", min: 2, max: 2}}\n"
+        ));
+        assert_eq!(
+            same_start_conflicts(&s),
+            [(Starter::Schedule(0), Starter::Schedule(1), Day::Monday)]
+        );
+    }
 
     #[test]
     fn durations() {

@@ -94,7 +94,11 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("set `regularPercentAboveBase: 100`, or pick a Spot-capable size"),
             );
         }
-        if c.eviction_policy == EvictionPolicy::Deallocate && schedule::has_setting(s) {
+        // a dev box is never scaled: deallocating it on eviction keeps its disks, as wanted
+        if c.eviction_policy == EvictionPolicy::Deallocate
+            && schedule::has_setting(s)
+            && !crate::plan::devbox::applies(s)
+        {
             out.push(
                 Diagnostic::new("spot-eviction-deallocate", "evicted Spot VMs are deallocated in an autoscaled pool")
                     .at("/spec/capacity/evictionPolicy")
@@ -132,6 +136,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     check_shutdown(ctx, out);
+    check_same_start(ctx, out);
     let Some(a) = &s.autoscale else {
         return;
     };
@@ -284,11 +289,63 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Two profiles that start at one instant: Azure applies only the first (issue 9 item 2).
+fn check_same_start(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let s = &ctx.spec.spec;
+    let name = |w: schedule::Starter| match w {
+        schedule::Starter::Schedule(i) => format!(
+            "schedule `{}`",
+            s.autoscale
+                .as_ref()
+                .map_or("", |a| a.schedules[i].name.as_str())
+        ),
+        schedule::Starter::AutoShutdown => "autoShutdown".to_string(),
+    };
+    let at = |w: schedule::Starter| match w {
+        schedule::Starter::Schedule(i) => format!("/spec/autoscale/schedules/{i}/start"),
+        schedule::Starter::AutoShutdown => "/spec/autoShutdown/time".to_string(),
+    };
+    for (a, b, day) in schedule::same_start_conflicts(s) {
+        out.push(
+            Diagnostic::new(
+                "schedule-same-start",
+                format!(
+                    "{} and {} start at the same instant (on {} and maybe other days)",
+                    name(a),
+                    name(b),
+                    day.as_str()
+                ),
+            )
+            .at(at(b))
+            .label("the same minute (compared in UTC)")
+            .help("Azure applies only the first of two profiles that start at the same minute: start one of them at another time, or merge them"),
+        );
+    }
+}
+
 fn check_shutdown(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(sd) = &ctx.spec.spec.auto_shutdown else {
         return;
     };
     check_zone(&sd.time_zone, "/spec/autoShutdown/timeZone", out);
+    let s = &ctx.spec.spec;
+    if !crate::plan::devbox::applies(s) {
+        let why = if s.capacity.max > 1 {
+            format!("capacity.max is {}", s.capacity.max)
+        } else {
+            "the spec has `autoscale`".to_string()
+        };
+        out.push(
+            Diagnostic::new(
+                "auto-shutdown-pool",
+                format!("autoShutdown scales this pool's scale set to zero ({why}): its instances and their disks are deleted every evening"),
+            )
+            .at("/spec/autoShutdown")
+            .severity(Severity::Warning)
+            .label("deleted, not stopped")
+            .help("for a dev box whose disks must survive the night use `capacity.max: 1` without `autoscale` (a VM that is deallocated and started on schedule); for stateless workers turn this rule off in the policy"),
+        );
+    }
     if sd.time == sd.start_time {
         out.push(
             Diagnostic::new(
@@ -333,6 +390,40 @@ mod tests {
 
     /// Azure's limit on the rules of one autoscale profile.
     const MAX_RULES_PER_PROFILE: usize = 10;
+
+    /// A dev box is never scaled in, so deallocation on eviction is what keeps its disks: the
+    /// rule against deallocated Spot VMs in autoscaled pools does not apply to it.
+    #[test]
+    fn a_spot_dev_box_may_deallocate_on_eviction() {
+        let text = |max: u32| {
+            format!(
+                "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {{name: spotbox, tags: {{project: p, team: t, env: dev, costCenter: c}}}}\nspec:\n  region: eastus\n  workload: {{type: batch, gpuMemoryGiB: 10, precision: fp16, interruptible: true}}\n  capacity: {{min: 1, max: {max}, regularPercentAboveBase: 0, evictionPolicy: Deallocate}}\n  compute: {{sshPublicKey: \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com\"}}\n  monitoring: {{alertEmails: [a@example.com]}}\n  autoShutdown: {{time: \"19:00\", timeZone: UTC}}\n"
+            )
+        };
+        let ids = |max: u32| -> Vec<String> {
+            crate::spec::check_source(
+                text(max),
+                "t.yaml",
+                std::path::PathBuf::from("."),
+                &Policy::default(),
+                PriceTable::embedded(),
+            )
+            .diagnostics
+            .iter()
+            .map(|d| d.rule.to_string())
+            .collect()
+        };
+        assert!(
+            !ids(1).contains(&"spot-eviction-deallocate".to_string()),
+            "{:?}",
+            ids(1)
+        );
+        assert!(
+            ids(4).contains(&"spot-eviction-deallocate".to_string()),
+            "{:?}",
+            ids(4)
+        );
+    }
 
     /// `autoscale-rule-limit` holds by construction; this keeps it so.
     #[test]

@@ -269,19 +269,40 @@ resource vaultPrivateEndpoint 'Microsoft.Network/privateEndpoints@2025-05-01' = 
   }
 }
 
-// ---------------------------------------------------------------- compute
-// Flexible orchestration, Standard_NC4as_T4_v3, image ubuntu-22.04. No public IPs on the instances.
+// ---------------------------------------------------------------- dev box
+// autoShutdown on one instance: a standalone VM, Standard_NC4as_T4_v3, image ubuntu-22.04, that is
+// stopped (deallocated) at 19:00 and started at 08:00 (W. Europe Standard Time). Deallocation keeps
+// the OS and data disks (home directory, notebooks, the installed driver); a stopped VM pays
+// only for its disks. No autoscale setting: there is nothing to scale.
 
-resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-11-01' = {
-  // checkov:skip=CKV_AZURE_95: checkov fails every Flexible scale set here; automatic OS image upgrades would also swap the image under the GPU driver and CUDA stack. Roll out a new image by redeploying after testing the driver
-  name: 'vmss-dev-notebook'
+resource vmNic 'Microsoft.Network/networkInterfaces@2025-05-01' = {
+  name: 'nic-vm-dev-notebook'
   location: location
   tags: tags
-  sku: {
-    name: 'Standard_NC4as_T4_v3'
-    tier: 'Standard'
-    capacity: 1
+  properties: {
+    // No public IP: reach the box over the spec's inbound rules (VPN, peering, Bastion).
+    enableAcceleratedNetworking: true
+    enableIPForwarding: false
+    ipConfigurations: [
+      {
+        name: 'ipconfig1'
+        properties: {
+          primary: true
+          privateIPAllocationMethod: 'Dynamic'
+          subnet: {
+            id: vnet::workloadSubnet.id
+          }
+        }
+      }
+    ]
   }
+}
+
+resource vm 'Microsoft.Compute/virtualMachines@2025-11-01' = {
+  // checkov:skip=CKV_AZURE_50: the GPU driver is installed by the NVIDIA/AMD VM extension (Microsoft.HpcCompute); a GPU dev box without it has no usable GPU
+  name: 'vm-dev-notebook'
+  location: location
+  tags: tags
   identity: {
     type: 'UserAssigned'
     userAssignedIdentities: {
@@ -289,202 +310,180 @@ resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-11-01' = {
     }
   }
   properties: {
-    orchestrationMode: 'Flexible'
-    platformFaultDomainCount: 1
-    singlePlacementGroup: false
-    scaleInPolicy: {
-      rules: [
-        'Default'
-      ]
-      forceDeletion: false
+    hardwareProfile: {
+      vmSize: 'Standard_NC4as_T4_v3'
     }
-    virtualMachineProfile: {
-      osProfile: {
-        computerNamePrefix: 'dev-notebook'
-        adminUsername: adminUsername
-        linuxConfiguration: {
-          disablePasswordAuthentication: true
-          provisionVMAgent: true
-          ssh: {
-            publicKeys: [
-              {
-                path: '/home/${adminUsername}/.ssh/authorized_keys'
-                keyData: sshPublicKey
-              }
-            ]
-          }
-        }
-        allowExtensionOperations: true
-      }
-      storageProfile: {
-        imageReference: {
-          publisher: 'Canonical'
-          offer: '0001-com-ubuntu-server-jammy'
-          sku: '22_04-lts-gen2'
-          version: 'latest'
-        }
-        osDisk: {
-          createOption: 'FromImage'
-          caching: 'ReadWrite'
-          diskSizeGB: 128
-          managedDisk: {
-            storageAccountType: 'Premium_LRS'
-          }
-          deleteOption: 'Delete'
-        }
-      }
-      securityProfile: {
-        encryptionAtHost: true
-        // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
-        securityType: 'Standard'
-      }
-      networkProfile: {
-        networkApiVersion: '2022-11-01'
-        networkInterfaceConfigurations: [
-          {
-            name: 'nic-dev-notebook'
-            properties: {
-              primary: true
-              enableAcceleratedNetworking: true
-              enableIPForwarding: false
-              deleteOption: 'Delete'
-              ipConfigurations: [
-                {
-                  name: 'ipconfig1'
-                  properties: {
-                    primary: true
-                    subnet: {
-                      id: vnet::workloadSubnet.id
-                    }
-                  }
-                }
-              ]
+    osProfile: {
+      computerName: 'dev-notebook'
+      adminUsername: adminUsername
+      linuxConfiguration: {
+        disablePasswordAuthentication: true
+        provisionVMAgent: true
+        ssh: {
+          publicKeys: [
+            {
+              path: '/home/${adminUsername}/.ssh/authorized_keys'
+              keyData: sshPublicKey
             }
-          }
-        ]
-      }
-      diagnosticsProfile: {
-        // Boot diagnostics in managed storage.
-        bootDiagnostics: {
-          enabled: true
+          ]
         }
       }
-      extensionProfile: {
-        extensions: [
-          {
-            // GPU driver: cuda (NvidiaGpuDriverLinux), CUDA 12.8
-            name: 'NvidiaGpuDriverLinux'
-            properties: {
-              publisher: 'Microsoft.HpcCompute'
-              type: 'NvidiaGpuDriverLinux'
-              typeHandlerVersion: '1.6'
-              autoUpgradeMinorVersion: true
-              settings: {}
-            }
+      allowExtensionOperations: true
+    }
+    storageProfile: {
+      imageReference: {
+        publisher: 'Canonical'
+        offer: '0001-com-ubuntu-server-jammy'
+        sku: '22_04-lts-gen2'
+        version: 'latest'
+      }
+      osDisk: {
+        name: 'osdisk-vm-dev-notebook'
+        createOption: 'FromImage'
+        caching: 'ReadWrite'
+        diskSizeGB: 128
+        managedDisk: {
+          storageAccountType: 'Premium_LRS'
+        }
+        // Kept even if the VM is deleted; stopping never touches disks.
+        deleteOption: 'Detach'
+      }
+    }
+    securityProfile: {
+      encryptionAtHost: true
+      // Explicit: Trusted Launch by default would turn Secure Boot on under the GPU driver.
+      securityType: 'Standard'
+    }
+    networkProfile: {
+      networkInterfaces: [
+        {
+          id: vmNic.id
+          properties: {
+            primary: true
+            deleteOption: 'Detach'
           }
-        ]
+        }
+      ]
+    }
+    diagnosticsProfile: {
+      // Boot diagnostics in managed storage.
+      bootDiagnostics: {
+        enabled: true
       }
     }
   }
 }
 
-// ---------------------------------------------------------------- autoscale
-// Profiles: the default first, then each recurring profile. A recurring profile has no end;
-// it applies until the next one starts, so every schedule has a start and a restore profile.
-resource autoscale 'Microsoft.Insights/autoscaleSettings@2022-10-01' = {
-  name: 'as-dev-notebook'
+// GPU driver: cuda (NvidiaGpuDriverLinux), CUDA 12.8
+resource vmExtension0 'Microsoft.Compute/virtualMachines/extensions@2025-11-01' = {
+  parent: vm
+  name: 'NvidiaGpuDriverLinux'
   location: location
   tags: tags
   properties: {
-    name: 'as-dev-notebook'
-    enabled: true
-    targetResourceUri: vmss.id
-    profiles: [
-      // Applies whenever no recurring profile has started.
-      {
-        name: 'default'
-        capacity: {
-          minimum: '1'
-          maximum: '1'
-          default: '1'
-        }
-        rules: []
-      }
-      // autoShutdown: scale to zero.
-      {
-        name: 'auto-shutdown'
-        capacity: {
-          minimum: '0'
-          maximum: '0'
-          default: '0'
-        }
-        recurrence: {
-          frequency: 'Week'
-          schedule: {
-            timeZone: 'W. Europe Standard Time'
-            days: [
-              'Monday'
-              'Tuesday'
-              'Wednesday'
-              'Thursday'
-              'Friday'
-            ]
-            hours: [
-              19
-            ]
-            minutes: [
-              0
-            ]
-          }
-        }
-        rules: []
-      }
-      // autoShutdown: back to the default limits.
-      {
-        name: 'auto-start'
-        capacity: {
-          minimum: '1'
-          maximum: '1'
-          default: '1'
-        }
-        recurrence: {
-          frequency: 'Week'
-          schedule: {
-            timeZone: 'W. Europe Standard Time'
-            days: [
-              'Monday'
-              'Tuesday'
-              'Wednesday'
-              'Thursday'
-              'Friday'
-            ]
-            hours: [
-              8
-            ]
-            minutes: [
-              0
-            ]
-          }
-        }
-        rules: []
-      }
-    ]
-    notifications: [
-      {
-        operation: 'Scale'
-        email: {
-          sendToSubscriptionAdministrator: false
-          sendToSubscriptionCoAdministrators: false
-          customEmails: [
-            'vision-lab@example.com'
-          ]
-        }
-        webhooks: []
-      }
-    ]
-    predictiveAutoscalePolicy: {
-      scaleMode: 'Disabled'
+    publisher: 'Microsoft.HpcCompute'
+    type: 'NvidiaGpuDriverLinux'
+    typeHandlerVersion: '1.6'
+    autoUpgradeMinorVersion: true
+    settings: {}
+  }
+}
+
+// Stop: the DevTest Labs auto-shutdown schedule deallocates the VM every day at 19:00
+// (W. Europe Standard Time). Its name must be shutdown-computevm-<VM name>.
+resource vmShutdown 'Microsoft.DevTestLab/schedules@2018-09-15' = {
+  name: 'shutdown-computevm-vm-dev-notebook'
+  location: location
+  tags: tags
+  properties: {
+    status: 'Enabled'
+    taskType: 'ComputeVmShutdownTask'
+    dailyRecurrence: {
+      time: '1900'
     }
+    timeZoneId: 'W. Europe Standard Time'
+    notificationSettings: {
+      // 30 minutes' warning to the alert emails (the mail links to postpone the shutdown).
+      status: 'Enabled'
+      timeInMinutes: 30
+      emailRecipient: 'vision-lab@example.com'
+      notificationLocale: 'en'
+    }
+    targetResourceId: vm.id
+  }
+}
+
+// Start: a Consumption Logic App starts the VM at 08:00 (W. Europe Standard Time) on Monday, Tuesday, Wednesday, Thursday, Friday,
+// calling the VM's start operation with its system-assigned identity. The time zone of a
+// Recurrence trigger applies only with a startTime (without offset); the date is in the past.
+resource vmStart 'Microsoft.Logic/workflows@2019-05-01' = {
+  name: 'logic-dev-notebook-start'
+  location: location
+  tags: tags
+  identity: {
+    type: 'SystemAssigned'
+  }
+  properties: {
+    state: 'Enabled'
+    // Workflow Definition Language (schema 2016-06-01); `$schema` is only needed for a
+    // definition referenced externally, and leaving it out keeps every cloud host name out.
+    definition: {
+      contentVersion: '1.0.0.0'
+      triggers: {
+        Start_on_schedule: {
+          type: 'Recurrence'
+          recurrence: {
+            frequency: 'Week'
+            interval: 1
+            startTime: '2025-01-01T00:00:00'
+            timeZone: 'W. Europe Standard Time'
+            schedule: {
+              weekDays: [
+                'Monday'
+                'Tuesday'
+                'Wednesday'
+                'Thursday'
+                'Friday'
+              ]
+              hours: [
+                8
+              ]
+              minutes: [
+                0
+              ]
+            }
+          }
+        }
+      }
+      actions: {
+        Start_VM: {
+          type: 'Http'
+          runAfter: {}
+          inputs: {
+            method: 'POST'
+            // the cloud's own Resource Manager endpoint (environment()), never a literal host
+            uri: uri(environment().resourceManager, '${vm.id}/start?api-version=2025-11-01')
+            authentication: {
+              type: 'ManagedServiceIdentity'
+              audience: environment().resourceManager
+            }
+          }
+        }
+      }
+      outputs: {}
+    }
+  }
+}
+
+// Desktop Virtualization Power On Contributor: start and read this VM only (no deallocate, write or delete).
+resource vmStartRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(vm.id, vmStart.id, '489581de-a3bd-480d-9518-53dea7416b33')
+  scope: vm
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '489581de-a3bd-480d-9518-53dea7416b33')
+    principalId: vmStart.identity.principalId
+    principalType: 'ServicePrincipal'
+    description: 'The start workflow of the dev box starts it on working days.'
   }
 }
 
@@ -529,30 +528,6 @@ resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
   }
 }
 
-resource autoscaleDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
-  name: 'to-log-analytics'
-  scope: autoscale
-  properties: {
-    workspaceId: workspace.id
-    logs: [
-      {
-        category: 'AutoscaleEvaluations'
-        enabled: true
-      }
-      {
-        category: 'AutoscaleScaleActions'
-        enabled: true
-      }
-    ]
-    metrics: [
-      {
-        category: 'AllMetrics'
-        enabled: true
-      }
-    ]
-  }
-}
-
 resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = {
   name: 'ag-dev-notebook'
   location: 'global'
@@ -565,43 +540,6 @@ resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = {
         name: 'email-1'
         emailAddress: 'vision-lab@example.com'
         useCommonAlertSchema: true
-      }
-    ]
-  }
-}
-
-// More than a tenth of the pool's VMs have been unavailable for 15 minutes (host or health failures).
-resource alertVmAvailability 'Microsoft.Insights/metricAlerts@2018-03-01' = {
-  name: 'alert-dev-notebook-vm-availability'
-  location: 'global'
-  tags: tags
-  properties: {
-    description: 'More than a tenth of the pool\'s VMs have been unavailable for 15 minutes (host or health failures).'
-    severity: 1
-    enabled: true
-    autoMitigate: true
-    scopes: [
-      vmss.id
-    ]
-    evaluationFrequency: 'PT5M'
-    windowSize: 'PT15M'
-    criteria: {
-      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
-      allOf: [
-        {
-          criterionType: 'StaticThresholdCriterion'
-          name: 'VmAvailabilityMetric'
-          metricNamespace: 'Microsoft.Compute/virtualMachineScaleSets'
-          metricName: 'VmAvailabilityMetric'
-          operator: 'LessThan'
-          threshold: json('0.9')
-          timeAggregation: 'Average'
-        }
-      ]
-    }
-    actions: [
-      {
-        actionGroupId: actionGroup.id
       }
     ]
   }
@@ -660,8 +598,8 @@ resource budget 'Microsoft.Consumption/budgets@2024-08-01' = {
 
 // ---------------------------------------------------------------- outputs
 
-@description('Resource id of the scale set.')
-output vmssId string = vmss.id
+@description('Resource id of the dev box VM.')
+output vmId string = vm.id
 
 @description('Principal id of the pool\'s managed identity (for more role assignments).')
 output identityPrincipalId string = identity.properties.principalId

@@ -426,35 +426,6 @@ resource autoscale 'Microsoft.Insights/autoscaleSettings@2022-10-01' = {
         }
         rules: []
       }
-      // Schedule `office-hours` ends: back to the default limits (a recurring profile has no end of its own).
-      {
-        name: 'office-hours (end)'
-        capacity: {
-          minimum: '0'
-          maximum: '10'
-          default: '0'
-        }
-        recurrence: {
-          frequency: 'Week'
-          schedule: {
-            timeZone: 'W. Europe Standard Time'
-            days: [
-              'Monday'
-              'Tuesday'
-              'Wednesday'
-              'Thursday'
-              'Friday'
-            ]
-            hours: [
-              18
-            ]
-            minutes: [
-              30
-            ]
-          }
-        }
-        rules: []
-      }
       // Schedule `evening-on-call` starts.
       {
         name: 'evening-on-call'
