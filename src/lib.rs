@@ -6,6 +6,7 @@
 //! - [`catalog`] and [`sizing`]: GPU sizes, drivers, prices and `vmSize: auto`;
 //! - [`diag`] and [`report`]: diagnostics and their output formats;
 //! - [`plan`] and [`emit`]: the resolved deployment plan and its Bicep / ARM emitters;
+//! - [`io`]: the one bounded reader for every file gpuform is given;
 //! - [`cli`]: the commands.
 
 pub mod azure;
@@ -17,6 +18,7 @@ pub mod destroy;
 pub mod diag;
 pub mod emit;
 pub mod gpu_report;
+pub mod io;
 pub mod plan;
 pub mod preflight;
 pub mod quota;

@@ -335,6 +335,10 @@ pub enum ParseError {
         index: usize,
         source: serde_json::Error,
     },
+    /// A value no subscription can have (negative, fractional, beyond i64), or two entries for
+    /// one quota that disagree.
+    #[error("{0}")]
+    Value(String),
 }
 
 fn items(text: &str) -> Result<(Vec<serde_json::Value>, ListShape), ParseError> {
@@ -362,15 +366,111 @@ fn typed<T: serde::de::DeserializeOwned>(
 }
 
 /// Read `az vm list-usage -l R -o json` output or a raw usages response.
+///
+/// A usages file may come from anyone (a pull request, a hand edit): counts must be whole numbers
+/// from 0 to i64::MAX (never saturated), and two entries for one quota must agree, since a later
+/// lookup takes the first and a conflicting second could flip the verdict.
 pub fn parse_usages(text: &str) -> Result<(Vec<Usage>, ListShape), ParseError> {
     let (items, shape) = items(text)?;
-    Ok((typed(items)?, shape))
+    for (i, item) in items.iter().enumerate() {
+        for field in ["currentValue", "limit"] {
+            if let Some(v) = item.get(field)
+                && let Err(why) = usage_count(v)
+            {
+                let name = item
+                    .pointer("/name/value")
+                    .and_then(|n| n.as_str())
+                    .unwrap_or("?");
+                return Err(ParseError::Value(format!(
+                    "item {i} (`{name}`): {field} {v} {why}"
+                )));
+            }
+        }
+    }
+    let list: Vec<Usage> = typed(items)?;
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, u) in list.iter().enumerate() {
+        if u.name.value.is_empty() {
+            continue;
+        }
+        match seen.entry(u.name.value.to_ascii_lowercase()) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let j = *e.get();
+                let first = &list[j];
+                if (first.current_value, first.limit) != (u.current_value, u.limit) {
+                    return Err(ParseError::Value(format!(
+                        "items {j} and {i} both give the quota `{}`, with different values ({} of {} and {} of {}); which one is the subscription's?",
+                        u.name.value, first.current_value, first.limit, u.current_value, u.limit
+                    )));
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+            }
+        }
+    }
+    Ok((list, shape))
+}
+
+/// Why `v` is not a usage count (a whole number 0..=i64::MAX, as a JSON number or a string).
+fn usage_count(v: &serde_json::Value) -> Result<(), &'static str> {
+    let parsed: Option<f64> = match v {
+        serde_json::Value::Number(n) => {
+            if n.as_i64().is_some_and(|i| i >= 0) {
+                return Ok(());
+            }
+            n.as_f64()
+        }
+        serde_json::Value::String(s) => {
+            if s.trim().parse::<i64>().is_ok_and(|i| i >= 0) {
+                return Ok(());
+            }
+            s.trim().parse::<f64>().ok()
+        }
+        _ => return Err("is not a number"),
+    };
+    match parsed {
+        None => Err("is not a number"),
+        Some(f) if f < 0.0 => Err("is negative; usage counts and limits are 0 or more"),
+        Some(f) if !f.is_finite() || f >= 9.223_372_036_854_776e18 => {
+            Err("is beyond the largest count gpuform reads (i64::MAX)")
+        }
+        Some(f) if f.fract() != 0.0 => Err("is not a whole number"),
+        Some(_) => Ok(()),
+    }
 }
 
 /// Read `az vm list-skus [-l R] [--all] -o json` output or a raw Resource SKUs response.
+///
+/// Two different entries for one VM size in one location are refused: lookups take the first,
+/// and a conflicting second (another restriction, other zones) could flip the verdict. (Other
+/// resource types legitimately repeat a name per tier, e.g. disk SKUs.)
 pub fn parse_skus(text: &str) -> Result<(Vec<ResourceSku>, ListShape), ParseError> {
     let (items, shape) = items(text)?;
-    Ok((typed(items)?, shape))
+    let list: Vec<ResourceSku> = typed(items)?;
+    let mut seen: std::collections::HashMap<(String, String), usize> =
+        std::collections::HashMap::new();
+    for (i, s) in list.iter().enumerate() {
+        if !s.is_vm() {
+            continue;
+        }
+        for loc in &s.locations {
+            let key = (s.name.to_ascii_lowercase(), loc.to_ascii_lowercase());
+            match seen.get(&key) {
+                Some(&j) if list[j] != *s => {
+                    return Err(ParseError::Value(format!(
+                        "items {j} and {i} both describe {} in {loc}, differently; which one is the subscription's?",
+                        s.name
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, i);
+                }
+            }
+        }
+    }
+    Ok((list, shape))
 }
 
 #[cfg(test)]
@@ -391,7 +491,58 @@ mod tests {
         assert!(parse_usages(r#"{"values":[]}"#).is_err());
         let e = parse_usages(r#"[{"currentValue":"x","limit":"1","name":{"value":"cores"}}]"#)
             .unwrap_err();
-        assert!(e.to_string().starts_with("item 0:"), "{e}");
+        assert!(e.to_string().starts_with("item 0"), "{e}");
+    }
+
+    #[test]
+    fn conflicting_vm_sku_entries_are_refused() {
+        let vm = |zones: &str| {
+            format!(
+                r#"{{"resourceType":"virtualMachines","name":"Standard_NC8as_T4_v3","locations":["eastus2"],"locationInfo":[{{"location":"eastus2","zones":[{zones}]}}]}}"#
+            )
+        };
+        let same = format!("[{}, {}]", vm(r#""1""#), vm(r#""1""#));
+        assert_eq!(parse_skus(&same).unwrap().0.len(), 2);
+        let differ = format!("[{}, {}]", vm(r#""1""#), vm(r#""1","2""#));
+        let e = parse_skus(&differ).unwrap_err().to_string();
+        assert!(
+            e.contains("items 0 and 1 both describe Standard_NC8as_T4_v3 in eastus2"),
+            "{e}"
+        );
+        // disks repeat a name per size: not a conflict
+        let disks = r#"[{"resourceType":"disks","name":"Premium_LRS","size":"P1","locations":["eastus2"]},{"resourceType":"disks","name":"Premium_LRS","size":"P2","locations":["eastus2"]}]"#;
+        assert!(parse_skus(disks).is_ok());
+    }
+
+    #[test]
+    fn usages_from_other_people_are_refused_rather_than_saturated_or_first_wins() {
+        let item = |v: &str, cur: &str, lim: &str| {
+            format!(r#"{{"currentValue":{cur},"limit":{lim},"name":{{"value":"{v}"}}}}"#)
+        };
+        for (cur, lim, why) in [
+            ("-1", "10", "negative"),
+            ("0", "-5", "negative"),
+            ("\"-3\"", "10", "negative"),
+            ("0", "9223372036854775808", "i64::MAX"),
+            ("0", "1e300", "i64::MAX"),
+            ("0", "\"1e30\"", "i64::MAX"),
+            ("1.5", "10", "whole"),
+        ] {
+            let text = format!("[{}, {}]", item("cores", "1", "10"), item("fam", cur, lim));
+            let e = parse_usages(&text).unwrap_err().to_string();
+            assert!(e.starts_with("item 1 (`fam`)"), "{e}");
+            assert!(e.contains(why), "{cur} {lim}: {e}");
+        }
+        // the largest value itself is fine, and agreeing duplicates too
+        let ok = format!(
+            "[{}, {}]",
+            item("fam", "0", "9223372036854775807"),
+            item("FAM", "0", "\"9223372036854775807\"")
+        );
+        assert_eq!(parse_usages(&ok).unwrap().0[1].limit, i64::MAX);
+        let conflict = format!("[{}, {}]", item("fam", "0", "100"), item("fam", "0", "8"));
+        let e = parse_usages(&conflict).unwrap_err().to_string();
+        assert!(e.contains("items 0 and 1") && e.contains("`fam`"), "{e}");
     }
 
     #[test]

@@ -138,6 +138,24 @@ pub fn out(text: &str) {
     let _ = o.flush();
 }
 
+/// Read a file the user named (`what` says which, e.g. "the policy file", or nothing) through the one bounded
+/// reader: regular files only, at most `limit` bytes, UTF-8 with a byte-order mark removed. Any
+/// failure is an I/O error (exit 2).
+pub fn read_input(path: &Path, limit: u64, what: &str) -> Result<String, Failure> {
+    crate::io::read_text(path, limit).map_err(|e| {
+        Failure::from_error(
+            ExitCode::Usage,
+            if what.is_empty() {
+                format!("cannot read {}", path.display())
+            } else {
+                format!("cannot read {what} {}", path.display())
+            },
+            &e,
+        )
+        .help(e.help())
+    })
+}
+
 /// Policy flags shared by every command that reads specs.
 #[derive(Debug, Clone, clap::Args)]
 pub struct PolicyArgs {
@@ -153,13 +171,7 @@ impl PolicyArgs {
     pub fn load(&self) -> Result<Policy, Failure> {
         let mut p = match &self.policy {
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    Failure::from_error(
-                        ExitCode::Usage,
-                        format!("cannot read the policy file {}", path.display()),
-                        &e,
-                    )
-                })?;
+                let text = read_input(path, crate::io::limits::POLICY, "the policy file")?;
                 Policy::from_yaml(&text).map_err(|e| {
                     Failure::usage(format!("invalid policy file {}: {e}", path.display()))
                 })?
@@ -194,7 +206,9 @@ pub fn expand_paths_counting(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, usize),
                 Failure::from_error(ExitCode::Usage, format!("cannot list {}", p.display()), &e)
             })?;
             for f in found {
-                let is_spec = std::fs::read(&f)
+                // unreadable files (a FIFO, a symlink to a device) are kept: checking them
+                // reports why they cannot be read
+                let is_spec = crate::io::read_bounded(&f, spec::MAX_FILE_BYTES)
                     .ok()
                     .map(|b| {
                         spec::looks_like_spec(&String::from_utf8_lossy(&b[..b.len().min(8192)]))
@@ -250,8 +264,13 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
     }
     let t = Tally::of(&checked.diagnostics);
     if t.errors > 0 {
+        let unreadable = checked.diagnostics.iter().any(|d| d.rule == "io-error");
         return Err(Failure {
-            code: ExitCode::Findings,
+            code: if unreadable {
+                ExitCode::Usage
+            } else {
+                ExitCode::Findings
+            },
             message: format!(
                 "{} has {}; fix them first (`gpuform validate {}`)",
                 path.display(),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::ValueEnum;
 
 use super::azure_args::runtime;
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, read_input, styled};
 use crate::azure::HttpSettings;
 use crate::catalog::{self, prices::PriceTable};
 use crate::cost::fetch::{self, FetchOptions};
@@ -162,13 +162,7 @@ pub fn load_price_files(
     let mut book = PriceBook::embedded();
     let mut parsed = Vec::new();
     for (i, path) in args.prices.iter().enumerate() {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Failure::from_error(
-                ExitCode::Usage,
-                format!("cannot read the prices file {}", path.display()),
-                &e,
-            )
-        })?;
+        let text = read_input(path, crate::io::limits::PRICES, "the prices file")?;
         let doc = retail::parse_document(&text).map_err(|e| {
             Failure::from_error(ExitCode::Usage, format!("cannot use the prices file {}", path.display()), &e)
                 .help("give Azure Retail Prices API JSON: {\"Items\": [...]} as https://prices.azure.com/api/retail/prices returns it, or an array of such pages")
@@ -474,13 +468,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let mut baseline_complete = true;
     let diff = match &args.baseline {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                Failure::from_error(
-                    ExitCode::Usage,
-                    format!("cannot read the baseline {}", path.display()),
-                    &e,
-                )
-            })?;
+            let text = read_input(path, crate::io::limits::BASELINE, "the baseline")?;
             let base = gates::read_baseline(&text).map_err(|e| {
                 Failure::from_error(
                     ExitCode::Usage,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::azure_args::{AzureArgs, runtime};
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, styled};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, read_input, styled};
 use super::quota as quota_cli;
 use crate::azure::models;
 use crate::catalog::prices::PriceTable;
@@ -166,33 +166,26 @@ fn live(
     Ok((regions, sub, (session, rt)))
 }
 
-fn read_file(path: &std::path::Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path).map_err(|e| {
-        Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot read {}", path.display()),
-            &e,
-        )
-    })
-}
-
 fn read_offline(args: &Args, plan: &Plan) -> Result<Offline, Failure> {
     let mut off = Offline::default();
     for p in &args.skus {
-        let (list, shape) = models::parse_skus(&read_file(p)?).map_err(|e| {
-            Failure::usage(format!("{} is not a resource SKU list: {e}", p.display()))
-                .help("give `az vm list-skus -l REGION --all -o json` output or the REST response")
-        })?;
+        let (list, shape) = models::parse_skus(&read_input(p, crate::io::limits::SKUS, "")?)
+            .map_err(|e| {
+                Failure::usage(format!("{} is not a resource SKU list: {e}", p.display())).help(
+                    "give `az vm list-skus -l REGION --all -o json` output or the REST response",
+                )
+            })?;
         off.skus.push((p.display().to_string(), list, shape));
     }
     let mut usages: BTreeMap<String, Vec<models::Usage>> = BTreeMap::new();
     for arg in &args.usages {
         let (region, file) = split_region(arg, plan.primary());
         let path = PathBuf::from(file);
-        let (list, _) = models::parse_usages(&read_file(&path)?).map_err(|e| {
-            Failure::usage(format!("{} is not a usage list: {e}", path.display()))
-                .help("give `az vm list-usage -l REGION -o json` output or the REST response")
-        })?;
+        let (list, _) = models::parse_usages(&read_input(&path, crate::io::limits::USAGES, "")?)
+            .map_err(|e| {
+                Failure::usage(format!("{} is not a usage list: {e}", path.display()))
+                    .help("give `az vm list-usage -l REGION -o json` output or the REST response")
+            })?;
         if usages.insert(region.clone(), list).is_some() {
             return Err(Failure::usage(format!("--usages gives {region} twice")));
         }

@@ -195,9 +195,9 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
     let mut stale = 0usize;
     for (rel, text) in &want {
         let path = dir.join(rel);
-        let actual = match std::fs::read(&path) {
+        let actual = match crate::io::read_bounded(&path, crate::io::limits::RENDERED) {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(crate::io::ReadError::NotFound { .. }) => String::new(),
             Err(e) => {
                 return Err(Failure::from_error(
                     ExitCode::Usage,
@@ -210,11 +210,14 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
             stale += 1;
             let shown = path.display().to_string();
             diff.push_str(
-                &TextDiff::from_lines(actual.as_str(), *text)
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(&shown, &format!("{shown} (rendered)"))
-                    .to_string(),
+                &TextDiff::from_lines(
+                    redact_custom_data(&actual).as_str(),
+                    redact_custom_data(text).as_str(),
+                )
+                .unified_diff()
+                .context_radius(3)
+                .header(&shown, &format!("{shown} (rendered)"))
+                .to_string(),
             );
         }
     }
@@ -399,16 +402,72 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Fail
     Ok(replaced)
 }
 
+/// The text `render --check` diffs: VM custom data (base64 of the cloud-init file, one line in
+/// main.bicep and azuredeploy.json) is shown as its size and SHA-256 rather than its contents, so
+/// a CI log never carries a file's bytes — neither the committed ones nor the rendered ones.
+fn redact_custom_data(text: &str) -> String {
+    use sha2::Digest;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let prefix = ["var customData = '", "\"customData\": \""]
+            .into_iter()
+            .find(|p| trimmed.starts_with(p));
+        match prefix {
+            Some(p) => {
+                let indent = &line[..line.len() - trimmed.len()];
+                let body = trimmed[p.len()..].trim_end();
+                let value = body.trim_end_matches([',', '\'', '"']);
+                let hash = sha2::Sha256::digest(value.as_bytes());
+                let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
+                let close = &body[value.len()..];
+                out.push_str(&format!(
+                    "{indent}{p}<{} base64 characters, sha256 {hex}…>{close}\n",
+                    value.len()
+                ));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::PlanError;
 
     #[test]
+    fn check_diffs_show_custom_data_as_a_digest() {
+        let secret = "QVpVUkVfQ0xJRU5UX1NFQ1JFVD1odW50ZXIy";
+        let bicep = format!("a\nvar customData = '{secret}'\nb\n");
+        let arm = format!("{{\n    \"customData\": \"{secret}\",\n}}\n");
+        for t in [&bicep, &arm] {
+            let r = redact_custom_data(t);
+            assert!(!r.contains(secret), "{r}");
+            assert!(
+                r.contains(&format!("<{} base64 characters, sha256 ", secret.len())),
+                "{r}"
+            );
+            assert_eq!(r.lines().count(), t.lines().count());
+        }
+        assert!(redact_custom_data(&arm).contains("…>\",\n"));
+        assert!(redact_custom_data(&bicep).contains("…>'\n"));
+        // different contents, different lines: the diff still shows that custom data changed
+        assert_ne!(
+            redact_custom_data(&bicep),
+            redact_custom_data(&bicep.replace("ZXIy", "ZXIz"))
+        );
+    }
+
+    #[test]
     fn unreadable_cloud_init_is_an_io_error_and_spec_problems_are_findings() {
         let io = RenderError::Plan(PlanError::CloudInit {
             path: "cloud-init.yaml".into(),
-            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            source: crate::io::ConfinedError::Read(crate::io::ReadError::Io {
+                path: "cloud-init.yaml".into(),
+                source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            }),
         });
         let f = render_failure(Path::new("spec.yaml"), &io);
         assert_eq!(f.code, ExitCode::Usage);

@@ -63,13 +63,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Format::Github => report::github::render(&results),
     };
     out(&text);
-    Ok(
-        if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) {
-            ExitCode::Findings
-        } else {
-            ExitCode::Ok
-        },
-    )
+    // a file that could not be read is an I/O error (exit 2), not a finding about a spec
+    let unreadable = results
+        .iter()
+        .any(|c| c.diagnostics.iter().any(|d| d.rule == "io-error"));
+    Ok(if unreadable {
+        ExitCode::Usage
+    } else if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) {
+        ExitCode::Findings
+    } else {
+        ExitCode::Ok
+    })
 }
 
 fn human(results: &[Checked], args: &Args, skipped: usize) -> String {

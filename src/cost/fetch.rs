@@ -243,7 +243,7 @@ pub fn cache_path(dir: &Path, region: &str, endpoint: &Url, filters: &[String]) 
 }
 
 pub fn read_cache(path: &Path) -> Option<CacheDoc> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::io::read_text(path, crate::io::limits::PRICES).ok()?;
     let doc: CacheDoc = serde_json::from_str(&text).ok()?;
     // the pages must still parse
     retail::parse_document(&text).ok()?;

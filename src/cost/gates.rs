@@ -106,15 +106,42 @@ pub enum BaselineError {
     Version { found: u64 },
 }
 
+/// The largest number a cost report holds (USD a month; counts and hours are far smaller).
+const MAX_BASELINE_NUMBER: f64 = 1e15;
+
+/// The JSON pointer and value of the first number beyond [`MAX_BASELINE_NUMBER`].
+fn implausible_number(v: &serde_json::Value, at: String) -> Option<(String, f64)> {
+    match v {
+        serde_json::Value::Number(n) => n
+            .as_f64()
+            .filter(|x| !x.is_finite() || x.abs() > MAX_BASELINE_NUMBER)
+            .map(|x| (at, x)),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| implausible_number(x, format!("{at}/{i}"))),
+        serde_json::Value::Object(o) => o
+            .iter()
+            .find_map(|(k, x)| implausible_number(x, format!("{at}/{k}"))),
+        _ => None,
+    }
+}
+
 pub fn read_baseline(text: &str) -> Result<Estimate, BaselineError> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| BaselineError::Shape(e.to_string()))?;
+    let v: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| BaselineError::Shape(e.to_string()))?;
     let found = v
         .get("schemaVersion")
         .and_then(|x| x.as_u64())
         .ok_or_else(|| BaselineError::Shape("no schemaVersion".into()))?;
     if found != u64::from(SCHEMA_VERSION) {
         return Err(BaselineError::Version { found });
+    }
+    // a baseline may come from anyone: amounts no estimate can have would print as nonsense
+    if let Some((at, x)) = implausible_number(&v, String::new()) {
+        return Err(BaselineError::Shape(format!(
+            "{at}: {x} is not an amount gpuform writes (at most {MAX_BASELINE_NUMBER:e} in size)"
+        )));
     }
     serde_json::from_value(v).map_err(|e| BaselineError::Shape(e.to_string()))
 }

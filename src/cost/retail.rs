@@ -87,8 +87,37 @@ pub struct Document {
     pub fetched_at: Option<String>,
 }
 
+/// The most an hourly meter may cost: the largest GPU VM is a few hundred USD an hour.
+pub const MAX_HOURLY_PRICE: f64 = 1e6;
+/// The most any item may cost (reservations are priced for their whole 1- or 3-year term).
+pub const MAX_ITEM_PRICE: f64 = 1e9;
+
 /// Read one page, an array of pages, or a cache file.
 pub fn parse_document(text: &str) -> Result<Document, RetailError> {
+    let doc = parse_pages(text)?;
+    // a prices file may come from anyone: a finite 1e308 would overflow every total
+    for (p, page) in doc.pages.iter().enumerate() {
+        for (i, item) in page.items.iter().enumerate() {
+            let price = item.retail_price;
+            let hourly = item.unit_of_measure.to_ascii_lowercase().contains("hour");
+            let limit = if hourly {
+                MAX_HOURLY_PRICE
+            } else {
+                MAX_ITEM_PRICE
+            };
+            if !price.is_finite() || price < 0.0 || price > limit {
+                return Err(RetailError::Shape(format!(
+                    "page {p}, item {i} ({} {} in {}): retailPrice {price} per {} is not a plausible price (0 to {limit} USD)",
+                    item.arm_sku_name, item.meter_name, item.arm_region_name, item.unit_of_measure
+                )));
+            }
+        }
+    }
+    Ok(doc)
+}
+
+fn parse_pages(text: &str) -> Result<Document, RetailError> {
+    let text = text.trim_start_matches('\u{feff}');
     let v: serde_json::Value =
         serde_json::from_str(text).map_err(|e| RetailError::Shape(format!("invalid JSON: {e}")))?;
     let shape = |e: serde_json::Error| RetailError::Shape(e.to_string());

@@ -76,6 +76,10 @@ pub struct Diagnostic {
     pub help: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// This finding leaves a spec later stages cannot render, price or deploy: a policy cannot
+    /// switch it off or downgrade it, even when it can the rule's other findings.
+    #[serde(skip)]
+    pub locked: bool,
 }
 
 impl Diagnostic {
@@ -95,6 +99,7 @@ impl Diagnostic {
             label: None,
             help: None,
             notes: Vec::new(),
+            locked: false,
         }
     }
 
@@ -118,6 +123,12 @@ impl Diagnostic {
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    /// Mark this finding as one a policy cannot change (see [`Diagnostic::locked`]).
+    pub fn locked(mut self) -> Self {
+        self.locked = true;
         self
     }
 

@@ -650,9 +650,14 @@ pub fn find(id: &str) -> Option<&'static Rule> {
 }
 
 /// Rules a policy cannot downgrade or switch off: without them passing there is no spec (input,
-/// schema) or no size (`unknown-vm-size`, `no-size-fits`) for later stages to work on, or the
-/// network render would emit is broken (overlapping or unparsable ranges Azure rejects, a private
-/// Key Vault or queue with nowhere to put its private endpoint).
+/// schema) or no size (`unknown-vm-size`, `no-size-fits`) for later stages to work on, or a later
+/// stage fails on what passed (cost panicked on min > max; render reads the cloud-init file), or
+/// what render would emit is refused by Azure (overlapping, unparsable or reserved ranges, a
+/// private Key Vault or queue with nowhere to put its private endpoint, more autoscale profiles
+/// or rules than allowed, duplicate NSG rules, invalid vault and admin names). Findings of other
+/// rules that render cannot emit are [`super::Diagnostic::locked`] one by one.
+/// `tests/hardening_props.rs` checks the list: under random policies, what validates renders,
+/// prices and shows.
 const PROTECTED: &[&str] = &[
     "unknown-vm-size",
     "no-size-fits",
@@ -661,6 +666,19 @@ const PROTECTED: &[&str] = &[
     "subnet-overlap",
     "subnet-too-small",
     "private-endpoint-subnet-missing",
+    // cost and the autoscale profiles need min <= default <= max (cost panicked without it)
+    "capacity-order",
+    "schedule-out-of-range",
+    // Azure refuses the autoscale setting, NSG, vault or VM render would emit
+    "autoscale-profile-limit",
+    "autoscale-rule-limit",
+    "autoscale-cooldown",
+    "inbound-invalid",
+    "keyvault-name",
+    "admin-username-reserved",
+    "data-disk-count",
+    // render reads the file the rule confines to the repository
+    "cloud-init",
 ];
 
 impl Rule {

@@ -1635,15 +1635,12 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
         let mut notes = Map::new();
         for nt in &b.notifications {
             let mut o = json!({ "enabled": true, "operator": "GreaterThanOrEqualTo", "threshold": n(nt.threshold), "thresholdType": "Actual" });
-            if b.emails.is_empty() {
-                put(&mut o, "contactRoles", json!(["Owner"]));
-            } else {
-                put(
-                    &mut o,
-                    "contactEmails",
-                    Value::Array(b.emails.iter().map(|e| lit(e)).collect()),
-                );
-            }
+            // (the plan has notifications only when there are emails to send them to)
+            put(
+                &mut o,
+                "contactEmails",
+                Value::Array(b.emails.iter().map(|e| lit(e)).collect()),
+            );
             if m.action_group.is_some() {
                 put(&mut o, "contactGroups", json!([x(a.id("actionGroup"))]));
             }
@@ -1657,10 +1654,16 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
                 "category": "Cost",
                 "amount": n(b.amount),
                 "timeGrain": "Monthly",
-                "timePeriod": { "startDate": "[parameters('budgetStartDate')]" },
-                "notifications": notes
+                "timePeriod": { "startDate": "[parameters('budgetStartDate')]" }
             }
         });
+        if !notes.is_empty() {
+            put(
+                &mut res["properties"],
+                "notifications",
+                Value::Object(notes),
+            );
+        }
         if m.action_group.is_some() {
             put(&mut res, "dependsOn", a.depends(&["actionGroup"]));
         }

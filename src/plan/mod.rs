@@ -178,7 +178,7 @@ pub enum PlanError {
     CloudInit {
         path: String,
         #[source]
-        source: std::io::Error,
+        source: crate::io::ConfinedError,
     },
 }
 
@@ -238,9 +238,14 @@ impl Plan {
         })?;
         let user_cloud_init = match &s.compute.cloud_init {
             Some(rel) => {
-                let path = checked.base_dir.join(rel);
-                let bytes = std::fs::read(&path).map_err(|source| PlanError::CloudInit {
-                    path: path.display().to_string(),
+                // the same confined, bounded read validation's `cloud-init` rule made
+                let bytes = crate::io::read_confined(
+                    &checked.base_dir,
+                    rel,
+                    crate::spec::rules::compute::MAX_CUSTOM_DATA_BYTES,
+                )
+                .map_err(|source| PlanError::CloudInit {
+                    path: checked.base_dir.join(rel).display().to_string(),
                     source,
                 })?;
                 Some(bytes)

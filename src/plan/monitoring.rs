@@ -355,14 +355,22 @@ pub(super) fn plan(
         name: format!("budget-{name}"),
         amount: b.monthly,
         currency: b.currency.clone(),
-        notifications: b
-            .alert_at_percent
-            .iter()
-            .map(|t| BudgetNotification {
-                key: format!("actual{}", t.to_string().replace('.', "_")),
-                threshold: *t,
-            })
-            .collect(),
+        // A notification at resource-group scope needs a contact email or an action group
+        // (Consumption Budgets REST: "Must have at least one contact email or contact group
+        // specified at the Subscription or Resource Group scopes"; Bicep types mark contactEmails
+        // required, BCP035). Without alertEmails there is neither: the budget is rendered
+        // without notifications and `budget-no-contacts` says so.
+        notifications: if m.alert_emails.is_empty() {
+            &[][..]
+        } else {
+            &b.alert_at_percent[..]
+        }
+        .iter()
+        .map(|t| BudgetNotification {
+            key: format!("actual{}", t.to_string().replace('.', "_")),
+            threshold: *t,
+        })
+        .collect(),
         emails: m.alert_emails.clone(),
     });
 

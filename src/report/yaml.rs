@@ -96,11 +96,34 @@ fn scalar(v: &Value) -> String {
 }
 
 fn scalar_str(s: &str) -> String {
-    if needs_quotes(s) {
-        serde_json::to_string(s).unwrap_or_default()
+    if needs_quotes(s) || s.chars().any(needs_escape) {
+        quoted(s)
     } else {
         s.to_string()
     }
+}
+
+/// Characters a YAML reader refuses raw (a byte-order mark inside a document, C0/C1 controls,
+/// non-characters) or that would change on a round trip (line and paragraph separators).
+fn needs_escape(c: char) -> bool {
+    c == '\u{feff}'
+        || c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}')
+}
+
+/// A double-quoted scalar (JSON string syntax is YAML's) with [`needs_escape`] characters
+/// written as `\uXXXX`, so the output is plain ASCII-safe text that re-reads to the same value.
+fn quoted(s: &str) -> String {
+    let json = serde_json::to_string(s).unwrap_or_default();
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if needs_escape(c) {
+            out.push_str(&format!("\\u{:04X}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn needs_quotes(s: &str) -> bool {

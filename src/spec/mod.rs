@@ -92,7 +92,8 @@ impl Checked {
                 };
             }
             // input and schema errors are never downgraded: there is nothing to check after them
-            let overridable = crate::diag::rules::find(&d.rule).is_some_and(|r| r.overridable());
+            let overridable =
+                !d.locked && crate::diag::rules::find(&d.rule).is_some_and(|r| r.overridable());
             if overridable {
                 match policy.severity(&d.rule, d.severity) {
                     Some(s) => d.severity = s,
@@ -116,45 +117,66 @@ impl Checked {
                 .then(a.message.cmp(&b.message))
         });
         out.dedup_by(|a, b| a.rule == b.rule && a.pointer == b.pointer && a.message == b.message);
-        self.diagnostics = out;
+        self.diagnostics = cap_per_rule(out);
     }
+}
+
+/// At most this many diagnostics of one rule per file; the rest become one summary line.
+pub const MAX_PER_RULE: usize = 20;
+
+/// Keep the first [`MAX_PER_RULE`] diagnostics of each rule (in file order) and replace the rest
+/// with one "and K more" diagnostic of the same rule and severity, so a hostile spec cannot turn
+/// a pairwise rule into millions of lines.
+fn cap_per_rule(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(diags.len().min(1024));
+    let mut dropped: Vec<(String, usize, Diagnostic)> = Vec::new();
+    for d in diags {
+        let n = seen.entry(d.rule.clone()).or_default();
+        *n += 1;
+        if *n <= MAX_PER_RULE {
+            out.push(d);
+        } else if let Some(e) = dropped.iter_mut().find(|(r, ..)| *r == d.rule) {
+            e.1 += 1;
+        } else {
+            dropped.push((d.rule.clone(), 1, d));
+        }
+    }
+    for (rule, k, first) in dropped {
+        let mut d = Diagnostic::new(
+            &rule,
+            format!(
+                "and {k} more `{rule}` finding{} like the ones above (only the first {MAX_PER_RULE} are shown)",
+                if k == 1 { "" } else { "s" }
+            ),
+        );
+        d.severity = first.severity;
+        d.file = first.file;
+        out.push(d);
+    }
+    out
 }
 
 /// Read and check one spec file.
 pub fn check_file(path: &Path, policy: &Policy, prices: &PriceTable) -> Checked {
     let display = path.display().to_string();
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) => return Checked::failed(&display, base_dir, None, io_diag(&e, path)),
-    };
-    if meta.is_dir() {
-        return Checked::failed(
-            &display,
-            base_dir,
-            None,
-            Diagnostic::new("io-error", "this is a directory, not a spec file"),
-        );
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Checked::failed(
-            &display,
-            base_dir,
-            None,
-            Diagnostic::new(
-                "file-too-large",
-                format!(
-                    "the file has {} bytes; specs are limited to {} bytes",
-                    meta.len(),
-                    MAX_FILE_BYTES
-                ),
-            )
-            .help("check the path: a spec is a short YAML file"),
-        );
-    }
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::io::read_bounded(path, MAX_FILE_BYTES) {
         Ok(b) => b,
-        Err(e) => return Checked::failed(&display, base_dir, None, io_diag(&e, path)),
+        Err(crate::io::ReadError::TooLarge { len, .. }) => {
+            let has = len.map_or_else(|| "more than that".to_string(), |l| format!("{l} bytes"));
+            return Checked::failed(
+                &display,
+                base_dir,
+                None,
+                Diagnostic::new(
+                    "file-too-large",
+                    format!("the file has {has}; specs are limited to {MAX_FILE_BYTES} bytes"),
+                )
+                .help("check the path: a spec is a short YAML file"),
+            );
+        }
+        Err(e) => return Checked::failed(&display, base_dir, None, io_diag(&e)),
     };
     match String::from_utf8(bytes) {
         Ok(text) => check_source(text, &display, base_dir, policy, prices),
@@ -174,13 +196,17 @@ pub fn check_file(path: &Path, policy: &Policy, prices: &PriceTable) -> Checked 
     }
 }
 
-fn io_diag(e: &std::io::Error, path: &Path) -> Diagnostic {
-    let d = Diagnostic::new("io-error", format!("cannot read {}: {e}", path.display()));
-    match e.kind() {
-        std::io::ErrorKind::NotFound => d.help("check the path"),
-        std::io::ErrorKind::PermissionDenied => d.help("check the file's permissions"),
-        _ => d,
-    }
+fn io_diag(e: &crate::io::ReadError) -> Diagnostic {
+    let message = match e {
+        crate::io::ReadError::NotRegular { kind, .. } => {
+            format!(
+                "cannot read {}: it is {kind}, not a spec file",
+                e.path().display()
+            )
+        }
+        _ => e.to_string(),
+    };
+    Diagnostic::new("io-error", message).help(e.help())
 }
 
 /// Check a spec given as text. `display` names it in messages; `base_dir` resolves relative
@@ -192,6 +218,7 @@ pub fn check_source(
     policy: &Policy,
     prices: &PriceTable,
 ) -> Checked {
+    let text = crate::io::strip_bom(text);
     let parsed = match yaml::parse(&text) {
         Ok(p) => p,
         Err(d) => return Checked::failed(display, base_dir, Some(text), d),

@@ -15,6 +15,14 @@ use crate::diag::{Diagnostic, Location};
 /// Alias expansion budget in nodes: far above any real spec, far below a billion laughs.
 pub const ALIAS_NODE_LIMIT: usize = 10_000;
 
+/// Expansion budget in bytes: what the document amounts to once every alias is replaced by its
+/// anchor's content (scalar bytes plus [`NODE_BYTES`] per node). Specs are at most 1 MiB of text;
+/// a handful of aliases of a large string must not turn that into gigabytes.
+pub const MAX_EXPANDED_BYTES: u64 = 4 * 1024 * 1024;
+
+/// What one node (scalar, mapping, sequence) counts for beyond its text.
+const NODE_BYTES: u64 = 16;
+
 /// Nesting budget (mappings and sequences): a spec needs about eight levels.
 pub const MAX_DEPTH: usize = 64;
 
@@ -146,6 +154,58 @@ impl<'a> Positions<'a> {
     }
 }
 
+/// Counts the size of the document as the loader will build it, before the loader expands an
+/// alias: each anchor's expanded size is known when its node ends, and an alias adds it again.
+#[derive(Default)]
+struct Expansion {
+    anchors: HashMap<usize, u64>,
+    /// Open collections: (anchor id, size so far).
+    open: Vec<(usize, u64)>,
+    total: u64,
+}
+
+impl Expansion {
+    fn add(&mut self, n: u64) {
+        self.total = self.total.saturating_add(n);
+        if let Some(top) = self.open.last_mut() {
+            top.1 = top.1.saturating_add(n);
+        }
+    }
+
+    /// Account for `ev`; `false` once the document is over budget.
+    fn on(&mut self, ev: &Event<'_>) -> bool {
+        match ev {
+            Event::Scalar(v, _, anchor, _) => {
+                let n = v.len() as u64 + NODE_BYTES;
+                if *anchor > 0 {
+                    self.anchors.insert(*anchor, n);
+                }
+                self.add(n);
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                self.total = self.total.saturating_add(NODE_BYTES);
+                self.open.push((*anchor, NODE_BYTES));
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((anchor, n)) = self.open.pop() {
+                    if anchor > 0 {
+                        self.anchors.insert(anchor, n);
+                    }
+                    if let Some(top) = self.open.last_mut() {
+                        top.1 = top.1.saturating_add(n);
+                    }
+                }
+            }
+            Event::Alias(id) => {
+                let n = self.anchors.get(id).copied().unwrap_or(NODE_BYTES);
+                self.add(n);
+            }
+            _ => {}
+        }
+        self.total <= MAX_EXPANDED_BYTES
+    }
+}
+
 /// Parse `text` (the whole file) into one JSON value. Errors are diagnostics without `file`.
 pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
     let pos = Positions::new(text);
@@ -154,6 +214,7 @@ pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
     // Feed the loader event by event rather than through `Parser::load`, which recurses once per
     // nesting level: a few thousand `- ` would overflow the stack. Depth is counted here instead.
     let mut depth = 0usize;
+    let mut expansion = Expansion::default();
     let mut scan_error = None;
     for event in Parser::new_from_str(text) {
         match event {
@@ -171,6 +232,21 @@ pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
                     }
                     Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
                     _ => {}
+                }
+                if !expansion.on(&ev) {
+                    let mut d = Diagnostic::new(
+                        "yaml-alias-limit",
+                        format!(
+                            "YAML aliases expand the document to more than {} MiB",
+                            MAX_EXPANDED_BYTES / (1024 * 1024)
+                        ),
+                    )
+                    .label("the expansion passes the limit here")
+                    .help(
+                        "write the values out instead of repeating large anchors through aliases",
+                    );
+                    d.location = Some(pos.point(&span.start));
+                    return Err(d);
                 }
                 loader.on_event(ev, span);
             }
@@ -433,6 +509,32 @@ mod tests {
                     c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n\
                     e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n";
         assert_eq!(parse(bomb).err().unwrap().rule, "yaml-alias-limit");
+    }
+
+    #[test]
+    fn alias_expansion_is_bounded_in_bytes() {
+        // one 100 KB string aliased 9,000 times: 136 KB of text, 900 MB expanded
+        let mut text = format!("a: &big \"{}\"\nb:\n", "x".repeat(100_000));
+        for _ in 0..9_000 {
+            text.push_str("  - *big\n");
+        }
+        let start = std::time::Instant::now();
+        let d = parse(&text).err().unwrap();
+        assert_eq!(d.rule, "yaml-alias-limit");
+        assert!(d.message.contains("4 MiB"), "{}", d.message);
+        let loc = d.location.unwrap();
+        assert_eq!(loc.column, 5, "at the alias that passes the limit");
+        assert!(loc.line > 3 && loc.line < 100, "{}", loc.line);
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
+        // nested anchors count what they expand to
+        let nested = format!(
+            "a: &s \"{}\"\nb: &l [*s, *s, *s, *s]\nc: [*l, *l, *l, *l, *l, *l, *l, *l, *l, *l, *l, *l]\n",
+            "y".repeat(100_000)
+        );
+        assert_eq!(parse(&nested).err().unwrap().rule, "yaml-alias-limit");
+        // modest reuse is fine
+        let ok = "a: &t {x: 1, y: 2}\nb: *t\nc: [*t, *t]\n";
+        assert_eq!(parse(ok).unwrap().value["c"][1]["y"], 2);
     }
 
     #[test]

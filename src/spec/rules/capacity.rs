@@ -88,11 +88,18 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
         if ctx.spec.spec.compute.orchestration == Orchestration::Uniform {
-            out.push(
-                Diagnostic::new("spot-needs-flexible", "a spot/regular mix needs Flexible orchestration")
-                    .at("/spec/compute/orchestration")
-                    .help("use `orchestration: flexible` (priorityMixPolicy exists only there), or no Spot"),
+            // an all-Spot Uniform pool renders; a regular share on Uniform cannot (no priority
+            // mix there), so that finding is one a policy cannot switch off
+            let mix = c.regular_base > 0 || c.regular_percent_above_base > 0;
+            let d = Diagnostic::new(
+                "spot-needs-flexible",
+                "a spot/regular mix needs Flexible orchestration",
+            )
+            .at("/spec/compute/orchestration")
+            .help(
+                "use `orchestration: flexible` (priorityMixPolicy exists only there), or no Spot",
             );
+            out.push(if mix { d.locked() } else { d });
         }
         // a dev box is never scaled: deallocating it on eviction keeps its disks, as wanted
         if c.eviction_policy == EvictionPolicy::Deallocate

@@ -98,24 +98,37 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     if let Some(path) = &c.cloud_init {
-        let full = ctx.base_dir.join(path);
-        match std::fs::metadata(&full) {
-            Err(e) => out.push(
-                Diagnostic::new("cloud-init", format!("cannot read cloud-init file {}: {e}", full.display()))
-                    .at("/spec/compute/cloudInit")
-                    .help("the path is relative to the spec file"),
+        use crate::io::{ConfinedError, ReadError};
+        // the confined, bounded read render makes (src/io.rs): a spec from a pull request must
+        // not embed (and `render --check` print) files that are not the repository's
+        let at = "/spec/compute/cloudInit";
+        match crate::io::read_confined(ctx.base_dir, path, MAX_CUSTOM_DATA_BYTES) {
+            Err(ConfinedError::Outside { root, .. }) => out.push(
+                Diagnostic::new("cloud-init", format!("cloudInit `{path}` leads outside the spec's repository"))
+                    .at(at)
+                    .label("outside the repository")
+                    .help(format!("keep the cloud-init file inside {} (the git repository holding the spec, or the spec's directory) and give its path relative to the spec", root.display())),
             ),
-            Ok(m) if m.len() > MAX_CUSTOM_DATA_BYTES => out.push(
-                Diagnostic::new("cloud-init", format!("the cloud-init file has {} bytes; Azure custom data holds at most {MAX_CUSTOM_DATA_BYTES}", m.len()))
-                    .at("/spec/compute/cloudInit")
+            Err(ConfinedError::Read(ReadError::TooLarge { len, .. })) => out.push(
+                Diagnostic::new("cloud-init", format!("the cloud-init file has {}; Azure custom data holds at most {MAX_CUSTOM_DATA_BYTES} bytes", len.map_or_else(|| "more".to_string(), |l| format!("{l} bytes"))))
+                    .at(at)
                     .help("download large scripts at boot instead (`#include` or a runcmd with curl)"),
             ),
-            Ok(m) if m.is_dir() => out.push(Diagnostic::new("cloud-init", "cloudInit names a directory").at("/spec/compute/cloudInit")),
-            Ok(_) => {
-                if std::fs::read(&full).map(|b| String::from_utf8(b).is_err()).unwrap_or(true) {
+            Err(ConfinedError::Read(ReadError::NotRegular { kind, .. })) => out.push(
+                Diagnostic::new("cloud-init", format!("cloudInit `{path}` is {kind}, not a regular file"))
+                    .at(at)
+                    .help("name a cloud-init YAML file inside the repository"),
+            ),
+            Err(ConfinedError::Read(e)) => out.push(
+                Diagnostic::new("cloud-init", format!("cannot read cloud-init file: {e}"))
+                    .at(at)
+                    .help("the path is relative to the spec file"),
+            ),
+            Ok(bytes) => {
+                if String::from_utf8(bytes).is_err() {
                     out.push(
                         Diagnostic::new("cloud-init", "the cloud-init file is not UTF-8 text")
-                            .at("/spec/compute/cloudInit")
+                            .at(at)
                             .help("save it as UTF-8"),
                     );
                 }
@@ -167,10 +180,12 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
             } else {
                 "/spec/compute/gpuDriver"
             };
+            // render cannot plan a pool without a driver: a policy cannot switch this off
             out.push(
                 Diagnostic::new(rule, problem.message)
                     .at(at)
-                    .help(problem.help),
+                    .help(problem.help)
+                    .locked(),
             );
         }
         Ok(plan) => {

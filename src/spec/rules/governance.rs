@@ -118,23 +118,27 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let t = &b.alert_at_percent;
         // (the schema keeps them positive)
         if t.windows(2).any(|w| w[0] >= w[1]) {
-            out.push(
-                Diagnostic::new(
-                    "budget-thresholds",
-                    format!("budget thresholds {t:?} are not strictly ascending"),
-                )
-                .at("/spec/monitoring/budget/alertAtPercent")
-                .help("list percentages in ascending order, e.g. [50, 80, 100]"),
-            );
+            let d = Diagnostic::new(
+                "budget-thresholds",
+                format!("budget thresholds {t:?} are not strictly ascending"),
+            )
+            .at("/spec/monitoring/budget/alertAtPercent")
+            .help("list percentages in ascending order, e.g. [50, 80, 100]");
+            // a threshold given twice names one notification twice: the template cannot hold it
+            let twice = t
+                .iter()
+                .enumerate()
+                .any(|(i, a)| t[..i].iter().any(|b| a.to_string() == b.to_string()));
+            out.push(if twice { d.locked() } else { d });
         }
         if m.alert_emails.is_empty() {
             out.push(
                 Diagnostic::new(
                     "budget-no-contacts",
-                    "the budget notifies nobody, and Azure refuses a resource-group budget without contact e-mails",
+                    "the budget notifies nobody, and Azure refuses a resource-group budget notification without contact e-mails",
                 )
                 .at("/spec/monitoring/budget")
-                .help("add `monitoring.alertEmails`"),
+                .help("add `monitoring.alertEmails` (where a policy downgrades this rule, the budget is rendered without notifications)"),
             );
         }
     } else if m.alert_emails.is_empty() {

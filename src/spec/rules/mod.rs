@@ -2,7 +2,7 @@
 //! [`crate::diag::rules::RULES`], a JSON pointer (turned into file:line:col later) and a help line.
 
 mod capacity;
-mod compute;
+pub mod compute;
 mod governance;
 mod gpu_monitoring;
 mod network;

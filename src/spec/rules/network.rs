@@ -12,18 +12,110 @@ use crate::spec::resolve;
 /// Sources that mean "anyone".
 const OPEN_SOURCES: &[&str] = &["*", "0.0.0.0/0", "0.0.0.0", "internet", "any", "::/0", "::"];
 
+/// Ranges Azure refuses in a virtual network's address space or subnets (VNet FAQ, "What
+/// address ranges can I use in my virtual networks?": multicast, broadcast, loopback, link-local
+/// and the internal DNS address), plus "this network" (0.0.0.0/8, which 0.0.0.0/0 contains) and
+/// the reserved class E block, which no network routes.
+pub const REFUSED_RANGES: &[(&str, &str)] = &[
+    ("0.0.0.0/8", "\"this network\""),
+    ("127.0.0.0/8", "loopback"),
+    (
+        "168.63.129.16/32",
+        "Azure's internal DNS and health probe address",
+    ),
+    ("169.254.0.0/16", "link-local"),
+    ("224.0.0.0/4", "multicast"),
+    ("240.0.0.0/4", "reserved (class E)"),
+    ("255.255.255.255/32", "broadcast"),
+];
+
+/// Address space that is not the public Internet's: private (RFC 1918), shared (RFC 6598) and
+/// the special-purpose blocks of [`REFUSED_RANGES`] (RFC 6890). Sorted, disjoint.
+const NON_PUBLIC: &[&str] = &[
+    "0.0.0.0/8",
+    "10.0.0.0/8",
+    "100.64.0.0/10",
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "172.16.0.0/12",
+    "192.0.0.0/24",
+    "192.0.2.0/24",
+    "192.168.0.0/16",
+    "198.18.0.0/15",
+    "198.51.100.0/24",
+    "203.0.113.0/24",
+    "224.0.0.0/3",
+];
+
+/// An inbound rule whose sources together cover at least this many public IPv4 addresses (a
+/// /8, 16.7 million) is open to the Internet, however the range is split up.
+pub const PUBLIC_COVERAGE_LIMIT: u64 = 1 << 24;
+
+/// Public IPv4 addresses in all (for the percentage in messages).
+const PUBLIC_TOTAL: u64 = 3_702_258_688;
+
+/// How many public IPv4 addresses the union of `nets` covers (overlaps counted once).
+pub fn public_addresses(nets: &[Ipv4Net]) -> u64 {
+    let agg = Ipv4Net::aggregate(&nets.to_vec());
+    let private: Vec<Ipv4Net> = NON_PUBLIC.iter().filter_map(|s| s.parse().ok()).collect();
+    let size = |n: &Ipv4Net| 1u64 << (32 - n.prefix_len());
+    agg.iter()
+        .map(|n| {
+            // CIDR blocks either nest or are disjoint
+            if private.iter().any(|p| p.contains(n)) {
+                0
+            } else {
+                size(n)
+                    - private
+                        .iter()
+                        .filter(|p| n.contains(*p))
+                        .map(size)
+                        .sum::<u64>()
+            }
+        })
+        .sum()
+}
+
+/// The refused range `net` overlaps, if any.
+fn refused(net: &Ipv4Net) -> Option<(Ipv4Net, &'static str)> {
+    REFUSED_RANGES.iter().find_map(|(r, why)| {
+        let r: Ipv4Net = r.parse().ok()?;
+        (r.contains(net) || net.contains(&r)).then_some((r, *why))
+    })
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let s = &ctx.spec.spec;
     let n = &s.network;
+    let usable = |net: Option<Ipv4Net>, ptr: &str, out: &mut Vec<Diagnostic>| {
+        let net = net?;
+        match refused(&net) {
+            Some((r, why)) => {
+                out.push(
+                    Diagnostic::new(
+                        "cidr-invalid",
+                        format!(
+                            "{net} overlaps {r} ({why}), which Azure refuses in a virtual network"
+                        ),
+                    )
+                    .at(ptr)
+                    .help("use a private range (RFC 1918) such as 10.40.0.0/16"),
+                );
+                None
+            }
+            None => Some(net),
+        }
+    };
     let space = parse_cidr(&n.address_space, "/spec/network/addressSpace", out);
-    let workload = n
-        .workload_subnet
-        .as_deref()
-        .and_then(|w| parse_cidr(w, "/spec/network/workloadSubnet", out));
-    let pe = n
-        .private_endpoint_subnet
-        .as_deref()
-        .and_then(|p| parse_cidr(p, "/spec/network/privateEndpointSubnet", out));
+    let space = usable(space, "/spec/network/addressSpace", out);
+    let workload = n.workload_subnet.as_deref().and_then(|w| {
+        let net = parse_cidr(w, "/spec/network/workloadSubnet", out);
+        usable(net, "/spec/network/workloadSubnet", out)
+    });
+    let pe = n.private_endpoint_subnet.as_deref().and_then(|p| {
+        let net = parse_cidr(p, "/spec/network/privateEndpointSubnet", out);
+        usable(net, "/spec/network/privateEndpointSubnet", out)
+    });
     if let Some(space) = space {
         public_space(space, out);
         for (net, ptr, what) in [
@@ -130,10 +222,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("write 22, or a range such as \"8000-8100\""),
             ),
         }
+        let mut literal_open = false;
         for (j, src) in rule.sources.iter().enumerate() {
             let ptr = format!("/spec/network/inbound/{i}/sources/{j}");
             let lower = src.trim().to_ascii_lowercase();
             if OPEN_SOURCES.contains(&lower.as_str()) || lower.ends_with("/0") {
+                literal_open = true;
                 out.push(
                     Diagnostic::new("inbound-from-internet", format!("inbound rule `{}` allows port {} from `{src}`", rule.name, rule.port.as_range()))
                         .at(ptr)
@@ -152,6 +246,37 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     ),
                 );
             }
+        }
+        // the Internet split into pieces (0.0.0.0/1 + 128.0.0.0/1, or /8s side by side) is
+        // still the Internet: count the public addresses the sources cover together
+        let nets: Vec<Ipv4Net> = rule
+            .sources
+            .iter()
+            .filter_map(|s| {
+                let s = s.trim();
+                s.parse::<Ipv4Net>()
+                    .ok()
+                    .or_else(|| s.parse::<std::net::Ipv4Addr>().ok().map(Ipv4Net::from))
+            })
+            .map(|n| n.trunc())
+            .collect();
+        let public = public_addresses(&nets);
+        if !literal_open && public >= PUBLIC_COVERAGE_LIMIT {
+            out.push(
+                Diagnostic::new(
+                    "inbound-from-internet",
+                    format!(
+                        "inbound rule `{}` allows port {} from {} public addresses ({:.1}% of the IPv4 Internet)",
+                        rule.name,
+                        rule.port.as_range(),
+                        public,
+                        public as f64 / PUBLIC_TOTAL as f64 * 100.0
+                    ),
+                )
+                .at(format!("/spec/network/inbound/{i}/sources"))
+                .label("together these sources cover at least a /8 of public address space")
+                .help("reach the VMs through Azure Bastion or a VPN, or allow only your own ranges (e.g. 203.0.113.0/24)"),
+            );
         }
     }
     if let Some(size) = ctx.size() {
@@ -241,4 +366,60 @@ fn valid_source(s: &str) -> bool {
         || (s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
             && s.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nets(s: &[&str]) -> Vec<Ipv4Net> {
+        s.iter().map(|x| x.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn public_coverage_counts_the_union_of_sources() {
+        assert_eq!(public_addresses(&nets(&["0.0.0.0/0"])), PUBLIC_TOTAL);
+        assert_eq!(
+            public_addresses(&nets(&["0.0.0.0/1", "128.0.0.0/1"])),
+            PUBLIC_TOTAL
+        );
+        // private and reserved space is not the Internet
+        assert_eq!(
+            public_addresses(&nets(&["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"])),
+            0
+        );
+        // overlaps count once; one /8 split in two reaches the limit
+        assert_eq!(
+            public_addresses(&nets(&["20.0.0.0/9", "20.128.0.0/9", "20.0.0.0/8"])),
+            PUBLIC_COVERAGE_LIMIT
+        );
+        assert!(public_addresses(&nets(&["20.0.0.0/9"])) < PUBLIC_COVERAGE_LIMIT);
+        assert_eq!(public_addresses(&nets(&["203.0.113.0/24"])), 0);
+        assert_eq!(public_addresses(&nets(&["8.8.8.0/24"])), 256);
+    }
+
+    #[test]
+    fn refused_ranges_overlap_either_way() {
+        for s in [
+            "224.0.0.0/4",
+            "230.1.0.0/16",
+            "127.0.0.0/16",
+            "169.254.0.0/24",
+            "0.0.0.0/0",
+            "0.0.0.0/8",
+            "240.0.0.0/8",
+            "168.63.0.0/16",
+            "255.255.255.255/32",
+        ] {
+            assert!(refused(&s.parse().unwrap()).is_some(), "{s}");
+        }
+        for s in [
+            "10.0.0.0/8",
+            "172.16.0.0/12",
+            "192.168.0.0/16",
+            "100.64.0.0/10",
+        ] {
+            assert!(refused(&s.parse().unwrap()).is_none(), "{s}");
+        }
+    }
 }

@@ -1,0 +1,405 @@
+//! The one way gpuform reads a file it was given: specs, `--policy`, `--usages`, `--skus`,
+//! `--prices`, `--baseline`, the price cache, a spec's `cloudInit` and the files `render --check`
+//! compares.
+//!
+//! A file named in a pull request (or a path inside a spec) may be a FIFO that never reaches its
+//! end, a device such as `/dev/zero` that never ends at all, or a kernel pseudo-file such as
+//! `/proc/self/environ` that reports a size of 0 and holds the process's secrets. So:
+//! - symlinks are followed and the *target* must be a regular file (checked before opening and
+//!   again on the opened descriptor, so a swap between the two cannot slip a FIFO in);
+//! - files under `/proc`, `/sys` and `/dev` are refused whatever they claim to be;
+//! - the open is non-blocking (`O_NONBLOCK`), so opening a FIFO that lost the race returns at
+//!   once instead of waiting for a writer;
+//! - at most `limit + 1` bytes are read, so a file that grows (or lies about its size) is
+//!   refused as too large rather than read until memory runs out.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The path does not exist (or a symlink points nowhere).
+    NotFound { path: PathBuf },
+    /// A directory, FIFO, socket, device or kernel pseudo-file.
+    NotRegular { path: PathBuf, kind: &'static str },
+    /// More than `limit` bytes.
+    TooLarge {
+        path: PathBuf,
+        len: Option<u64>,
+        limit: u64,
+    },
+    /// Not UTF-8 text (only from [`read_text`]); `offset` of the first bad byte.
+    NotUtf8 { path: PathBuf, offset: usize },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl ReadError {
+    pub fn path(&self) -> &Path {
+        match self {
+            ReadError::NotFound { path }
+            | ReadError::NotRegular { path, .. }
+            | ReadError::TooLarge { path, .. }
+            | ReadError::NotUtf8 { path, .. }
+            | ReadError::Io { path, .. } => path,
+        }
+    }
+
+    /// What the user can do about it.
+    pub fn help(&self) -> &'static str {
+        match self {
+            ReadError::NotFound { .. } => "check the path",
+            ReadError::NotRegular { .. } => "give the path of an ordinary file",
+            ReadError::TooLarge { .. } => "check the path: this file is far larger than expected",
+            ReadError::NotUtf8 { .. } => "save the file as UTF-8 text",
+            ReadError::Io { source, .. }
+                if source.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                "check the file's permissions"
+            }
+            ReadError::Io { .. } => "check the path and that the file is readable",
+        }
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::NotFound { path } => write!(f, "{} does not exist", path.display()),
+            ReadError::NotRegular { path, kind } => {
+                write!(f, "{} is {kind}, not a regular file", path.display())
+            }
+            ReadError::TooLarge {
+                path,
+                len: Some(len),
+                limit,
+            } => write!(
+                f,
+                "{} has {len} bytes; at most {limit} are read",
+                path.display()
+            ),
+            ReadError::TooLarge {
+                path,
+                len: None,
+                limit,
+            } => write!(
+                f,
+                "{} holds more than {limit} bytes, the most that are read",
+                path.display()
+            ),
+            ReadError::NotUtf8 { path, offset } => write!(
+                f,
+                "{} is not UTF-8 text (invalid byte at offset {offset})",
+                path.display()
+            ),
+            ReadError::Io { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Paths whose files are the kernel's or devices, whatever their type says.
+const PSEUDO_ROOTS: &[&str] = &["/proc", "/sys", "/dev"];
+
+fn kind_of(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if ft.is_char_device() || ft.is_block_device() {
+            return "a device";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+    }
+    if ft.is_dir() {
+        "a directory"
+    } else if ft.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+fn classify(path: &Path, e: std::io::Error) -> ReadError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        ReadError::NotFound {
+            path: path.to_path_buf(),
+        }
+    } else {
+        ReadError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        }
+    }
+}
+
+/// Is `path` (after following symlinks) a regular file outside the kernel's pseudo-filesystems?
+/// The check [`read_bounded`] makes before it opens the file.
+pub fn check_regular(path: &Path) -> Result<std::fs::Metadata, ReadError> {
+    let meta = std::fs::metadata(path).map_err(|e| classify(path, e))?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular {
+            path: path.to_path_buf(),
+            kind: kind_of(&meta.file_type()),
+        });
+    }
+    if let Ok(real) = std::fs::canonicalize(path)
+        && PSEUDO_ROOTS.iter().any(|r| real.starts_with(r))
+    {
+        return Err(ReadError::NotRegular {
+            path: path.to_path_buf(),
+            kind: "a kernel or device file",
+        });
+    }
+    Ok(meta)
+}
+
+/// Read at most `limit` bytes of the regular file at `path` (see the module comment).
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = check_regular(path)?;
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            len: Some(meta.len()),
+            limit,
+        });
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = opts.open(path).map_err(|e| classify(path, e))?;
+    // the path may have been swapped between the check and the open: check what was opened
+    let opened = file.metadata().map_err(|e| classify(path, e))?;
+    if !opened.is_file() {
+        return Err(ReadError::NotRegular {
+            path: path.to_path_buf(),
+            kind: kind_of(&opened.file_type()),
+        });
+    }
+    let mut buf = Vec::with_capacity(opened.len().min(limit) as usize + 1);
+    file.take(limit + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| classify(path, e))?;
+    if buf.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            len: None,
+            limit,
+        });
+    }
+    Ok(buf)
+}
+
+/// [`read_bounded`], as UTF-8 text with a leading byte-order mark removed.
+pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+    let bytes = read_bounded(path, limit)?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(strip_bom(text)),
+        Err(e) => Err(ReadError::NotUtf8 {
+            path: path.to_path_buf(),
+            offset: e.utf8_error().valid_up_to(),
+        }),
+    }
+}
+
+/// Text without a leading UTF-8 byte-order mark (editors on Windows write one; every reader
+/// accepts it the same way).
+pub fn strip_bom(mut text: String) -> String {
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    text
+}
+
+/// Why a file a spec names (`compute.cloudInit`) may not be read.
+#[derive(Debug)]
+pub enum ConfinedError {
+    /// The path leads outside the directory tree it must stay in.
+    Outside {
+        path: String,
+        root: PathBuf,
+    },
+    Read(ReadError),
+}
+
+impl fmt::Display for ConfinedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfinedError::Outside { path, root } => write!(
+                f,
+                "`{path}` leads outside {} (the spec's repository or directory)",
+                root.display()
+            ),
+            ConfinedError::Read(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ConfinedError {}
+
+/// The tree the files a spec names must stay in: the git work tree holding `spec_dir` (the
+/// nearest ancestor with a `.git` entry), else `spec_dir` itself; canonical.
+pub fn confinement_root(spec_dir: &Path) -> std::io::Result<PathBuf> {
+    let dir = if spec_dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        spec_dir
+    };
+    let dir = std::fs::canonicalize(dir)?;
+    Ok(dir
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .unwrap_or(&dir)
+        .to_path_buf())
+}
+
+/// Read `rel` (relative to `spec_dir`, as a spec writes it) only if, with every symlink and `..`
+/// resolved, it is a regular file inside [`confinement_root`]; at most `limit` bytes.
+///
+/// A spec comes from a pull request; CI renders it with secrets in its environment. Without this,
+/// `cloudInit: /proc/self/environ` or `../../.ssh/id_rsa` would be embedded in custom data and
+/// printed by `render --check`.
+pub fn read_confined(spec_dir: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, ConfinedError> {
+    let io = |e: std::io::Error, path: PathBuf| {
+        ConfinedError::Read(if e.kind() == std::io::ErrorKind::NotFound {
+            ReadError::NotFound { path }
+        } else {
+            ReadError::Io { path, source: e }
+        })
+    };
+    let root = confinement_root(spec_dir).map_err(|e| io(e, spec_dir.to_path_buf()))?;
+    let joined = spec_dir.join(rel);
+    let real = match std::fs::canonicalize(&joined) {
+        Ok(r) => r,
+        // a missing file: say so, unless the path is plainly outside (no probing around)
+        Err(e) => {
+            let lexical = Path::new(rel).is_absolute()
+                || Path::new(rel)
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir));
+            if lexical && !normalize(&root, spec_dir, rel).starts_with(&root) {
+                return Err(ConfinedError::Outside {
+                    path: rel.to_string(),
+                    root,
+                });
+            }
+            return Err(io(e, joined));
+        }
+    };
+    if !real.starts_with(&root) {
+        return Err(ConfinedError::Outside {
+            path: rel.to_string(),
+            root,
+        });
+    }
+    read_bounded(&real, limit).map_err(ConfinedError::Read)
+}
+
+/// `spec_dir/rel` with `.` and `..` resolved lexically against the canonical spec directory.
+fn normalize(root: &Path, spec_dir: &Path, rel: &str) -> PathBuf {
+    let base = std::fs::canonicalize(if spec_dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        spec_dir
+    })
+    .unwrap_or_else(|_| root.to_path_buf());
+    let mut out = base;
+    for c in Path::new(rel).components() {
+        match c {
+            std::path::Component::RootDir | std::path::Component::Prefix(_) => {
+                out = PathBuf::from(c.as_os_str())
+            }
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            std::path::Component::Normal(n) => out.push(n),
+        }
+    }
+    out
+}
+
+/// Limits per kind of file: far above any real one, far below what exhausts memory.
+pub mod limits {
+    /// A policy file.
+    pub const POLICY: u64 = 1024 * 1024;
+    /// `--usages` (the Usages list of one region).
+    pub const USAGES: u64 = 16 * 1024 * 1024;
+    /// `--skus` (`az vm list-skus --all` for one region is a few tens of MB).
+    pub const SKUS: u64 = 256 * 1024 * 1024;
+    /// `--prices` and the price cache (Retail Prices API pages for one region).
+    pub const PRICES: u64 = 128 * 1024 * 1024;
+    /// `--baseline` (a `cost --format json` report).
+    pub const BASELINE: u64 = 16 * 1024 * 1024;
+    /// A file `render --check` compares with what it would write.
+    pub const RENDERED: u64 = 64 * 1024 * 1024;
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_files_are_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.yaml");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let start = std::time::Instant::now();
+        let e = read_bounded(&fifo, 100).unwrap_err();
+        assert!(matches!(e, ReadError::NotRegular { .. }), "{e}");
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(2));
+        // a symlink named like a spec pointing at a device
+        let link = dir.path().join("x.yaml");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let e = read_bounded(&link, 100).unwrap_err();
+        assert!(e.to_string().contains("device"), "{e}");
+        for p in ["/proc/self/environ", "/proc/self/status", "/dev/null"] {
+            let e = read_bounded(Path::new(p), 1 << 20).unwrap_err();
+            assert!(matches!(e, ReadError::NotRegular { .. }), "{p}: {e}");
+        }
+        let e = read_bounded(dir.path(), 100).unwrap_err();
+        assert!(e.to_string().contains("directory"), "{e}");
+        let e = read_bounded(&dir.path().join("nope"), 100).unwrap_err();
+        assert!(matches!(e, ReadError::NotFound { .. }));
+    }
+
+    #[test]
+    fn limits_and_the_byte_order_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.json");
+        std::fs::write(&f, "\u{feff}{\"a\": 1}").unwrap();
+        assert_eq!(read_text(&f, 100).unwrap(), "{\"a\": 1}");
+        let e = read_bounded(&f, 4).unwrap_err();
+        assert!(
+            matches!(e, ReadError::TooLarge { len: Some(11), .. }),
+            "{e}"
+        );
+        std::fs::write(&f, [0x61, 0xff]).unwrap();
+        assert!(matches!(
+            read_text(&f, 100).unwrap_err(),
+            ReadError::NotUtf8 { offset: 1, .. }
+        ));
+    }
+}
