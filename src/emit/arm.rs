@@ -850,6 +850,66 @@ fn keyvault(a: &Arm, out: &mut Vec<Value>) {
     }
 }
 
+/// The `osProfile` a scale set's VM profile and the dev box's VM share; `name` is the one key
+/// that differs (`computerNamePrefix` on a scale set, `computerName` on a VM).
+fn os_profile(c: &Compute, name: (&str, &str)) -> Map<String, Value> {
+    let mut os = Map::new();
+    os.insert(name.0.into(), lit(name.1));
+    os.insert(
+        "adminUsername".into(),
+        json!("[parameters('adminUsername')]"),
+    );
+    if c.linux {
+        os.insert(
+            "linuxConfiguration".into(),
+            json!({
+                "disablePasswordAuthentication": true,
+                "provisionVMAgent": true,
+                "ssh": { "publicKeys": [ {
+                    "path": "[format('/home/{0}/.ssh/authorized_keys', parameters('adminUsername'))]",
+                    "keyData": "[parameters('sshPublicKey')]"
+                } ] }
+            }),
+        );
+    } else {
+        os.insert(
+            "adminPassword".into(),
+            json!("[parameters('adminPassword')]"),
+        );
+        os.insert(
+            "windowsConfiguration".into(),
+            json!({ "provisionVMAgent": true, "enableAutomaticUpdates": true, "patchSettings": { "patchMode": "AutomaticByOS" } }),
+        );
+    }
+    if c.custom_data.is_some() {
+        os.insert("customData".into(), json!("[variables('customData')]"));
+    }
+    os.insert("allowExtensionOperations".into(), json!(true));
+    os
+}
+
+/// `imageReference`: a gallery/managed image id, or a marketplace image.
+fn image_reference(c: &Compute) -> Value {
+    match &c.image.id {
+        Some(id) => json!({ "id": lit(id) }),
+        None => json!({
+            "publisher": lit(c.image.publisher.as_deref().unwrap_or_default()),
+            "offer": lit(c.image.offer.as_deref().unwrap_or_default()),
+            "sku": lit(c.image.sku.as_deref().unwrap_or_default()),
+            "version": lit(c.image.version.as_deref().unwrap_or_default()),
+        }),
+    }
+}
+
+/// `managedDisk` of an OS or data disk, bound to the disk encryption set when there is one.
+fn managed_disk(a: &Arm, disk: &Disk) -> Value {
+    let mut m = json!({ "storageAccountType": disk.storage_account_type });
+    if a.p.compute.disk_encryption_set {
+        put(&mut m, "diskEncryptionSet", json!({ "id": x(a.id("des")) }));
+    }
+    m
+}
+
 fn compute(a: &Arm, out: &mut Vec<Value>) {
     let p = a.p;
     let c = &p.compute;
@@ -887,56 +947,11 @@ fn compute(a: &Arm, out: &mut Vec<Value>) {
             json!({ "maxPrice": n(spot.max_price) }),
         );
     }
-    let mut os = Map::new();
-    os.insert("computerNamePrefix".into(), lit(&c.computer_name_prefix));
-    os.insert(
-        "adminUsername".into(),
-        json!("[parameters('adminUsername')]"),
-    );
-    if c.linux {
-        os.insert(
-            "linuxConfiguration".into(),
-            json!({
-                "disablePasswordAuthentication": true,
-                "provisionVMAgent": true,
-                "ssh": { "publicKeys": [ {
-                    "path": "[format('/home/{0}/.ssh/authorized_keys', parameters('adminUsername'))]",
-                    "keyData": "[parameters('sshPublicKey')]"
-                } ] }
-            }),
-        );
-    } else {
-        os.insert(
-            "adminPassword".into(),
-            json!("[parameters('adminPassword')]"),
-        );
-        os.insert(
-            "windowsConfiguration".into(),
-            json!({ "provisionVMAgent": true, "enableAutomaticUpdates": true, "patchSettings": { "patchMode": "AutomaticByOS" } }),
-        );
-    }
-    if c.custom_data.is_some() {
-        os.insert("customData".into(), json!("[variables('customData')]"));
-    }
-    os.insert("allowExtensionOperations".into(), json!(true));
+    let os = os_profile(c, ("computerNamePrefix", &c.computer_name_prefix));
     vm.insert("osProfile".into(), Value::Object(os));
 
-    let image = match &c.image.id {
-        Some(id) => json!({ "id": lit(id) }),
-        None => json!({
-            "publisher": lit(c.image.publisher.as_deref().unwrap_or_default()),
-            "offer": lit(c.image.offer.as_deref().unwrap_or_default()),
-            "sku": lit(c.image.sku.as_deref().unwrap_or_default()),
-            "version": lit(c.image.version.as_deref().unwrap_or_default()),
-        }),
-    };
-    let managed = |d: &Disk| {
-        let mut m = json!({ "storageAccountType": d.storage_account_type });
-        if c.disk_encryption_set {
-            put(&mut m, "diskEncryptionSet", json!({ "id": x(a.id("des")) }));
-        }
-        m
-    };
+    let image = image_reference(c);
+    let managed = |disk: &Disk| managed_disk(a, disk);
     let mut os_disk = json!({
         "createOption": "FromImage",
         "caching": c.os_disk.caching,
@@ -1124,55 +1139,10 @@ fn devbox(a: &Arm, out: &mut Vec<Value>) {
             json!({ "maxPrice": n(spot.max_price) }),
         );
     }
-    let mut os = Map::new();
-    os.insert("computerName".into(), lit(&d.computer_name));
-    os.insert(
-        "adminUsername".into(),
-        json!("[parameters('adminUsername')]"),
-    );
-    if c.linux {
-        os.insert(
-            "linuxConfiguration".into(),
-            json!({
-                "disablePasswordAuthentication": true,
-                "provisionVMAgent": true,
-                "ssh": { "publicKeys": [ {
-                    "path": "[format('/home/{0}/.ssh/authorized_keys', parameters('adminUsername'))]",
-                    "keyData": "[parameters('sshPublicKey')]"
-                } ] }
-            }),
-        );
-    } else {
-        os.insert(
-            "adminPassword".into(),
-            json!("[parameters('adminPassword')]"),
-        );
-        os.insert(
-            "windowsConfiguration".into(),
-            json!({ "provisionVMAgent": true, "enableAutomaticUpdates": true, "patchSettings": { "patchMode": "AutomaticByOS" } }),
-        );
-    }
-    if c.custom_data.is_some() {
-        os.insert("customData".into(), json!("[variables('customData')]"));
-    }
-    os.insert("allowExtensionOperations".into(), json!(true));
+    let os = os_profile(c, ("computerName", &d.computer_name));
     props.insert("osProfile".into(), Value::Object(os));
-    let image = match &c.image.id {
-        Some(id) => json!({ "id": lit(id) }),
-        None => json!({
-            "publisher": lit(c.image.publisher.as_deref().unwrap_or_default()),
-            "offer": lit(c.image.offer.as_deref().unwrap_or_default()),
-            "sku": lit(c.image.sku.as_deref().unwrap_or_default()),
-            "version": lit(c.image.version.as_deref().unwrap_or_default()),
-        }),
-    };
-    let managed = |disk: &Disk| {
-        let mut m = json!({ "storageAccountType": disk.storage_account_type });
-        if c.disk_encryption_set {
-            put(&mut m, "diskEncryptionSet", json!({ "id": x(a.id("des")) }));
-        }
-        m
-    };
+    let image = image_reference(c);
+    let managed = |disk: &Disk| managed_disk(a, disk);
     let mut storage = json!({
         "imageReference": image,
         "osDisk": {
