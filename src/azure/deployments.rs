@@ -403,20 +403,7 @@ impl Arm {
 
     /// GET a URL ARM handed back (`Azure-AsyncOperation` / `Location`); only on ARM's own host.
     pub async fn poll(&self, what: &str, link: &str) -> Result<Polled, ArmError> {
-        let op = Op::new(what.to_string(), READ_DEPLOYMENT);
-        let url = self.client.follow(&op, link)?;
-        let res = self.client.send(&op, Verb::Get, url, None).await?;
-        let body = if res.body.iter().all(u8::is_ascii_whitespace) {
-            Value::Null
-        } else {
-            res.json(&op)?
-        };
-        Ok(Polled {
-            status: res.status,
-            retry_after: res.retry_after,
-            location: res.location,
-            body,
-        })
+        self.poll_link(what, READ_DEPLOYMENT, link).await
     }
 
     pub async fn deployment(&self, rg: &str, name: &str) -> Result<Deployment, ArmError> {
