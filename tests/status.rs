@@ -279,3 +279,148 @@ fn a_rejected_token_fails_the_whole_command() {
     assert!(stderr.contains("InvalidAuthenticationToken"), "{stderr}");
     let _ = Duration::ZERO;
 }
+
+/// The dev box of examples/dev-notebook-t4.yaml (autoShutdown, one instance, no autoscale): one
+/// VM, not a scale set. Friday 21:30 in W. Europe Standard Time, after the 19:00 shutdown.
+#[test]
+fn status_of_a_dev_box_reads_the_vm_and_its_schedule() {
+    const DEV_RG: &str = "rg-dev-notebook";
+    const DEV_NOW: &str = "2026-12-04T20:30:00Z";
+    let dev_rg = |rest: &str| FakeAzure::sub_path(&format!("resourceGroups/{DEV_RG}/{rest}"));
+    let ok = |v: Value| ResponseTemplate::new(200).set_body_json(v);
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(dev_rg(
+                "providers/Microsoft.Compute/virtualMachines/vm-dev-notebook",
+            )))
+            .and(query_param("$expand", "instanceView"))
+            .respond_with(ok(fixture("dev-box-vm.json"))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Insights/eventtypes/management/values",
+            )))
+            .respond_with(ok(serde_json::json!({"value": []}))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.AlertsManagement/alerts",
+            )))
+            .respond_with(ok(serde_json::json!({"value": []}))),
+    );
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(dev_rg("providers/Microsoft.CostManagement/query")))
+            .respond_with(ok(fixture("cost-query.json"))),
+    );
+    let run = |extra: &[&str]| {
+        let mut c = fake.gpuform();
+        c.arg("status")
+            .arg(examples("dev-notebook-t4.yaml"))
+            .args([
+                "-g",
+                DEV_RG,
+                "--now",
+                DEV_NOW,
+                "--no-drift",
+                "--arm-endpoint",
+                &format!("{}/", fake.base),
+                "--retry-delay-ms",
+                "50",
+            ])
+            .args(extra);
+        c.output().unwrap()
+    };
+    let out = run(&[]);
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.starts_with("dev-notebook in rg-dev-notebook (dev box VM vm-dev-notebook), "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "Dev box\n  vm-dev-notebook: deallocated\n  priority: Regular\n  zone: regional\n"
+        ),
+        "{stdout}"
+    );
+    // shutdown every day at 19:00; started at 08:00 on working days (weekends: true keeps it
+    // off until Monday)
+    assert!(
+        stdout.contains(
+            "shutdown (deallocate) 19:00 every day (W. Europe Standard Time): next 2026-12-05 19:00 (2026-12-05T18:00:00Z) by shutdown-computevm-vm-dev-notebook"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "start 08:00 on Monday, Tuesday, Wednesday, Thursday, Friday (W. Europe Standard Time): next 2026-12-07 08:00 (2026-12-07T07:00:00Z) by logic-dev-notebook-start"
+        ),
+        "{stdout}"
+    );
+    // no scale set, no autoscale profile
+    assert!(!stdout.contains("Instances\n"), "{stdout}");
+    assert!(!stdout.contains("Autoscale\n"), "{stdout}");
+    assert!(!stdout.contains("fixed-size pool"), "{stdout}");
+    assert!(!stdout.contains("vmss-"), "{stdout}");
+    // the other sections stay
+    assert!(stdout.contains("Alerts fired (24 h)\n  none\n"), "{stdout}");
+    assert!(
+        stdout.contains("Cost\n  month to date: 1234.57"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "Drift (what-if of the spec against the group)\n  not available: skipped (--no-drift)"
+        ),
+        "{stdout}"
+    );
+    // the VM is read with its instance view at the plan's Compute API version; no scale set
+    // or autoscale setting is asked for
+    let reqs = fake.requests();
+    let vm = reqs
+        .iter()
+        .find(|r| r.url.path().ends_with("/virtualMachines/vm-dev-notebook"))
+        .expect("the VM is read");
+    let q: Vec<(String, String)> = vm
+        .url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    assert!(
+        q.contains(&("api-version".into(), "2025-11-01".into())),
+        "{q:?}"
+    );
+    assert!(
+        q.contains(&("$expand".into(), "instanceView".into())),
+        "{q:?}"
+    );
+    assert!(
+        !reqs.iter().any(|r| {
+            let p = r.url.path();
+            p.contains("virtualMachineScaleSets") || p.contains("autoscalesettings")
+        }),
+        "{:?}",
+        reqs.iter()
+            .map(|r| r.url.path().to_string())
+            .collect::<Vec<_>>()
+    );
+    // JSON: the dev box replaces instances and autoscale
+    let out = run(&["--output", "json"]);
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["devBox"]["vm"], "vm-dev-notebook");
+    assert_eq!(v["devBox"]["state"]["powerState"], "deallocated");
+    assert_eq!(v["devBox"]["state"]["priority"], "Regular");
+    assert_eq!(v["devBox"]["shutdown"]["next"], "2026-12-05T18:00:00Z");
+    assert_eq!(v["devBox"]["start"]["next"], "2026-12-07T07:00:00Z");
+    assert!(v.get("instances").is_none(), "{v}");
+    assert!(v.get("autoscale").is_none(), "{v}");
+    assert!(v.get("scaleSet").is_none(), "{v}");
+    assert_eq!(v["cost"]["budget"], 800.0);
+}

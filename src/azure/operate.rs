@@ -469,6 +469,35 @@ impl Arm {
         self.client.get_all(&op, url).await
     }
 
+    /// One standalone VM (the dev box) with its instance view: GET
+    /// `virtualMachines/{name}?$expand=instanceView` at `api` (the version the plan renders the
+    /// VM with). `None`: it does not exist.
+    pub async fn vm_instance_view(
+        &self,
+        rg: &str,
+        name: &str,
+        api: &str,
+    ) -> Result<Option<Vm>, ArmError> {
+        let op = Op::new(
+            format!("read the VM {name} in {rg}"),
+            "Microsoft.Compute/virtualMachines/read (e.g. Reader on the resource group)",
+        );
+        let url = self.client.url(
+            &format!(
+                "{}/providers/Microsoft.Compute/virtualMachines/{}",
+                self.rg_scope(rg),
+                enc(name)
+            ),
+            api,
+            &[("$expand", "instanceView")],
+        );
+        match self.client.get_json::<Vm>(&op, url).await {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The autoscale setting as ARM has it (`None`: not there).
     pub async fn autoscale_setting(&self, rg: &str, name: &str) -> Result<Option<Value>, ArmError> {
         let id = format!(

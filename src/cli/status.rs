@@ -20,7 +20,8 @@ pub const STATUS_HELP: &str = concat!(
     "Read-only. Sections: instances by power state, priority, zone and application health; the autoscale profile the ",
     "spec's schedules put in force now (computed in their time zones) and the setting Azure has; the queue length now ",
     "and per running instance (Azure Monitor metrics); Spot evictions and autoscale actions of the last 24 h (activity ",
-    "log); alerts fired in 24 h (Alerts Management); month-to-date actual cost (Cost Management query) against the ",
+    "log); for a dev box (autoShutdown on one instance) the VM's power state, priority and zone and the next ",
+    "shutdown and start instead of the instances and autoscale; alerts fired in 24 h (Alerts Management); month-to-date actual cost (Cost Management query) against the ",
     "budget and `gpuform cost`'s estimate; drift: ARM what-if of the spec's template against the group (--no-drift skips ",
     "it). Needs Reader, Monitoring Reader and Cost Management Reader on the group."
 );

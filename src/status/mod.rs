@@ -4,6 +4,9 @@
 //! 401, TLS, no connection) end the command.
 //!
 //! Names and ids come from the resolved plan (scale set, autoscale setting, queue, budget);
+//! for a dev box (`plan.devbox`: one VM stopped and started on a schedule) the VM's power
+//! state, priority and zone (its instance view) and the next shutdown and start from the plan's
+//! schedules replace the scale set's instances and the autoscale profile;
 //! the active autoscale profile is computed from the spec's profiles at "now" in their time
 //! zones (the same week the cost estimate walks) and compared with the setting Azure has.
 
@@ -141,15 +144,61 @@ pub struct Status {
     pub resource_group: String,
     pub subscription: String,
     pub at: String,
-    pub scale_set: String,
-    pub instances: Section<Instances>,
-    pub autoscale: Section<Autoscale>,
+    /// The pool's scale set (absent for a dev box).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale_set: Option<String>,
+    /// Instances of the scale set (absent for a dev box: see `devBox`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instances: Option<Section<Instances>>,
+    /// The autoscale profile (absent for a dev box: it has nothing to scale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autoscale: Option<Section<Autoscale>>,
+    /// The dev box (`plan.devbox`): one VM stopped and started on a schedule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dev_box: Option<DevBoxStatus>,
     pub queue: Section<Queue>,
     pub activity: Section<Activity>,
     pub alerts: Section<Vec<Alert>>,
     pub cost: Section<Cost>,
     /// ARM what-if of the spec's template against the group: what changed outside gpuform.
     pub drift: Section<Drift>,
+}
+
+/// The dev box: the VM's state as Azure reports it and its schedule as the plan renders it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DevBoxStatus {
+    pub vm: String,
+    pub state: Section<VmState>,
+    /// The DevTest Labs schedule that deallocates the VM.
+    pub shutdown: NextRun,
+    /// The Logic App that starts it.
+    pub start: NextRun,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VmState {
+    /// `running`, `deallocated`, `stopped`, ... (the instance view's `PowerState/*`).
+    pub power_state: String,
+    /// Regular or Spot.
+    pub priority: String,
+    /// `zone N` or `regional`.
+    pub zone: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NextRun {
+    /// The schedule's resource name.
+    pub name: String,
+    /// `HH:MM` on which days, in the schedule's time zone.
+    pub when: String,
+    pub time_zone: String,
+    /// The next run after now (UTC, RFC 3339), with the zone's standard offset.
+    pub next: Option<String>,
+    /// The same in the schedule's time zone (`2026-12-02 19:00`).
+    pub next_local: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -237,38 +286,11 @@ pub fn count(vms: &[Vm], default_priority: &str) -> Instances {
     };
     for vm in vms {
         let view = vm.properties.instance_view.as_ref();
-        let state = view
-            .and_then(|v| {
-                v.statuses
-                    .iter()
-                    .find(|s| s.code.starts_with("PowerState/"))
-                    .map(|s| code_tail(&s.code).to_string())
-            })
-            .or_else(|| {
-                vm.properties
-                    .provisioning_state
-                    .clone()
-                    .map(|p| p.to_ascii_lowercase())
-            })
-            .unwrap_or_else(|| "unknown".into());
-        *i.by_state.entry(state).or_default() += 1;
-        let prio = vm
-            .properties
-            .priority
-            .clone()
-            .unwrap_or_else(|| default_priority.to_string());
-        let prio = if prio.eq_ignore_ascii_case("Low") {
-            "Spot".into()
-        } else {
-            prio
-        };
-        *i.by_priority.entry(prio).or_default() += 1;
-        let zone = vm
-            .zones
-            .first()
-            .map(|z| format!("zone {z}"))
-            .unwrap_or_else(|| "regional".into());
-        *i.by_zone.entry(zone).or_default() += 1;
+        *i.by_state.entry(power_state(vm)).or_default() += 1;
+        *i.by_priority
+            .entry(priority_of(vm, default_priority))
+            .or_default() += 1;
+        *i.by_zone.entry(zone_of(vm)).or_default() += 1;
         let health = view
             .and_then(|v| v.vm_health.as_ref())
             .and_then(|h| h.status.as_ref())
@@ -277,6 +299,157 @@ pub fn count(vms: &[Vm], default_priority: &str) -> Instances {
         *i.by_health.entry(health).or_default() += 1;
     }
     i
+}
+
+/// The power state of one VM from its instance view (the provisioning state when the view
+/// has none).
+fn power_state(vm: &Vm) -> String {
+    vm.properties
+        .instance_view
+        .as_ref()
+        .and_then(|v| {
+            v.statuses
+                .iter()
+                .find(|s| s.code.starts_with("PowerState/"))
+                .map(|s| code_tail(&s.code).to_string())
+        })
+        .or_else(|| {
+            vm.properties
+                .provisioning_state
+                .clone()
+                .map(|p| p.to_ascii_lowercase())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn priority_of(vm: &Vm, default_priority: &str) -> String {
+    let prio = vm
+        .properties
+        .priority
+        .clone()
+        .unwrap_or_else(|| default_priority.to_string());
+    if prio.eq_ignore_ascii_case("Low") {
+        "Spot".into()
+    } else {
+        prio
+    }
+}
+
+fn zone_of(vm: &Vm) -> String {
+    vm.zones
+        .first()
+        .map(|z| format!("zone {z}"))
+        .unwrap_or_else(|| "regional".into())
+}
+
+/// The first time after `now` that is `minute` (after midnight, local) on one of `days`
+/// (Monday = 0), in a zone `offset` minutes from UTC (the standard offset: daylight saving
+/// is not applied, as for the autoscale profiles). Returns (UTC, local).
+pub fn next_run(
+    now: OffsetDateTime,
+    offset: i32,
+    minute: u32,
+    days: &[u8],
+) -> Option<(OffsetDateTime, OffsetDateTime)> {
+    let off = time::UtcOffset::from_whole_seconds(offset * 60).ok()?;
+    let local_now = now.to_offset(off);
+    let midnight = local_now.replace_time(time::Time::MIDNIGHT);
+    (0..=7)
+        .map(|d| midnight + time::Duration::days(d) + time::Duration::minutes(i64::from(minute)))
+        .filter(|t| days.contains(&t.weekday().number_days_from_monday()))
+        .find(|t| *t > local_now)
+        .map(|t| (t.to_offset(time::UtcOffset::UTC), t))
+}
+
+fn day_index(name: &str) -> Option<u8> {
+    [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ]
+    .iter()
+    .position(|d| *d == name)
+    .map(|i| i as u8)
+}
+
+fn next_of(
+    now: OffsetDateTime,
+    name: &str,
+    time_zone: &str,
+    minute: u32,
+    days: &[u8],
+    when: String,
+) -> NextRun {
+    let next = crate::spec::timezones::offset_minutes(time_zone)
+        .and_then(|o| next_run(now, o, minute, days));
+    NextRun {
+        name: name.to_string(),
+        when,
+        time_zone: time_zone.to_string(),
+        next: next.map(|(u, _)| rfc3339(u)),
+        next_local: next.map(|(_, l)| {
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}",
+                l.year(),
+                u8::from(l.month()),
+                l.day(),
+                l.hour(),
+                l.minute()
+            )
+        }),
+    }
+}
+
+/// The dev box's schedule from the plan: next shutdown (every day) and next start (its days).
+pub fn devbox_schedule(d: &crate::plan::DevBox, now: OffsetDateTime) -> (NextRun, NextRun) {
+    let stop = d
+        .shutdown
+        .time
+        .parse::<u32>()
+        .ok()
+        .map(|t| t / 100 * 60 + t % 100);
+    let all: Vec<u8> = (0..7).collect();
+    let shutdown = match stop {
+        Some(m) => next_of(
+            now,
+            &d.shutdown.name,
+            &d.shutdown.time_zone,
+            m,
+            &all,
+            format!("{} every day", d.shutdown.time_label),
+        ),
+        None => NextRun {
+            name: d.shutdown.name.clone(),
+            when: d.shutdown.time_label.clone(),
+            time_zone: d.shutdown.time_zone.clone(),
+            next: None,
+            next_local: None,
+        },
+    };
+    let days: Vec<u8> = d
+        .start
+        .week_days
+        .iter()
+        .filter_map(|w| day_index(w))
+        .collect();
+    let when = if days.len() == 7 {
+        format!("{} every day", d.start.time_label)
+    } else {
+        format!("{} on {}", d.start.time_label, d.start.week_days.join(", "))
+    };
+    let start = next_of(
+        now,
+        &d.start.workflow_name,
+        &d.start.time_zone,
+        d.start.hour * 60 + d.start.minute,
+        &days,
+        when,
+    );
+    (shutdown, start)
 }
 
 /// Minute of the week in UTC, Monday 00:00 = 0 (the frame of [`schedule::week`]).
@@ -319,21 +492,53 @@ pub async fn gather(
         Some(s) if s.mix.is_none() => "Spot",
         _ => "Regular",
     };
+    let devbox = plan.devbox.as_ref();
     let instances = async {
+        if devbox.is_some() {
+            return Ok(None);
+        }
         arm.pool_vms(rg, &vmss, plan.compute.flexible)
             .await
-            .map(|v| count(&v, default_priority))
+            .map(|v| Some(count(&v, default_priority)))
+    };
+    let vm_state = async {
+        let Some(d) = devbox else {
+            return Ok(None);
+        };
+        let r = arm
+            .vm_instance_view(rg, &d.vm_name, crate::plan::API.vmss)
+            .await
+            .and_then(|vm| {
+                let vm = vm.ok_or_else(|| {
+                    let mut e = ArmError::new(
+                        crate::azure::ErrorKind::Http,
+                        format!("read the VM {}", d.vm_name),
+                        "it does not exist",
+                    );
+                    e.status = Some(404);
+                    e
+                })?;
+                Ok(VmState {
+                    power_state: power_state(&vm),
+                    priority: priority_of(&vm, default_priority),
+                    zone: zone_of(&vm),
+                })
+            });
+        Section::from(r).map(Some)
     };
     let autoscale = async {
+        if devbox.is_some() {
+            return Ok(None);
+        }
         let Some(asp) = &plan.autoscale else {
-            return Ok(Section::missing(
+            return Ok(Some(Section::missing(
                 "the spec has no autoscale setting (a fixed-size pool)",
-            ));
+            )));
         };
         let Some((name, min, max, default)) = active_profile(inp.spec, inp.now) else {
-            return Ok(Section::missing(
+            return Ok(Some(Section::missing(
                 "no profile applies (check the schedules' time zones)",
-            ));
+            )));
         };
         let setting = Section::from(arm.autoscale_setting(rg, &asp.name).await.and_then(|v| {
             let v = v.ok_or_else(|| {
@@ -361,13 +566,13 @@ pub async fn gather(
                     .any(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str())),
             })
         }))?;
-        Ok::<_, ArmError>(Section::Ok(Autoscale {
+        Ok::<_, ArmError>(Some(Section::Ok(Autoscale {
             active_profile: name,
             min,
             max,
             default,
             setting,
-        }))
+        })))
     };
     let queue = async {
         let (Some(q), Some(asp)) = (&plan.queue, &plan.autoscale) else {
@@ -503,8 +708,9 @@ pub async fn gather(
             None => Ok(Section::missing("skipped (--no-drift)")),
         }
     };
-    let (instances, autoscale, queue, activity, alerts, cost, drift_section) = futures::join!(
+    let (instances, vm_state, autoscale, queue, activity, alerts, cost, drift_section) = futures::join!(
         instances,
+        vm_state,
         autoscale,
         queue,
         activity,
@@ -513,9 +719,24 @@ pub async fn gather(
         drift_section
     );
 
-    let instances = Section::from(instances)?;
+    let instances = match instances.transpose() {
+        Some(r) => Some(Section::from(r)?),
+        None => None,
+    };
     let running = match &instances {
-        Section::Ok(i) => Some(i.by_state.get("running").copied().unwrap_or(0)),
+        Some(Section::Ok(i)) => Some(i.by_state.get("running").copied().unwrap_or(0)),
+        _ => None,
+    };
+    let dev_box = match (devbox, vm_state?) {
+        (Some(d), Some(state)) => {
+            let (shutdown, start) = devbox_schedule(d, inp.now);
+            Some(DevBoxStatus {
+                vm: d.vm_name.clone(),
+                state,
+                shutdown,
+                start,
+            })
+        }
         _ => None,
     };
     let queue = match queue? {
@@ -560,9 +781,10 @@ pub async fn gather(
         resource_group: rg.to_string(),
         subscription: sub,
         at: rfc3339(inp.now),
-        scale_set: vmss,
+        scale_set: devbox.is_none().then_some(vmss),
         instances,
         autoscale: autoscale?,
+        dev_box,
         queue,
         activity: Section::from(activity)?,
         alerts: Section::from(alerts)?,
@@ -595,10 +817,37 @@ fn sections(s: &Status) -> Vec<(&'static str, Vec<String>)> {
             }
         }
     }
-    vec![
-        (
+    let mut out = Vec::new();
+    if let Some(d) = &s.dev_box {
+        let mut v = na(&d.state, |st| {
+            vec![
+                format!("{}: {}", d.vm, st.power_state),
+                format!("priority: {}", st.priority),
+                format!("zone: {}", st.zone),
+            ]
+        });
+        if let Section::NotAvailable { .. } = d.state {
+            v[0] = format!("{}: {}", d.vm, v[0]);
+        }
+        let run = |what: &str, r: &NextRun| {
+            format!(
+                "{what} {} ({}): {}",
+                r.when,
+                r.time_zone,
+                match (&r.next_local, &r.next) {
+                    (Some(l), Some(u)) => format!("next {l} ({u}) by {}", r.name),
+                    _ => format!("next unknown (time zone not known) by {}", r.name),
+                }
+            )
+        };
+        v.push(run("shutdown (deallocate)", &d.shutdown));
+        v.push(run("start", &d.start));
+        out.push(("Dev box", v));
+    }
+    if let Some(inst) = &s.instances {
+        out.push((
             "Instances",
-            na(&s.instances, |i| {
+            na(inst, |i| {
                 if i.total == 0 {
                     return vec!["none".into()];
                 }
@@ -609,10 +858,12 @@ fn sections(s: &Status) -> Vec<(&'static str, Vec<String>)> {
                     format!("health: {}", counts(&i.by_health)),
                 ]
             }),
-        ),
-        (
+        ));
+    }
+    if let Some(asc) = &s.autoscale {
+        out.push((
             "Autoscale",
-            na(&s.autoscale, |a| {
+            na(asc, |a| {
                 let mut v = vec![format!(
                     "active profile (from the spec's schedules, now): {} — min {}, max {}, default {}",
                     a.active_profile, a.min, a.max, a.default
@@ -634,7 +885,9 @@ fn sections(s: &Status) -> Vec<(&'static str, Vec<String>)> {
                 });
                 v
             }),
-        ),
+        ));
+    }
+    out.extend(vec![
         (
             "Queue",
             na(&s.queue, |q| {
@@ -727,13 +980,26 @@ fn sections(s: &Status) -> Vec<(&'static str, Vec<String>)> {
                 v
             }),
         ),
-    ]
+    ]);
+    out
+}
+
+/// `scale set vmss-x` or `dev box VM vm-x`.
+fn what(s: &Status, q: &str) -> String {
+    match (&s.dev_box, &s.scale_set) {
+        (Some(d), _) => format!("dev box VM {q}{}{q}", d.vm),
+        (None, Some(v)) => format!("scale set {q}{v}{q}"),
+        (None, None) => "no scale set".into(),
+    }
 }
 
 pub fn text(s: &Status) -> String {
     let mut out = format!(
-        "{} in {} (scale set {}), {}\n",
-        s.spec, s.resource_group, s.scale_set, s.at
+        "{} in {} ({}), {}\n",
+        s.spec,
+        s.resource_group,
+        what(s, ""),
+        s.at
     );
     for (title, lines) in sections(s) {
         out.push_str(&format!("\n{title}\n"));
@@ -746,8 +1012,11 @@ pub fn text(s: &Status) -> String {
 
 pub fn markdown(s: &Status) -> String {
     let mut out = format!(
-        "### gpuform status: `{}` in `{}`\n\n_{}; scale set `{}`_\n",
-        s.spec, s.resource_group, s.at, s.scale_set
+        "### gpuform status: `{}` in `{}`\n\n_{}; {}_\n",
+        s.spec,
+        s.resource_group,
+        s.at,
+        what(s, "`")
     );
     for (title, lines) in sections(s) {
         out.push_str(&format!("\n**{title}**\n\n"));
