@@ -195,7 +195,7 @@ pub struct NextRun {
     /// `HH:MM` on which days, in the schedule's time zone.
     pub when: String,
     pub time_zone: String,
-    /// The next run after now (UTC, RFC 3339), with the zone's standard offset.
+    /// The next run after now (UTC, RFC 3339), with the zone's daylight-saving rules.
     pub next: Option<String>,
     /// The same in the schedule's time zone (`2026-12-02 19:00`).
     pub next_local: Option<String>,
@@ -343,22 +343,31 @@ fn zone_of(vm: &Vm) -> String {
 }
 
 /// The first time after `now` that is `minute` (after midnight, local) on one of `days`
-/// (Monday = 0), in a zone `offset` minutes from UTC (the standard offset: daylight saving
-/// is not applied, as for the autoscale profiles). Returns (UTC, local).
+/// (Monday = 0) in `zone`, with its daylight-saving rules (the simulator's Windows → IANA map
+/// and jiff's bundled tz database; a local time that falls in a spring-forward gap moves
+/// forward, as DevTest Labs and Logic Apps do). Returns (UTC, local).
 pub fn next_run(
     now: OffsetDateTime,
-    offset: i32,
+    zone: &jiff::tz::TimeZone,
     minute: u32,
     days: &[u8],
 ) -> Option<(OffsetDateTime, OffsetDateTime)> {
-    let off = time::UtcOffset::from_whole_seconds(offset * 60).ok()?;
-    let local_now = now.to_offset(off);
-    let midnight = local_now.replace_time(time::Time::MIDNIGHT);
+    let now_ts = jiff::Timestamp::from_second(now.unix_timestamp()).ok()?;
+    let today = now_ts.to_zoned(zone.clone()).date();
+    let (h, m) = (
+        i8::try_from(minute / 60).ok()?,
+        i8::try_from(minute % 60).ok()?,
+    );
     (0..=7)
-        .map(|d| midnight + time::Duration::days(d) + time::Duration::minutes(i64::from(minute)))
-        .filter(|t| days.contains(&t.weekday().number_days_from_monday()))
-        .find(|t| *t > local_now)
-        .map(|t| (t.to_offset(time::UtcOffset::UTC), t))
+        .filter_map(|d| today.checked_add(jiff::Span::new().days(d)).ok())
+        .filter(|date| days.contains(&(date.weekday().to_monday_zero_offset() as u8)))
+        .filter_map(|date| date.at(h, m, 0, 0).to_zoned(zone.clone()).ok())
+        .find(|t| t.timestamp() > now_ts)
+        .and_then(|t| {
+            let utc = OffsetDateTime::from_unix_timestamp(t.timestamp().as_second()).ok()?;
+            let off = time::UtcOffset::from_whole_seconds(t.offset().seconds()).ok()?;
+            Some((utc, utc.to_offset(off)))
+        })
 }
 
 fn day_index(name: &str) -> Option<u8> {
@@ -384,8 +393,7 @@ fn next_of(
     days: &[u8],
     when: String,
 ) -> NextRun {
-    let next = crate::spec::timezones::offset_minutes(time_zone)
-        .and_then(|o| next_run(now, o, minute, days));
+    let next = crate::simulate::tz::zone(time_zone).and_then(|z| next_run(now, &z, minute, days));
     NextRun {
         name: name.to_string(),
         when,
@@ -1033,6 +1041,30 @@ pub fn json(s: &Status) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_dev_box_schedule_follows_daylight_saving() {
+        let zone = crate::simulate::tz::zone("W. Europe Standard Time").unwrap();
+        let every_day: Vec<u8> = (0..7).collect();
+        // Friday 3 July 2026, 12:00 UTC: 19:00 CEST is 17:00 UTC (standard time would say 18:00)
+        let summer = OffsetDateTime::from_unix_timestamp(1_783_080_000).unwrap();
+        let (utc, local) = next_run(summer, &zone, 19 * 60, &every_day).unwrap();
+        assert_eq!(
+            (utc.hour(), local.hour(), local.offset().whole_hours()),
+            (17, 19, 2)
+        );
+        // Friday 4 December 2026, 12:00 UTC: 19:00 CET is 18:00 UTC
+        let winter = OffsetDateTime::from_unix_timestamp(1_796_385_600).unwrap();
+        let (utc, local) = next_run(winter, &zone, 19 * 60, &every_day).unwrap();
+        assert_eq!(
+            (utc.hour(), local.hour(), local.offset().whole_hours()),
+            (18, 19, 1)
+        );
+        // Monday-to-Friday starts skip the weekend: Saturday 08:00 → Monday 08:00
+        let saturday = OffsetDateTime::from_unix_timestamp(1_796_385_600 + 86_400).unwrap();
+        let (_, local) = next_run(saturday, &zone, 8 * 60, &[0, 1, 2, 3, 4]).unwrap();
+        assert_eq!(local.weekday(), time::Weekday::Monday);
+    }
+
     use super::*;
 
     #[test]
