@@ -348,6 +348,11 @@ pub mod limits {
     pub const BASELINE: u64 = 16 * 1024 * 1024;
     /// A file `render --check` compares with what it would write.
     pub const RENDERED: u64 = 64 * 1024 * 1024;
+    /// `simulate --trace` / `cost --trace`: a CSV of one row per minute (a year is ~20 MB) or an
+    /// `az monitor metrics list` export.
+    pub const TRACE: u64 = 256 * 1024 * 1024;
+    /// `gpu-report --export`: a Log Analytics query result.
+    pub const EXPORT: u64 = 256 * 1024 * 1024;
 }
 
 #[cfg(all(test, unix))]

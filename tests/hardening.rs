@@ -186,6 +186,17 @@ fn special_files_are_refused_at_once_and_exit_2() {
         vec!["cost", "--baseline", f, SHORTVIDEO],
         vec!["preflight", "--usages", f, SHORTVIDEO],
         vec!["preflight", "--skus", f, SHORTVIDEO],
+        // the readers simulate, cost --trace and gpu-report added go through the same reader
+        vec![
+            "simulate",
+            SHORTVIDEO,
+            "--trace",
+            f,
+            "--job-duration",
+            "PT2M",
+        ],
+        vec!["cost", SHORTVIDEO, "--trace", f, "--job-duration", "PT2M"],
+        vec!["gpu-report", SHORTVIDEO, "--export", f],
     ] {
         gpuform()
             .args(&args)

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, read_input};
 use crate::catalog::prices::PriceTable;
 use crate::gpu_report;
 
@@ -40,13 +40,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .spec
         .as_ref()
         .expect("a spec without errors has a model");
-    let text = std::fs::read_to_string(&args.export).map_err(|e| {
-        Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot read {}", args.export.display()),
-            &e,
-        )
-    })?;
+    let text = read_input(&args.export, crate::io::limits::EXPORT, "the export")?;
     let samples = gpu_report::parse_export(&text).map_err(|e| {
         Failure::usage(format!("{}: {e}", args.export.display())).help(
             "az monitor log-analytics query -w WORKSPACE_GUID --analytics-query 'GpuTelemetry_CL | where TimeGenerated > ago(7d) | project TimeGenerated, Computer, GpuIndex, MemoryUsedMiB' > export.json",

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, read_input};
 use super::cost::today;
 use crate::catalog::prices::PriceTable;
 use crate::cost::PriceBook;
@@ -235,15 +235,9 @@ pub fn prepare(
             )
         })?;
     let trace = if let Some(path) = a.trace {
-        let text = std::fs::read(path).map_err(|e| {
-            Failure::from_error(
-                ExitCode::Usage,
-                format!("cannot read {}", path.display()),
-                &e,
-            )
-        })?;
-        let text = String::from_utf8(text)
-            .map_err(|_| Failure::usage(format!("{} is not UTF-8 text", path.display())))?;
+        // the bounded reader every file goes through: regular files only, so a FIFO or
+        // /dev/zero cannot hang the run or exhaust memory
+        let text = read_input(path, crate::io::limits::TRACE, "the trace")?;
         let entity = a
             .entity
             .map(str::to_string)
