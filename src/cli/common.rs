@@ -292,3 +292,20 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
     }
     Ok(checked)
 }
+
+/// The resolved plan of a spec that validated, for the commands that read it (cost, simulate,
+/// status, destroy). A validated spec always plans (a property test keeps it so); if it does
+/// not, the failure carries `code` and the driver's fix where there is one.
+pub fn plan_of(
+    checked: &Checked,
+    path: &Path,
+    code: ExitCode,
+) -> Result<crate::plan::Plan, Failure> {
+    crate::plan::Plan::build(checked).map_err(|e| {
+        let f = Failure::from_error(code, format!("cannot plan {}", path.display()), &e);
+        match &e {
+            crate::plan::PlanError::Driver { help, .. } => f.help(help.clone()),
+            _ => f,
+        }
+    })
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::ValueEnum;
 
 use super::azure_args::runtime;
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, read_input, styled};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of, read_input, styled};
 use crate::azure::HttpSettings;
 use crate::catalog::{self, prices::PriceTable};
 use crate::cost::fetch::{self, FetchOptions};
@@ -16,7 +16,7 @@ use crate::cost::fixed::FixedSource;
 use crate::cost::gates::{self, Gate};
 use crate::cost::retail::{self, Parsed};
 use crate::cost::{self, Options, Overlay, PriceBook, format};
-use crate::plan::{Plan, PlanError};
+use crate::plan::Plan;
 use crate::sizing;
 use crate::spec::model::Spec;
 
@@ -419,17 +419,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         book.add_disks(p, &spec.spec.region, src.clone());
     }
     // price exactly what render emits
-    let plan = Plan::build(&checked).map_err(|e| {
-        let f = Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot plan {}", args.spec.display()),
-            &e,
-        );
-        match &e {
-            PlanError::Driver { help, .. } => f.help(help.clone()),
-            _ => f,
-        }
-    })?;
+    let plan = plan_of(&checked, &args.spec, ExitCode::Usage)?;
 
     let simulated = match &args.trace {
         None => None,

@@ -22,10 +22,9 @@ use crate::deploy::errors::{self, Diagnosis, FailedResource, QuotaIncrease};
 use crate::deploy::progress::{self, Progress, fmt_elapsed};
 use crate::deploy::whatif::WhatIf;
 use crate::deploy::{self, Finished, Polling, Request};
-use crate::preflight::checks::{self, Context};
 use crate::preflight::plan::Existing;
-use crate::preflight::report::{self as pf_report, Mode as PfMode};
-use crate::preflight::{self as pf, Plan, Report, Verdict};
+use crate::preflight::report::{self as pf_report};
+use crate::preflight::{Plan, Verdict};
 use crate::spec::model::Spec;
 
 #[derive(Debug, clap::Args)]
@@ -472,7 +471,7 @@ fn preflight_gate(
     plan.existing = existing;
     // the group decides the derived vault name and which global names are a redeployment
     plan.set_resource_group(&session.subscription, rg, group_id);
-    let report = run_preflight(rt, session, path, &plan)?;
+    let report = super::quota::live_report(rt, session, &path.display().to_string(), &plan)?;
     let primary = report.primary();
     match primary.verdict {
         Verdict::Pass => {
@@ -516,31 +515,6 @@ fn preflight_gate(
     }
 }
 
-fn run_preflight(
-    rt: &tokio::runtime::Runtime,
-    session: &Session,
-    path: &std::path::Path,
-    plan: &Plan,
-) -> Result<Report, Failure> {
-    let (regions, sub) = rt
-        .block_on(pf::gather_live(&session.arm, plan))
-        .map_err(|e| session.failure(&e))?;
-    let ctx = Context {
-        spec_path: path.display().to_string(),
-        mode: Some(PfMode::Live),
-        subscription: Some(session.subscription.clone()),
-        credential: Some(session.choice.describe()),
-        cloud: Some(session.cloud.name().to_string()),
-    };
-    Ok(checks::build(
-        plan,
-        &regions,
-        &sub,
-        ctx,
-        PriceTable::embedded(),
-    ))
-}
-
 /// Regions other than the spec's that pass preflight (for capacity errors).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -578,7 +552,7 @@ fn alternatives(
             .collect::<Vec<_>>()
             .join(", ")
     );
-    match run_preflight(rt, session, path, &plan) {
+    match super::quota::live_report(rt, session, &path.display().to_string(), &plan) {
         Ok(report) => Alternatives {
             passing: report
                 .ranking

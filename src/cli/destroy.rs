@@ -12,11 +12,10 @@ use clap::ValueEnum;
 use serde_json::json;
 
 use super::azure_args::{AzureArgs, runtime};
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of};
 use super::quota::confirm;
 use crate::catalog::prices::PriceTable;
 use crate::destroy::{self, Deletion, Polling, Target};
-use crate::plan::Plan;
 
 pub const DESTROY_HELP: &str = concat!(
     "Exit codes: 0 everything the spec's deployments created is gone (or was already gone: running destroy twice is ",
@@ -104,13 +103,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .spec
         .as_ref()
         .expect("a spec without errors has a model");
-    let plan = Plan::build(&checked).map_err(|e| {
-        Failure::from_error(
-            ExitCode::Findings,
-            format!("cannot plan {}", args.spec.display()),
-            &e,
-        )
-    })?;
+    let plan = plan_of(&checked, &args.spec, ExitCode::Findings)?;
     let apis = destroy::api_versions(&crate::emit::arm::template(&plan));
     let session = args.azure.connect("destroy")?;
     let rt = runtime()?;

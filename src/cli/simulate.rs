@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, read_input};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of, read_input};
 use super::cost::today;
 use crate::catalog::prices::PriceTable;
 use crate::cost::PriceBook;
@@ -173,13 +173,7 @@ pub struct LoadArgs<'a> {
 pub fn load(a: &LoadArgs) -> Result<Loaded, Failure> {
     let policy = a.policy.load()?;
     let checked = load_valid(a.spec, &policy, PriceTable::embedded())?;
-    let plan = Plan::build(&checked).map_err(|e| {
-        Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot plan {}", a.spec.display()),
-            &e,
-        )
-    })?;
+    let plan = plan_of(&checked, a.spec, ExitCode::Usage)?;
     let (workload, trace, settings) = prepare(&checked, &plan, a)?;
     Ok(Loaded {
         checked,

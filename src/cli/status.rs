@@ -9,9 +9,8 @@ use std::time::Duration;
 use clap::ValueEnum;
 
 use super::azure_args::{AzureArgs, runtime};
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of};
 use crate::catalog::prices::PriceTable;
-use crate::plan::Plan;
 use crate::status::{self, Inputs};
 
 pub const STATUS_HELP: &str = concat!(
@@ -87,13 +86,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .spec
         .as_ref()
         .expect("a spec without errors has a model");
-    let plan = Plan::build(&checked).map_err(|e| {
-        Failure::from_error(
-            ExitCode::Findings,
-            format!("cannot plan {}", args.spec.display()),
-            &e,
-        )
-    })?;
+    let plan = plan_of(&checked, &args.spec, ExitCode::Findings)?;
     let estimate = checked.size().map(|size| {
         let now = fixed_now.unwrap_or_else(time::OffsetDateTime::now_utc);
         let opts = crate::cost::Options {
