@@ -651,6 +651,11 @@ pub struct Network {
     pub outbound: Outbound,
     #[serde(default)]
     pub inbound: Vec<InboundRule>,
+    /// Landing zones (issue 13): the resource id of an existing subnet the pool joins instead of
+    /// a VNet of its own (`/subscriptions/…/resourceGroups/…/providers/Microsoft.Network/
+    /// virtualNetworks/…/subnets/…`), possibly in another resource group or subscription.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing_subnet: Option<String>,
 }
 
 impl Default for Network {
@@ -661,6 +666,7 @@ impl Default for Network {
             private_endpoint_subnet: None,
             outbound: Outbound::default(),
             inbound: Vec::new(),
+            existing_subnet: None,
         }
     }
 }
