@@ -106,20 +106,17 @@ pub fn prerequisites(name: &str, s: &WorkloadSpec, gpu_on: bool) -> Vec<Prerequi
     if gpu_on && let Some(ws) = workspace(s) {
         let columns = gpu_monitoring::COLUMNS
             .iter()
-            .map(|c| format!("{}:{}", c.name, c.table_type))
+            .map(|c| format!("{}={}", c.name, c.table_type))
             .collect::<Vec<_>>()
-            .join(",");
+            .join(" ");
         out.push(Prerequisite {
             kind: "table",
             what: format!(
-                "create the custom table {} (plan Analytics, retention as the workspace's policy says) in the workspace {} with the columns {columns}, e.g. `az monitor log-analytics workspace table create --subscription {} --resource-group {} --workspace-name {} --name {} --plan Analytics --columns {}` (the data collection rule and the GPU log alerts refer to it when they are created)",
-                gpu_monitoring::TABLE,
-                ws.name,
-                ws.subscription,
-                ws.resource_group,
-                ws.name,
-                gpu_monitoring::TABLE,
-                columns.replace(',', " ").replace(":dateTime", "=datetime").replace(':', "="),
+                "create the custom table {table} (plan Analytics; its retention is the workspace's) in the workspace {ws} before the pool deploys, as the data collection rule and the GPU log alerts refer to it: `az monitor log-analytics workspace table create --subscription {sub} --resource-group {rg} --workspace-name {ws} --name {table} --plan Analytics --columns {columns}`",
+                table = gpu_monitoring::TABLE,
+                ws = ws.name,
+                sub = ws.subscription,
+                rg = ws.resource_group,
             ),
             role_name: None,
             role_id: None,
