@@ -359,3 +359,28 @@ fn an_existing_vault_with_a_customer_managed_key_is_refused_and_cannot_be_downgr
     let rule = gpuform::diag::rules::find("existing-key-vault-cmk").unwrap();
     assert!(!rule.overridable());
 }
+
+/// `existingActionGroups` is left out of the serialised spec when empty, so the generic
+/// defaults walk (tests/validate_rules.rs) cannot compare it: compare it here.
+#[test]
+fn the_schema_default_of_existing_action_groups_is_the_model_default() {
+    let schema = gpuform::spec::schema::schema_json();
+    let d = schema
+        .pointer("/$defs/monitoring/properties/existingActionGroups/default")
+        .expect("a schema default");
+    let model = gpuform::spec::model::Monitoring::default();
+    assert_eq!(d, &serde_json::json!(model.existing_action_groups));
+    assert!(model.existing_workspace.is_none());
+    assert!(
+        gpuform::spec::model::Security::default()
+            .existing_key_vault
+            .is_none()
+    );
+    // no default in the schema for the ids: absent means "create"
+    for p in [
+        "/$defs/monitoring/properties/existingWorkspace/default",
+        "/$defs/security/properties/existingKeyVault/default",
+    ] {
+        assert!(schema.pointer(p).is_none(), "{p}");
+    }
+}
