@@ -128,9 +128,9 @@ pub fn prerequisites(name: &str, s: &WorkloadSpec, gpu_on: bool) -> Vec<Prerequi
         out.push(Prerequisite {
             kind: "role",
             what: format!(
-                "grant Key Vault Secrets User ({}) on the vault {} to the pool's managed identity id-{name} (its principal id is the deployment output identityPrincipalId); the pool deploys without it, but reads no secret until it is granted",
+                "grant the role Key Vault Secrets User (role id {}) to the principal id-{name}, the pool's user-assigned managed identity (its principal id is the deployment output identityPrincipalId), at the scope {}; the pool deploys without it, but reads no secret until it is granted",
                 roles::KEY_VAULT_SECRETS_USER,
-                kv.name
+                kv.id
             ),
             role_name: Some("Key Vault Secrets User"),
             role_id: Some(roles::KEY_VAULT_SECRETS_USER),
