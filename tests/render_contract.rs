@@ -997,12 +997,33 @@ fn governance_problems(o: &Out) -> Vec<String> {
             ));
         }
         for (k, v) in n {
+            // contactEmails is required; at resource-group scope "Must have at least one
+            // contact email or contact group" (bicep-types-az, Microsoft.Consumption budgets,
+            // Notification); contactGroups are fully qualified action group ids
+            let groups = v["contactGroups"].as_array().map_or(0, |g| g.len());
             match v["contactEmails"].as_array() {
-                Some(e) if !e.is_empty() && e.len() <= 50 => {}
-                _ => p.push(format!(
-                    "{}: budget notification {k} without contactEmails (1-50)",
+                Some(e) if e.len() <= 50 && (!e.is_empty() || groups > 0) => {}
+                Some(_) => p.push(format!(
+                    "{}: budget notification {k} has no contact email and no contact group",
                     o.at
                 )),
+                None => p.push(format!(
+                    "{}: budget notification {k} without contactEmails (required, at most 50)",
+                    o.at
+                )),
+            }
+            for g in v["contactGroups"].as_array().into_iter().flatten() {
+                let ok = g.as_str().is_some_and(|g| {
+                    g.starts_with("[resourceId(")
+                        || g.to_ascii_lowercase()
+                            .contains("/providers/microsoft.insights/actiongroups/")
+                });
+                if !ok {
+                    p.push(format!(
+                        "{}: budget contact group {g} is not an action group id",
+                        o.at
+                    ));
+                }
             }
             let t = v["threshold"].as_f64().unwrap_or(0.0);
             if !(t > 0.0 && t <= 1000.0) {
@@ -1035,6 +1056,18 @@ fn budgets_and_action_groups_fit_their_rest_contract() {
         },
         governance_problems,
         "without contactEmails",
+    );
+    // landing zones: the platform's action group alone is a contact
+    caught(
+        "tests/fixtures/render/variants/shared-services.yaml",
+        |o| {
+            let b = resource_mut(o, "Microsoft.Consumption/budgets");
+            for (_, v) in b["properties"]["notifications"].as_object_mut().unwrap() {
+                v.as_object_mut().unwrap().remove("contactGroups");
+            }
+        },
+        governance_problems,
+        "no contact email and no contact group",
     );
 }
 

@@ -522,7 +522,8 @@ pub fn estimate(
     if let Some(g) = &plan.gpu {
         // next to the other monitoring lines
         let mut gpu_lines = Vec::new();
-        gpu_monitoring_lines(g, &u, f, &mut gpu_lines, &mut missing);
+        let central = plan.monitoring.workspace.existing.is_some();
+        gpu_monitoring_lines(g, central, &u, f, &mut gpu_lines, &mut missing);
         let at = lines
             .iter()
             .position(|l| l.id == "metric-alerts")
@@ -708,14 +709,32 @@ fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
             count(o.nat_gb_per_month)
         ));
     }
-    v.push(format!(
-        "{} GB/day ingested into Log Analytics (--log-gb-per-day)",
-        count(o.log_gb_per_day)
-    ));
-    v.push(format!(
-        "{} Key Vault operations/month (--key-vault-ops)",
-        count(o.key_vault_operations_per_month)
-    ));
+    match &plan.monitoring.workspace.existing {
+        None => v.push(format!(
+            "{} GB/day ingested into Log Analytics (--log-gb-per-day)",
+            count(o.log_gb_per_day)
+        )),
+        Some(ws) => v.push(format!(
+            "logs{} go to the central workspace {} (subscription {}): Log Analytics bills ingestion and retention on the workspace, so they are its owner's cost (the platform team's, usually charged back), not in this estimate",
+            if plan.gpu.is_some() {
+                " and GPU telemetry"
+            } else {
+                ""
+            },
+            ws.name,
+            ws.subscription
+        )),
+    }
+    match &plan.vault.existing {
+        None => v.push(format!(
+            "{} Key Vault operations/month (--key-vault-ops)",
+            count(o.key_vault_operations_per_month)
+        )),
+        Some(kv) => v.push(format!(
+            "Key Vault operations are billed to the existing vault {} (subscription {}), not in this estimate",
+            kv.name, kv.subscription
+        )),
+    }
     if plan.queue.is_some() {
         v.push(format!(
             "{} queue operations/month (--queue-ops)",
@@ -788,6 +807,8 @@ impl From<Fixed<'_>> for Line {
 /// each case, and the three log search alert rules.
 fn gpu_monitoring_lines(
     g: &crate::plan::gpu_monitoring::GpuMonitoring,
+    // the table is in a landing zone's central workspace: its ingestion is billed there
+    central: bool,
     u: &usage::Usage,
     f: &FixedPrices,
     lines: &mut Vec<Line>,
@@ -799,7 +820,8 @@ fn gpu_monitoring_lines(
         .instance_hours
         .map(|h| h * rows_per_hour * f64::from(BYTES_PER_ROW) / 1e9);
     let price = Some(f.log_analytics_per_gb);
-    lines.push(Line {
+    if !central {
+        lines.push(Line {
         id: "gpu-telemetry-ingestion".into(),
         group: "monitoring".into(),
         label: format!("GPU telemetry ingestion ({})", g.table),
@@ -813,6 +835,7 @@ fn gpu_monitoring_lines(
         ),
         source: Some("monitor".into()),
     });
+    }
     for a in &g.alerts {
         let unit_price = f
             .log_alert_monthly_by_frequency
@@ -920,9 +943,13 @@ fn fixed_lines(
             source: "network",
         }));
     }
-    // monitoring
+    // monitoring: a landing zone's central workspace bills its ingestion and retention on the
+    // workspace resource, to its owner ("Charges related to data ingestion and retention are
+    // made on the workspace resource", Learn, "Manage access to Log Analytics workspaces");
+    // `assumptions` says so
     let gb_month = o.log_gb_per_day * h / 24.0;
-    lines.push(Line::from(Fixed {
+    if plan.monitoring.workspace.existing.is_none() {
+        lines.push(Line::from(Fixed {
         id: "log-ingestion",
         group: "monitoring",
         label: "Log Analytics ingestion (Analytics Logs)".into(),
@@ -932,10 +959,10 @@ fn fixed_lines(
         assumption: format!("{} GB/day assumed (diagnostic settings of {}); set --log-gb-per-day; the 5 GB/month free allowance is not deducted", count(o.log_gb_per_day), diagnostics_sources(plan)),
         source: "monitor",
     }));
-    let days = plan.monitoring.workspace.retention_days;
-    if days > f.log_analytics_free_retention_days {
-        let extra = days - f.log_analytics_free_retention_days;
-        lines.push(Line::from(Fixed {
+        let days = plan.monitoring.workspace.retention_days;
+        if days > f.log_analytics_free_retention_days {
+            let extra = days - f.log_analytics_free_retention_days;
+            lines.push(Line::from(Fixed {
             id: "log-retention",
             group: "monitoring",
             label: format!("Log Analytics retention beyond {} days", f.log_analytics_free_retention_days),
@@ -945,6 +972,7 @@ fn fixed_lines(
             assumption: format!("logRetentionDays {days}: {extra} days of data kept beyond the included {} days at steady state", f.log_analytics_free_retention_days),
             source: "monitor",
         }));
+        }
     }
     let queue = plan.queue.as_ref();
     let alerts = &plan.monitoring.alerts;
@@ -997,7 +1025,9 @@ fn fixed_lines(
         ),
         None => (f.key_vault_per10k_operations, String::new()),
     };
-    lines.push(Line::from(Fixed {
+    // an existing vault's operations are billed to the vault's subscription (`assumptions`)
+    if plan.vault.existing.is_none() {
+        lines.push(Line::from(Fixed {
         id: "kv-operations",
         group: "security",
         label: format!("Key Vault ({}) operations", kv.sku),
@@ -1010,6 +1040,7 @@ fn fixed_lines(
         ),
         source: "security",
     }));
+    }
     if let Some(cmk) = cmk {
         if cmk.kty.ends_with("-HSM") {
             let (monthly, which) = if advanced.is_some() {

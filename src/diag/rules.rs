@@ -572,6 +572,35 @@ pub const RULES: &[Rule] = &[
         "Encryption at host on a size that does not support it",
         "The deployment fails: the size has no EncryptionAtHostSupported capability. Choose another size, or set encryptionAtHost: false for this one.",
     ),
+    // --- landing zones: shared monitoring and keys (issue 13) -----------------------------
+    r(
+        "existing-key-vault-cmk",
+        E,
+        "security",
+        "Customer-managed disk keys in an existing Key Vault",
+        "The disk encryption set's identity is created by the deployment and needs a role on the key before the scale set's disks are created; on a vault in another resource group that takes a cross-scope deployment, which gpuform does not render. Keep diskEncryption: customerManagedKey with a vault of the pool's own, or platformManagedKey with security.existingKeyVault.",
+    ),
+    r(
+        "existing-key-vault-settings",
+        E,
+        "security",
+        "security.keyVault settings next to security.existingKeyVault",
+        "security.keyVault describes the vault gpuform creates (name, SKU, network access, purge protection, soft delete); with an existing vault none of it applies. Remove one of the two.",
+    ),
+    r(
+        "existing-workspace-retention",
+        W,
+        "monitoring",
+        "logRetentionDays next to monitoring.existingWorkspace",
+        "Retention is a setting of the workspace (and of its tables), which belongs to the platform team; gpuform does not change it. Remove logRetentionDays or ask the workspace's owner.",
+    ),
+    r(
+        "shared-services-prerequisite",
+        I,
+        "landing-zone",
+        "Something the platform team does before the pool deploys",
+        "With a central workspace or an existing Key Vault, the pool's deployment touches nothing outside its resource group: the GPU table in the workspace and the role the pool's identity needs on the vault are listed for the platform team (role name, role id, principal, scope).",
+    ),
     // --- tags, environment, budget, monitoring ----------------------------------------------
     r(
         "tag-missing",
@@ -675,6 +704,8 @@ const PROTECTED: &[&str] = &[
     "autoscale-cooldown",
     "inbound-invalid",
     "keyvault-name",
+    // render has no vault of its own to put the key in
+    "existing-key-vault-cmk",
     "admin-username-reserved",
     "data-disk-count",
     // render reads the file the rule confines to the repository

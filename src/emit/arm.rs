@@ -85,6 +85,9 @@ struct Target {
     names: Vec<Name>,
     /// Resource group of an existing resource outside the deployment's group.
     rg: Option<String>,
+    /// Subscription of an existing resource in another subscription (with `rg`): the shared
+    /// services of a landing zone (`plan::shared`).
+    sub: Option<String>,
     /// Extension resources (role assignments): the symbol of the resource they are scoped to.
     scope: Option<&'static str>,
     /// The template deploys it (otherwise main.bicep declares it `existing`).
@@ -99,14 +102,25 @@ impl Arm<'_> {
             ty,
             names,
             rg: None,
+            sub: None,
             scope: None,
             deployed: true,
+        };
+        // a landing zone's shared resource: referenced by subscription, group and name
+        let shared = |ty, e: &shared::ExistingRef| Target {
+            ty,
+            names: vec![Name::lit(&e.name)],
+            rg: Some(e.resource_group.clone()),
+            sub: Some(e.subscription.clone()),
+            scope: None,
+            deployed: false,
         };
         let queue = || p.queue.as_ref().expect("queue symbol without a queue");
         let queue_level = |ty, names| Target {
             ty,
             names,
             rg: queue().resource_group.clone(),
+            sub: None,
             scope: None,
             deployed: queue().create,
         };
@@ -170,7 +184,10 @@ impl Arm<'_> {
                 "Microsoft.ManagedIdentity/userAssignedIdentities",
                 vec![Name::lit(&p.identity.name)],
             ),
-            "vault" => here("Microsoft.KeyVault/vaults", vec![vault()]),
+            "vault" => match &p.vault.existing {
+                Some(e) => shared("Microsoft.KeyVault/vaults", e),
+                None => here("Microsoft.KeyVault/vaults", vec![vault()]),
+            },
             "cmkKey" => here(
                 "Microsoft.KeyVault/vaults/keys",
                 vec![vault(), Name::lit(&cmk().key_name)],
@@ -227,10 +244,13 @@ impl Arm<'_> {
                 "Microsoft.Insights/autoscaleSettings",
                 vec![Name::lit(&p.autoscale.as_ref().expect("autoscale").name)],
             ),
-            "workspace" => here(
-                "Microsoft.OperationalInsights/workspaces",
-                vec![Name::lit(&p.monitoring.workspace.name)],
-            ),
+            "workspace" => match &p.monitoring.workspace.existing {
+                Some(e) => shared("Microsoft.OperationalInsights/workspaces", e),
+                None => here(
+                    "Microsoft.OperationalInsights/workspaces",
+                    vec![Name::lit(&p.monitoring.workspace.name)],
+                ),
+            },
             "actionGroup" => here(
                 "Microsoft.Insights/actionGroups",
                 vec![Name::lit(
@@ -257,13 +277,17 @@ impl Arm<'_> {
                 "Microsoft.Network/privateEndpoints",
                 vec![Name::lit(&queue_pe().name)],
             ),
-            "gpuTable" => here(
-                "Microsoft.OperationalInsights/workspaces/tables",
-                vec![
-                    Name::lit(&p.monitoring.workspace.name),
-                    Name::lit(gpu().table),
-                ],
-            ),
+            // in a central workspace the table is a prerequisite, not part of the deployment
+            "gpuTable" => Target {
+                deployed: p.monitoring.workspace.existing.is_none(),
+                ..here(
+                    "Microsoft.OperationalInsights/workspaces/tables",
+                    vec![
+                        Name::lit(&p.monitoring.workspace.name),
+                        Name::lit(gpu().table),
+                    ],
+                )
+            },
             "gpuDce" => here(
                 "Microsoft.Insights/dataCollectionEndpoints",
                 vec![Name::lit(&gpu().dce_name)],
@@ -282,6 +306,7 @@ impl Arm<'_> {
                     ty: "Microsoft.Authorization/roleAssignments",
                     names: vec![Name::Expr(self.role_name(r))],
                     rg: None,
+                    sub: None,
                     scope: Some(r.scope),
                     deployed: true,
                 },
@@ -295,14 +320,17 @@ impl Arm<'_> {
     fn id(&self, sym: &str) -> String {
         let t = self.target(sym);
         let names = t.names.iter().map(Name::arg).collect::<Vec<_>>().join(", ");
-        match (t.scope, &t.rg) {
-            (Some(scope), _) => format!(
+        match (t.scope, &t.sub, &t.rg) {
+            (Some(scope), _, _) => format!(
                 "extensionResourceId({}, {}, {names})",
                 self.id(scope),
                 q(t.ty)
             ),
-            (None, Some(rg)) => format!("resourceId({}, {}, {names})", q(rg), q(t.ty)),
-            (None, None) => format!("resourceId({}, {names})", q(t.ty)),
+            (None, Some(sub), Some(rg)) => {
+                format!("resourceId({}, {}, {}, {names})", q(sub), q(rg), q(t.ty))
+            }
+            (None, _, Some(rg)) => format!("resourceId({}, {}, {names})", q(rg), q(t.ty)),
+            (None, _, None) => format!("resourceId({}, {names})", q(t.ty)),
         }
     }
 
@@ -471,16 +499,18 @@ fn variables(p: &Plan) -> Value {
     if let Some(cd) = &p.compute.custom_data {
         m.insert("customData".into(), lit(cd));
     }
-    m.insert(
-        "vaultName".into(),
-        match &p.vault.name {
-            Some(name) => lit(name),
-            None => x(format!(
-                "format('{{0}}-{{1}}', {}, uniqueString(resourceGroup().id))",
-                q(&p.vault.name_prefix)
-            )),
-        },
-    );
+    if p.vault.existing.is_none() {
+        m.insert(
+            "vaultName".into(),
+            match &p.vault.name {
+                Some(name) => lit(name),
+                None => x(format!(
+                    "format('{{0}}-{{1}}', {}, uniqueString(resourceGroup().id))",
+                    q(&p.vault.name_prefix)
+                )),
+            },
+        );
+    }
     if let Some(g) = &p.gpu {
         m.insert("gpuStream".into(), lit(g.stream));
     }
@@ -767,6 +797,11 @@ fn private_endpoint(
 fn keyvault(a: &Arm, out: &mut Vec<Value>) {
     let p = a.p;
     let v = &p.vault;
+    if v.existing.is_some() {
+        // a landing zone's vault: referenced (`vault` resolves to its id), never deployed; the
+        // rule `existing-key-vault-cmk` keeps customer-managed keys out of this case
+        return;
+    }
     let mut props = json!({
         "tenantId": "[subscription().tenantId]",
         "sku": { "family": "A", "name": v.sku },
@@ -1512,18 +1547,20 @@ fn autoscale(a: &Arm, out: &mut Vec<Value>) {
 fn monitoring(a: &Arm, out: &mut Vec<Value>) {
     let p = a.p;
     let m = &p.monitoring;
-    out.push(json!({
-        "type": "Microsoft.OperationalInsights/workspaces",
-        "apiVersion": p.api.log_analytics,
-        "name": lit(&m.workspace.name),
-        "location": "[parameters('location')]",
-        "tags": a.tags(),
-        "properties": {
-            "sku": { "name": "PerGB2018" },
-            "retentionInDays": m.workspace.retention_days,
-            "features": { "enableLogAccessUsingOnlyResourcePermissions": true }
-        }
-    }));
+    if m.workspace.existing.is_none() {
+        out.push(json!({
+            "type": "Microsoft.OperationalInsights/workspaces",
+            "apiVersion": p.api.log_analytics,
+            "name": lit(&m.workspace.name),
+            "location": "[parameters('location')]",
+            "tags": a.tags(),
+            "properties": {
+                "sku": { "name": "PerGB2018" },
+                "retentionInDays": m.workspace.retention_days,
+                "features": { "enableLogAccessUsingOnlyResourcePermissions": true }
+            }
+        }));
+    }
     for d in &m.diagnostics {
         out.push(json!({
             "type": "Microsoft.Insights/diagnosticSettings",
@@ -1569,11 +1606,14 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
                 json!([ { "name": dim.name, "operator": "Include", "values": [ lit(&dim.value) ] } ]),
             );
         }
-        let actions = if m.action_group.is_some() {
-            json!([ { "actionGroupId": x(a.id("actionGroup")) } ])
-        } else {
-            json!([])
-        };
+        // metricAlerts `actions[].actionGroupId`
+        // (https://learn.microsoft.com/azure/templates/microsoft.insights/metricalerts)
+        let actions = Value::Array(
+            action_group_ids(a)
+                .into_iter()
+                .map(|id| json!({ "actionGroupId": id }))
+                .collect(),
+        );
         let mut deps = vec![al.scope];
         if m.action_group.is_some() {
             deps.push("actionGroup");
@@ -1611,8 +1651,8 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
                 "contactEmails",
                 Value::Array(b.emails.iter().map(|e| lit(e)).collect()),
             );
-            if m.action_group.is_some() {
-                put(&mut o, "contactGroups", json!([x(a.id("actionGroup"))]));
+            if m.notifies {
+                put(&mut o, "contactGroups", Value::Array(action_group_ids(a)));
             }
             notes.insert(nt.key.clone(), o);
         }
@@ -1641,6 +1681,18 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
     }
 }
 
+/// The action groups every alert and budget notification names: the created one, then the
+/// landing zone's existing ones (`monitoring.existingActionGroups`), as literal ids.
+fn action_group_ids(a: &Arm) -> Vec<Value> {
+    let m = &a.p.monitoring;
+    let mut ids = Vec::new();
+    if m.action_group.is_some() {
+        ids.push(x(a.id("actionGroup")));
+    }
+    ids.extend(m.existing_action_groups.iter().map(|id| lit(id)));
+    ids
+}
+
 /// Azure Monitor Agent settings: sign in with the pool's user-assigned identity.
 fn ama_settings(a: &Arm) -> Value {
     json!({ "authentication": { "managedIdentity": {
@@ -1657,7 +1709,9 @@ fn gpu_workbook_name(g: &GpuMonitoring) -> String {
 /// alerts, workbook.
 fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
     let p = a.p;
-    out.push(json!({
+    // in a landing zone's central workspace the table is a prerequisite (`plan::shared`)
+    if p.monitoring.workspace.existing.is_none() {
+        out.push(json!({
         "type": "Microsoft.OperationalInsights/workspaces/tables",
         "apiVersion": p.api.log_analytics_tables,
         "name": lit(&format!("{}/{}", p.monitoring.workspace.name, g.table)),
@@ -1672,6 +1726,7 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
         },
         "dependsOn": a.depends(&["workspace"])
     }));
+    }
     out.push(json!({
         "type": "Microsoft.Insights/dataCollectionEndpoints",
         "apiVersion": p.api.data_collection,
@@ -1729,11 +1784,9 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
     }));
     let ag = p.monitoring.action_group.is_some();
     for al in &g.alerts {
-        let groups = if ag {
-            json!([x(a.id("actionGroup"))])
-        } else {
-            json!([])
-        };
+        // scheduledQueryRules `actions.actionGroups`: action group resource ids
+        // (https://learn.microsoft.com/azure/templates/microsoft.insights/scheduledqueryrules)
+        let groups = Value::Array(action_group_ids(a));
         let mut deps = vec!["workspace", "gpuTable"];
         if ag {
             deps.push("actionGroup");

@@ -13,6 +13,7 @@ mod monitoring;
 mod network;
 mod scaling;
 mod security;
+pub mod shared;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -145,6 +146,9 @@ pub struct Plan {
     pub roles: Vec<RoleAssignment>,
     /// GPU telemetry, alerts and workbook (`monitoring.gpu`); `None` when off.
     pub gpu: Option<gpu_monitoring::GpuMonitoring>,
+    /// Landing zones: what the platform team does before this pool deploys (the GPU table in a
+    /// central workspace, roles on an existing vault); empty without shared services.
+    pub prerequisites: Vec<shared::Prerequisite>,
 }
 
 /// Why a checked spec cannot be planned.
@@ -299,10 +303,12 @@ impl Plan {
             // design, and its one user notices when it is down
             monitoring.alerts.retain(|a| a.scope != "vmss");
         }
-        let mut roles = security::roles(cmk.as_ref(), queue.as_ref());
+        let mut roles = security::roles(&vault, cmk.as_ref(), queue.as_ref());
         if gpu.is_some() {
             roles.push(gpu_monitoring::publisher_role());
         }
+
+        let prerequisites = shared::prerequisites(&name, s, gpu.is_some());
 
         Ok(Plan {
             source_file: Path::new(&checked.path)
@@ -331,6 +337,7 @@ impl Plan {
             devbox,
             queue,
             autoscale,
+            prerequisites,
             monitoring,
             roles,
             gpu,

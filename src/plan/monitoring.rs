@@ -13,6 +13,11 @@ pub struct Monitoring {
     pub diagnostics: Vec<DiagnosticSetting>,
     pub alerts: Vec<MetricAlert>,
     pub budget: Option<Budget>,
+    /// Landing zones: resource ids of existing action groups (`monitoring.existingActionGroups`)
+    /// that every alert and budget notification names after the created group.
+    pub existing_action_groups: Vec<String>,
+    /// Some action group (created or existing) receives the alerts.
+    pub notifies: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -20,6 +25,9 @@ pub struct Monitoring {
 pub struct Workspace {
     pub name: String,
     pub retention_days: u32,
+    /// Landing zones: the central workspace (`monitoring.existingWorkspace`); then nothing is
+    /// created, `name` is its name and `retention_days` is not rendered.
+    pub existing: Option<super::shared::ExistingRef>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -209,9 +217,13 @@ pub struct BudgetNotification {
 }
 
 pub(super) fn workspace(name: &str, s: &WorkloadSpec) -> Workspace {
+    let existing = super::shared::workspace(s);
     Workspace {
-        name: format!("log-{name}"),
+        name: existing
+            .as_ref()
+            .map_or_else(|| format!("log-{name}"), |e| e.name.clone()),
         retention_days: s.monitoring.log_retention_days,
+        existing,
     }
 }
 
@@ -243,11 +255,15 @@ pub(super) fn plan(
             .collect(),
     });
 
-    let mut diagnostics = vec![diagnostic(
-        "vaultDiagnostics",
-        "vault",
-        "Microsoft.KeyVault/vaults",
-    )];
+    // an existing vault's diagnostic settings are its owner's (and outside this resource group)
+    let mut diagnostics = Vec::new();
+    if s.security.existing_key_vault.is_none() {
+        diagnostics.push(diagnostic(
+            "vaultDiagnostics",
+            "vault",
+            "Microsoft.KeyVault/vaults",
+        ));
+    }
     if autoscale.is_some() {
         diagnostics.push(diagnostic(
             "autoscaleDiagnostics",
@@ -358,9 +374,12 @@ pub(super) fn plan(
         // A notification at resource-group scope needs a contact email or an action group
         // (Consumption Budgets REST: "Must have at least one contact email or contact group
         // specified at the Subscription or Resource Group scopes"; Bicep types mark contactEmails
-        // required, BCP035). Without alertEmails there is neither: the budget is rendered
-        // without notifications and `budget-no-contacts` says so.
-        notifications: if m.alert_emails.is_empty() {
+        // required, BCP035). Without alertEmails or existingActionGroups there is neither: the
+        // budget is rendered without notifications and `budget-no-contacts` says so.
+        // contactGroups: "Action groups to send the budget notification to when the threshold
+        // is exceeded. Must be provided as a fully qualified Azure resource id"
+        // (https://learn.microsoft.com/azure/templates/microsoft.consumption/budgets).
+        notifications: if m.alert_emails.is_empty() && m.existing_action_groups.is_empty() {
             &[][..]
         } else {
             &b.alert_at_percent[..]
@@ -376,9 +395,11 @@ pub(super) fn plan(
 
     Monitoring {
         workspace,
+        notifies: action_group.is_some() || !m.existing_action_groups.is_empty(),
         action_group,
         diagnostics,
         alerts,
         budget,
+        existing_action_groups: m.existing_action_groups.clone(),
     }
 }

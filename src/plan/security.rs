@@ -27,6 +27,10 @@ pub struct Vault {
     pub purge_protection: bool,
     pub public_network_access: bool,
     pub private_endpoint: Option<PrivateEndpoint>,
+    /// Landing zones: the existing vault (`security.existingKeyVault`), referenced instead of
+    /// created; then no private endpoint, no diagnostic setting and no role assignment on it is
+    /// rendered (the roles are prerequisites, see `plan::shared`).
+    pub existing: Option<super::shared::ExistingRef>,
 }
 
 /// A private endpoint with its private DNS zone, the zone's VNet link and the zone group.
@@ -139,6 +143,7 @@ pub fn vault_name_prefix(name: &str) -> String {
 
 pub(super) fn vault(name: &str, s: &WorkloadSpec, network: &Network) -> Vault {
     let kv = &s.security.key_vault;
+    let existing = super::shared::key_vault(s);
     Vault {
         name: kv.name.clone(),
         name_prefix: vault_name_prefix(name),
@@ -146,16 +151,18 @@ pub(super) fn vault(name: &str, s: &WorkloadSpec, network: &Network) -> Vault {
         soft_delete_retention_days: kv.soft_delete_retention_days,
         purge_protection: kv.purge_protection,
         public_network_access: kv.public_network_access,
-        private_endpoint: (!kv.public_network_access && network.pe_subnet.is_some()).then(|| {
-            PrivateEndpoint {
-                name: format!("pep-{name}-vault"),
-                group_id: "vault",
-                zone: PrivateDnsZone::KeyVault,
-                storage_service: None,
-                nic_name: format!("pep-{name}-vault-nic"),
-                vnet_link_name: format!("link-{}", network.vnet_name),
-            }
+        private_endpoint: (existing.is_none()
+            && !kv.public_network_access
+            && network.pe_subnet.is_some())
+        .then(|| PrivateEndpoint {
+            name: format!("pep-{name}-vault"),
+            group_id: "vault",
+            zone: PrivateDnsZone::KeyVault,
+            storage_service: None,
+            nic_name: format!("pep-{name}-vault-nic"),
+            vnet_link_name: format!("link-{}", network.vnet_name),
         }),
+        existing,
     }
 }
 
@@ -188,16 +195,25 @@ pub(super) fn cmk(name: &str, s: &WorkloadSpec, vault: &Vault) -> Option<Cmk> {
     })
 }
 
-pub(super) fn roles(cmk: Option<&Cmk>, queue: Option<&Queue>) -> Vec<RoleAssignment> {
-    let mut out = vec![RoleAssignment {
-        sym: "identitySecretsUser",
-        role_name: "Key Vault Secrets User",
-        role_id: roles::KEY_VAULT_SECRETS_USER,
-        scope: "vault",
-        principal: "identity",
-        system_identity: false,
-        description: "The pool's identity reads secrets from the vault.".into(),
-    }];
+pub(super) fn roles(
+    vault: &Vault,
+    cmk: Option<&Cmk>,
+    queue: Option<&Queue>,
+) -> Vec<RoleAssignment> {
+    let mut out = Vec::new();
+    // on an existing vault (another resource group) the role is the platform team's to grant:
+    // `plan::shared::prerequisites` lists it
+    if vault.existing.is_none() {
+        out.push(RoleAssignment {
+            sym: "identitySecretsUser",
+            role_name: "Key Vault Secrets User",
+            role_id: roles::KEY_VAULT_SECRETS_USER,
+            scope: "vault",
+            principal: "identity",
+            system_identity: false,
+            description: "The pool's identity reads secrets from the vault.".into(),
+        });
+    }
     if let Some(q) = queue
         && q.in_deployment_group()
     {

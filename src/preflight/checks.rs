@@ -149,6 +149,16 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
 fn key_vault_check(plan: &Plan, sub: &SubscriptionData) -> Check {
     const KV: &str = "key-vault-name";
     const KV_TITLE: &str = "Key Vault name";
+    if let Some(id) = &plan.existing_key_vault {
+        return check(
+            KV,
+            KV_TITLE,
+            Status::Skipped,
+            format!(
+                "the pool uses the existing vault {id} (security.existingKeyVault): no vault is created, so no name or soft-deleted vault can block it"
+            ),
+        );
+    }
     let Some(name) = plan.vault_name() else {
         return check(
             KV,
@@ -1068,6 +1078,7 @@ mod tests {
             key_vault: None,
             key_vault_derived: None,
             key_vault_prefix: "kv-t".into(),
+            existing_key_vault: None,
             global_names: vec![],
             resource_group: None,
             allowed_regions: None,
@@ -1523,6 +1534,30 @@ mod tests {
             }
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn an_existing_vault_skips_the_name_and_soft_delete_checks() {
+        let mut p = plan();
+        p.existing_key_vault = Some(
+            "/subscriptions/s/resourceGroups/rg-keys/providers/Microsoft.KeyVault/vaults/kv-x"
+                .into(),
+        );
+        p.set_resource_group("00000000-0000-0000-0000-000000000000", "my-rg", None);
+        // nothing to fetch: the live run asks for no name and no deleted vaults
+        assert_eq!(p.vault_name(), None);
+        // even a soft-deleted namesake in the data does not block
+        let c = subscription_checks(
+            &p,
+            &sub_with(
+                Some(Fetch::Got(taken(None))),
+                Some(Fetch::Got(vec![deleted("kv-x", true)])),
+                vec![],
+            ),
+        );
+        let kv = by_id(&c, "key-vault-name");
+        assert_eq!(kv.status, Status::Skipped);
+        assert!(kv.message.contains("existing vault"), "{}", kv.message);
     }
 
     #[test]

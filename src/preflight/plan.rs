@@ -168,6 +168,11 @@ pub struct Plan {
     pub key_vault_derived: Option<String>,
     /// Prefix of the derived vault name (the renderer's `vault_name_prefix`).
     pub key_vault_prefix: String,
+    /// Landing zones: `security.existingKeyVault`, a vault that exists and is not created, so
+    /// neither its name nor a soft-deleted namesake can block the deployment: no vault name is
+    /// checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing_key_vault: Option<String>,
     /// Service Bus namespaces and storage accounts the deployment creates: global DNS names.
     pub global_names: Vec<GlobalName>,
     /// The resource group the spec is deployed to, when the caller knows it.
@@ -250,6 +255,7 @@ impl Plan {
             key_vault: s.security.key_vault.name.clone(),
             key_vault_derived: None,
             key_vault_prefix: crate::plan::vault_name_prefix(&spec.metadata.name),
+            existing_key_vault: s.security.existing_key_vault.clone(),
             global_names: global_names(spec),
             resource_group: None,
             allowed_regions: s
@@ -268,7 +274,7 @@ impl Plan {
             .filter(|id| !id.is_empty())
             .map(str::to_string)
             .unwrap_or_else(|| super::names::resource_group_id(subscription, rg));
-        if self.key_vault.is_none() {
+        if self.key_vault.is_none() && self.existing_key_vault.is_none() {
             self.key_vault_derived = Some(super::names::derived_vault_name(
                 &self.key_vault_prefix,
                 &id,
@@ -279,6 +285,9 @@ impl Plan {
 
     /// The vault name to check: the spec's, or the derived one once the group is known.
     pub fn vault_name(&self) -> Option<&str> {
+        if self.existing_key_vault.is_some() {
+            return None;
+        }
         self.key_vault
             .as_deref()
             .or(self.key_vault_derived.as_deref())

@@ -738,6 +738,13 @@ pub struct Security {
     pub disk_encryption: DiskEncryption,
     #[serde(default = "d::yes")]
     pub encryption_at_host: bool,
+    /// Landing zones (issue 13): the resource id of an existing Key Vault (`/subscriptions/…/
+    /// resourceGroups/…/providers/Microsoft.KeyVault/vaults/…`, any resource group or
+    /// subscription of the tenant) the pool uses instead of a vault of its own. No vault, private
+    /// endpoint or DNS zone is created; the roles the pool needs on it are listed for the
+    /// platform team (see `plan::shared`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing_key_vault: Option<String>,
 }
 
 impl Default for Security {
@@ -746,6 +753,7 @@ impl Default for Security {
             key_vault: KeyVault::default(),
             disk_encryption: DiskEncryption::default(),
             encryption_at_host: true,
+            existing_key_vault: None,
         }
     }
 }
@@ -815,6 +823,15 @@ pub struct Monitoring {
     /// GPU telemetry, alerts, health repairs and the workbook (issue 12).
     #[serde(default)]
     pub gpu: GpuMonitoring,
+    /// Landing zones (issue 13): the resource id of an existing (central) Log Analytics
+    /// workspace, possibly in another subscription; no workspace is created and everything
+    /// that logs or queries points at it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing_workspace: Option<String>,
+    /// Landing zones (issue 13): resource ids of existing action groups that metric alerts, log
+    /// alerts and budget notifications use, next to the group `alertEmails` creates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub existing_action_groups: Vec<String>,
 }
 
 impl Default for Monitoring {
@@ -824,6 +841,8 @@ impl Default for Monitoring {
             alert_emails: Vec::new(),
             budget: None,
             gpu: GpuMonitoring::default(),
+            existing_workspace: None,
+            existing_action_groups: Vec::new(),
         }
     }
 }

@@ -131,17 +131,18 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .any(|(i, a)| t[..i].iter().any(|b| a.to_string() == b.to_string()));
             out.push(if twice { d.locked() } else { d });
         }
-        if m.alert_emails.is_empty() {
+        // an existing action group is a contact group (budgets' contactGroups)
+        if m.alert_emails.is_empty() && m.existing_action_groups.is_empty() {
             out.push(
                 Diagnostic::new(
                     "budget-no-contacts",
                     "the budget notifies nobody, and Azure refuses a resource-group budget notification without contact e-mails",
                 )
                 .at("/spec/monitoring/budget")
-                .help("add `monitoring.alertEmails` (where a policy downgrades this rule, the budget is rendered without notifications)"),
+                .help("add `monitoring.alertEmails` or `monitoring.existingActionGroups` (where a policy downgrades this rule, the budget is rendered without notifications)"),
             );
         }
-    } else if m.alert_emails.is_empty() {
+    } else if m.alert_emails.is_empty() && m.existing_action_groups.is_empty() {
         out.push(
             Diagnostic::new(
                 "alert-emails-missing",

@@ -7,6 +7,7 @@ mod governance;
 mod gpu_monitoring;
 mod network;
 mod security;
+mod shared;
 mod sizing;
 mod workload_model;
 
@@ -51,6 +52,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     compute::check(ctx, &mut out);
     network::check(ctx, &mut out);
     security::check(ctx, &mut out);
+    shared::check(ctx, &mut out);
     governance::check(ctx, &mut out);
     gpu_monitoring::check(ctx, &mut out);
     workload_model::check(ctx, &mut out);

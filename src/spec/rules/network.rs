@@ -182,7 +182,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     // a private vault and a created storage queue get private endpoints; a Service Bus
     // namespace is Standard tier, which has none
-    let needs_pe = !s.security.key_vault.public_network_access
+    // (an existing vault of a landing zone gets no private endpoint of the pool's)
+    let needs_pe = (s.security.existing_key_vault.is_none()
+        && !s.security.key_vault.public_network_access)
         || s.autoscale
             .as_ref()
             .and_then(|a| a.queue.as_ref())
