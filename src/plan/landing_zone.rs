@@ -267,7 +267,7 @@ pub fn firewall_allow_list(
         .and_then(|z| crate::spec::resolve::driver(s, z).ok())
         .and_then(|d| d.extension);
     if let Some(ext) = &extension {
-        let why = "GPU driver extension: driver and CUDA downloads";
+        let why = "GPU driver extension downloads";
         add("download.microsoft.com".into(), "https:443", why);
         add("go.microsoft.com".into(), "https:443", why);
         if ext.kind.starts_with("Nvidia") && !image.os.eq(&OsType::Windows) {
@@ -278,13 +278,10 @@ pub fn firewall_allow_list(
         }
     }
     if image.os == OsType::Windows {
-        add(
-            "WindowsUpdate".into(),
-            "FQDN tag",
-            "Windows image: updates (Azure Firewall FQDN tag)",
-        );
+        add("WindowsUpdate".into(), "FQDN tag", "Windows updates");
     } else if image.label.starts_with("ubuntu") || image.publisher.as_deref() == Some("Canonical") {
-        let why = "Ubuntu package mirror of the image (apt; the driver extension installs kernel headers)";
+        let why =
+            "the image's Ubuntu package mirror (apt; the driver extension installs kernel headers)";
         add("azure.archive.ubuntu.com".into(), "http:80", why);
         add("azure.archive.ubuntu.com".into(), "https:443", why);
     }
@@ -294,7 +291,7 @@ pub fn firewall_allow_list(
         });
     if gpu_monitoring {
         let m = cloud.monitor_hosts();
-        let why = "Azure Monitor Agent (GPU monitoring): control, ingestion";
+        let why = "Azure Monitor Agent (GPU monitoring)";
         add(
             format!("global.handler.control.{}", m.monitor),
             "https:443",
@@ -316,27 +313,25 @@ pub fn firewall_allow_list(
             .and_then(|u| u.host_str().map(str::to_string))
             .unwrap_or_else(|| u.to_string())
     };
-    let why = "Entra ID and Resource Manager of the cloud (the workload's SDK sign-in and calls)";
+    let why = "Entra ID and Resource Manager of this cloud (sign-in and management calls of the workload)";
     add(host(cloud.authority_host()), "https:443", why);
     add(host(cloud.arm_endpoint()), "https:443", why);
     out
 }
 
-/// The allow-list as one line per target, for messages and the README.
+/// The allow-list grouped by who needs it: `who: host port, host port; who: …`.
 pub fn allow_list_text(entries: &[AllowEntry]) -> String {
-    let mut lines: Vec<String> = Vec::new();
+    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
     for e in entries {
-        match lines
-            .iter_mut()
-            .find(|l| l.starts_with(&format!("{} ", e.target)))
-        {
-            Some(l) => {
-                // the same host on a second port
-                let cut = l.find(" (").unwrap_or(l.len());
-                l.insert_str(cut, &format!(", {}", e.port));
-            }
-            None => lines.push(format!("{} {} ({})", e.target, e.port, e.why)),
+        let item = format!("{} ({})", e.target, e.port);
+        match groups.iter_mut().find(|(why, _)| *why == e.why) {
+            Some((_, items)) => items.push(item),
+            None => groups.push((e.why, vec![item])),
         }
     }
-    lines.join("; ")
+    groups
+        .iter()
+        .map(|(why, items)| format!("{why}: {}", items.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -87,6 +87,14 @@ fn refused(net: &Ipv4Net) -> Option<(Ipv4Net, &'static str)> {
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let s = &ctx.spec.spec;
     let n = &s.network;
+    if n.existing_subnet.is_some() {
+        // landing zone: no address space, subnets or NSG of gpuform's own to check; the
+        // fields that do not apply are `existing-subnet-conflict` (rules::landing_zone)
+        if let Some(size) = ctx.size() {
+            check_size(ctx, size, out);
+        }
+        return;
+    }
     let usable = |net: Option<Ipv4Net>, ptr: &str, out: &mut Vec<Diagnostic>| {
         let net = net?;
         match refused(&net) {
