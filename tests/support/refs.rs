@@ -36,6 +36,9 @@ pub struct ResKey {
     pub names: Vec<Expr>,
     /// Resource group, when not the deployment's.
     pub rg: Option<Expr>,
+    /// Subscription, when given with the group (landing zones: `resourceId(sub, rg, …)`,
+    /// `scope: resourceGroup(sub, rg)`).
+    pub sub: Option<Expr>,
     /// The resource an extension resource (role assignment, diagnostic setting) is scoped to.
     pub scope: Option<Box<ResKey>>,
 }
@@ -44,6 +47,9 @@ impl std::fmt::Display for ResKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if let Some(s) = &self.scope {
             write!(f, "{s}/providers/")?;
+        }
+        if let Some(sub) = &self.sub {
+            write!(f, "sub({}):", show(sub))?;
         }
         if let Some(rg) = &self.rg {
             write!(f, "rg({}):", show(rg))?;
@@ -140,6 +146,7 @@ fn path_key(e: &Expr) -> Result<ResKey, String> {
         ty: ty.to_ascii_lowercase(),
         names,
         rg: None,
+        sub: None,
         scope: None,
     })
 }
@@ -292,10 +299,11 @@ fn arm_call(name: &str, args: Vec<Expr>) -> Result<Expr, String> {
                 .iter()
                 .position(|a| matches!(a, Expr::Str(s) if s.contains('/')))
                 .ok_or("resourceId() without a type")?;
-            let rg = match t {
-                0 => None,
-                1 => Some(args[0].clone()),
-                _ => return Err("resourceId() with a subscription".into()),
+            let (sub, rg) = match t {
+                0 => (None, None),
+                1 => (None, Some(args[0].clone())),
+                2 => (Some(args[0].clone()), Some(args[1].clone())),
+                _ => return Err("resourceId() with more than a subscription and a group".into()),
             };
             let Expr::Str(ty) = &args[t] else {
                 unreachable!()
@@ -304,6 +312,7 @@ fn arm_call(name: &str, args: Vec<Expr>) -> Result<Expr, String> {
                 ty: ty.to_ascii_lowercase(),
                 names: args[t + 1..].to_vec(),
                 rg,
+                sub,
                 scope: None,
             })))
         }
@@ -315,6 +324,7 @@ fn arm_call(name: &str, args: Vec<Expr>) -> Result<Expr, String> {
                 ty: ty.to_ascii_lowercase(),
                 names: args[2..].to_vec(),
                 rg: None,
+                sub: None,
                 scope: Some(scope.clone()),
             })))
         }
@@ -369,6 +379,7 @@ pub fn arm_resource_key(r: &Value) -> Result<ResKey, String> {
         ty: ty.to_ascii_lowercase(),
         names: segments(&name),
         rg: None,
+        sub: None,
         scope,
     })
 }
@@ -383,6 +394,9 @@ pub fn references(e: &Expr, out: &mut Vec<ResKey>) {
             }
             for n in &k.names {
                 references(n, out);
+            }
+            if let Some(sub) = &k.sub {
+                references(sub, out);
             }
             if let Some(rg) = &k.rg {
                 references(rg, out);
@@ -561,12 +575,12 @@ impl Bicep<'_> {
             Some(v) if super::is_expr(v) => self.expr(v["$expr"].as_str().unwrap())?,
             _ => return Err(format!("`{sym}` has no name")),
         };
-        let (mut names, mut rg) = match &r.parent {
+        let (mut names, mut rg, mut sub) = match &r.parent {
             Some(p) => {
                 let pk = self.key(p)?;
-                (pk.names, pk.rg)
+                (pk.names, pk.rg, pk.sub)
             }
-            None => (Vec::new(), None),
+            None => (Vec::new(), None, None),
         };
         names.push(own);
         let mut scope = None;
@@ -580,6 +594,10 @@ impl Bicep<'_> {
                 (B::Call(f, args), _) if f == "resourceGroup" && args.len() == 1 => {
                     rg = Some(self.translate(&args[0])?);
                 }
+                (B::Call(f, args), _) if f == "resourceGroup" && args.len() == 2 => {
+                    sub = Some(self.translate(&args[0])?);
+                    rg = Some(self.translate(&args[1])?);
+                }
                 (_, Some(s)) => scope = Some(Box::new(self.key(&s)?)),
                 _ => return Err(format!("`{sym}`: unknown scope {text}")),
             }
@@ -588,6 +606,7 @@ impl Bicep<'_> {
             ty: r.ty.to_ascii_lowercase(),
             names,
             rg,
+            sub,
             scope,
         })
     }
