@@ -28,6 +28,21 @@ impl Spec {
     pub fn size(&self) -> Option<&'static crate::catalog::GpuSize> {
         crate::catalog::find(&self.spec.compute.vm_size)
     }
+
+    /// The spec with every default applied, as `gpuform show` prints it (and as it must
+    /// re-validate). A landing-zone network (`existingSubnet`) has no address space of its own:
+    /// the default `addressSpace` is left out, since writing it there is an error.
+    pub fn resolved_value(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).expect("spec serialises");
+        if self.spec.network.existing_subnet.is_some()
+            && let Some(net) = v
+                .pointer_mut("/spec/network")
+                .and_then(|n| n.as_object_mut())
+        {
+            net.remove("addressSpace");
+        }
+        v
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
