@@ -302,7 +302,12 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
         out.push(
                     Diagnostic::new("outbound-none-driver", "no NAT gateway, but the GPU driver extension downloads drivers from the Internet")
                         .at("/spec/network/outbound")
-                        .help("keep `outbound: natGateway`, or make sure a firewall route lets download.microsoft.com and developer.download.nvidia.com through"),
+                        .help(if s.network.existing_subnet.is_some() {
+                            // a spoke cannot take a NAT gateway (existing-subnet-conflict)
+                            "use `outbound: userDefinedRouting` (validation then lists what the hub firewall must allow), or make sure the subnet's route lets download.microsoft.com and developer.download.nvidia.com through"
+                        } else {
+                            "keep `outbound: natGateway`, or make sure a firewall route lets download.microsoft.com and developer.download.nvidia.com through"
+                        }),
                 );
     }
 }
