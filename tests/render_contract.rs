@@ -1188,14 +1188,39 @@ fn landing_zone_problems(o: &Out) -> Vec<String> {
                 p.push(format!("{}: a spoke creates a {ty}", o.at));
             }
         }
-        let text = compute_resource(o).to_string();
-        if !text.contains("resourceId('")
-            || !text.contains("'Microsoft.Network/virtualNetworks/subnets'")
-        {
-            p.push(format!(
-                "{}: the pool's subnet is not the existing one",
-                o.at
-            ));
+        // every subnet reference (scale set or dev box NIC, private endpoints) is the existing
+        // subnet, by subscription, group, VNet and name
+        fn subnet_ids<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+            match v {
+                Value::Object(m) => {
+                    for (k, x) in m {
+                        match (k.as_str(), x["id"].as_str()) {
+                            ("subnet", Some(id)) => out.push(id),
+                            _ => subnet_ids(x, out),
+                        }
+                    }
+                }
+                Value::Array(a) => a.iter().for_each(|x| subnet_ids(x, out)),
+                _ => {}
+            }
+        }
+        let mut ids = Vec::new();
+        subnet_ids(&o.arm["resources"], &mut ids);
+        if ids.is_empty() {
+            p.push(format!("{}: nothing joins a subnet", o.at));
+        }
+        for id in ids {
+            let args: Vec<&str> = id
+                .strip_prefix("[resourceId(")
+                .unwrap_or("")
+                .split(", ")
+                .collect();
+            if args.len() != 5 || args[2] != "'Microsoft.Network/virtualNetworks/subnets'" {
+                p.push(format!(
+                    "{}: the subnet {id} is not an existing subnet by subscription and group",
+                    o.at
+                ));
+            }
         }
     } else if o.outbound == Outbound::UserDefinedRouting {
         let subnet = &vnets[0]["properties"]["subnets"][0]["properties"];
