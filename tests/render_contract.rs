@@ -15,6 +15,7 @@ use gpuform::azure::cloud::Cloud;
 use gpuform::catalog::prices::PriceTable;
 use gpuform::emit;
 use gpuform::plan::{log_entry, metric_entry, roles};
+use gpuform::spec::model::{DnsZoneMode, Outbound};
 use gpuform::spec::{self, Policy};
 use serde_json::Value;
 
@@ -59,12 +60,32 @@ struct Out {
     arm: Value,
     /// Every rendered file, for the host-name scan.
     files: Vec<(String, String)>,
+    /// Landing zones (issue 13): the pool joins an existing subnet (no VNet of its own).
+    existing_subnet: bool,
+    outbound: Outbound,
+    dns_mode: DnsZoneMode,
+    /// Resource ids the spec gives (zone ids, route table id): written as the spec wrote them,
+    /// so their host-like names are the spec's, not the template's.
+    spec_ids: Vec<String>,
 }
 
 fn render(path: &Path) -> Out {
     let checked = spec::check_file(path, &Policy::default(), PriceTable::embedded());
     assert!(!checked.has_errors(), "{}", path.display());
     let region = checked.spec.as_ref().unwrap().spec.region.clone();
+    let net = checked.spec.as_ref().unwrap().spec.network.clone();
+    let z = &net.private_dns_zones.zones;
+    let spec_ids: Vec<String> = [
+        &z.key_vault,
+        &z.storage_queue,
+        &z.storage_blob,
+        &z.service_bus,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .chain(net.route_table.as_ref().and_then(|r| r.id.clone()))
+    .collect();
     let files: Vec<(String, String)> = if golden_mode() {
         let dir = root()
             .join("tests/golden/render")
@@ -93,6 +114,10 @@ fn render(path: &Path) -> Out {
         bicep: get(emit::MAIN_BICEP),
         arm: serde_json::from_str(&get(emit::ARM_TEMPLATE)).unwrap(),
         files,
+        existing_subnet: net.existing_subnet.is_some(),
+        outbound: net.outbound,
+        dns_mode: net.private_dns_zones.mode,
+        spec_ids,
     }
 }
 
@@ -422,6 +447,11 @@ fn host_problems(o: &Out) -> Vec<String> {
         } else {
             text.clone()
         };
+        // the spec's own resource ids (a platform team's zone `privatelink.vaultcore.azure.net`)
+        let scan = o
+            .spec_ids
+            .iter()
+            .fold(scan, |acc, id| acc.replace(id.as_str(), ""));
         for h in CLOUD_HOSTS {
             if scan.contains(h) {
                 p.push(format!("{}: {name} names the cloud host {h}", o.at));
@@ -526,6 +556,39 @@ fn private_dns_zones_resolve_in_every_cloud() {
                     .unwrap()
                     .to_string();
             let region_cloud = Cloud::for_region(&o.region);
+            match o.dns_mode {
+                // the platform team's zone, by id: it must be the zone of the region's cloud
+                DnsZoneMode::Existing => {
+                    let name = pe["name"].as_str().unwrap();
+                    let id = of(
+                        &o.arm,
+                        "Microsoft.Network/privateEndpoints/privateDnsZoneGroups",
+                    )
+                    .iter()
+                    .find(|g| g["name"].as_str().is_some_and(|n| n.contains(name)))
+                    .and_then(|g| {
+                        g["properties"]["privateDnsZoneConfigs"][0]["properties"]
+                                ["privateDnsZoneId"]
+                                .as_str()
+                    })
+                    .unwrap_or_else(|| panic!("{}: {name} has no zone group", o.at))
+                    .to_string();
+                    let want = format!(
+                        "/providers/Microsoft.Network/privateDnsZones/{}",
+                        expected_zone(&group, region_cloud)
+                    );
+                    assert!(
+                        id.to_ascii_lowercase()
+                            .ends_with(&want.to_ascii_lowercase()),
+                        "{}: {name} points at {id}, not at {want}",
+                        o.at
+                    );
+                    continue;
+                }
+                // Policy adds the records: nothing to resolve in the template
+                DnsZoneMode::Policy => continue,
+                DnsZoneMode::Create => {}
+            }
             seen.insert((group.clone(), region_cloud.name()));
             let matching: Vec<&&Value> = zones
                 .iter()
@@ -816,7 +879,16 @@ fn role_assignments_are_least_privilege_on_one_resource() {
 /// only to the workload subnet.
 fn nsg_problems(o: &Out) -> Vec<String> {
     let mut p = Vec::new();
-    let vnet = of(&o.arm, "Microsoft.Network/virtualNetworks")[0];
+    let Some(vnet) = of(&o.arm, "Microsoft.Network/virtualNetworks")
+        .first()
+        .copied()
+    else {
+        // a landing-zone spoke: the platform team's NSG applies, gpuform creates none
+        if !of(&o.arm, "Microsoft.Network/networkSecurityGroups").is_empty() {
+            p.push(format!("{}: an NSG without a VNet of its own", o.at));
+        }
+        return p;
+    };
     let workload = vnet["properties"]["subnets"][0]["properties"]["addressPrefix"].clone();
     for nsg in of(&o.arm, "Microsoft.Network/networkSecurityGroups") {
         let mut prios = std::collections::BTreeSet::new();
@@ -896,6 +968,19 @@ fn pe_problems(o: &Out) -> Vec<String> {
             p.push(format!("{}: group id {group} for {target}", o.at));
         }
         let pe_name = pe["name"].as_str().unwrap();
+        if o.dns_mode == DnsZoneMode::Policy {
+            // the landing zone's DeployIfNotExists policy adds the zone group
+            if groups
+                .iter()
+                .any(|g| g["name"].as_str().is_some_and(|n| n.contains(pe_name)))
+            {
+                p.push(format!(
+                    "{}: {pe_name} has a zone group, but privateDnsZones.mode is policy",
+                    o.at
+                ));
+            }
+            continue;
+        }
         if !groups.iter().any(|g| {
             g["name"].as_str().is_some_and(|n| n.contains(pe_name))
                 && g["properties"]["privateDnsZoneConfigs"][0]["properties"]["privateDnsZoneId"]
@@ -906,6 +991,15 @@ fn pe_problems(o: &Out) -> Vec<String> {
         }
     }
     let zones = of(&o.arm, "Microsoft.Network/privateDnsZones");
+    if o.dns_mode != DnsZoneMode::Create && !(zones.is_empty() && links.is_empty()) {
+        p.push(format!(
+            "{}: privateDnsZones.mode is {} but the template creates {} zones and {} VNet links",
+            o.at,
+            o.dns_mode.as_str(),
+            zones.len(),
+            links.len()
+        ));
+    }
     if zones.len() != links.len() {
         p.push(format!(
             "{}: {} zones, {} VNet links",
@@ -939,6 +1033,19 @@ fn private_endpoints_have_a_zone_group_and_a_linked_zone() {
         },
         pe_problems,
         "no DNS zone group",
+    );
+    // a spoke whose DNS records Azure Policy creates renders no zone group and no zone
+    caught(
+        "landing-zone-spoke.yaml",
+        |o| {
+            let group = serde_json::json!({
+                "type": "Microsoft.Network/privateEndpoints/privateDnsZoneGroups",
+                "name": "[format('{0}/{1}', 'pep-spoke-batch-vault', 'default')]",
+            });
+            o.arm["resources"].as_array_mut().unwrap().push(group);
+        },
+        pe_problems,
+        "has a zone group, but privateDnsZones.mode is policy",
     );
 }
 
@@ -1088,4 +1195,131 @@ fn a_budget_without_contact_emails_is_refused_before_render() {
     );
     assert!(checked.has_errors(), "rendered a budget Azure refuses");
     assert!(emit::render(&checked).is_err());
+}
+
+// ------------------------------------------------------------------ landing zones (issue 13)
+
+/// A spoke (existing subnet) creates no network of its own: no VNet, subnet, NSG, NAT gateway,
+/// public IP or route table; the scale set's (or VM's) subnet is the spec's, by
+/// `resourceId(subscription, group, …)`. `outbound: userDefinedRouting` on an own VNet puts a
+/// route table on the workload subnet whose default route goes to a virtual appliance, and no
+/// NAT gateway.
+fn landing_zone_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    const OWN_NETWORK: [&str; 6] = [
+        "Microsoft.Network/virtualNetworks",
+        "Microsoft.Network/virtualNetworks/subnets",
+        "Microsoft.Network/networkSecurityGroups",
+        "Microsoft.Network/natGateways",
+        "Microsoft.Network/publicIPAddresses",
+        "Microsoft.Network/routeTables",
+    ];
+    let vnets = of(&o.arm, "Microsoft.Network/virtualNetworks");
+    if o.existing_subnet {
+        for ty in OWN_NETWORK {
+            if !of(&o.arm, ty).is_empty() {
+                p.push(format!("{}: a spoke creates a {ty}", o.at));
+            }
+        }
+        // every subnet reference (scale set or dev box NIC, private endpoints) is the existing
+        // subnet, by subscription, group, VNet and name
+        fn subnet_ids<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+            match v {
+                Value::Object(m) => {
+                    for (k, x) in m {
+                        match (k.as_str(), x["id"].as_str()) {
+                            ("subnet", Some(id)) => out.push(id),
+                            _ => subnet_ids(x, out),
+                        }
+                    }
+                }
+                Value::Array(a) => a.iter().for_each(|x| subnet_ids(x, out)),
+                _ => {}
+            }
+        }
+        let mut ids = Vec::new();
+        subnet_ids(&o.arm["resources"], &mut ids);
+        if ids.is_empty() {
+            p.push(format!("{}: nothing joins a subnet", o.at));
+        }
+        for id in ids {
+            let args: Vec<&str> = id
+                .strip_prefix("[resourceId(")
+                .unwrap_or("")
+                .split(", ")
+                .collect();
+            if args.len() != 5 || args[2] != "'Microsoft.Network/virtualNetworks/subnets'" {
+                p.push(format!(
+                    "{}: the subnet {id} is not an existing subnet by subscription and group",
+                    o.at
+                ));
+            }
+        }
+    } else if o.outbound == Outbound::UserDefinedRouting {
+        let subnet = &vnets[0]["properties"]["subnets"][0]["properties"];
+        if subnet.get("natGateway").is_some()
+            || !of(&o.arm, "Microsoft.Network/natGateways").is_empty()
+        {
+            p.push(format!("{}: userDefinedRouting with a NAT gateway", o.at));
+        }
+        match subnet["routeTable"]["id"].as_str() {
+            None => p.push(format!(
+                "{}: userDefinedRouting without a route table on the workload subnet",
+                o.at
+            )),
+            Some(id) if id.contains("Microsoft.Network/routeTables") => {
+                for rt in of(&o.arm, "Microsoft.Network/routeTables") {
+                    let routes = rt["properties"]["routes"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default();
+                    let default = routes
+                        .iter()
+                        .find(|r| r["properties"]["addressPrefix"] == "0.0.0.0/0");
+                    match default {
+                        Some(r)
+                            if r["properties"]["nextHopType"] == "VirtualAppliance"
+                                && r["properties"]["nextHopIpAddress"]
+                                    .as_str()
+                                    .is_some_and(|ip| ip.parse::<std::net::Ipv4Addr>().is_ok_and(|a| a.is_private())) => {}
+                        _ => p.push(format!("{}: route table {} has no default route to a private virtual appliance", o.at, rt["name"])),
+                    }
+                }
+            }
+            Some(id) => p.push(format!("{}: workload subnet's route table {id}", o.at)),
+        }
+    }
+    p
+}
+
+#[test]
+fn landing_zone_spokes_create_no_network_and_udr_routes_to_the_firewall() {
+    let outs = all();
+    assert!(outs.iter().any(|o| o.existing_subnet), "no spoke spec");
+    assert!(
+        outs.iter()
+            .any(|o| !o.existing_subnet && o.outbound == Outbound::UserDefinedRouting),
+        "no own-VNet UDR spec"
+    );
+    assert_clean(outs.iter().flat_map(landing_zone_problems).collect());
+    caught(
+        "landing-zone-spoke.yaml",
+        |o| {
+            let mut extra =
+                serde_json::json!({"type": "Microsoft.Network/natGateways", "name": "ng-x"});
+            extra["apiVersion"] = "2025-05-01".into();
+            o.arm["resources"].as_array_mut().unwrap().push(extra);
+        },
+        landing_zone_problems,
+        "a spoke creates a Microsoft.Network/natGateways",
+    );
+    caught(
+        "tests/fixtures/render/variants/lz-udr-next-hop.yaml",
+        |o| {
+            let rt = resource_mut(o, "Microsoft.Network/routeTables");
+            rt["properties"]["routes"][0]["properties"]["nextHopType"] = "Internet".into();
+        },
+        landing_zone_problems,
+        "no default route to a private virtual appliance",
+    );
 }

@@ -232,3 +232,36 @@ mod tests {
         assert!(Endpoints::resolve(Cloud::AzureCloud, None, Some("login.example")).is_err());
     }
 }
+
+/// Host suffixes of the Azure Monitor Agent's endpoints per cloud (Learn, "Azure Monitor agent
+/// network configuration"; the public, 21Vianet and US Government tables of "Network firewall
+/// requirements for monitoring Kubernetes cluster": `*.ods.opinsights.azure.cn`,
+/// `global.handler.control.monitor.azure.cn`, …). Landing zones (issue 13) list them for the
+/// hub firewall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MonitorHosts {
+    /// `monitor.azure.com`: `global.handler.control.…`, `<region>.handler.control.…`,
+    /// `….ingest.…` (data collection endpoints).
+    pub monitor: &'static str,
+    /// `opinsights.azure.com`: `<workspace id>.ods.…`, `….oms.…`.
+    pub opinsights: &'static str,
+}
+
+impl Cloud {
+    pub fn monitor_hosts(self) -> MonitorHosts {
+        match self {
+            Cloud::AzureCloud => MonitorHosts {
+                monitor: "monitor.azure.com",
+                opinsights: "opinsights.azure.com",
+            },
+            Cloud::AzureChinaCloud => MonitorHosts {
+                monitor: "monitor.azure.cn",
+                opinsights: "opinsights.azure.cn",
+            },
+            Cloud::AzureUSGovernment => MonitorHosts {
+                monitor: "monitor.azure.us",
+                opinsights: "opinsights.azure.us",
+            },
+        }
+    }
+}

@@ -22,6 +22,7 @@ pub mod error;
 pub mod http;
 pub mod models;
 pub mod operate;
+pub mod resource_id;
 
 pub use api::{Arm, ArmApi};
 pub use auth::{AuthChoice, AuthMethod, AuthMode, Env, Probe, SystemProbe};

@@ -32,7 +32,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .spec
         .as_ref()
         .expect("a spec without errors has a model");
-    let value = serde_json::to_value(spec).expect("spec serialises");
+    let value = spec.resolved_value();
     match args.format {
         Format::Json => out(&format!(
             "{}\n",

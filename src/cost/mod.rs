@@ -932,16 +932,19 @@ fn fixed_lines(
             assumption: "public network access is off: the vault is reached through a private endpoint (its data processing is negligible)".into(),
             source: "network",
         }));
-        lines.push(Line::from(Fixed {
-            id: "kv-private-dns",
-            group: "network",
-            label: "Private DNS zone privatelink.vaultcore.azure.net".into(),
-            unit_price: Some(f.private_dns_zone_monthly),
-            unit: "month",
-            quantity: 1.0,
-            assumption: "one zone; DNS queries are negligible".into(),
-            source: "network",
-        }));
+        // landing zones: the platform team's zone (or Policy) serves the record; none here
+        if plan.network.dns.create {
+            lines.push(Line::from(Fixed {
+                id: "kv-private-dns",
+                group: "network",
+                label: "Private DNS zone privatelink.vaultcore.azure.net".into(),
+                unit_price: Some(f.private_dns_zone_monthly),
+                unit: "month",
+                quantity: 1.0,
+                assumption: "one zone; DNS queries are negligible".into(),
+                source: "network",
+            }));
+        }
     }
     // monitoring: a landing zone's central workspace bills its ingestion and retention on the
     // workspace resource, to its owner ("Charges related to data ingestion and retention are
@@ -1170,16 +1173,18 @@ fn fixed_lines(
                 assumption: "the storage account is reached through a private endpoint".into(),
                 source: "network",
             }));
-            lines.push(Line::from(Fixed {
-                id: "storage-private-dns",
-                group: "network",
-                label: "Private DNS zone privatelink.queue.core.windows.net".into(),
-                unit_price: Some(f.private_dns_zone_monthly),
-                unit: "month",
-                quantity: 1.0,
-                assumption: "one zone".into(),
-                source: "network",
-            }));
+            if plan.network.dns.create {
+                lines.push(Line::from(Fixed {
+                    id: "storage-private-dns",
+                    group: "network",
+                    label: "Private DNS zone privatelink.queue.core.windows.net".into(),
+                    unit_price: Some(f.private_dns_zone_monthly),
+                    unit: "month",
+                    quantity: 1.0,
+                    assumption: "one zone".into(),
+                    source: "network",
+                }));
+            }
         }
     }
 }

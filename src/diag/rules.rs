@@ -536,6 +536,49 @@ pub const RULES: &[Rule] = &[
         "No subnet for the private endpoints",
         "A private Key Vault or a storage queue gpuform creates gets a private endpoint, which needs network.privateEndpointSubnet (a /27 is enough). Service Bus Standard has no private endpoints.",
     ),
+    // --- landing zones, network (issue 13) ----------------------------------------------
+    r(
+        "existing-subnet-conflict",
+        E,
+        "network",
+        "A network field does not apply to an existing subnet",
+        "With network.existingSubnet the pool joins the platform team's subnet: gpuform creates no VNet, subnet, NSG, NAT gateway or route table, so addressSpace, workloadSubnet, privateEndpointSubnet, inbound, routeTable and outbound: natGateway do not apply. Egress is the subnet's (outbound: userDefinedRouting or none); NSG rules are the platform team's.",
+    ),
+    r(
+        "existing-subnet-invalid",
+        E,
+        "network",
+        "existingSubnet / existingPrivateEndpointSubnet is not a subnet resource id",
+        "Give /subscriptions/<guid>/resourceGroups/<group>/providers/Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet> (fixed segments in any case).",
+    ),
+    r(
+        "route-table-invalid",
+        E,
+        "network",
+        "outbound: userDefinedRouting without a usable route table",
+        "With a VNet of gpuform's own, userDefinedRouting needs routeTable: {nextHopIpAddress: <the hub firewall's private IP>} (gpuform creates the table with 0.0.0.0/0 -> VirtualAppliance) or routeTable: {id: <an existing route table id>}; exactly one of the two, and only with userDefinedRouting.",
+    ),
+    r(
+        "firewall-allow-list",
+        I,
+        "network",
+        "What the hub firewall must allow for this pool",
+        "With outbound: userDefinedRouting all egress goes through the hub firewall: the GPU driver extension's download hosts, the Azure Monitor Agent's endpoints (GPU monitoring), the image's package mirror and the cloud's Entra ID and Resource Manager hosts must be allowed, or the driver extension fails and the pool never becomes healthy.",
+    ),
+    r(
+        "private-dns-zone-missing",
+        E,
+        "network",
+        "privateDnsZones.mode: existing without the zone a private endpoint needs",
+        "In mode existing every private endpoint the plan creates (a private Key Vault, a storage queue gpuform creates) needs the resource id of the platform team's zone of its service (privatelink.vaultcore.azure.net, privatelink.queue.core.windows.net in the public cloud).",
+    ),
+    r(
+        "private-dns-zone-mismatch",
+        W,
+        "network",
+        "A private DNS zone id is not the zone its private endpoint registers in, or is not used",
+        "The zone of a service has a fixed name per cloud; a zone of another name never resolves the endpoint. Zone ids in mode create or policy, or for a service without a private endpoint, are ignored.",
+    ),
     // --- security ----------------------------------------------------------------------
     r(
         "keyvault-name",

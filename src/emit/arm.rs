@@ -115,6 +115,25 @@ impl Arm<'_> {
             scope: None,
             deployed: false,
         };
+        // landing zones: a subnet (or its VNet) of the platform team's, `existing` in main.bicep
+        let elsewhere = |ty, r: &landing_zone::SubnetRef, subnet: bool| Target {
+            ty,
+            names: if subnet {
+                vec![Name::lit(&r.vnet), Name::lit(&r.subnet)]
+            } else {
+                vec![Name::lit(&r.vnet)]
+            },
+            rg: Some(r.resource_group.clone()),
+            sub: Some(r.subscription.clone()),
+            scope: None,
+            deployed: false,
+        };
+        let existing = p.network.existing.as_ref();
+        let existing_pe = || {
+            existing
+                .and_then(|e| e.private_endpoints.as_ref())
+                .expect("private endpoint subnet symbol without one")
+        };
         let queue = || p.queue.as_ref().expect("queue symbol without a queue");
         let queue_level = |ty, names| Target {
             ty,
@@ -148,7 +167,9 @@ impl Arm<'_> {
         match sym {
             "nsgWorkload" => here(
                 "Microsoft.Network/networkSecurityGroups",
-                vec![Name::lit(&net.nsg_workload.name)],
+                vec![Name::lit(
+                    &net.nsg_workload.as_ref().expect("workload nsg").name,
+                )],
             ),
             "nsgPrivateEndpoints" => here(
                 "Microsoft.Network/networkSecurityGroups",
@@ -162,24 +183,40 @@ impl Arm<'_> {
                 "Microsoft.Network/natGateways",
                 vec![Name::lit(&net.nat.as_ref().expect("nat").name)],
             ),
-            "vnet" => here(
-                "Microsoft.Network/virtualNetworks",
-                vec![Name::lit(&net.vnet_name)],
+            "routeTable" => here(
+                landing_zone::ROUTE_TABLE_TYPE,
+                vec![Name::lit(
+                    &net.route_table.as_ref().expect("route table").name,
+                )],
             ),
-            "workloadSubnet" => here(
-                "Microsoft.Network/virtualNetworks/subnets",
-                vec![
-                    Name::lit(&net.vnet_name),
-                    Name::lit(&net.workload_subnet.name),
-                ],
-            ),
-            "privateEndpointSubnet" => here(
-                "Microsoft.Network/virtualNetworks/subnets",
-                vec![
-                    Name::lit(&net.vnet_name),
-                    Name::lit(&net.pe_subnet.as_ref().expect("pe subnet").name),
-                ],
-            ),
+            "vnet" => match existing {
+                Some(e) => elsewhere("Microsoft.Network/virtualNetworks", &e.workload, false),
+                None => here(
+                    "Microsoft.Network/virtualNetworks",
+                    vec![Name::lit(&net.vnet_name)],
+                ),
+            },
+            "peVnet" => elsewhere("Microsoft.Network/virtualNetworks", existing_pe(), false),
+            "workloadSubnet" => match existing {
+                Some(e) => elsewhere(landing_zone::SUBNET_TYPE, &e.workload, true),
+                None => here(
+                    landing_zone::SUBNET_TYPE,
+                    vec![
+                        Name::lit(&net.vnet_name),
+                        Name::lit(&net.workload_subnet.as_ref().expect("workload subnet").name),
+                    ],
+                ),
+            },
+            "privateEndpointSubnet" => match existing {
+                Some(_) => elsewhere(landing_zone::SUBNET_TYPE, existing_pe(), true),
+                None => here(
+                    landing_zone::SUBNET_TYPE,
+                    vec![
+                        Name::lit(&net.vnet_name),
+                        Name::lit(&net.pe_subnet.as_ref().expect("pe subnet").name),
+                    ],
+                ),
+            },
             "identity" => here(
                 "Microsoft.ManagedIdentity/userAssignedIdentities",
                 vec![Name::lit(&p.identity.name)],
@@ -571,8 +608,13 @@ fn network(a: &Arm, out: &mut Vec<Value>) {
     let p = a.p;
     let net = &p.network;
     let api = p.api.network;
-    let rules: Vec<Value> = net
-        .nsg_workload
+    // landing zone: the subnet is the platform team's; nothing of the network is created
+    let (Some(nsg_workload), Some(workload_subnet), Some(address_space)) =
+        (&net.nsg_workload, &net.workload_subnet, &net.address_space)
+    else {
+        return;
+    };
+    let rules: Vec<Value> = nsg_workload
         .rules
         .iter()
         .map(|r| {
@@ -599,7 +641,7 @@ fn network(a: &Arm, out: &mut Vec<Value>) {
     out.push(json!({
         "type": "Microsoft.Network/networkSecurityGroups",
         "apiVersion": api,
-        "name": lit(&net.nsg_workload.name),
+        "name": lit(&nsg_workload.name),
         "location": "[parameters('location')]",
         "tags": a.tags(),
         "properties": { "securityRules": rules }
@@ -645,8 +687,11 @@ fn network(a: &Arm, out: &mut Vec<Value>) {
         out.push(pip);
         out.push(gw);
     }
+    if let Some(rt) = net.route_table.as_ref().filter(|rt| rt.create) {
+        out.push(route_table(a, rt));
+    }
     let mut workload_props = json!({
-        "addressPrefix": lit(&net.workload_subnet.prefix),
+        "addressPrefix": lit(&workload_subnet.prefix),
         "defaultOutboundAccess": false,
         "networkSecurityGroup": { "id": x(a.id("nsgWorkload")) },
     });
@@ -657,8 +702,15 @@ fn network(a: &Arm, out: &mut Vec<Value>) {
             json!({ "id": x(a.id("natGateway")) }),
         );
     }
+    if let Some(rt) = &net.route_table {
+        let id = match &rt.id {
+            Some(id) => lit(id),
+            None => x(a.id("routeTable")),
+        };
+        put(&mut workload_props, "routeTable", json!({ "id": id }));
+    }
     let mut subnets =
-        vec![json!({ "name": lit(&net.workload_subnet.name), "properties": workload_props })];
+        vec![json!({ "name": lit(&workload_subnet.name), "properties": workload_props })];
     if let Some(pe) = &net.pe_subnet {
         subnets.push(json!({
             "name": lit(&pe.name),
@@ -677,6 +729,9 @@ fn network(a: &Arm, out: &mut Vec<Value>) {
     if net.nat.is_some() {
         deps.push("natGateway");
     }
+    if net.route_table.as_ref().is_some_and(|rt| rt.create) {
+        deps.push("routeTable");
+    }
     out.push(json!({
         "type": "Microsoft.Network/virtualNetworks",
         "apiVersion": api,
@@ -684,11 +739,39 @@ fn network(a: &Arm, out: &mut Vec<Value>) {
         "location": "[parameters('location')]",
         "tags": a.tags(),
         "properties": {
-            "addressSpace": { "addressPrefixes": [ lit(&net.address_space) ] },
+            "addressSpace": { "addressPrefixes": [ lit(address_space) ] },
             "subnets": subnets
         },
         "dependsOn": a.depends(&deps)
     }));
+}
+
+/// `outbound: userDefinedRouting` on the own VNet: the default route to the hub firewall
+/// (template reference "Microsoft.Network/routeTables", Network API 2025-05-01:
+/// `properties.routes[].properties.{addressPrefix, nextHopType, nextHopIpAddress}`,
+/// `disableBgpRoutePropagation`).
+fn route_table(a: &Arm, rt: &landing_zone::RouteTable) -> Value {
+    let p = a.p;
+    json!({
+        "type": landing_zone::ROUTE_TABLE_TYPE,
+        "apiVersion": p.api.network,
+        "name": lit(&rt.name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "properties": {
+            "disableBgpRoutePropagation": true,
+            "routes": [
+                {
+                    "name": rt.route_name,
+                    "properties": {
+                        "addressPrefix": "0.0.0.0/0",
+                        "nextHopType": "VirtualAppliance",
+                        "nextHopIpAddress": lit(rt.next_hop_ip_address.as_deref().unwrap_or_default())
+                    }
+                }
+            ]
+        }
+    })
 }
 
 fn identity(a: &Arm, out: &mut Vec<Value>) {
@@ -741,25 +824,28 @@ fn private_endpoint(
     let zone_sym = format!("{prefix}DnsZone");
     let pe_sym = format!("{prefix}PrivateEndpoint");
     let zone_name = a.zone_name(pe);
-    out.push(json!({
-        "type": "Microsoft.Network/privateDnsZones",
-        "apiVersion": p.api.private_dns,
-        "name": zone_name.value(),
-        "location": "global",
-        "tags": a.tags(),
-    }));
-    out.push(json!({
-        "type": "Microsoft.Network/privateDnsZones/virtualNetworkLinks",
-        "apiVersion": p.api.private_dns,
-        "name": x(format!("format('{{0}}/{{1}}', {}, {})", zone_name.arg(), q(&pe.vnet_link_name))),
-        "location": "global",
-        "tags": a.tags(),
-        "properties": {
-            "registrationEnabled": false,
-            "virtualNetwork": { "id": x(a.id("vnet")) }
-        },
-        "dependsOn": a.depends(&[zone_sym.as_str(), "vnet"])
-    }));
+    let dns = &p.network.dns;
+    if dns.create {
+        out.push(json!({
+            "type": "Microsoft.Network/privateDnsZones",
+            "apiVersion": p.api.private_dns,
+            "name": zone_name.value(),
+            "location": "global",
+            "tags": a.tags(),
+        }));
+        out.push(json!({
+            "type": "Microsoft.Network/privateDnsZones/virtualNetworkLinks",
+            "apiVersion": p.api.private_dns,
+            "name": x(format!("format('{{0}}/{{1}}', {}, {})", zone_name.arg(), q(&pe.vnet_link_name))),
+            "location": "global",
+            "tags": a.tags(),
+            "properties": {
+                "registrationEnabled": false,
+                "virtualNetwork": { "id": x(a.id("vnet")) }
+            },
+            "dependsOn": a.depends(&[zone_sym.as_str(), "vnet"])
+        }));
+    }
     out.push(json!({
         "type": "Microsoft.Network/privateEndpoints",
         "apiVersion": p.api.network,
@@ -781,17 +867,29 @@ fn private_endpoint(
         },
         "dependsOn": a.depends(&["vnet", target])
     }));
-    out.push(json!({
-        "type": "Microsoft.Network/privateEndpoints/privateDnsZoneGroups",
-        "apiVersion": p.api.network,
-        "name": x(format!("format('{{0}}/{{1}}', {}, 'default')", q(&pe.name))),
-        "properties": {
-            "privateDnsZoneConfigs": [
-                { "name": pe.group_id, "properties": { "privateDnsZoneId": x(a.id(&zone_sym)) } }
-            ]
-        },
-        "dependsOn": a.depends(&[pe_sym.as_str(), zone_sym.as_str()])
-    }));
+    // Template reference "Microsoft.Network/privateEndpoints/privateDnsZoneGroups" (Network
+    // API 2025-05-01): properties.privateDnsZoneConfigs[].{name, properties.privateDnsZoneId}.
+    // With privateDnsZones.mode: policy the landing zone's DeployIfNotExists policy creates it.
+    if dns.zone_group {
+        let (zone_id, deps) = match &pe.zone_id {
+            Some(id) => (lit(id), a.depends(&[pe_sym.as_str()])),
+            None => (
+                x(a.id(&zone_sym)),
+                a.depends(&[pe_sym.as_str(), zone_sym.as_str()]),
+            ),
+        };
+        out.push(json!({
+            "type": "Microsoft.Network/privateEndpoints/privateDnsZoneGroups",
+            "apiVersion": p.api.network,
+            "name": x(format!("format('{{0}}/{{1}}', {}, 'default')", q(&pe.name))),
+            "properties": {
+                "privateDnsZoneConfigs": [
+                    { "name": pe.group_id, "properties": { "privateDnsZoneId": zone_id } }
+                ]
+            },
+            "dependsOn": deps
+        }));
+    }
 }
 
 fn keyvault(a: &Arm, out: &mut Vec<Value>) {

@@ -9,6 +9,7 @@
 mod compute;
 pub mod devbox;
 pub mod gpu_monitoring;
+pub mod landing_zone;
 mod monitoring;
 mod network;
 mod scaling;

@@ -1,22 +1,41 @@
-//! Network: the VNet, its two subnets, their NSGs and the NAT gateway.
+//! Network: the VNet, its two subnets, their NSGs and the NAT gateway; or, in a landing zone
+//! (issue 13, [`super::landing_zone`]), the existing subnet the pool joins.
 
 use serde::Serialize;
 
+use super::landing_zone::{self, DnsPlan, ExistingNetwork, RouteTable};
 use crate::spec::model::{Outbound, WorkloadSpec};
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Network {
+    /// The VNet gpuform creates, or with `existing` the existing workload subnet's VNet.
     pub vnet_name: String,
-    pub address_space: String,
-    pub workload_subnet: Subnet,
-    /// Private endpoints (Key Vault, storage queue) live here.
+    /// The own VNet's address space (`None` with `existing`).
+    pub address_space: Option<String>,
+    /// The own VNet's workload subnet (`None` with `existing`).
+    pub workload_subnet: Option<Subnet>,
+    /// Private endpoints (Key Vault, storage queue) live here (own VNet).
     pub pe_subnet: Option<Subnet>,
-    pub nsg_workload: Nsg,
+    /// The workload subnet's NSG (`None` with `existing`: the platform team's NSG applies).
+    pub nsg_workload: Option<Nsg>,
     pub nsg_pe: Option<Nsg>,
     /// Egress for the driver extension and package installs (Flexible scale sets have no
     /// default outbound access).
     pub nat: Option<Nat>,
+    /// Landing zone: the existing subnet(s); nothing of the network above is created.
+    pub existing: Option<ExistingNetwork>,
+    /// `outbound: userDefinedRouting` on the own VNet: the route to the hub firewall.
+    pub route_table: Option<RouteTable>,
+    /// Who owns the private endpoints' DNS zones.
+    pub dns: DnsPlan,
+}
+
+impl Network {
+    /// Private endpoints have a subnet to go to (own or existing).
+    pub fn has_pe_subnet(&self) -> bool {
+        self.pe_subnet.is_some() || self.existing.is_some()
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -131,6 +150,23 @@ pub const FIRST_RULE_PRIORITY: u32 = 1000;
 
 pub(super) fn plan(name: &str, s: &WorkloadSpec) -> Network {
     let n = &s.network;
+    let dns = landing_zone::dns(s);
+    if let Some(existing) = landing_zone::existing_network(s) {
+        // the platform team's subnet: its NSG, route table and egress apply; gpuform creates
+        // no VNet, subnet, NSG, NAT gateway or route table
+        return Network {
+            vnet_name: existing.workload.vnet.clone(),
+            address_space: None,
+            workload_subnet: None,
+            pe_subnet: None,
+            nsg_workload: None,
+            nsg_pe: None,
+            nat: None,
+            existing: Some(existing),
+            route_table: None,
+            dns,
+        };
+    }
     // defaults::apply derived the subnets; validation refused specs without a workload subnet
     let workload_prefix = n
         .workload_subnet
@@ -160,20 +196,23 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec) -> Network {
     });
     Network {
         vnet_name: format!("vnet-{name}"),
-        address_space: n.address_space.clone(),
-        workload_subnet: Subnet {
+        address_space: Some(n.address_space.clone()),
+        workload_subnet: Some(Subnet {
             name: "snet-workload".into(),
             prefix: workload_prefix,
-        },
-        nsg_workload: Nsg {
+        }),
+        nsg_workload: Some(Nsg {
             name: format!("nsg-{name}-workload"),
             rules,
-        },
+        }),
         nsg_pe: pe_subnet.as_ref().map(|_| Nsg {
             name: format!("nsg-{name}-private-endpoints"),
             rules: Vec::new(),
         }),
         pe_subnet,
         nat: (n.outbound == Outbound::NatGateway).then(|| nat_for_zones(name, compute_zones(s))),
+        existing: None,
+        route_table: landing_zone::route_table(name, s),
+        dns,
     }
 }

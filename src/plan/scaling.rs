@@ -140,13 +140,18 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
         } else {
             st.resource_group.clone()
         },
-        private_endpoint: (st.create && network.pe_subnet.is_some()).then(|| PrivateEndpoint {
+        private_endpoint: (st.create && network.has_pe_subnet()).then(|| PrivateEndpoint {
             name: format!("pep-{name}-queue"),
             group_id: "queue",
             zone: super::security::PrivateDnsZone::Storage,
             storage_service: Some("queue"),
             nic_name: format!("pep-{name}-queue-nic"),
             vnet_link_name: format!("link-{}", network.vnet_name),
+            zone_id: super::landing_zone::existing_zone_id(
+                s,
+                super::security::PrivateDnsZone::Storage,
+                Some("queue"),
+            ),
         }),
         role_to_grant_elsewhere: (!st.create && st.resource_group.is_some()).then(|| {
             (

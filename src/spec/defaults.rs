@@ -146,7 +146,10 @@ pub fn apply(spec: &mut Spec) {
     {
         probe.path = Some("/".into());
     }
-    if let Ok(space) = s.network.address_space.parse::<Ipv4Net>() {
+    // an existing subnet (landing zone) has its own range: nothing to derive
+    if s.network.existing_subnet.is_none()
+        && let Ok(space) = s.network.address_space.parse::<Ipv4Net>()
+    {
         let given = |subnet: &Option<String>| {
             subnet
                 .as_deref()

@@ -237,6 +237,10 @@ pub fn check_source(
     if !schema_diags.is_empty() {
         checked.diagnostics = schema_diags;
     } else {
+        // landing zones: fields written next to existingSubnet (defaults hide them later)
+        checked
+            .diagnostics
+            .extend(rules::landing_zone::written_conflicts(&parsed.value));
         match serde_json::from_value::<Spec>(parsed.value) {
             Ok(mut spec) => {
                 defaults::apply(&mut spec);

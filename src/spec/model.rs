@@ -28,6 +28,21 @@ impl Spec {
     pub fn size(&self) -> Option<&'static crate::catalog::GpuSize> {
         crate::catalog::find(&self.spec.compute.vm_size)
     }
+
+    /// The spec with every default applied, as `gpuform show` prints it (and as it must
+    /// re-validate). A landing-zone network (`existingSubnet`) has no address space of its own:
+    /// the default `addressSpace` is left out, since writing it there is an error.
+    pub fn resolved_value(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).expect("spec serialises");
+        if self.spec.network.existing_subnet.is_some()
+            && let Some(net) = v
+                .pointer_mut("/spec/network")
+                .and_then(|n| n.as_object_mut())
+        {
+            net.remove("addressSpace");
+        }
+        v
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -636,6 +651,86 @@ pub enum Outbound {
     #[default]
     NatGateway,
     None,
+    /// Landing zones (issue 13): egress through the hub firewall by a route table (one gpuform
+    /// creates from `routeTable.nextHopIpAddress`, an existing one by `routeTable.id`, or, with
+    /// `existingSubnet`, the route table the platform team attached to the subnet).
+    UserDefinedRouting,
+}
+
+impl Outbound {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outbound::NatGateway => "natGateway",
+            Outbound::None => "none",
+            Outbound::UserDefinedRouting => "userDefinedRouting",
+        }
+    }
+}
+
+/// `network.routeTable`: exactly one of the two fields (the rules check it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RouteTableSpec {
+    /// The hub firewall's private IP: gpuform creates a route table with `0.0.0.0/0 ->
+    /// VirtualAppliance <ip>` on the workload subnet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_hop_ip_address: Option<String>,
+    /// An existing route table (resource id) associated to the workload subnet instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// Who owns the private DNS zones of the private endpoints.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DnsZoneMode {
+    /// gpuform creates the zones and links them to its VNet (today's behaviour).
+    #[default]
+    Create,
+    /// The platform team's zones, by resource id: the private endpoints' zone groups point there.
+    Existing,
+    /// Azure Policy (DeployIfNotExists) adds the zone groups: no zone, link or zone group rendered.
+    Policy,
+}
+
+impl DnsZoneMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DnsZoneMode::Create => "create",
+            DnsZoneMode::Existing => "existing",
+            DnsZoneMode::Policy => "policy",
+        }
+    }
+}
+
+/// Zone resource ids per service (`privateDnsZones.mode: existing`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DnsZoneIds {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_vault: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_queue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_blob: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_bus: Option<String>,
+}
+
+/// `network.privateDnsZones`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PrivateDnsZones {
+    #[serde(default)]
+    pub mode: DnsZoneMode,
+    #[serde(default)]
+    pub zones: DnsZoneIds,
+}
+
+impl PrivateDnsZones {
+    pub fn is_default(&self) -> bool {
+        *self == PrivateDnsZones::default()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -656,6 +751,14 @@ pub struct Network {
     /// virtualNetworks/…/subnets/…`), possibly in another resource group or subscription.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub existing_subnet: Option<String>,
+    /// Landing zones: the subnet of the private endpoints (default: `existingSubnet`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing_private_endpoint_subnet: Option<String>,
+    /// `outbound: userDefinedRouting` with a VNet of gpuform's own: the route to the hub firewall.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route_table: Option<RouteTableSpec>,
+    #[serde(default, skip_serializing_if = "PrivateDnsZones::is_default")]
+    pub private_dns_zones: PrivateDnsZones,
 }
 
 impl Default for Network {
@@ -667,6 +770,9 @@ impl Default for Network {
             outbound: Outbound::default(),
             inbound: Vec::new(),
             existing_subnet: None,
+            existing_private_endpoint_subnet: None,
+            route_table: None,
+            private_dns_zones: PrivateDnsZones::default(),
         }
     }
 }

@@ -5,6 +5,7 @@ mod capacity;
 pub mod compute;
 mod governance;
 mod gpu_monitoring;
+pub mod landing_zone;
 mod network;
 mod security;
 mod shared;
@@ -51,6 +52,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     capacity::check(ctx, &mut out);
     compute::check(ctx, &mut out);
     network::check(ctx, &mut out);
+    landing_zone::check(ctx, &mut out);
     security::check(ctx, &mut out);
     shared::check(ctx, &mut out);
     governance::check(ctx, &mut out);

@@ -87,6 +87,14 @@ fn refused(net: &Ipv4Net) -> Option<(Ipv4Net, &'static str)> {
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let s = &ctx.spec.spec;
     let n = &s.network;
+    if n.existing_subnet.is_some() {
+        // landing zone: no address space, subnets or NSG of gpuform's own to check; the
+        // fields that do not apply are `existing-subnet-conflict` (rules::landing_zone)
+        if let Some(size) = ctx.size() {
+            check_size(ctx, size, out);
+        }
+        return;
+    }
     let usable = |net: Option<Ipv4Net>, ptr: &str, out: &mut Vec<Diagnostic>| {
         let net = net?;
         match refused(&net) {
@@ -296,7 +304,12 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
         out.push(
                     Diagnostic::new("outbound-none-driver", "no NAT gateway, but the GPU driver extension downloads drivers from the Internet")
                         .at("/spec/network/outbound")
-                        .help("keep `outbound: natGateway`, or make sure a firewall route lets download.microsoft.com and developer.download.nvidia.com through"),
+                        .help(if s.network.existing_subnet.is_some() {
+                            // a spoke cannot take a NAT gateway (existing-subnet-conflict)
+                            "use `outbound: userDefinedRouting` (validation then lists what the hub firewall must allow), or make sure the subnet's route lets download.microsoft.com and developer.download.nvidia.com through"
+                        } else {
+                            "keep `outbound: natGateway`, or make sure a firewall route lets download.microsoft.com and developer.download.nvidia.com through"
+                        }),
                 );
     }
 }

@@ -1,0 +1,523 @@
+//! Landing zones, the network half (issue 13): an existing subnet instead of a VNet of gpuform's
+//! own, egress by user-defined routing through the hub firewall, and private DNS zones owned by
+//! the platform team or by Azure Policy.
+//!
+//! Everything here is decided from the checked spec once; both emitters and the rules read it.
+
+use serde::Serialize;
+
+use super::security::PrivateDnsZone;
+use crate::azure::Cloud;
+use crate::azure::resource_id::ArmId;
+use crate::catalog::GpuSize;
+use crate::spec::model::{DnsZoneMode, OsType, Outbound, WorkloadSpec};
+
+/// `Microsoft.Network/virtualNetworks/subnets`.
+pub const SUBNET_TYPE: &str = "Microsoft.Network/virtualNetworks/subnets";
+/// `Microsoft.Network/routeTables`.
+pub const ROUTE_TABLE_TYPE: &str = "Microsoft.Network/routeTables";
+/// `Microsoft.Network/privateDnsZones`.
+pub const DNS_ZONE_TYPE: &str = "Microsoft.Network/privateDnsZones";
+
+/// An existing subnet, taken apart (what a Bicep `existing` declaration and ARM's
+/// `resourceId(subscription, group, type, vnet, subnet)` need, and what preflight reads).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubnetRef {
+    /// The id as the spec wrote it.
+    pub id: String,
+    pub subscription: String,
+    pub resource_group: String,
+    pub vnet: String,
+    pub subnet: String,
+}
+
+impl SubnetRef {
+    /// A subnet id (`None` when it is not one; the rules report why).
+    pub fn parse(id: &str) -> Option<SubnetRef> {
+        let p = ArmId::parse_of(id, SUBNET_TYPE).ok()?;
+        let names = p.names();
+        Some(SubnetRef {
+            id: id.to_string(),
+            subscription: p.subscription.clone(),
+            resource_group: p.resource_group.clone(),
+            vnet: names[0].to_string(),
+            subnet: names[1].to_string(),
+        })
+    }
+
+    /// The same VNet (Azure compares names without case).
+    pub fn same_vnet(&self, other: &SubnetRef) -> bool {
+        self.subscription.eq_ignore_ascii_case(&other.subscription)
+            && self
+                .resource_group
+                .eq_ignore_ascii_case(&other.resource_group)
+            && self.vnet.eq_ignore_ascii_case(&other.vnet)
+    }
+
+    pub fn same_subnet(&self, other: &SubnetRef) -> bool {
+        self.same_vnet(other) && self.subnet.eq_ignore_ascii_case(&other.subnet)
+    }
+}
+
+/// `network.existingSubnet`: the pool joins a subnet the platform team owns.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExistingNetwork {
+    pub workload: SubnetRef,
+    /// The private endpoints' subnet (`existingPrivateEndpointSubnet`, else the workload
+    /// subnet); `None` when the plan has no private endpoint (nothing declares it then).
+    pub private_endpoints: Option<SubnetRef>,
+    /// The private endpoints take addresses of the workload subnet.
+    pub pe_in_workload_subnet: bool,
+    /// The private endpoint subnet is in the workload subnet's VNet: the templates declare it
+    /// under the `vnet` symbol, otherwise under `peVnet`.
+    pub pe_same_vnet: bool,
+}
+
+/// The route of `outbound: userDefinedRouting` with a VNet of gpuform's own.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteTable {
+    /// gpuform creates the route table (`routeTable.nextHopIpAddress`).
+    pub create: bool,
+    pub name: String,
+    /// The hub firewall's private IP (created table).
+    pub next_hop_ip_address: Option<String>,
+    /// An existing route table's id (`routeTable.id`), associated as it is.
+    pub id: Option<String>,
+    /// The default route's name in a created table.
+    pub route_name: &'static str,
+}
+
+/// How the private endpoints get their DNS records.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DnsPlan {
+    pub mode: DnsZoneMode,
+    /// Zones (and their VNet links) are created in the deployment's group (`create`).
+    pub create: bool,
+    /// A zone group points the private endpoint at the zone (`create`, `existing`); with
+    /// `policy` the landing zone's DeployIfNotExists policy adds it.
+    pub zone_group: bool,
+}
+
+pub fn dns(s: &WorkloadSpec) -> DnsPlan {
+    let mode = s.network.private_dns_zones.mode;
+    DnsPlan {
+        mode,
+        create: mode == DnsZoneMode::Create,
+        zone_group: mode != DnsZoneMode::Policy,
+    }
+}
+
+/// The Key Vault or a storage queue gpuform creates gets a private endpoint (a Service Bus
+/// namespace is Standard tier, which has none): the same condition the rules and the plan of
+/// the vault and the queue apply.
+pub fn needs_private_endpoints(s: &WorkloadSpec) -> bool {
+    !s.security.key_vault.public_network_access || creates_storage_queue(s)
+}
+
+fn creates_storage_queue(s: &WorkloadSpec) -> bool {
+    s.autoscale
+        .as_ref()
+        .and_then(|a| a.queue.as_ref())
+        .and_then(|q| q.storage_queue.as_ref())
+        .is_some_and(|b| b.create)
+}
+
+/// `None` without `existingSubnet` (or with an id the rules refused).
+pub fn existing_network(s: &WorkloadSpec) -> Option<ExistingNetwork> {
+    let n = &s.network;
+    let workload = SubnetRef::parse(n.existing_subnet.as_deref()?)?;
+    let pe = match &n.existing_private_endpoint_subnet {
+        Some(id) => SubnetRef::parse(id)?,
+        None => workload.clone(),
+    };
+    Some(ExistingNetwork {
+        pe_in_workload_subnet: pe.same_subnet(&workload),
+        pe_same_vnet: pe.same_vnet(&workload),
+        private_endpoints: needs_private_endpoints(s).then_some(pe),
+        workload,
+    })
+}
+
+/// The route table of `outbound: userDefinedRouting` on a VNet of gpuform's own.
+pub fn route_table(name: &str, s: &WorkloadSpec) -> Option<RouteTable> {
+    let n = &s.network;
+    if n.outbound != Outbound::UserDefinedRouting || n.existing_subnet.is_some() {
+        return None;
+    }
+    let rt = n.route_table.as_ref()?;
+    Some(RouteTable {
+        create: rt.id.is_none(),
+        name: format!("rt-{name}"),
+        next_hop_ip_address: rt.next_hop_ip_address.clone(),
+        id: rt.id.clone(),
+        route_name: "default-to-hub-firewall",
+    })
+}
+
+/// Addresses the pool takes in the workload subnet: one per VM at `capacity.max` plus one per
+/// private endpoint placed there (Azure's five reserved addresses not included). For
+/// landing-zone preflight, which compares it with the existing subnet's free addresses.
+pub fn addresses_needed(s: &WorkloadSpec) -> u64 {
+    let vms = u64::from(s.capacity.max);
+    let pes = match existing_network(s) {
+        Some(e) if e.pe_in_workload_subnet => {
+            u64::from(!s.security.key_vault.public_network_access)
+                + u64::from(creates_storage_queue(s))
+        }
+        _ => 0,
+    };
+    vms + pes
+}
+
+/// The zone name a private endpoint needs in `cloud` (Learn, "Azure Private Endpoint private
+/// DNS zone values"): the same names the templates derive from `environment()`.
+pub fn expected_zone_name(
+    zone: PrivateDnsZone,
+    storage_service: Option<&str>,
+    cloud: Cloud,
+) -> String {
+    let sfx = cloud.suffixes();
+    match zone {
+        PrivateDnsZone::KeyVault => {
+            format!(
+                "privatelink{}",
+                sfx.keyvault_dns.replace("vault", "vaultcore")
+            )
+        }
+        PrivateDnsZone::Storage => format!(
+            "privatelink.{}.{}",
+            storage_service.unwrap_or("queue"),
+            sfx.storage
+        ),
+    }
+}
+
+/// `privateDnsZones.mode: existing`: the zone id the spec gives for a private endpoint's zone
+/// (`None` in the other modes; validation refuses a missing one).
+pub fn existing_zone_id(
+    s: &WorkloadSpec,
+    zone: PrivateDnsZone,
+    storage_service: Option<&str>,
+) -> Option<String> {
+    let z = &s.network.private_dns_zones;
+    if z.mode != DnsZoneMode::Existing {
+        return None;
+    }
+    match (zone, storage_service) {
+        (PrivateDnsZone::KeyVault, _) => z.zones.key_vault.clone(),
+        (PrivateDnsZone::Storage, Some("blob")) => z.zones.storage_blob.clone(),
+        (PrivateDnsZone::Storage, _) => z.zones.storage_queue.clone(),
+    }
+}
+
+/// The cloud a spec deploys to, as far as validation can tell (its region).
+pub fn cloud_of(s: &WorkloadSpec) -> Cloud {
+    Cloud::for_region(&s.region)
+}
+
+/// One line of the hub firewall's allow-list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AllowEntry {
+    /// FQDN (`*.` wildcards as Azure Firewall application rules take them) or a service tag /
+    /// FQDN tag.
+    pub target: String,
+    /// `https:443`, `http:80` or `service tag`.
+    pub port: &'static str,
+    /// Who needs it.
+    pub why: &'static str,
+}
+
+/// What the hub firewall must let through for this pool (egress by user-defined routing).
+///
+/// - GPU driver extension: the download hosts in the extensions' resource lists
+///   (Azure/azhpc-extensions `NvidiaGPU/resources.json`, `AmdGPU/…`; summarised in
+///   `shared/azure/driver-extensions.json`: "downloads from download.microsoft.com /
+///   developer.download.nvidia.com repos"; the `go.microsoft.com/fwlink` entries redirect to
+///   download.microsoft.com).
+/// - Azure Monitor Agent (GPU monitoring): Learn, "Azure Monitor agent network configuration"
+///   and "Network firewall requirements for monitoring Kubernetes cluster" (the per-cloud
+///   tables): `global.handler.control.<monitor>`, `<region>.handler.control.<monitor>`,
+///   `*.ods.<opinsights>`, `*.oms.<opinsights>`, the data collection endpoint
+///   `*.ingest.<monitor>`; service tag `AzureMonitor`.
+/// - Package mirrors of the image: Azure's Ubuntu images name `azure.archive.ubuntu.com` in
+///   their apt sources (the driver extension installs kernel headers through apt).
+/// - Entra ID and Resource Manager of the cloud ([`Cloud::authority_host`],
+///   [`Cloud::arm_endpoint`]): the workload's SDK sign-in and management calls.
+pub fn firewall_allow_list(
+    s: &WorkloadSpec,
+    size: Option<&GpuSize>,
+    cloud: Cloud,
+) -> Vec<AllowEntry> {
+    let mut out = Vec::new();
+    let mut add = |target: String, port: &'static str, why: &'static str| {
+        if !out
+            .iter()
+            .any(|e: &AllowEntry| e.target == target && e.port == port)
+        {
+            out.push(AllowEntry { target, port, why });
+        }
+    };
+    let image = crate::spec::resolve::image(&s.compute.image);
+    let extension = size
+        .and_then(|z| crate::spec::resolve::driver(s, z).ok())
+        .and_then(|d| d.extension);
+    if let Some(ext) = &extension {
+        let why = "GPU driver extension downloads";
+        add("download.microsoft.com".into(), "https:443", why);
+        add("go.microsoft.com".into(), "https:443", why);
+        if ext.kind.starts_with("Nvidia") && !image.os.eq(&OsType::Windows) {
+            add("developer.download.nvidia.com".into(), "https:443", why);
+        }
+        if ext.kind.starts_with("Amd") && !image.os.eq(&OsType::Windows) {
+            add("repo.radeon.com".into(), "https:443", why);
+        }
+    }
+    if image.os == OsType::Windows {
+        add("WindowsUpdate".into(), "FQDN tag", "Windows updates");
+    } else if image.label.starts_with("ubuntu") || image.publisher.as_deref() == Some("Canonical") {
+        let why =
+            "the image's Ubuntu package mirror (apt; the driver extension installs kernel headers)";
+        add("azure.archive.ubuntu.com".into(), "http:80", why);
+        add("azure.archive.ubuntu.com".into(), "https:443", why);
+    }
+    let gpu_monitoring =
+        s.monitoring.gpu.enabled.unwrap_or_else(|| {
+            crate::spec::defaults::gpu_monitoring_unsupported(s, size).is_none()
+        });
+    if gpu_monitoring {
+        let m = cloud.monitor_hosts();
+        let why = "Azure Monitor Agent (GPU monitoring)";
+        add(
+            format!("global.handler.control.{}", m.monitor),
+            "https:443",
+            why,
+        );
+        add(
+            format!("{}.handler.control.{}", s.region, m.monitor),
+            "https:443",
+            why,
+        );
+        add(format!("*.ods.{}", m.opinsights), "https:443", why);
+        add(format!("*.oms.{}", m.opinsights), "https:443", why);
+        add(format!("*.ingest.{}", m.monitor), "https:443", why);
+        add("AzureMonitor".into(), "service tag", why);
+    }
+    let host = |u: &str| {
+        url::Url::parse(u)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_else(|| u.to_string())
+    };
+    let why = "Entra ID and Resource Manager of this cloud (sign-in and management calls of the workload)";
+    add(host(cloud.authority_host()), "https:443", why);
+    add(host(cloud.arm_endpoint()), "https:443", why);
+    out
+}
+
+/// The allow-list grouped by who needs it: `who: host port, host port; who: …`.
+pub fn allow_list_text(entries: &[AllowEntry]) -> String {
+    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+    for e in entries {
+        let item = format!("{} ({})", e.target, e.port);
+        match groups.iter_mut().find(|(why, _)| *why == e.why) {
+            Some((_, items)) => items.push(item),
+            None => groups.push((e.why, vec![item])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(why, items)| format!("{why}: {}", items.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::prices::PriceTable;
+    use crate::spec::{Policy, check_source};
+
+    const SUB: &str = "7c1f2e3d-4a5b-4c6d-8e9f-0a1b2c3d4e5f";
+
+    fn spec(region: &str, network: &str) -> crate::spec::model::Spec {
+        let text = format!(
+            r#"apiVersion: gpuform/v1
+kind: GpuWorkload
+metadata:
+  name: lz-test
+  tags: {{project: p, team: t, env: prod, costCenter: c}}
+spec:
+  region: {region}
+  workload: {{type: batch, gpuMemoryGiB: 10, precision: fp16, interruptible: false}}
+  compute: {{vmSize: Standard_NC4as_T4_v3, sshPublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com"}}
+  capacity: {{min: 0, max: 6, default: 0}}
+  autoscale:
+    queue: {{storageQueue: {{account: stlztest, queue: jobs, create: true}}, targetPerInstance: 1}}
+  network:
+{network}
+  monitoring: {{alertEmails: [a@example.com]}}
+"#
+        );
+        let c = check_source(
+            text,
+            "lz.yaml",
+            std::path::PathBuf::from("."),
+            &Policy::default(),
+            PriceTable::embedded(),
+        );
+        assert!(!c.has_errors(), "{:#?}", c.diagnostics);
+        c.spec.unwrap()
+    }
+
+    fn subnet(rg: &str, vnet: &str, name: &str) -> String {
+        format!(
+            "/subscriptions/{SUB}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{name}"
+        )
+    }
+
+    #[test]
+    fn private_endpoints_share_the_workload_subnet_unless_given_their_own() {
+        let shared = spec(
+            "westeurope",
+            &format!(
+                "    existingSubnet: {}\n    outbound: userDefinedRouting",
+                subnet("rg-net", "vnet-a", "snet-gpu")
+            ),
+        );
+        let e = existing_network(&shared.spec).unwrap();
+        assert!(e.pe_in_workload_subnet && e.pe_same_vnet);
+        assert_eq!(e.workload.subscription, SUB);
+        assert_eq!(e.workload.resource_group, "rg-net");
+        assert_eq!(
+            (e.workload.vnet.as_str(), e.workload.subnet.as_str()),
+            ("vnet-a", "snet-gpu")
+        );
+        // 6 VMs, the vault's and the queue's private endpoints
+        assert_eq!(addresses_needed(&shared.spec), 8);
+
+        // the same VNet written in another case is the same VNet (Azure compares without case)
+        let own = spec(
+            "westeurope",
+            &format!(
+                "    existingSubnet: {}\n    existingPrivateEndpointSubnet: {}\n    outbound: none",
+                subnet("rg-net", "vnet-a", "snet-gpu"),
+                subnet("RG-NET", "VNET-A", "snet-pe").replace("/subscriptions/", "/SUBSCRIPTIONS/")
+            ),
+        );
+        let e = existing_network(&own.spec).unwrap();
+        assert!(!e.pe_in_workload_subnet && e.pe_same_vnet);
+        assert_eq!(addresses_needed(&own.spec), 6);
+
+        let other = spec(
+            "westeurope",
+            &format!(
+                "    existingSubnet: {}\n    existingPrivateEndpointSubnet: {}\n    outbound: none",
+                subnet("rg-net", "vnet-a", "snet-gpu"),
+                subnet("rg-shared", "vnet-b", "snet-pe")
+            ),
+        );
+        assert!(!existing_network(&other.spec).unwrap().pe_same_vnet);
+        // no existing subnet: nothing of this
+        let plain = spec("westeurope", "    addressSpace: 10.9.0.0/16");
+        assert!(existing_network(&plain.spec).is_none());
+    }
+
+    #[test]
+    fn the_allow_list_names_the_hosts_of_the_pools_cloud() {
+        let net = |_: &str| {
+            format!(
+                "    existingSubnet: {}\n    outbound: userDefinedRouting",
+                subnet("rg-net", "vnet-a", "snet-gpu")
+            )
+        };
+        let size = crate::catalog::find("Standard_NC4as_T4_v3");
+        for (region, cloud, must, must_not) in [
+            (
+                "westeurope",
+                Cloud::AzureCloud,
+                vec![
+                    "global.handler.control.monitor.azure.com",
+                    "westeurope.handler.control.monitor.azure.com",
+                    "login.microsoftonline.com",
+                    "management.azure.com",
+                ],
+                vec![".cn", ".us"],
+            ),
+            (
+                "chinanorth3",
+                Cloud::AzureChinaCloud,
+                vec![
+                    "global.handler.control.monitor.azure.cn",
+                    "*.ods.opinsights.azure.cn",
+                    "login.chinacloudapi.cn",
+                    "management.chinacloudapi.cn",
+                ],
+                vec![
+                    "monitor.azure.com",
+                    "opinsights.azure.com",
+                    "microsoftonline.com",
+                    "management.azure.com",
+                ],
+            ),
+            (
+                "usgovvirginia",
+                Cloud::AzureUSGovernment,
+                vec![
+                    "usgovvirginia.handler.control.monitor.azure.us",
+                    "login.microsoftonline.us",
+                    "management.usgovcloudapi.net",
+                ],
+                vec![
+                    "monitor.azure.com",
+                    "microsoftonline.com",
+                    "management.azure.com",
+                ],
+            ),
+        ] {
+            let s = spec(region, &net(region));
+            assert_eq!(cloud_of(&s.spec), cloud);
+            let list = firewall_allow_list(&s.spec, size, cloud);
+            let targets: Vec<&str> = list.iter().map(|e| e.target.as_str()).collect();
+            for m in must {
+                assert!(
+                    targets.contains(&m),
+                    "{region}: {m} missing from {targets:?}"
+                );
+            }
+            // the driver extension and the image mirror, in every cloud
+            for m in [
+                "download.microsoft.com",
+                "developer.download.nvidia.com",
+                "azure.archive.ubuntu.com",
+            ] {
+                assert!(targets.contains(&m), "{region}: {m} missing");
+            }
+            for t in &targets {
+                for bad in &must_not {
+                    assert!(!t.ends_with(bad), "{region}: {t} is another cloud's host");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn expected_zone_names_follow_the_cloud() {
+        assert_eq!(
+            expected_zone_name(PrivateDnsZone::KeyVault, None, Cloud::AzureUSGovernment),
+            "privatelink.vaultcore.usgovcloudapi.net"
+        );
+        assert_eq!(
+            expected_zone_name(
+                PrivateDnsZone::Storage,
+                Some("queue"),
+                Cloud::AzureChinaCloud
+            ),
+            "privatelink.queue.core.chinacloudapi.cn"
+        );
+    }
+}
