@@ -69,6 +69,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .as_ref()
         .expect("a spec without errors has a model");
     let mut plan = Plan::from_spec(spec, &args.regions);
+    plan.landing_zone = pf::landing_zone::Inputs::for_checked(&checked, plan.max);
     let mut ctx = Context {
         spec_path: checked.path.clone(),
         ..Default::default()
