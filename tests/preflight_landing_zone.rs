@@ -187,7 +187,15 @@ fn landing_zone() -> FakeAzure {
 }
 
 fn run(fake: &FakeAzure, extra: &[&str]) -> (Option<i32>, String, String) {
-    let out = fake.preflight(&spoke()).args(extra).output().unwrap();
+    run_spec(fake, &spoke(), extra)
+}
+
+fn run_spec(
+    fake: &FakeAzure,
+    spec: &std::path::Path,
+    extra: &[&str],
+) -> (Option<i32>, String, String) {
+    let out = fake.preflight(spec).args(extra).output().unwrap();
     let (o, e) = texts(&out);
     (out.status.code(), o, e)
 }
@@ -478,7 +486,15 @@ fn a_subnet_that_does_not_exist_blocks() {
 
 #[test]
 fn policy_denies_on_nat_gateway_public_ip_and_location_block_with_their_names() {
+    // the example creates its own VNet, NAT gateway and public IP, which a spoke's policy denies;
+    // --azure-policy asks Policy for a spec that is not a landing-zone spec yet
     let fake = landing_zone();
+    let (code, o, _) = run_spec(&fake, &spec(), &[]);
+    assert_eq!(code, Some(0), "{o}");
+    assert!(
+        !o.contains("Azure Policy") && policy_requests(&fake).is_empty(),
+        "opt-in for a spec of its own network: {o}"
+    );
     policy_for(
         &fake,
         "Microsoft.Network/natGateways",
@@ -514,8 +530,9 @@ fn policy_denies_on_nat_gateway_public_ip_and_location_block_with_their_names() 
             ]}
         })),
     );
-    let (code, o, e) = run(&fake, &[]);
+    let (code, o, e) = run_spec(&fake, &spec(), &["--azure-policy"]);
     assert_eq!(code, Some(1), "{o}\n{e}");
+    assert!(!o.contains("existing subnet"), "{o}");
     assert!(o.contains("FAIL     Azure Policy               policy assignment Deny-NatGw-Spoke (definition a1b2c3d4-0000-4000-8000-000000000001 in initiative Deny-Spoke-Network) denies Microsoft.Network/natGateways ng-shortvideo-transcode (field type)"), "{o}");
     assert!(o.contains("policy assignment Deny-Public-IP (definition 6c112d4e-5bc7-47ae-a041-ea2d9dccd749 in initiative Deny-Spoke-Network) denies Microsoft.Network/publicIPAddresses pip-shortvideo-transcode-nat (field type)"), "{o}");
     assert!(o.contains("policy assignment Allowed-Locations (definition e56962a6-4747-49cd-b67b-bf8b01975c4c in initiative Deny-Spoke-Network) denies Microsoft.Compute/virtualMachineScaleSets vmss-shortvideo-transcode (field location)"), "{o}");
@@ -531,7 +548,7 @@ fn policy_denies_on_nat_gateway_public_ip_and_location_block_with_their_names() 
         "{o}"
     );
     assert!(!o.contains("no deny:"), "{o}");
-    let (_, o, _) = run(&fake, &["--format", "json"]);
+    let (_, o, _) = run_spec(&fake, &spec(), &["--azure-policy", "--format", "json"]);
     let v: Value = serde_json::from_str(&o).unwrap();
     let denies = v["regions"][0]["checks"]
         .as_array()
@@ -619,7 +636,7 @@ fn throttled_policy_calls_wait_for_retry_after_then_succeed() {
     let fake = landing_zone();
     policy_for(
         &fake,
-        "Microsoft.Network/publicIPAddresses",
+        "Microsoft.KeyVault/vaults",
         seq(vec![
             ResponseTemplate::new(429)
                 .insert_header("Retry-After", "1")
@@ -643,9 +660,7 @@ fn throttled_policy_calls_wait_for_retry_after_then_succeed() {
     assert!(o.contains("Deny-Public-IP"), "{o}");
     let pip = policy_requests(&fake)
         .iter()
-        .filter(|r| {
-            r["resourceDetails"]["resourceContent"]["type"] == "Microsoft.Network/publicIPAddresses"
-        })
+        .filter(|r| r["resourceDetails"]["resourceContent"]["type"] == "Microsoft.KeyVault/vaults")
         .count();
     assert_eq!(pip, 2);
 }
@@ -655,12 +670,12 @@ fn malformed_answers_are_unknown_not_a_pass() {
     let fake = landing_zone();
     policy_for(
         &fake,
-        "Microsoft.Network/publicIPAddresses",
+        "Microsoft.KeyVault/vaults",
         ResponseTemplate::new(200).set_body_raw("<html>proxy error</html>", "text/html"),
     );
     let (code, o, e) = run(&fake, &[]);
     assert_eq!(code, Some(2), "{o}\n{e}");
-    assert!(o.contains("unknown  Azure Policy               could not check Azure Policy for Microsoft.Network/publicIPAddresses pip-shortvideo-transcode-nat"), "{o}");
+    assert!(o.contains("unknown  Azure Policy               could not check Azure Policy for Microsoft.KeyVault/vaults kv-shortvideo-prod"), "{o}");
     assert!(o.contains("not the JSON gpuform expects"), "{o}");
     assert!(
         o.contains("result: eastus2 (spec region) is UNKNOWN"),
@@ -704,7 +719,7 @@ fn with_a_resource_group_policy_is_asked_there_and_falls_back_to_the_subscriptio
     );
     policy_for(
         &fake,
-        "Microsoft.Network/publicIPAddresses",
+        "Microsoft.KeyVault/vaults",
         evaluations(vec![evaluation(
             "Deny-Public-IP",
             "6c112d4e-5bc7-47ae-a041-ea2d9dccd749",
@@ -770,8 +785,8 @@ fn a_policy_deny_stops_deploy_before_anything_changes() {
     fake.mount(
         Mock::given(method("POST"))
             .and(path(FakeAzure::sub_path(&format!("resourceGroups/{RG}/providers/Microsoft.PolicyInsights/checkPolicyRestrictions"))))
-            .and(body_partial_json(json!({"resourceDetails": {"resourceContent": {"type": "Microsoft.Network/natGateways"}}})))
-            .respond_with(evaluations(vec![evaluation("Deny-NatGw-Spoke", "a1b2c3d4-0000-4000-8000-000000000001", "Deny", "type")])),
+            .and(body_partial_json(json!({"resourceDetails": {"resourceContent": {"type": "Microsoft.KeyVault/vaults"}}})))
+            .respond_with(evaluations(vec![evaluation("Deny-KV-Without-Firewall", "55615ac9-af46-4a59-874e-391cc3dfb490", "Deny", "Microsoft.KeyVault/vaults/networkAcls.defaultAction")])),
     );
     let out = fake
         .gpuform()
@@ -790,7 +805,7 @@ fn a_policy_deny_stops_deploy_before_anything_changes() {
         .unwrap();
     let (o, e) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
-    assert!(o.contains("policy assignment Deny-NatGw-Spoke"), "{o}");
+    assert!(o.contains("policy assignment Deny-KV-Without-Firewall (definition 55615ac9-af46-4a59-874e-391cc3dfb490 in initiative Deny-Spoke-Network) denies Microsoft.KeyVault/vaults kv-shortvideo-prod (field Microsoft.KeyVault/vaults/networkAcls.defaultAction)"), "{o}");
     assert!(
         e.contains("deploy: stopped before changing anything: preflight blocks eastus2"),
         "{e}"

@@ -482,6 +482,7 @@ fn preflight_gate(
         spec,
         template.ok_or_else(|| "the rendered template is not JSON".to_string()),
         plan.max,
+        false,
     );
     // the group decides the derived vault name and which global names are a redeployment
     plan.set_resource_group(&session.subscription, rg, group_id);

@@ -51,6 +51,12 @@ pub fn egress(spec: &Spec) -> Egress {
     }
 }
 
+/// A landing-zone spec: it joins an existing subnet or egresses through the hub. Its
+/// preflight always runs the landing-zone checks.
+pub fn is_landing_zone(spec: &Spec) -> bool {
+    existing_subnet(spec).is_some() || egress(spec) == Egress::UserDefinedRouting
+}
+
 /// Do the private endpoints share the workload subnet? Until a separate private-endpoint subnet
 /// can be named (branch lzn's `existingPrivateEndpointSubnet`), they go to the same one.
 fn private_endpoints_share_subnet(_spec: &Spec) -> bool {
@@ -120,27 +126,49 @@ fn is_expression(s: &str) -> bool {
     s.starts_with('[') && s.ends_with(']') && !s.starts_with("[[")
 }
 
-/// A template value without its expressions (`None` when nothing literal is left).
-fn literal(v: &Value) -> Option<Value> {
+/// `[variables('name')]`: the variable's name.
+fn variable_ref(s: &str) -> Option<&str> {
+    s.strip_prefix("[variables('")?.strip_suffix("')]")
+}
+
+/// A template value without its expressions (`None` when nothing literal is left). A plain
+/// `[variables('x')]` whose variable is literal (the tags, the vault name) is resolved.
+fn literal(v: &Value, vars: &Map<String, Value>) -> Option<Value> {
     match v {
-        Value::String(s) if is_expression(s) => None,
+        Value::String(s) if is_expression(s) => {
+            let var = vars.get(variable_ref(s)?)?;
+            // a variable that refers to another one stops here: no recursion through the map
+            match var {
+                Value::String(t) if is_expression(t) => None,
+                other => literal(other, &Map::new()),
+            }
+        }
         Value::Object(m) => {
             let out: Map<String, Value> = m
                 .iter()
                 .filter(|(k, _)| !is_expression(k))
-                .filter_map(|(k, v)| literal(v).map(|v| (k.clone(), v)))
+                .filter_map(|(k, v)| literal(v, vars).map(|v| (k.clone(), v)))
                 .collect();
             Some(Value::Object(out))
         }
-        Value::Array(a) => Some(Value::Array(a.iter().filter_map(literal).collect())),
+        Value::Array(a) => Some(Value::Array(
+            a.iter().filter_map(|x| literal(x, vars)).collect(),
+        )),
         other => Some(other.clone()),
     }
 }
 
-fn lit_str(v: Option<&Value>) -> Option<String> {
-    v.and_then(Value::as_str)
-        .filter(|s| !is_expression(s))
-        .map(str::to_string)
+fn lit_str(v: Option<&Value>, vars: &Map<String, Value>) -> Option<String> {
+    v.and_then(|v| literal(v, vars))
+        .and_then(|v| v.as_str().map(str::to_string))
+}
+
+fn variables(template: &Value) -> Map<String, Value> {
+    template
+        .get("variables")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The template's resources (array or, in languageVersion 2.0, an object of them).
@@ -157,6 +185,7 @@ fn template_resources(template: &Value) -> Vec<&Value> {
 pub fn policy_resources(template: &Value, region: &str) -> Vec<PolicyResource> {
     let mut out: Vec<PolicyResource> = Vec::new();
     let mut index: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    let vars = variables(template);
     for r in template_resources(template) {
         if r.get("existing").and_then(Value::as_bool) == Some(true) {
             continue;
@@ -177,7 +206,7 @@ pub fn policy_resources(template: &Value, region: &str) -> Vec<PolicyResource> {
         let sku = r
             .get("sku")
             .and_then(|s| s.get("name"))
-            .and_then(|n| lit_str(Some(n)));
+            .and_then(|n| lit_str(Some(n), &vars));
         let key = (
             ty.to_ascii_lowercase(),
             sku.clone().unwrap_or_default().to_ascii_lowercase(),
@@ -187,7 +216,7 @@ pub fn policy_resources(template: &Value, region: &str) -> Vec<PolicyResource> {
             out[i].count += 1;
             continue;
         }
-        let name = lit_str(r.get("name"));
+        let name = lit_str(r.get("name"), &vars);
         let mut content = Map::new();
         content.insert("type".into(), json!(ty));
         if let Some(n) = &name {
@@ -197,7 +226,7 @@ pub fn policy_resources(template: &Value, region: &str) -> Vec<PolicyResource> {
             content.insert("location".into(), json!(l));
         }
         for k in ["sku", "kind", "tags", "properties", "zones"] {
-            if let Some(v) = r.get(k).and_then(literal) {
+            if let Some(v) = r.get(k).and_then(|v| literal(v, &vars)) {
                 content.insert(k.into(), v);
             }
         }
@@ -217,14 +246,16 @@ pub fn policy_resources(template: &Value, region: &str) -> Vec<PolicyResource> {
 
 impl Inputs {
     /// The landing-zone inputs of a spec whose ARM template is `template` (or could not be
-    /// rendered: the reason); `None` when the spec is not a landing-zone spec.
+    /// rendered: the reason); `None` when the spec is not a landing-zone spec and `policy`
+    /// (`preflight --azure-policy`) does not ask for the Azure Policy check anyway.
     pub fn from_template(
         spec: &Spec,
         template: Result<&Value, String>,
         instances: u32,
+        policy: bool,
     ) -> Option<Inputs> {
         let subnet_id = existing_subnet(spec).map(str::to_string);
-        if subnet_id.is_none() && egress(spec) != Egress::UserDefinedRouting {
+        if !policy && !is_landing_zone(spec) {
             return None;
         }
         let region = spec.spec.region.trim().to_ascii_lowercase();
@@ -232,9 +263,10 @@ impl Inputs {
         let mut private_endpoints = Vec::new();
         let mut pool_names = Vec::new();
         if let Ok(t) = &template {
+            let vars = variables(t);
             for r in template_resources(t) {
                 let ty = r.get("type").and_then(Value::as_str).unwrap_or("");
-                let name = lit_str(r.get("name"));
+                let name = lit_str(r.get("name"), &vars);
                 if ty.eq_ignore_ascii_case("Microsoft.Network/privateEndpoints")
                     && private_endpoints_share_subnet(spec)
                 {
@@ -273,15 +305,24 @@ impl Inputs {
     }
 
     /// The inputs of a checked spec: renders its ARM template the way `render` does.
-    pub fn for_checked(checked: &crate::spec::Checked, instances: u32) -> Option<Inputs> {
+    pub fn for_checked(
+        checked: &crate::spec::Checked,
+        instances: u32,
+        policy: bool,
+    ) -> Option<Inputs> {
         let spec = checked.spec.as_ref()?;
-        if existing_subnet(spec).is_none() && egress(spec) != Egress::UserDefinedRouting {
+        if !policy && !is_landing_zone(spec) {
             return None;
         }
         let template = crate::plan::Plan::build(checked)
             .map(|p| crate::emit::arm::template(&p))
             .map_err(|e| e.to_string());
-        Inputs::from_template(spec, template.as_ref().map_err(Clone::clone), instances)
+        Inputs::from_template(
+            spec,
+            template.as_ref().map_err(Clone::clone),
+            instances,
+            policy,
+        )
     }
 }
 
@@ -1086,27 +1127,31 @@ mod tests {
 
     #[test]
     fn resources_come_from_the_template_without_expressions_and_deduplicated() {
-        let t = json!({"resources": [
-            {"type": "Microsoft.Network/networkSecurityGroups", "apiVersion": "2025-05-01", "name": "nsg-a", "location": "[parameters('location')]",
+        let t = json!({"variables": {"tags": {"env": "prod"}, "vaultName": "kv-a", "computed": "[concat('a', 'b')]"}, "resources": [
+            {"type": "Microsoft.Network/networkSecurityGroups", "apiVersion": "2025-05-01", "name": "nsg-a", "location": "[parameters('location')]", "tags": "[variables('tags')]",
              "properties": {"securityRules": [{"name": "r", "properties": {"sourceAddressPrefix": "[variables('x')]", "access": "Allow"}}]}},
             {"type": "Microsoft.Network/networkSecurityGroups", "apiVersion": "2025-05-01", "name": "nsg-b", "location": "[parameters('location')]"},
             {"type": "Microsoft.Network/publicIPAddresses", "apiVersion": "2025-05-01", "name": "pip", "location": "[parameters('location')]", "sku": {"name": "StandardV2"}},
             {"type": "Microsoft.KeyVault/vaults", "apiVersion": "2025-05-01", "name": "[variables('vaultName')]", "location": "[parameters('location')]"},
+            {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2025-01-01", "name": "[variables('computed')]", "location": "[parameters('location')]"},
             {"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2025-05-01", "name": "hub", "existing": true},
             {"type": "Microsoft.Insights/actionGroups", "apiVersion": "2023-01-01", "name": "ag", "location": "global"}
         ]});
         let r = policy_resources(&t, "eastus2");
-        assert_eq!(r.len(), 4);
+        assert_eq!(r.len(), 5);
         assert_eq!(r[0].count, 2);
+        // literal variables are resolved (tag policies see the tags), computed ones left out
+        assert_eq!(r[0].content["tags"], json!({"env": "prod"}));
+        assert_eq!(r[2].name.as_deref(), Some("kv-a"));
+        assert_eq!(r[3].name, None);
         assert_eq!(r[0].content["location"], "eastus2");
         assert_eq!(
             r[0].content["properties"]["securityRules"][0]["properties"],
             json!({"access": "Allow"})
         );
         assert_eq!(r[1].sku.as_deref(), Some("StandardV2"));
-        assert_eq!(r[2].name, None);
-        assert!(r[2].content.get("name").is_none());
-        assert_eq!(r[3].location.as_deref(), Some("global"));
+        assert!(r[3].content.get("name").is_none());
+        assert_eq!(r[4].location.as_deref(), Some("global"));
         assert_eq!(
             policy_request(&r[1])["pendingFields"],
             json!([{"field": "location", "values": ["eastus2"]}])
