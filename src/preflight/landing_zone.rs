@@ -48,6 +48,10 @@ pub fn egress(spec: &Spec) -> Egress {
     match spec.spec.network.outbound {
         Outbound::NatGateway => Egress::NatGateway,
         Outbound::None => Egress::None,
+        // branch lzn adds `Outbound::UserDefinedRouting`, the only other value: this arm makes
+        // the merge compile in either order (replace it with the named variant afterwards)
+        #[allow(unreachable_patterns)]
+        _ => Egress::UserDefinedRouting,
     }
 }
 
