@@ -49,6 +49,11 @@ pub trait ArmApi: Send + Sync {
     async fn storage_account_name(&self, name: &str) -> Result<NameAvailability, ArmError>;
     /// Storage accounts in the subscription (to recognise a taken name as one's own).
     async fn storage_accounts(&self) -> Result<Vec<ResourceRef>, ArmError>;
+    /// Landing-zone reads (subnet, route table, Azure Policy; issue 13). `None` (the default)
+    /// for in-memory fakes that do not answer them: preflight then says it could not check.
+    fn landing_zone(&self) -> Option<&dyn super::landing_zone::LandingZoneApi> {
+        None
+    }
 }
 
 /// ARM for one subscription.
@@ -79,6 +84,10 @@ impl Arm {
 impl ArmApi for Arm {
     fn subscription(&self) -> &str {
         &self.subscription
+    }
+
+    fn landing_zone(&self) -> Option<&dyn super::landing_zone::LandingZoneApi> {
+        Some(self)
     }
 
     async fn resource_skus(&self, location: &str) -> Result<Vec<ResourceSku>, ArmError> {

@@ -20,6 +20,7 @@ pub mod cloud;
 pub mod deployments;
 pub mod error;
 pub mod http;
+pub mod landing_zone;
 pub mod models;
 pub mod operate;
 pub mod resource_id;

@@ -153,6 +153,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         )
     };
     let template = crate::emit::arm_template(&checked).map_err(render_failure)?;
+    // preflight's landing-zone checks ask Azure Policy about the resources of this template
+    let template_json: Option<serde_json::Value> = serde_json::from_str(&template).ok();
     let parameters = crate::emit::arm_parameters(&checked).map_err(render_failure)?;
     let mut request = Request::new(
         &spec.metadata.name,
@@ -222,7 +224,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             .as_ref()
             .and_then(|_| session.existing_pool(&rt, "deploy", &rg, &checked));
         let group_id = group.as_ref().map(|g| g.id.as_str());
-        if let Some(code) = preflight_gate(&args, &rt, &session, (&rg, group_id), spec, existing)? {
+        if let Some(code) = preflight_gate(
+            &args,
+            &rt,
+            &session,
+            (&rg, group_id),
+            (spec, template_json.as_ref()),
+            existing,
+        )? {
             return Ok(code);
         }
     }
@@ -462,13 +471,19 @@ fn preflight_gate(
     rt: &tokio::runtime::Runtime,
     session: &Session,
     (rg, group_id): (&str, Option<&str>),
-    spec: &Spec,
+    (spec, template): (&Spec, Option<&serde_json::Value>),
     existing: Option<Existing>,
 ) -> Result<Option<ExitCode>, Failure> {
     let path = args.spec.as_path();
     let mut plan = Plan::from_spec(spec, &[]);
     plan.targets.truncate(1);
     plan.existing = existing;
+    plan.landing_zone = crate::preflight::landing_zone::Inputs::from_template(
+        spec,
+        template.ok_or_else(|| "the rendered template is not JSON".to_string()),
+        plan.max,
+        false,
+    );
     // the group decides the derived vault name and which global names are a redeployment
     plan.set_resource_group(&session.subscription, rg, group_id);
     let report = super::quota::live_report(rt, session, &path.display().to_string(), &plan)?;

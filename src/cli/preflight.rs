@@ -44,6 +44,10 @@ pub struct Args {
     /// the Azure Quota API (asks on a terminal; with --yes submits; otherwise a dry run).
     #[arg(long, conflicts_with_all = ["usages", "skus"])]
     pub request_quota: bool,
+    /// Also ask Azure Policy whether it would deny any resource the template creates (always
+    /// done for a landing-zone spec: network.existingSubnet or userDefinedRouting egress).
+    #[arg(long)]
+    pub azure_policy: bool,
     /// With --request-quota: submit without asking.
     #[arg(long, short = 'y', requires = "request_quota")]
     pub yes: bool,
@@ -69,6 +73,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .as_ref()
         .expect("a spec without errors has a model");
     let mut plan = Plan::from_spec(spec, &args.regions);
+    plan.landing_zone =
+        pf::landing_zone::Inputs::for_checked(&checked, plan.max, args.azure_policy);
     let mut ctx = Context {
         spec_path: checked.path.clone(),
         ..Default::default()

@@ -963,8 +963,16 @@ pub fn build(
         .targets
         .iter()
         .zip(regions)
-        .map(|(t, d)| {
-            let checks = region_checks(plan, t, d);
+        .enumerate()
+        .map(|(i, (t, d))| {
+            let mut checks = region_checks(plan, t, d);
+            // landing-zone checks concern the spec's region (the subnet and the policy
+            // evaluation are the deployment's)
+            if i == 0
+                && let (Some(inputs), Some(data)) = (&plan.landing_zone, &sub.landing_zone)
+            {
+                checks.extend(super::landing_zone::checks(inputs, data));
+            }
             let all: Vec<&Check> = checks.iter().chain(subscription_checks.iter()).collect();
             let mut verdict = verdict(&all);
             // offline without a single size or quota check for the region: not a pass
@@ -1097,6 +1105,7 @@ mod tests {
                 },
             ],
             existing: None,
+            landing_zone: None,
         }
     }
 
@@ -1421,6 +1430,7 @@ mod tests {
             deleted_vaults: None,
             global_names: vec![],
             trusted_launch_default: Fetch::Got("NotRegistered".into()),
+            landing_zone: None,
         };
         let r = build(
             &t,
@@ -1493,6 +1503,7 @@ mod tests {
             deleted_vaults: deleted,
             global_names: globals,
             trusted_launch_default: Fetch::Got("NotRegistered".into()),
+            landing_zone: None,
         }
     }
 

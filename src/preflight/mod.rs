@@ -3,6 +3,7 @@
 //! `az`/REST output ([`Offline`]); [`checks`] turns it into verdicts without any I/O.
 
 pub mod checks;
+pub mod landing_zone;
 pub mod names;
 pub mod plan;
 pub mod report;
@@ -128,6 +129,9 @@ pub struct SubscriptionData {
     /// State of Microsoft.Compute/TrustedLaunchByDefaultPreview (Trusted Launch as default):
     /// reported for every spec, as the rendered scale set's securityType must not depend on it.
     pub trusted_launch_default: Fetch<String>,
+    /// Landing-zone answers (subnet, route table, Azure Policy); `Some` when the plan has
+    /// [`Plan::landing_zone`] inputs. Its checks join the spec region's.
+    pub landing_zone: Option<landing_zone::Data>,
 }
 
 /// Ask ARM for everything, all regions and the subscription checks at once. A fatal error
@@ -180,8 +184,16 @@ pub async fn gather_live(
                 .await,
         )
     };
-    let (regions, providers, feature, vault, deleted, globals, tl_default) = futures::join!(
-        regions, providers, feature, vault, deleted, globals, tl_default
+    let lz = async {
+        match &plan.landing_zone {
+            Some(inputs) => {
+                Some(landing_zone::gather(api, inputs, plan.resource_group.as_deref()).await)
+            }
+            None => None,
+        }
+    };
+    let (regions, providers, feature, vault, deleted, globals, tl_default, lz) = futures::join!(
+        regions, providers, feature, vault, deleted, globals, tl_default, lz
     );
     let sub = SubscriptionData {
         providers,
@@ -190,6 +202,7 @@ pub async fn gather_live(
         deleted_vaults: deleted,
         global_names: globals,
         trusted_launch_default: tl_default,
+        landing_zone: lz,
     };
     let fatal = regions
         .iter()
@@ -201,6 +214,10 @@ pub async fn gather_live(
             sub.deleted_vaults.as_ref().and_then(Fetch::error),
         ])
         .chain(sub.global_names.iter().map(|(_, f)| f.error()))
+        .chain([sub
+            .landing_zone
+            .as_ref()
+            .and_then(landing_zone::Data::fatal)])
         .flatten()
         .find(|e| e.is_fatal());
     if let Some(e) = fatal {
@@ -295,6 +312,10 @@ impl Offline {
                 .map(|g| (g.clone(), Fetch::Skipped(LIVE_ONLY.into())))
                 .collect(),
             trusted_launch_default: Fetch::Skipped(LIVE_ONLY.into()),
+            landing_zone: plan
+                .landing_zone
+                .as_ref()
+                .map(|i| landing_zone::Data::skipped(i, LIVE_ONLY)),
         };
         (regions, sub)
     }

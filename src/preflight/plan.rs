@@ -181,6 +181,10 @@ pub struct Plan {
     pub targets: Vec<Target>,
     /// The pool's scale set when it exists already (set by the caller, who knows the group).
     pub existing: Option<Existing>,
+    /// Landing-zone inputs (existing subnet, egress, the template's resources for Azure
+    /// Policy), set by callers that rendered the template; `None`: no landing-zone checks.
+    #[serde(skip)]
+    pub landing_zone: Option<super::landing_zone::Inputs>,
 }
 
 impl Plan {
@@ -264,6 +268,7 @@ impl Plan {
                 .map(|v| v.iter().map(|r| r.to_ascii_lowercase()).collect()),
             targets,
             existing: None,
+            landing_zone: None,
         }
     }
 

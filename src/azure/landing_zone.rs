@@ -1,0 +1,385 @@
+//! Landing-zone reads for preflight (issue 13): the existing subnet, its route table, and Azure
+//! Policy's verdict on the resources the template creates. Kept apart from [`super::api`] so the
+//! branches that touch the client merge cleanly; [`super::ArmApi::landing_zone`] hands it out.
+//!
+//! REST calls (azure-rest-api-specs):
+//! - `GET {subnet id}?api-version=2025-05-01` (Subnets_Get,
+//!   specification/network/resource-manager/Microsoft.Network/stable/2025-05-01/virtualNetwork.json;
+//!   examples/SubnetGetWithDelegation.json): `properties.{addressPrefix, addressPrefixes,
+//!   networkSecurityGroup.id, routeTable.id, natGateway.id, delegations[].properties.serviceName,
+//!   privateEndpointNetworkPolicies, ipConfigurations[].id}`. The version is the one the renderer
+//!   deploys network resources with (`plan::API.network`).
+//! - `GET {route table id}?api-version=2025-05-01` (RouteTables_Get, same folder, routeTable.json):
+//!   `properties.routes[].properties.{addressPrefix, nextHopType, nextHopIpAddress}`.
+//! - `POST /subscriptions/{s}[/resourceGroups/{rg}]/providers/Microsoft.PolicyInsights/checkPolicyRestrictions?api-version=2024-10-01`
+//!   (PolicyRestrictions_CheckAtResourceGroupScope / _CheckAtSubscriptionScope,
+//!   specification/policyinsights/resource-manager/Microsoft.PolicyInsights/stable/2024-10-01/checkPolicyRestrictions.json;
+//!   examples/PolicyRestrictions_CheckAtResourceGroupScope.json): body `{resourceDetails:
+//!   {resourceContent, apiVersion, scope?}, pendingFields?: [{field, values}], includeAuditEffect}`,
+//!   answer `{fieldRestrictions: [{field, restrictions: [{result: Required|Removed|Deny|Audit,
+//!   values, policy: PolicyReference, policyEffect, reason}]}], contentEvaluationResult:
+//!   {policyEvaluations: [{policyInfo: PolicyReference, evaluationResult, evaluationDetails:
+//!   {evaluatedExpressions: [{expressionKind, expression, path, result}]}, effectDetails:
+//!   {policyEffect}}]}}`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::api::{Arm, ArmApi};
+use super::client::{Op, enc};
+use super::error::ArmError;
+use super::models::null_default;
+
+/// Microsoft.Network: the version the renderer deploys subnets and route tables with.
+pub const NETWORK_API: &str = crate::plan::API.network;
+/// Microsoft.PolicyInsights checkPolicyRestrictions: 2024-10-01 is the newest stable version
+/// in azure-rest-api-specs (stable/2024-10-01/checkPolicyRestrictions.json).
+pub const POLICY_INSIGHTS_API: &str = "2024-10-01";
+
+/// `{"id": ...}` references inside a resource.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IdRef {
+    #[serde(default)]
+    pub id: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DelegationProps {
+    #[serde(default)]
+    pub service_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delegation {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub properties: Option<DelegationProps>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubnetProps {
+    #[serde(default)]
+    pub address_prefix: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub address_prefixes: Vec<String>,
+    #[serde(default)]
+    pub network_security_group: Option<IdRef>,
+    #[serde(default)]
+    pub route_table: Option<IdRef>,
+    #[serde(default)]
+    pub nat_gateway: Option<IdRef>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub delegations: Vec<Delegation>,
+    #[serde(default)]
+    pub private_endpoint_network_policies: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub ip_configurations: Vec<IdRef>,
+}
+
+/// A subnet as `GET .../subnets/{name}` returns it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Subnet {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub properties: SubnetProps,
+}
+
+impl Subnet {
+    /// Every prefix of the subnet (`addressPrefix` and `addressPrefixes` both occur).
+    pub fn prefixes(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .properties
+            .address_prefixes
+            .iter()
+            .map(String::as_str)
+            .collect();
+        if let Some(p) = self.properties.address_prefix.as_deref()
+            && !v.contains(&p)
+        {
+            v.insert(0, p);
+        }
+        v
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RouteProps {
+    #[serde(default)]
+    pub address_prefix: Option<String>,
+    #[serde(default)]
+    pub next_hop_type: Option<String>,
+    #[serde(default)]
+    pub next_hop_ip_address: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Route {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub properties: RouteProps,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RouteTableProps {
+    #[serde(default, deserialize_with = "null_default")]
+    pub routes: Vec<Route>,
+}
+
+/// A route table as `GET .../routeTables/{name}` returns it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RouteTable {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub properties: RouteTableProps,
+}
+
+/// `PolicyReference`: the ids of the policy behind a restriction or an evaluation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyReference {
+    #[serde(default)]
+    pub policy_definition_id: Option<String>,
+    #[serde(default)]
+    pub policy_set_definition_id: Option<String>,
+    #[serde(default)]
+    pub policy_definition_reference_id: Option<String>,
+    #[serde(default)]
+    pub policy_assignment_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldRestriction {
+    #[serde(default)]
+    pub result: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub values: Vec<String>,
+    #[serde(default)]
+    pub policy: Option<PolicyReference>,
+    #[serde(default)]
+    pub policy_effect: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FieldRestrictions {
+    #[serde(default)]
+    pub field: String,
+    #[serde(default, deserialize_with = "null_default")]
+    pub restrictions: Vec<FieldRestriction>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluatedExpression {
+    #[serde(default)]
+    pub expression_kind: Option<String>,
+    #[serde(default)]
+    pub expression: Option<String>,
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub result: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluationDetails {
+    #[serde(default, deserialize_with = "null_default")]
+    pub evaluated_expressions: Vec<EvaluatedExpression>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EffectDetails {
+    #[serde(default)]
+    pub policy_effect: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyEvaluation {
+    #[serde(default)]
+    pub policy_info: Option<PolicyReference>,
+    #[serde(default)]
+    pub evaluation_result: Option<String>,
+    #[serde(default)]
+    pub evaluation_details: Option<EvaluationDetails>,
+    #[serde(default)]
+    pub effect_details: Option<EffectDetails>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContentEvaluation {
+    #[serde(default, deserialize_with = "null_default")]
+    pub policy_evaluations: Vec<PolicyEvaluation>,
+}
+
+/// `CheckRestrictionsResult`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyRestrictions {
+    #[serde(default, deserialize_with = "null_default")]
+    pub field_restrictions: Vec<FieldRestrictions>,
+    #[serde(default)]
+    pub content_evaluation_result: Option<ContentEvaluation>,
+}
+
+/// The landing-zone calls preflight makes.
+#[async_trait::async_trait]
+pub trait LandingZoneApi: Send + Sync {
+    /// `GET` an existing subnet by its resource id (any subscription of the tenant).
+    async fn subnet(&self, id: &str) -> Result<Subnet, ArmError>;
+    /// `GET` a route table by its resource id.
+    async fn route_table(&self, id: &str) -> Result<RouteTable, ArmError>;
+    /// `POST checkPolicyRestrictions` at the resource group (`Some`) or subscription scope.
+    async fn check_policy_restrictions(
+        &self,
+        resource_group: Option<&str>,
+        request: &Value,
+    ) -> Result<PolicyRestrictions, ArmError>;
+}
+
+/// A resource id as a URL path, each segment percent-encoded.
+fn id_path(id: &str) -> String {
+    id.trim_matches('/')
+        .split('/')
+        .map(enc)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[async_trait::async_trait]
+impl LandingZoneApi for Arm {
+    async fn subnet(&self, id: &str) -> Result<Subnet, ArmError> {
+        let op = Op::new(
+            format!("read the subnet {id}"),
+            "Microsoft.Network/virtualNetworks/subnets/read on the subnet's virtual network (e.g. Network Reader or Reader on the hub/spoke network's resource group)",
+        );
+        let url = self.client.url(&id_path(id), NETWORK_API, &[]);
+        self.client.get_json(&op, url).await
+    }
+
+    async fn route_table(&self, id: &str) -> Result<RouteTable, ArmError> {
+        let op = Op::new(
+            format!("read the route table {id}"),
+            "Microsoft.Network/routeTables/read (e.g. Network Reader or Reader on the route table's resource group)",
+        );
+        let url = self.client.url(&id_path(id), NETWORK_API, &[]);
+        self.client.get_json(&op, url).await
+    }
+
+    async fn check_policy_restrictions(
+        &self,
+        resource_group: Option<&str>,
+        request: &Value,
+    ) -> Result<PolicyRestrictions, ArmError> {
+        let ty = request
+            .pointer("/resourceDetails/resourceContent/type")
+            .and_then(Value::as_str)
+            .unwrap_or("a resource");
+        let (path, scope) = match resource_group {
+            Some(rg) => (
+                format!(
+                    "subscriptions/{}/resourceGroups/{}/providers/Microsoft.PolicyInsights/checkPolicyRestrictions",
+                    enc(ArmApi::subscription(self)),
+                    enc(rg)
+                ),
+                format!("resource group {rg}"),
+            ),
+            None => (
+                format!(
+                    "subscriptions/{}/providers/Microsoft.PolicyInsights/checkPolicyRestrictions",
+                    enc(ArmApi::subscription(self))
+                ),
+                "the subscription".to_string(),
+            ),
+        };
+        let op = Op::new(
+            format!("ask Azure Policy whether it restricts {ty} in {scope}"),
+            "Microsoft.PolicyInsights/checkPolicyRestrictions/action (e.g. Reader, or Resource Policy Contributor, on the subscription)",
+        );
+        let url = self.client.url(&path, POLICY_INSIGHTS_API, &[]);
+        self.client.post_json(&op, url, request).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_examples_parse() {
+        // SubnetGetWithDelegation.json (2025-05-01), the response body verbatim
+        let s: Subnet = serde_json::from_value(serde_json::json!({
+            "id": "/subscriptions/subId/resourceGroups/subnet-test/providers/Microsoft.Network/virtualNetworks/vnetname/subnets/subnet1",
+            "name": "subnet1",
+            "properties": {
+                "addressPrefix": "10.0.0.0/16",
+                "provisioningState": "Succeeded",
+                "delegations": [{"name": "myDelegation", "id": "/subscriptions/subId/resourceGroups/rg1/providers/Microsoft.Network/virtualNetworks/test-vnet/subnets/subnet1/delegations/myDelegation",
+                    "properties": {"provisioningState": "Succeeded", "serviceName": "Microsoft.Provider/resourceType", "actions": []}}],
+                "purpose": ""
+            }
+        }))
+        .unwrap();
+        assert_eq!(s.prefixes(), ["10.0.0.0/16"]);
+        assert_eq!(
+            s.properties.delegations[0]
+                .properties
+                .as_ref()
+                .unwrap()
+                .service_name
+                .as_deref(),
+            Some("Microsoft.Provider/resourceType")
+        );
+        let r: PolicyRestrictions = serde_json::from_value(serde_json::json!({
+            "fieldRestrictions": [{"field": "location", "restrictions": [{"result": "Deny", "values": ["west europe"],
+                "policy": {"policyDefinitionId": "/subscriptions/d/providers/microsoft.authorization/policyDefinitions/0711CCC1",
+                           "policyAssignmentId": "/subscriptions/d/providers/microsoft.authorization/policyAssignments/1563EBD3"},
+                "policyEffect": "Deny", "reason": "location must be one of the following: eastus, westus, westus2"}]}],
+            "contentEvaluationResult": {"policyEvaluations": [{"policyInfo": {"policyAssignmentId": "/x/policyAssignments/2FF66C37"},
+                "evaluationResult": "NonCompliant",
+                "evaluationDetails": {"evaluatedExpressions": [{"result": "True", "expressionKind": "field", "expression": "type", "path": "type"}]},
+                "effectDetails": {"policyEffect": "Deny"}}]}
+        }))
+        .unwrap();
+        assert_eq!(
+            r.field_restrictions[0].restrictions[0].values,
+            ["west europe"]
+        );
+        assert_eq!(
+            r.content_evaluation_result.unwrap().policy_evaluations[0]
+                .effect_details
+                .as_ref()
+                .unwrap()
+                .policy_effect
+                .as_deref(),
+            Some("Deny")
+        );
+    }
+
+    #[test]
+    fn ids_become_encoded_paths() {
+        assert_eq!(
+            id_path(
+                "/subscriptions/s/resourceGroups/rg (hub)/providers/Microsoft.Network/virtualNetworks/v/subnets/a"
+            ),
+            "subscriptions/s/resourceGroups/rg%20%28hub%29/providers/Microsoft.Network/virtualNetworks/v/subnets/a"
+        );
+    }
+}
