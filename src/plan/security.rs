@@ -154,16 +154,17 @@ pub(super) fn vault(name: &str, s: &WorkloadSpec, network: &Network) -> Vault {
         soft_delete_retention_days: kv.soft_delete_retention_days,
         purge_protection: kv.purge_protection,
         public_network_access: kv.public_network_access,
-        private_endpoint: (existing.is_none() && !kv.public_network_access && network.has_pe_subnet()).then(|| {
-            PrivateEndpoint {
-                name: format!("pep-{name}-vault"),
-                group_id: "vault",
-                zone: PrivateDnsZone::KeyVault,
-                storage_service: None,
-                nic_name: format!("pep-{name}-vault-nic"),
-                vnet_link_name: format!("link-{}", network.vnet_name),
-                zone_id: super::landing_zone::existing_zone_id(s, PrivateDnsZone::KeyVault, None),
-            }
+        private_endpoint: (existing.is_none()
+            && !kv.public_network_access
+            && network.has_pe_subnet())
+        .then(|| PrivateEndpoint {
+            name: format!("pep-{name}-vault"),
+            group_id: "vault",
+            zone: PrivateDnsZone::KeyVault,
+            storage_service: None,
+            nic_name: format!("pep-{name}-vault-nic"),
+            vnet_link_name: format!("link-{}", network.vnet_name),
+            zone_id: super::landing_zone::existing_zone_id(s, PrivateDnsZone::KeyVault, None),
         }),
         existing,
     }

@@ -48,10 +48,7 @@ pub fn egress(spec: &Spec) -> Egress {
     match spec.spec.network.outbound {
         Outbound::NatGateway => Egress::NatGateway,
         Outbound::None => Egress::None,
-        // branch lzn adds `Outbound::UserDefinedRouting`, the only other value: this arm makes
-        // the merge compile in either order (replace it with the named variant afterwards)
-        #[allow(unreachable_patterns)]
-        _ => Egress::UserDefinedRouting,
+        Outbound::UserDefinedRouting => Egress::UserDefinedRouting,
     }
 }
 
@@ -61,10 +58,17 @@ pub fn is_landing_zone(spec: &Spec) -> bool {
     existing_subnet(spec).is_some() || egress(spec) == Egress::UserDefinedRouting
 }
 
-/// Do the private endpoints share the workload subnet? Until a separate private-endpoint subnet
-/// can be named (branch lzn's `existingPrivateEndpointSubnet`), they go to the same one.
-fn private_endpoints_share_subnet(_spec: &Spec) -> bool {
-    true
+/// Do the private endpoints share the workload subnet? They do unless
+/// `network.existingPrivateEndpointSubnet` names another subnet (ids compare without case).
+fn private_endpoints_share_subnet(spec: &Spec) -> bool {
+    let n = &spec.spec.network;
+    match (
+        n.existing_private_endpoint_subnet.as_deref().map(str::trim),
+        existing_subnet(spec),
+    ) {
+        (Some(pe), Some(workload)) if !pe.is_empty() => pe.eq_ignore_ascii_case(workload),
+        _ => true,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1267,5 +1271,36 @@ mod tests {
             ),
         );
         assert_eq!(route(&c).status, Status::Warn);
+    }
+
+    #[test]
+    fn private_endpoints_share_the_subnet_unless_another_one_is_named() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples/landing-zone-spoke.yaml"),
+        )
+        .unwrap();
+        let of = |text: String| {
+            let checked = crate::spec::check_source(
+                text,
+                "t.yaml",
+                std::path::PathBuf::from("."),
+                &crate::spec::Policy::default(),
+                crate::catalog::prices::PriceTable::embedded(),
+            );
+            checked
+                .spec
+                .unwrap_or_else(|| panic!("{:?}", checked.diagnostics))
+        };
+        // the example names a separate private-endpoint subnet
+        assert!(text.contains("existingPrivateEndpointSubnet"));
+        assert!(!private_endpoints_share_subnet(&of(text.clone())));
+        // without it the endpoints join the workload subnet
+        let shared: String = text
+            .lines()
+            .filter(|l| !l.contains("existingPrivateEndpointSubnet"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(private_endpoints_share_subnet(&of(shared)));
     }
 }
