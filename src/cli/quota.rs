@@ -129,7 +129,7 @@ fn request(args: Args) -> Result<ExitCode, Failure> {
         .to_ascii_lowercase();
     let mut plan = Plan::from_spec(spec, std::slice::from_ref(&region));
     plan.targets.retain(|t| t.region == region);
-    let session = args.azure.connect("quota")?;
+    let session = args.azure.connect("quota", Some(spec))?;
     let rt = runtime()?;
     if let Some(rg) = &args.resource_group {
         plan.existing = session.existing_pool(&rt, "quota", rg.trim(), &checked);
