@@ -85,9 +85,7 @@ fn without_public_price(label: &str) -> String {
     match label.find(", $") {
         Some(i) => {
             let rest = &label[i + 3..];
-            let end = rest
-                .find(|c: char| c == ')' || c == ';')
-                .map_or(label.len(), |j| i + 3 + j);
+            let end = rest.find([')', ';']).map_or(label.len(), |j| i + 3 + j);
             format!("{}{}", &label[..i], &label[end..])
         }
         None => label.to_string(),
