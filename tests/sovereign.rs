@@ -229,3 +229,32 @@ fn deploy_in_azure_government_links_to_the_government_portal() {
         );
     }
 }
+
+#[test]
+fn quota_refuses_a_region_of_another_cloud_than_the_specs() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    let spec = spec_in(&fake, "usgovvirginia");
+    let out = fake
+        .gpuform()
+        .args(["quota", "request"])
+        .arg(&spec)
+        .args([
+            "--region",
+            "eastus",
+            "--dry-run",
+            "--arm-endpoint",
+            &format!("{}/", fake.base),
+        ])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{o}\n{e}");
+    assert!(
+        e.contains(
+            "--region eastus is a region of AzureCloud, but the spec's cloud is AzureUSGovernment"
+        ),
+        "{e}"
+    );
+    assert!(fake.requests().is_empty());
+}
