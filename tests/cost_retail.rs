@@ -529,3 +529,131 @@ async fn refresh_prices_end_to_end_with_cache() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Sovereign clouds (issue 13): an Azure Government pool is priced from the Retail Prices API's
+/// `usgov*` items (VM and disks, USD) while the embedded East US prices of the other resources
+/// are withheld; an Azure China pool gets no price at all and says why. Prices are made up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sovereign_clouds_are_priced_only_from_their_own_sources() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path(PATH))
+        .and(query_param_contains(
+            "$filter",
+            "serviceName eq 'Virtual Machines' and armRegionName eq 'usgovvirginia'",
+        ))
+        .and(query_param_contains(
+            "$filter",
+            "armSkuName eq 'Standard_NC8as_T4_v3'",
+        ))
+        .respond_with(ResponseTemplate::new(200).set_body_json(page(
+            vec![item(
+                "Standard_NC8as_T4_v3",
+                "usgovvirginia",
+                T4,
+                "NC8as T4 v3",
+                0.95,
+                "Consumption",
+                None,
+            )],
+            None,
+        )))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(PATH))
+        .respond_with(ResponseTemplate::new(200).set_body_json(page(vec![], None)))
+        .with_priority(10)
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("tests/fixtures/render/variants/cloud-usgov.yaml").unwrap();
+    let gov = dir.path().join("gov.yaml");
+    std::fs::write(&gov, &text).unwrap();
+    let china = dir.path().join("china.yaml");
+    std::fs::write(&china, text.replace("usgovvirginia", "chinanorth3")).unwrap();
+    let endpoint = format!("{}{PATH}", server.uri());
+    let run = |spec: &std::path::Path| {
+        let args: Vec<String> = [
+            "cost",
+            spec.to_str().unwrap(),
+            "--format",
+            "json",
+            "--refresh-prices",
+            "--cache-dir",
+            dir.path().to_str().unwrap(),
+            "--prices-endpoint",
+            &endpoint,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        async move {
+            let out = tokio::task::spawn_blocking(move || gpuform(&args))
+                .await
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice::<Value>(&out.stdout).unwrap()
+        }
+    };
+    let line = |v: &Value, id: &str| {
+        v["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["id"] == id)
+            .unwrap_or_else(|| panic!("no line {id}"))
+            .clone()
+    };
+    let v = run(&gov).await;
+    assert_eq!(line(&v, "compute-regular")["unitPrice"], 0.95);
+    assert_eq!(line(&v, "compute-regular")["source"], "retail-api");
+    // the NAT gateway's embedded price is East US public cloud: not used in Azure Government
+    assert_eq!(line(&v, "nat-gateway")["unitPrice"], Value::Null);
+    assert!(
+        line(&v, "kv-private-dns")["label"]
+            .as_str()
+            .unwrap()
+            .ends_with("privatelink.vaultcore.usgovcloudapi.net")
+    );
+    assert_eq!(v["totals"]["complete"], false);
+    let notes = |v: &Value| -> Vec<String> {
+        v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        notes(&v).iter().any(|n| n.starts_with(
+            "AzureUSGovernment: VM and disk prices come from the Azure Retail Prices API"
+        )),
+        "{}",
+        v["notes"]
+    );
+
+    let v = run(&china).await;
+    for l in v["lines"].as_array().unwrap() {
+        assert_eq!(l["unitPrice"], Value::Null, "{l}");
+        assert_eq!(l["source"], Value::Null, "{l}");
+    }
+    assert_eq!(v["totals"]["expected"], 0.0);
+    assert_eq!(v["totals"]["complete"], false);
+    assert!(
+        notes(&v)
+            .iter()
+            .any(|n| n.starts_with("no public price source for AzureChinaCloud")),
+        "{}",
+        v["notes"]
+    );
+    assert!(
+        !v["lines"].to_string().contains("$"),
+        "a public price in a label: {}",
+        v["lines"]
+    );
+}

@@ -408,3 +408,70 @@ fn catalog_has_no_retiring_size() {
             .all(|s| s.status != gpuform::catalog::SizeStatus::Retiring)
     );
 }
+
+/// A spec in `region` with `vmSize: auto` (issue 13, sovereign clouds).
+fn auto_in(region: &str) -> gpuform::spec::Checked {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("auto.yaml");
+    std::fs::write(
+        &p,
+        format!(
+            "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata:\n  name: auto-sovereign\n  tags: {{project: p, team: t, env: prod, costCenter: c}}\nspec:\n  region: {region}\n  compute: {{sshPublicKey: \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com\"}}\n  workload: {{type: inference, gpuMemoryGiB: 10, precision: fp16}}\n  capacity: {{max: 2}}\n  monitoring: {{alertEmails: [a@example.com]}}\n"
+        ),
+    )
+    .unwrap();
+    check_file(&p, &Policy::default(), PriceTable::embedded())
+}
+
+#[test]
+fn auto_sizing_in_a_sovereign_cloud_picks_only_sizes_its_source_lists() {
+    // Azure Government: the T4 sizes are listed in usgovvirginia only (ga4gh-tes, 2024-03-05)
+    let c = auto_in("usgovvirginia");
+    let spec = c.spec.as_ref().unwrap();
+    assert_eq!(spec.spec.compute.vm_size, "Standard_NC4as_T4_v3");
+    assert!(
+        !c.diagnostics
+            .iter()
+            .any(|d| d.rule == "size-not-offered-in-cloud")
+    );
+    // usgovtexas: the list names no GPU size there, so auto finds none and says why
+    let c = auto_in("usgovtexas");
+    let d = c
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "no-size-fits")
+        .expect("no size");
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("size-not-offered-in-cloud")),
+        "{d:?}"
+    );
+    // Azure China: no public list, so auto does not guess
+    let c = auto_in("chinanorth3");
+    let d = c
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "no-size-fits")
+        .expect("no size");
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("size-availability-unpublished")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn the_cloud_follows_the_region_unless_the_spec_names_it() {
+    for (region, cloud) in [
+        ("usgovvirginia", gpuform::azure::Cloud::AzureUSGovernment),
+        ("chinanorth3", gpuform::azure::Cloud::AzureChinaCloud),
+        ("westeurope", gpuform::azure::Cloud::AzureCloud),
+    ] {
+        let c = auto_in(region);
+        let spec = c.spec.as_ref().unwrap();
+        assert_eq!(spec.spec.cloud, None);
+        assert_eq!(spec.spec.effective_cloud(), cloud, "{region}");
+    }
+}

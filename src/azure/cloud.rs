@@ -4,8 +4,10 @@ use std::fmt;
 
 use url::Url;
 
-/// A sovereign cloud, named the way `az cloud list` names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// A sovereign cloud, named the way `az cloud list` names them (also `spec.cloud`'s values).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub enum Cloud {
     #[default]
     AzureCloud,
@@ -115,6 +117,20 @@ impl Cloud {
     }
 }
 
+/// The cloud a command talks to: `--cloud` when given, else the spec's
+/// ([`crate::spec::model::WorkloadSpec::effective_cloud`]), else the public cloud. A `--cloud`
+/// that contradicts the spec is refused (the message names both): a template sent to the other
+/// cloud's subscription would fail on its region.
+pub fn choose(flag: Option<Cloud>, spec: Option<Cloud>) -> Result<Cloud, String> {
+    match (flag, spec) {
+        (Some(f), Some(s)) if f != s => Err(format!(
+            "--cloud {f} contradicts the spec, whose cloud is {s} (spec.cloud, or its region's cloud)"
+        )),
+        (Some(c), _) | (None, Some(c)) => Ok(c),
+        (None, None) => Ok(Cloud::AzureCloud),
+    }
+}
+
 impl fmt::Display for Cloud {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -207,6 +223,35 @@ mod tests {
                 "{c}"
             );
             assert_eq!(Cloud::parse(&c.name().to_lowercase()), Some(c));
+        }
+    }
+
+    #[test]
+    fn the_flag_must_agree_with_the_spec() {
+        use Cloud::*;
+        assert_eq!(choose(None, None), Ok(AzureCloud));
+        assert_eq!(choose(None, Some(AzureChinaCloud)), Ok(AzureChinaCloud));
+        assert_eq!(choose(Some(AzureUSGovernment), None), Ok(AzureUSGovernment));
+        assert_eq!(
+            choose(Some(AzureUSGovernment), Some(AzureUSGovernment)),
+            Ok(AzureUSGovernment)
+        );
+        let e = choose(Some(AzureCloud), Some(AzureChinaCloud)).unwrap_err();
+        assert!(
+            e.contains("--cloud AzureCloud") && e.contains("AzureChinaCloud"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn regions_name_their_cloud_and_the_spec_field_uses_the_az_names() {
+        assert_eq!(Cloud::for_region("chinanorth3"), Cloud::AzureChinaCloud);
+        assert_eq!(Cloud::for_region("usdodeast"), Cloud::AzureUSGovernment);
+        assert_eq!(Cloud::for_region("westeurope"), Cloud::AzureCloud);
+        for c in Cloud::ALL {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{}\"", c.name()));
+            assert_eq!(serde_json::from_str::<Cloud>(&json).unwrap(), c);
         }
     }
 

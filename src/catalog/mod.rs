@@ -1,6 +1,7 @@
 //! The GPU size catalog and the embedded price table: the project's own data, built from the
 //! facts in `../shared/azure` (see `sizes.json` `_meta`).
 
+pub mod clouds;
 pub mod drivers;
 pub mod prices;
 pub mod regions;

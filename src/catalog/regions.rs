@@ -65,14 +65,17 @@ pub const REGIONS: &[&str] = &[
     "newzealandnorth",
     "indonesiacentral",
     "malaysiawest",
-    // Azure operated by 21Vianet
+    // Azure operated by 21Vianet (AzureChinaCloud): docs.azure.cn "Azure regions list",
+    // programmatic names, read 2026-12-02; chinaeast3 is access restricted
     "chinaeast",
     "chinaeast2",
     "chinaeast3",
     "chinanorth",
     "chinanorth2",
     "chinanorth3",
-    // Azure Government
+    // Azure Government (AzureUSGovernment): the Resource SKUs locations in microsoft/ga4gh-tes
+    // BatchSupportedVmSizeInformation_AZUREUSGOVERNMENT.json @ cbbc38c5 (2024-03-05); each
+    // cloud's list with its GPU sizes is in sovereign_sizes.json (catalog::clouds)
     "usgovvirginia",
     "usgovarizona",
     "usgovtexas",

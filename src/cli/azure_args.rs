@@ -21,9 +21,11 @@ pub struct AzureArgs {
     /// Which credential to use; `auto` picks from the environment and says which.
     #[arg(long, value_enum, default_value_t = AuthArg::Auto, env = "GPUFORM_AUTH")]
     pub auth: AuthArg,
-    /// Azure cloud: ARM endpoint, Entra authority (AZURE_AUTHORITY_HOST overrides it) and token scope.
-    #[arg(long, value_enum, default_value_t = CloudArg::AzureCloud)]
-    pub cloud: CloudArg,
+    /// Azure cloud: ARM endpoint, Entra authority (AZURE_AUTHORITY_HOST overrides it), token scope
+    /// and portal [default: the spec's cloud (spec.cloud, else its region's), else AzureCloud]. A
+    /// value that contradicts the spec is a usage error.
+    #[arg(long, value_enum)]
+    pub cloud: Option<CloudArg>,
     /// Resource Manager endpoint (https), e.g. a proxy; the token scope stays the cloud's.
     #[arg(long, value_name = "URL")]
     pub arm_endpoint: Option<String>,
@@ -175,12 +177,22 @@ impl AzureArgs {
         })
     }
 
-    /// Choose the credential, find the subscription and build the client; prints
-    /// `COMMAND: using <credential> (...)` to stderr.
-    pub fn connect(&self, command: &str) -> Result<Session, Failure> {
+    /// Choose the cloud (`--cloud`, else `spec`'s), the credential, find the subscription and
+    /// build the client; prints `COMMAND: using <credential> (...)` to stderr.
+    pub fn connect(
+        &self,
+        command: &str,
+        spec: Option<&crate::spec::model::Spec>,
+    ) -> Result<Session, Failure> {
         self.check()?;
         let env = Env::from_process();
-        let cloud: Cloud = self.cloud.into();
+        let cloud = azure::cloud::choose(
+            self.cloud.map(Cloud::from),
+            spec.map(|s| s.spec.effective_cloud()),
+        )
+        .map_err(|e| {
+            Failure::usage(e).help("drop --cloud (the spec decides) or use the spec's cloud")
+        })?;
         let endpoints = Endpoints::resolve(
             cloud,
             self.arm_endpoint.as_deref(),

@@ -170,7 +170,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         secrets.push((p.name.clone(), value.unwrap_or_default()));
     }
 
-    let session = args.azure.connect("deploy")?;
+    let session = args.azure.connect("deploy", Some(spec))?;
     let rt = runtime()?;
     let rg = args.resource_group.trim().to_string();
     let region = spec.spec.region.trim().to_ascii_lowercase();

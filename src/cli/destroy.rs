@@ -105,7 +105,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .expect("a spec without errors has a model");
     let plan = plan_of(&checked, &args.spec, ExitCode::Findings)?;
     let apis = destroy::api_versions(&crate::emit::arm::template(&plan));
-    let session = args.azure.connect("destroy")?;
+    let session = args.azure.connect("destroy", Some(spec))?;
     let rt = runtime()?;
     let rg = args.resource_group.trim().to_string();
     let arm = &session.arm;

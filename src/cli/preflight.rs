@@ -150,7 +150,7 @@ fn live(
     plan: &mut Plan,
     ctx: &mut Context,
 ) -> Result<(Vec<pf::RegionData>, pf::SubscriptionData, Connected), Failure> {
-    let session = args.azure.connect("preflight")?;
+    let session = args.azure.connect("preflight", checked.spec.as_ref())?;
     ctx.subscription = Some(session.subscription.clone());
     ctx.credential = Some(session.choice.describe());
     ctx.cloud = Some(session.cloud.name().to_string());

@@ -127,9 +127,18 @@ fn request(args: Args) -> Result<ExitCode, Failure> {
         .unwrap_or(&spec.spec.region)
         .trim()
         .to_ascii_lowercase();
+    // the session talks to the spec's cloud: a --region of another cloud does not exist there
+    let cloud = spec.spec.effective_cloud();
+    if crate::azure::Cloud::for_region(&region) != cloud {
+        return Err(Failure::usage(format!(
+            "--region {region} is a region of {}, but the spec's cloud is {cloud}",
+            crate::azure::Cloud::for_region(&region)
+        ))
+        .help("use a region of the spec's cloud, or change spec.cloud / spec.region"));
+    }
     let mut plan = Plan::from_spec(spec, std::slice::from_ref(&region));
     plan.targets.retain(|t| t.region == region);
-    let session = args.azure.connect("quota")?;
+    let session = args.azure.connect("quota", Some(spec))?;
     let rt = runtime()?;
     if let Some(rg) = &args.resource_group {
         plan.existing = session.existing_pool(&rt, "quota", rg.trim(), &checked);

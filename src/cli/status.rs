@@ -142,7 +142,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             unavailable,
         })
     };
-    let session = args.azure.connect("status")?;
+    let session = args.azure.connect("status", Some(spec))?;
     let rt = runtime()?;
     let rg = args.resource_group.trim().to_string();
     loop {

@@ -14,6 +14,7 @@ pub mod format;
 pub mod gates;
 pub mod levers;
 pub mod retail;
+pub mod sovereign;
 pub mod usage;
 
 use std::collections::BTreeMap;
@@ -531,6 +532,10 @@ pub fn estimate(
         lines.splice(at..at, gpu_lines);
     }
 
+    // a sovereign cloud prices only what a public source prices for it (sovereign.rs)
+    let sovereign_note =
+        sovereign::withhold_unsourced(s.effective_cloud(), f, &mut lines, &mut missing);
+
     // totals
     let mut totals = Totals {
         low: 0.0,
@@ -586,7 +591,7 @@ pub fn estimate(
     let sources: Vec<SourceUse> = by_id.into_values().collect();
 
     let budget = gates::budget_check(plan, &totals);
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = sovereign_note.into_iter().collect();
     if plan.queue.as_ref().is_some_and(|q| !q.create) {
         notes.push(
             "the queue already exists (create: false): its cost is not part of this estimate"

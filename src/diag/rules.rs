@@ -472,6 +472,35 @@ pub const RULES: &[Rule] = &[
         "A region name gpuform does not know",
         "Region names are lowercase without spaces (e.g. eastus2).",
     ),
+    // --- sovereign clouds (src/spec/rules/cloud.rs) ---------------------------------------
+    r(
+        "cloud-region-mismatch",
+        E,
+        "regions",
+        "A region of another Azure cloud than spec.cloud",
+        "A template deploys to the cloud of the subscription it is sent to; a region of Azure China (china*), Azure Government (usgov*, usdod*) or the public cloud exists only in its own cloud. Use a region of spec.cloud or change spec.cloud.",
+    ),
+    r(
+        "size-not-offered-in-cloud",
+        W,
+        "regions",
+        "The public source for the sovereign cloud does not list the size in the region",
+        "gpuform's per-cloud size list (src/catalog/sovereign_sizes.json, with its source and date) does not list the size in the region. The lists are partial and dated: preflight reads the subscription's live SKU list, which decides. vmSize: auto picks only listed sizes.",
+    ),
+    r(
+        "size-availability-unpublished",
+        I,
+        "regions",
+        "No public source lists the sovereign cloud's GPU sizes per region",
+        "Azure operated by 21Vianet publishes no per-region GPU size list gpuform can cite; preflight's live SKU read decides. vmSize: auto cannot choose there: name a size.",
+    ),
+    r(
+        "driver-extension-unverified",
+        W,
+        "drivers",
+        "The GPU driver extension is not documented for the sovereign cloud",
+        "Microsoft documents the Microsoft.HpcCompute GPU driver extensions for the public cloud only. Check the extension in the region (az vm extension image list) before deploying, or use an image that carries the driver.",
+    ),
     // --- network -----------------------------------------------------------------------
     r(
         "cidr-invalid",

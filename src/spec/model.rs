@@ -64,6 +64,10 @@ pub struct WorkloadSpec {
     /// `None`: no residency restriction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_regions: Option<Vec<String>>,
+    /// The Azure cloud as written (`None`: the region decides); [`WorkloadSpec::effective_cloud`]
+    /// is the one every command uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cloud: Option<crate::azure::Cloud>,
     pub workload: Workload,
     #[serde(default)]
     pub compute: Compute,
@@ -78,6 +82,14 @@ pub struct WorkloadSpec {
     pub monitoring: Monitoring,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_shutdown: Option<AutoShutdown>,
+}
+
+impl WorkloadSpec {
+    /// `spec.cloud`, else the cloud of `spec.region` ([`crate::azure::Cloud::for_region`]).
+    pub fn effective_cloud(&self) -> crate::azure::Cloud {
+        self.cloud
+            .unwrap_or_else(|| crate::azure::Cloud::for_region(&self.region))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

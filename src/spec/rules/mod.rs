@@ -2,6 +2,7 @@
 //! [`crate::diag::rules::RULES`], a JSON pointer (turned into file:line:col later) and a help line.
 
 mod capacity;
+mod cloud;
 pub mod compute;
 mod governance;
 mod gpu_monitoring;
@@ -56,6 +57,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     security::check(ctx, &mut out);
     shared::check(ctx, &mut out);
     governance::check(ctx, &mut out);
+    cloud::check(ctx, &mut out);
     gpu_monitoring::check(ctx, &mut out);
     workload_model::check(ctx, &mut out);
     out
@@ -71,6 +73,7 @@ pub fn size_checks(ctx: &Context<'_>, size: &GpuSize) -> Vec<Diagnostic> {
     compute::check_size(ctx, size, &mut out);
     network::check_size(ctx, size, &mut out);
     security::check_size(ctx, size, &mut out);
+    cloud::check_size(ctx, size, &mut out);
     out
 }
 
