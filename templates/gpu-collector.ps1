@@ -59,7 +59,7 @@ function Get-Now {
         return [DateTime]::ParseExact($env:GPUFORM_NOW, $Stamp, $Inv, $Utc)
     }
     $n = [DateTime]::UtcNow
-    return $n.AddTicks( - ($n.Ticks % [TimeSpan]::TicksPerSecond))
+    return $n.AddTicks(-1 * ($n.Ticks % [TimeSpan]::TicksPerSecond))
 }
 
 function New-Row($Base, $Values) {
@@ -278,7 +278,13 @@ function Invoke-Collect([int]$Expected) {
     $state = [ordered]@{ time = $stamp; healthy = $healthy; status = $rows[0]['Status'] }
     $tmp = Join-Path $StateDir 'health.json.tmp'
     [System.IO.File]::WriteAllText($tmp, ($state | ConvertTo-Json -Compress), $Utf8)
-    Move-Item -LiteralPath $tmp -Destination (Join-Path $StateDir 'health.json') -Force
+    $dest = Join-Path $StateDir 'health.json'
+    # the responder never reads a half-written file: replace, or move the first one in
+    if (Test-Path -LiteralPath $dest) {
+        [System.IO.File]::Replace($tmp, $dest, $null)
+    } else {
+        [System.IO.File]::Move($tmp, $dest)
+    }
     [System.IO.File]::WriteAllText($sinceFile, $stamp, $Utf8)
     # the agent reads new lines; files older than KeepDays are gone
     $cutoff = $t.AddDays(-$KeepDays).ToString('yyyyMMdd', $Inv)
@@ -382,8 +388,14 @@ function Invoke-Install([int]$Expected, [int]$ListenPort) {
 
 switch ($Command) {
     # the exit code is the function's last output
-    'install' { exit [int](@(Invoke-Install $(if ($Arg -gt 0) { $Arg } else { 1 }) $Port)[-1]) }
-    'collect' { exit [int](@(Invoke-Collect $(if ($Arg -gt 0) { $Arg } else { 1 }))[-1]) }
+    'install' {
+        $rc = @(Invoke-Install $(if ($Arg -gt 0) { $Arg } else { 1 }) $Port)[-1]
+        exit $rc
+    }
+    'collect' {
+        $rc = @(Invoke-Collect $(if ($Arg -gt 0) { $Arg } else { 1 }))[-1]
+        exit $rc
+    }
     'serve' { Invoke-Serve $(if ($Arg -gt 0) { $Arg } else { $Port }); exit 0 }
     'health' {
         $h = Get-Health

@@ -779,6 +779,14 @@ fn the_install_command_carries_the_whole_collector_and_fits_a_command_line() {
         // its only double quotes are the two around the PowerShell command
         assert!(!cmd.contains('%') && !cmd.contains('^'));
         assert_eq!(cmd.matches('"').count(), 2);
+        // the folder of a script SYSTEM runs is not writable by users who sign in, and the
+        // rights are set before the script is written
+        let acl = cmd.find("/inheritance:r /grant:r '*S-1-5-18:(OI)(CI)F' '*S-1-5-32-544:(OI)(CI)F' '*S-1-5-32-545:(OI)(CI)RX' /T /C").unwrap();
+        let owner = cmd
+            .find("icacls $d /setowner '*S-1-5-32-544' /T /C")
+            .unwrap();
+        let write = cmd.find("WriteAllText($f").unwrap();
+        assert!(owner < write && acl < write);
         let b64 = cmd
             .split("FromBase64String('")
             .nth(1)

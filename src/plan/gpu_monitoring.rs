@@ -632,6 +632,13 @@ pub fn windows_collector_compact() -> String {
     out
 }
 
+/// The collector's folder belongs to SYSTEM and Administrators (owner and full control, no
+/// inherited ProgramData rights, in which Users may create files); Users may read it. A script
+/// the SYSTEM tasks run must not be writable by the people who sign in to a visualisation desktop.
+/// icacls takes SIDs with a leading `*`: S-1-5-18 LocalSystem, S-1-5-32-544 Administrators,
+/// S-1-5-32-545 Users (Learn, "icacls").
+const WINDOWS_ACL: &str = "$null=icacls $d /setowner '*S-1-5-32-544' /T /C;$null=icacls $d /inheritance:r /grant:r '*S-1-5-18:(OI)(CI)F' '*S-1-5-32-544:(OI)(CI)F' '*S-1-5-32-545:(OI)(CI)RX' /T /C;";
+
 /// The Custom Script Extension's `commandToExecute` on Windows pools: Windows PowerShell
 /// decodes the collector (gzip + base64 inside the command, no download), writes it to
 /// [`WINDOWS_SCRIPT_PATH`] and runs its `install` step, which registers the scheduled tasks.
@@ -642,7 +649,7 @@ pub fn windows_install_command(expected_gpus: u32) -> String {
         .expect("gzip into memory");
     let packed = super::base64(&z.finish().expect("gzip into memory"));
     format!(
-        "powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -Command \"$d=Join-Path $env:ProgramData 'gpuform';$null=New-Item -ItemType Directory -Force -Path $d;$f=Join-Path $d 'gpuform-gpu.ps1';$b=[Convert]::FromBase64String('{packed}');$z=New-Object IO.Compression.GZipStream((New-Object IO.MemoryStream(,$b)),[IO.Compression.CompressionMode]::Decompress);[IO.File]::WriteAllText($f,(New-Object IO.StreamReader($z)).ReadToEnd());& $f install {expected_gpus} {HEALTH_PORT};exit $LASTEXITCODE\""
+        "powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -Command \"$d=Join-Path $env:ProgramData 'gpuform';$null=New-Item -ItemType Directory -Force -Path $d;{WINDOWS_ACL}$f=Join-Path $d 'gpuform-gpu.ps1';$b=[Convert]::FromBase64String('{packed}');$z=New-Object IO.Compression.GZipStream((New-Object IO.MemoryStream(,$b)),[IO.Compression.CompressionMode]::Decompress);[IO.File]::WriteAllText($f,(New-Object IO.StreamReader($z)).ReadToEnd());& $f install {expected_gpus} {HEALTH_PORT};exit $LASTEXITCODE\""
     )
 }
 
