@@ -1029,3 +1029,94 @@ fn the_windows_health_responder_keeps_the_linux_contract() {
         assert!(WINDOWS_COLLECTOR.contains(needle), "{needle}");
     }
 }
+
+/// Brackets of a PowerShell script balance outside comments and strings ('…' with '' escapes,
+/// "…" with backtick escapes and `$( … )` subexpressions): a cheap guard against a syntax error
+/// nobody can run here. Returns the first problem.
+fn ps_unbalanced(s: &str) -> Option<String> {
+    fn code(
+        b: &[u8],
+        mut i: usize,
+        stack: &mut Vec<u8>,
+        until: Option<usize>,
+    ) -> Result<usize, String> {
+        while i < b.len() {
+            match b[i] {
+                b'#' => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'`' => i += 1,
+                b'\'' => {
+                    i += 1;
+                    loop {
+                        match b.get(i) {
+                            None => return Err("unterminated '".into()),
+                            Some(b'\'') if b.get(i + 1) == Some(&b'\'') => i += 2,
+                            Some(b'\'') => break,
+                            Some(_) => i += 1,
+                        }
+                    }
+                }
+                b'"' => {
+                    i += 1;
+                    loop {
+                        match b.get(i) {
+                            None => return Err("unterminated \"".into()),
+                            Some(b'`') => i += 2,
+                            Some(b'"') => break,
+                            Some(b'$') if b.get(i + 1) == Some(&b'(') => {
+                                let depth = stack.len();
+                                i = code(b, i + 2, stack, Some(depth))?;
+                            }
+                            Some(_) => i += 1,
+                        }
+                    }
+                }
+                c @ (b'(' | b'{' | b'[') => stack.push(match c {
+                    b'(' => b')',
+                    b'{' => b'}',
+                    _ => b']',
+                }),
+                c @ (b')' | b'}' | b']') => {
+                    if c == b')' && until == Some(stack.len()) {
+                        return Ok(i + 1);
+                    }
+                    match stack.pop() {
+                        Some(want) if want == c => {}
+                        other => {
+                            return Err(format!(
+                                "`{}` at byte {i} closes {:?}",
+                                c as char,
+                                other.map(|w| w as char)
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Ok(i)
+    }
+    let mut stack = Vec::new();
+    match code(s.as_bytes(), 0, &mut stack, None) {
+        Err(e) => Some(e),
+        Ok(_) if !stack.is_empty() => Some(format!("unclosed {stack:?}")),
+        Ok(_) => None,
+    }
+}
+
+#[test]
+fn the_windows_collector_brackets_and_strings_balance() {
+    use gpuform::plan::gpu_monitoring::{WINDOWS_COLLECTOR, windows_collector_compact};
+    assert_eq!(ps_unbalanced(WINDOWS_COLLECTOR), None);
+    assert_eq!(ps_unbalanced(&windows_collector_compact()), None);
+    // the checker itself catches the mistakes it is for
+    assert!(ps_unbalanced("if ($a) { $b = @(1, 2 }").is_some());
+    assert!(ps_unbalanced("$s = 'it''s").is_some());
+    assert!(ps_unbalanced("$s = \"x $($h[0]) y\"; $t = (1)").is_none());
+    assert!(ps_unbalanced("$s = \"x $($h[0] y\"").is_some());
+}
