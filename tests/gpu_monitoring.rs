@@ -408,10 +408,10 @@ fn the_thresholds_come_from_the_spec() {
 }
 
 #[test]
-fn windows_pools_and_dev_boxes_render_no_gpu_monitoring() {
+fn dev_boxes_render_no_gpu_monitoring() {
     for ex in [
-        "examples/windows-viz-nv.yaml",
         "examples/dev-notebook-t4.yaml",
+        "tests/fixtures/render/variants/devbox-windows.yaml",
     ] {
         let arm = rendered_arm(ex);
         assert!(
@@ -538,4 +538,585 @@ fn destroy_removes_the_gpu_alerts_and_association_before_what_they_use() {
     assert!(
         stage("Microsoft.Insights/actionGroups") > stage("Microsoft.Insights/scheduledQueryRules")
     );
+}
+
+// ------------------------------------------------------------------ Windows pools
+// The Windows collector (templates/gpu-collector.ps1) is PowerShell. No PowerShell can be
+// installed on the machines this suite runs on (no pwsh/.NET package in the registries they
+// reach), so these tests do not execute it: they check that it asks nvidia-smi the same
+// question as the Linux collector, maps the answer to the same columns, writes only declared
+// columns, and that what the template renders (extension settings, install command, probe)
+// agrees with the plan.
+
+fn windows_plan() -> gpuform::plan::Plan {
+    let c = check_file(
+        Path::new("examples/windows-viz-nv.yaml"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    gpuform::plan::Plan::build(&c).unwrap()
+}
+
+fn ext<'a>(exts: &'a [Value], ty: &str) -> &'a Value {
+    exts.iter()
+        .find(|e| e["properties"]["type"] == ty)
+        .unwrap_or_else(|| panic!("no {ty} extension"))
+}
+
+#[test]
+fn the_windows_example_renders_collection_alerts_repairs_and_workbook() {
+    use gpuform::plan::gpu_monitoring::{
+        HEALTH_PATH, HEALTH_PORT, WINDOWS_LOG_PATTERN, windows_install_command,
+    };
+    let arm = rendered_arm("examples/windows-viz-nv.yaml");
+    let vmss = of_type(&arm, "Microsoft.Compute/virtualMachineScaleSets")[0];
+    let exts = vmss["properties"]["virtualMachineProfile"]["extensionProfile"]["extensions"]
+        .as_array()
+        .unwrap();
+    let names: Vec<&str> = exts.iter().map(|e| e["name"].as_str().unwrap()).collect();
+
+    // the collector's installer: Custom Script Extension 1.10, after the GRID driver
+    let cse = ext(exts, "CustomScriptExtension");
+    assert_eq!(cse["properties"]["publisher"], "Microsoft.Compute");
+    assert_eq!(cse["properties"]["typeHandlerVersion"], "1.10");
+    assert_eq!(
+        cse["properties"]["provisionAfterExtensions"],
+        serde_json::json!(["NvidiaGpuDriverWindows"])
+    );
+    let cmd = cse["properties"]["settings"]["commandToExecute"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        cmd,
+        windows_install_command(1),
+        "one GPU (a third of an A10)"
+    );
+    assert!(cmd.contains(&format!("install 1 {HEALTH_PORT};")), "{cmd}");
+    // nothing is downloaded and no storage account is named
+    assert!(cse["properties"]["settings"].get("fileUris").is_none());
+    assert!(cse["properties"].get("protectedSettings").is_none());
+
+    // the agent for Windows, signed in with the pool's identity
+    let ama = ext(exts, "AzureMonitorWindowsAgent");
+    assert_eq!(ama["properties"]["publisher"], "Microsoft.Azure.Monitor");
+    let mi = &ama["properties"]["settings"]["authentication"]["managedIdentity"];
+    assert_eq!(mi["identifier-name"], "mi_res_id");
+    assert!(
+        mi["identifier-value"]
+            .as_str()
+            .unwrap()
+            .contains("userAssignedIdentities")
+    );
+    assert!(!names.contains(&"AzureMonitorLinuxAgent"));
+
+    // the probe asks the collector's responder, once the driver and the collector are there
+    let health = ext(exts, "ApplicationHealthWindows");
+    assert_eq!(health["properties"]["settings"]["port"], HEALTH_PORT);
+    assert_eq!(health["properties"]["settings"]["requestPath"], HEALTH_PATH);
+    assert_eq!(health["properties"]["settings"]["protocol"], "http");
+    assert_eq!(
+        health["properties"]["provisionAfterExtensions"],
+        serde_json::json!(["NvidiaGpuDriverWindows", "GpuCollector"])
+    );
+    let repairs = &vmss["properties"]["automaticRepairsPolicy"];
+    assert_eq!(repairs["enabled"], true);
+    assert_eq!(repairs["gracePeriod"], "PT30M");
+    // Windows runs no custom data: the collector is not there
+    assert!(arm["variables"].get("customData").is_none());
+
+    // DCE and DCR for Windows, the Windows path, the same table and stream
+    for ty in [
+        "Microsoft.Insights/dataCollectionEndpoints",
+        "Microsoft.Insights/dataCollectionRules",
+    ] {
+        assert_eq!(of_type(&arm, ty)[0]["kind"], "Windows", "{ty}");
+    }
+    let dcr = of_type(&arm, "Microsoft.Insights/dataCollectionRules")[0];
+    let lf = &dcr["properties"]["dataSources"]["logFiles"][0];
+    assert_eq!(lf["format"], "json");
+    assert_eq!(lf["filePatterns"][0], WINDOWS_LOG_PATTERN);
+    assert_eq!(
+        dcr["properties"]["dataFlows"][0]["outputStream"],
+        "Custom-GpuTelemetry_CL"
+    );
+    let table = of_type(&arm, "Microsoft.OperationalInsights/workspaces/tables");
+    let cols: Vec<&str> = table[0]["properties"]["schema"]["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(cols, COLUMNS.iter().map(|c| c.name).collect::<Vec<_>>());
+    assert!(
+        of_type(&arm, "Microsoft.Insights/dataCollectionRuleAssociations")[0]["scope"]
+            .as_str()
+            .unwrap()
+            .starts_with("Microsoft.Compute/virtualMachineScaleSets/")
+    );
+    assert_eq!(
+        of_type(&arm, "Microsoft.Insights/scheduledQueryRules").len(),
+        3
+    );
+    assert_eq!(of_type(&arm, "Microsoft.Insights/workbooks").len(), 1);
+    assert!(arm["outputs"]["gpuWorkbookId"].is_object());
+    assert!(
+        of_type(&arm, "Microsoft.Authorization/roleAssignments")
+            .iter()
+            .any(|r| r["properties"]["roleDefinitionId"]
+                .as_str()
+                .unwrap()
+                .contains("3913510d-42f4-4d42-a2a6-6cf4e5e8ba81"))
+    );
+
+    // Bicep says the same (the path's backslashes escaped for a Bicep string)
+    let bicep = gpuform::emit::bicep::main_bicep(&windows_plan()).unwrap();
+    assert!(bicep.contains(r"'C:\\ProgramData\\gpuform\\logs\\gpu-*.json'"));
+    assert!(bicep.contains("type: 'AzureMonitorWindowsAgent'"));
+    assert!(bicep.contains("type: 'CustomScriptExtension'"));
+    assert_eq!(bicep.matches("kind: 'Windows'").count(), 2);
+}
+
+#[test]
+fn the_idle_alert_quotes_the_windows_price() {
+    use gpuform::catalog::prices::{PriceKind, PriceOs};
+    let plan = windows_plan();
+    let g = plan.gpu.as_ref().unwrap();
+    let price = |os| {
+        PriceTable::embedded().hourly(
+            "Standard_NV12ads_A10_v5",
+            "westeurope",
+            os,
+            PriceKind::OnDemand,
+        )
+    };
+    let idle = g.alerts.iter().find(|a| a.sym == "gpuAlertIdle").unwrap();
+    match price(PriceOs::Windows) {
+        Some(w) => {
+            assert_eq!(g.hourly_price, Some(w));
+            assert!(!g.licence_extra);
+        }
+        // the embedded table has no Windows prices: the Linux rate, said to be a lower bound
+        None => {
+            let linux = price(PriceOs::Linux).unwrap();
+            assert_eq!(g.hourly_price, Some(linux));
+            assert!(g.licence_extra);
+            assert!(
+                idle.description
+                    .contains(&format!("${linux:.3}/h each plus the Windows licence")),
+                "{}",
+                idle.description
+            );
+            assert!(
+                idle.query.contains("/h + Windows licence"),
+                "{}",
+                idle.query
+            );
+            assert!(
+                g.workbook
+                    .serialized_data
+                    .contains("the Windows licence is extra")
+            );
+        }
+    }
+    // a Linux pool is quoted as before
+    let linux_plan = {
+        let c = check_file(
+            Path::new("examples/llm-finetune-a100.yaml"),
+            &Policy::default(),
+            PriceTable::embedded(),
+        );
+        gpuform::plan::Plan::build(&c).unwrap()
+    };
+    let lg = linux_plan.gpu.as_ref().unwrap();
+    assert!(!lg.licence_extra);
+    assert!(!lg.alerts[0].query.contains("licence"));
+}
+
+/// Standard base64 (RFC 4648), for reading the install command back.
+fn unbase64(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {}", c as char),
+    };
+    let bytes: Vec<u8> = s.bytes().filter(|c| *c != b'=').collect();
+    let mut out = Vec::new();
+    for chunk in bytes.chunks(4) {
+        let v: Vec<u32> = chunk.iter().map(|c| u32::from(val(*c))).collect();
+        let n = v
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, x)| n | (x << (18 - 6 * i)));
+        for i in 0..v.len() - 1 {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_install_command_carries_the_whole_collector_and_fits_a_command_line() {
+    use gpuform::plan::gpu_monitoring::{
+        MAX_WINDOWS_COMMAND_CHARS, WINDOWS_COLLECTOR, windows_collector_compact,
+        windows_install_command,
+    };
+    use std::io::Read;
+    for gpus in [1, 4] {
+        let cmd = windows_install_command(gpus);
+        assert!(
+            cmd.len() < MAX_WINDOWS_COMMAND_CHARS,
+            "{} characters",
+            cmd.len()
+        );
+        assert!(cmd.starts_with(
+            "powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -Command \""
+        ));
+        assert!(cmd.ends_with(&format!("& $f install {gpus} 8711;exit $LASTEXITCODE\"")));
+        // cmd.exe would expand %...% and treat ^ as an escape; the command has neither, and
+        // its only double quotes are the two around the PowerShell command
+        assert!(!cmd.contains('%') && !cmd.contains('^'));
+        assert_eq!(cmd.matches('"').count(), 2);
+        // the folder of a script SYSTEM runs is not writable by users who sign in, and the
+        // rights are set before the script is written
+        let acl = cmd.find("/inheritance:r /grant:r '*S-1-5-18:(OI)(CI)F' '*S-1-5-32-544:(OI)(CI)F' '*S-1-5-32-545:(OI)(CI)RX' /T /C").unwrap();
+        let owner = cmd
+            .find("icacls $d /setowner '*S-1-5-32-544' /T /C")
+            .unwrap();
+        let write = cmd.find("WriteAllText($f").unwrap();
+        assert!(owner < write && acl < write);
+        let b64 = cmd
+            .split("FromBase64String('")
+            .nth(1)
+            .unwrap()
+            .split("')")
+            .next()
+            .unwrap();
+        let mut script = String::new();
+        flate2::read::GzDecoder::new(&unbase64(b64)[..])
+            .read_to_string(&mut script)
+            .unwrap();
+        assert_eq!(script, windows_collector_compact());
+    }
+    // compacting drops comments, blank lines and indentation, and nothing else
+    let compact = windows_collector_compact();
+    let kept: Vec<&str> = WINDOWS_COLLECTOR
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(compact.lines().collect::<Vec<_>>(), kept);
+    // which is safe only without here-strings (whose lines keep their blanks)
+    assert!(!WINDOWS_COLLECTOR.contains("@'") && !WINDOWS_COLLECTOR.contains("@\""));
+}
+
+#[test]
+fn the_windows_collector_is_ascii_for_windows_powershell() {
+    use gpuform::plan::gpu_monitoring::WINDOWS_COLLECTOR;
+    // Windows PowerShell 5.1 reads a .ps1 without a byte order mark in the ANSI code page
+    assert!(WINDOWS_COLLECTOR.is_ascii());
+    // and the log must be UTF-8 for the agent: no Out-File/Set-Content/Add-Content (UTF-16 or
+    // ANSI by default in 5.1), only the UTF-8 encoder without BOM
+    for cmdlet in ["Out-File", "Set-Content", "Add-Content", ">>"] {
+        assert!(!WINDOWS_COLLECTOR.contains(cmdlet), "{cmdlet}");
+    }
+    assert!(WINDOWS_COLLECTOR.contains("New-Object System.Text.UTF8Encoding($false)"));
+    assert!(WINDOWS_COLLECTOR.contains("[System.IO.File]::AppendAllText($Path, $text, $Utf8)"));
+}
+
+/// The string literal assigned by `$Name = '...'` in the PowerShell collector.
+fn ps_assignment<'a>(script: &'a str, name: &str) -> &'a str {
+    let line = script
+        .lines()
+        .find(|l| l.starts_with(&format!("${name} = '")))
+        .unwrap_or_else(|| panic!("no ${name}"));
+    line.split('\'').nth(1).unwrap()
+}
+
+/// `QUERY = ("..." "...")` of the Python collector, concatenated.
+fn py_query(script: &str) -> String {
+    let start = script.find("QUERY = (").unwrap();
+    let body = &script[start..start + script[start..].find(")\n").unwrap()];
+    body.split('"').skip(1).step_by(2).collect()
+}
+
+#[test]
+fn the_windows_collector_asks_nvidia_smi_what_the_linux_one_asks() {
+    use gpuform::plan::gpu_monitoring::WINDOWS_COLLECTOR;
+    let ps_query = ps_assignment(WINDOWS_COLLECTOR, "Query");
+    assert_eq!(ps_query, py_query(COLLECTOR));
+    assert_eq!(format!("--query-gpu={ps_query}"), QUERY);
+    assert_eq!(
+        ps_assignment(WINDOWS_COLLECTOR, "Format"),
+        "csv,noheader,nounits"
+    );
+    assert!(COLLECTOR.contains("\"--format=csv,noheader,nounits\""));
+    assert!(WINDOWS_COLLECTOR.contains("@(\"--query-gpu=$Query\", \"--format=$Format\")"));
+    // the 11 fields are checked on both sides
+    assert!(COLLECTOR.contains("if len(f) != 11:"));
+    assert!(WINDOWS_COLLECTOR.contains("if ($f.Count -ne 11) { continue }"));
+    // nvidia-smi.exe where NVIDIA's Windows drivers put it
+    assert!(WINDOWS_COLLECTOR.contains(r"'System32\nvidia-smi.exe'"));
+    assert!(WINDOWS_COLLECTOR.contains(r"'NVIDIA Corporation\NVSMI\nvidia-smi.exe'"));
+}
+
+/// Column -> normalised source of its value (`num(4)`, `integer(1)`, `str(2)`, or the
+/// expression) in the GPU row of each collector.
+fn py_gpu_row(script: &str) -> Vec<(String, String)> {
+    let start = script.find("GpuIndex=integer(").unwrap();
+    let block = &script[start..start + script[start..].find("Message=\"\",").unwrap() + 11];
+    block
+        .lines()
+        .map(|l| l.trim().trim_end_matches(','))
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap();
+            let v = v.trim();
+            let norm = if let Some(i) = v.strip_prefix("num(f[") {
+                format!("num({})", i.trim_end_matches("])"))
+            } else if let Some(i) = v.strip_prefix("integer(f[") {
+                format!("integer({})", i.trim_end_matches("])"))
+            } else if let Some(i) = v.strip_prefix("f[") {
+                format!("str({})", i.trim_end_matches(']'))
+            } else {
+                v.to_string()
+            };
+            (k.trim().to_string(), norm)
+        })
+        .collect()
+}
+
+fn ps_gpu_row(script: &str) -> Vec<(String, String)> {
+    let start = script.find("$gpu = @{").unwrap();
+    let block = &script[start + 9..start + script[start..].find("\n            }").unwrap()];
+    block
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap();
+            let v = v.trim();
+            let norm = if let Some(i) = v.strip_prefix("(ConvertTo-Number $f[") {
+                format!("num({})", i.trim_end_matches("])"))
+            } else if let Some(i) = v.strip_prefix("(ConvertTo-Integer $f[") {
+                format!("integer({})", i.trim_end_matches("])"))
+            } else if let Some(i) = v.strip_prefix("$f[") {
+                format!("str({})", i.trim_end_matches(']'))
+            } else {
+                v.to_string()
+            };
+            (k.trim().to_string(), norm)
+        })
+        .collect()
+}
+
+#[test]
+fn the_windows_collector_maps_each_field_to_the_column_the_linux_one_does() {
+    use gpuform::plan::gpu_monitoring::WINDOWS_COLLECTOR;
+    let py = py_gpu_row(COLLECTOR);
+    let ps = ps_gpu_row(WINDOWS_COLLECTOR);
+    let fields = |row: &[(String, String)]| -> Vec<(String, String)> {
+        let mut v: Vec<_> = row
+            .iter()
+            .filter(|(_, v)| v.ends_with(')') && v.contains('(') && !v.contains(' '))
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    };
+    let py_fields = fields(&py);
+    assert_eq!(py_fields.len(), 10, "{py:?}");
+    assert_eq!(fields(&ps), py_fields);
+    // the constant columns agree too
+    let get =
+        |row: &[(String, String)], k: &str| row.iter().find(|(c, _)| c == k).unwrap().1.clone();
+    assert_eq!(get(&py, "Status"), "\"ok\"");
+    assert_eq!(get(&ps, "Status"), "'ok'");
+    assert_eq!(get(&py, "Healthy"), "True");
+    assert_eq!(get(&ps, "Healthy"), "$true");
+    let mut keys_py: Vec<_> = py.iter().map(|(k, _)| k.clone()).collect();
+    let mut keys_ps: Vec<_> = ps.iter().map(|(k, _)| k.clone()).collect();
+    keys_py.sort();
+    keys_ps.sort();
+    assert_eq!(keys_ps, keys_py);
+    // the status words the alerts and the workbook filter on
+    for status in ["'nvidia-smi-failed'", "'no-gpu'", "'gpu-missing'"] {
+        assert!(WINDOWS_COLLECTOR.contains(status), "{status}");
+        assert!(COLLECTOR.contains(&status.replace('\'', "\"")), "{status}");
+    }
+}
+
+#[test]
+fn the_windows_collector_writes_only_declared_columns() {
+    use gpuform::plan::gpu_monitoring::WINDOWS_COLLECTOR;
+    let declared: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+    // $Columns, the list New-Row starts every row from and checks every key against
+    let start = WINDOWS_COLLECTOR.find("$Columns = @(").unwrap();
+    let list = &WINDOWS_COLLECTOR[start..start + WINDOWS_COLLECTOR[start..].find("\n)").unwrap()];
+    let listed: Vec<&str> = list.split('\'').skip(1).step_by(2).collect();
+    assert_eq!(listed, declared);
+    assert!(WINDOWS_COLLECTOR.contains(
+        "if (-not $row.Contains($k)) { throw \"gpuform: $k is not a column of GpuTelemetry_CL\" }"
+    ));
+    // and every key the script sets is one of them: the base, the GPU row, the health row and
+    // the gpu-missing rewrite
+    let mut keys = Vec::new();
+    for (open, close) in [
+        ("$base = @{", "\n    }"),
+        ("$gpu = @{", "\n            }"),
+        ("New-Row $base @{", "\n            })"),
+    ] {
+        let at = WINDOWS_COLLECTOR
+            .find(open)
+            .unwrap_or_else(|| panic!("{open}"));
+        let block =
+            &WINDOWS_COLLECTOR[at + open.len()..at + WINDOWS_COLLECTOR[at..].find(close).unwrap()];
+        for l in block.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            keys.push(l.split_once('=').unwrap().0.trim().to_string());
+        }
+    }
+    for part in WINDOWS_COLLECTOR.split("$row['").skip(1) {
+        keys.push(part.split('\'').next().unwrap().to_string());
+    }
+    assert!(keys.len() >= 21 + 6, "{keys:?}");
+    for k in &keys {
+        assert!(
+            declared.contains(&k.as_str()),
+            "`{k}` is not a column of {TABLE}"
+        );
+    }
+    // every column is written by the GPU row (base + GPU values)
+    for c in &declared {
+        assert!(keys.iter().any(|k| k == c), "{c} never written");
+    }
+}
+
+#[test]
+fn the_windows_health_responder_keeps_the_linux_contract() {
+    use gpuform::plan::gpu_monitoring::{HEALTH_PORT, WINDOWS_COLLECTOR};
+    // rich health state in the body, 200 or 503, stale after 5 minutes
+    assert!(WINDOWS_COLLECTOR.contains("@{ ApplicationHealthState = $h[1] }"));
+    assert!(COLLECTOR.contains("{\"ApplicationHealthState\": state}"));
+    assert!(WINDOWS_COLLECTOR.contains("return @(200, 'Healthy')"));
+    assert!(WINDOWS_COLLECTOR.contains("return @(503, 'Unhealthy')"));
+    assert!(WINDOWS_COLLECTOR.contains("$Stale = 300"));
+    assert!(COLLECTOR.contains(".total_seconds() < 300"));
+    // healthy only when the last sample was
+    assert!(WINDOWS_COLLECTOR.contains("if ($s.healthy -eq $true -and $fresh)"));
+    // loopback only
+    assert!(
+        WINDOWS_COLLECTOR
+            .contains("@([System.Net.IPAddress]::Loopback, [System.Net.IPAddress]::IPv6Loopback)")
+    );
+    assert!(!WINDOWS_COLLECTOR.contains("IPAddress]::Any"));
+    assert!(!WINDOWS_COLLECTOR.contains("HttpListener"));
+    // the port: the script's default and the install command's argument are the plan's
+    assert!(WINDOWS_COLLECTOR.contains(&format!(
+        "[Parameter(Position = 2)][int]$Port = {HEALTH_PORT}"
+    )));
+    // the scheduled tasks: SYSTEM, every minute and at startup; the responder without a time
+    // limit and restarted
+    for needle in [
+        "New-ScheduledTaskPrincipal -UserId 'NT AUTHORITY\\SYSTEM' -LogonType ServiceAccount",
+        "-RepetitionInterval (New-TimeSpan -Minutes 1)",
+        "-Trigger @($boot, $every)",
+        "-ExecutionTimeLimit ([TimeSpan]::Zero) -RestartCount 999",
+        "-Argument \"$common collect $Expected\"",
+        "-Argument \"$common serve $ListenPort\"",
+    ] {
+        assert!(WINDOWS_COLLECTOR.contains(needle), "{needle}");
+    }
+}
+
+/// Brackets of a PowerShell script balance outside comments and strings ('…' with '' escapes,
+/// "…" with backtick escapes and `$( … )` subexpressions): a cheap guard against a syntax error
+/// nobody can run here. Returns the first problem.
+fn ps_unbalanced(s: &str) -> Option<String> {
+    fn code(
+        b: &[u8],
+        mut i: usize,
+        stack: &mut Vec<u8>,
+        until: Option<usize>,
+    ) -> Result<usize, String> {
+        while i < b.len() {
+            match b[i] {
+                b'#' => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'`' => i += 1,
+                b'\'' => {
+                    i += 1;
+                    loop {
+                        match b.get(i) {
+                            None => return Err("unterminated '".into()),
+                            Some(b'\'') if b.get(i + 1) == Some(&b'\'') => i += 2,
+                            Some(b'\'') => break,
+                            Some(_) => i += 1,
+                        }
+                    }
+                }
+                b'"' => {
+                    i += 1;
+                    loop {
+                        match b.get(i) {
+                            None => return Err("unterminated \"".into()),
+                            Some(b'`') => i += 2,
+                            Some(b'"') => break,
+                            Some(b'$') if b.get(i + 1) == Some(&b'(') => {
+                                let depth = stack.len();
+                                i = code(b, i + 2, stack, Some(depth))?;
+                            }
+                            Some(_) => i += 1,
+                        }
+                    }
+                }
+                c @ (b'(' | b'{' | b'[') => stack.push(match c {
+                    b'(' => b')',
+                    b'{' => b'}',
+                    _ => b']',
+                }),
+                c @ (b')' | b'}' | b']') => {
+                    if c == b')' && until == Some(stack.len()) {
+                        return Ok(i + 1);
+                    }
+                    match stack.pop() {
+                        Some(want) if want == c => {}
+                        other => {
+                            return Err(format!(
+                                "`{}` at byte {i} closes {:?}",
+                                c as char,
+                                other.map(|w| w as char)
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Ok(i)
+    }
+    let mut stack = Vec::new();
+    match code(s.as_bytes(), 0, &mut stack, None) {
+        Err(e) => Some(e),
+        Ok(_) if !stack.is_empty() => Some(format!("unclosed {stack:?}")),
+        Ok(_) => None,
+    }
+}
+
+#[test]
+fn the_windows_collector_brackets_and_strings_balance() {
+    use gpuform::plan::gpu_monitoring::{WINDOWS_COLLECTOR, windows_collector_compact};
+    assert_eq!(ps_unbalanced(WINDOWS_COLLECTOR), None);
+    assert_eq!(ps_unbalanced(&windows_collector_compact()), None);
+    // the checker itself catches the mistakes it is for
+    assert!(ps_unbalanced("if ($a) { $b = @(1, 2 }").is_some());
+    assert!(ps_unbalanced("$s = 'it''s").is_some());
+    assert!(ps_unbalanced("$s = \"x $($h[0]) y\"; $t = (1)").is_none());
+    assert!(ps_unbalanced("$s = \"x $($h[0] y\"").is_some());
 }

@@ -1831,7 +1831,7 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
         "name": lit(&g.dce_name),
         "location": "[parameters('location')]",
         "tags": a.tags(),
-        "kind": "Linux",
+        "kind": g.kind,
         "properties": {
             "description": lit(&format!("Data collection endpoint of the GPU telemetry of {}.", p.name)),
             "networkAcls": { "publicNetworkAccess": "Enabled" }
@@ -1848,7 +1848,7 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
         "name": lit(&g.dcr_name),
         "location": "[parameters('location')]",
         "tags": a.tags(),
-        "kind": "Linux",
+        "kind": g.kind,
         "properties": {
             "description": lit(&format!("GPU telemetry (JSON lines of the gpuform collector) into {}.", g.table)),
             "dataCollectionEndpointId": x(a.id("gpuDce")),

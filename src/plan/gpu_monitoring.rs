@@ -18,6 +18,22 @@
 //!   `dimensions`, `failingPeriods`).
 //! - Application Health extension rich health states (`{"ApplicationHealthState": ...}`) and
 //!   `automaticRepairsPolicy` ("Automatic instance repairs for Azure Virtual Machine Scale Sets").
+//!
+//! Windows pools (the same table, alerts and workbook; see [`windows_install_command`]):
+//! - Collector: templates/gpu-collector.ps1 (Windows PowerShell 5.1), written to disk and
+//!   registered as two SYSTEM scheduled tasks by the Custom Script Extension, publisher
+//!   `Microsoft.Compute`, type `CustomScriptExtension`, version 1.10, `settings.commandToExecute`
+//!   ("Custom Script Extension for Windows",
+//!   learn.microsoft.com/azure/virtual-machines/extensions/custom-script-windows): the script
+//!   travels inside the command (gzip + base64), so nothing is downloaded and no storage account
+//!   is needed. A changed script changes the command, which makes the extension run again.
+//! - Agent: `AzureMonitorWindowsAgent` (same publisher and identity settings as Linux).
+//! - DCE/DCR `kind: Windows`; `logFiles` with a Windows path pattern such as `C:\JavaLogs\*.log`
+//!   ("New-AzLogFilesDataSourceObject", learn.microsoft.com/powershell/module/az.monitor) and
+//!   `format: json`; the file must be ASCII or UTF-8, not UTF-16 ("Collect logs from a JSON file
+//!   with Azure Monitor Agent", learn.microsoft.com/azure/azure-monitor/agents/data-collection-log-json),
+//!   which is why the collector writes through a UTF-8 encoder rather than Out-File.
+//! - Health: `ApplicationHealthWindows` 2.0 (same publisher and settings as Linux).
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -34,6 +50,16 @@ pub const COLLECTOR: &str = include_str!("../../templates/gpu-collector.py");
 
 /// Where the collector writes; the data collection rule reads the same pattern.
 pub const LOG_PATTERN: &str = "/var/log/gpuform/gpu-*.json";
+
+/// The Windows collector (Windows PowerShell 5.1), installed as [`WINDOWS_SCRIPT_PATH`] by the
+/// Custom Script Extension ([`windows_install_command`]).
+pub const WINDOWS_COLLECTOR: &str = include_str!("../../templates/gpu-collector.ps1");
+/// Where the Windows collector writes (`$env:ProgramData\gpuform\logs`).
+pub const WINDOWS_LOG_PATTERN: &str = r"C:\ProgramData\gpuform\logs\gpu-*.json";
+pub const WINDOWS_SCRIPT_PATH: &str = r"C:\ProgramData\gpuform\gpuform-gpu.ps1";
+/// The longest command line cmd.exe runs (8191 characters): the Custom Script Extension's
+/// command stays under it, whichever way the extension starts it.
+pub const MAX_WINDOWS_COMMAND_CHARS: usize = 8191;
 /// The health responder listens on 127.0.0.1 only; the Application Health extension probes
 /// localhost from inside the VM.
 pub const HEALTH_PORT: u16 = 8711;
@@ -126,7 +152,7 @@ pub const COLUMNS: &[Column] = &[
         "PowerDrawW",
         "real",
         "real",
-        "power.draw (W); empty where the driver does not report it (vGPU)",
+        "power.draw (W); empty where the driver does not report it (vGPU, GRID)",
     ),
     col(
         "EccUncorrected",
@@ -138,7 +164,7 @@ pub const COLUMNS: &[Column] = &[
         "XidErrors",
         "long",
         "long",
-        "NVRM Xid events in the kernel log since the previous sample",
+        "Xid events since the previous sample (Linux: NVRM lines of the kernel log; Windows: nvlddmkm errors in the System event log)",
     ),
     col(
         "XidCodes",
@@ -178,6 +204,8 @@ pub struct GpuMonitoring {
     pub dce_name: String,
     pub dcr_name: String,
     pub association_name: &'static str,
+    /// `kind` of the data collection endpoint and rule: `Linux` or `Windows`.
+    pub kind: &'static str,
     pub file_pattern: &'static str,
     pub transform_kql: String,
     pub alerts: Vec<LogAlert>,
@@ -186,6 +214,8 @@ pub struct GpuMonitoring {
     pub expected_gpus: u32,
     /// Pay-as-you-go hourly price of one VM (USD) the idle alert quotes; `None` without a price.
     pub hourly_price: Option<f64>,
+    /// Windows pool priced at the Linux rate (no Windows price embedded): the licence is extra.
+    pub licence_extra: bool,
 }
 
 /// A log search alert rule on the custom table.
@@ -226,8 +256,21 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
         return None;
     }
     let g = &s.monitoring.gpu;
-    let hourly_price =
-        PriceTable::embedded().hourly(&size.name, &s.region, PriceOs::Linux, PriceKind::OnDemand);
+    let windows =
+        crate::spec::resolve::image(&s.compute.image).os == crate::spec::model::OsType::Windows;
+    // the idle alert quotes what an idle VM costs. Windows sizes carry the licence; the
+    // embedded table has Linux prices only, so a Windows pool without its own price quotes the
+    // Linux rate as a lower bound and says so
+    let prices = PriceTable::embedded();
+    let linux_price = prices.hourly(&size.name, &s.region, PriceOs::Linux, PriceKind::OnDemand);
+    let (hourly_price, licence_extra) = if windows {
+        match prices.hourly(&size.name, &s.region, PriceOs::Windows, PriceKind::OnDemand) {
+            Some(p) => (Some(p), false),
+            None => (linux_price, linux_price.is_some()),
+        }
+    } else {
+        (linux_price, false)
+    };
     let columns: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
     let transform_kql = format!(
         "source | project {}",
@@ -242,7 +285,7 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
             .join(", ")
     );
     let alerts = vec![
-        idle_alert(name, s, hourly_price),
+        idle_alert(name, s, hourly_price, licence_extra),
         LogAlert {
             sym: "gpuAlertVram",
             name: format!("alert-{name}-gpu-vram"),
@@ -282,12 +325,18 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
         dce_name: format!("dce-{name}"),
         dcr_name: format!("dcr-{name}-gpu"),
         association_name: "gpu-telemetry",
-        file_pattern: LOG_PATTERN,
+        kind: if windows { "Windows" } else { "Linux" },
+        file_pattern: if windows {
+            WINDOWS_LOG_PATTERN
+        } else {
+            LOG_PATTERN
+        },
         transform_kql,
-        workbook: workbook(name, s, hourly_price),
+        workbook: workbook(name, s, hourly_price, licence_extra),
         alerts,
         expected_gpus: whole_gpus(size),
         hourly_price,
+        licence_extra,
     })
 }
 
@@ -316,15 +365,24 @@ fn profile_min_kql(s: &WorkloadSpec) -> String {
     format!("case({}, {last})", parts.join(", "))
 }
 
-fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>) -> LogAlert {
+fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bool) -> LogAlert {
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
     let query = format!(
-        "{TABLE}\n| where Status == \"ok\"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n| extend MinuteOfWeek = {MINUTE_OF_WEEK}\n| extend ProfileMin = {min}\n| extend IdleAboveMin = min_of(IdleInstances, Instances - ProfileMin)\n| where IdleAboveMin > 0\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)\n| extend Summary = strcat(IdleAboveMin, \" idle instance(s) above the profile minimum of \", ProfileMin, \" (\", Instances, \" reporting), $\", IdleCostPerHour, \"/h\")",
+        "{TABLE}\n| where Status == \"ok\"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n| extend MinuteOfWeek = {MINUTE_OF_WEEK}\n| extend ProfileMin = {min}\n| extend IdleAboveMin = min_of(IdleInstances, Instances - ProfileMin)\n| where IdleAboveMin > 0\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)\n| extend Summary = strcat(IdleAboveMin, \" idle instance(s) above the profile minimum of \", ProfileMin, \" (\", Instances, \" reporting), $\", IdleCostPerHour, \"/h{extra}\")",
         threshold = g.idle_threshold_percent,
         min = profile_min_kql(s),
+        extra = if licence_extra {
+            " + Windows licence"
+        } else {
+            ""
+        },
     );
     let price_text = match hourly {
+        Some(p) if licence_extra => format!(
+            " at ${p:.3}/h each plus the Windows licence (Linux pay-as-you-go list price in {}: no Windows price is embedded)",
+            s.region
+        ),
         Some(p) => format!(
             " at ${p:.3}/h each (pay-as-you-go list price in {})",
             s.region
@@ -360,7 +418,7 @@ fn idle_window(minutes: u32) -> String {
     }
 }
 
-fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>) -> Workbook {
+fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bool) -> Workbook {
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
     let text = |md: String| json!({ "type": 1, "content": { "json": md } });
@@ -411,7 +469,11 @@ fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>) -> Workbook {
             "50",
         ),
         kql(
-            "Idle GPU-hours and their cost this month",
+            if licence_extra {
+                "Idle GPU-hours and their cost this month (Linux rate; the Windows licence is extra)"
+            } else {
+                "Idle GPU-hours and their cost this month"
+            },
             format!(
                 "{TABLE}\n| where TimeGenerated > startofmonth(now()) and Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 1h)\n| where Utilization < {}\n| summarize IdleVmHours = count()\n| extend IdleCostUSD = round(IdleVmHours * {price}, 2)",
                 g.idle_threshold_percent
@@ -456,13 +518,42 @@ fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>) -> Workbook {
 
 /// Add the Azure Monitor Agent (and, when the spec has no probe of its own, the Application
 /// Health extension probing the collector plus automatic repairs) to the scale set.
-pub(super) fn extend_compute(c: &mut Compute, repair_grace_period: &str) {
+pub(super) fn extend_compute(c: &mut Compute, repair_grace_period: &str, g: &GpuMonitoring) {
+    let windows = g.kind == "Windows";
+    if windows {
+        // Windows has no cloud-init: the Custom Script Extension writes the collector and
+        // registers its scheduled tasks, once the driver extension (which may reboot) is done
+        let mut settings = Map::new();
+        settings.insert(
+            "commandToExecute".into(),
+            Value::String(windows_install_command(g.expected_gpus)),
+        );
+        let after = c.extensions.iter().map(|e| e.name.clone()).collect();
+        c.extensions.push(Extension {
+            name: "GpuCollector".into(),
+            publisher: "Microsoft.Compute",
+            kind: "CustomScriptExtension",
+            type_handler_version: "1.10",
+            enable_automatic_upgrade: false,
+            settings,
+            provision_after: after,
+            comment: Some(format!(
+                "GPU collector: writes {WINDOWS_SCRIPT_PATH} (carried in the command, gzip + base64) and registers the SYSTEM scheduled tasks gpuform-gpu-collect (every minute) and gpuform-gpu-health (127.0.0.1:{HEALTH_PORT})."
+            )),
+            identity_auth: false,
+        });
+    }
+    let ama = if windows {
+        "AzureMonitorWindowsAgent"
+    } else {
+        "AzureMonitorLinuxAgent"
+    };
     // settings (authentication.managedIdentity with the identity's id) are spelled by each
     // emitter: identity.id / resourceId()
     c.extensions.push(Extension {
-        name: "AzureMonitorLinuxAgent".into(),
+        name: ama.into(),
         publisher: "Microsoft.Azure.Monitor",
-        kind: "AzureMonitorLinuxAgent",
+        kind: ama,
         // 1.x with automatic minor and automatic extension upgrades, as Learn installs it
         type_handler_version: "1.0",
         enable_automatic_upgrade: true,
@@ -480,16 +571,21 @@ pub(super) fn extend_compute(c: &mut Compute, repair_grace_period: &str) {
         settings.insert("requestPath".into(), Value::String(HEALTH_PATH.into()));
         settings.insert("intervalInSeconds".into(), Value::from(30));
         settings.insert("numberOfProbes".into(), Value::from(2));
+        // after the driver and, on Windows, the collector's installer
         let after = c
             .extensions
             .iter()
-            .filter(|e| e.kind != "AzureMonitorLinuxAgent")
+            .filter(|e| e.kind != ama)
             .map(|e| e.name.clone())
             .collect();
         c.extensions.push(Extension {
             name: "HealthExtension".into(),
             publisher: "Microsoft.ManagedServices",
-            kind: "ApplicationHealthLinux",
+            kind: if windows {
+                "ApplicationHealthWindows"
+            } else {
+                "ApplicationHealthLinux"
+            },
             type_handler_version: "2.0",
             enable_automatic_upgrade: true,
             settings,
@@ -518,6 +614,43 @@ pub(super) fn publisher_role() -> super::RoleAssignment {
         description:
             "The pool's identity publishes GPU telemetry through the data collection rule.".into(),
     }
+}
+
+/// The Windows collector as the install command carries it: comment and blank lines dropped,
+/// indentation trimmed (the script has no here-strings, so no line's meaning depends on its
+/// leading blanks). Tests check it still holds every statement of [`WINDOWS_COLLECTOR`].
+pub fn windows_collector_compact() -> String {
+    let mut out = String::new();
+    for line in WINDOWS_COLLECTOR.lines() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// The collector's folder belongs to SYSTEM and Administrators (owner and full control, no
+/// inherited ProgramData rights, in which Users may create files); Users may read it. A script
+/// the SYSTEM tasks run must not be writable by the people who sign in to a visualisation desktop.
+/// icacls takes SIDs with a leading `*`: S-1-5-18 LocalSystem, S-1-5-32-544 Administrators,
+/// S-1-5-32-545 Users (Learn, "icacls").
+const WINDOWS_ACL: &str = "$null=icacls $d /setowner '*S-1-5-32-544' /T /C;$null=icacls $d /inheritance:r /grant:r '*S-1-5-18:(OI)(CI)F' '*S-1-5-32-544:(OI)(CI)F' '*S-1-5-32-545:(OI)(CI)RX' /T /C;";
+
+/// The Custom Script Extension's `commandToExecute` on Windows pools: Windows PowerShell
+/// decodes the collector (gzip + base64 inside the command, no download), writes it to
+/// [`WINDOWS_SCRIPT_PATH`] and runs its `install` step, which registers the scheduled tasks.
+pub fn windows_install_command(expected_gpus: u32) -> String {
+    use std::io::Write;
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(windows_collector_compact().as_bytes())
+        .expect("gzip into memory");
+    let packed = super::base64(&z.finish().expect("gzip into memory"));
+    format!(
+        "powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -Command \"$d=Join-Path $env:ProgramData 'gpuform';$null=New-Item -ItemType Directory -Force -Path $d;{WINDOWS_ACL}$f=Join-Path $d 'gpuform-gpu.ps1';$b=[Convert]::FromBase64String('{packed}');$z=New-Object IO.Compression.GZipStream((New-Object IO.MemoryStream(,$b)),[IO.Compression.CompressionMode]::Decompress);[IO.File]::WriteAllText($f,(New-Object IO.StreamReader($z)).ReadToEnd());& $f install {expected_gpus} {HEALTH_PORT};exit $LASTEXITCODE\""
+    )
 }
 
 /// The cloud-init part that installs the collector, its timer and the health responder.
@@ -756,6 +889,7 @@ mod tests {
             "examples/shortvideo-transcode.yaml",
             "examples/llm-finetune-a100.yaml",
             "examples/pretrain-nd-h100.yaml",
+            "examples/windows-viz-nv.yaml",
         ] {
             let g = plan_of(ex);
             let declared: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();

@@ -259,7 +259,9 @@ impl Plan {
         };
         let gpu = gpu_monitoring::plan(&spec.metadata.name, s, size);
         let cloud_init = match &gpu {
-            Some(g) => {
+            // Windows does not run custom data: its collector comes with the Custom Script
+            // Extension (gpu_monitoring::extend_compute), and the spec's file stays as it is
+            Some(g) if g.kind == "Linux" => {
                 let bytes =
                     gpu_monitoring::custom_data(user_cloud_init.as_deref(), g.expected_gpus)
                         .map_err(|e| PlanError::CloudInitMerge {
@@ -274,7 +276,7 @@ impl Plan {
                 }
                 Some(base64(&bytes))
             }
-            None => user_cloud_init.as_deref().map(base64),
+            _ => user_cloud_init.as_deref().map(base64),
         };
 
         let network = network::plan(&name, s);
@@ -284,10 +286,11 @@ impl Plan {
         let cmk = security::cmk(&name, s, &vault);
         let queue = scaling::queue(&name, s, &network);
         let mut compute = compute::plan(&name, s, size, &image, &driver, cloud_init, cmk.as_ref());
-        if gpu.is_some() {
+        if let Some(g) = &gpu {
             gpu_monitoring::extend_compute(
                 &mut compute,
                 &crate::spec::defaults::repair_grace_period(),
+                g,
             );
         }
         let devbox = devbox::plan(&name, s, &compute);

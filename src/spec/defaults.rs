@@ -84,17 +84,18 @@ pub fn gpu_memory_alert_percent() -> u32 {
     90
 }
 
-/// Why the GPU collector cannot run on this pool (`None`: it can). The collector is a shell
-/// script under systemd reading NVIDIA's `nvidia-smi`, and the Azure Monitor Agent needs a way
-/// out to Azure Monitor.
+/// Why the GPU collector cannot run on this pool (`None`: it can). The collector reads NVIDIA's
+/// `nvidia-smi`: on Linux a Python script under systemd installed by cloud-init, on Windows a
+/// PowerShell script under the Task Scheduler installed by the Custom Script Extension; the
+/// Azure Monitor Agent needs a way out to Azure Monitor.
 pub fn gpu_monitoring_unsupported(
     s: &WorkloadSpec,
     size: Option<&crate::catalog::GpuSize>,
 ) -> Option<&'static str> {
     let image = super::resolve::image(&s.compute.image);
-    if image.os == OsType::Windows {
+    if crate::plan::devbox::applies(s) && image.os == OsType::Windows {
         return Some(
-            "the GPU collector is Linux-only for now (a shell script under systemd, installed by cloud-init); Windows pools have no collector",
+            "the pool renders as a Windows dev box (autoShutdown, capacity.max 1, no autoscale): a standalone VM, and the Windows collector (Custom Script Extension, scheduled tasks), its health repairs and data collection association are wired to scale sets only for now",
         );
     }
     if crate::plan::devbox::applies(s) {
