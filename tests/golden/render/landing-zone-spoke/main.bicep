@@ -696,7 +696,8 @@ resource alertVmAvailability 'Microsoft.Insights/metricAlerts@2018-03-01' = {
 }
 
 // ---------------------------------------------------------------- GPU monitoring
-// The collector (cloud-init: nvidia-smi once a minute on every VM) writes JSON lines to
+// The collector (nvidia-smi once a minute on every VM; cloud-init and systemd on Linux, the Custom
+// Script Extension and scheduled tasks on Windows) writes JSON lines to
 // /var/log/gpuform/gpu-*.json; the Azure Monitor Agent on the scale set sends them through the data
 // collection rule into the custom table GpuTelemetry_CL of the pool's workspace.
 
@@ -777,7 +778,7 @@ resource gpuTable 'Microsoft.OperationalInsights/workspaces/tables@2025-02-01' =
         {
           name: 'PowerDrawW'
           type: 'real'
-          description: 'power.draw (W); empty where the driver does not report it (vGPU)'
+          description: 'power.draw (W); empty where the driver does not report it (vGPU, GRID)'
         }
         {
           name: 'EccUncorrected'
@@ -787,7 +788,7 @@ resource gpuTable 'Microsoft.OperationalInsights/workspaces/tables@2025-02-01' =
         {
           name: 'XidErrors'
           type: 'long'
-          description: 'NVRM Xid events in the kernel log since the previous sample'
+          description: 'Xid events since the previous sample (Linux: NVRM lines of the kernel log; Windows: nvlddmkm errors in the System event log)'
         }
         {
           name: 'XidCodes'

@@ -427,7 +427,8 @@ resource budget 'Microsoft.Consumption/budgets@2024-08-01' = {
 }
 
 // ---------------------------------------------------------------- GPU monitoring
-// The collector (cloud-init: nvidia-smi once a minute on every VM) writes JSON lines to
+// The collector (nvidia-smi once a minute on every VM; cloud-init and systemd on Linux, the Custom
+// Script Extension and scheduled tasks on Windows) writes JSON lines to
 // /var/log/gpuform/gpu-*.json; the Azure Monitor Agent on the scale set sends them through the data
 // collection rule into the custom table GpuTelemetry_CL of the pool's workspace.
 
