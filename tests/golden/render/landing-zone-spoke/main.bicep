@@ -476,19 +476,12 @@ resource autoscale 'Microsoft.Insights/autoscaleSettings@2022-10-01' = {
 
 // ---------------------------------------------------------------- monitoring
 
-resource workspace 'Microsoft.OperationalInsights/workspaces@2025-02-01' = {
-  name: 'log-spoke-batch'
-  location: location
-  tags: tags
-  properties: {
-    sku: {
-      name: 'PerGB2018'
-    }
-    retentionInDays: 30
-    features: {
-      enableLogAccessUsingOnlyResourcePermissions: true
-    }
-  }
+// The landing zone's central Log Analytics workspace (monitoring.existingWorkspace), in its own
+// subscription and resource group: referenced, not deployed; its retention, tables and access
+// are its owner's.
+resource workspace 'Microsoft.OperationalInsights/workspaces@2025-02-01' existing = {
+  name: 'log-platform-central-weu'
+  scope: resourceGroup('0b9e8d7c-6f5a-4e3d-9c2b-1a0f9e8d7c6b', 'rg-platform-management')
 }
 
 resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
@@ -617,6 +610,9 @@ resource alertCapacityAtMax 'Microsoft.Insights/metricAlerts@2018-03-01' = {
       {
         actionGroupId: actionGroup.id
       }
+      {
+        actionGroupId: '/subscriptions/0b9e8d7c-6f5a-4e3d-9c2b-1a0f9e8d7c6b/resourceGroups/rg-platform-management/providers/Microsoft.Insights/actionGroups/ag-platform-oncall'
+      }
     ]
   }
 }
@@ -653,6 +649,9 @@ resource alertQueueBacklog 'Microsoft.Insights/metricAlerts@2018-03-01' = {
     actions: [
       {
         actionGroupId: actionGroup.id
+      }
+      {
+        actionGroupId: '/subscriptions/0b9e8d7c-6f5a-4e3d-9c2b-1a0f9e8d7c6b/resourceGroups/rg-platform-management/providers/Microsoft.Insights/actionGroups/ag-platform-oncall'
       }
     ]
   }
@@ -691,6 +690,9 @@ resource alertVmAvailability 'Microsoft.Insights/metricAlerts@2018-03-01' = {
       {
         actionGroupId: actionGroup.id
       }
+      {
+        actionGroupId: '/subscriptions/0b9e8d7c-6f5a-4e3d-9c2b-1a0f9e8d7c6b/resourceGroups/rg-platform-management/providers/Microsoft.Insights/actionGroups/ag-platform-oncall'
+      }
     ]
   }
 }
@@ -705,125 +707,8 @@ resource alertVmAvailability 'Microsoft.Insights/metricAlerts@2018-03-01' = {
 // list of known dataFlows streams names only the built-in Microsoft-* ones).
 var gpuStream = 'Custom-GpuTelemetry'
 
-resource gpuTable 'Microsoft.OperationalInsights/workspaces/tables@2025-02-01' = {
-  parent: workspace
-  name: 'GpuTelemetry_CL'
-  properties: {
-    plan: 'Analytics'
-    retentionInDays: 30
-    schema: {
-      name: 'GpuTelemetry_CL'
-      description: 'GPU telemetry from the gpuform collector: one row per GPU per minute, or one health row per VM.'
-      columns: [
-        {
-          name: 'TimeGenerated'
-          type: 'dateTime'
-          description: 'When the collector sampled (UTC)'
-        }
-        {
-          name: 'Computer'
-          type: 'string'
-          description: 'Host name of the VM'
-        }
-        {
-          name: 'VmId'
-          type: 'string'
-          description: 'VM id from the instance metadata service'
-        }
-        {
-          name: 'Priority'
-          type: 'string'
-          description: 'Spot or Regular'
-        }
-        {
-          name: 'ExpectedGpus'
-          type: 'int'
-          description: 'GPUs the VM size has (whole GPUs; a partition counts as one)'
-        }
-        {
-          name: 'GpuIndex'
-          type: 'int'
-          description: 'nvidia-smi index; empty on a health row'
-        }
-        {
-          name: 'GpuUuid'
-          type: 'string'
-          description: 'GPU UUID'
-        }
-        {
-          name: 'GpuName'
-          type: 'string'
-          description: 'GPU model as nvidia-smi names it'
-        }
-        {
-          name: 'UtilizationPercent'
-          type: 'real'
-          description: 'utilization.gpu (percent)'
-        }
-        {
-          name: 'MemoryUsedMiB'
-          type: 'real'
-          description: 'memory.used (MiB)'
-        }
-        {
-          name: 'MemoryTotalMiB'
-          type: 'real'
-          description: 'memory.total (MiB)'
-        }
-        {
-          name: 'TemperatureC'
-          type: 'real'
-          description: 'temperature.gpu (°C)'
-        }
-        {
-          name: 'PowerDrawW'
-          type: 'real'
-          description: 'power.draw (W); empty where the driver does not report it (vGPU, GRID)'
-        }
-        {
-          name: 'EccUncorrected'
-          type: 'long'
-          description: 'ecc.errors.uncorrected.volatile.total since the driver loaded; empty without ECC'
-        }
-        {
-          name: 'XidErrors'
-          type: 'long'
-          description: 'Xid events since the previous sample (Linux: NVRM lines of the kernel log; Windows: nvlddmkm errors in the System event log)'
-        }
-        {
-          name: 'XidCodes'
-          type: 'string'
-          description: 'Distinct Xid codes, e.g. 79,48'
-        }
-        {
-          name: 'DriverVersion'
-          type: 'string'
-          description: 'NVIDIA driver version'
-        }
-        {
-          name: 'CudaVersion'
-          type: 'string'
-          description: 'CUDA version the driver supports'
-        }
-        {
-          name: 'Status'
-          type: 'string'
-          description: 'ok, gpu-missing, nvidia-smi-failed or no-gpu'
-        }
-        {
-          name: 'Healthy'
-          type: 'boolean'
-          description: 'false when the VM\'s GPUs are missing or the driver fails'
-        }
-        {
-          name: 'Message'
-          type: 'string'
-          description: 'What failed, on health rows'
-        }
-      ]
-    }
-  }
-}
+// The table GpuTelemetry_CL is the central workspace owner's to create before this deploys
+// (`gpuform validate` lists it as a prerequisite): it is workspace configuration.
 
 // Ingestion endpoint of the agent (public: the agent sends over HTTPS with the pool's identity;
 // nothing listens on the VMs).
@@ -973,10 +858,6 @@ resource gpuDcr 'Microsoft.Insights/dataCollectionRules@2023-03-11' = {
       }
     ]
   }
-  dependsOn: [
-    // the output stream is the table
-    gpuTable
-  ]
 }
 
 resource gpuDcrAssociation 'Microsoft.Insights/dataCollectionRuleAssociations@2023-03-11' = {
@@ -1031,13 +912,10 @@ resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     actions: {
       actionGroups: [
         actionGroup.id
+        '/subscriptions/0b9e8d7c-6f5a-4e3d-9c2b-1a0f9e8d7c6b/resourceGroups/rg-platform-management/providers/Microsoft.Insights/actionGroups/ag-platform-oncall'
       ]
     }
   }
-  dependsOn: [
-    // the query is validated against the table
-    gpuTable
-  ]
 }
 
 // A GPU used more than 90% of its memory in the last 15 minutes: a model or batch change that will run out of memory. The peak is also the measurement gpuMemoryGiB asks for (`gpuform gpu-report`).
@@ -1090,13 +968,10 @@ resource gpuAlertVram 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     actions: {
       actionGroups: [
         actionGroup.id
+        '/subscriptions/0b9e8d7c-6f5a-4e3d-9c2b-1a0f9e8d7c6b/resourceGroups/rg-platform-management/providers/Microsoft.Insights/actionGroups/ag-platform-oncall'
       ]
     }
   }
-  dependsOn: [
-    // the query is validated against the table
-    gpuTable
-  ]
 }
 
 // A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.
@@ -1149,13 +1024,10 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     actions: {
       actionGroups: [
         actionGroup.id
+        '/subscriptions/0b9e8d7c-6f5a-4e3d-9c2b-1a0f9e8d7c6b/resourceGroups/rg-platform-management/providers/Microsoft.Insights/actionGroups/ag-platform-oncall'
       ]
     }
   }
-  dependsOn: [
-    // the query is validated against the table
-    gpuTable
-  ]
 }
 
 // GPU utilisation and memory per VM, instances by priority, queue length, idle GPU-hours and
@@ -1171,9 +1043,6 @@ resource gpuWorkbook 'Microsoft.Insights/workbooks@2023-06-01' = {
     sourceId: workspace.id
     serializedData: '{"version":"Notebook/1.0","items":[{"type":1,"content":{"json":"## GPU pool `spoke-batch`\\nSampled once a minute on every VM by the gpuform collector (`nvidia-smi`) into `GpuTelemetry_CL`. Idle: under 10% utilisation; VRAM alert above 90%."}},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where Status == \\"ok\\"\\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 5m)","size":0,"title":"GPU utilisation per VM (%)","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"timechart"},"customWidth":"50","name":"GPU utilisation per VM (%)"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where Status == \\"ok\\"\\n| summarize MemoryGiB = max(MemoryUsedMiB) / 1024.0 by Computer, bin(TimeGenerated, 5m)","size":0,"title":"GPU memory used per VM (GiB, peak GPU)","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"timechart"},"customWidth":"50","name":"GPU memory used per VM (GiB, peak GPU)"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| summarize Instances = dcount(Computer) by Priority, bin(TimeGenerated, 5m)","size":0,"title":"Instances by priority","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"areachart"},"customWidth":"50","name":"Instances by priority"},{"type":3,"content":{"version":"KqlItem/1.0","query":"AzureMetrics\\n| where MetricName in (\\"ActiveMessages\\", \\"QueueMessageCount\\", \\"ObservedCapacity\\")\\n| summarize Value = avg(Average) by MetricName, bin(TimeGenerated, 5m)","size":0,"title":"Queue length and autoscale capacity","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"timechart"},"customWidth":"50","name":"Queue length and autoscale capacity"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where TimeGenerated > startofmonth(now()) and Status == \\"ok\\"\\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 1h)\\n| where Utilization < 10\\n| summarize IdleVmHours = count()\\n| extend IdleCostUSD = round(IdleVmHours * 0.658, 2)","size":0,"title":"Idle GPU-hours and their cost this month","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"tiles"},"customWidth":"50","name":"Idle GPU-hours and their cost this month"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where Status != \\"ok\\" or XidErrors > 0 or EccUncorrected > 0\\n| project TimeGenerated, Computer, Status, XidErrors, XidCodes, EccUncorrected, Message\\n| order by TimeGenerated desc","size":0,"title":"GPU faults and health rows","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"table"},"customWidth":"50","name":"GPU faults and health rows"},{"type":3,"content":{"version":"KqlItem/1.0","query":"alertsmanagementresources\\n| where type =~ \\"microsoft.alertsmanagement/alerts\\"\\n| where tostring(properties.essentials.alertRule) contains \\"alert-spoke-batch-\\"\\n| project FiredAt = todatetime(properties.essentials.startDateTime), Rule = tostring(properties.essentials.alertRule), Severity = tostring(properties.essentials.severity), State = tostring(properties.essentials.monitorCondition)\\n| order by FiredAt desc","size":0,"title":"Alerts fired","queryType":1,"resourceType":"microsoft.resourcegraph/resources","crossComponentResources":["value::all"],"visualization":"table"},"name":"Alerts fired"}],"isLocked":false,"fallbackResourceIds":[],"$schema":"https://github.com/Microsoft/Application-Insights-Workbooks/blob/master/schema/workbook.json"}'
   }
-  dependsOn: [
-    gpuTable
-  ]
 }
 
 // ---------------------------------------------------------------- outputs
