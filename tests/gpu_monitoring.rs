@@ -867,6 +867,21 @@ fn the_windows_collector_asks_nvidia_smi_what_the_linux_one_asks() {
 fn py_gpu_row(script: &str) -> Vec<(String, String)> {
     let start = script.find("GpuIndex=integer(").unwrap();
     let block = &script[start..start + script[start..].find("Message=\"\",").unwrap() + 11];
+    row_sources(block, ["num(f[", "integer(f[", "f["])
+}
+
+fn ps_gpu_row(script: &str) -> Vec<(String, String)> {
+    let start = script.find("$gpu = @{").unwrap();
+    let block = &script[start + 9..start + script[start..].find("\n            }").unwrap()];
+    row_sources(
+        block,
+        ["(ConvertTo-Number $f[", "(ConvertTo-Integer $f[", "$f["],
+    )
+}
+
+/// `Column = <expression>` lines -> (column, normalised source), where `prefixes` are how the
+/// collector's language spells a number, an integer and a string field of the CSV row `f`.
+fn row_sources(block: &str, [num, int, text]: [&str; 3]) -> Vec<(String, String)> {
     block
         .lines()
         .map(|l| l.trim().trim_end_matches(','))
@@ -874,35 +889,11 @@ fn py_gpu_row(script: &str) -> Vec<(String, String)> {
         .map(|l| {
             let (k, v) = l.split_once('=').unwrap();
             let v = v.trim();
-            let norm = if let Some(i) = v.strip_prefix("num(f[") {
+            let norm = if let Some(i) = v.strip_prefix(num) {
                 format!("num({})", i.trim_end_matches("])"))
-            } else if let Some(i) = v.strip_prefix("integer(f[") {
+            } else if let Some(i) = v.strip_prefix(int) {
                 format!("integer({})", i.trim_end_matches("])"))
-            } else if let Some(i) = v.strip_prefix("f[") {
-                format!("str({})", i.trim_end_matches(']'))
-            } else {
-                v.to_string()
-            };
-            (k.trim().to_string(), norm)
-        })
-        .collect()
-}
-
-fn ps_gpu_row(script: &str) -> Vec<(String, String)> {
-    let start = script.find("$gpu = @{").unwrap();
-    let block = &script[start + 9..start + script[start..].find("\n            }").unwrap()];
-    block
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let (k, v) = l.split_once('=').unwrap();
-            let v = v.trim();
-            let norm = if let Some(i) = v.strip_prefix("(ConvertTo-Number $f[") {
-                format!("num({})", i.trim_end_matches("])"))
-            } else if let Some(i) = v.strip_prefix("(ConvertTo-Integer $f[") {
-                format!("integer({})", i.trim_end_matches("])"))
-            } else if let Some(i) = v.strip_prefix("$f[") {
+            } else if let Some(i) = v.strip_prefix(text) {
                 format!("str({})", i.trim_end_matches(']'))
             } else {
                 v.to_string()
