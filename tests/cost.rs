@@ -404,14 +404,15 @@ fn gpu_telemetry_is_priced() {
             2190.0 * 60.0 * 400.0 / 1e9 * 2.30,
         );
     }
-    // idle (60 min window, every 15 min) $0.50; VRAM and faults (every 5 min) $1.50 each
+    // idle (60 min window, every 15 min) $0.50 for the pool's one time series; faults (every
+    // 5 min) $1.50 for one; VRAM (every 5 min) one time series per GPU: 3 VMs x 1 GPU x $1.50
     close(amount(&v, "log-alert-gpu-idle", "expected"), 0.50);
-    close(amount(&v, "log-alert-gpu-vram", "expected"), 1.50);
+    close(amount(&v, "log-alert-gpu-vram", "expected"), 4.50);
     close(amount(&v, "log-alert-gpu-faults", "expected"), 1.50);
     let off = json(&[FIXED]);
     close(
         v["totals"]["expected"].as_f64().unwrap() - off["totals"]["expected"].as_f64().unwrap(),
-        2190.0 * 60.0 * 400.0 / 1e9 * 2.30 + 3.50,
+        2190.0 * 60.0 * 400.0 / 1e9 * 2.30 + 6.50,
     );
 }
 

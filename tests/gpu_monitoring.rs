@@ -404,7 +404,10 @@ fn the_thresholds_come_from_the_spec() {
         .iter()
         .find(|a| a.name.ends_with("-gpu-vram"))
         .unwrap();
-    assert!(vram.query.contains("PeakMemoryPercent > 80"));
+    // the threshold is the rule's, compared with the query's measure
+    assert_eq!(vram.measure, "PeakMemoryPercent");
+    assert_eq!(vram.threshold, 80);
+    assert!(!vram.query.contains("> 80"), "{}", vram.query);
 }
 
 #[test]
@@ -707,9 +710,10 @@ fn the_idle_alert_quotes_the_windows_price() {
                 idle.description
             );
             assert!(
-                idle.query.contains("/h + Windows licence"),
+                idle.email_subject
+                    .contains(&format!("${linux:.3}/h each + Windows licence")),
                 "{}",
-                idle.query
+                idle.email_subject
             );
             assert!(
                 g.workbook

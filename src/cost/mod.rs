@@ -859,22 +859,43 @@ fn gpu_monitoring_lines(
             "log-alert-gpu-{}",
             a.name.rsplit_once("-gpu-").map_or("rule", |(_, s)| s)
         );
-        lines.push(Line::from(Fixed {
-            id: &id,
-            group: "monitoring",
+        // a rule split by dimensions is billed per time series it monitors: every combination
+        // of dimension values its query returns (Learn, "Create or edit a log search alert
+        // rule": each time series "is charged separately")
+        let (series, assumption) = if a.dimensions.contains(&"GpuIndex") {
+            (
+                u.instance_hours
+                    .map(|h| (h / HOURS_PER_MONTH * f64::from(g.expected_gpus)).max(1.0)),
+                format!(
+                    "one time series per GPU ({} per VM) of the instances running on average (instance-hours / 730): the query returns every GPU, under the threshold too",
+                    g.expected_gpus
+                ),
+            )
+        } else if a.dimensions.is_empty() {
+            (Cases::all(1.0), "one time series: the pool".to_string())
+        } else {
+            (
+                Cases::all(1.0),
+                format!(
+                    "one time series while all is well: the query returns only VMs with a fault, and each {} combination adds one while it lasts",
+                    a.dimensions.join("/")
+                ),
+            )
+        };
+        lines.push(Line {
+            id: id.clone(),
+            group: "monitoring".into(),
             label: format!(
                 "Log search alert rule {} (every {})",
                 a.name, a.evaluation_frequency
             ),
             unit_price,
-            unit: "rule-month",
-            quantity: 1.0,
-            assumption: format!(
-                "one time series; each {} dimension value that fires adds one",
-                a.dimensions.join("/")
-            ),
-            source: "monitor",
-        }));
+            unit: "time series-month".into(),
+            quantity: series,
+            amount: series.map(|q| unit_price.map(|p| p * q)),
+            assumption,
+            source: unit_price.map(|_| "monitor".into()),
+        });
     }
 }
 

@@ -1885,6 +1885,27 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
         // scheduledQueryRules `actions.actionGroups`: action group resource ids
         // (https://learn.microsoft.com/azure/templates/microsoft.insights/scheduledqueryrules)
         let groups = Value::Array(action_group_ids(a));
+        let actions = if p.monitoring.notifies {
+            json!({ "actionGroups": groups, "actionProperties": { "Email.Subject": lit(&al.email_subject) } })
+        } else {
+            json!({ "actionGroups": groups })
+        };
+        let mut condition = json!({
+            "query": lit(&al.query),
+            "timeAggregation": al.time_aggregation,
+            "metricMeasureColumn": al.measure,
+            "operator": "GreaterThan",
+            "threshold": al.threshold,
+            "failingPeriods": { "numberOfEvaluationPeriods": 1, "minFailingPeriodsToAlert": 1 }
+        });
+        if !al.dimensions.is_empty() {
+            // one alert per combination of these values
+            condition["dimensions"] = al
+                .dimensions
+                .iter()
+                .map(|d| json!({ "name": d, "operator": "Include", "values": ["*"] }))
+                .collect();
+        }
         let mut deps = vec!["workspace", "gpuTable"];
         if ag {
             deps.push("actionGroup");
@@ -1904,16 +1925,9 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
                 "scopes": [ x(a.id("workspace")) ],
                 "evaluationFrequency": al.evaluation_frequency,
                 "windowSize": lit(&al.window_size),
-                "criteria": { "allOf": [ {
-                    "query": lit(&al.query),
-                    "timeAggregation": "Count",
-                    "operator": "GreaterThan",
-                    "threshold": 0,
-                    "dimensions": al.dimensions.iter().map(|d| json!({ "name": d, "operator": "Include", "values": ["*"] })).collect::<Vec<_>>(),
-                    "failingPeriods": { "numberOfEvaluationPeriods": 1, "minFailingPeriodsToAlert": 1 }
-                } ] },
+                "criteria": { "allOf": [ condition ] },
                 "autoMitigate": true,
-                "actions": { "actionGroups": groups }
+                "actions": actions
             },
             "dependsOn": a.depends(&deps)
         }));

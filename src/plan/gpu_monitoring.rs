@@ -230,9 +230,28 @@ pub struct LogAlert {
     pub query: String,
     pub evaluation_frequency: &'static str,
     pub window_size: String,
-    /// Result columns that become alert dimensions (their values are in the alert payload).
+    /// Result columns that become alert dimensions: one alert (and one resolution) per
+    /// combination of their values, so they name WHAT is affected (a VM, a GPU, a fault kind),
+    /// never a changing number, which would open a new alert at every evaluation.
     pub dimensions: Vec<&'static str>,
+    /// `metricMeasureColumn`: the numeric result column compared with `threshold` (the number is
+    /// in the notification as `metricValue`).
+    pub measure: &'static str,
+    /// `timeAggregation` of `measure` per dimension combination.
+    pub time_aggregation: &'static str,
+    /// `operator` is GreaterThan: the rule fires when the aggregated measure exceeds this (the
+    /// spec's threshold where it has one). A whole number: Bicep has no decimal literals.
+    pub threshold: u32,
+    /// `actions.actionProperties["Email.Subject"]` (preview in Azure Monitor, API 2023-12-01):
+    /// the measure and the alert's state through the common alert schema's `${...}` paths.
+    pub email_subject: String,
 }
+
+/// The measured number and the alert state in an e-mail subject (Learn: "Customize log search
+/// alert email subjects", dynamic values `${data.alertContext.condition.allOf[0].metricValue}`
+/// and `${data.essentials.monitorCondition}`).
+const METRIC_VALUE: &str = "${data.alertContext.condition.allOf[0].metricValue}";
+const MONITOR_CONDITION: &str = "${data.essentials.monitorCondition}";
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -296,12 +315,17 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
             ),
             severity: 2,
             query: format!(
-                "{TABLE}\n| where Status == \"ok\" and MemoryTotalMiB > 0\n| extend MemoryPercent = 100.0 * MemoryUsedMiB / MemoryTotalMiB\n| summarize PeakMemoryPercent = max(MemoryPercent), PeakMemoryMiB = max(MemoryUsedMiB) by Computer, GpuIndex\n| where PeakMemoryPercent > {}\n| extend Summary = strcat(Computer, \" GPU \", GpuIndex, \": \", round(PeakMemoryPercent, 1), \"% of VRAM (\", round(PeakMemoryMiB / 1024.0, 1), \" GiB)\")",
-                g.memory_alert_percent
+                "{TABLE}\n| where Status == \"ok\" and MemoryTotalMiB > 0\n| extend MemoryPercent = 100.0 * MemoryUsedMiB / MemoryTotalMiB\n| summarize PeakMemoryPercent = round(max(MemoryPercent), 1), PeakMemoryGiB = round(max(MemoryUsedMiB) / 1024.0, 1) by Computer, GpuIndex"
             ),
             evaluation_frequency: "PT5M",
             window_size: "PT15M".into(),
-            dimensions: vec!["Computer", "Summary"],
+            dimensions: vec!["Computer", "GpuIndex"],
+            measure: "PeakMemoryPercent",
+            time_aggregation: "Maximum",
+            threshold: g.memory_alert_percent,
+            email_subject: format!(
+                "{name}: a GPU at {METRIC_VALUE}% of its VRAM ({MONITOR_CONDITION})"
+            ),
         },
         LogAlert {
             sym: "gpuAlertFaults",
@@ -310,11 +334,17 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
             description: "A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.".into(),
             severity: 1,
             query: format!(
-                "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| summarize Samples = count(), Xid = sum(XidErrors), Codes = make_set(XidCodes), Ecc = max(EccUncorrected), Statuses = make_set(Status), LastMessage = take_any(Message) by Computer\n| extend Summary = strcat(Computer, \": \", strcat_array(Statuses, \"/\"), \", Xid \", Xid, \" \", strcat_array(Codes, \" \"), \", ECC \", Ecc, \" \", LastMessage)"
+                "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != \"ok\", Status, XidErrors > 0, strcat(\"xid \", XidCodes), \"ecc-uncorrected\")\n| summarize FaultSamples = count(), Kinds = make_set(Kind), LastMessage = take_any(Message) by Computer\n| extend Fault = strcat_array(array_sort_asc(Kinds), \", \")"
             ),
             evaluation_frequency: "PT5M",
             window_size: "PT10M".into(),
-            dimensions: vec!["Computer", "Summary"],
+            dimensions: vec!["Computer", "Fault"],
+            measure: "FaultSamples",
+            time_aggregation: "Total",
+            threshold: 0,
+            email_subject: format!(
+                "{name}: GPU fault on a VM, {METRIC_VALUE} faulty sample(s) ({MONITOR_CONDITION})"
+            ),
         },
     ];
     Some(GpuMonitoring {
@@ -369,14 +399,9 @@ fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: 
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
     let query = format!(
-        "{TABLE}\n| where Status == \"ok\"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n| extend MinuteOfWeek = {MINUTE_OF_WEEK}\n| extend ProfileMin = {min}\n| extend IdleAboveMin = min_of(IdleInstances, Instances - ProfileMin)\n| where IdleAboveMin > 0\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)\n| extend Summary = strcat(IdleAboveMin, \" idle instance(s) above the profile minimum of \", ProfileMin, \" (\", Instances, \" reporting), $\", IdleCostPerHour, \"/h{extra}\")",
+        "{TABLE}\n| where Status == \"ok\"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n| extend MinuteOfWeek = {MINUTE_OF_WEEK}\n| extend ProfileMin = {min}\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)",
         threshold = g.idle_threshold_percent,
         min = profile_min_kql(s),
-        extra = if licence_extra {
-            " + Windows licence"
-        } else {
-            ""
-        },
     );
     let price_text = match hourly {
         Some(p) if licence_extra => format!(
@@ -405,7 +430,19 @@ fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: 
             "PT5M"
         },
         window_size: idle_window(g.idle_minutes),
-        dimensions: vec!["Summary"],
+        // one series for the pool: the count is the measure, not a dimension
+        dimensions: Vec::new(),
+        measure: "IdleAboveMin",
+        time_aggregation: "Maximum",
+        threshold: 0,
+        email_subject: format!(
+            "{name}: {METRIC_VALUE} idle GPU instance(s) above the autoscale minimum{each} ({MONITOR_CONDITION})",
+            each = match hourly {
+                Some(p) if licence_extra => format!(", ${p:.3}/h each + Windows licence"),
+                Some(p) => format!(", ${p:.3}/h each"),
+                None => String::new(),
+            }
+        ),
     }
 }
 
@@ -418,11 +455,15 @@ fn idle_window(minutes: u32) -> String {
     }
 }
 
+const DAY_MS: u64 = 86_400_000;
+/// A query's time range caps what `startofmonth(now())` can see: 31 days hold any month so far.
+const MONTH_MS: u64 = 31 * DAY_MS;
+
 fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bool) -> Workbook {
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
     let text = |md: String| json!({ "type": 1, "content": { "json": md } });
-    let kql = |title: &str, query: String, viz: &str, width: &str| {
+    let kql_over = |title: &str, query: String, viz: &str, width: &str, duration_ms: u64| {
         json!({
             "type": 3,
             "content": {
@@ -430,7 +471,7 @@ fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bo
                 "query": query,
                 "size": 0,
                 "title": title,
-                "timeContext": { "durationMs": 86_400_000 },
+                "timeContext": { "durationMs": duration_ms },
                 "queryType": 0,
                 "resourceType": "microsoft.operationalinsights/workspaces",
                 "visualization": viz
@@ -438,6 +479,10 @@ fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bo
             "customWidth": width,
             "name": title
         })
+    };
+    // charts: the last day
+    let kql = |title: &str, query: String, viz: &str, width: &str| {
+        kql_over(title, query, viz, width, DAY_MS)
     };
     let items = vec![
         text(format!(
@@ -468,7 +513,7 @@ fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bo
             "timechart",
             "50",
         ),
-        kql(
+        kql_over(
             if licence_extra {
                 "Idle GPU-hours and their cost this month (Linux rate; the Windows licence is extra)"
             } else {
@@ -480,6 +525,7 @@ fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bo
             ),
             "tiles",
             "50",
+            MONTH_MS,
         ),
         kql(
             "GPU faults and health rows",
@@ -811,6 +857,8 @@ mod tests {
         "toint",
         "case",
         "min_of",
+        "max_of",
+        "array_sort_asc",
         "order",
         "desc",
         "asc",
@@ -912,7 +960,7 @@ mod tests {
                         || defined.contains(u);
                     assert!(known, "{ex} {name}: `{u}` is not a column of {TABLE}:\n{q}");
                 }
-                // every alert dimension is a column of the result
+                // every alert dimension and the measure are columns of the result
                 if let Some(a) = g.alerts.iter().find(|a| a.name == name) {
                     for d in &a.dimensions {
                         assert!(
@@ -920,9 +968,61 @@ mod tests {
                             "{name}: dimension {d} is not in the result"
                         );
                     }
+                    assert!(
+                        defined.iter().any(|x| x == a.measure),
+                        "{name}: measure {} is not computed by the query",
+                        a.measure
+                    );
                 }
             }
         }
+    }
+
+    /// An alert instance is one combination of dimension values: a dimension carrying a number
+    /// (a percentage, a count, a price) opens a new alert, and a new notification, whenever the
+    /// number moves. Dimensions name the VM, the GPU or the kind of fault; numbers are measures.
+    #[test]
+    fn alert_dimensions_name_what_is_affected_never_a_number() {
+        for ex in [
+            "examples/shortvideo-transcode.yaml",
+            "examples/windows-viz-nv.yaml",
+        ] {
+            let g = plan_of(ex);
+            for a in &g.alerts {
+                for d in &a.dimensions {
+                    assert!(
+                        ["Computer", "GpuIndex", "Fault"].contains(d),
+                        "{ex} {}: dimension {d}",
+                        a.name
+                    );
+                }
+                assert!(["Maximum", "Total"].contains(&a.time_aggregation));
+                assert!(a.email_subject.contains(METRIC_VALUE), "{}", a.name);
+            }
+            let fault = g.alerts.iter().find(|a| a.sym == "gpuAlertFaults").unwrap();
+            // the fault's text is made of the sorted set of kinds: the same fault keeps one alert
+            assert!(fault.query.contains("array_sort_asc(Kinds)"), "{}", fault.query);
+            let vram = g.alerts.iter().find(|a| a.sym == "gpuAlertVram").unwrap();
+            assert_eq!(vram.dimensions, ["Computer", "GpuIndex"]);
+            assert_eq!(vram.threshold, 90);
+        }
+    }
+
+    /// A workbook query sees only its time range: a "this month" query needs a month of it.
+    #[test]
+    fn month_to_date_tiles_see_the_whole_month() {
+        let g = plan_of("examples/llm-finetune-a100.yaml");
+        let data: Value = serde_json::from_str(&g.workbook.serialized_data).unwrap();
+        let mut monthly = 0;
+        for item in data["items"].as_array().unwrap() {
+            let q = item["content"]["query"].as_str().unwrap_or("");
+            if q.contains("startofmonth(now())") {
+                monthly += 1;
+                let ms = item["content"]["timeContext"]["durationMs"].as_u64().unwrap();
+                assert!(ms >= 31 * 86_400_000, "{}: {ms} ms", item["name"]);
+            }
+        }
+        assert!(monthly >= 1);
     }
 
     #[test]

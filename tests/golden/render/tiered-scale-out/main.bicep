@@ -1458,19 +1458,11 @@ resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'GpuTelemetry_CL\n| where Status == "ok"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < 10)\n| extend MinuteOfWeek = (toint(dayofweek(now()) / 1d) + 6) % 7 * 1440 + hourofday(now()) * 60 + datetime_part("minute", now())\n| extend ProfileMin = case(MinuteOfWeek < 1020, 1, MinuteOfWeek < 1260, 4, MinuteOfWeek < 6780, 1, MinuteOfWeek < 7020, 4, 1)\n| extend IdleAboveMin = min_of(IdleInstances, Instances - ProfileMin)\n| where IdleAboveMin > 0\n| extend IdleCostPerHour = round(IdleAboveMin * 0.752, 2)\n| extend Summary = strcat(IdleAboveMin, " idle instance(s) above the profile minimum of ", ProfileMin, " (", Instances, " reporting), $", IdleCostPerHour, "/h")'
-          timeAggregation: 'Count'
+          query: 'GpuTelemetry_CL\n| where Status == "ok"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < 10)\n| extend MinuteOfWeek = (toint(dayofweek(now()) / 1d) + 6) % 7 * 1440 + hourofday(now()) * 60 + datetime_part("minute", now())\n| extend ProfileMin = case(MinuteOfWeek < 1020, 1, MinuteOfWeek < 1260, 4, MinuteOfWeek < 6780, 1, MinuteOfWeek < 7020, 4, 1)\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * 0.752, 2)'
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'IdleAboveMin'
           operator: 'GreaterThan'
           threshold: 0
-          dimensions: [
-            {
-              name: 'Summary'
-              operator: 'Include'
-              values: [
-                '*'
-              ]
-            }
-          ]
           failingPeriods: {
             numberOfEvaluationPeriods: 1
             minFailingPeriodsToAlert: 1
@@ -1483,6 +1475,10 @@ resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
       actionGroups: [
         actionGroup.id
       ]
+      // e-mail subject with the measured value (preview; the common alert schema's paths)
+      actionProperties: {
+        'Email.Subject': 'variant-tiers: \${data.alertContext.condition.allOf[0].metricValue} idle GPU instance(s) above the autoscale minimum, $0.752/h each (\${data.essentials.monitorCondition})'
+      }
     }
   }
   dependsOn: [
@@ -1510,10 +1506,12 @@ resource gpuAlertVram 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'GpuTelemetry_CL\n| where Status == "ok" and MemoryTotalMiB > 0\n| extend MemoryPercent = 100.0 * MemoryUsedMiB / MemoryTotalMiB\n| summarize PeakMemoryPercent = max(MemoryPercent), PeakMemoryMiB = max(MemoryUsedMiB) by Computer, GpuIndex\n| where PeakMemoryPercent > 90\n| extend Summary = strcat(Computer, " GPU ", GpuIndex, ": ", round(PeakMemoryPercent, 1), "% of VRAM (", round(PeakMemoryMiB / 1024.0, 1), " GiB)")'
-          timeAggregation: 'Count'
+          query: 'GpuTelemetry_CL\n| where Status == "ok" and MemoryTotalMiB > 0\n| extend MemoryPercent = 100.0 * MemoryUsedMiB / MemoryTotalMiB\n| summarize PeakMemoryPercent = round(max(MemoryPercent), 1), PeakMemoryGiB = round(max(MemoryUsedMiB) / 1024.0, 1) by Computer, GpuIndex'
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'PeakMemoryPercent'
           operator: 'GreaterThan'
-          threshold: 0
+          threshold: 90
+          // one alert per combination of these values
           dimensions: [
             {
               name: 'Computer'
@@ -1523,7 +1521,7 @@ resource gpuAlertVram 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
               ]
             }
             {
-              name: 'Summary'
+              name: 'GpuIndex'
               operator: 'Include'
               values: [
                 '*'
@@ -1542,6 +1540,10 @@ resource gpuAlertVram 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
       actionGroups: [
         actionGroup.id
       ]
+      // e-mail subject with the measured value (preview; the common alert schema's paths)
+      actionProperties: {
+        'Email.Subject': 'variant-tiers: a GPU at \${data.alertContext.condition.allOf[0].metricValue}% of its VRAM (\${data.essentials.monitorCondition})'
+      }
     }
   }
   dependsOn: [
@@ -1569,10 +1571,12 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'GpuTelemetry_CL\n| where Status != "ok" or XidErrors > 0 or EccUncorrected > 0\n| summarize Samples = count(), Xid = sum(XidErrors), Codes = make_set(XidCodes), Ecc = max(EccUncorrected), Statuses = make_set(Status), LastMessage = take_any(Message) by Computer\n| extend Summary = strcat(Computer, ": ", strcat_array(Statuses, "/"), ", Xid ", Xid, " ", strcat_array(Codes, " "), ", ECC ", Ecc, " ", LastMessage)'
-          timeAggregation: 'Count'
+          query: 'GpuTelemetry_CL\n| where Status != "ok" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != "ok", Status, XidErrors > 0, strcat("xid ", XidCodes), "ecc-uncorrected")\n| summarize FaultSamples = count(), Kinds = make_set(Kind), LastMessage = take_any(Message) by Computer\n| extend Fault = strcat_array(array_sort_asc(Kinds), ", ")'
+          timeAggregation: 'Total'
+          metricMeasureColumn: 'FaultSamples'
           operator: 'GreaterThan'
           threshold: 0
+          // one alert per combination of these values
           dimensions: [
             {
               name: 'Computer'
@@ -1582,7 +1586,7 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
               ]
             }
             {
-              name: 'Summary'
+              name: 'Fault'
               operator: 'Include'
               values: [
                 '*'
@@ -1601,6 +1605,10 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
       actionGroups: [
         actionGroup.id
       ]
+      // e-mail subject with the measured value (preview; the common alert schema's paths)
+      actionProperties: {
+        'Email.Subject': 'variant-tiers: GPU fault on a VM, \${data.alertContext.condition.allOf[0].metricValue} faulty sample(s) (\${data.essentials.monitorCondition})'
+      }
     }
   }
   dependsOn: [
@@ -1620,7 +1628,7 @@ resource gpuWorkbook 'Microsoft.Insights/workbooks@2023-06-01' = {
     displayName: 'GPU pool variant-tiers'
     category: 'workbook'
     sourceId: workspace.id
-    serializedData: '{"version":"Notebook/1.0","items":[{"type":1,"content":{"json":"## GPU pool `variant-tiers`\\nSampled once a minute on every VM by the gpuform collector (`nvidia-smi`) into `GpuTelemetry_CL`. Idle: under 10% utilisation; VRAM alert above 90%."}},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where Status == \\"ok\\"\\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 5m)","size":0,"title":"GPU utilisation per VM (%)","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"timechart"},"customWidth":"50","name":"GPU utilisation per VM (%)"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where Status == \\"ok\\"\\n| summarize MemoryGiB = max(MemoryUsedMiB) / 1024.0 by Computer, bin(TimeGenerated, 5m)","size":0,"title":"GPU memory used per VM (GiB, peak GPU)","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"timechart"},"customWidth":"50","name":"GPU memory used per VM (GiB, peak GPU)"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| summarize Instances = dcount(Computer) by Priority, bin(TimeGenerated, 5m)","size":0,"title":"Instances by priority","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"areachart"},"customWidth":"50","name":"Instances by priority"},{"type":3,"content":{"version":"KqlItem/1.0","query":"AzureMetrics\\n| where MetricName in (\\"ActiveMessages\\", \\"QueueMessageCount\\", \\"ObservedCapacity\\")\\n| summarize Value = avg(Average) by MetricName, bin(TimeGenerated, 5m)","size":0,"title":"Queue length and autoscale capacity","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"timechart"},"customWidth":"50","name":"Queue length and autoscale capacity"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where TimeGenerated > startofmonth(now()) and Status == \\"ok\\"\\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 1h)\\n| where Utilization < 10\\n| summarize IdleVmHours = count()\\n| extend IdleCostUSD = round(IdleVmHours * 0.752, 2)","size":0,"title":"Idle GPU-hours and their cost this month","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"tiles"},"customWidth":"50","name":"Idle GPU-hours and their cost this month"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where Status != \\"ok\\" or XidErrors > 0 or EccUncorrected > 0\\n| project TimeGenerated, Computer, Status, XidErrors, XidCodes, EccUncorrected, Message\\n| order by TimeGenerated desc","size":0,"title":"GPU faults and health rows","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"table"},"customWidth":"50","name":"GPU faults and health rows"},{"type":3,"content":{"version":"KqlItem/1.0","query":"alertsmanagementresources\\n| where type =~ \\"microsoft.alertsmanagement/alerts\\"\\n| where tostring(properties.essentials.alertRule) contains \\"alert-variant-tiers-\\"\\n| project FiredAt = todatetime(properties.essentials.startDateTime), Rule = tostring(properties.essentials.alertRule), Severity = tostring(properties.essentials.severity), State = tostring(properties.essentials.monitorCondition)\\n| order by FiredAt desc","size":0,"title":"Alerts fired","queryType":1,"resourceType":"microsoft.resourcegraph/resources","crossComponentResources":["value::all"],"visualization":"table"},"name":"Alerts fired"}],"isLocked":false,"fallbackResourceIds":[],"$schema":"https://github.com/Microsoft/Application-Insights-Workbooks/blob/master/schema/workbook.json"}'
+    serializedData: '{"version":"Notebook/1.0","items":[{"type":1,"content":{"json":"## GPU pool `variant-tiers`\\nSampled once a minute on every VM by the gpuform collector (`nvidia-smi`) into `GpuTelemetry_CL`. Idle: under 10% utilisation; VRAM alert above 90%."}},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where Status == \\"ok\\"\\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 5m)","size":0,"title":"GPU utilisation per VM (%)","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"timechart"},"customWidth":"50","name":"GPU utilisation per VM (%)"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where Status == \\"ok\\"\\n| summarize MemoryGiB = max(MemoryUsedMiB) / 1024.0 by Computer, bin(TimeGenerated, 5m)","size":0,"title":"GPU memory used per VM (GiB, peak GPU)","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"timechart"},"customWidth":"50","name":"GPU memory used per VM (GiB, peak GPU)"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| summarize Instances = dcount(Computer) by Priority, bin(TimeGenerated, 5m)","size":0,"title":"Instances by priority","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"areachart"},"customWidth":"50","name":"Instances by priority"},{"type":3,"content":{"version":"KqlItem/1.0","query":"AzureMetrics\\n| where MetricName in (\\"ActiveMessages\\", \\"QueueMessageCount\\", \\"ObservedCapacity\\")\\n| summarize Value = avg(Average) by MetricName, bin(TimeGenerated, 5m)","size":0,"title":"Queue length and autoscale capacity","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"timechart"},"customWidth":"50","name":"Queue length and autoscale capacity"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where TimeGenerated > startofmonth(now()) and Status == \\"ok\\"\\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 1h)\\n| where Utilization < 10\\n| summarize IdleVmHours = count()\\n| extend IdleCostUSD = round(IdleVmHours * 0.752, 2)","size":0,"title":"Idle GPU-hours and their cost this month","timeContext":{"durationMs":2678400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"tiles"},"customWidth":"50","name":"Idle GPU-hours and their cost this month"},{"type":3,"content":{"version":"KqlItem/1.0","query":"GpuTelemetry_CL\\n| where Status != \\"ok\\" or XidErrors > 0 or EccUncorrected > 0\\n| project TimeGenerated, Computer, Status, XidErrors, XidCodes, EccUncorrected, Message\\n| order by TimeGenerated desc","size":0,"title":"GPU faults and health rows","timeContext":{"durationMs":86400000},"queryType":0,"resourceType":"microsoft.operationalinsights/workspaces","visualization":"table"},"customWidth":"50","name":"GPU faults and health rows"},{"type":3,"content":{"version":"KqlItem/1.0","query":"alertsmanagementresources\\n| where type =~ \\"microsoft.alertsmanagement/alerts\\"\\n| where tostring(properties.essentials.alertRule) contains \\"alert-variant-tiers-\\"\\n| project FiredAt = todatetime(properties.essentials.startDateTime), Rule = tostring(properties.essentials.alertRule), Severity = tostring(properties.essentials.severity), State = tostring(properties.essentials.monitorCondition)\\n| order by FiredAt desc","size":0,"title":"Alerts fired","queryType":1,"resourceType":"microsoft.resourcegraph/resources","crossComponentResources":["value::all"],"visualization":"table"},"name":"Alerts fired"}],"isLocked":false,"fallbackResourceIds":[],"$schema":"https://github.com/Microsoft/Application-Insights-Workbooks/blob/master/schema/workbook.json"}'
   }
   dependsOn: [
     gpuTable
