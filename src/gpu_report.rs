@@ -86,7 +86,7 @@ fn cell_text(v: &Value) -> Option<String> {
 }
 
 /// Turn named rows into samples; rows without a memory value (health rows) are skipped.
-fn samples(rows: Vec<BTreeMap<String, Option<String>>>) -> Result<Vec<Sample>, ExportError> {
+fn samples(rows: Vec<Row>) -> Result<Vec<Sample>, ExportError> {
     if let Some(first) = rows.first() {
         for need in ["Computer", "MemoryUsedMiB"] {
             if !first.contains_key(need) {
@@ -119,9 +119,17 @@ fn samples(rows: Vec<BTreeMap<String, Option<String>>>) -> Result<Vec<Sample>, E
     Ok(out)
 }
 
+/// One row of an export, by (canonical) column name; empty cells are `None`.
+pub type Row = BTreeMap<String, Option<String>>;
+
 /// Read an export: `az monitor log-analytics query` JSON (an array of objects), the REST
 /// answer (`{"tables": [{"columns": [...], "rows": [...]}]}`), or CSV with a header row.
 pub fn parse_export(text: &str) -> Result<Vec<Sample>, ExportError> {
+    samples(parse_rows(text)?)
+}
+
+/// The rows of an export in any of the forms [`parse_export`] reads, columns unchecked.
+pub fn parse_rows(text: &str) -> Result<Vec<Row>, ExportError> {
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if t.starts_with('[') || t.starts_with('{') {
         let v: Value = serde_json::from_str(t)
@@ -164,7 +172,7 @@ pub fn parse_export(text: &str) -> Result<Vec<Sample>, ExportError> {
             }
             _ => unreachable!(),
         };
-        return samples(rows);
+        return Ok(rows);
     }
     let records = parse_csv(t)?;
     let mut it = records.into_iter();
@@ -184,7 +192,7 @@ pub fn parse_export(text: &str) -> Result<Vec<Sample>, ExportError> {
                 .collect()
         })
         .collect();
-    samples(rows)
+    Ok(rows)
 }
 
 /// RFC 4180 CSV: quoted fields, `""` inside quotes, CRLF or LF line ends. (About forty lines;

@@ -904,3 +904,151 @@ fn tune_edits_flow_mappings() {
         "spec:\n  capacity: {min: 1, max: 4}\n  autoscale: {queue: {targetPerInstance: 5, scaleOutStep: 2}, scaleInCooldown: PT5M}\n"
     );
 }
+
+/// A two-hour trace (4 jobs a minute) and the telemetry of the same two hours: vm-a and vm-b
+/// busy throughout, vm-c busy for the first hour and idle (2 %) for the second; two GPUs each.
+fn telemetry_fixture(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let start = jiff::Timestamp::from_second(1_793_613_600).unwrap(); // 2026-11-02T10:00:00Z
+    let mut trace = String::from("timestamp,arrivals\n");
+    let mut gpu = String::from("TimeGenerated,Computer,GpuIndex,UtilizationPercent,Status\n");
+    for m in 0..120i64 {
+        let t = start
+            .checked_add(jiff::SignedDuration::from_mins(m))
+            .unwrap();
+        trace.push_str(&format!("{t},4\n"));
+        let sampled = t.checked_add(jiff::SignedDuration::from_secs(7)).unwrap();
+        for (vm, util) in [
+            ("vm-a", 80),
+            ("vm-b", 75),
+            ("vm-c", if m < 60 { 50 } else { 2 }),
+        ] {
+            for g in 0..2 {
+                gpu.push_str(&format!("{sampled},{vm},{g},{util},ok\n"));
+            }
+        }
+    }
+    let (t, g) = (dir.join("trace.csv"), dir.join("gpu.csv"));
+    std::fs::write(&t, trace).unwrap();
+    std::fs::write(&g, gpu).unwrap();
+    (t, g)
+}
+
+#[test]
+fn telemetry_is_measured_beside_the_simulation_and_gives_the_job_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (trace, gpu) = telemetry_fixture(dir.path());
+    assert!(
+        std::fs::read_to_string(&trace)
+            .unwrap()
+            .starts_with("timestamp,arrivals\n2026-11-02T10:00:00Z,4\n")
+    );
+    // the example has no workload.jobDuration: the telemetry gives it
+    let out = gpuform()
+        .args([
+            "simulate",
+            "examples/shortvideo-transcode.yaml",
+            "--format",
+            "json",
+            "--trace",
+        ])
+        .arg(&trace)
+        .arg("--telemetry")
+        .arg(&gpu)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &v["measured"];
+    // 3 VMs x 120 minutes; vm-c idle for 60 of them; 3 at once
+    assert_eq!(m["instanceHours"], 6.0);
+    assert_eq!(m["idleInstanceHours"], 1.0);
+    assert_eq!(m["busyInstanceHours"], 5.0);
+    assert_eq!(m["peakInstances"], 3);
+    assert_eq!(m["minutesCovered"], 120);
+    // 300 busy VM-minutes x 1 job per VM / 480 jobs = 0.625 min, run as 1 whole minute
+    assert_eq!(m["estimatedJobMinutes"], 0.625);
+    assert_eq!(v["workload"]["jobMinutes"], 1);
+    assert!(
+        v["assumptions"][0]
+            .as_str()
+            .unwrap()
+            .contains("estimated from the telemetry"),
+        "{}",
+        v["assumptions"][0]
+    );
+    // the simulation of the same window beside it
+    let total = v["instanceHours"]["total"].as_f64().unwrap();
+    assert_eq!(m["simulated"]["instanceHours"].as_f64().unwrap(), total);
+    let ratio = m["simulated"]["instanceHoursRatio"].as_f64().unwrap();
+    assert!((ratio - total / 6.0).abs() < 1e-9);
+
+    // the spec's or the flag's job time wins; the text says what was measured
+    let out = gpuform()
+        .args([
+            "simulate",
+            "examples/shortvideo-transcode.yaml",
+            "--job-duration",
+            "PT3M",
+            "--trace",
+        ])
+        .arg(&trace)
+        .arg("--telemetry")
+        .arg(&gpu)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("jobs take 3 min"), "{text}");
+    assert!(
+        text.contains("measured by the GPU telemetry over the same window"),
+        "{text}"
+    );
+    assert!(
+        text.contains("idle instance-hours (GPUs under 10%)"),
+        "{text}"
+    );
+    assert!(!text.contains("estimated from the telemetry"), "{text}");
+}
+
+#[test]
+fn telemetry_needs_a_trace_and_a_readable_export() {
+    let out = gpuform()
+        .args([
+            "simulate",
+            "examples/shortvideo-transcode.yaml",
+            "--synthetic",
+            "--job-duration",
+            "PT2M",
+            "--telemetry",
+            "gpu.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let dir = tempfile::tempdir().unwrap();
+    let (trace, _) = telemetry_fixture(dir.path());
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"[{"Computer": "vm-a", "MemoryUsedMiB": 1024}]"#).unwrap();
+    let out = gpuform()
+        .args([
+            "simulate",
+            "examples/shortvideo-transcode.yaml",
+            "--job-duration",
+            "PT2M",
+            "--trace",
+        ])
+        .arg(&trace)
+        .arg("--telemetry")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("UtilizationPercent"), "{err}");
+    assert!(err.contains("GpuTelemetry_CL"), "{err}");
+    assert!(out.stdout.is_empty());
+}

@@ -546,7 +546,12 @@ fn simulated_hours(
     size: &crate::catalog::GpuSize,
 ) -> Result<cost::SimulatedHours, Failure> {
     use super::simulate::{LoadArgs, prepare};
-    let (workload, trace, settings) = prepare(
+    let super::simulate::Prepared {
+        workload,
+        trace,
+        settings,
+        ..
+    } = prepare(
         checked,
         plan,
         &LoadArgs {
@@ -557,6 +562,7 @@ fn simulated_hours(
             days: 7,
             start: "",
             entity: None,
+            telemetry: None,
             job_duration: args.job_duration.as_deref(),
             provisioning: args.provisioning.as_deref(),
             concurrency: None,

@@ -12,6 +12,7 @@ use crate::cost::PriceBook;
 use crate::plan::Plan;
 use crate::simulate::engine::{Choices, ProfileSwitch, ZeroInstances};
 use crate::simulate::load::{self, Trace};
+use crate::simulate::measured::{self, Measured};
 use crate::simulate::model::{Overrides, Workload, ceil_minutes, parse_flag_duration};
 use crate::simulate::{self, Input, Settings, report, tune};
 
@@ -36,6 +37,9 @@ pub const HELP: &str = concat!(
     "Traces: a CSV `timestamp,arrivals` (ISO 8601 UTC, one row per minute, missing minutes are 0) or the JSON of ",
     "`az monitor metrics list` (Service Bus IncomingMessages split by EntityName, storage Transactions split by ",
     "ApiName, or a queue-length metric as a lower bound), detected by its shape.\n\n",
+    "--telemetry: an export of GpuTelemetry_CL over the trace's days; the measured instance-hours, idle hours and ",
+    "peak of the deployed pool are printed beside the simulated ones, and the job time is estimated from it (busy ",
+    "VM-minutes x jobs per instance / jobs) when neither the spec nor --job-duration gives one.\n\n",
     "Lower bound: the work of every job that must finish inside the trace if the wait target is met, divided by the ",
     "slots per instance; no policy can use fewer instance-hours.\n\n",
     "Exit codes: 0 printed (and written with --write), 1 --tune found no policy that meets the target, 2 usage or ",
@@ -67,6 +71,12 @@ pub struct Args {
     /// Start of the synthetic trace (UTC; a Monday by default).
     #[arg(long, value_name = "TIME", default_value = "2026-11-02T00:00:00Z")]
     pub start: String,
+    /// An export of the GPU telemetry table (`GpuTelemetry_CL`: TimeGenerated, Computer,
+    /// UtilizationPercent; az CLI JSON, REST `tables` or portal CSV) over the trace's days: the
+    /// measured instance-hours, idle hours and peak beside the simulated ones, and the job time
+    /// when neither the spec nor --job-duration gives one.
+    #[arg(long, value_name = "FILE", requires = "trace")]
+    pub telemetry: Option<PathBuf>,
     /// The queue to read from metrics split by EntityName (default: the spec's queue).
     #[arg(long, value_name = "NAME")]
     pub entity: Option<String>,
@@ -150,6 +160,20 @@ pub struct Loaded {
     pub trace: Trace,
     pub settings: Settings,
     pub policy: crate::spec::policy::Policy,
+    /// `--telemetry`: the measurement over the trace's window.
+    pub measured: Option<Measured>,
+    /// The job time came from the telemetry (neither the spec nor --job-duration gave one).
+    pub job_time_measured: bool,
+}
+
+/// What [`prepare`] makes of the flags: the workload model, the trace, the run settings and the
+/// telemetry measurement.
+pub struct Prepared {
+    pub workload: Workload,
+    pub trace: Trace,
+    pub settings: Settings,
+    pub measured: Option<Measured>,
+    pub job_time_measured: bool,
 }
 
 /// The flags `simulate` and `cost --trace` share.
@@ -161,6 +185,7 @@ pub struct LoadArgs<'a> {
     pub days: u32,
     pub start: &'a str,
     pub entity: Option<&'a str>,
+    pub telemetry: Option<&'a std::path::Path>,
     pub job_duration: Option<&'a str>,
     pub provisioning: Option<&'a str>,
     pub concurrency: Option<u32>,
@@ -174,30 +199,86 @@ pub fn load(a: &LoadArgs) -> Result<Loaded, Failure> {
     let policy = a.policy.load()?;
     let checked = load_valid(a.spec, &policy, PriceTable::embedded())?;
     let plan = plan_of(&checked, a.spec, ExitCode::Usage)?;
-    let (workload, trace, settings) = prepare(&checked, &plan, a)?;
+    let p = prepare(&checked, &plan, a)?;
     Ok(Loaded {
         checked,
         plan,
-        workload,
-        trace,
-        settings,
+        workload: p.workload,
+        trace: p.trace,
+        settings: p.settings,
         policy,
+        measured: p.measured,
+        job_time_measured: p.job_time_measured,
     })
 }
 
-/// The workload model, the trace and the run settings for a checked, planned spec (shared with
-/// `cost --trace`).
+/// The workload model, the trace, the run settings and the telemetry measurement for a
+/// checked, planned spec (shared with `cost --trace`).
 pub fn prepare(
     checked: &crate::spec::Checked,
     plan: &Plan,
     a: &LoadArgs,
-) -> Result<(Workload, Trace, Settings), Failure> {
+) -> Result<Prepared, Failure> {
     let wait = duration("--wait-p95", a.wait_p95)?;
+    let spec = checked
+        .spec
+        .as_ref()
+        .ok_or_else(|| Failure::usage(format!("{} could not be read", a.spec.display())))?;
+    let file_trace = match a.trace {
+        Some(path) => {
+            // the bounded reader every file goes through: regular files only, so a FIFO or
+            // /dev/zero cannot hang the run or exhaust memory
+            let text = read_input(path, crate::io::limits::TRACE, "the trace")?;
+            let entity = a
+                .entity
+                .map(str::to_string)
+                .or_else(|| plan.queue.as_ref().map(|q| q.queue.clone()));
+            Some(
+                load::parse(&path.display().to_string(), &text, entity.as_deref())
+                    .map_err(|e| Failure::usage(e.to_string()).help(e.help()))?,
+            )
+        }
+        None => None,
+    };
+    let mut job_duration_secs = a
+        .job_duration
+        .map(|v| duration("--job-duration", v))
+        .transpose()?;
+    let mut measured = None;
+    let mut job_time_measured = false;
+    if let Some(path) = a.telemetry {
+        let trace = file_trace.as_ref().ok_or_else(|| {
+            Failure::usage("--telemetry needs --trace: the telemetry is compared with the queue load of the same days")
+        })?;
+        let text = read_input(path, crate::io::limits::EXPORT, "the telemetry export")?;
+        let concurrency = a
+            .concurrency
+            .or(spec.spec.workload.concurrent_jobs_per_instance)
+            .unwrap_or(1)
+            .max(1);
+        let m = measured::measure(
+            &path.display().to_string(),
+            &text,
+            trace,
+            spec.spec.monitoring.gpu.idle_threshold_percent,
+            concurrency,
+        )
+        .map_err(|e| {
+            Failure::usage(e.0).help(
+                "az monitor log-analytics query -w WORKSPACE_GUID --analytics-query 'GpuTelemetry_CL | where TimeGenerated between (datetime(START) .. datetime(END)) | project TimeGenerated, Computer, GpuIndex, UtilizationPercent, Status' > gpu.json",
+            )
+        })?;
+        if job_duration_secs.is_none()
+            && spec.spec.workload.job_duration.is_none()
+            && let Some(minutes) = m.estimated_job_minutes
+        {
+            job_duration_secs = Some(((minutes * 60.0).round() as u64).max(1));
+            job_time_measured = true;
+        }
+        measured = Some(m);
+    }
     let o = Overrides {
-        job_duration_secs: a
-            .job_duration
-            .map(|v| duration("--job-duration", v))
-            .transpose()?,
+        job_duration_secs,
         provisioning_secs: a
             .provisioning
             .map(|v| duration("--provisioning", v))
@@ -212,10 +293,6 @@ pub fn prepare(
             r => r,
         },
     };
-    let spec = checked
-        .spec
-        .as_ref()
-        .ok_or_else(|| Failure::usage(format!("{} could not be read", a.spec.display())))?;
     let size = checked.size().ok_or_else(|| {
         Failure::usage(format!(
             "{}: the size is not in the catalog",
@@ -228,16 +305,8 @@ pub fn prepare(
                 "add `jobDuration: PT2M` under `workload` in the spec, or pass --job-duration PT2M",
             )
         })?;
-    let trace = if let Some(path) = a.trace {
-        // the bounded reader every file goes through: regular files only, so a FIFO or
-        // /dev/zero cannot hang the run or exhaust memory
-        let text = read_input(path, crate::io::limits::TRACE, "the trace")?;
-        let entity = a
-            .entity
-            .map(str::to_string)
-            .or_else(|| plan.queue.as_ref().map(|q| q.queue.clone()));
-        load::parse(&path.display().to_string(), &text, entity.as_deref())
-            .map_err(|e| Failure::usage(e.to_string()).help(e.help()))?
+    let trace = if let Some(t) = file_trace {
+        t
     } else if a.synthetic {
         simulate::synthetic_for(spec, &workload, a.seed, a.days, a.start)
             .generate()
@@ -254,7 +323,13 @@ pub fn prepare(
         quantile: 0.95,
         seed: a.seed,
     };
-    Ok((workload, trace, settings))
+    Ok(Prepared {
+        workload,
+        trace,
+        settings,
+        measured,
+        job_time_measured,
+    })
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
@@ -266,6 +341,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         days: args.days,
         start: &args.start,
         entity: args.entity.as_deref(),
+        telemetry: args.telemetry.as_deref(),
         job_duration: args.job_duration.as_deref(),
         provisioning: args.provisioning.as_deref(),
         concurrency: args.concurrency,
@@ -291,7 +367,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure::usage(format!("{file}: the rendered autoscale setting: {e}")))?;
     let book = PriceBook::embedded();
     let today = today();
-    let results = simulate::simulate(
+    let mut results = simulate::simulate(
         &input,
         &setting,
         &l.trace,
@@ -301,6 +377,19 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         &today,
         args.svg.is_some(),
     );
+    if let Some(mut m) = l.measured.clone() {
+        m.compare(&results);
+        if l.job_time_measured {
+            results.assumptions.insert(
+                0,
+                format!(
+                    "the job time ({} min) is estimated from the telemetry: busy VM-minutes x jobs per instance / jobs of the trace (the spec has no workload.jobDuration; --job-duration overrides)",
+                    l.workload.job_minutes
+                ),
+            );
+        }
+        results.measured = Some(m);
+    }
     if let Some(path) = &args.svg {
         let svg = report::svg(&results).map_err(|e| Failure::usage(format!("--svg: {e}")))?;
         write_atomic(path, svg.as_bytes())?;

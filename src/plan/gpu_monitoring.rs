@@ -1001,7 +1001,11 @@ mod tests {
             }
             let fault = g.alerts.iter().find(|a| a.sym == "gpuAlertFaults").unwrap();
             // the fault's text is made of the sorted set of kinds: the same fault keeps one alert
-            assert!(fault.query.contains("array_sort_asc(Kinds)"), "{}", fault.query);
+            assert!(
+                fault.query.contains("array_sort_asc(Kinds)"),
+                "{}",
+                fault.query
+            );
             let vram = g.alerts.iter().find(|a| a.sym == "gpuAlertVram").unwrap();
             assert_eq!(vram.dimensions, ["Computer", "GpuIndex"]);
             assert_eq!(vram.threshold, 90);
@@ -1018,7 +1022,9 @@ mod tests {
             let q = item["content"]["query"].as_str().unwrap_or("");
             if q.contains("startofmonth(now())") {
                 monthly += 1;
-                let ms = item["content"]["timeContext"]["durationMs"].as_u64().unwrap();
+                let ms = item["content"]["timeContext"]["durationMs"]
+                    .as_u64()
+                    .unwrap();
                 assert!(ms >= 31 * 86_400_000, "{}: {ms} ms", item["name"]);
             }
         }

@@ -86,6 +86,17 @@ pub struct Nat {
     pub comment: String,
 }
 
+/// The zones the compute lives in: a dev box VM takes only the first of `compute.zones`
+/// ([`super::devbox`]), so its egress is zonal in that zone.
+fn compute_zones(s: &WorkloadSpec) -> &[String] {
+    let z = &s.compute.zones;
+    if super::devbox::applies(s) {
+        &z[..z.len().min(1)]
+    } else {
+        z
+    }
+}
+
 /// Egress that shares the fate of the compute it serves (issue 9, item 5).
 ///
 /// - No zones (a regional pool): a Standard NAT gateway without zones, like the pool.
@@ -99,17 +110,6 @@ pub struct Nat {
 ///   StandardV2 is offered only where the region has availability zones (a spec with zones
 ///   already needs them); no stored document lists the regions per SKU, so a region without
 ///   it fails the deployment at the NAT gateway with the SKU named in the error.
-/// The zones the compute lives in: a dev box VM takes only the first of `compute.zones`
-/// ([`super::devbox`]), so its egress is zonal in that zone.
-fn compute_zones(s: &WorkloadSpec) -> &[String] {
-    let z = &s.compute.zones;
-    if super::devbox::applies(s) {
-        &z[..z.len().min(1)]
-    } else {
-        z
-    }
-}
-
 pub fn nat_for_zones(name: &str, zones: &[String]) -> Nat {
     let (sku, nat_zones, comment) = match zones.len() {
         0 => (

@@ -5,11 +5,13 @@
 //! - [`model`]: job time, concurrency, provisioning delay per size family, Spot evictions;
 //! - [`engine`]: Azure Monitor autoscale semantics and the FIFO queue, minute by minute;
 //! - [`bound`]: the clairvoyant lower bound; [`tune`]: the search for a cheaper policy;
+//! - [`measured`]: the GPU telemetry of the same window beside the simulation (`--telemetry`);
 //! - [`report`]: text, JSON, Markdown and the SVG chart.
 
 pub mod bound;
 pub mod engine;
 pub mod load;
+pub mod measured;
 pub mod model;
 pub mod report;
 pub mod tune;
@@ -124,6 +126,9 @@ pub struct Results {
     pub lower_bound: LowerBound,
     pub cost: Cost,
     pub assumptions: Vec<String>,
+    /// `--telemetry`: the deployed pool over the trace's window, beside the simulation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<measured::Measured>,
     #[serde(skip)]
     pub outcome: Outcome,
     #[serde(skip)]
@@ -346,6 +351,7 @@ pub fn results(
         },
         cost,
         assumptions: assumptions(w, s),
+        measured: None,
         profile_names: setting.profiles.iter().map(|p| p.name.clone()).collect(),
         outcome: o,
     }

@@ -99,6 +99,31 @@ pub fn text(r: &Results) -> String {
             r.unfinished_jobs
         );
     }
+    if let Some(m) = &r.measured {
+        let _ = writeln!(
+            s,
+            "\nmeasured by the GPU telemetry over the same window ({}; {} of {} minutes covered):",
+            m.source, m.minutes_covered, r.trace.minutes
+        );
+        let rows = m.rows();
+        let width = rows.iter().map(|(k, _, _)| k.len()).max().unwrap_or(0);
+        let _ = writeln!(
+            s,
+            "  {:<width$}  {:>10}  {:>10}",
+            "", "measured", "simulated"
+        );
+        for (k, a, b) in rows {
+            let _ = writeln!(s, "  {k:<width$}  {a:>10}  {b:>10}");
+        }
+        if let Some(j) = m.estimated_job_minutes {
+            let _ = writeln!(
+                s,
+                "  job time from the telemetry: {j:.1} min (busy VM-minutes x {} per instance / {} jobs)",
+                r.workload.concurrency, r.trace.jobs
+            );
+        }
+        let _ = writeln!(s, "  {}", m.verdict());
+    }
     let _ = writeln!(s, "\nassumptions:");
     for a in &r.assumptions {
         let _ = writeln!(s, "  - {a}");
@@ -122,6 +147,25 @@ pub fn markdown(r: &Results) -> String {
     let _ = writeln!(s, "| figure | value |\n|---|---|");
     for (k, v) in rows(r) {
         let _ = writeln!(s, "| {k} | {v} |");
+    }
+    if let Some(m) = &r.measured {
+        let _ = writeln!(
+            s,
+            "\n**Measured** by the GPU telemetry over the same window ({}; {} of {} minutes covered):\n",
+            m.source, m.minutes_covered, r.trace.minutes
+        );
+        let _ = writeln!(s, "| figure | measured | simulated |\n|---|---|---|");
+        for (k, a, b) in m.rows() {
+            let _ = writeln!(s, "| {k} | {a} | {b} |");
+        }
+        if let Some(j) = m.estimated_job_minutes {
+            let _ = writeln!(
+                s,
+                "\nJob time from the telemetry: {j:.1} min (busy VM-minutes × {} per instance / {} jobs).",
+                r.workload.concurrency, r.trace.jobs
+            );
+        }
+        let _ = writeln!(s, "\n{}", m.verdict());
     }
     let _ = writeln!(s, "\n<details><summary>assumptions</summary>\n");
     for a in &r.assumptions {

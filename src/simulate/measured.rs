@@ -1,0 +1,321 @@
+//! `gpuform simulate --telemetry FILE`: the pool as the GPU telemetry saw it over the trace's
+//! window, beside the simulation of the same window. The export is the `GpuTelemetry_CL` table
+//! the rendered stack collects (issue 12), read by [`crate::gpu_report::parse_rows`] in any form
+//! `gpu-report` reads (az CLI JSON, REST `tables`, portal CSV).
+//!
+//! What it measures, minute by minute inside the trace (one collector sample per GPU a minute):
+//! - instances running: VMs with at least one `ok` sample in the minute;
+//! - idle: a VM whose GPUs averaged under the idle threshold the GPU alert uses
+//!   (`monitoring.gpu.idleThresholdPercent`) in that minute;
+//! - busy: the other VM-minutes. With the trace's jobs this gives the job time the simulator
+//!   needs when the spec has none: busy VM-minutes × jobs per instance / jobs (a VM is counted
+//!   busy while its GPUs work, the simulator's model of an occupied slot; GPU work a job does not
+//!   account for, or jobs that leave the GPU idle, bias it).
+//!
+//! The simulation replays the trace through the rendered policy; the measurement is what the
+//! deployed policy did with the same load. Their instance-hours and idle hours side by side say
+//! how far the model can be trusted for `--tune`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::gpu_report::{ExportError, Row, parse_rows};
+
+use super::Results;
+use super::load::Trace;
+
+/// The measurement over the trace's window, and the simulation beside it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Measured {
+    pub source: String,
+    /// Telemetry rows read, and those inside the trace's window that count.
+    pub rows: usize,
+    pub rows_in_window: usize,
+    /// Minutes of the trace with at least one sample.
+    pub minutes_covered: usize,
+    pub idle_threshold_percent: u32,
+    pub instance_hours: f64,
+    pub idle_instance_hours: f64,
+    pub busy_instance_hours: f64,
+    pub peak_instances: u32,
+    /// Busy VM-minutes × concurrency / jobs of the trace (`None` without jobs or busy minutes).
+    pub estimated_job_minutes: Option<f64>,
+    /// Filled once the simulation ran: the same figures from the engine.
+    pub simulated: Option<Simulated>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Simulated {
+    pub instance_hours: f64,
+    pub idle_instance_hours: f64,
+    pub peak_instances: u32,
+    /// Simulated / measured instance-hours (`None` when nothing was measured).
+    pub instance_hours_ratio: Option<f64>,
+}
+
+/// A time as Log Analytics exports it: RFC 3339 (`2026-12-01T10:00:03.123Z`, the JSON and the
+/// REST answer) or the portal's CSV (`12/1/2026, 10:00:03.123 AM`, UTC).
+pub fn parse_time(s: &str) -> Option<Timestamp> {
+    let t = s.trim();
+    if let Ok(ts) = t.parse::<Timestamp>() {
+        return Some(ts);
+    }
+    // the portal: M/D/YYYY, h:mm:ss[.fff] AM|PM
+    let (date, rest) = t.split_once(',')?;
+    let mut d = date.trim().split('/');
+    let (month, day, year): (i8, i8, i16) = (
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+    );
+    let mut parts = rest.split_whitespace();
+    let clock = parts.next()?;
+    let ampm = parts.next()?;
+    let mut c = clock.split(':');
+    let mut hour: i8 = c.next()?.parse().ok()?;
+    let minute: i8 = c.next()?.parse().ok()?;
+    let sec_text = c.next()?;
+    let second: i8 = sec_text.split('.').next()?.parse().ok()?;
+    match ampm {
+        "AM" if hour == 12 => hour = 0,
+        "AM" => {}
+        "PM" if hour < 12 => hour += 12,
+        "PM" => {}
+        _ => return None,
+    }
+    jiff::civil::DateTime::new(year, month, day, hour, minute, second, 0)
+        .ok()?
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .ok()
+        .map(|z| z.timestamp())
+}
+
+fn need<'a>(row: &'a Row, col: &str) -> Option<&'a str> {
+    row.get(col).and_then(|v| v.as_deref())
+}
+
+/// Measure the pool over the trace's window.
+pub fn measure(
+    source: &str,
+    text: &str,
+    trace: &Trace,
+    idle_threshold_percent: u32,
+    concurrency: u32,
+) -> Result<Measured, ExportError> {
+    let rows = parse_rows(text)?;
+    if let Some(first) = rows.first() {
+        for col in ["TimeGenerated", "Computer", "UtilizationPercent"] {
+            if !first.contains_key(col) {
+                return Err(ExportError(format!(
+                    "{source}: the export has no `{col}` column (it has {}); export `GpuTelemetry_CL | where TimeGenerated between (START .. END) | project TimeGenerated, Computer, GpuIndex, UtilizationPercent, Status`",
+                    first.keys().cloned().collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+    } else {
+        return Err(ExportError(format!("{source}: the export has no rows")));
+    }
+    let minutes = trace.minutes();
+    // (minute, VM) -> (sum of GPU utilisation, GPUs)
+    let mut cells: BTreeMap<(usize, &str), (f64, u32)> = BTreeMap::new();
+    let mut in_window = 0usize;
+    for (i, row) in rows.iter().enumerate() {
+        // health rows (Status other than ok) carry no utilisation
+        if need(row, "Status").is_some_and(|s| s != "ok") {
+            continue;
+        }
+        let Some(util) = need(row, "UtilizationPercent") else {
+            continue;
+        };
+        let util: f64 = util.trim().parse().map_err(|_| {
+            ExportError(format!(
+                "{source}: row {}: UtilizationPercent `{util}` is not a number",
+                i + 1
+            ))
+        })?;
+        let when = need(row, "TimeGenerated").unwrap_or_default();
+        let ts = parse_time(when).ok_or_else(|| {
+            ExportError(format!(
+                "{source}: row {}: TimeGenerated `{when}` is not a time (RFC 3339, e.g. 2026-12-01T10:00:00Z)",
+                i + 1
+            ))
+        })?;
+        let secs = ts.duration_since(trace.start).as_secs();
+        if secs < 0 {
+            continue;
+        }
+        let minute = (secs / 60) as usize;
+        if minute >= minutes {
+            continue;
+        }
+        let Some(vm) = need(row, "Computer") else {
+            continue;
+        };
+        in_window += 1;
+        let c = cells.entry((minute, vm)).or_insert((0.0, 0));
+        c.0 += util.clamp(0.0, 100.0);
+        c.1 += 1;
+    }
+    let mut per_minute: BTreeMap<usize, u32> = BTreeMap::new();
+    let (mut idle, mut busy) = (0u64, 0u64);
+    for ((minute, _), (sum, n)) in &cells {
+        *per_minute.entry(*minute).or_default() += 1;
+        if sum / f64::from(*n) < f64::from(idle_threshold_percent) {
+            idle += 1;
+        } else {
+            busy += 1;
+        }
+    }
+    let vms: BTreeSet<&str> = cells.keys().map(|(_, vm)| *vm).collect();
+    let jobs = trace.jobs();
+    Ok(Measured {
+        source: format!("{source} ({} VMs)", vms.len()),
+        rows: rows.len(),
+        rows_in_window: in_window,
+        minutes_covered: per_minute.len(),
+        idle_threshold_percent,
+        instance_hours: cells.len() as f64 / 60.0,
+        idle_instance_hours: idle as f64 / 60.0,
+        busy_instance_hours: busy as f64 / 60.0,
+        peak_instances: per_minute.values().copied().max().unwrap_or(0),
+        estimated_job_minutes: (jobs > 0 && busy > 0)
+            .then(|| busy as f64 * f64::from(concurrency) / jobs as f64),
+        simulated: None,
+    })
+}
+
+impl Measured {
+    /// Put the simulation's figures beside the measurement.
+    pub fn compare(&mut self, r: &Results) {
+        self.simulated = Some(Simulated {
+            instance_hours: r.instance_hours.total,
+            idle_instance_hours: r.instance_hours.idle,
+            peak_instances: r.peak_instances,
+            instance_hours_ratio: (self.instance_hours > 0.0)
+                .then(|| r.instance_hours.total / self.instance_hours),
+        });
+    }
+
+    /// Rows of "figure, measured, simulated" for the reports.
+    pub fn rows(&self) -> Vec<(String, String, String)> {
+        let sim = self.simulated.as_ref();
+        let h = |v: f64| format!("{v:.1}");
+        vec![
+            (
+                "instance-hours".into(),
+                h(self.instance_hours),
+                sim.map_or("-".into(), |s| h(s.instance_hours)),
+            ),
+            (
+                format!(
+                    "idle instance-hours (GPUs under {}%)",
+                    self.idle_threshold_percent
+                ),
+                h(self.idle_instance_hours),
+                sim.map_or("-".into(), |s| h(s.idle_instance_hours)),
+            ),
+            (
+                "peak instances".into(),
+                self.peak_instances.to_string(),
+                sim.map_or("-".into(), |s| s.peak_instances.to_string()),
+            ),
+        ]
+    }
+
+    /// One sentence on how far the model matches the measurement.
+    pub fn verdict(&self) -> String {
+        match self.simulated.as_ref().and_then(|s| s.instance_hours_ratio) {
+            None => "no instance-hours measured in the trace's window: export the telemetry of the same days as the trace".into(),
+            Some(r) if (0.85..=1.15).contains(&r) => format!(
+                "the simulation's instance-hours are {:.0}% of the measured ones: the model reproduces the deployed policy closely enough to tune it",
+                r * 100.0
+            ),
+            Some(r) => format!(
+                "the simulation's instance-hours are {:.0}% of the measured ones: check the job time (--job-duration), the provisioning delay (--provisioning) and that the telemetry covers the same pool and days before trusting --tune",
+                r * 100.0
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(minutes: usize, per_minute: u32) -> Trace {
+        Trace {
+            start: "2026-12-01T10:00:00Z".parse().unwrap(),
+            arrivals: vec![per_minute; minutes],
+            missing: vec![false; minutes],
+            source: "test".into(),
+        }
+    }
+
+    #[test]
+    fn portal_and_rfc3339_times_are_the_same_instant() {
+        let a = parse_time("2026-12-01T22:05:03.123Z").unwrap();
+        let b = parse_time("12/1/2026, 10:05:03.123 PM").unwrap();
+        assert_eq!(a.as_second(), b.as_second());
+        assert_eq!(
+            parse_time("12/1/2026, 12:00:00 AM").unwrap(),
+            parse_time("2026-12-01T00:00:00Z").unwrap()
+        );
+        assert!(parse_time("yesterday").is_none());
+    }
+
+    #[test]
+    fn counts_instances_idle_and_busy_minutes_inside_the_window() {
+        // two VMs with two GPUs each; vm-b idles (5% and 3%) in minute 1; one row before the
+        // window, one after, and a health row: none of them count
+        let csv = "TimeGenerated,Computer,GpuIndex,UtilizationPercent,Status\n\
+            2026-12-01T09:59:00Z,vm-a,0,90,ok\n\
+            2026-12-01T10:00:10Z,vm-a,0,80,ok\n\
+            2026-12-01T10:00:10Z,vm-a,1,60,ok\n\
+            2026-12-01T10:00:20Z,vm-b,0,50,ok\n\
+            2026-12-01T10:00:20Z,vm-b,1,50,ok\n\
+            2026-12-01T10:01:10Z,vm-a,0,70,ok\n\
+            2026-12-01T10:01:10Z,vm-a,1,70,ok\n\
+            2026-12-01T10:01:20Z,vm-b,0,5,ok\n\
+            2026-12-01T10:01:20Z,vm-b,1,3,ok\n\
+            2026-12-01T10:01:30Z,vm-c,,,gpu-missing\n\
+            2026-12-01T10:02:00Z,vm-a,0,99,ok\n";
+        let m = measure("t.csv", csv, &trace(2, 3), 10, 2).unwrap();
+        assert_eq!(m.rows, 11);
+        assert_eq!(m.rows_in_window, 8);
+        assert_eq!(m.minutes_covered, 2);
+        assert_eq!(m.peak_instances, 2);
+        assert!((m.instance_hours - 4.0 / 60.0).abs() < 1e-9);
+        assert!((m.idle_instance_hours - 1.0 / 60.0).abs() < 1e-9);
+        assert!((m.busy_instance_hours - 3.0 / 60.0).abs() < 1e-9);
+        // 3 busy VM-minutes x 2 jobs per VM / 6 jobs = 1 minute a job
+        assert_eq!(m.estimated_job_minutes, Some(1.0));
+    }
+
+    #[test]
+    fn a_wrong_export_says_what_to_export() {
+        let e = measure(
+            "x.json",
+            r#"[{"Computer": "vm", "MemoryUsedMiB": 1}]"#,
+            &trace(1, 1),
+            10,
+            1,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("TimeGenerated"), "{}", e.0);
+        assert!(e.0.contains("UtilizationPercent"), "{}", e.0);
+        let e = measure(
+            "x.csv",
+            "TimeGenerated,Computer,UtilizationPercent\nnoon,vm,5\n",
+            &trace(1, 1),
+            10,
+            1,
+        )
+        .unwrap_err();
+        assert!(e.0.contains("row 1") && e.0.contains("noon"), "{}", e.0);
+        assert!(measure("e.json", "[]", &trace(1, 1), 10, 1).is_err());
+    }
+}
