@@ -223,6 +223,24 @@ impl ArmClient {
         self.send(op, Verb::Get, url, None).await?.json(op)
     }
 
+    /// GET a resource that may not exist: `None` on 404, unless the 404 is about the
+    /// subscription (`SubscriptionNotFound`), which is an error the user must see.
+    pub async fn get_optional<T: DeserializeOwned>(
+        &self,
+        op: &Op,
+        url: Url,
+    ) -> Result<Option<T>, ArmError> {
+        match self.get_json(op, url).await {
+            Ok(v) => Ok(Some(v)),
+            Err(e)
+                if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     pub async fn post_json<T: DeserializeOwned>(
         &self,
         op: &Op,

@@ -222,15 +222,7 @@ impl Arm {
     pub async fn resource_group(&self, rg: &str) -> Result<Option<ResourceGroup>, ArmError> {
         let op = Op::new(format!("read the resource group {rg}"), RG_PERMISSION);
         let url = self.client.url(&self.rg_path(rg), RESOURCE_GROUPS_API, &[]);
-        match self.client.get_json(&op, url).await {
-            Ok(g) => Ok(Some(g)),
-            Err(e)
-                if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(e),
-        }
+        self.client.get_optional(&op, url).await
     }
 
     /// The scale set `name` in `rg`, or `None` when there is none (404).
@@ -248,15 +240,7 @@ impl Arm {
             SCALE_SETS_API,
             &[],
         );
-        match self.client.get_json(&op, url).await {
-            Ok(s) => Ok(Some(s)),
-            Err(e)
-                if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(e),
-        }
+        self.client.get_optional(&op, url).await
     }
 
     /// A dev box's VM (`Microsoft.Compute/virtualMachines` GET, api 2025-04-01), or `None` when
@@ -279,15 +263,7 @@ impl Arm {
             SCALE_SETS_API,
             &[],
         );
-        match self.client.get_json(&op, url).await {
-            Ok(v) => Ok(Some(v)),
-            Err(e)
-                if e.status == Some(404) && e.code.as_deref() != Some("SubscriptionNotFound") =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(e),
-        }
+        self.client.get_optional(&op, url).await
     }
 
     pub async fn create_resource_group(

@@ -71,8 +71,7 @@ impl HttpSettings {
                 Arc::new(TimeoutPolicy {
                     timeout: self.timeout,
                 }),
-                Arc::new(TlsFatalPolicy),
-                Arc::new(NetFatalPolicy),
+                Arc::new(FatalConnectionPolicy),
             ],
             ..Default::default()
         }
@@ -173,37 +172,6 @@ impl Policy for TimeoutPolicy {
     }
 }
 
-/// Certificate errors surface as connection errors, which azure_core retries for about 82 s
-/// with the default policy. Turn them into a final error that names the problem.
-#[derive(Debug)]
-struct TlsFatalPolicy;
-
-#[async_trait::async_trait]
-impl Policy for TlsFatalPolicy {
-    async fn send(
-        &self,
-        ctx: &Context,
-        request: &mut Request,
-        next: &[Arc<dyn Policy>],
-    ) -> PolicyResult {
-        match next[0].send(ctx, request, &next[1..]).await {
-            Err(e) if matches!(e.kind(), ErrorKind::Io | ErrorKind::Connection) => {
-                match certificate_problem(&e) {
-                    Some(detail) => Err(azure_core::Error::new(
-                        ErrorKind::Other,
-                        TlsFailure {
-                            host: host_of(request),
-                            detail,
-                        },
-                    )),
-                    None => Err(e),
-                }
-            }
-            other => other,
-        }
-    }
-}
-
 /// A failure no retry can fix (issue 10, item 14): the host name does not resolve, or nothing
 /// listens at the address. Ends the call at once instead of 50 s of silent retries.
 #[derive(Debug, thiserror::Error)]
@@ -243,13 +211,15 @@ pub(crate) fn unreachable_problem(
     None
 }
 
-/// DNS failures and refused connections surface as connection errors, which azure_core retries
-/// for the whole back-off (about 50 s): turn them into a final error that says which.
+/// Connection errors no retry can fix, which azure_core would otherwise retry for the whole
+/// back-off (about 50 s for DNS and refused connections, 82 s for certificates): a certificate
+/// problem, a host name that does not resolve, nothing listening at the address. Each becomes a
+/// final error that says which.
 #[derive(Debug)]
-struct NetFatalPolicy;
+struct FatalConnectionPolicy;
 
 #[async_trait::async_trait]
-impl Policy for NetFatalPolicy {
+impl Policy for FatalConnectionPolicy {
     async fn send(
         &self,
         ctx: &Context,
@@ -258,20 +228,21 @@ impl Policy for NetFatalPolicy {
     ) -> PolicyResult {
         match next[0].send(ctx, request, &next[1..]).await {
             Err(e) if matches!(e.kind(), ErrorKind::Io | ErrorKind::Connection) => {
+                let host = host_of(request);
+                if let Some(detail) = certificate_problem(&e) {
+                    return Err(azure_core::Error::new(
+                        ErrorKind::Other,
+                        TlsFailure { host, detail },
+                    ));
+                }
                 match unreachable_problem(&e) {
                     Some((true, detail)) => Err(azure_core::Error::new(
                         ErrorKind::Other,
-                        NetFailure::Dns {
-                            host: host_of(request),
-                            detail,
-                        },
+                        NetFailure::Dns { host, detail },
                     )),
                     Some((false, detail)) => Err(azure_core::Error::new(
                         ErrorKind::Other,
-                        NetFailure::Refused {
-                            host: host_of(request),
-                            detail,
-                        },
+                        NetFailure::Refused { host, detail },
                     )),
                     None => Err(e),
                 }
