@@ -55,12 +55,24 @@ pub struct DevBox {
     pub zone: Option<String>,
     /// The spec lists more zones than the VM can use.
     pub zones_dropped: bool,
-    /// The driver extension(s): the application health extension only serves a scale set's
-    /// automatic repairs and is left out.
-    pub extensions: Vec<Extension>,
+    /// The driver extension(s), and with GPU monitoring the collector, the Azure Monitor Agent
+    /// and the collector's health probe ([`super::gpu_devbox::extend`]). Without it the
+    /// application health extension only served a scale set's automatic repairs and is left out.
+    pub extensions: Vec<VmExtension>,
     pub shutdown: Shutdown,
     pub start: Start,
     pub suppressions: Vec<Suppression>,
+}
+
+/// An extension resource of the VM. A VM has no `provisionAfterExtensions`: the order is the
+/// resources' `dependsOn`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VmExtension {
+    #[serde(flatten)]
+    pub ext: Extension,
+    /// Indexes (in [`DevBox::extensions`]) of the extensions this one waits for.
+    pub after: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -161,7 +173,10 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, compute: &Compute) -> Option<De
             .cloned()
             .map(|mut e| {
                 e.provision_after.clear();
-                e
+                VmExtension {
+                    ext: e,
+                    after: Vec::new(),
+                }
             })
             .collect(),
         shutdown: Shutdown {

@@ -777,11 +777,11 @@ pub fn ingestion_gb_per_day(vms: f64, gpus_per_vm: u32) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// KQL words that are not column references: operators, functions, literals.
-    const KQL_WORDS: &[&str] = &[
+    pub(in crate::plan) const KQL_WORDS: &[&str] = &[
         "where",
         "and",
         "or",
@@ -829,7 +829,7 @@ mod tests {
 
     /// Identifiers of a KQL query outside string literals, and the names it defines
     /// (`Name = ...` in extend/summarize/project).
-    fn kql_idents(q: &str) -> (Vec<String>, Vec<String>) {
+    pub(in crate::plan) fn kql_idents(q: &str) -> (Vec<String>, Vec<String>) {
         let mut used = Vec::new();
         let mut defined = Vec::new();
         let chars: Vec<char> = q.chars().collect();
