@@ -524,7 +524,15 @@ pub fn estimate(
         // next to the other monitoring lines
         let mut gpu_lines = Vec::new();
         let central = plan.monitoring.workspace.existing.is_some();
-        gpu_monitoring_lines(g, central, &u, f, &mut gpu_lines, &mut missing);
+        gpu_monitoring_lines(
+            g,
+            central,
+            plan.devbox.is_some(),
+            &u,
+            f,
+            &mut gpu_lines,
+            &mut missing,
+        );
         let at = lines
             .iter()
             .position(|l| l.id == "metric-alerts")
@@ -814,6 +822,8 @@ fn gpu_monitoring_lines(
     g: &crate::plan::gpu_monitoring::GpuMonitoring,
     // the table is in a landing zone's central workspace: its ingestion is billed there
     central: bool,
+    // a dev box: the collector samples only while the VM runs (the schedule's hours)
+    devbox: bool,
     u: &usage::Usage,
     f: &FixedPrices,
     lines: &mut Vec<Line>,
@@ -835,8 +845,13 @@ fn gpu_monitoring_lines(
         quantity: gb,
         amount: gb.map(|q| price.map(|p| p * q)),
         assumption: format!(
-            "one row per GPU ({} per VM) every {SAMPLE_SECONDS} s for each instance-hour, {BYTES_PER_ROW} bytes a row (21 columns; the JSON keys are not billed)",
-            g.expected_gpus
+            "one row per GPU ({} per VM) every {SAMPLE_SECONDS} s for each {}, {BYTES_PER_ROW} bytes a row (21 columns; the JSON keys are not billed)",
+            g.expected_gpus,
+            if devbox {
+                "hour the dev box runs (the compute line's hours; nothing while it is stopped)"
+            } else {
+                "instance-hour"
+            }
         ),
         source: Some("monitor".into()),
     });
