@@ -108,7 +108,7 @@ pub struct Start {
 impl DevBox {
     /// One line on what the spec renders, for `gpuform show` and `validate --explain`.
     pub fn describe(&self) -> String {
-        format!(
+        let mut line = format!(
             "autoShutdown on one instance: a dev box VM {} (no scale set, no autoscale), deallocated at {} by the DevTest Labs schedule {} and started at {} on {} by the Logic App {} ({}); stopping keeps its OS and data disks",
             self.vm_name,
             self.shutdown.time_label,
@@ -117,7 +117,15 @@ impl DevBox {
             self.start.week_days.join(", "),
             self.start.workflow_name,
             self.start.time_zone,
-        )
+        );
+        if self.extensions.iter().any(|e| e.ext.name == "GpuCollector") {
+            // GPU monitoring (plan::gpu_devbox): a standalone VM has no automatic repairs
+            line.push_str(&format!(
+                "; GPU monitoring: the collector's health probe shows in the VM's instance view, with no automatic repairs on a standalone VM (after a GPU faults alert, `az vm redeploy --name {}` moves it to another host and keeps its disks)",
+                self.vm_name
+            ));
+        }
+        line
     }
 }
 
