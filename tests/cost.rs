@@ -235,6 +235,14 @@ fn dev_box_pays_running_hours_and_its_disks_all_month() {
         close(amount(&v, "disk-os", case), 19.71);
     }
     assert_eq!(line(&v, "disk-os")["quantity"]["expected"], 730.0);
+    // GPU telemetry (issue 12 on dev boxes): rows only while the box runs, one T4, one row a
+    // minute of 400 bytes: 238.99 h × 60 × 400 B = 5.74 MB
+    close(
+        line(&v, "gpu-telemetry-ingestion")["quantity"]["expected"]
+            .as_f64()
+            .unwrap(),
+        running * 60.0 * 400.0 / 1e9,
+    );
     let notes: Vec<&str> = v["notes"]
         .as_array()
         .unwrap()

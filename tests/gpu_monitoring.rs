@@ -410,23 +410,224 @@ fn the_thresholds_come_from_the_spec() {
     assert!(!vram.query.contains("> 80"), "{}", vram.query);
 }
 
+/// The dev box's extension resources by their extension type.
+fn vm_ext<'a>(arm: &'a Value, ty: &str) -> &'a Value {
+    of_type(arm, "Microsoft.Compute/virtualMachines/extensions")
+        .into_iter()
+        .find(|e| e["properties"]["type"] == ty)
+        .unwrap_or_else(|| panic!("no {ty} extension on the VM"))
+}
+
+fn depends_on_ext(e: &Value, vm: &str, name: &str) -> bool {
+    let want =
+        format!("[resourceId('Microsoft.Compute/virtualMachines/extensions', '{vm}', '{name}')]");
+    e["dependsOn"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d.as_str() == Some(want.as_str()))
+}
+
+/// Issue 12 on dev boxes (a standalone VM): the agent, the collector and its health probe as
+/// extension resources of the VM, the association scoped to the VM, the three alerts and the
+/// workbook; no automatic repairs (a VM has none).
 #[test]
-fn dev_boxes_render_no_gpu_monitoring() {
-    for ex in [
-        "examples/dev-notebook-t4.yaml",
-        "tests/fixtures/render/variants/devbox-windows.yaml",
+fn dev_boxes_render_collection_alerts_health_and_workbook() {
+    use gpuform::plan::gpu_monitoring::{HEALTH_PATH, HEALTH_PORT};
+    for (ex, vm, windows) in [
+        ("examples/dev-notebook-t4.yaml", "vm-dev-notebook", false),
+        (
+            "tests/fixtures/render/variants/devbox-windows.yaml",
+            "vm-variant-devbox-windows",
+            true,
+        ),
+        (
+            "tests/fixtures/render/variants/lz-devbox-spoke.yaml",
+            "vm-variant-devbox-spoke",
+            false,
+        ),
     ] {
         let arm = rendered_arm(ex);
+        assert!(of_type(&arm, "Microsoft.Compute/virtualMachineScaleSets").is_empty());
+        let (ama_ty, health_ty, driver, collector_ty) = if windows {
+            (
+                "AzureMonitorWindowsAgent",
+                "ApplicationHealthWindows",
+                "NvidiaGpuDriverWindows",
+                "CustomScriptExtension",
+            )
+        } else {
+            (
+                "AzureMonitorLinuxAgent",
+                "ApplicationHealthLinux",
+                "NvidiaGpuDriverLinux",
+                "CustomScript",
+            )
+        };
+        // the agent, signed in with the pool's identity
+        let ama = vm_ext(&arm, ama_ty);
+        assert_eq!(ama["properties"]["publisher"], "Microsoft.Azure.Monitor");
+        let mi = &ama["properties"]["settings"]["authentication"]["managedIdentity"];
+        assert_eq!(mi["identifier-name"], "mi_res_id", "{ex}");
         assert!(
-            of_type(&arm, "Microsoft.Insights/dataCollectionRules").is_empty(),
+            mi["identifier-value"]
+                .as_str()
+                .unwrap()
+                .contains("userAssignedIdentities"),
+            "{ex}"
+        );
+        // the collector after the driver (which may reboot the VM)
+        let col = vm_ext(&arm, collector_ty);
+        assert_eq!(col["name"], format!("{vm}/GpuCollector"));
+        assert!(
+            depends_on_ext(col, vm, driver),
+            "{ex}: {}",
+            col["dependsOn"]
+        );
+        // the probe asks the collector's responder, after the driver and the collector
+        let health = vm_ext(&arm, health_ty);
+        assert_eq!(
+            health["properties"]["publisher"],
+            "Microsoft.ManagedServices"
+        );
+        let hs = &health["properties"]["settings"];
+        assert_eq!(hs["port"], HEALTH_PORT, "{ex}");
+        assert_eq!(hs["requestPath"], HEALTH_PATH, "{ex}");
+        assert_eq!(hs["protocol"], "http", "{ex}");
+        assert!(depends_on_ext(health, vm, driver), "{ex}");
+        assert!(depends_on_ext(health, vm, "GpuCollector"), "{ex}");
+        // no provisionAfterExtensions on a VM's extensions, no repairs policy anywhere
+        let text = arm.to_string();
+        assert!(!text.contains("provisionAfterExtensions"), "{ex}");
+        assert!(!text.contains("automaticRepairsPolicy"), "{ex}");
+
+        // the association is an extension resource of the VM
+        let assoc = of_type(&arm, "Microsoft.Insights/dataCollectionRuleAssociations");
+        assert_eq!(assoc.len(), 1, "{ex}");
+        assert_eq!(
+            assoc[0]["scope"],
+            format!("Microsoft.Compute/virtualMachines/{vm}"),
             "{ex}"
         );
         assert!(
-            of_type(&arm, "Microsoft.Insights/scheduledQueryRules").is_empty(),
+            assoc[0]["dependsOn"].as_array().unwrap().iter().any(|d| d
+                .as_str()
+                .unwrap()
+                .contains("Microsoft.Compute/virtualMachines'")),
             "{ex}"
         );
-        assert!(arm["outputs"].get("gpuWorkbookId").is_none(), "{ex}");
+        let dcr = of_type(&arm, "Microsoft.Insights/dataCollectionRules")[0];
+        assert_eq!(dcr["kind"], if windows { "Windows" } else { "Linux" });
+        assert_eq!(
+            dcr["properties"]["dataFlows"][0]["outputStream"],
+            "Custom-GpuTelemetry_CL"
+        );
+
+        let alerts = of_type(&arm, "Microsoft.Insights/scheduledQueryRules");
+        let names: Vec<&str> = alerts.iter().map(|a| a["name"].as_str().unwrap()).collect();
+        assert_eq!(names.len(), 3, "{ex}: {names:?}");
+        for suffix in ["-gpu-idle", "-gpu-vram", "-gpu-faults"] {
+            assert!(names.iter().any(|n| n.ends_with(suffix)), "{ex}: {suffix}");
+        }
+        let faults = alerts
+            .iter()
+            .find(|a| a["name"].as_str().unwrap().ends_with("-gpu-faults"))
+            .unwrap();
+        assert!(
+            faults["properties"]["description"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("az vm redeploy --name {vm}")),
+            "{ex}"
+        );
+        assert_eq!(of_type(&arm, "Microsoft.Insights/workbooks").len(), 1);
+        assert!(arm["outputs"]["gpuWorkbookId"].is_object(), "{ex}");
     }
+}
+
+/// The Linux dev box's collector: the Custom Script Extension's `script` is the gzip'ed,
+/// base64 install script a scale set's cloud-init runs, byte for byte, which writes the
+/// collector and enables its units; the VM's custom data stays the spec's own (none here).
+#[test]
+fn the_dev_box_script_installs_exactly_the_scale_sets_collector() {
+    use gpuform::plan::gpu_monitoring::{COLLECTOR, install_script};
+    use std::io::Read;
+    let arm = rendered_arm("examples/dev-notebook-t4.yaml");
+    let col = vm_ext(&arm, "CustomScript");
+    let p = &col["properties"];
+    assert_eq!(p["publisher"], "Microsoft.Azure.Extensions");
+    assert_eq!(p["typeHandlerVersion"], "2.1");
+    assert_eq!(p["settings"]["skipDos2Unix"], true);
+    assert!(p["settings"].get("commandToExecute").is_none());
+    assert!(p.get("protectedSettings").is_none());
+    let packed = p["settings"]["script"].as_str().unwrap();
+    assert!(
+        packed.len() < 256 * 1024,
+        "the extension refuses more than 256 KB"
+    );
+    let gz = unbase64(packed);
+    assert_eq!(&gz[..2], &[0x1f, 0x8b], "gzip");
+    let mut script = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut script)
+        .unwrap();
+    // one GPU on a T4 VM: the same script the scale set's cloud-init part is
+    assert_eq!(script, install_script(1));
+    assert!(script.starts_with("#!/bin/sh\n"));
+    assert!(script.contains(COLLECTOR));
+    assert!(
+        script.contains(
+            "systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service\n"
+        )
+    );
+    // not in custom data: the example has no cloud-init, so the VM has none
+    assert!(arm["variables"].get("customData").is_none());
+    let vm = of_type(&arm, "Microsoft.Compute/virtualMachines")[0];
+    assert!(vm["properties"]["osProfile"].get("customData").is_none());
+}
+
+/// A dev box's own cloud-init file stays its custom data, untouched (no multipart with the
+/// collector: the collector comes with the Custom Script Extension).
+#[test]
+fn a_dev_box_keeps_its_cloud_init_as_custom_data() {
+    let text = std::fs::read_to_string("examples/dev-notebook-t4.yaml")
+        .unwrap()
+        .replace(
+            "    vmSize: auto\n",
+            "    vmSize: auto\n    cloudInit: ./cloud-init/transcode.yaml\n",
+        );
+    assert!(text.contains("cloudInit"));
+    let c = gpuform::spec::check_source(
+        text,
+        "dev.yaml",
+        PathBuf::from("examples"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    assert!(!c.has_errors(), "{:#?}", c.diagnostics);
+    let plan = gpuform::plan::Plan::build(&c).unwrap();
+    let user = std::fs::read("examples/cloud-init/transcode.yaml").unwrap();
+    assert_eq!(
+        plan.compute.custom_data.as_deref(),
+        Some(gpuform::plan::base64(&user).as_str())
+    );
+    assert!(plan.gpu.is_some());
+}
+
+/// The Windows dev box carries the scale set's collector installer unchanged.
+#[test]
+fn the_windows_dev_box_installs_the_pools_collector() {
+    use gpuform::plan::gpu_monitoring::windows_install_command;
+    let arm = rendered_arm("tests/fixtures/render/variants/devbox-windows.yaml");
+    let cse = vm_ext(&arm, "CustomScriptExtension");
+    assert_eq!(cse["properties"]["publisher"], "Microsoft.Compute");
+    assert_eq!(cse["properties"]["typeHandlerVersion"], "1.10");
+    // an NV12ads A10 v5 is a third of an A10: one GPU to expect
+    assert_eq!(
+        cse["properties"]["settings"]["commandToExecute"],
+        windows_install_command(1)
+    );
+    assert!(arm["variables"].get("customData").is_none());
 }
 
 fn export_report(file: &str) -> gpuform::gpu_report::Report {

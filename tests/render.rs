@@ -1082,11 +1082,20 @@ fn dev_box_keeps_its_disks_over_a_night() {
         vm["properties"]["networkProfile"]["networkInterfaces"][0]["properties"]["deleteOption"],
         "Detach"
     );
-    // the same driver extension as the pool would get, on the VM
+    // the same driver extension as the pool would get, on the VM, first; then GPU monitoring's
+    // collector, agent and health probe (tests/gpu_monitoring.rs)
     let ext = of("Microsoft.Compute/virtualMachines/extensions");
-    assert_eq!(ext.len(), 1);
+    let names: Vec<&str> = ext.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "vm-dev-notebook/NvidiaGpuDriverLinux",
+            "vm-dev-notebook/GpuCollector",
+            "vm-dev-notebook/AzureMonitorLinuxAgent",
+            "vm-dev-notebook/HealthExtension"
+        ]
+    );
     assert_eq!(ext[0]["properties"]["type"], "NvidiaGpuDriverLinux");
-    assert_eq!(ext[0]["name"], "vm-dev-notebook/NvidiaGpuDriverLinux");
     // the stop: DevTest Labs deallocates at 19:00 W. Europe, mails the alert address first
     let sched = of("Microsoft.DevTestLab/schedules");
     assert_eq!(sched.len(), 1);

@@ -1323,3 +1323,199 @@ fn landing_zone_spokes_create_no_network_and_udr_routes_to_the_firewall() {
         "no default route to a private virtual appliance",
     );
 }
+
+// ------------------------------------------------------------------ GPU monitoring wiring
+
+/// GPU monitoring (issue 12), scale sets and dev boxes alike: the data collection rule is
+/// associated with the compute resource itself (an extension resource scoped to the scale set,
+/// or to the dev box VM: Learn, "Microsoft.Insights dataCollectionRuleAssociations"), the Azure
+/// Monitor Agent runs on it and signs in with the pool's identity (`mi_res_id`). A VM's
+/// extension resources have no `provisionAfterExtensions` (a scale set property): their order is
+/// `dependsOn`, the collector after the GPU driver (which may reboot the VM) and the health probe
+/// after the collector it probes. A dev box has no automatic repairs (a scale set feature).
+fn gpu_wiring_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    if of(&o.arm, "Microsoft.Insights/dataCollectionRules").is_empty() {
+        return p;
+    }
+    let vmss = of(&o.arm, "Microsoft.Compute/virtualMachineScaleSets");
+    let vms = of(&o.arm, "Microsoft.Compute/virtualMachines");
+    let (scope, agents): (String, Vec<&Value>) = match (vmss.first(), vms.first()) {
+        (Some(s), None) => (
+            format!(
+                "Microsoft.Compute/virtualMachineScaleSets/{}",
+                s["name"].as_str().unwrap()
+            ),
+            s["properties"]["virtualMachineProfile"]["extensionProfile"]["extensions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .collect(),
+        ),
+        (None, Some(v)) => (
+            format!(
+                "Microsoft.Compute/virtualMachines/{}",
+                v["name"].as_str().unwrap()
+            ),
+            of(&o.arm, "Microsoft.Compute/virtualMachines/extensions"),
+        ),
+        _ => {
+            p.push(format!(
+                "{}: GPU monitoring without one compute resource",
+                o.at
+            ));
+            return p;
+        }
+    };
+    let assoc = of(&o.arm, "Microsoft.Insights/dataCollectionRuleAssociations");
+    if assoc.len() != 1 || assoc[0]["scope"] != scope.as_str() {
+        p.push(format!(
+            "{}: the data collection rule association is not scoped to {scope}: {:?}",
+            o.at,
+            assoc.iter().map(|a| &a["scope"]).collect::<Vec<_>>()
+        ));
+    }
+    let ama: Vec<&&Value> = agents
+        .iter()
+        .filter(|e| {
+            e["properties"]["type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("AzureMonitor"))
+        })
+        .collect();
+    if ama.len() != 1
+        || ama[0]["properties"]["settings"]["authentication"]["managedIdentity"]["identifier-name"]
+            != "mi_res_id"
+    {
+        p.push(format!(
+            "{}: no Azure Monitor Agent signing in with mi_res_id on {scope}",
+            o.at
+        ));
+    }
+    if vms.is_empty() {
+        return p;
+    }
+    // the dev box VM
+    let vm = vms[0]["name"].as_str().unwrap();
+    let id = |name: &str| {
+        format!("[resourceId('Microsoft.Compute/virtualMachines/extensions', '{vm}', '{name}')]")
+    };
+    let waits = |e: &Value, name: &str| {
+        e["dependsOn"]
+            .as_array()
+            .is_some_and(|d| d.iter().any(|x| x.as_str() == Some(id(name).as_str())))
+    };
+    let named = |n: &str| {
+        agents
+            .iter()
+            .find(|e| e["name"].as_str() == Some(format!("{vm}/{n}").as_str()))
+            .copied()
+    };
+    let driver = agents
+        .iter()
+        .find(|e| e["properties"]["publisher"] == "Microsoft.HpcCompute")
+        .map(|e| {
+            e["name"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string()
+        });
+    for e in &agents {
+        if e["properties"].get("provisionAfterExtensions").is_some() {
+            p.push(format!(
+                "{}: {} has provisionAfterExtensions, which VM extensions do not take",
+                o.at, e["name"]
+            ));
+        }
+    }
+    match named("GpuCollector") {
+        Some(c) => {
+            if let Some(d) = &driver
+                && !waits(c, d)
+            {
+                p.push(format!(
+                    "{}: the collector does not wait for the driver {d}",
+                    o.at
+                ));
+            }
+        }
+        None => p.push(format!("{}: no GpuCollector extension on {vm}", o.at)),
+    }
+    match named("HealthExtension") {
+        Some(h) if !waits(h, "GpuCollector") => p.push(format!(
+            "{}: the health probe does not wait for the collector it probes",
+            o.at
+        )),
+        Some(_) => {}
+        None => p.push(format!("{}: no health extension on {vm}", o.at)),
+    }
+    if o.arm.to_string().contains("automaticRepairsPolicy") {
+        p.push(format!("{}: a dev box VM has no automatic repairs", o.at));
+    }
+    p
+}
+
+#[test]
+fn gpu_monitoring_is_wired_to_the_scale_set_or_the_dev_box_vm() {
+    let outs = all();
+    // both shapes are covered: scale sets and dev boxes with GPU monitoring
+    for ty in [
+        "Microsoft.Compute/virtualMachineScaleSets",
+        "Microsoft.Compute/virtualMachines",
+    ] {
+        assert!(
+            outs.iter().any(|o| !of(&o.arm, ty).is_empty()
+                && !of(&o.arm, "Microsoft.Insights/dataCollectionRules").is_empty()),
+            "no output with GPU monitoring on a {ty}"
+        );
+    }
+    assert_clean(outs.iter().flat_map(gpu_wiring_problems).collect());
+    caught(
+        "dev-notebook-t4.yaml",
+        |o| {
+            resource_mut(o, "Microsoft.Insights/dataCollectionRuleAssociations")["scope"] =
+                "Microsoft.Compute/virtualMachineScaleSets/vmss-dev-notebook".into();
+        },
+        gpu_wiring_problems,
+        "not scoped to Microsoft.Compute/virtualMachines/vm-dev-notebook",
+    );
+    caught(
+        "dev-notebook-t4.yaml",
+        |o| {
+            for r in o.arm["resources"].as_array_mut().unwrap() {
+                if r["name"] == "vm-dev-notebook/GpuCollector" {
+                    r["dependsOn"] = serde_json::json!([
+                        "[resourceId('Microsoft.Compute/virtualMachines', 'vm-dev-notebook')]"
+                    ]);
+                }
+            }
+        },
+        gpu_wiring_problems,
+        "does not wait for the driver",
+    );
+    caught(
+        "tests/fixtures/render/variants/devbox-windows.yaml",
+        |o| {
+            for r in o.arm["resources"].as_array_mut().unwrap() {
+                if r["name"] == "vm-variant-devbox-windows/HealthExtension" {
+                    r["properties"]["provisionAfterExtensions"] =
+                        serde_json::json!(["GpuCollector"]);
+                }
+            }
+        },
+        gpu_wiring_problems,
+        "provisionAfterExtensions",
+    );
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            resource_mut(o, "Microsoft.Insights/dataCollectionRuleAssociations")["scope"] =
+                "Microsoft.Compute/virtualMachines/vm-x".into();
+        },
+        gpu_wiring_problems,
+        "not scoped",
+    );
+}

@@ -431,6 +431,10 @@ fn explain_ranks_candidates_with_reasons() {
         .stdout(predicate::str::contains("rejected: retired 2025-09-30"))
         .stdout(predicate::str::contains(
             "resolved spec (examples/dev-notebook-t4.yaml)",
+        ))
+        // the dev box monitors its GPUs without automatic repairs, and says how to recover
+        .stdout(predicate::str::contains(
+            "no automatic repairs on a standalone VM (after a GPU faults alert, `az vm redeploy --name vm-dev-notebook`",
         ));
 }
 

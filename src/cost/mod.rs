@@ -524,7 +524,15 @@ pub fn estimate(
         // next to the other monitoring lines
         let mut gpu_lines = Vec::new();
         let central = plan.monitoring.workspace.existing.is_some();
-        gpu_monitoring_lines(g, central, &u, f, &mut gpu_lines, &mut missing);
+        gpu_monitoring_lines(
+            g,
+            central,
+            plan.devbox.is_some(),
+            &u,
+            f,
+            &mut gpu_lines,
+            &mut missing,
+        );
         let at = lines
             .iter()
             .position(|l| l.id == "metric-alerts")
@@ -814,6 +822,8 @@ fn gpu_monitoring_lines(
     g: &crate::plan::gpu_monitoring::GpuMonitoring,
     // the table is in a landing zone's central workspace: its ingestion is billed there
     central: bool,
+    // a dev box: the collector samples only while the VM runs (the schedule's hours)
+    devbox: bool,
     u: &usage::Usage,
     f: &FixedPrices,
     lines: &mut Vec<Line>,
@@ -835,8 +845,13 @@ fn gpu_monitoring_lines(
         quantity: gb,
         amount: gb.map(|q| price.map(|p| p * q)),
         assumption: format!(
-            "one row per GPU ({} per VM) every {SAMPLE_SECONDS} s for each instance-hour, {BYTES_PER_ROW} bytes a row (21 columns; the JSON keys are not billed)",
-            g.expected_gpus
+            "one row per GPU ({} per VM) every {SAMPLE_SECONDS} s for each {}, {BYTES_PER_ROW} bytes a row (21 columns; the JSON keys are not billed)",
+            g.expected_gpus,
+            if devbox {
+                "hour the dev box runs (the compute line's hours; nothing while it is stopped)"
+            } else {
+                "instance-hour"
+            }
         ),
         source: Some("monitor".into()),
     });
@@ -862,7 +877,7 @@ fn gpu_monitoring_lines(
         // a rule split by dimensions is billed per time series it monitors: every combination
         // of dimension values its query returns (Learn, "Create or edit a log search alert
         // rule": each time series "is charged separately")
-        let (series, assumption) = if a.dimensions.contains(&"GpuIndex") {
+        let (series, assumption) = if a.sym == "gpuAlertVram" {
             (
                 u.instance_hours
                     .map(|h| (h / HOURS_PER_MONTH * f64::from(g.expected_gpus)).max(1.0)),
@@ -871,8 +886,15 @@ fn gpu_monitoring_lines(
                     g.expected_gpus
                 ),
             )
-        } else if a.dimensions.is_empty() {
-            (Cases::all(1.0), "one time series: the pool".to_string())
+        } else if a.sym == "gpuAlertIdle" {
+            (
+                Cases::all(1.0),
+                if a.dimensions.is_empty() {
+                    "one time series: the pool".to_string()
+                } else {
+                    "one time series: the dev box's VM".to_string()
+                },
+            )
         } else {
             (
                 Cases::all(1.0),

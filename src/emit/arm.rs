@@ -1359,7 +1359,8 @@ fn devbox(a: &Arm, out: &mut Vec<Value>) {
     put(&mut vm, "dependsOn", a.depends(&deps));
     out.push(vm);
 
-    for e in &d.extensions {
+    for ve in &d.extensions {
+        let e = &ve.ext;
         let mut props = json!({
             "publisher": e.publisher,
             "type": e.kind,
@@ -1369,16 +1370,33 @@ fn devbox(a: &Arm, out: &mut Vec<Value>) {
         if e.enable_automatic_upgrade {
             put(&mut props, "enableAutomaticUpgrade", json!(true));
         }
-        put(
-            &mut props,
-            "settings",
+        let settings = if e.identity_auth {
+            ama_settings(a)
+        } else {
             Value::Object(
                 e.settings
                     .iter()
                     .map(|(k, v)| (lit_text(k), literalize(v)))
                     .collect(),
-            ),
-        );
+            )
+        };
+        put(&mut props, "settings", settings);
+        // a VM has no provisionAfterExtensions: the order is dependsOn
+        // the agent's settings name the identity (as Bicep's identity.id does)
+        let mut deps = a.depends(if e.identity_auth {
+            &["vm", "identity"]
+        } else {
+            &["vm"]
+        });
+        if let Value::Array(list) = &mut deps {
+            for i in &ve.after {
+                list.push(x(format!(
+                    "resourceId('Microsoft.Compute/virtualMachines/extensions', {}, {})",
+                    q(&d.vm_name),
+                    q(&d.extensions[*i].ext.name)
+                )));
+            }
+        }
         out.push(json!({
             "type": "Microsoft.Compute/virtualMachines/extensions",
             "apiVersion": p.api.vmss,
@@ -1386,7 +1404,7 @@ fn devbox(a: &Arm, out: &mut Vec<Value>) {
             "location": "[parameters('location')]",
             "tags": a.tags(),
             "properties": props,
-            "dependsOn": a.depends(&["vm"])
+            "dependsOn": deps
         }));
     }
 
@@ -1869,16 +1887,22 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
         },
         "dependsOn": a.depends(&["gpuDce", "workspace", "gpuTable"])
     }));
+    // the scale set's VMs, or the dev box VM (an extension resource on it either way)
+    let (target, what) = if p.devbox.is_some() {
+        ("vm", "The dev box sends")
+    } else {
+        ("vmss", "Every VM of the scale set sends")
+    };
     out.push(json!({
         "type": "Microsoft.Insights/dataCollectionRuleAssociations",
         "apiVersion": p.api.data_collection,
-        "scope": a.scope("vmss"),
+        "scope": a.scope(target),
         "name": lit(g.association_name),
         "properties": {
-            "description": lit(&format!("Every VM of the scale set sends GPU telemetry through {}.", g.dcr_name)),
+            "description": lit(&format!("{what} GPU telemetry through {}.", g.dcr_name)),
             "dataCollectionRuleId": x(a.id("gpuDcr"))
         },
-        "dependsOn": a.depends(&["vmss", "gpuDcr"])
+        "dependsOn": a.depends(&[target, "gpuDcr"])
     }));
     let ag = p.monitoring.action_group.is_some();
     for al in &g.alerts {
@@ -1894,7 +1918,7 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
             "query": lit(&al.query),
             "timeAggregation": al.time_aggregation,
             "metricMeasureColumn": al.measure,
-            "operator": "GreaterThan",
+            "operator": al.operator,
             "threshold": al.threshold,
             "failingPeriods": { "numberOfEvaluationPeriods": 1, "minFailingPeriodsToAlert": 1 }
         });

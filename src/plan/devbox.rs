@@ -55,12 +55,24 @@ pub struct DevBox {
     pub zone: Option<String>,
     /// The spec lists more zones than the VM can use.
     pub zones_dropped: bool,
-    /// The driver extension(s): the application health extension only serves a scale set's
-    /// automatic repairs and is left out.
-    pub extensions: Vec<Extension>,
+    /// The driver extension(s), and with GPU monitoring the collector, the Azure Monitor Agent
+    /// and the collector's health probe ([`super::gpu_devbox::extend`]). Without it the
+    /// application health extension only served a scale set's automatic repairs and is left out.
+    pub extensions: Vec<VmExtension>,
     pub shutdown: Shutdown,
     pub start: Start,
     pub suppressions: Vec<Suppression>,
+}
+
+/// An extension resource of the VM. A VM has no `provisionAfterExtensions`: the order is the
+/// resources' `dependsOn`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VmExtension {
+    #[serde(flatten)]
+    pub ext: Extension,
+    /// Indexes (in [`DevBox::extensions`]) of the extensions this one waits for.
+    pub after: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -96,7 +108,7 @@ pub struct Start {
 impl DevBox {
     /// One line on what the spec renders, for `gpuform show` and `validate --explain`.
     pub fn describe(&self) -> String {
-        format!(
+        let mut line = format!(
             "autoShutdown on one instance: a dev box VM {} (no scale set, no autoscale), deallocated at {} by the DevTest Labs schedule {} and started at {} on {} by the Logic App {} ({}); stopping keeps its OS and data disks",
             self.vm_name,
             self.shutdown.time_label,
@@ -105,7 +117,15 @@ impl DevBox {
             self.start.week_days.join(", "),
             self.start.workflow_name,
             self.start.time_zone,
-        )
+        );
+        if self.extensions.iter().any(|e| e.ext.name == "GpuCollector") {
+            // GPU monitoring (plan::gpu_devbox): a standalone VM has no automatic repairs
+            line.push_str(&format!(
+                "; GPU monitoring: the collector's health probe shows in the VM's instance view, with no automatic repairs on a standalone VM (after a GPU faults alert, `az vm redeploy --name {}` moves it to another host and keeps its disks)",
+                self.vm_name
+            ));
+        }
+        line
     }
 }
 
@@ -161,7 +181,10 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, compute: &Compute) -> Option<De
             .cloned()
             .map(|mut e| {
                 e.provision_after.clear();
-                e
+                VmExtension {
+                    ext: e,
+                    after: Vec::new(),
+                }
             })
             .collect(),
         shutdown: Shutdown {

@@ -239,7 +239,9 @@ pub struct LogAlert {
     pub measure: &'static str,
     /// `timeAggregation` of `measure` per dimension combination.
     pub time_aggregation: &'static str,
-    /// `operator` is GreaterThan: the rule fires when the aggregated measure exceeds this (the
+    /// `GreaterThan` (the pool's alerts) or `LessThan` (the dev box's idle GPUs).
+    pub operator: &'static str,
+    /// The rule fires when the aggregated measure compares with this by `operator` (the
     /// spec's threshold where it has one). A whole number: Bicep has no decimal literals.
     pub threshold: u32,
     /// `actions.actionProperties["Email.Subject"]` (preview in Azure Monitor, API 2023-12-01):
@@ -250,8 +252,8 @@ pub struct LogAlert {
 /// The measured number and the alert state in an e-mail subject (Learn: "Customize log search
 /// alert email subjects", dynamic values `${data.alertContext.condition.allOf[0].metricValue}`
 /// and `${data.essentials.monitorCondition}`).
-const METRIC_VALUE: &str = "${data.alertContext.condition.allOf[0].metricValue}";
-const MONITOR_CONDITION: &str = "${data.essentials.monitorCondition}";
+pub const METRIC_VALUE: &str = "${data.alertContext.condition.allOf[0].metricValue}";
+pub const MONITOR_CONDITION: &str = "${data.essentials.monitorCondition}";
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -322,6 +324,7 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
             dimensions: vec!["Computer", "GpuIndex"],
             measure: "PeakMemoryPercent",
             time_aggregation: "Maximum",
+            operator: "GreaterThan",
             threshold: g.memory_alert_percent,
             email_subject: format!(
                 "{name}: a GPU at {METRIC_VALUE}% of its VRAM ({MONITOR_CONDITION})"
@@ -341,6 +344,7 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
             dimensions: vec!["Computer", "Fault"],
             measure: "FaultSamples",
             time_aggregation: "Total",
+            operator: "GreaterThan",
             threshold: 0,
             email_subject: format!(
                 "{name}: GPU fault on a VM, {METRIC_VALUE} faulty sample(s) ({MONITOR_CONDITION})"
@@ -434,6 +438,7 @@ fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: 
         dimensions: Vec::new(),
         measure: "IdleAboveMin",
         time_aggregation: "Maximum",
+        operator: "GreaterThan",
         threshold: 0,
         email_subject: format!(
             "{name}: {METRIC_VALUE} idle GPU instance(s) above the autoscale minimum{each} ({MONITOR_CONDITION})",
@@ -457,7 +462,7 @@ fn idle_window(minutes: u32) -> String {
 
 const DAY_MS: u64 = 86_400_000;
 /// A query's time range caps what `startofmonth(now())` can see: 31 days hold any month so far.
-const MONTH_MS: u64 = 31 * DAY_MS;
+pub(super) const MONTH_MS: u64 = 31 * DAY_MS;
 
 fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bool) -> Workbook {
     let g = &s.monitoring.gpu;
@@ -823,11 +828,11 @@ pub fn ingestion_gb_per_day(vms: f64, gpus_per_vm: u32) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// KQL words that are not column references: operators, functions, literals.
-    const KQL_WORDS: &[&str] = &[
+    pub(in crate::plan) const KQL_WORDS: &[&str] = &[
         "where",
         "and",
         "or",
@@ -877,7 +882,7 @@ mod tests {
 
     /// Identifiers of a KQL query outside string literals, and the names it defines
     /// (`Name = ...` in extend/summarize/project).
-    fn kql_idents(q: &str) -> (Vec<String>, Vec<String>) {
+    pub(in crate::plan) fn kql_idents(q: &str) -> (Vec<String>, Vec<String>) {
         let mut used = Vec::new();
         let mut defined = Vec::new();
         let chars: Vec<char> = q.chars().collect();

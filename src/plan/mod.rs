@@ -8,6 +8,7 @@
 
 mod compute;
 pub mod devbox;
+pub mod gpu_devbox;
 pub mod gpu_monitoring;
 pub mod landing_zone;
 mod monitoring;
@@ -257,11 +258,13 @@ impl Plan {
             }
             None => None,
         };
-        let gpu = gpu_monitoring::plan(&spec.metadata.name, s, size);
+        let mut gpu = gpu_monitoring::plan(&spec.metadata.name, s, size);
         let cloud_init = match &gpu {
             // Windows does not run custom data: its collector comes with the Custom Script
-            // Extension (gpu_monitoring::extend_compute), and the spec's file stays as it is
-            Some(g) if g.kind == "Linux" => {
+            // Extension (gpu_monitoring::extend_compute), and the spec's file stays as it is.
+            // Nor does a dev box carry the collector in custom data: a Custom Script Extension
+            // installs it (gpu_devbox::extend), and the spec's file stays its custom data
+            Some(g) if g.kind == "Linux" && !devbox::applies(s) => {
                 let bytes =
                     gpu_monitoring::custom_data(user_cloud_init.as_deref(), g.expected_gpus)
                         .map_err(|e| PlanError::CloudInitMerge {
@@ -293,7 +296,11 @@ impl Plan {
                 g,
             );
         }
-        let devbox = devbox::plan(&name, s, &compute);
+        let mut devbox = devbox::plan(&name, s, &compute);
+        if let (Some(d), Some(g)) = (devbox.as_mut(), gpu.as_mut()) {
+            gpu_devbox::extend(d, &compute, g);
+            gpu_devbox::adapt(g, &name, s, d);
+        }
         // a dev box has nothing to scale: it is stopped and started on its schedule
         let autoscale = if devbox.is_some() {
             None

@@ -85,24 +85,16 @@ pub fn gpu_memory_alert_percent() -> u32 {
 }
 
 /// Why the GPU collector cannot run on this pool (`None`: it can). The collector reads NVIDIA's
-/// `nvidia-smi`: on Linux a Python script under systemd installed by cloud-init, on Windows a
-/// PowerShell script under the Task Scheduler installed by the Custom Script Extension; the
-/// Azure Monitor Agent needs a way out to Azure Monitor.
+/// `nvidia-smi`: on Linux a Python script under systemd installed by cloud-init (a dev box: by
+/// the Custom Script Extension), on Windows a PowerShell script under the Task Scheduler
+/// installed by the Custom Script Extension; the Azure Monitor Agent needs a way out to Azure
+/// Monitor. Scale sets and dev boxes (standalone VMs) alike.
 pub fn gpu_monitoring_unsupported(
     s: &WorkloadSpec,
     size: Option<&crate::catalog::GpuSize>,
 ) -> Option<&'static str> {
-    let image = super::resolve::image(&s.compute.image);
-    if crate::plan::devbox::applies(s) && image.os == OsType::Windows {
-        return Some(
-            "the pool renders as a Windows dev box (autoShutdown, capacity.max 1, no autoscale): a standalone VM, and the Windows collector (Custom Script Extension, scheduled tasks), its health repairs and data collection association are wired to scale sets only for now",
-        );
-    }
-    if crate::plan::devbox::applies(s) {
-        return Some(
-            "the pool renders as a dev box (autoShutdown, capacity.max 1, no autoscale): a standalone VM, and the collector, its health repairs and data collection association are wired to scale sets only for now",
-        );
-    }
+    // dev boxes monitor their GPUs too (plan::gpu_devbox): the spec's shape decides nothing here
+    let _ = s;
     if size.is_some_and(|z| z.gpu_vendor == crate::catalog::GpuVendor::Amd) {
         return Some(
             "the collector reads NVIDIA's nvidia-smi; AMD GPUs (rocm-smi) are not supported yet",

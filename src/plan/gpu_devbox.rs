@@ -1,0 +1,486 @@
+//! GPU monitoring on a dev box (issue 12 for [`super::devbox`]): the same table, data collection
+//! endpoint/rule, VRAM and fault alerts as a pool, wired to one standalone VM, plus a dev-box idle
+//! alert and workbook.
+//!
+//! - Collector, Linux: the Custom Script Extension version 2 (publisher
+//!   `Microsoft.Azure.Extensions`, type `CustomScript`, `typeHandlerVersion` 2.1) with
+//!   `settings.script` = base64 of the gzip'ed `/bin/sh` script [`super::gpu_monitoring::install_script`]
+//!   (the very script cloud-init runs on a scale set: it writes the collector and its systemd
+//!   units and enables them). Learn, "Use the Azure Custom Script Extension Version 2 with Linux
+//!   virtual machines" (learn.microsoft.com/azure/virtual-machines/extensions/custom-script-linux):
+//!   `script` is "a Base64-encoded and optionally gzip'ed script run by /bin/sh", at most 256 KB,
+//!   alternative to `commandToExecute`; dos2unix runs on it unless `skipDos2Unix: true`; the
+//!   extension runs a script once and again when its configuration changes; no reboots inside.
+//!   Not customData: the spec's own cloud-init stays the VM's customData untouched, a VM's
+//!   customData cannot change after creation, and checkov's secret scan of customData
+//!   (CKV_AZURE_45) runs for minutes over a large one.
+//! - Collector, Windows: the scale set's `CustomScriptExtension` 1.10 installer
+//!   ([`super::gpu_monitoring::windows_install_command`]), unchanged.
+//! - Order: a VM has no `provisionAfterExtensions`, so the extension resources say `dependsOn`:
+//!   the collector after the driver extension (which may reboot the VM), the health extension
+//!   after both.
+//! - Health: `ApplicationHealthLinux`/`ApplicationHealthWindows` 2.0 are supported on standalone
+//!   VMs (Learn, "Using Application Health extension with Azure Virtual Machines",
+//!   learn.microsoft.com/azure/virtual-machines/extensions/health-extension): the state shows as
+//!   the VM's health in its instance view and is what Automatic VM Guest Patching watches. A VM
+//!   has no automatic instance repairs (a scale set feature), so none is built: the faults alert
+//!   says how to move the box to another host (`az vm redeploy`, or deallocate + start), which
+//!   keeps its disks.
+//! - Association: `Microsoft.Insights/dataCollectionRuleAssociations`, an extension resource
+//!   scoped to the VM (Learn template reference, "Microsoft.Insights dataCollectionRuleAssociations").
+
+use serde_json::{Map, Value, json};
+
+use super::compute::{Compute, Extension};
+use super::devbox::{DevBox, VmExtension};
+use super::gpu_monitoring::{
+    GpuMonitoring, LogAlert, METRIC_VALUE, MONITOR_CONDITION, MONTH_MS, TABLE, Workbook,
+};
+use crate::spec::model::WorkloadSpec;
+use crate::spec::timezones::parse_hhmm;
+
+/// The Custom Script Extension's limit on `script` (Learn: 256 KB).
+pub const MAX_SCRIPT_SETTING_BYTES: usize = 256 * 1024;
+
+/// The Linux collector's installer as `settings.script` of the Custom Script Extension: base64 of
+/// the gzip'ed install script cloud-init runs on scale sets.
+pub fn linux_script_setting(expected_gpus: u32) -> String {
+    use std::io::Write;
+    let script = super::gpu_monitoring::custom_data(None, expected_gpus)
+        .expect("the collector alone needs no merge");
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(&script).expect("gzip into memory");
+    super::base64(&z.finish().expect("gzip into memory"))
+}
+
+/// Hours a day the schedule runs the box (start to shutdown; a shutdown before the start runs
+/// over midnight).
+fn scheduled_hours(s: &WorkloadSpec) -> Option<f64> {
+    let sd = s.auto_shutdown.as_ref()?;
+    let stop = parse_hhmm(&sd.time)?;
+    let start = parse_hhmm(&sd.start_time)?;
+    let minutes = (stop + 1440 - start) % 1440;
+    Some(f64::from(minutes) / 60.0)
+}
+
+/// The dev box's collector, agent and health extensions, in order, with their dependencies.
+pub(super) fn extend(d: &mut DevBox, c: &Compute, g: &GpuMonitoring) {
+    let windows = g.kind == "Windows";
+    let is_gpu_ext = |e: &Extension| {
+        e.name == "GpuCollector"
+            || e.kind.starts_with("AzureMonitor")
+            || e.name == "HealthExtension"
+    };
+    // the driver extension(s) devbox::plan copied, then the collector, the agent and the probe
+    let mut exts: Vec<VmExtension> = d
+        .extensions
+        .drain(..)
+        .filter(|e| !is_gpu_ext(&e.ext))
+        .collect();
+    let drivers: Vec<usize> = (0..exts.len()).collect();
+    let collector = if windows {
+        // the scale set's installer (gpu_monitoring::extend_compute), as it is
+        c.extensions
+            .iter()
+            .find(|e| e.name == "GpuCollector")
+            .cloned()
+            .expect("Windows GPU monitoring adds the collector's installer")
+    } else {
+        let mut settings = Map::new();
+        settings.insert(
+            "script".into(),
+            Value::String(linux_script_setting(g.expected_gpus)),
+        );
+        // the script is written as it is: no CRLF rewriting of the collector
+        settings.insert("skipDos2Unix".into(), Value::Bool(true));
+        Extension {
+            name: "GpuCollector".into(),
+            publisher: "Microsoft.Azure.Extensions",
+            kind: "CustomScript",
+            type_handler_version: "2.1",
+            enable_automatic_upgrade: false,
+            settings,
+            provision_after: Vec::new(),
+            comment: Some(format!(
+                "GPU collector: the script cloud-init runs on scale sets (gzip + base64, run by /bin/sh), which writes /usr/local/lib/gpuform/gpuform-gpu and enables the systemd units gpuform-gpu-collect.timer (every minute, {}) and gpuform-gpu-health.service (127.0.0.1:{}).",
+                g.file_pattern,
+                super::gpu_monitoring::HEALTH_PORT
+            )),
+            identity_auth: false,
+        }
+    };
+    let collector_at = exts.len();
+    exts.push(VmExtension {
+        ext: Extension {
+            provision_after: Vec::new(),
+            ..collector
+        },
+        after: drivers.clone(),
+    });
+    if let Some(ama) = c.extensions.iter().find(|e| e.identity_auth) {
+        exts.push(VmExtension {
+            ext: ama.clone(),
+            after: Vec::new(),
+        });
+    }
+    if let Some(h) = c.extensions.iter().find(|e| e.name == "HealthExtension") {
+        let mut after = drivers;
+        after.push(collector_at);
+        exts.push(VmExtension {
+            ext: Extension {
+                provision_after: Vec::new(),
+                comment: Some(
+                    if h.settings.get("port") == Some(&Value::from(super::gpu_monitoring::HEALTH_PORT)) {
+                        "Application health from the GPU collector (127.0.0.1): unhealthy when a GPU is missing or nvidia-smi fails. A standalone VM has no automatic repairs: the state shows as the VM's health (instance view) and the faults alert says how to recover."
+                    } else {
+                        "Application health from the spec's probe. A standalone VM has no automatic repairs: the state shows as the VM's health (instance view)."
+                    }
+                    .into(),
+                ),
+                ..h.clone()
+            },
+            after,
+        });
+    }
+    d.extensions = exts;
+}
+
+/// Dev-box alerts and workbook in place of the pool's: the idle alert watches a box that is on
+/// but unused, the faults alert says how to recover a VM without automatic repairs, and the
+/// workbook has no autoscale or queue charts.
+pub(super) fn adapt(g: &mut GpuMonitoring, name: &str, s: &WorkloadSpec, d: &DevBox) {
+    let idle = idle_alert(name, s, g.hourly_price, g.licence_extra, d);
+    for a in &mut g.alerts {
+        match a.sym {
+            "gpuAlertIdle" => *a = idle.clone(),
+            "gpuAlertFaults" => a.description = faults_description(d),
+            _ => {}
+        }
+    }
+    g.workbook = workbook(name, s, g.hourly_price, g.licence_extra, d);
+}
+
+fn faults_description(d: &DevBox) -> String {
+    format!(
+        "The dev box reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name {vm} --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.",
+        vm = d.vm_name
+    )
+}
+
+/// On but unused: the box reported through (most of) the window, so it was running, and its
+/// GPUs averaged under `idleThresholdPercent`.
+pub fn idle_alert(
+    name: &str,
+    s: &WorkloadSpec,
+    hourly: Option<f64>,
+    licence_extra: bool,
+    d: &DevBox,
+) -> LogAlert {
+    let g = &s.monitoring.gpu;
+    // minutes with samples: a box started a few minutes ago (or the last minutes not yet
+    // ingested) does not count as idle for the whole window
+    let min_minutes = (g.idle_minutes * 3 / 4).max(1);
+    let query = format!(
+        "{TABLE}\n| where Status == \"ok\"\n| summarize AvgUtilization = round(avg(UtilizationPercent), 1), ReportedMinutes = dcount(bin(TimeGenerated, 1m)) by Computer\n| where ReportedMinutes >= {min_minutes}",
+    );
+    let price_text = match hourly {
+        Some(p) if licence_extra => format!(
+            ": it costs ${p:.3}/h plus the Windows licence while it runs (Linux pay-as-you-go list price in {}: no Windows price is embedded)",
+            s.region
+        ),
+        Some(p) => format!(
+            ": it costs ${p:.3}/h while it runs (pay-as-you-go list price in {})",
+            s.region
+        ),
+        None => String::new(),
+    };
+    let st = &d.start;
+    LogAlert {
+        sym: "gpuAlertIdle",
+        name: format!("alert-{name}-gpu-idle"),
+        display_name: format!("{name}: dev box on but idle"),
+        description: format!(
+            "The dev box {vm} is running (its collector reported for at least {min_minutes} of the last {minutes} minutes) and its GPUs averaged under {threshold}%{price_text}. It runs from {start} on {days} until {stop} ({tz}): if nobody uses it then, set an earlier autoShutdown.time, a later autoShutdown.startTime, or weekends: true.",
+            vm = d.vm_name,
+            minutes = g.idle_minutes,
+            threshold = g.idle_threshold_percent,
+            start = st.time_label,
+            days = st.week_days.join(", "),
+            stop = d.shutdown.time_label,
+            tz = st.time_zone,
+        ),
+        severity: 3,
+        query,
+        evaluation_frequency: if g.idle_minutes >= 60 {
+            "PT15M"
+        } else {
+            "PT5M"
+        },
+        window_size: if g.idle_minutes.is_multiple_of(60) {
+            format!("PT{}H", g.idle_minutes / 60)
+        } else {
+            format!("PT{}M", g.idle_minutes)
+        },
+        // one VM: the computer is the one stable dimension
+        dimensions: vec!["Computer"],
+        measure: "AvgUtilization",
+        time_aggregation: "Average",
+        operator: "LessThan",
+        threshold: g.idle_threshold_percent,
+        email_subject: format!(
+            "{name}: the dev box is on but its GPUs averaged {METRIC_VALUE}%{each} ({MONITOR_CONDITION})",
+            each = match hourly {
+                Some(p) if licence_extra => format!(", ${p:.3}/h + Windows licence"),
+                Some(p) => format!(", ${p:.3}/h"),
+                None => String::new(),
+            }
+        ),
+    }
+}
+
+fn workbook(
+    name: &str,
+    s: &WorkloadSpec,
+    hourly: Option<f64>,
+    licence_extra: bool,
+    d: &DevBox,
+) -> Workbook {
+    let g = &s.monitoring.gpu;
+    let price = hourly.unwrap_or(0.0);
+    let text = |md: String| json!({ "type": 1, "content": { "json": md } });
+    let kql = |title: &str, query: String, viz: &str, duration_ms: u64| {
+        json!({
+            "type": 3,
+            "content": {
+                "version": "KqlItem/1.0",
+                "query": query,
+                "size": 0,
+                "title": title,
+                "timeContext": { "durationMs": duration_ms },
+                "queryType": 0,
+                "resourceType": "microsoft.operationalinsights/workspaces",
+                "visualization": viz
+            },
+            "customWidth": "50",
+            "name": title
+        })
+    };
+    let hours = scheduled_hours(s).unwrap_or(0.0);
+    // days the start workflow runs, as KQL dayofweek() numbers (Sunday 0)
+    let off_days: Vec<&str> = if d.start.week_days.len() == 7 {
+        vec![]
+    } else {
+        vec!["0", "6"]
+    };
+    let scheduled = if off_days.is_empty() {
+        format!("{hours:.2}")
+    } else {
+        format!(
+            "case(toint(dayofweek(Day) / 1d) in ({}), 0.0, {hours:.2})",
+            off_days.join(", ")
+        )
+    };
+    let day = 86_400_000;
+    let items = vec![
+        text(format!(
+            "## GPU dev box `{vm}`\nSampled once a minute by the gpuform collector (`nvidia-smi`) into `{TABLE}` while the box runs: {start} to {stop} on {days} ({tz}). Idle: under {}% utilisation; VRAM alert above {}%.",
+            g.idle_threshold_percent,
+            g.memory_alert_percent,
+            vm = d.vm_name,
+            start = d.start.time_label,
+            stop = d.shutdown.time_label,
+            days = d.start.week_days.join(", "),
+            tz = d.start.time_zone,
+        )),
+        kql(
+            "GPU utilisation (%)",
+            format!(
+                "{TABLE}\n| where Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by GpuIndex, bin(TimeGenerated, 5m)"
+            ),
+            "timechart",
+            day,
+        ),
+        kql(
+            "GPU memory used (GiB)",
+            format!(
+                "{TABLE}\n| where Status == \"ok\"\n| summarize MemoryGiB = max(MemoryUsedMiB) / 1024.0 by GpuIndex, bin(TimeGenerated, 5m)"
+            ),
+            "timechart",
+            day,
+        ),
+        kql(
+            "Running hours per day this month against the schedule (UTC days)",
+            format!(
+                "{TABLE}\n| where TimeGenerated > startofmonth(now())\n| summarize RunningHours = dcount(bin(TimeGenerated, 1m)) / 60.0 by Day = bin(TimeGenerated, 1d)\n| extend ScheduledHours = {scheduled}\n| order by Day asc"
+            ),
+            "barchart",
+            MONTH_MS,
+        ),
+        kql(
+            if licence_extra {
+                "Idle GPU-hours and their cost this month (Linux rate; the Windows licence is extra)"
+            } else {
+                "Idle GPU-hours and their cost this month"
+            },
+            format!(
+                "{TABLE}\n| where TimeGenerated > startofmonth(now()) and Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 1h)\n| where Utilization < {}\n| summarize IdleVmHours = count()\n| extend IdleCostUSD = round(IdleVmHours * {price}, 2)",
+                g.idle_threshold_percent
+            ),
+            "tiles",
+            MONTH_MS,
+        ),
+        kql(
+            "GPU faults and health rows",
+            format!(
+                "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| project TimeGenerated, Computer, Status, XidErrors, XidCodes, EccUncorrected, Message\n| order by TimeGenerated desc"
+            ),
+            "table",
+            MONTH_MS,
+        ),
+        json!({
+            "type": 3,
+            "content": {
+                "version": "KqlItem/1.0",
+                "query": format!("alertsmanagementresources\n| where type =~ \"microsoft.alertsmanagement/alerts\"\n| where tostring(properties.essentials.alertRule) contains \"alert-{name}-\"\n| project FiredAt = todatetime(properties.essentials.startDateTime), Rule = tostring(properties.essentials.alertRule), Severity = tostring(properties.essentials.severity), State = tostring(properties.essentials.monitorCondition)\n| order by FiredAt desc"),
+                "size": 0,
+                "title": "Alerts fired",
+                "queryType": 1,
+                "resourceType": "microsoft.resourcegraph/resources",
+                "crossComponentResources": ["value::all"],
+                "visualization": "table"
+            },
+            "name": "Alerts fired"
+        }),
+    ];
+    let data = json!({
+        "version": "Notebook/1.0",
+        "items": items,
+        "isLocked": false,
+        "fallbackResourceIds": [],
+        "$schema": "https://github.com/Microsoft/Application-Insights-Workbooks/blob/master/schema/workbook.json"
+    });
+    Workbook {
+        name_seed: format!("{name}-gpu-workbook"),
+        display_name: format!("GPU dev box {name}"),
+        serialized_data: serde_json::to_string(&data).expect("workbook JSON"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::prices::PriceTable;
+
+    fn plan_of(example: &str) -> super::super::Plan {
+        let c = crate::spec::check_file(
+            std::path::Path::new(example),
+            &crate::spec::policy::Policy::default(),
+            PriceTable::embedded(),
+        );
+        super::super::Plan::build(&c).unwrap()
+    }
+
+    #[test]
+    fn dev_box_queries_refer_only_to_declared_columns() {
+        use super::super::gpu_monitoring::COLUMNS;
+        use super::super::gpu_monitoring::tests::{KQL_WORDS, kql_idents};
+        let declared: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+        for ex in [
+            "examples/dev-notebook-t4.yaml",
+            "tests/fixtures/render/variants/devbox-windows.yaml",
+        ] {
+            let p = plan_of(ex);
+            let g = p.gpu.as_ref().expect("dev boxes monitor their GPUs");
+            let mut queries: Vec<(String, String, Vec<&str>)> = g
+                .alerts
+                .iter()
+                .map(|a| (a.name.clone(), a.query.clone(), a.dimensions.clone()))
+                .collect();
+            let wb: Value = serde_json::from_str(&g.workbook.serialized_data).unwrap();
+            for it in wb["items"].as_array().unwrap() {
+                if it["content"]["queryType"] == 0 {
+                    queries.push((
+                        it["name"].as_str().unwrap().into(),
+                        it["content"]["query"].as_str().unwrap().into(),
+                        vec![],
+                    ));
+                }
+            }
+            assert!(queries.len() >= 8, "{ex}: 3 alerts and 5 workbook queries");
+            for (name, q, dims) in queries {
+                let (used, defined) = kql_idents(&q);
+                assert!(used.iter().any(|u| u == TABLE), "{ex} {name}: no table");
+                for u in &used {
+                    let known = u == TABLE
+                        || KQL_WORDS.contains(&u.as_str())
+                        || declared.contains(&u.as_str())
+                        || defined.contains(u);
+                    assert!(known, "{ex} {name}: `{u}` is not a column of {TABLE}:\n{q}");
+                }
+                for d in dims {
+                    assert!(
+                        defined.iter().any(|x| x == d) || declared.contains(&d),
+                        "{ex} {name}: dimension {d} is not in the result"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_idle_alert_is_about_a_box_left_on() {
+        let p = plan_of("examples/dev-notebook-t4.yaml");
+        let a = &p.gpu.as_ref().unwrap().alerts[0];
+        assert_eq!(a.sym, "gpuAlertIdle");
+        // rows through most of the hour (running), GPUs under the threshold (idle)
+        assert!(a.query.contains("ReportedMinutes >= 45"), "{}", a.query);
+        // the rule compares the measured average with the spec's threshold
+        assert_eq!(
+            (a.measure, a.operator, a.threshold),
+            ("AvgUtilization", "LessThan", 10)
+        );
+        // no autoscale profile in a dev box's alert
+        assert!(!a.query.contains("ProfileMin"), "{}", a.query);
+        assert_eq!(a.dimensions, vec!["Computer"]);
+        assert_eq!(a.window_size, "PT1H");
+        for fix in [
+            "autoShutdown.time",
+            "startTime",
+            "weekends: true",
+            "/h while it runs",
+        ] {
+            assert!(a.description.contains(fix), "{fix}: {}", a.description);
+        }
+        let faults = &p.gpu.as_ref().unwrap().alerts[2];
+        assert!(
+            faults
+                .description
+                .contains("az vm redeploy --name vm-dev-notebook")
+        );
+        assert!(!faults.description.contains("Automatic repairs replaces"));
+    }
+
+    #[test]
+    fn the_workbook_counts_the_month_and_has_no_autoscale() {
+        let p = plan_of("examples/dev-notebook-t4.yaml");
+        let wb: Value =
+            serde_json::from_str(&p.gpu.as_ref().unwrap().workbook.serialized_data).unwrap();
+        let items = wb["items"].as_array().unwrap();
+        let text = wb.to_string();
+        assert!(!text.contains("ObservedCapacity") && !text.contains("Queue"));
+        for it in items {
+            let q = it["content"]["query"].as_str().unwrap_or_default();
+            if q.contains("startofmonth") {
+                assert_eq!(it["content"]["timeContext"]["durationMs"], MONTH_MS, "{q}");
+            }
+        }
+        // 08:00 to 19:00 on working days
+        assert!(text.contains("in (0, 6), 0.0, 11.00)"), "{text}");
+    }
+
+    #[test]
+    fn the_script_setting_is_the_scale_sets_install_script_gzipped() {
+        let s = linux_script_setting(1);
+        assert!(s.len() < MAX_SCRIPT_SETTING_BYTES, "{}", s.len());
+    }
+}
