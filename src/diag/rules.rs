@@ -728,14 +728,14 @@ pub const RULES: &[Rule] = &[
         E,
         "monitoring",
         "monitoring.gpu.enabled on a pool that cannot run the GPU collector",
-        "The GPU collector reads nvidia-smi (Python under systemd on Linux, PowerShell under the Task Scheduler on Windows) on scale sets: AMD sizes and dev boxes (standalone VMs) have none yet. Remove `enabled: true` there.",
+        "The GPU collector reads nvidia-smi (Python under systemd on Linux, PowerShell under the Task Scheduler on Windows) on scale sets, amd-smi or rocm-smi on Linux AMD sizes: Windows AMD sizes and dev boxes (standalone VMs) have none yet. Remove `enabled: true` there.",
     ),
     r(
         "gpu-monitoring-off",
         I,
         "monitoring",
         "GPU monitoring is off because the pool cannot run the collector",
-        "AMD sizes and dev boxes (standalone VMs) get no GPU telemetry, GPU alerts, GPU health repairs or workbook; the other alerts stay.",
+        "Windows AMD sizes and dev boxes (standalone VMs) get no GPU telemetry, GPU alerts, GPU health repairs or workbook; the other alerts stay.",
     ),
     r(
         "precision-missing",

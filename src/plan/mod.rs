@@ -263,7 +263,11 @@ impl Plan {
             // Extension (gpu_monitoring::extend_compute), and the spec's file stays as it is
             Some(g) if g.kind == "Linux" => {
                 let bytes =
-                    gpu_monitoring::custom_data(user_cloud_init.as_deref(), g.expected_gpus)
+                    gpu_monitoring::custom_data(
+                        user_cloud_init.as_deref(),
+                        g.expected_gpus,
+                        g.vendor,
+                    )
                         .map_err(|e| PlanError::CloudInitMerge {
                             path: checked.path.clone(),
                             message: e.0,

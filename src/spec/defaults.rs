@@ -103,9 +103,12 @@ pub fn gpu_monitoring_unsupported(
             "the pool renders as a dev box (autoShutdown, capacity.max 1, no autoscale): a standalone VM, and the collector, its health repairs and data collection association are wired to scale sets only for now",
         );
     }
-    if size.is_some_and(|z| z.gpu_vendor == crate::catalog::GpuVendor::Amd) {
+    // Linux AMD pools are monitored (amd-smi, else rocm-smi); Windows has neither tool
+    if image.os == OsType::Windows
+        && size.is_some_and(|z| z.gpu_vendor == crate::catalog::GpuVendor::Amd)
+    {
         return Some(
-            "the collector reads NVIDIA's nvidia-smi; AMD GPUs (rocm-smi) are not supported yet",
+            "the Windows collector reads nvidia-smi; amd-smi and rocm-smi, which the Linux collector reads on AMD sizes, come with ROCm on Linux, not with the AMD Windows driver (AmdGpuDriverWindows)",
         );
     }
     None
