@@ -628,7 +628,12 @@ fn an_image_without_amd_smi_or_rocm_smi_is_reported_but_not_repaired() {
             .starts_with("no amd-smi or rocm-smi on PATH or in "),
         "{row}"
     );
-    assert!(row["Message"].as_str().unwrap().ends_with("(8 of 8 AMD GPUs on the PCI bus)"));
+    assert!(
+        row["Message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(8 of 8 AMD GPUs on the PCI bus)")
+    );
     // ... but the probe stays healthy: a new VM from the same image would have no tool either
     assert_eq!(row["Healthy"], true);
     assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Healthy".into(), 0));
@@ -665,12 +670,23 @@ fn the_faults_alert_covers_the_amd_statuses() {
     // every Status the collector writes is in the column's description, and the faults alert
     // fires on anything but ok
     let status = COLUMNS.iter().find(|c| c.name == "Status").unwrap();
-    for s in ["amd-smi-failed", "rocm-smi-failed", "tool-missing", "gpu-missing", "no-gpu"] {
+    for s in [
+        "amd-smi-failed",
+        "rocm-smi-failed",
+        "tool-missing",
+        "gpu-missing",
+        "no-gpu",
+    ] {
         assert!(status.description.contains(s), "{s}");
-        assert!(
-            COLLECTOR.contains(&format!("\"{s}\"")) || COLLECTOR.contains("name + \"-failed\""),
-            "{s}"
-        );
+        let written = match s.strip_suffix("-failed") {
+            // Status=name + "-failed", name being the tool that ran
+            Some(tool) => {
+                COLLECTOR.contains(&format!("name = \"{tool}\""))
+                    && COLLECTOR.contains("Status=name + \"-failed\"")
+            }
+            None => COLLECTOR.contains(&format!("\"{s}\"")),
+        };
+        assert!(written, "the collector never writes {s}");
     }
     let arm = rendered_arm("tests/fixtures/render/variants/amd-v710-inference.yaml");
     let faults = of_type(&arm, "Microsoft.Insights/scheduledQueryRules")
@@ -719,7 +735,18 @@ fn the_amd_variant_renders_the_amd_collector_after_the_amd_driver() {
     assert!(text.contains("ExecStart=/usr/local/lib/gpuform/gpuform-gpu collect 1 amd\n"));
     assert!(text.contains("Description=gpuform GPU sample (amd-smi to "));
     assert!(text.contains(COLLECTOR));
-    assert_eq!(of_type(&arm, "Microsoft.Insights/dataCollectionRules").len(), 1);
+    // the workbook names the tool
+    let wb = of_type(&arm, "Microsoft.Insights/workbooks")[0];
+    assert!(
+        wb["properties"]["serializedData"]
+            .as_str()
+            .unwrap()
+            .contains("by the gpuform collector (`amd-smi`)")
+    );
+    assert_eq!(
+        of_type(&arm, "Microsoft.Insights/dataCollectionRules").len(),
+        1
+    );
 }
 
 fn rendered_arm(example: &str) -> Value {

@@ -283,7 +283,11 @@ pub fn vendor(size: &GpuSize) -> &'static str {
 
 /// The tool the Linux collector samples first for `vendor`.
 fn tool(vendor: &str) -> &'static str {
-    if vendor == "amd" { "amd-smi" } else { "nvidia-smi" }
+    if vendor == "amd" {
+        "amd-smi"
+    } else {
+        "nvidia-smi"
+    }
 }
 
 /// The monitoring plan, or `None` when `monitoring.gpu.enabled` resolved to false.
@@ -368,7 +372,7 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
             LOG_PATTERN
         },
         transform_kql,
-        workbook: workbook(name, s, hourly_price, licence_extra),
+        workbook: workbook(name, s, hourly_price, licence_extra, tool(vendor(size))),
         alerts,
         expected_gpus: whole_gpus(size),
         vendor: vendor(size),
@@ -455,7 +459,13 @@ fn idle_window(minutes: u32) -> String {
     }
 }
 
-fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bool) -> Workbook {
+fn workbook(
+    name: &str,
+    s: &WorkloadSpec,
+    hourly: Option<f64>,
+    licence_extra: bool,
+    tool: &str,
+) -> Workbook {
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
     let text = |md: String| json!({ "type": 1, "content": { "json": md } });
@@ -478,7 +488,7 @@ fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bo
     };
     let items = vec![
         text(format!(
-            "## GPU pool `{name}`\nSampled once a minute on every VM by the gpuform collector (`nvidia-smi`) into `{TABLE}`. Idle: under {}% utilisation; VRAM alert above {}%.",
+            "## GPU pool `{name}`\nSampled once a minute on every VM by the gpuform collector (`{tool}`) into `{TABLE}`. Idle: under {}% utilisation; VRAM alert above {}%.",
             g.idle_threshold_percent, g.memory_alert_percent
         )),
         kql(

@@ -262,16 +262,15 @@ impl Plan {
             // Windows does not run custom data: its collector comes with the Custom Script
             // Extension (gpu_monitoring::extend_compute), and the spec's file stays as it is
             Some(g) if g.kind == "Linux" => {
-                let bytes =
-                    gpu_monitoring::custom_data(
-                        user_cloud_init.as_deref(),
-                        g.expected_gpus,
-                        g.vendor,
-                    )
-                        .map_err(|e| PlanError::CloudInitMerge {
-                            path: checked.path.clone(),
-                            message: e.0,
-                        })?;
+                let bytes = gpu_monitoring::custom_data(
+                    user_cloud_init.as_deref(),
+                    g.expected_gpus,
+                    g.vendor,
+                )
+                .map_err(|e| PlanError::CloudInitMerge {
+                    path: checked.path.clone(),
+                    message: e.0,
+                })?;
                 if bytes.len() as u64 > gpu_monitoring::MAX_CUSTOM_DATA_BYTES {
                     return Err(PlanError::CustomDataTooLarge {
                         path: checked.path.clone(),
