@@ -326,9 +326,14 @@ fn collect_amd(case: &Amd) -> Run {
         r#"{"priority": "Regular", "vmId": "0d5f1c2e-0000-4000-8000-0000000000a3"}"#,
     )
     .unwrap();
-    // no inherited PATH: a real amd-smi on the test machine must not answer
+    // no inherited PATH: a real amd-smi on the test machine must not answer (python3 itself is
+    // looked up on the test's PATH first)
+    let python = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())
+        .expect("python3 on PATH");
     let path = format!("{}:/usr/bin:/bin", dir.join("bin").display());
-    let out = Command::new("/usr/bin/python3")
+    let out = Command::new(python)
         .arg(&script)
         .args(["collect", &case.expected.to_string(), "amd"])
         .env("PATH", path)
