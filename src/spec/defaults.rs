@@ -85,7 +85,7 @@ pub fn gpu_memory_alert_percent() -> u32 {
 }
 
 /// Why the GPU collector cannot run on this pool (`None`: it can). The collector reads NVIDIA's
-/// `nvidia-smi`: on Linux a Python script under systemd installed by cloud-init, on Windows a
+/// `nvidia-smi` (on Linux AMD sizes ROCm's `amd-smi`, else `rocm-smi`): on Linux a Python script under systemd installed by cloud-init, on Windows a
 /// PowerShell script under the Task Scheduler installed by the Custom Script Extension; the
 /// Azure Monitor Agent needs a way out to Azure Monitor.
 pub fn gpu_monitoring_unsupported(
