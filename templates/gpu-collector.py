@@ -1,18 +1,22 @@
 #!/usr/bin/python3
 # gpuform GPU collector (rendered by gpuform; installed by cloud-init, run by systemd).
 #
-#   gpuform-gpu collect  once a minute (gpuform-gpu-collect.timer): one JSON line per GPU into
+#   gpuform-gpu collect EXPECTED [nvidia|amd]
+#                        once a minute (gpuform-gpu-collect.timer): one JSON line per GPU into
 #                        /var/log/gpuform/gpu-YYYYMMDD.json, read by the Azure Monitor Agent
 #                        (data collection rule, logFiles/json) into the GpuTelemetry_CL table;
-#                        a VM whose nvidia-smi fails, or that shows fewer GPUs than its size
-#                        has, writes one health row (Status != "ok") instead.
+#                        a VM whose GPU tool fails, or that shows fewer GPUs than its size has,
+#                        writes one health row (Status != "ok") instead.
+#                        NVIDIA: nvidia-smi. AMD: amd-smi (ROCm 6.x; both JSON shapes), else
+#                        rocm-smi (older images); GPUs counted on the PCI bus too. An AMD image
+#                        without either tool writes `tool-missing` rows and stays healthy.
 #   gpuform-gpu serve    the health endpoint the Application Health extension probes
 #                        (127.0.0.1 only): 200 {"ApplicationHealthState": "Healthy"} while the
 #                        last sample is fresh and healthy, 503 "Unhealthy" otherwise.
 #
 # Python 3 standard library only (every Ubuntu image has python3: cloud-init runs on it).
 # Environment (tests): GPUFORM_GPU_LOG_DIR, GPUFORM_GPU_STATE_DIR, GPUFORM_IMDS_FILE,
-# GPUFORM_NOW (ISO 8601 UTC).
+# GPUFORM_NOW (ISO 8601 UTC), GPUFORM_PCI_DIR, GPUFORM_ROCM_DIR.
 import datetime
 import glob
 import http.server
@@ -114,20 +118,252 @@ def xid_errors(since_file):
     return len(codes), ",".join(sorted(set(codes), key=int))
 
 
-def collect(expected):
-    t = now()
-    stamp = t.strftime("%Y-%m-%dT%H:%M:%SZ")
-    os.makedirs(LOG_DIR, exist_ok=True)
-    os.makedirs(STATE_DIR, exist_ok=True)
-    meta = imds()
-    base = {
-        "TimeGenerated": stamp,
-        "Computer": socket.gethostname(),
-        "VmId": meta.get("vmId", ""),
-        "Priority": meta.get("priority", "") or "Regular",
-        "ExpectedGpus": expected,
-    }
-    since_file = os.path.join(STATE_DIR, "xid-since")
+# ---------------------------------------------------------------- AMD (ROCm)
+VENDORS = ("nvidia", "amd")
+PCI_DIR = os.environ.get("GPUFORM_PCI_DIR", "/sys/bus/pci/devices")
+ROCM_DIR = os.environ.get("GPUFORM_ROCM_DIR", "/opt/rocm")
+AMD_PCI_VENDOR = "0x1002"
+# PCI base classes of a GPU: 0x03 display controller (Radeon PRO, V710), 0x12 processing
+# accelerator (Instinct); the GPUs' HDMI/DP audio functions (0x04) are not GPUs
+GPU_PCI_CLASSES = ("0x03", "0x12")
+ROCM_SMI_ARGS = [
+    "--showuse", "--showmeminfo", "vram", "--showtemp", "--showpower",
+    "--showproductname", "--showuniqueid", "--showdriverversion", "--json",
+]
+
+
+def pci_gpus(vendor):
+    """GPUs of `vendor` on the PCI bus: counted without the driver or any tool."""
+    n = 0
+    for dev in glob.glob(os.path.join(PCI_DIR, "*")):
+        try:
+            with open(os.path.join(dev, "vendor")) as f:
+                v = f.read().strip().lower()
+            with open(os.path.join(dev, "class")) as f:
+                c = f.read().strip().lower()
+        except OSError:
+            continue
+        if v == vendor and c.startswith(GPU_PCI_CLASSES):
+            n += 1
+    return n
+
+
+def find_tool(name):
+    """`name` on PATH, else in ROCm's bin directory (systemd's PATH has no /opt/rocm/bin)."""
+    for d in os.environ.get("PATH", "").split(os.pathsep) + [os.path.join(ROCM_DIR, "bin")]:
+        p = os.path.join(d, name)
+        if d and os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def rocm_version():
+    """The installed ROCm release (/opt/rocm/.info/version, e.g. 6.2.1-112 -> 6.2.1)."""
+    try:
+        with open(os.path.join(ROCM_DIR, ".info", "version")) as f:
+            return f.read().strip().split("-")[0]
+    except OSError:
+        return ""
+
+
+def load_json(out):
+    """The JSON document in a tool's output (warnings before it are skipped), or None."""
+    starts = [i for i in (out.find("["), out.find("{")) if i >= 0]
+    if not starts:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(out[min(starts):])[0]
+    except ValueError:
+        return None
+
+
+def amd_list(data):
+    """amd-smi's per-GPU objects: a list (ROCm 6.x) or {"gpu_data": [...]} (later releases)."""
+    if isinstance(data, dict):
+        data = data.get("gpu_data")
+    if not isinstance(data, list):
+        return None
+    return [g for g in data if isinstance(g, dict) and isinstance(g.get("gpu"), int)]
+
+
+def value(v):
+    """An amd-smi/rocm-smi field as a number: plain (ROCm 6.0), {"value": .., "unit": ..}
+    (6.1 and later) or a string; None for "N/A" and anything else."""
+    if isinstance(v, dict):
+        v = v.get("value")
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str) and v.strip():
+        return num(v.split()[0])
+    return None
+
+
+def pick(d, *paths):
+    """The first of `paths` (key tuples) that holds a number."""
+    for path in paths:
+        v = d
+        for k in path:
+            v = v.get(k) if isinstance(v, dict) else None
+        n = value(v)
+        if n is not None:
+            return n
+    return None
+
+
+def text(v):
+    return v.strip() if isinstance(v, str) and v.strip() != "N/A" else ""
+
+
+def amd_smi_rows(base, tool):
+    """(rows, error message): amd-smi metric/static/list --json, one row per GPU."""
+    rc, out, err = run([tool, "metric", "--json"])
+    metric = amd_list(load_json(out))
+    if metric is None:
+        msg = (err or out).strip().splitlines()
+        return [], (msg[0] if msg else "amd-smi metric exited %d" % rc)
+    static = {g["gpu"]: g for g in amd_list(load_json(run([tool, "static", "--json"])[1])) or []}
+    listed = {g["gpu"]: g for g in amd_list(load_json(run([tool, "list", "--json"])[1])) or []}
+    rocm = rocm_version()
+    rows = []
+    for m in sorted(metric, key=lambda g: g["gpu"]):
+        s = static.get(m["gpu"], {})
+        driver = s.get("driver") if isinstance(s.get("driver"), dict) else {}
+        asic = s.get("asic") if isinstance(s.get("asic"), dict) else {}
+        ecc = pick(m, ("ecc", "total_uncorrectable_count"), ("ecc", "total_uncorrectable"))
+        rows.append(
+            dict(
+                base,
+                GpuIndex=m["gpu"],
+                GpuUuid=text(listed.get(m["gpu"], {}).get("uuid")),
+                GpuName=text(asic.get("market_name")),
+                UtilizationPercent=pick(m, ("usage", "gfx_activity"), ("usage", "gfx_usage")),
+                MemoryUsedMiB=pick(m, ("mem_usage", "used_vram")),
+                MemoryTotalMiB=pick(m, ("mem_usage", "total_vram")),
+                TemperatureC=pick(m, ("temperature", "hotspot"), ("temperature", "edge")),
+                PowerDrawW=pick(
+                    m,
+                    ("power", "socket_power"),
+                    ("power", "current_socket_power"),
+                    ("power", "average_socket_power"),
+                    ("power", "current_power"),
+                ),
+                EccUncorrected=None if ecc is None else int(ecc),
+                DriverVersion=text(driver.get("version")) or text(driver.get("driver_version")),
+                CudaVersion=rocm,
+            )
+        )
+    return rows, ""
+
+
+def rocm_smi_rows(base, tool):
+    """(rows, error message): rocm-smi --json ({"card0": {...}, "system": {...}})."""
+    rc, out, err = run([tool] + ROCM_SMI_ARGS)
+    data = load_json(out)
+    cards = []
+    if isinstance(data, dict):
+        cards = sorted(
+            (int(k[4:]), v) for k, v in data.items()
+            if k.startswith("card") and k[4:].isdigit() and isinstance(v, dict)
+        )
+    if not isinstance(data, dict):
+        msg = (err or out).strip().splitlines()
+        return [], (msg[0] if msg else "rocm-smi exited %d" % rc)
+    system = data.get("system") if isinstance(data.get("system"), dict) else {}
+    rocm = rocm_version()
+    rows = []
+    for index, c in cards:
+        total = pick(c, ("VRAM Total Memory (B)",))
+        used = pick(c, ("VRAM Total Used Memory (B)",))
+        rows.append(
+            dict(
+                base,
+                GpuIndex=index,
+                GpuUuid=text(c.get("Unique ID")),
+                GpuName=text(c.get("Card series") or c.get("Card Series")),
+                UtilizationPercent=pick(c, ("GPU use (%)",)),
+                MemoryUsedMiB=None if used is None else used / 1048576,
+                MemoryTotalMiB=None if total is None else total / 1048576,
+                TemperatureC=pick(
+                    c, ("Temperature (Sensor junction) (C)",), ("Temperature (Sensor edge) (C)",)
+                ),
+                PowerDrawW=pick(
+                    c,
+                    ("Current Socket Graphics Package Power (W)",),
+                    ("Average Graphics Package Power (W)",),
+                ),
+                EccUncorrected=None,
+                DriverVersion=text(system.get("Driver version")),
+                CudaVersion=rocm,
+            )
+        )
+    return rows, ""
+
+
+def amd_rows(base, expected):
+    """One row per AMD GPU, or one health row. Xid is NVIDIA's: XidErrors/XidCodes stay empty."""
+    on_bus = pci_gpus(AMD_PCI_VENDOR)
+    empty = dict(base, XidErrors=None, XidCodes="")
+    tool = find_tool("amd-smi")
+    name = "amd-smi"
+    if tool is None:
+        tool = find_tool("rocm-smi")
+        name = "rocm-smi"
+    if tool is None:
+        if on_bus < expected:
+            return [
+                dict(
+                    empty,
+                    GpuIndex=None,
+                    Status="gpu-missing",
+                    Healthy=False,
+                    Message="%d of %d AMD GPUs on the PCI bus (no amd-smi or rocm-smi to read them)"
+                    % (on_bus, expected),
+                )
+            ]
+        # nothing can read the GPUs: reported (faults alert), not repaired (a new VM from the
+        # same image would have no tool either)
+        return [
+            dict(
+                empty,
+                GpuIndex=None,
+                Status="tool-missing",
+                Healthy=True,
+                Message="no amd-smi or rocm-smi on PATH or in %s/bin: use an image with ROCm (%d of %d AMD GPUs on the PCI bus)"
+                % (ROCM_DIR, on_bus, expected),
+            )
+        ]
+    if name == "amd-smi":
+        gpus, error = amd_smi_rows(empty, tool)
+    else:
+        gpus, error = rocm_smi_rows(empty, tool)
+    if not gpus:
+        return [
+            dict(
+                empty,
+                GpuIndex=None,
+                Status=name + "-failed" if error else "no-gpu",
+                Healthy=False,
+                Message=(error or "%s shows no GPU" % name)[:500],
+            )
+        ]
+    missing = ""
+    if len(gpus) < expected:
+        missing = "%s shows %d of %d GPUs" % (name, len(gpus), expected)
+    elif on_bus < expected:
+        missing = "%d of %d AMD GPUs on the PCI bus" % (on_bus, expected)
+    for r in gpus:
+        r.update(
+            Status="gpu-missing" if missing else "ok",
+            Healthy=not missing,
+            Message=missing,
+        )
+    return gpus
+
+
+def nvidia_rows(base, expected, since_file):
+    """One row per GPU from nvidia-smi, or one health row."""
     xids, xid_codes = xid_errors(since_file)
     rc, out, err = run(["nvidia-smi", "--query-gpu=" + QUERY, "--format=csv,noheader,nounits"])
     rows = []
@@ -176,6 +412,27 @@ def collect(expected):
             r["Status"] = "gpu-missing"
             r["Healthy"] = False
             r["Message"] = "nvidia-smi shows %d of %d GPUs" % (len(rows), expected)
+    return rows
+
+
+def collect(expected, vendor="nvidia"):
+    t = now()
+    stamp = t.strftime("%Y-%m-%dT%H:%M:%SZ")
+    os.makedirs(LOG_DIR, exist_ok=True)
+    os.makedirs(STATE_DIR, exist_ok=True)
+    meta = imds()
+    base = {
+        "TimeGenerated": stamp,
+        "Computer": socket.gethostname(),
+        "VmId": meta.get("vmId", ""),
+        "Priority": meta.get("priority", "") or "Regular",
+        "ExpectedGpus": expected,
+    }
+    since_file = os.path.join(STATE_DIR, "xid-since")
+    if vendor == "amd":
+        rows = amd_rows(base, expected)
+    else:
+        rows = nvidia_rows(base, expected, since_file)
     path = os.path.join(LOG_DIR, "gpu-%s.json" % t.strftime("%Y%m%d"))
     with open(path, "a") as f:
         for r in rows:
@@ -186,8 +443,9 @@ def collect(expected):
     with open(tmp, "w") as f:
         json.dump(status, f)
     os.replace(tmp, os.path.join(STATE_DIR, "health.json"))
-    with open(since_file, "w") as f:
-        f.write(t.strftime("%Y-%m-%d %H:%M:%S UTC"))
+    if vendor != "amd":
+        with open(since_file, "w") as f:
+            f.write(t.strftime("%Y-%m-%d %H:%M:%S UTC"))
     # the agent reads new lines; files older than KEEP_DAYS are gone
     cutoff = (t - datetime.timedelta(days=KEEP_DAYS)).strftime("%Y%m%d")
     for old in glob.glob(os.path.join(LOG_DIR, "gpu-*.json")):
@@ -228,9 +486,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main(argv):
-    if len(argv) >= 2 and argv[1] == "collect":
+    if 2 <= len(argv) <= 4 and argv[1] == "collect":
         expected = int(argv[2]) if len(argv) > 2 else 1
-        return collect(expected)
+        vendor = argv[3] if len(argv) > 3 else "nvidia"
+        if vendor in VENDORS:
+            return collect(expected, vendor)
     if len(argv) == 3 and argv[1] == "serve":
         server = http.server.HTTPServer(("127.0.0.1", int(argv[2])), Handler)
         server.serve_forever()
@@ -239,7 +499,7 @@ def main(argv):
         code, state = health()
         print(state)
         return 0 if code == 200 else 1
-    sys.stderr.write("usage: gpuform-gpu collect EXPECTED_GPUS | serve PORT | health\n")
+    sys.stderr.write("usage: gpuform-gpu collect EXPECTED_GPUS [nvidia|amd] | serve PORT | health\n")
     return 2
 
 

@@ -234,6 +234,526 @@ fn a_failing_driver_writes_one_health_row() {
     assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Unhealthy".into(), 1));
 }
 
+// ------------------------------------------------------------------ AMD (ROCm) pools
+// The collector with `collect N amd`: a fake amd-smi and/or rocm-smi on PATH replaying the
+// outputs in tests/fixtures/gpu/amd/ (their provenance is in tests/fixtures/gpu/README.md), a
+// fake /sys/bus/pci/devices (GPUFORM_PCI_DIR) and a fake /opt/rocm (GPUFORM_ROCM_DIR).
+
+/// The rocm-smi arguments the collector must pass (the fake refuses any other).
+const ROCM_SMI_ARGS: &str = "--showuse --showmeminfo vram --showtemp --showpower --showproductname --showuniqueid --showdriverversion --json";
+
+struct Amd<'a> {
+    tag: &'a str,
+    expected: u32,
+    /// (metric, static, list) files for amd-smi; None: no amd-smi on the VM
+    amd_smi: Option<(String, String, String)>,
+    /// amd-smi exits 255 with the driver-not-loaded message
+    amd_smi_fails: bool,
+    /// rocm-smi --json file; None: no rocm-smi
+    rocm_smi: Option<String>,
+    /// AMD GPUs on the (fake) PCI bus and their PCI class
+    on_bus: u32,
+    class: &'a str,
+}
+
+fn amd_fixture(name: &str) -> String {
+    fixture(&format!("amd/{name}"))
+}
+
+fn amd_case<'a>(tag: &'a str, expected: u32, metric: &str, stat: &str, list: &str) -> Amd<'a> {
+    Amd {
+        tag,
+        expected,
+        amd_smi: Some((amd_fixture(metric), amd_fixture(stat), amd_fixture(list))),
+        amd_smi_fails: false,
+        rocm_smi: None,
+        on_bus: expected,
+        class: "0x120000",
+    }
+}
+
+fn collect_amd(case: &Amd) -> Run {
+    let dir = tmpdir(&format!("amd-{}", case.tag));
+    let script = dir.join("gpuform-gpu");
+    write_exec(&script, COLLECTOR);
+    if let Some((metric, stat, list)) = &case.amd_smi {
+        let body = if case.amd_smi_fails {
+            format!(
+                "#!/bin/sh\ncat '{}' >&2\nexit 255\n",
+                amd_fixture("amd-smi-no-driver.err")
+            )
+        } else {
+            format!(
+                "#!/bin/sh\ncase \"$*\" in\n  'metric --json') cat '{metric}' ;;\n  'static --json') cat '{stat}' ;;\n  'list --json') cat '{list}' ;;\n  *) echo \"unexpected $*\" >&2; exit 2 ;;\nesac\n"
+            )
+        };
+        write_exec(&dir.join("bin/amd-smi"), &body);
+    }
+    if let Some(out) = &case.rocm_smi {
+        write_exec(
+            &dir.join("bin/rocm-smi"),
+            &format!(
+                "#!/bin/sh\n[ \"$*\" = '{ROCM_SMI_ARGS}' ] || {{ echo \"unexpected $*\" >&2; exit 2; }}\ncat '{out}'\n"
+            ),
+        );
+    }
+    // nothing may ask the kernel log for Xid events on an AMD VM
+    write_exec(
+        &dir.join("bin/journalctl"),
+        "#!/bin/sh\necho journalctl called >&2\nexit 1\n",
+    );
+    // the PCI bus: the GPUs, and what must not count (an AMD HDMI audio function, the Hyper-V
+    // synthetic video adapter, a Mellanox InfiniBand NIC)
+    let pci = dir.join("pci");
+    let mut devices: Vec<(String, &str, &str)> = (0..case.on_bus)
+        .map(|i| (format!("0000:{:02x}:00.0", 0x0c + i), "0x1002", case.class))
+        .collect();
+    devices.push(("0000:0c:00.1".into(), "0x1002", "0x040300"));
+    devices.push(("5620e0c7-8062:00:08.0".into(), "0x1414", "0x030000"));
+    devices.push(("0101:00:00.0".into(), "0x15b3", "0x020700"));
+    for (name, vendor, class) in devices {
+        let d = pci.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("vendor"), format!("{vendor}\n")).unwrap();
+        std::fs::write(d.join("class"), format!("{class}\n")).unwrap();
+    }
+    let rocm = dir.join("rocm");
+    std::fs::create_dir_all(rocm.join(".info")).unwrap();
+    std::fs::copy(amd_fixture("rocm-version"), rocm.join(".info/version")).unwrap();
+    let imds = dir.join("imds.json");
+    std::fs::write(
+        &imds,
+        r#"{"priority": "Regular", "vmId": "0d5f1c2e-0000-4000-8000-0000000000a3"}"#,
+    )
+    .unwrap();
+    // no inherited PATH: a real amd-smi on the test machine must not answer (python3 itself is
+    // looked up on the test's PATH first)
+    let python = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())
+        .expect("python3 on PATH");
+    let path = format!("{}:/usr/bin:/bin", dir.join("bin").display());
+    let out = Command::new(python)
+        .arg(&script)
+        .args(["collect", &case.expected.to_string(), "amd"])
+        .env("PATH", path)
+        .env("GPUFORM_GPU_LOG_DIR", dir.join("log"))
+        .env("GPUFORM_GPU_STATE_DIR", dir.join("state"))
+        .env("GPUFORM_IMDS_FILE", &imds)
+        .env("GPUFORM_PCI_DIR", &pci)
+        .env("GPUFORM_ROCM_DIR", &rocm)
+        .env("GPUFORM_NOW", "2026-12-02T16:20:00Z")
+        .output()
+        .expect("python3 runs the collector");
+    assert!(
+        out.stderr.is_empty(),
+        "{}: {}",
+        case.tag,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("log/gpu-20261202.json")).unwrap();
+    let rows: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let declared: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+    for r in &rows {
+        for k in r.as_object().unwrap().keys() {
+            assert!(
+                declared.contains(&k.as_str()),
+                "{}: {k} is not a column of {TABLE}",
+                case.tag
+            );
+        }
+        assert_eq!(r["TimeGenerated"], "2026-12-02T16:20:00Z");
+        assert_eq!(r["Priority"], "Regular");
+        assert_eq!(r["ExpectedGpus"], case.expected);
+        // Xid is NVIDIA's: empty on AMD rows
+        assert!(r["XidErrors"].is_null(), "{}", case.tag);
+        assert_eq!(r["XidCodes"], "", "{}", case.tag);
+    }
+    Run {
+        rows,
+        code: out.status.code().unwrap(),
+        state: dir.join("state"),
+        dir,
+    }
+}
+
+/// The eight MI300X rows every recorded MI300X output describes (values of the fixtures).
+fn assert_mi300x_rows(r: &Run, driver: &str) {
+    assert_eq!(r.code, 0);
+    assert_eq!(r.rows.len(), 8);
+    let idx: Vec<i64> = r
+        .rows
+        .iter()
+        .map(|x| x["GpuIndex"].as_i64().unwrap())
+        .collect();
+    assert_eq!(idx, (0..8).collect::<Vec<_>>());
+    for row in &r.rows {
+        assert_eq!(row["Status"], "ok");
+        assert_eq!(row["Healthy"], true);
+        assert_eq!(row["Message"], "");
+        assert_eq!(row["GpuName"], "AMD Instinct MI300X");
+        assert_eq!(row["MemoryTotalMiB"], 196592.0);
+        assert_eq!(row["DriverVersion"], driver);
+        // the CudaVersion column carries the ROCm release on AMD
+        assert_eq!(row["CudaVersion"], "6.2.1");
+    }
+    let g0 = &r.rows[0];
+    assert_eq!(g0["UtilizationPercent"], 98.0);
+    assert_eq!(g0["MemoryUsedMiB"], 181024.0);
+    // MI300X reports no edge temperature: the hotspot (junction) one
+    assert_eq!(g0["TemperatureC"], 71.0);
+    assert_eq!(g0["PowerDrawW"], 712.0);
+    assert_eq!(g0["EccUncorrected"], 0);
+    assert_eq!(r.rows[3]["EccUncorrected"], 2);
+    assert_eq!(r.rows[6]["UtilizationPercent"], 0.0);
+    assert_eq!(r.rows[6]["MemoryUsedMiB"], 283.0);
+}
+
+/// The rows without the columns that legitimately differ between two outputs.
+fn comparable(r: &Run, drop: &[&str]) -> Vec<Value> {
+    r.rows
+        .iter()
+        .map(|row| {
+            let mut o = row.as_object().unwrap().clone();
+            for k in drop {
+                o.remove(*k);
+            }
+            Value::Object(o)
+        })
+        .collect()
+}
+
+#[test]
+fn mi300x_amd_smi_rocm_6_0_plain_values() {
+    let r = collect_amd(&amd_case(
+        "mi300x-6.0",
+        8,
+        "mi300x-6.0-metric.json",
+        "mi300x-6.0-static.json",
+        "mi300x-list.json",
+    ));
+    assert_mi300x_rows(&r, "6.3.6");
+    assert_eq!(r.rows[0]["GpuUuid"], "1fff74a1-0000-1000-8010-4c3f5a0e9d20");
+    assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Healthy".into(), 0));
+}
+
+#[test]
+fn mi300x_amd_smi_rocm_6_2_value_and_unit_and_the_gpu_data_envelope() {
+    let plain = collect_amd(&amd_case(
+        "mi300x-6.0-cmp",
+        8,
+        "mi300x-6.0-metric.json",
+        "mi300x-6.0-static.json",
+        "mi300x-list.json",
+    ));
+    let r = collect_amd(&amd_case(
+        "mi300x-6.2",
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    ));
+    assert_mi300x_rows(&r, "6.8.5");
+    // both shapes give the same rows (the driver versions of the two recordings differ)
+    assert_eq!(
+        comparable(&r, &["DriverVersion"]),
+        comparable(&plain, &["DriverVersion"])
+    );
+    // later amd-smi releases wrap the list: {"gpu_data": [...]}
+    let dir = std::env::temp_dir().join(format!("gpuform-amd-envelope-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut wrapped = Vec::new();
+    for f in [
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    ] {
+        let list: Value =
+            serde_json::from_str(&std::fs::read_to_string(amd_fixture(f)).unwrap()).unwrap();
+        let p = dir.join(f);
+        std::fs::write(&p, serde_json::json!({ "gpu_data": list }).to_string()).unwrap();
+        wrapped.push(p.display().to_string());
+    }
+    let mut case = amd_case(
+        "mi300x-envelope",
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    );
+    case.amd_smi = Some((wrapped[0].clone(), wrapped[1].clone(), wrapped[2].clone()));
+    let env = collect_amd(&case);
+    assert_eq!(comparable(&env, &[]), comparable(&r, &[]));
+}
+
+#[test]
+fn v710_partition_reports_what_a_vm_guest_sees() {
+    let mut case = amd_case(
+        "v710",
+        1,
+        "v710-metric.json",
+        "v710-static.json",
+        "v710-list.json",
+    );
+    case.class = "0x030000";
+    let r = collect_amd(&case);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.rows.len(), 1);
+    let row = &r.rows[0];
+    assert_eq!(row["Status"], "ok");
+    assert_eq!(row["Healthy"], true);
+    assert_eq!(row["GpuIndex"], 0);
+    assert_eq!(row["GpuName"], "AMD Radeon PRO V710");
+    assert_eq!(row["GpuUuid"], "e5ff7461-0000-1000-8000-000000000000");
+    assert_eq!(row["UtilizationPercent"], 41.0);
+    assert_eq!(row["MemoryUsedMiB"], 5210.0);
+    assert_eq!(row["MemoryTotalMiB"], 12272.0);
+    // a guest reads no temperature, power or ECC: empty, not an error
+    assert!(row["TemperatureC"].is_null());
+    assert!(row["PowerDrawW"].is_null());
+    assert!(row["EccUncorrected"].is_null());
+    assert_eq!(row["DriverVersion"], "6.10.5");
+    assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Healthy".into(), 0));
+}
+
+#[test]
+fn rocm_smi_is_the_fallback_without_amd_smi() {
+    let mut case = amd_case(
+        "rocm-smi",
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    );
+    case.amd_smi = None;
+    case.rocm_smi = Some(amd_fixture("mi300x-rocm-smi.json"));
+    let r = collect_amd(&case);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.rows.len(), 8);
+    let row = &r.rows[0];
+    assert_eq!(row["Status"], "ok");
+    assert_eq!(row["GpuName"], "AMD Instinct MI300X");
+    assert_eq!(row["GpuUuid"], "0x5a1b2c3d4e5f6070");
+    // bytes -> MiB, the same figures amd-smi reports
+    assert_eq!(row["MemoryUsedMiB"], 181024.0);
+    assert_eq!(row["MemoryTotalMiB"], 196592.0);
+    assert_eq!(row["UtilizationPercent"], 98.0);
+    assert_eq!(row["TemperatureC"], 71.0);
+    assert_eq!(row["PowerDrawW"], 712.0);
+    // rocm-smi has no ECC total in its JSON
+    assert!(row["EccUncorrected"].is_null());
+    assert_eq!(row["DriverVersion"], "6.3.6");
+    assert_eq!(row["CudaVersion"], "6.2.1");
+}
+
+#[test]
+fn an_amd_gpu_missing_from_amd_smi_marks_the_vm_unhealthy() {
+    // the MI300X recording without GPU 5
+    let dir = std::env::temp_dir().join(format!("gpuform-amd-seven-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let all: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(amd_fixture("mi300x-6.2-metric.json")).unwrap(),
+    )
+    .unwrap();
+    let seven: Vec<&Value> = all.iter().filter(|g| g["gpu"] != 5).collect();
+    let metric = dir.join("metric.json");
+    std::fs::write(&metric, serde_json::to_string(&seven).unwrap()).unwrap();
+    let mut case = amd_case(
+        "mi300x-seven",
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    );
+    case.amd_smi = Some((
+        metric.display().to_string(),
+        amd_fixture("mi300x-6.2-static.json"),
+        amd_fixture("mi300x-list.json"),
+    ));
+    let r = collect_amd(&case);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.rows.len(), 7);
+    for row in &r.rows {
+        assert_eq!(row["Status"], "gpu-missing");
+        assert_eq!(row["Healthy"], false);
+        assert_eq!(row["Message"], "amd-smi shows 7 of 8 GPUs");
+    }
+    assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Unhealthy".into(), 1));
+}
+
+#[test]
+fn an_amd_gpu_missing_from_the_pci_bus_is_caught_without_any_tool() {
+    let mut case = amd_case(
+        "pci-seven",
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    );
+    case.amd_smi = None;
+    case.on_bus = 7;
+    let r = collect_amd(&case);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.rows.len(), 1);
+    let row = &r.rows[0];
+    assert_eq!(row["Status"], "gpu-missing");
+    assert_eq!(row["Healthy"], false);
+    assert!(row["GpuIndex"].is_null());
+    // the HDMI audio function, the Hyper-V video adapter and the NIC are not GPUs
+    assert_eq!(
+        row["Message"],
+        "7 of 8 AMD GPUs on the PCI bus (no amd-smi or rocm-smi to read them)"
+    );
+    assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Unhealthy".into(), 1));
+}
+
+#[test]
+fn an_image_without_amd_smi_or_rocm_smi_is_reported_but_not_repaired() {
+    let mut case = amd_case(
+        "tool-missing",
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    );
+    case.amd_smi = None;
+    let r = collect_amd(&case);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.rows.len(), 1);
+    let row = &r.rows[0];
+    // the faults alert reports every Status other than ok ...
+    assert_eq!(row["Status"], "tool-missing");
+    assert!(
+        row["Message"]
+            .as_str()
+            .unwrap()
+            .starts_with("no amd-smi or rocm-smi on PATH or in "),
+        "{row}"
+    );
+    assert!(
+        row["Message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(8 of 8 AMD GPUs on the PCI bus)")
+    );
+    // ... but the probe stays healthy: a new VM from the same image would have no tool either
+    assert_eq!(row["Healthy"], true);
+    assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Healthy".into(), 0));
+}
+
+#[test]
+fn a_failing_amd_smi_writes_one_unhealthy_row() {
+    let mut case = amd_case(
+        "amd-smi-fails",
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    );
+    case.amd_smi_fails = true;
+    // rocm-smi is there too, but a failing amd-smi is the answer: no silent fallback
+    case.rocm_smi = Some(amd_fixture("mi300x-rocm-smi.json"));
+    let r = collect_amd(&case);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.rows.len(), 1);
+    let row = &r.rows[0];
+    assert_eq!(row["Status"], "amd-smi-failed");
+    assert_eq!(row["Healthy"], false);
+    assert_eq!(
+        row["Message"],
+        "ERROR:root:Driver not loaded (amdgpu not found in modules)"
+    );
+    assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Unhealthy".into(), 1));
+}
+
+#[test]
+fn the_faults_alert_covers_the_amd_statuses() {
+    use gpuform::plan::gpu_monitoring::COLUMNS;
+    // every Status the collector writes is in the column's description, and the faults alert
+    // fires on anything but ok
+    let status = COLUMNS.iter().find(|c| c.name == "Status").unwrap();
+    for s in [
+        "amd-smi-failed",
+        "rocm-smi-failed",
+        "tool-missing",
+        "gpu-missing",
+        "no-gpu",
+    ] {
+        assert!(status.description.contains(s), "{s}");
+        let written = match s.strip_suffix("-failed") {
+            // Status=name + "-failed", name being the tool that ran
+            Some(tool) => {
+                COLLECTOR.contains(&format!("name = \"{tool}\""))
+                    && COLLECTOR.contains("Status=name + \"-failed\"")
+            }
+            None => COLLECTOR.contains(&format!("\"{s}\"")),
+        };
+        assert!(written, "the collector never writes {s}");
+    }
+    let arm = rendered_arm("tests/fixtures/render/variants/amd-v710-inference.yaml");
+    let faults = of_type(&arm, "Microsoft.Insights/scheduledQueryRules")
+        .into_iter()
+        .find(|a| a["name"].as_str().unwrap().ends_with("-gpu-faults"))
+        .unwrap();
+    let q = faults["properties"]["criteria"]["allOf"][0]["query"]
+        .as_str()
+        .unwrap();
+    assert!(q.contains("| where Status != \"ok\""), "{q}");
+}
+
+#[test]
+fn the_amd_variant_renders_the_amd_collector_after_the_amd_driver() {
+    let arm = rendered_arm("tests/fixtures/render/variants/amd-v710-inference.yaml");
+    let vmss = of_type(&arm, "Microsoft.Compute/virtualMachineScaleSets")[0];
+    let exts = vmss["properties"]["virtualMachineProfile"]["extensionProfile"]["extensions"]
+        .as_array()
+        .unwrap();
+    assert_eq!(
+        ext(exts, "AmdGpuDriverLinux")["properties"]["publisher"],
+        "Microsoft.HpcCompute"
+    );
+    ext(exts, "AzureMonitorLinuxAgent");
+    let health = ext(exts, "ApplicationHealthLinux");
+    assert_eq!(
+        health["properties"]["provisionAfterExtensions"],
+        serde_json::json!(["AmdGpuDriverLinux"])
+    );
+    assert_eq!(
+        vmss["properties"]["automaticRepairsPolicy"]["enabled"],
+        true
+    );
+    // the custom data installs the collector with the vendor and the size's GPU count
+    let c = check_file(
+        Path::new("tests/fixtures/render/variants/amd-v710-inference.yaml"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    let plan = gpuform::plan::Plan::build(&c).unwrap();
+    let g = plan.gpu.as_ref().unwrap();
+    assert_eq!((g.vendor, g.expected_gpus, g.kind), ("amd", 1, "Linux"));
+    // what the template carries (base64 of the cloud-init script)
+    let text =
+        String::from_utf8(unbase64(arm["variables"]["customData"].as_str().unwrap())).unwrap();
+    assert!(text.contains("ExecStart=/usr/local/lib/gpuform/gpuform-gpu collect 1 amd\n"));
+    assert!(text.contains("Description=gpuform GPU sample (amd-smi to "));
+    assert!(text.contains(COLLECTOR));
+    // the workbook names the tool
+    let wb = of_type(&arm, "Microsoft.Insights/workbooks")[0];
+    assert!(
+        wb["properties"]["serializedData"]
+            .as_str()
+            .unwrap()
+            .contains("by the gpuform collector (`amd-smi`)")
+    );
+    assert_eq!(
+        of_type(&arm, "Microsoft.Insights/dataCollectionRules").len(),
+        1
+    );
+}
+
 fn rendered_arm(example: &str) -> Value {
     let c = check_file(
         Path::new(example),
@@ -572,7 +1092,7 @@ fn the_dev_box_script_installs_exactly_the_scale_sets_collector() {
         .read_to_string(&mut script)
         .unwrap();
     // one GPU on a T4 VM: the same script the scale set's cloud-init part is
-    assert_eq!(script, install_script(1));
+    assert_eq!(script, install_script(1, "nvidia"));
     assert!(script.starts_with("#!/bin/sh\n"));
     assert!(script.contains(COLLECTOR));
     assert!(

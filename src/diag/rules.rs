@@ -728,14 +728,14 @@ pub const RULES: &[Rule] = &[
         E,
         "monitoring",
         "monitoring.gpu.enabled on a pool that cannot run the GPU collector",
-        "The GPU collector reads nvidia-smi (Python under systemd on Linux, PowerShell under the Task Scheduler on Windows) on scale sets and dev boxes: AMD sizes have none yet. Remove `enabled: true` there.",
+        "The GPU collector reads nvidia-smi (Python under systemd on Linux, PowerShell under the Task Scheduler on Windows), amd-smi or rocm-smi on Linux AMD sizes, on scale sets and dev boxes: Windows AMD sizes have none. Remove `enabled: true` there.",
     ),
     r(
         "gpu-monitoring-off",
         I,
         "monitoring",
         "GPU monitoring is off because the pool cannot run the collector",
-        "AMD sizes get no GPU telemetry, GPU alerts, GPU health repairs or workbook; the other alerts stay. Dev boxes (standalone VMs) get all of it except automatic repairs, which only scale sets have.",
+        "Windows AMD sizes get no GPU telemetry, GPU alerts, GPU health repairs or workbook; the other alerts stay. Dev boxes (standalone VMs) get all of it except automatic repairs, which only scale sets have.",
     ),
     r(
         "precision-missing",

@@ -44,9 +44,9 @@ pub const MAX_SCRIPT_SETTING_BYTES: usize = 256 * 1024;
 
 /// The Linux collector's installer as `settings.script` of the Custom Script Extension: base64 of
 /// the gzip'ed install script cloud-init runs on scale sets.
-pub fn linux_script_setting(expected_gpus: u32) -> String {
+pub fn linux_script_setting(expected_gpus: u32, vendor: &str) -> String {
     use std::io::Write;
-    let script = super::gpu_monitoring::custom_data(None, expected_gpus)
+    let script = super::gpu_monitoring::custom_data(None, expected_gpus, vendor)
         .expect("the collector alone needs no merge");
     let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     z.write_all(&script).expect("gzip into memory");
@@ -89,7 +89,7 @@ pub(super) fn extend(d: &mut DevBox, c: &Compute, g: &GpuMonitoring) {
         let mut settings = Map::new();
         settings.insert(
             "script".into(),
-            Value::String(linux_script_setting(g.expected_gpus)),
+            Value::String(linux_script_setting(g.expected_gpus, g.vendor)),
         );
         // the script is written as it is: no CRLF rewriting of the collector
         settings.insert("skipDos2Unix".into(), Value::Bool(true));
@@ -162,7 +162,7 @@ pub(super) fn adapt(g: &mut GpuMonitoring, name: &str, s: &WorkloadSpec, d: &Dev
 
 fn faults_description(d: &DevBox) -> String {
     format!(
-        "The dev box reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name {vm} --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.",
+        "The dev box reported Xid or uncorrected ECC errors, a GPU missing (from nvidia-smi or amd-smi), or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name {vm} --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.",
         vm = d.vm_name
     )
 }
@@ -480,7 +480,7 @@ mod tests {
 
     #[test]
     fn the_script_setting_is_the_scale_sets_install_script_gzipped() {
-        let s = linux_script_setting(1);
+        let s = linux_script_setting(1, "nvidia");
         assert!(s.len() < MAX_SCRIPT_SETTING_BYTES, "{}", s.len());
     }
 }

@@ -130,41 +130,56 @@ pub const COLUMNS: &[Column] = &[
         "GpuIndex",
         "int",
         "int",
-        "nvidia-smi index; empty on a health row",
+        "nvidia-smi index (AMD: amd-smi gpu); empty on a health row",
     ),
     col("GpuUuid", "string", "string", "GPU UUID"),
     col(
         "GpuName",
         "string",
         "string",
-        "GPU model as nvidia-smi names it",
+        "GPU model as nvidia-smi (AMD: amd-smi market_name) names it",
     ),
     col(
         "UtilizationPercent",
         "real",
         "real",
-        "utilization.gpu (percent)",
+        "utilization.gpu (percent; AMD: gfx_activity)",
     ),
-    col("MemoryUsedMiB", "real", "real", "memory.used (MiB)"),
-    col("MemoryTotalMiB", "real", "real", "memory.total (MiB)"),
-    col("TemperatureC", "real", "real", "temperature.gpu (°C)"),
+    col(
+        "MemoryUsedMiB",
+        "real",
+        "real",
+        "memory.used (MiB; AMD: used_vram)",
+    ),
+    col(
+        "MemoryTotalMiB",
+        "real",
+        "real",
+        "memory.total (MiB; AMD: total_vram)",
+    ),
+    col(
+        "TemperatureC",
+        "real",
+        "real",
+        "temperature.gpu (°C; AMD: hotspot, else edge)",
+    ),
     col(
         "PowerDrawW",
         "real",
         "real",
-        "power.draw (W); empty where the driver does not report it (vGPU, GRID)",
+        "power.draw (W; AMD: socket_power); empty where the driver does not report it (vGPU, GRID)",
     ),
     col(
         "EccUncorrected",
         "long",
         "long",
-        "ecc.errors.uncorrected.volatile.total since the driver loaded; empty without ECC",
+        "ecc.errors.uncorrected.volatile.total since the driver loaded (AMD: total_uncorrectable_count, amd-smi only); empty without ECC",
     ),
     col(
         "XidErrors",
         "long",
         "long",
-        "Xid events since the previous sample (Linux: NVRM lines of the kernel log; Windows: nvlddmkm errors in the System event log)",
+        "Xid events since the previous sample (Linux: NVRM lines of the kernel log; Windows: nvlddmkm errors in the System event log); empty on AMD",
     ),
     col(
         "XidCodes",
@@ -172,24 +187,29 @@ pub const COLUMNS: &[Column] = &[
         "string",
         "Distinct Xid codes, e.g. 79,48",
     ),
-    col("DriverVersion", "string", "string", "NVIDIA driver version"),
+    col(
+        "DriverVersion",
+        "string",
+        "string",
+        "NVIDIA driver version (AMD: amdgpu driver version)",
+    ),
     col(
         "CudaVersion",
         "string",
         "string",
-        "CUDA version the driver supports",
+        "CUDA version the driver supports (AMD: the ROCm release installed, /opt/rocm/.info/version)",
     ),
     col(
         "Status",
         "string",
         "string",
-        "ok, gpu-missing, nvidia-smi-failed or no-gpu",
+        "ok, gpu-missing, nvidia-smi-failed, amd-smi-failed, rocm-smi-failed, no-gpu or tool-missing (AMD image without amd-smi/rocm-smi)",
     ),
     col(
         "Healthy",
         "boolean",
         "boolean",
-        "false when the VM's GPUs are missing or the driver fails",
+        "What the health probe answers: false when the VM's GPUs are missing or the driver fails (repaired); true on tool-missing (reported, not repaired)",
     ),
     col("Message", "string", "string", "What failed, on health rows"),
 ];
@@ -212,6 +232,9 @@ pub struct GpuMonitoring {
     pub workbook: Workbook,
     /// Whole GPUs per VM the collector expects to see.
     pub expected_gpus: u32,
+    /// Whose GPUs the Linux collector reads: `nvidia` (nvidia-smi) or `amd` (amd-smi, else
+    /// rocm-smi); the install script passes it to `gpuform-gpu collect`.
+    pub vendor: &'static str,
     /// Pay-as-you-go hourly price of one VM (USD) the idle alert quotes; `None` without a price.
     pub hourly_price: Option<f64>,
     /// Windows pool priced at the Linux rate (no Windows price embedded): the licence is extra.
@@ -269,6 +292,23 @@ fn whole_gpus(size: &GpuSize) -> u32 {
     size.gpu_count
         .map(|g| g.ceil().max(1.0) as u32)
         .unwrap_or(1)
+}
+
+/// The collector's vendor argument for `size`'s GPUs.
+pub fn vendor(size: &GpuSize) -> &'static str {
+    match size.gpu_vendor {
+        crate::catalog::GpuVendor::Amd => "amd",
+        _ => "nvidia",
+    }
+}
+
+/// The tool the Linux collector samples first for `vendor`.
+fn tool(vendor: &str) -> &'static str {
+    if vendor == "amd" {
+        "amd-smi"
+    } else {
+        "nvidia-smi"
+    }
 }
 
 /// The monitoring plan, or `None` when `monitoring.gpu.enabled` resolved to false.
@@ -334,7 +374,11 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
             sym: "gpuAlertFaults",
             name: format!("alert-{name}-gpu-faults"),
             display_name: format!("{name}: GPU faults"),
-            description: "A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.".into(),
+            description: if vendor(size) == "amd" {
+                "A VM reported uncorrected ECC errors, a GPU missing from amd-smi or the PCI bus, a failing amd-smi/rocm-smi, or no ROCm tool at all (tool-missing: the image lacks ROCm; the VM stays in service). Automatic repairs replaces a VM whose health probe stays unhealthy.".into()
+            } else {
+                "A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.".into()
+            },
             severity: 1,
             query: format!(
                 "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != \"ok\", Status, XidErrors > 0, strcat(\"xid \", XidCodes), \"ecc-uncorrected\")\n| summarize FaultSamples = count(), Kinds = make_set(Kind), LastMessage = take_any(Message) by Computer\n| extend Fault = strcat_array(array_sort_asc(Kinds), \", \")"
@@ -366,9 +410,10 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
             LOG_PATTERN
         },
         transform_kql,
-        workbook: workbook(name, s, hourly_price, licence_extra),
+        workbook: workbook(name, s, hourly_price, licence_extra, tool(vendor(size))),
         alerts,
         expected_gpus: whole_gpus(size),
+        vendor: vendor(size),
         hourly_price,
         licence_extra,
     })
@@ -464,7 +509,13 @@ const DAY_MS: u64 = 86_400_000;
 /// A query's time range caps what `startofmonth(now())` can see: 31 days hold any month so far.
 pub(super) const MONTH_MS: u64 = 31 * DAY_MS;
 
-fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bool) -> Workbook {
+fn workbook(
+    name: &str,
+    s: &WorkloadSpec,
+    hourly: Option<f64>,
+    licence_extra: bool,
+    tool: &str,
+) -> Workbook {
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
     let text = |md: String| json!({ "type": 1, "content": { "json": md } });
@@ -491,7 +542,7 @@ fn workbook(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bo
     };
     let items = vec![
         text(format!(
-            "## GPU pool `{name}`\nSampled once a minute on every VM by the gpuform collector (`nvidia-smi`) into `{TABLE}`. Idle: under {}% utilisation; VRAM alert above {}%.",
+            "## GPU pool `{name}`\nSampled once a minute on every VM by the gpuform collector (`{tool}`) into `{TABLE}`. Idle: under {}% utilisation; VRAM alert above {}%.",
             g.idle_threshold_percent, g.memory_alert_percent
         )),
         kql(
@@ -642,9 +693,10 @@ pub(super) fn extend_compute(c: &mut Compute, repair_grace_period: &str, g: &Gpu
             settings,
             // probe only once the driver (which may reboot the VM) is in place
             provision_after: after,
-            comment: Some(
-                "Application health from the GPU collector (127.0.0.1): unhealthy when a GPU is missing or nvidia-smi fails; automatic repairs replaces the VM.".into(),
-            ),
+            comment: Some(format!(
+                "Application health from the GPU collector (127.0.0.1): unhealthy when a GPU is missing or {} fails; automatic repairs replaces the VM.",
+                if windows { "nvidia-smi" } else { tool(g.vendor) }
+            )),
             identity_auth: false,
         });
         c.health = Some(Health {
@@ -705,14 +757,15 @@ pub fn windows_install_command(expected_gpus: u32) -> String {
 }
 
 /// The cloud-init part that installs the collector, its timer and the health responder.
-pub fn install_script(expected_gpus: u32) -> String {
+/// `vendor` is [`GpuMonitoring::vendor`]: `nvidia` or `amd`.
+pub fn install_script(expected_gpus: u32, vendor: &str) -> String {
     assert!(
         !COLLECTOR.contains("GPUFORM_EOF"),
         "the collector must not contain the heredoc delimiter"
     );
     format!(
         r#"#!/bin/sh
-# gpuform: GPU collector (nvidia-smi once a minute -> {LOG_PATTERN} -> Azure Monitor Agent)
+# gpuform: GPU collector ({tool} once a minute -> {LOG_PATTERN} -> Azure Monitor Agent)
 # and the health endpoint the Application Health extension probes (127.0.0.1:{HEALTH_PORT}).
 set -eu
 install -d -m 0755 /usr/local/lib/gpuform /var/log/gpuform
@@ -721,11 +774,11 @@ cat > /usr/local/lib/gpuform/gpuform-gpu <<'GPUFORM_EOF'
 chmod 0755 /usr/local/lib/gpuform/gpuform-gpu
 cat > /etc/systemd/system/gpuform-gpu-collect.service <<'GPUFORM_EOF'
 [Unit]
-Description=gpuform GPU sample (nvidia-smi to {LOG_PATTERN})
+Description=gpuform GPU sample ({tool} to {LOG_PATTERN})
 
 [Service]
 Type=oneshot
-ExecStart=/usr/local/lib/gpuform/gpuform-gpu collect {expected_gpus}
+ExecStart=/usr/local/lib/gpuform/gpuform-gpu collect {expected_gpus} {vendor}
 SuccessExitStatus=1
 GPUFORM_EOF
 cat > /etc/systemd/system/gpuform-gpu-collect.timer <<'GPUFORM_EOF'
@@ -757,7 +810,8 @@ WantedBy=multi-user.target
 GPUFORM_EOF
 systemctl daemon-reload
 systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
-"#
+"#,
+        tool = tool(vendor),
     )
 }
 
@@ -770,8 +824,12 @@ pub struct MergeError(pub String);
 /// Custom data with the collector: the install script alone, or a cloud-init multipart MIME
 /// archive of the script and the spec's own cloud-init (each part runs as cloud-init would run
 /// it alone; no cloud-config keys are merged, so nothing of the user's file is overridden).
-pub fn custom_data(user: Option<&[u8]>, expected_gpus: u32) -> Result<Vec<u8>, MergeError> {
-    let script = install_script(expected_gpus);
+pub fn custom_data(
+    user: Option<&[u8]>,
+    expected_gpus: u32,
+    vendor: &str,
+) -> Result<Vec<u8>, MergeError> {
+    let script = install_script(expected_gpus, vendor);
     let Some(user) = user else {
         return Ok(script.into_bytes());
     };
@@ -1058,18 +1116,21 @@ pub(super) mod tests {
     #[test]
     fn custom_data_merges_as_multipart_mime() {
         let user = b"#cloud-config\npackages: [ffmpeg]\n";
-        let out = String::from_utf8(custom_data(Some(user), 1).unwrap()).unwrap();
+        let out = String::from_utf8(custom_data(Some(user), 1, "nvidia").unwrap()).unwrap();
         assert!(out.starts_with("Content-Type: multipart/mixed; boundary="));
         assert!(out.contains("Content-Type: text/cloud-config; charset=\"utf-8\""));
         assert!(out.contains("packages: [ffmpeg]\n"));
         assert!(out.contains("Content-Type: text/x-shellscript"));
         assert!(out.trim_end().ends_with(&format!("--{BOUNDARY}--")));
         // no user file: the script alone
-        let alone = String::from_utf8(custom_data(None, 8).unwrap()).unwrap();
+        let alone = String::from_utf8(custom_data(None, 8, "nvidia").unwrap()).unwrap();
         assert!(alone.starts_with("#!/bin/sh\n"));
-        assert!(alone.contains("gpuform-gpu collect 8\n"));
+        assert!(alone.contains("gpuform-gpu collect 8 nvidia\n"));
+        let amd = String::from_utf8(custom_data(None, 8, "amd").unwrap()).unwrap();
+        assert!(amd.contains("gpuform-gpu collect 8 amd\n"));
+        assert!(amd.contains("GPU sample (amd-smi to "));
         // a format cloud-init multipart cannot carry is refused with a reason
-        let err = custom_data(Some(b"Content-Type: multipart/mixed\n"), 1).unwrap_err();
+        let err = custom_data(Some(b"Content-Type: multipart/mixed\n"), 1, "nvidia").unwrap_err();
         assert!(err.0.contains("multipart MIME"), "{}", err.0);
     }
 

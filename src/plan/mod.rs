@@ -265,12 +265,15 @@ impl Plan {
             // Nor does a dev box carry the collector in custom data: a Custom Script Extension
             // installs it (gpu_devbox::extend), and the spec's file stays its custom data
             Some(g) if g.kind == "Linux" && !devbox::applies(s) => {
-                let bytes =
-                    gpu_monitoring::custom_data(user_cloud_init.as_deref(), g.expected_gpus)
-                        .map_err(|e| PlanError::CloudInitMerge {
-                            path: checked.path.clone(),
-                            message: e.0,
-                        })?;
+                let bytes = gpu_monitoring::custom_data(
+                    user_cloud_init.as_deref(),
+                    g.expected_gpus,
+                    g.vendor,
+                )
+                .map_err(|e| PlanError::CloudInitMerge {
+                    path: checked.path.clone(),
+                    message: e.0,
+                })?;
                 if bytes.len() as u64 > gpu_monitoring::MAX_CUSTOM_DATA_BYTES {
                     return Err(PlanError::CustomDataTooLarge {
                         path: checked.path.clone(),

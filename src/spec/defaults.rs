@@ -85,19 +85,23 @@ pub fn gpu_memory_alert_percent() -> u32 {
 }
 
 /// Why the GPU collector cannot run on this pool (`None`: it can). The collector reads NVIDIA's
-/// `nvidia-smi`: on Linux a Python script under systemd installed by cloud-init (a dev box: by
-/// the Custom Script Extension), on Windows a PowerShell script under the Task Scheduler
-/// installed by the Custom Script Extension; the Azure Monitor Agent needs a way out to Azure
-/// Monitor. Scale sets and dev boxes (standalone VMs) alike.
+/// `nvidia-smi` (on Linux AMD sizes ROCm's `amd-smi`, else `rocm-smi`): on Linux a Python
+/// script under systemd installed by cloud-init (a dev box: by the Custom Script Extension), on
+/// Windows a PowerShell script under the Task Scheduler installed by the Custom Script
+/// Extension; the Azure Monitor Agent needs a way out to Azure Monitor. Scale sets and dev
+/// boxes (standalone VMs) alike.
 pub fn gpu_monitoring_unsupported(
     s: &WorkloadSpec,
     size: Option<&crate::catalog::GpuSize>,
 ) -> Option<&'static str> {
     // dev boxes monitor their GPUs too (plan::gpu_devbox): the spec's shape decides nothing here
-    let _ = s;
-    if size.is_some_and(|z| z.gpu_vendor == crate::catalog::GpuVendor::Amd) {
+    let image = super::resolve::image(&s.compute.image);
+    // Linux AMD pools are monitored (amd-smi, else rocm-smi); Windows has neither tool
+    if image.os == OsType::Windows
+        && size.is_some_and(|z| z.gpu_vendor == crate::catalog::GpuVendor::Amd)
+    {
         return Some(
-            "the collector reads NVIDIA's nvidia-smi; AMD GPUs (rocm-smi) are not supported yet",
+            "the Windows collector reads nvidia-smi; amd-smi and rocm-smi, which the Linux collector reads on AMD sizes, come with ROCm on Linux, not with the AMD Windows driver (AmdGpuDriverWindows)",
         );
     }
     None

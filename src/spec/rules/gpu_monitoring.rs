@@ -17,7 +17,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             )
             .at("/spec/monitoring/gpu/enabled")
             .label("no collector for this image")
-            .help("remove `monitoring.gpu.enabled` (it defaults to off here) or use an NVIDIA size (scale set or dev box)"),
+            .help("remove `monitoring.gpu.enabled` (it defaults to off here) or use an NVIDIA size, or an AMD size with a Linux image (scale set or dev box)"),
         ),
         Some(false) => {}
         None => out.push(
@@ -26,7 +26,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 format!("GPU monitoring is off for this pool: {why}"),
             )
             .at("/spec/monitoring")
-            .help("the pool still gets the VM availability, capacity and queue alerts; GPU utilisation, VRAM and fault alerts need an NVIDIA size (Linux or Windows, scale set or dev box)"),
+            .help("the pool still gets the VM availability, capacity and queue alerts; GPU utilisation, VRAM and fault alerts need an NVIDIA size (Linux or Windows) or an AMD size with Linux, scale set or dev box"),
         ),
     }
 }

@@ -269,7 +269,7 @@ resource vmExtension1 'Microsoft.Compute/virtualMachines/extensions@2025-11-01' 
     typeHandlerVersion: '2.1'
     autoUpgradeMinorVersion: true
     settings: {
-      script: 'H4sIAAAAAAAC/7Vae3PTSBL/X59iEJVaibVlOxAeBu9VSAzkjpBcHuxywedSpHGsjV47IyUxHN/9fj2jl205sHt1obCkUU9PT7+7Rw8f9C6DuCfnxkN2leazRERD9vb4nHlJGHIvSwSz4pvAD9yujAKWxB5nLouCOM846/7Cejeu6IXJVa+YTNfuI+d3mcT0evdLLjg7TOKAMO1e8TizsZIb+yybczbnbpjNGY/9NAniTI3tpmkYeG4WAMO74v1dxmNJA6lILrlk1mD7mdPHv8Hw+bPBwHYMyTPW5bkRxDJzw5B1fdaNWP/Zzg7r5ZJI9NywFwaXJaFrlBtYk/2yAbq8dnFlr179BA69OTo5nI6P3vxkPHygJhEf00U2T+LHNTNXeSmwVy64zy4XJchLVhCtR70wyf1uAI51mMhjGpILmfHIxzYfAjNjTWIK3GxFNFYDplvAOFkQcWEPAcrZ30+PPrAwwF3KhaISAkgU+ta/VkF/wt/h4f6+kjfI5a7aghLjuuQ3I7d8N3PLrZCcRR7yDsNyb4KQyx6htxWBCvfbND/jIY94JhbTvfcscy9D/nIzepd9PGS380Ry1tDlmRuEssNAXTaH6OU8uZVsxm81OySNxizIJJPBF74Z+dwFklsRZNBLYmyh0yK5ZdZp5ma5ZA9GzEyuTVsJGjxy1qQoubjhhO1/sIp72FuZCygMF9CA7X6ffTUbSDVOopebQ2bqx4X5DWyDBIiEzehDV4J9bpQCMAALBZdzZeJ6I4sO2+k/ZuZ5XDybLAE+cRtIrjX6WFkNe8xgBrHvCh+KeSlcsVDkMovfcNyfX+ZxlrMgcq84cZ0VxjZsmAxZDIkBciNrYWPIWyRxBO1jFiSUSVu5N2W8uE7fH72d7h+cdJYGT892z8bLwweH+6fTNwfvxx1gLQc/HP3KrIPTI/b8aX/Azs/2sGYQpYnIGBSak7mVz1dhclnez7MsdZTERTlECl7eJ7K8E9V0mXjXPKue8kuI3OOygoSHKG9zEYJ7juB/5NivYfzzfHzyiY2YZZCsTCIKbI7STgBPdNfJ88DvxG7EO3kWhMEXpQ0OdLIT8SgRCyeX3C/vswR+qgNfBJ8BzRZcAZoac5rAdBxfuLcd7nkOFyIR0sljLxECZs195yYJgT7kBR5fBGDBFP9Ji03DNgppgNpEOlzLzrnimWW2yMzsMHPVK5m2UQnvO1gqOIUHetPA8Y/x+Hi6v/vpFDi2jd8O9nHFZr0kSkG+JcwPH08Oh+y3wGefrYt/25NHn6FX1mf/ZxuzDcPnMxYnt5Y9VKyZBXfw7ZvJgR5hGkEGMw2s59Gf4OBzXOmTU93ITKR0Y6kJ2MPWp+5W1N3yz7beDbcOh1un/zJtqEEauh63jKbBZl+CeJaMKlT08wW+y8kzrwLUBG1cnrbXiqBeMwo8AZ/rJbE/6pdsAaMtD7FM7xAOvN5qChbVqu0UkB3muSnp2jTJszTPRmciR2zI4P7KW6yOd6PHfXuVbamjb7zEByCsLvMBWdxBQxU8v/N4Cv9wdDomne00iTjTuMd3aYCobTO4Hb4mHLhX8B96BJlYvFKAPLJuin2aprlLA5cILjORRI049JNke6cfVRz6QPEDKsguPvR2Jx1ckoyd5inZNfdp4Dy+BuNjpgidOECr0N+AczekEUFq2euMLcichYmbgaTmpj+6Yc4VtjVwoqbYCqIQv+Ki2k6M9fT2jJUJpMExRQH1wEOEXEy24pIpQeRLq2bKsQgShE74+NM0yXon/CoPXWGr6IGYDftS3KIIqJIkynEQ9l2VL5ALDTxOCuLNYWCUyFwmSVaxRY1ru0vdbO78jnBqNZy7SdSo3KUwPym8e8y0igFmC4+xb8weLtnZbYAwnaQ8tvBK6c5sGaDBPKLCgYB8a1ZrcY1AbaUNxabpa0pdS9pumJyLGNJGfoH267c2bfoDTFoOM86Jvi77GZMi3bDXGzx94WzvPHGKa6+UYK+UaY88K9LWv7lp0C3iwWi7vz3o9re7/YHZWUKLNAK2K0dfzcMCEaUsGXyB+a2z4r8qLq7Qi0fFVzzXDmRbMVgsM1ip2qjBYLFRPtCoW7NNSGqyn0epSnQ7bGa3+Hf3T8itFo82Ky/33TKQluYlPDgVcnZTil5wphdm7XXMiSYh0pFNcld4cwS2vfP9XfZRIxp+lo+si373hTNBXFPIbFIUMpIR62vrVl6iQVLkXIkkT62BAo00EOxR03kX+FOdGFgygOCnM8TT2h1QQEWyFyPpDmJl9ddcxDykSoCpCWowFfwmSJBY66QTkddLkBuC/c9edJ48R9grPYCeM6qpXNLkhn3WxLSIr8Qyc6jCsewlT1sIrJBXi2khhmHuhfl7Av64oZeFlHF0r9VvQr9IwdVDN066KbJbYU6qmT/T1G5XkUARhq4TZa6KKMVeAFwWU9aETrFWI0MIlBhENuPMkPuh4LRaJXoxacozJOWmqTYo7Jjah0oVkCwU3dW7a74YwdPbpaMvijmL36Uq+SsDPkUOyoy0eCgRxUhGHJ2pbKY1jVHAcMuRe839AMpTpe38LpDZNLlWqcA6XMPZt0CSH8LqOiapkUtXkqC/VlI0KQF4y2PKd7kPP6Nz5/r9nvZcgl6pJJ1iBkrNjHJqy25AfowOCAEtquPKDQ1Q4tCEKiPiEmRaDipoShXMIlQ2XKM5LliN8lhiesl5DfGttgel5/eFRVhpoXCaK3hGjUu2WypRux0vayDetzkepehwwmJBle/IZD8zVaKoccq/3WzkyZtOnGg/j5sclZ0sPZagMn1UammtvLXlkTMExLJPrN5SfqX6HvAwoNORqIEzGqjykgqSlvFKY1cTPZpFwHqaBYuwJ0uTQBCZzMymqn8wWI/3SIcz9Gj4chTHphw3hSvyrbUZfuBl66OlunZa30AHDqi+G5Wp2+xiMLE3wp6jChzNLrYnGyE+QJ0B8XgDxHldPB5z4cGFjyhBnF082bTqoSopz1FdHgavC+Cd+4HPqGysoZ9ugj6rC9S9AvbZJthjqlr3UbT+WkA+3wQ59rzzuphtMPbFphkIZyooyJGyoE0we2RUo8q82uH2VbFcRGYIYtDfIIk9qH0JRibQDqU7UyNqS7UDFB0gXWJtkImUCFYjswWDbaw/aVN9QHEGlhSjtCGtrw0kklfUpiC3gfcUmkrTW7JRo2kzZKHG922l3U4qG6HsYP11yaLad3WpZYgo0NyKzm8QuOHMWhhRsvGNG7aR8D0N+RHtKOVggYEXfZUbECsLwup+JwIg9JZtgf4tkG9fDHf6q0pUc1d7NR4W/oyYbbNXVVAZLvlTQW5xWZpKQhemZqI5gaBM6hhHgUTAuDJX4cqGIwEqXq0CFLvUmBq70m3bLZ8lM/qlzi3tz6qI7lQ0681RyFsNflU6oWjcKmpCoFlOTLYiMM/WaOrckdBgpruW+d/DmZmjOsZWVRhIi/oOSKumSKRk0diQPHXhxkg9KNJgkSGWR8A0P5cVa9FSxYYon1ti5NLyVb5F/WgkOKoPWKUzqNSKacO6aWtqaAwRAmhWLc2iKlS528YsQiNSrHQAaq7yLVMLrxdMdbGkCajKJaxUtpbU3B9ZeV1cdb7SunopmbaUlJUpKfV6S8wPVUni0gGHOgCRLOa3KkeQLxktg350iDxGnyfUnUUXxyNXZVni5Vkyo3zDwjEWW+qr+TzMXNSN0Ipqsm236KVR6hyWI7FTy9mhH+seXX9UcqnmAJZqiJVcp0plgdW+eDIcbE+aPQ8AO4H0gyskQ7ptQ9NfFRtaVnolvyi50biaRUafUJWqrBzXoCgj9GCjY2S9Ozs7ZqVmiMCbl+clNIbyrWoYNY4lXtJL5LzuDJk62ykOyWRVJm6oCn9QwdoqxqWOQaPcd6kAuqeZKy+0ZU7+Xw1dpSTqhAbKpioxKJyLWKt68lPdrkWYhQwf9/tL7S1di5SeQktboWrtSOGIqVMfJH2vt9Fh/+CLjd2pAiWOkTrNcyToiAcpS/YOpITIxRonK85rKC7pStGZKkAK7KRafjJ9Oz5DERvOGmvqTrHSJXCoVL/q9WXiL0rZar99zzGawvLNRjeRsDaw0JqgM/anYF+axJKrOroNQBdBFupM5Jtx1j1bpNQHMN160V6jg3n/5Pc8vsrmRaOaIiRtx7ZXptYz5SrNt+TQCg+p5hoVO9GimUY6SCuedtgjV1zJVXFqs45cWBRelw3lIstQI+wXHLoo5aJHlC1U3plFP8Gs0ZVhnSp4tJgV8PbEXsEFVIVDWdHPtQbFOiFY9/EaIUq9GmRodSNdaSgfKd6purUsszp9BeOblCI1KbVyBZtGM4Uzp6NPa61b2G+ldZ1pWn3NH9Zu9BlAn3aka2vSejRfLdXvN9mK48fiQKXQDTMnPRi2fqkw/u14vHc23qdTuFP2n+Ls+/jo5AwPmqQqvSl9CdQGq0+nFImmU7W36ZSUaDotdkckUIZrKdWiJ8UX22h8qmF48yjx7/sqpPmdR/lBCM+8XvEFRnHttX1cUZxGrH0dgjObIJsY+1x6KGbIXkfNb0OKc/PmRzZZct9nNTC5i1O91sQgbzCCo0cWnBnjO+7B9Yhs9AMfsZTSGBinuUdHXWMwryh5BstM+1NsUN+Y/EUm6HN+HZyxS2q9iYlxFL/Goc4p90ZP+xJPhGrXy1AOl2O7npcL11vQ8w5czMWB/qBmYvzqwvH5rxcjRZZ0wB0Esb+wvSLi/0Uhr37Rsfr9krFLicko5tltIq5LKhty/lOi1QZFiI0TOuvHLDe8RQJZPio+GfsLWFPgoQMjRgtOL13/KA4Xx0h55KjXysYoD7Ogm2NKGys139DgRoaDRC/uCk75T2McqeQlBE2d7lu2WX02c974L8axLVaxJgAA'
+      script: 'H4sIAAAAAAAC/71ce3fbtpL/X58CZY5PyVSiZOfVKlX3uLabem8de/1I21W1Kk1CNmuJ5JKUH83Nd9/fDAA+JFJ22ns3PbVEEBgAM4PfPADo2Rf9yzDqZ9edZ+IqWc7idDEU704uhB/P59LP41TY0W0YhF4vW4QijnwpPLEIo2UuRe870b/10v48vurrxvTZe+7+kcURvd79c5lKcRRHIVHavZJR7qAnLwpEfi3FtfTm+bWQUZDEYZRz2W6SzEPfy0NQ+FG/v89llFFBksaXMhP29s4bd4D/todfv9nedtxOJnPRk8tOGGW5N5+LXiB6CzF48+qV6C8zGqLvzfvz8NIMdG3kHfQpvmupbT57+BTffvslOPTD8enR9OD4hy87z77gRsTH5CG/jqMXJTNXeZlirjKVgbh8MFXeCj1oVerP42XQC8GxrkiXERVlD1kuFwGm+QyUhagORtMWB7+cHOydH+yLsRLXP71FMOHajf/qgrQrFHuaopuHC5k6Q1SV4j/Pjt+LeYhviUx5ThBX3E6+US1+xb+jo/191g5MTno8YRb6up60E7cDL/fMxEkr0uVcdgW6+yGcy6xP5B0eINN+lyzP5VwuZJ4+TPd+Erl3OZdv28l74sORuLuOM8kTzeN4LmZeOM+6AmPLr6Em2XV8l4mZvFPMyKg0EmGeiSz8E2rtZd12+ndpmEOHia1a/9P4TthnuZcvM/HFSFjxjeWwUoBDbjuh9x8O9w93h6Jcn67YPdofCoieV6t9ery3EK/d+7fiMkY/LMXs2ktk5nSFnGeynXga+wtFJJ5DY0W48K7Q7K2arx8voxz6CuYTi0/2DsUlBg9eYQgRjUI12MCFECtlmQuJT5BnLmvO/E4PvUWYZWF09TtxJ2PEwCJ5yDTPHty1lZDJ9FYS6b+BLBuUroAcTHr+gHWxMxiIj1aFqKJJcpTWUFjq8cH6BGWCXtIQ2snPvQxq5S0SVAyhWqnMrnnSerpd8WrwQlgXkX62REx8uwszqVDhhJFHvCAuRYGXBliul6mXPvBwhS1vJb5fXEJuSyUbUlOhAWtYgR1CHVJP6DMhjjiAfqVxtMCaFDbkk2cOmwgGQHxOfzp+N90/PO3WCs/Od88P6sWHR/tn0x8OfzqgxWEK3x//LOzDs2Px9evBtrg433PKBlCrOgXo8xGVuJ1wkcRpLoAEknDKPF/N40vz/TrPE5eVIjVFhAzme5yZb2nRPIv9G5kXT8tLaIUvs6ImgNh8XaZzMNhN5f8uwZJO578uDk5/FSNhd0icFg0Kklgk3RCAf99dLsOgG3kL2V3m4Tz8kxXGhdp2F3IRpw/uMpOB+Z7HMAddQD7AFqCQSq5oKcpJDNRxg9S760rfd2WaxmnmLiM/TlPgoQzc23gO8nOp6QRpCBZM8T8putVxOlpgGG2cuVKJ172SuW01iNXqCmsVzi2nU8j3ESpFPaYD1arQ+MfBwcl0f/fXM9DY6fxyuI9PTNaPFwmGb6fW+w+nR0PxSxiI3+zx/ziT579B9ezfgq8ctO50AjkTUXxnO0NmzSy8ByS1DweqhmZUM5ypyqodw50En6NCn9ziS5anCX2xuQHmsPVrb2vR2wrOt34cbh0Nt87+23KgBsnc86Xdqa7p/M8wmsWjghT9+ROw7y5zv6ioBtTaPU2vkUDZ5yL0UxgrP46C0cCwBYy2fbgMaoawfOVUE7CoVG1X1+wK30tI16ZA5WSZj87TJYxqDoQ0X9E73o1eDJxVtiWu+uLHASpi1eUBaupv0FCuL+99mQBCjs8OSGe71UGcK9oH90kI58gRQCa5JhwgMPgPPYJMbFkowHJh3+p5Wpa1SwWXsCizNF5UTOOXmdg7+8Am/D2ZXqigGL/v7066+IhzcbZMaF3LgAouohswPhI80IkLskz+Fpy7JY0IE9tZZ6we5mweezmGVJ30B2++lExtrTqNRk8FhkpeybSYToT+1PQ6Kw1IgyMyFPxAlpwa25FhSrgIMrtkykkaxrCtMANnSZz3T+XVcu6lDhsYODtYX8wtMpLsi5JzCH/JY0eLIDT0JSmIf40FRh7gZRznBVu4XK27xMuv3T9gce0K/ls0Gnb69PLLUn/DMi3MhNXAY8wbrYedVVdCxImMbLxi3ZnVK1SYR6NwIaDAnpVaXBLgqTSRaGu+ptSlpJ3KkvNgQ5qGr8l+/NSkTf8LJtXNjHuqPus4Y5GlG/b726+/cXdevXT1Z99IsG9k2idkhb//H14S9rQ9GO0MdrZ7g53eYNvq1sjC08DazUYfrSNNiLyaHFhgfequ4FfBxZXx4pH5iucSQHaYwWmdwaxqowqD01b5QKPurCYhceNguUg4QuiKmdOA795nyK0Uj1pW/jLwjCE1yyv1ASoEdlOyXgDTsVWijjVRQ1goy5ZJL/WvYdj2LvZ3xQdFaPhb9tweD3rfuBPYNSbmkKLQIhmJgVrdjBKVIS3cqzReJvY2V12oSliPapz3YTBVjoENH9qX0xnsaQkHZFDhD0aIV0LlwN/INJJzCqEEN+DCJJW3YQy3XvmlsLzs9oP9b77pvvwaZs8ggGozKkdZ0+TK+iwH0yA+Q2XmUmhoOzWk1QLT8mpYWrBhaDu2/ojBH2/u53PyOHo3/Demv/DS+aEXxb0EDnBqTYqWX1HTXo+HQBaGPie8XHlQzF5UuNRN1oROtlYRgwnMUAhvxp3B90NcbzdKdDypynNOyk1N4f5aXUthaMYGyUZuo3h3Ix9GQHqHgP6Z6P3NfxyocZTodD4cvN8/PiVXzNYKTMxCKAkY1o74BtDWNdjJg5fcRzTYT/ywH0iyHRloGN99AxFThanESd6nIBRNMUruQA0RBKzB/fZgsGNR3EOhpwd++gihMoqrZ4jgQXEoBvcImYIwg5uEtEoc5SmlDJCEOQWwIb45OT3Gun+zPQBfQXBHaG8EUSflqHwfWQP435S2OQSCQhFyxL+cUkAM/KX4cf/osL9/IrxlEMZiBhecnHpkp9DxSyg4MhoRPAuq3CFXmKaw99Pu2dmB4jKNj6ZKfRsGnR0dTndP31GFsVquUEpkGxAeKN2lB4QJ5FlSwW3qLcoXFDKUTxwpaFA3RWkcLP2cApGy3jIKgdZhUJaokMFEDFzM5rvbmWiEgWyncOQzGzASFJgJPOD0AGTwu3rx+0qKYFikDkwCgF6q/sg386IHzgUU0EI+0EC593gNdSLIojDPpT92zeco4kXrueVUYLyGRnVEqrUHdWIpDxwEWjyJ2waIgskCr23n6b2wurZ34j+lkzZMVDgUQWOXsuo53RL8qOmx6+eDspfmGQ3UXtFQp04uIoTcriJWpDWBQG5KIrNJq0pF+J0eWfwnu+c/do2TKght4IwjW4q1mXJaFH6pTnHiBdXm1EQUiwIEKLlamhvWBKK1CiTUltQVpgmrPswN4zOZOOIrMa7JwaAN6oO65UzqIVJdZl3Bs6tyM2AemmphRmbNThxTSviRZXbSpYdfpsf/cBo9yqTTHAvQrFddDcz/3LjonC7m/F4KmCIAtEtuuQQPfd0arHevXKQBd9zt3jZgDnl5figZ2mKu29jlFuijEcLZ4DKvabGSjNWznPFgstG2awqFW0N+4ZSAiC1qjSec2gxif8lpKqiGxzACfVLhrLDvvDQCskPzJPQHXMwZobObMEkQchaRYenU8NogIA5Z40IiSz2zXbetseWwE6AfPxIXoBah+A6INTHuPlkARak58muLItmXpVntS7L9WPYuUj7TgJ9oFOMFeQhM2RlOVnn5tIAT1n06DxFPkF9cMlTnj8E8xHo9SoLHl39gpQK9PUH1y8yyQ2z7aMEUTHWEMHZdd/JJ2MhBAdK1cmalrhGLMhORaEc9CP28sjx0LEAfal0X5J0qW9fI0NCcdjbr5/EVi/OKxMk91Ud0pYfD67haXgyF5E4+mLGFt8TrWg4iMin4fpFGn4VyHtAq8XSCYijgl5BGaVaSF/LRYlrgoutiecEw5/xdhYf2aySfaVTMWua8R7kQaPXbMqlhIalhcTXY0vwaLxl6W/h/u8Z8leTguarBOM3NkAKYb2D2Wn07pNCBkyOOszlpstYWk1TyKLIvawQ4T6KxhRaD04KrSejfEJw/Z7tQB5FZmEK3yXnhl78LG+62yJcIfjJH7fxcYzeklGHNIlEb0iluW+dnUDxRxRtTq46XJeNvnBYprcSCxj8yCli1TpwdolVCtRuBOWrhEKX8Cm3Wrwu+P0U2vIfFWliPSgltsBSmtKFjk8/eZYwuZWDTG5grgi3kn7IMQZpTbmfRDl7o99F1jg/GIeWXdnkzjXbR9O5kIZciTgNNE55Tn1hcilrFuTWhOpejcgGOdbNTqKiuqJNwJYsX2RW599QjpkFN6qaPtlEzey01MUbi0UZb6C5Tz640++rTB8CH5D5vBZbYwvwcY6tyHvTHqzFD1GQoKjDXMJUqK1TrGivG2xOHEWY8UeBDzTm7/pd6oFeb6RNQkoRqbo9+c8dWeFKstAX1qINjxRUVGM+9xWXgiSuMTI+xghNEQ02U19hC1wDofiploQMR1FQIqJ6tVbVfeVtbnTqXxzvJGctE16anNkrqXRsd7POADCPXAkpi4ZmYyds702Lnh7a1pxxdEaVNtSynon3gruvBBYIPU0/IYSj2WlzCy3atFFvsh7TNNSq42lTlAntgI0YXpUzrclDMoL0yDLGRxnt44YoGsUzVX3gpdu2mHNQ2Nbsod9xOZOrDQRyVvFwSyBCfrmb3Uw8R/C3y5IqBtVfqoYn8EW/aXWD/7ij8vkIZUfq0IEHbe1MO1ttJnJOkNtBQkmwlcl7uF+5VSFS2EYnIdZxn2ANQM1x5J4OWKZ5Q4LkP//NnRXitAuNet7HYtnQeAjjD26tT9ew8Wt1fQmOjfPqZzTysSXBs+hd7a63fUHTg+xflxuvI7MzQel3bm0FhA4V9hhCdCVaKrVBFe2BlgEVnT1Zfr2ztNoluDylrQ57AtV7Dad6HVHa4MNwMyn/Fchfer8J9YX9EEjYNBnBqPyJM+EQ6wYG/KfjkPGq6Jwjka6kyNXIdM9Rttd6eSoOKAXlC/GFaaBNT4xi5sfbN+CVCrq64dZRDh28mmnBhnRfZSiYIfd5Ucy3MBUu5TUwL6YMgvCLXdTXsMK7fiqDaQqCVmfyrfZFCoM1eCMuyFrlp8ToNbK9XaLJ9n+MTqGMWyJtBDiy/SvqPcNMYUJ9w78Pp7pFguNXQK+zvsfVSMYuE121NCOrb2v1rzama1GZbqo3gBSdxxeH+45ZTt9ijQ0LY3A0pPU/qUS0/0+WfYU6ZTZQsWFIyaov58pi1NIjJ7K5BJpf0xfbg5dev3rx+1GQaQkrWNUqqaAOpdcPZaCt4fpW62EyXESBC/KEz/46w92jWbfXIvJo6T7EuT7K6fpth21P2TJyxGRTvUi+5Dn3kVz3/hk5/MXVh/8wjbqGxq0zp5zZ+mqV8kjFU8KAUU70W/25rR6FMxdDJ+4THXBq740qwSRto0HnOHtZPdLp8bok0kY9pfpnxQSZOyWV9fNvjjUI60yigK/lDYfjiaEpnKUflHkt9/0vvh1IbglrCFTXSgrxirzCdjCxzkoIOWY4qGXsTW+r35EHT7popNZaG263FuevUjHWwSkYbksWrzTTxQk//24LxjcmL8ZromwG2YFWzihdI26yQ9E+dyx1RlGLOpFrNNfWBz9EP3jxrIXakXKORtRVQngl/tQJlq0dpbWx/mMgfulUY3jxWB6dRd+FYjZ1sIUvNTKwob8MirZVMiqdn5Fhw2tD3oqIvHiMcOqkOSQl75i3nyI572CLNgXjkjOClR8e3hI38mLyjk0XmWFGFekYaoQ6g3sVL5ESv4bDTZg9rhDoOvO6QPMGWtoj5EREb8VbPHDfI18iWj8J1WsXaIjS9CSbYTxFbGW1nDdlO0rFxxQvadeFUsP2YbjSIfUtU9mceEX7J3HKTgldpZeWXa44AyDj2o3oKTzFcRQIKk6D3bS3rMcRaU+3PUpvh/7vwefpfITtFx/wlXFqK4XjcyuuNYjpgvkErWla8UQtbEaPk/FamLw9AUyBa8p55Y3E8fDUYTDYLSmsnwWkBo3RuhJjmNAJmpUXRcaFdpFnUP+/bdktKFcXRUt2MytVOHtFcqxGbCh+eV8eKCrjLhM6/1iXehMkcqOihKLHFNysiM+IiTdNV6xWMwNZe1vwFGqE5fMoHZZrcBX2GaOXk1XE9T716SLXJjTBuwX0YgGl0ssscMWo+5dUaPFePpXEqFvFC+kCaPbKg/XyAncvpdLaXj/zsthvF6hQgvtBmVGaS5PX4qzzaVImh4YmhRv3EXG0bhK8T0SY+tlCrwWjd3s+oG7/YWqCGHONRZbOV3MXm/Wq8Teo8462I7e2G4xWrpyPMpBpjt83uRXMMV0Mfc7B3Rmnv1roc083GO5PWGhzDzcYvWmo0RGa0LTYbv2zrtR6NqcqvNlcuQi5V+3Vb7VpUpeq+aatbiXRUza/baq7EESVjv2lrUXrFvILa6ihPuVhezfXqAQqkOWiRRDUOoSWw2bVcA6qneR01z8N6zMNzKkv1CzqFiJXEXhu0/m8kjDQQ/P1cx2b3rMSuqpE2U/l7ZvoxDXmKdhSmvilrVrlAu5o3e4rdZwNMeEbMbjb0hfWsS5MlNLYUE60JmeiqyVytZ26sUUXm1WoFPUtFqTKrNs+iGPSqta9E3uZotbrOaZf2Ux1UM6K3zFUWuhNBd37MvueCDmvlpKUzvqfTeEFHBdaZu/BuZIBdfru4swaBZPk0vuE1tl6vco2hoSadsEfv6rZFxyg5bZIWnLPoass7GREUQmuHasilwK09dSY/pVecqqFkx3Wc8SFNuwJq1ofFIRGgTvXuABXwcbdKLXPXo1YzMYVcmz1RfQmkslysA817rMkMzQtRcI1P5UlvdjQ2XfjAQtFHqQvU0ccOdZBRCTA0grRlXRoCC93iib4XN+OzGSsDLlSA18SWvqECta0r09ZiKzAbpuXROCJDe01r9xA2rMSZyxdc7eKaQmbTLSgE1FPsXmf6mlWGKJpPHWcj8mzQyZC2fxCe/Gbuz+g7oMS1+dyuLdxa9+XZAM4nfeRbiYUKYi9QNxuWt0wtVdsaMgEgWYke+o7KItkkeUWIWemiqrXKt5w7Xr++UV7dUAMoLm+gJ3PRjds+pWfLWVW7L9bUrulSQuvFEiO5JpgRBmbo8qrp+RlHPR7dY+cUSsYJETaebwV1hciIr1XzxfHyHiSdSLwyx3v8ZR7PyP+1c9ETtVuAgZznHnZRoDVFY8dp0NsitkJ3G05O19fCc8PF6pG8h4rYabkxPIGqg/2r7Z1J7WSs97CyoUXNv9UTqrOW5buIbxWtqnEYECmj6mxIt7WtUIWVU7H2j+fnJ8JoThr61yaCojIk3YvrbZV71m/pJXDMm9FBxVf6txCyzzoU266ATfdbavebKpeTvFztmbVdPc3GauVO/l3XT1lJ+Mr5iBKPsK5QOA++nzpyoC6XwsRBhi8Gg9plPGVfDJIoaTOpxrTtzmDQLW/GP3YTqyv+IR9a79Jpkq8GL7rVi/HQET5bL37EUJCdtCv3wN3vobikK/oena6iqZNqBfH03cG5ncn5rLohzPdaWZfAIaN+xevLOHgwslW4vuF3AZgK9rkl35atUKE+MU5k08G+JI4yybd+miqooBx7PAhjATG984eED3B4Zaf9yn3LzY1/ktFVfq2v1ZLHRtNxnJWmZctsdcx3BGgaIbltp2DnPL6a6uMAzNOueO6lV9mqONWyXnhYUXhtzh5CvXbEtyN2fbmYHl6qo614RCzN7oT2HCvYbvwAcs2wW8+VdyaOSQsoWt+BuEYV0874KIr8i8lqgxc1f96qXa1QTYGw+h5Vo/q3OblONZ2nesPMXqxNlbW4MlGl1aSSFR0n/T7jr7ZtFb9aYXVrvIBHbpR/hZoiM6Uz8re12yYGlhvHurM2VrVKrCcvIrioGJ/C67U+qT9qz10NBlXBYYdQ3zLXKqjObQ03/koO/TTBWe2ncsQ/9Q+InByfnuNBja9wuQx+QVUxlCkfNptOeaLTKSnudKqnSuOhKM9mdaYnZpLTqfxmUMe/XsTBpp8nqv7gkPllIpn7fX1PRn/2m363R9/XXvuZovEFMniTzr7MfAT0hBGj6o8U6R8fqf7aE/aaNvy+E5b5+Ez1NekQAo1gXBAJ5p2De+mf0WmX0RN+TcmIZls79J2zJd+cOQAPdfS/XefdZ3GDf8XoL/JC/WaK8gswWYrk0knnOPo+jvMz6Y9eDzI8EaldOjgoTdmu7y9Tz3+g51dAt/GhurEz6fzs0d237x9GPKzMBZNgP//C9LSz8RdlvfrrOKu/p9XZJZ9oFMn8Lk5vzCgr4v4sCat1RYQ7p5JPQY28+R18V/PIfOrsP2BRhT6SkenoQdJLLziO5g8ndJ5+1G9k4wKbkGEPG2lpEysV3/x8DucKPmbUSyW5XpVyeLGXEDRdCb4T7erTzvnO/wEGrpsQQU0AAA=='
       skipDos2Unix: true
     }
   }
@@ -533,7 +533,7 @@ resource gpuTable 'Microsoft.OperationalInsights/workspaces/tables@2025-02-01' =
         {
           name: 'GpuIndex'
           type: 'int'
-          description: 'nvidia-smi index; empty on a health row'
+          description: 'nvidia-smi index (AMD: amd-smi gpu); empty on a health row'
         }
         {
           name: 'GpuUuid'
@@ -543,42 +543,42 @@ resource gpuTable 'Microsoft.OperationalInsights/workspaces/tables@2025-02-01' =
         {
           name: 'GpuName'
           type: 'string'
-          description: 'GPU model as nvidia-smi names it'
+          description: 'GPU model as nvidia-smi (AMD: amd-smi market_name) names it'
         }
         {
           name: 'UtilizationPercent'
           type: 'real'
-          description: 'utilization.gpu (percent)'
+          description: 'utilization.gpu (percent; AMD: gfx_activity)'
         }
         {
           name: 'MemoryUsedMiB'
           type: 'real'
-          description: 'memory.used (MiB)'
+          description: 'memory.used (MiB; AMD: used_vram)'
         }
         {
           name: 'MemoryTotalMiB'
           type: 'real'
-          description: 'memory.total (MiB)'
+          description: 'memory.total (MiB; AMD: total_vram)'
         }
         {
           name: 'TemperatureC'
           type: 'real'
-          description: 'temperature.gpu (°C)'
+          description: 'temperature.gpu (°C; AMD: hotspot, else edge)'
         }
         {
           name: 'PowerDrawW'
           type: 'real'
-          description: 'power.draw (W); empty where the driver does not report it (vGPU, GRID)'
+          description: 'power.draw (W; AMD: socket_power); empty where the driver does not report it (vGPU, GRID)'
         }
         {
           name: 'EccUncorrected'
           type: 'long'
-          description: 'ecc.errors.uncorrected.volatile.total since the driver loaded; empty without ECC'
+          description: 'ecc.errors.uncorrected.volatile.total since the driver loaded (AMD: total_uncorrectable_count, amd-smi only); empty without ECC'
         }
         {
           name: 'XidErrors'
           type: 'long'
-          description: 'Xid events since the previous sample (Linux: NVRM lines of the kernel log; Windows: nvlddmkm errors in the System event log)'
+          description: 'Xid events since the previous sample (Linux: NVRM lines of the kernel log; Windows: nvlddmkm errors in the System event log); empty on AMD'
         }
         {
           name: 'XidCodes'
@@ -588,22 +588,22 @@ resource gpuTable 'Microsoft.OperationalInsights/workspaces/tables@2025-02-01' =
         {
           name: 'DriverVersion'
           type: 'string'
-          description: 'NVIDIA driver version'
+          description: 'NVIDIA driver version (AMD: amdgpu driver version)'
         }
         {
           name: 'CudaVersion'
           type: 'string'
-          description: 'CUDA version the driver supports'
+          description: 'CUDA version the driver supports (AMD: the ROCm release installed, /opt/rocm/.info/version)'
         }
         {
           name: 'Status'
           type: 'string'
-          description: 'ok, gpu-missing, nvidia-smi-failed or no-gpu'
+          description: 'ok, gpu-missing, nvidia-smi-failed, amd-smi-failed, rocm-smi-failed, no-gpu or tool-missing (AMD image without amd-smi/rocm-smi)'
         }
         {
           name: 'Healthy'
           type: 'boolean'
-          description: 'false when the VM\'s GPUs are missing or the driver fails'
+          description: 'What the health probe answers: false when the VM\'s GPUs are missing or the driver fails (repaired); true on tool-missing (reported, not repaired)'
         }
         {
           name: 'Message'
@@ -901,7 +901,7 @@ resource gpuAlertVram 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   ]
 }
 
-// The dev box reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name vm-variant-devbox-spoke --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.
+// The dev box reported Xid or uncorrected ECC errors, a GPU missing (from nvidia-smi or amd-smi), or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name vm-variant-devbox-spoke --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.
 resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   name: 'alert-variant-devbox-spoke-gpu-faults'
   location: location
@@ -909,7 +909,7 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   kind: 'LogAlert'
   properties: {
     displayName: 'variant-devbox-spoke: GPU faults'
-    description: 'The dev box reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name vm-variant-devbox-spoke --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.'
+    description: 'The dev box reported Xid or uncorrected ECC errors, a GPU missing (from nvidia-smi or amd-smi), or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name vm-variant-devbox-spoke --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.'
     severity: 1
     enabled: true
     scopes: [

@@ -796,7 +796,7 @@ resource gpuTable 'Microsoft.OperationalInsights/workspaces/tables@2025-02-01' =
         {
           name: 'GpuIndex'
           type: 'int'
-          description: 'nvidia-smi index; empty on a health row'
+          description: 'nvidia-smi index (AMD: amd-smi gpu); empty on a health row'
         }
         {
           name: 'GpuUuid'
@@ -806,42 +806,42 @@ resource gpuTable 'Microsoft.OperationalInsights/workspaces/tables@2025-02-01' =
         {
           name: 'GpuName'
           type: 'string'
-          description: 'GPU model as nvidia-smi names it'
+          description: 'GPU model as nvidia-smi (AMD: amd-smi market_name) names it'
         }
         {
           name: 'UtilizationPercent'
           type: 'real'
-          description: 'utilization.gpu (percent)'
+          description: 'utilization.gpu (percent; AMD: gfx_activity)'
         }
         {
           name: 'MemoryUsedMiB'
           type: 'real'
-          description: 'memory.used (MiB)'
+          description: 'memory.used (MiB; AMD: used_vram)'
         }
         {
           name: 'MemoryTotalMiB'
           type: 'real'
-          description: 'memory.total (MiB)'
+          description: 'memory.total (MiB; AMD: total_vram)'
         }
         {
           name: 'TemperatureC'
           type: 'real'
-          description: 'temperature.gpu (°C)'
+          description: 'temperature.gpu (°C; AMD: hotspot, else edge)'
         }
         {
           name: 'PowerDrawW'
           type: 'real'
-          description: 'power.draw (W); empty where the driver does not report it (vGPU, GRID)'
+          description: 'power.draw (W; AMD: socket_power); empty where the driver does not report it (vGPU, GRID)'
         }
         {
           name: 'EccUncorrected'
           type: 'long'
-          description: 'ecc.errors.uncorrected.volatile.total since the driver loaded; empty without ECC'
+          description: 'ecc.errors.uncorrected.volatile.total since the driver loaded (AMD: total_uncorrectable_count, amd-smi only); empty without ECC'
         }
         {
           name: 'XidErrors'
           type: 'long'
-          description: 'Xid events since the previous sample (Linux: NVRM lines of the kernel log; Windows: nvlddmkm errors in the System event log)'
+          description: 'Xid events since the previous sample (Linux: NVRM lines of the kernel log; Windows: nvlddmkm errors in the System event log); empty on AMD'
         }
         {
           name: 'XidCodes'
@@ -851,22 +851,22 @@ resource gpuTable 'Microsoft.OperationalInsights/workspaces/tables@2025-02-01' =
         {
           name: 'DriverVersion'
           type: 'string'
-          description: 'NVIDIA driver version'
+          description: 'NVIDIA driver version (AMD: amdgpu driver version)'
         }
         {
           name: 'CudaVersion'
           type: 'string'
-          description: 'CUDA version the driver supports'
+          description: 'CUDA version the driver supports (AMD: the ROCm release installed, /opt/rocm/.info/version)'
         }
         {
           name: 'Status'
           type: 'string'
-          description: 'ok, gpu-missing, nvidia-smi-failed or no-gpu'
+          description: 'ok, gpu-missing, nvidia-smi-failed, amd-smi-failed, rocm-smi-failed, no-gpu or tool-missing (AMD image without amd-smi/rocm-smi)'
         }
         {
           name: 'Healthy'
           type: 'boolean'
-          description: 'false when the VM\'s GPUs are missing or the driver fails'
+          description: 'What the health probe answers: false when the VM\'s GPUs are missing or the driver fails (repaired); true on tool-missing (reported, not repaired)'
         }
         {
           name: 'Message'
