@@ -1836,3 +1836,51 @@ fn the_windows_collector_brackets_and_strings_balance() {
     assert!(ps_unbalanced("$s = \"x $($h[0]) y\"; $t = (1)").is_none());
     assert!(ps_unbalanced("$s = \"x $($h[0] y\"").is_some());
 }
+
+/// ND MI300X v5 has no driver extension: `image: auto` must boot the HPC image with ROCm (the
+/// NVIDIA HPC image would leave the GPUs without a driver), and the collector samples amd-smi.
+#[test]
+fn mi300x_boots_the_rocm_image_and_samples_amd_smi() {
+    let c = check_file(
+        Path::new("tests/fixtures/render/variants/amd-mi300x-training.yaml"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    assert!(!c.has_errors(), "{:#?}", c.diagnostics);
+    let plan = gpuform::plan::Plan::build(&c).unwrap();
+    let img = &plan.compute.image;
+    assert_eq!(
+        (
+            img.publisher.as_deref(),
+            img.offer.as_deref(),
+            img.sku.as_deref()
+        ),
+        (
+            Some("microsoft-dsvm"),
+            Some("ubuntu-hpc"),
+            Some("2204-rocm")
+        )
+    );
+    assert!(img.has_gpu_drivers);
+    let g = plan.gpu.as_ref().expect("Linux AMD pools are monitored");
+    assert_eq!((g.vendor, g.expected_gpus), ("amd", 8));
+    // the same spec naming the NVIDIA HPC image is refused before render
+    let text = std::fs::read_to_string("tests/fixtures/render/variants/amd-mi300x-training.yaml")
+        .unwrap()
+        .replace(
+            "    orchestration: uniform\n",
+            "    orchestration: uniform\n    image: ubuntu-hpc-22.04\n",
+        );
+    let c = gpuform::spec::check_source(
+        text,
+        "mi300x.yaml",
+        PathBuf::from("tests"),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    assert!(
+        c.diagnostics.iter().any(|d| d.rule == "image-gpu-vendor"),
+        "{:#?}",
+        c.diagnostics
+    );
+}

@@ -139,9 +139,15 @@ pub fn plan(
                 "no GPU driver extension supports {} ({}); its drivers come with the image",
                 size.name, size.series
             ),
-            help: "use `image: ubuntu-hpc-22.04` (NVIDIA driver, CUDA, Fabric Manager and InfiniBand drivers preinstalled), \
-                   or a custom image with `hasGpuDrivers: true`"
-                .into(),
+            help: if size.gpu_vendor == GpuVendor::Amd {
+                "use `image: ubuntu-hpc-22.04-rocm` (AMD ROCm and InfiniBand drivers preinstalled), \
+                 or a custom image with `hasGpuDrivers: true`"
+                    .into()
+            } else {
+                "use `image: ubuntu-hpc-22.04` (NVIDIA driver, CUDA, Fabric Manager and InfiniBand drivers preinstalled), \
+                 or a custom image with `hasGpuDrivers: true`"
+                    .into()
+            },
         });
     }
     let kind = match (requested, size.gpu_vendor) {

@@ -392,7 +392,14 @@ pub const RULES: &[Rule] = &[
         E,
         "drivers",
         "ND size without an image that carries drivers",
-        "No driver extension supports ND sizes. Use `image: ubuntu-hpc-22.04` or a custom image with `hasGpuDrivers: true`.",
+        "No driver extension supports ND sizes. Use `image: ubuntu-hpc-22.04` (NVIDIA; `ubuntu-hpc-22.04-rocm` for ND MI300X v5) or a custom image with `hasGpuDrivers: true`.",
+    ),
+    r(
+        "image-gpu-vendor",
+        E,
+        "drivers",
+        "An image whose GPU drivers serve the other vendor",
+        "ubuntu-hpc-22.04 carries NVIDIA drivers, ubuntu-hpc-22.04-rocm AMD ROCm: on the other vendor's size the pool boots without a usable GPU. `image: auto` picks the right one.",
     ),
     r(
         "driver-mismatch",

@@ -244,7 +244,8 @@ impl Default for Image {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ImageAlias {
-    /// Resolved from the size: `ubuntu-hpc-22.04` for InfiniBand ND sizes, `ubuntu-22.04` otherwise.
+    /// Resolved from the size: `ubuntu-hpc-22.04` for NVIDIA ND sizes whose drivers come with the
+    /// image, `ubuntu-hpc-22.04-rocm` for AMD ones (ND MI300X v5), `ubuntu-22.04` otherwise.
     #[serde(rename = "auto")]
     Auto,
     #[serde(rename = "ubuntu-22.04")]
@@ -253,6 +254,10 @@ pub enum ImageAlias {
     Ubuntu2404,
     #[serde(rename = "ubuntu-hpc-22.04")]
     UbuntuHpc2204,
+    /// The Azure HPC image with AMD ROCm and InfiniBand drivers (Learn, "Install AMD GPU drivers
+    /// on Azure ND MI300X v5 Linux VMs": `microsoft-dsvm:ubuntu-hpc:2204-rocm`).
+    #[serde(rename = "ubuntu-hpc-22.04-rocm")]
+    UbuntuHpcRocm2204,
     #[serde(rename = "windows-2022")]
     Windows2022,
 }
@@ -264,6 +269,7 @@ impl ImageAlias {
             Self::Ubuntu2204 => "ubuntu-22.04",
             Self::Ubuntu2404 => "ubuntu-24.04",
             Self::UbuntuHpc2204 => "ubuntu-hpc-22.04",
+            Self::UbuntuHpcRocm2204 => "ubuntu-hpc-22.04-rocm",
             Self::Windows2022 => "windows-2022",
         }
     }

@@ -70,6 +70,17 @@ pub fn alias_image(alias: ImageAlias) -> (MarketplaceImage, OsType, DriverOs, bo
             DriverOs::Ubuntu2204,
             true,
         ),
+        ImageAlias::UbuntuHpcRocm2204 => (
+            MarketplaceImage {
+                publisher: "microsoft-dsvm",
+                offer: "ubuntu-hpc",
+                sku: "2204-rocm",
+                version: "latest",
+            },
+            OsType::Linux,
+            DriverOs::Ubuntu2204,
+            true,
+        ),
         ImageAlias::Windows2022 => (
             MarketplaceImage {
                 publisher: "MicrosoftWindowsServer",
@@ -84,11 +95,24 @@ pub fn alias_image(alias: ImageAlias) -> (MarketplaceImage, OsType, DriverOs, bo
     }
 }
 
+/// Whose GPUs the drivers of an alias image serve (`None`: the image has no GPU drivers).
+pub fn alias_driver_vendor(alias: ImageAlias) -> Option<crate::catalog::GpuVendor> {
+    match alias {
+        ImageAlias::UbuntuHpc2204 => Some(crate::catalog::GpuVendor::Nvidia),
+        ImageAlias::UbuntuHpcRocm2204 => Some(crate::catalog::GpuVendor::Amd),
+        _ => None,
+    }
+}
+
 /// The alias `image: auto` stands for on `size`.
 pub fn auto_image(size: Option<&GpuSize>) -> ImageAlias {
     match size {
         Some(s) if s.driver.default == crate::catalog::DefaultDriver::Image => {
-            ImageAlias::UbuntuHpc2204
+            if s.gpu_vendor == crate::catalog::GpuVendor::Amd {
+                ImageAlias::UbuntuHpcRocm2204
+            } else {
+                ImageAlias::UbuntuHpc2204
+            }
         }
         _ => ImageAlias::Ubuntu2204,
     }
@@ -108,7 +132,7 @@ pub fn image(img: &Image) -> ResolvedImage {
                 os,
                 generation: HyperVGeneration::V2,
                 has_gpu_drivers: drivers,
-                is_hpc: *a == ImageAlias::UbuntuHpc2204,
+                is_hpc: matches!(a, ImageAlias::UbuntuHpc2204 | ImageAlias::UbuntuHpcRocm2204),
                 driver_os,
             }
         }

@@ -56,7 +56,7 @@ pub fn starter(a: &Answers) -> String {
             "adminUsername: gpuadmin      # the password comes from GPUFORM_ADMIN_PASSWORD at deploy time".to_string(),
         ),
         _ => (
-            "auto                         # or ubuntu-22.04, ubuntu-24.04, ubuntu-hpc-22.04, windows-2022",
+            "auto                         # or ubuntu-22.04, ubuntu-24.04, ubuntu-hpc-22.04, ubuntu-hpc-22.04-rocm, windows-2022",
             match &a.ssh_public_key {
                 Some(k) => format!("sshPublicKey: {}", yaml_quote(k.trim())),
                 None => "# sshPublicKey: \"ssh-ed25519 AAAA... you@example.com\"   # REQUIRED for Linux: paste ~/.ssh/id_ed25519.pub".to_string(),

@@ -166,6 +166,38 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
             .help("use a current size; Gen1-only GPU sizes are retired"),
         );
     }
+    // an image whose drivers serve the other vendor's GPUs: the pool would boot with no usable
+    // GPU (the driver plan trusts an image that carries drivers)
+    if let crate::spec::model::Image::Alias(a) = &c.image
+        && let Some(vendor) = resolve::alias_driver_vendor(*a)
+        && vendor != size.gpu_vendor
+    {
+        let (has, want) = match vendor {
+            crate::catalog::GpuVendor::Amd => ("AMD ROCm", "ubuntu-hpc-22.04"),
+            _ => ("NVIDIA", "ubuntu-hpc-22.04-rocm"),
+        };
+        out.push(
+            Diagnostic::new(
+                "image-gpu-vendor",
+                format!(
+                    "`{}` carries {has} drivers; {} has {} GPUs",
+                    a.as_str(),
+                    size.name,
+                    match size.gpu_vendor {
+                        crate::catalog::GpuVendor::Amd => "AMD",
+                        _ => "NVIDIA",
+                    }
+                ),
+            )
+            .at("/spec/compute/image")
+            .label("drivers for the other vendor")
+            .help(format!(
+                "use `image: auto` (it picks the image for the size), or `image: {want}`"
+            ))
+            .locked(),
+        );
+        return;
+    }
     match resolve::driver(s, size) {
         Err(problem) => {
             let rule = if size.driver.default == DefaultDriver::Image && !img.has_gpu_drivers {
