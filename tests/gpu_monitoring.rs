@@ -1884,3 +1884,79 @@ fn mi300x_boots_the_rocm_image_and_samples_amd_smi() {
         c.diagnostics
     );
 }
+
+/// Issue 12's "done when": every GPU example (all of examples/, scale sets and dev boxes, Linux
+/// and Windows, landing zone and sovereign cloud) renders the collection, the three alerts, the
+/// health repair (or, on a dev box, the health probe) and the workbook.
+#[test]
+fn every_example_renders_collection_three_alerts_health_and_workbook() {
+    let mut examples: Vec<_> = std::fs::read_dir("examples")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 7, "{examples:?}");
+    for ex in &examples {
+        let ex = ex.to_str().unwrap();
+        let arm = rendered_arm(ex);
+        // collection: a rule feeding the table, associated with the compute, and the agent on it
+        let dcr = of_type(&arm, "Microsoft.Insights/dataCollectionRules");
+        assert_eq!(dcr.len(), 1, "{ex}: data collection rule");
+        assert_eq!(
+            dcr[0]["properties"]["dataFlows"][0]["outputStream"], "Custom-GpuTelemetry_CL",
+            "{ex}"
+        );
+        let assoc = of_type(&arm, "Microsoft.Insights/dataCollectionRuleAssociations");
+        assert_eq!(assoc.len(), 1, "{ex}: association");
+        let vmss = of_type(&arm, "Microsoft.Compute/virtualMachineScaleSets");
+        let extensions: Vec<&Value> = match vmss.first() {
+            Some(v) => v["properties"]["virtualMachineProfile"]["extensionProfile"]["extensions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| &e["properties"])
+                .collect(),
+            None => of_type(&arm, "Microsoft.Compute/virtualMachines/extensions")
+                .into_iter()
+                .map(|e| &e["properties"])
+                .collect(),
+        };
+        let has = |ty: &str| extensions.iter().any(|e| e["type"] == ty);
+        assert!(
+            has("AzureMonitorLinuxAgent") || has("AzureMonitorWindowsAgent"),
+            "{ex}: agent"
+        );
+        // health: the probe, and automatic repairs where there is a scale set
+        assert!(
+            has("ApplicationHealthLinux")
+                || has("ApplicationHealthWindows")
+                || vmss.first().is_some_and(|v| {
+                    v["properties"]["virtualMachineProfile"]["networkProfile"]["healthProbe"]
+                        .is_object()
+                }),
+            "{ex}: health probe"
+        );
+        if let Some(v) = vmss.first() {
+            assert_eq!(
+                v["properties"]["automaticRepairsPolicy"]["enabled"], true,
+                "{ex}: repairs"
+            );
+        }
+        let alerts: Vec<String> = of_type(&arm, "Microsoft.Insights/scheduledQueryRules")
+            .iter()
+            .map(|a| a["name"].as_str().unwrap().to_string())
+            .collect();
+        for kind in ["-gpu-idle", "-gpu-vram", "-gpu-faults"] {
+            assert!(
+                alerts.iter().any(|n| n.ends_with(kind)),
+                "{ex}: {kind} in {alerts:?}"
+            );
+        }
+        assert_eq!(
+            of_type(&arm, "Microsoft.Insights/workbooks").len(),
+            1,
+            "{ex}: workbook"
+        );
+    }
+}
