@@ -776,10 +776,20 @@ fn a_dev_box_is_destroyed_in_an_order_azure_accepts_and_its_disks_go_after_the_v
         stderr.contains("left alone: disk scratch-from-snapshot"),
         "{stderr}"
     );
+    // shown with the group as the user spells it (ARM writes it in upper case in disk ids)
     assert!(
         stderr.contains(&format!(
-            "Microsoft.Compute/disks osdisk-{DEV_VM} ({DEV_RG_UPPER})"
+            "Microsoft.Compute/disks osdisk-{DEV_VM} ({DEV_RG})"
         )),
+        "{stderr}"
+    );
+    // the subnets (declared inline in the VNet) go with it like the other children
+    assert!(
+        stderr.contains("(9 child resources go with their parents)"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("types the spec does not declare"),
         "{stderr}"
     );
     // Disks - Delete at a DiskRP api-version (the template declares no disk to take it from)
@@ -808,8 +818,6 @@ fn a_dev_box_is_destroyed_in_an_order_azure_accepts_and_its_disks_go_after_the_v
             .ends_with(&format!("deployments/{DEV_DEPLOYMENT}").to_ascii_lowercase())
     );
 }
-
-const DEV_RG_UPPER: &str = "RG-DEV-NOTEBOOK";
 
 #[test]
 fn a_dev_box_destroy_that_stops_after_the_vm_deletes_the_rest_of_its_disks_next_time() {
@@ -896,7 +904,7 @@ fn keep_data_keeps_a_dev_boxs_disks_and_deletes_the_vm() {
     for disk in [format!("osdisk-{DEV_VM}"), format!("datadisk-{DEV_VM}-0")] {
         assert!(
             stderr.contains(&format!(
-                "keep  Microsoft.Compute/disks {disk} ({DEV_RG_UPPER}) (--keep-data)"
+                "keep  Microsoft.Compute/disks {disk} ({DEV_RG}) (--keep-data)"
             )),
             "{stderr}"
         );

@@ -187,6 +187,15 @@ pub fn vm_disks(
                     c.eq_ignore_ascii_case("FromImage") || c.eq_ignore_ascii_case("Empty")
                 });
                 if by_vm {
+                    // ARM may spell the group in upper case in disk ids: show the VM's spelling
+                    let mut t = t;
+                    if let Some(vm_rg) = parse_id(vm_id).and_then(|v| v.resource_group)
+                        && t.resource_group
+                            .as_deref()
+                            .is_some_and(|g| g.eq_ignore_ascii_case(&vm_rg))
+                    {
+                        t.resource_group = Some(vm_rg);
+                    }
                     push(t, &mut created);
                 } else if !attached
                     .iter()
@@ -320,30 +329,42 @@ pub fn inventory(
         ..Default::default()
     };
     let mut all: Vec<Target> = Vec::new();
+    let mut undeclared: Vec<Target> = Vec::new();
     for d in records {
         for r in &d.properties.output_resources {
             let Some(t) = parse_id(&r.id) else { continue };
-            if !apis.contains_key(&t.resource_type.to_ascii_lowercase()) {
-                if !inv.foreign.contains(&t.id) {
-                    inv.foreign.push(t.id.clone());
-                }
-                continue;
-            }
-            if !all.iter().any(|x| x.id.eq_ignore_ascii_case(&t.id)) {
-                all.push(t);
+            let list = if apis.contains_key(&t.resource_type.to_ascii_lowercase()) {
+                &mut all
+            } else {
+                &mut undeclared
+            };
+            if !list.iter().any(|x| x.id.eq_ignore_ascii_case(&t.id)) {
+                list.push(t);
             }
         }
     }
-    for t in &all {
-        // a child whose parent is in the list goes with it (extension resources do not)
-        let parent_listed = t.on.is_none()
+    // a child whose parent is in the list goes with it (extension resources do not)
+    let parent_listed = |t: &Target| {
+        t.on.is_none()
             && all.iter().any(|p| {
                 p.id.len() < t.id.len()
                     && t.id
                         .to_ascii_lowercase()
                         .starts_with(&format!("{}/", p.id.to_ascii_lowercase()))
                     && p.on.is_none()
-            });
+            })
+    };
+    // a child of a type the template declares only inline (a VNet's subnets) goes with its
+    // parent too; anything else of an undeclared type is left alone
+    for t in &undeclared {
+        if parent_listed(t) {
+            inv.with_parent += 1;
+        } else {
+            inv.foreign.push(t.id.clone());
+        }
+    }
+    for t in &all {
+        let parent_listed = parent_listed(t);
         if keep_data && is_data(t, &all) {
             if !parent_listed {
                 inv.keep.push(t.clone());
@@ -726,6 +747,12 @@ mod tests {
                 "{RG}/Microsoft.Compute/virtualMachines/vm-dev-notebook"
             ))
         );
+        // the subnets, declared only inline in the VNet, go with it too (not "left alone")
+        let mut inline = dev_box_apis();
+        inline.remove("microsoft.network/virtualnetworks/subnets");
+        let inv = inventory(&[&d], &inline, false);
+        assert_eq!((inv.with_parent, inv.foreign.len()), (2, 0));
+        assert!(!inv.delete.iter().any(|t| t.name == "workload"));
         // stages by type
         assert_eq!(
             stage("Microsoft.Compute/virtualMachines"),
