@@ -84,6 +84,8 @@ struct State {
     running: bool,
     /// PATCH bodies of VMs (the data disks' deleteOption)
     patches: Vec<Value>,
+    /// the dev box's data disk has deleteOption Delete (changed by hand)
+    data_disk_deleted_with_vm: bool,
 }
 
 /// What the fake group holds: its name, the spec's deployment and its output resources; for a
@@ -166,7 +168,12 @@ impl Respond for Group {
                 }) =>
             {
                 let vm = self.fx.devbox_vm.unwrap();
-                ResponseTemplate::new(200).set_body_json(devbox_vm(&rgp, vm))
+                let mut body = devbox_vm(&rgp, vm);
+                if s.data_disk_deleted_with_vm {
+                    body["properties"]["storageProfile"]["dataDisks"][0]["deleteOption"] =
+                        json!("Delete");
+                }
+                ResponseTemplate::new(200).set_body_json(body)
             }
             "GET" if k.contains("/microsoft.compute/virtualmachines/") => {
                 let detached = s
@@ -911,4 +918,32 @@ fn keep_data_keeps_a_dev_boxs_disks_and_deletes_the_vm() {
     }
     // the vault, its diagnostic setting and the two disks
     assert!(stdout.contains(", 4 kept"), "{stdout}");
+}
+
+#[test]
+fn keep_data_stops_before_anything_goes_when_deleting_the_vm_would_delete_a_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dev_spec(&dir);
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    let state = dev_group(&fake);
+    state.lock().unwrap().data_disk_deleted_with_vm = true;
+    let out = destroy_of(&fake, &spec, DEV_RG)
+        .arg("--keep-data")
+        .output()
+        .unwrap();
+    let (_, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "deleting the VM would delete its disk datadisk-{DEV_VM}-0 (deleteOption Delete"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing was deleted"), "{stderr}");
+    assert!(deleted_in_order(&state).is_empty());
+    // without --keep-data the disk goes (with the VM, or after it: 404/204 is done)
+    let out = destroy_of(&fake, &spec, DEV_RG).output().unwrap();
+    let (_, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
 }

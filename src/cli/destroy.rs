@@ -194,7 +194,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     .filter(|(_, e)| *e)
                     .map(|(d, _)| d)
                     .collect();
-            } else if args.keep_data {
+            } else {
+                // what deleting the VM deletes with it (deleteOption Delete): gpuform renders
+                // Detach, so only a disk changed or attached by hand
                 let sp = read
                     .as_ref()
                     .and_then(|v| v.properties.as_ref())
@@ -254,33 +256,39 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             inv.foreign.len()
         );
     }
+    let with_vm = |id: &str| {
+        let name = id.rsplit('/').next().unwrap_or(id);
+        delete_option_delete
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case(name))
+    };
     for id in &hand_attached {
         let name = id.rsplit('/').next().unwrap_or(id);
-        eprintln!(
-            "  left alone: disk {name} (attached to the VM, not created by it; it stays in its group)"
-        );
+        if with_vm(id) {
+            eprintln!(
+                "  goes with the VM: disk {name} (attached to it by hand with deleteOption Delete)"
+            );
+        } else {
+            eprintln!(
+                "  left alone: disk {name} (attached to the VM, not created by it; it stays in its group)"
+            );
+        }
     }
     eprintln!("  everything else in {rg}, and the group itself, is left alone");
-    if !delete_option_delete.is_empty() {
+    if args.keep_data && !delete_option_delete.is_empty() {
         eprintln!(
-            "destroy: warning: the VM's disk{} {} {} deleteOption Delete (changed since gpuform rendered Detach): deleting the VM deletes {} despite --keep-data; snapshot first (az snapshot create) or set deleteOption Detach (az vm update --set ...deleteOption=Detach)",
+            "destroy: --keep-data, but deleting the VM would delete its disk{} {} (deleteOption Delete; gpuform renders Detach); nothing was deleted",
             if delete_option_delete.len() == 1 {
                 ""
             } else {
                 "s"
             },
             delete_option_delete.join(", "),
-            if delete_option_delete.len() == 1 {
-                "has"
-            } else {
-                "have"
-            },
-            if delete_option_delete.len() == 1 {
-                "it"
-            } else {
-                "them"
-            },
         );
+        eprintln!(
+            "  set deleteOption back to Detach (deploy the spec again: gpuform renders Detach) or snapshot the disks (az snapshot create), then run destroy again"
+        );
+        return Ok(ExitCode::Findings);
     }
     let detach = args.keep_data
         && !plan.compute.data_disks.is_empty()
