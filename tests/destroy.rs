@@ -84,12 +84,34 @@ struct State {
     running: bool,
     /// PATCH bodies of VMs (the data disks' deleteOption)
     patches: Vec<Value>,
+    /// the dev box's data disk has deleteOption Delete (changed by hand)
+    data_disk_deleted_with_vm: bool,
+}
+
+/// What the fake group holds: its name, the spec's deployment and its output resources; for a
+/// dev box, the VM's name (its GET answers the VM with the disks it created).
+#[derive(Clone)]
+struct Fixture {
+    rg: &'static str,
+    deployment: &'static str,
+    outputs: Vec<String>,
+    devbox_vm: Option<&'static str>,
+}
+
+fn shortvideo() -> Fixture {
+    Fixture {
+        rg: RG,
+        deployment: DEPLOYMENT,
+        outputs: output_ids(),
+        devbox_vm: None,
+    }
 }
 
 #[derive(Clone)]
 struct Group {
     state: Arc<Mutex<State>>,
     base: String,
+    fx: Fixture,
 }
 
 fn key(r: &Request) -> String {
@@ -114,14 +136,20 @@ impl Respond for Group {
                 ResponseTemplate::new(200)
             };
         }
+        let rgp = format!(
+            "/subscriptions/{SUB}/resourceGroups/{}/providers",
+            self.fx.rg
+        );
         let vm_ids: Vec<String> = (0..2)
             .map(|i| {
-                format!(
-                    "{}/Microsoft.Compute/virtualMachines/vmss-shortvideo-transcode_{i:08x}",
-                    rgp()
-                )
+                format!("{rgp}/Microsoft.Compute/virtualMachines/vmss-shortvideo-transcode_{i:08x}")
             })
             .collect();
+        let gone = |s: &State| {
+            s.deleted
+                .iter()
+                .any(|d| k == *d || k.starts_with(&format!("{d}/")))
+        };
         match r.method.as_str() {
             // the scale set's instances (Flexible: the virtualMachines list, filtered)
             "GET" if k.ends_with("/providers/microsoft.compute/virtualmachines") => {
@@ -130,6 +158,22 @@ impl Respond for Group {
                     .map(|id| json!({"id": id, "name": id.rsplit('/').next(), "properties": {}}))
                     .collect();
                 ResponseTemplate::new(200).set_body_json(json!({"value": value}))
+            }
+            "GET" if k.contains("/microsoft.compute/virtualmachines/") && gone(&s) => not_found(),
+            // the dev box's VM (VirtualMachines_Get): the OS and data disk it created (FromImage,
+            // Empty; deleteOption Detach as the template renders) and one attached by hand
+            "GET"
+                if self.fx.devbox_vm.is_some_and(|vm| {
+                    k.ends_with(&format!("/microsoft.compute/virtualmachines/{vm}"))
+                }) =>
+            {
+                let vm = self.fx.devbox_vm.unwrap();
+                let mut body = devbox_vm(&rgp, vm);
+                if s.data_disk_deleted_with_vm {
+                    body["properties"]["storageProfile"]["dataDisks"][0]["deleteOption"] =
+                        json!("Delete");
+                }
+                ResponseTemplate::new(200).set_body_json(body)
             }
             "GET" if k.contains("/microsoft.compute/virtualmachines/") => {
                 let detached = s
@@ -140,7 +184,7 @@ impl Respond for Group {
                 ResponseTemplate::new(200).set_body_json(json!({"id": r.url.path(), "properties": {"storageProfile": {
                     "osDisk": {"createOption": "FromImage", "deleteOption": "Delete"},
                     "dataDisks": [{"lun": 0, "createOption": "Empty", "diskSizeGB": 256, "caching": "ReadOnly", "deleteOption": option,
-                        "managedDisk": {"storageAccountType": "Premium_LRS", "id": format!("{}/Microsoft.Compute/disks/data-{}", rgp(), k.rsplit('/').next().unwrap())}}]}}}))
+                        "managedDisk": {"storageAccountType": "Premium_LRS", "id": format!("{rgp}/Microsoft.Compute/disks/data-{}", k.rsplit('/').next().unwrap())}}]}}}))
             }
             "PATCH" => {
                 let body: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
@@ -149,25 +193,25 @@ impl Respond for Group {
                     .set_body_json(json!({"properties": {"provisioningState": "Succeeded"}}))
             }
             "GET" if k.ends_with("/providers/microsoft.resources/deployments") => {
-                let dep = format!("{}/microsoft.resources/deployments/{}", rgp(), DEPLOYMENT)
-                    .to_ascii_lowercase();
+                let dep = format!(
+                    "{rgp}/microsoft.resources/deployments/{}",
+                    self.fx.deployment
+                )
+                .to_ascii_lowercase();
                 let value = if s.deleted.contains(&dep) {
                     vec![]
                 } else {
                     vec![json!({
-                        "id": format!("{}/Microsoft.Resources/deployments/{DEPLOYMENT}", rgp()),
-                        "name": DEPLOYMENT,
+                        "id": format!("{rgp}/Microsoft.Resources/deployments/{}", self.fx.deployment),
+                        "name": self.fx.deployment,
                         "properties": {"provisioningState": if s.running { "Running" } else { "Succeeded" }, "timestamp": "2026-12-01T18:00:00Z",
-                            "outputResources": output_ids().into_iter().map(|id| json!({"id": id})).collect::<Vec<_>>()}
+                            "outputResources": self.fx.outputs.iter().map(|id| json!({"id": id})).collect::<Vec<_>>()}
                     })]
                 };
                 ResponseTemplate::new(200).set_body_json(json!({"value": value}))
             }
             "GET" => {
-                if s.deleted
-                    .iter()
-                    .any(|d| k == *d || k.starts_with(&format!("{d}/")))
-                {
+                if gone(&s) {
                     not_found()
                 } else {
                     ResponseTemplate::new(200)
@@ -210,19 +254,26 @@ impl Respond for Group {
 }
 
 fn fake_group(fake: &FakeAzure) -> Arc<Mutex<State>> {
+    fake_group_of(fake, shortvideo())
+}
+
+fn fake_group_of(fake: &FakeAzure, fx: Fixture) -> Arc<Mutex<State>> {
     let state = Arc::new(Mutex::new(State::default()));
+    let rg = fx.rg;
     let g = Group {
         state: state.clone(),
         base: fake.base.clone(),
+        fx,
     };
     fake.mount(
         Mock::given(method("GET"))
-            .and(path(FakeAzure::sub_path(&format!("resourcegroups/{RG}"))))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": format!("/subscriptions/{SUB}/resourceGroups/{RG}"), "name": RG, "location": "eastus2"}))),
+            .and(path(FakeAzure::sub_path(&format!("resourcegroups/{rg}"))))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": format!("/subscriptions/{SUB}/resourceGroups/{rg}"), "name": rg, "location": "eastus2"}))),
     );
     fake.mount(
         Mock::given(path_regex(format!(
-            r"^/subscriptions/{SUB}/(resourcegroups|resourceGroups)/{RG}/providers/.+$"
+            // case-insensitive: ARM writes the group in upper case in some ids (disk ids)
+            r"(?i)^/subscriptions/{SUB}/resourcegroups/{rg}/providers/.+$"
         )))
         .respond_with(g.clone())
         .with_priority(9),
@@ -242,10 +293,14 @@ fn fake_group(fake: &FakeAzure) -> Arc<Mutex<State>> {
 }
 
 fn destroy(fake: &FakeAzure) -> assert_cmd::Command {
+    destroy_of(fake, &spec(), RG)
+}
+
+fn destroy_of(fake: &FakeAzure, spec: &std::path::Path, rg: &str) -> assert_cmd::Command {
     let mut c = fake.gpuform();
-    c.arg("destroy").arg(spec()).args([
+    c.arg("destroy").arg(spec).args([
         "-g",
-        RG,
+        rg,
         "--yes",
         "--arm-endpoint",
         &format!("{}/", fake.base),
@@ -530,4 +585,365 @@ fn without_a_terminal_destroy_needs_yes() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr.contains("pass --yes"), "{stderr}");
     assert!(fake.requests().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// A dev box (examples/dev-notebook-t4.yaml with one data disk): a standalone VM with its own NIC
+// in the workload subnet, a shutdown schedule, a Logic App that starts it, extensions and a data
+// collection rule association on it. Its OS and data disks are created by the VM (deleteOption
+// Detach), so they are not among the deployment's output resources.
+
+const DEV_RG: &str = "rg-dev-notebook";
+const DEV_DEPLOYMENT: &str = "dev-notebook-4e5f6a7b";
+const DEV_VM: &str = "vm-dev-notebook";
+const DEV_VAULT: &str = "kv-dev-notebook-q3m9";
+
+fn dev_rgp() -> String {
+    format!("/subscriptions/{SUB}/resourceGroups/{DEV_RG}/providers")
+}
+
+/// The spec: the example with one data disk (lun 0, so the template names it
+/// `datadisk-vm-dev-notebook-0`).
+fn dev_spec(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(examples("dev-notebook-t4.yaml")).unwrap();
+    let (head, tail) = text.split_once("    sshPublicKey:").unwrap();
+    let with_disk = format!(
+        "{head}    dataDisks: [{{sizeGiB: 256, type: Premium_LRS}}]\n    sshPublicKey:{tail}"
+    );
+    let p = dir.path().join("dev-notebook.yaml");
+    std::fs::write(&p, with_disk).unwrap();
+    p
+}
+
+/// The dev box deployment's output resources (as the rendered template declares them; children
+/// and extension resources included).
+fn dev_output_ids() -> Vec<String> {
+    let p = dev_rgp();
+    let vm = format!("{p}/Microsoft.Compute/virtualMachines/{DEV_VM}");
+    let vault = format!("{p}/Microsoft.KeyVault/vaults/{DEV_VAULT}");
+    let dcr = format!("{p}/Microsoft.Insights/dataCollectionRules/dcr-dev-notebook-gpu");
+    let zone = format!("{p}/Microsoft.Network/privateDnsZones/privatelink.vaultcore.azure.net");
+    let mut ids = vec![
+        format!("{p}/Microsoft.Network/networkSecurityGroups/nsg-dev-notebook-workload"),
+        format!("{p}/Microsoft.Network/networkSecurityGroups/nsg-dev-notebook-private-endpoints"),
+        format!("{p}/Microsoft.Network/publicIPAddresses/pip-dev-notebook-nat"),
+        format!("{p}/Microsoft.Network/natGateways/ng-dev-notebook"),
+        format!("{p}/Microsoft.Network/virtualNetworks/vnet-dev-notebook"),
+        format!("{p}/Microsoft.Network/virtualNetworks/vnet-dev-notebook/subnets/workload"),
+        format!(
+            "{p}/Microsoft.Network/virtualNetworks/vnet-dev-notebook/subnets/private-endpoints"
+        ),
+        format!("{p}/Microsoft.ManagedIdentity/userAssignedIdentities/id-dev-notebook"),
+        format!(
+            "{vault}/providers/Microsoft.Authorization/roleAssignments/22222222-0000-0000-0000-000000000001"
+        ),
+        format!(
+            "{dcr}/providers/Microsoft.Authorization/roleAssignments/22222222-0000-0000-0000-000000000002"
+        ),
+        vault.clone(),
+        zone.clone(),
+        format!("{zone}/virtualNetworkLinks/link-vnet-dev-notebook"),
+        format!("{p}/Microsoft.Network/privateEndpoints/pep-dev-notebook-vault"),
+        format!(
+            "{p}/Microsoft.Network/privateEndpoints/pep-dev-notebook-vault/privateDnsZoneGroups/default"
+        ),
+        format!("{p}/Microsoft.Network/networkInterfaces/nic-{DEV_VM}"),
+        vm.clone(),
+    ];
+    for e in [
+        "NvidiaGpuDriverLinux",
+        "GpuCollector",
+        "AzureMonitorLinuxAgent",
+        "HealthExtension",
+    ] {
+        ids.push(format!("{vm}/extensions/{e}"));
+    }
+    ids.extend([
+        format!("{p}/Microsoft.DevTestLab/schedules/shutdown-computevm-{DEV_VM}"),
+        format!("{p}/Microsoft.Logic/workflows/logic-dev-notebook-start"),
+        format!("{vm}/providers/Microsoft.Authorization/roleAssignments/22222222-0000-0000-0000-000000000003"),
+        format!("{p}/Microsoft.OperationalInsights/workspaces/log-dev-notebook"),
+        format!("{vault}/providers/Microsoft.Insights/diagnosticSettings/to-log-analytics"),
+        format!("{p}/Microsoft.Insights/actionGroups/ag-dev-notebook"),
+        format!("{p}/Microsoft.Consumption/budgets/budget-dev-notebook"),
+        format!("{p}/Microsoft.OperationalInsights/workspaces/log-dev-notebook/tables/GpuTelemetry_CL"),
+        format!("{p}/Microsoft.Insights/dataCollectionEndpoints/dce-dev-notebook"),
+        dcr.clone(),
+        format!("{vm}/providers/Microsoft.Insights/dataCollectionRuleAssociations/gpu-telemetry"),
+        format!("{p}/Microsoft.Insights/scheduledQueryRules/alert-dev-notebook-gpu-idle"),
+        format!("{p}/Microsoft.Insights/scheduledQueryRules/alert-dev-notebook-gpu-vram"),
+        format!("{p}/Microsoft.Insights/scheduledQueryRules/alert-dev-notebook-gpu-faults"),
+        format!("{p}/Microsoft.Insights/workbooks/3f2b8a4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"),
+    ]);
+    ids
+}
+
+/// `GET virtualMachines/{vm}` (Compute VirtualMachines_Get shape): the OS disk (FromImage) and
+/// data disk (Empty) the VM created, `deleteOption: Detach` as the template renders them, and a
+/// disk attached by hand (Attach). ARM writes the group in upper case in the disk ids.
+fn devbox_vm(rgp: &str, vm: &str) -> Value {
+    let disks = format!(
+        "/subscriptions/{SUB}/resourceGroups/{}/providers/Microsoft.Compute/disks",
+        DEV_RG.to_ascii_uppercase()
+    );
+    json!({
+        "name": vm, "id": format!("{rgp}/Microsoft.Compute/virtualMachines/{vm}"),
+        "type": "Microsoft.Compute/virtualMachines", "location": "westeurope",
+        "identity": {"type": "UserAssigned"},
+        "properties": {
+            "vmId": "0f47b100-583c-48e3-a4c0-aefc2c9bbcc1",
+            "hardwareProfile": {"vmSize": "Standard_NC4as_T4_v3"},
+            "storageProfile": {
+                "imageReference": {"publisher": "Canonical", "offer": "0001-com-ubuntu-server-jammy", "sku": "22_04-lts-gen2", "version": "latest", "exactVersion": "22.04.202611120"},
+                "osDisk": {"osType": "Linux", "name": format!("osdisk-{vm}"), "createOption": "FromImage", "caching": "ReadWrite",
+                    "managedDisk": {"storageAccountType": "Premium_LRS", "id": format!("{disks}/osdisk-{vm}")},
+                    "deleteOption": "Detach", "diskSizeGB": 128},
+                "dataDisks": [
+                    {"lun": 0, "name": format!("datadisk-{vm}-0"), "createOption": "Empty", "caching": "ReadOnly",
+                        "managedDisk": {"storageAccountType": "Premium_LRS", "id": format!("{disks}/datadisk-{vm}-0")},
+                        "deleteOption": "Detach", "diskSizeGB": 256, "toBeDetached": false},
+                    {"lun": 5, "name": "scratch-from-snapshot", "createOption": "Attach", "caching": "None",
+                        "managedDisk": {"storageAccountType": "StandardSSD_LRS", "id": format!("{disks}/scratch-from-snapshot")},
+                        "deleteOption": "Detach", "diskSizeGB": 64, "toBeDetached": false}
+                ],
+                "diskControllerType": "SCSI"
+            },
+            "networkProfile": {"networkInterfaces": [{"id": format!("{rgp}/Microsoft.Network/networkInterfaces/nic-{vm}"), "properties": {"primary": true, "deleteOption": "Detach"}}]},
+            "provisioningState": "Succeeded"
+        }
+    })
+}
+
+fn dev_group(fake: &FakeAzure) -> Arc<Mutex<State>> {
+    fake_group_of(
+        fake,
+        Fixture {
+            rg: DEV_RG,
+            deployment: DEV_DEPLOYMENT,
+            outputs: dev_output_ids(),
+            devbox_vm: Some(DEV_VM),
+        },
+    )
+}
+
+fn count(order: &[String], tail: &str) -> usize {
+    let tail = tail.to_ascii_lowercase();
+    order.iter().filter(|d| d.ends_with(&tail)).count()
+}
+
+#[test]
+fn a_dev_box_is_destroyed_in_an_order_azure_accepts_and_its_disks_go_after_the_vm() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dev_spec(&dir);
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    let state = dev_group(&fake);
+    state
+        .lock()
+        .unwrap()
+        .accepted
+        .insert(format!("virtualmachines/{DEV_VM}"));
+    let out = destroy_of(&fake, &spec, DEV_RG).output().unwrap();
+    show(&out);
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let order = deleted_in_order(&state);
+    let at = |t: &str| position(&order, t);
+    let vm = at(&format!("virtualmachines/{DEV_VM}"));
+    // nothing starts the VM (or acts on it) while it goes
+    for first in [
+        format!("schedules/shutdown-computevm-{DEV_VM}"),
+        "workflows/logic-dev-notebook-start".into(),
+        "roleassignments/22222222-0000-0000-0000-000000000003".into(),
+        "datacollectionruleassociations/gpu-telemetry".into(),
+    ] {
+        assert!(at(&first) < vm, "{first}: {order:#?}");
+    }
+    // the VM, then its NIC and the disks it created, then the network: a VNet whose subnet
+    // holds a NIC cannot be deleted (InUseSubnetCannotBeDeleted)
+    let nic = at(&format!("networkinterfaces/nic-{DEV_VM}"));
+    let os_disk = at(&format!("disks/osdisk-{DEV_VM}"));
+    let data_disk = at(&format!("disks/datadisk-{DEV_VM}-0"));
+    assert!(vm < nic && vm < os_disk && vm < data_disk, "{order:#?}");
+    let vnet = at("virtualnetworks/vnet-dev-notebook");
+    assert!(nic < vnet, "{order:#?}");
+    assert!(nic < at("privateendpoints/pep-dev-notebook-vault"));
+    assert!(vnet < at("networksecuritygroups/nsg-dev-notebook-workload"));
+    assert!(vnet < at("natgateways/ng-dev-notebook"));
+    assert!(os_disk < at(&format!("vaults/{DEV_VAULT}")));
+    // each deleted once; the extensions go with the VM; the disk attached by hand stays
+    assert_eq!(count(&order, &format!("disks/osdisk-{DEV_VM}")), 1);
+    assert_eq!(count(&order, &format!("disks/datadisk-{DEV_VM}-0")), 1);
+    assert!(
+        !order.iter().any(|d| d.contains("/extensions/")),
+        "{order:#?}"
+    );
+    assert!(!order.iter().any(|d| d.contains("scratch-from-snapshot")));
+    assert!(
+        stderr.contains("left alone: disk scratch-from-snapshot"),
+        "{stderr}"
+    );
+    // shown with the group as the user spells it (ARM writes it in upper case in disk ids)
+    assert!(
+        stderr.contains(&format!(
+            "Microsoft.Compute/disks osdisk-{DEV_VM} ({DEV_RG})"
+        )),
+        "{stderr}"
+    );
+    // the subnets (declared inline in the VNet) go with it like the other children
+    assert!(
+        stderr.contains("(9 child resources go with their parents)"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("types the spec does not declare"),
+        "{stderr}"
+    );
+    // Disks - Delete at a DiskRP api-version (the template declares no disk to take it from)
+    let disk_deletes: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| {
+            r.method.as_str() == "DELETE"
+                && r.url
+                    .path()
+                    .to_ascii_lowercase()
+                    .contains("/microsoft.compute/disks/")
+        })
+        .map(|r| r.url.query().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(disk_deletes, ["api-version=2025-01-02"; 2]);
+    // 27 of the deployment's resources (9 children go with their parents) and 2 disks
+    assert!(
+        stdout.starts_with("destroyed: 29 deleted, 0 already gone, 0 failed, 0 not attempted"),
+        "{stdout}"
+    );
+    assert!(
+        order
+            .last()
+            .unwrap()
+            .ends_with(&format!("deployments/{DEV_DEPLOYMENT}").to_ascii_lowercase())
+    );
+}
+
+#[test]
+fn a_dev_box_destroy_that_stops_after_the_vm_deletes_the_rest_of_its_disks_next_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dev_spec(&dir);
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    let state = dev_group(&fake);
+    // the OS disk is still being released by the deleted VM the first time
+    state.lock().unwrap().fail.insert(
+        format!("disks/osdisk-{DEV_VM}"),
+        vec![ResponseTemplate::new(409).set_body_json(arm_error(
+            "OperationNotAllowed",
+            &format!("Disk osdisk-{DEV_VM} is attached to VM {}/Microsoft.Compute/virtualMachines/{DEV_VM}.", dev_rgp()),
+        ))],
+    );
+    let out = destroy_of(&fake, &spec, DEV_RG).output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stdout.contains("failed: Microsoft.Compute/disks osdisk-"),
+        "{stdout}"
+    );
+    let order = deleted_in_order(&state);
+    assert_eq!(count(&order, &format!("virtualmachines/{DEV_VM}")), 1);
+    assert_eq!(count(&order, &format!("disks/datadisk-{DEV_VM}-0")), 1);
+    assert!(
+        !order.iter().any(|d| d.contains("virtualnetworks")),
+        "{order:#?}"
+    );
+
+    // again: the VM is gone, so the disks the template names are looked up; the data disk is
+    // gone already (done), the OS disk is deleted now, then the rest
+    let out = destroy_of(&fake, &spec, DEV_RG).output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    let order = deleted_in_order(&state);
+    assert_eq!(count(&order, &format!("virtualmachines/{DEV_VM}")), 1);
+    assert_eq!(count(&order, &format!("disks/osdisk-{DEV_VM}")), 2);
+    assert_eq!(count(&order, &format!("disks/datadisk-{DEV_VM}-0")), 1);
+    assert!(!order.iter().any(|d| d.contains("scratch-from-snapshot")));
+    let os_disk_again = order
+        .iter()
+        .rposition(|d| d.ends_with(&format!("disks/osdisk-{DEV_VM}")))
+        .unwrap();
+    assert!(
+        position(&order, "virtualnetworks/vnet-dev-notebook") > os_disk_again,
+        "{order:#?}"
+    );
+    assert!(stdout.starts_with("destroyed: "), "{stdout}");
+
+    // and a third time: nothing left
+    let out = destroy_of(&fake, &spec, DEV_RG).output().unwrap();
+    let (stdout, _) = texts(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout.contains("nothing to destroy"), "{stdout}");
+}
+
+#[test]
+fn keep_data_keeps_a_dev_boxs_disks_and_deletes_the_vm() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dev_spec(&dir);
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    let state = dev_group(&fake);
+    let out = destroy_of(&fake, &spec, DEV_RG)
+        .arg("--keep-data")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let order = deleted_in_order(&state);
+    assert!(
+        !order
+            .iter()
+            .any(|d| d.contains("/microsoft.compute/disks/")),
+        "{order:#?}"
+    );
+    assert_eq!(count(&order, &format!("virtualmachines/{DEV_VM}")), 1);
+    assert!(
+        position(&order, &format!("networkinterfaces/nic-{DEV_VM}"))
+            < position(&order, "virtualnetworks/vnet-dev-notebook")
+    );
+    for disk in [format!("osdisk-{DEV_VM}"), format!("datadisk-{DEV_VM}-0")] {
+        assert!(
+            stderr.contains(&format!(
+                "keep  Microsoft.Compute/disks {disk} ({DEV_RG}) (--keep-data)"
+            )),
+            "{stderr}"
+        );
+    }
+    // the vault, its diagnostic setting and the two disks
+    assert!(stdout.contains(", 4 kept"), "{stdout}");
+}
+
+#[test]
+fn keep_data_stops_before_anything_goes_when_deleting_the_vm_would_delete_a_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dev_spec(&dir);
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    let state = dev_group(&fake);
+    state.lock().unwrap().data_disk_deleted_with_vm = true;
+    let out = destroy_of(&fake, &spec, DEV_RG)
+        .arg("--keep-data")
+        .output()
+        .unwrap();
+    let (_, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "deleting the VM would delete its disk datadisk-{DEV_VM}-0 (deleteOption Delete"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing was deleted"), "{stderr}");
+    assert!(deleted_in_order(&state).is_empty());
+    // without --keep-data the disk goes (with the VM, or after it: 404/204 is done)
+    let out = destroy_of(&fake, &spec, DEV_RG).output().unwrap();
+    let (_, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
 }

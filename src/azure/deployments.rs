@@ -167,6 +167,45 @@ pub struct VmProfile {
     /// `Regular`, `Spot` or `Low`.
     #[serde(default)]
     pub priority: Option<String>,
+    /// The disks (destroy reads a dev box's: the VM creates them, so they are not among the
+    /// deployment's output resources).
+    #[serde(default)]
+    pub storage_profile: Option<StorageProfile>,
+}
+
+/// `properties.storageProfile` of a VM (Compute `VirtualMachines_Get`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageProfile {
+    #[serde(default)]
+    pub os_disk: Option<VmDisk>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub data_disks: Vec<VmDisk>,
+}
+
+/// `osDisk` or one of `dataDisks[]`: how the disk came to be and which managed disk it is.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VmDisk {
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `FromImage` / `Empty` (the VM created the disk), `Attach` (an existing disk), `Copy`,
+    /// `Restore`, ...
+    #[serde(default)]
+    pub create_option: Option<String>,
+    /// `Delete` or `Detach`: what deleting the VM does to the disk.
+    #[serde(default)]
+    pub delete_option: Option<String>,
+    #[serde(default)]
+    pub managed_disk: Option<ManagedDiskRef>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedDiskRef {
+    /// `/subscriptions/…/providers/Microsoft.Compute/disks/{name}`.
+    #[serde(default)]
+    pub id: Option<String>,
 }
 
 /// A long-running operation ARM accepted: where to poll and how long to wait first.

@@ -24,9 +24,11 @@ pub const DESTROY_HELP: &str = concat!(
     "started finish in Azure; run destroy again).\n\n",
     "Only the resources in the outputResources of the group's deployments named metadata.name-<hash> (what `gpuform ",
     "deploy` creates; add others with --deployment NAME) are deleted, and only of types the spec's template declares; ",
-    "everything else in the group is left alone, and so is the group. Order: autoscale, alerts, budget, diagnostic ",
-    "settings and role assignments; the scale set; private endpoints, action group, disk encryption set; network; the ",
-    "rest; the Key Vault last. A deleted vault stays soft-deleted (with purge protection it cannot be purged); destroy ",
+    "everything else in the group is left alone, and so is the group. A dev box's OS and data disks (the VM creates ",
+    "them, so they are not output resources) are read from the VM and deleted after it. Order: autoscale, alerts, ",
+    "budget, diagnostic settings, role assignments, a dev box's shutdown schedule and start Logic App; the scale set ",
+    "or the VM; the VM's NIC and disks; private endpoints, action group, disk encryption set; network; the rest; the ",
+    "Key Vault last. A deleted vault stays soft-deleted (with purge protection it cannot be purged); destroy ",
     "says how to recover it for the next deploy. Credentials, cloud and retries work as for `gpuform preflight`."
 );
 
@@ -42,7 +44,7 @@ pub struct Args {
     #[arg(long, short = 'y')]
     pub yes: bool,
     /// Keep the Key Vault (with its keys and diagnostic settings) and the data disks (a Flexible
-    /// set's instances get deleteOption Detach first).
+    /// set's instances get deleteOption Detach first; a dev box keeps its OS and data disks).
     #[arg(long)]
     pub keep_data: bool,
     /// Also delete what this deployment created (a deploy run with --name; repeatable).
@@ -153,7 +155,66 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             ),
         );
     }
-    let inv = destroy::inventory(&mine, &apis, args.keep_data);
+    let mut inv = destroy::inventory(&mine, &apis, args.keep_data);
+    // a dev box's disks: the VM creates them (deleteOption Detach), so they are not output
+    // resources; read them from the VM and delete them after it (keep them with --keep-data)
+    let mut apis = apis;
+    let mut hand_attached: Vec<String> = Vec::new();
+    let mut delete_option_delete: Vec<String> = Vec::new();
+    if let Some(devbox) = &plan.devbox {
+        let vm = inv
+            .delete
+            .iter()
+            .find(|t| {
+                t.resource_type
+                    .eq_ignore_ascii_case("Microsoft.Compute/virtualMachines")
+                    && t.name.eq_ignore_ascii_case(&devbox.vm_name)
+            })
+            .cloned();
+        if let Some(vm) = vm {
+            apis.entry("microsoft.compute/disks".into())
+                .or_insert_with(|| destroy::DISKS_API.to_string());
+            let vm_rg = vm.resource_group.clone().unwrap_or_else(|| rg.clone());
+            let read = rt
+                .block_on(arm.virtual_machine(&vm_rg, &vm.name))
+                .map_err(|e| session.failure(&e))?;
+            let mut planned = vec![devbox.os_disk_name.clone()];
+            planned.extend(devbox.data_disk_names.iter().cloned());
+            let (mut disks, attached) = destroy::vm_disks(&vm.id, read.as_ref(), &planned);
+            hand_attached = attached;
+            if read.is_none() {
+                // the VM is gone (an earlier run stopped after it): the disks the template
+                // names that are still there
+                let there = rt
+                    .block_on(destroy::existing(arm, &disks, &apis))
+                    .map_err(|e| session.failure(&e))?;
+                disks = disks
+                    .into_iter()
+                    .zip(there)
+                    .filter(|(_, e)| *e)
+                    .map(|(d, _)| d)
+                    .collect();
+            } else {
+                // what deleting the VM deletes with it (deleteOption Delete): gpuform renders
+                // Detach, so only a disk changed or attached by hand
+                let sp = read
+                    .as_ref()
+                    .and_then(|v| v.properties.as_ref())
+                    .and_then(|p| p.storage_profile.as_ref());
+                delete_option_delete = sp
+                    .into_iter()
+                    .flat_map(|sp| sp.os_disk.iter().chain(sp.data_disks.iter()))
+                    .filter(|d| {
+                        d.delete_option
+                            .as_deref()
+                            .is_some_and(|o| o.eq_ignore_ascii_case("Delete"))
+                    })
+                    .filter_map(|d| d.name.clone())
+                    .collect();
+            }
+            destroy::add_disks(&mut inv, disks, args.keep_data);
+        }
+    }
     let exists = rt
         .block_on(destroy::existing(arm, &inv.delete, &apis))
         .map_err(|e| session.failure(&e))?;
@@ -195,7 +256,40 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             inv.foreign.len()
         );
     }
+    let with_vm = |id: &str| {
+        let name = id.rsplit('/').next().unwrap_or(id);
+        delete_option_delete
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case(name))
+    };
+    for id in &hand_attached {
+        let name = id.rsplit('/').next().unwrap_or(id);
+        if with_vm(id) {
+            eprintln!(
+                "  goes with the VM: disk {name} (attached to it by hand with deleteOption Delete)"
+            );
+        } else {
+            eprintln!(
+                "  left alone: disk {name} (attached to the VM, not created by it; it stays in its group)"
+            );
+        }
+    }
     eprintln!("  everything else in {rg}, and the group itself, is left alone");
+    if args.keep_data && !delete_option_delete.is_empty() {
+        eprintln!(
+            "destroy: --keep-data, but deleting the VM would delete its disk{} {} (deleteOption Delete; gpuform renders Detach); nothing was deleted",
+            if delete_option_delete.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            delete_option_delete.join(", "),
+        );
+        eprintln!(
+            "  set deleteOption back to Detach (deploy the spec again: gpuform renders Detach) or snapshot the disks (az snapshot create), then run destroy again"
+        );
+        return Ok(ExitCode::Findings);
+    }
     let detach = args.keep_data
         && !plan.compute.data_disks.is_empty()
         && live.iter().any(|t| {

@@ -6,10 +6,13 @@
 //! kept only when their type is one the spec's rendered template declares. Deployment Stacks are
 //! not used (README "destroy" says why), so this works for every pool `gpuform deploy` made.
 //!
-//! Order ([`stage`]): what watches or grants on other resources first (autoscale, alerts,
-//! budget, diagnostic settings, role assignments), then the scale set, then what used it,
-//! the network from the inside out, and the Key Vault last (its keys encrypt the disks until the
-//! scale set and the disk encryption set are gone). Children whose parent also goes (subnets,
+//! Order ([`stage`]): what watches, grants on or starts other resources first (autoscale,
+//! alerts, budget, diagnostic settings, role assignments, a dev box's shutdown schedule and
+//! start Logic App), then the scale set or the dev box's VM, then its NIC and the disks it
+//! created, then what used it, the network from the inside out, and the Key Vault last (its keys
+//! encrypt the disks until the disks and the disk encryption set are gone). A dev box's disks
+//! are not output resources (the VM creates them, `deleteOption: Detach`): [`vm_disks`] reads
+//! them from the VM. Children whose parent also goes (subnets,
 //! queues, keys, zone links) are deleted with the parent. The deployment records are deleted
 //! only when every resource is gone, so a run that fails half-way is resumed by running destroy
 //! again: what is gone already answers 404 and counts as done.
@@ -87,7 +90,21 @@ pub fn parse_id(id: &str) -> Option<Target> {
     Some(t)
 }
 
-/// When a type is deleted (lower first). Types gpuform never renders go with the rest (5).
+/// When a type is deleted (lower first). Types gpuform never renders go with the rest (6).
+///
+/// 0. what watches, grants on or acts on other resources: autoscale, alerts, budget, diagnostic
+///    settings, role assignments, data collection rule associations, and a dev box's shutdown
+///    schedule (`Microsoft.DevTestLab/schedules`) and start Logic App (`Microsoft.Logic/workflows`),
+///    so nothing starts the VM while it is being deleted; VM extensions whose VM is not listed
+///    (with their VM listed, they go with it)
+/// 1. the compute: the scale set, a dev box's VM
+/// 2. what the VM held: its NIC (Azure refuses to delete a NIC attached to a VM, and a VNet whose
+///    subnet holds a NIC: InUseSubnetCannotBeDeleted) and the disks the VM created
+/// 3. private endpoints, the action group, the disk encryption set (after the disks it encrypts)
+/// 4. virtual networks, private DNS zones
+/// 5. NAT gateways, network security groups
+/// 6. the rest (public IPs, identity, workspace, data collection rules, ...)
+/// 7. the Key Vault (its keys encrypt the disks until they and the disk encryption set are gone)
 pub fn stage(resource_type: &str) -> u8 {
     match resource_type.to_ascii_lowercase().as_str() {
         "microsoft.insights/autoscalesettings"
@@ -100,16 +117,128 @@ pub fn stage(resource_type: &str) -> u8 {
         | "microsoft.insights/workbooks"
         | "microsoft.insights/datacollectionruleassociations"
         | "microsoft.consumption/budgets"
-        | "microsoft.authorization/roleassignments" => 0,
-        "microsoft.compute/virtualmachinescalesets" => 1,
+        | "microsoft.authorization/roleassignments"
+        // a dev box: nothing stops or starts the VM while it goes
+        | "microsoft.devtestlab/schedules"
+        | "microsoft.logic/workflows"
+        | "microsoft.compute/virtualmachines/extensions" => 0,
+        "microsoft.compute/virtualmachinescalesets" | "microsoft.compute/virtualmachines" => 1,
+        "microsoft.network/networkinterfaces" | "microsoft.compute/disks" => 2,
         "microsoft.network/privateendpoints"
         | "microsoft.insights/actiongroups"
-        | "microsoft.compute/diskencryptionsets" => 2,
-        "microsoft.network/virtualnetworks" | "microsoft.network/privatednszones" => 3,
-        "microsoft.network/natgateways" | "microsoft.network/networksecuritygroups" => 4,
-        "microsoft.keyvault/vaults" => 6,
-        _ => 5,
+        | "microsoft.compute/diskencryptionsets" => 3,
+        "microsoft.network/virtualnetworks" | "microsoft.network/privatednszones" => 4,
+        "microsoft.network/natgateways" | "microsoft.network/networksecuritygroups" => 5,
+        "microsoft.keyvault/vaults" => 7,
+        _ => 6,
     }
+}
+
+/// `Microsoft.Compute/disks` (DiskRP) DELETE and GET: Learn REST "Disks - Delete"
+/// (DELETE .../providers/Microsoft.Compute/disks/{diskName}?api-version=2025-01-02: 200, 202 +
+/// Location + Retry-After, 204 when it does not exist). The template declares no disk (the VM
+/// creates them), so there is no template version to take.
+pub const DISKS_API: &str = "2025-01-02";
+
+/// The managed disks a dev box's VM created (its OS disk `FromImage`, data disks `Empty`), which
+/// are not among the deployment's output resources: the VM declares them inline with
+/// `deleteOption: Detach`, so deleting the VM leaves them. Disks attached to the VM by hand
+/// (`createOption: Attach`, or any other than FromImage/Empty) were not created by the spec and
+/// are returned apart, to be left alone.
+///
+/// `vm`: the VM as `GET virtualMachines` returns it, or `None` when it is gone already (a run that
+/// stopped after the VM): then the disks the template names (`planned`) in the VM's resource
+/// group are the candidates (the caller checks they exist).
+pub fn vm_disks(
+    vm_id: &str,
+    vm: Option<&crate::azure::deployments::VirtualMachine>,
+    planned: &[String],
+) -> (Vec<Target>, Vec<String>) {
+    let mut created = Vec::new();
+    let mut attached = Vec::new();
+    let push = |t: Target, list: &mut Vec<Target>| {
+        if !list.iter().any(|x| x.id.eq_ignore_ascii_case(&t.id)) {
+            list.push(t);
+        }
+    };
+    match vm {
+        Some(vm) => {
+            let sp = vm
+                .properties
+                .as_ref()
+                .and_then(|p| p.storage_profile.as_ref());
+            let disks = sp
+                .into_iter()
+                .flat_map(|sp| sp.os_disk.iter().chain(sp.data_disks.iter()));
+            for d in disks {
+                let Some(t) = d
+                    .managed_disk
+                    .as_ref()
+                    .and_then(|m| m.id.as_deref())
+                    .and_then(parse_id)
+                    .filter(|t| {
+                        t.resource_type
+                            .eq_ignore_ascii_case("Microsoft.Compute/disks")
+                    })
+                else {
+                    continue; // an unmanaged (VHD) or ephemeral disk: nothing to delete apart
+                };
+                let by_vm = d.create_option.as_deref().is_some_and(|c| {
+                    c.eq_ignore_ascii_case("FromImage") || c.eq_ignore_ascii_case("Empty")
+                });
+                if by_vm {
+                    // ARM may spell the group in upper case in disk ids: show the VM's spelling
+                    let mut t = t;
+                    if let Some(vm_rg) = parse_id(vm_id).and_then(|v| v.resource_group)
+                        && t.resource_group
+                            .as_deref()
+                            .is_some_and(|g| g.eq_ignore_ascii_case(&vm_rg))
+                    {
+                        t.resource_group = Some(vm_rg);
+                    }
+                    push(t, &mut created);
+                } else if !attached
+                    .iter()
+                    .any(|a: &String| a.eq_ignore_ascii_case(&t.id))
+                {
+                    attached.push(t.id);
+                }
+            }
+        }
+        None => {
+            let lower = vm_id.to_ascii_lowercase();
+            let Some(at) = lower.rfind("/providers/microsoft.compute/virtualmachines/") else {
+                return (created, attached);
+            };
+            for name in planned {
+                if let Some(t) = parse_id(&format!(
+                    "{}/providers/Microsoft.Compute/disks/{name}",
+                    &vm_id[..at]
+                )) {
+                    push(t, &mut created);
+                }
+            }
+        }
+    }
+    (created, attached)
+}
+
+/// Add a dev box's disks to the inventory: deleted after the VM, or kept with `--keep-data`.
+pub fn add_disks(inv: &mut Inventory, disks: Vec<Target>, keep_data: bool) {
+    for d in disks {
+        let listed = |l: &[Target]| l.iter().any(|x| x.id.eq_ignore_ascii_case(&d.id));
+        if listed(&inv.delete) || listed(&inv.keep) {
+            continue;
+        }
+        if keep_data {
+            inv.keep.push(d);
+        } else {
+            inv.delete.push(d);
+        }
+    }
+    inv.delete.sort_by(|a, b| {
+        (a.stage, &a.resource_type, &a.name).cmp(&(b.stage, &b.resource_type, &b.name))
+    });
 }
 
 /// Is this kept by `--keep-data`? (the vault and what is in or on it, managed disks)
@@ -200,30 +329,42 @@ pub fn inventory(
         ..Default::default()
     };
     let mut all: Vec<Target> = Vec::new();
+    let mut undeclared: Vec<Target> = Vec::new();
     for d in records {
         for r in &d.properties.output_resources {
             let Some(t) = parse_id(&r.id) else { continue };
-            if !apis.contains_key(&t.resource_type.to_ascii_lowercase()) {
-                if !inv.foreign.contains(&t.id) {
-                    inv.foreign.push(t.id.clone());
-                }
-                continue;
-            }
-            if !all.iter().any(|x| x.id.eq_ignore_ascii_case(&t.id)) {
-                all.push(t);
+            let list = if apis.contains_key(&t.resource_type.to_ascii_lowercase()) {
+                &mut all
+            } else {
+                &mut undeclared
+            };
+            if !list.iter().any(|x| x.id.eq_ignore_ascii_case(&t.id)) {
+                list.push(t);
             }
         }
     }
-    for t in &all {
-        // a child whose parent is in the list goes with it (extension resources do not)
-        let parent_listed = t.on.is_none()
+    // a child whose parent is in the list goes with it (extension resources do not)
+    let parent_listed = |t: &Target| {
+        t.on.is_none()
             && all.iter().any(|p| {
                 p.id.len() < t.id.len()
                     && t.id
                         .to_ascii_lowercase()
                         .starts_with(&format!("{}/", p.id.to_ascii_lowercase()))
                     && p.on.is_none()
-            });
+            })
+    };
+    // a child of a type the template declares only inline (a VNet's subnets) goes with its
+    // parent too; anything else of an undeclared type is left alone
+    for t in &undeclared {
+        if parent_listed(t) {
+            inv.with_parent += 1;
+        } else {
+            inv.foreign.push(t.id.clone());
+        }
+    }
+    for t in &all {
+        let parent_listed = parent_listed(t);
         if keep_data && is_data(t, &all) {
             if !parent_listed {
                 inv.keep.push(t.clone());
@@ -419,6 +560,7 @@ pub async fn existing(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::azure::deployments::VirtualMachine;
     use crate::azure::operate::{RecordProperties, ResourceId};
 
     const RG: &str = "/subscriptions/s/resourceGroups/rg/providers";
@@ -508,6 +650,183 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["kv", "to-log-analytics"]
         );
+    }
+
+    fn record(ids: &[&str]) -> DeploymentRecord {
+        DeploymentRecord {
+            name: "dev-notebook-0a1b2c3d".into(),
+            properties: RecordProperties {
+                output_resources: ids
+                    .iter()
+                    .map(|i| ResourceId {
+                        id: format!("{RG}/{i}"),
+                    })
+                    .collect(),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// The output resources of a dev box (examples/dev-notebook-t4.yaml), by type.
+    const DEV_BOX: [&str; 16] = [
+        "Microsoft.Network/networkSecurityGroups/nsg-dev-notebook-workload",
+        "Microsoft.Network/publicIPAddresses/pip-dev-notebook-nat",
+        "Microsoft.Network/natGateways/ng-dev-notebook",
+        "Microsoft.Network/virtualNetworks/vnet-dev-notebook",
+        "Microsoft.Network/virtualNetworks/vnet-dev-notebook/subnets/workload",
+        "Microsoft.Network/networkInterfaces/nic-vm-dev-notebook",
+        "Microsoft.Compute/virtualMachines/vm-dev-notebook",
+        "Microsoft.Compute/virtualMachines/vm-dev-notebook/extensions/NvidiaGpuDriverLinux",
+        "Microsoft.DevTestLab/schedules/shutdown-computevm-vm-dev-notebook",
+        "Microsoft.Logic/workflows/logic-dev-notebook-start",
+        "Microsoft.Compute/virtualMachines/vm-dev-notebook/providers/Microsoft.Authorization/roleAssignments/g-start",
+        "Microsoft.Compute/virtualMachines/vm-dev-notebook/providers/Microsoft.Insights/dataCollectionRuleAssociations/gpu-telemetry",
+        "Microsoft.Insights/dataCollectionRules/dcr-dev-notebook-gpu",
+        "Microsoft.Compute/diskEncryptionSets/des-dev-notebook",
+        "Microsoft.Network/privateEndpoints/pep-dev-notebook-vault",
+        "Microsoft.KeyVault/vaults/kv",
+    ];
+
+    fn dev_box_apis() -> BTreeMap<String, String> {
+        DEV_BOX
+            .iter()
+            .filter_map(|i| parse_id(&format!("{RG}/{i}")))
+            .map(|t| (t.resource_type.to_ascii_lowercase(), "2024-01-01".into()))
+            .collect()
+    }
+
+    #[test]
+    fn a_dev_box_goes_in_an_order_azure_accepts() {
+        let d = record(&DEV_BOX);
+        let mut inv = inventory(&[&d], &dev_box_apis(), false);
+        let vm: VirtualMachine = serde_json::from_value(serde_json::json!({"properties": {
+            "storageProfile": {"osDisk": {"name": "osdisk-vm-dev-notebook", "createOption": "FromImage",
+                "deleteOption": "Detach", "managedDisk": {"id": format!("{RG}/Microsoft.Compute/disks/osdisk-vm-dev-notebook")}}}}}))
+        .unwrap();
+        let (disks, _) = vm_disks(
+            &format!("{RG}/Microsoft.Compute/virtualMachines/vm-dev-notebook"),
+            Some(&vm),
+            &[],
+        );
+        add_disks(&mut inv, disks, false);
+        let names: Vec<&str> = inv.delete.iter().map(|t| t.name.as_str()).collect();
+        let at = |n: &str| {
+            names
+                .iter()
+                .position(|x| *x == n)
+                .unwrap_or_else(|| panic!("{n}: {names:?}"))
+        };
+        // nothing starts or stops the VM while it goes; what acts on it goes first
+        for first in [
+            "shutdown-computevm-vm-dev-notebook",
+            "logic-dev-notebook-start",
+            "g-start",
+            "gpu-telemetry",
+        ] {
+            assert!(at(first) < at("vm-dev-notebook"), "{first}: {names:?}");
+        }
+        // the VM, then its NIC and disk, then the network (InUseSubnetCannotBeDeleted otherwise)
+        assert!(at("vm-dev-notebook") < at("nic-vm-dev-notebook"));
+        assert!(at("vm-dev-notebook") < at("osdisk-vm-dev-notebook"));
+        assert!(at("nic-vm-dev-notebook") < at("vnet-dev-notebook"));
+        assert!(at("nic-vm-dev-notebook") < at("pep-dev-notebook-vault"));
+        // the disk encryption set and the vault after the disks they encrypt
+        assert!(at("osdisk-vm-dev-notebook") < at("des-dev-notebook"));
+        assert!(at("des-dev-notebook") < at("kv"));
+        assert!(at("vnet-dev-notebook") < at("ng-dev-notebook"));
+        assert!(at("ng-dev-notebook") < at("pip-dev-notebook-nat"));
+        // the extension and the subnet go with their parents
+        assert!(!names.contains(&"NvidiaGpuDriverLinux") && !names.contains(&"workload"));
+        assert_eq!(inv.with_parent, 2);
+        assert_eq!(
+            inv.delete
+                .iter()
+                .find(|t| t.name == "gpu-telemetry")
+                .and_then(|t| t.on.as_deref()),
+            Some(&*format!(
+                "{RG}/Microsoft.Compute/virtualMachines/vm-dev-notebook"
+            ))
+        );
+        // the subnets, declared only inline in the VNet, go with it too (not "left alone")
+        let mut inline = dev_box_apis();
+        inline.remove("microsoft.network/virtualnetworks/subnets");
+        let inv = inventory(&[&d], &inline, false);
+        assert_eq!((inv.with_parent, inv.foreign.len()), (2, 0));
+        assert!(!inv.delete.iter().any(|t| t.name == "workload"));
+        // stages by type
+        assert_eq!(
+            stage("Microsoft.Compute/virtualMachines"),
+            stage("Microsoft.Compute/virtualMachineScaleSets")
+        );
+        assert!(
+            stage("Microsoft.Compute/virtualMachines")
+                < stage("Microsoft.Network/networkInterfaces")
+        );
+        assert!(
+            stage("Microsoft.Network/networkInterfaces")
+                < stage("Microsoft.Network/virtualNetworks")
+        );
+        assert!(stage("Microsoft.Compute/disks") < stage("Microsoft.Compute/diskEncryptionSets"));
+        assert!(
+            stage("Microsoft.Compute/virtualMachines/extensions")
+                < stage("Microsoft.Compute/virtualMachines")
+        );
+    }
+
+    #[test]
+    fn the_disks_the_vm_created_go_after_it_or_are_kept_and_attached_ones_stay() {
+        let disk = |n: &str| format!("{RG}/Microsoft.Compute/disks/{n}");
+        let vm: VirtualMachine = serde_json::from_value(serde_json::json!({"properties": {
+            "storageProfile": {
+                "osDisk": {"name": "osdisk-vm", "createOption": "FromImage", "deleteOption": "Detach",
+                    "managedDisk": {"id": disk("osdisk-vm"), "storageAccountType": "Premium_LRS"}},
+                "dataDisks": [
+                    {"lun": 0, "name": "datadisk-vm-0", "createOption": "Empty", "deleteOption": "Detach",
+                        "managedDisk": {"id": disk("datadisk-vm-0")}},
+                    {"lun": 1, "name": "scratch", "createOption": "Attach", "deleteOption": "Detach",
+                        "managedDisk": {"id": disk("scratch")}}
+                ]}}}))
+        .unwrap();
+        let vm_id = format!("{RG}/Microsoft.Compute/virtualMachines/vm");
+        let (created, attached) = vm_disks(&vm_id, Some(&vm), &["ignored".into()]);
+        let names: Vec<&str> = created.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["osdisk-vm", "datadisk-vm-0"]);
+        assert!(
+            created
+                .iter()
+                .all(|t| t.stage == stage("Microsoft.Compute/disks"))
+        );
+        assert_eq!(attached, [disk("scratch")]);
+        // the VM is gone already (a run that stopped after it): the disks the template names
+        let (fallback, attached) =
+            vm_disks(&vm_id, None, &["osdisk-vm".into(), "datadisk-vm-0".into()]);
+        assert!(attached.is_empty());
+        assert_eq!(
+            fallback.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+            [disk("osdisk-vm"), disk("datadisk-vm-0")]
+        );
+        // deleted after the VM, or kept (and kept only) with --keep-data
+        let d = record(&["Microsoft.Compute/virtualMachines/vm"]);
+        let apis: BTreeMap<String, String> = [(
+            "microsoft.compute/virtualmachines".to_string(),
+            "2025-04-01".to_string(),
+        )]
+        .into();
+        let mut inv = inventory(&[&d], &apis, false);
+        add_disks(&mut inv, created.clone(), false);
+        let names: Vec<&str> = inv.delete.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["vm", "datadisk-vm-0", "osdisk-vm"]);
+        let mut kept = inventory(&[&d], &apis, true);
+        add_disks(&mut kept, created, true);
+        assert_eq!(kept.delete.len(), 1);
+        assert_eq!(
+            kept.keep
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>(),
+            ["osdisk-vm", "datadisk-vm-0"]
+        );
+        assert!(kept.keep.iter().all(|t| is_data(t, &[])));
     }
 
     #[test]
