@@ -167,14 +167,19 @@ def rocm_version():
 
 
 def load_json(out):
-    """The JSON document in a tool's output (warnings before it are skipped), or None."""
-    starts = [i for i in (out.find("["), out.find("{")) if i >= 0]
-    if not starts:
-        return None
-    try:
-        return json.JSONDecoder().raw_decode(out[min(starts):])[0]
-    except ValueError:
-        return None
+    """The JSON document in a tool's output, or None. Lines before it are skipped, also when
+    they hold brackets themselves ("[WARNING] ..."): every [ or { is tried in turn."""
+    decoder = json.JSONDecoder()
+    for i, ch in enumerate(out):
+        if ch not in "[{":
+            continue
+        try:
+            doc = decoder.raw_decode(out[i:])[0]
+        except ValueError:
+            continue
+        if isinstance(doc, (list, dict)):
+            return doc
+    return None
 
 
 def amd_list(data):
@@ -336,6 +341,15 @@ def amd_rows(base, expected):
         ]
     if name == "amd-smi":
         gpus, error = amd_smi_rows(empty, tool)
+        # amd-smi broken in the image (a Python dependency, a library that does not match the
+        # driver) while rocm-smi still reads the GPUs: not a GPU fault, no repair
+        fallback = find_tool("rocm-smi") if not gpus else None
+        if fallback is not None:
+            alt, alt_error = rocm_smi_rows(empty, fallback)
+            if alt:
+                gpus, name = alt, "rocm-smi"
+            else:
+                error = "%s; rocm-smi: %s" % (error or "amd-smi shows no GPU", alt_error or "no GPU")
     else:
         gpus, error = rocm_smi_rows(empty, tool)
     if not gpus:

@@ -654,8 +654,7 @@ fn a_failing_amd_smi_writes_one_unhealthy_row() {
         "mi300x-list.json",
     );
     case.amd_smi_fails = true;
-    // rocm-smi is there too, but a failing amd-smi is the answer: no silent fallback
-    case.rocm_smi = Some(amd_fixture("mi300x-rocm-smi.json"));
+    // no rocm-smi to fall back on: the failure is the answer
     let r = collect_amd(&case);
     assert_eq!(r.code, 1);
     assert_eq!(r.rows.len(), 1);
@@ -667,6 +666,61 @@ fn a_failing_amd_smi_writes_one_unhealthy_row() {
         "ERROR:root:Driver not loaded (amdgpu not found in modules)"
     );
     assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Unhealthy".into(), 1));
+}
+
+/// amd-smi prints warnings before its JSON, brackets included ("[WARNING] ..."): the document
+/// after them is read, not mistaken for a failure (which would mark a healthy VM unhealthy).
+#[test]
+fn amd_smi_warnings_before_the_json_are_skipped() {
+    let dir = tmpdir("amd-warning-fixture");
+    let metric = dir.join("metric-with-warning.json");
+    std::fs::write(
+        &metric,
+        format!(
+            "[WARNING] amdsmi: {{some}} library version mismatch, [continuing]\n{}",
+            std::fs::read_to_string(amd_fixture("mi300x-6.2-metric.json")).unwrap()
+        ),
+    )
+    .unwrap();
+    let mut case = amd_case(
+        "amd-smi-warning",
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    );
+    if let Some((m, _, _)) = case.amd_smi.as_mut() {
+        *m = metric.display().to_string();
+    }
+    let r = collect_amd(&case);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.rows.len(), 8);
+    assert!(r.rows.iter().all(|x| x["Status"] == "ok"));
+    assert_eq!(r.rows[0]["UtilizationPercent"], 98.0);
+}
+
+/// amd-smi broken in the image while rocm-smi reads the GPUs: the rows come from rocm-smi and
+/// the VM stays healthy (replacing it would give a VM from the same image, amd-smi as broken).
+#[test]
+fn a_failing_amd_smi_falls_back_to_rocm_smi() {
+    let mut case = amd_case(
+        "amd-smi-fails-rocm-reads",
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    );
+    case.amd_smi_fails = true;
+    case.rocm_smi = Some(amd_fixture("mi300x-rocm-smi.json"));
+    let r = collect_amd(&case);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.rows.len(), 8);
+    assert!(
+        r.rows
+            .iter()
+            .all(|x| x["Status"] == "ok" && x["Healthy"] == true)
+    );
+    assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Healthy".into(), 0));
 }
 
 #[test]

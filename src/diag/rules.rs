@@ -738,6 +738,13 @@ pub const RULES: &[Rule] = &[
         "The GPU collector reads nvidia-smi (Python under systemd on Linux, PowerShell under the Task Scheduler on Windows), amd-smi or rocm-smi on Linux AMD sizes, on scale sets and dev boxes: Windows AMD sizes have none. Remove `enabled: true` there.",
     ),
     r(
+        "gpu-idle-window",
+        E,
+        "monitoring",
+        "monitoring.gpu.idleMinutes is not a log alert window",
+        "The idle alert's window is its windowSize, which Azure takes only as 5, 10, 15, 30, 45 minutes, 1 to 6 hours, 1 or 2 days; any other idleMinutes renders a rule the deployment refuses.",
+    ),
+    r(
         "gpu-monitoring-off",
         I,
         "monitoring",

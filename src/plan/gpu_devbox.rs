@@ -131,11 +131,13 @@ pub(super) fn extend(d: &mut DevBox, c: &Compute, g: &GpuMonitoring) {
                 provision_after: Vec::new(),
                 comment: Some(
                     if h.settings.get("port") == Some(&Value::from(super::gpu_monitoring::HEALTH_PORT)) {
-                        "Application health from the GPU collector (127.0.0.1): unhealthy when a GPU is missing or nvidia-smi fails. A standalone VM has no automatic repairs: the state shows as the VM's health (instance view) and the faults alert says how to recover."
+                        format!(
+                            "Application health from the GPU collector (127.0.0.1): unhealthy when a GPU is missing or {} fails. A standalone VM has no automatic repairs: the state shows as the VM's health (instance view) and the faults alert says how to recover.",
+                            super::gpu_monitoring::tool(g.vendor)
+                        )
                     } else {
-                        "Application health from the spec's probe. A standalone VM has no automatic repairs: the state shows as the VM's health (instance view)."
-                    }
-                    .into(),
+                        "Application health from the spec's probe. A standalone VM has no automatic repairs: the state shows as the VM's health (instance view).".to_string()
+                    },
                 ),
                 ..h.clone()
             },
@@ -153,16 +155,28 @@ pub(super) fn adapt(g: &mut GpuMonitoring, name: &str, s: &WorkloadSpec, d: &Dev
     for a in &mut g.alerts {
         match a.sym {
             "gpuAlertIdle" => *a = idle.clone(),
-            "gpuAlertFaults" => a.description = faults_description(d),
+            "gpuAlertFaults" => a.description = faults_description(d, g.vendor),
             _ => {}
         }
     }
-    g.workbook = workbook(name, s, g.hourly_price, g.licence_extra, d);
+    g.workbook = workbook(
+        name,
+        s,
+        g.hourly_price,
+        g.licence_extra,
+        d,
+        super::gpu_monitoring::tool(g.vendor),
+    );
 }
 
-fn faults_description(d: &DevBox) -> String {
+fn faults_description(d: &DevBox, vendor: &str) -> String {
+    let what = if vendor == "amd" {
+        "uncorrected ECC errors, a GPU missing from amd-smi or the PCI bus, a failing amd-smi/rocm-smi, or no ROCm tool at all (tool-missing: the image lacks ROCm)"
+    } else {
+        "Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver"
+    };
     format!(
-        "The dev box reported Xid or uncorrected ECC errors, a GPU missing (from nvidia-smi or amd-smi), or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name {vm} --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.",
+        "The dev box reported {what}. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name {vm} --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.",
         vm = d.vm_name
     )
 }
@@ -216,11 +230,7 @@ pub fn idle_alert(
         } else {
             "PT5M"
         },
-        window_size: if g.idle_minutes.is_multiple_of(60) {
-            format!("PT{}H", g.idle_minutes / 60)
-        } else {
-            format!("PT{}M", g.idle_minutes)
-        },
+        window_size: super::gpu_monitoring::idle_window(g.idle_minutes),
         // one VM: the computer is the one stable dimension
         dimensions: vec!["Computer"],
         measure: "AvgUtilization",
@@ -244,6 +254,7 @@ fn workbook(
     hourly: Option<f64>,
     licence_extra: bool,
     d: &DevBox,
+    tool: &str,
 ) -> Workbook {
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
@@ -283,7 +294,7 @@ fn workbook(
     let day = 86_400_000;
     let items = vec![
         text(format!(
-            "## GPU dev box `{vm}`\nSampled once a minute by the gpuform collector (`nvidia-smi`) into `{TABLE}` while the box runs: {start} to {stop} on {days} ({tz}). Idle: under {}% utilisation; VRAM alert above {}%.",
+            "## GPU dev box `{vm}`\nSampled once a minute by the gpuform collector (`{tool}`) into `{TABLE}` while the box runs: {start} to {stop} on {days} ({tz}). Idle: under {}% utilisation; VRAM alert above {}%.",
             g.idle_threshold_percent,
             g.memory_alert_percent,
             vm = d.vm_name,
@@ -291,6 +302,7 @@ fn workbook(
             stop = d.shutdown.time_label,
             days = d.start.week_days.join(", "),
             tz = d.start.time_zone,
+            tool = tool,
         )),
         kql(
             "GPU utilisation (%)",
@@ -383,7 +395,7 @@ mod tests {
     #[test]
     fn dev_box_queries_refer_only_to_declared_columns() {
         use super::super::gpu_monitoring::COLUMNS;
-        use super::super::gpu_monitoring::tests::{KQL_WORDS, kql_idents};
+        use super::super::gpu_monitoring::tests::{KQL_WORDS, kql_idents, result_columns};
         let declared: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
         for ex in [
             "examples/dev-notebook-t4.yaml",
@@ -394,7 +406,12 @@ mod tests {
             let mut queries: Vec<(String, String, Vec<&str>)> = g
                 .alerts
                 .iter()
-                .map(|a| (a.name.clone(), a.query.clone(), a.dimensions.clone()))
+                .map(|a| {
+                    // the dimensions and the measure must be columns of the result
+                    let mut cols = a.dimensions.clone();
+                    cols.push(a.measure);
+                    (a.name.clone(), a.query.clone(), cols)
+                })
                 .collect();
             let wb: Value = serde_json::from_str(&g.workbook.serialized_data).unwrap();
             for it in wb["items"].as_array().unwrap() {
@@ -417,10 +434,15 @@ mod tests {
                         || defined.contains(u);
                     assert!(known, "{ex} {name}: `{u}` is not a column of {TABLE}:\n{q}");
                 }
+                let result = if dims.is_empty() {
+                    Vec::new()
+                } else {
+                    result_columns(&q)
+                };
                 for d in dims {
                     assert!(
-                        defined.iter().any(|x| x == d) || declared.contains(&d),
-                        "{ex} {name}: dimension {d} is not in the result"
+                        result.iter().any(|x| x == d),
+                        "{ex} {name}: dimension {d} is not a column of the result {result:?}"
                     );
                 }
             }

@@ -303,7 +303,7 @@ pub fn vendor(size: &GpuSize) -> &'static str {
 }
 
 /// The tool the Linux collector samples first for `vendor`.
-fn tool(vendor: &str) -> &'static str {
+pub(super) fn tool(vendor: &str) -> &'static str {
     if vendor == "amd" {
         "amd-smi"
     } else {
@@ -381,11 +381,12 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
             },
             severity: 1,
             query: format!(
-                "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != \"ok\", Status, XidErrors > 0, strcat(\"xid \", XidCodes), \"ecc-uncorrected\")\n| summarize FaultSamples = count(), Kinds = make_set(Kind), LastMessage = take_any(Message) by Computer\n| extend Fault = strcat_array(array_sort_asc(Kinds), \", \")"
+                "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != \"ok\", Status, XidErrors > 0, \"xid\", \"ecc-uncorrected\")\n| summarize FaultSamples = count(), XidCodeSet = make_set(XidCodes), LastMessage = take_any(Message) by Computer, Kind"
             ),
             evaluation_frequency: "PT5M",
             window_size: "PT10M".into(),
-            dimensions: vec!["Computer", "Fault"],
+            // the kind of fault, never its codes or counts: one incident stays one alert
+            dimensions: vec!["Computer", "Kind"],
             measure: "FaultSamples",
             time_aggregation: "Total",
             operator: "GreaterThan",
@@ -496,9 +497,19 @@ fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: 
     }
 }
 
-/// `idleMinutes` as an ISO 8601 window (scheduledQueryRules takes up to two days).
-fn idle_window(minutes: u32) -> String {
-    if minutes.is_multiple_of(60) {
+/// The `windowSize` values scheduledQueryRules accepts when the rule is evaluated less often than
+/// every minute: PT5M, PT10M, PT15M, PT30M, PT45M, PT1H to PT6H, P1D, P2D (the service is
+/// stricter than ISO 8601; the list as the azurerm provider documents `window_duration`, whose
+/// validation mirrors the API). `idleMinutes` must be one of them (rule `gpu-idle-window`).
+pub const ALERT_WINDOWS_MINUTES: &[u32] =
+    &[5, 10, 15, 30, 45, 60, 120, 180, 240, 300, 360, 1440, 2880];
+
+/// `idleMinutes` as the ISO 8601 window the service takes: `PT{n}M` under an hour, `PT{n}H` up
+/// to six hours, `P{n}D` for whole days.
+pub fn idle_window(minutes: u32) -> String {
+    if minutes >= 1440 && minutes.is_multiple_of(1440) {
+        format!("P{}D", minutes / 1440)
+    } else if minutes.is_multiple_of(60) {
         format!("PT{}H", minutes / 60)
     } else {
         format!("PT{minutes}M")
@@ -786,9 +797,8 @@ cat > /etc/systemd/system/gpuform-gpu-collect.timer <<'GPUFORM_EOF'
 Description=gpuform GPU sample every minute
 
 [Timer]
-OnBootSec=60s
-OnUnitActiveSec={SAMPLE_SECONDS}s
-AccuracySec=5s
+OnCalendar=*-*-* *:*:00
+AccuracySec=1s
 
 [Install]
 WantedBy=timers.target
@@ -940,6 +950,69 @@ pub(super) mod tests {
 
     /// Identifiers of a KQL query outside string literals, and the names it defines
     /// (`Name = ...` in extend/summarize/project).
+    /// The columns a query's result has: those of its last `summarize` (the names it assigns and
+    /// its `by` keys) or `project`, plus what later `extend`s add. A dimension or a measure must
+    /// be one of them: a column an earlier stage defined and a `summarize` dropped is not.
+    pub(in crate::plan) fn result_columns(q: &str) -> Vec<String> {
+        let stages: Vec<&str> = q.split("\n| ").map(str::trim).collect();
+        let last = stages
+            .iter()
+            .rposition(|st| st.starts_with("summarize ") || st.starts_with("project "))
+            .expect("a query that shapes its result");
+        let name_of = |item: &str| -> String {
+            let item = item.trim();
+            match item.split_once(" = ") {
+                Some((n, _)) => n.trim().to_string(),
+                None => item.to_string(),
+            }
+        };
+        // split at top-level commas (not inside parentheses)
+        let items = |text: &str| -> Vec<String> {
+            let (mut depth, mut cur, mut out) = (0i32, String::new(), Vec::new());
+            for ch in text.chars() {
+                match ch {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(std::mem::take(&mut cur));
+                        continue;
+                    }
+                    _ => {}
+                }
+                cur.push(ch);
+            }
+            out.push(cur);
+            out.into_iter().map(|i| name_of(&i)).collect()
+        };
+        let st = stages[last];
+        let mut cols = if let Some(body) = st.strip_prefix("summarize ") {
+            let (aggs, by) = body.split_once(" by ").unwrap_or((body, ""));
+            let mut v = items(aggs);
+            if !by.is_empty() {
+                v.extend(items(by));
+            }
+            v
+        } else {
+            items(st.trim_start_matches("project "))
+        };
+        for st in &stages[last + 1..] {
+            if let Some(body) = st.strip_prefix("extend ") {
+                cols.extend(items(body));
+            }
+        }
+        cols
+    }
+
+    #[test]
+    fn result_columns_follow_the_last_summarize() {
+        let cols = result_columns(
+            "T\n| extend A = 1\n| summarize N = count(), M = max(round(X, 1)) by Computer, G = tostring(GpuIndex)\n| extend P = N * 2",
+        );
+        assert_eq!(cols, ["N", "M", "Computer", "G", "P"]);
+        // A was defined before the summarize and dropped by it
+        assert!(!cols.contains(&"A".to_string()));
+    }
+
     pub(in crate::plan) fn kql_idents(q: &str) -> (Vec<String>, Vec<String>) {
         let mut used = Vec::new();
         let mut defined = Vec::new();
@@ -1025,17 +1098,13 @@ pub(super) mod tests {
                 }
                 // every alert dimension and the measure are columns of the result
                 if let Some(a) = g.alerts.iter().find(|a| a.name == name) {
-                    for d in &a.dimensions {
+                    let result = result_columns(&q);
+                    for d in a.dimensions.iter().chain([&a.measure]) {
                         assert!(
-                            defined.iter().any(|x| x == d) || declared.contains(d),
-                            "{name}: dimension {d} is not in the result"
+                            result.iter().any(|x| x == d),
+                            "{name}: {d} is not a column of the result {result:?}"
                         );
                     }
-                    assert!(
-                        defined.iter().any(|x| x == a.measure),
-                        "{name}: measure {} is not computed by the query",
-                        a.measure
-                    );
                 }
             }
         }
@@ -1054,7 +1123,7 @@ pub(super) mod tests {
             for a in &g.alerts {
                 for d in &a.dimensions {
                     assert!(
-                        ["Computer", "GpuIndex", "Fault"].contains(d),
+                        ["Computer", "GpuIndex", "Kind"].contains(d),
                         "{ex} {}: dimension {d}",
                         a.name
                     );
@@ -1063,9 +1132,11 @@ pub(super) mod tests {
                 assert!(a.email_subject.contains(METRIC_VALUE), "{}", a.name);
             }
             let fault = g.alerts.iter().find(|a| a.sym == "gpuAlertFaults").unwrap();
-            // the fault's text is made of the sorted set of kinds: the same fault keeps one alert
+            // one alert per VM and kind of fault (gpu-missing, xid, ecc-uncorrected, ...): the
+            // Xid codes and counts are columns of the result, not dimensions
+            assert_eq!(fault.dimensions, ["Computer", "Kind"]);
             assert!(
-                fault.query.contains("array_sort_asc(Kinds)"),
+                fault.query.ends_with("by Computer, Kind"),
                 "{}",
                 fault.query
             );
@@ -1092,6 +1163,20 @@ pub(super) mod tests {
             }
         }
         assert!(monthly >= 1);
+    }
+
+    /// Every idleMinutes the rule lets through renders as a window the service documents.
+    #[test]
+    fn idle_windows_are_the_ones_azure_takes() {
+        let documented = [
+            "PT5M", "PT10M", "PT15M", "PT30M", "PT45M", "PT1H", "PT2H", "PT3H", "PT4H", "PT5H",
+            "PT6H", "P1D", "P2D",
+        ];
+        let rendered: Vec<String> = ALERT_WINDOWS_MINUTES
+            .iter()
+            .map(|m| idle_window(*m))
+            .collect();
+        assert_eq!(rendered, documented);
     }
 
     #[test]
@@ -1132,6 +1217,19 @@ pub(super) mod tests {
         // a format cloud-init multipart cannot carry is refused with a reason
         let err = custom_data(Some(b"Content-Type: multipart/mixed\n"), 1, "nvidia").unwrap_err();
         assert!(err.0.contains("multipart MIME"), "{}", err.0);
+    }
+
+    /// Samples land on the minute (a calendar timer, 1 s accuracy), so every minute a VM runs
+    /// has its sample: `simulate --telemetry` and the dev box's running hours count minutes. A
+    /// monotonic timer (OnUnitActiveSec) drifts by the run time and skips minutes.
+    #[test]
+    fn the_collector_samples_on_the_minute() {
+        let script = install_script(1, "nvidia");
+        assert!(
+            script.contains("OnCalendar=*-*-* *:*:00\nAccuracySec=1s\n"),
+            "{script}"
+        );
+        assert!(!script.contains("OnUnitActiveSec"));
     }
 
     #[test]

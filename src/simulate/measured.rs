@@ -41,7 +41,8 @@ pub struct Measured {
     pub idle_instance_hours: f64,
     pub busy_instance_hours: f64,
     pub peak_instances: u32,
-    /// Busy VM-minutes × concurrency / jobs of the trace (`None` without jobs or busy minutes).
+    /// Busy VM-minutes × concurrency / jobs that arrived in the covered minutes (`None` without
+    /// jobs or busy minutes).
     pub estimated_job_minutes: Option<f64>,
     /// Filled once the simulation ran: the same figures from the engine.
     pub simulated: Option<Simulated>,
@@ -171,7 +172,12 @@ pub fn measure(
         }
     }
     let vms: BTreeSet<&str> = cells.keys().map(|(_, vm)| *vm).collect();
-    let jobs = trace.jobs();
+    // the jobs of the minutes the telemetry covers: an export of part of the trace's days must
+    // not divide its busy minutes by the whole trace's jobs
+    let jobs: u64 = per_minute
+        .keys()
+        .map(|m| u64::from(trace.arrivals[*m]))
+        .sum();
     Ok(Measured {
         source: format!("{source} ({} VMs)", vms.len()),
         rows: rows.len(),
@@ -293,6 +299,18 @@ mod tests {
         assert!((m.busy_instance_hours - 3.0 / 60.0).abs() < 1e-9);
         // 3 busy VM-minutes x 2 jobs per VM / 6 jobs = 1 minute a job
         assert_eq!(m.estimated_job_minutes, Some(1.0));
+    }
+
+    #[test]
+    fn the_job_time_counts_only_the_jobs_of_covered_minutes() {
+        // a 4-minute trace, 2 jobs a minute; telemetry for the first 2 minutes only: 2 busy
+        // VM-minutes / 4 jobs, not / 8
+        let csv = "TimeGenerated,Computer,UtilizationPercent\n\
+            2026-12-01T10:00:05Z,vm-a,90\n\
+            2026-12-01T10:01:05Z,vm-a,90\n";
+        let m = measure("t.csv", csv, &trace(4, 2), 10, 1).unwrap();
+        assert_eq!(m.minutes_covered, 2);
+        assert_eq!(m.estimated_job_minutes, Some(0.5));
     }
 
     #[test]

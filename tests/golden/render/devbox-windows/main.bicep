@@ -1104,7 +1104,7 @@ resource gpuAlertVram 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   ]
 }
 
-// The dev box reported Xid or uncorrected ECC errors, a GPU missing (from nvidia-smi or amd-smi), or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name vm-variant-devbox-windows --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.
+// The dev box reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name vm-variant-devbox-windows --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.
 resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   name: 'alert-variant-devbox-windows-gpu-faults'
   location: location
@@ -1112,7 +1112,7 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   kind: 'LogAlert'
   properties: {
     displayName: 'variant-devbox-windows: GPU faults'
-    description: 'The dev box reported Xid or uncorrected ECC errors, a GPU missing (from nvidia-smi or amd-smi), or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name vm-variant-devbox-windows --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.'
+    description: 'The dev box reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. A standalone VM has no automatic repairs: move it to another host with `az vm redeploy --name vm-variant-devbox-windows --resource-group <group>` (or deallocate and start it); both keep its OS and data disks.'
     severity: 1
     enabled: true
     scopes: [
@@ -1123,7 +1123,7 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'GpuTelemetry_CL\n| where Status != "ok" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != "ok", Status, XidErrors > 0, strcat("xid ", XidCodes), "ecc-uncorrected")\n| summarize FaultSamples = count(), Kinds = make_set(Kind), LastMessage = take_any(Message) by Computer\n| extend Fault = strcat_array(array_sort_asc(Kinds), ", ")'
+          query: 'GpuTelemetry_CL\n| where Status != "ok" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != "ok", Status, XidErrors > 0, "xid", "ecc-uncorrected")\n| summarize FaultSamples = count(), XidCodeSet = make_set(XidCodes), LastMessage = take_any(Message) by Computer, Kind'
           timeAggregation: 'Total'
           metricMeasureColumn: 'FaultSamples'
           operator: 'GreaterThan'
@@ -1138,7 +1138,7 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
               ]
             }
             {
-              name: 'Fault'
+              name: 'Kind'
               operator: 'Include'
               values: [
                 '*'
