@@ -51,8 +51,10 @@ $Columns = @(
     'TimeGenerated', 'Computer', 'VmId', 'Priority', 'ExpectedGpus', 'GpuIndex', 'GpuUuid',
     'GpuName', 'UtilizationPercent', 'MemoryUsedMiB', 'MemoryTotalMiB', 'TemperatureC',
     'PowerDrawW', 'EccUncorrected', 'XidErrors', 'XidCodes', 'DriverVersion', 'CudaVersion',
-    'Status', 'Healthy', 'Message'
+    'RunningJobs', 'Status', 'Healthy', 'Message'
 )
+# The workload (or whatever supervises it) may write the number of jobs it runs here, one integer.
+$JobsFile = if ($env:GPUFORM_JOBS_FILE) { $env:GPUFORM_JOBS_FILE } else { Join-Path $Root 'jobs' }
 
 function Get-Now {
     if ($env:GPUFORM_NOW) {
@@ -60,6 +62,16 @@ function Get-Now {
     }
     $n = [DateTime]::UtcNow
     return $n.AddTicks(-1 * ($n.Ticks % [TimeSpan]::TicksPerSecond))
+}
+
+# The jobs the workload says it runs ($JobsFile, one integer), or $null without one.
+function Get-RunningJobs {
+    try {
+        $n = 0
+        $text = [IO.File]::ReadAllText($JobsFile).Trim()
+        if ([int]::TryParse($text, [Globalization.NumberStyles]::None, $Inv, [ref]$n)) { return $n }
+    } catch { }
+    return $null
 }
 
 function New-Row($Base, $Values) {
@@ -216,6 +228,7 @@ function Invoke-Collect([int]$Expected) {
         VmId          = (Get-Field $meta 'vmId')
         Priority      = $priority
         ExpectedGpus  = $Expected
+        RunningJobs   = (Get-RunningJobs)
     }
     $sinceFile = Join-Path $StateDir 'xid-since'
     $xid = Get-DriverErrors $sinceFile

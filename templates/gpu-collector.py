@@ -15,7 +15,7 @@
 #                        last sample is fresh and healthy, 503 "Unhealthy" otherwise.
 #
 # Python 3 standard library only (every Ubuntu image has python3: cloud-init runs on it).
-# Environment (tests): GPUFORM_GPU_LOG_DIR, GPUFORM_GPU_STATE_DIR, GPUFORM_IMDS_FILE,
+# Environment (tests): GPUFORM_GPU_LOG_DIR, GPUFORM_GPU_STATE_DIR, GPUFORM_IMDS_FILE, GPUFORM_JOBS_FILE,
 # GPUFORM_NOW (ISO 8601 UTC), GPUFORM_PCI_DIR, GPUFORM_ROCM_DIR.
 import datetime
 import glob
@@ -34,6 +34,8 @@ QUERY = (
 )
 LOG_DIR = os.environ.get("GPUFORM_GPU_LOG_DIR", "/var/log/gpuform")
 STATE_DIR = os.environ.get("GPUFORM_GPU_STATE_DIR", "/run/gpuform")
+# The workload (or whatever supervises it) may write the number of jobs it runs here, one integer.
+JOBS_FILE = os.environ.get("GPUFORM_JOBS_FILE", "/run/gpuform/jobs")
 KEEP_DAYS = 2
 XID = re.compile(r"NVRM: Xid \([^)]*\): (\d+)")
 
@@ -429,6 +431,16 @@ def nvidia_rows(base, expected, since_file):
     return rows
 
 
+def running_jobs():
+    """The jobs the workload says it runs (JOBS_FILE, one integer), or None without one."""
+    try:
+        with open(JOBS_FILE) as f:
+            n = int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+    return n if n >= 0 else None
+
+
 def collect(expected, vendor="nvidia"):
     t = now()
     stamp = t.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -441,6 +453,7 @@ def collect(expected, vendor="nvidia"):
         "VmId": meta.get("vmId", ""),
         "Priority": meta.get("priority", "") or "Regular",
         "ExpectedGpus": expected,
+        "RunningJobs": running_jobs(),
     }
     since_file = os.path.join(STATE_DIR, "xid-since")
     if vendor == "amd":

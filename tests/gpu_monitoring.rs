@@ -29,7 +29,10 @@ fn fixture(name: &str) -> String {
 }
 
 fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gpuform-gpu-{tag}-{}", std::process::id()));
+    // one directory per call: two tests may replay the same case at the same time
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("gpuform-gpu-{tag}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("bin")).unwrap();
     d
@@ -81,9 +84,17 @@ fn collect(case: &str, expected: u32, xid: bool) -> Run {
         dir.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    // the job count the workload writes: `CASE.jobs` where the case has one, else no file
+    let jobs = Path::new("tests/fixtures/gpu").join(format!("{case}.jobs"));
+    let jobs = if jobs.is_file() {
+        jobs
+    } else {
+        dir.join("no-jobs-file")
+    };
     let out = Command::new("python3")
         .arg(&script)
         .args(["collect", &expected.to_string()])
+        .env("GPUFORM_JOBS_FILE", &jobs)
         .env("PATH", path)
         .env("GPUFORM_GPU_LOG_DIR", dir.join("log"))
         .env("GPUFORM_GPU_STATE_DIR", dir.join("state"))
@@ -158,6 +169,20 @@ fn t4_sample_is_one_healthy_row() {
     assert_eq!(health(&r, "2026-12-02T16:21:00Z"), ("Healthy".into(), 0));
     // a sample older than five minutes no longer vouches for the VM
     assert_eq!(health(&r, "2026-12-02T16:30:00Z"), ("Unhealthy".into(), 1));
+}
+
+/// The job count the workload writes (tests/fixtures/gpu/t4.jobs: 3) lands on every row of the
+/// VM; without the file the column is empty.
+#[test]
+fn running_jobs_come_from_the_file_the_workload_writes() {
+    let with = collect("t4", 1, false);
+    assert!(
+        with.rows.iter().all(|r| r["RunningJobs"] == 3),
+        "{:?}",
+        with.rows
+    );
+    let without = collect("a100", 1, false);
+    assert!(without.rows.iter().all(|r| r["RunningJobs"].is_null()));
 }
 
 #[test]
@@ -341,6 +366,7 @@ fn collect_amd(case: &Amd) -> Run {
         .env("GPUFORM_GPU_STATE_DIR", dir.join("state"))
         .env("GPUFORM_IMDS_FILE", &imds)
         .env("GPUFORM_PCI_DIR", &pci)
+        .env("GPUFORM_JOBS_FILE", dir.join("no-jobs-file"))
         .env("GPUFORM_ROCM_DIR", &rocm)
         .env("GPUFORM_NOW", "2026-12-02T16:20:00Z")
         .output()

@@ -845,13 +845,14 @@ fn gpu_monitoring_lines(
         quantity: gb,
         amount: gb.map(|q| price.map(|p| p * q)),
         assumption: format!(
-            "one row per GPU ({} per VM) every {SAMPLE_SECONDS} s for each {}, {BYTES_PER_ROW} bytes a row (21 columns; the JSON keys are not billed)",
+            "one row per GPU ({} per VM) every {SAMPLE_SECONDS} s for each {}, {BYTES_PER_ROW} bytes a row ({} columns; the JSON keys are not billed)",
             g.expected_gpus,
             if devbox {
                 "hour the dev box runs (the compute line's hours; nothing while it is stopped)"
             } else {
                 "instance-hour"
-            }
+            },
+            g.columns.len()
         ),
         source: Some("monitor".into()),
     });

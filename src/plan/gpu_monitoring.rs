@@ -67,7 +67,7 @@ pub const HEALTH_PATH: &str = "/health";
 /// One sample a minute.
 pub const SAMPLE_SECONDS: u32 = 60;
 /// Bytes one row adds to the workspace: the JSON keys are not billed, the column values are
-/// (about 21 columns, names, GUIDs, hostnames); 400 bytes is the assumption cost states.
+/// (about 22 columns, names, GUIDs, hostnames); 400 bytes is the assumption cost states.
 pub const BYTES_PER_ROW: u32 = 400;
 
 /// Azure's limit on `customData` before base64 (as the `cloud-init` rule checks it).
@@ -198,6 +198,12 @@ pub const COLUMNS: &[Column] = &[
         "string",
         "string",
         "CUDA version the driver supports (AMD: the ROCm release installed, /opt/rocm/.info/version)",
+    ),
+    col(
+        "RunningJobs",
+        "int",
+        "int",
+        "Jobs the workload reports running on the VM: the integer its supervisor writes to /run/gpuform/jobs (Windows: C:\\ProgramData\\gpuform\\jobs); empty when it writes none",
     ),
     col(
         "Status",
@@ -575,6 +581,12 @@ fn workbook(
             "50",
         ),
         kql(
+            "Jobs the workload reports running, per VM",
+            format!("{TABLE}\n| where isnotnull(RunningJobs)\n| summarize Jobs = max(RunningJobs) by Computer, bin(TimeGenerated, 5m)"),
+            "timechart",
+            "50",
+        ),
+        kql(
             "Queue length and autoscale capacity",
             "AzureMetrics\n| where MetricName in (\"ActiveMessages\", \"QueueMessageCount\", \"ObservedCapacity\")\n| summarize Value = avg(Average) by MetricName, bin(TimeGenerated, 5m)".into(),
             "timechart",
@@ -932,6 +944,7 @@ pub(super) mod tests {
         "min_of",
         "max_of",
         "array_sort_asc",
+        "isnotnull",
         "order",
         "desc",
         "asc",
