@@ -592,6 +592,14 @@ fn workbook(
             "timechart",
             "50",
         ),
+        // the autoscale setting's AutoscaleEvaluations log (its diagnostic setting sends it to
+        // this workspace): the profile Azure selected at each evaluation, with its limits
+        kql(
+            "Active autoscale profile (min and max of the profile in force)",
+            "AutoscaleEvaluationsLog\n| where ProfileSelected == true\n| summarize ProfileMin = max(MinimumInstanceCount), ProfileMax = max(MaximumInstanceCount) by Profile, bin(TimeGenerated, 5m)".into(),
+            "timechart",
+            "50",
+        ),
         kql_over(
             if licence_extra {
                 "Idle GPU-hours and their cost this month (Linux rate; the Windows licence is extra)"
@@ -1156,6 +1164,33 @@ pub(super) mod tests {
             let vram = g.alerts.iter().find(|a| a.sym == "gpuAlertVram").unwrap();
             assert_eq!(vram.dimensions, ["Computer", "GpuIndex"]);
             assert_eq!(vram.threshold, 90);
+        }
+    }
+
+    /// The pool workbook puts the instances against the queue, the capacity, the profile Azure
+    /// selected (AutoscaleEvaluationsLog, which the autoscale setting's diagnostic setting sends)
+    /// and the jobs the workload reports.
+    #[test]
+    fn the_pool_workbook_shows_queue_capacity_profile_and_jobs() {
+        let g = plan_of("examples/shortvideo-transcode.yaml");
+        let data: Value = serde_json::from_str(&g.workbook.serialized_data).unwrap();
+        let queries: Vec<&str> = data["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|i| i["content"]["query"].as_str())
+            .collect();
+        for needle in [
+            "by Priority",
+            "\"ActiveMessages\"",
+            "\"ObservedCapacity\"",
+            "AutoscaleEvaluationsLog\n| where ProfileSelected == true",
+            "max(RunningJobs)",
+        ] {
+            assert!(
+                queries.iter().any(|q| q.contains(needle)),
+                "{needle} in {queries:#?}"
+            );
         }
     }
 
