@@ -299,7 +299,7 @@ impl Arm {
                 self.rg_path(rg),
                 enc(name)
             ),
-            SCALE_SETS_API,
+            super::operate::VMS_API,
             &[],
         );
         self.client.get_optional(&op, url).await
