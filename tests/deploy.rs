@@ -137,7 +137,8 @@ fn succeeded_deployment() -> Value {
         "provisioningState": "Succeeded", "duration": "PT2M14.5S", "mode": "Incremental",
         "outputs": {
             "vmssId": {"type": "String", "value": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/{VMSS}/vmss-shortvideo-transcode")},
-            "vaultUri": {"type": "String", "value": "https://kv-shortvideo-prod.vault.azure.net/"}
+            "vaultUri": {"type": "String", "value": "https://kv-shortvideo-prod.vault.azure.net/"},
+            "gpuWorkbookId": {"type": "String", "value": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.Insights/workbooks/5f1c2e0d-0000-4000-8000-00000000000b")}
         }
     }})
 }
@@ -250,11 +251,16 @@ fn a_deployment_that_succeeds_after_several_polls() {
         )),
         "{o}"
     );
+    // outputs aligned on the longest name (gpuWorkbookId)
     assert!(
-        o.contains("  vaultUri  https://kv-shortvideo-prod.vault.azure.net/"),
+        o.contains("  vaultUri       https://kv-shortvideo-prod.vault.azure.net/"),
         "{o}"
     );
-    assert!(o.contains(&format!("  vmssId    /subscriptions/{SUB}/resourceGroups/{RG}/providers/{VMSS}/vmss-shortvideo-transcode")), "{o}");
+    assert!(o.contains(&format!("  vmssId         /subscriptions/{SUB}/resourceGroups/{RG}/providers/{VMSS}/vmss-shortvideo-transcode")), "{o}");
+    assert!(
+        o.contains(&format!("GPU workbook: https://portal.azure.com/#@/resource/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.Insights/workbooks/")),
+        "{o}"
+    );
 
     // the PUT body carries the rendered template byte for byte, Incremental, with the rendered parameters
     let bodies = put_bodies(&fake);
@@ -307,6 +313,13 @@ fn a_deployment_that_succeeds_after_several_polls() {
         "https://kv-shortvideo-prod.vault.azure.net/"
     );
     assert_eq!(doc["resourceGroup"], RG);
+    // the GPU workbook, linked in the portal of the cloud (issue 12)
+    assert_eq!(
+        doc["gpuWorkbook"],
+        format!(
+            "https://portal.azure.com/#@/resource/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.Insights/workbooks/5f1c2e0d-0000-4000-8000-00000000000b"
+        )
+    );
 
     // on a terminal the table is redrawn in place (forced here: stderr is a pipe)
     let out = deploy(&fake, &spec())
@@ -1085,6 +1098,10 @@ fn on_a_terminal_deploy_asks_and_redraws() {
     );
     assert!(text.contains("  ✓ Succeeded  Microsoft.Compute/virtualMachineScaleSets  vmss-shortvideo-transcode  1m 40s"), "{text}");
     assert!(text.contains("outputs:"), "{text}");
+    assert!(
+        text.contains("GPU workbook: https://portal.azure.com/#@/resource/subscriptions/"),
+        "{text}"
+    );
 }
 
 /// A budget from an earlier month keeps its start date: Azure refuses to change it, so the

@@ -737,6 +737,17 @@ struct Outcome {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     fixes: Vec<String>,
     portal: String,
+    /// The GPU pool's workbook in the portal (issue 12: "linked from deploy's output"), from the
+    /// template's `gpuWorkbookId` output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_workbook: Option<String>,
+}
+
+/// The portal link of the workbook whose id the deployment output `gpuWorkbookId` holds.
+fn workbook_link(portal: &str, outputs: &BTreeMap<String, Value>) -> Option<String> {
+    let id = outputs.get("gpuWorkbookId")?.as_str()?;
+    id.starts_with("/subscriptions/")
+        .then(|| format!("{portal}/#@/resource{id}"))
 }
 
 fn report_finished(
@@ -756,6 +767,7 @@ fn report_finished(
         .collect();
     let error = props.error.as_ref().map(errors::expand);
     let failed = errors::failed_resources(&f.operations);
+    let gpu_workbook = workbook_link(target.session.cloud.portal(), &outputs);
     let mut outcome = Outcome {
         schema_version: 1,
         deployment: target.name.to_string(),
@@ -770,6 +782,7 @@ fn report_finished(
         alternatives: None,
         fixes: Vec::new(),
         portal: target.portal(),
+        gpu_workbook,
     };
     if state != "Succeeded" {
         let trees: Vec<&ErrorDetail> = outcome
@@ -818,6 +831,7 @@ fn report_rejection(
         alternatives: None,
         fixes: Vec::new(),
         portal: target.portal(),
+        gpu_workbook: None,
     };
     fill_fixes(&mut outcome, rt, target, &args.spec, spec);
     print_outcome(args, &outcome, elapsed);
@@ -948,6 +962,9 @@ fn text(o: &Outcome, elapsed: Duration) -> String {
                 let _ = writeln!(s, "  {k:<w$}  {v}");
             }
         }
+        if let Some(url) = &o.gpu_workbook {
+            let _ = writeln!(s, "GPU workbook: {url}");
+        }
         return s;
     }
     if let Some(e) = &o.error {
@@ -1015,8 +1032,14 @@ fn markdown(o: &Outcome) -> String {
     );
     let _ = writeln!(
         s,
-        "Resource group `{}` · subscription `{}` · [portal]({})\n",
-        o.resource_group, o.subscription, o.portal
+        "Resource group `{}` · subscription `{}` · [portal]({}){}\n",
+        o.resource_group,
+        o.subscription,
+        o.portal,
+        o.gpu_workbook
+            .as_ref()
+            .map(|u| format!(" · [GPU workbook]({u})"))
+            .unwrap_or_default()
     );
     if !o.outputs.is_empty() {
         let _ = writeln!(s, "| Output | Value |\n|---|---|");
