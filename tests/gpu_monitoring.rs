@@ -297,6 +297,17 @@ fn amd_case<'a>(tag: &'a str, expected: u32, metric: &str, stat: &str, list: &st
     }
 }
 
+/// Eight MI300X on ROCm 6.2 (value/unit JSON): the case most tests vary.
+fn mi300x_case(tag: &str) -> Amd<'_> {
+    amd_case(
+        tag,
+        8,
+        "mi300x-6.2-metric.json",
+        "mi300x-6.2-static.json",
+        "mi300x-list.json",
+    )
+}
+
 fn collect_amd(case: &Amd) -> Run {
     let dir = tmpdir(&format!("amd-{}", case.tag));
     let script = dir.join("gpuform-gpu");
@@ -475,13 +486,7 @@ fn mi300x_amd_smi_rocm_6_2_value_and_unit_and_the_gpu_data_envelope() {
         "mi300x-6.0-static.json",
         "mi300x-list.json",
     ));
-    let r = collect_amd(&amd_case(
-        "mi300x-6.2",
-        8,
-        "mi300x-6.2-metric.json",
-        "mi300x-6.2-static.json",
-        "mi300x-list.json",
-    ));
+    let r = collect_amd(&mi300x_case("mi300x-6.2"));
     assert_mi300x_rows(&r, "6.8.5");
     // both shapes give the same rows (the driver versions of the two recordings differ)
     assert_eq!(
@@ -503,13 +508,7 @@ fn mi300x_amd_smi_rocm_6_2_value_and_unit_and_the_gpu_data_envelope() {
         std::fs::write(&p, serde_json::json!({ "gpu_data": list }).to_string()).unwrap();
         wrapped.push(p.display().to_string());
     }
-    let mut case = amd_case(
-        "mi300x-envelope",
-        8,
-        "mi300x-6.2-metric.json",
-        "mi300x-6.2-static.json",
-        "mi300x-list.json",
-    );
+    let mut case = mi300x_case("mi300x-envelope");
     case.amd_smi = Some((wrapped[0].clone(), wrapped[1].clone(), wrapped[2].clone()));
     let env = collect_amd(&case);
     assert_eq!(comparable(&env, &[]), comparable(&r, &[]));
@@ -547,13 +546,7 @@ fn v710_partition_reports_what_a_vm_guest_sees() {
 
 #[test]
 fn rocm_smi_is_the_fallback_without_amd_smi() {
-    let mut case = amd_case(
-        "rocm-smi",
-        8,
-        "mi300x-6.2-metric.json",
-        "mi300x-6.2-static.json",
-        "mi300x-list.json",
-    );
+    let mut case = mi300x_case("rocm-smi");
     case.amd_smi = None;
     case.rocm_smi = Some(amd_fixture("mi300x-rocm-smi.json"));
     let r = collect_amd(&case);
@@ -587,13 +580,7 @@ fn an_amd_gpu_missing_from_amd_smi_marks_the_vm_unhealthy() {
     let seven: Vec<&Value> = all.iter().filter(|g| g["gpu"] != 5).collect();
     let metric = dir.join("metric.json");
     std::fs::write(&metric, serde_json::to_string(&seven).unwrap()).unwrap();
-    let mut case = amd_case(
-        "mi300x-seven",
-        8,
-        "mi300x-6.2-metric.json",
-        "mi300x-6.2-static.json",
-        "mi300x-list.json",
-    );
+    let mut case = mi300x_case("mi300x-seven");
     case.amd_smi = Some((
         metric.display().to_string(),
         amd_fixture("mi300x-6.2-static.json"),
@@ -612,13 +599,7 @@ fn an_amd_gpu_missing_from_amd_smi_marks_the_vm_unhealthy() {
 
 #[test]
 fn an_amd_gpu_missing_from_the_pci_bus_is_caught_without_any_tool() {
-    let mut case = amd_case(
-        "pci-seven",
-        8,
-        "mi300x-6.2-metric.json",
-        "mi300x-6.2-static.json",
-        "mi300x-list.json",
-    );
+    let mut case = mi300x_case("pci-seven");
     case.amd_smi = None;
     case.on_bus = 7;
     let r = collect_amd(&case);
@@ -638,13 +619,7 @@ fn an_amd_gpu_missing_from_the_pci_bus_is_caught_without_any_tool() {
 
 #[test]
 fn an_image_without_amd_smi_or_rocm_smi_is_reported_but_not_repaired() {
-    let mut case = amd_case(
-        "tool-missing",
-        8,
-        "mi300x-6.2-metric.json",
-        "mi300x-6.2-static.json",
-        "mi300x-list.json",
-    );
+    let mut case = mi300x_case("tool-missing");
     case.amd_smi = None;
     let r = collect_amd(&case);
     assert_eq!(r.code, 0);
@@ -672,13 +647,7 @@ fn an_image_without_amd_smi_or_rocm_smi_is_reported_but_not_repaired() {
 
 #[test]
 fn a_failing_amd_smi_writes_one_unhealthy_row() {
-    let mut case = amd_case(
-        "amd-smi-fails",
-        8,
-        "mi300x-6.2-metric.json",
-        "mi300x-6.2-static.json",
-        "mi300x-list.json",
-    );
+    let mut case = mi300x_case("amd-smi-fails");
     case.amd_smi_fails = true;
     // no rocm-smi to fall back on: the failure is the answer
     let r = collect_amd(&case);
@@ -708,13 +677,7 @@ fn amd_smi_warnings_before_the_json_are_skipped() {
         ),
     )
     .unwrap();
-    let mut case = amd_case(
-        "amd-smi-warning",
-        8,
-        "mi300x-6.2-metric.json",
-        "mi300x-6.2-static.json",
-        "mi300x-list.json",
-    );
+    let mut case = mi300x_case("amd-smi-warning");
     if let Some((m, _, _)) = case.amd_smi.as_mut() {
         *m = metric.display().to_string();
     }
@@ -729,13 +692,7 @@ fn amd_smi_warnings_before_the_json_are_skipped() {
 /// the VM stays healthy (replacing it would give a VM from the same image, amd-smi as broken).
 #[test]
 fn a_failing_amd_smi_falls_back_to_rocm_smi() {
-    let mut case = amd_case(
-        "amd-smi-fails-rocm-reads",
-        8,
-        "mi300x-6.2-metric.json",
-        "mi300x-6.2-static.json",
-        "mi300x-list.json",
-    );
+    let mut case = mi300x_case("amd-smi-fails-rocm-reads");
     case.amd_smi_fails = true;
     case.rocm_smi = Some(amd_fixture("mi300x-rocm-smi.json"));
     let r = collect_amd(&case);

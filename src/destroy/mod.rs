@@ -611,18 +611,7 @@ mod tests {
             "Microsoft.KeyVault/vaults/kv/providers/Microsoft.Insights/diagnosticSettings/to-log-analytics",
             "Microsoft.Web/sites/not-ours",
         ];
-        let d = DeploymentRecord {
-            name: "pool-0a1b2c3d".into(),
-            properties: RecordProperties {
-                output_resources: ids
-                    .iter()
-                    .map(|i| ResourceId {
-                        id: format!("{RG}/{i}"),
-                    })
-                    .collect(),
-                ..Default::default()
-            },
-        };
+        let d = record("pool-0a1b2c3d", &ids);
         let mut apis = BTreeMap::new();
         for t in [
             "microsoft.keyvault/vaults",
@@ -652,9 +641,10 @@ mod tests {
         );
     }
 
-    fn record(ids: &[&str]) -> DeploymentRecord {
+    /// A deployment record whose output resources are `ids` in the test resource group.
+    fn record(name: &str, ids: &[&str]) -> DeploymentRecord {
         DeploymentRecord {
-            name: "dev-notebook-0a1b2c3d".into(),
+            name: name.into(),
             properties: RecordProperties {
                 output_resources: ids
                     .iter()
@@ -697,7 +687,7 @@ mod tests {
 
     #[test]
     fn a_dev_box_goes_in_an_order_azure_accepts() {
-        let d = record(&DEV_BOX);
+        let d = record("dev-notebook-0a1b2c3d", &DEV_BOX);
         let mut inv = inventory(&[&d], &dev_box_apis(), false);
         let vm: VirtualMachine = serde_json::from_value(serde_json::json!({"properties": {
             "storageProfile": {"osDisk": {"name": "osdisk-vm-dev-notebook", "createOption": "FromImage",
@@ -806,7 +796,10 @@ mod tests {
             [disk("osdisk-vm"), disk("datadisk-vm-0")]
         );
         // deleted after the VM, or kept (and kept only) with --keep-data
-        let d = record(&["Microsoft.Compute/virtualMachines/vm"]);
+        let d = record(
+            "dev-notebook-0a1b2c3d",
+            &["Microsoft.Compute/virtualMachines/vm"],
+        );
         let apis: BTreeMap<String, String> = [(
             "microsoft.compute/virtualmachines".to_string(),
             "2025-04-01".to_string(),

@@ -29,12 +29,12 @@
 //! - Association: `Microsoft.Insights/dataCollectionRuleAssociations`, an extension resource
 //!   scoped to the VM (Learn template reference, "Microsoft.Insights dataCollectionRuleAssociations").
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::compute::{Compute, Extension};
 use super::devbox::{DevBox, VmExtension};
 use super::gpu_monitoring::{
-    GpuMonitoring, LogAlert, METRIC_VALUE, MONITOR_CONDITION, MONTH_MS, TABLE, Workbook,
+    GpuMonitoring, LogAlert, METRIC_VALUE, MONITOR_CONDITION, MONTH_MS, TABLE, Workbook, wb,
 };
 use crate::spec::model::WorkloadSpec;
 use crate::spec::timezones::parse_hhmm;
@@ -225,11 +225,7 @@ pub fn idle_alert(
         ),
         severity: 3,
         query,
-        evaluation_frequency: if g.idle_minutes >= 60 {
-            "PT15M"
-        } else {
-            "PT5M"
-        },
+        evaluation_frequency: super::gpu_monitoring::idle_frequency(g.idle_minutes),
         window_size: super::gpu_monitoring::idle_window(g.idle_minutes),
         // one VM: the computer is the one stable dimension
         dimensions: vec!["Computer"],
@@ -258,23 +254,9 @@ fn workbook(
 ) -> Workbook {
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
-    let text = |md: String| json!({ "type": 1, "content": { "json": md } });
+    let text = wb::text;
     let kql = |title: &str, query: String, viz: &str, duration_ms: u64| {
-        json!({
-            "type": 3,
-            "content": {
-                "version": "KqlItem/1.0",
-                "query": query,
-                "size": 0,
-                "title": title,
-                "timeContext": { "durationMs": duration_ms },
-                "queryType": 0,
-                "resourceType": "microsoft.operationalinsights/workspaces",
-                "visualization": viz
-            },
-            "customWidth": "50",
-            "name": title
-        })
+        wb::kql(title, query, viz, "50", duration_ms)
     };
     let hours = scheduled_hours(s).unwrap_or(0.0);
     // days the start workflow runs, as KQL dayofweek() numbers (Sunday 0)
@@ -328,54 +310,11 @@ fn workbook(
             "barchart",
             MONTH_MS,
         ),
-        kql(
-            if licence_extra {
-                "Idle GPU-hours and their cost this month (Linux rate; the Windows licence is extra)"
-            } else {
-                "Idle GPU-hours and their cost this month"
-            },
-            format!(
-                "{TABLE}\n| where TimeGenerated > startofmonth(now()) and Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 1h)\n| where Utilization < {}\n| summarize IdleVmHours = count()\n| extend IdleCostUSD = round(IdleVmHours * {price}, 2)",
-                g.idle_threshold_percent
-            ),
-            "tiles",
-            MONTH_MS,
-        ),
-        kql(
-            "GPU faults and health rows",
-            format!(
-                "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| project TimeGenerated, Computer, Status, XidErrors, XidCodes, EccUncorrected, Message\n| order by TimeGenerated desc"
-            ),
-            "table",
-            MONTH_MS,
-        ),
-        json!({
-            "type": 3,
-            "content": {
-                "version": "KqlItem/1.0",
-                "query": format!("alertsmanagementresources\n| where type =~ \"microsoft.alertsmanagement/alerts\"\n| where tostring(properties.essentials.alertRule) contains \"alert-{name}-\"\n| project FiredAt = todatetime(properties.essentials.startDateTime), Rule = tostring(properties.essentials.alertRule), Severity = tostring(properties.essentials.severity), State = tostring(properties.essentials.monitorCondition)\n| order by FiredAt desc"),
-                "size": 0,
-                "title": "Alerts fired",
-                "queryType": 1,
-                "resourceType": "microsoft.resourcegraph/resources",
-                "crossComponentResources": ["value::all"],
-                "visualization": "table"
-            },
-            "name": "Alerts fired"
-        }),
+        wb::idle_cost(g.idle_threshold_percent, price, licence_extra),
+        wb::faults(MONTH_MS),
+        wb::alerts_fired(name),
     ];
-    let data = json!({
-        "version": "Notebook/1.0",
-        "items": items,
-        "isLocked": false,
-        "fallbackResourceIds": [],
-        "$schema": "https://github.com/Microsoft/Application-Insights-Workbooks/blob/master/schema/workbook.json"
-    });
-    Workbook {
-        name_seed: format!("{name}-gpu-workbook"),
-        display_name: format!("GPU dev box {name}"),
-        serialized_data: serde_json::to_string(&data).expect("workbook JSON"),
-    }
+    wb::notebook(name, format!("GPU dev box {name}"), items)
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@
 //! - Health: `ApplicationHealthWindows` 2.0 (same publisher and settings as Linux).
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::compute::{Compute, Extension, Health};
 use crate::catalog::GpuSize;
@@ -480,11 +480,7 @@ fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: 
         ),
         severity: 3,
         query,
-        evaluation_frequency: if g.idle_minutes >= 60 {
-            "PT15M"
-        } else {
-            "PT5M"
-        },
+        evaluation_frequency: idle_frequency(g.idle_minutes),
         window_size: idle_window(g.idle_minutes),
         // one series for the pool: the count is the measure, not a dimension
         dimensions: Vec::new(),
@@ -510,6 +506,12 @@ fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: 
 pub const ALERT_WINDOWS_MINUTES: &[u32] =
     &[5, 10, 15, 30, 45, 60, 120, 180, 240, 300, 360, 1440, 2880];
 
+/// How often an idle rule runs: every 15 minutes over a window of an hour or more (a quarter of
+/// it at most), every 5 below.
+pub fn idle_frequency(minutes: u32) -> &'static str {
+    if minutes >= 60 { "PT15M" } else { "PT5M" }
+}
+
 /// `idleMinutes` as the ISO 8601 window the service takes: `PT{n}M` under an hour, `PT{n}H` up
 /// to six hours, `P{n}D` for whole days.
 pub fn idle_window(minutes: u32) -> String {
@@ -526,17 +528,19 @@ const DAY_MS: u64 = 86_400_000;
 /// A query's time range caps what `startofmonth(now())` can see: 31 days hold any month so far.
 pub(super) const MONTH_MS: u64 = 31 * DAY_MS;
 
-fn workbook(
-    name: &str,
-    s: &WorkloadSpec,
-    hourly: Option<f64>,
-    licence_extra: bool,
-    tool: &str,
-) -> Workbook {
-    let g = &s.monitoring.gpu;
-    let price = hourly.unwrap_or(0.0);
-    let text = |md: String| json!({ "type": 1, "content": { "json": md } });
-    let kql_over = |title: &str, query: String, viz: &str, width: &str, duration_ms: u64| {
+/// Workbook building blocks shared by the pool's workbook and the dev box's
+/// ([`super::gpu_devbox`]): a Markdown item, a Log Analytics query item over a time range, the
+/// faults table, the alerts fired (Resource Graph) and the Notebook/1.0 envelope.
+pub(super) mod wb {
+    use serde_json::{Value, json};
+
+    use super::{TABLE, Workbook};
+
+    pub fn text(md: String) -> Value {
+        json!({ "type": 1, "content": { "json": md } })
+    }
+
+    pub fn kql(title: &str, query: String, viz: &str, width: &str, duration_ms: u64) -> Value {
         json!({
             "type": 3,
             "content": {
@@ -552,10 +556,84 @@ fn workbook(
             "customWidth": width,
             "name": title
         })
-    };
+    }
+
+    pub fn faults(duration_ms: u64) -> Value {
+        kql(
+            "GPU faults and health rows",
+            format!(
+                "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| project TimeGenerated, Computer, Status, XidErrors, XidCodes, EccUncorrected, Message\n| order by TimeGenerated desc"
+            ),
+            "table",
+            "50",
+            duration_ms,
+        )
+    }
+
+    /// Idle VM-hours this month (hours a VM's GPUs averaged under `threshold`) and their cost.
+    pub fn idle_cost(threshold: u32, price: f64, licence_extra: bool) -> Value {
+        kql(
+            if licence_extra {
+                "Idle GPU-hours and their cost this month (Linux rate; the Windows licence is extra)"
+            } else {
+                "Idle GPU-hours and their cost this month"
+            },
+            format!(
+                "{TABLE}\n| where TimeGenerated > startofmonth(now()) and Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 1h)\n| where Utilization < {threshold}\n| summarize IdleVmHours = count()\n| extend IdleCostUSD = round(IdleVmHours * {price}, 2)"
+            ),
+            "tiles",
+            "50",
+            super::MONTH_MS,
+        )
+    }
+
+    /// The alerts of the pool's rules (`alert-NAME-...`) from Resource Graph.
+    pub fn alerts_fired(name: &str) -> Value {
+        json!({
+            "type": 3,
+            "content": {
+                "version": "KqlItem/1.0",
+                "query": format!("alertsmanagementresources\n| where type =~ \"microsoft.alertsmanagement/alerts\"\n| where tostring(properties.essentials.alertRule) contains \"alert-{name}-\"\n| project FiredAt = todatetime(properties.essentials.startDateTime), Rule = tostring(properties.essentials.alertRule), Severity = tostring(properties.essentials.severity), State = tostring(properties.essentials.monitorCondition)\n| order by FiredAt desc"),
+                "size": 0,
+                "title": "Alerts fired",
+                "queryType": 1,
+                "resourceType": "microsoft.resourcegraph/resources",
+                "crossComponentResources": ["value::all"],
+                "visualization": "table"
+            },
+            "name": "Alerts fired"
+        })
+    }
+
+    pub fn notebook(name: &str, display_name: String, items: Vec<Value>) -> Workbook {
+        let data = json!({
+            "version": "Notebook/1.0",
+            "items": items,
+            "isLocked": false,
+            "fallbackResourceIds": [],
+            "$schema": "https://github.com/Microsoft/Application-Insights-Workbooks/blob/master/schema/workbook.json"
+        });
+        Workbook {
+            name_seed: format!("{name}-gpu-workbook"),
+            display_name,
+            serialized_data: serde_json::to_string(&data).expect("workbook JSON"),
+        }
+    }
+}
+
+fn workbook(
+    name: &str,
+    s: &WorkloadSpec,
+    hourly: Option<f64>,
+    licence_extra: bool,
+    tool: &str,
+) -> Workbook {
+    let g = &s.monitoring.gpu;
+    let price = hourly.unwrap_or(0.0);
+    let text = wb::text;
     // charts: the last day
     let kql = |title: &str, query: String, viz: &str, width: &str| {
-        kql_over(title, query, viz, width, DAY_MS)
+        wb::kql(title, query, viz, width, DAY_MS)
     };
     let items = vec![
         text(format!(
@@ -600,53 +678,11 @@ fn workbook(
             "timechart",
             "50",
         ),
-        kql_over(
-            if licence_extra {
-                "Idle GPU-hours and their cost this month (Linux rate; the Windows licence is extra)"
-            } else {
-                "Idle GPU-hours and their cost this month"
-            },
-            format!(
-                "{TABLE}\n| where TimeGenerated > startofmonth(now()) and Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 1h)\n| where Utilization < {}\n| summarize IdleVmHours = count()\n| extend IdleCostUSD = round(IdleVmHours * {price}, 2)",
-                g.idle_threshold_percent
-            ),
-            "tiles",
-            "50",
-            MONTH_MS,
-        ),
-        kql(
-            "GPU faults and health rows",
-            format!("{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| project TimeGenerated, Computer, Status, XidErrors, XidCodes, EccUncorrected, Message\n| order by TimeGenerated desc"),
-            "table",
-            "50",
-        ),
-        json!({
-            "type": 3,
-            "content": {
-                "version": "KqlItem/1.0",
-                "query": format!("alertsmanagementresources\n| where type =~ \"microsoft.alertsmanagement/alerts\"\n| where tostring(properties.essentials.alertRule) contains \"alert-{name}-\"\n| project FiredAt = todatetime(properties.essentials.startDateTime), Rule = tostring(properties.essentials.alertRule), Severity = tostring(properties.essentials.severity), State = tostring(properties.essentials.monitorCondition)\n| order by FiredAt desc"),
-                "size": 0,
-                "title": "Alerts fired",
-                "queryType": 1,
-                "resourceType": "microsoft.resourcegraph/resources",
-                "crossComponentResources": ["value::all"],
-                "visualization": "table"
-            },
-            "name": "Alerts fired"
-        }),
+        wb::idle_cost(g.idle_threshold_percent, price, licence_extra),
+        wb::faults(DAY_MS),
+        wb::alerts_fired(name),
     ];
-    let data = json!({
-        "version": "Notebook/1.0",
-        "items": items,
-        "isLocked": false,
-        "fallbackResourceIds": [],
-        "$schema": "https://github.com/Microsoft/Application-Insights-Workbooks/blob/master/schema/workbook.json"
-    });
-    Workbook {
-        name_seed: format!("{name}-gpu-workbook"),
-        display_name: format!("GPU pool {name}"),
-        serialized_data: serde_json::to_string(&data).expect("workbook JSON"),
-    }
+    wb::notebook(name, format!("GPU pool {name}"), items)
 }
 
 /// Add the Azure Monitor Agent (and, when the spec has no probe of its own, the Application
