@@ -424,3 +424,30 @@ fn status_of_a_dev_box_reads_the_vm_and_its_schedule() {
     assert!(v.get("scaleSet").is_none(), "{v}");
     assert_eq!(v["cost"]["budget"], 800.0);
 }
+
+/// The README's "A day in the life" shows this screen and says it is the golden: every line it
+/// shows (its `...` lines elide) is a line of the golden, so a changed estimate or layout cannot
+/// leave the README behind.
+#[test]
+fn the_readme_status_screen_is_the_golden() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let start = readme
+        .find("$ gpuform status examples/shortvideo-transcode.yaml")
+        .expect("the README shows the status screen");
+    let block = &readme[start..];
+    let block = &block[..block.find("```").unwrap()];
+    let golden = std::fs::read_to_string("tests/golden/status/shortvideo-peak.txt").unwrap();
+    let golden_lines: Vec<&str> = golden.lines().collect();
+    let mut shown = 0;
+    for line in block.lines().skip(1) {
+        if line.trim() == "..." || line.trim().is_empty() {
+            continue;
+        }
+        assert!(
+            golden_lines.contains(&line),
+            "README status line not in the golden: {line:?}"
+        );
+        shown += 1;
+    }
+    assert!(shown > 10, "{shown} lines compared");
+}
