@@ -2,6 +2,7 @@
 //! validated, preflighted against the subscription, priced and deployed.
 //!
 //! Where things live:
+//! - [`facts`]: every Azure constant (role GUIDs, ...) with its source and date;
 //! - [`spec`]: reading a spec, the JSON Schema, the typed model, defaults and the rules;
 //! - [`catalog`] and [`sizing`]: GPU sizes, drivers, prices and `vmSize: auto`;
 //! - [`diag`] and [`report`]: diagnostics and their output formats;
@@ -17,6 +18,7 @@ pub mod deploy;
 pub mod destroy;
 pub mod diag;
 pub mod emit;
+pub mod facts;
 pub mod gpu_report;
 pub mod io;
 pub mod plan;

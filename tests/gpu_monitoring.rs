@@ -903,7 +903,7 @@ fn every_linux_example_renders_collection_alerts_repairs_and_workbook() {
                 r["properties"]["roleDefinitionId"]
                     .as_str()
                     .unwrap()
-                    .contains("3913510d-42f4-4d42-a2a6-6cf4e5e8ba81")
+                    .contains("3913510d-42f4-4e42-8a64-420c390055eb")
             })
             .collect();
         assert_eq!(publisher.len(), 1, "{ex}");
@@ -1426,7 +1426,7 @@ fn the_windows_example_renders_collection_alerts_repairs_and_workbook() {
             .any(|r| r["properties"]["roleDefinitionId"]
                 .as_str()
                 .unwrap()
-                .contains("3913510d-42f4-4d42-a2a6-6cf4e5e8ba81"))
+                .contains("3913510d-42f4-4e42-8a64-420c390055eb"))
     );
 
     // Bicep says the same (the path's backslashes escaped for a Bicep string)

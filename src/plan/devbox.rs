@@ -32,7 +32,8 @@ use crate::spec::model::{Day, WorkloadSpec};
 use crate::spec::timezones::parse_hhmm;
 
 /// Built-in role `Desktop Virtualization Power On Contributor`.
-pub const POWER_ON_CONTRIBUTOR: &str = "489581de-a3bd-480d-9518-53dea7416b33";
+pub const POWER_ON_CONTRIBUTOR: &str =
+    crate::facts::roles::DESKTOP_VIRTUALIZATION_POWER_ON_CONTRIBUTOR.id;
 
 /// Compute REST API version of the start call the Logic App makes (the VM resource's).
 pub const START_API: &str = super::API.vmss;

@@ -72,8 +72,8 @@ pub const BYTES_PER_ROW: u32 = 400;
 
 /// Azure's limit on `customData` before base64 (as the `cloud-init` rule checks it).
 pub const MAX_CUSTOM_DATA_BYTES: u64 = 65_535;
-/// Monitoring Metrics Publisher (built-in role).
-pub const MONITORING_METRICS_PUBLISHER: &str = "3913510d-42f4-4d42-a2a6-6cf4e5e8ba81";
+/// Monitoring Metrics Publisher (built-in role; source in the facts layer).
+pub const MONITORING_METRICS_PUBLISHER: &str = crate::facts::roles::MONITORING_METRICS_PUBLISHER.id;
 
 pub const TABLE: &str = "GpuTelemetry_CL";
 pub const STREAM: &str = "Custom-GpuTelemetry";

@@ -120,12 +120,15 @@ pub struct RoleAssignment {
     pub description: String,
 }
 
+/// The role GUIDs the plan assigns, read from the facts layer (where their sources are).
 pub mod roles {
-    pub const KEY_VAULT_SECRETS_USER: &str = "4633458b-17de-408a-b874-0445c86b69e6";
+    use crate::facts::roles as facts;
+    pub const KEY_VAULT_SECRETS_USER: &str = facts::KEY_VAULT_SECRETS_USER.id;
     pub const KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER: &str =
-        "e147488a-f6f5-4113-8e2d-b22465e65bf6";
-    pub const SERVICE_BUS_DATA_RECEIVER: &str = "4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0";
-    pub const STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR: &str = "8a0f0c08-91a1-4084-bc3d-661d67233fed";
+        facts::KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER.id;
+    pub const SERVICE_BUS_DATA_RECEIVER: &str = facts::SERVICE_BUS_DATA_RECEIVER.id;
+    pub const STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR: &str =
+        facts::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR.id;
 }
 
 pub(super) fn identity(name: &str) -> Identity {

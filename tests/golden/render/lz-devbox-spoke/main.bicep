@@ -68,10 +68,10 @@ resource identitySecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01
 
 // Monitoring Metrics Publisher: The pool's identity publishes GPU telemetry through the data collection rule.
 resource identityGpuDcrPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(gpuDcr.id, identity.id, '3913510d-42f4-4d42-a2a6-6cf4e5e8ba81')
+  name: guid(gpuDcr.id, identity.id, '3913510d-42f4-4e42-8a64-420c390055eb')
   scope: gpuDcr
   properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '3913510d-42f4-4d42-a2a6-6cf4e5e8ba81')
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '3913510d-42f4-4e42-8a64-420c390055eb')
     principalId: identity.properties.principalId
     principalType: 'ServicePrincipal'
     description: 'The pool\'s identity publishes GPU telemetry through the data collection rule.'
