@@ -85,6 +85,18 @@ fn cell_text(v: &Value) -> Option<String> {
     }
 }
 
+/// A cell of `az monitor log-analytics query` JSON: the CLI's `log-analytics` extension writes
+/// every cell as Python's `str(value)` (Azure/azure-cli-extensions
+/// `src/log-analytics/azext_loganalytics/custom.py`@138f93c6121471a527ed477aac54219e99aa27ee,
+/// `item[column_names[index]] = str(value)`, read 2026-12-03), so a null arrives as the text
+/// `None`. Only this shape has it; the REST answer and the portal's CSV have real nulls.
+fn az_cell_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if s == "None" => None,
+        other => cell_text(other),
+    }
+}
+
 /// Turn named rows into samples; rows without a memory value (health rows) are skipped.
 fn samples(rows: Vec<Row>) -> Result<Vec<Sample>, ExportError> {
     if let Some(first) = rows.first() {
@@ -141,7 +153,7 @@ pub fn parse_rows(text: &str) -> Result<Vec<Row>, ExportError> {
                     item.as_object()
                         .map(|o| {
                             o.iter()
-                                .map(|(k, v)| (canonical(k).to_string(), cell_text(v)))
+                                .map(|(k, v)| (canonical(k).to_string(), az_cell_text(v)))
                                 .collect()
                         })
                         .ok_or_else(|| err("the JSON array holds something other than rows"))

@@ -736,10 +736,12 @@ fn key_properties_of_the_examples() {
     {
         assert_eq!(s["properties"]["defaultOutboundAccess"], false);
     }
-    // vault secrets, queue receiver, CMK key, and Monitoring Metrics Publisher on the GPU DCR
+    // vault secrets, queue receiver, CMK key, and Monitoring Metrics Publisher on the GPU DCR;
+    // Monitoring Contributor and Log Analytics Contributor for the Flexible pool's
+    // DCR-association policy (its definition's roleDefinitionIds)
     assert_eq!(
         by_type(res, "Microsoft.Authorization/roleAssignments").count(),
-        4
+        6
     );
     for ra in by_type(res, "Microsoft.Authorization/roleAssignments") {
         assert_eq!(ra["properties"]["principalType"], "ServicePrincipal");

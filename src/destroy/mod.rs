@@ -116,6 +116,10 @@ pub fn stage(resource_type: &str) -> u8 {
         | "microsoft.insights/scheduledqueryrules"
         | "microsoft.insights/workbooks"
         | "microsoft.insights/datacollectionruleassociations"
+        // a Flexible pool's DCR-association policy (it would associate VMs being deleted)
+        // and its remediation
+        | "microsoft.authorization/policyassignments"
+        | "microsoft.policyinsights/remediations"
         | "microsoft.consumption/budgets"
         | "microsoft.authorization/roleassignments"
         // a dev box: nothing stops or starts the VM while it goes

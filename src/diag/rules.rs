@@ -745,6 +745,13 @@ pub const RULES: &[Rule] = &[
         "The idle alert's window is its windowSize, which Azure takes only as 5, 10, 15, 30, 45 minutes, 1 to 6 hours, 1 or 2 days; any other idleMinutes renders a rule the deployment refuses.",
     ),
     r(
+        "gpu-telemetry-region",
+        W,
+        "monitoring",
+        "GPU telemetry cannot reach a Flexible scale set's VMs in this region",
+        "A Flexible scale set's VMs each need the GPU data collection rule associated; gpuform assigns the built-in DeployIfNotExists policy that does it, whose definition lists the regions it acts in. Elsewhere (the sovereign clouds' regions, as the public definition lists them) no VM is associated, the GPU table stays empty and the missing-telemetry alert fires. Use `compute.orchestration: uniform` (its association reaches every VM), or turn monitoring.gpu off.",
+    ),
+    r(
         "gpu-monitoring-off",
         I,
         "monitoring",

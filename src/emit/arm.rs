@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::plan::gpu_monitoring::GpuMonitoring;
+use crate::plan::gpu_monitoring::{DcrPolicy, GpuMonitoring};
 use crate::plan::*;
 
 pub const TEMPLATE_SCHEMA: &str =
@@ -337,6 +337,22 @@ impl Arm<'_> {
                 "Microsoft.Insights/workbooks",
                 vec![Name::Expr(gpu_workbook_name(gpu()))],
             ),
+            "gpuDcrPolicy" => here(
+                "Microsoft.Authorization/policyAssignments",
+                vec![Name::lit(&dcr_policy(gpu()).assignment_name)],
+            ),
+            // the DCR policy's role assignments (resource-group scope)
+            other if other.starts_with("gpuDcrPolicy") => {
+                let r = dcr_policy(gpu())
+                    .roles
+                    .iter()
+                    .find(|r| r.sym == other)
+                    .unwrap_or_else(|| unreachable!("no resource for symbol {other}"));
+                here(
+                    "Microsoft.Authorization/roleAssignments",
+                    vec![Name::Expr(dcr_policy_role_name(dcr_policy(gpu()), r.id))],
+                )
+            }
             // the role assignments, by their symbols in the plan
             other => match p.roles.iter().find(|r| r.sym == other) {
                 Some(r) => Target {
@@ -1686,7 +1702,7 @@ fn monitoring(a: &Arm, out: &mut Vec<Value>) {
             "properties": {
                 "workspaceId": x(a.id("workspace")),
                 "logs": d.log_categories.iter().map(|c| json!({ "category": c, "enabled": true })).collect::<Vec<_>>(),
-                "metrics": [ { "category": d.metrics_category, "enabled": true } ]
+                "metrics": d.metrics_categories.iter().map(|c| json!({ "category": c, "enabled": true })).collect::<Vec<_>>()
             },
             "dependsOn": a.depends(&[d.target, "workspace"])
         }));
@@ -1817,6 +1833,20 @@ fn ama_settings(a: &Arm) -> Value {
     } } })
 }
 
+fn dcr_policy(g: &GpuMonitoring) -> &DcrPolicy {
+    g.dcr_policy
+        .as_ref()
+        .expect("a DCR policy symbol without the policy")
+}
+
+/// `guid(resourceGroup().id, <assignment id>, role)`, as the Bicep template names it.
+fn dcr_policy_role_name(pol: &DcrPolicy, role_id: &str) -> String {
+    format!(
+        "guid(resourceGroup().id, resourceId('Microsoft.Authorization/policyAssignments', {}), '{role_id}')",
+        q(&pol.assignment_name)
+    )
+}
+
 fn gpu_workbook_name(g: &GpuMonitoring) -> String {
     format!("guid(resourceGroup().id, {})", q(&g.workbook.name_seed))
 }
@@ -1887,23 +1917,71 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
         },
         "dependsOn": a.depends(&["gpuDce", "workspace", "gpuTable"])
     }));
-    // the scale set's VMs, or the dev box VM (an extension resource on it either way)
-    let (target, what) = if p.devbox.is_some() {
-        ("vm", "The dev box sends")
+    if let Some(pol) = &g.dcr_policy {
+        // a Flexible scale set: the built-in policy associates each VM (templates/gpu_monitoring.bicep.hbs)
+        out.push(json!({
+            "type": "Microsoft.Authorization/policyAssignments",
+            "apiVersion": p.api.policy_assignments,
+            "name": lit(&pol.assignment_name),
+            "location": "[parameters('location')]",
+            "identity": { "type": "SystemAssigned" },
+            "properties": {
+                "displayName": lit(&pol.display_name),
+                "description": lit(&format!("Associates each VM of the pool with {}, including the VMs scale-outs add.", g.dcr_name)),
+                "policyDefinitionId": x(format!("tenantResourceId('Microsoft.Authorization/policyDefinitions', '{}')", pol.definition_id)),
+                "parameters": {
+                    "dcrResourceId": { "value": x(a.id("gpuDcr")) },
+                    "resourceType": { "value": "Microsoft.Insights/dataCollectionRules" },
+                    "scopeToSupportedImages": { "value": false }
+                }
+            },
+            "dependsOn": a.depends(&["gpuDcr"])
+        }));
+        let mut remediation_deps = vec!["gpuDcrPolicy", "vmss"];
+        for r in &pol.roles {
+            out.push(json!({
+                "type": "Microsoft.Authorization/roleAssignments",
+                "apiVersion": p.api.role_assignments,
+                "name": x(dcr_policy_role_name(pol, r.id)),
+                "properties": {
+                    "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '{}')", r.id)),
+                    "principalId": x(format!("reference({}, '{}', 'full').identity.principalId", a.id("gpuDcrPolicy"), p.api.policy_assignments)),
+                    "principalType": "ServicePrincipal",
+                    "description": "The GPU telemetry policy associates each VM with the data collection rule."
+                },
+                "dependsOn": a.depends(&["gpuDcrPolicy"])
+            }));
+            remediation_deps.push(r.sym.as_str());
+        }
+        out.push(json!({
+            "type": "Microsoft.PolicyInsights/remediations",
+            "apiVersion": p.api.policy_remediations,
+            "name": lit(&pol.remediation_name),
+            "properties": {
+                "policyAssignmentId": x(a.id("gpuDcrPolicy")),
+                "resourceDiscoveryMode": "ReEvaluateCompliance"
+            },
+            "dependsOn": a.depends(&remediation_deps)
+        }));
     } else {
-        ("vmss", "Every VM of the scale set sends")
-    };
-    out.push(json!({
-        "type": "Microsoft.Insights/dataCollectionRuleAssociations",
-        "apiVersion": p.api.data_collection,
-        "scope": a.scope(target),
-        "name": lit(g.association_name),
-        "properties": {
-            "description": lit(&format!("{what} GPU telemetry through {}.", g.dcr_name)),
-            "dataCollectionRuleId": x(a.id("gpuDcr"))
-        },
-        "dependsOn": a.depends(&[target, "gpuDcr"])
-    }));
+        // a Uniform scale set's VMs, or the dev box VM (an extension resource on it either way)
+        let (target, what) = if p.devbox.is_some() {
+            ("vm", "The dev box sends")
+        } else {
+            ("vmss", "Every VM of the scale set sends")
+        };
+        out.push(json!({
+            "type": "Microsoft.Insights/dataCollectionRuleAssociations",
+            "apiVersion": p.api.data_collection,
+            "scope": a.scope(target),
+            "name": lit(g.association_name),
+            "properties": {
+                "description": lit(&format!("{what} GPU telemetry through {}.", g.dcr_name)),
+                "dataCollectionRuleId": x(a.id("gpuDcr"))
+            },
+            "dependsOn": a.depends(&[target, "gpuDcr"])
+        }));
+    }
     let ag = p.monitoring.action_group.is_some();
     for al in &g.alerts {
         // scheduledQueryRules `actions.actionGroups`: action group resource ids

@@ -89,6 +89,33 @@ pub const DESKTOP_VIRTUALIZATION_POWER_ON_CONTRIBUTOR: Role = Role {
     source: Source::doc(TABLE, "2026-12-03"),
 };
 
+/// The identity of the built-in DCR-association policy (Flexible pools) deploys the association on
+/// each VM: its definition names this role and Log Analytics Contributor
+/// (`super::monitoring::DCRA_VM_LINUX`). Permissions:
+/// built-in-roles/monitor.md@03e5750af10b23b5ba437d5b333ec5e9437844f9 (2026-02-23).
+pub const MONITORING_CONTRIBUTOR: Role = Role {
+    name: "Monitoring Contributor",
+    id: "749f88d5-cbae-40b8-bcfc-e573ddc772fa",
+    needed: &[
+        "Microsoft.Insights/dataCollectionRuleAssociations/write",
+        "Microsoft.Resources/deployments/write",
+    ],
+    source: Source::doc(TABLE, "2026-12-03"),
+};
+
+/// The second role the DCR-association policy's definition names (its deployment reads the
+/// rule's workspace). Permissions:
+/// built-in-roles/monitor.md@03e5750af10b23b5ba437d5b333ec5e9437844f9 (2026-02-23).
+pub const LOG_ANALYTICS_CONTRIBUTOR: Role = Role {
+    name: "Log Analytics Contributor",
+    id: "92aaf0da-9dab-42b6-94a3-d43ce8d16293",
+    needed: &[
+        "Microsoft.OperationalInsights/workspaces/read",
+        "Microsoft.Resources/deployments/write",
+    ],
+    source: Source::doc(TABLE, "2026-12-03"),
+};
+
 /// Every role gpuform can render, for the tests that hold them against the source.
 pub const ALL: &[Role] = &[
     MONITORING_METRICS_PUBLISHER,
@@ -97,4 +124,6 @@ pub const ALL: &[Role] = &[
     SERVICE_BUS_DATA_RECEIVER,
     STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR,
     DESKTOP_VIRTUALIZATION_POWER_ON_CONTRIBUTOR,
+    MONITORING_CONTRIBUTOR,
+    LOG_ANALYTICS_CONTRIBUTOR,
 ];

@@ -230,6 +230,13 @@ pub struct GpuMonitoring {
     pub dce_name: String,
     pub dcr_name: String,
     pub association_name: &'static str,
+    /// How the data collection rule reaches the VMs: `vmss` (an association on a Uniform scale
+    /// set, which reaches its VMs), `vm` (a dev box's association) or `policy` (a Flexible scale
+    /// set: the association on the scale set does not reach its VMs, so the built-in
+    /// DeployIfNotExists policy associates each VM; see [`DcrPolicy`]).
+    pub delivery: &'static str,
+    /// The per-VM association of a Flexible pool; `None` for the other kinds.
+    pub dcr_policy: Option<DcrPolicy>,
     /// `kind` of the data collection endpoint and rule: `Linux` or `Windows`.
     pub kind: &'static str,
     pub file_pattern: &'static str,
@@ -245,6 +252,82 @@ pub struct GpuMonitoring {
     pub hourly_price: Option<f64>,
     /// Windows pool priced at the Linux rate (no Windows price embedded): the licence is extra.
     pub licence_extra: bool,
+}
+
+/// The built-in "Configure Linux/Windows Virtual Machines to be associated with a Data
+/// Collection Rule" policy, assigned to the pool's resource group with a system-assigned
+/// identity holding the roles the definition names, and a remediation for the VMs that exist
+/// before the identity holds them (`crate::facts::monitoring`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DcrPolicy {
+    /// Assignment name (at most 64 characters at resource-group scope).
+    pub assignment_name: String,
+    pub display_name: String,
+    pub definition_id: &'static str,
+    pub definition_name: &'static str,
+    /// Where the definition's GUID, parameters and roles were read.
+    pub source: &'static str,
+    pub roles: Vec<PolicyRole>,
+    pub remediation_name: String,
+    /// The pool's region is in the definition's location list. Where it is not (the sovereign
+    /// clouds' regions, as the public definition lists them) the policy associates nothing and
+    /// the missing-telemetry alert says so; `gpuform validate` warns (`gpu-telemetry-region`).
+    pub region_listed: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyRole {
+    pub sym: String,
+    pub name: &'static str,
+    pub id: &'static str,
+}
+
+/// The per-VM association of a Flexible pool's VMs (`None` for Uniform scale sets and dev boxes,
+/// whose association reaches their VMs).
+pub fn dcr_policy(name: &str, s: &WorkloadSpec, windows: bool) -> Option<DcrPolicy> {
+    use crate::facts::monitoring::{DCRA_VM_LINUX, DCRA_VM_WINDOWS};
+    use crate::facts::roles::{LOG_ANALYTICS_CONTRIBUTOR, MONITORING_CONTRIBUTOR};
+    if s.compute.orchestration != crate::spec::model::Orchestration::Flexible
+        || super::devbox::applies(s)
+    {
+        return None;
+    }
+    let def = if windows {
+        DCRA_VM_WINDOWS
+    } else {
+        DCRA_VM_LINUX
+    };
+    let roles = [MONITORING_CONTRIBUTOR, LOG_ANALYTICS_CONTRIBUTOR]
+        .iter()
+        .map(|r| {
+            debug_assert!(def.role_ids.contains(&r.id));
+            PolicyRole {
+                sym: format!(
+                    "gpuDcrPolicy{}",
+                    r.name.split_whitespace().collect::<String>()
+                ),
+                name: r.name,
+                id: r.id,
+            }
+        })
+        .collect();
+    let mut assignment_name = format!("{name}-gpu-dcr-association");
+    assignment_name.truncate(64);
+    Some(DcrPolicy {
+        assignment_name,
+        display_name: format!("{name}: associate every VM with the GPU telemetry rule"),
+        definition_id: def.id,
+        definition_name: def.display_name,
+        source: def.source.what,
+        roles,
+        remediation_name: format!("{name}-gpu-dcr-association"),
+        region_listed: def
+            .locations
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(&s.region)),
+    })
 }
 
 /// A log search alert rule on the custom table.
@@ -376,31 +459,7 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
                 "{name}: a GPU at {METRIC_VALUE}% of its VRAM ({MONITOR_CONDITION})"
             ),
         },
-        LogAlert {
-            sym: "gpuAlertFaults",
-            name: format!("alert-{name}-gpu-faults"),
-            display_name: format!("{name}: GPU faults"),
-            description: if vendor(size) == "amd" {
-                "A VM reported uncorrected ECC errors, a GPU missing from amd-smi or the PCI bus, a failing amd-smi/rocm-smi, or no ROCm tool at all (tool-missing: the image lacks ROCm; the VM stays in service). Automatic repairs replaces a VM whose health probe stays unhealthy.".into()
-            } else {
-                "A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.".into()
-            },
-            severity: 1,
-            query: format!(
-                "{TABLE}\n| where Status != \"ok\" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != \"ok\", Status, XidErrors > 0, \"xid\", \"ecc-uncorrected\")\n| summarize FaultSamples = count(), XidCodeSet = make_set(XidCodes), LastMessage = take_any(Message) by Computer, Kind"
-            ),
-            evaluation_frequency: "PT5M",
-            window_size: "PT10M".into(),
-            // the kind of fault, never its codes or counts: one incident stays one alert
-            dimensions: vec!["Computer", "Kind"],
-            measure: "FaultSamples",
-            time_aggregation: "Total",
-            operator: "GreaterThan",
-            threshold: 0,
-            email_subject: format!(
-                "{name}: GPU fault on a VM, {METRIC_VALUE} faulty sample(s) ({MONITOR_CONDITION})"
-            ),
-        },
+        faults_alert(name, vendor(size)),
     ];
     Some(GpuMonitoring {
         table: TABLE,
@@ -410,6 +469,14 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
         dce_name: format!("dce-{name}"),
         dcr_name: format!("dcr-{name}-gpu"),
         association_name: "gpu-telemetry",
+        delivery: if super::devbox::applies(s) {
+            "vm"
+        } else if dcr_policy(name, s, windows).is_some() {
+            "policy"
+        } else {
+            "vmss"
+        },
+        dcr_policy: dcr_policy(name, s, windows),
         kind: if windows { "Windows" } else { "Linux" },
         file_pattern: if windows {
             WINDOWS_LOG_PATTERN
@@ -451,11 +518,24 @@ fn profile_min_kql(s: &WorkloadSpec) -> String {
     format!("case({}, {last})", parts.join(", "))
 }
 
+/// A VM counts in the idle rule only when it still reported in the last this many minutes (one
+/// sample a minute, a few minutes of ingestion): a VM a scale-in deleted is not idle capacity.
+pub const IDLE_REPORTING_MINUTES: u32 = 10;
+
+/// How long a VM must have reported for the idle rule to count it: the whole window but its first
+/// five minutes (the window and the first sample need not line up), and never less than 30
+/// minutes, so a VM a scale-out just added, not yet given work, is not idle capacity.
+pub fn idle_present_minutes(window: u32) -> u32 {
+    window.saturating_sub(5).max(30.min(window))
+}
+
 fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: bool) -> LogAlert {
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
     let query = format!(
-        "{TABLE}\n| where Status == \"ok\"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n| extend MinuteOfWeek = {MINUTE_OF_WEEK}\n| extend ProfileMin = {min}\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)",
+        "{TABLE}\n| where TimeGenerated > now() - {window}m and Status == \"ok\"\n| extend Utilization = coalesce(UtilizationPercent, iff(MemoryTotalMiB > 0, 100.0 * MemoryUsedMiB / MemoryTotalMiB, real(null)))\n| summarize AvgUtilization = avg(Utilization), FirstSeen = min(TimeGenerated), LastSeen = max(TimeGenerated) by Computer\n| where FirstSeen <= now() - {present}m and LastSeen >= now() - {IDLE_REPORTING_MINUTES}m\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n| extend MinuteOfWeek = {MINUTE_OF_WEEK}\n| extend ProfileMin = {min}\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)",
+        window = g.idle_minutes,
+        present = idle_present_minutes(g.idle_minutes),
         threshold = g.idle_threshold_percent,
         min = profile_min_kql(s),
     );
@@ -475,7 +555,7 @@ fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: 
         name: format!("alert-{name}-gpu-idle"),
         display_name: format!("{name}: idle GPUs above the minimum"),
         description: format!(
-            "Instances above the active autoscale profile's minimum whose GPUs averaged under {}% for {} minutes{price_text}: the pool is not scaling in. Check the scale-in rule (queue threshold, cooldown) and the schedule's min.",
+            "Instances above the active autoscale profile's minimum whose GPUs averaged under {}% for {} minutes{price_text}: the pool is not scaling in. Only VMs that reported through the whole window and still report count, so VMs a scale-in removed or a scale-out just added never do. A MIG GPU reports no utilisation: its share of memory in use stands in. Check the scale-in rule (queue threshold, cooldown) and the schedule's min.",
             g.idle_threshold_percent, g.idle_minutes
         ),
         severity: 3,
@@ -495,6 +575,104 @@ fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: 
                 Some(p) => format!(", ${p:.3}/h each"),
                 None => String::new(),
             }
+        ),
+    }
+}
+
+/// Minutes a new VM may write health rows before the faults rule counts them: cloud-init starts
+/// the collector before the driver extension has installed nvidia-smi/amd-smi, so a new VM's
+/// first samples are `nvidia-smi-failed`/`tool-missing` by design. The same 30 minutes as the
+/// automatic repairs grace period (`spec::defaults::repair_grace_period`, PT30M), which exists
+/// for the same reason; a VM whose driver is still missing after it is reported.
+pub const DRIVER_GRACE_MINUTES: u32 = 30;
+/// The faults rule looks back this far for each VM's first sample (so a VM's age is known up to
+/// the grace period) and counts the faults of the last [`FAULT_MINUTES`].
+pub const FAULT_LOOKBACK_MINUTES: u32 = 60;
+pub const FAULT_MINUTES: u32 = 10;
+
+/// Sev-1 GPU faults: health rows (after the driver grace period), Xid events, and an increase of
+/// the uncorrected ECC counter (it counts since the driver loaded, so one error would otherwise
+/// keep the rule firing until the VM reboots).
+fn faults_alert(name: &str, vendor: &str) -> LogAlert {
+    let query = format!(
+        "let Since = now() - {FAULT_MINUTES}m;\nlet Seen = {TABLE}\n| where TimeGenerated > now() - {FAULT_LOOKBACK_MINUTES}m\n| summarize FirstSeen = min(TimeGenerated) by Computer;\nlet Health = {TABLE}\n| where TimeGenerated > Since and Status != \"ok\"\n| join kind=inner Seen on Computer\n| where FirstSeen <= now() - {DRIVER_GRACE_MINUTES}m\n| summarize FaultSamples = count(), LastMessage = take_any(Message) by Computer, Kind = Status;\nlet Xid = {TABLE}\n| where TimeGenerated > Since and XidErrors > 0\n| summarize FaultSamples = dcount(TimeGenerated), XidCodeSet = make_set(XidCodes) by Computer, Kind = \"xid\";\nlet Ecc = {TABLE}\n| where TimeGenerated > Since and Status == \"ok\" and isnotnull(EccUncorrected)\n| summarize arg_max(TimeGenerated, EccUncorrected), EccMin = min(EccUncorrected) by Computer, GpuIndex\n| where EccUncorrected > EccMin\n| summarize FaultSamples = sum(EccUncorrected - EccMin) by Computer, Kind = \"ecc-uncorrected\";\nunion Health, Xid, Ecc\n| project Computer, Kind, FaultSamples"
+    );
+    LogAlert {
+        sym: "gpuAlertFaults",
+        name: format!("alert-{name}-gpu-faults"),
+        display_name: format!("{name}: GPU faults"),
+        description: if vendor == "amd" {
+            format!(
+                "A VM reported new uncorrected ECC errors, a GPU missing from amd-smi or the PCI bus, a failing amd-smi/rocm-smi, or no ROCm tool at all (tool-missing: the image lacks ROCm; the VM stays in service). Health rows of a VM's first {DRIVER_GRACE_MINUTES} minutes do not count (the driver extension is still installing). Automatic repairs replaces a VM whose health probe stays unhealthy."
+            )
+        } else {
+            format!(
+                "A VM reported Xid errors, new uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Health rows of a VM's first {DRIVER_GRACE_MINUTES} minutes do not count (the driver extension is still installing nvidia-smi). Automatic repairs replaces a VM whose health probe stays unhealthy."
+            )
+        },
+        severity: 1,
+        query,
+        evaluation_frequency: "PT5M",
+        // the window covers the look-back for each VM's first sample; the faults counted are
+        // the last FAULT_MINUTES (`Since`)
+        window_size: idle_window(FAULT_LOOKBACK_MINUTES),
+        // the kind of fault, never its codes or counts: one incident stays one alert
+        dimensions: vec!["Computer", "Kind"],
+        measure: "FaultSamples",
+        time_aggregation: "Total",
+        operator: "GreaterThan",
+        threshold: 0,
+        email_subject: format!(
+            "{name}: GPU fault on a VM, {METRIC_VALUE} faulty sample(s) ({MONITOR_CONDITION})"
+        ),
+    }
+}
+
+/// Minutes after which a VM of the pool must have reported: its boot, the driver extension and
+/// (Flexible pools) the policy's association after the VM is provisioned.
+pub const SILENCE_GRACE_MINUTES: u32 = 45;
+/// A VM counts as reporting with a row in the last this many minutes (ingestion takes minutes).
+pub const REPORTING_MINUTES: u32 = 15;
+
+/// "No telemetry from a running instance": the instances the pool has held for the whole grace
+/// period (the autoscale setting's ObservedCapacity, its minimum over the period, from the
+/// setting's diagnostic export into the workspace; a fixed pool's count) against the VMs that
+/// wrote a row in the last [`REPORTING_MINUTES`]. Fires when the telemetry path is broken
+/// (no association, agent down, region the association policy does not act in) or a VM's
+/// collector stopped. Scale sets only: a dev box is off by design half the day.
+pub fn silence_alert(name: &str, autoscale: Option<&str>, fixed: u32) -> LogAlert {
+    let running = match autoscale {
+        Some(setting) => format!(
+            "toscalar(AzureMetrics\n| where TimeGenerated > now() - {SILENCE_GRACE_MINUTES}m and MetricName == \"ObservedCapacity\" and Resource =~ \"{setting}\"\n| summarize min(Minimum))"
+        ),
+        None => fixed.to_string(),
+    };
+    let query = format!(
+        "let Running = {running};\n{TABLE}\n| where TimeGenerated > now() - {REPORTING_MINUTES}m\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0.0))\n| extend SilentInstances = max_of(0, Running - Reporting)"
+    );
+    LogAlert {
+        sym: "gpuAlertSilent",
+        name: format!("alert-{name}-gpu-telemetry-missing"),
+        display_name: format!("{name}: no GPU telemetry from running instances"),
+        description: format!(
+            "Instances the pool has held for {SILENCE_GRACE_MINUTES} minutes{} wrote no row to {TABLE} in the last {REPORTING_MINUTES} minutes: the idle, VRAM and fault alerts cannot see them. Check the data collection rule association of the VMs (Flexible pools: the policy assignment and its remediation), the Azure Monitor Agent and the gpuform-gpu collector on a VM.",
+            if autoscale.is_some() {
+                " (the autoscale setting's ObservedCapacity)"
+            } else {
+                ""
+            }
+        ),
+        severity: 2,
+        query,
+        evaluation_frequency: "PT5M",
+        window_size: idle_window(SILENCE_GRACE_MINUTES),
+        dimensions: Vec::new(),
+        measure: "SilentInstances",
+        time_aggregation: "Maximum",
+        operator: "GreaterThan",
+        threshold: 0,
+        email_subject: format!(
+            "{name}: {METRIC_VALUE} running instance(s) send no GPU telemetry ({MONITOR_CONDITION})"
         ),
     }
 }
@@ -635,53 +813,68 @@ fn workbook(
     let kql = |title: &str, query: String, viz: &str, width: &str| {
         wb::kql(title, query, viz, width, DAY_MS)
     };
-    let items = vec![
+    let mut items = vec![
         text(format!(
             "## GPU pool `{name}`\nSampled once a minute on every VM by the gpuform collector (`{tool}`) into `{TABLE}`. Idle: under {}% utilisation; VRAM alert above {}%.",
             g.idle_threshold_percent, g.memory_alert_percent
         )),
         kql(
             "GPU utilisation per VM (%)",
-            format!("{TABLE}\n| where Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 5m)"),
+            format!(
+                "{TABLE}\n| where Status == \"ok\"\n| summarize Utilization = avg(UtilizationPercent) by Computer, bin(TimeGenerated, 5m)"
+            ),
             "timechart",
             "50",
         ),
         kql(
             "GPU memory used per VM (GiB, peak GPU)",
-            format!("{TABLE}\n| where Status == \"ok\"\n| summarize MemoryGiB = max(MemoryUsedMiB) / 1024.0 by Computer, bin(TimeGenerated, 5m)"),
+            format!(
+                "{TABLE}\n| where Status == \"ok\"\n| summarize MemoryGiB = max(MemoryUsedMiB) / 1024.0 by Computer, bin(TimeGenerated, 5m)"
+            ),
             "timechart",
             "50",
         ),
         kql(
             "Instances by priority",
-            format!("{TABLE}\n| summarize Instances = dcount(Computer) by Priority, bin(TimeGenerated, 5m)"),
+            format!(
+                "{TABLE}\n| summarize Instances = dcount(Computer) by Priority, bin(TimeGenerated, 5m)"
+            ),
             "areachart",
             "50",
         ),
         kql(
             "Jobs the workload reports running, per VM",
-            format!("{TABLE}\n| where isnotnull(RunningJobs)\n| summarize Jobs = max(RunningJobs) by Computer, bin(TimeGenerated, 5m)"),
+            format!(
+                "{TABLE}\n| where isnotnull(RunningJobs)\n| summarize Jobs = max(RunningJobs) by Computer, bin(TimeGenerated, 5m)"
+            ),
             "timechart",
             "50",
         ),
+    ];
+    // a fixed-size pool has no autoscale setting: no capacity, profile or queue to chart
+    if schedule::has_setting(s) {
+        items.extend(vec![
         kql(
-            "Queue length and autoscale capacity",
-            "AzureMetrics\n| where MetricName in (\"ActiveMessages\", \"QueueMessageCount\", \"ObservedCapacity\")\n| summarize Value = avg(Average) by MetricName, bin(TimeGenerated, 5m)".into(),
-            "timechart",
-            "50",
-        ),
-        // the autoscale setting's AutoscaleEvaluations log (its diagnostic setting sends it to
-        // this workspace): the profile Azure selected at each evaluation, with its limits
-        kql(
-            "Active autoscale profile (min and max of the profile in force)",
-            "AutoscaleEvaluationsLog\n| where ProfileSelected == true\n| summarize ProfileMin = max(MinimumInstanceCount), ProfileMax = max(MaximumInstanceCount) by Profile, bin(TimeGenerated, 5m)".into(),
-            "timechart",
-            "50",
-        ),
+                "Queue length and autoscale capacity",
+                "AzureMetrics\n| where MetricName in (\"ActiveMessages\", \"QueueMessageCount\", \"ObservedCapacity\")\n| summarize Value = avg(Average) by MetricName, bin(TimeGenerated, 5m)".into(),
+                "timechart",
+                "50",
+            ),
+            // the autoscale setting's AutoscaleEvaluations log (its diagnostic setting sends it to
+            // this workspace): the profile Azure selected at each evaluation, with its limits
+            kql(
+                "Active autoscale profile (min and max of the profile in force)",
+                "AutoscaleEvaluationsLog\n| where ProfileSelected == true\n| summarize ProfileMin = max(MinimumInstanceCount), ProfileMax = max(MaximumInstanceCount) by Profile, bin(TimeGenerated, 5m)".into(),
+                "timechart",
+                "50",
+            ),
+        ]);
+    }
+    items.extend(vec![
         wb::idle_cost(g.idle_threshold_percent, price, licence_extra),
         wb::faults(DAY_MS),
         wb::alerts_fired(name),
-    ];
+    ]);
     wb::notebook(name, format!("GPU pool {name}"), items)
 }
 
@@ -996,6 +1189,18 @@ pub(super) mod tests {
         "in",
         "todatetime",
         "tostring",
+        "coalesce",
+        "iff",
+        "real",
+        "null",
+        "let",
+        "join",
+        "kind",
+        "inner",
+        "on",
+        "union",
+        "arg_max",
+        "toscalar",
         "type",
         "h",
         "m",
@@ -1193,7 +1398,9 @@ pub(super) mod tests {
             // Xid codes and counts are columns of the result, not dimensions
             assert_eq!(fault.dimensions, ["Computer", "Kind"]);
             assert!(
-                fault.query.ends_with("by Computer, Kind"),
+                fault
+                    .query
+                    .ends_with("| project Computer, Kind, FaultSamples"),
                 "{}",
                 fault.query
             );
@@ -1206,6 +1413,23 @@ pub(super) mod tests {
     /// The pool workbook puts the instances against the queue, the capacity, the profile Azure
     /// selected (AutoscaleEvaluationsLog, which the autoscale setting's diagnostic setting sends)
     /// and the jobs the workload reports.
+    #[test]
+    fn a_fixed_pool_workbook_has_no_autoscale_charts() {
+        let g = plan_of("examples/pretrain-nd-h100.yaml");
+        let data: Value = serde_json::from_str(&g.workbook.serialized_data).unwrap();
+        let titles: Vec<&str> = data["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|i| i["content"]["title"].as_str())
+            .collect();
+        assert!(
+            titles.iter().all(|t| !t.contains("autoscale")),
+            "{titles:?}"
+        );
+        assert!(titles.iter().any(|t| t.contains("GPU utilisation per VM")));
+    }
+
     #[test]
     fn the_pool_workbook_shows_queue_capacity_profile_and_jobs() {
         let g = plan_of("examples/shortvideo-transcode.yaml");

@@ -75,6 +75,11 @@ pub struct ApiVersions {
     pub dev_test_lab: &'static str,
     /// The dev box's start workflow (`Microsoft.Logic/workflows`, Consumption).
     pub logic: &'static str,
+    /// The built-in DCR-association policy a Flexible pool assigns
+    /// (`Microsoft.Authorization/policyAssignments`; newest GA in bicep-types-az).
+    pub policy_assignments: &'static str,
+    /// Its remediation for the VMs that exist before it acts (`Microsoft.PolicyInsights/remediations`).
+    pub policy_remediations: &'static str,
 }
 
 pub const API: ApiVersions = ApiVersions {
@@ -100,6 +105,8 @@ pub const API: ApiVersions = ApiVersions {
     workbooks: "2023-06-01",
     dev_test_lab: "2018-09-15",
     logic: "2019-05-01",
+    policy_assignments: "2026-07-01",
+    policy_remediations: "2024-10-01",
 };
 
 /// A checkov check suppressed in the output, with the reason written next to it.
@@ -310,6 +317,14 @@ impl Plan {
         } else {
             scaling::autoscale(&name, s, queue.as_ref())
         };
+        if let (Some(g), None) = (gpu.as_mut(), devbox.as_ref()) {
+            // the alert that says when the other GPU alerts are blind
+            g.alerts.push(gpu_monitoring::silence_alert(
+                &name,
+                autoscale.as_ref().map(|a| a.name.as_str()),
+                s.capacity.default_count(),
+            ));
+        }
         let mut monitoring =
             monitoring::plan(&name, s, monitoring_ws, autoscale.as_ref(), queue.as_ref());
         if devbox.is_some() {

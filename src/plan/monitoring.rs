@@ -57,7 +57,8 @@ pub struct DiagnosticSetting {
     /// Explicit log categories of the target's resource type (from [`LOG_CATEGORIES`]): category
     /// groups (`allLogs`) are not documented for every type (autoscale settings have none).
     pub log_categories: Vec<&'static str>,
-    pub metrics_category: &'static str,
+    /// Metric categories exported (`AllMetrics`; storage queues: `Transaction` and `Capacity`).
+    pub metrics_categories: Vec<&'static str>,
 }
 
 /// A metric and the aggregations Microsoft's supported-metrics table lists for it.
@@ -110,7 +111,8 @@ pub const METRICS: &[MetricEntry] = &[
 pub struct LogEntry {
     pub resource_type: &'static str,
     pub log_categories: &'static [&'static str],
-    /// The metric category diagnostic settings export (`AllMetrics`, or storage's `Transaction`).
+    /// The metric categories diagnostic settings export (`AllMetrics`, or storage's `Transaction`
+    /// and `Capacity`).
     pub metric_categories: &'static [&'static str],
     pub source: &'static str,
 }
@@ -138,7 +140,11 @@ pub const LOG_CATEGORIES: &[LogEntry] = &[
     LogEntry {
         resource_type: "Microsoft.Storage/storageAccounts/queueServices",
         log_categories: &["StorageRead", "StorageWrite", "StorageDelete"],
-        metric_categories: &["Transaction"],
+        // QueueMessageCount, the queue length the workbook charts and the idle alert's runbook
+        // reads, is in the Capacity category (hourly; ../shared/azure/metrics.json:
+        // Microsoft.Storage/storageAccounts/queueServices QueueMessageCount, category Capacity,
+        // time grain PT1H); Transaction holds the request metrics
+        metric_categories: &["Transaction", "Capacity"],
         source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-storage-storageaccounts-queueservices-logs",
     },
 ];
@@ -168,7 +174,7 @@ fn diagnostic(
         target,
         name: "to-log-analytics",
         log_categories: e.log_categories.to_vec(),
-        metrics_category: e.metric_categories[0],
+        metrics_categories: e.metric_categories.to_vec(),
     }
 }
 

@@ -36,6 +36,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     let Some(why) = gpu_monitoring_unsupported(s, ctx.size()) else {
+        telemetry_region(ctx, out);
         return;
     };
     match s.monitoring.gpu.enabled {
@@ -58,4 +59,43 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .help("the pool still gets the VM availability, capacity and queue alerts; GPU utilisation, VRAM and fault alerts need an NVIDIA size (Linux or Windows) or an AMD size with Linux, scale set or dev box"),
         ),
     }
+}
+
+/// A Flexible pool's VMs get the rule from the built-in DCR-association policy, which acts only in
+/// the regions its definition lists (`crate::facts::monitoring`).
+fn telemetry_region(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    use crate::facts::monitoring::{DCRA_VM_LINUX, DCRA_VM_WINDOWS};
+    use crate::spec::model::{Orchestration, OsType};
+    let s = &ctx.spec.spec;
+    if s.monitoring.gpu.enabled == Some(false)
+        || s.compute.orchestration != Orchestration::Flexible
+        || crate::plan::devbox::applies(s)
+    {
+        return;
+    }
+    let windows = crate::spec::resolve::image(&s.compute.image).os == OsType::Windows;
+    let def = if windows {
+        DCRA_VM_WINDOWS
+    } else {
+        DCRA_VM_LINUX
+    };
+    if def
+        .locations
+        .iter()
+        .any(|l| l.eq_ignore_ascii_case(&s.region))
+    {
+        return;
+    }
+    out.push(
+        Diagnostic::new(
+            "gpu-telemetry-region",
+            format!(
+                "GPU telemetry: the built-in policy that associates each VM of a Flexible scale set with the GPU data collection rule does not act in {} (its definition {} lists no such region), so no GPU telemetry would arrive",
+                s.region, def.id
+            ),
+        )
+        .at("/spec/compute/orchestration")
+        .label("Flexible: one association per VM")
+        .help("use `compute.orchestration: uniform` (the association on a Uniform scale set reaches each VM), or set `monitoring.gpu.enabled: false`"),
+    );
 }

@@ -1041,16 +1041,76 @@ resource gpuDcr 'Microsoft.Insights/dataCollectionRules@2023-03-11' = {
   ]
 }
 
-resource gpuDcrAssociation 'Microsoft.Insights/dataCollectionRuleAssociations@2023-03-11' = {
-  name: 'gpu-telemetry'
-  scope: vmss
+// A Flexible scale set's VMs are separate resources: an association scoped to the scale set does
+// not reach them (Learn, data collection rule associations: associate the rule with each VM). The
+// built-in policy Configure Windows Virtual Machines to be associated with a Data Collection Rule or a Data Collection Endpoint
+// (Azure/azure-policy built-in-policies/policyDefinitions/Monitoring/AzureMonitor_DCRA_VM_Windows_DINE.json@69e0ff0396a9f1104d1e06efbf5d8e48e1abbf76) associates every VM of this resource group whose OS disk is
+// Windows with the rule once it is provisioned, so each VM a scale-out adds gets it too;
+// its identity holds the two roles the definition names, and the remediation associates the VMs
+// that were created before it could.
+resource gpuDcrPolicy 'Microsoft.Authorization/policyAssignments@2026-07-01' = {
+  name: 'cad-viz-gpu-dcr-association'
+  location: location
+  identity: {
+    type: 'SystemAssigned'
+  }
   properties: {
-    description: 'Every VM of the scale set sends GPU telemetry through dcr-cad-viz-gpu.'
-    dataCollectionRuleId: gpuDcr.id
+    displayName: 'cad-viz: associate every VM with the GPU telemetry rule'
+    description: 'Associates each VM of the pool with dcr-cad-viz-gpu, including the VMs scale-outs add.'
+    policyDefinitionId: tenantResourceId('Microsoft.Authorization/policyDefinitions', '244efd75-0d92-453c-b9a3-7d73ca36ed52')
+    parameters: {
+      dcrResourceId: {
+        value: gpuDcr.id
+      }
+      resourceType: {
+        value: 'Microsoft.Insights/dataCollectionRules'
+      }
+      // every Windows VM, not only the images on the definition's list (the GPU images are not)
+      scopeToSupportedImages: {
+        value: false
+      }
+    }
   }
 }
 
-// Instances above the active autoscale profile's minimum whose GPUs averaged under 10% for 60 minutes at $1.180/h each plus the Windows licence (Linux pay-as-you-go list price in westeurope: no Windows price is embedded): the pool is not scaling in. Check the scale-in rule (queue threshold, cooldown) and the schedule's min.
+// Monitoring Contributor for the policy's identity: the definition's roleDefinitionIds.
+resource gpuDcrPolicyMonitoringContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(resourceGroup().id, gpuDcrPolicy.id, '749f88d5-cbae-40b8-bcfc-e573ddc772fa')
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '749f88d5-cbae-40b8-bcfc-e573ddc772fa')
+    principalId: gpuDcrPolicy.identity.principalId
+    principalType: 'ServicePrincipal'
+    description: 'The GPU telemetry policy associates each VM with the data collection rule.'
+  }
+}
+
+// Log Analytics Contributor for the policy's identity: the definition's roleDefinitionIds.
+resource gpuDcrPolicyLogAnalyticsContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(resourceGroup().id, gpuDcrPolicy.id, '92aaf0da-9dab-42b6-94a3-d43ce8d16293')
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '92aaf0da-9dab-42b6-94a3-d43ce8d16293')
+    principalId: gpuDcrPolicy.identity.principalId
+    principalType: 'ServicePrincipal'
+    description: 'The GPU telemetry policy associates each VM with the data collection rule.'
+  }
+}
+
+// The VMs this deployment creates exist before the policy's identity holds its roles: remediate
+// them once (new VMs are associated by the policy itself after they are provisioned).
+resource gpuDcrRemediation 'Microsoft.PolicyInsights/remediations@2024-10-01' = {
+  name: 'cad-viz-gpu-dcr-association'
+  properties: {
+    policyAssignmentId: gpuDcrPolicy.id
+    resourceDiscoveryMode: 'ReEvaluateCompliance'
+  }
+  dependsOn: [
+    vmss
+    gpuDcrPolicyMonitoringContributor
+    gpuDcrPolicyLogAnalyticsContributor
+  ]
+}
+
+// Instances above the active autoscale profile's minimum whose GPUs averaged under 10% for 60 minutes at $1.180/h each plus the Windows licence (Linux pay-as-you-go list price in westeurope: no Windows price is embedded): the pool is not scaling in. Only VMs that reported through the whole window and still report count, so VMs a scale-in removed or a scale-out just added never do. A MIG GPU reports no utilisation: its share of memory in use stands in. Check the scale-in rule (queue threshold, cooldown) and the schedule's min.
 resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   name: 'alert-cad-viz-gpu-idle'
   location: location
@@ -1058,7 +1118,7 @@ resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   kind: 'LogAlert'
   properties: {
     displayName: 'cad-viz: idle GPUs above the minimum'
-    description: 'Instances above the active autoscale profile\'s minimum whose GPUs averaged under 10% for 60 minutes at $1.180/h each plus the Windows licence (Linux pay-as-you-go list price in westeurope: no Windows price is embedded): the pool is not scaling in. Check the scale-in rule (queue threshold, cooldown) and the schedule\'s min.'
+    description: 'Instances above the active autoscale profile\'s minimum whose GPUs averaged under 10% for 60 minutes at $1.180/h each plus the Windows licence (Linux pay-as-you-go list price in westeurope: no Windows price is embedded): the pool is not scaling in. Only VMs that reported through the whole window and still report count, so VMs a scale-in removed or a scale-out just added never do. A MIG GPU reports no utilisation: its share of memory in use stands in. Check the scale-in rule (queue threshold, cooldown) and the schedule\'s min.'
     severity: 3
     enabled: true
     scopes: [
@@ -1069,7 +1129,7 @@ resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'GpuTelemetry_CL\n| where Status == "ok"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < 10)\n| extend MinuteOfWeek = (toint(dayofweek(now()) / 1d) + 6) % 7 * 1440 + hourofday(now()) * 60 + datetime_part("minute", now())\n| extend ProfileMin = case(MinuteOfWeek < 390, 0, MinuteOfWeek < 1050, 10, MinuteOfWeek < 1260, 2, MinuteOfWeek < 1830, 0, MinuteOfWeek < 2490, 10, MinuteOfWeek < 2700, 2, MinuteOfWeek < 3270, 0, MinuteOfWeek < 3930, 10, MinuteOfWeek < 4140, 2, MinuteOfWeek < 4710, 0, MinuteOfWeek < 5370, 10, MinuteOfWeek < 5580, 2, MinuteOfWeek < 6150, 0, MinuteOfWeek < 6810, 10, MinuteOfWeek < 7020, 2, 0)\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * 1.18, 2)'
+          query: 'GpuTelemetry_CL\n| where TimeGenerated > now() - 60m and Status == "ok"\n| extend Utilization = coalesce(UtilizationPercent, iff(MemoryTotalMiB > 0, 100.0 * MemoryUsedMiB / MemoryTotalMiB, real(null)))\n| summarize AvgUtilization = avg(Utilization), FirstSeen = min(TimeGenerated), LastSeen = max(TimeGenerated) by Computer\n| where FirstSeen <= now() - 55m and LastSeen >= now() - 10m\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < 10)\n| extend MinuteOfWeek = (toint(dayofweek(now()) / 1d) + 6) % 7 * 1440 + hourofday(now()) * 60 + datetime_part("minute", now())\n| extend ProfileMin = case(MinuteOfWeek < 390, 0, MinuteOfWeek < 1050, 10, MinuteOfWeek < 1260, 2, MinuteOfWeek < 1830, 0, MinuteOfWeek < 2490, 10, MinuteOfWeek < 2700, 2, MinuteOfWeek < 3270, 0, MinuteOfWeek < 3930, 10, MinuteOfWeek < 4140, 2, MinuteOfWeek < 4710, 0, MinuteOfWeek < 5370, 10, MinuteOfWeek < 5580, 2, MinuteOfWeek < 6150, 0, MinuteOfWeek < 6810, 10, MinuteOfWeek < 7020, 2, 0)\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * 1.18, 2)'
           timeAggregation: 'Maximum'
           metricMeasureColumn: 'IdleAboveMin'
           operator: 'GreaterThan'
@@ -1163,7 +1223,7 @@ resource gpuAlertVram 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   ]
 }
 
-// A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.
+// A VM reported Xid errors, new uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Health rows of a VM's first 30 minutes do not count (the driver extension is still installing nvidia-smi). Automatic repairs replaces a VM whose health probe stays unhealthy.
 resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   name: 'alert-cad-viz-gpu-faults'
   location: location
@@ -1171,18 +1231,18 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   kind: 'LogAlert'
   properties: {
     displayName: 'cad-viz: GPU faults'
-    description: 'A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.'
+    description: 'A VM reported Xid errors, new uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Health rows of a VM\'s first 30 minutes do not count (the driver extension is still installing nvidia-smi). Automatic repairs replaces a VM whose health probe stays unhealthy.'
     severity: 1
     enabled: true
     scopes: [
       workspace.id
     ]
     evaluationFrequency: 'PT5M'
-    windowSize: 'PT10M'
+    windowSize: 'PT1H'
     criteria: {
       allOf: [
         {
-          query: 'GpuTelemetry_CL\n| where Status != "ok" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != "ok", Status, XidErrors > 0, "xid", "ecc-uncorrected")\n| summarize FaultSamples = count(), XidCodeSet = make_set(XidCodes), LastMessage = take_any(Message) by Computer, Kind'
+          query: 'let Since = now() - 10m;\nlet Seen = GpuTelemetry_CL\n| where TimeGenerated > now() - 60m\n| summarize FirstSeen = min(TimeGenerated) by Computer;\nlet Health = GpuTelemetry_CL\n| where TimeGenerated > Since and Status != "ok"\n| join kind=inner Seen on Computer\n| where FirstSeen <= now() - 30m\n| summarize FaultSamples = count(), LastMessage = take_any(Message) by Computer, Kind = Status;\nlet Xid = GpuTelemetry_CL\n| where TimeGenerated > Since and XidErrors > 0\n| summarize FaultSamples = dcount(TimeGenerated), XidCodeSet = make_set(XidCodes) by Computer, Kind = "xid";\nlet Ecc = GpuTelemetry_CL\n| where TimeGenerated > Since and Status == "ok" and isnotnull(EccUncorrected)\n| summarize arg_max(TimeGenerated, EccUncorrected), EccMin = min(EccUncorrected) by Computer, GpuIndex\n| where EccUncorrected > EccMin\n| summarize FaultSamples = sum(EccUncorrected - EccMin) by Computer, Kind = "ecc-uncorrected";\nunion Health, Xid, Ecc\n| project Computer, Kind, FaultSamples'
           timeAggregation: 'Total'
           metricMeasureColumn: 'FaultSamples'
           operator: 'GreaterThan'
@@ -1219,6 +1279,54 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
       // e-mail subject with the measured value (preview; the common alert schema's paths)
       actionProperties: {
         'Email.Subject': 'cad-viz: GPU fault on a VM, \${data.alertContext.condition.allOf[0].metricValue} faulty sample(s) (\${data.essentials.monitorCondition})'
+      }
+    }
+  }
+  dependsOn: [
+    // the query is validated against the table
+    gpuTable
+  ]
+}
+
+// Instances the pool has held for 45 minutes (the autoscale setting's ObservedCapacity) wrote no row to GpuTelemetry_CL in the last 15 minutes: the idle, VRAM and fault alerts cannot see them. Check the data collection rule association of the VMs (Flexible pools: the policy assignment and its remediation), the Azure Monitor Agent and the gpuform-gpu collector on a VM.
+resource gpuAlertSilent 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-cad-viz-gpu-telemetry-missing'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'cad-viz: no GPU telemetry from running instances'
+    description: 'Instances the pool has held for 45 minutes (the autoscale setting\'s ObservedCapacity) wrote no row to GpuTelemetry_CL in the last 15 minutes: the idle, VRAM and fault alerts cannot see them. Check the data collection rule association of the VMs (Flexible pools: the policy assignment and its remediation), the Azure Monitor Agent and the gpuform-gpu collector on a VM.'
+    severity: 2
+    enabled: true
+    scopes: [
+      workspace.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT45M'
+    criteria: {
+      allOf: [
+        {
+          query: 'let Running = toscalar(AzureMetrics\n| where TimeGenerated > now() - 45m and MetricName == "ObservedCapacity" and Resource =~ "as-cad-viz"\n| summarize min(Minimum));\nGpuTelemetry_CL\n| where TimeGenerated > now() - 15m\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0.0))\n| extend SilentInstances = max_of(0, Running - Reporting)'
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'SilentInstances'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: {
+      actionGroups: [
+        actionGroup.id
+      ]
+      // e-mail subject with the measured value (preview; the common alert schema's paths)
+      actionProperties: {
+        'Email.Subject': 'cad-viz: \${data.alertContext.condition.allOf[0].metricValue} running instance(s) send no GPU telemetry (\${data.essentials.monitorCondition})'
       }
     }
   }
