@@ -382,3 +382,77 @@ fn the_missing_telemetry_alert_counts_running_instances_that_do_not_report() {
         assert_eq!(num(r, "SilentInstances"), want, "{what}: {r}\n{q}");
     }
 }
+
+/// "Which profile is in force" has one answer: the idle rule's `ProfileMin` at a given instant is
+/// the minimum of the profile `simulate` (`Setting::timeline`, jiff's tz database) puts in force
+/// then, across the 2027 daylight-saving changes of the Windows example (W. Europe Standard
+/// Time). The engine has no time zones, so each `datetime_utc_to_local(now(), "<zone>")` is
+/// replaced by the local time jiff computes for that instant; the rest of the rule runs as
+/// rendered.
+#[test]
+fn the_idle_alerts_profile_minimum_follows_daylight_saving_as_simulate_does() {
+    use gpuform::simulate::engine::Setting;
+    use jiff::Timestamp;
+    use jiff::tz::TimeZone;
+    let p = plan("examples/windows-viz-nv.yaml");
+    let q = alert(&p, "gpuAlertIdle").query.clone();
+    let setting = Setting::from_plan(p.autoscale.as_ref().unwrap()).unwrap();
+    let re_zone = "datetime_utc_to_local(now(), \"";
+    let zones: Vec<String> = q
+        .match_indices(re_zone)
+        .map(|(i, _)| {
+            let rest = &q[i + re_zone.len()..];
+            rest[..rest.find('"').unwrap()].to_string()
+        })
+        .collect();
+    assert!(
+        !zones.is_empty(),
+        "the rule converts now() into the schedules' zone:\n{q}"
+    );
+    // the issue's instant, then every hour of the days around each 2027 DST change in Europe and
+    // the US
+    let mut instants = vec!["2027-03-29T05:30:00Z".to_string()];
+    for day in [
+        "2027-03-28",
+        "2027-03-29",
+        "2027-10-31",
+        "2027-11-01",
+        "2027-03-15",
+        "2027-11-08",
+    ] {
+        for hour in 0..24 {
+            instants.push(format!("{day}T{hour:02}:30:00Z"));
+        }
+    }
+    let mut queries = Vec::new();
+    let mut want = Vec::new();
+    for t in &instants {
+        let ts: Timestamp = t.parse().unwrap();
+        let mut qt = q.clone();
+        for z in &zones {
+            let local = ts.to_zoned(TimeZone::get(z).unwrap()).datetime();
+            qt = qt.replace(
+                &format!("{re_zone}{z}\")"),
+                &format!("datetime({})", local.strftime("%Y-%m-%d %H:%M:%S")),
+            );
+        }
+        queries.push(qt.replace(
+            "now()",
+            &format!("datetime({})", &t[..19].replace('T', " ")),
+        ));
+        let active = setting.timeline(ts, 1)[0] as usize;
+        want.push(setting.profiles[active].min);
+    }
+    let Some(out) = run(json!({ TABLE: gpu_table(&[]) }), &queries) else {
+        return;
+    };
+    for ((t, rows), want) in instants.iter().zip(&out).zip(&want) {
+        assert_eq!(
+            num(one(rows), "ProfileMin") as u32,
+            *want,
+            "{t}: the rule's profile minimum against simulate's"
+        );
+    }
+    // Monday 2027-03-29 05:30 UTC is 07:30 in Berlin (summer time): office hours, 10 instances
+    assert_eq!(want[0], 10);
+}

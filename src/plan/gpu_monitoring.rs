@@ -496,8 +496,100 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
 /// `MinuteOfWeek` (UTC minutes since Monday 00:00, as [`schedule::week`] counts) of `now()`.
 const MINUTE_OF_WEEK: &str = "(toint(dayofweek(now()) / 1d) + 6) % 7 * 1440 + hourofday(now()) * 60 + datetime_part(\"minute\", now())";
 
+/// KQL's `min_of` takes at most 64 arguments (Learn, "min_of()").
+const MIN_OF_ARGS: usize = 64;
+
+/// The `| extend` stages that end in `ProfileMin`, the floor of the autoscale profile in force at
+/// `now()`, as Azure autoscale decides it: a recurring profile starts at its local time in its
+/// time zone, daylight saving included, and stays in force until the next profile's start; at
+/// equal starts the first profile in the setting's list applies (Learn,
+/// autoscale-understanding-settings). The profiles are [`schedule::profiles`], the ones the
+/// render emits and `simulate` walks (`Setting::timeline`); `now()` goes into each zone with KQL's
+/// `datetime_utc_to_local` (Learn, "datetime_utc_to_local()": IANA names, with DST; the zone of
+/// each Windows name is CLDR's, `spec::timezones::WINDOWS_TO_IANA`, as `simulate` uses). Each
+/// start's age is the local minutes since it last occurred; the youngest start's profile is in
+/// force. tests/gpu_alert_queries.rs holds this against `simulate` across the 2027 DST changes.
+fn profile_min_stages(s: &WorkloadSpec) -> String {
+    use crate::spec::timezones::iana_of_windows;
+    if !schedule::has_setting(s) {
+        return format!("| extend ProfileMin = {}", s.capacity.default_count());
+    }
+    let profiles = schedule::profiles(s);
+    let recurring: Vec<(usize, &schedule::Recurrence)> = profiles
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.recurrence.as_ref().map(|r| (i, r)))
+        .collect();
+    if recurring.is_empty() {
+        return format!("| extend ProfileMin = {}", profiles[0].min);
+    }
+    let mut zones: Vec<&str> = Vec::new();
+    for (_, r) in &recurring {
+        if iana_of_windows(&r.time_zone).is_none() {
+            // validation takes only zones of the table; the standard-offset week, as before
+            return format!(
+                "| extend MinuteOfWeek = {MINUTE_OF_WEEK}\n| extend ProfileMin = {}",
+                profile_min_kql(s)
+            );
+        }
+        if !zones.contains(&r.time_zone.as_str()) {
+            zones.push(&r.time_zone);
+        }
+    }
+    let mut stages = Vec::new();
+    for (k, z) in zones.iter().enumerate() {
+        let iana = iana_of_windows(z).expect("checked above");
+        stages.push(format!(
+            "| extend Local{k} = datetime_utc_to_local(now(), \"{iana}\")"
+        ));
+        stages.push(format!("| extend LocalMinute{k} = (toint(dayofweek(Local{k}) / 1d) + 6) % 7 * 1440 + hourofday(Local{k}) * 60 + datetime_part(\"minute\", Local{k})"));
+    }
+    // one age per start, in the setting's order (the first profile wins a tie)
+    let mut ages: Vec<(String, u32)> = Vec::new();
+    let mut defs = Vec::new();
+    for (i, r) in &recurring {
+        let k = zones.iter().position(|z| *z == r.time_zone).unwrap();
+        for d in &r.days {
+            let start = d.index() * 1440 + r.hour * 60 + r.minute;
+            let name = format!("Age{}", ages.len());
+            defs.push(format!(
+                "{name} = (LocalMinute{k} - {start} + {w}) % {w}",
+                w = schedule::MINUTES_PER_WEEK
+            ));
+            ages.push((name, profiles[*i].min));
+        }
+    }
+    stages.push(format!("| extend {}", defs.join(", ")));
+    let mut names: Vec<String> = ages.iter().map(|(n, _)| n.clone()).collect();
+    while names.len() > 1 {
+        names = names
+            .chunks(MIN_OF_ARGS)
+            .map(|c| {
+                if c.len() == 1 {
+                    c[0].clone()
+                } else {
+                    format!("min_of({})", c.join(", "))
+                }
+            })
+            .collect();
+    }
+    stages.push(format!("| extend Age = {}", names[0]));
+    let cases: Vec<String> = ages[..ages.len() - 1]
+        .iter()
+        .map(|(n, min)| format!("Age == {n}, {min}"))
+        .collect();
+    let last = ages[ages.len() - 1].1;
+    stages.push(if cases.is_empty() {
+        format!("| extend ProfileMin = {last}")
+    } else {
+        format!("| extend ProfileMin = case({}, {last})", cases.join(", "))
+    });
+    stages.join("\n")
+}
+
 /// The floor of the autoscale profile that applies now, as a KQL expression: the week of
-/// profiles laid out in UTC (standard time offsets, as `gpuform cost` walks it).
+/// profiles laid out in UTC (standard time offsets, as `gpuform cost` walks it). Only the
+/// fallback of [`profile_min_stages`] for a zone without an IANA name.
 fn profile_min_kql(s: &WorkloadSpec) -> String {
     if !schedule::has_setting(s) {
         return s.capacity.default_count().to_string();
@@ -533,11 +625,11 @@ fn idle_alert(name: &str, s: &WorkloadSpec, hourly: Option<f64>, licence_extra: 
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
     let query = format!(
-        "{TABLE}\n| where TimeGenerated > now() - {window}m and Status == \"ok\"\n| extend Utilization = coalesce(UtilizationPercent, iff(MemoryTotalMiB > 0, 100.0 * MemoryUsedMiB / MemoryTotalMiB, real(null)))\n| summarize AvgUtilization = avg(Utilization), FirstSeen = min(TimeGenerated), LastSeen = max(TimeGenerated) by Computer\n| where FirstSeen <= now() - {present}m and LastSeen >= now() - {IDLE_REPORTING_MINUTES}m\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n| extend MinuteOfWeek = {MINUTE_OF_WEEK}\n| extend ProfileMin = {min}\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)",
+        "{TABLE}\n| where TimeGenerated > now() - {window}m and Status == \"ok\"\n| extend Utilization = coalesce(UtilizationPercent, iff(MemoryTotalMiB > 0, 100.0 * MemoryUsedMiB / MemoryTotalMiB, real(null)))\n| summarize AvgUtilization = avg(Utilization), FirstSeen = min(TimeGenerated), LastSeen = max(TimeGenerated) by Computer\n| where FirstSeen <= now() - {present}m and LastSeen >= now() - {IDLE_REPORTING_MINUTES}m\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n{min}\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)",
         window = g.idle_minutes,
         present = idle_present_minutes(g.idle_minutes),
         threshold = g.idle_threshold_percent,
-        min = profile_min_kql(s),
+        min = profile_min_stages(s),
     );
     let price_text = match hourly {
         Some(p) if licence_extra => format!(
@@ -1189,6 +1281,7 @@ pub(super) mod tests {
         "in",
         "todatetime",
         "tostring",
+        "datetime_utc_to_local",
         "coalesce",
         "iff",
         "real",
@@ -1500,7 +1593,14 @@ pub(super) mod tests {
         let g = plan_of("examples/shortvideo-transcode.yaml");
         let q = &g.alerts[0].query;
         // the evening peak keeps 6 instances: idle ones up to 6 are not waste then
-        assert!(q.contains("case(MinuteOfWeek < "), "{q}");
+        assert!(
+            q.contains("datetime_utc_to_local(now(), \"Asia/Shanghai\")"),
+            "{q}"
+        );
+        assert!(
+            q.contains("| extend ProfileMin = case(Age == Age0, "),
+            "{q}"
+        );
         assert!(q.contains(", 6"), "{q}");
         assert!(q.contains("AvgUtilization < 10"), "{q}");
         assert!(g.alerts[0].description.contains("/h each"));
