@@ -417,10 +417,15 @@ fn gpu_telemetry_is_priced() {
     close(amount(&v, "log-alert-gpu-idle", "expected"), 0.50);
     close(amount(&v, "log-alert-gpu-vram", "expected"), 4.50);
     close(amount(&v, "log-alert-gpu-faults", "expected"), 1.50);
+    // missing telemetry (every 5 min) $1.50 for the pool's one time series
+    close(
+        amount(&v, "log-alert-gpu-telemetry-missing", "expected"),
+        1.50,
+    );
     let off = json(&[FIXED]);
     close(
         v["totals"]["expected"].as_f64().unwrap() - off["totals"]["expected"].as_f64().unwrap(),
-        2190.0 * 60.0 * 400.0 / 1e9 * 2.30 + 6.50,
+        2190.0 * 60.0 * 400.0 / 1e9 * 2.30 + 8.00,
     );
 }
 

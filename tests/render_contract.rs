@@ -832,6 +832,16 @@ fn role_problems(o: &Out) -> Vec<String> {
     for ra in of(&o.arm, "Microsoft.Authorization/roleAssignments") {
         let scope = ra["scope"].as_str().unwrap_or("");
         let role = ra["properties"]["roleDefinitionId"].as_str().unwrap_or("");
+        // the DCR-association policy's identity (Flexible pools, issue 20): the two roles its
+        // built-in definition names (roleDefinitionIds), on the resource group it acts in
+        let principal = ra["properties"]["principalId"].as_str().unwrap_or("");
+        if scope.is_empty()
+            && principal.contains("Microsoft.Authorization/policyAssignments")
+            && (role.contains(gpuform::facts::roles::MONITORING_CONTRIBUTOR.id)
+                || role.contains(gpuform::facts::roles::LOG_ANALYTICS_CONTRIBUTOR.id))
+        {
+            continue;
+        }
         let ty = if scope.is_empty() {
             String::new()
         } else {
@@ -1368,7 +1378,19 @@ fn gpu_wiring_problems(o: &Out) -> Vec<String> {
         }
     };
     let assoc = of(&o.arm, "Microsoft.Insights/dataCollectionRuleAssociations");
-    if assoc.len() != 1 || assoc[0]["scope"] != scope.as_str() {
+    // a Flexible scale set: the built-in DCR-association policy associates each VM (issue 20;
+    // tests/gpu_monitoring.rs assert_delivery holds its definition, roles and remediation)
+    let flexible = vmss
+        .first()
+        .is_some_and(|s| s["properties"]["orchestrationMode"] == "Flexible");
+    if flexible {
+        if !assoc.is_empty() || of(&o.arm, "Microsoft.Authorization/policyAssignments").len() != 1 {
+            p.push(format!(
+                "{}: a Flexible scale set needs the per-VM association policy, not an association on the scale set",
+                o.at
+            ));
+        }
+    } else if assoc.len() != 1 || assoc[0]["scope"] != scope.as_str() {
         p.push(format!(
             "{}: the data collection rule association is not scoped to {scope}: {:?}",
             o.at,
@@ -1509,13 +1531,25 @@ fn gpu_monitoring_is_wired_to_the_scale_set_or_the_dev_box_vm() {
         gpu_wiring_problems,
         "provisionAfterExtensions",
     );
+    // a Uniform scale set's association (a Flexible one has the per-VM policy instead)
     caught(
-        "shortvideo-transcode.yaml",
+        "pretrain-nd-h100.yaml",
         |o| {
             resource_mut(o, "Microsoft.Insights/dataCollectionRuleAssociations")["scope"] =
                 "Microsoft.Compute/virtualMachines/vm-x".into();
         },
         gpu_wiring_problems,
         "not scoped",
+    );
+    caught(
+        "shortvideo-transcode.yaml",
+        |o| {
+            o.arm["resources"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|r| r["type"] != "Microsoft.Authorization/policyAssignments");
+        },
+        gpu_wiring_problems,
+        "per-VM association policy",
     );
 }

@@ -124,7 +124,8 @@ fn the_central_workspace_and_the_vault_are_referenced_not_deployed() {
         "Custom-GpuTelemetry_CL"
     );
     let alerts = of(&arm, "Microsoft.Insights/scheduledQueryRules");
-    assert_eq!(alerts.len(), 3);
+    // idle, VRAM, faults and missing telemetry (issue 20)
+    assert_eq!(alerts.len(), 4);
     for a in &alerts {
         assert_eq!(a["properties"]["scopes"], serde_json::json!([WS_ID_EXPR]));
         // no dependency on a table the template does not deploy
@@ -318,7 +319,7 @@ fn cost_leaves_the_central_workspace_and_vault_to_their_owners() {
             .iter()
             .filter(|l| l.id.starts_with("log-alert-gpu-"))
             .count(),
-        3
+        4
     );
     let a = est.assumptions.join("\n");
     assert!(

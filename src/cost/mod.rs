@@ -870,7 +870,8 @@ fn gpu_monitoring_lines(
                     .into(),
             });
         }
-        // log-alert-gpu-idle, log-alert-gpu-vram, log-alert-gpu-faults
+        // log-alert-gpu-idle, log-alert-gpu-vram, log-alert-gpu-faults,
+        // log-alert-gpu-telemetry-missing
         let id = format!(
             "log-alert-gpu-{}",
             a.name.rsplit_once("-gpu-").map_or("rule", |(_, s)| s)
@@ -887,7 +888,7 @@ fn gpu_monitoring_lines(
                     g.expected_gpus
                 ),
             )
-        } else if a.sym == "gpuAlertIdle" {
+        } else if a.sym == "gpuAlertIdle" || a.sym == "gpuAlertSilent" {
             (
                 Cases::all(1.0),
                 if a.dimensions.is_empty() {
