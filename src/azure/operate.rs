@@ -193,9 +193,10 @@ pub struct ResourceId {
 /// What a DELETE did.
 #[derive(Debug, Clone)]
 pub enum Deleted {
-    /// 200/204: gone.
+    /// 200: deleted.
     Done,
-    /// 404: it was not there (deleted before, or never created).
+    /// 404, or 204 No Content: it was not there (deleted before, or never created;
+    /// `facts::arm::DELETE_204_SOURCE`).
     Absent,
     /// 202: Azure deletes it in the background; poll this.
     Accepted(Accepted),
@@ -238,7 +239,7 @@ impl Arm {
         self.delete_resource(&id, DEPLOYMENTS_API).await
     }
 
-    /// DELETE `{id}?api-version=...`; 404 is [`Deleted::Absent`].
+    /// DELETE `{id}?api-version=...`; 404 and 204 are [`Deleted::Absent`].
     pub async fn delete_resource(&self, id: &str, api: &str) -> Result<Deleted, ArmError> {
         let op = Op::new(format!("delete {id}"), DELETE_PERMISSION);
         let url = self.client.url(&path_of(id), api, &[]);
@@ -250,6 +251,7 @@ impl Arm {
                 location: res.location,
                 retry_after: res.retry_after,
             })),
+            Ok(res) if res.status == 204 => Ok(Deleted::Absent),
             Ok(_) => Ok(Deleted::Done),
             Err(e) if e.status == Some(404) => Ok(Deleted::Absent),
             Err(e) => Err(e),

@@ -27,7 +27,9 @@ pub const DESTROY_HELP: &str = concat!(
     "everything else in the group is left alone, and so is the group. A dev box's OS and data disks (the VM creates ",
     "them, so they are not output resources) are read from the VM and deleted after it. Order: autoscale, alerts, ",
     "budget, diagnostic settings, role assignments, a dev box's shutdown schedule and start Logic App; the scale set ",
-    "or the VM; the VM's NIC and disks; private endpoints, action group, disk encryption set; network; the rest; the ",
+    "or the VM; the VM's NIC and disks, a private endpoint's DNS zone groups; private endpoints, action group, disk ",
+    "encryption set, a private DNS zone's virtual network links (Azure refuses the zone while they exist); network; ",
+    "the rest; the ",
     "Key Vault last. A deleted vault stays soft-deleted (with purge protection it cannot be purged); destroy ",
     "says how to recover it for the next deploy. Credentials, cloud and retries work as for `gpuform preflight`."
 );
