@@ -397,6 +397,12 @@ pub struct VmHealth {
 pub struct Event {
     #[serde(default)]
     pub event_timestamp: Option<String>,
+    /// Shared by the events of one operation (Started, then Succeeded or Failed).
+    #[serde(default)]
+    pub correlation_id: Option<String>,
+    /// Unique per event.
+    #[serde(default)]
+    pub event_data_id: Option<String>,
     #[serde(default)]
     pub operation_name: Option<Localized>,
     #[serde(default)]
