@@ -143,6 +143,29 @@ impl Arm {
         })
     }
 
+    /// POST `subscriptions/{id}/providers/{namespace}/register` (Providers_Register,
+    /// Microsoft.Resources 2021-04-01): registration starts; read `registrationState` until
+    /// `Registered` ([`ArmApi::provider_state`](super::api::ArmApi::provider_state)).
+    pub async fn register_provider(&self, namespace: &str) -> Result<(), ArmError> {
+        let op = Op::new(
+            format!("register the resource provider {namespace}"),
+            "Microsoft.Resources/subscriptions/providers/register/action or */register/action (e.g. Contributor on the subscription)",
+        );
+        let url = self.client.url(
+            &format!(
+                "subscriptions/{}/providers/{}/register",
+                self.subscription(),
+                enc(namespace)
+            ),
+            super::api::PROVIDERS_API,
+            &[],
+        );
+        self.client
+            .send(&op, Verb::Post, url, Some(&json!({})))
+            .await
+            .map(|_| ())
+    }
+
     /// GET `{scope}/providers/Microsoft.Quota/quotaRequests/{id}`.
     pub async fn quota_request(&self, region: &str, id: &str) -> Result<Polled, ArmError> {
         let url = self.client.url(

@@ -689,3 +689,18 @@ pub fn delete_refusal(target: &str, remaining: &[String]) -> Option<ResponseTemp
     }
     None
 }
+
+/// ARM's answer to a call for a provider the subscription is not registered for: 409
+/// `MissingSubscriptionRegistration` (Learn "Resolve errors for resource provider registration":
+/// "The subscription is not registered to use namespace {resource-provider-namespace}"; the
+/// message and `details[].target` as az shows them, read 2026-12-03).
+pub fn missing_registration(namespace: &str) -> ResponseTemplate {
+    let message = format!(
+        "The subscription is not registered to use namespace '{namespace}'. See https://aka.ms/rps-not-found for how to register subscriptions."
+    );
+    ResponseTemplate::new(409).set_body_json(json!({"error": {
+        "code": "MissingSubscriptionRegistration",
+        "message": message,
+        "details": [{"code": "MissingSubscriptionRegistration", "target": namespace, "message": message}]
+    }}))
+}
