@@ -637,18 +637,60 @@ fn keep_data_keeps_the_vault_and_detaches_the_instances_data_disks() {
 
 #[test]
 fn without_a_terminal_destroy_needs_yes() {
+    // without --yes and without a terminal: a dry run that lists what would go, deletes
+    // nothing, and exits 2 as before
     let fake = FakeAzure::start();
-    let out = fake
-        .gpuform()
-        .arg("destroy")
-        .arg(spec())
-        .args(["-g", RG])
-        .output()
-        .unwrap();
-    let (_, stderr) = texts(&out);
+    fake.mount_token();
+    let state = fake_group(&fake);
+    let mut c = destroy(&fake);
+    let args: Vec<std::ffi::OsString> = c
+        .get_args()
+        .filter(|a| *a != "--yes")
+        .map(|a| a.to_os_string())
+        .collect();
+    let mut c = fake.gpuform();
+    c.args(&args);
+    let out = c.output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stdout.starts_with(&format!("dry run: 22 resources would be deleted from {RG}; nothing was deleted. To delete them:\n  gpuform destroy ")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(" --yes\n"), "{stdout}");
+    assert!(
+        stderr.contains("will be deleted, in this order"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "Microsoft.Network/privateDnsZones/virtualNetworkLinks link-vnet-shortvideo-transcode"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("a dry run; nothing was deleted"),
+        "{stderr}"
+    );
+    assert!(state.lock().unwrap().deletes.is_empty());
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| r.method.as_str() != "DELETE" && r.method.as_str() != "PATCH")
+    );
+    // JSON: the list, in order
+    let mut c = fake.gpuform();
+    c.args(&args).args(["--output", "json"]);
+    let out = c.output().unwrap();
+    let (stdout, _) = texts(&out);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr.contains("pass --yes"), "{stderr}");
-    assert!(fake.requests().is_empty());
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["dryRun"], true);
+    assert_eq!(v["deleted"], 0);
+    let would = v["wouldDelete"].as_array().unwrap();
+    assert_eq!(would.len(), 22);
+    assert_eq!(would[0]["stage"], 0);
+    assert_eq!(would.last().unwrap()["type"], "Microsoft.KeyVault/vaults");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -395,6 +395,23 @@ pub fn inventory(
     inv
 }
 
+/// What a destroy without `--yes` and without a terminal to ask on prints: what would be
+/// deleted, in order (a dry run; nothing is deleted and the exit code stays 2).
+pub fn dry_run_json(rg: &str, inv: &Inventory, live: &[&Target]) -> Value {
+    serde_json::json!({
+        "schemaVersion": 1,
+        "resourceGroup": rg,
+        "dryRun": true,
+        "deployments": inv.deployments,
+        "succeeded": false,
+        "deleted": 0, "alreadyGone": inv.delete.len() - live.len(), "failed": 0, "notAttempted": live.len(),
+        "wouldDelete": live,
+        "kept": inv.keep,
+        "results": [],
+        "notes": ["dry run: no terminal to ask on and no --yes; nothing was deleted. Run again with --yes to delete these."],
+    })
+}
+
 /// How one deletion ended.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
