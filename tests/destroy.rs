@@ -642,7 +642,7 @@ fn without_a_terminal_destroy_needs_yes() {
     let fake = FakeAzure::start();
     fake.mount_token();
     let state = fake_group(&fake);
-    let mut c = destroy(&fake);
+    let c = destroy(&fake);
     let args: Vec<std::ffi::OsString> = c
         .get_args()
         .filter(|a| *a != "--yes")

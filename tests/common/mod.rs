@@ -633,7 +633,7 @@ pub fn type_of(id: &str) -> Option<String> {
         .collect();
     let p = segs.iter().rposition(|s| s == "providers")?;
     let rest = &segs[p + 2..];
-    if rest.is_empty() || rest.len() % 2 != 0 {
+    if rest.is_empty() || !rest.len().is_multiple_of(2) {
         return None;
     }
     let mut t = segs.get(p + 1)?.clone();
