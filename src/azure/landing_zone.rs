@@ -8,7 +8,7 @@
 //!   examples/SubnetGetWithDelegation.json): `properties.{addressPrefix, addressPrefixes,
 //!   networkSecurityGroup.id, routeTable.id, natGateway.id, delegations[].properties.serviceName,
 //!   privateEndpointNetworkPolicies, ipConfigurations[].id}`. The version is the one the renderer
-//!   deploys network resources with (`plan::API.network`).
+//!   deploys network resources with (`facts::api::API.network`).
 //! - `GET {route table id}?api-version=2025-05-01` (RouteTables_Get, same folder, routeTable.json):
 //!   `properties.routes[].properties.{addressPrefix, nextHopType, nextHopIpAddress}`.
 //! - `POST /subscriptions/{s}[/resourceGroups/{rg}]/providers/Microsoft.PolicyInsights/checkPolicyRestrictions?api-version=2024-10-01`
@@ -31,7 +31,7 @@ use super::error::ArmError;
 use super::models::null_default;
 
 /// Microsoft.Network: the version the renderer deploys subnets and route tables with.
-pub const NETWORK_API: &str = crate::plan::API.network;
+pub const NETWORK_API: &str = crate::facts::api::API.network;
 /// Microsoft.PolicyInsights checkPolicyRestrictions: 2024-10-01 is the newest stable version
 /// in azure-rest-api-specs (stable/2024-10-01/checkPolicyRestrictions.json).
 pub const POLICY_INSIGHTS_API: &str = "2024-10-01";

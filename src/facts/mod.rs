@@ -10,6 +10,8 @@
 //! facts with the sources themselves (`../shared/azure/*.json`, or the dated copies under
 //! `tests/fixtures/sources/`), never with the code's own values.
 
+pub mod api;
+pub mod clouds;
 pub mod roles;
 
 /// Where a fact comes from.
