@@ -12,6 +12,8 @@
 
 pub mod api;
 pub mod clouds;
+pub mod extensions;
+pub mod images;
 pub mod roles;
 
 /// Where a fact comes from.

@@ -391,7 +391,7 @@ resource vmss 'Microsoft.Compute/virtualMachineScaleSets@2025-11-01' = {
             properties: {
               publisher: 'Microsoft.Azure.Monitor'
               type: 'AzureMonitorLinuxAgent'
-              typeHandlerVersion: '1.0'
+              typeHandlerVersion: '1.40'
               autoUpgradeMinorVersion: true
               enableAutomaticUpgrade: true
               settings: {
