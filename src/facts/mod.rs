@@ -14,6 +14,7 @@ pub mod api;
 pub mod clouds;
 pub mod extensions;
 pub mod images;
+pub mod monitor;
 pub mod roles;
 
 /// Where a fact comes from.
