@@ -160,3 +160,18 @@ fn every_sovereign_region_gpuform_lists_is_named_with_its_clouds_prefix() {
     }
     assert!(n >= 4);
 }
+
+#[test]
+fn every_api_version_the_client_calls_on_a_resource_type_is_published() {
+    let known = known_versions();
+    let problems: Vec<String> = gpuform::facts::api::CLIENT_RESOURCE_TYPES
+        .iter()
+        .filter_map(|(t, v)| check(&known, t, v).err())
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // the old paths still name the same versions
+    assert_eq!(
+        gpuform::azure::deployments::DEPLOYMENTS_API,
+        gpuform::facts::api::DEPLOYMENTS_API
+    );
+}

@@ -32,9 +32,7 @@ use super::models::null_default;
 
 /// Microsoft.Network: the version the renderer deploys subnets and route tables with.
 pub const NETWORK_API: &str = crate::facts::api::API.network;
-/// Microsoft.PolicyInsights checkPolicyRestrictions: 2024-10-01 is the newest stable version
-/// in azure-rest-api-specs (stable/2024-10-01/checkPolicyRestrictions.json).
-pub const POLICY_INSIGHTS_API: &str = "2024-10-01";
+pub use crate::facts::api::POLICY_INSIGHTS_API;
 
 /// `{"id": ...}` references inside a resource.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -175,3 +175,116 @@ impl ApiVersions {
         ]
     }
 }
+
+// Versions the ARM client calls (reads, deployments, day-two operations). Each names the
+// azure-rest-api-specs file (or Learn REST page) it was checked against; the ones that are
+// resource types are also held against the type data by `tests/facts_api.rs`
+// ([`CLIENT_RESOURCE_TYPES`]). Moved here from the modules that call them, which re-export
+// them under the same names.
+
+/// Resource SKUs list: azure-rest-api-specs
+/// specification/compute/resource-manager/Microsoft.Compute/Skus/stable/2021-07-01/examples/skus/ListAvailableResourceSkusForARegion.json
+/// @dd68c545 (the latest Skus API; `../shared/azure/recordings/README.md`, facts.md section 2).
+pub const SKUS_API: &str = "2021-07-01";
+
+/// Compute usages (`…/providers/Microsoft.Compute/locations/{loc}/usages`): ComputeRP
+/// stable/2024-11-01 in azure-rest-api-specs (facts.md section 2 lists the ComputeRP folders;
+/// no commit recorded for this file).
+pub const USAGES_API: &str = "2024-11-01";
+
+/// Provider registration state (`GET /subscriptions/{id}/providers/{ns}`): Microsoft.Resources
+/// stable/2021-04-01 in azure-rest-api-specs (facts.md section 7 quotes 2021-01-01 with the same
+/// shape; no commit recorded for this file).
+pub const PROVIDERS_API: &str = "2021-04-01";
+
+/// Preview feature state: azure-rest-api-specs
+/// …/Microsoft.Features/features/stable/2021-07-01/examples/registerFeature.json @54923347
+/// (`../shared/azure/recordings/README.md`).
+pub const FEATURES_API: &str = "2021-07-01";
+
+/// Key Vault name check and vault lists: Microsoft.KeyVault stable/2024-11-01 (facts.md
+/// section 2: safe GA version; the type data lists it for `Microsoft.KeyVault/vaults`).
+pub const KEYVAULT_API: &str = "2024-11-01";
+
+/// Service Bus `CheckNameAvailability` and the namespace list (azure-rest-api-specs
+/// specification/servicebus/.../stable/2024-01-01, examples/NameSpaces/SBNameSpaceCheckNameAvailability.json;
+/// the version the renderer deploys namespaces with).
+pub const SERVICEBUS_API: &str = "2024-01-01";
+
+/// Storage `checkNameAvailability` and the account list (azure-rest-api-specs
+/// specification/storage/.../stable/2025-01-01, examples/StorageAccountCheckNameAvailability.json;
+/// the version the renderer deploys accounts with).
+pub const STORAGE_API: &str = "2025-01-01";
+
+/// Microsoft.Resources/deployments (PUT, GET, operations, whatIf): azure-rest-api-specs
+/// specification/resources/resource-manager/Microsoft.Resources/deployments/stable/2025-04-01/examples/*
+/// @54923347 (`../shared/azure/recordings/README.md`).
+pub const DEPLOYMENTS_API: &str = "2025-04-01";
+
+/// Microsoft.Resources/resourceGroups: the same Microsoft.Resources 2025-04-01 release (the type
+/// data lists it for `Microsoft.Resources/resourceGroups`).
+pub const RESOURCE_GROUPS_API: &str = "2025-04-01";
+
+/// Microsoft.Consumption/budgets (reads): the version the rendered template uses
+/// ([`API`]`.budgets`).
+pub const BUDGETS_API: &str = "2024-08-01";
+
+/// Microsoft.Compute/virtualMachineScaleSets (reads: instances, capacity). Not the render's
+/// version ([`API`]`.vmss` is 2025-11-01); 2025-04-01 is a published version of the type
+/// (type data) whose read shape the status code parses.
+pub const SCALE_SETS_API: &str = "2025-04-01";
+
+/// specification/quota/resource-manager/Microsoft.Quota/stable/2023-02-01/quota.json
+/// (`Quota_CreateOrUpdate`: PUT {scope}/providers/Microsoft.Quota/quotas/{resourceName};
+/// `QuotaRequestStatus_Get`: {scope}/providers/Microsoft.Quota/quotaRequests/{id}).
+pub const QUOTA_API: &str = "2023-02-01";
+
+/// specification/compute/.../stable/2025-04-01 (virtualMachines list with `$filter`
+/// `'virtualMachineScaleSet/id' eq '...'` and `$expand=instanceView`; the scale set's
+/// `virtualMachines` list for Uniform sets).
+pub const VMS_API: &str = "2025-04-01";
+
+/// specification/monitor/.../Microsoft.Insights/stable/2022-10-01/autoscale_API.json
+pub const AUTOSCALE_API: &str = "2022-10-01";
+
+/// specification/monitor/.../Microsoft.Insights/stable/2023-10-01/metrics_API.json
+pub const METRICS_API: &str = "2023-10-01";
+
+/// specification/monitor/.../Microsoft.Insights/stable/2015-04-01/activityLogs_API.json
+/// (GET /subscriptions/{id}/providers/Microsoft.Insights/eventtypes/management/values).
+pub const ACTIVITY_LOG_API: &str = "2015-04-01";
+
+/// specification/alertsmanagement/.../AlertsManagement/preview/2019-05-05-preview
+/// (Alerts_GetAll: GET /subscriptions/{id}/providers/Microsoft.AlertsManagement/alerts).
+pub const ALERTS_API: &str = "2019-05-05-preview";
+
+/// specification/cost-management/.../Microsoft.CostManagement/stable/2023-11-01/costmanagement.json
+/// (Query_Usage: POST {scope}/providers/Microsoft.CostManagement/query).
+pub const COST_API: &str = "2023-11-01";
+
+/// Microsoft.PolicyInsights checkPolicyRestrictions: 2024-10-01 is the newest stable version
+/// in azure-rest-api-specs (stable/2024-10-01/checkPolicyRestrictions.json).
+pub const POLICY_INSIGHTS_API: &str = "2024-10-01";
+
+/// `Microsoft.Compute/disks` (DiskRP) DELETE and GET: Learn REST "Disks - Delete"
+/// (DELETE .../providers/Microsoft.Compute/disks/{diskName}?api-version=2025-01-02: 200, 202 +
+/// Location + Retry-After, 204 when it does not exist). The template declares no disk (the VM
+/// creates them), so there is no template version to take.
+pub const DISKS_API: &str = "2025-01-02";
+
+/// The client's versions that address a resource type, for the test that holds them against the
+/// type data (the others are operations, not resource types: SKUs, usages, providers,
+/// features, metrics, activity log, alerts, cost query, checkPolicyRestrictions).
+pub const CLIENT_RESOURCE_TYPES: &[(&str, &str)] = &[
+    ("Microsoft.KeyVault/vaults", KEYVAULT_API),
+    ("Microsoft.ServiceBus/namespaces", SERVICEBUS_API),
+    ("Microsoft.Storage/storageAccounts", STORAGE_API),
+    ("Microsoft.Resources/deployments", DEPLOYMENTS_API),
+    ("Microsoft.Resources/resourceGroups", RESOURCE_GROUPS_API),
+    ("Microsoft.Consumption/budgets", BUDGETS_API),
+    ("Microsoft.Compute/virtualMachineScaleSets", SCALE_SETS_API),
+    ("Microsoft.Compute/virtualMachines", VMS_API),
+    ("Microsoft.Insights/autoscalesettings", AUTOSCALE_API),
+    ("Microsoft.Compute/disks", DISKS_API),
+    ("Microsoft.Quota/quotas", QUOTA_API),
+];
