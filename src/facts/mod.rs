@@ -15,6 +15,7 @@ pub mod clouds;
 pub mod extensions;
 pub mod images;
 pub mod monitor;
+pub mod quota;
 pub mod roles;
 
 /// Where a fact comes from.

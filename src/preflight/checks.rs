@@ -873,7 +873,7 @@ fn quota_checks(
         out.push(quota(
             IDS[1].0,
             IDS[1].1,
-            "cores",
+            crate::facts::quota::REGIONAL_VCPUS,
             regular,
             had_regular,
             vm_word(plan.regular, "regular"),
@@ -891,7 +891,7 @@ fn quota_checks(
         out.push(quota(
             IDS[2].0,
             IDS[2].1,
-            "lowPriorityCores",
+            crate::facts::quota::SPOT_VCPUS,
             spot,
             had_spot,
             vm_word(plan.spot, "Spot"),
