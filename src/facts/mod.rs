@@ -11,6 +11,7 @@
 //! `tests/fixtures/sources/`), never with the code's own values.
 
 pub mod roles;
+pub mod spot;
 
 /// Where a fact comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

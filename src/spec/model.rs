@@ -501,15 +501,10 @@ impl Capacity {
     }
 
     /// How many of `n` instances run on regular priority under the priority mix policy.
-    /// Azure rounds the regular share above the base up (it favours regular capacity).
+    /// Azure rounds the regular share above the base down: Spot gets the odd instance
+    /// ([`crate::facts::spot::regular_of`], with Microsoft's examples).
     pub fn regular_of(&self, n: u32) -> u32 {
-        if n <= self.regular_base {
-            return n;
-        }
-        let above = n - self.regular_base;
-        let regular_above =
-            (above as u64 * self.regular_percent_above_base as u64).div_ceil(100) as u32;
-        self.regular_base + regular_above.min(above)
+        crate::facts::spot::regular_of(self.regular_base, self.regular_percent_above_base, n)
     }
 }
 
