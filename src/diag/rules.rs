@@ -409,6 +409,20 @@ pub const RULES: &[Rule] = &[
         "GRID vs CUDA is decided by the family (NVads A10 v5 runs only GRID); some OS versions have no driver in the extension.",
     ),
     r(
+        "cuda-needs-nvidia",
+        E,
+        "drivers",
+        "CUDA on an AMD GPU",
+        "CUDA runs only on NVIDIA GPUs: with workload.cuda, vmSize: auto picks NVIDIA sizes and a pinned AMD size (or workload.gpu.vendor: amd) is an error. For a ROCm framework remove workload.cuda and set workload.gpu.vendor: amd.",
+    ),
+    r(
+        "gpu-vendor-mismatch",
+        E,
+        "drivers",
+        "The pinned size's GPU vendor is not workload.gpu.vendor",
+        "workload.gpu.vendor limits the GPU to one vendor; vmSize: auto picks among that vendor's sizes.",
+    ),
+    r(
         "cuda-too-new",
         E,
         "drivers",
