@@ -409,6 +409,13 @@ pub const RULES: &[Rule] = &[
         "GRID vs CUDA is decided by the family (NVads A10 v5 runs only GRID); some OS versions have no driver in the extension.",
     ),
     r(
+        "nat-standardv2-unavailable",
+        W,
+        "network",
+        "No zone-redundant NAT gateway in the region",
+        "Microsoft's NAT SKU page lists regions without StandardV2 (Canada East, Indonesia Central, Israel Northwest, Qatar Central, Sweden South, West India). A pool across zones there gets one Standard NAT gateway without a zone: a subnet takes one NAT gateway.",
+    ),
+    r(
         "cuda-needs-nvidia",
         E,
         "drivers",
