@@ -141,6 +141,9 @@ pub struct RouteTable {
     pub id: String,
     #[serde(default)]
     pub name: String,
+    /// Its region (a route table joins only subnets of its own region and subscription).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub location: String,
     #[serde(default)]
     pub properties: RouteTableProps,
 }

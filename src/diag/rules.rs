@@ -409,6 +409,13 @@ pub const RULES: &[Rule] = &[
         "GRID vs CUDA is decided by the family (NVads A10 v5 runs only GRID); some OS versions have no driver in the extension.",
     ),
     r(
+        "landing-zone-subscription",
+        E,
+        "network",
+        "A subnet or route table in another subscription or region than the resources joining it",
+        "A NIC, a private endpoint and a subnet's route table must be in the virtual network's subscription and region (Learn: network interfaces, private endpoints, route tables). The pool deploys where its subnet is; `gpuform preflight` compares every id with the deployment's subscription and reads the route table's region.",
+    ),
+    r(
         "nat-standardv2-unavailable",
         W,
         "network",

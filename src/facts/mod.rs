@@ -11,6 +11,7 @@
 //! `tests/fixtures/sources/`), never with the code's own values.
 
 pub mod nat;
+pub mod placement;
 pub mod roles;
 pub mod spot;
 
