@@ -399,6 +399,50 @@ fn a_pool_across_zones_where_standard_v2_nat_is_not_offered_gets_a_standard_gate
     assert_clean(egress_problems(&o));
 }
 
+/// Issue 19: a data collection endpoint's logs ingestion must be in the destination
+/// workspace's region, and Azure Monitor Agent needs no DCE without Private Link (Learn, "Data
+/// collection endpoints in Azure Monitor", azure-monitor-docs data-collection-endpoint-overview.md
+/// @8ba52bdda15423cf3ee8fb9170f885b16f3aca6a, page 2026-08-07, read 2026-12-03): with an existing
+/// workspace (whose region may not be the pool's) no DCE is rendered and the DCR names none.
+fn dce_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    let own_workspace = !of(&o.arm, "Microsoft.OperationalInsights/workspaces").is_empty();
+    let dces = of(&o.arm, "Microsoft.Insights/dataCollectionEndpoints");
+    for dcr in of(&o.arm, "Microsoft.Insights/dataCollectionRules") {
+        let names_dce = dcr["properties"].get("dataCollectionEndpointId").is_some();
+        if !own_workspace && (names_dce || !dces.is_empty()) {
+            p.push(format!(
+                "{}: a data collection endpoint in the pool's region sends to an existing workspace (its region may differ)",
+                o.at
+            ));
+        }
+        if names_dce && dces.is_empty() {
+            p.push(format!(
+                "{}: the DCR names a DCE the template does not create",
+                o.at
+            ));
+        }
+    }
+    p
+}
+
+#[test]
+fn no_data_collection_endpoint_with_an_existing_workspace() {
+    let outs = all();
+    let existing = outs
+        .iter()
+        .filter(|o| {
+            of(&o.arm, "Microsoft.OperationalInsights/workspaces").is_empty()
+                && !of(&o.arm, "Microsoft.Insights/dataCollectionRules").is_empty()
+        })
+        .count();
+    assert!(
+        existing > 0,
+        "no example or variant joins an existing workspace with GPU monitoring"
+    );
+    assert_clean(outs.iter().flat_map(dce_problems).collect());
+}
+
 // ------------------------------------------------------------------ 7. security type
 
 /// `securityProfile.securityType` is explicit (Trusted Launch by default turns Secure Boot on);

@@ -1843,7 +1843,11 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
         "dependsOn": a.depends(&["workspace"])
     }));
     }
-    out.push(json!({
+    // an existing workspace may be in another region, and a DCE's logs ingestion must be in the
+    // workspace's; without Private Link the agent needs no DCE (facts::monitor::DCE)
+    let dce = p.monitoring.workspace.existing.is_none();
+    if dce {
+        out.push(json!({
         "type": "Microsoft.Insights/dataCollectionEndpoints",
         "apiVersion": p.api.data_collection,
         "name": lit(&g.dce_name),
@@ -1855,12 +1859,13 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
             "networkAcls": { "publicNetworkAccess": "Enabled" }
         }
     }));
+    }
     let mut streams = Map::new();
     streams.insert(
         g.stream.to_string(),
         json!({ "columns": g.columns.iter().map(|c| json!({ "name": c.name, "type": c.stream_type })).collect::<Vec<_>>() }),
     );
-    out.push(json!({
+    let mut dcr = json!({
         "type": "Microsoft.Insights/dataCollectionRules",
         "apiVersion": p.api.data_collection,
         "name": lit(&g.dcr_name),
@@ -1885,8 +1890,15 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
                 "outputStream": format!("Custom-{}", g.table)
             } ]
         },
-        "dependsOn": a.depends(&["gpuDce", "workspace", "gpuTable"])
-    }));
+        "dependsOn": a.depends(if dce { &["gpuDce", "workspace", "gpuTable"] } else { &["workspace", "gpuTable"] })
+    });
+    if !dce {
+        dcr["properties"]
+            .as_object_mut()
+            .expect("DCR properties")
+            .remove("dataCollectionEndpointId");
+    }
+    out.push(dcr);
     // the scale set's VMs, or the dev box VM (an extension resource on it either way)
     let (target, what) = if p.devbox.is_some() {
         ("vm", "The dev box sends")

@@ -10,6 +10,7 @@
 //! facts with the sources themselves (`../shared/azure/*.json`, or the dated copies under
 //! `tests/fixtures/sources/`), never with the code's own values.
 
+pub mod monitor;
 pub mod nat;
 pub mod placement;
 pub mod roles;

@@ -710,20 +710,9 @@ var gpuStream = 'Custom-GpuTelemetry'
 // The table GpuTelemetry_CL is the central workspace owner's to create before this deploys
 // (`gpuform validate` lists it as a prerequisite): it is workspace configuration.
 
-// Ingestion endpoint of the agent (public: the agent sends over HTTPS with the pool's identity;
-// nothing listens on the VMs).
-resource gpuDce 'Microsoft.Insights/dataCollectionEndpoints@2023-03-11' = {
-  name: 'dce-spoke-batch'
-  location: location
-  tags: tags
-  kind: 'Linux'
-  properties: {
-    description: 'Data collection endpoint of the GPU telemetry of spoke-batch.'
-    networkAcls: {
-      publicNetworkAccess: 'Enabled'
-    }
-  }
-}
+// No data collection endpoint: its logs ingestion must be in the existing workspace's region,
+// which may not be the pool's, and without Private Link the agent needs none (Learn, "Data
+// collection endpoints in Azure Monitor").
 
 resource gpuDcr 'Microsoft.Insights/dataCollectionRules@2023-03-11' = {
   name: 'dcr-spoke-batch-gpu'
@@ -732,7 +721,6 @@ resource gpuDcr 'Microsoft.Insights/dataCollectionRules@2023-03-11' = {
   kind: 'Linux'
   properties: {
     description: 'GPU telemetry (JSON lines of the gpuform collector) into GpuTelemetry_CL.'
-    dataCollectionEndpointId: gpuDce.id
     streamDeclarations: {
       'Custom-GpuTelemetry': {
         columns: [
