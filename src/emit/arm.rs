@@ -1272,27 +1272,53 @@ fn devbox(a: &Arm, out: &mut Vec<Value>) {
             json!({ "maxPrice": n(spot.max_price) }),
         );
     }
-    let os = os_profile(c, ("computerName", &d.computer_name));
-    props.insert("osProfile".into(), Value::Object(os));
-    let image = image_reference(c);
     let managed = |disk: &Disk| managed_disk(a, disk);
-    let mut storage = json!({
-        "imageReference": image,
-        "osDisk": {
-            "name": lit(&d.os_disk_name),
-            "createOption": "FromImage",
-            "caching": c.os_disk.caching,
-            "diskSizeGB": c.os_disk.size_gib,
-            "managedDisk": managed(&c.os_disk),
-            "deleteOption": "Detach",
-        },
-    });
+    // a disk kept by `destroy --keep-data` exists under its fixed name: Azure only attaches it
+    // (`ConflictingUserInput` for FromImage/Empty); an attached OS disk brings its OS, so the
+    // VM has no image and no OS profile
+    let kept_id = |name: &str| json!({ "id": x(format!("resourceId('Microsoft.Compute/disks', {})", q(name))) });
+    let mut storage = if d.is_kept(&d.os_disk_name) {
+        json!({
+            "osDisk": {
+                "name": lit(&d.os_disk_name),
+                "createOption": "Attach",
+                "osType": if c.linux { "Linux" } else { "Windows" },
+                "caching": c.os_disk.caching,
+                "managedDisk": kept_id(&d.os_disk_name),
+                "deleteOption": "Detach",
+            },
+        })
+    } else {
+        let os = os_profile(c, ("computerName", &d.computer_name));
+        props.insert("osProfile".into(), Value::Object(os));
+        json!({
+            "imageReference": image_reference(c),
+            "osDisk": {
+                "name": lit(&d.os_disk_name),
+                "createOption": "FromImage",
+                "caching": c.os_disk.caching,
+                "diskSizeGB": c.os_disk.size_gib,
+                "managedDisk": managed(&c.os_disk),
+                "deleteOption": "Detach",
+            },
+        })
+    };
     if !c.data_disks.is_empty() {
         let disks: Vec<Value> = c
             .data_disks
             .iter()
             .zip(&d.data_disk_names)
             .map(|(disk, name)| {
+                if d.is_kept(name) {
+                    return json!({
+                        "lun": disk.lun,
+                        "name": lit(name),
+                        "createOption": "Attach",
+                        "caching": disk.caching,
+                        "managedDisk": kept_id(name),
+                        "deleteOption": "Detach",
+                    });
+                }
                 json!({
                     "lun": disk.lun,
                     "name": lit(name),
