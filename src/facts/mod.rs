@@ -15,8 +15,11 @@ pub mod clouds;
 pub mod extensions;
 pub mod images;
 pub mod monitor;
+pub mod nat;
+pub mod placement;
 pub mod quota;
 pub mod roles;
+pub mod spot;
 
 /// Where a fact comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

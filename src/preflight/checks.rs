@@ -973,6 +973,11 @@ pub fn build(
             {
                 checks.extend(super::landing_zone::checks(inputs, data));
             }
+            if i == 0
+                && let (Some(inputs), Some(data)) = (&plan.workspace, &sub.workspace)
+            {
+                checks.extend(super::landing_zone::workspace_checks(inputs, data));
+            }
             let all: Vec<&Check> = checks.iter().chain(subscription_checks.iter()).collect();
             let mut verdict = verdict(&all);
             // offline without a single size or quota check for the region: not a pass
@@ -1106,6 +1111,7 @@ mod tests {
             ],
             existing: None,
             landing_zone: None,
+            workspace: None,
         }
     }
 
@@ -1431,6 +1437,7 @@ mod tests {
             global_names: vec![],
             trusted_launch_default: Fetch::Got("NotRegistered".into()),
             landing_zone: None,
+            workspace: None,
         };
         let r = build(
             &t,
@@ -1504,6 +1511,7 @@ mod tests {
             global_names: globals,
             trusted_launch_default: Fetch::Got("NotRegistered".into()),
             landing_zone: None,
+            workspace: None,
         }
     }
 
