@@ -188,6 +188,37 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             "pass --create-resource-group to create it in {region} with the spec's tags, or create it yourself: az group create -n {rg} -l {region}"
         )));
     }
+    // a dev box redeployed after `destroy --keep-data`: attach the disks it kept
+    let disk_names = crate::emit::devbox_disk_names(&checked).map_err(render_failure)?;
+    if group.is_some() && !disk_names.is_empty() {
+        let kept = rt
+            .block_on(deploy::kept_disks(
+                &session.arm,
+                &session.subscription,
+                &rg,
+                &disk_names,
+            ))
+            .map_err(|e| session.failure(&e))?;
+        if !kept.is_empty() {
+            eprintln!(
+                "deploy: disk{} {} exist{} in {rg} (kept by destroy --keep-data): the dev box attaches {} instead of creating {}",
+                if kept.len() == 1 { "" } else { "s" },
+                kept.join(", "),
+                if kept.len() == 1 { "s" } else { "" },
+                if kept.len() == 1 { "it" } else { "them" },
+                if kept.len() == 1 { "it" } else { "them" },
+            );
+            let template =
+                crate::emit::arm_template_attaching(&checked, &kept).map_err(render_failure)?;
+            request = Request::new(
+                &spec.metadata.name,
+                template,
+                &parameters,
+                args.name.as_deref(),
+            )
+            .map_err(Failure::usage)?;
+        }
+    }
     if let (Some(_), Some(budget)) = (&group, request.budget_name()) {
         match rt.block_on(session.arm.budget_start_date(&rg, &budget)) {
             Ok(Some(start)) => {
@@ -249,6 +280,30 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         request.resource_count()
     );
 
+    if !args.yes {
+        // the change before the question, as `terraform apply` shows its plan
+        match what_if_result(
+            &args,
+            &rt,
+            &target,
+            &request,
+            &secrets,
+            group.is_some(),
+            polling,
+            spec,
+        ) {
+            Ok(w) => eprint!("{}", w.prompt_summary()),
+            Err(f) => {
+                eprintln!(
+                    "deploy: the what-if failed, so the changes cannot be shown: {}",
+                    f.message
+                );
+                if let Some(h) = &f.help {
+                    eprintln!("  help: {h}");
+                }
+            }
+        }
+    }
     if !args.yes
         && !confirm(&format!(
             "Deploy {} to {rg} in subscription {}? [y/N] ",
@@ -608,8 +663,49 @@ fn what_if(
     polling: Polling,
     spec: &Spec,
 ) -> Result<ExitCode, Failure> {
+    let result = what_if_result(
+        args,
+        rt,
+        target,
+        request,
+        secrets,
+        group_exists,
+        polling,
+        spec,
+    )?;
+    out(&match args.output {
+        Output::Text => result.text(styled()),
+        Output::Markdown => result.markdown(),
+        Output::Json => result.json(),
+    });
+    if args.fail_on_delete && !result.deletions.is_empty() {
+        eprintln!(
+            "deploy: --fail-on-delete: {} would be deleted:",
+            crate::diag::plural(result.deletions.len(), "thing")
+        );
+        for d in &result.deletions {
+            eprintln!("  - {d}");
+        }
+        return Ok(ExitCode::Findings);
+    }
+    Ok(ExitCode::Ok)
+}
+
+/// ARM's what-if of the deployment (simulated when the group does not exist yet), for
+/// `--what-if` and for the prompt.
+#[allow(clippy::too_many_arguments)]
+fn what_if_result(
+    args: &Args,
+    rt: &tokio::runtime::Runtime,
+    target: &Target,
+    request: &Request,
+    secrets: &[(String, String)],
+    group_exists: bool,
+    polling: Polling,
+    spec: &Spec,
+) -> Result<WhatIf, Failure> {
     let session = target.session;
-    let result = if group_exists {
+    Ok(if group_exists {
         let r = rt.block_on(async {
             let accepted = session
                 .arm
@@ -670,23 +766,7 @@ fn what_if(
             "Simulated",
             changes,
         )
-    };
-    out(&match args.output {
-        Output::Text => result.text(styled()),
-        Output::Markdown => result.markdown(),
-        Output::Json => result.json(),
-    });
-    if args.fail_on_delete && !result.deletions.is_empty() {
-        eprintln!(
-            "deploy: --fail-on-delete: {} would be deleted:",
-            crate::diag::plural(result.deletions.len(), "thing")
-        );
-        for d in &result.deletions {
-            eprintln!("  - {d}");
-        }
-        return Ok(ExitCode::Findings);
-    }
-    Ok(ExitCode::Ok)
+    })
 }
 
 /// A what-if ARM refused or that failed: the error tree, and the first fix gpuform knows.
