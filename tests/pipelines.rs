@@ -282,7 +282,7 @@ fn github_actions_recipe() {
     // the commands
     let cmds = all_commands(&v);
     assert_commands_parse("github-actions.yml", &cmds);
-    assert!(has_command(&cmds, &["validate", "--format", "sarif"]));
+    assert!(has_command(&cmds, &["validate", "--output", "sarif"]));
     assert!(has_command(&cmds, &["render", "--check"]));
     assert!(has_command(&cmds, &["cost", "markdown"]));
     assert!(has_command(&cmds, &["preflight", "markdown"]));
@@ -355,7 +355,7 @@ fn azure_pipelines_recipe() {
     }
     let cmds = all_commands(&v);
     assert_commands_parse("azure-pipelines.yml", &cmds);
-    assert!(has_command(&cmds, &["validate", "--format", "sarif"]));
+    assert!(has_command(&cmds, &["validate", "--output", "sarif"]));
     assert!(has_command(&cmds, &["render", "--check"]));
     assert!(has_command(&cmds, &["cost", "markdown"]));
     assert!(has_command(&cmds, &["preflight", "markdown"]));

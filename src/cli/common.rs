@@ -22,6 +22,11 @@ pub enum ExitCode {
     Interrupted = 130,
 }
 
+/// The user answered no at a confirmation prompt (deploy, destroy, quota request, preflight
+/// --request-quota): nothing was changed. One code for every command, the one a missing `--yes`
+/// without a terminal already had (README "Exit codes", the man pages' EXIT STATUS).
+pub const DECLINED: ExitCode = ExitCode::Usage;
+
 /// A command that could not do its job: a message, the causes, and what to try.
 #[derive(Debug)]
 pub struct Failure {

@@ -22,7 +22,8 @@ use crate::spec::model::Spec;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    Table,
+    #[value(alias = "table")]
+    Text,
     Json,
     Markdown,
 }
@@ -42,7 +43,8 @@ pub struct Args {
     /// The spec to price.
     #[arg(value_name = "SPEC")]
     pub spec: PathBuf,
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    /// Output: a table for people, JSON (amounts in US dollars), or Markdown for $GITHUB_STEP_SUMMARY.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     #[command(flatten)]
     pub prices: PriceArgs,
@@ -498,7 +500,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     }
 
     let text = match args.format {
-        Format::Table => format::table(&est, diff.as_ref(), &results, styled()),
+        Format::Text => format::table(&est, diff.as_ref(), &results, styled()),
         Format::Markdown => format::markdown(&est, diff.as_ref(), &results),
         Format::Json => format::json(&est, diff.as_ref(), &results),
     };

@@ -21,7 +21,8 @@ pub struct Args {
     /// TimeGenerated and GpuIndex for per-VM sums).
     #[arg(long, value_name = "FILE")]
     pub export: PathBuf,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// Output: text or a JSON document.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     #[command(flatten)]
     pub policy: PolicyArgs,

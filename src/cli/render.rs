@@ -15,14 +15,18 @@ use crate::catalog::prices::PriceTable;
 use crate::emit::{self, FILES, RenderError, Rendered};
 
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("target").required(true).args(["output", "check", "stdout"])))]
+#[command(group(clap::ArgGroup::new("target").args(["out_dir", "check", "stdout"])))]
 pub struct Args {
     /// Spec files (or directories of specs).
     #[arg(value_name = "SPEC", required = true)]
     pub specs: Vec<PathBuf>,
     /// Write the files into DIR (replaced atomically; several specs go to DIR/<metadata.name>/).
-    #[arg(short = 'o', long = "output", value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    #[arg(short = 'o', long = "out-dir", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// What render prints on stdout: text (a line per spec as it is written) or json (one
+    /// document at the end). Any other value is a DIR, as `--output DIR` meant before `--out-dir`.
+    #[arg(long = "output", value_name = "FORMAT")]
+    pub output: Option<String>,
     /// Compare DIR with what the specs render to; exit 1 and print a diff when they differ.
     #[arg(long, value_name = "DIR")]
     pub check: Option<PathBuf>,
@@ -40,7 +44,53 @@ struct Unit {
     rendered: Rendered,
 }
 
+/// What render prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// The directory to write (if any) and the output format: `--output` names a format (text |
+/// json); any other value is the directory `--output DIR` named before `-o/--out-dir` existed.
+fn target(args: &Args) -> Result<(Option<PathBuf>, Format), Failure> {
+    let (legacy_dir, format) = match args.output.as_deref() {
+        None | Some("text") => (None, Format::Text),
+        Some("json") => (None, Format::Json),
+        Some(other) => (Some(PathBuf::from(other)), Format::Text),
+    };
+    let dir = match (legacy_dir, &args.out_dir) {
+        (Some(d), Some(o)) => {
+            return Err(Failure::usage(format!(
+                "--output {} and --out-dir {} both name a directory",
+                d.display(),
+                o.display()
+            ))
+            .help("`--output` takes text or json; name the directory with -o/--out-dir DIR"));
+        }
+        (Some(d), None) if args.check.is_some() || args.stdout.is_some() => {
+            return Err(Failure::usage(format!(
+                "--output {} names a directory, which --check/--stdout do not write",
+                d.display()
+            ))
+            .help("`--output` takes text or json; name the directory with -o/--out-dir DIR"));
+        }
+        (d, o) => d.or_else(|| o.clone()),
+    };
+    if dir.is_none() && args.check.is_none() && args.stdout.is_none() {
+        return Err(Failure::usage("render needs to know where the files go").help(
+            "`gpuform render SPEC -o DIR` writes them; --check DIR compares with DIR; --stdout prints one file",
+        ));
+    }
+    if format == Format::Json && args.stdout.is_some() {
+        return Err(Failure::usage("--stdout prints a rendered file, not JSON")
+            .help("drop --output json, or use -o DIR --output json"));
+    }
+    Ok((dir, format))
+}
+
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let (dir, format) = target(&args)?;
     let policy = args.policy.load()?;
     let paths = expand_paths(&args.specs)?;
     if paths.is_empty() {
@@ -88,9 +138,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::Ok);
     }
     if let Some(dir) = &args.check {
-        return check(dir, &units);
+        return check(dir, &units, format);
     }
-    let dir = args.output.as_ref().expect("clap requires one target");
+    let dir = dir.expect("target() requires one");
+    let dir = &dir;
     let replaced = write_atomically(dir, &units)?;
     // say what the swap replaced: a second render into the same DIR must not lose files silently
     if let Some(r) = replaced.filter(|r| r.files > 0) {
@@ -109,17 +160,31 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             );
         }
     }
+    let mut rendered = Vec::new();
     for u in &units {
         let target = match &u.subdir {
             Some(s) => dir.join(s),
             None => dir.clone(),
         };
-        out(&format!(
-            "rendered {} -> {} ({} files)\n",
-            u.spec.display(),
-            target.display(),
-            u.rendered.files.len()
-        ));
+        match format {
+            Format::Text => out(&format!(
+                "rendered {} -> {} ({} files)\n",
+                u.spec.display(),
+                target.display(),
+                u.rendered.files.len()
+            )),
+            Format::Json => rendered.push(serde_json::json!({
+                "spec": u.spec.display().to_string(),
+                "dir": target.display().to_string(),
+                "files": u.rendered.files.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>(),
+            })),
+        }
+    }
+    if format == Format::Json {
+        out(&json_doc(serde_json::json!({
+            "outDir": dir.display().to_string(),
+            "rendered": rendered,
+        })));
     }
     Ok(ExitCode::Ok)
 }
@@ -176,7 +241,19 @@ fn list_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
+/// `{"schemaVersion": 1, ...fields}` with a newline.
+fn json_doc(fields: serde_json::Value) -> String {
+    let mut doc = serde_json::json!({ "schemaVersion": 1 });
+    if let (Some(d), serde_json::Value::Object(f)) = (doc.as_object_mut(), fields) {
+        d.extend(f);
+    }
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&doc).expect("serialises")
+    )
+}
+
+fn check(dir: &Path, units: &[Unit], format: Format) -> Result<ExitCode, Failure> {
     if !dir.is_dir() {
         return Err(
             Failure::usage(format!("{} is not a directory", dir.display()))
@@ -193,6 +270,7 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
     })?;
     let mut diff = String::new();
     let mut stale = 0usize;
+    let mut differ: Vec<String> = Vec::new();
     for (rel, text) in &want {
         let path = dir.join(rel);
         let actual = match crate::io::read_bounded(&path, crate::io::limits::RENDERED) {
@@ -208,6 +286,7 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
         };
         if actual != *text {
             stale += 1;
+            differ.push(rel.display().to_string());
             let shown = path.display().to_string();
             diff.push_str(
                 &TextDiff::from_lines(
@@ -224,17 +303,28 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
     let wanted: BTreeSet<&PathBuf> = want.iter().map(|(p, _)| p).collect();
     for extra in have.iter().filter(|p| !wanted.contains(p)) {
         stale += 1;
+        differ.push(extra.display().to_string());
         diff.push_str(&format!(
             "only in {}: {} (not rendered from the specs)\n",
             dir.display(),
             extra.display()
         ));
     }
+    if format == Format::Json {
+        out(&json_doc(serde_json::json!({
+            "check": dir.display().to_string(),
+            "upToDate": stale == 0,
+            "files": want.len(),
+            "differ": differ,
+        })));
+    }
     if stale == 0 {
         eprintln!("{} is up to date ({} files)", dir.display(), want.len());
         return Ok(ExitCode::Ok);
     }
-    out(&diff);
+    if format == Format::Text {
+        out(&diff);
+    }
     eprintln!(
         "{} is out of date: {} file(s) differ; run `gpuform render {} -o {}`",
         dir.display(),

@@ -102,7 +102,8 @@ pub struct Args {
     /// Undocumented by Microsoft: when a profile switch clamps the count.
     #[arg(long, value_enum, default_value_t = ProfileSwitch::Immediate)]
     pub profile_switch: ProfileSwitch,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// Output: text, a JSON document, or Markdown for $GITHUB_STEP_SUMMARY.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Write the chart (arrivals, backlog, instances by priority, active profile) as SVG.
     #[arg(long, value_name = "FILE")]
