@@ -205,7 +205,9 @@ pub fn explain(c: &Checked) -> String {
                         .caveat
                         .as_deref()
                         .map(|w| format!("  warns: {w}"))
-                        .unwrap_or_default();
+                        .into_iter()
+                        .chain(cand.restricted.as_deref().map(|r| format!("  {r}")))
+                        .collect::<String>();
                     let _ = writeln!(
                         s,
                         "  {rank:>2}. {:<38} {:>9} {:>11}{caveat}{}",
