@@ -468,7 +468,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     &e,
                 )
             })?;
-            baseline_complete = base.totals.complete;
+            baseline_complete = base.totals.decidable();
             // a baseline of another spec compares apples with pears: say so (issue 10, item 17)
             if base.spec != est.spec || !base.region.eq_ignore_ascii_case(&est.region) {
                 let w = format!(
@@ -494,7 +494,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         results.push(gates::fail_increase(
             d,
             n,
-            est.totals.complete,
+            est.totals.decidable(),
             baseline_complete,
         ));
     }
@@ -522,9 +522,23 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             .filter(|g| g.undecided())
             .map(|g| g.name.as_str())
             .collect();
+        if !est.totals.expected_known {
+            return Err(Failure::usage(format!(
+                "cannot decide the cost gate{} {}: the expected cost is unknown",
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            ))
+            .cause(est.totals.expected_unknown.clone().unwrap_or_default())
+            .help(format!(
+                "`gpuform simulate {0} --trace FILE` replays your queue; then `gpuform cost {0} --trace FILE ...` decides the gate (or --expected-utilization PERCENT)",
+                args.spec.display()
+            )));
+        }
         let mut what: Vec<String> = est.missing.iter().map(|m| m.price.clone()).collect();
         if !baseline_complete {
-            what.push("the baseline estimate is missing prices too".into());
+            what.push(
+                "the baseline estimate is missing prices, or its expected cost is unknown".into(),
+            );
         }
         return Err(Failure::usage(format!(
             "cannot decide the cost gate{} {}: the estimate is missing prices",
