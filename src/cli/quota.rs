@@ -260,8 +260,9 @@ pub fn file(
                 s.push_str("  gpuform quota request SPEC --submit\n");
                 for a in asks {
                     s.push_str(&format!(
-                        "  az quota create --resource-name \"{}\" --scope /subscriptions/{}/providers/Microsoft.Compute/locations/{} --limit-object value={} --resource-type dedicated\n",
-                        a.quota, session.subscription, a.region, a.new_limit
+                        "  az quota create --resource-name \"{}\" --scope /subscriptions/{}/providers/Microsoft.Compute/locations/{} --limit-object value={} --resource-type {}\n",
+                        a.quota, session.subscription, a.region, a.new_limit,
+                        crate::facts::quota::resource_type(&a.quota)
                     ));
                 }
                 out(&s);

@@ -328,7 +328,11 @@ fn resolve_size(
                     ),
                 )
                 .at("/spec/compute/vmSize")
-                .help("lower gpuMemoryGiB (a lower precision), allow distributed training, use another image, or choose a vmSize explicitly; `gpuform validate --explain` ranks every size");
+                .help(if s.workload.kind == model::WorkloadType::Training && !s.workload.distributed {
+                    "lower gpuMemoryGiB (a lower precision), allow distributed training (`workload.distributed: true`), use another image, or choose a vmSize explicitly; `gpuform validate --explain` ranks every size"
+                } else {
+                    "lower gpuMemoryGiB (a lower precision), use another image, or choose a vmSize explicitly; `gpuform validate --explain` ranks every size"
+                });
                 if !near.is_empty() {
                     d = d.note(format!("closest candidates: {}", near.join("; ")));
                 }
