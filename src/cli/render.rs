@@ -102,6 +102,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         return Err(Failure::usage("--stdout prints a file of a single spec")
             .help("give one spec, or use -o DIR"));
     }
+    if args.check.is_none() && args.stdout.is_none() {
+        let dir = dir.expect("target() requires one");
+        return write_streaming(&dir, &paths, &policy, several, format);
+    }
     let mut units = Vec::new();
     let mut names = BTreeSet::new();
     for path in &paths {
@@ -137,12 +141,42 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         out(text);
         return Ok(ExitCode::Ok);
     }
-    if let Some(dir) = &args.check {
-        return check(dir, &units, format);
+    // --check DIR (the only target left: -o DIR rendered above, --stdout printed)
+    match &args.check {
+        Some(dir) => check(dir, &units, format),
+        None => Err(Failure::usage("render needs to know where the files go")),
     }
-    let dir = dir.expect("target() requires one");
-    let dir = &dir;
-    let replaced = write_atomically(dir, &units)?;
+}
+
+/// What one spec wrote into the staging directory (its outputs are on disk, not in memory).
+struct Written {
+    spec: PathBuf,
+    subdir: Option<String>,
+    files: Vec<String>,
+}
+
+impl Written {
+    fn rel_paths(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.files.iter().map(|n| match &self.subdir {
+            Some(s) => Path::new(s).join(n),
+            None => PathBuf::from(n),
+        })
+    }
+}
+
+/// `-o DIR`: load, check and render the specs in parallel (rayon), each writing its files into
+/// the staging directory as soon as it is rendered, so memory holds a few specs' output at a
+/// time, not every spec's; then swap the staging directory in as before. The first failure in
+/// the order the specs were given wins, and nothing of DIR changes.
+fn write_streaming(
+    dir: &Path,
+    paths: &[PathBuf],
+    policy: &crate::spec::Policy,
+    several: bool,
+    format: Format,
+) -> Result<ExitCode, Failure> {
+    let (replaced, written) =
+        write_atomically(dir, |staging| render_into(staging, paths, policy, several))?;
     // say what the swap replaced: a second render into the same DIR must not lose files silently
     if let Some(r) = replaced.filter(|r| r.files > 0) {
         if r.removed.is_empty() {
@@ -160,33 +194,91 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             );
         }
     }
+    let mut text = String::new();
     let mut rendered = Vec::new();
-    for u in &units {
-        let target = match &u.subdir {
+    for w in &written {
+        let target = match &w.subdir {
             Some(s) => dir.join(s),
-            None => dir.clone(),
+            None => dir.to_path_buf(),
         };
         match format {
-            Format::Text => out(&format!(
+            Format::Text => text.push_str(&format!(
                 "rendered {} -> {} ({} files)\n",
-                u.spec.display(),
+                w.spec.display(),
                 target.display(),
-                u.rendered.files.len()
+                w.files.len()
             )),
             Format::Json => rendered.push(serde_json::json!({
-                "spec": u.spec.display().to_string(),
+                "spec": w.spec.display().to_string(),
                 "dir": target.display().to_string(),
-                "files": u.rendered.files.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>(),
+                "files": w.files,
             })),
         }
     }
-    if format == Format::Json {
-        out(&json_doc(serde_json::json!({
+    match format {
+        Format::Text => out(&text),
+        Format::Json => out(&json_doc(serde_json::json!({
             "outDir": dir.display().to_string(),
             "rendered": rendered,
-        })));
+        }))),
     }
     Ok(ExitCode::Ok)
+}
+
+fn render_into(
+    staging: &Path,
+    paths: &[PathBuf],
+    policy: &crate::spec::Policy,
+    several: bool,
+) -> Result<Vec<Written>, Failure> {
+    use rayon::prelude::*;
+    let results: Vec<Result<Written, Failure>> = paths
+        .par_iter()
+        .map(|path| {
+            let checked = load_valid(path, policy, PriceTable::embedded())?;
+            let name = checked
+                .spec
+                .as_ref()
+                .map(|s| s.metadata.name.clone())
+                .unwrap_or_default();
+            let rendered = emit::render(&checked).map_err(|e| render_failure(path, &e))?;
+            drop(checked);
+            let subdir = several.then_some(name);
+            let target = match &subdir {
+                Some(s) => staging.join(s),
+                None => staging.to_path_buf(),
+            };
+            std::fs::create_dir_all(&target)
+                .map_err(|e| io_failure(format!("cannot create {}", target.display()), &e))?;
+            let mut files = Vec::with_capacity(rendered.files.len());
+            for (n, text) in &rendered.files {
+                let p = target.join(n);
+                std::fs::write(&p, text)
+                    .map_err(|e| io_failure(format!("cannot write {}", p.display()), &e))?;
+                files.push(n.to_string());
+            }
+            Ok(Written {
+                spec: path.clone(),
+                subdir,
+                files,
+            })
+        })
+        .collect();
+    let mut out = Vec::with_capacity(results.len());
+    let mut names = BTreeSet::new();
+    for r in results {
+        let w = r?;
+        if let Some(name) = &w.subdir
+            && !names.insert(name.clone())
+        {
+            return Err(Failure::usage(format!(
+                "two specs are named `{name}`; each needs its own output directory"
+            ))
+            .help("give every spec a distinct metadata.name"));
+        }
+        out.push(w);
+    }
+    Ok(out)
 }
 
 /// Why a spec did not render, with the exit code of its kind: 1 when the spec cannot be
@@ -377,8 +469,12 @@ fn io_failure(context: String, e: &std::io::Error) -> Failure {
 
 /// Render into a temporary directory beside `dir`, then swap it in. Returns what an earlier
 /// render left in `dir` (`None`: there was no `dir`).
-fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Failure> {
+fn write_atomically(
+    dir: &Path,
+    fill: impl FnOnce(&Path) -> Result<Vec<Written>, Failure>,
+) -> Result<(Option<Replaced>, Vec<Written>), Failure> {
     let mut replaced = None;
+    let mut before_files: Option<Vec<PathBuf>> = None;
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -405,16 +501,10 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Fail
                 "render into a new or empty directory, or one an earlier `gpuform render` wrote",
             ));
         }
-        let before = list_files(dir)
-            .map_err(|e| io_failure(format!("cannot list {}", dir.display()), &e))?;
-        let written: BTreeSet<PathBuf> = expected(units).into_iter().map(|(p, _)| p).collect();
-        replaced = Some(Replaced {
-            files: before.len(),
-            removed: before
-                .into_iter()
-                .filter(|p| !written.contains(p))
-                .collect(),
-        });
+        before_files = Some(
+            list_files(dir)
+                .map_err(|e| io_failure(format!("cannot list {}", dir.display()), &e))?,
+        );
     } else {
         std::fs::create_dir_all(&parent)
             .map_err(|e| io_failure(format!("cannot create {}", parent.display()), &e))?;
@@ -431,14 +521,13 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Fail
                 &e,
             )
         })?;
-    for (rel, text) in expected(units) {
-        let path = tmp.path().join(&rel);
-        if let Some(p) = path.parent() {
-            std::fs::create_dir_all(p)
-                .map_err(|e| io_failure(format!("cannot create {}", p.display()), &e))?;
-        }
-        std::fs::write(&path, text)
-            .map_err(|e| io_failure(format!("cannot write {}", path.display()), &e))?;
+    let written = fill(tmp.path())?;
+    if let Some(before) = before_files {
+        let names: BTreeSet<PathBuf> = written.iter().flat_map(Written::rel_paths).collect();
+        replaced = Some(Replaced {
+            files: before.len(),
+            removed: before.into_iter().filter(|p| !names.contains(p)).collect(),
+        });
     }
     #[cfg(unix)]
     {
@@ -489,7 +578,7 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Fail
     if let Some(o) = old {
         let _ = std::fs::remove_dir_all(o);
     }
-    Ok(replaced)
+    Ok((replaced, written))
 }
 
 /// The text `render --check` diffs: VM custom data (base64 of the cloud-init file, one line in
