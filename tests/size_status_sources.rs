@@ -75,6 +75,7 @@ fn auto_picks_no_restricted_or_retiring_size_when_another_fits() {
                 cuda: None,
                 job_duration: None,
                 concurrent_jobs_per_instance: None,
+                gpu: None,
             };
             let sel = select(&wl, "eastus", &driver, PriceTable::embedded());
             let Some(chosen) = sel.chosen else { continue };
