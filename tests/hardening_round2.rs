@@ -54,3 +54,49 @@ fn validate_dir_checks_json_style_specs() {
     assert!(all.contains("skipped") && all.contains("ci.yml"), "{all}");
     assert!(all.contains("error[capacity-order]"), "{all}");
 }
+
+#[test]
+fn a_private_key_pasted_as_ssh_public_key_is_not_printed() {
+    let body = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW";
+    let text = std::fs::read_to_string("examples/llm-finetune-a100.yaml").unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("sshPublicKey:"))
+        .unwrap();
+    let dir = tmp("private-key");
+    for (name, value) in [
+        (
+            "quoted.yaml",
+            format!(
+                "sshPublicKey: \"-----BEGIN OPENSSH PRIVATE KEY-----\\n{body}\\n-----END OPENSSH PRIVATE KEY-----\\n\""
+            ),
+        ),
+        (
+            "block.yaml",
+            format!(
+                "sshPublicKey: |\n      -----BEGIN OPENSSH PRIVATE KEY-----\n      {body}\n      -----END OPENSSH PRIVATE KEY-----"
+            ),
+        ),
+    ] {
+        let spec = text.replace(line.trim_start(), &value);
+        let f = dir.join(name);
+        std::fs::write(&f, spec).unwrap();
+        for format in ["human", "json", "sarif"] {
+            let out = gpuform()
+                .args(["validate", f.to_str().unwrap(), "--format", format])
+                .output()
+                .unwrap();
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(!out.status.success(), "{name} {format}: {all}");
+            assert!(all.contains("private key"), "{name} {format}: {all}");
+            assert!(
+                !all.contains(&body[..16]),
+                "{name} {format} prints the key: {all}"
+            );
+        }
+    }
+}
