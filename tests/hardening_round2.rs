@@ -100,3 +100,101 @@ fn a_private_key_pasted_as_ssh_public_key_is_not_printed() {
         }
     }
 }
+
+fn check_text(
+    text: &str,
+    dir: &std::path::Path,
+    policy: &gpuform::spec::Policy,
+) -> gpuform::spec::Checked {
+    gpuform::spec::check_source(
+        text.to_string(),
+        "t.yaml",
+        dir.to_path_buf(),
+        policy,
+        gpuform::catalog::prices::PriceTable::embedded(),
+    )
+}
+
+fn errors_of(c: &gpuform::spec::Checked, rule: &str) -> usize {
+    c.diagnostics
+        .iter()
+        .filter(|d| d.rule == rule && d.is_error())
+        .count()
+}
+
+const SHORTVIDEO: &str = include_str!("../examples/shortvideo-transcode.yaml");
+
+#[test]
+fn what_later_stages_refuse_is_a_validation_error() {
+    let examples = std::path::Path::new("examples");
+    let off = gpuform::spec::Policy::from_yaml("rules:\n  schedule-time: off\n").unwrap();
+    // job durations simulate refuses
+    for bad in ["P", "PT", "PT0M", "P367D", "P99999999999999999999D"] {
+        let text = SHORTVIDEO.replacen(
+            "  workload:\n",
+            &format!("  workload:\n    jobDuration: \"{bad}\"\n"),
+            1,
+        );
+        let c = check_text(&text, examples, &gpuform::spec::Policy::default());
+        assert_eq!(
+            errors_of(&c, "job-duration-invalid"),
+            1,
+            "{bad}: {:?}",
+            c.diagnostics
+        );
+    }
+    let ok = SHORTVIDEO.replacen("  workload:\n", "  workload:\n    jobDuration: PT2M\n", 1);
+    assert_eq!(
+        errors_of(
+            &check_text(&ok, examples, &Default::default()),
+            "job-duration-invalid"
+        ),
+        0
+    );
+    // Service Bus queue names Azure refuses
+    for bad in [
+        "\"jobs\\nx\"",
+        "'jo\"bs'",
+        "\"${QUEUE}\"",
+        "\"jobs[0]\"",
+        "\"a/b\"",
+        "-jobs",
+    ] {
+        let text = SHORTVIDEO.replacen("queue: transcode-jobs", &format!("queue: {bad}"), 1);
+        assert_ne!(text, SHORTVIDEO);
+        let c = check_text(&text, examples, &gpuform::spec::Policy::default());
+        assert_eq!(
+            errors_of(&c, "queue-name-invalid"),
+            1,
+            "{bad}: {:?}",
+            c.diagnostics
+        );
+    }
+    // an unknown time zone stays an error when the policy turns schedule-time off
+    let text = SHORTVIDEO.replacen("timeZone: China Standard Time", "timeZone: Z", 1);
+    let c = check_text(&text, examples, &off);
+    assert_eq!(errors_of(&c, "schedule-time"), 1, "{:?}", c.diagnostics);
+    // a cloud-init file holding the collector's MIME boundary
+    let dir = tmp("boundary");
+    std::fs::write(
+        dir.join("ci.yaml"),
+        format!(
+            "#!/bin/sh\necho '--{}'\n",
+            gpuform::spec::rules::MIME_BOUNDARY
+        ),
+    )
+    .unwrap();
+    let text = SHORTVIDEO.replacen(
+        "cloudInit: ./cloud-init/transcode.yaml",
+        "cloudInit: ./ci.yaml",
+        1,
+    );
+    let c = check_text(&text, &dir, &gpuform::spec::Policy::default());
+    assert!(
+        c.diagnostics
+            .iter()
+            .any(|d| d.rule == "cloud-init" && d.message.contains("MIME boundary")),
+        "{:?}",
+        c.diagnostics
+    );
+}
