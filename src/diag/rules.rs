@@ -268,6 +268,13 @@ pub const RULES: &[Rule] = &[
         "`P`, `PT` and `PT0M` have no length and simulate refuses them; a job longer than a year (P366D) cannot start and finish inside any trace simulate replays.",
     ),
     r(
+        "resource-id-invalid",
+        E,
+        "landing-zone",
+        "An existing resource's id breaks Azure's rules in one of its parts",
+        "Every part is checked: the subscription is a GUID, the resource group and the name follow Azure's naming rules for their type, the namespace and type are well formed. Ids reach ARM templates and the commands printed for the platform team.",
+    ),
+    r(
         "queue-name-invalid",
         E,
         "autoscale",
@@ -813,6 +820,7 @@ const PROTECTED: &[&str] = &[
     // simulate refuses the duration; ARM refuses the queue name
     "job-duration-invalid",
     "queue-name-invalid",
+    "resource-id-invalid",
 ];
 
 impl Rule {

