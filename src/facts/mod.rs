@@ -11,7 +11,9 @@
 //! `tests/fixtures/sources/`), never with the code's own values.
 
 pub mod api;
+pub mod arm;
 pub mod clouds;
+pub mod deletion;
 pub mod extensions;
 pub mod images;
 pub mod monitor;
