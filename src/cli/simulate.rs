@@ -10,7 +10,7 @@ use super::cost::today;
 use crate::catalog::prices::PriceTable;
 use crate::cost::PriceBook;
 use crate::plan::Plan;
-use crate::simulate::engine::{Choices, ProfileSwitch, ZeroInstances};
+use crate::simulate::engine::{Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
 use crate::simulate::load::{self, Trace};
 use crate::simulate::measured::{self, Measured};
 use crate::simulate::model::{Overrides, Workload, ceil_minutes, parse_flag_duration};
@@ -32,8 +32,11 @@ pub const HELP: &str = concat!(
     "on missing metrics.\n\n",
     "Not documented by Microsoft and chosen here: a per-instance metric at 0 instances is divided by 1 ",
     "(--zero-instances missing: no value, so the profile's default applies); a profile switch clamps the count to the ",
-    "new limits at once, even in a cooldown (--profile-switch after-cooldown). The queue metric counts messages not ",
-    "yet completed (waiting or locked); removed or evicted instances' jobs start again.\n\n",
+    "new limits at once, even in a cooldown (--profile-switch after-cooldown). The queue metric counts the messages ready ",
+    "for delivery, not those a worker holds (Microsoft's Service Bus metrics reference; assumed for storage queues; ",
+    "--queue-metric-counts-in-service counts them). Jobs run for their exact duration, to the second. Scale-in follows ",
+    "the rendered scale-in policy Default (balance zones, then the highest instance ID, busy or not; --scale-in-order ",
+    "idle-first for the optimistic model); removed or evicted instances' jobs start again (restartedJobs).\n\n",
     "Traces: a CSV `timestamp,arrivals` (ISO 8601 UTC, one row per minute, missing minutes are 0) or the JSON of ",
     "`az monitor metrics list` (Service Bus IncomingMessages split by EntityName, storage Transactions split by ",
     "ApiName, or a queue-length metric as a lower bound), detected by its shape.\n\n",
@@ -102,6 +105,16 @@ pub struct Args {
     /// Undocumented by Microsoft: when a profile switch clamps the count.
     #[arg(long, value_enum, default_value_t = ProfileSwitch::Immediate)]
     pub profile_switch: ProfileSwitch,
+    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage:
+    /// invisible). Default: only messages ready for delivery, as Microsoft's Service Bus metrics
+    /// reference defines Active Messages.
+    #[arg(long)]
+    pub queue_metric_counts_in_service: bool,
+    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance
+    /// across zones, then the highest instance ID, busy or not); `idle-first` is gpuform's older,
+    /// optimistic model.
+    #[arg(long, value_enum, default_value_t = ScaleInOrder::Default)]
+    pub scale_in_order: ScaleInOrder,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Write the chart (arrivals, backlog, instances by priority, active profile) as SVG.
@@ -350,6 +363,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         choices: Choices {
             zero_instances: args.zero_instances,
             profile_switch: args.profile_switch,
+            queue_metric_counts_in_service: args.queue_metric_counts_in_service,
+            scale_in_order: args.scale_in_order,
+            ..Choices::default()
         },
         policy: &args.policy,
     })?;
@@ -383,8 +399,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             results.assumptions.insert(
                 0,
                 format!(
-                    "the job time ({} min) is estimated from the telemetry: busy VM-minutes x jobs per instance / jobs of the trace (the spec has no workload.jobDuration; --job-duration overrides)",
-                    l.workload.job_minutes
+                    "the job time ({}) is estimated from the telemetry: busy VM-minutes x jobs per instance / jobs of the trace (the spec has no workload.jobDuration; --job-duration overrides)",
+                    l.workload.job_time_text()
                 ),
             );
         }

@@ -10,6 +10,7 @@
 //! facts with the sources themselves (`../shared/azure/*.json`, or the dated copies under
 //! `tests/fixtures/sources/`), never with the code's own values.
 
+pub mod autoscale;
 pub mod roles;
 
 /// Where a fact comes from.

@@ -155,7 +155,7 @@ pub struct Tuned {
 
 fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
     match crate::plan::autoscale(&spec.metadata.name, &spec.spec, plan.queue.as_ref()) {
-        Some(a) => Setting::from_plan(&a),
+        Some(a) => Setting::from_plan(&a).map(|s| s.with_zones(plan.compute.zones.len() as u32)),
         None => Err("the spec has no autoscale setting".into()),
     }
 }
@@ -429,8 +429,8 @@ fn tiers_yaml(t: &[ScaleOutTier]) -> String {
 }
 
 /// Set `key` of the mapping at `parent` to `value` (YAML text): replace the value where the key
-/// exists, else insert the key (flow mapping: before its `}`; block mapping: a line before its
-/// first key, same indentation).
+/// exists, else insert the key (flow mapping: before its `}`; block mapping: a line after its
+/// last entry, at the indentation of its keys).
 pub fn set(
     index: &SpanIndex,
     text: &str,
@@ -478,24 +478,35 @@ pub fn set(
         .iter()
         .min_by_key(|k| k.byte_start)
         .ok_or_else(|| format!("`{parent}` has no keys to align `{key}` with"))?;
+    // the end of the mapping's last entry: the furthest end of any node below it (a nested
+    // collection's own span may stop short of its last entry)
+    fn furthest(index: &SpanIndex, ptr: &str, depth: u32) -> usize {
+        let mut end = index.spans(ptr).map_or(0, |s| s.value.byte_end);
+        if depth < 16 {
+            for c in index.children(ptr) {
+                end = end.max(furthest(index, &c, depth + 1));
+            }
+        }
+        end
+    }
     let last = index
         .children(parent)
         .iter()
-        .filter_map(|c| index.spans(c))
-        .max_by_key(|s| s.value.byte_end)
-        .map(|s| s.value.byte_end)
+        .map(|c| furthest(index, c, 0))
+        .max()
         .unwrap_or(first.byte_end);
     let line_start = text[..first.byte_start].rfind('\n').map_or(0, |i| i + 1);
     let indent: String = text[line_start..first.byte_start]
         .chars()
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();
-    // the end of the line the last value ends on (a block value may end at the next line's start)
-    let anchor = if last > 0 && text.as_bytes().get(last - 1) == Some(&b'\n') {
-        last - 1
-    } else {
-        last
-    };
+    // the end of the line the last value ends on: a block value (a sequence, a nested mapping)
+    // may end after the line break, at the indentation of the next key or even on that key, so
+    // step back over the trailing white space first
+    let anchor = text[..last.min(text.len())]
+        .trim_end()
+        .len()
+        .max(first.byte_end);
     let eol = text[anchor..]
         .find('\n')
         .map_or(text.len(), |i| anchor + i + 1);
