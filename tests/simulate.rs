@@ -816,6 +816,32 @@ fn tuned_spec_is_written_renders_and_validates() {
         v["after"]["waitMinutes"]["p95"].as_f64().unwrap()
             < v["before"]["waitMinutes"]["p95"].as_f64().unwrap()
     );
+    // issue 22: the proposal meets the target under every model variant, not only the nominal
+    // one; the figures say what that margin costs
+    let r = &v["robust"];
+    assert_eq!(r["variants"].as_array().unwrap().len(), 8);
+    let per: Vec<f64> = r["after"]["p95"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(per.len(), 8);
+    assert!(per.iter().all(|p| *p <= 10.0), "{per:?}");
+    assert_eq!(
+        v["worstCaseP95"].as_f64().unwrap(),
+        per.iter().cloned().fold(0.0, f64::max)
+    );
+    assert!(
+        v["beforeWorstCaseP95"].as_f64().unwrap()
+            >= v["before"]["waitMinutes"]["p95"].as_f64().unwrap()
+    );
+    if let Some(c) = r["costOfRobustness"].as_f64() {
+        assert!(
+            c >= -1e-6,
+            "the robust proposal is never cheaper than the nominal best: {c}"
+        );
+    }
     let after = std::fs::read_to_string(&spec).unwrap();
     assert_ne!(before, after);
     // comments and layout outside the changed fields are kept

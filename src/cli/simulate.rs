@@ -123,6 +123,14 @@ pub struct Args {
     /// Search the policies render can express for the cheapest that meets --wait-p95.
     #[arg(long)]
     pub tune: bool,
+    /// With --tune: the share of the model variants (the two queue-metric readings, a 2-minute
+    /// metric delay, arrivals spread within the minute, provisioning +/-25 %, two pessimistic
+    /// combinations) under which a proposal must meet the target (1: all).
+    #[arg(long, value_name = "SHARE", default_value_t = 1.0, requires = "tune", value_parser = share)]
+    pub robust_share: f64,
+    /// With --tune: tune against the nominal model only (no margin for what Azure leaves open).
+    #[arg(long, requires = "tune")]
+    pub nominal: bool,
     /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
     #[arg(long, requires = "tune")]
     pub write: bool,
@@ -156,6 +164,13 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure>
     }
     tmp.persist(path).map_err(|e| fail(&e.error))?;
     Ok(())
+}
+
+fn share(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
+        _ => Err(format!("`{v}` is not a share between 0 (excluded) and 1")),
+    }
 }
 
 fn duration(flag: &str, v: &str) -> Result<u64, Failure> {
@@ -423,6 +438,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 settings: &l.settings,
                 book: &book,
                 today: &today,
+                robust_share: (!args.nominal).then_some(args.robust_share),
             },
             &results,
         )
