@@ -58,10 +58,25 @@ pub struct Args {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with = "synthetic",
-        required_unless_present = "synthetic"
+        conflicts_with_all = ["synthetic", "resource_group"],
+        required_unless_present_any = ["synthetic", "resource_group"]
     )]
     pub trace: Option<PathBuf>,
+    /// Read the arrivals from Azure Monitor: the deployed queue's metrics in this resource group
+    /// (Service Bus IncomingMessages by queue, or storage PutMessage transactions), with the
+    /// credentials and flags of `status`.
+    #[arg(long, short = 'g', value_name = "RG", conflicts_with = "synthetic")]
+    pub resource_group: Option<String>,
+    /// With -g: how far back to read (e.g. 14d, 7d, 36h; at most 93 days, Azure Monitor's retention).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "14d",
+        requires = "resource_group"
+    )]
+    pub since: String,
+    #[command(flatten)]
+    pub azure: crate::cli::azure_args::AzureArgs,
     /// Generate a weekly pattern from the spec's schedules instead (seeded).
     #[arg(long)]
     pub synthetic: bool,
@@ -208,6 +223,8 @@ pub struct Prepared {
 pub struct LoadArgs<'a> {
     pub spec: &'a std::path::Path,
     pub trace: Option<&'a std::path::Path>,
+    /// Arrivals already read (from Azure Monitor with -g), instead of `trace`.
+    pub pulled: Option<Trace>,
     pub synthetic: bool,
     pub seed: u64,
     pub days: u32,
@@ -253,6 +270,7 @@ pub fn prepare(
         .as_ref()
         .ok_or_else(|| Failure::usage(format!("{} could not be read", a.spec.display())))?;
     let file_trace = match a.trace {
+        _ if a.pulled.is_some() => a.pulled.clone(),
         Some(path) => {
             // the bounded reader every file goes through: regular files only, so a FIFO or
             // /dev/zero cannot hang the run or exhaust memory
@@ -360,10 +378,41 @@ pub fn prepare(
     })
 }
 
+/// With -g: sign in as `status` does and read the queue's arrivals from Azure Monitor.
+fn pull_arrivals(args: &Args, rg: &str) -> Result<Trace, Failure> {
+    let minutes = duration("--since", &args.since)? / 60;
+    if minutes == 0 {
+        return Err(Failure::usage("--since must be a minute or more"));
+    }
+    let policy = args.policy.load()?;
+    let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
+    let plan = plan_of(&checked, &args.spec, ExitCode::Usage)?;
+    let session = args.azure.connect("simulate", checked.spec.as_ref())?;
+    let rt = crate::cli::azure_args::runtime()?;
+    rt.block_on(crate::simulate::pull::pull(
+        &session.arm,
+        &plan,
+        rg.trim(),
+        jiff::Timestamp::now(),
+        minutes,
+    ))
+    .map_err(|e| match e {
+        crate::simulate::pull::PullError::Arm(e) => crate::cli::azure_args::arm_failure(&e),
+        crate::simulate::pull::PullError::Trace(m) => Failure::usage(m).help(
+            "check that the queue exists in that resource group and has sent metrics over the window (--since)",
+        ),
+    })
+}
+
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let pulled = match &args.resource_group {
+        Some(rg) => Some(pull_arrivals(&args, rg)?),
+        None => None,
+    };
     let l = load(&LoadArgs {
         spec: &args.spec,
         trace: args.trace.as_deref(),
+        pulled,
         synthetic: args.synthetic,
         seed: args.seed,
         days: args.days,
