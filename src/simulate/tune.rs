@@ -1056,15 +1056,13 @@ fn robust_text(r: &Robust, proposed: bool) -> String {
     if let Some(u) = &r.after {
         s.push_str(&format!("  proposal:     {}\n", worst(u)));
     }
-    if proposed {
-        if let Some(c) = r.cost_of_robustness {
-            s.push_str(&format!(
-                "  cost of robustness: {}/month{} over the cheapest policy that meets the target in the nominal model only\n",
-                crate::cost::format::money(c),
-                r.cost_of_robustness_percent
-                    .map_or(String::new(), |p| format!(" ({p:+.1} %)"))
-            ));
-        }
+    if proposed && let Some(c) = r.cost_of_robustness {
+        s.push_str(&format!(
+            "  cost of robustness: {}/month{} over the cheapest policy that meets the target in the nominal model only\n",
+            crate::cost::format::money(c),
+            r.cost_of_robustness_percent
+                .map_or(String::new(), |p| format!(" ({p:+.1} %)"))
+        ));
     }
     s.push('\n');
     s
