@@ -106,6 +106,9 @@ pub fn rejection(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>)
     if let Some(why) = unsuitable(size, workload.kind) {
         return Some(why);
     }
+    if let Some(why) = vendor_rejection(size, workload, driver) {
+        return Some(why);
+    }
     if workload.distributed && !size.infiniband {
         return Some("no InfiniBand for distributed training".into());
     }
@@ -122,6 +125,37 @@ pub fn rejection(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>)
         _ => {}
     }
     driver.problem(size)
+}
+
+/// Why `size`'s GPU vendor does not serve the workload: `workload.gpu.vendor`, or `cuda`
+/// (CUDA runs only on NVIDIA GPUs), or an image whose drivers serve one vendor.
+fn vendor_rejection(
+    size: &GpuSize,
+    workload: &Workload,
+    driver: &DriverChoice<'_>,
+) -> Option<String> {
+    use crate::spec::model::vendor_label;
+    if let Some((want, why)) = workload.required_vendor()
+        && want != size.gpu_vendor
+    {
+        return Some(format!(
+            "{} GPU: {why} needs {}",
+            vendor_label(size.gpu_vendor),
+            vendor_label(want)
+        ));
+    }
+    if let Image::Alias(a) = driver.image
+        && let Some(want) = resolve::alias_driver_vendor(*a)
+        && want != size.gpu_vendor
+    {
+        return Some(format!(
+            "{} GPU: image {} carries {} drivers",
+            vendor_label(size.gpu_vendor),
+            a.as_str(),
+            vendor_label(want)
+        ));
+    }
+    None
 }
 
 /// Why `size` is no choice for any `kind` workload whatever the spec says (lifecycle, VM
@@ -306,6 +340,7 @@ mod tests {
             interruptible: false,
             distributed,
             cuda: None,
+            gpu: None,
             job_duration: None,
             concurrent_jobs_per_instance: None,
         }

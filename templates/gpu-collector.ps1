@@ -14,7 +14,8 @@
 #   gpuform-gpu.ps1 serve PORT
 #       the health endpoint the Application Health extension probes (loopback only, 127.0.0.1
 #       and ::1): 200 {"ApplicationHealthState":"Healthy"} while the last sample is fresh
-#       (under 5 minutes) and healthy, 503 "Unhealthy" otherwise.
+#       (under 5 minutes) and healthy, 200 "Unhealthy" otherwise (a non-2xx answer would
+#       read as Unknown to the extension, not Unhealthy).
 #   gpuform-gpu.ps1 health
 #       prints Healthy or Unhealthy (exit 0 or 1).
 #
@@ -318,7 +319,8 @@ function Get-Health {
         $fresh = ((Get-Now) - $at).TotalSeconds -lt $Stale
         if ($s.healthy -eq $true -and $fresh) { return @(200, 'Healthy') }
     } catch { }
-    return @(503, 'Unhealthy')
+    # 200 with the state: the Application Health extension reads a non-2xx answer as Unknown
+    return @(200, 'Unhealthy')
 }
 
 function Send-Health($Client) {
@@ -334,7 +336,7 @@ function Send-Health($Client) {
         }
         $h = Get-Health
         $body = $Utf8.GetBytes((@{ ApplicationHealthState = $h[1] } | ConvertTo-Json -Compress))
-        $reason = if ($h[0] -eq 200) { 'OK' } else { 'Service Unavailable' }
+        $reason = 'OK'
         $head = [System.Text.Encoding]::ASCII.GetBytes("HTTP/1.1 $($h[0]) $reason`r`nContent-Type: application/json`r`nContent-Length: $($body.Length)`r`nConnection: close`r`n`r`n")
         $stream.Write($head, 0, $head.Length)
         $stream.Write($body, 0, $body.Length)
@@ -413,7 +415,7 @@ switch ($Command) {
     'health' {
         $h = Get-Health
         Write-Output $h[1]
-        if ($h[0] -eq 200) { exit 0 }
+        if ($h[1] -eq 'Healthy') { exit 0 }
         exit 1
     }
     default {

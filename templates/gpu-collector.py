@@ -12,7 +12,9 @@
 #                        without either tool writes `tool-missing` rows and stays healthy.
 #   gpuform-gpu serve    the health endpoint the Application Health extension probes
 #                        (127.0.0.1 only): 200 {"ApplicationHealthState": "Healthy"} while the
-#                        last sample is fresh and healthy, 503 "Unhealthy" otherwise.
+#                        last sample is fresh and healthy, 200 "Unhealthy" otherwise (the
+#                        extension's rich states: a 2xx carries the state; a non-2xx answer
+#                        would read as Unknown, not Unhealthy).
 #
 # Python 3 standard library only (every Ubuntu image has python3: cloud-init runs on it).
 # Environment (tests): GPUFORM_GPU_LOG_DIR, GPUFORM_GPU_STATE_DIR, GPUFORM_IMDS_FILE, GPUFORM_JOBS_FILE,
@@ -495,7 +497,8 @@ def health():
             return 200, "Healthy"
     except (OSError, ValueError, KeyError):
         pass
-    return 503, "Unhealthy"
+    # 200 with the state: the Application Health extension reads a non-2xx answer as Unknown
+    return 200, "Unhealthy"
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -523,9 +526,9 @@ def main(argv):
         server.serve_forever()
         return 0
     if len(argv) == 2 and argv[1] == "health":
-        code, state = health()
+        _, state = health()
         print(state)
-        return 0 if code == 200 else 1
+        return 0 if state == "Healthy" else 1
     sys.stderr.write("usage: gpuform-gpu collect EXPECTED_GPUS [nvidia|amd] | serve PORT | health\n")
     return 2
 

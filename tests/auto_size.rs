@@ -76,6 +76,8 @@ spec:
 const SIZE_RULES: &[&str] = &[
     "spot-not-supported",
     "cuda-too-new",
+    "cuda-needs-nvidia",
+    "gpu-vendor-mismatch",
     "driver-mismatch",
     "nd-needs-hpc-image",
     "trusted-launch-driver",
@@ -156,6 +158,93 @@ fn a_4_gib_spot_workload_with_cuda_12_4_gets_a_size_its_rules_accept() {
         assert!(!help.contains("NV6ads_A10_v5"), "{help}");
         assert!(help.contains(&format!("`{chosen}`")), "{help}");
     }
+}
+
+/// Issue 19: `gpuform init --workload inference --vram 20 --region westeurope` plus
+/// `cuda: "12.4"` resolved `vmSize: auto` to Standard_NV24ads_V710_v5 (AMD Radeon PRO V710).
+#[test]
+fn cuda_keeps_vm_size_auto_on_nvidia_and_gpu_vendor_amd_on_amd() {
+    let cuda = spec(
+        "inference",
+        20.0,
+        false,
+        Some("12.4"),
+        "westeurope",
+        false,
+        "auto",
+        "auto",
+    );
+    let c = check(&cuda);
+    let chosen = c.spec.as_ref().unwrap().spec.compute.vm_size.clone();
+    let size = gpuform::catalog::find(&chosen).unwrap();
+    assert_eq!(
+        size.gpu_vendor,
+        gpuform::catalog::GpuVendor::Nvidia,
+        "{chosen}: {:#?}",
+        c.diagnostics
+    );
+    assert!(
+        !c.diagnostics.iter().any(|d| d.severity == Severity::Error),
+        "{chosen}: {:#?}",
+        c.diagnostics
+    );
+    let v710 = c
+        .sizing
+        .as_ref()
+        .unwrap()
+        .candidates
+        .iter()
+        .find(|x| x.size == "Standard_NV24ads_V710_v5")
+        .unwrap();
+    assert_eq!(
+        v710.rejected.as_deref(),
+        Some("AMD GPU: workload.cuda needs NVIDIA")
+    );
+
+    // gpu.vendor: amd (a ROCm framework) picks an AMD size
+    let amd = cuda.replace(r#"cuda: "12.4""#, "gpu: {vendor: amd}");
+    assert_ne!(amd, cuda);
+    let c = check(&amd);
+    let chosen = c.spec.as_ref().unwrap().spec.compute.vm_size.clone();
+    assert_eq!(
+        gpuform::catalog::find(&chosen).unwrap().gpu_vendor,
+        gpuform::catalog::GpuVendor::Amd,
+        "{chosen}: {:#?}",
+        c.diagnostics
+    );
+
+    // a pinned AMD size with cuda is an error at workload.cuda
+    let pinned = cuda.replace("vmSize: auto", "vmSize: Standard_NV24ads_V710_v5");
+    let c = check(&pinned);
+    let d = c
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "cuda-needs-nvidia")
+        .unwrap_or_else(|| panic!("{:#?}", c.diagnostics));
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.pointer.as_deref(), Some("/spec/workload/cuda"));
+    assert!(d.location.is_some(), "span at the field");
+
+    // vendor amd with cuda contradict each other
+    let both = cuda.replace(r#"cuda: "12.4""#, r#"cuda: "12.4", gpu: {vendor: amd}"#);
+    let c = check(&both);
+    assert!(
+        c.diagnostics.iter().any(|d| d.rule == "cuda-needs-nvidia"
+            && d.pointer.as_deref() == Some("/spec/workload/gpu/vendor")),
+        "{:#?}",
+        c.diagnostics
+    );
+
+    // a pinned NVIDIA size against gpu.vendor: amd
+    let nv = amd.replace("vmSize: auto", "vmSize: Standard_NC4as_T4_v3");
+    let c = check(&nv);
+    assert!(
+        c.diagnostics
+            .iter()
+            .any(|d| d.rule == "gpu-vendor-mismatch" && d.severity == Severity::Error),
+        "{:#?}",
+        c.diagnostics
+    );
 }
 
 fn kinds() -> impl Strategy<Value = &'static str> {

@@ -260,24 +260,25 @@ fn dev_box_pays_running_hours_and_its_disks_all_month() {
 #[test]
 fn spot_mix() {
     let v = json(&[SPOT]);
-    // default 4 VMs all week: regularBase 1, then 50% of the 3 above it, rounded up (2) = 3
-    // regular + 1 spot. Regular: 3 × 730 = 2190 h × $0.752 = $1,646.88; spot: 730 h × $0.08272 = $60.3856
-    close(v["regularHours"]["expected"].as_f64().unwrap(), 2190.0);
-    close(v["spotHours"]["expected"].as_f64().unwrap(), 730.0);
-    close(amount(&v, "compute-regular", "expected"), 1646.88);
-    close(amount(&v, "compute-spot", "expected"), 60.3856);
+    // default 4 VMs all week: regularBase 1, then 50% of the 3 above it rounded down (1.5 → 1:
+    // Azure's Spot Priority Mix page, "2.5 rounded to 2"; Spot gets the odd VM) = 2 regular +
+    // 2 spot. Regular: 2 × 730 = 1460 h × $0.752 = $1,097.92; spot: 1460 h × $0.08272 = $120.7712
+    close(v["regularHours"]["expected"].as_f64().unwrap(), 1460.0);
+    close(v["spotHours"]["expected"].as_f64().unwrap(), 1460.0);
+    close(amount(&v, "compute-regular", "expected"), 1097.92);
+    close(amount(&v, "compute-spot", "expected"), 120.7712);
     assert_eq!(line(&v, "compute-spot")["source"], "embedded-linux-spot");
     // low: min 0 → nothing
     close(amount(&v, "compute-regular", "low"), 0.0);
     close(amount(&v, "compute-spot", "low"), 0.0);
-    // high: 10 VMs = 1 + ceil(50% × 9 = 4.5) = 6 regular + 4 spot:
-    // 6 × 730 × 0.752 = $3,293.76; 4 × 730 × 0.08272 = $241.5424
-    close(amount(&v, "compute-regular", "high"), 3293.76);
-    close(amount(&v, "compute-spot", "high"), 241.5424);
-    // the spot lever: 730 spot hours × (0.752 - 0.08272 = 0.66928) = $488.5744 saved against all-regular
+    // high: 10 VMs = 1 + floor(50% × 9 = 4.5) = 5 regular + 5 spot:
+    // 5 × 730 × 0.752 = $2,744.80; 5 × 730 × 0.08272 = $301.928
+    close(amount(&v, "compute-regular", "high"), 2744.80);
+    close(amount(&v, "compute-spot", "high"), 301.928);
+    // the spot lever: 1460 spot hours × (0.752 - 0.08272 = 0.66928) = $977.1488 saved against all-regular
     let l = lever(&v, "spot");
     assert_eq!(l["status"], "applied");
-    close(l["monthly"].as_f64().unwrap(), 488.5744);
+    close(l["monthly"].as_f64().unwrap(), 977.1488);
     // Service Bus Standard created: 730 × $0.0135 = $9.855; 1 M operations are within the 13 M included
     close(amount(&v, "service-bus", "expected"), 9.855);
     close(amount(&v, "service-bus-operations", "expected"), 0.0);
@@ -295,16 +296,16 @@ fn spot_mix() {
 
 #[test]
 fn expected_utilization_moves_the_expected_case_between_default_and_max() {
-    // 50%: 4 + 0.5 × (10 - 4) = 7 VMs: 1 + ceil(50% × 6) = 4 regular, 3 spot
+    // 50%: 4 + 0.5 × (10 - 4) = 7 VMs: 1 + floor(50% × 6) = 4 regular, 3 spot
     // regular 4 × 730 × 0.752 = $2,195.84; spot 3 × 730 × 0.08272 = $181.1568
     let v = json(&[SPOT, "--expected-utilization", "50"]);
     close(amount(&v, "compute-regular", "expected"), 2195.84);
     close(amount(&v, "compute-spot", "expected"), 181.1568);
-    // 25%: 5.5 VMs, between 5 (1 + ceil(2) = 3 regular) and 6 (1 + ceil(2.5) = 4 regular):
-    // 3.5 regular, 2 spot → 3.5 × 730 × 0.752 = $1,921.36; 2 × 730 × 0.08272 = $120.7712
+    // 25%: 5.5 VMs, between 5 (1 + floor(2) = 3 regular) and 6 (1 + floor(2.5) = 3 regular):
+    // 3 regular, 2.5 spot → 3 × 730 × 0.752 = $1,646.88; 2.5 × 730 × 0.08272 = $150.964
     let v = json(&[SPOT, "--expected-utilization", "25"]);
-    close(amount(&v, "compute-regular", "expected"), 1921.36);
-    close(amount(&v, "compute-spot", "expected"), 120.7712);
+    close(amount(&v, "compute-regular", "expected"), 1646.88);
+    close(amount(&v, "compute-spot", "expected"), 150.964);
     assert_eq!(v["options"]["expectedUtilizationPercent"], 25.0);
 }
 

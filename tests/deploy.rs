@@ -1920,3 +1920,158 @@ fn deploy_checks_the_vault_name_it_derives_from_the_group() {
     assert!(fake.requests().iter().all(|r| r.method.as_str() != "PUT"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Dev box redeploy after `destroy --keep-data` (issue 19)
+
+/// The fake's deployment PUT refuses what Compute refuses: a VM that creates (`FromImage`,
+/// `Empty`) a managed disk whose name exists in the group (`ConflictingUserInput`: kept disks
+/// can only be attached); otherwise it accepts like [`deployment_flow`].
+struct RefusesExistingDiskNames {
+    existing: Vec<String>,
+    status_url: String,
+}
+
+impl wiremock::Respond for RefusesExistingDiskNames {
+    fn respond(&self, r: &wiremock::Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+        let resources = body["properties"]["template"]["resources"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for vm in resources
+            .iter()
+            .filter(|x| x["type"] == "Microsoft.Compute/virtualMachines")
+        {
+            let sp = &vm["properties"]["storageProfile"];
+            let disks = std::iter::once(&sp["osDisk"])
+                .chain(sp["dataDisks"].as_array().into_iter().flatten());
+            for d in disks {
+                let name = d["name"].as_str().unwrap_or_default();
+                let create = d["createOption"].as_str().unwrap_or_default();
+                if self.existing.iter().any(|e| e == name) && create != "Attach" {
+                    return ResponseTemplate::new(400).set_body_json(arm_error(
+                        "ConflictingUserInput",
+                        &format!("Disk {name} already exists in resource group. Only CreateOption.Attach is supported."),
+                    ));
+                }
+                if create == "Attach"
+                    && (sp.get("imageReference").is_some()
+                        || vm["properties"].get("osProfile").is_some())
+                    && d == &sp["osDisk"]
+                {
+                    return ResponseTemplate::new(400).set_body_json(arm_error(
+                        "InvalidParameter",
+                        "Parameter 'osProfile' is not allowed (and no imageReference) when the OS disk is attached.",
+                    ));
+                }
+            }
+        }
+        ResponseTemplate::new(201)
+            .insert_header("Azure-AsyncOperation", self.status_url.as_str())
+            .set_body_json(json!({"name": "d", "properties": {"provisioningState": "Accepted", "mode": "Incremental"}}))
+    }
+}
+
+#[test]
+fn a_dev_box_redeployed_after_keep_data_attaches_its_kept_disks() {
+    // the dev box with a data disk, in the fake's group
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("dev-notebook.yaml");
+    let text = std::fs::read_to_string(examples("dev-notebook-t4.yaml"))
+        .unwrap()
+        .replace(
+            "    vmSize: auto\n",
+            "    vmSize: auto\n    dataDisks: [{sizeGiB: 256, type: Premium_LRS}]\n",
+        );
+    std::fs::write(&spec, text).unwrap();
+    let arm: Value = serde_json::from_str(&rendered(&spec, "azuredeploy.json")).unwrap();
+    let vm = arm["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "Microsoft.Compute/virtualMachines")
+        .unwrap()
+        .clone();
+    let sp = &vm["properties"]["storageProfile"];
+    let os_disk = sp["osDisk"]["name"].as_str().unwrap().to_string();
+    let data_disk = sp["dataDisks"][0]["name"].as_str().unwrap().to_string();
+    assert_eq!(sp["osDisk"]["createOption"], "FromImage");
+
+    let run = |kept: &[&str]| {
+        let fake = FakeAzure::start();
+        fake.mount_token();
+        existing_group(&fake);
+        for d in kept {
+            fake.mount(
+                Mock::given(method("GET"))
+                    .and(path_regex(format!(
+                        r"(?i)^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Compute/disks/{d}$"
+                    )))
+                    .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                        "name": d, "type": "Microsoft.Compute/disks", "location": "westeurope",
+                        "properties": {"diskState": "Unattached", "diskSizeGB": 256}
+                    }))),
+            );
+        }
+        fake.mount(
+            Mock::given(method("PUT"))
+                .and(path_regex(deployment_re("")))
+                .respond_with(RefusesExistingDiskNames {
+                    existing: kept.iter().map(|s| s.to_string()).collect(),
+                    status_url: status_url(&fake),
+                }),
+        );
+        deployment_flow(
+            &fake,
+            vec![status("Succeeded")],
+            vec![json!([])],
+            json!({"name": "d", "properties": {"provisioningState": "Succeeded", "duration": "PT1M", "mode": "Incremental", "outputs": {}}}),
+        );
+        let out = deploy(&fake, &spec)
+            .arg("--skip-preflight")
+            .output()
+            .unwrap();
+        let bodies = put_bodies(&fake);
+        (out, bodies)
+    };
+
+    // both disks kept: the VM attaches them, with no image and no OS profile
+    let (out, bodies) = run(&[&os_disk, &data_disk]);
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        e.contains(&format!(
+            "deploy: disks {os_disk}, {data_disk} exist in {RG} (kept by destroy --keep-data): the dev box attaches them"
+        )),
+        "{e}"
+    );
+    let body: Value = serde_json::from_slice(bodies.last().unwrap()).unwrap();
+    let vm = body["properties"]["template"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "Microsoft.Compute/virtualMachines")
+        .unwrap()
+        .clone();
+    let sp = &vm["properties"]["storageProfile"];
+    assert_eq!(sp["osDisk"]["createOption"], "Attach");
+    assert_eq!(sp["osDisk"]["osType"], "Linux");
+    assert!(
+        sp["osDisk"]["managedDisk"]["id"]
+            .as_str()
+            .unwrap()
+            .contains(&os_disk)
+    );
+    assert_eq!(sp["dataDisks"][0]["createOption"], "Attach");
+    assert!(sp.get("imageReference").is_none());
+    assert!(vm["properties"].get("osProfile").is_none());
+
+    // nothing kept (a first deployment): created as before, and the fake accepts it
+    let (out, bodies) = run(&[]);
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(!e.contains("kept by destroy --keep-data"), "{e}");
+    let body: Value = serde_json::from_slice(bodies.last().unwrap()).unwrap();
+    assert!(body.to_string().contains("\"createOption\":\"FromImage\""));
+}

@@ -1749,11 +1749,14 @@ fn the_windows_collector_writes_only_declared_columns() {
 #[test]
 fn the_windows_health_responder_keeps_the_linux_contract() {
     use gpuform::plan::gpu_monitoring::{HEALTH_PORT, WINDOWS_COLLECTOR};
-    // rich health state in the body, 200 or 503, stale after 5 minutes
+    // rich health state in a 200 answer (Healthy or Unhealthy: a non-2xx reads as Unknown to
+    // the extension), stale after 5 minutes
     assert!(WINDOWS_COLLECTOR.contains("@{ ApplicationHealthState = $h[1] }"));
     assert!(COLLECTOR.contains("{\"ApplicationHealthState\": state}"));
     assert!(WINDOWS_COLLECTOR.contains("return @(200, 'Healthy')"));
-    assert!(WINDOWS_COLLECTOR.contains("return @(503, 'Unhealthy')"));
+    assert!(WINDOWS_COLLECTOR.contains("return @(200, 'Unhealthy')"));
+    assert!(!WINDOWS_COLLECTOR.contains("503"));
+    assert!(WINDOWS_COLLECTOR.contains("if ($h[1] -eq 'Healthy') { exit 0 }"));
     assert!(WINDOWS_COLLECTOR.contains("$Stale = 300"));
     assert!(COLLECTOR.contains(".total_seconds() < 300"));
     // healthy only when the last sample was
@@ -1996,4 +1999,63 @@ fn every_example_renders_collection_three_alerts_health_and_workbook() {
             "{ex}: workbook"
         );
     }
+}
+
+/// Issue 19: the health endpoint answers the Application Health extension's documented rich
+/// states (../shared/azure/extensions.json `healthStates`, "rich (typeHandlerVersion 2.0)": "2xx
+/// with body {"ApplicationHealthState": "Healthy"} -> Healthy; 2xx with "Unhealthy" ->
+/// Unhealthy; non-2xx [...] -> Unknown"). An unhealthy VM answers 200 with Unhealthy, so the
+/// extension reports Unhealthy, not Unknown.
+#[test]
+fn the_health_endpoint_answers_the_documented_rich_states() {
+    let facts: Value = serde_json::from_str(
+        &std::fs::read_to_string("../shared/azure/extensions.json")
+            .or_else(|_| std::fs::read_to_string("/work/shared/azure/extensions.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let rich = facts
+        .to_string()
+        .contains(r#"2xx with \"Unhealthy\" -> Unhealthy; non-2xx"#);
+    assert!(rich, "the source no longer says what a non-2xx means");
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("gpuform-gpu");
+    std::fs::write(&script, COLLECTOR).unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let answer = |health: Option<&str>| -> String {
+        if let Some(h) = health {
+            std::fs::write(state.join("health.json"), h).unwrap();
+        }
+        let out = Command::new("python3")
+            .arg("-c")
+            .arg("import runpy, sys; m = runpy.run_path(sys.argv[1]); c, s = m['health'](); print(c, s)")
+            .arg(&script)
+            .env("GPUFORM_GPU_STATE_DIR", &state)
+            .env("GPUFORM_NOW", "2026-12-02T16:21:00Z")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    // no sample yet, a stale one, an unhealthy one: 200 Unhealthy, never a non-2xx (Unknown)
+    assert_eq!(answer(None), "200 Unhealthy");
+    assert_eq!(
+        answer(Some(r#"{"time": "2026-12-02T16:00:00Z", "healthy": true}"#)),
+        "200 Unhealthy"
+    );
+    assert_eq!(
+        answer(Some(
+            r#"{"time": "2026-12-02T16:20:00Z", "healthy": false}"#
+        )),
+        "200 Unhealthy"
+    );
+    assert_eq!(
+        answer(Some(r#"{"time": "2026-12-02T16:20:00Z", "healthy": true}"#)),
+        "200 Healthy"
+    );
 }

@@ -812,3 +812,39 @@ fn a_policy_deny_stops_deploy_before_anything_changes() {
     );
     assert!(fake.requests().iter().all(|r| r.method.as_str() != "PUT"));
 }
+
+/// Issue 19: the pool's NICs (and private endpoints) must be in the subscription of the VNet
+/// they join (Learn, "Create, change, or delete a network interface"; "What is a private
+/// endpoint?"): a spoke subnet of another subscription than the deployment's fails preflight,
+/// named, with the fix.
+#[test]
+fn a_subnet_in_another_subscription_than_the_deployment_fails() {
+    let fake = landing_zone();
+    let other = "99999999-8888-7777-6666-555555555555";
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spoke-elsewhere.yaml");
+    let text = std::fs::read_to_string(spoke()).unwrap();
+    let moved = text.replace(
+        &format!("existingSubnet: /subscriptions/{SUB}/"),
+        &format!("existingSubnet: /subscriptions/{other}/"),
+    );
+    assert_ne!(moved, text);
+    std::fs::write(&spec, moved).unwrap();
+    let (code, o, e) = run_spec(&fake, &spec, &[]);
+    assert_ne!(code, Some(0), "{o}\n{e}");
+    assert!(
+        o.contains(&format!(
+            "network.existingSubnet is in subscription {other}, but the deployment goes to {SUB}"
+        )),
+        "{o}\n{e}"
+    );
+    assert!(o.contains("--subscription"), "{o}");
+    // the spec's own subscription passes that check
+    let fake = landing_zone();
+    let (code, o, e) = run(&fake, &[]);
+    assert_eq!(code, Some(0), "{o}\n{e}");
+    assert!(
+        o.contains("network.existingSubnet in the deployment's subscription and region"),
+        "{o}"
+    );
+}

@@ -245,6 +245,19 @@ fn compute_resource(o: &Out) -> &Value {
         .unwrap_or_else(|| panic!("{}: no scale set and no VM", o.at))
 }
 
+/// Regions without StandardV2 NAT gateways, as Microsoft's "Azure NAT Gateway SKUs" page lists
+/// them ("Known limitations": Canada East, Indonesia Central, Israel Northwest, Qatar Central,
+/// Sweden South, West India; MicrosoftDocs/azure-docs articles/nat-gateway/nat-sku.md
+/// @0b8729eaf7eb0aabc6390cb17348d19761285f12, page 2026-07-27, read 2026-12-03).
+const NO_STANDARD_V2_NAT: &[&str] = &[
+    "canadaeast",
+    "indonesiacentral",
+    "israelnorthwest",
+    "qatarcentral",
+    "swedensouth",
+    "westindia",
+];
+
 fn egress_problems(o: &Out) -> Vec<String> {
     let mut p = Vec::new();
     let compute = zones(compute_resource(o));
@@ -276,6 +289,16 @@ fn egress_problems(o: &Out) -> Vec<String> {
                     p.push(format!(
                         "{}: egress zones {nz:?} ({nsku}) do not align with the pool's zone {compute:?}",
                         o.at
+                    ));
+                }
+            }
+            _ if NO_STANDARD_V2_NAT.contains(&o.region.as_str()) => {
+                // no StandardV2 in the region: one Standard gateway without a zone (a subnet
+                // takes one NAT gateway)
+                if nsku != "Standard" || !nz.is_empty() {
+                    p.push(format!(
+                        "{}: {} has no StandardV2 NAT gateway, but the egress is {nsku} in zones {nz:?}",
+                        o.at, o.region
                     ));
                 }
             }
@@ -335,6 +358,89 @@ fn egress_zones_align_with_compute_zones() {
         egress_problems,
         "zones",
     );
+}
+
+/// Issue 19: a pool across zones in a region without StandardV2 NAT gateways (Qatar Central
+/// has zones) renders one Standard gateway without a zone, which validation warns about;
+/// StandardV2 there would fail the deployment.
+#[test]
+fn a_pool_across_zones_where_standard_v2_nat_is_not_offered_gets_a_standard_gateway() {
+    let text = std::fs::read_to_string(root().join("examples/shortvideo-transcode.yaml"))
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            !l.contains("alternateRegions")
+                && !l.contains("allowedRegions")
+                && !l.contains("cloudInit")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("region: eastus2", "region: qatarcentral");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("qatar.yaml");
+    std::fs::write(&path, text).unwrap();
+    let checked = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
+    assert!(
+        checked
+            .diagnostics
+            .iter()
+            .any(|d| d.rule == "nat-standardv2-unavailable"
+                && d.pointer.as_deref() == Some("/spec/compute/zones")),
+        "{:#?}",
+        checked.diagnostics
+    );
+    let o = render(&path);
+    assert_eq!(o.region, "qatarcentral");
+    assert_eq!(zones(compute_resource(&o)).len(), 3);
+    let nat = of(&o.arm, "Microsoft.Network/natGateways");
+    assert_eq!(nat.len(), 1);
+    assert_eq!(nat[0]["sku"]["name"], "Standard");
+    assert!(zones(nat[0]).is_empty());
+    assert_clean(egress_problems(&o));
+}
+
+/// Issue 19: a data collection endpoint's logs ingestion must be in the destination
+/// workspace's region, and Azure Monitor Agent needs no DCE without Private Link (Learn, "Data
+/// collection endpoints in Azure Monitor", azure-monitor-docs data-collection-endpoint-overview.md
+/// @8ba52bdda15423cf3ee8fb9170f885b16f3aca6a, page 2026-08-07, read 2026-12-03): with an existing
+/// workspace (whose region may not be the pool's) no DCE is rendered and the DCR names none.
+fn dce_problems(o: &Out) -> Vec<String> {
+    let mut p = Vec::new();
+    let own_workspace = !of(&o.arm, "Microsoft.OperationalInsights/workspaces").is_empty();
+    let dces = of(&o.arm, "Microsoft.Insights/dataCollectionEndpoints");
+    for dcr in of(&o.arm, "Microsoft.Insights/dataCollectionRules") {
+        let names_dce = dcr["properties"].get("dataCollectionEndpointId").is_some();
+        if !own_workspace && (names_dce || !dces.is_empty()) {
+            p.push(format!(
+                "{}: a data collection endpoint in the pool's region sends to an existing workspace (its region may differ)",
+                o.at
+            ));
+        }
+        if names_dce && dces.is_empty() {
+            p.push(format!(
+                "{}: the DCR names a DCE the template does not create",
+                o.at
+            ));
+        }
+    }
+    p
+}
+
+#[test]
+fn no_data_collection_endpoint_with_an_existing_workspace() {
+    let outs = all();
+    let existing = outs
+        .iter()
+        .filter(|o| {
+            of(&o.arm, "Microsoft.OperationalInsights/workspaces").is_empty()
+                && !of(&o.arm, "Microsoft.Insights/dataCollectionRules").is_empty()
+        })
+        .count();
+    assert!(
+        existing > 0,
+        "no example or variant joins an existing workspace with GPU monitoring"
+    );
+    assert_clean(outs.iter().flat_map(dce_problems).collect());
 }
 
 // ------------------------------------------------------------------ 7. security type

@@ -8,19 +8,13 @@ use super::client::{ArmClient, Op};
 use super::error::ArmError;
 use super::models::{DeletedVault, NameAvailability, ResourceRef, ResourceSku, Usage};
 
-pub const SKUS_API: &str = "2021-07-01";
-pub const USAGES_API: &str = "2024-11-01";
-pub const PROVIDERS_API: &str = "2021-04-01";
-pub const FEATURES_API: &str = "2021-07-01";
-pub const KEYVAULT_API: &str = "2024-11-01";
-/// Service Bus `CheckNameAvailability` and the namespace list (azure-rest-api-specs
-/// specification/servicebus/.../stable/2024-01-01, examples/NameSpaces/SBNameSpaceCheckNameAvailability.json;
-/// the version the renderer deploys namespaces with).
-pub const SERVICEBUS_API: &str = "2024-01-01";
-/// Storage `checkNameAvailability` and the account list (azure-rest-api-specs
-/// specification/storage/.../stable/2025-01-01, examples/StorageAccountCheckNameAvailability.json;
-/// the version the renderer deploys accounts with).
-pub const STORAGE_API: &str = "2025-01-01";
+pub use crate::facts::api::FEATURES_API;
+pub use crate::facts::api::KEYVAULT_API;
+pub use crate::facts::api::PROVIDERS_API;
+pub use crate::facts::api::SERVICEBUS_API;
+pub use crate::facts::api::SKUS_API;
+pub use crate::facts::api::STORAGE_API;
+pub use crate::facts::api::USAGES_API;
 
 /// Read-only calls preflight makes (deploy adds its own).
 #[async_trait::async_trait]

@@ -1,121 +1,10 @@
 //! Which Azure cloud to talk to: the ARM endpoint, the Entra authority host and the token scope.
-
-use std::fmt;
+//! The clouds and their endpoints are facts ([`crate::facts::clouds`]); this module chooses one
+//! and applies the user's overrides.
 
 use url::Url;
 
-/// A sovereign cloud, named the way `az cloud list` names them (also `spec.cloud`'s values).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
-pub enum Cloud {
-    #[default]
-    AzureCloud,
-    AzureChinaCloud,
-    AzureUSGovernment,
-}
-
-impl Cloud {
-    pub const ALL: [Cloud; 3] = [
-        Cloud::AzureCloud,
-        Cloud::AzureChinaCloud,
-        Cloud::AzureUSGovernment,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Cloud::AzureCloud => "AzureCloud",
-            Cloud::AzureChinaCloud => "AzureChinaCloud",
-            Cloud::AzureUSGovernment => "AzureUSGovernment",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Cloud> {
-        Cloud::ALL
-            .into_iter()
-            .find(|c| c.name().eq_ignore_ascii_case(s))
-    }
-
-    /// Resource Manager endpoint.
-    pub fn arm_endpoint(self) -> &'static str {
-        match self {
-            Cloud::AzureCloud => "https://management.azure.com/",
-            Cloud::AzureChinaCloud => "https://management.chinacloudapi.cn/",
-            Cloud::AzureUSGovernment => "https://management.usgovcloudapi.net/",
-        }
-    }
-
-    /// Microsoft Entra authority host.
-    pub fn authority_host(self) -> &'static str {
-        match self {
-            Cloud::AzureCloud => "https://login.microsoftonline.com",
-            Cloud::AzureChinaCloud => "https://login.chinacloudapi.cn",
-            Cloud::AzureUSGovernment => "https://login.microsoftonline.us",
-        }
-    }
-
-    /// The Azure portal (deployment links in deploy's messages).
-    pub fn portal(self) -> &'static str {
-        match self {
-            Cloud::AzureCloud => "https://portal.azure.com",
-            Cloud::AzureChinaCloud => "https://portal.azure.cn",
-            Cloud::AzureUSGovernment => "https://portal.azure.us",
-        }
-    }
-
-    /// The scope a Resource Manager token is requested for (the ARM audience + `/.default`).
-    pub fn arm_scope(self) -> &'static str {
-        match self {
-            Cloud::AzureCloud => "https://management.azure.com/.default",
-            Cloud::AzureChinaCloud => "https://management.chinacloudapi.cn/.default",
-            Cloud::AzureUSGovernment => "https://management.usgovcloudapi.net/.default",
-        }
-    }
-}
-
-/// The `environment().suffixes` values a rendered template reads, per cloud (the output of
-/// `az cloud show --name <cloud> --query suffixes`; ARM template functions, "environment").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EnvironmentSuffixes {
-    /// `environment().suffixes.keyvaultDns`, with its leading dot.
-    pub keyvault_dns: &'static str,
-    /// `environment().suffixes.storage`.
-    pub storage: &'static str,
-}
-
-impl Cloud {
-    /// What `environment().suffixes` returns in this cloud.
-    pub fn suffixes(self) -> EnvironmentSuffixes {
-        match self {
-            Cloud::AzureCloud => EnvironmentSuffixes {
-                keyvault_dns: ".vault.azure.net",
-                storage: "core.windows.net",
-            },
-            Cloud::AzureChinaCloud => EnvironmentSuffixes {
-                keyvault_dns: ".vault.azure.cn",
-                storage: "core.chinacloudapi.cn",
-            },
-            Cloud::AzureUSGovernment => EnvironmentSuffixes {
-                keyvault_dns: ".vault.usgovcloudapi.net",
-                storage: "core.usgovcloudapi.net",
-            },
-        }
-    }
-
-    /// The cloud a region belongs to (`chinanorth3` → China, `usgovvirginia` / `usdodeast` →
-    /// US Government, anything else → the public cloud). A template deploys to the cloud of
-    /// the subscription it is sent to; this is what a spec's region implies.
-    pub fn for_region(region: &str) -> Cloud {
-        let r = region.to_ascii_lowercase();
-        if r.starts_with("china") {
-            Cloud::AzureChinaCloud
-        } else if r.starts_with("usgov") || r.starts_with("usdod") {
-            Cloud::AzureUSGovernment
-        } else {
-            Cloud::AzureCloud
-        }
-    }
-}
+pub use crate::facts::clouds::{Cloud, EnvironmentSuffixes, MonitorHosts};
 
 /// The cloud a command talks to: `--cloud` when given, else the spec's
 /// ([`crate::spec::model::WorkloadSpec::effective_cloud`]), else the public cloud. A `--cloud`
@@ -128,12 +17,6 @@ pub fn choose(flag: Option<Cloud>, spec: Option<Cloud>) -> Result<Cloud, String>
         )),
         (Some(c), _) | (None, Some(c)) => Ok(c),
         (None, None) => Ok(Cloud::AzureCloud),
-    }
-}
-
-impl fmt::Display for Cloud {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -275,38 +158,5 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("must use https"), "{err}");
         assert!(Endpoints::resolve(Cloud::AzureCloud, None, Some("login.example")).is_err());
-    }
-}
-
-/// Host suffixes of the Azure Monitor Agent's endpoints per cloud (Learn, "Azure Monitor agent
-/// network configuration"; the public, 21Vianet and US Government tables of "Network firewall
-/// requirements for monitoring Kubernetes cluster": `*.ods.opinsights.azure.cn`,
-/// `global.handler.control.monitor.azure.cn`, …). Landing zones (issue 13) list them for the
-/// hub firewall.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MonitorHosts {
-    /// `monitor.azure.com`: `global.handler.control.…`, `<region>.handler.control.…`,
-    /// `….ingest.…` (data collection endpoints).
-    pub monitor: &'static str,
-    /// `opinsights.azure.com`: `<workspace id>.ods.…`, `….oms.…`.
-    pub opinsights: &'static str,
-}
-
-impl Cloud {
-    pub fn monitor_hosts(self) -> MonitorHosts {
-        match self {
-            Cloud::AzureCloud => MonitorHosts {
-                monitor: "monitor.azure.com",
-                opinsights: "opinsights.azure.com",
-            },
-            Cloud::AzureChinaCloud => MonitorHosts {
-                monitor: "monitor.azure.cn",
-                opinsights: "opinsights.azure.cn",
-            },
-            Cloud::AzureUSGovernment => MonitorHosts {
-                monitor: "monitor.azure.us",
-                opinsights: "opinsights.azure.us",
-            },
-        }
     }
 }

@@ -13,14 +13,10 @@ use super::client::{ArmResponse, Op, Verb, enc};
 use super::error::{ArmError, ErrorDetail};
 use super::models::null_default;
 
-/// Microsoft.Resources/deployments (PUT, GET, operations, whatIf).
-pub const DEPLOYMENTS_API: &str = "2025-04-01";
-/// Microsoft.Resources/resourceGroups.
-pub const RESOURCE_GROUPS_API: &str = "2025-04-01";
-/// Microsoft.Consumption/budgets (the version the rendered template uses).
-pub const BUDGETS_API: &str = "2024-08-01";
-/// Microsoft.Compute/virtualMachineScaleSets (the version the rendered template uses).
-pub const SCALE_SETS_API: &str = "2025-04-01";
+pub use crate::facts::api::BUDGETS_API;
+pub use crate::facts::api::DEPLOYMENTS_API;
+pub use crate::facts::api::RESOURCE_GROUPS_API;
+pub use crate::facts::api::SCALE_SETS_API;
 
 const RG_PERMISSION: &str = "Microsoft.Resources/subscriptions/resourceGroups/read (write to create it; e.g. Contributor on the subscription)";
 const DEPLOY_PERMISSION: &str = "Microsoft.Resources/deployments/write and write on every resource type in the template (e.g. Contributor, plus User Access Administrator or Role Based Access Control Administrator for the role assignments) on the resource group";

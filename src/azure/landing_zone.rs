@@ -8,7 +8,7 @@
 //!   examples/SubnetGetWithDelegation.json): `properties.{addressPrefix, addressPrefixes,
 //!   networkSecurityGroup.id, routeTable.id, natGateway.id, delegations[].properties.serviceName,
 //!   privateEndpointNetworkPolicies, ipConfigurations[].id}`. The version is the one the renderer
-//!   deploys network resources with (`plan::API.network`).
+//!   deploys network resources with (`facts::api::API.network`).
 //! - `GET {route table id}?api-version=2025-05-01` (RouteTables_Get, same folder, routeTable.json):
 //!   `properties.routes[].properties.{addressPrefix, nextHopType, nextHopIpAddress}`.
 //! - `POST /subscriptions/{s}[/resourceGroups/{rg}]/providers/Microsoft.PolicyInsights/checkPolicyRestrictions?api-version=2024-10-01`
@@ -31,10 +31,8 @@ use super::error::ArmError;
 use super::models::null_default;
 
 /// Microsoft.Network: the version the renderer deploys subnets and route tables with.
-pub const NETWORK_API: &str = crate::plan::API.network;
-/// Microsoft.PolicyInsights checkPolicyRestrictions: 2024-10-01 is the newest stable version
-/// in azure-rest-api-specs (stable/2024-10-01/checkPolicyRestrictions.json).
-pub const POLICY_INSIGHTS_API: &str = "2024-10-01";
+pub const NETWORK_API: &str = crate::facts::api::API.network;
+pub use crate::facts::api::POLICY_INSIGHTS_API;
 
 /// `{"id": ...}` references inside a resource.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -141,6 +139,9 @@ pub struct RouteTable {
     pub id: String,
     #[serde(default)]
     pub name: String,
+    /// Its region (a route table joins only subnets of its own region and subscription).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub location: String,
     #[serde(default)]
     pub properties: RouteTableProps,
 }
@@ -246,6 +247,11 @@ pub trait LandingZoneApi: Send + Sync {
     async fn subnet(&self, id: &str) -> Result<Subnet, ArmError>;
     /// `GET` a route table by its resource id.
     async fn route_table(&self, id: &str) -> Result<RouteTable, ArmError>;
+    /// `GET` a Log Analytics workspace by its resource id: its region.
+    async fn workspace_location(&self, id: &str) -> Result<String, ArmError>;
+    /// Does the table `table` exist in the workspace `workspace_id`? (`GET .../tables/{table}`,
+    /// 404: no)
+    async fn table_exists(&self, workspace_id: &str, table: &str) -> Result<bool, ArmError>;
     /// `POST checkPolicyRestrictions` at the resource group (`Some`) or subscription scope.
     async fn check_policy_restrictions(
         &self,
@@ -265,6 +271,40 @@ fn id_path(id: &str) -> String {
 
 #[async_trait::async_trait]
 impl LandingZoneApi for Arm {
+    async fn workspace_location(&self, id: &str) -> Result<String, ArmError> {
+        #[derive(Deserialize)]
+        struct Ws {
+            #[serde(default)]
+            location: String,
+        }
+        let op = Op::new(
+            format!("read the Log Analytics workspace {id}"),
+            "Microsoft.OperationalInsights/workspaces/read (e.g. Reader or Log Analytics Reader on the workspace)",
+        );
+        let url = self
+            .client
+            .url(&id_path(id), crate::plan::API.log_analytics, &[]);
+        let ws: Ws = self.client.get_json(&op, url).await?;
+        Ok(ws.location)
+    }
+
+    async fn table_exists(&self, workspace_id: &str, table: &str) -> Result<bool, ArmError> {
+        let op = Op::new(
+            format!("read the table {table} of the workspace {workspace_id}"),
+            "Microsoft.OperationalInsights/workspaces/tables/read (e.g. Reader or Log Analytics Reader on the workspace)",
+        );
+        let url = self.client.url(
+            &format!("{}/tables/{}", id_path(workspace_id), enc(table)),
+            crate::plan::API.log_analytics_tables,
+            &[],
+        );
+        match self.client.get_json::<Value>(&op, url).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.status == Some(404) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     async fn subnet(&self, id: &str) -> Result<Subnet, ArmError> {
         let op = Op::new(
             format!("read the subnet {id}"),

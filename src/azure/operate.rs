@@ -15,27 +15,13 @@ use super::deployments::{Accepted, DEPLOYMENTS_API, Polled};
 use super::error::{ArmError, ErrorDetail};
 use super::models::null_default;
 
-/// specification/quota/resource-manager/Microsoft.Quota/stable/2023-02-01/quota.json
-/// (`Quota_CreateOrUpdate`: PUT {scope}/providers/Microsoft.Quota/quotas/{resourceName};
-/// `QuotaRequestStatus_Get`: {scope}/providers/Microsoft.Quota/quotaRequests/{id}).
-pub const QUOTA_API: &str = "2023-02-01";
-/// specification/compute/.../stable/2025-04-01 (virtualMachines list with `$filter`
-/// `'virtualMachineScaleSet/id' eq '...'` and `$expand=instanceView`; the scale set's
-/// `virtualMachines` list for Uniform sets).
-pub const VMS_API: &str = "2025-04-01";
-/// specification/monitor/.../Microsoft.Insights/stable/2022-10-01/autoscale_API.json
-pub const AUTOSCALE_API: &str = "2022-10-01";
-/// specification/monitor/.../Microsoft.Insights/stable/2023-10-01/metrics_API.json
-pub const METRICS_API: &str = "2023-10-01";
-/// specification/monitor/.../Microsoft.Insights/stable/2015-04-01/activityLogs_API.json
-/// (GET /subscriptions/{id}/providers/Microsoft.Insights/eventtypes/management/values).
-pub const ACTIVITY_LOG_API: &str = "2015-04-01";
-/// specification/alertsmanagement/.../AlertsManagement/preview/2019-05-05-preview
-/// (Alerts_GetAll: GET /subscriptions/{id}/providers/Microsoft.AlertsManagement/alerts).
-pub const ALERTS_API: &str = "2019-05-05-preview";
-/// specification/cost-management/.../Microsoft.CostManagement/stable/2023-11-01/costmanagement.json
-/// (Query_Usage: POST {scope}/providers/Microsoft.CostManagement/query).
-pub const COST_API: &str = "2023-11-01";
+pub use crate::facts::api::ACTIVITY_LOG_API;
+pub use crate::facts::api::ALERTS_API;
+pub use crate::facts::api::AUTOSCALE_API;
+pub use crate::facts::api::COST_API;
+pub use crate::facts::api::METRICS_API;
+pub use crate::facts::api::QUOTA_API;
+pub use crate::facts::api::VMS_API;
 
 const QUOTA_WRITE: &str =
     "Microsoft.Quota/quotas/write (e.g. the Quota Request Operator role on the subscription)";

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::regions;
-use crate::azure::Cloud;
+use crate::facts::clouds::Cloud;
 
 /// One cloud's entry in `sovereign_sizes.json`.
 #[derive(Debug, Clone, Deserialize)]

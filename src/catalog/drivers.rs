@@ -9,9 +9,10 @@
 use serde::Serialize;
 
 use super::{DefaultDriver, GpuSize, GpuVendor};
+use crate::facts::extensions as facts;
 use crate::spec::model::GpuDriver;
 
-pub const PUBLISHER: &str = "Microsoft.HpcCompute";
+pub const PUBLISHER: &str = crate::facts::extensions::HPC_COMPUTE;
 
 /// The CUDA toolkit the Linux NVIDIA extension installs on NC sizes when no version is pinned.
 const LINUX_CUDA_DEFAULT: &str = "12.8";
@@ -227,7 +228,7 @@ pub fn plan(
     let type_handler_version;
     match ext_name {
         "NvidiaGpuDriverLinux" => {
-            type_handler_version = "1.6";
+            type_handler_version = facts::NVIDIA_GPU_DRIVER_LINUX.type_handler_version;
             match kind {
                 DriverKind::Cuda => {
                     // driverVersion is the CUDA toolkit version on NC/ND sizes.
@@ -268,7 +269,7 @@ pub fn plan(
             }
         }
         "NvidiaGpuDriverWindows" => {
-            type_handler_version = "1.10";
+            type_handler_version = facts::NVIDIA_GPU_DRIVER_WINDOWS.type_handler_version;
             match kind {
                 DriverKind::Grid => {
                     if size.series == "NVv3" && version.is_none() {
@@ -295,8 +296,10 @@ pub fn plan(
                 ));
             }
         }
-        "AmdGpuDriverWindows" => type_handler_version = "1.1",
-        _ => type_handler_version = "1.0",
+        "AmdGpuDriverWindows" => {
+            type_handler_version = facts::AMD_GPU_DRIVER_WINDOWS.type_handler_version
+        }
+        _ => type_handler_version = facts::AMD_GPU_DRIVER_LINUX.type_handler_version,
     }
     let max_cuda = match kind {
         // On another Linux the extension checks the distribution itself (and fails with exit

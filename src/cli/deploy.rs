@@ -188,6 +188,37 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             "pass --create-resource-group to create it in {region} with the spec's tags, or create it yourself: az group create -n {rg} -l {region}"
         )));
     }
+    // a dev box redeployed after `destroy --keep-data`: attach the disks it kept
+    let disk_names = crate::emit::devbox_disk_names(&checked).map_err(render_failure)?;
+    if group.is_some() && !disk_names.is_empty() {
+        let kept = rt
+            .block_on(deploy::kept_disks(
+                &session.arm,
+                &session.subscription,
+                &rg,
+                &disk_names,
+            ))
+            .map_err(|e| session.failure(&e))?;
+        if !kept.is_empty() {
+            eprintln!(
+                "deploy: disk{} {} exist{} in {rg} (kept by destroy --keep-data): the dev box attaches {} instead of creating {}",
+                if kept.len() == 1 { "" } else { "s" },
+                kept.join(", "),
+                if kept.len() == 1 { "s" } else { "" },
+                if kept.len() == 1 { "it" } else { "them" },
+                if kept.len() == 1 { "it" } else { "them" },
+            );
+            let template =
+                crate::emit::arm_template_attaching(&checked, &kept).map_err(render_failure)?;
+            request = Request::new(
+                &spec.metadata.name,
+                template,
+                &parameters,
+                args.name.as_deref(),
+            )
+            .map_err(Failure::usage)?;
+        }
+    }
     if let (Some(_), Some(budget)) = (&group, request.budget_name()) {
         match rt.block_on(session.arm.budget_start_date(&rg, &budget)) {
             Ok(Some(start)) => {

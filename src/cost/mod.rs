@@ -703,7 +703,7 @@ fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
                 " (the count the pool holds with a quiet queue; raise with --expected-utilization PERCENT)".to_string()
             }
         ),
-        "regular/spot split per Azure's priority mix: the regular base, then the regular percentage of the instances above it, rounded up".into(),
+        "regular/spot split per Azure's priority mix: the regular base, then the regular percentage of the instances above it, rounded down (Spot gets the odd instance: Microsoft's Spot Priority Mix page, \"2.5 rounded to 2\")".into(),
         if plan.devbox.is_some() {
             "the dev box's disks are billed for the whole month: stopping (deallocating) the VM keeps them".into()
         } else {

@@ -272,17 +272,26 @@ mod tests {
 
     #[test]
     fn regular_share_matches_azure_on_whole_counts_and_interpolates() {
+        // Microsoft's Spot Priority Mix page (facts::spot::SOURCE), scenario 2: base 10, 25 %,
+        // 20 VMs -> "2.5 rounded to 2" extra standard, 8 Spot
+        let s2 = &Priority::Mix(cap(0, 120, 10, 25));
+        assert_eq!(regular_share(s2, 20.0), 12.0);
+        assert_eq!(regular_share(s2, 120.0), 37.0);
+        // scenario 1: base 10, 50 %, 41 VMs -> 15 extra standard, 16 Spot
+        let s1 = &Priority::Mix(cap(0, 44, 10, 50));
+        assert_eq!(regular_share(s1, 41.0), 25.0);
+        assert_eq!(regular_share(s1, 42.0), 26.0);
         let c = &Priority::Mix(cap(0, 10, 2, 50));
         assert_eq!(regular_share(c, 0.0), 0.0);
         assert_eq!(regular_share(c, 2.0), 2.0);
-        // 3 instances: base 2 + ceil(50% of 1) = 3
-        assert_eq!(regular_share(c, 3.0), 3.0);
-        // 4: 2 + ceil(50% of 2) = 3
+        // 3 instances: base 2 + floor(50% of 1) = 2
+        assert_eq!(regular_share(c, 3.0), 2.0);
+        // 4: 2 + floor(50% of 2) = 3
         assert_eq!(regular_share(c, 4.0), 3.0);
-        // 3.5: halfway between 3 (at 3) and 3 (at 4)
-        assert_eq!(regular_share(c, 3.5), 3.0);
-        // 4.5: halfway between 3 (at 4) and 4 (at 5: 2 + ceil(1.5))
-        assert_eq!(regular_share(c, 4.5), 3.5);
+        // 3.5: halfway between 2 (at 3) and 3 (at 4)
+        assert_eq!(regular_share(c, 3.5), 2.5);
+        // 4.5: halfway between 3 (at 4) and 3 (at 5: 2 + floor(1.5))
+        assert_eq!(regular_share(c, 4.5), 3.0);
         assert_eq!(regular_share(&Priority::Regular, 4.5), 4.5);
         assert_eq!(regular_share(&Priority::Spot, 4.5), 0.0);
     }

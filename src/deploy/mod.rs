@@ -450,6 +450,32 @@ where
 /// Poll a what-if until its answer: 202 + `Location` while it runs, then 200 with the result.
 /// The result is at the `Location`, so that is what is polled (never `Azure-AsyncOperation`,
 /// whose `{"status": ...}` has no changes).
+/// Which of the dev box's disks (`names`, fixed by the spec) exist already in the resource group
+/// `rg`: kept by `destroy --keep-data`, they must be attached, not created again (Azure answers
+/// `ConflictingUserInput` to `FromImage` / `Empty` for a disk name that exists). One GET per
+/// disk (`Microsoft.Compute/disks`, [`crate::destroy::DISKS_API`]); 404 means absent.
+pub async fn kept_disks(
+    arm: &Arm,
+    subscription: &str,
+    rg: &str,
+    names: &[String],
+) -> Result<Vec<String>, ArmError> {
+    let mut kept = Vec::new();
+    for n in names {
+        let id = format!(
+            "/subscriptions/{subscription}/resourceGroups/{rg}/providers/Microsoft.Compute/disks/{n}"
+        );
+        if arm
+            .get_resource(&id, crate::destroy::DISKS_API)
+            .await?
+            .is_some()
+        {
+            kept.push(n.clone());
+        }
+    }
+    Ok(kept)
+}
+
 pub async fn what_if(
     arm: &Arm,
     accepted: Accepted,

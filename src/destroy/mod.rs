@@ -134,11 +134,7 @@ pub fn stage(resource_type: &str) -> u8 {
     }
 }
 
-/// `Microsoft.Compute/disks` (DiskRP) DELETE and GET: Learn REST "Disks - Delete"
-/// (DELETE .../providers/Microsoft.Compute/disks/{diskName}?api-version=2025-01-02: 200, 202 +
-/// Location + Retry-After, 204 when it does not exist). The template declares no disk (the VM
-/// creates them), so there is no template version to take.
-pub const DISKS_API: &str = "2025-01-02";
+pub use crate::facts::api::DISKS_API;
 
 /// The managed disks a dev box's VM created (its OS disk `FromImage`, data disks `Empty`), which
 /// are not among the deployment's output resources: the VM declares them inline with

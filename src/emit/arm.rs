@@ -1272,27 +1272,53 @@ fn devbox(a: &Arm, out: &mut Vec<Value>) {
             json!({ "maxPrice": n(spot.max_price) }),
         );
     }
-    let os = os_profile(c, ("computerName", &d.computer_name));
-    props.insert("osProfile".into(), Value::Object(os));
-    let image = image_reference(c);
     let managed = |disk: &Disk| managed_disk(a, disk);
-    let mut storage = json!({
-        "imageReference": image,
-        "osDisk": {
-            "name": lit(&d.os_disk_name),
-            "createOption": "FromImage",
-            "caching": c.os_disk.caching,
-            "diskSizeGB": c.os_disk.size_gib,
-            "managedDisk": managed(&c.os_disk),
-            "deleteOption": "Detach",
-        },
-    });
+    // a disk kept by `destroy --keep-data` exists under its fixed name: Azure only attaches it
+    // (`ConflictingUserInput` for FromImage/Empty); an attached OS disk brings its OS, so the
+    // VM has no image and no OS profile
+    let kept_id = |name: &str| json!({ "id": x(format!("resourceId('Microsoft.Compute/disks', {})", q(name))) });
+    let mut storage = if d.is_kept(&d.os_disk_name) {
+        json!({
+            "osDisk": {
+                "name": lit(&d.os_disk_name),
+                "createOption": "Attach",
+                "osType": if c.linux { "Linux" } else { "Windows" },
+                "caching": c.os_disk.caching,
+                "managedDisk": kept_id(&d.os_disk_name),
+                "deleteOption": "Detach",
+            },
+        })
+    } else {
+        let os = os_profile(c, ("computerName", &d.computer_name));
+        props.insert("osProfile".into(), Value::Object(os));
+        json!({
+            "imageReference": image_reference(c),
+            "osDisk": {
+                "name": lit(&d.os_disk_name),
+                "createOption": "FromImage",
+                "caching": c.os_disk.caching,
+                "diskSizeGB": c.os_disk.size_gib,
+                "managedDisk": managed(&c.os_disk),
+                "deleteOption": "Detach",
+            },
+        })
+    };
     if !c.data_disks.is_empty() {
         let disks: Vec<Value> = c
             .data_disks
             .iter()
             .zip(&d.data_disk_names)
             .map(|(disk, name)| {
+                if d.is_kept(name) {
+                    return json!({
+                        "lun": disk.lun,
+                        "name": lit(name),
+                        "createOption": "Attach",
+                        "caching": disk.caching,
+                        "managedDisk": kept_id(name),
+                        "deleteOption": "Detach",
+                    });
+                }
                 json!({
                     "lun": disk.lun,
                     "name": lit(name),
@@ -1843,7 +1869,11 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
         "dependsOn": a.depends(&["workspace"])
     }));
     }
-    out.push(json!({
+    // an existing workspace may be in another region, and a DCE's logs ingestion must be in the
+    // workspace's; without Private Link the agent needs no DCE (facts::monitor::DCE)
+    let dce = p.monitoring.workspace.existing.is_none();
+    if dce {
+        out.push(json!({
         "type": "Microsoft.Insights/dataCollectionEndpoints",
         "apiVersion": p.api.data_collection,
         "name": lit(&g.dce_name),
@@ -1855,12 +1885,13 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
             "networkAcls": { "publicNetworkAccess": "Enabled" }
         }
     }));
+    }
     let mut streams = Map::new();
     streams.insert(
         g.stream.to_string(),
         json!({ "columns": g.columns.iter().map(|c| json!({ "name": c.name, "type": c.stream_type })).collect::<Vec<_>>() }),
     );
-    out.push(json!({
+    let mut dcr = json!({
         "type": "Microsoft.Insights/dataCollectionRules",
         "apiVersion": p.api.data_collection,
         "name": lit(&g.dcr_name),
@@ -1885,8 +1916,15 @@ fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
                 "outputStream": format!("Custom-{}", g.table)
             } ]
         },
-        "dependsOn": a.depends(&["gpuDce", "workspace", "gpuTable"])
-    }));
+        "dependsOn": a.depends(if dce { &["gpuDce", "workspace", "gpuTable"] } else { &["workspace", "gpuTable"] })
+    });
+    if !dce {
+        dcr["properties"]
+            .as_object_mut()
+            .expect("DCR properties")
+            .remove("dataCollectionEndpointId");
+    }
+    out.push(dcr);
     // the scale set's VMs, or the dev box VM (an extension resource on it either way)
     let (target, what) = if p.devbox.is_some() {
         ("vm", "The dev box sends")

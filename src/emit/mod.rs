@@ -87,6 +87,24 @@ pub fn arm_template(checked: &Checked) -> Result<String, RenderError> {
     Ok(json_text(&arm::template(&Plan::build(checked)?)))
 }
 
+/// The managed disks a dev box spec's VM creates (OS disk first), or none for a pool.
+pub fn devbox_disk_names(checked: &Checked) -> Result<Vec<String>, RenderError> {
+    Ok(Plan::build(checked)?
+        .devbox
+        .map(|d| d.disk_names())
+        .unwrap_or_default())
+}
+
+/// The ARM template of a dev box spec whose disks `kept` exist already (kept by
+/// `destroy --keep-data`): the VM attaches them instead of creating them.
+pub fn arm_template_attaching(checked: &Checked, kept: &[String]) -> Result<String, RenderError> {
+    let mut plan = Plan::build(checked)?;
+    if let Some(d) = plan.devbox.as_mut() {
+        d.kept_disks = kept.to_vec();
+    }
+    Ok(json_text(&arm::template(&plan)))
+}
+
 /// The ARM parameters file (`azuredeploy.parameters.json`) of a checked spec.
 pub fn arm_parameters(checked: &Checked) -> Result<String, RenderError> {
     Ok(json_text(&arm::parameters_file(&Plan::build(checked)?)))

@@ -10,8 +10,17 @@
 //! facts with the sources themselves (`../shared/azure/*.json`, or the dated copies under
 //! `tests/fixtures/sources/`), never with the code's own values.
 
+pub mod api;
 pub mod autoscale;
+pub mod clouds;
+pub mod extensions;
+pub mod images;
+pub mod monitor;
+pub mod nat;
+pub mod placement;
+pub mod quota;
 pub mod roles;
+pub mod spot;
 
 /// Where a fact comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -164,13 +164,10 @@ pub(super) fn plan(
         settings.insert("numberOfProbes".into(), Value::from(1));
         extensions.push(Extension {
             name: "HealthExtension".into(),
-            publisher: "Microsoft.ManagedServices",
-            kind: if linux {
-                "ApplicationHealthLinux"
-            } else {
-                "ApplicationHealthWindows"
-            },
-            type_handler_version: "2.0",
+            publisher: crate::facts::extensions::application_health(!linux).publisher,
+            kind: crate::facts::extensions::application_health(!linux).kind,
+            type_handler_version: crate::facts::extensions::application_health(!linux)
+                .type_handler_version,
             enable_automatic_upgrade: true,
             settings,
             // probe only once the driver (which may reboot the VM) is in place

@@ -63,6 +63,26 @@ pub struct DevBox {
     pub shutdown: Shutdown,
     pub start: Start,
     pub suppressions: Vec<Suppression>,
+    /// Disks of the names above that exist already in the resource group (kept by
+    /// `destroy --keep-data`): the VM attaches them (`createOption: Attach`) instead of creating
+    /// them, since Azure refuses `FromImage` / `Empty` for a disk name that exists
+    /// (`ConflictingUserInput`). Set by `deploy` after it reads the group; empty in `render`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_disks: Vec<String>,
+}
+
+impl DevBox {
+    /// The managed disks the VM creates: its OS disk, then one per data disk.
+    pub fn disk_names(&self) -> Vec<String> {
+        std::iter::once(self.os_disk_name.clone())
+            .chain(self.data_disk_names.iter().cloned())
+            .collect()
+    }
+
+    /// Is the disk `name` kept from an earlier deployment (to be attached)?
+    pub fn is_kept(&self, name: &str) -> bool {
+        self.kept_disks.iter().any(|k| k.eq_ignore_ascii_case(name))
+    }
 }
 
 /// An extension resource of the VM. A VM has no `provisionAfterExtensions`: the order is the
@@ -165,6 +185,7 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, compute: &Compute) -> Option<De
         });
     }
     Some(DevBox {
+        kept_disks: Vec::new(),
         os_disk_name: format!("osdisk-{vm_name}"),
         data_disk_names: compute
             .data_disks

@@ -36,6 +36,7 @@ use super::devbox::{DevBox, VmExtension};
 use super::gpu_monitoring::{
     GpuMonitoring, LogAlert, METRIC_VALUE, MONITOR_CONDITION, MONTH_MS, TABLE, Workbook, wb,
 };
+use crate::facts::extensions::CUSTOM_SCRIPT_LINUX;
 use crate::spec::model::WorkloadSpec;
 use crate::spec::timezones::parse_hhmm;
 
@@ -95,9 +96,9 @@ pub(super) fn extend(d: &mut DevBox, c: &Compute, g: &GpuMonitoring) {
         settings.insert("skipDos2Unix".into(), Value::Bool(true));
         Extension {
             name: "GpuCollector".into(),
-            publisher: "Microsoft.Azure.Extensions",
-            kind: "CustomScript",
-            type_handler_version: "2.1",
+            publisher: CUSTOM_SCRIPT_LINUX.publisher,
+            kind: CUSTOM_SCRIPT_LINUX.kind,
+            type_handler_version: CUSTOM_SCRIPT_LINUX.type_handler_version,
             enable_automatic_upgrade: false,
             settings,
             provision_after: Vec::new(),

@@ -41,6 +41,7 @@ use serde_json::{Map, Value};
 use super::compute::{Compute, Extension, Health};
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
+use crate::facts::extensions::azure_monitor_agent;
 use crate::spec::model::WorkloadSpec;
 use crate::spec::schedule;
 
@@ -724,7 +725,7 @@ pub(super) fn extend_compute(c: &mut Compute, repair_grace_period: &str, g: &Gpu
         publisher: "Microsoft.Azure.Monitor",
         kind: ama,
         // 1.x with automatic minor and automatic extension upgrades, as Learn installs it
-        type_handler_version: "1.0",
+        type_handler_version: azure_monitor_agent(windows).type_handler_version,
         enable_automatic_upgrade: true,
         settings: Map::new(),
         provision_after: Vec::new(),

@@ -7,9 +7,9 @@
 use serde::Serialize;
 
 use super::security::PrivateDnsZone;
-use crate::azure::Cloud;
 use crate::azure::resource_id::ArmId;
 use crate::catalog::GpuSize;
+use crate::facts::clouds::Cloud;
 use crate::spec::model::{DnsZoneMode, OsType, Outbound, WorkloadSpec};
 
 /// `Microsoft.Network/virtualNetworks/subnets`.

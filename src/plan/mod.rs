@@ -32,75 +32,8 @@ pub use security::*;
 use crate::spec::Checked;
 use crate::spec::resolve;
 
-/// API versions of every resource type the render emits, each one the conformance kit's Azure
-/// type data (bicep-types-az) carries. All are GA except diagnosticSettings; where a field
-/// does not take the newest version, its comment says why.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ApiVersions {
-    /// virtualNetworks, subnets, networkSecurityGroups, publicIPAddresses, natGateways,
-    /// privateEndpoints (+ privateDnsZoneGroups).
-    pub network: &'static str,
-    pub private_dns: &'static str,
-    pub identity: &'static str,
-    pub role_assignments: &'static str,
-    /// vaults and vaults/keys.
-    pub key_vault: &'static str,
-    pub disk_encryption_sets: &'static str,
-    /// 2025-11-01: the first version whose SecurityTypes include `Standard` without the
-    /// UseStandardSecurityType feature (Learn, "Trusted Launch as default"). The render always
-    /// sets securityType, so the version's Trusted-Launch default never applies.
-    pub vmss: &'static str,
-    /// `networkProfile.networkApiVersion` of Flexible scale sets.
-    pub vmss_network: &'static str,
-    pub autoscale: &'static str,
-    pub service_bus: &'static str,
-    pub storage: &'static str,
-    pub log_analytics: &'static str,
-    pub action_groups: &'static str,
-    pub metric_alerts: &'static str,
-    /// 2021-05-01-preview, the version Azure Verified Modules use. The render names explicit
-    /// log categories (no `categoryGroup`), but the only GA version in the type data,
-    /// 2016-09-01, is the legacy ServiceDiagnosticSettings shape (a fixed name and a required
-    /// `location`), not the extension resource scoped to a resource.
-    pub diagnostic_settings: &'static str,
-    pub budgets: &'static str,
-    /// dataCollectionEndpoints, dataCollectionRules, dataCollectionRuleAssociations.
-    pub data_collection: &'static str,
-    /// workspaces/tables (the workspace's version).
-    pub log_analytics_tables: &'static str,
-    pub scheduled_query_rules: &'static str,
-    pub workbooks: &'static str,
-    /// The dev box's auto-shutdown schedule (`Microsoft.DevTestLab/schedules`).
-    pub dev_test_lab: &'static str,
-    /// The dev box's start workflow (`Microsoft.Logic/workflows`, Consumption).
-    pub logic: &'static str,
-}
-
-pub const API: ApiVersions = ApiVersions {
-    network: "2025-05-01",
-    private_dns: "2024-06-01",
-    identity: "2024-11-30",
-    role_assignments: "2022-04-01",
-    key_vault: "2025-05-01",
-    disk_encryption_sets: "2025-01-02",
-    vmss: "2025-11-01",
-    vmss_network: "2022-11-01",
-    autoscale: "2022-10-01",
-    service_bus: "2024-01-01",
-    storage: "2025-01-01",
-    log_analytics: "2025-02-01",
-    action_groups: "2023-01-01",
-    metric_alerts: "2018-03-01",
-    diagnostic_settings: "2021-05-01-preview",
-    budgets: "2024-08-01",
-    data_collection: "2023-03-11",
-    log_analytics_tables: "2025-02-01",
-    scheduled_query_rules: "2023-12-01",
-    workbooks: "2023-06-01",
-    dev_test_lab: "2018-09-15",
-    logic: "2019-05-01",
-};
+/// API versions: the facts layer's ([`crate::facts::api`]), re-exported for existing callers.
+pub use crate::facts::api::{API, ApiVersions};
 
 /// A checkov check suppressed in the output, with the reason written next to it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -60,102 +60,11 @@ pub struct DiagnosticSetting {
     pub metrics_category: &'static str,
 }
 
-/// A metric and the aggregations Microsoft's supported-metrics table lists for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MetricEntry {
-    /// Resource type as the metric alert's `metricNamespace` spells it.
-    pub namespace: &'static str,
-    /// "Name in REST API".
-    pub metric: &'static str,
-    /// The "Aggregation" column.
-    pub aggregations: &'static [&'static str],
-    pub dimensions: &'static [&'static str],
-    pub source: &'static str,
-}
-
-/// Every metric the renderer uses (metric alerts and autoscale rules), with its source.
-pub const METRICS: &[MetricEntry] = &[
-    MetricEntry {
-        namespace: "Microsoft.Insights/autoscalesettings",
-        metric: "ObservedCapacity",
-        aggregations: &["Average"],
-        dimensions: &[],
-        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-metrics/microsoft-insights-autoscalesettings-metrics",
-    },
-    MetricEntry {
-        namespace: "Microsoft.Compute/virtualMachineScaleSets",
-        metric: "VmAvailabilityMetric",
-        aggregations: &["Average"],
-        dimensions: &["VMName"],
-        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-metrics/microsoft-compute-virtualmachinescalesets-metrics",
-    },
-    MetricEntry {
-        namespace: "Microsoft.ServiceBus/namespaces",
-        metric: "ActiveMessages",
-        aggregations: &["Average", "Minimum", "Maximum"],
-        dimensions: &["EntityName"],
-        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-metrics/microsoft-servicebus-namespaces-metrics",
-    },
-    MetricEntry {
-        namespace: "Microsoft.Storage/storageAccounts/queueServices",
-        metric: "QueueMessageCount",
-        aggregations: &["Average"],
-        dimensions: &[],
-        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-metrics/microsoft-storage-storageaccounts-queueservices-metrics",
-    },
-];
-
-/// Log categories and metric categories of diagnostic settings, per resource type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LogEntry {
-    pub resource_type: &'static str,
-    pub log_categories: &'static [&'static str],
-    /// The metric category diagnostic settings export (`AllMetrics`, or storage's `Transaction`).
-    pub metric_categories: &'static [&'static str],
-    pub source: &'static str,
-}
-
-pub const LOG_CATEGORIES: &[LogEntry] = &[
-    LogEntry {
-        resource_type: "Microsoft.KeyVault/vaults",
-        log_categories: &["AuditEvent", "AzurePolicyEvaluationDetails"],
-        metric_categories: &["AllMetrics"],
-        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-keyvault-vaults-logs",
-    },
-    LogEntry {
-        resource_type: "Microsoft.Insights/autoscaleSettings",
-        log_categories: &["AutoscaleEvaluations", "AutoscaleScaleActions"],
-        metric_categories: &["AllMetrics"],
-        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-insights-autoscalesettings-logs",
-    },
-    LogEntry {
-        resource_type: "Microsoft.ServiceBus/namespaces",
-        // the Standard tier's category; RuntimeAuditLogs and VNetAndIPFilteringLogs are Premium
-        log_categories: &["OperationalLogs"],
-        metric_categories: &["AllMetrics"],
-        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-servicebus-namespaces-logs",
-    },
-    LogEntry {
-        resource_type: "Microsoft.Storage/storageAccounts/queueServices",
-        log_categories: &["StorageRead", "StorageWrite", "StorageDelete"],
-        metric_categories: &["Transaction"],
-        source: "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-storage-storageaccounts-queueservices-logs",
-    },
-];
-
-/// The table entry of a resource type (case-insensitive, as ARM compares types).
-pub fn log_entry(resource_type: &str) -> Option<&'static LogEntry> {
-    LOG_CATEGORIES
-        .iter()
-        .find(|e| e.resource_type.eq_ignore_ascii_case(resource_type))
-}
-
-/// The table entry of a metric (case-insensitive namespace).
-pub fn metric_entry(namespace: &str, metric: &str) -> Option<&'static MetricEntry> {
-    METRICS
-        .iter()
-        .find(|e| e.namespace.eq_ignore_ascii_case(namespace) && e.metric == metric)
-}
+// The metrics and log categories the render uses are facts ([`crate::facts::monitor`]),
+// re-exported here for existing callers.
+pub use crate::facts::monitor::{
+    LOG_CATEGORIES, LogEntry, METRICS, MetricEntry, log_entry, metric_entry,
+};
 
 fn diagnostic(
     sym: &'static str,

@@ -107,11 +107,20 @@ fn compute_zones(s: &WorkloadSpec) -> &[String] {
 ///   in the Network API 2025-05-01 the render uses and in the conformance kit's type data).
 ///   The alternative, one zonal gateway per zone, needs one subnet per zone, and one scale set
 ///   spans one subnet, so it would need a scale set per zone: not what this render produces.
-///   StandardV2 is offered only where the region has availability zones (a spec with zones
-///   already needs them); no stored document lists the regions per SKU, so a region without
-///   it fails the deployment at the NAT gateway with the SKU named in the error.
-pub fn nat_for_zones(name: &str, zones: &[String]) -> Nat {
+/// - Several zones in a region Microsoft's SKU page lists without StandardV2
+///   ([`crate::facts::nat`]): a Standard NAT gateway without a zone (Azure places it), the
+///   only gateway one subnet can take; egress is not zone-redundant, which the comment and
+///   the `nat-standardv2-unavailable` warning say.
+pub fn nat_for_zones(name: &str, region: &str, zones: &[String]) -> Nat {
     let (sku, nat_zones, comment) = match zones.len() {
+        n if n > 1 && !crate::facts::nat::standard_v2_offered(region) => (
+            "Standard",
+            Vec::new(),
+            format!(
+                "Pool across zones {}: {region} has no StandardV2 (zone-redundant) NAT gateway (Microsoft's NAT SKU page), and a subnet takes one NAT gateway, so a Standard gateway without a zone serves every zone: egress fails if its zone fails.",
+                zones.join(", ")
+            ),
+        ),
         0 => (
             "Standard",
             Vec::new(),
@@ -210,9 +219,39 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec) -> Network {
             rules: Vec::new(),
         }),
         pe_subnet,
-        nat: (n.outbound == Outbound::NatGateway).then(|| nat_for_zones(name, compute_zones(s))),
+        nat: (n.outbound == Outbound::NatGateway)
+            .then(|| nat_for_zones(name, &s.region, compute_zones(s))),
         existing: None,
         route_table: landing_zone::route_table(name, s),
         dns,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zones(z: &[&str]) -> Vec<String> {
+        z.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Issue 19: Microsoft's NAT SKU page ("Known limitations", facts::nat::SOURCE) lists
+    /// Canada East, Indonesia Central, Israel Northwest, Qatar Central, Sweden South and West
+    /// India without StandardV2; Qatar Central and Indonesia Central have zones.
+    #[test]
+    fn a_pool_across_zones_gets_standard_v2_only_where_the_region_offers_it() {
+        let three = zones(&["1", "2", "3"]);
+        let v2 = nat_for_zones("p", "westeurope", &three);
+        assert_eq!((v2.sku, v2.zones.len()), ("StandardV2", 3));
+        for region in ["qatarcentral", "indonesiacentral"] {
+            let n = nat_for_zones("p", region, &three);
+            assert_eq!(n.sku, "Standard", "{region}");
+            assert!(n.zones.is_empty(), "{region}: {:?}", n.zones);
+            assert!(n.comment.contains("no StandardV2"), "{}", n.comment);
+        }
+        // one zone and no zone are Standard everywhere
+        let one = nat_for_zones("p", "qatarcentral", &zones(&["2"]));
+        assert_eq!((one.sku, one.zones.clone()), ("Standard", zones(&["2"])));
+        assert_eq!(nat_for_zones("p", "qatarcentral", &[]).sku, "Standard");
     }
 }

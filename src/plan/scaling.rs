@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::network::Network;
 use super::security::PrivateEndpoint;
+use crate::facts::monitor::STORAGE_QUEUE_LENGTH;
 use crate::spec::model::WorkloadSpec;
 use crate::spec::schedule::{self, Origin};
 
@@ -209,7 +210,13 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
                 Some(q.queue.clone()),
             ),
             // the storage queue's special metric: its threshold is already per instance
-            QueueKind::Storage => ("ApproximateMessageCount", "", false, false, None),
+            QueueKind::Storage => (
+                STORAGE_QUEUE_LENGTH.metric,
+                STORAGE_QUEUE_LENGTH.namespace,
+                false,
+                false,
+                None,
+            ),
         };
         let rule = |comment: String,
                     operator: &'static str,

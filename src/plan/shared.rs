@@ -101,6 +101,20 @@ pub fn key_vault(s: &WorkloadSpec) -> Option<ExistingRef> {
 /// What the platform team must do for a spec's shared services, in a fixed order: the GPU
 /// table in the central workspace (when GPU monitoring is on), then the role on the vault.
 /// `gpu_on`: `monitoring.gpu.enabled` as resolved.
+/// `s` as one POSIX shell word: as is when it holds only characters no shell treats specially,
+/// else in single quotes (a `'` inside becomes `'\''`). Resource group names may hold `(`, `)`
+/// and `.`, which the shell would otherwise parse.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./=:,@%+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 pub fn prerequisites(name: &str, s: &WorkloadSpec, gpu_on: bool) -> Vec<Prerequisite> {
     let mut out = Vec::new();
     if gpu_on && let Some(ws) = workspace(s) {
@@ -112,11 +126,12 @@ pub fn prerequisites(name: &str, s: &WorkloadSpec, gpu_on: bool) -> Vec<Prerequi
         out.push(Prerequisite {
             kind: "table",
             what: format!(
-                "create the custom table {table} (plan Analytics; its retention is the workspace's) in the workspace {ws} before the pool deploys, as the data collection rule and the GPU log alerts refer to it: `az monitor log-analytics workspace table create --subscription {sub} --resource-group {rg} --workspace-name {ws} --name {table} --plan Analytics --columns {columns}`",
+                "create the custom table {table} (plan Analytics; its retention is the workspace's) in the workspace {name} before the pool deploys, as the data collection rule and the GPU log alerts refer to it: `az monitor log-analytics workspace table create --subscription {sub} --resource-group {rg} --workspace-name {ws} --name {table} --plan Analytics --columns {columns}`",
                 table = gpu_monitoring::TABLE,
-                ws = ws.name,
-                sub = ws.subscription,
-                rg = ws.resource_group,
+                name = ws.name,
+                ws = shell_quote(&ws.name),
+                sub = shell_quote(&ws.subscription),
+                rg = shell_quote(&ws.resource_group),
             ),
             role_name: None,
             role_id: None,
@@ -146,6 +161,29 @@ pub fn prerequisites(name: &str, s: &WorkloadSpec, gpu_on: bool) -> Vec<Prerequi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn az_arguments_are_shell_quoted() {
+        assert_eq!(shell_quote("rg-hub_01.x"), "rg-hub_01.x");
+        assert_eq!(shell_quote("rg(hub)"), "'rg(hub)'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+        // the table command of a workspace in a group with parentheses
+        let s: WorkloadSpec = serde_json::from_value(serde_json::json!({
+            "region": "eastus",
+            "workload": {"type": "inference", "gpuMemoryGiB": 10},
+            "capacity": {"max": 1},
+            "monitoring": {"existingWorkspace": "/subscriptions/0000-1/resourceGroups/rg(hub)/providers/Microsoft.OperationalInsights/workspaces/log-central"}
+        }))
+        .unwrap();
+        let p = prerequisites("p", &s, true);
+        assert!(
+            p[0].what
+                .contains("--resource-group 'rg(hub)' --workspace-name log-central"),
+            "{}",
+            p[0].what
+        );
+    }
 
     #[test]
     fn ids_parse_case_insensitively_and_keep_their_spelling() {

@@ -873,7 +873,7 @@ fn quota_checks(
         out.push(quota(
             IDS[1].0,
             IDS[1].1,
-            "cores",
+            crate::facts::quota::REGIONAL_VCPUS,
             regular,
             had_regular,
             vm_word(plan.regular, "regular"),
@@ -891,7 +891,7 @@ fn quota_checks(
         out.push(quota(
             IDS[2].0,
             IDS[2].1,
-            "lowPriorityCores",
+            crate::facts::quota::SPOT_VCPUS,
             spot,
             had_spot,
             vm_word(plan.spot, "Spot"),
@@ -972,6 +972,11 @@ pub fn build(
                 && let (Some(inputs), Some(data)) = (&plan.landing_zone, &sub.landing_zone)
             {
                 checks.extend(super::landing_zone::checks(inputs, data));
+            }
+            if i == 0
+                && let (Some(inputs), Some(data)) = (&plan.workspace, &sub.workspace)
+            {
+                checks.extend(super::landing_zone::workspace_checks(inputs, data));
             }
             let all: Vec<&Check> = checks.iter().chain(subscription_checks.iter()).collect();
             let mut verdict = verdict(&all);
@@ -1106,6 +1111,7 @@ mod tests {
             ],
             existing: None,
             landing_zone: None,
+            workspace: None,
         }
     }
 
@@ -1431,6 +1437,7 @@ mod tests {
             global_names: vec![],
             trusted_launch_default: Fetch::Got("NotRegistered".into()),
             landing_zone: None,
+            workspace: None,
         };
         let r = build(
             &t,
@@ -1504,6 +1511,7 @@ mod tests {
             global_names: globals,
             trusted_launch_default: Fetch::Got("NotRegistered".into()),
             landing_zone: None,
+            workspace: None,
         }
     }
 

@@ -60,6 +60,10 @@ pub fn is_landing_zone(spec: &Spec) -> bool {
 
 /// Do the private endpoints share the workload subnet? They do unless
 /// `network.existingPrivateEndpointSubnet` names another subnet (ids compare without case).
+fn subnet_id_is_none(spec: &Spec) -> bool {
+    existing_subnet(spec).is_none()
+}
+
 fn private_endpoints_share_subnet(spec: &Spec) -> bool {
     let n = &spec.spec.network;
     match (
@@ -122,6 +126,10 @@ pub struct Inputs {
     pub pool_names: Vec<String>,
     /// The template's resources (deduplicated), or why the template could not be rendered.
     pub resources: Result<Vec<PolicyResource>, String>,
+    /// `network.existingPrivateEndpointSubnet`, when it is not `existingSubnet`.
+    pub pe_subnet_id: Option<String>,
+    /// `network.routeTable.id`: an existing route table for gpuform's own subnet.
+    pub route_table_id: Option<String>,
 }
 
 /// The most checkPolicyRestrictions calls one preflight makes (the template has about 30
@@ -309,6 +317,23 @@ impl Inputs {
             pool_names,
             resources: template.map(|t| policy_resources(t, &region)),
             region,
+            pe_subnet_id: spec
+                .spec
+                .network
+                .existing_private_endpoint_subnet
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+            route_table_id: spec
+                .spec
+                .network
+                .route_table
+                .as_ref()
+                .and_then(|r| r.id.as_deref())
+                .map(str::trim)
+                .filter(|s| !s.is_empty() && subnet_id_is_none(spec))
+                .map(str::to_string),
         })
     }
 
@@ -355,6 +380,8 @@ pub struct Data {
     pub route_table: Option<Fetch<RouteTable>>,
     /// One answer per resource; `Err` when nothing could be asked (no template, offline).
     pub policy: Result<Vec<PolicyAnswer>, Fetch<()>>,
+    /// The subscription the deployment goes to (`None` offline).
+    pub subscription: Option<String>,
 }
 
 impl Data {
@@ -367,6 +394,7 @@ impl Data {
                 .map(|_| Fetch::Skipped(why.into())),
             route_table: None,
             policy: Err(Fetch::Skipped(why.into())),
+            subscription: None,
         }
     }
 
@@ -446,7 +474,11 @@ pub async fn gather(api: &dyn ArmApi, inputs: &Inputs, resource_group: Option<&s
     };
     let network = async {
         let Some(id) = &inputs.subnet_id else {
-            return (None, None);
+            // gpuform's own subnet with an existing route table: read it for its region
+            return match &inputs.route_table_id {
+                Some(rt) => (None, Some(Fetch::from_result(lz.route_table(rt).await))),
+                None => (None, None),
+            };
         };
         let subnet = Fetch::from_result(lz.subnet(id).await);
         let route_table = match &subnet {
@@ -480,6 +512,7 @@ pub async fn gather(api: &dyn ArmApi, inputs: &Inputs, resource_group: Option<&s
         subnet,
         route_table,
         policy,
+        subscription: Some(api.subscription().to_string()),
     }
 }
 
@@ -1111,8 +1144,208 @@ fn policy_checks(inputs: &Inputs, data: &Data, out: &mut Vec<Check>) {
 }
 
 /// The landing-zone findings (they join the spec region's checks).
+/// The pool's NICs, the private endpoints and a route table must be in the subscription and
+/// region of the virtual network they join ([`crate::facts::placement`]): the ids name the
+/// subscriptions, the route table read names its region.
+fn placement_checks(inputs: &Inputs, data: &Data, out: &mut Vec<Check>) {
+    use crate::azure::resource_id::ArmId;
+    use crate::facts::placement;
+    const TITLE: &str = "Subscription and region of the subnets and route table";
+    let mut problems = Vec::new();
+    let mut checked = Vec::new();
+    if let Some(sub) = &data.subscription {
+        let ids = [
+            (
+                "network.existingSubnet",
+                inputs.subnet_id.as_deref(),
+                "the pool's NICs",
+                placement::NIC.what,
+            ),
+            (
+                "network.existingPrivateEndpointSubnet",
+                inputs.pe_subnet_id.as_deref(),
+                "the private endpoints",
+                placement::PRIVATE_ENDPOINT.what,
+            ),
+            (
+                "network.routeTable.id",
+                inputs.route_table_id.as_deref(),
+                "the route table of gpuform's subnet",
+                placement::ROUTE_TABLE.what,
+            ),
+        ];
+        for (field, id, what, source) in ids {
+            let Some(other) = id
+                .and_then(|i| ArmId::parse(i).ok())
+                .map(|a| a.subscription)
+            else {
+                continue;
+            };
+            checked.push(field);
+            if !other.eq_ignore_ascii_case(sub) {
+                problems.push(format!(
+                    "{field} is in subscription {other}, but the deployment goes to {sub}: {what} must be in the virtual network's subscription ({source})"
+                ));
+            }
+        }
+    }
+    if inputs.route_table_id.is_some()
+        && let Some(Fetch::Got(rt)) = &data.route_table
+        && !rt.location.is_empty()
+    {
+        checked.push("the route table's region");
+        if !same_location(&rt.location, &inputs.region) {
+            problems.push(format!(
+                "network.routeTable.id is in {}, the pool's VNet in {}: a route table joins only subnets of its own region and subscription ({})",
+                rt.location,
+                inputs.region,
+                placement::ROUTE_TABLE.what
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        out.push(with_fix(
+            check("landing-zone-placement", TITLE, Status::Fail, problems.join("; ")),
+            "deploy to the subscription (and region) of the platform team's network (`--subscription`), or ask for a subnet / route table in the deployment's subscription and region",
+        ));
+    } else if !checked.is_empty() {
+        out.push(check(
+            "landing-zone-placement",
+            TITLE,
+            Status::Pass,
+            format!(
+                "{} in the deployment's subscription and region",
+                checked.join(", ")
+            ),
+        ));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The existing Log Analytics workspace (`monitoring.existingWorkspace`, issue 19)
+
+/// What preflight reads of the platform team's workspace: its region, and the GPU table the DCR
+/// writes to, which must exist before the DCR (the workspace is not gpuform's to change).
+#[derive(Debug, Clone)]
+pub struct WorkspaceInputs {
+    pub id: String,
+    /// The pool's region.
+    pub region: String,
+    /// The custom table the data collection rule needs, with the command that creates it
+    /// (`None`: GPU monitoring is off).
+    pub table: Option<(String, String)>,
+}
+
+impl WorkspaceInputs {
+    pub fn of(spec: &Spec) -> Option<WorkspaceInputs> {
+        let s = &spec.spec;
+        let ws = crate::plan::shared::workspace(s)?;
+        let gpu_on = s.monitoring.gpu.enabled.unwrap_or(true);
+        let table = crate::plan::shared::prerequisites(&spec.metadata.name, s, gpu_on)
+            .into_iter()
+            .find(|p| p.kind == "table")
+            .map(|p| {
+                let command = p
+                    .what
+                    .split_once('`')
+                    .and_then(|(_, rest)| rest.split_once('`'))
+                    .map(|(c, _)| c.to_string())
+                    .unwrap_or(p.what);
+                (crate::plan::gpu_monitoring::TABLE.to_string(), command)
+            });
+        Some(WorkspaceInputs {
+            id: ws.id,
+            region: s.region.trim().to_ascii_lowercase(),
+            table,
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct WorkspaceData {
+    pub location: Fetch<String>,
+    pub table: Option<Fetch<bool>>,
+}
+
+pub async fn gather_workspace(api: &dyn ArmApi, inputs: &WorkspaceInputs) -> Option<WorkspaceData> {
+    let lz = api.landing_zone()?;
+    let table = async {
+        match &inputs.table {
+            Some((t, _)) => Some(Fetch::from_result(lz.table_exists(&inputs.id, t).await)),
+            None => None,
+        }
+    };
+    let (location, table) = futures::join!(lz.workspace_location(&inputs.id), table);
+    Some(WorkspaceData {
+        location: Fetch::from_result(location),
+        table,
+    })
+}
+
+/// The workspace's region (said: the pool's agents send to it over the public endpoint, no
+/// data collection endpoint is rendered, facts::monitor::DCE) and whether the GPU table exists.
+pub fn workspace_checks(inputs: &WorkspaceInputs, data: &WorkspaceData) -> Vec<Check> {
+    const TITLE: &str = "The existing Log Analytics workspace";
+    let mut out = Vec::new();
+    match &data.location {
+        Fetch::Got(l) => out.push(check(
+            "workspace",
+            TITLE,
+            Status::Pass,
+            if same_location(l, &inputs.region) {
+                format!("{} is readable, in {l} with the pool", last_segment(&inputs.id))
+            } else {
+                format!(
+                    "{} is readable, in {l} (the pool is in {}): the agents send to it directly; gpuform renders no data collection endpoint for a workspace it does not own (a DCE's logs ingestion must be in the workspace's region)",
+                    last_segment(&inputs.id),
+                    inputs.region
+                )
+            },
+        )),
+        Fetch::Skipped(why) => out.push(check("workspace", TITLE, Status::Skipped, why.clone())),
+        Fetch::Failed(e) => out.push(failed("workspace", TITLE, "the existing workspace", e)),
+    }
+    if let (Some((table, command)), Some(fetch)) = (&inputs.table, &data.table) {
+        const TABLE_TITLE: &str = "The GPU table in the existing workspace";
+        match fetch {
+            Fetch::Got(true) => out.push(check(
+                "workspace-table",
+                TABLE_TITLE,
+                Status::Pass,
+                format!("{table} exists in {}", last_segment(&inputs.id)),
+            )),
+            Fetch::Got(false) => out.push(with_fix(
+                check(
+                    "workspace-table",
+                    TABLE_TITLE,
+                    Status::Fail,
+                    format!(
+                        "{table} does not exist in {}: the data collection rule and the GPU alerts refer to it, and the workspace is the platform team's to change",
+                        last_segment(&inputs.id)
+                    ),
+                ),
+                format!("the platform team creates it before the deploy: {command}"),
+            )),
+            Fetch::Skipped(why) => out.push(check(
+                "workspace-table",
+                TABLE_TITLE,
+                Status::Skipped,
+                why.clone(),
+            )),
+            Fetch::Failed(e) => out.push(failed(
+                "workspace-table",
+                TABLE_TITLE,
+                "the workspace's GPU table",
+                e,
+            )),
+        }
+    }
+    out
+}
+
 pub fn checks(inputs: &Inputs, data: &Data) -> Vec<Check> {
     let mut out = Vec::new();
+    placement_checks(inputs, data, &mut out);
     subnet_checks(inputs, data, &mut out);
     policy_checks(inputs, data, &mut out);
     out
@@ -1176,6 +1409,8 @@ mod tests {
             private_endpoints: vec![],
             pool_names: vec![],
             resources: Ok(vec![]),
+            pe_subnet_id: None,
+            route_table_id: None,
         }
     }
 
@@ -1196,6 +1431,126 @@ mod tests {
             .unwrap()
     }
 
+    /// Issue 19: the table the DCR writes to must exist before the DCR when the workspace is
+    /// not gpuform's; preflight reads it and says what the platform team must create.
+    #[test]
+    fn a_missing_gpu_table_in_the_existing_workspace_fails_with_the_command() {
+        let checked = crate::spec::check_file(
+            std::path::Path::new("tests/fixtures/render/variants/shared-services.yaml"),
+            &crate::spec::Policy::default(),
+            crate::catalog::prices::PriceTable::embedded(),
+        );
+        let spec = checked.spec.as_ref().unwrap();
+        let w = WorkspaceInputs::of(spec).expect("the variant joins an existing workspace");
+        let (table, command) = w.table.clone().expect("GPU monitoring is on");
+        assert_eq!(table, "GpuTelemetry_CL");
+        assert!(
+            command.starts_with("az monitor log-analytics workspace table create --subscription "),
+            "{command}"
+        );
+        let data = |loc: &str, exists: bool| WorkspaceData {
+            location: Fetch::Got(loc.into()),
+            table: Some(Fetch::Got(exists)),
+        };
+        let c = workspace_checks(&w, &data("westeurope", false));
+        let t = c.iter().find(|c| c.id == "workspace-table").unwrap();
+        assert_eq!(t.status, Status::Fail);
+        assert!(
+            t.message.contains("GpuTelemetry_CL does not exist"),
+            "{}",
+            t.message
+        );
+        assert!(t.fix.as_deref().unwrap().contains(&command), "{:?}", t.fix);
+        let ws = c.iter().find(|c| c.id == "workspace").unwrap();
+        assert_eq!(ws.status, Status::Pass);
+        assert!(
+            ws.message.contains("renders no data collection endpoint"),
+            "{}",
+            ws.message
+        );
+        let c = workspace_checks(&w, &data(&w.region.clone(), true));
+        assert!(c.iter().all(|c| c.status == Status::Pass), "{c:?}");
+    }
+
+    /// Issue 19: a NIC, a private endpoint and a route table must be in the subscription and
+    /// region of the VNet they join (Learn, facts::placement).
+    #[test]
+    fn subnets_and_route_tables_of_another_subscription_or_region_fail() {
+        let placement = |c: &[Check]| c.iter().find(|c| c.id == "landing-zone-placement").cloned();
+        let data = |sub: &str, rt: Option<RouteTable>| Data {
+            subnet: None,
+            route_table: rt.map(Fetch::Got),
+            policy: Ok(vec![]),
+            subscription: Some(sub.into()),
+        };
+        let mut i = udr_inputs();
+        i.subnet_id = Some("/subscriptions/11111111-1111-1111-1111-111111111111/resourceGroups/n/providers/Microsoft.Network/virtualNetworks/v/subnets/a".into());
+        let c = checks(&i, &data("22222222-2222-2222-2222-222222222222", None));
+        let p = placement(&c).unwrap();
+        assert_eq!(p.status, Status::Fail, "{p:?}");
+        assert!(p.message.contains("network.existingSubnet is in subscription 11111111-1111-1111-1111-111111111111, but the deployment goes to 22222222-2222-2222-2222-222222222222"), "{}", p.message);
+        assert!(
+            p.message.contains("virtual-network-network-interface"),
+            "{}",
+            p.message
+        );
+        // the same subscription (any case) passes
+        let c = checks(&i, &data("11111111-1111-1111-1111-111111111111", None));
+        assert_eq!(placement(&c).unwrap().status, Status::Pass);
+        // a private endpoint subnet elsewhere
+        i.pe_subnet_id = Some("/subscriptions/33333333-3333-3333-3333-333333333333/resourceGroups/n/providers/Microsoft.Network/virtualNetworks/v/subnets/pe".into());
+        let p = placement(&checks(
+            &i,
+            &data("11111111-1111-1111-1111-111111111111", None),
+        ))
+        .unwrap();
+        assert_eq!(p.status, Status::Fail);
+        assert!(
+            p.message
+                .contains("network.existingPrivateEndpointSubnet is in subscription 33333333-3333-3333-3333-333333333333"),
+            "{}",
+            p.message
+        );
+        // gpuform's own subnet with a route table of another region
+        let mut i = udr_inputs();
+        i.subnet_id = None;
+        i.route_table_id = Some(
+            "/subscriptions/22222222-2222-2222-2222-222222222222/resourceGroups/hub/providers/Microsoft.Network/routeTables/rt-hub"
+                .into(),
+        );
+        let rt: RouteTable = serde_json::from_value(
+            json!({"name": "rt-hub", "location": "westeurope", "properties": {"routes": []}}),
+        )
+        .unwrap();
+        let p = placement(&checks(
+            &i,
+            &data("22222222-2222-2222-2222-222222222222", Some(rt.clone())),
+        ))
+        .unwrap();
+        assert_eq!(p.status, Status::Fail);
+        assert!(
+            p.message
+                .contains("network.routeTable.id is in westeurope, the pool's VNet in eastus2"),
+            "{}",
+            p.message
+        );
+        let mut here = rt;
+        here.location = "East US 2".into();
+        assert_eq!(
+            placement(&checks(
+                &i,
+                &data("22222222-2222-2222-2222-222222222222", Some(here))
+            ))
+            .unwrap()
+            .status,
+            Status::Pass
+        );
+        // offline: nothing to compare, no check
+        let mut off = data("22222222-2222-2222-2222-222222222222", None);
+        off.subscription = None;
+        assert!(placement(&checks(&i, &off)).is_none());
+    }
+
     #[test]
     fn with_udr_egress_a_missing_default_route_is_an_error_even_with_a_nat_gateway() {
         let i = udr_inputs();
@@ -1203,6 +1558,7 @@ mod tests {
             subnet: Some(Fetch::Got(subnet(with_table))),
             route_table: rt,
             policy: Ok(vec![]),
+            subscription: None,
         };
         // no route table at all
         let c = checks(&i, &data(None, false));

@@ -132,6 +132,8 @@ pub struct SubscriptionData {
     /// Landing-zone answers (subnet, route table, Azure Policy); `Some` when the plan has
     /// [`Plan::landing_zone`] inputs. Its checks join the spec region's.
     pub landing_zone: Option<landing_zone::Data>,
+    /// The existing workspace's answers; `Some` when the plan has [`Plan::workspace`].
+    pub workspace: Option<landing_zone::WorkspaceData>,
 }
 
 /// Ask ARM for everything, all regions and the subscription checks at once. A fatal error
@@ -192,8 +194,14 @@ pub async fn gather_live(
             None => None,
         }
     };
-    let (regions, providers, feature, vault, deleted, globals, tl_default, lz) = futures::join!(
-        regions, providers, feature, vault, deleted, globals, tl_default, lz
+    let workspace = async {
+        match &plan.workspace {
+            Some(w) => landing_zone::gather_workspace(api, w).await,
+            None => None,
+        }
+    };
+    let (regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace) = futures::join!(
+        regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace
     );
     let sub = SubscriptionData {
         providers,
@@ -203,6 +211,7 @@ pub async fn gather_live(
         global_names: globals,
         trusted_launch_default: tl_default,
         landing_zone: lz,
+        workspace,
     };
     let fatal = regions
         .iter()
@@ -316,6 +325,13 @@ impl Offline {
                 .landing_zone
                 .as_ref()
                 .map(|i| landing_zone::Data::skipped(i, LIVE_ONLY)),
+            workspace: plan
+                .workspace
+                .as_ref()
+                .map(|w| landing_zone::WorkspaceData {
+                    location: Fetch::Skipped(LIVE_ONLY.into()),
+                    table: w.table.as_ref().map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+                }),
         };
         (regions, sub)
     }

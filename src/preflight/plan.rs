@@ -185,6 +185,9 @@ pub struct Plan {
     /// Policy), set by callers that rendered the template; `None`: no landing-zone checks.
     #[serde(skip)]
     pub landing_zone: Option<super::landing_zone::Inputs>,
+    /// `monitoring.existingWorkspace`: its region and the GPU table are read.
+    #[serde(skip)]
+    pub workspace: Option<super::landing_zone::WorkspaceInputs>,
 }
 
 impl Plan {
@@ -269,6 +272,7 @@ impl Plan {
             targets,
             existing: None,
             landing_zone: None,
+            workspace: super::landing_zone::WorkspaceInputs::of(spec),
         }
     }
 

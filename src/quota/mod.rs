@@ -326,7 +326,9 @@ pub fn next_steps(o: &Outcome, portal: &str, subscription: &str) -> Vec<String> 
                 a.current_usage,
                 (a.new_limit - a.current_limit).max(0)
             ));
-            if a.quota.eq_ignore_ascii_case("lowPriorityCores") {
+            if a.quota
+                .eq_ignore_ascii_case(crate::facts::quota::SPOT_VCPUS)
+            {
                 v.push("or run fewer Spot instances: lower capacity.max, or raise capacity.regularPercentAboveBase".into());
             } else {
                 v.push("or make more of the pool Spot (capacity.regularBase / regularPercentAboveBase), which draws on lowPriorityCores instead".into());

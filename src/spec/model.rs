@@ -164,6 +164,10 @@ pub struct Workload {
     pub distributed: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cuda: Option<String>,
+    /// What the GPU must be: `vendor` limits `vmSize: auto` to one vendor's sizes (without it,
+    /// `cuda` means NVIDIA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuRequirement>,
     /// How long one queued job takes on one VM (ISO 8601); `gpuform simulate` and the
     /// policy rules use it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +175,59 @@ pub struct Workload {
     /// Jobs one VM runs at once (1 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrent_jobs_per_instance: Option<u32>,
+}
+
+impl Workload {
+    /// The GPU vendor the workload needs and why: `gpu.vendor` as written, else NVIDIA when
+    /// `cuda` is set (CUDA runs only on NVIDIA GPUs), else none.
+    pub fn required_vendor(&self) -> Option<(crate::catalog::GpuVendor, &'static str)> {
+        if let Some(v) = self.gpu.as_ref().and_then(|g| g.vendor) {
+            return Some((v.catalog(), "workload.gpu.vendor"));
+        }
+        self.cuda
+            .as_ref()
+            .map(|_| (crate::catalog::GpuVendor::Nvidia, "workload.cuda"))
+    }
+}
+
+/// `workload.gpu`: constraints on the GPU `vmSize: auto` may pick.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GpuRequirement {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vendor: Option<GpuVendorName>,
+}
+
+/// A GPU vendor as the spec writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GpuVendorName {
+    Nvidia,
+    Amd,
+}
+
+impl GpuVendorName {
+    pub fn catalog(self) -> crate::catalog::GpuVendor {
+        match self {
+            Self::Nvidia => crate::catalog::GpuVendor::Nvidia,
+            Self::Amd => crate::catalog::GpuVendor::Amd,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Nvidia => "nvidia",
+            Self::Amd => "amd",
+        }
+    }
+}
+
+/// `NVIDIA` / `AMD` for messages.
+pub fn vendor_label(v: crate::catalog::GpuVendor) -> &'static str {
+    match v {
+        crate::catalog::GpuVendor::Nvidia => "NVIDIA",
+        crate::catalog::GpuVendor::Amd => "AMD",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -501,15 +558,10 @@ impl Capacity {
     }
 
     /// How many of `n` instances run on regular priority under the priority mix policy.
-    /// Azure rounds the regular share above the base up (it favours regular capacity).
+    /// Azure rounds the regular share above the base down: Spot gets the odd instance
+    /// ([`crate::facts::spot::regular_of`], with Microsoft's examples).
     pub fn regular_of(&self, n: u32) -> u32 {
-        if n <= self.regular_base {
-            return n;
-        }
-        let above = n - self.regular_base;
-        let regular_above =
-            (above as u64 * self.regular_percent_above_base as u64).div_ceil(100) as u32;
-        self.regular_base + regular_above.min(above)
+        crate::facts::spot::regular_of(self.regular_base, self.regular_percent_above_base, n)
     }
 }
 

@@ -7,14 +7,9 @@ use super::model::*;
 use crate::catalog::GpuSize;
 use crate::catalog::drivers::{self, DriverOs, DriverPlan, DriverProblem};
 
-/// A marketplace image the aliases stand for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct MarketplaceImage {
-    pub publisher: &'static str,
-    pub offer: &'static str,
-    pub sku: &'static str,
-    pub version: &'static str,
-}
+use crate::facts::images;
+/// A marketplace image the aliases stand for (a fact: [`crate::facts::images`]).
+pub use crate::facts::images::MarketplaceImage;
 
 /// Everything about the image later stages need.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -38,56 +33,31 @@ pub struct ResolvedImage {
 pub fn alias_image(alias: ImageAlias) -> (MarketplaceImage, OsType, DriverOs, bool) {
     match alias {
         ImageAlias::Ubuntu2204 | ImageAlias::Auto => (
-            MarketplaceImage {
-                publisher: "Canonical",
-                offer: "0001-com-ubuntu-server-jammy",
-                sku: "22_04-lts-gen2",
-                version: "latest",
-            },
+            images::UBUNTU_2204,
             OsType::Linux,
             DriverOs::Ubuntu2204,
             false,
         ),
         ImageAlias::Ubuntu2404 => (
-            MarketplaceImage {
-                publisher: "Canonical",
-                offer: "ubuntu-24_04-lts",
-                sku: "server",
-                version: "latest",
-            },
+            images::UBUNTU_2404,
             OsType::Linux,
             DriverOs::Ubuntu2404,
             false,
         ),
         ImageAlias::UbuntuHpc2204 => (
-            MarketplaceImage {
-                publisher: "microsoft-dsvm",
-                offer: "ubuntu-hpc",
-                sku: "2204",
-                version: "latest",
-            },
+            images::UBUNTU_HPC_2204,
             OsType::Linux,
             DriverOs::Ubuntu2204,
             true,
         ),
         ImageAlias::UbuntuHpcRocm2204 => (
-            MarketplaceImage {
-                publisher: "microsoft-dsvm",
-                offer: "ubuntu-hpc",
-                sku: "2204-rocm",
-                version: "latest",
-            },
+            images::UBUNTU_HPC_ROCM_2204,
             OsType::Linux,
             DriverOs::Ubuntu2204,
             true,
         ),
         ImageAlias::Windows2022 => (
-            MarketplaceImage {
-                publisher: "MicrosoftWindowsServer",
-                offer: "WindowsServer",
-                sku: "2022-datacenter-azure-edition",
-                version: "latest",
-            },
+            images::WINDOWS_2022_AZURE_EDITION,
             OsType::Windows,
             DriverOs::Windows,
             false,

@@ -9,6 +9,8 @@
 
 #![allow(dead_code)]
 
+pub mod refuse;
+
 use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -114,6 +116,26 @@ impl FakeAzure {
 
     pub fn mount(&self, mock: Mock) {
         self.rt.block_on(mock.mount(&self.server));
+    }
+
+    /// Opt-in: a deployment PUT whose template names a role, API version or extension Azure
+    /// does not know is refused as Azure refuses it ([`refuse`]); other PUTs fall through to
+    /// the test's own mocks.
+    pub fn refuse_what_azure_refuses(&self) {
+        self.refuse_unknown(refuse::AzureFacts::load());
+    }
+
+    /// [`Self::refuse_what_azure_refuses`] with the given knowledge of Azure.
+    pub fn refuse_unknown(&self, facts: refuse::AzureFacts) {
+        self.mount(
+            Mock::given(method("PUT"))
+                .and(path_regex(
+                    r"/providers/Microsoft\.Resources/deployments/[^/]+$",
+                ))
+                .and(refuse::Refused(facts.clone()))
+                .respond_with(refuse::Refusal(facts))
+                .with_priority(1),
+        );
     }
 
     /// Entra's token endpoint for a client secret (or assertion), answering a fixed token.

@@ -2,9 +2,9 @@
 
 use super::Context;
 use crate::catalog::drivers::{DriverKind, os_label, parse_cuda};
-use crate::catalog::{DefaultDriver, GpuSize};
+use crate::catalog::{DefaultDriver, GpuSize, GpuVendor};
 use crate::diag::Diagnostic;
-use crate::spec::model::{HyperVGeneration, OsType, SecurityType};
+use crate::spec::model::{GpuVendorName, HyperVGeneration, OsType, SecurityType, vendor_label};
 use crate::spec::resolve;
 
 /// Custom data is at most 65535 bytes before base64 (Azure's limit on `customData`).
@@ -52,6 +52,22 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let img = ctx.image();
     if let Some(size) = ctx.size() {
         check_size(ctx, size, out);
+    }
+    if s.workload.cuda.is_some()
+        && s.workload.gpu.as_ref().and_then(|g| g.vendor) == Some(GpuVendorName::Amd)
+    {
+        out.push(
+            Diagnostic::new(
+                "cuda-needs-nvidia",
+                "`workload.gpu.vendor: amd` with `workload.cuda`: CUDA runs only on NVIDIA GPUs",
+            )
+            .at("/spec/workload/gpu/vendor")
+            .label("AMD GPUs run ROCm, not CUDA")
+            .help(
+                "remove `workload.cuda` for a ROCm framework, or set `workload.gpu.vendor: nvidia`",
+            )
+            .locked(),
+        );
     }
     if s.workload.distributed && c.zones.len() > 1 {
         out.push(
@@ -144,6 +160,45 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
     let s = &ctx.spec.spec;
     let c = &s.compute;
     let img = ctx.image();
+    let explicit = s.workload.gpu.as_ref().and_then(|g| g.vendor);
+    if let Some(v) = explicit
+        && v.catalog() != size.gpu_vendor
+    {
+        out.push(
+            Diagnostic::new(
+                "gpu-vendor-mismatch",
+                format!(
+                    "{} has {} GPUs; `workload.gpu.vendor` asks for {}",
+                    size.name,
+                    vendor_label(size.gpu_vendor),
+                    vendor_label(v.catalog())
+                ),
+            )
+            .at("/spec/compute/vmSize")
+            .label(format!("{} GPU", vendor_label(size.gpu_vendor)))
+            .help(format!(
+                "use `vmSize: auto` (it picks among {} sizes), or pin a {} size",
+                vendor_label(v.catalog()),
+                vendor_label(v.catalog())
+            ))
+            .locked(),
+        );
+    } else if s.workload.cuda.is_some() && explicit.is_none() && size.gpu_vendor == GpuVendor::Amd {
+        out.push(
+            Diagnostic::new(
+                "cuda-needs-nvidia",
+                format!(
+                    "`workload.cuda` needs an NVIDIA GPU; {} has AMD GPUs ({}), which run ROCm, not CUDA",
+                    size.name, size.gpu_model
+                ),
+            )
+            .at("/spec/workload/cuda")
+            .label("CUDA runs only on NVIDIA GPUs")
+            .help("use `vmSize: auto` (with `cuda` it picks an NVIDIA size) or pin an NVIDIA size; for a ROCm framework remove `workload.cuda` (and set `workload.gpu.vendor: amd`)")
+            .locked(),
+        );
+        return;
+    }
     if img.generation == HyperVGeneration::V1
         && !size.hyper_v_generations.contains(&HyperVGeneration::V1)
     {

@@ -104,6 +104,33 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     if let Some(id) = &n.existing_private_endpoint_subnet {
         subnet_id(id, "/spec/network/existingPrivateEndpointSubnet", out);
+        // the pool's NICs pin the deployment to the existing subnet's subscription, and a
+        // private endpoint must be in its VNet's subscription (facts::placement)
+        if let (Some(pool), Ok(pe)) = (
+            n.existing_subnet
+                .as_deref()
+                .and_then(|s| ArmId::parse_of(s, SUBNET_TYPE).ok()),
+            ArmId::parse_of(id, SUBNET_TYPE),
+        ) && !pool.subscription.eq_ignore_ascii_case(&pe.subscription)
+        {
+            out.push(
+                Diagnostic::new(
+                    "landing-zone-subscription",
+                    format!(
+                        "the private endpoint subnet is in subscription {}, the pool's subnet in {}: the private endpoints deploy with the pool, and a private endpoint must be in its virtual network's subscription (and region)",
+                        pe.subscription, pool.subscription
+                    ),
+                )
+                .at("/spec/network/existingPrivateEndpointSubnet")
+                .label("another subscription")
+                .help("use a private endpoint subnet in the pool's subscription (a VNet there, peered to the hub), or leave existingPrivateEndpointSubnet out so the endpoints share existingSubnet")
+                .note(format!(
+                    "Learn: \"The private endpoint must be deployed in the same region and subscription as the virtual network\" ({}); a NIC, likewise ({})",
+                    crate::facts::placement::PRIVATE_ENDPOINT.what,
+                    crate::facts::placement::NIC.what
+                )),
+            );
+        }
         if n.existing_subnet.is_none() {
             out.push(
                 Diagnostic::new(

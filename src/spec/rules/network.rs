@@ -84,6 +84,34 @@ fn refused(net: &Ipv4Net) -> Option<(Ipv4Net, &'static str)> {
     })
 }
 
+/// A pool across zones gets a zone-redundant StandardV2 NAT gateway, except in the regions
+/// Microsoft's NAT SKU page lists without it ([`crate::facts::nat`]): there the render falls
+/// back to one Standard gateway without a zone, and egress no longer survives a zone outage.
+fn nat_sku(s: &crate::spec::model::WorkloadSpec, out: &mut Vec<Diagnostic>) {
+    let dev_box = s.auto_shutdown.is_some() && s.capacity.max == 1 && s.autoscale.is_none();
+    if s.network.outbound != crate::spec::model::Outbound::NatGateway
+        || s.compute.zones.len() < 2
+        || dev_box
+        || crate::facts::nat::standard_v2_offered(&s.region)
+    {
+        return;
+    }
+    out.push(
+        Diagnostic::new(
+            "nat-standardv2-unavailable",
+            format!(
+                "{} has no StandardV2 (zone-redundant) NAT gateway: the pool across zones {} gets one Standard NAT gateway without a zone, and loses egress if that zone fails",
+                s.region,
+                s.compute.zones.join(", ")
+            ),
+        )
+        .at("/spec/compute/zones")
+        .label("zones without zone-redundant egress")
+        .help("pin one zone (the gateway then lives in it, with the VMs), choose a region with StandardV2, or accept the regional gateway")
+        .note(format!("regions without StandardV2 NAT gateways: {}", crate::facts::nat::SOURCE.what)),
+    );
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let s = &ctx.spec.spec;
     let n = &s.network;
@@ -95,6 +123,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         return;
     }
+    nat_sku(s, out);
     let usable = |net: Option<Ipv4Net>, ptr: &str, out: &mut Vec<Diagnostic>| {
         let net = net?;
         match refused(&net) {

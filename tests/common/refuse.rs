@@ -1,0 +1,233 @@
+//! Opt-in: the fake ARM refuses a deployment whose template names an Azure fact Azure does not
+//! know, the way Azure answers it. `FakeAzure::refuse_what_azure_refuses()` mounts it ahead of
+//! a test's own deployment mocks; a template with nothing to refuse falls through to them.
+//!
+//! What is refused, with the error Azure gives (code and message shape from these sources, read
+//! 2026-12-03):
+//! - a role assignment whose role definition GUID is not a built-in role
+//!   (`../shared/azure/builtin-roles.json`): `RoleDefinitionDoesNotExist`, "The specified role
+//!   definition with ID '<guid>' does not exist." (Azure/azure-powershell RoleDefinition tests;
+//!   deployment failures quoted in public Bicep docs);
+//! - a resource type/API version pair the type data does not list
+//!   (`../shared/conformance/types/all-versions.json`): `NoRegisteredProviderFound`, "No
+//!   registered resource provider found for location '<loc>' and API version '<v>' for type
+//!   '<type>'. The supported api-versions are '<list>'. The supported locations are '<list>'."
+//!   (github.com/Azure/ResourceModules/issues/454, github.com/Azure/bicep-types-az/issues/2319);
+//!   an unknown type: `InvalidResourceType`, "The resource type '<type>' could not be found in
+//!   the namespace '<ns>' for api version '<v>'." (Azure/ARO-RP frontend tests);
+//! - a VM extension whose publisher/type is not published (`../shared/azure/extensions.json`):
+//!   `ArtifactNotFound`, "Extension with publisher '<p>', type '<t>', and type handler version
+//!   '<v>' could not be found in the extension repository."
+//!   (github.com/MicrosoftDocs/azure-docs/issues/10862, github.com/Azure/azure-quickstart-templates/issues/763).
+//!
+//! Azure reports the role and extension errors from the failed resource operation (the
+//! deployment ends `Failed` with `DeploymentFailed` around them) and the API version error at
+//! validation or from the operation; the fake refuses all three when the deployment is
+//! submitted (400 `InvalidTemplateDeployment` with the error inside, as the validation
+//! procedure answers), which is the earliest point and keeps the tests short.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use wiremock::{Match, Request, Respond, ResponseTemplate};
+
+fn source(shared: &str, vendored: &str) -> Value {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let s = root.join("../shared").join(shared);
+    let p = if s.is_file() {
+        s
+    } else {
+        root.join("tests/fixtures/sources").join(vendored)
+    };
+    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
+}
+
+/// What Azure knows, from the sources.
+#[derive(Clone)]
+pub struct AzureFacts {
+    roles: BTreeSet<String>,
+    api: BTreeMap<String, Vec<String>>,
+    extensions: BTreeSet<(String, String)>,
+}
+
+impl AzureFacts {
+    pub fn load() -> Self {
+        let r = source("azure/builtin-roles.json", "builtin-roles.json");
+        let roles = ["roles", "supplementalRoles"]
+            .iter()
+            .flat_map(|k| r[*k].as_array().cloned().unwrap_or_default())
+            .map(|x| x["id"].as_str().unwrap().to_ascii_lowercase())
+            .collect();
+        let a = source("conformance/types/all-versions.json", "api-versions.json");
+        let mut api: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (t, v) in a["types"].as_object().unwrap() {
+            api.entry(t.to_ascii_lowercase()).or_default().extend(
+                v.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_str().unwrap().to_owned()),
+            );
+        }
+        let e = source("azure/extensions.json", "extensions.json");
+        let extensions = e["extensions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    x["publisher"].as_str().unwrap().to_ascii_lowercase(),
+                    x["type"].as_str().unwrap().to_ascii_lowercase(),
+                )
+            })
+            .collect();
+        Self {
+            roles,
+            api,
+            extensions,
+        }
+    }
+
+    /// Azure without this built-in role (a test's way to see a refusal of a template gpuform
+    /// really renders).
+    pub fn without_role(mut self, guid: &str) -> Self {
+        self.roles.remove(&guid.to_ascii_lowercase());
+        self
+    }
+
+    /// Azure without this API version of a resource type.
+    pub fn without_api_version(mut self, resource_type: &str, version: &str) -> Self {
+        if let Some(v) = self.api.get_mut(&resource_type.to_ascii_lowercase()) {
+            v.retain(|x| x != version);
+        }
+        self
+    }
+
+    /// Azure without this extension type.
+    pub fn without_extension(mut self, publisher: &str, kind: &str) -> Self {
+        self.extensions
+            .remove(&(publisher.to_ascii_lowercase(), kind.to_ascii_lowercase()));
+        self
+    }
+
+    /// The first thing in the PUT body's template Azure refuses: (code, message).
+    pub fn refusal(&self, body: &[u8]) -> Option<(String, String)> {
+        let doc: Value = serde_json::from_slice(body).ok()?;
+        let template = &doc["properties"]["template"];
+        // the parameter's value, else a literal default, else the fake resource group's region
+        let location = doc["properties"]["parameters"]["location"]["value"]
+            .as_str()
+            .or_else(|| template["parameters"]["location"]["defaultValue"].as_str())
+            .filter(|l| !l.starts_with('['))
+            .unwrap_or("eastus2")
+            .to_owned();
+        let mut found = None;
+        self.walk(template, &location, &mut found);
+        found
+    }
+
+    fn walk(&self, v: &Value, location: &str, found: &mut Option<(String, String)>) {
+        if found.is_some() {
+            return;
+        }
+        match v {
+            Value::Object(m) => {
+                let s = |k: &str| m.get(k).and_then(Value::as_str);
+                if let Some(id) = s("roleDefinitionId") {
+                    let guid = id
+                        .trim_end_matches([']', ')', '\''])
+                        .rsplit(['/', '\''])
+                        .next()
+                        .unwrap_or_default()
+                        .to_ascii_lowercase();
+                    if guid.len() == 36 && !self.roles.contains(&guid) {
+                        *found = Some((
+                            "RoleDefinitionDoesNotExist".into(),
+                            format!(
+                                "The specified role definition with ID '{}' does not exist.",
+                                guid.replace('-', "")
+                            ),
+                        ));
+                        return;
+                    }
+                }
+                if let (Some(t), Some(ver)) = (s("type"), s("apiVersion")) {
+                    if !t.starts_with('[') && !ver.starts_with('[') {
+                        let (ns, short) = t.split_once('/').unwrap_or((t, ""));
+                        match self.api.get(&t.to_ascii_lowercase()) {
+                            None => {
+                                *found = Some((
+                                    "InvalidResourceType".into(),
+                                    format!(
+                                        "The resource type '{short}' could not be found in the namespace '{ns}' for api version '{ver}'."
+                                    ),
+                                ));
+                                return;
+                            }
+                            Some(known) if !known.iter().any(|k| k == ver) => {
+                                *found = Some((
+                                    "NoRegisteredProviderFound".into(),
+                                    format!(
+                                        "No registered resource provider found for location '{location}' and API version '{ver}' for type '{short}'. The supported api-versions are '{}'. The supported locations are '{location}'.",
+                                        known.join(", ")
+                                    ),
+                                ));
+                                return;
+                            }
+                            Some(_) => {}
+                        }
+                    }
+                }
+                if let (Some(p), Some(t), Some(ver)) =
+                    (s("publisher"), s("type"), s("typeHandlerVersion"))
+                    && !self
+                        .extensions
+                        .contains(&(p.to_ascii_lowercase(), t.to_ascii_lowercase()))
+                {
+                    *found = Some((
+                        "ArtifactNotFound".into(),
+                        format!(
+                            "Extension with publisher '{p}', type '{t}', and type handler version '{ver}' could not be found in the extension repository."
+                        ),
+                    ));
+                    return;
+                }
+                for x in m.values() {
+                    self.walk(x, location, found);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| self.walk(x, location, found)),
+            _ => {}
+        }
+    }
+}
+
+/// Matches a deployment PUT Azure refuses.
+pub struct Refused(pub AzureFacts);
+
+impl Match for Refused {
+    fn matches(&self, request: &Request) -> bool {
+        self.0.refusal(&request.body).is_some()
+    }
+}
+
+/// Answers it: 400 `InvalidTemplateDeployment` with Azure's error inside.
+pub struct Refusal(pub AzureFacts);
+
+impl Respond for Refusal {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let (code, message) = self.0.refusal(&request.body).unwrap_or_default();
+        let name = request
+            .url
+            .path()
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        ResponseTemplate::new(400).set_body_json(json!({"error": {
+            "code": "InvalidTemplateDeployment",
+            "message": format!("The template deployment '{name}' is not valid according to the validation procedure. The tracking id is '7c1d0c4e'. See inner errors for details."),
+            "details": [{"code": code, "message": message}]
+        }}))
+    }
+}
