@@ -12,6 +12,7 @@
 
 pub mod api;
 pub mod arm;
+pub mod autoscale;
 pub mod clouds;
 pub mod deletion;
 pub mod extensions;

@@ -20,3 +20,10 @@ pub const SOURCE: Source = Source::doc(
     "../shared/azure/facts.md section 1; recordings/az-vm-list-usage-output-shape.json (Azure/azure-cli vm/_format.py@08d2306d, test_vm_usage.yaml)",
     "2026-12-03",
 );
+
+/// The resource provider of the Quota API (`gpuform quota request`). A subscription that is not
+/// registered for it answers 409 `MissingSubscriptionRegistration` (Learn, "Resolve errors for
+/// resource provider registration",
+/// https://learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-register-resource-provider,
+/// read 2026-12-03); `az provider register --namespace Microsoft.Quota` registers it.
+pub const PROVIDER: &str = "Microsoft.Quota";
