@@ -1020,7 +1020,8 @@ fn ctrl_c_leaves_the_deployment_running_and_says_how_to_follow_it() {
     );
 }
 
-/// On a terminal (util-linux `script` provides one) deploy asks first, and draws the live table.
+/// On a terminal (util-linux `script` provides one) deploy shows the what-if summary (counts
+/// and every deletion) and asks first, and draws the live table.
 #[cfg(unix)]
 #[test]
 fn on_a_terminal_deploy_asks_and_redraws() {
@@ -1038,6 +1039,7 @@ fn on_a_terminal_deploy_asks_and_redraws() {
     let fake = FakeAzure::start();
     fake.mount_token();
     existing_group(&fake);
+    mount_what_if(&fake);
     deployment_flow(
         &fake,
         vec![
@@ -1084,6 +1086,10 @@ fn on_a_terminal_deploy_asks_and_redraws() {
         text.contains(&format!("in subscription {SUB}? [y/N] ")),
         "{text}"
     );
+    // the what-if summary comes before the question, with every deletion
+    let summary = "deploy: what-if: 1 to create, 1 to modify, 1 to delete, 1 no change, 1 to ignore\n  deleted (2):\n  - Microsoft.Storage/storageAccounts/stshortvideoold\n  - Microsoft.Network/virtualNetworks/vnet-shortvideo: properties.addressSpace.addressPrefixes[0]\n";
+    let at = text.find(summary).unwrap_or_else(|| panic!("{text}"));
+    assert!(at < text.find("? [y/N] ").unwrap(), "{text}");
     assert!(
         text.contains("deploy: not confirmed; nothing was changed"),
         "{text}"

@@ -55,6 +55,9 @@ fn output_ids() -> Vec<String> {
             "{p}/Microsoft.Network/privateDnsZones/privatelink.vaultcore.azure.net/virtualNetworkLinks/link-vnet-shortvideo-transcode"
         ),
         format!("{p}/Microsoft.Network/privateEndpoints/pep-shortvideo-transcode-vault"),
+        format!(
+            "{p}/Microsoft.Network/privateEndpoints/pep-shortvideo-transcode-vault/privateDnsZoneGroups/default"
+        ),
         format!("{p}/Microsoft.Compute/diskEncryptionSets/des-shortvideo-transcode"),
         format!("{p}/Microsoft.Compute/virtualMachineScaleSets/vmss-shortvideo-transcode"),
         format!("{p}/Microsoft.ServiceBus/namespaces/sb-shortvideo-prod"),
@@ -82,6 +85,11 @@ struct State {
     accepted: HashSet<String>,
     /// the deployment is still running
     running: bool,
+    /// DELETEs Azure would refuse (a zone with links, a VNet in use), in order
+    refused: Vec<String>,
+    /// path suffix → the DELETE answers 202 + Azure-AsyncOperation (a subscription-level
+    /// operation status: InProgress once, then Succeeded)
+    async_ops: HashSet<String>,
     /// PATCH bodies of VMs (the data disks' deleteOption)
     patches: Vec<Value>,
     /// the dev box's data disk has deleteOption Delete (changed by hand)
@@ -229,10 +237,50 @@ impl Respond for Group {
                 {
                     return q.remove(0);
                 }
-                if s.deleted.contains(&k) {
+                if gone(&s) {
                     return not_found();
                 }
+                // Azure refuses a zone while its links exist, a VNet while NICs use it
+                let remaining: Vec<String> = self
+                    .fx
+                    .outputs
+                    .iter()
+                    .map(|o| o.to_ascii_lowercase())
+                    .filter(|o| {
+                        *o != k
+                            && !s
+                                .deleted
+                                .iter()
+                                .any(|d| o == d || o.starts_with(&format!("{d}/")))
+                    })
+                    .collect();
+                if let Some(refusal) = delete_refusal(&k, &remaining) {
+                    s.refused.push(k.clone());
+                    return refusal;
+                }
                 s.deleted.insert(k.clone());
+                if s.async_ops.iter().any(|a| k.ends_with(a.as_str())) {
+                    // as Microsoft.Network answers: the operation status URL, and a Location
+                    // that is not to be followed when Azure-AsyncOperation is there
+                    return ResponseTemplate::new(202)
+                        .insert_header(
+                            "Azure-AsyncOperation",
+                            format!(
+                                "{}/subscriptions/{SUB}/providers/Microsoft.Network/locations/eastus2/operations/op-1?api-version=2024-05-01",
+                                self.base
+                            )
+                            .as_str(),
+                        )
+                        .insert_header(
+                            "Location",
+                            format!(
+                                "{}/subscriptions/{SUB}/providers/Microsoft.Network/locations/eastus2/operationResults/op-1?api-version=2024-05-01",
+                                self.base
+                            )
+                            .as_str(),
+                        )
+                        .insert_header("Retry-After", "1");
+                }
                 if s.accepted.iter().any(|a| k.ends_with(a.as_str())) {
                     return ResponseTemplate::new(202)
                         .insert_header(
@@ -384,10 +432,26 @@ fn destroy_deletes_in_order_follows_202_and_running_it_twice_is_fine() {
             .iter()
             .all(|d| !d.contains("/microsoft.resources/deployments/"))
     );
+    // Azure refuses a private DNS zone while its links exist (409 CannotDeleteResource): the
+    // link goes first, and the endpoint's zone group before the endpoint; nothing was refused
+    assert!(
+        at("virtualnetworklinks/link-vnet-shortvideo-transcode")
+            < at("privatednszones/privatelink.vaultcore.azure.net")
+    );
+    assert!(
+        at("privatednszonegroups/default") < at("privateendpoints/pep-shortvideo-transcode-vault")
+    );
+    assert!(
+        state.lock().unwrap().refused.is_empty(),
+        "{:?}",
+        state.lock().unwrap().refused
+    );
     // children go with their parents; other types and the group are left alone; the record goes last
-    assert!(!order.iter().any(|d| d.ends_with("/subnets/workload")
-        || d.ends_with("/keys/disk-cmk")
-        || d.contains("virtualnetworklinks")));
+    assert!(
+        !order
+            .iter()
+            .any(|d| d.ends_with("/subnets/workload") || d.ends_with("/keys/disk-cmk"))
+    );
     assert!(!order.iter().any(|d| d.contains("microsoft.web")));
     assert!(
         order
@@ -405,7 +469,7 @@ fn destroy_deletes_in_order_follows_202_and_running_it_twice_is_fine() {
         "{stderr}"
     );
     assert!(
-        stdout.starts_with("destroyed: 20 deleted, 0 already gone, 0 failed"),
+        stdout.starts_with("destroyed: 22 deleted, 0 already gone, 0 failed"),
         "{stdout}"
     );
     assert!(stdout.contains("cannot be purged"), "{stdout}");
@@ -444,7 +508,7 @@ fn a_deletion_that_fails_half_way_is_resumed_by_running_destroy_again() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stdout.starts_with(
-            "destroy incomplete: 6 deleted, 0 already gone, 1 failed, 13 not attempted"
+            "destroy incomplete: 6 deleted, 0 already gone, 1 failed, 15 not attempted"
         ),
         "{stdout}"
     );
@@ -463,7 +527,7 @@ fn a_deletion_that_fails_half_way_is_resumed_by_running_destroy_again() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     // the six deleted before are seen as gone, and not deleted again
     assert!(
-        stdout.starts_with("destroyed: 14 deleted, 6 already gone, 0 failed"),
+        stdout.starts_with("destroyed: 16 deleted, 6 already gone, 0 failed"),
         "{stdout}"
     );
     assert!(stderr.contains("(6 already gone)"), "{stderr}");
@@ -497,7 +561,7 @@ fn throttled_deletes_are_retried_after_retry_after() {
     assert!(t.elapsed() >= Duration::from_millis(900));
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["succeeded"], true);
-    assert_eq!(v["deleted"], 20);
+    assert_eq!(v["deleted"], 22);
     let order = deleted_in_order(&state);
     assert_eq!(
         order
@@ -573,18 +637,60 @@ fn keep_data_keeps_the_vault_and_detaches_the_instances_data_disks() {
 
 #[test]
 fn without_a_terminal_destroy_needs_yes() {
+    // without --yes and without a terminal: a dry run that lists what would go, deletes
+    // nothing, and exits 2 as before
     let fake = FakeAzure::start();
-    let out = fake
-        .gpuform()
-        .arg("destroy")
-        .arg(spec())
-        .args(["-g", RG])
-        .output()
-        .unwrap();
-    let (_, stderr) = texts(&out);
+    fake.mount_token();
+    let state = fake_group(&fake);
+    let c = destroy(&fake);
+    let args: Vec<std::ffi::OsString> = c
+        .get_args()
+        .filter(|a| *a != "--yes")
+        .map(|a| a.to_os_string())
+        .collect();
+    let mut c = fake.gpuform();
+    c.args(&args);
+    let out = c.output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stdout.starts_with(&format!("dry run: 22 resources would be deleted from {RG}; nothing was deleted. To delete them:\n  gpuform destroy ")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(" --yes\n"), "{stdout}");
+    assert!(
+        stderr.contains("will be deleted, in this order"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "Microsoft.Network/privateDnsZones/virtualNetworkLinks link-vnet-shortvideo-transcode"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("a dry run; nothing was deleted"),
+        "{stderr}"
+    );
+    assert!(state.lock().unwrap().deletes.is_empty());
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| r.method.as_str() != "DELETE" && r.method.as_str() != "PATCH")
+    );
+    // JSON: the list, in order
+    let mut c = fake.gpuform();
+    c.args(&args).args(["--output", "json"]);
+    let out = c.output().unwrap();
+    let (stdout, _) = texts(&out);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr.contains("pass --yes"), "{stderr}");
-    assert!(fake.requests().is_empty());
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["dryRun"], true);
+    assert_eq!(v["deleted"], 0);
+    let would = v["wouldDelete"].as_array().unwrap();
+    assert_eq!(would.len(), 22);
+    assert_eq!(would[0]["stage"], 0);
+    assert_eq!(would.last().unwrap()["type"], "Microsoft.KeyVault/vaults");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -790,9 +896,10 @@ fn a_dev_box_is_destroyed_in_an_order_azure_accepts_and_its_disks_go_after_the_v
         )),
         "{stderr}"
     );
-    // the subnets (declared inline in the VNet) go with it like the other children
+    // the subnets (declared inline in the VNet) go with it like the other children; the zone
+    // link and the endpoint's zone group are deleted before their parents
     assert!(
-        stderr.contains("(9 child resources go with their parents)"),
+        stderr.contains("(7 child resources go with their parents)"),
         "{stderr}"
     );
     assert!(
@@ -813,9 +920,9 @@ fn a_dev_box_is_destroyed_in_an_order_azure_accepts_and_its_disks_go_after_the_v
         .map(|r| r.url.query().unwrap_or_default().to_string())
         .collect();
     assert_eq!(disk_deletes, ["api-version=2025-01-02"; 2]);
-    // 27 of the deployment's resources (9 children go with their parents) and 2 disks
+    // 29 of the deployment's resources (7 children go with their parents) and 2 disks
     assert!(
-        stdout.starts_with("destroyed: 29 deleted, 0 already gone, 0 failed, 0 not attempted"),
+        stdout.starts_with("destroyed: 31 deleted, 0 already gone, 0 failed, 0 not attempted"),
         "{stdout}"
     );
     assert!(
@@ -946,4 +1053,214 @@ fn keep_data_stops_before_anything_goes_when_deleting_the_vm_would_delete_a_disk
     let out = destroy_of(&fake, &spec, DEV_RG).output().unwrap();
     let (_, stderr) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
+
+/// Every parent/child type pair the rendered templates declare (every example and every variant:
+/// their golden templates), deleted in gpuform's order against the fake's rules written from
+/// Azure's sources ([`AZURE_CHILDREN`], [`delete_refusal`]): nothing is refused, and everything
+/// goes (deleted, or with a parent that takes it along).
+#[test]
+fn every_parent_child_pair_of_every_rendered_template_goes_in_an_order_azure_accepts() {
+    use gpuform::azure::operate::{DeploymentRecord, RecordProperties, ResourceId};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/render");
+    let mut pairs_seen = std::collections::BTreeSet::new();
+    let mut templates = 0;
+    for dir in std::fs::read_dir(&root).unwrap() {
+        let file = dir.unwrap().path().join("azuredeploy.json");
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        templates += 1;
+        let template: Value = serde_json::from_str(&text).unwrap();
+        let apis = gpuform::destroy::api_versions(&template);
+        // one resource of each declared type, children under a parent of the same name
+        let p = format!("/subscriptions/{SUB}/resourceGroups/rg/providers");
+        let mut ids: Vec<String> = Vec::new();
+        for ty in apis.keys() {
+            let segs: Vec<&str> = ty.split('/').collect();
+            let mut id = format!("{p}/{}", segs[0]);
+            for s in &segs[1..] {
+                id.push_str(&format!("/{s}/x"));
+            }
+            ids.push(id);
+            if segs.len() > 2 {
+                let parent = segs[..segs.len() - 1].join("/");
+                pairs_seen.insert((parent, ty.clone()));
+            }
+        }
+        // ARM lists a VNet's inline subnets among the output resources too
+        if apis.contains_key("microsoft.network/virtualnetworks") {
+            ids.push(format!(
+                "{p}/microsoft.network/virtualnetworks/x/subnets/workload"
+            ));
+            pairs_seen.insert((
+                "microsoft.network/virtualnetworks".to_string(),
+                "microsoft.network/virtualnetworks/subnets".to_string(),
+            ));
+        }
+        let record = DeploymentRecord {
+            name: "x-0a1b2c3d".into(),
+            properties: RecordProperties {
+                output_resources: ids.iter().map(|id| ResourceId { id: id.clone() }).collect(),
+                ..Default::default()
+            },
+        };
+        let inv = gpuform::destroy::inventory(&[&record], &apis, false);
+        let mut remaining: Vec<String> = ids.iter().map(|i| i.to_ascii_lowercase()).collect();
+        for t in &inv.delete {
+            let k = t.id.to_ascii_lowercase();
+            let others: Vec<String> = remaining.iter().filter(|r| **r != k).cloned().collect();
+            assert!(
+                delete_refusal(&k, &others).is_none(),
+                "{}: Azure refuses to delete {k} while {others:#?} exist",
+                file.display()
+            );
+            // gone, with what Azure deletes along with it
+            remaining.retain(|r| *r != k && !r.starts_with(&format!("{k}/")));
+        }
+        assert!(
+            remaining.is_empty(),
+            "{}: left behind {remaining:#?}",
+            file.display()
+        );
+    }
+    assert!(templates >= 20, "{templates} golden templates");
+    // each pair has an answer from Azure's sources (the fake) and one in gpuform's facts
+    for (parent, child) in &pairs_seen {
+        assert!(
+            AZURE_CHILDREN
+                .iter()
+                .any(|(p, c, _)| p == parent && c == child),
+            "{child}: what does Azure do with it when its parent {parent} is deleted? Add it to AZURE_CHILDREN (tests/common) with a source"
+        );
+        let fact = gpuform::facts::deletion::child_rule(child)
+            .unwrap_or_else(|| panic!("{child}: not in src/facts/deletion.rs"));
+        assert!(fact.parent.eq_ignore_ascii_case(parent), "{child}");
+    }
+    assert!(
+        pairs_seen.contains(&(
+            "microsoft.network/privatednszones".to_string(),
+            "microsoft.network/privatednszones/virtualnetworklinks".to_string()
+        )),
+        "{pairs_seen:?}"
+    );
+}
+
+/// Done-when of issue 21: a pool spec with a private endpoint (its vault's DNS zone, link and
+/// zone group) is destroyed completely in one run against a fake that refuses out-of-order
+/// deletes, through one 409 AnotherOperationInProgress and one 429; a 204 is "already gone",
+/// and a 202 with Azure-AsyncOperation is polled there (not at its Location) until Succeeded.
+#[test]
+fn a_pool_with_a_private_endpoint_is_destroyed_in_one_run_through_a_409_and_a_429() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    let state = fake_group(&fake);
+    {
+        let mut s = state.lock().unwrap();
+        s.fail.insert(
+            "natgateways/ng-shortvideo-transcode".into(),
+            vec![ResponseTemplate::new(409).set_body_json(arm_error(
+                "AnotherOperationInProgress",
+                "Another operation on this or dependent resource is in progress. To retrieve status of the operation use uri: https://management.azure.com/subscriptions/x/providers/Microsoft.Network/locations/eastus2/operations/op-0?api-version=2024-05-01.",
+            ))],
+        );
+        s.fail.insert(
+            "privatednszones/privatelink.vaultcore.azure.net".into(),
+            vec![
+                ResponseTemplate::new(429)
+                    .insert_header("Retry-After", "1")
+                    .set_body_json(arm_error("TooManyRequests", "throttled")),
+            ],
+        );
+        // the identity was deleted by hand: DELETE answers 204 No Content
+        s.fail.insert(
+            "userassignedidentities/id-shortvideo-transcode".into(),
+            vec![ResponseTemplate::new(204)],
+        );
+        s.async_ops
+            .insert("virtualnetworks/vnet-shortvideo-transcode".into());
+    }
+    let polls = seq(vec![
+        ResponseTemplate::new(200)
+            .insert_header("Retry-After", "1")
+            .set_body_json(json!({"status": "InProgress"})),
+        ResponseTemplate::new(200).set_body_json(json!({"status": "Succeeded"})),
+    ]);
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Network/locations/eastus2/operations/op-1",
+            )))
+            .respond_with(polls),
+    );
+    let out = destroy(&fake).args(["--output", "json"]).output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["succeeded"], true, "{stdout}");
+    assert_eq!(
+        (
+            v["deleted"].as_u64(),
+            v["alreadyGone"].as_u64(),
+            v["failed"].as_u64()
+        ),
+        (Some(21), Some(1), Some(0)),
+        "{stdout}"
+    );
+    let result = |tail: &str| {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| {
+                r["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_ascii_lowercase()
+                    .ends_with(tail)
+            })
+            .map(|r| r["result"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("{tail}: {stdout}"))
+    };
+    assert_eq!(
+        result("userassignedidentities/id-shortvideo-transcode"),
+        "alreadyGone"
+    );
+    assert_eq!(result("natgateways/ng-shortvideo-transcode"), "deleted");
+    assert_eq!(
+        result("privatednszones/privatelink.vaultcore.azure.net"),
+        "deleted"
+    );
+    assert!(
+        stderr.contains("userAssignedIdentities id-shortvideo-transcode was already gone"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ng-shortvideo-transcode: another operation on it is in progress (AnotherOperationInProgress); trying again in"),
+        "{stderr}"
+    );
+    // nothing refused; the NAT gateway twice (409, then deleted), the zone twice (429, then deleted)
+    let s = state.lock().unwrap();
+    assert!(s.refused.is_empty(), "{:?}", s.refused);
+    let n = |tail: &str| s.deletes.iter().filter(|d| d.ends_with(tail)).count();
+    assert_eq!(n("natgateways/ng-shortvideo-transcode"), 2);
+    assert_eq!(n("privatednszones/privatelink.vaultcore.azure.net"), 2);
+    // everything the deployment created is gone, and the record after it
+    for id in output_ids().iter().filter(|i| !i.contains("Microsoft.Web")) {
+        let k = id.to_ascii_lowercase();
+        assert!(
+            s.deleted
+                .iter()
+                .any(|d| k == *d || k.starts_with(&format!("{d}/")))
+                || k.ends_with("id-shortvideo-transcode"),
+            "{id} is left"
+        );
+    }
+    assert!(s.deleted.contains(&format!("/subscriptions/{SUB}/resourcegroups/{RG}/providers/microsoft.resources/deployments/{DEPLOYMENT}").to_ascii_lowercase()));
+    drop(s);
+    // the async operation was polled at Azure-AsyncOperation until Succeeded, never at Location
+    let reqs = fake.requests();
+    let at = |p: &str| reqs.iter().filter(|r| r.url.path().ends_with(p)).count();
+    assert_eq!(at("/operations/op-1"), 2);
+    assert_eq!(at("/operationResults/op-1"), 0);
 }

@@ -390,3 +390,19 @@ fn gpuform_validate_skips_the_recipes() {
         );
     }
 }
+
+/// Issue 22: the weekly recipe reads the load from Azure, tunes, writes, and opens a pull request.
+#[test]
+fn weekly_tune_recipe() {
+    let (text, v) = load("simulate-weekly.yml");
+    assert!(v["on"]["schedule"][0]["cron"].as_str().is_some(), "{text}");
+    assert_eq!(v["jobs"]["tune"]["permissions"]["id-token"], "write");
+    assert_eq!(v["jobs"]["tune"]["permissions"]["pull-requests"], "write");
+    let cmds = all_commands(&v);
+    assert_commands_parse("simulate-weekly.yml", &cmds);
+    assert!(has_command(
+        &cmds,
+        &["simulate", "-g", "--since", "--tune", "--write", "--svg"]
+    ));
+    assert!(text.contains("peter-evans/create-pull-request"));
+}

@@ -267,3 +267,102 @@ fn preflight_offers_the_request_after_a_blocked_verdict() {
     assert!(stdout.contains("approved"), "{stdout}");
     assert_eq!(puts(&fake).len(), 1);
 }
+
+/// Microsoft.Quota not registered: the PUT is refused with 409 MissingSubscriptionRegistration.
+/// That is not a denial and needs no support request: quota says to register the provider.
+#[test]
+fn an_unregistered_quota_provider_says_to_register_it_not_to_open_a_ticket() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(quota_put()))
+            .respond_with(missing_registration("Microsoft.Quota")),
+    );
+    let out = request(&fake).arg("--submit").output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stdout.starts_with("provider not registered"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "next: register the provider: az provider register --namespace Microsoft.Quota"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--register-providers"), "{stdout}");
+    assert!(!stdout.contains("denied"), "{stdout}");
+    assert!(!stdout.contains("support request"), "{stdout}");
+    // nothing registered without the flag
+    assert!(
+        !fake
+            .requests()
+            .iter()
+            .any(|r| r.method.as_str() == "POST" && r.url.path().ends_with("/register"))
+    );
+    let out = request(&fake)
+        .args(["--submit", "--output", "json"])
+        .output()
+        .unwrap();
+    let (stdout, _) = texts(&out);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["requests"][0]["state"], "notRegistered", "{v}");
+}
+
+/// With --register-providers: Microsoft.Quota is registered (POST .../register, then its
+/// registrationState read until Registered) and the request is sent again.
+#[test]
+fn register_providers_registers_microsoft_quota_and_files_the_request() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(quota_put()))
+            .respond_with(missing_registration("Microsoft.Quota"))
+            .up_to_n_times(1)
+            .with_priority(1),
+    );
+    accept_put(&fake);
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(status_path()))
+            .respond_with(request_state("Succeeded", None)),
+    );
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(path(FakeAzure::sub_path(
+                "providers/Microsoft.Quota/register",
+            )))
+            .and(query_param("api-version", "2021-04-01"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(
+                json!({"namespace": "Microsoft.Quota", "registrationState": "Registering"}),
+            )),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path("providers/Microsoft.Quota")))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(200).set_body_json(
+                    json!({"namespace": "Microsoft.Quota", "registrationState": "Registering"}),
+                ),
+                ResponseTemplate::new(200).set_body_json(
+                    json!({"namespace": "Microsoft.Quota", "registrationState": "Registered"}),
+                ),
+            ]))
+            .with_priority(1),
+    );
+    let out = request(&fake)
+        .args(["--submit", "--register-providers"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    assert!(stdout.contains("approved"), "{stdout}");
+    assert!(
+        stderr.contains("Microsoft.Quota is not registered for this subscription; registering it"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Microsoft.Quota: Registered"), "{stderr}");
+    assert_eq!(puts(&fake).len(), 2);
+}

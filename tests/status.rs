@@ -195,6 +195,15 @@ fn json_and_markdown_carry_the_same_figures() {
     assert_eq!(v["queue"]["perInstance"], 216.0 / 7.0);
     assert_eq!(v["cost"]["monthToDate"], 1234.5678);
     assert_eq!(v["cost"]["budget"], 15000.0);
+    // the activity log records each operation as a Started and a Succeeded event under one
+    // correlationId: one eviction and two scale actions, each once, with its final status
+    let evictions = v["activity"]["spotEvictions"].as_array().unwrap();
+    assert_eq!(evictions.len(), 1, "{v}");
+    assert_eq!(evictions[0]["status"], "Succeeded");
+    assert_eq!(evictions[0]["time"], "2026-12-02T09:12:44Z");
+    let scale = v["activity"]["scaleActions"].as_array().unwrap();
+    assert_eq!(scale.len(), 2, "{v}");
+    assert!(scale.iter().all(|a| a["status"] == "Succeeded"), "{v}");
     let out = status(&fake)
         .args(["--output", "markdown"])
         .output()

@@ -129,6 +129,29 @@ impl Arm {
         })
     }
 
+    /// POST `subscriptions/{id}/providers/{namespace}/register` (Providers_Register,
+    /// Microsoft.Resources 2021-04-01): registration starts; read `registrationState` until
+    /// `Registered` ([`ArmApi::provider_state`](super::api::ArmApi::provider_state)).
+    pub async fn register_provider(&self, namespace: &str) -> Result<(), ArmError> {
+        let op = Op::new(
+            format!("register the resource provider {namespace}"),
+            "Microsoft.Resources/subscriptions/providers/register/action or */register/action (e.g. Contributor on the subscription)",
+        );
+        let url = self.client.url(
+            &format!(
+                "subscriptions/{}/providers/{}/register",
+                self.subscription(),
+                enc(namespace)
+            ),
+            super::api::PROVIDERS_API,
+            &[],
+        );
+        self.client
+            .send(&op, Verb::Post, url, Some(&json!({})))
+            .await
+            .map(|_| ())
+    }
+
     /// GET `{scope}/providers/Microsoft.Quota/quotaRequests/{id}`.
     pub async fn quota_request(&self, region: &str, id: &str) -> Result<Polled, ArmError> {
         let url = self.client.url(
@@ -179,9 +202,10 @@ pub struct ResourceId {
 /// What a DELETE did.
 #[derive(Debug, Clone)]
 pub enum Deleted {
-    /// 200/204: gone.
+    /// 200: deleted.
     Done,
-    /// 404: it was not there (deleted before, or never created).
+    /// 404, or 204 No Content: it was not there (deleted before, or never created;
+    /// `facts::arm::DELETE_204_SOURCE`).
     Absent,
     /// 202: Azure deletes it in the background; poll this.
     Accepted(Accepted),
@@ -224,7 +248,7 @@ impl Arm {
         self.delete_resource(&id, DEPLOYMENTS_API).await
     }
 
-    /// DELETE `{id}?api-version=...`; 404 is [`Deleted::Absent`].
+    /// DELETE `{id}?api-version=...`; 404 and 204 are [`Deleted::Absent`].
     pub async fn delete_resource(&self, id: &str, api: &str) -> Result<Deleted, ArmError> {
         let op = Op::new(format!("delete {id}"), DELETE_PERMISSION);
         let url = self.client.url(&path_of(id), api, &[]);
@@ -236,6 +260,7 @@ impl Arm {
                 location: res.location,
                 retry_after: res.retry_after,
             })),
+            Ok(res) if res.status == 204 => Ok(Deleted::Absent),
             Ok(_) => Ok(Deleted::Done),
             Err(e) if e.status == Some(404) => Ok(Deleted::Absent),
             Err(e) => Err(e),
@@ -381,6 +406,12 @@ pub struct VmHealth {
 pub struct Event {
     #[serde(default)]
     pub event_timestamp: Option<String>,
+    /// Shared by the events of one operation (Started, then Succeeded or Failed).
+    #[serde(default)]
+    pub correlation_id: Option<String>,
+    /// Unique per event.
+    #[serde(default)]
+    pub event_data_id: Option<String>,
     #[serde(default)]
     pub operation_name: Option<Localized>,
     #[serde(default)]
@@ -539,6 +570,42 @@ impl Arm {
             .filter_map(|p| p.get(&key).and_then(Value::as_f64))
             .next_back();
         Ok(latest)
+    }
+
+    /// A metric's time series over `timespan` (`START/END`, ISO 8601) at `interval` (Azure
+    /// Monitor "Metrics - List", api-version [`METRICS_API`]): the response body as ARM sends it,
+    /// the shape `az monitor metrics list -o json` prints.
+    pub async fn metric_series(
+        &self,
+        resource_id: &str,
+        metric: &str,
+        aggregation: &str,
+        timespan: &str,
+        interval: &str,
+        filter: Option<&str>,
+    ) -> Result<Value, ArmError> {
+        let op = Op::new(
+            format!("read the metric {metric} of {resource_id} over {timespan}"),
+            "Microsoft.Insights/metrics/read (e.g. Monitoring Reader or Reader on the resource group)",
+        );
+        let mut q: Vec<(&str, &str)> = vec![
+            ("metricnames", metric),
+            ("timespan", timespan),
+            ("interval", interval),
+            ("aggregation", aggregation),
+        ];
+        if let Some(f) = filter {
+            q.push(("$filter", f));
+        }
+        let url = self.client.url(
+            &format!(
+                "{}/providers/Microsoft.Insights/metrics",
+                path_of(resource_id)
+            ),
+            METRICS_API,
+            &q,
+        );
+        self.client.get_json(&op, url).await
     }
 
     /// Activity log events of the resource group since `since` (RFC 3339).

@@ -215,9 +215,7 @@ pub fn expand_paths_counting(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, usize),
                 // reports why they cannot be read
                 let is_spec = crate::io::read_bounded(&f, spec::MAX_FILE_BYTES)
                     .ok()
-                    .map(|b| {
-                        spec::looks_like_spec(&String::from_utf8_lossy(&b[..b.len().min(8192)]))
-                    })
+                    .map(|b| spec::looks_like_spec(&String::from_utf8_lossy(&b)))
                     .unwrap_or(true);
                 if is_spec {
                     out.push(f);

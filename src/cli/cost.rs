@@ -571,6 +571,7 @@ fn simulated_hours(
         checked,
         plan,
         &LoadArgs {
+            pulled: None,
             spec: &args.spec,
             trace: Some(trace),
             synthetic: false,

@@ -280,6 +280,30 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         request.resource_count()
     );
 
+    if !args.yes {
+        // the change before the question, as `terraform apply` shows its plan
+        match what_if_result(
+            &args,
+            &rt,
+            &target,
+            &request,
+            &secrets,
+            group.is_some(),
+            polling,
+            spec,
+        ) {
+            Ok(w) => eprint!("{}", w.prompt_summary()),
+            Err(f) => {
+                eprintln!(
+                    "deploy: the what-if failed, so the changes cannot be shown: {}",
+                    f.message
+                );
+                if let Some(h) = &f.help {
+                    eprintln!("  help: {h}");
+                }
+            }
+        }
+    }
     if !args.yes
         && !confirm(&format!(
             "Deploy {} to {rg} in subscription {}? [y/N] ",
@@ -639,8 +663,49 @@ fn what_if(
     polling: Polling,
     spec: &Spec,
 ) -> Result<ExitCode, Failure> {
+    let result = what_if_result(
+        args,
+        rt,
+        target,
+        request,
+        secrets,
+        group_exists,
+        polling,
+        spec,
+    )?;
+    out(&match args.output {
+        Output::Text => result.text(styled()),
+        Output::Markdown => result.markdown(),
+        Output::Json => result.json(),
+    });
+    if args.fail_on_delete && !result.deletions.is_empty() {
+        eprintln!(
+            "deploy: --fail-on-delete: {} would be deleted:",
+            crate::diag::plural(result.deletions.len(), "thing")
+        );
+        for d in &result.deletions {
+            eprintln!("  - {d}");
+        }
+        return Ok(ExitCode::Findings);
+    }
+    Ok(ExitCode::Ok)
+}
+
+/// ARM's what-if of the deployment (simulated when the group does not exist yet), for
+/// `--what-if` and for the prompt.
+#[allow(clippy::too_many_arguments)]
+fn what_if_result(
+    args: &Args,
+    rt: &tokio::runtime::Runtime,
+    target: &Target,
+    request: &Request,
+    secrets: &[(String, String)],
+    group_exists: bool,
+    polling: Polling,
+    spec: &Spec,
+) -> Result<WhatIf, Failure> {
     let session = target.session;
-    let result = if group_exists {
+    Ok(if group_exists {
         let r = rt.block_on(async {
             let accepted = session
                 .arm
@@ -701,23 +766,7 @@ fn what_if(
             "Simulated",
             changes,
         )
-    };
-    out(&match args.output {
-        Output::Text => result.text(styled()),
-        Output::Markdown => result.markdown(),
-        Output::Json => result.json(),
-    });
-    if args.fail_on_delete && !result.deletions.is_empty() {
-        eprintln!(
-            "deploy: --fail-on-delete: {} would be deleted:",
-            crate::diag::plural(result.deletions.len(), "thing")
-        );
-        for d in &result.deletions {
-            eprintln!("  - {d}");
-        }
-        return Ok(ExitCode::Findings);
-    }
-    Ok(ExitCode::Ok)
+    })
 }
 
 /// A what-if ARM refused or that failed: the error tree, and the first fix gpuform knows.

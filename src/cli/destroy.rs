@@ -20,14 +20,17 @@ use crate::destroy::{self, Deletion, Polling, Target};
 pub const DESTROY_HELP: &str = concat!(
     "Exit codes: 0 everything the spec's deployments created is gone (or was already gone: running destroy twice is ",
     "fine); 1 a deletion failed or a deployment of the spec is still running (run destroy again to resume: what is ",
-    "gone counts as done); 2 usage or access errors (no --yes without a terminal); 130 interrupted (deletions already ",
+    "gone counts as done); 2 usage or access errors, or no --yes without a terminal (then destroy lists what would be ",
+    "deleted, a dry run, and deletes nothing); 130 interrupted (deletions already ",
     "started finish in Azure; run destroy again).\n\n",
     "Only the resources in the outputResources of the group's deployments named metadata.name-<hash> (what `gpuform ",
     "deploy` creates; add others with --deployment NAME) are deleted, and only of types the spec's template declares; ",
     "everything else in the group is left alone, and so is the group. A dev box's OS and data disks (the VM creates ",
     "them, so they are not output resources) are read from the VM and deleted after it. Order: autoscale, alerts, ",
     "budget, diagnostic settings, role assignments, a dev box's shutdown schedule and start Logic App; the scale set ",
-    "or the VM; the VM's NIC and disks; private endpoints, action group, disk encryption set; network; the rest; the ",
+    "or the VM; the VM's NIC and disks, a private endpoint's DNS zone groups; private endpoints, action group, disk ",
+    "encryption set, a private DNS zone's virtual network links (Azure refuses the zone while they exist); network; ",
+    "the rest; the ",
     "Key Vault last. A deleted vault stays soft-deleted (with purge protection it cannot be purged); destroy ",
     "says how to recover it for the next deploy. Credentials, cloud and retries work as for `gpuform preflight`."
 );
@@ -40,7 +43,8 @@ pub struct Args {
     /// The resource group the spec was deployed to (it is not deleted).
     #[arg(long, short = 'g', value_name = "RG")]
     pub resource_group: String,
-    /// Delete without asking (required when stdin is not a terminal, e.g. in pipelines).
+    /// Delete without asking (without it and without a terminal, e.g. in pipelines, destroy only
+    /// lists what would be deleted and exits 2).
     #[arg(long, short = 'y')]
     pub yes: bool,
     /// Keep the Key Vault (with its keys and diagnostic settings) and the data disks (a Flexible
@@ -92,13 +96,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         })?,
         ..Polling::default()
     };
+    // without --yes and without a terminal to ask on: a dry run (lists what would go, exit 2)
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    if !args.yes && !interactive {
-        return Err(Failure::usage(
-            "gpuform destroy deletes Azure resources and asks first, but there is no terminal to ask on",
-        )
-        .help("in a pipeline pass --yes"));
-    }
+    let dry_run = !args.yes && !interactive;
     let policy = args.policy.load()?;
     let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
     let spec = checked
@@ -304,6 +304,25 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         eprintln!(
             "destroy: note: a Uniform scale set's data disks go with their instances (their deleteOption is in the scale set model); snapshot them first (az snapshot create) to keep their data"
         );
+    }
+    if dry_run {
+        eprintln!(
+            "destroy: no terminal to ask on and no --yes: a dry run; nothing was deleted (run again with --yes to delete the {} resources above)",
+            live.len()
+        );
+        match args.output {
+            Output::Json => out(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&destroy::dry_run_json(&rg, &inv, &live))
+                    .expect("serialises")
+            )),
+            Output::Text => out(&format!(
+                "dry run: {} resources would be deleted from {rg}; nothing was deleted. To delete them:\n  gpuform destroy {} -g {rg} --yes\n",
+                live.len(),
+                args.spec.display()
+            )),
+        }
+        return Ok(ExitCode::Usage);
     }
     if !args.yes
         && !confirm(&format!(

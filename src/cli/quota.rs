@@ -39,7 +39,9 @@ pub const QUOTA_HELP: &str = concat!(
     "130 interrupted (submitted requests keep going).\n\n",
     "Without --submit/--yes gpuform asks on a terminal, and only prints what it would request (a dry run) when there ",
     "is no terminal or CI is set. The identity needs Microsoft.Quota/quotas/write (the Quota Request Operator role) ",
-    "on the subscription. Credentials, cloud and retries work as for `gpuform preflight`."
+    "on the subscription, and the subscription registered for Microsoft.Quota (409 MissingSubscriptionRegistration ",
+    "otherwise: az provider register --namespace Microsoft.Quota, or --register-providers). Credentials, cloud and ",
+    "retries work as for `gpuform preflight`."
 );
 
 #[derive(Debug, clap::Args)]
@@ -68,6 +70,10 @@ pub struct Args {
     /// Seconds between polls when Azure sends no Retry-After.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, hide = true)]
     pub poll_interval: f64,
+    /// Register Microsoft.Quota if the subscription is not registered for it (needs
+    /// */register/action, e.g. Contributor), then file the requests.
+    #[arg(long)]
+    pub register_providers: bool,
     #[command(flatten)]
     pub azure: AzureArgs,
     #[command(flatten)]
@@ -114,6 +120,7 @@ fn request(args: Args) -> Result<ExitCode, Failure> {
     let polling = Polling {
         interval: secs("--poll-interval", args.poll_interval)?,
         max_total: secs("--wait", args.wait)?,
+        register_provider: args.register_providers,
         ..Polling::default()
     };
     let policy = args.policy.load()?;

@@ -193,6 +193,31 @@ impl WhatIf {
         }
     }
 
+    /// What the deploy prompt shows before it asks (as `terraform apply` shows its plan): the
+    /// counts per change type and every deletion (resources, then properties of modified ones).
+    pub fn prompt_summary(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "deploy: what-if{}: {}",
+            if self.status.eq_ignore_ascii_case("Simulated") {
+                " (the group does not exist yet: everything is new)"
+            } else {
+                ""
+            },
+            self.summary_line()
+        );
+        if self.deletions.is_empty() {
+            let _ = writeln!(out, "  nothing is deleted");
+        } else {
+            let _ = writeln!(out, "  deleted ({}):", self.deletions.len());
+            for d in &self.deletions {
+                let _ = writeln!(out, "  - {d}");
+            }
+        }
+        out
+    }
+
     pub fn text(&self, styled: bool) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -493,6 +518,28 @@ mod tests {
             after,
             children,
         }
+    }
+
+    #[test]
+    fn the_prompt_summary_counts_each_kind_and_lists_every_deletion() {
+        let raw: Vec<WhatIfChange> = serde_json::from_value(json!([
+            {"resourceId": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/old", "changeType": "Delete"},
+            {"resourceId": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/vmss", "changeType": "Create"},
+            {"resourceId": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet", "changeType": "Modify",
+             "delta": [{"path": "tags.team", "propertyChangeType": "Delete", "before": "a"}]},
+            {"resourceId": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/networkSecurityGroups/nsg", "changeType": "NoChange"}
+        ]))
+        .unwrap();
+        let w = WhatIf::new("d", "rg", "s", "Succeeded", raw);
+        assert_eq!(
+            w.prompt_summary(),
+            "deploy: what-if: 1 to create, 1 to modify, 1 to delete, 1 no change\n  deleted (2):\n  - Microsoft.Storage/storageAccounts/old\n  - Microsoft.Network/virtualNetworks/vnet: tags.team\n"
+        );
+        let none = WhatIf::new("d", "rg", "s", "Simulated", Vec::new());
+        assert_eq!(
+            none.prompt_summary(),
+            "deploy: what-if (the group does not exist yet: everything is new): no resources\n  nothing is deleted\n"
+        );
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //! encrypt the disks until the disks and the disk encryption set are gone). A dev box's disks
 //! are not output resources (the VM creates them, `deleteOption: Detach`): [`vm_disks`] reads
 //! them from the VM. Children whose parent also goes (subnets,
-//! queues, keys, zone links) are deleted with the parent. The deployment records are deleted
+//! queues, keys) are deleted with the parent, except where Azure refuses to delete the parent
+//! while the child exists (a private DNS zone's virtual network links, a private endpoint's DNS
+//! zone groups: `crate::facts::deletion`), which are deleted first. The deployment records are deleted
 //! only when every resource is gone, so a run that fails half-way is resumed by running destroy
 //! again: what is gone already answers 404 and counts as done.
 
@@ -99,8 +101,11 @@ pub fn parse_id(id: &str) -> Option<Target> {
 ///    (with their VM listed, they go with it)
 /// 1. the compute: the scale set, a dev box's VM
 /// 2. what the VM held: its NIC (Azure refuses to delete a NIC attached to a VM, and a VNet whose
-///    subnet holds a NIC: InUseSubnetCannotBeDeleted) and the disks the VM created
-/// 3. private endpoints, the action group, the disk encryption set (after the disks it encrypts)
+///    subnet holds a NIC: InUseSubnetCannotBeDeleted) and the disks the VM created; a private
+///    endpoint's DNS zone groups (before the endpoint, `facts::deletion`)
+/// 3. private endpoints, the action group, the disk encryption set (after the disks it encrypts),
+///    a private DNS zone's virtual network links (Azure refuses to delete the zone while they
+///    exist: `facts::deletion`)
 /// 4. virtual networks, private DNS zones
 /// 5. NAT gateways, network security groups
 /// 6. the rest (public IPs, identity, workspace, data collection rules, ...)
@@ -123,10 +128,13 @@ pub fn stage(resource_type: &str) -> u8 {
         | "microsoft.logic/workflows"
         | "microsoft.compute/virtualmachines/extensions" => 0,
         "microsoft.compute/virtualmachinescalesets" | "microsoft.compute/virtualmachines" => 1,
-        "microsoft.network/networkinterfaces" | "microsoft.compute/disks" => 2,
+        "microsoft.network/networkinterfaces"
+        | "microsoft.compute/disks"
+        | "microsoft.network/privateendpoints/privatednszonegroups" => 2,
         "microsoft.network/privateendpoints"
         | "microsoft.insights/actiongroups"
-        | "microsoft.compute/diskencryptionsets" => 3,
+        | "microsoft.compute/diskencryptionsets"
+        | "microsoft.network/privatednszones/virtualnetworklinks" => 3,
         "microsoft.network/virtualnetworks" | "microsoft.network/privatednszones" => 4,
         "microsoft.network/natgateways" | "microsoft.network/networksecuritygroups" => 5,
         "microsoft.keyvault/vaults" => 7,
@@ -339,9 +347,13 @@ pub fn inventory(
             }
         }
     }
-    // a child whose parent is in the list goes with it (extension resources do not)
+    // a child whose parent is in the list goes with it (extension resources do not), unless
+    // Azure refuses to delete the parent while the child exists (`facts::deletion`): then it is
+    // deleted itself, before its parent (its stage is lower)
     let parent_listed = |t: &Target| {
         t.on.is_none()
+            && !crate::facts::deletion::child_rule(&t.resource_type)
+                .is_some_and(|c| c.rule == crate::facts::deletion::Rule::BeforeParent)
             && all.iter().any(|p| {
                 p.id.len() < t.id.len()
                     && t.id
@@ -377,6 +389,23 @@ pub fn inventory(
         (a.stage, &a.resource_type, &a.name).cmp(&(b.stage, &b.resource_type, &b.name))
     });
     inv
+}
+
+/// What a destroy without `--yes` and without a terminal to ask on prints: what would be
+/// deleted, in order (a dry run; nothing is deleted and the exit code stays 2).
+pub fn dry_run_json(rg: &str, inv: &Inventory, live: &[&Target]) -> Value {
+    serde_json::json!({
+        "schemaVersion": 1,
+        "resourceGroup": rg,
+        "dryRun": true,
+        "deployments": inv.deployments,
+        "succeeded": false,
+        "deleted": 0, "alreadyGone": inv.delete.len() - live.len(), "failed": 0, "notAttempted": live.len(),
+        "wouldDelete": live,
+        "kept": inv.keep,
+        "results": [],
+        "notes": ["dry run: no terminal to ask on and no --yes; nothing was deleted. Run again with --yes to delete these."],
+    })
 }
 
 /// How one deletion ended.
@@ -485,15 +514,68 @@ pub async fn follow(arm: &Arm, what: &str, a: &Accepted, polling: Polling) -> Re
     }
 }
 
-/// Delete one target and follow it to the end.
+/// Is this a 409 that says another operation on the resource (or one it depends on) is still
+/// running? Transient: the same DELETE is sent again after a back-off
+/// (`facts::arm::TRANSIENT_CONFLICT_CODES`).
+pub fn is_conflicting_operation(e: &ArmError) -> bool {
+    e.status == Some(409)
+        && e.code.as_deref().is_some_and(|c| {
+            crate::facts::arm::TRANSIENT_CONFLICT_CODES
+                .iter()
+                .any(|x| x.eq_ignore_ascii_case(c))
+        })
+}
+
+/// The back-off before the `n`th retry (1-based) of a conflicting operation: the poll interval,
+/// doubled each time, at most `max_sleep`.
+pub fn conflict_backoff(polling: Polling, n: u32) -> Duration {
+    polling
+        .interval
+        .saturating_mul(1u32 << n.saturating_sub(1).min(16))
+        .min(polling.max_sleep)
+}
+
+/// Delete one target and follow it to the end. A 409 `AnotherOperationInProgress` is retried
+/// with back-off (up to `max_failures` times, within `max_total`); throttling (429) and 5xx are
+/// retried by the HTTP pipeline, honouring `Retry-After`.
 pub async fn delete_one(arm: &Arm, t: &Target, api: &str, polling: Polling) -> Deletion {
     let started = Instant::now();
     let what = format!("delete {} {}", t.resource_type, t.name);
-    let r = match arm.delete_resource(&t.id, api).await {
-        Ok(Deleted::Done) => Ok("deleted"),
-        Ok(Deleted::Absent) => Ok("alreadyGone"),
-        Ok(Deleted::Accepted(a)) => follow(arm, &what, &a, polling).await.map(|_| "deleted"),
-        Err(e) => Err(e),
+    let mut conflicts = 0u32;
+    let r = loop {
+        match arm.delete_resource(&t.id, api).await {
+            Ok(Deleted::Done) => break Ok("deleted"),
+            Ok(Deleted::Absent) => break Ok("alreadyGone"),
+            Ok(Deleted::Accepted(a)) => {
+                break follow(arm, &what, &a, polling).await.map(|_| "deleted");
+            }
+            Err(e)
+                if is_conflicting_operation(&e)
+                    && conflicts < polling.max_failures
+                    && started.elapsed() < polling.max_total =>
+            {
+                conflicts += 1;
+                let wait = conflict_backoff(polling, conflicts);
+                eprintln!(
+                    "destroy: {} {}: another operation on it is in progress ({}); trying again in {} ({} of {})",
+                    t.resource_type,
+                    t.name,
+                    e.code.as_deref().unwrap_or("Conflict"),
+                    crate::azure::http::fmt_duration(wait),
+                    conflicts,
+                    polling.max_failures
+                );
+                tokio::time::sleep(wait).await;
+            }
+            Err(mut e) => {
+                if is_conflicting_operation(&e) && e.help.is_none() {
+                    e.help = Some(format!(
+                        "another operation on it was still running after {conflicts} retries; run destroy again when it has finished (what is gone counts as done)"
+                    ));
+                }
+                break Err(e);
+            }
+        }
     };
     let (result, error) = match r {
         Ok(s) => (s, None),
@@ -816,6 +898,67 @@ mod tests {
             ["osdisk-vm", "datadisk-vm-0"]
         );
         assert!(kept.keep.iter().all(|t| is_data(t, &[])));
+    }
+
+    #[test]
+    fn zone_links_and_zone_groups_go_before_their_parents_and_other_children_with_them() {
+        use crate::facts::deletion::{CHILDREN, Rule};
+        let ids = [
+            "Microsoft.Network/privateDnsZones/privatelink.vaultcore.azure.net",
+            "Microsoft.Network/privateDnsZones/privatelink.vaultcore.azure.net/virtualNetworkLinks/link-vnet",
+            "Microsoft.Network/privateEndpoints/pep-vault",
+            "Microsoft.Network/privateEndpoints/pep-vault/privateDnsZoneGroups/default",
+            "Microsoft.Network/virtualNetworks/vnet",
+            "Microsoft.KeyVault/vaults/kv",
+            "Microsoft.KeyVault/vaults/kv/keys/disk-cmk",
+        ];
+        let d = record("pool-0a1b2c3d", &ids);
+        let apis: BTreeMap<String, String> = ids
+            .iter()
+            .filter_map(|i| parse_id(&format!("{RG}/{i}")))
+            .map(|t| (t.resource_type.to_ascii_lowercase(), "2024-01-01".into()))
+            .collect();
+        let inv = inventory(&[&d], &apis, false);
+        let names: Vec<&str> = inv.delete.iter().map(|t| t.name.as_str()).collect();
+        let at = |n: &str| {
+            names
+                .iter()
+                .position(|x| *x == n)
+                .unwrap_or_else(|| panic!("{n}: {names:?}"))
+        };
+        // Azure refuses the zone while its link exists (409 CannotDeleteResource)
+        assert!(
+            at("link-vnet") < at("privatelink.vaultcore.azure.net"),
+            "{names:?}"
+        );
+        assert!(at("default") < at("pep-vault"), "{names:?}");
+        // the link also goes before the VNet it links
+        assert!(at("link-vnet") < at("vnet"), "{names:?}");
+        // the key goes with its vault
+        assert!(!names.contains(&"disk-cmk"));
+        assert_eq!(inv.with_parent, 1);
+        // every pair Azure refuses: the child's stage is before its parent's
+        for c in CHILDREN.iter().filter(|c| c.rule == Rule::BeforeParent) {
+            assert!(stage(c.child) < stage(c.parent), "{}", c.child);
+        }
+    }
+
+    #[test]
+    fn another_operation_in_progress_is_transient_and_backs_off() {
+        let mut e = ArmError::new(crate::azure::ErrorKind::Http, "delete x", "conflict");
+        e.status = Some(409);
+        e.code = Some("AnotherOperationInProgress".into());
+        assert!(is_conflicting_operation(&e));
+        e.code = Some("CannotDeleteResource".into());
+        assert!(!is_conflicting_operation(&e));
+        e.code = Some("AnotherOperationInProgress".into());
+        e.status = Some(400);
+        assert!(!is_conflicting_operation(&e));
+        let p = Polling::default();
+        assert_eq!(conflict_backoff(p, 1), Duration::from_secs(5));
+        assert_eq!(conflict_backoff(p, 2), Duration::from_secs(10));
+        assert_eq!(conflict_backoff(p, 3), Duration::from_secs(20));
+        assert_eq!(conflict_backoff(p, 30), p.max_sleep);
     }
 
     #[test]

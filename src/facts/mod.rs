@@ -11,10 +11,14 @@
 //! `tests/fixtures/sources/`), never with the code's own values.
 
 pub mod api;
+pub mod arm;
+pub mod autoscale;
 pub mod clouds;
+pub mod deletion;
 pub mod extensions;
 pub mod images;
 pub mod monitor;
+pub mod naming;
 pub mod nat;
 pub mod placement;
 pub mod quota;

@@ -56,3 +56,10 @@ mod resource_type_tests {
         }
     }
 }
+
+/// The resource provider of the Quota API (`gpuform quota request`). A subscription that is not
+/// registered for it answers 409 `MissingSubscriptionRegistration` (Learn, "Resolve errors for
+/// resource provider registration",
+/// https://learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-register-resource-provider,
+/// read 2026-12-03); `az provider register --namespace Microsoft.Quota` registers it.
+pub const PROVIDER: &str = "Microsoft.Quota";

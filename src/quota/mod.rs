@@ -72,6 +72,9 @@ pub enum State {
     Escalated,
     /// Still in progress when gpuform stopped waiting.
     Pending,
+    /// The subscription is not registered for `Microsoft.Quota` (409
+    /// `MissingSubscriptionRegistration`): nothing was requested; register the provider.
+    NotRegistered,
 }
 
 impl State {
@@ -82,6 +85,7 @@ impl State {
             State::Denied => "denied",
             State::Escalated => "needs a support request",
             State::Pending => "in progress",
+            State::NotRegistered => "provider not registered",
         }
     }
 }
@@ -110,6 +114,9 @@ pub struct Polling {
     pub max_total: Duration,
     /// Give up after this many failed polls in a row.
     pub max_failures: u32,
+    /// Register `Microsoft.Quota` when Azure says the subscription is not registered for it
+    /// (`--register-providers`), then send the request again.
+    pub register_provider: bool,
 }
 
 impl Default for Polling {
@@ -119,6 +126,7 @@ impl Default for Polling {
             max_sleep: Duration::from_secs(60),
             max_total: Duration::from_secs(15 * 60),
             max_failures: 8,
+            register_provider: false,
         }
     }
 }
@@ -174,6 +182,62 @@ fn request_id(link: &str) -> Option<String> {
         .then(|| last.to_string())
 }
 
+/// The provider gpuform files quota requests with.
+pub const QUOTA_PROVIDER: &str = crate::facts::quota::PROVIDER;
+
+/// Azure refused because the subscription is not registered for a provider (409
+/// `MissingSubscriptionRegistration`, `facts::arm::MISSING_REGISTRATION_SOURCE`). Not a denial:
+/// nothing was looked at.
+pub fn not_registered(e: &ArmError) -> bool {
+    e.code
+        .as_deref()
+        .is_some_and(|c| c.eq_ignore_ascii_case(crate::facts::arm::MISSING_REGISTRATION))
+        || e.details.iter().any(|d| {
+            d.code
+                .as_deref()
+                .is_some_and(|c| c.eq_ignore_ascii_case(crate::facts::arm::MISSING_REGISTRATION))
+        })
+}
+
+/// Register `namespace` and wait until it says `Registered` (registration takes a minute or
+/// two; `polling.max_total` bounds it).
+pub async fn register(
+    arm: &Arm,
+    namespace: &str,
+    polling: Polling,
+    note: &mut (dyn FnMut(String) + Send),
+) -> Result<(), ArmError> {
+    use crate::azure::ArmApi;
+    note(format!(
+        "{namespace} is not registered for this subscription; registering it (--register-providers)"
+    ));
+    arm.register_provider(namespace).await?;
+    let started = Instant::now();
+    let mut last = String::new();
+    loop {
+        let state = arm.provider_state(namespace).await?;
+        if state.eq_ignore_ascii_case("Registered") {
+            note(format!("{namespace}: Registered"));
+            return Ok(());
+        }
+        if state != last {
+            note(format!("{namespace}: {state}"));
+            last = state.clone();
+        }
+        if started.elapsed() + polling.interval > polling.max_total {
+            return Err(ArmError::new(
+                ErrorKind::Timeout,
+                format!("register the resource provider {namespace}"),
+                format!("still {state} after {}s", started.elapsed().as_secs()),
+            )
+            .with_help(format!(
+                "check with `az provider show --namespace {namespace} --query registrationState` and run the request again when it says Registered"
+            )));
+        }
+        tokio::time::sleep(polling.interval.min(polling.max_sleep)).await;
+    }
+}
+
 /// A request Azure refused outright (4xx with an error code): a denial, not an access problem.
 pub fn refused(e: &ArmError) -> bool {
     e.kind == ErrorKind::Http
@@ -195,10 +259,28 @@ pub async fn submit(
         message,
         request_id,
     };
-    let accepted: Accepted = match arm
+    let mut sent = arm
         .request_quota(&ask.region, &ask.quota, ask.new_limit)
-        .await
+        .await;
+    if let Err(e) = &sent
+        && not_registered(e)
     {
+        if !polling.register_provider {
+            return Ok(outcome(
+                State::NotRegistered,
+                Some(format!(
+                    "{}; the subscription is not registered for {QUOTA_PROVIDER}, so nothing was requested",
+                    e.summary()
+                )),
+                None,
+            ));
+        }
+        register(arm, QUOTA_PROVIDER, polling, note).await?;
+        sent = arm
+            .request_quota(&ask.region, &ask.quota, ask.new_limit)
+            .await;
+    }
+    let accepted: Accepted = match sent {
         Ok(a) => a,
         Err(e) if refused(&e) => {
             let mut lines = vec![e.summary()];
@@ -335,6 +417,11 @@ pub fn next_steps(o: &Outcome, portal: &str, subscription: &str) -> Vec<String> 
             }
             v.push(format!(
                 "or deploy to an alternate region that passes: gpuform preflight SPEC --region REGION (subscription {subscription})"
+            ));
+        }
+        State::NotRegistered => {
+            v.push(format!(
+                "register the provider: az provider register --namespace {QUOTA_PROVIDER} --subscription {subscription} (or run again with --register-providers, which needs */register/action, e.g. Contributor); then run gpuform quota request again"
             ));
         }
         State::Pending => {

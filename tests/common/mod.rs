@@ -581,3 +581,148 @@ impl Respond for Seq {
         self.answers[i.min(self.answers.len() - 1)].clone()
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Deletes as Azure answers them (the fake resource groups of tests/destroy.rs)
+
+/// What Azure does with a child resource when its parent is deleted, written from the sources
+/// (not from gpuform's `facts::deletion`): `(parent type, child type, refuses)`. `refuses`: Azure
+/// refuses to delete the parent while the child exists. Sources, read 2026-12-03:
+/// - zone links: azure-cli#15010 (DELETE privateDnsZones → 409 while links exist),
+///   Azure/ResourceModules#823, Azure/deployment-stacks#227;
+/// - private endpoint DNS zone groups: no page settles it; the fake refuses (the strict reading,
+///   so a client that relies on the cascade is caught);
+/// - Key Vault keys: Azure/azure-policy SoftDeleteMustBeEnabled_Audit.json ("deleting a key
+///   vault ... deletes all secrets, keys, and certificates"); ARM has no DELETE for keys;
+/// - Service Bus queues: Learn Remove-AzServiceBusNamespace ("also removes all associated
+///   resources under the namespace");
+/// - VM extensions, workspace tables, storage queue services and queues, VNet subnets: part of
+///   the parent's model; they go with it.
+pub const AZURE_CHILDREN: &[(&str, &str, bool)] = &[
+    (
+        "microsoft.network/privatednszones",
+        "microsoft.network/privatednszones/virtualnetworklinks",
+        true,
+    ),
+    (
+        "microsoft.network/privateendpoints",
+        "microsoft.network/privateendpoints/privatednszonegroups",
+        true,
+    ),
+    (
+        "microsoft.keyvault/vaults",
+        "microsoft.keyvault/vaults/keys",
+        false,
+    ),
+    (
+        "microsoft.servicebus/namespaces",
+        "microsoft.servicebus/namespaces/queues",
+        false,
+    ),
+    (
+        "microsoft.compute/virtualmachines",
+        "microsoft.compute/virtualmachines/extensions",
+        false,
+    ),
+    (
+        "microsoft.operationalinsights/workspaces",
+        "microsoft.operationalinsights/workspaces/tables",
+        false,
+    ),
+    (
+        "microsoft.storage/storageaccounts",
+        "microsoft.storage/storageaccounts/queueservices",
+        false,
+    ),
+    (
+        "microsoft.storage/storageaccounts/queueservices",
+        "microsoft.storage/storageaccounts/queueservices/queues",
+        false,
+    ),
+    (
+        "microsoft.network/virtualnetworks",
+        "microsoft.network/virtualnetworks/subnets",
+        false,
+    ),
+];
+
+/// The type of a resource id or path (lower case): `microsoft.network/privatednszones/virtualnetworklinks`.
+pub fn type_of(id: &str) -> Option<String> {
+    let segs: Vec<String> = id
+        .trim_matches('/')
+        .split('/')
+        .map(|s| s.to_ascii_lowercase())
+        .collect();
+    let p = segs.iter().rposition(|s| s == "providers")?;
+    let rest = &segs[p + 2..];
+    if rest.is_empty() || !rest.len().is_multiple_of(2) {
+        return None;
+    }
+    let mut t = segs.get(p + 1)?.clone();
+    for pair in rest.chunks(2) {
+        t.push('/');
+        t.push_str(&pair[0]);
+    }
+    Some(t)
+}
+
+/// How Azure answers a DELETE of `target` (a path, lower case) while `remaining` (paths, lower
+/// case) still exist: `Some(refusal)`, or `None` when it deletes it (children that go with it
+/// are for the caller to forget).
+///
+/// - 409 `CannotDeleteResource` "Cannot delete resource while nested resources exist" for a
+///   parent whose refusing child ([`AZURE_CHILDREN`]) remains (azure-cli#15010);
+/// - 400 `InUseSubnetCannotBeDeleted` for a VNet while a NIC or a private endpoint (in its
+///   subnets) remains (the dependants gpuform renders).
+pub fn delete_refusal(target: &str, remaining: &[String]) -> Option<ResponseTemplate> {
+    let ty = type_of(target)?;
+    let nested: Vec<&String> = remaining
+        .iter()
+        .filter(|r| r.starts_with(&format!("{target}/")))
+        .filter(|r| {
+            type_of(r).is_some_and(|ct| {
+                AZURE_CHILDREN
+                    .iter()
+                    .any(|(p, c, refuses)| *refuses && *p == ty && *c == ct)
+            })
+        })
+        .collect();
+    if let Some(first) = nested.first() {
+        return Some(ResponseTemplate::new(409).set_body_json(arm_error(
+            "CannotDeleteResource",
+            &format!(
+                "Cannot delete resource while nested resources exist. Some existing nested resource IDs include: '{first}'. Please delete all nested resources before deleting this resource."
+            ),
+        )));
+    }
+    if ty == "microsoft.network/virtualnetworks" {
+        let user = remaining.iter().find(|r| {
+            type_of(r).is_some_and(|t| {
+                t == "microsoft.network/networkinterfaces"
+                    || t == "microsoft.network/privateendpoints"
+            })
+        });
+        if let Some(u) = user {
+            return Some(ResponseTemplate::new(400).set_body_json(arm_error(
+                "InUseSubnetCannotBeDeleted",
+                &format!("Subnet is in use by {u} and cannot be deleted. In order to delete the subnet, delete all the resources within the subnet."),
+            )));
+        }
+    }
+    None
+}
+
+/// ARM's answer to a call for a provider the subscription is not registered for: 409
+/// `MissingSubscriptionRegistration` (Learn "Resolve errors for resource provider registration":
+/// "The subscription is not registered to use namespace {resource-provider-namespace}"; the
+/// message and `details[].target` as az shows them, read 2026-12-03).
+pub fn missing_registration(namespace: &str) -> ResponseTemplate {
+    let message = format!(
+        "The subscription is not registered to use namespace '{namespace}'. See https://aka.ms/rps-not-found for how to register subscriptions."
+    );
+    ResponseTemplate::new(409).set_body_json(json!({"error": {
+        "code": "MissingSubscriptionRegistration",
+        "message": message,
+        "details": [{"code": "MissingSubscriptionRegistration", "target": namespace, "message": message}]
+    }}))
+}
