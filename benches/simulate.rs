@@ -116,6 +116,7 @@ fn main() {
             settings: &settings,
             book: &book,
             today: "2026-12-01",
+            robust_share: Some(1.0),
         },
         &r,
     )

@@ -4,8 +4,6 @@
 //! per VM against `workload.gpuMemoryGiB`, with the sizes that fit the measured peak (ranked by
 //! [`crate::sizing::select`], the same ranking `vmSize: auto` uses).
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::Value;
 
@@ -44,6 +42,9 @@ pub struct Fit {
 pub struct Report {
     pub pool: String,
     pub rows: usize,
+    /// Rows whose MemoryUsedMiB was NaN, infinite, negative or impossibly large: skipped.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub impossible_values_skipped: usize,
     pub declared_gib: f64,
     pub measured_peak_gib: f64,
     pub vms: Vec<VmPeak>,
@@ -56,6 +57,10 @@ pub struct Report {
     /// Sizes that fit the measured peak, cheapest first (at most five).
     pub sizes_that_fit: Vec<Fit>,
     pub price_region: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Why an export cannot be read.
@@ -76,141 +81,448 @@ fn canonical(name: &str) -> &str {
     }
 }
 
-fn cell_text(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::String(s) if s.is_empty() => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
-    }
-}
+/// The largest `MemoryUsedMiB` one GPU can report: a pebibyte (2^30 MiB). An assumption, not an
+/// Azure fact: no GPU gpuform knows holds more than a few hundred GiB (`../shared/azure/
+/// gpu-skus.json`), so a larger value is a broken row; the bound keeps every sum finite.
+pub const MAX_GPU_MIB: f64 = (1u64 << 30) as f64;
 
-/// A cell of `az monitor log-analytics query` JSON: the CLI's `log-analytics` extension writes
-/// every cell as Python's `str(value)` (Azure/azure-cli-extensions
-/// `src/log-analytics/azext_loganalytics/custom.py`@138f93c6121471a527ed477aac54219e99aa27ee,
-/// `item[column_names[index]] = str(value)`, read 2026-12-03), so a null arrives as the text
-/// `None`. Only this shape has it; the REST answer and the portal's CSV have real nulls.
-fn az_cell_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) if s == "None" => None,
-        other => cell_text(other),
-    }
-}
+/// A cell as `az` and the REST API write it: `null`, `""` and az's `"None"` are empty. The
+/// CLI's `log-analytics` extension writes every cell as Python's `str(value)`
+/// (Azure/azure-cli-extensions `src/log-analytics/azext_loganalytics/custom.py`
+/// @138f93c6121471a527ed477aac54219e99aa27ee, `item[column_names[index]] = str(value)`, read
+/// 2026-12-03), so a null arrives as the text `None`.
+struct Cell(Option<String>);
 
-/// Turn named rows into samples; rows without a memory value (health rows) are skipped.
-fn samples(rows: Vec<Row>) -> Result<Vec<Sample>, ExportError> {
-    if let Some(first) = rows.first() {
-        for need in ["Computer", "MemoryUsedMiB"] {
-            if !first.contains_key(need) {
-                return Err(err(format!(
-                    "the export has no `{need}` column (it has {}); export `GpuTelemetry_CL | project TimeGenerated, Computer, GpuIndex, MemoryUsedMiB`",
-                    first.keys().cloned().collect::<Vec<_>>().join(", ")
-                )));
+impl<'de> serde::Deserialize<'de> for Cell {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Cell;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a cell")
+            }
+            fn visit_unit<E>(self) -> Result<Cell, E> {
+                Ok(Cell(None))
+            }
+            fn visit_none<E>(self) -> Result<Cell, E> {
+                Ok(Cell(None))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Cell, E> {
+                Ok(Cell((!s.is_empty() && s != "None").then(|| s.to_string())))
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Cell, E> {
+                Ok(Cell(Some(b.to_string())))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Cell, E> {
+                Ok(Cell(Some(n.to_string())))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Cell, E> {
+                Ok(Cell(Some(n.to_string())))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Cell, E> {
+                Ok(Cell(Some(
+                    serde_json::Number::from_f64(n)
+                        .map_or_else(|| n.to_string(), |x| x.to_string()),
+                )))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, a: A) -> Result<Cell, A::Error> {
+                let v = <Value as serde::Deserialize>::deserialize(
+                    serde::de::value::SeqAccessDeserializer::new(a),
+                )?;
+                Ok(Cell(Some(v.to_string())))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<Cell, A::Error> {
+                let v = <Value as serde::Deserialize>::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(a),
+                )?;
+                Ok(Cell(Some(v.to_string())))
             }
         }
+        d.deserialize_any(V)
     }
-    let mut out = Vec::new();
-    for (i, r) in rows.into_iter().enumerate() {
-        let get = |k: &str| r.get(k).cloned().flatten();
-        let Some(used) = get("MemoryUsedMiB") else {
-            continue;
+}
+
+/// One row of an export as the readers hand it on: column names (canonical) and cells.
+pub struct Cells<'a> {
+    pub names: &'a [String],
+    pub values: &'a [Option<String>],
+}
+
+impl Cells<'_> {
+    /// The cell of column `name` (empty cells are `None`).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .and_then(|i| self.values.get(i))
+            .and_then(|v| v.as_deref())
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+
+    /// The columns, for messages (each clipped, at most 20).
+    pub fn listed(&self) -> String {
+        let mut v: Vec<String> = self
+            .names
+            .iter()
+            .take(20)
+            .map(|n| crate::diag::clip(n).into_owned())
+            .collect();
+        if self.names.len() > 20 {
+            v.push(format!("and {} more", self.names.len() - 20));
+        }
+        v.join(", ")
+    }
+}
+
+/// What a row callback returns: go on, or stop with an error.
+type RowFn<'f> = dyn FnMut(usize, &Cells) -> Result<(), ExportError> + 'f;
+
+/// Hands each row to the callback while serde reads; a callback error is kept whole here (serde
+/// would add its own position to it).
+struct Sink<'f, 'g> {
+    f: &'g mut RowFn<'f>,
+    failed: &'g mut Option<ExportError>,
+    rows: &'g mut usize,
+    names: Vec<String>,
+    values: Vec<Option<String>>,
+}
+
+impl Sink<'_, '_> {
+    fn emit<E: serde::de::Error>(&mut self) -> Result<(), E> {
+        *self.rows += 1;
+        let cells = Cells {
+            names: &self.names,
+            values: &self.values,
         };
-        let used_mib: f64 = used.trim().parse().map_err(|_| {
-            err(format!(
-                "row {}: MemoryUsedMiB `{used}` is not a number",
-                i + 1
-            ))
-        })?;
-        out.push(Sample {
-            computer: get("Computer").unwrap_or_default(),
-            time: get("TimeGenerated"),
-            gpu: get("GpuIndex"),
-            used_mib,
-        });
+        (self.f)(*self.rows, &cells).map_err(|e| {
+            *self.failed = Some(e);
+            E::custom("stopped")
+        })
     }
-    Ok(out)
 }
 
-/// One row of an export, by (canonical) column name; empty cells are `None`.
-pub type Row = BTreeMap<String, Option<String>>;
+/// `[{col: cell, …}, …]`: each object one row.
+struct ObjectRows<'a, 'f, 'g>(&'a mut Sink<'f, 'g>);
 
-/// Read an export: `az monitor log-analytics query` JSON (an array of objects), the REST
-/// answer (`{"tables": [{"columns": [...], "rows": [...]}]}`), or CSV with a header row.
-pub fn parse_export(text: &str) -> Result<Vec<Sample>, ExportError> {
-    samples(parse_rows(text)?)
+impl<'de> serde::de::Visitor<'de> for ObjectRows<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of rows")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        while a.next_element_seed(ObjectRow(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
 }
 
-/// The rows of an export in any of the forms [`parse_export`] reads, columns unchecked.
-pub fn parse_rows(text: &str) -> Result<Vec<Row>, ExportError> {
-    let t = text.trim_start_matches('\u{feff}').trim_start();
-    if t.starts_with('[') || t.starts_with('{') {
-        let v: Value = serde_json::from_str(t)
-            .map_err(|e| err(format!("the export is not valid JSON: {e}")))?;
-        let rows = match &v {
-            Value::Array(items) => items
-                .iter()
-                .map(|item| {
-                    item.as_object()
-                        .map(|o| {
-                            o.iter()
-                                .map(|(k, v)| (canonical(k).to_string(), az_cell_text(v)))
-                                .collect()
-                        })
-                        .ok_or_else(|| err("the JSON array holds something other than rows"))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-            Value::Object(o) => {
-                let table = o.get("tables").and_then(|t| t.get(0)).ok_or_else(|| {
-                    err("the JSON object has no `tables` (not a Log Analytics query result)")
-                })?;
-                let cols: Vec<String> = table["columns"]
-                    .as_array()
-                    .ok_or_else(|| err("tables[0] has no columns"))?
-                    .iter()
-                    .map(|c| canonical(c["name"].as_str().unwrap_or_default()).to_string())
-                    .collect();
-                table["rows"]
-                    .as_array()
-                    .ok_or_else(|| err("tables[0] has no rows"))?
-                    .iter()
-                    .map(|r| {
-                        let cells = r.as_array().cloned().unwrap_or_default();
-                        cols.iter()
-                            .cloned()
-                            .zip(cells.iter().map(cell_text))
-                            .collect()
-                    })
-                    .collect()
+struct ObjectRow<'a, 'f, 'g>(&'a mut Sink<'f, 'g>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ObjectRow<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ObjectRow<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a row (an object of columns)")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        let sink = self.0;
+        sink.names.clear();
+        sink.values.clear();
+        while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+            let Cell(v) = a.next_value()?;
+            sink.names.push(canonical(&k).to_string());
+            sink.values.push(v);
+        }
+        sink.emit()
+    }
+}
+
+/// `{"tables": [{"columns": [{"name"}], "rows": [[cell, …]]}]}`: the first table's rows.
+struct Tables<'a, 'f, 'g>(&'a mut Sink<'f, 'g>);
+
+impl<'de> serde::de::Visitor<'de> for Tables<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a Log Analytics query result")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        let mut found = false;
+        while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+            if k == "tables" && !found {
+                found = true;
+                a.next_value_seed(TableList(&mut *self.0))?;
+            } else {
+                a.next_value::<serde::de::IgnoredAny>()?;
             }
-            _ => unreachable!(),
+        }
+        if !found {
+            return Err(serde::de::Error::custom(
+                "the JSON object has no `tables` (not a Log Analytics query result)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+struct TableList<'a, 'f, 'g>(&'a mut Sink<'f, 'g>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for TableList<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for TableList<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of tables")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        // the first table is the query's result; later ones are skipped
+        if a.next_element_seed(Table(&mut *self.0))?.is_none() {
+            return Err(serde::de::Error::custom("`tables` is empty"));
+        }
+        while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+}
+
+struct Table<'a, 'f, 'g>(&'a mut Sink<'f, 'g>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Table<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Column {
+    #[serde(default)]
+    name: Option<String>,
+}
+
+impl<'de> serde::de::Visitor<'de> for Table<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a table")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        let sink = self.0;
+        let (mut cols, mut rows) = (false, false);
+        while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+            match k.as_ref() {
+                "columns" if !cols => {
+                    let c: Vec<Column> = a.next_value()?;
+                    sink.names = c
+                        .into_iter()
+                        .map(|c| canonical(c.name.as_deref().unwrap_or_default()).to_string())
+                        .collect();
+                    cols = true;
+                }
+                "rows" if !rows => {
+                    if !cols {
+                        return Err(serde::de::Error::custom(
+                            "tables[0] has its rows before its columns; export it again with `az monitor log-analytics query` or the REST API, which write the columns first",
+                        ));
+                    }
+                    a.next_value_seed(ArrayRows(&mut *sink))?;
+                    rows = true;
+                }
+                _ => {
+                    a.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if !cols {
+            return Err(serde::de::Error::custom("tables[0] has no columns"));
+        }
+        if !rows {
+            return Err(serde::de::Error::custom("tables[0] has no rows"));
+        }
+        Ok(())
+    }
+}
+
+struct ArrayRows<'a, 'f, 'g>(&'a mut Sink<'f, 'g>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ArrayRows<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ArrayRows<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of rows")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        while a.next_element_seed(ArrayRow(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+struct ArrayRow<'a, 'f, 'g>(&'a mut Sink<'f, 'g>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ArrayRow<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ArrayRow<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a row (an array of cells)")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        let sink = self.0;
+        sink.values.clear();
+        while let Some(Cell(v)) = a.next_element()? {
+            // cells past the columns have no name: read and dropped
+            if sink.values.len() < sink.names.len() {
+                sink.values.push(v);
+            }
+        }
+        sink.emit()
+    }
+    // a row that is not an array has no cells
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        while a
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        self.0.values.clear();
+        self.0.emit()
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        self.0.values.clear();
+        self.0.emit()
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.0.values.clear();
+        self.0.emit()
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.0.values.clear();
+        self.0.emit()
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.0.values.clear();
+        self.0.emit()
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.0.values.clear();
+        self.0.emit()
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.0.values.clear();
+        self.0.emit()
+    }
+}
+
+/// The top level: an array of objects, or the REST answer.
+struct Top<'a, 'f, 'g>(&'a mut Sink<'f, 'g>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Top<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Top<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of rows or a Log Analytics query result")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, a: A) -> Result<(), A::Error> {
+        ObjectRows(self.0).visit_seq(a)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<(), A::Error> {
+        Tables(self.0).visit_map(a)
+    }
+}
+
+/// Read an export row by row, handing each to `f` (1-based row number, cells) as it is read:
+/// `az monitor log-analytics query` JSON (an array of objects), the REST answer
+/// (`{"tables": [{"columns": [...], "rows": [...]}]}`), or CSV with a header row. Nothing but the
+/// current row is held, so memory does not grow with the export. Returns the rows read.
+pub fn for_each_row(
+    text: &str,
+    mut f: impl FnMut(usize, &Cells) -> Result<(), ExportError>,
+) -> Result<usize, ExportError> {
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    let mut failed = None;
+    let mut rows = 0usize;
+    if t.starts_with('[') || t.starts_with('{') {
+        let mut sink = Sink {
+            f: &mut f,
+            failed: &mut failed,
+            rows: &mut rows,
+            names: Vec::new(),
+            values: Vec::new(),
         };
+        let mut de = serde_json::Deserializer::from_str(t);
+        let r = serde::de::DeserializeSeed::deserialize(Top(&mut sink), &mut de)
+            .and_then(|()| de.end());
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        r.map_err(|e| match e.classify() {
+            serde_json::error::Category::Data => {
+                err(format!("the export is not a query result: {e}"))
+            }
+            _ => err(format!("the export is not valid JSON: {e}")),
+        })?;
         return Ok(rows);
     }
-    let records = parse_csv(t)?;
-    let mut it = records.into_iter();
-    let header: Vec<String> = it
-        .next()
-        .ok_or_else(|| err("the export is empty"))?
-        .iter()
-        .map(|h| canonical(h).to_string())
-        .collect();
-    let rows = it
-        .filter(|r| !(r.len() == 1 && r[0].is_empty()))
-        .map(|r| {
-            header
-                .iter()
-                .cloned()
-                .zip(r.into_iter().map(|c| (!c.is_empty()).then_some(c)))
-                .collect()
-        })
-        .collect();
+    let mut header: Option<Vec<String>> = None;
+    csv_records(t, |rec| {
+        let Some(names) = &header else {
+            header = Some(rec.iter().map(|h| canonical(h).to_string()).collect());
+            return Ok(());
+        };
+        if rec.len() == 1 && rec[0].is_empty() {
+            return Ok(());
+        }
+        let values: Vec<Option<String>> = rec
+            .iter_mut()
+            .map(|c| (!c.is_empty()).then(|| std::mem::take(c)))
+            .collect();
+        rows += 1;
+        f(
+            rows,
+            &Cells {
+                names,
+                values: &values,
+            },
+        )
+    })?;
+    if header.is_none() {
+        return Err(err("the export is empty"));
+    }
     Ok(rows)
 }
 
-/// RFC 4180 CSV: quoted fields, `""` inside quotes, CRLF or LF line ends. (About forty lines;
-/// the `csv` crate would be the choice if exports grew dialects.)
-fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, ExportError> {
-    let mut rows = Vec::new();
+/// RFC 4180 CSV, one record at a time: quoted fields, `""` inside quotes, CRLF or LF line ends.
+/// (About forty lines; the `csv` crate would be the choice if exports grew dialects.)
+fn csv_records(
+    text: &str,
+    mut f: impl FnMut(&mut Vec<String>) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
     let mut row = Vec::new();
     let mut field = String::new();
     let mut quoted = false;
@@ -233,7 +545,8 @@ fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, ExportError> {
             '\r' if chars.peek() == Some(&'\n') => {}
             '\n' => {
                 row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
+                f(&mut row)?;
+                row.clear();
             }
             c => field.push(c),
         }
@@ -243,57 +556,190 @@ fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, ExportError> {
     }
     if !field.is_empty() || !row.is_empty() {
         row.push(field);
-        rows.push(row);
+        f(&mut row)?;
     }
-    Ok(rows)
+    Ok(())
+}
+
+#[cfg(test)]
+fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, ExportError> {
+    let mut out = Vec::new();
+    csv_records(text, |r| {
+        out.push(r.clone());
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// A `MemoryUsedMiB` cell as a value to measure: `Ok(None)` for an impossible value (NaN,
+/// infinite, negative, above [`MAX_GPU_MIB`]), which is skipped and counted.
+fn memory_value(row: usize, text: &str) -> Result<Option<f64>, ExportError> {
+    let v: f64 = text.trim().parse().map_err(|_| {
+        err(format!(
+            "row {row}: MemoryUsedMiB `{}` is not a number",
+            crate::diag::clip(text)
+        ))
+    })?;
+    Ok((v.is_finite() && (0.0..=MAX_GPU_MIB).contains(&v)).then_some(v))
+}
+
+/// The export aggregated while it is read: per VM, the memory summed over its GPUs at each time
+/// and each GPU's own peak. Memory grows with VMs × times, not with rows.
+#[derive(Debug, Default)]
+pub struct Peaks {
+    /// Rows with a memory value (health rows and impossible values not counted).
+    pub rows: usize,
+    /// Rows whose MemoryUsedMiB was NaN, infinite, negative or above [`MAX_GPU_MIB`]: skipped.
+    pub impossible: usize,
+    /// Some row had no time: per-VM peaks are then the sum of each GPU's own peak.
+    pub untimed: bool,
+    names: Vec<String>,
+    index: std::collections::HashMap<String, u32>,
+    by_time: std::collections::HashMap<(u32, Box<str>), f64>,
+    by_gpu: std::collections::HashMap<(u32, Box<str>), f64>,
+}
+
+impl Peaks {
+    fn vm(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.index.get(name) {
+            return *i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), i);
+        i
+    }
+
+    /// Count one sample.
+    pub fn add(&mut self, x: &Sample) {
+        let vm = self.vm(&x.computer);
+        match &x.time {
+            Some(t) => *self.by_time.entry((vm, t.as_str().into())).or_default() += x.used_mib,
+            None => self.untimed = true,
+        }
+        let g = self
+            .by_gpu
+            .entry((vm, x.gpu.as_deref().unwrap_or("?").into()))
+            .or_default();
+        *g = g.max(x.used_mib);
+        self.rows += 1;
+    }
+
+    /// Per VM: its peak (GiB) and when, in the order of the old report (largest first, then by
+    /// name).
+    fn vm_peaks(&self) -> Vec<VmPeak> {
+        let mut best: Vec<Option<(f64, &str)>> = vec![None; self.names.len()];
+        if self.untimed {
+            let mut sums = vec![0f64; self.names.len()];
+            for ((vm, _), mib) in &self.by_gpu {
+                sums[*vm as usize] += mib;
+            }
+            for (i, s) in sums.into_iter().enumerate() {
+                best[i] = Some((s, ""));
+            }
+        } else {
+            for ((vm, t), mib) in &self.by_time {
+                let slot = &mut best[*vm as usize];
+                // ties go to the later time string, as the ordered map did
+                let better = match slot {
+                    None => true,
+                    Some((m, at)) => mib.total_cmp(m).then_with(|| (**t).cmp(*at)).is_gt(),
+                };
+                if better {
+                    *slot = Some((*mib, t));
+                }
+            }
+        }
+        let mut vms: Vec<VmPeak> = self
+            .names
+            .iter()
+            .zip(best)
+            .map(|(n, b)| {
+                let (mib, at) = b.unwrap_or((0.0, ""));
+                VmPeak {
+                    computer: n.clone(),
+                    peak_gib: mib / 1024.0,
+                    at: (!self.untimed).then(|| at.to_string()),
+                }
+            })
+            .collect();
+        vms.sort_by(|a, b| a.computer.cmp(&b.computer));
+        vms.sort_by(|a, b| b.peak_gib.total_cmp(&a.peak_gib));
+        vms
+    }
+}
+
+/// Read an export (any form [`for_each_row`] reads) into [`Peaks`], row by row.
+pub fn read_peaks(text: &str) -> Result<Peaks, ExportError> {
+    let mut p = Peaks::default();
+    each_sample(text, |s| {
+        match s {
+            Some(s) => p.add(&s),
+            None => p.impossible += 1,
+        }
+        Ok(())
+    })?;
+    Ok(p)
+}
+
+/// Each row with a memory value as a sample (`None` for an impossible value); columns checked on
+/// the first row.
+fn each_sample(
+    text: &str,
+    mut f: impl FnMut(Option<Sample>) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    for_each_row(text, |i, row| {
+        if i == 1 {
+            for need in ["Computer", "MemoryUsedMiB"] {
+                if !row.has(need) {
+                    return Err(err(format!(
+                        "the export has no `{need}` column (it has {}); export `GpuTelemetry_CL | project TimeGenerated, Computer, GpuIndex, MemoryUsedMiB`",
+                        row.listed()
+                    )));
+                }
+            }
+        }
+        let Some(used) = row.get("MemoryUsedMiB") else {
+            return Ok(());
+        };
+        let Some(used_mib) = memory_value(i, used)? else {
+            return f(None);
+        };
+        f(Some(Sample {
+            computer: row.get("Computer").unwrap_or_default().to_string(),
+            time: row.get("TimeGenerated").map(str::to_string),
+            gpu: row.get("GpuIndex").map(str::to_string),
+            used_mib,
+        }))
+    })?;
+    Ok(())
+}
+
+/// Read an export into samples (impossible values skipped). For small exports and tests;
+/// `gpu-report` aggregates while reading ([`read_peaks`]).
+pub fn parse_export(text: &str) -> Result<Vec<Sample>, ExportError> {
+    let mut out = Vec::new();
+    each_sample(text, |s| {
+        out.extend(s);
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Measure the samples against the spec and rank the sizes that fit the measured peak.
 pub fn report(spec: &Spec, samples: &[Sample], prices: &PriceTable) -> Report {
-    let s = &spec.spec;
-    let upper_bound = samples.iter().any(|x| x.time.is_none());
-    // per VM: with times, the sum over GPUs at each time; without, the sum of each GPU's peak
-    let mut per_vm: BTreeMap<&str, BTreeMap<String, f64>> = BTreeMap::new();
+    let mut p = Peaks::default();
     for x in samples {
-        let key = if upper_bound {
-            format!("gpu {}", x.gpu.as_deref().unwrap_or("?"))
-        } else {
-            x.time.clone().unwrap_or_default()
-        };
-        let slot = per_vm
-            .entry(&x.computer)
-            .or_default()
-            .entry(key)
-            .or_default();
-        if upper_bound {
-            *slot = slot.max(x.used_mib);
-        } else {
-            *slot += x.used_mib;
-        }
+        p.add(x);
     }
-    let mut vms: Vec<VmPeak> = per_vm
-        .into_iter()
-        .map(|(computer, slots)| {
-            if upper_bound {
-                VmPeak {
-                    computer: computer.to_string(),
-                    peak_gib: slots.values().sum::<f64>() / 1024.0,
-                    at: None,
-                }
-            } else {
-                let (at, mib) = slots
-                    .into_iter()
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .unwrap_or_default();
-                VmPeak {
-                    computer: computer.to_string(),
-                    peak_gib: mib / 1024.0,
-                    at: Some(at),
-                }
-            }
-        })
-        .collect();
-    vms.sort_by(|a, b| b.peak_gib.total_cmp(&a.peak_gib));
+    report_peaks(spec, &p, prices)
+}
+
+/// [`report`] from an export aggregated while read.
+pub fn report_peaks(spec: &Spec, peaks: &Peaks, prices: &PriceTable) -> Report {
+    let s = &spec.spec;
+    let upper_bound = peaks.untimed;
+    let vms = peaks.vm_peaks();
     let measured = vms.first().map_or(0.0, |v| v.peak_gib);
     let mut workload = s.workload.clone();
     // round up to a tenth of a GiB: what the spec would state
@@ -312,7 +758,8 @@ pub fn report(spec: &Spec, samples: &[Sample], prices: &PriceTable) -> Report {
         .collect();
     Report {
         pool: spec.metadata.name.clone(),
-        rows: samples.len(),
+        rows: peaks.rows,
+        impossible_values_skipped: peaks.impossible,
         declared_gib: s.workload.gpu_memory_gib,
         measured_peak_gib: measured,
         vms,
@@ -331,6 +778,12 @@ pub fn to_text(r: &Report) -> String {
         "gpuform gpu-report: {} — {} rows of GpuTelemetry_CL\n\n",
         r.pool, r.rows
     );
+    if r.impossible_values_skipped > 0 {
+        o.push_str(&format!(
+            "{} skipped: MemoryUsedMiB was NaN, infinite, negative or above a pebibyte (not a measurement)\n\n",
+            crate::diag::plural(r.impossible_values_skipped, "row")
+        ));
+    }
     o.push_str(&format!(
         "measured VRAM peak per VM: {:.1} GiB{}; the spec declares gpuMemoryGiB {}\n",
         r.measured_peak_gib,
@@ -416,5 +869,56 @@ mod tests {
     fn a_missing_column_says_what_to_export() {
         let e = parse_export("[{\"Computer\": \"vm1\"}]").unwrap_err();
         assert!(e.0.contains("MemoryUsedMiB"), "{}", e.0);
+    }
+
+    #[test]
+    fn impossible_memory_values_are_skipped_and_counted() {
+        let csv = "TimeGenerated,Computer,GpuIndex,MemoryUsedMiB\n\
+            2026-12-01T10:00:00Z,vm1,0,NaN\n\
+            2026-12-01T10:00:00Z,vm1,1,inf\n\
+            2026-12-01T10:00:00Z,vm1,2,-1\n\
+            2026-12-01T10:00:00Z,vm1,3,1e300\n\
+            2026-12-01T10:00:00Z,vm2,0,2048\n";
+        let p = read_peaks(csv).unwrap();
+        assert_eq!((p.rows, p.impossible), (1, 4));
+        let v = p.vm_peaks();
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].peak_gib, 2.0);
+        assert!(v.iter().all(|x| x.peak_gib.is_finite()));
+        // a non-number is still an error, located
+        let e = read_peaks("Computer,MemoryUsedMiB\nvm1,lots\n").unwrap_err();
+        assert!(e.0.contains("row 1") && e.0.contains("lots"), "{}", e.0);
+    }
+
+    #[test]
+    fn az_none_is_an_empty_cell_and_the_rest_answer_streams() {
+        // az prints Python's None for an empty cell: a health row, skipped
+        let p = read_peaks(
+            r#"[{"Computer": "vm1", "TimeGenerated": "t1", "MemoryUsedMiB": "None"}, {"Computer": "vm1", "TimeGenerated": "t1", "MemoryUsedMiB": 1024}]"#,
+        )
+        .unwrap();
+        assert_eq!(p.rows, 1);
+        let rest = r#"{"tables": [{"name": "PrimaryResult", "columns": [{"name": "TimeGenerated"}, {"name": "Computer"}, {"name": "MemoryUsedMiB"}], "rows": [["t1", "vm1", 512], ["t1", "vm1", null], ["t2", "vm1", 2048.5, "extra"]]}, {"name": "other"}]}"#;
+        let p = read_peaks(rest).unwrap();
+        assert_eq!(p.rows, 2);
+        assert_eq!(p.vm_peaks()[0].at.as_deref(), Some("t2"));
+        let e = read_peaks(r#"{"tables": [{"rows": [[1]], "columns": []}]}"#).unwrap_err();
+        assert!(e.0.contains("rows before its columns"), "{}", e.0);
+        let e = read_peaks(r#"{"nope": 1}"#).unwrap_err();
+        assert!(e.0.contains("no `tables`"), "{}", e.0);
+        let e = read_peaks("[1, 2]").unwrap_err();
+        assert!(e.0.contains("not a query result"), "{}", e.0);
+        let e = read_peaks("[{\"a\": ").unwrap_err();
+        assert!(e.0.contains("not valid JSON"), "{}", e.0);
+    }
+
+    #[test]
+    fn a_million_empty_rows_stop_at_the_first() {
+        let mut text = "{},".repeat(1_000_000);
+        text.pop();
+        let start = std::time::Instant::now();
+        let e = read_peaks(&format!("[{text}]")).unwrap_err();
+        assert!(e.0.contains("no `Computer` column"), "{}", e.0);
+        assert!(start.elapsed() < std::time::Duration::from_secs(2));
     }
 }

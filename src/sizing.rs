@@ -70,6 +70,11 @@ pub struct Candidate {
     /// size without one, chosen only when no size avoids a warning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub caveat: Option<String>,
+    /// A fitting size the catalog marks as restricted (`status: limited`, e.g. "no net-new
+    /// capacity"): ranked after every unrestricted fitting size, so `vmSize: auto` (and the fixes
+    /// validate suggests) pick it only when nothing else fits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restricted: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -267,6 +272,7 @@ pub fn select(
                 rejected = Some(format!("not offered in {price_region} (no price)"));
             }
             Candidate {
+                restricted: restriction(s),
                 size: s.name.as_str(),
                 gpu_memory_gib: s.gpu_memory_gib,
                 gpu_count: s.gpu_count,
@@ -292,14 +298,67 @@ pub fn select(
     selection
 }
 
-/// Order the candidates (fitting ones cheapest first, then the rejected ones) and choose the
-/// first that fits. Called again after the rules reject more candidates
+/// The cheapest fitting size the catalog does not restrict, for `workload` in `region`, whatever
+/// the spec's image: with `image: auto` (the HPC image for sizes whose drivers come with it) and
+/// the default driver. Returns the size, its hourly price, the price region and the image it needs
+/// (`auto` unless plain `ubuntu-22.04` serves it too). For the fixes validate suggests when the
+/// cheapest fit is restricted.
+pub fn unrestricted_fit(
+    workload: &Workload,
+    region: &str,
+    current: &Image,
+    prices: &PriceTable,
+) -> Option<(&'static str, f64, String, Image)> {
+    // a Windows pool stays Windows: the HPC images are Linux
+    if resolve::image(current).os == OsType::Windows {
+        return None;
+    }
+    let plain = Image::Alias(ImageAlias::Ubuntu2204);
+    let auto = Image::Alias(ImageAlias::Auto);
+    let pick = |image: &Image| {
+        let sel = select(
+            workload,
+            region,
+            &DriverChoice {
+                image,
+                gpu_driver: GpuDriver::Auto,
+                driver_version: None,
+            },
+            prices,
+        );
+        sel.candidates
+            .iter()
+            .find(|c| c.rejected.is_none() && c.restricted.is_none())
+            .and_then(|c| Some((c.size, c.hourly?, sel.price_region.clone())))
+    };
+    let (size, price, price_region) = pick(&auto)?;
+    let image = match pick(&plain) {
+        Some((s, _, _)) if s == size => plain,
+        _ => auto,
+    };
+    Some((size, price, price_region, image))
+}
+
+/// Why the catalog restricts `size` (its `limited` status and note), or `None`. Retiring and
+/// retired sizes are rejected outright ([`unsuitable`]).
+pub fn restriction(size: &GpuSize) -> Option<String> {
+    (size.status == SizeStatus::Limited).then(|| {
+        format!(
+            "restricted: {}",
+            size.note.as_deref().unwrap_or("capacity is limited")
+        )
+    })
+}
+
+/// Order the candidates (fitting ones cheapest first, unrestricted before restricted ones, then
+/// the rejected ones) and choose the first that fits. Called again after the rules reject more candidates
 /// (`crate::spec::rank_sizes`).
 pub fn rank(selection: &mut Selection) {
     selection.candidates.sort_by(|a, b| {
         a.rejected
             .is_some()
             .cmp(&b.rejected.is_some())
+            .then(a.restricted.is_some().cmp(&b.restricted.is_some()))
             .then(a.caveat.is_some().cmp(&b.caveat.is_some()))
             .then(
                 a.hourly

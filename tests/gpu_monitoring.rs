@@ -1306,8 +1306,9 @@ fn the_export_reader_takes_az_cli_json_rest_json_and_portal_csv() {
         r.exceeds_declared,
         "72 GiB measured against gpuMemoryGiB 70"
     );
-    // the sizes that fit come from the same ranking as vmSize: auto, cheapest first
-    assert_eq!(r.sizes_that_fit[0].size, "Standard_NC24ads_A100_v4");
+    // the sizes that fit come from the same ranking as vmSize: auto, cheapest unrestricted first
+    // (NC A100 v4 takes no new capacity: it ranks after the sizes that do)
+    assert_eq!(r.sizes_that_fit[0].size, "Standard_NC40ads_H100_v5");
     assert!(
         r.sizes_that_fit
             .iter()

@@ -423,3 +423,219 @@ fn the_issues_worst_inputs_are_cheap() {
         assert!(mib < 1024, "peak RSS {mib} MiB");
     }
 }
+
+// --- the file readers (issue 26): traces and telemetry exports -------------------------------
+
+const TRACE_INTERVALS: [&str; 10] = [
+    "PT1M",
+    "PT5M",
+    "PT1H",
+    "P1D",
+    "P300D",
+    "P367D",
+    "PT18446744073709551600S",
+    "PT0S",
+    "P",
+    "soon",
+];
+const TRACE_VALUES: [&str; 8] = ["-1e308", "-5", "0", "3", "1e9", "1e308", "null", "2.5"];
+const EXPORT_VALUES: [&str; 10] = [
+    "NaN", "inf", "-inf", "-3", "0", "2048", "1e300", "None", "", "81920.5",
+];
+
+fn minute(m: u64) -> String {
+    let t = jiff::Timestamp::from_second(1_793_577_600 + (m as i64) * 60).unwrap();
+    t.to_string()
+}
+
+/// A trace: CSV or `az monitor metrics list` JSON, with duplicates, gaps, huge offsets and values.
+fn trace_text(json: bool, interval: usize, points: &[(u64, usize)]) -> String {
+    if json {
+        let data: Vec<String> = points
+            .iter()
+            .map(|(m, v)| {
+                format!(
+                    r#"{{"timeStamp": "{}", "total": {}}}"#,
+                    minute(*m),
+                    TRACE_VALUES[*v]
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"interval": "{}", "value": [{{"name": {{"value": "IncomingMessages"}}, "timeseries": [{{"data": [{}]}}]}}]}}"#,
+            TRACE_INTERVALS[interval],
+            data.join(",")
+        )
+    } else {
+        let mut s = String::from("timestamp,arrivals\n");
+        for (m, v) in points {
+            s.push_str(&format!("{},{}\n", minute(*m), TRACE_VALUES[*v]));
+        }
+        s
+    }
+}
+
+/// An export: az CLI JSON rows, the REST `tables` answer or CSV, with impossible values.
+fn export_text(form: u8, rows: &[(u64, u8, u8, usize, usize)]) -> String {
+    let cell = |v: &str| -> String {
+        match v {
+            "None" | "" => format!("\"{v}\""),
+            "NaN" | "inf" | "-inf" => format!("\"{v}\""),
+            other => other.to_string(),
+        }
+    };
+    match form {
+        0 => {
+            let r: Vec<String> = rows
+                .iter()
+                .map(|(m, vm, g, mem, util)| {
+                    format!(
+                        r#"{{"TimeGenerated": "{}", "Computer": "vm{vm}", "GpuIndex": "{g}", "MemoryUsedMiB": {}, "UtilizationPercent": {}, "Status": "ok"}}"#,
+                        minute(*m),
+                        cell(EXPORT_VALUES[*mem]),
+                        cell(EXPORT_VALUES[*util])
+                    )
+                })
+                .collect();
+            format!("[{}]", r.join(","))
+        }
+        1 => {
+            let r: Vec<String> = rows
+                .iter()
+                .map(|(m, vm, g, mem, util)| {
+                    format!(
+                        r#"["{}", "vm{vm}", {g}, {}, {}, "ok"]"#,
+                        minute(*m),
+                        cell(EXPORT_VALUES[*mem]),
+                        cell(EXPORT_VALUES[*util])
+                    )
+                })
+                .collect();
+            format!(
+                r#"{{"tables": [{{"name": "PrimaryResult", "columns": [{{"name": "TimeGenerated"}}, {{"name": "Computer"}}, {{"name": "GpuIndex"}}, {{"name": "MemoryUsedMiB"}}, {{"name": "UtilizationPercent"}}, {{"name": "Status"}}], "rows": [{}]}}]}}"#,
+                r.join(",")
+            )
+        }
+        _ => {
+            let mut s = String::from(
+                "TimeGenerated,Computer,GpuIndex,MemoryUsedMiB,UtilizationPercent,Status\n",
+            );
+            for (m, vm, g, mem, util) in rows {
+                s.push_str(&format!(
+                    "{},vm{vm},{g},{},{},ok\n",
+                    minute(*m),
+                    EXPORT_VALUES[*mem],
+                    EXPORT_VALUES[*util]
+                ));
+            }
+            s
+        }
+    }
+}
+
+fn minute_offset() -> impl Strategy<Value = u64> {
+    // mostly near the start (duplicates and gaps), sometimes far beyond a year
+    prop_oneof![8 => 0u64..400, 1 => 0u64..2_000_000, 1 => Just(10_000_000u64)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(32), ..ProptestConfig::default() })]
+
+    #[test]
+    fn trace_readers_are_bounded(
+        json in any::<bool>(),
+        interval in 0usize..TRACE_INTERVALS.len(),
+        points in prop::collection::vec((minute_offset(), 0usize..TRACE_VALUES.len()), 0..600),
+        repeat in 1usize..40,
+    ) {
+        let mut pts = points.clone();
+        // many points at one timestamp
+        if let Some(first) = points.first() {
+            pts.extend(std::iter::repeat_n(*first, repeat * 10));
+        }
+        let text = trace_text(json, interval, &pts);
+        reset_peak_rss();
+        let start = Instant::now();
+        let r = gpuform::simulate::load::parse("t", &text, None);
+        prop_assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+        if let Ok(t) = &r {
+            prop_assert!(t.minutes() <= gpuform::simulate::load::MAX_MINUTES);
+            prop_assert_eq!(t.missing.len(), t.arrivals.len());
+        }
+        if let Err(e) = &r {
+            prop_assert!(e.to_string().len() < 2000, "{} bytes", e.to_string().len());
+        }
+        if let Some(mib) = peak_rss_mib() {
+            prop_assert!(mib < 512, "peak RSS {mib} MiB");
+        }
+    }
+
+    #[test]
+    fn export_readers_are_bounded_and_never_measure_impossible_values(
+        form in 0u8..3,
+        rows in prop::collection::vec(
+            (minute_offset(), 0u8..4, 0u8..8, 0usize..EXPORT_VALUES.len(), 0usize..EXPORT_VALUES.len()),
+            0..800,
+        ),
+    ) {
+        let text = export_text(form, &rows);
+        reset_peak_rss();
+        let start = Instant::now();
+        if let Ok(p) = gpuform::gpu_report::read_peaks(&text) {
+            prop_assert!(p.rows + p.impossible <= rows.len());
+            let c = check(EXAMPLES[1], &Policy::default());
+            let r = gpuform::gpu_report::report_peaks(c.spec.as_ref().unwrap(), &p, PriceTable::embedded());
+            prop_assert!(r.measured_peak_gib.is_finite() && r.measured_peak_gib >= 0.0);
+            let shown = gpuform::gpu_report::to_text(&r);
+            for bad in ["NaN GiB", "inf GiB", ": inf", ": NaN", "NaN%", "inf%"] {
+                prop_assert!(!shown.contains(bad), "{}", shown);
+            }
+        }
+        let trace = gpuform::simulate::load::Trace {
+            start: jiff::Timestamp::from_second(1_793_577_600).unwrap(),
+            arrivals: vec![2; 500],
+            missing: vec![false; 500],
+            source: "t".into(),
+        };
+        if let Ok(m) = gpuform::simulate::measured::measure("x", &text, &trace, 10, 1) {
+            prop_assert!(m.instance_hours.is_finite());
+            prop_assert!(m.busy_instance_hours + m.idle_instance_hours <= m.instance_hours + 1e-9);
+            prop_assert!(m.estimated_job_minutes.is_none_or(|x| x.is_finite()));
+        }
+        prop_assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+        if let Some(mib) = peak_rss_mib() {
+            prop_assert!(mib < 512, "peak RSS {mib} MiB");
+        }
+    }
+
+    #[test]
+    fn show_output_validates_and_shows_again_identically(
+        items in prop::collection::vec("[a-z\\[\\],{}#:&*!|>'\"%@` -]{0,12}", 0..5),
+        value in "[a-z\\[\\],{}#:&*!|>'\"%@`\n -]{0,16}",
+    ) {
+        let v = serde_json::json!({"spec": {"monitoring": {"alertEmails": items}, "note": value, "tags": {value.clone(): "x"}}});
+        let shown = gpuform::report::yaml::to_yaml(&v);
+        let back = gpuform::spec::yaml::parse(&shown).map_err(|e| TestCaseError::fail(format!("{}\n{shown}", e.message)))?.value;
+        prop_assert_eq!(&back, &v, "{}", shown);
+        prop_assert_eq!(gpuform::report::yaml::to_yaml(&back), shown);
+    }
+}
+
+#[test]
+fn show_of_a_spec_with_flow_indicators_in_a_list_validates_again() {
+    let text = EXAMPLES[1].replacen(
+        "    alertEmails: [ml-oncall@example.com]\n",
+        "    alertEmails: [\"stu[dio@example.com\", \"ops]@example.com\"]\n",
+        1,
+    );
+    assert_ne!(text, EXAMPLES[1]);
+    let c = check(&text, &Policy::default());
+    assert!(!c.has_errors(), "{:?}", c.diagnostics);
+    let spec = c.spec.as_ref().expect("validates");
+    let value = serde_json::to_value(spec).unwrap();
+    let shown = gpuform::report::yaml::to_yaml(&value);
+    let again = check(&shown, &Policy::default());
+    assert!(!again.has_errors(), "{:?}\n{shown}", again.diagnostics);
+    let value2 = serde_json::to_value(again.spec.as_ref().unwrap()).unwrap();
+    assert_eq!(gpuform::report::yaml::to_yaml(&value2), shown);
+}

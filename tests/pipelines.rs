@@ -282,7 +282,7 @@ fn github_actions_recipe() {
     // the commands
     let cmds = all_commands(&v);
     assert_commands_parse("github-actions.yml", &cmds);
-    assert!(has_command(&cmds, &["validate", "--format", "sarif"]));
+    assert!(has_command(&cmds, &["validate", "--output", "sarif"]));
     assert!(has_command(&cmds, &["render", "--check"]));
     assert!(has_command(&cmds, &["cost", "markdown"]));
     assert!(has_command(&cmds, &["preflight", "markdown"]));
@@ -355,7 +355,7 @@ fn azure_pipelines_recipe() {
     }
     let cmds = all_commands(&v);
     assert_commands_parse("azure-pipelines.yml", &cmds);
-    assert!(has_command(&cmds, &["validate", "--format", "sarif"]));
+    assert!(has_command(&cmds, &["validate", "--output", "sarif"]));
     assert!(has_command(&cmds, &["render", "--check"]));
     assert!(has_command(&cmds, &["cost", "markdown"]));
     assert!(has_command(&cmds, &["preflight", "markdown"]));
@@ -389,4 +389,20 @@ fn gpuform_validate_skips_the_recipes() {
             "{stderr}"
         );
     }
+}
+
+/// Issue 22: the weekly recipe reads the load from Azure, tunes, writes, and opens a pull request.
+#[test]
+fn weekly_tune_recipe() {
+    let (text, v) = load("simulate-weekly.yml");
+    assert!(v["on"]["schedule"][0]["cron"].as_str().is_some(), "{text}");
+    assert_eq!(v["jobs"]["tune"]["permissions"]["id-token"], "write");
+    assert_eq!(v["jobs"]["tune"]["permissions"]["pull-requests"], "write");
+    let cmds = all_commands(&v);
+    assert_commands_parse("simulate-weekly.yml", &cmds);
+    assert!(has_command(
+        &cmds,
+        &["simulate", "-g", "--since", "--tune", "--write", "--svg"]
+    ));
+    assert!(text.contains("peter-evans/create-pull-request"));
 }

@@ -45,6 +45,7 @@ fn profile(min: u32, max: u32, default: u32, rules: Vec<Rule>) -> Profile {
 fn workload(job: u32, c: u32, prov: u32) -> Workload {
     Workload {
         job_minutes: job,
+        job_seconds: u64::from(job) * 60,
         concurrency: c,
         provisioning_minutes: prov,
         provisioning_source: "test".into(),
@@ -86,6 +87,7 @@ fn cooldown_spaces_scale_outs_by_the_rule_cooldown() {
             1,
             vec![rule(Dir::Increase, Op::Gt, 5.0, 1, 5)],
         )],
+        zones: 1,
     };
     let mut a = vec![0; 12];
     a[0] = 100;
@@ -241,6 +243,7 @@ fn a_pool_at_zero_waits_for_a_trickle_to_pass_the_threshold() {
             0,
             vec![rule(Dir::Increase, Op::Gt, 5.0, 1, 1)],
         )],
+        zones: 1,
     };
     let a: Vec<u32> = (0..20).map(|i| u32::from(i % 2 == 0)).collect();
     let o = run(
@@ -265,6 +268,7 @@ fn missing_metrics_raise_to_the_default_and_never_lower() {
             3,
             vec![rule(Dir::Decrease, Op::Le, 0.0, 1, 1)],
         )],
+        zones: 1,
     };
     let mut t = trace("2026-11-02T00:00:00Z", vec![0; 5]);
     t.missing = vec![true; 5];
@@ -314,6 +318,7 @@ fn profile_switch_in_china_standard_time() {
             recurring("evening-peak", "China Standard Time", 18, 0, 6, 20),
             recurring("evening-peak (end)", "China Standard Time", 23, 30, 1, 20),
         ],
+        zones: 1,
     };
     let start: Timestamp = "2026-11-02T00:00:00Z".parse().unwrap();
     let tl = s.timeline(start, 1440);
@@ -350,6 +355,7 @@ fn daylight_saving_day_in_w_europe_standard_time() {
             recurring("office", "W. Europe Standard Time", 8, 0, 3, 4),
             recurring("night", "W. Europe Standard Time", 2, 30, 1, 4),
         ],
+        zones: 1,
     };
     let start: Timestamp = "2026-03-28T00:00:00Z".parse().unwrap();
     let tl = s.timeline(start, 2 * 1440);
@@ -378,6 +384,7 @@ fn same_minute_profiles_first_in_emitted_order_wins() {
             recurring("a", "UTC", 6, 0, 2, 4),
             recurring("b", "UTC", 6, 0, 3, 4),
         ],
+        zones: 1,
     };
     let tl = s.timeline("2026-11-02T00:00:00Z".parse().unwrap(), 1440);
     assert_eq!(tl[360], 1);
@@ -498,6 +505,7 @@ fn same_seed_same_outcome_with_evictions() {
                 rule(Dir::Decrease, Op::Lt, 2.0, 1, 5),
             ],
         )],
+        zones: 1,
     };
     let mut w = workload(2, 1, 8);
     w.spot_evictions_per_hour = 0.05;
@@ -510,6 +518,7 @@ fn same_seed_same_outcome_with_evictions() {
             choices: Choices {
                 zero_instances: ZeroInstances::One,
                 profile_switch: ProfileSwitch::AfterCooldown,
+                ..Choices::default()
             },
             seed: 9,
             record: true,
@@ -807,6 +816,32 @@ fn tuned_spec_is_written_renders_and_validates() {
         v["after"]["waitMinutes"]["p95"].as_f64().unwrap()
             < v["before"]["waitMinutes"]["p95"].as_f64().unwrap()
     );
+    // issue 22: the proposal meets the target under every model variant, not only the nominal
+    // one; the figures say what that margin costs
+    let r = &v["robust"];
+    assert_eq!(r["variants"].as_array().unwrap().len(), 8);
+    let per: Vec<f64> = r["after"]["p95"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(per.len(), 8);
+    assert!(per.iter().all(|p| *p <= 10.0), "{per:?}");
+    assert_eq!(
+        v["worstCaseP95"].as_f64().unwrap(),
+        per.iter().cloned().fold(0.0, f64::max)
+    );
+    assert!(
+        v["beforeWorstCaseP95"].as_f64().unwrap()
+            >= v["before"]["waitMinutes"]["p95"].as_f64().unwrap()
+    );
+    if let Some(c) = r["costOfRobustness"].as_f64() {
+        assert!(
+            c >= -1e-6,
+            "the robust proposal is never cheaper than the nominal best: {c}"
+        );
+    }
     let after = std::fs::read_to_string(&spec).unwrap();
     assert_ne!(before, after);
     // comments and layout outside the changed fields are kept
@@ -1051,4 +1086,268 @@ fn telemetry_needs_a_trace_and_a_readable_export() {
     assert!(err.contains("UtilizationPercent"), "{err}");
     assert!(err.contains("GpuTelemetry_CL"), "{err}");
     assert!(out.stdout.is_empty());
+}
+
+/// Issue 22: `--tune` must write a valid spec whatever subset of the keys it changes the spec
+/// leaves out (the rewriter inserts them). Every example with a queue-driven autoscale, every
+/// subset of its tunable keys removed: the rewritten spec validates and carries the new values.
+#[test]
+fn tune_rewriter_on_every_example_with_any_tunable_keys_removed() {
+    use gpuform::catalog::prices::PriceTable;
+    use gpuform::simulate::tune::{Params, apply_edits, edits};
+    use gpuform::spec::{Policy, check_source};
+    const KEYS: &[&str] = &[
+        "scaleOutStep",
+        "scaleOutTiers",
+        "scaleInBelow",
+        "scaleOutCooldown",
+        "scaleInCooldown",
+        "timeWindow",
+        "default",
+    ];
+    let mut tried = 0;
+    for entry in std::fs::read_dir("examples").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
+            continue;
+        }
+        let full = std::fs::read_to_string(&path).unwrap();
+        if !full.contains("targetPerInstance") {
+            continue;
+        }
+        // the tunable keys the example writes on a line of their own
+        let present: Vec<&str> = KEYS
+            .iter()
+            .copied()
+            .filter(|k| {
+                full.lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{k}:")))
+            })
+            .collect();
+        for mask in 0u32..(1 << present.len()) {
+            let removed: Vec<&str> = present
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, k)| *k)
+                .collect();
+            let text: String = full
+                .lines()
+                .filter(|l| {
+                    !removed
+                        .iter()
+                        .any(|k| l.trim_start().starts_with(&format!("{k}:")))
+                })
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let check = |t: String| {
+                check_source(
+                    t,
+                    "tuned.yaml",
+                    std::path::PathBuf::from("examples"),
+                    &Policy::default(),
+                    PriceTable::embedded(),
+                )
+            };
+            let checked = check(text.clone());
+            assert!(
+                !checked.has_errors(),
+                "{} without {removed:?}: {:?}",
+                path.display(),
+                checked.diagnostics
+            );
+            let spec = checked.spec.as_ref().unwrap();
+            let before = Params::of(spec).unwrap();
+            let mut p = before.clone();
+            p.target_per_instance = before.target_per_instance + 2;
+            p.scale_out_step = before.scale_out_step + 2;
+            p.scale_out_tiers = vec![gpuform::spec::model::ScaleOutTier {
+                above: p.target_per_instance * 3,
+                step: p.scale_out_step + 1,
+            }];
+            p.scale_out_cooldown_minutes = before.scale_out_cooldown_minutes + 1;
+            p.scale_in_cooldown_minutes = before.scale_in_cooldown_minutes + 7;
+            p.time_window_minutes = if before.time_window_minutes == 10 {
+                5
+            } else {
+                10
+            };
+            let explicit = checked
+                .index
+                .spans("/spec/autoscale/queue/scaleInBelow")
+                .is_some();
+            let e = edits(&before, &p, explicit, &checked.index, &text).unwrap();
+            let new = apply_edits(&text, e);
+            let re = check(new.clone());
+            assert!(
+                !re.has_errors(),
+                "{} without {removed:?}: the tuned spec does not validate: {:?}\n{new}",
+                path.display(),
+                re.diagnostics
+            );
+            let after = Params::of(re.spec.as_ref().unwrap()).unwrap();
+            assert_eq!(after.target_per_instance, p.target_per_instance, "{new}");
+            assert_eq!(after.scale_out_step, p.scale_out_step, "{new}");
+            assert_eq!(after.scale_out_tiers, p.scale_out_tiers, "{new}");
+            assert_eq!(
+                after.scale_out_cooldown_minutes, p.scale_out_cooldown_minutes,
+                "{new}"
+            );
+            assert_eq!(
+                after.scale_in_cooldown_minutes, p.scale_in_cooldown_minutes,
+                "{new}"
+            );
+            assert_eq!(after.time_window_minutes, p.time_window_minutes, "{new}");
+            tried += 1;
+        }
+    }
+    assert!(tried >= 8, "only {tried} variants tried");
+}
+
+// --- issue 22: Microsoft's documented semantics by default ----------------------------------
+
+/// Service Bus Active Messages are the messages ready for delivery: four jobs held by the one
+/// VM's four slots are not in the metric, so a per-instance rule `> 2` does not fire; with
+/// `--queue-metric-counts-in-service` they are, and it scales out.
+#[test]
+fn queue_metric_counts_only_messages_ready_for_delivery_by_default() {
+    let s = Setting {
+        profiles: vec![profile(
+            1,
+            5,
+            1,
+            vec![rule(Dir::Increase, Op::Gt, 2.0, 1, 5)],
+        )],
+        zones: 1,
+    };
+    let mut a = vec![0; 30];
+    a[0] = 4;
+    let t = trace("2026-11-02T00:00:00Z", a);
+    let w = workload(20, 4, 5);
+    let documented = run(&s, &t, &w, Choices::default());
+    assert_eq!(documented.scale_out, 0);
+    assert_eq!(documented.peak_instances, 1);
+    let counting = run(
+        &s,
+        &t,
+        &w,
+        Choices {
+            queue_metric_counts_in_service: true,
+            ..Choices::default()
+        },
+    );
+    assert_eq!(counting.scale_out, 1);
+    assert_eq!(counting.peak_instances, 2);
+    // the fact the default follows
+    let f = gpuform::facts::autoscale::queue_metric("ActiveMessages").unwrap();
+    assert!(!f.counts_in_service && !f.source.assumption);
+    let st = gpuform::facts::autoscale::queue_metric("ApproximateMessageCount").unwrap();
+    assert!(!st.counts_in_service && st.source.assumption);
+}
+
+fn seconds_workload(secs: u64, c: u32) -> Workload {
+    Workload {
+        job_minutes: secs.div_ceil(60) as u32,
+        job_seconds: secs,
+        ..workload(1, c, 5)
+    }
+}
+
+/// Jobs run for their exact time: four 45 s jobs on one slot start at 0, 45, 90 and 135 s
+/// (waits 0, 0, 1, 2 whole minutes), not at 0, 60, 120, 180 as whole-minute jobs would.
+#[test]
+fn sub_minute_jobs_run_for_their_exact_time() {
+    let mut a = vec![0; 10];
+    a[0] = 4;
+    let t = trace("2026-11-02T00:00:00Z", a);
+    let o = run(
+        &Setting::fixed(1),
+        &t,
+        &seconds_workload(45, 1),
+        Choices::default(),
+    );
+    assert_eq!(o.waits, vec![2, 1, 1]);
+    assert_eq!(o.served, 4);
+    let rounded = run(
+        &Setting::fixed(1),
+        &t,
+        &workload(1, 1, 5),
+        Choices::default(),
+    );
+    assert_eq!(rounded.waits, vec![1, 1, 1, 1]);
+    // 3.5 minutes: the second of two jobs starts at 210 s (wait 3 whole minutes, not 4)
+    let mut a = vec![0; 20];
+    a[0] = 2;
+    let t = trace("2026-11-02T00:00:00Z", a);
+    let o = run(
+        &Setting::fixed(1),
+        &t,
+        &seconds_workload(210, 1),
+        Choices::default(),
+    );
+    assert_eq!(o.waits, vec![1, 0, 0, 1]);
+    // the model keeps the seconds: PT45S is 45 s, not a minute
+    assert_eq!(
+        gpuform::simulate::model::parse_flag_duration("PT45S"),
+        Some(45)
+    );
+}
+
+/// Scale-in by the rendered `Default` policy: the highest instance ID goes, busy or not, and its
+/// job starts again. Three VMs (IDs 0, 1, 2); jobs on 0 and 1 end at minute 20, the job on 2
+/// (arrived at minute 5) runs to minute 25; at 00:22 the profile allows two VMs.
+#[test]
+fn scale_in_follows_the_default_policy_and_restarts_the_busy_vms_jobs() {
+    let s = Setting {
+        profiles: vec![
+            profile(3, 3, 3, vec![]),
+            recurring("three", "UTC", 0, 0, 3, 3),
+            recurring("two", "UTC", 0, 22, 2, 2),
+        ],
+        zones: 1,
+    };
+    let mut a = vec![0; 60];
+    a[0] = 2;
+    a[5] = 1;
+    let t = trace("2026-11-02T00:00:00Z", a);
+    let w = workload(20, 1, 5);
+    let o = run(&s, &t, &w, Choices::default());
+    assert_eq!(o.scale_in, 1);
+    assert_eq!(o.restarted_jobs, 1);
+    assert_eq!(o.restarted_by_scale_in, 1);
+    // the restarted job waited from minute 5 until a slot was free again after minute 22
+    assert!(o.wait_max() >= 17.0, "{:?}", o.waits);
+    let optimistic = run(
+        &s,
+        &t,
+        &w,
+        Choices {
+            scale_in_order: engine::ScaleInOrder::IdleFirst,
+            ..Choices::default()
+        },
+    );
+    assert_eq!(optimistic.restarted_jobs, 0);
+    assert_eq!(optimistic.wait_max(), 0.0);
+}
+
+/// Zonal scale set: new VMs spread over the zones, and scale-in balances them before taking
+/// the highest ID (from four VMs over two zones to three, then two: one per zone remains).
+#[test]
+fn scale_in_balances_zones_first() {
+    let s = Setting {
+        profiles: vec![
+            profile(4, 4, 4, vec![]),
+            recurring("four", "UTC", 0, 0, 4, 4),
+            recurring("two", "UTC", 0, 10, 2, 2),
+        ],
+        zones: 2,
+    };
+    let mut a = vec![0; 30];
+    // four long jobs, one per VM (IDs 0..3 in zones 0, 1, 0, 1)
+    a[0] = 4;
+    let t = trace("2026-11-02T00:00:00Z", a);
+    let o = run(&s, &t, &workload(60, 1, 5), Choices::default());
+    // IDs 3 (zone 1) and 2 (zone 0) go: both busy, two restarts; 0 and 1 keep theirs
+    assert_eq!(o.restarted_by_scale_in, 2);
+    assert_eq!(o.served, 2);
 }

@@ -53,7 +53,7 @@ error[vram-exceeds-size]: the workload peaks at 40 GiB of VRAM but Standard_NC8a
    |             ^^^^^^^^^^^^^^^^^^^^ 16 GiB of GPU memory
    |
    = note: a lower precision (fp16, int8) lowers the peak; measure it again before changing gpuMemoryGiB
-   = help: `Standard_NC24ads_A100_v4` ($3.673/h in eastus) is the cheapest size that fits; or set `vmSize: auto`
+   = help: `Standard_NC64as_T4_v3` ($4.352/h in eastus) is the cheapest size that fits; or set `vmSize: auto`
 ";
     assert!(text.starts_with(expected), "got:\n{text}");
     assert!(text.contains("FAIL tests/fixtures/invalid/vram-exceeds-size.yaml"));

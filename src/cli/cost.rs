@@ -22,7 +22,8 @@ use crate::spec::model::Spec;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    Table,
+    #[value(alias = "table")]
+    Text,
     Json,
     Markdown,
 }
@@ -42,7 +43,8 @@ pub struct Args {
     /// The spec to price.
     #[arg(value_name = "SPEC")]
     pub spec: PathBuf,
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    /// Output: a table for people, JSON (amounts in US dollars), or Markdown for $GITHUB_STEP_SUMMARY.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     #[command(flatten)]
     pub prices: PriceArgs,
@@ -466,7 +468,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     &e,
                 )
             })?;
-            baseline_complete = base.totals.complete;
+            baseline_complete = base.totals.decidable();
             // a baseline of another spec compares apples with pears: say so (issue 10, item 17)
             if base.spec != est.spec || !base.region.eq_ignore_ascii_case(&est.region) {
                 let w = format!(
@@ -492,13 +494,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         results.push(gates::fail_increase(
             d,
             n,
-            est.totals.complete,
+            est.totals.decidable(),
             baseline_complete,
         ));
     }
 
     let text = match args.format {
-        Format::Table => format::table(&est, diff.as_ref(), &results, styled()),
+        Format::Text => format::table(&est, diff.as_ref(), &results, styled()),
         Format::Markdown => format::markdown(&est, diff.as_ref(), &results),
         Format::Json => format::json(&est, diff.as_ref(), &results),
     };
@@ -520,9 +522,23 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             .filter(|g| g.undecided())
             .map(|g| g.name.as_str())
             .collect();
+        if !est.totals.expected_known {
+            return Err(Failure::usage(format!(
+                "cannot decide the cost gate{} {}: the expected cost is unknown",
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            ))
+            .cause(est.totals.expected_unknown.clone().unwrap_or_default())
+            .help(format!(
+                "`gpuform simulate {0} --trace FILE` replays your queue; then `gpuform cost {0} --trace FILE ...` decides the gate (or --expected-utilization PERCENT)",
+                args.spec.display()
+            )));
+        }
         let mut what: Vec<String> = est.missing.iter().map(|m| m.price.clone()).collect();
         if !baseline_complete {
-            what.push("the baseline estimate is missing prices too".into());
+            what.push(
+                "the baseline estimate is missing prices, or its expected cost is unknown".into(),
+            );
         }
         return Err(Failure::usage(format!(
             "cannot decide the cost gate{} {}: the estimate is missing prices",
@@ -555,6 +571,7 @@ fn simulated_hours(
         checked,
         plan,
         &LoadArgs {
+            pulled: None,
             spec: &args.spec,
             trace: Some(trace),
             synthetic: false,

@@ -54,7 +54,7 @@ pub struct Args {
     #[arg(long)]
     pub skip_preflight: bool,
     /// Result on stdout: text, a JSON document, or Markdown for $GITHUB_STEP_SUMMARY.
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = Output::Text)]
+    #[arg(long, alias = "format", value_name = "FORMAT", value_enum, default_value_t = Output::Text)]
     pub output: Output,
     /// Progress on stderr: a live table (terminals), timestamped lines on changes (CI), or none.
     #[arg(long, value_enum, default_value_t = ProgressArg::Auto)]
@@ -311,7 +311,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         ))
     {
         eprintln!("deploy: not confirmed; nothing was changed");
-        return Ok(ExitCode::Usage);
+        return Ok(super::common::DECLINED);
     }
 
     // ---- phase 2: changes (Ctrl-C leaves the deployment running and says how to follow it)

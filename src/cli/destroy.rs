@@ -55,7 +55,7 @@ pub struct Args {
     #[arg(long = "deployment", value_name = "NAME")]
     pub deployments: Vec<String>,
     /// Summary on stdout: text or a JSON document.
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = Output::Text)]
+    #[arg(long, alias = "format", value_name = "FORMAT", value_enum, default_value_t = Output::Text)]
     pub output: Output,
     /// Seconds between polls when Azure sends no Retry-After.
     #[arg(long, value_name = "SECS", default_value_t = 5.0, hide = true)]
@@ -331,7 +331,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         ))
     {
         eprintln!("destroy: not confirmed; nothing was deleted");
-        return Ok(ExitCode::Usage);
+        return Ok(super::common::DECLINED);
     }
 
     // ---- deleting (Ctrl-C: what has started finishes in Azure; destroy again resumes)

@@ -21,7 +21,8 @@ pub struct Args {
     /// TimeGenerated and GpuIndex for per-VM sums).
     #[arg(long, value_name = "FILE")]
     pub export: PathBuf,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// Output: text or a JSON document.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     #[command(flatten)]
     pub policy: PolicyArgs,
@@ -41,18 +42,27 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .as_ref()
         .expect("a spec without errors has a model");
     let text = read_input(&args.export, crate::io::limits::EXPORT, "the export")?;
-    let samples = gpu_report::parse_export(&text).map_err(|e| {
+    let peaks = gpu_report::read_peaks(&text).map_err(|e| {
         Failure::usage(format!("{}: {e}", args.export.display())).help(
             "az monitor log-analytics query -w WORKSPACE_GUID --analytics-query 'GpuTelemetry_CL | where TimeGenerated > ago(7d) | project TimeGenerated, Computer, GpuIndex, MemoryUsedMiB' > export.json",
         )
     })?;
-    if samples.is_empty() {
+    drop(text);
+    if peaks.rows == 0 {
         return Err(Failure::usage(format!(
-            "{}: no GPU memory samples (only health rows, or an empty result)",
-            args.export.display()
+            "{}: no GPU memory samples (only health rows, or an empty result{})",
+            args.export.display(),
+            if peaks.impossible > 0 {
+                format!(
+                    "; {} with NaN, infinite, negative or impossibly large MemoryUsedMiB skipped",
+                    crate::diag::plural(peaks.impossible, "row")
+                )
+            } else {
+                String::new()
+            }
         )));
     }
-    let r = gpu_report::report(spec, &samples, PriceTable::embedded());
+    let r = gpu_report::report_peaks(spec, &peaks, PriceTable::embedded());
     match args.format {
         Format::Text => out(&gpu_report::to_text(&r)),
         Format::Json => out(&format!(

@@ -122,7 +122,7 @@ const COST_HELP: &str = concat!(
 const DEPLOY_HELP: &str = concat!(
     "Exit codes: 0 deployed (or what-if shown), 1 the deployment failed or was rejected, preflight blocked the spec's ",
     "region, or --fail-on-delete found deletions; 2 usage or access errors (a missing resource group without ",
-    "--create-resource-group, no --yes without a terminal); 130 interrupted (a started deployment keeps running).\n\n",
+    "--create-resource-group, no --yes without a terminal) or you answered no (nothing was changed); 130 interrupted (a started deployment keeps running).\n\n",
     "The template sent is the one `gpuform render` writes (azuredeploy.json, byte for byte) with the parameters of ",
     "azuredeploy.parameters.json; secure parameters without a value (the Windows adminPassword) come from the ",
     "environment: GPUFORM_ADMIN_PASSWORD. The deployment name is metadata.name plus a hash of template and ",

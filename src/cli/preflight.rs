@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(long, short = 'g', value_name = "RG", conflicts_with_all = ["usages", "skus"])]
     pub resource_group: Option<String>,
     /// Output: a table for people, JSON, Markdown for $GITHUB_STEP_SUMMARY, or GitHub annotations.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     #[command(flatten)]
     pub azure: AzureArgs,
@@ -57,7 +57,8 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    Table,
+    #[value(alias = "table")]
+    Text,
     Json,
     Markdown,
     Github,
@@ -93,7 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 
     let report = checks::build(&plan, &regions, &sub, ctx, prices);
     let text = match args.format {
-        Format::Table => report::human(&report, styled()),
+        Format::Text => report::human(&report, styled()),
         Format::Json => report::json(&report),
         Format::Markdown => report::markdown(&report),
         Format::Github => report::github(&report),

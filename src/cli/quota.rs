@@ -35,7 +35,8 @@ pub enum QuotaCommand {
 
 pub const QUOTA_HELP: &str = concat!(
     "Exit codes: 0 every request approved, nothing missing, or a dry run printed; 1 a request was denied, needs a ",
-    "support ticket or is still in progress; 2 usage or access errors; 130 interrupted (submitted requests keep going).\n\n",
+    "support ticket or is still in progress; 2 usage or access errors, or you answered no (nothing was requested); ",
+    "130 interrupted (submitted requests keep going).\n\n",
     "Without --submit/--yes gpuform asks on a terminal, and only prints what it would request (a dry run) when there ",
     "is no terminal or CI is set. The identity needs Microsoft.Quota/quotas/write (the Quota Request Operator role) ",
     "on the subscription, and the subscription registered for Microsoft.Quota (409 MissingSubscriptionRegistration ",
@@ -61,7 +62,7 @@ pub struct Args {
     #[arg(long)]
     pub dry_run: bool,
     /// Result on stdout.
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = Output::Text)]
+    #[arg(long, alias = "format", value_name = "FORMAT", value_enum, default_value_t = Output::Text)]
     pub output: Output,
     /// Stop following a request after this many seconds (it keeps going in Azure).
     #[arg(long, value_name = "SECS", default_value_t = 900.0)]
@@ -266,15 +267,17 @@ pub fn file(
                 s.push_str("  gpuform quota request SPEC --submit\n");
                 for a in asks {
                     s.push_str(&format!(
-                        "  az quota create --resource-name \"{}\" --scope /subscriptions/{}/providers/Microsoft.Compute/locations/{} --limit-object value={} --resource-type dedicated\n",
-                        a.quota, session.subscription, a.region, a.new_limit
+                        "  az quota create --resource-name \"{}\" --scope /subscriptions/{}/providers/Microsoft.Compute/locations/{} --limit-object value={} --resource-type {}\n",
+                        a.quota, session.subscription, a.region, a.new_limit,
+                        crate::facts::quota::resource_type(&a.quota)
                     ));
                 }
                 out(&s);
             }
         }
         return Ok(if mode == Mode::Ask {
-            ExitCode::Findings
+            eprintln!("quota: not confirmed; nothing was requested");
+            super::common::DECLINED
         } else {
             ExitCode::Ok
         });

@@ -15,14 +15,18 @@ use crate::catalog::prices::PriceTable;
 use crate::emit::{self, FILES, RenderError, Rendered};
 
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("target").required(true).args(["output", "check", "stdout"])))]
+#[command(group(clap::ArgGroup::new("target").args(["out_dir", "check", "stdout"])))]
 pub struct Args {
     /// Spec files (or directories of specs).
     #[arg(value_name = "SPEC", required = true)]
     pub specs: Vec<PathBuf>,
     /// Write the files into DIR (replaced atomically; several specs go to DIR/<metadata.name>/).
-    #[arg(short = 'o', long = "output", value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    #[arg(short = 'o', long = "out-dir", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// What render prints on stdout: text (a line per spec as it is written) or json (one
+    /// document at the end). Any other value is a DIR, as `--output DIR` meant before `--out-dir`.
+    #[arg(long = "output", value_name = "FORMAT")]
+    pub output: Option<String>,
     /// Compare DIR with what the specs render to; exit 1 and print a diff when they differ.
     #[arg(long, value_name = "DIR")]
     pub check: Option<PathBuf>,
@@ -40,7 +44,53 @@ struct Unit {
     rendered: Rendered,
 }
 
+/// What render prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// The directory to write (if any) and the output format: `--output` names a format (text |
+/// json); any other value is the directory `--output DIR` named before `-o/--out-dir` existed.
+fn target(args: &Args) -> Result<(Option<PathBuf>, Format), Failure> {
+    let (legacy_dir, format) = match args.output.as_deref() {
+        None | Some("text") => (None, Format::Text),
+        Some("json") => (None, Format::Json),
+        Some(other) => (Some(PathBuf::from(other)), Format::Text),
+    };
+    let dir = match (legacy_dir, &args.out_dir) {
+        (Some(d), Some(o)) => {
+            return Err(Failure::usage(format!(
+                "--output {} and --out-dir {} both name a directory",
+                d.display(),
+                o.display()
+            ))
+            .help("`--output` takes text or json; name the directory with -o/--out-dir DIR"));
+        }
+        (Some(d), None) if args.check.is_some() || args.stdout.is_some() => {
+            return Err(Failure::usage(format!(
+                "--output {} names a directory, which --check/--stdout do not write",
+                d.display()
+            ))
+            .help("`--output` takes text or json; name the directory with -o/--out-dir DIR"));
+        }
+        (d, o) => d.or_else(|| o.clone()),
+    };
+    if dir.is_none() && args.check.is_none() && args.stdout.is_none() {
+        return Err(Failure::usage("render needs to know where the files go").help(
+            "`gpuform render SPEC -o DIR` writes them; --check DIR compares with DIR; --stdout prints one file",
+        ));
+    }
+    if format == Format::Json && args.stdout.is_some() {
+        return Err(Failure::usage("--stdout prints a rendered file, not JSON")
+            .help("drop --output json, or use -o DIR --output json"));
+    }
+    Ok((dir, format))
+}
+
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let (dir, format) = target(&args)?;
     let policy = args.policy.load()?;
     let paths = expand_paths(&args.specs)?;
     if paths.is_empty() {
@@ -51,6 +101,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if several && args.stdout.is_some() {
         return Err(Failure::usage("--stdout prints a file of a single spec")
             .help("give one spec, or use -o DIR"));
+    }
+    if args.check.is_none() && args.stdout.is_none() {
+        let dir = dir.expect("target() requires one");
+        return write_streaming(&dir, &paths, &policy, several, format);
     }
     let mut units = Vec::new();
     let mut names = BTreeSet::new();
@@ -87,11 +141,42 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         out(text);
         return Ok(ExitCode::Ok);
     }
-    if let Some(dir) = &args.check {
-        return check(dir, &units);
+    // --check DIR (the only target left: -o DIR rendered above, --stdout printed)
+    match &args.check {
+        Some(dir) => check(dir, &units, format),
+        None => Err(Failure::usage("render needs to know where the files go")),
     }
-    let dir = args.output.as_ref().expect("clap requires one target");
-    let replaced = write_atomically(dir, &units)?;
+}
+
+/// What one spec wrote into the staging directory (its outputs are on disk, not in memory).
+struct Written {
+    spec: PathBuf,
+    subdir: Option<String>,
+    files: Vec<String>,
+}
+
+impl Written {
+    fn rel_paths(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.files.iter().map(|n| match &self.subdir {
+            Some(s) => Path::new(s).join(n),
+            None => PathBuf::from(n),
+        })
+    }
+}
+
+/// `-o DIR`: load, check and render the specs in parallel (rayon), each writing its files into
+/// the staging directory as soon as it is rendered, so memory holds a few specs' output at a
+/// time, not every spec's; then swap the staging directory in as before. The first failure in
+/// the order the specs were given wins, and nothing of DIR changes.
+fn write_streaming(
+    dir: &Path,
+    paths: &[PathBuf],
+    policy: &crate::spec::Policy,
+    several: bool,
+    format: Format,
+) -> Result<ExitCode, Failure> {
+    let (replaced, written) =
+        write_atomically(dir, |staging| render_into(staging, paths, policy, several))?;
     // say what the swap replaced: a second render into the same DIR must not lose files silently
     if let Some(r) = replaced.filter(|r| r.files > 0) {
         if r.removed.is_empty() {
@@ -109,19 +194,91 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             );
         }
     }
-    for u in &units {
-        let target = match &u.subdir {
+    let mut text = String::new();
+    let mut rendered = Vec::new();
+    for w in &written {
+        let target = match &w.subdir {
             Some(s) => dir.join(s),
-            None => dir.clone(),
+            None => dir.to_path_buf(),
         };
-        out(&format!(
-            "rendered {} -> {} ({} files)\n",
-            u.spec.display(),
-            target.display(),
-            u.rendered.files.len()
-        ));
+        match format {
+            Format::Text => text.push_str(&format!(
+                "rendered {} -> {} ({} files)\n",
+                w.spec.display(),
+                target.display(),
+                w.files.len()
+            )),
+            Format::Json => rendered.push(serde_json::json!({
+                "spec": w.spec.display().to_string(),
+                "dir": target.display().to_string(),
+                "files": w.files,
+            })),
+        }
+    }
+    match format {
+        Format::Text => out(&text),
+        Format::Json => out(&json_doc(serde_json::json!({
+            "outDir": dir.display().to_string(),
+            "rendered": rendered,
+        }))),
     }
     Ok(ExitCode::Ok)
+}
+
+fn render_into(
+    staging: &Path,
+    paths: &[PathBuf],
+    policy: &crate::spec::Policy,
+    several: bool,
+) -> Result<Vec<Written>, Failure> {
+    use rayon::prelude::*;
+    let results: Vec<Result<Written, Failure>> = paths
+        .par_iter()
+        .map(|path| {
+            let checked = load_valid(path, policy, PriceTable::embedded())?;
+            let name = checked
+                .spec
+                .as_ref()
+                .map(|s| s.metadata.name.clone())
+                .unwrap_or_default();
+            let rendered = emit::render(&checked).map_err(|e| render_failure(path, &e))?;
+            drop(checked);
+            let subdir = several.then_some(name);
+            let target = match &subdir {
+                Some(s) => staging.join(s),
+                None => staging.to_path_buf(),
+            };
+            std::fs::create_dir_all(&target)
+                .map_err(|e| io_failure(format!("cannot create {}", target.display()), &e))?;
+            let mut files = Vec::with_capacity(rendered.files.len());
+            for (n, text) in &rendered.files {
+                let p = target.join(n);
+                std::fs::write(&p, text)
+                    .map_err(|e| io_failure(format!("cannot write {}", p.display()), &e))?;
+                files.push(n.to_string());
+            }
+            Ok(Written {
+                spec: path.clone(),
+                subdir,
+                files,
+            })
+        })
+        .collect();
+    let mut out = Vec::with_capacity(results.len());
+    let mut names = BTreeSet::new();
+    for r in results {
+        let w = r?;
+        if let Some(name) = &w.subdir
+            && !names.insert(name.clone())
+        {
+            return Err(Failure::usage(format!(
+                "two specs are named `{name}`; each needs its own output directory"
+            ))
+            .help("give every spec a distinct metadata.name"));
+        }
+        out.push(w);
+    }
+    Ok(out)
 }
 
 /// Why a spec did not render, with the exit code of its kind: 1 when the spec cannot be
@@ -176,7 +333,19 @@ fn list_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
+/// `{"schemaVersion": 1, ...fields}` with a newline.
+fn json_doc(fields: serde_json::Value) -> String {
+    let mut doc = serde_json::json!({ "schemaVersion": 1 });
+    if let (Some(d), serde_json::Value::Object(f)) = (doc.as_object_mut(), fields) {
+        d.extend(f);
+    }
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&doc).expect("serialises")
+    )
+}
+
+fn check(dir: &Path, units: &[Unit], format: Format) -> Result<ExitCode, Failure> {
     if !dir.is_dir() {
         return Err(
             Failure::usage(format!("{} is not a directory", dir.display()))
@@ -193,6 +362,7 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
     })?;
     let mut diff = String::new();
     let mut stale = 0usize;
+    let mut differ: Vec<String> = Vec::new();
     for (rel, text) in &want {
         let path = dir.join(rel);
         let actual = match crate::io::read_bounded(&path, crate::io::limits::RENDERED) {
@@ -208,6 +378,7 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
         };
         if actual != *text {
             stale += 1;
+            differ.push(rel.display().to_string());
             let shown = path.display().to_string();
             diff.push_str(
                 &TextDiff::from_lines(
@@ -224,17 +395,28 @@ fn check(dir: &Path, units: &[Unit]) -> Result<ExitCode, Failure> {
     let wanted: BTreeSet<&PathBuf> = want.iter().map(|(p, _)| p).collect();
     for extra in have.iter().filter(|p| !wanted.contains(p)) {
         stale += 1;
+        differ.push(extra.display().to_string());
         diff.push_str(&format!(
             "only in {}: {} (not rendered from the specs)\n",
             dir.display(),
             extra.display()
         ));
     }
+    if format == Format::Json {
+        out(&json_doc(serde_json::json!({
+            "check": dir.display().to_string(),
+            "upToDate": stale == 0,
+            "files": want.len(),
+            "differ": differ,
+        })));
+    }
     if stale == 0 {
         eprintln!("{} is up to date ({} files)", dir.display(), want.len());
         return Ok(ExitCode::Ok);
     }
-    out(&diff);
+    if format == Format::Text {
+        out(&diff);
+    }
     eprintln!(
         "{} is out of date: {} file(s) differ; run `gpuform render {} -o {}`",
         dir.display(),
@@ -287,8 +469,12 @@ fn io_failure(context: String, e: &std::io::Error) -> Failure {
 
 /// Render into a temporary directory beside `dir`, then swap it in. Returns what an earlier
 /// render left in `dir` (`None`: there was no `dir`).
-fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Failure> {
+fn write_atomically(
+    dir: &Path,
+    fill: impl FnOnce(&Path) -> Result<Vec<Written>, Failure>,
+) -> Result<(Option<Replaced>, Vec<Written>), Failure> {
     let mut replaced = None;
+    let mut before_files: Option<Vec<PathBuf>> = None;
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -315,16 +501,10 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Fail
                 "render into a new or empty directory, or one an earlier `gpuform render` wrote",
             ));
         }
-        let before = list_files(dir)
-            .map_err(|e| io_failure(format!("cannot list {}", dir.display()), &e))?;
-        let written: BTreeSet<PathBuf> = expected(units).into_iter().map(|(p, _)| p).collect();
-        replaced = Some(Replaced {
-            files: before.len(),
-            removed: before
-                .into_iter()
-                .filter(|p| !written.contains(p))
-                .collect(),
-        });
+        before_files = Some(
+            list_files(dir)
+                .map_err(|e| io_failure(format!("cannot list {}", dir.display()), &e))?,
+        );
     } else {
         std::fs::create_dir_all(&parent)
             .map_err(|e| io_failure(format!("cannot create {}", parent.display()), &e))?;
@@ -341,14 +521,13 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Fail
                 &e,
             )
         })?;
-    for (rel, text) in expected(units) {
-        let path = tmp.path().join(&rel);
-        if let Some(p) = path.parent() {
-            std::fs::create_dir_all(p)
-                .map_err(|e| io_failure(format!("cannot create {}", p.display()), &e))?;
-        }
-        std::fs::write(&path, text)
-            .map_err(|e| io_failure(format!("cannot write {}", path.display()), &e))?;
+    let written = fill(tmp.path())?;
+    if let Some(before) = before_files {
+        let names: BTreeSet<PathBuf> = written.iter().flat_map(Written::rel_paths).collect();
+        replaced = Some(Replaced {
+            files: before.len(),
+            removed: before.into_iter().filter(|p| !names.contains(p)).collect(),
+        });
     }
     #[cfg(unix)]
     {
@@ -399,7 +578,7 @@ fn write_atomically(dir: &Path, units: &[Unit]) -> Result<Option<Replaced>, Fail
     if let Some(o) = old {
         let _ = std::fs::remove_dir_all(o);
     }
-    Ok(replaced)
+    Ok((replaced, written))
 }
 
 /// The text `render --check` diffs: VM custom data (base64 of the cloud-init file, one line in

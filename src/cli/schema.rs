@@ -32,7 +32,7 @@ fn run_rule(id: &str, format: RulesFormat) -> Result<ExitCode, Failure> {
             }))
             .expect("json")
         )),
-        RulesFormat::Table => {
+        RulesFormat::Text => {
             let mut s = String::new();
             let _ = writeln!(s, "{}: {}", r.id, r.summary);
             let _ = writeln!(s, "  severity: {} (default)", r.severity.as_str());
@@ -68,13 +68,15 @@ pub struct RulesArgs {
     /// Show this one rule in full (what it checks, why, its severity and how to override it).
     #[arg(value_name = "ID")]
     pub id: Option<String>,
-    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+    /// Output: a table for people, or JSON.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = RulesFormat::Text)]
     pub format: RulesFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RulesFormat {
-    Table,
+    #[value(alias = "table")]
+    Text,
     Json,
 }
 
@@ -93,7 +95,7 @@ pub fn run_rules(args: RulesArgs) -> Result<ExitCode, Failure> {
                 serde_json::to_string_pretty(&v).expect("json")
             ));
         }
-        RulesFormat::Table => {
+        RulesFormat::Text => {
             let mut s = String::new();
             let _ = writeln!(
                 s,

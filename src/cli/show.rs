@@ -13,7 +13,8 @@ pub struct Args {
     /// The spec file.
     #[arg(value_name = "SPEC")]
     pub spec: PathBuf,
-    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    /// Output: text (the resolved spec as YAML, comments kept out) or JSON.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     #[command(flatten)]
     pub policy: PolicyArgs,
@@ -21,7 +22,9 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    Yaml,
+    /// The resolved spec as YAML.
+    #[value(alias = "yaml")]
+    Text,
     Json,
 }
 
@@ -38,7 +41,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             "{}\n",
             serde_json::to_string_pretty(&value).expect("json")
         )),
-        Format::Yaml => {
+        Format::Text => {
             let mut header = format!(
                 "# {} with every default applied (gpuform show)\n",
                 checked.path

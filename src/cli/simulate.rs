@@ -10,7 +10,7 @@ use super::cost::today;
 use crate::catalog::prices::PriceTable;
 use crate::cost::PriceBook;
 use crate::plan::Plan;
-use crate::simulate::engine::{Choices, ProfileSwitch, ZeroInstances};
+use crate::simulate::engine::{Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
 use crate::simulate::load::{self, Trace};
 use crate::simulate::measured::{self, Measured};
 use crate::simulate::model::{Overrides, Workload, ceil_minutes, parse_flag_duration};
@@ -32,8 +32,11 @@ pub const HELP: &str = concat!(
     "on missing metrics.\n\n",
     "Not documented by Microsoft and chosen here: a per-instance metric at 0 instances is divided by 1 ",
     "(--zero-instances missing: no value, so the profile's default applies); a profile switch clamps the count to the ",
-    "new limits at once, even in a cooldown (--profile-switch after-cooldown). The queue metric counts messages not ",
-    "yet completed (waiting or locked); removed or evicted instances' jobs start again.\n\n",
+    "new limits at once, even in a cooldown (--profile-switch after-cooldown). The queue metric counts the messages ready ",
+    "for delivery, not those a worker holds (Microsoft's Service Bus metrics reference; assumed for storage queues; ",
+    "--queue-metric-counts-in-service counts them). Jobs run for their exact duration, to the second. Scale-in follows ",
+    "the rendered scale-in policy Default (balance zones, then the highest instance ID, busy or not; --scale-in-order ",
+    "idle-first for the optimistic model); removed or evicted instances' jobs start again (restartedJobs).\n\n",
     "Traces: a CSV `timestamp,arrivals` (ISO 8601 UTC, one row per minute, missing minutes are 0) or the JSON of ",
     "`az monitor metrics list` (Service Bus IncomingMessages split by EntityName, storage Transactions split by ",
     "ApiName, or a queue-length metric as a lower bound), detected by its shape.\n\n",
@@ -55,10 +58,25 @@ pub struct Args {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with = "synthetic",
-        required_unless_present = "synthetic"
+        conflicts_with_all = ["synthetic", "resource_group"],
+        required_unless_present_any = ["synthetic", "resource_group"]
     )]
     pub trace: Option<PathBuf>,
+    /// Read the arrivals from Azure Monitor: the deployed queue's metrics in this resource group
+    /// (Service Bus IncomingMessages by queue, or storage PutMessage transactions), with the
+    /// credentials and flags of `status`.
+    #[arg(long, short = 'g', value_name = "RG", conflicts_with = "synthetic")]
+    pub resource_group: Option<String>,
+    /// With -g: how far back to read (e.g. 14d, 7d, 36h; at most 93 days, Azure Monitor's retention).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "14d",
+        requires = "resource_group"
+    )]
+    pub since: String,
+    #[command(flatten)]
+    pub azure: crate::cli::azure_args::AzureArgs,
     /// Generate a weekly pattern from the spec's schedules instead (seeded).
     #[arg(long)]
     pub synthetic: bool,
@@ -102,7 +120,18 @@ pub struct Args {
     /// Undocumented by Microsoft: when a profile switch clamps the count.
     #[arg(long, value_enum, default_value_t = ProfileSwitch::Immediate)]
     pub profile_switch: ProfileSwitch,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage:
+    /// invisible). Default: only messages ready for delivery, as Microsoft's Service Bus metrics
+    /// reference defines Active Messages.
+    #[arg(long)]
+    pub queue_metric_counts_in_service: bool,
+    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance
+    /// across zones, then the highest instance ID, busy or not); `idle-first` is gpuform's older,
+    /// optimistic model.
+    #[arg(long, value_enum, default_value_t = ScaleInOrder::Default)]
+    pub scale_in_order: ScaleInOrder,
+    /// Output: text, a JSON document, or Markdown for $GITHUB_STEP_SUMMARY.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Write the chart (arrivals, backlog, instances by priority, active profile) as SVG.
     #[arg(long, value_name = "FILE")]
@@ -110,6 +139,14 @@ pub struct Args {
     /// Search the policies render can express for the cheapest that meets --wait-p95.
     #[arg(long)]
     pub tune: bool,
+    /// With --tune: the share of the model variants (the two queue-metric readings, a 2-minute
+    /// metric delay, arrivals spread within the minute, provisioning +/-25 %, two pessimistic
+    /// combinations) under which a proposal must meet the target (1: all).
+    #[arg(long, value_name = "SHARE", default_value_t = 1.0, requires = "tune", value_parser = share)]
+    pub robust_share: f64,
+    /// With --tune: tune against the nominal model only (no margin for what Azure leaves open).
+    #[arg(long, requires = "tune")]
+    pub nominal: bool,
     /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
     #[arg(long, requires = "tune")]
     pub write: bool,
@@ -143,6 +180,13 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure>
     }
     tmp.persist(path).map_err(|e| fail(&e.error))?;
     Ok(())
+}
+
+fn share(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
+        _ => Err(format!("`{v}` is not a share between 0 (excluded) and 1")),
+    }
 }
 
 fn duration(flag: &str, v: &str) -> Result<u64, Failure> {
@@ -180,6 +224,8 @@ pub struct Prepared {
 pub struct LoadArgs<'a> {
     pub spec: &'a std::path::Path,
     pub trace: Option<&'a std::path::Path>,
+    /// Arrivals already read (from Azure Monitor with -g), instead of `trace`.
+    pub pulled: Option<Trace>,
     pub synthetic: bool,
     pub seed: u64,
     pub days: u32,
@@ -225,6 +271,7 @@ pub fn prepare(
         .as_ref()
         .ok_or_else(|| Failure::usage(format!("{} could not be read", a.spec.display())))?;
     let file_trace = match a.trace {
+        _ if a.pulled.is_some() => a.pulled.clone(),
         Some(path) => {
             // the bounded reader every file goes through: regular files only, so a FIFO or
             // /dev/zero cannot hang the run or exhaust memory
@@ -332,10 +379,41 @@ pub fn prepare(
     })
 }
 
+/// With -g: sign in as `status` does and read the queue's arrivals from Azure Monitor.
+fn pull_arrivals(args: &Args, rg: &str) -> Result<Trace, Failure> {
+    let minutes = duration("--since", &args.since)? / 60;
+    if minutes == 0 {
+        return Err(Failure::usage("--since must be a minute or more"));
+    }
+    let policy = args.policy.load()?;
+    let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
+    let plan = plan_of(&checked, &args.spec, ExitCode::Usage)?;
+    let session = args.azure.connect("simulate", checked.spec.as_ref())?;
+    let rt = crate::cli::azure_args::runtime()?;
+    rt.block_on(crate::simulate::pull::pull(
+        &session.arm,
+        &plan,
+        rg.trim(),
+        jiff::Timestamp::now(),
+        minutes,
+    ))
+    .map_err(|e| match e {
+        crate::simulate::pull::PullError::Arm(e) => crate::cli::azure_args::arm_failure(&e),
+        crate::simulate::pull::PullError::Trace(m) => Failure::usage(m).help(
+            "check that the queue exists in that resource group and has sent metrics over the window (--since)",
+        ),
+    })
+}
+
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let pulled = match &args.resource_group {
+        Some(rg) => Some(pull_arrivals(&args, rg)?),
+        None => None,
+    };
     let l = load(&LoadArgs {
         spec: &args.spec,
         trace: args.trace.as_deref(),
+        pulled,
         synthetic: args.synthetic,
         seed: args.seed,
         days: args.days,
@@ -350,6 +428,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         choices: Choices {
             zero_instances: args.zero_instances,
             profile_switch: args.profile_switch,
+            queue_metric_counts_in_service: args.queue_metric_counts_in_service,
+            scale_in_order: args.scale_in_order,
+            ..Choices::default()
         },
         policy: &args.policy,
     })?;
@@ -383,8 +464,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             results.assumptions.insert(
                 0,
                 format!(
-                    "the job time ({} min) is estimated from the telemetry: busy VM-minutes x jobs per instance / jobs of the trace (the spec has no workload.jobDuration; --job-duration overrides)",
-                    l.workload.job_minutes
+                    "the job time ({}) is estimated from the telemetry: busy VM-minutes x jobs per instance / jobs of the trace (the spec has no workload.jobDuration; --job-duration overrides)",
+                    l.workload.job_time_text()
                 ),
             );
         }
@@ -407,6 +488,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 settings: &l.settings,
                 book: &book,
                 today: &today,
+                robust_share: (!args.nominal).then_some(args.robust_share),
             },
             &results,
         )

@@ -29,7 +29,8 @@ pub struct Args {
     /// Include retired and undocumented sizes.
     #[arg(long)]
     pub all: bool,
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    /// Output: a table for people, or JSON.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Price with this OS's rates (Windows rates come from --prices).
     #[arg(long, value_enum, default_value_t = OsArg::Linux)]
@@ -66,7 +67,8 @@ impl From<WorkloadArg> for WorkloadType {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    Table,
+    #[value(alias = "table")]
+    Text,
     Json,
 }
 
@@ -132,7 +134,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     .expect("json")
             ));
         }
-        Format::Table => {
+        Format::Text => {
             let mut s = String::new();
             let _ = writeln!(
                 s,

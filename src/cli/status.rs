@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, short = 'g', value_name = "RG")]
     pub resource_group: String,
     /// Output: text for a terminal, JSON, or Markdown for $GITHUB_STEP_SUMMARY.
-    #[arg(long, visible_alias = "format", value_enum, default_value_t = Output::Text)]
+    #[arg(long, alias = "format", value_name = "FORMAT", value_enum, default_value_t = Output::Text)]
     pub output: Output,
     /// Refresh every SECS seconds (text output) until Ctrl-C.
     #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "30")]

@@ -19,13 +19,13 @@ pub struct Args {
     /// Spec files or directories (every *.yaml / *.yml spec below them).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    /// Output: text for people, JSON, SARIF 2.1.0 (code scanning), or GitHub annotations.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub deny_warnings: bool,
-    /// Also print the resolved spec and why `vmSize: auto` chose its size (human format).
+    /// Also print the resolved spec and why `vmSize: auto` chose its size (text output).
     #[arg(long)]
     pub explain: bool,
     /// Print only problems (no per-file summary lines).
@@ -37,7 +37,8 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    Human,
+    #[value(alias = "human")]
+    Text,
     Json,
     Sarif,
     Github,
@@ -57,7 +58,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .collect();
     let tally = Tally::of(results.iter().flat_map(|c| c.diagnostics.iter()));
     let text = match args.format {
-        Format::Human => human(&results, &args, skipped),
+        Format::Text => human(&results, &args, skipped),
         Format::Json => report::json::render(&results),
         Format::Sarif => report::sarif::render(&results),
         Format::Github => report::github::render(&results),
@@ -204,7 +205,9 @@ pub fn explain(c: &Checked) -> String {
                         .caveat
                         .as_deref()
                         .map(|w| format!("  warns: {w}"))
-                        .unwrap_or_default();
+                        .into_iter()
+                        .chain(cand.restricted.as_deref().map(|r| format!("  {r}")))
+                        .collect::<String>();
                     let _ = writeln!(
                         s,
                         "  {rank:>2}. {:<38} {:>9} {:>11}{caveat}{}",

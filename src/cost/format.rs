@@ -99,6 +99,38 @@ fn row3(c: Cases<String>) -> String {
     format!("{:>W$} {:>W$} {:>W$}", c.low, c.expected, c.high)
 }
 
+/// A pool that does not scale has one figure per line, not a low and a high.
+fn fixed(e: &Estimate) -> bool {
+    e.instance_hours.low == e.instance_hours.high
+        && e.lines.iter().all(|l| l.amount.low == l.amount.high)
+}
+
+/// Three cases, or the one figure of a fixed pool (padded to the same width).
+fn row(single: bool, c: Cases<String>) -> String {
+    if single {
+        format!("{:>w$}", c.expected, w = 3 * W + 2)
+    } else {
+        row3(c)
+    }
+}
+
+fn hours3(single: bool, c: Cases<f64>) -> String {
+    if single {
+        qty(c.expected)
+    } else {
+        format!("{} / {} / {}", qty(c.low), qty(c.expected), qty(c.high))
+    }
+}
+
+/// The expected total as shown: "unknown (≥ $X)" when the expected GPU hours are unknown.
+fn expected_total(t: &super::Totals) -> String {
+    if t.expected_known {
+        money(t.expected)
+    } else {
+        format!("unknown (≥ {})", money(t.expected))
+    }
+}
+
 /// The human table.
 pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) -> String {
     let mut s = String::new();
@@ -115,11 +147,22 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
         ),
     );
     s.push('\n');
+    let single = fixed(e);
     heading(&mut s, styled, "Autoscale profiles over one UTC week");
     let _ = writeln!(
         s,
-        "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   instance-hours/month (low / expected / high)",
-        "profile", "kind", "min", "expected", "max", "h/week"
+        "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   instance-hours/month{}",
+        "profile",
+        "kind",
+        "min",
+        "expected",
+        "max",
+        "h/week",
+        if single {
+            " (one figure: the count does not scale)"
+        } else {
+            " (low / expected / high)"
+        }
     );
     for p in &e.profiles {
         if p.hours_per_week == 0.0 {
@@ -127,7 +170,7 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
         }
         let _ = writeln!(
             s,
-            "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   {} / {} / {}",
+            "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   {}",
             p.name,
             match p.kind.as_str() {
                 "scheduleEnd" | "autoStart" => "restore",
@@ -138,23 +181,19 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
             qty(p.expected_count),
             p.max,
             qty(p.hours_per_week),
-            qty(p.instance_hours.low),
-            qty(p.instance_hours.expected),
-            qty(p.instance_hours.high)
+            hours3(single, p.instance_hours)
         );
     }
     let _ = writeln!(
         s,
-        "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   {} / {} / {}  ({} regular + {} spot expected)",
+        "  {:<26} {:<12} {:>4} {:>9} {:>4} {:>8}   {}  ({} regular + {} spot expected)",
         "all",
         "",
         "",
         "",
         "",
         "168",
-        qty(e.instance_hours.low),
-        qty(e.instance_hours.expected),
-        qty(e.instance_hours.high),
+        hours3(single, e.instance_hours),
         qty(e.regular_hours.expected),
         qty(e.spot_hours.expected)
     );
@@ -163,11 +202,14 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
     let _ = writeln!(
         s,
         "{}  line",
-        row3(Cases {
-            low: "low".into(),
-            expected: "expected".into(),
-            high: "high".into()
-        })
+        row(
+            single,
+            Cases {
+                low: "low".into(),
+                expected: if single { "monthly" } else { "expected" }.into(),
+                high: "high".into()
+            }
+        )
     );
     let mut group = "";
     for l in &e.lines {
@@ -175,7 +217,11 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
             group = &l.group;
             let _ = writeln!(s, "{:>w$}  [{group}]", "", w = 3 * W + 2);
         }
-        let _ = writeln!(s, "{}  {}", row3(l.amount.map(opt_money)), l.label);
+        let mut amount = l.amount.map(opt_money);
+        if !e.totals.expected_known && l.quantity.low != l.quantity.high {
+            amount.expected = "unknown".into();
+        }
+        let _ = writeln!(s, "{}  {}", row(single, amount), l.label);
         let q = if l.quantity.low == l.quantity.high {
             format!(
                 "{} × {}",
@@ -204,17 +250,31 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
     let _ = writeln!(
         s,
         "{}  total{}",
-        row3(Cases {
-            low: money(t.low),
-            expected: money(t.expected),
-            high: money(t.high)
-        }),
+        row(
+            single,
+            Cases {
+                low: money(t.low),
+                expected: if t.expected_known {
+                    money(t.expected)
+                } else {
+                    "unknown".into()
+                },
+                high: money(t.high)
+            }
+        ),
         if t.complete {
             ""
         } else {
             " (lower bound: prices missing, see below)"
         }
     );
+    if let Some(why) = &t.expected_unknown {
+        let _ = writeln!(
+            s,
+            "expected: unknown (at least {}): {why}",
+            money(t.expected)
+        );
+    }
     s.push('\n');
 
     heading(&mut s, styled, "Saving levers (expected case, per month)");
@@ -338,7 +398,7 @@ pub fn markdown(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
         os_label(e.os),
         e.region,
         e.hours_per_month,
-        money(e.totals.expected),
+        expected_total(&e.totals),
         if e.totals.complete {
             ""
         } else {
@@ -416,7 +476,7 @@ pub fn markdown(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
         s,
         "| **Total** | | **{}** | **{}** | **{}** |\n",
         money(e.totals.low),
-        money(e.totals.expected),
+        expected_total(&e.totals),
         money(e.totals.high)
     );
     let _ = writeln!(s, "| Saving lever | Status | Per month |\n|---|---|---:|");

@@ -28,7 +28,9 @@ pub fn budget_check(plan: &Plan, t: &Totals) -> Option<BudgetCheck> {
     } else {
         None
     };
-    let partial = if t.complete {
+    let partial = if !t.expected_known {
+        " (a lower bound: the expected GPU hours of a pool that scales from zero are unknown)"
+    } else if t.complete {
         ""
     } else {
         " (a lower bound: some prices are missing)"
@@ -42,11 +44,11 @@ pub fn budget_check(plan: &Plan, t: &Totals) -> Option<BudgetCheck> {
                 money(b.amount)
             ),
         )
-    } else if !t.complete {
+    } else if !t.decidable() {
         (
             "undecided",
             format!(
-                "the expected {}{partial} is {:.0}% of monitoring.budget.monthly {}; with the missing prices it may exceed it",
+                "the expected {}{partial} is {:.0}% of monitoring.budget.monthly {}; it may exceed it",
                 money(t.expected),
                 pct.unwrap_or(0.0),
                 money(b.amount)
@@ -238,7 +240,7 @@ const UNDECIDED: &str = "undecided: prices are missing, the total is a lower bou
 pub fn fail_above(e: &Estimate, limit: f64) -> Gate {
     let t = e.totals.expected;
     if t > limit {
-        let lower = if e.totals.complete {
+        let lower = if e.totals.decidable() {
             ""
         } else {
             " (a lower bound)"
@@ -248,6 +250,17 @@ pub fn fail_above(e: &Estimate, limit: f64) -> Gate {
             Some(false),
             format!(
                 "expected {}{lower} exceeds --fail-above {}",
+                money(t),
+                money(limit)
+            ),
+        );
+    }
+    if !e.totals.expected_known {
+        return Gate::new(
+            "fail-above",
+            None,
+            format!(
+                "undecided: the expected cost is unknown (at least {}: a pool that scales from zero, with no load to say how long it runs) and may exceed --fail-above {}; `cost --trace FILE` or --expected-utilization PERCENT decides it",
                 money(t),
                 money(limit)
             ),
@@ -303,9 +316,9 @@ pub fn fail_increase(
         None => format!(
             "cannot be compared with ({})",
             if baseline_complete {
-                "prices are missing now; the total is a lower bound"
+                "the total is a lower bound now: prices are missing or the expected GPU hours unknown"
             } else {
-                "the baseline is missing prices"
+                "the baseline is missing prices or its expected case is unknown"
             }
         ),
     };

@@ -277,6 +277,25 @@ pub struct Totals {
     pub high: f64,
     /// False when a price is missing: the totals are then lower bounds.
     pub complete: bool,
+    /// False when nothing says how long a pool that scales from zero runs (no `--trace`, no
+    /// `--expected-utilization`): `expected` then counts none of its GPU hours, it is a lower
+    /// bound, shown as "unknown", and the gates are undecided unless it already exceeds them.
+    #[serde(default = "known")]
+    pub expected_known: bool,
+    /// Why the expected case is unknown, and what would make it known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_unknown: Option<String>,
+}
+
+fn known() -> bool {
+    true
+}
+
+impl Totals {
+    /// Every price is there and the expected case is a real expectation.
+    pub fn decidable(&self) -> bool {
+        self.complete && self.expected_known
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -389,7 +408,44 @@ pub fn estimate(
     let region = s.region.to_ascii_lowercase();
     let os = price_os(plan);
     let priority = Priority::of(&plan.compute, &s.capacity);
-    let mut u = usage::usage(s, &priority, opts.expected_utilization_percent / 100.0);
+    // a pool without an autoscale setting (not a dev box) holds its default count all week: one
+    // figure, not a low and a high as if it scaled
+    let fixed = plan.autoscale.is_none() && plan.devbox.is_none();
+    let utilization = if fixed {
+        0.0
+    } else {
+        opts.expected_utilization_percent / 100.0
+    };
+    let mut u = usage::usage(s, &priority, utilization);
+    if fixed {
+        u.fix_at_expected();
+    }
+    // a pool that scales from zero on its queue: its default count (0) is no expectation of its
+    // GPU hours (without queue rules nothing scales it out, and 0 is what it runs)
+    let queue_rules = s.autoscale.as_ref().is_some_and(|a| a.queue.is_some());
+    let from_zero: Vec<&str> = u
+        .profiles
+        .iter()
+        .filter(|p| queue_rules && p.default == 0 && p.max > 0 && p.hours_per_week > 0.0)
+        .map(|p| p.name.as_str())
+        .collect();
+    let expected_unknown = (!fixed
+        && !from_zero.is_empty()
+        && opts.simulated.is_none()
+        && opts.expected_utilization_percent <= 0.0)
+        .then(|| {
+            format!(
+                "the pool scales from zero (profile{} {}) and nothing says how many hours it runs{}: the expected figure counts none of those GPU hours. \
+Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `gpuform cost SPEC --trace FILE`; or --expected-utilization PERCENT",
+                if from_zero.len() == 1 { "" } else { "s" },
+                from_zero.join(", "),
+                if s.workload.job_duration.is_some() {
+                    " (workload.jobDuration says how long a job takes, not how many arrive)"
+                } else {
+                    ""
+                }
+            )
+        });
     if let Some(h) = &opts.simulated {
         // the expected case is what the simulation measured (`gpuform cost --trace`)
         u.instance_hours.expected = h.instance;
@@ -550,6 +606,8 @@ pub fn estimate(
         expected: 0.0,
         high: 0.0,
         complete: true,
+        expected_known: expected_unknown.is_none(),
+        expected_unknown: expected_unknown.clone(),
     };
     for l in &lines {
         match (l.amount.low, l.amount.expected, l.amount.high) {
@@ -621,6 +679,13 @@ pub fn estimate(
             src.id,
             src.age_days.unwrap_or_default(),
             src.as_of
+        ));
+    }
+    if fixed {
+        notes.push(format!(
+            "a fixed pool (no autoscale): {} instance{} all month, so low, expected and high are one figure",
+            s.capacity.default_count(),
+            if s.capacity.default_count() == 1 { "" } else { "s" }
         ));
     }
     notes.push("not priced: internet data transfer out (first 100 GB/month free), Defender for Cloud, support plans, taxes".into());

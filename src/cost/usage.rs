@@ -234,6 +234,27 @@ pub fn usage(s: &WorkloadSpec, priority: &Priority, utilization: f64) -> Usage {
     }
 }
 
+impl Usage {
+    /// A pool that does not scale: its low and high cases are its expected one.
+    pub fn fix_at_expected(&mut self) {
+        fn fix(c: &mut Cases<f64>) {
+            c.low = c.expected;
+            c.high = c.expected;
+        }
+        fix(&mut self.instance_hours);
+        fix(&mut self.regular_hours);
+        fix(&mut self.spot_hours);
+        for p in &mut self.profiles {
+            fix(&mut p.instance_hours);
+        }
+        for s in &mut self.segments {
+            fix(&mut s.count);
+            fix(&mut s.regular);
+            fix(&mut s.spot);
+        }
+    }
+}
+
 /// Regular instance-hours per month a reservation of `n` instances would cover in the expected
 /// case (a reservation applies to at most `n` running regular instances in any hour).
 pub fn reservation_coverage(u: &Usage, n: u32) -> f64 {

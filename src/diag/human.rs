@@ -5,8 +5,89 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 use super::{Diagnostic, Severity};
 
+/// The source as snippets show it: secret material masked with `*`, byte for byte, so every
+/// location still points at the same place. Masked: the body of a PEM private key (between
+/// `-----BEGIN … PRIVATE KEY-----` and `-----END`, or, without an END, the rest of that line and
+/// the base64 lines after it), and the values of `AccountKey=`, `SharedAccessKey=`, `sig=`,
+/// `password=` / `Password=` and `client_secret=` in connection strings and SAS URLs. JSON and
+/// SARIF output never carry the source; the human output must not either.
+pub fn redact_secrets(src: &str) -> std::borrow::Cow<'_, str> {
+    let mut mask: Vec<(usize, usize)> = Vec::new();
+    // PEM private keys
+    let mut from = 0;
+    while let Some(i) = src[from..].find("PRIVATE KEY-----") {
+        let body = from + i + "PRIVATE KEY-----".len();
+        let end = match src[body..].find("-----END") {
+            Some(j) => body + j,
+            None => {
+                // the rest of the line, then lines of base64 (after indentation)
+                let mut e = src[body..].find('\n').map_or(src.len(), |j| body + j);
+                while e < src.len() {
+                    let next = src[e + 1..].find('\n').map_or(src.len(), |j| e + 1 + j);
+                    let line = src[e + 1..next].trim();
+                    if line.len() >= 16
+                        && line
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+                    {
+                        e = next;
+                    } else {
+                        break;
+                    }
+                }
+                e
+            }
+        };
+        mask.push((body, end));
+        from = end.max(body);
+        if from >= src.len() {
+            break;
+        }
+    }
+    // key=value secrets in connection strings and URLs
+    for key in [
+        "AccountKey=",
+        "SharedAccessKey=",
+        "sig=",
+        "password=",
+        "Password=",
+        "client_secret=",
+    ] {
+        let mut from = 0;
+        while let Some(i) = src[from..].find(key) {
+            let start = from + i + key.len();
+            let end = src[start..]
+                .find(|c: char| c == ';' || c == '&' || c == '"' || c == '\'' || c.is_whitespace())
+                .map_or(src.len(), |j| start + j);
+            mask.push((start, end));
+            from = end.max(start);
+        }
+    }
+    if mask.iter().all(|(a, b)| a >= b) {
+        return std::borrow::Cow::Borrowed(src);
+    }
+    let mut bytes = src.as_bytes().to_vec();
+    for (a, b) in mask {
+        for (k, byte) in bytes[a..b].iter_mut().enumerate() {
+            // keep line structure (and the escapes a quoted string writes for it)
+            let keep = matches!(*byte, b'\n' | b'\r' | b' ' | b'\t' | b'\\')
+                || (k > 0 && src.as_bytes()[a + k - 1] == b'\\' && *byte == b'n');
+            if !keep {
+                *byte = b'*';
+            }
+        }
+    }
+    // every byte replaced was part of whole characters replaced by as many ASCII bytes
+    std::borrow::Cow::Owned(
+        String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
+}
+
 /// Render one diagnostic. `source` is the file's text when it could be read.
 pub fn render_human(diag: &Diagnostic, source: Option<&str>, styled: bool) -> String {
+    let redacted = source.map(redact_secrets);
+    let source = redacted.as_deref();
     let level = match diag.severity {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
@@ -54,4 +135,62 @@ pub fn render_human(diag: &Diagnostic, source: Option<&str>, styled: bool) -> St
     }
     .decor_style(DecorStyle::Ascii);
     renderer.render(&[group])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW";
+
+    #[test]
+    fn private_keys_are_masked_byte_for_byte() {
+        // a block scalar
+        let src = format!(
+            "spec:\n  compute:\n    sshPublicKey: |\n      -----BEGIN OPENSSH PRIVATE KEY-----\n      {KEY}\n      -----END OPENSSH PRIVATE KEY-----\n    image: x\n"
+        );
+        let r = redact_secrets(&src);
+        assert_eq!(r.len(), src.len());
+        assert!(!r.contains(KEY), "{r}");
+        assert!(r.contains("BEGIN OPENSSH PRIVATE KEY") && r.contains("image: x"));
+        // one quoted line with \n escapes, no END
+        let src = format!(
+            "    sshPublicKey: \"-----BEGIN RSA PRIVATE KEY-----\\n{KEY}\\n\"\n    image: x\n"
+        );
+        let r = redact_secrets(&src);
+        assert_eq!(r.len(), src.len());
+        assert!(!r.contains(&KEY[..20]), "{r}");
+        assert!(r.contains("image: x"));
+        // connection strings
+        let src =
+            "conn: \"Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=c2VjcmV0c2VjcmV0;\"\n";
+        let r = redact_secrets(src);
+        assert!(
+            !r.contains("c2VjcmV0c2VjcmV0") && r.contains("SharedAccessKeyName=k"),
+            "{r}"
+        );
+        // nothing to hide: borrowed as is
+        assert!(matches!(
+            redact_secrets("a: b\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn the_snippet_shows_the_masked_source() {
+        let src = format!("sshPublicKey: \"-----BEGIN OPENSSH PRIVATE KEY-----\\n{KEY}\"\n");
+        let mut d = Diagnostic::new("ssh-key", "this is a private key; never put it in a spec");
+        d.file = "x.yaml".into();
+        d.location = Some(super::super::Location {
+            line: 1,
+            column: 15,
+            byte_start: 14,
+            byte_end: src.len() - 1,
+            end_line: 1,
+            end_column: src.len(),
+        });
+        let out = render_human(&d, Some(&src), false);
+        assert!(out.contains("x.yaml:1:15"), "{out}");
+        assert!(!out.contains(&KEY[..12]), "{out}");
+    }
 }

@@ -91,7 +91,7 @@ impl Diagnostic {
         Self {
             rule: rule.to_string(),
             severity,
-            message: message.into(),
+            message: clip_message(message.into()),
             file: String::new(),
             pointer: None,
             on_key: false,
@@ -117,12 +117,12 @@ impl Diagnostic {
     }
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
-        self.label = Some(label.into());
+        self.label = Some(clip_message(label.into()));
         self
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
-        self.help = Some(help.into());
+        self.help = Some(clip_message(help.into()));
         self
     }
 
@@ -133,7 +133,7 @@ impl Diagnostic {
     }
 
     pub fn note(mut self, note: impl Into<String>) -> Self {
-        self.notes.push(note.into());
+        self.notes.push(clip_message(note.into()));
         self
     }
 
@@ -175,5 +175,72 @@ pub fn plural(n: usize, word: &str) -> String {
         format!("1 {word}")
     } else {
         format!("{n} {word}s")
+    }
+}
+
+/// The most characters of one input value an output echoes.
+pub const ECHO_MAX_CHARS: usize = 120;
+
+/// An input value as messages echo it: at most [`ECHO_MAX_CHARS`] characters, the rest replaced
+/// by `… (N bytes)`, with control characters (newlines, escapes) shown escaped so one value
+/// cannot flood a log or forge lines of output. Every message that quotes user input goes
+/// through this one function.
+pub fn clip(s: &str) -> std::borrow::Cow<'_, str> {
+    let plain = s.chars().all(|c| !c.is_control());
+    if plain && s.len() <= ECHO_MAX_CHARS {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::new();
+    let mut shown = 0usize;
+    for (n, c) in s.chars().enumerate() {
+        if n >= ECHO_MAX_CHARS {
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+        shown += c.len_utf8();
+    }
+    if shown < s.len() {
+        out.push_str(&format!("… ({} bytes)", s.len()));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A whole message, capped: the net under [`clip`] for messages built elsewhere (a value echoed
+/// without it still cannot make a message longer than this).
+pub const MESSAGE_MAX_CHARS: usize = 2000;
+
+pub fn clip_message(s: String) -> String {
+    if s.len() <= MESSAGE_MAX_CHARS {
+        return s;
+    }
+    let mut end = MESSAGE_MAX_CHARS;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &s[..end], s.len())
+}
+
+#[cfg(test)]
+mod clip_tests {
+    use super::*;
+
+    #[test]
+    fn long_values_are_clipped_and_control_characters_escaped() {
+        let big = "9".repeat(200 * 1024 * 1024 / 1024);
+        let c = clip(&big);
+        assert!(c.chars().count() < ECHO_MAX_CHARS + 30, "{}", c.len());
+        assert!(c.ends_with(&format!("… ({} bytes)", big.len())), "{c}");
+        assert_eq!(clip("vm-1"), "vm-1");
+        assert_eq!(clip("a\nb"), "a\\nb");
+        let m = clip_message("x".repeat(10_000));
+        assert!(m.len() < MESSAGE_MAX_CHARS + 40);
+        assert!(m.ends_with("(10000 bytes in all)"));
+        // a multi-byte character at the cut is not split
+        let m = clip_message("é".repeat(3000));
+        assert!(m.starts_with('é'));
     }
 }

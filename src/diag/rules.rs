@@ -261,6 +261,27 @@ pub const RULES: &[Rule] = &[
         "Times are HH:MM (24 h); time zones are Windows time zone names as autoscale expects (e.g. `China Standard Time`).",
     ),
     r(
+        "job-duration-invalid",
+        E,
+        "workload",
+        "workload.jobDuration is empty, zero or longer than a year",
+        "`P`, `PT` and `PT0M` have no length and simulate refuses them; a job longer than a year (P366D) cannot start and finish inside any trace simulate replays.",
+    ),
+    r(
+        "resource-id-invalid",
+        E,
+        "landing-zone",
+        "An existing resource's id breaks Azure's rules in one of its parts",
+        "Every part is checked: the subscription is a GUID, the resource group and the name follow Azure's naming rules for their type, the namespace and type are well formed. Ids reach ARM templates and the commands printed for the platform team.",
+    ),
+    r(
+        "queue-name-invalid",
+        E,
+        "autoscale",
+        "The Service Bus queue name breaks Azure's naming rules",
+        "Service Bus queue names have 1-260 letters, digits, periods, hyphens and underscores and start and end with a letter or digit (Azure resource name rules); `/` cannot be addressed through Azure Resource Manager.",
+    ),
+    r(
         "schedule-overlap",
         W,
         "autoscale",
@@ -831,6 +852,10 @@ const PROTECTED: &[&str] = &[
     "data-disk-count",
     // render reads the file the rule confines to the repository
     "cloud-init",
+    // simulate refuses the duration; ARM refuses the queue name
+    "job-duration-invalid",
+    "queue-name-invalid",
+    "resource-id-invalid",
 ];
 
 impl Rule {

@@ -12,12 +12,14 @@
 
 pub mod api;
 pub mod arm;
+pub mod autoscale;
 pub mod clouds;
 pub mod deletion;
 pub mod extensions;
 pub mod images;
 pub mod monitor;
 pub mod monitoring;
+pub mod naming;
 pub mod nat;
 pub mod placement;
 pub mod quota;

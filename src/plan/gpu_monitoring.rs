@@ -1167,7 +1167,8 @@ systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
     )
 }
 
-const BOUNDARY: &str = "==GPUFORM-GPU-MONITORING==";
+/// The boundary validation refuses in a cloud-init file (one constant for both).
+const BOUNDARY: &str = crate::spec::rules::MIME_BOUNDARY;
 
 /// Why the spec's cloud-init cannot be combined with the collector's.
 #[derive(Debug, Clone, PartialEq, Eq)]

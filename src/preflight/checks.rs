@@ -64,7 +64,13 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
     let mut not_registered = Vec::new();
     let mut unreadable: Option<&ArmError> = None;
     let mut skipped: Option<&str> = None;
-    for (ns, f) in &sub.providers {
+    // Microsoft.Quota matters only when quota is short ([`quota_provider_check`])
+    let deployed = || {
+        sub.providers
+            .iter()
+            .filter(|(ns, _)| !ns.eq_ignore_ascii_case(crate::facts::quota::PROVIDER))
+    };
+    for (ns, f) in deployed() {
         match f {
             Fetch::Got(state) if state.eq_ignore_ascii_case("Registered") => {}
             Fetch::Got(state) => not_registered.push(format!("{ns} ({state})")),
@@ -85,7 +91,7 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
         c.status = Status::Warn;
         c
     } else {
-        check("providers", "resource providers", Status::Pass, format!("registered: {}", list(&sub.providers.iter().map(|p| p.0.clone()).collect::<Vec<_>>())))
+        check("providers", "resource providers", Status::Pass, format!("registered: {}", list(&deployed().map(|p| p.0.clone()).collect::<Vec<_>>())))
     });
 
     if let Some(f) = &sub.encryption_at_host {
@@ -946,6 +952,33 @@ pub struct Context {
     pub cloud: Option<String>,
 }
 
+/// When a region's quota is short, the fix is `gpuform quota request`, which needs the
+/// subscription registered for Microsoft.Quota: say so before the user runs it.
+fn quota_provider_check(sub: &SubscriptionData, regions: &[RegionReport]) -> Option<Check> {
+    let short = regions
+        .iter()
+        .flat_map(|r| r.checks.iter())
+        .any(|c| c.id.starts_with("quota-") && c.status == Status::Fail);
+    if !short {
+        return None;
+    }
+    let ns = crate::facts::quota::PROVIDER;
+    match sub.providers.iter().find(|(n, _)| n.eq_ignore_ascii_case(ns)).map(|p| &p.1) {
+        Some(Fetch::Got(state)) if !state.eq_ignore_ascii_case("Registered") => Some(
+            check(
+                "provider-quota",
+                "Microsoft.Quota provider",
+                Status::Warn,
+                format!("{ns} is {state}: `gpuform quota request` needs it to file the missing quota"),
+            )
+            .fix(format!(
+                "az provider register --namespace {ns} (can take minutes), or gpuform quota request SPEC --register-providers"
+            )),
+        ),
+        _ => None,
+    }
+}
+
 pub fn build(
     plan: &Plan,
     regions: &[RegionData],
@@ -1034,6 +1067,8 @@ pub fn build(
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => a.region.cmp(&b.region),
     });
+    let mut subscription_checks = subscription_checks;
+    subscription_checks.extend(quota_provider_check(sub, &reports));
     let primary = reports
         .first()
         .map(|r| r.verdict)
@@ -1513,6 +1548,45 @@ mod tests {
             landing_zone: None,
             workspace: None,
         }
+    }
+
+    #[test]
+    fn an_unregistered_quota_provider_is_reported_only_when_quota_is_short() {
+        let region = |status: Status| RegionReport {
+            region: "eastus".into(),
+            role: Role::Spec,
+            verdict: Verdict::Blocked,
+            reasons: vec![],
+            checks: vec![check("quota-family", "family vCPU quota", status, "x")],
+            on_demand_hourly: None,
+            skipped: 0,
+            complete: true,
+        };
+        let mut sub = sub_with(None, None, vec![]);
+        sub.providers
+            .push(("Microsoft.Quota".into(), Fetch::Got("NotRegistered".into())));
+        // the deployment's providers check does not warn about it ...
+        let c = subscription_checks(&plan(), &sub);
+        assert_eq!(by_id(&c, "providers").status, Status::Pass, "{c:#?}");
+        assert!(!by_id(&c, "providers").message.contains("Quota"));
+        // ... quota that suffices needs no quota request ...
+        assert!(quota_provider_check(&sub, &[region(Status::Pass)]).is_none());
+        // ... and short quota says to register it before `quota request`
+        let q = quota_provider_check(&sub, &[region(Status::Fail)]).unwrap();
+        assert_eq!(q.status, Status::Warn);
+        assert!(
+            q.message.contains("Microsoft.Quota is NotRegistered"),
+            "{q:?}"
+        );
+        let fix = q.fix.unwrap();
+        assert!(
+            fix.contains("az provider register --namespace Microsoft.Quota"),
+            "{fix}"
+        );
+        assert!(fix.contains("--register-providers"), "{fix}");
+        // registered: nothing to say
+        sub.providers.last_mut().unwrap().1 = Fetch::Got("Registered".into());
+        assert!(quota_provider_check(&sub, &[region(Status::Fail)]).is_none());
     }
 
     fn free() -> VaultName {

@@ -1484,7 +1484,7 @@ mod tests {
             subscription: Some(sub.into()),
         };
         let mut i = udr_inputs();
-        i.subnet_id = Some("/subscriptions/11111111-1111-1111-1111-111111111111/resourceGroups/n/providers/Microsoft.Network/virtualNetworks/v/subnets/a".into());
+        i.subnet_id = Some("/subscriptions/11111111-1111-1111-1111-111111111111/resourceGroups/n/providers/Microsoft.Network/virtualNetworks/vnet/subnets/a".into());
         let c = checks(&i, &data("22222222-2222-2222-2222-222222222222", None));
         let p = placement(&c).unwrap();
         assert_eq!(p.status, Status::Fail, "{p:?}");
@@ -1498,7 +1498,7 @@ mod tests {
         let c = checks(&i, &data("11111111-1111-1111-1111-111111111111", None));
         assert_eq!(placement(&c).unwrap().status, Status::Pass);
         // a private endpoint subnet elsewhere
-        i.pe_subnet_id = Some("/subscriptions/33333333-3333-3333-3333-333333333333/resourceGroups/n/providers/Microsoft.Network/virtualNetworks/v/subnets/pe".into());
+        i.pe_subnet_id = Some("/subscriptions/33333333-3333-3333-3333-333333333333/resourceGroups/n/providers/Microsoft.Network/virtualNetworks/vnet/subnets/pe".into());
         let p = placement(&checks(
             &i,
             &data("11111111-1111-1111-1111-111111111111", None),

@@ -210,6 +210,8 @@ impl Plan {
             "Microsoft.Insights",
             "Microsoft.OperationalInsights",
         ];
+        // read for `quota request`: reported only when quota is short (checks::build)
+        providers.push(crate::facts::quota::PROVIDER);
         if s.monitoring.budget.is_some() {
             providers.push("Microsoft.Consumption");
         }

@@ -183,7 +183,7 @@ fn request_id(link: &str) -> Option<String> {
 }
 
 /// The provider gpuform files quota requests with.
-pub const QUOTA_PROVIDER: &str = "Microsoft.Quota";
+pub const QUOTA_PROVIDER: &str = crate::facts::quota::PROVIDER;
 
 /// Azure refused because the subscription is not registered for a provider (409
 /// `MissingSubscriptionRegistration`, `facts::arm::MISSING_REGISTRATION_SOURCE`). Not a denial:

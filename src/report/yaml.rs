@@ -41,7 +41,7 @@ fn write_value(out: &mut String, v: &Value, indent: usize, top: bool) {
         }
         Value::Array(items) if items.iter().all(is_scalar) => {
             out.push('[');
-            out.push_str(&items.iter().map(scalar).collect::<Vec<_>>().join(", "));
+            out.push_str(&items.iter().map(flow_scalar).collect::<Vec<_>>().join(", "));
             out.push_str("]\n");
         }
         Value::Array(items) => {
@@ -92,6 +92,15 @@ fn scalar(v: &Value) -> String {
         Value::String(s) => scalar_str(s),
         Value::Null => "null".into(),
         other => other.to_string(),
+    }
+}
+
+/// A scalar inside a flow sequence (`[a, b]`): flow indicators (`,[]{}`) end a plain scalar
+/// there, so an item holding one is quoted (`alertEmails: ["stu[dio@example.com"]`).
+fn flow_scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) if s.contains(|c: char| ",[]{}".contains(c)) => quoted(s),
+        other => scalar(other),
     }
 }
 
@@ -179,5 +188,16 @@ mod tests {
         let text = to_yaml(&v);
         let back = crate::spec::yaml::parse(&text).unwrap().value;
         assert_eq!(back, v, "{text}");
+    }
+
+    #[test]
+    fn flow_list_items_with_flow_indicators_are_quoted() {
+        let v = json!({"alertEmails": ["stu[dio@example.com", "a,b@x.com", "c]@x.com", "{d}", "plain@x.com"]});
+        let text = to_yaml(&v);
+        assert!(text.contains("\"stu[dio@example.com\""), "{text}");
+        assert!(text.contains(", plain@x.com]"), "{text}");
+        let back = crate::spec::yaml::parse(&text).unwrap().value;
+        assert_eq!(back, v, "{text}");
+        assert_eq!(to_yaml(&back), text);
     }
 }

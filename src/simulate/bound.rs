@@ -42,16 +42,18 @@ pub fn lower_bound(trace: &Trace, w: &Workload, wait: u32, quantile: f64) -> Bou
     let n = trace.jobs();
     let must_meet = ((quantile.clamp(0.0, 1.0) * n as f64).ceil() as u64).min(n);
     let allowed_miss = n - must_meet;
-    let horizon = h as i64 - i64::from(wait) - i64::from(w.job_minutes);
+    // in seconds: a job arriving at the start of minute t that waits `wait` minutes finishes
+    // inside the trace when t·60 + wait·60 + jobSeconds <= H·60
+    let horizon = (h as i64 - i64::from(wait)) * 60 - w.job_seconds.max(1) as i64;
     let m: u64 = trace
         .arrivals
         .iter()
         .enumerate()
-        .filter(|(t, _)| (*t as i64) <= horizon)
+        .filter(|(t, _)| (*t as i64) * 60 <= horizon)
         .map(|(_, a)| u64::from(*a))
         .sum();
     let counted = m.saturating_sub(allowed_miss);
-    let minutes = counted as f64 * f64::from(w.job_minutes) / f64::from(w.concurrency.max(1));
+    let minutes = counted as f64 * w.job_minutes_exact() / f64::from(w.concurrency.max(1));
     Bound {
         instance_hours: minutes / 60.0,
         jobs_counted: counted,

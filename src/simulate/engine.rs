@@ -57,12 +57,45 @@ pub enum ProfileSwitch {
     AfterCooldown,
 }
 
-/// The behaviours Microsoft does not document.
+/// Which VMs a scale-in removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScaleInOrder {
+    /// The rendered `scaleInPolicy` `Default` (Microsoft's documented order): balance across
+    /// zones, then the highest instance ID, busy or not ([`crate::facts::autoscale::SCALE_IN_DEFAULT_ORDER`]).
+    Default,
+    /// gpuform's earlier model: booting instances first, then idle ones, then the least busy
+    /// (as if autoscale could see the jobs; it cannot).
+    IdleFirst,
+}
+
+/// How the jobs of one minute arrive within it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrivals {
+    /// All at the start of the minute.
+    StartOfMinute,
+    /// Evenly spread over the minute.
+    Spread,
+}
+
+/// The behaviours Microsoft does not document, and the model variants `--tune` tries.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Choices {
     pub zero_instances: ZeroInstances,
     pub profile_switch: ProfileSwitch,
+    /// The queue metric counts messages a worker holds (locked / invisible) besides the waiting
+    /// ones. Default false: Microsoft's Service Bus reference counts only messages ready for
+    /// delivery ([`crate::facts::autoscale`]).
+    pub queue_metric_counts_in_service: bool,
+    pub scale_in_order: ScaleInOrder,
+    /// Minutes between a queue change and the value autoscale reads.
+    pub metric_delay_minutes: u32,
+    pub arrivals: Arrivals,
+    /// The provisioning delay as a share of the workload's (1.0 nominal; 0.75 and 1.25 are
+    /// `--tune` variants).
+    pub provisioning_factor: f64,
 }
 
 impl Default for Choices {
@@ -70,6 +103,11 @@ impl Default for Choices {
         Choices {
             zero_instances: ZeroInstances::One,
             profile_switch: ProfileSwitch::Immediate,
+            queue_metric_counts_in_service: false,
+            scale_in_order: ScaleInOrder::Default,
+            metric_delay_minutes: 0,
+            arrivals: Arrivals::StartOfMinute,
+            provisioning_factor: 1.0,
         }
     }
 }
@@ -166,6 +204,9 @@ pub struct Profile {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Setting {
     pub profiles: Vec<Profile>,
+    /// Availability zones of the scale set (0 or 1: not zonal); scale-out spreads new VMs over
+    /// them and the Default scale-in policy balances them.
+    pub zones: u32,
 }
 
 fn minutes(iso: &str, what: &str) -> Result<u32, String> {
@@ -283,7 +324,7 @@ impl Setting {
         if profiles.is_empty() {
             return Err("the autoscale setting has no profile".into());
         }
-        Ok(Setting { profiles })
+        Ok(Setting { profiles, zones: 1 })
     }
 
     /// A fixed-size pool (no autoscale setting): one profile at `n`.
@@ -297,7 +338,14 @@ impl Setting {
                 recurrence: None,
                 rules: vec![],
             }],
+            zones: 1,
         }
+    }
+
+    /// The same setting on a scale set spread over `zones` availability zones.
+    pub fn with_zones(mut self, zones: u32) -> Setting {
+        self.zones = zones.max(1);
+        self
     }
 
     /// The active profile for each minute of `[start, start + minutes)`.
@@ -377,6 +425,11 @@ pub struct Outcome {
     pub cooldown_skips: u32,
     pub missing_metric_evaluations: u32,
     pub evictions: u32,
+    /// Jobs that started again because their VM went (scale-in or Spot eviction): autoscale
+    /// cannot see which VM is busy, so a scale-in may remove one that runs a job.
+    pub restarted_jobs: u64,
+    /// Of those, the jobs on VMs a scale-in removed.
+    pub restarted_by_scale_in: u64,
     pub peak_instances: u32,
     #[serde(skip)]
     pub series: Option<Series>,
@@ -417,10 +470,13 @@ impl Outcome {
 
 #[derive(Debug, Clone)]
 struct Instance {
+    /// Instance ID: increases with every VM the scale set creates.
+    id: u64,
+    zone: u32,
     ready_at: usize,
     spot: bool,
-    /// Busy slots: (finish minute, arrival minute of the job).
-    busy: Vec<(usize, usize)>,
+    /// Busy slots: (finish second, arrival second of the job).
+    busy: Vec<(u64, u64)>,
 }
 
 /// Everything one run needs.
@@ -615,29 +671,101 @@ pub fn decide(
 /// counts (the job starts again and its wait runs on).
 fn requeue(
     gone: &Instance,
-    d: usize,
-    queue: &mut VecDeque<(usize, u32)>,
+    d: u64,
+    queue: &mut VecDeque<(u64, u32)>,
     waits: &mut [u64],
     served: &mut u64,
 ) {
-    for (finish, arr) in gone.busy.iter().rev() {
-        let started = finish - d;
-        if let Some(w) = waits.get_mut(started - arr) {
-            *w -= 1;
+    let mut back: Vec<u64> = gone.busy.iter().map(|(_, arr)| *arr).collect();
+    for (finish, arr) in &gone.busy {
+        let started = finish.saturating_sub(d);
+        if let Some(w) = waits.get_mut((started.saturating_sub(*arr) / 60) as usize) {
+            *w = w.saturating_sub(1);
         }
-        *served -= 1;
-        queue.push_front((*arr, 1));
+        *served = served.saturating_sub(1);
+    }
+    // the oldest arrival goes first
+    back.sort_unstable();
+    for arr in back.into_iter().rev() {
+        queue.push_front((arr, 1));
     }
 }
 
-/// Replay the trace.
+/// The instances a scale-in from `inst.len()` to `n` removes (indices), keeping the
+/// regular/Spot mix; within it by `order`.
+fn victims(
+    inst: &[Instance],
+    n: u32,
+    t: usize,
+    priority: &Priority,
+    zones: u32,
+    order: ScaleInOrder,
+) -> Vec<usize> {
+    let cur = inst.len();
+    let keep_regular = regular_share(priority, f64::from(n)).round() as usize;
+    let regular_now = inst.iter().filter(|i| !i.spot).count();
+    let total = cur.saturating_sub(n as usize);
+    let mut drop_regular = regular_now.saturating_sub(keep_regular).min(total);
+    let mut drop_spot = total - drop_regular;
+    let spot_now = cur - regular_now;
+    if drop_spot > spot_now {
+        drop_regular += drop_spot - spot_now;
+        drop_spot = spot_now;
+    }
+    let mut gone = vec![false; cur];
+    let mut out = Vec::with_capacity(total);
+    let zones = zones.max(1) as usize;
+    for (spot, mut count) in [(false, drop_regular), (true, drop_spot)] {
+        while count > 0 {
+            let pick = match order {
+                ScaleInOrder::Default => {
+                    // the zone with the most VMs left, then the highest instance ID in it
+                    let mut per_zone = vec![0usize; zones];
+                    for (k, i) in inst.iter().enumerate() {
+                        if !gone[k] {
+                            per_zone[i.zone as usize % zones] += 1;
+                        }
+                    }
+                    inst.iter()
+                        .enumerate()
+                        .filter(|(k, i)| !gone[*k] && i.spot == spot)
+                        .max_by_key(|(_, i)| (per_zone[i.zone as usize % zones], i.id))
+                        .map(|(k, _)| k)
+                }
+                ScaleInOrder::IdleFirst => inst
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, i)| !gone[*k] && i.spot == spot)
+                    .min_by_key(|(k, i)| {
+                        (
+                            if i.ready_at > t { 0 } else { 1 },
+                            i.busy.len(),
+                            std::cmp::Reverse(*k),
+                        )
+                    })
+                    .map(|(k, _)| k),
+            };
+            let Some(k) = pick else { break };
+            gone[k] = true;
+            out.push(k);
+            count -= 1;
+        }
+    }
+    out
+}
+
+/// Replay the trace. Autoscale acts once a minute; jobs run for exactly the job time in seconds
+/// (a 45 s job frees its slot 45 s after it starts, and the next job starts then).
 pub fn run(r: &Run) -> Outcome {
     let trace = r.trace;
     let h = trace.minutes();
     let w = r.workload;
-    let d = w.job_minutes.max(1) as usize;
+    let d = w.job_seconds.max(1);
     let c = w.concurrency.max(1) as usize;
-    let p = w.provisioning_minutes as usize;
+    let p = (f64::from(w.provisioning_minutes) * r.choices.provisioning_factor.max(0.0)).round()
+        as usize;
+    let zones = r.setting.zones.max(1);
+    let delay = r.choices.metric_delay_minutes as usize;
     let timeline = r.setting.timeline(trace.start, h);
     let mut rng = rand_pcg::Pcg64::seed_from_u64(r.seed);
     let evict_p = w.spot_evictions_per_hour / 60.0;
@@ -658,20 +786,33 @@ pub fn run(r: &Run) -> Outcome {
     // the pool starts at the first profile's default, warm
     let first = &r.setting.profiles[timeline.first().copied().unwrap_or(0) as usize];
     let mut inst: Vec<Instance> = Vec::new();
-    let add = |inst: &mut Vec<Instance>, ready_at: usize| {
+    let mut next_id: u64 = 0;
+    let mut add = |inst: &mut Vec<Instance>, ready_at: usize| {
         let n = inst.len() as u32 + 1;
         let regular_needed = regular_share(r.priority, f64::from(n)).round() as usize;
         let regular_now = inst.iter().filter(|i| !i.spot).count();
+        // a new VM goes to the zone with the fewest VMs (the scale set spreads them)
+        let mut per_zone = vec![0usize; zones as usize];
+        for i in inst.iter() {
+            per_zone[i.zone as usize % zones as usize] += 1;
+        }
+        let zone = (0..zones as usize)
+            .min_by_key(|z| (per_zone[*z], *z))
+            .unwrap_or(0) as u32;
         inst.push(Instance {
+            id: next_id,
+            zone,
             ready_at,
             spot: regular_now >= regular_needed,
             busy: Vec::with_capacity(c),
         });
+        next_id += 1;
     };
     for _ in 0..first.default.clamp(first.min, first.max) {
         add(&mut inst, 0);
     }
-    let mut queue: VecDeque<(usize, u32)> = VecDeque::new();
+    // waiting jobs: (arrival second, count)
+    let mut queue: VecDeque<(u64, u32)> = VecDeque::new();
     let mut queued: u64 = 0;
     let mut in_service: u64 = 0;
     let mut samples: Vec<Option<f64>> = Vec::with_capacity(h);
@@ -684,61 +825,123 @@ pub fn run(r: &Run) -> Outcome {
         }
         waits[wait] += n;
     }
+    let restart = |gone: &Instance,
+                   queue: &mut VecDeque<(u64, u32)>,
+                   waits: &mut Vec<u64>,
+                   o: &mut Outcome,
+                   queued: &mut u64,
+                   in_service: &mut u64| {
+        requeue(gone, d, queue, waits, &mut o.served);
+        let n = gone.busy.len() as u64;
+        *in_service -= n;
+        *queued += n;
+        o.restarted_jobs += n;
+    };
 
     #[allow(clippy::needless_range_loop)] // t indexes the trace, the timeline and the samples
     for t in 0..h {
+        let t0 = t as u64 * 60;
+        let t1 = t0 + 60;
         // Spot evictions (Delete: the instance and its capacity go; its jobs go back to the queue)
         if evict_p > 0.0 {
             let mut k = 0;
             while k < inst.len() {
                 if inst[k].spot && (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= evict_p {
                     let gone = inst.swap_remove(k);
-                    requeue(&gone, d, &mut queue, &mut waits, &mut o.served);
-                    in_service -= gone.busy.len() as u64;
-                    queued += gone.busy.len() as u64;
+                    restart(
+                        &gone,
+                        &mut queue,
+                        &mut waits,
+                        &mut o,
+                        &mut queued,
+                        &mut in_service,
+                    );
                     o.evictions += 1;
                 } else {
                     k += 1;
                 }
             }
         }
-        // completions
-        for i in inst.iter_mut() {
-            let before = i.busy.len();
-            i.busy.retain(|(f, _)| *f > t);
-            in_service -= (before - i.busy.len()) as u64;
-        }
         // arrivals
         let a = trace.arrivals[t];
         if a > 0 {
-            queue.push_back((t, a));
+            match r.choices.arrivals {
+                Arrivals::StartOfMinute => queue.push_back((t0, a)),
+                Arrivals::Spread => {
+                    for i in 0..u64::from(a) {
+                        let at = t0 + (i * 60 + 30) / u64::from(a);
+                        match queue.back_mut() {
+                            Some(b) if b.0 == at => b.1 += 1,
+                            _ => queue.push_back((at, 1)),
+                        }
+                    }
+                }
+            }
             queued += u64::from(a);
         }
-        // dispatch FIFO to free slots of ready instances
-        for i in inst.iter_mut() {
-            if i.ready_at > t {
-                continue;
-            }
-            while i.busy.len() < c {
-                let Some(front) = queue.front_mut() else {
-                    break;
-                };
-                let arr = front.0;
-                front.1 -= 1;
-                if front.1 == 0 {
-                    queue.pop_front();
+        // dispatch FIFO: the earliest free slot of a ready instance takes the next job, at the
+        // second the slot frees or the job arrives
+        while let Some(&(arr, _)) = queue.front() {
+            let mut best: Option<(u64, usize)> = None;
+            for (k, i) in inst.iter().enumerate() {
+                if i.ready_at > t {
+                    continue;
                 }
-                queued -= 1;
-                in_service += 1;
-                i.busy.push((t + d, arr));
-                record_wait(&mut waits, t - arr, 1);
-                o.served += 1;
+                let free = if i.busy.len() < c {
+                    t0
+                } else {
+                    i.busy.iter().map(|(f, _)| *f).min().unwrap_or(t0).max(t0)
+                };
+                if best.is_none_or(|(f, _)| free < f) {
+                    best = Some((free, k));
+                    if free == t0 {
+                        break;
+                    }
+                }
             }
+            let Some((free, k)) = best else { break };
+            let start = free.max(arr);
+            if start >= t1 {
+                break;
+            }
+            let i = &mut inst[k];
+            if i.busy.len() >= c {
+                // the slot's job completed at `free`
+                if let Some(pos) = i.busy.iter().position(|(f, _)| *f == free) {
+                    i.busy.swap_remove(pos);
+                    in_service -= 1;
+                }
+            }
+            let front = queue.front_mut().expect("checked above");
+            front.1 -= 1;
+            if front.1 == 0 {
+                queue.pop_front();
+            }
+            queued -= 1;
+            in_service += 1;
+            i.busy.push((start + d, arr));
+            record_wait(&mut waits, ((start - arr) / 60) as usize, 1);
+            o.served += 1;
         }
-        // the queue metric at the end of the minute: every message not yet completed (waiting
-        // or locked by a worker: Service Bus counts locked messages as active, storage counts
-        // invisible ones)
-        samples.push((!trace.missing[t]).then_some((queued + in_service) as f64));
+        // idle: ready and running nothing during the minute
+        let idle_now = inst
+            .iter()
+            .filter(|i| i.ready_at <= t && i.busy.is_empty())
+            .count() as u64;
+        // completions up to the end of the minute
+        for i in inst.iter_mut() {
+            let before = i.busy.len();
+            i.busy.retain(|(f, _)| *f > t1);
+            in_service -= (before - i.busy.len()) as u64;
+        }
+        // the queue metric at the end of the minute: the messages ready for delivery (waiting),
+        // plus, with --queue-metric-counts-in-service, those a worker holds
+        let depth = if r.choices.queue_metric_counts_in_service {
+            queued + in_service
+        } else {
+            queued
+        };
+        samples.push((!trace.missing[t]).then_some(depth as f64));
         o.backlog_peak = o.backlog_peak.max(queued);
 
         // billing and the chart
@@ -747,10 +950,7 @@ pub fn run(r: &Run) -> Outcome {
         o.instance_minutes += n;
         o.spot_minutes += spot;
         o.regular_minutes += n - spot;
-        o.idle_minutes += inst
-            .iter()
-            .filter(|i| i.ready_at <= t && i.busy.is_empty())
-            .count() as u64;
+        o.idle_minutes += idle_now;
         o.provisioning_minutes += inst.iter().filter(|i| i.ready_at > t).count() as u64;
         o.peak_instances = o.peak_instances.max(n as u32);
         if let Some(s) = series.as_mut() {
@@ -786,10 +986,14 @@ pub fn run(r: &Run) -> Outcome {
         } else if in_cooldown {
             o.cooldown_skips += 1;
         } else {
+            // with a collection delay, autoscale reads the metric as it was `delay` minutes ago
             let totals: Vec<Option<f64>> = prof
                 .rules
                 .iter()
-                .map(|rule| aggregate(rule, &samples, t))
+                .map(|rule| {
+                    t.checked_sub(delay)
+                        .and_then(|at| aggregate(rule, &samples, at))
+                })
                 .collect();
             match decide(prof, &totals, cur, r.choices.zero_instances) {
                 Decision::Keep => {}
@@ -814,51 +1018,21 @@ pub fn run(r: &Run) -> Outcome {
                 o.scale_out += 1;
                 last_action = Some((t, cd));
             } else if n < cur {
-                // victims: keep the priority mix; within a priority, booting instances first,
-                // then idle ones, then the least busy (their jobs go back to the queue: the
-                // message lock is lost and the job is delivered again)
-                let keep_regular = regular_share(r.priority, f64::from(n)).round() as usize;
-                let regular_now = inst.iter().filter(|i| !i.spot).count();
-                let mut drop_regular = regular_now.saturating_sub(keep_regular);
-                let mut drop_total = (cur - n) as usize;
-                let mut order: Vec<usize> = (0..inst.len()).collect();
-                order.sort_by_key(|&k| {
-                    let i = &inst[k];
-                    (
-                        if i.ready_at > t { 0 } else { 1 },
-                        i.busy.len(),
-                        std::cmp::Reverse(k),
-                    )
-                });
-                let mut victims: Vec<usize> = Vec::new();
-                for pass_spot in [false, true] {
-                    for &k in &order {
-                        if drop_total == 0 {
-                            break;
-                        }
-                        let i = &inst[k];
-                        if victims.contains(&k) {
-                            continue;
-                        }
-                        if !pass_spot && !i.spot && drop_regular > 0 {
-                            victims.push(k);
-                            drop_regular -= 1;
-                            drop_total -= 1;
-                        } else if pass_spot && (i.spot || drop_regular > 0) {
-                            if !i.spot {
-                                drop_regular = drop_regular.saturating_sub(1);
-                            }
-                            victims.push(k);
-                            drop_total -= 1;
-                        }
-                    }
-                }
-                victims.sort_unstable_by(|a, b| b.cmp(a));
-                for k in victims {
+                // the rendered scale-in policy chooses the VMs, busy or not: their jobs go back
+                // to the queue (the message lock is lost and the job is delivered again)
+                let mut vs = victims(&inst, n, t, r.priority, zones, r.choices.scale_in_order);
+                vs.sort_unstable_by(|a, b| b.cmp(a));
+                for k in vs {
                     let gone = inst.remove(k);
-                    requeue(&gone, d, &mut queue, &mut waits, &mut o.served);
-                    in_service -= gone.busy.len() as u64;
-                    queued += gone.busy.len() as u64;
+                    o.restarted_by_scale_in += gone.busy.len() as u64;
+                    restart(
+                        &gone,
+                        &mut queue,
+                        &mut waits,
+                        &mut o,
+                        &mut queued,
+                        &mut in_service,
+                    );
                 }
                 o.scale_in += 1;
                 last_action = Some((t, cd));
@@ -866,8 +1040,13 @@ pub fn run(r: &Run) -> Outcome {
         }
     }
     // jobs not started by the end count with the wait they had so far
+    let end = h as u64 * 60;
     for (arr, n) in &queue {
-        record_wait(&mut waits, h.saturating_sub(*arr), u64::from(*n));
+        record_wait(
+            &mut waits,
+            (end.saturating_sub(*arr) / 60) as usize,
+            u64::from(*n),
+        );
     }
     o.unfinished = queued + in_service;
     o.waits = waits;

@@ -1,6 +1,6 @@
 //! `gpuform simulate --telemetry FILE`: the pool as the GPU telemetry saw it over the trace's
 //! window, beside the simulation of the same window. The export is the `GpuTelemetry_CL` table
-//! the rendered stack collects (issue 12), read by [`crate::gpu_report::parse_rows`] in any form
+//! the rendered stack collects (issue 12), read row by row by [`crate::gpu_report::for_each_row`] in any form
 //! `gpu-report` reads (az CLI JSON, REST `tables`, portal CSV).
 //!
 //! What it measures, minute by minute inside the trace (one collector sample per GPU a minute):
@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::gpu_report::{ExportError, Row, parse_rows};
+use crate::gpu_report::{ExportError, for_each_row};
 
 use super::Results;
 use super::load::Trace;
@@ -34,6 +34,9 @@ pub struct Measured {
     /// Telemetry rows read, and those inside the trace's window that count.
     pub rows: usize,
     pub rows_in_window: usize,
+    /// Rows whose UtilizationPercent was NaN, infinite, negative or above 100: skipped.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub impossible_values_skipped: usize,
     /// Minutes of the trace with at least one sample.
     pub minutes_covered: usize,
     pub idle_threshold_percent: u32,
@@ -56,6 +59,10 @@ pub struct Simulated {
     pub peak_instances: u32,
     /// Simulated / measured instance-hours (`None` when nothing was measured).
     pub instance_hours_ratio: Option<f64>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A time as Log Analytics exports it: RFC 3339 (`2026-12-01T10:00:03.123Z`, the JSON and the
@@ -95,11 +102,9 @@ pub fn parse_time(s: &str) -> Option<Timestamp> {
         .map(|z| z.timestamp())
 }
 
-fn need<'a>(row: &'a Row, col: &str) -> Option<&'a str> {
-    row.get(col).and_then(|v| v.as_deref())
-}
-
-/// Measure the pool over the trace's window.
+/// Measure the pool over the trace's window, aggregating while the export is read (memory grows
+/// with minutes × VMs, not with rows). Utilisation that is NaN, infinite, negative or above 100 is
+/// not a measurement: the row is skipped and counted, never taken as busy.
 pub fn measure(
     source: &str,
     text: &str,
@@ -107,59 +112,69 @@ pub fn measure(
     idle_threshold_percent: u32,
     concurrency: u32,
 ) -> Result<Measured, ExportError> {
-    let rows = parse_rows(text)?;
-    if let Some(first) = rows.first() {
-        for col in ["TimeGenerated", "Computer", "UtilizationPercent"] {
-            if !first.contains_key(col) {
-                return Err(ExportError(format!(
-                    "{source}: the export has no `{col}` column (it has {}); export `GpuTelemetry_CL | where TimeGenerated between (START .. END) | project TimeGenerated, Computer, GpuIndex, UtilizationPercent, Status`",
-                    first.keys().cloned().collect::<Vec<_>>().join(", ")
-                )));
+    let minutes = trace.minutes();
+    // (minute, VM) -> (sum of GPU utilisation, GPUs); VMs interned
+    let mut cells: BTreeMap<(usize, u32), (f64, u32)> = BTreeMap::new();
+    let mut vm_ids: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut in_window = 0usize;
+    let mut impossible = 0usize;
+    let src = crate::diag::clip(source);
+    let rows = for_each_row(text, |i, row| {
+        if i == 1 {
+            for col in ["TimeGenerated", "Computer", "UtilizationPercent"] {
+                if !row.has(col) {
+                    return Err(ExportError(format!(
+                        "{src}: the export has no `{col}` column (it has {}); export `GpuTelemetry_CL | where TimeGenerated between (START .. END) | project TimeGenerated, Computer, GpuIndex, UtilizationPercent, Status`",
+                        row.listed()
+                    )));
+                }
             }
         }
-    } else {
-        return Err(ExportError(format!("{source}: the export has no rows")));
-    }
-    let minutes = trace.minutes();
-    // (minute, VM) -> (sum of GPU utilisation, GPUs)
-    let mut cells: BTreeMap<(usize, &str), (f64, u32)> = BTreeMap::new();
-    let mut in_window = 0usize;
-    for (i, row) in rows.iter().enumerate() {
         // health rows (Status other than ok) carry no utilisation
-        if need(row, "Status").is_some_and(|s| s != "ok") {
-            continue;
+        if row.get("Status").is_some_and(|s| s != "ok") {
+            return Ok(());
         }
-        let Some(util) = need(row, "UtilizationPercent") else {
-            continue;
+        let Some(util) = row.get("UtilizationPercent") else {
+            return Ok(());
         };
         let util: f64 = util.trim().parse().map_err(|_| {
             ExportError(format!(
-                "{source}: row {}: UtilizationPercent `{util}` is not a number",
-                i + 1
+                "{src}: row {i}: UtilizationPercent `{}` is not a number",
+                crate::diag::clip(util)
             ))
         })?;
-        let when = need(row, "TimeGenerated").unwrap_or_default();
+        if !(util.is_finite() && (0.0..=100.0).contains(&util)) {
+            impossible += 1;
+            return Ok(());
+        }
+        let when = row.get("TimeGenerated").unwrap_or_default();
         let ts = parse_time(when).ok_or_else(|| {
             ExportError(format!(
-                "{source}: row {}: TimeGenerated `{when}` is not a time (RFC 3339, e.g. 2026-12-01T10:00:00Z)",
-                i + 1
+                "{src}: row {i}: TimeGenerated `{}` is not a time (RFC 3339, e.g. 2026-12-01T10:00:00Z)",
+                crate::diag::clip(when)
             ))
         })?;
         let secs = ts.duration_since(trace.start).as_secs();
         if secs < 0 {
-            continue;
+            return Ok(());
         }
         let minute = (secs / 60) as usize;
         if minute >= minutes {
-            continue;
+            return Ok(());
         }
-        let Some(vm) = need(row, "Computer") else {
-            continue;
+        let Some(vm) = row.get("Computer") else {
+            return Ok(());
         };
+        let n = vm_ids.len() as u32;
+        let id = *vm_ids.entry(vm.to_string()).or_insert(n);
         in_window += 1;
-        let c = cells.entry((minute, vm)).or_insert((0.0, 0));
-        c.0 += util.clamp(0.0, 100.0);
+        let c = cells.entry((minute, id)).or_insert((0.0, 0));
+        c.0 += util;
         c.1 += 1;
+        Ok(())
+    })?;
+    if rows == 0 {
+        return Err(ExportError(format!("{src}: the export has no rows")));
     }
     let mut per_minute: BTreeMap<usize, u32> = BTreeMap::new();
     let (mut idle, mut busy) = (0u64, 0u64);
@@ -171,7 +186,7 @@ pub fn measure(
             busy += 1;
         }
     }
-    let vms: BTreeSet<&str> = cells.keys().map(|(_, vm)| *vm).collect();
+    let vms: BTreeSet<u32> = cells.keys().map(|(_, vm)| *vm).collect();
     // the jobs of the minutes the telemetry covers: an export of part of the trace's days must
     // not divide its busy minutes by the whole trace's jobs
     let jobs: u64 = per_minute
@@ -179,8 +194,17 @@ pub fn measure(
         .map(|m| u64::from(trace.arrivals[*m]))
         .sum();
     Ok(Measured {
-        source: format!("{source} ({} VMs)", vms.len()),
-        rows: rows.len(),
+        source: if impossible > 0 {
+            format!(
+                "{source} ({} VMs; {} skipped: UtilizationPercent NaN, infinite, negative or above 100)",
+                vms.len(),
+                crate::diag::plural(impossible, "row")
+            )
+        } else {
+            format!("{source} ({} VMs)", vms.len())
+        },
+        rows,
+        impossible_values_skipped: impossible,
         rows_in_window: in_window,
         minutes_covered: per_minute.len(),
         idle_threshold_percent,
@@ -335,5 +359,32 @@ mod tests {
         .unwrap_err();
         assert!(e.0.contains("row 1") && e.0.contains("noon"), "{}", e.0);
         assert!(measure("e.json", "[]", &trace(1, 1), 10, 1).is_err());
+    }
+
+    #[test]
+    fn impossible_utilisation_is_skipped_and_counted_never_busy() {
+        // vm-a reports NaN, inf, -5 and 250: none of it is a measurement; vm-b idles at 1%
+        let csv = "TimeGenerated,Computer,GpuIndex,UtilizationPercent,Status\n\
+            2026-12-01T10:00:10Z,vm-a,0,NaN,ok\n\
+            2026-12-01T10:00:10Z,vm-a,1,inf,ok\n\
+            2026-12-01T10:01:10Z,vm-a,0,-5,ok\n\
+            2026-12-01T10:01:10Z,vm-a,1,250,ok\n\
+            2026-12-01T10:00:20Z,vm-b,0,1,ok\n";
+        let m = measure("gpu.csv", csv, &trace(4, 2), 10, 1).unwrap();
+        assert_eq!(m.impossible_values_skipped, 4);
+        assert_eq!(m.busy_instance_hours, 0.0, "{m:?}");
+        assert!((m.idle_instance_hours - 1.0 / 60.0).abs() < 1e-12);
+        assert!(m.source.contains("4 rows skipped"), "{}", m.source);
+        assert!(m.estimated_job_minutes.is_none());
+        let json = serde_json::to_string(&m).unwrap();
+        assert!(json.contains("\"impossibleValuesSkipped\":4"), "{json}");
+    }
+
+    #[test]
+    fn a_million_empty_rows_stop_at_the_first() {
+        let mut text = "{},".repeat(1_000_000);
+        text.pop();
+        let e = measure("gpu.json", &format!("[{text}]"), &trace(4, 2), 10, 1).unwrap_err();
+        assert!(e.0.contains("no `TimeGenerated` column"), "{}", e.0);
     }
 }

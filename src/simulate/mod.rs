@@ -13,6 +13,7 @@ pub mod engine;
 pub mod load;
 pub mod measured;
 pub mod model;
+pub mod pull;
 pub mod report;
 pub mod tune;
 pub mod tz;
@@ -54,9 +55,10 @@ impl Default for Settings {
 
 /// The autoscale setting the plan emits (a fixed pool at its default count without one).
 pub fn setting(plan: &Plan, spec: &Spec) -> Result<Setting, String> {
+    let zones = plan.compute.zones.len() as u32;
     match &plan.autoscale {
-        Some(a) => Setting::from_plan(a),
-        None => Ok(Setting::fixed(spec.spec.capacity.default_count())),
+        Some(a) => Setting::from_plan(a).map(|s| s.with_zones(zones)),
+        None => Ok(Setting::fixed(spec.spec.capacity.default_count()).with_zones(zones)),
     }
 }
 
@@ -71,7 +73,7 @@ pub fn priority(plan: &Plan, spec: &Spec) -> Priority {
 /// average. Mean rates are jobs per minute = share × instances × concurrency / job minutes.
 pub fn synthetic_for(spec: &Spec, w: &Workload, seed: u64, days: u32, start: &str) -> Synthetic {
     let cap = &spec.spec.capacity;
-    let per_instance = f64::from(w.concurrency) / f64::from(w.job_minutes.max(1));
+    let per_instance = f64::from(w.concurrency) / w.job_minutes_exact();
     let mut windows = Vec::new();
     if let Some(a) = &spec.spec.autoscale {
         for s in &a.schedules {
@@ -122,6 +124,10 @@ pub struct Results {
     pub instance_hours: InstanceHours,
     pub scale_actions: ScaleActions,
     pub evictions: u32,
+    /// Jobs that started again because their VM was removed (scale-in) or evicted.
+    pub restarted_jobs: u64,
+    /// Of those, the jobs on VMs a scale-in removed (Azure's scale-in policy cannot see a busy VM).
+    pub restarted_by_scale_in: u64,
     pub unfinished_jobs: u64,
     pub lower_bound: LowerBound,
     pub cost: Cost,
@@ -342,6 +348,8 @@ pub fn results(
             missing_metric: o.missing_metric_evaluations,
         },
         evictions: o.evictions,
+        restarted_jobs: o.restarted_jobs,
+        restarted_by_scale_in: o.restarted_by_scale_in,
         unfinished_jobs: o.unfinished,
         lower_bound: LowerBound {
             instance_hours: b.instance_hours,
@@ -360,12 +368,43 @@ pub fn results(
 /// Every modelling assumption, in words (also in `--help` and the README).
 pub fn assumptions(w: &Workload, s: &Settings) -> Vec<String> {
     vec![
-        "the engine evaluates the rendered autoscale setting once a minute; the queue metric is the messages not yet completed (waiting or locked by a worker) at the end of each minute, with no collection delay".into(),
         format!(
-            "jobs wait FIFO and take {} min on one of {} slot(s) per instance; a new instance serves {} min after the scale-out ({})",
-            w.job_minutes, w.concurrency, w.provisioning_minutes, w.provisioning_source
+            "the engine evaluates the rendered autoscale setting once a minute{}; the queue metric at the end of each minute counts {}",
+            if s.choices.metric_delay_minutes > 0 {
+                format!(
+                    ", reading the metric {} min late (assumption: {})",
+                    s.choices.metric_delay_minutes,
+                    crate::facts::autoscale::METRIC_DELAY.what
+                )
+            } else {
+                " with no collection delay".to_string()
+            },
+            if s.choices.queue_metric_counts_in_service {
+                "the waiting messages and those a worker holds (--queue-metric-counts-in-service: against Microsoft's Service Bus reference, which counts only messages ready for delivery)"
+            } else {
+                "the waiting messages only, not those a worker holds: Service Bus counts active messages ready for delivery (Learn, monitor-service-bus-reference); for storage queues Microsoft does not say, and gpuform assumes the same (conservative; --queue-metric-counts-in-service counts them)"
+            }
         ),
-        "scale-in removes booting instances first, then idle ones, then the least busy (keeping the priority mix); the jobs of a removed or evicted instance go back to the head of the queue and start again".into(),
+        format!(
+            "jobs wait FIFO and take {} (exactly, to the second) on one of {} slot(s) per instance; {} a new instance serves {} min after the scale-out ({}{})",
+            w.job_time_text(),
+            w.concurrency,
+            match s.choices.arrivals {
+                engine::Arrivals::StartOfMinute => "a minute's arrivals come at its start;",
+                engine::Arrivals::Spread => "a minute's arrivals are spread over it;",
+            },
+            (f64::from(w.provisioning_minutes) * s.choices.provisioning_factor).round(),
+            w.provisioning_source,
+            if (s.choices.provisioning_factor - 1.0).abs() > 1e-9 {
+                format!(", x{}", s.choices.provisioning_factor)
+            } else {
+                String::new()
+            }
+        ),
+        match s.choices.scale_in_order {
+            engine::ScaleInOrder::Default => "scale-in removes VMs by the rendered scale-in policy Default (Learn, virtual-machine-scale-sets-scale-in-policy): balanced across zones, then the highest instance ID, busy or not (keeping the priority mix); the jobs of a removed or evicted instance go back to the head of the queue and start again (restartedJobs)".to_string(),
+            engine::ScaleInOrder::IdleFirst => "scale-in removes booting instances first, then idle ones, then the least busy (--scale-in-order idle-first: autoscale cannot see busy VMs, so this is optimistic); the jobs of a removed or evicted instance go back to the head of the queue and start again".to_string(),
+        },
         format!(
             "not documented by Microsoft: at 0 instances a per-instance metric is {} (--zero-instances); at a profile switch the count is clamped to the new limits {} (--profile-switch)",
             match s.choices.zero_instances {

@@ -10,8 +10,11 @@ use crate::spec::schedule::parse_duration;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Workload {
-    /// Minutes one job occupies one slot (rounded up to whole minutes: the engine ticks per minute).
+    /// Minutes one job occupies one slot, rounded up to whole minutes (shown for reference; the
+    /// engine runs jobs for exactly `job_seconds`).
     pub job_minutes: u32,
+    /// Seconds one job occupies one slot, exactly as given (`PT45S` is 45 s, `PT3M30S` 210 s).
+    pub job_seconds: u64,
     /// Slots per instance (`workload.concurrentJobsPerInstance`).
     pub concurrency: u32,
     /// Minutes from the scale-out action until a new instance serves (boot + extensions + driver).
@@ -116,7 +119,7 @@ pub fn parse_flag_duration(s: &str) -> Option<u64> {
     (any && num.is_empty()).then_some(secs)
 }
 
-/// Whole minutes, rounding up (a 45 s job still takes a one-minute tick).
+/// Whole minutes, rounding up (for display and for minute-grained settings).
 pub fn ceil_minutes(secs: u64) -> u32 {
     secs.div_ceil(60).min(u64::from(u32::MAX)) as u32
 }
@@ -144,6 +147,21 @@ pub enum ModelError {
 }
 
 impl Workload {
+    /// The job time in minutes, exact (`PT45S` is 0.75).
+    pub fn job_minutes_exact(&self) -> f64 {
+        self.job_seconds.max(1) as f64 / 60.0
+    }
+
+    /// The job time as people read it: `2 min`, `3 min 30 s`, `45 s`.
+    pub fn job_time_text(&self) -> String {
+        let (m, sec) = (self.job_seconds / 60, self.job_seconds % 60);
+        match (m, sec) {
+            (0, s) => format!("{s} s"),
+            (m, 0) => format!("{m} min"),
+            (m, s) => format!("{m} min {s} s"),
+        }
+    }
+
     /// The spec's workload with the flags applied; `series` and `image_has_drivers` come from
     /// the plan (the size and image render emits).
     pub fn from_spec(
@@ -169,6 +187,7 @@ impl Workload {
         };
         Ok(Workload {
             job_minutes: ceil_minutes(job),
+            job_seconds: job,
             concurrency: o
                 .concurrency
                 .or(w.concurrent_jobs_per_instance)

@@ -84,8 +84,10 @@ pub fn text(r: &Results) -> String {
     );
     let _ = writeln!(
         s,
-        "jobs take {} min, {} per instance; new instances serve after {} min\n",
-        r.workload.job_minutes, r.workload.concurrency, r.workload.provisioning_minutes
+        "jobs take {}, {} per instance; new instances serve after {} min\n",
+        r.workload.job_time_text(),
+        r.workload.concurrency,
+        r.workload.provisioning_minutes
     );
     let rows = rows(r);
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
@@ -136,11 +138,11 @@ pub fn markdown(r: &Results) -> String {
     let _ = writeln!(s, "### gpuform simulate: `{}`\n", r.spec);
     let _ = writeln!(
         s,
-        "{} jobs over {:.1} h ({}); {} min per job, {} per instance, {} min to provision.\n",
+        "{} jobs over {:.1} h ({}); {} per job, {} per instance, {} min to provision.\n",
         r.trace.jobs,
         r.trace.minutes as f64 / 60.0,
         r.trace.source,
-        r.workload.job_minutes,
+        r.workload.job_time_text(),
         r.workload.concurrency,
         r.workload.provisioning_minutes
     );

@@ -9,6 +9,11 @@
 //!    does): `scaleInCooldown` × `timeWindow` × one `scaleOutTiers` tier or none × the minimums
 //!    (as is; zero minimums raised to 1; schedule minimums above `capacity.min` halved; both).
 //!
+//! Robustness (issue 22): the candidates that meet the target in the nominal model are checked,
+//! cheapest first, under the model [`variants`] (the other queue-metric reading, a late metric,
+//! spread arrivals, slower and faster provisioning); the proposal is the cheapest that meets the
+//! target under all of them (or `--robust-share` of them).
+//!
 //! The cheapest candidate meeting the target (pool cost, then instance-hours) is written into the
 //! YAML text at the spans the spec's YAML index gives, then checked again from scratch: it must
 //! validate and plan, and its figures are simulated once more from that plan.
@@ -18,7 +23,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::engine::{self, Run, Setting};
+use super::engine::{self, Arrivals, Choices, Run, Setting};
 use super::{Input, Results, Settings, monthly_hours, price, priority, results};
 use crate::cost::PriceBook;
 use crate::plan::Plan;
@@ -40,6 +45,102 @@ pub struct Job<'a> {
     pub settings: &'a Settings,
     pub book: &'a PriceBook,
     pub today: &'a str,
+    /// The share of the model variants ([`variants`]) under which a candidate must meet the
+    /// target (1.0: all of them; `None`: the nominal model only).
+    pub robust_share: Option<f64>,
+}
+
+/// A model variant: one plausible reading of what Microsoft leaves open.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Variant {
+    pub name: String,
+    #[serde(skip)]
+    pub choices: Choices,
+}
+
+/// The variants `--tune` checks a candidate under: the nominal model, each uncertainty on its
+/// own (the other queue-metric reading, a 2-minute metric delay, arrivals spread within the
+/// minute, provisioning 25 % faster and slower), and the two pessimistic combinations.
+pub fn variants(base: Choices) -> Vec<Variant> {
+    let (_, late) = crate::facts::autoscale::METRIC_DELAY_MINUTES;
+    let other = !base.queue_metric_counts_in_service;
+    let v = |name: &str, f: &dyn Fn(&mut Choices)| {
+        let mut c = base;
+        f(&mut c);
+        Variant {
+            name: name.to_string(),
+            choices: c,
+        }
+    };
+    vec![
+        v("nominal", &|_| {}),
+        v(
+            if other {
+                "metric counts in-service messages"
+            } else {
+                "metric counts waiting messages only"
+            },
+            &|c| c.queue_metric_counts_in_service = other,
+        ),
+        v(&format!("metric {late} min late"), &|c| {
+            c.metric_delay_minutes = late
+        }),
+        v("arrivals spread within the minute", &|c| {
+            c.arrivals = Arrivals::Spread
+        }),
+        v("provisioning -25 %", &|c| c.provisioning_factor = 0.75),
+        v("provisioning +25 %", &|c| c.provisioning_factor = 1.25),
+        v(
+            &format!("metric {late} min late, spread arrivals, provisioning +25 %"),
+            &|c| {
+                c.metric_delay_minutes = late;
+                c.arrivals = Arrivals::Spread;
+                c.provisioning_factor = 1.25;
+            },
+        ),
+        v(
+            &format!("other metric reading, {late} min late, provisioning +25 %"),
+            &|c| {
+                c.queue_metric_counts_in_service = other;
+                c.metric_delay_minutes = late;
+                c.provisioning_factor = 1.25;
+            },
+        ),
+    ]
+}
+
+/// A candidate under every variant.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnderVariants {
+    /// p95 wait per variant, in the order of [`variants`].
+    pub p95: Vec<f64>,
+    pub worst_p95: f64,
+    /// Variants under which the candidate meets the target.
+    pub meeting: usize,
+}
+
+/// What robustness found and cost.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Robust {
+    pub variants: Vec<Variant>,
+    /// The share of variants a candidate had to meet the target under.
+    pub share: f64,
+    /// The spec as written under every variant.
+    pub before: UnderVariants,
+    /// The cheapest candidate that meets the target in the nominal model alone, and how it
+    /// fares under the variants.
+    pub nominal_best: Option<Scored>,
+    pub nominal_best_under_variants: Option<UnderVariants>,
+    /// The proposal under every variant.
+    pub after: Option<UnderVariants>,
+    /// Candidates checked under the variants.
+    pub checked: usize,
+    /// Monthly pool cost of the proposal minus that of the nominal best (what the margin costs).
+    pub cost_of_robustness: Option<f64>,
+    pub cost_of_robustness_percent: Option<f64>,
 }
 
 /// The knobs of a queue-driven policy.
@@ -151,16 +252,27 @@ pub struct Tuned {
     pub best: Option<Best>,
     /// Why no proposal, when `best` is `None`.
     pub reason: Option<String>,
+    /// The check under the model variants (`None`: nominal model only).
+    pub robust: Option<Robust>,
 }
 
 fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
     match crate::plan::autoscale(&spec.metadata.name, &spec.spec, plan.queue.as_ref()) {
-        Some(a) => Setting::from_plan(&a),
+        Some(a) => Setting::from_plan(&a).map(|s| s.with_zones(plan.compute.zones.len() as u32)),
         None => Err("the spec has no autoscale setting".into()),
     }
 }
 
 fn score(job: &Job, params: &Params, explicit_below: bool) -> Option<Scored> {
+    score_with(job, params, explicit_below, job.settings.choices)
+}
+
+fn score_with(
+    job: &Job,
+    params: &Params,
+    explicit_below: bool,
+    choices: Choices,
+) -> Option<Scored> {
     let spec = params.apply(job.input.spec, explicit_below);
     let setting = setting_for(&spec, job.input.plan).ok()?;
     let prio = priority(job.input.plan, job.input.spec);
@@ -169,7 +281,7 @@ fn score(job: &Job, params: &Params, explicit_below: bool) -> Option<Scored> {
         trace: job.trace,
         workload: job.workload,
         priority: &prio,
-        choices: job.settings.choices,
+        choices,
         seed: job.settings.seed,
         record: false,
     });
@@ -187,6 +299,57 @@ fn score(job: &Job, params: &Params, explicit_below: bool) -> Option<Scored> {
         pool_monthly: cost.pool_monthly,
         meets: p95 <= f64::from(job.settings.wait_target_minutes),
     })
+}
+
+/// `params` under every variant (the nominal one first, already known as `nominal`).
+fn under_variants(
+    job: &Job,
+    params: &Params,
+    explicit_below: bool,
+    vs: &[Variant],
+    nominal: Option<&Scored>,
+) -> UnderVariants {
+    let p95: Vec<f64> =
+        vs.par_iter()
+            .enumerate()
+            .map(|(i, v)| match (i, nominal) {
+                (0, Some(n)) => n.p95,
+                _ => score_with(job, params, explicit_below, v.choices)
+                    .map_or(f64::INFINITY, |s| s.p95),
+            })
+            .collect();
+    let target = f64::from(job.settings.wait_target_minutes);
+    UnderVariants {
+        worst_p95: p95.iter().cloned().fold(0.0, f64::max),
+        meeting: p95.iter().filter(|p| **p <= target).count(),
+        p95,
+    }
+}
+
+/// Variants a candidate may miss under `share`.
+fn allowed_misses(n: usize, share: f64) -> usize {
+    n - ((share.clamp(0.0, 1.0) * n as f64 - 1e-9).ceil() as usize).min(n)
+}
+
+/// Whether `params` meets the target under enough variants: the hardest variants first (the
+/// pessimistic combinations, then the late metric and slow provisioning), stopping at the first
+/// miss too many, so most candidates cost one or two runs more than the nominal one.
+fn holds(job: &Job, params: &Params, explicit_below: bool, vs: &[Variant], share: f64) -> bool {
+    const HARDEST_FIRST: &[usize] = &[6, 7, 2, 5, 1, 3, 4];
+    let target = f64::from(job.settings.wait_target_minutes);
+    let mut misses = 0;
+    let allowed = allowed_misses(vs.len(), share);
+    for &i in HARDEST_FIRST.iter().filter(|i| **i < vs.len()) {
+        let p95 =
+            score_with(job, params, explicit_below, vs[i].choices).map_or(f64::INFINITY, |s| s.p95);
+        if p95 > target {
+            misses += 1;
+            if misses > allowed {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
@@ -314,16 +477,90 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     let mut meeting: Vec<Scored> = scored.iter().filter(|s| s.meets).cloned().collect();
     meeting.sort_by(cheaper);
     let n_meeting = meeting.len();
-    // the first that validates and plans from its rewritten text
     let mut best = None;
     let mut reason = None;
-    for cand in meeting.iter().take(10) {
-        match verify(job, &before, &cand.params, explicit_below) {
-            Ok(b) => {
-                best = Some(b);
-                break;
+    let mut robust = None;
+    match job.robust_share {
+        None => {
+            // the first that validates and plans from its rewritten text
+            for cand in meeting.iter().take(10) {
+                match verify(job, &before, &cand.params, explicit_below) {
+                    Ok(b) => {
+                        best = Some(b);
+                        break;
+                    }
+                    Err(e) => reason = Some(e),
+                }
             }
-            Err(e) => reason = Some(e),
+        }
+        Some(share) => {
+            let vs = variants(job.settings.choices);
+            let before_nominal = scored.iter().find(|s| s.params == before).cloned();
+            let before_under =
+                under_variants(job, &before, explicit_below, &vs, before_nominal.as_ref());
+            let nominal_best = meeting.first().cloned();
+            let mut checked = 0;
+            let mut after = None;
+            let nominal_best_under = nominal_best
+                .as_ref()
+                .map(|n| under_variants(job, &n.params, explicit_below, &vs, Some(n)));
+            // cheapest first, a few candidates at a time in parallel
+            'walk: for chunk in meeting.chunks(8) {
+                let ok: Vec<bool> = chunk
+                    .par_iter()
+                    .map(|c| holds(job, &c.params, explicit_below, &vs, share))
+                    .collect();
+                for (cand, ok) in chunk.iter().zip(ok) {
+                    checked += 1;
+                    if !ok {
+                        continue;
+                    }
+                    match verify(job, &before, &cand.params, explicit_below) {
+                        Ok(b) => {
+                            let u =
+                                under_variants(job, &cand.params, explicit_below, &vs, Some(cand));
+                            best = Some(b);
+                            after = Some((cand.clone(), u));
+                            break 'walk;
+                        }
+                        Err(e) => reason = Some(e),
+                    }
+                }
+            }
+            if best.is_none() && !meeting.is_empty() && reason.is_none() {
+                reason = Some(format!(
+                    "{n_meeting} of the {candidates} policies meet p95 <= {} min in the nominal model, but none under {} of the {} model variants (the cheapest reaches {} min in its worst variant): raise the maximums, lower the provisioning time, or accept fewer variants (--robust-share)",
+                    job.settings.wait_target_minutes,
+                    if share >= 1.0 {
+                        "all".to_string()
+                    } else {
+                        format!("{:.0} %", share * 100.0)
+                    },
+                    vs.len(),
+                    nominal_best_under
+                        .as_ref()
+                        .map_or(f64::NAN, |u| u.worst_p95),
+                ));
+            }
+            let cost = |s: &Scored| s.pool_monthly;
+            let (cost_of_robustness, pct) = match (&after, &nominal_best) {
+                (Some((a, _)), Some(n)) => match (cost(a), cost(n)) {
+                    (Some(x), Some(y)) => (Some(x - y), (y > 0.0).then(|| (x - y) / y * 100.0)),
+                    _ => (None, None),
+                },
+                _ => (None, None),
+            };
+            robust = Some(Robust {
+                variants: vs,
+                share,
+                before: before_under,
+                nominal_best,
+                nominal_best_under_variants: nominal_best_under,
+                after: after.map(|(_, u)| u),
+                checked,
+                cost_of_robustness,
+                cost_of_robustness_percent: pct,
+            });
         }
     }
     if best.is_none() && reason.is_none() {
@@ -340,6 +577,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
         before,
         best,
         reason,
+        robust,
     })
 }
 
@@ -429,8 +667,8 @@ fn tiers_yaml(t: &[ScaleOutTier]) -> String {
 }
 
 /// Set `key` of the mapping at `parent` to `value` (YAML text): replace the value where the key
-/// exists, else insert the key (flow mapping: before its `}`; block mapping: a line before its
-/// first key, same indentation).
+/// exists, else insert the key (flow mapping: before its `}`; block mapping: a line after its
+/// last entry, at the indentation of its keys).
 pub fn set(
     index: &SpanIndex,
     text: &str,
@@ -478,24 +716,35 @@ pub fn set(
         .iter()
         .min_by_key(|k| k.byte_start)
         .ok_or_else(|| format!("`{parent}` has no keys to align `{key}` with"))?;
+    // the end of the mapping's last entry: the furthest end of any node below it (a nested
+    // collection's own span may stop short of its last entry)
+    fn furthest(index: &SpanIndex, ptr: &str, depth: u32) -> usize {
+        let mut end = index.spans(ptr).map_or(0, |s| s.value.byte_end);
+        if depth < 16 {
+            for c in index.children(ptr) {
+                end = end.max(furthest(index, &c, depth + 1));
+            }
+        }
+        end
+    }
     let last = index
         .children(parent)
         .iter()
-        .filter_map(|c| index.spans(c))
-        .max_by_key(|s| s.value.byte_end)
-        .map(|s| s.value.byte_end)
+        .map(|c| furthest(index, c, 0))
+        .max()
         .unwrap_or(first.byte_end);
     let line_start = text[..first.byte_start].rfind('\n').map_or(0, |i| i + 1);
     let indent: String = text[line_start..first.byte_start]
         .chars()
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();
-    // the end of the line the last value ends on (a block value may end at the next line's start)
-    let anchor = if last > 0 && text.as_bytes().get(last - 1) == Some(&b'\n') {
-        last - 1
-    } else {
-        last
-    };
+    // the end of the line the last value ends on: a block value (a sequence, a nested mapping)
+    // may end after the line break, at the indentation of the next key or even on that key, so
+    // step back over the trailing white space first
+    let anchor = text[..last.min(text.len())]
+        .trim_end()
+        .len()
+        .max(first.byte_end);
     let eol = text[anchor..]
         .find('\n')
         .map_or(text.len(), |i| anchor + i + 1);
@@ -730,6 +979,9 @@ pub fn text(before: &Results, t: &Tuned) -> String {
         t.meeting,
         figures(before)
     );
+    if let Some(r) = &t.robust {
+        s.push_str(&robust_text(r, t.best.is_some()));
+    }
     match &t.best {
         Some(b) => {
             s.push_str(&format!("after:  {}\n\n", figures(&b.after)));
@@ -744,6 +996,75 @@ pub fn text(before: &Results, t: &Tuned) -> String {
             t.reason.as_deref().unwrap_or("none found")
         )),
     }
+    s
+}
+
+fn robust_json(r: &Robust) -> serde_json::Value {
+    let names: Vec<&str> = r.variants.iter().map(|v| v.name.as_str()).collect();
+    serde_json::json!({
+        "share": r.share,
+        "variants": names,
+        "candidatesChecked": r.checked,
+        "before": r.before,
+        "nominalBest": r.nominal_best.as_ref().map(|n| &n.params),
+        "nominalBestPoolMonthly": r.nominal_best.as_ref().and_then(|n| n.pool_monthly),
+        "nominalBestUnderVariants": r.nominal_best_under_variants,
+        "after": r.after,
+        "costOfRobustness": r.cost_of_robustness,
+        "costOfRobustnessPercent": r.cost_of_robustness_percent,
+    })
+}
+
+fn robust_text(r: &Robust, proposed: bool) -> String {
+    let share = if r.share >= 1.0 {
+        "all".to_string()
+    } else {
+        format!("{:.0} % of the", r.share * 100.0)
+    };
+    let mut s = format!(
+        "robust: a proposal must meet the target under {share} {} model variants ({} candidates checked under them)\n",
+        r.variants.len(),
+        r.checked
+    );
+    let worst = |u: &UnderVariants| {
+        let i = u
+            .p95
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or(0, |(i, _)| i);
+        format!(
+            "worst-case p95 {} min ({}), nominal {} min, meets under {} of {}",
+            u.worst_p95,
+            r.variants.get(i).map_or("", |v| v.name.as_str()),
+            u.p95.first().copied().unwrap_or(f64::NAN),
+            u.meeting,
+            u.p95.len()
+        )
+    };
+    s.push_str(&format!("  before:       {}\n", worst(&r.before)));
+    if let (Some(n), Some(u)) = (&r.nominal_best, &r.nominal_best_under_variants) {
+        s.push_str(&format!(
+            "  nominal best: {} ({})\n",
+            worst(u),
+            n.pool_monthly.map_or("price missing".into(), |m| format!(
+                "{}/month pool",
+                crate::cost::format::money(m)
+            ))
+        ));
+    }
+    if let Some(u) = &r.after {
+        s.push_str(&format!("  proposal:     {}\n", worst(u)));
+    }
+    if proposed && let Some(c) = r.cost_of_robustness {
+        s.push_str(&format!(
+            "  cost of robustness: {}/month{} over the cheapest policy that meets the target in the nominal model only\n",
+            crate::cost::format::money(c),
+            r.cost_of_robustness_percent
+                .map_or(String::new(), |p| format!(" ({p:+.1} %)"))
+        ));
+    }
+    s.push('\n');
     s
 }
 
@@ -781,6 +1102,13 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
 }
 
 pub fn json(before: &Results, t: &Tuned) -> String {
+    let robust = t.robust.as_ref().map(robust_json);
+    let worst = t
+        .robust
+        .as_ref()
+        .and_then(|r| r.after.as_ref())
+        .map(|u| u.worst_p95);
+    let before_worst = t.robust.as_ref().map(|r| r.before.worst_p95);
     let v = serde_json::json!({
         "candidates": t.candidates,
         "meetingTarget": t.meeting,
@@ -791,6 +1119,31 @@ pub fn json(before: &Results, t: &Tuned) -> String {
         "afterPolicy": t.best.as_ref().map(|b| &b.params),
         "diff": t.best.as_ref().map(|b| &b.diff),
         "reason": t.reason,
+        "robust": robust,
+        "worstCaseP95": worst,
+        "beforeWorstCaseP95": before_worst,
     });
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_and_allowed_misses() {
+        let vs = variants(Choices::default());
+        assert_eq!(vs.len(), 8);
+        assert_eq!(vs[0].choices, Choices::default());
+        // each uncertainty appears: the other metric reading, the delay, spread, provisioning
+        assert!(vs.iter().any(|v| v.choices.queue_metric_counts_in_service));
+        assert!(vs.iter().any(|v| v.choices.metric_delay_minutes == 2));
+        assert!(vs.iter().any(|v| v.choices.arrivals == Arrivals::Spread));
+        assert!(vs.iter().any(|v| v.choices.provisioning_factor == 0.75));
+        assert!(vs.iter().any(|v| v.choices.provisioning_factor == 1.25));
+        assert_eq!(allowed_misses(8, 1.0), 0);
+        assert_eq!(allowed_misses(8, 0.875), 1);
+        assert_eq!(allowed_misses(8, 0.8), 1);
+        assert_eq!(allowed_misses(8, 0.5), 4);
+    }
 }

@@ -328,7 +328,11 @@ fn resolve_size(
                     ),
                 )
                 .at("/spec/compute/vmSize")
-                .help("lower gpuMemoryGiB (a lower precision), allow distributed training, use another image, or choose a vmSize explicitly; `gpuform validate --explain` ranks every size");
+                .help(if s.workload.kind == model::WorkloadType::Training && !s.workload.distributed {
+                    "lower gpuMemoryGiB (a lower precision), allow distributed training (`workload.distributed: true`), use another image, or choose a vmSize explicitly; `gpuform validate --explain` ranks every size"
+                } else {
+                    "lower gpuMemoryGiB (a lower precision), use another image, or choose a vmSize explicitly; `gpuform validate --explain` ranks every size"
+                });
                 if !near.is_empty() {
                     d = d.note(format!("closest candidates: {}", near.join("; ")));
                 }
@@ -448,12 +452,22 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// Is this YAML file a gpuform spec? (`discover` also finds pipeline YAML and cloud-init.)
+///
+/// Decided by parsing, not by the text of a line: a spec in JSON style (`{"kind": "GpuWorkload"}`,
+/// valid YAML that `render` reads) or with a quoted or flow-style `kind` is a spec. Its top level
+/// has `kind: GpuWorkload` or an `apiVersion` of `gpuform/…`. A file that does not parse is
+/// checked (so its errors are reported) when it mentions `GpuWorkload` or `gpuform/` at all: a
+/// pull-request check never skips a broken spec.
 pub fn looks_like_spec(text: &str) -> bool {
-    text.lines()
-        .any(|l| l.trim_start().starts_with("kind:") && l.contains("GpuWorkload"))
-        || text
-            .lines()
-            .any(|l| l.trim_start().starts_with("apiVersion:") && l.contains("gpuform/"))
+    let text = text.trim_start_matches('\u{feff}');
+    match yaml::parse(text) {
+        Ok(p) => {
+            let kind = p.value.get("kind").and_then(|v| v.as_str());
+            let api = p.value.get("apiVersion").and_then(|v| v.as_str());
+            kind == Some("GpuWorkload") || api.is_some_and(|a| a.starts_with("gpuform/"))
+        }
+        Err(_) => text.contains("GpuWorkload") || text.contains("gpuform/"),
+    }
 }
 
 #[cfg(test)]
@@ -487,5 +501,28 @@ mod tests {
                 .iter()
                 .any(|d| d.rule == "unknown-field" && d.severity == Severity::Error)
         );
+    }
+
+    #[test]
+    fn a_spec_is_recognised_by_parsing_not_by_line_text() {
+        for spec in [
+            "apiVersion: gpuform/v1\nkind: GpuWorkload\n",
+            "{\"apiVersion\": \"gpuform/v1\", \"kind\": \"GpuWorkload\", \"spec\": {}}",
+            "{\n  \"kind\": \"GpuWorkload\"\n}\n",
+            "\"kind\": GpuWorkload\n",
+            "---\nkind: 'GpuWorkload'\n",
+            // broken, but plainly meant as a spec: checked, so its error is reported
+            "kind: GpuWorkload\n  bad: [\n",
+        ] {
+            assert!(looks_like_spec(spec), "{spec}");
+        }
+        for other in [
+            "trigger: [main]\nsteps:\n  - script: \"echo kind: GpuWorkload\"\n",
+            "#cloud-config\npackages: [nvidia-driver]\n",
+            "kind: Deployment\napiVersion: apps/v1\n",
+            "{\"kind\": \"Pipeline\"}",
+        ] {
+            assert!(!looks_like_spec(other), "{other}");
+        }
     }
 }

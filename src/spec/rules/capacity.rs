@@ -386,8 +386,10 @@ fn check_zone(tz: &str, ptr: &str, out: &mut Vec<Diagnostic>) {
             })
             .unwrap_or_default();
         out.push(
-            Diagnostic::new("schedule-time", format!("`{tz}` is not a time zone autoscale knows"))
+            Diagnostic::new("schedule-time", format!("`{}` is not a time zone autoscale knows", crate::diag::clip(tz)))
                 .at(ptr)
+                // render would write it into the autoscale setting as is: no policy can allow it
+                .locked()
                 .label("unknown time zone")
                 .help(format!("{hint}autoscale takes Windows time zone names such as `China Standard Time` or `UTC`, and silently drops a profile with an unknown one")),
         );

@@ -141,12 +141,21 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .help("the path is relative to the spec file"),
             ),
             Ok(bytes) => {
-                if String::from_utf8(bytes).is_err() {
-                    out.push(
+                match String::from_utf8(bytes) {
+                    Err(_) => out.push(
                         Diagnostic::new("cloud-init", "the cloud-init file is not UTF-8 text")
                             .at(at)
                             .help("save it as UTF-8"),
-                    );
+                    ),
+                    Ok(text) if text.contains(super::MIME_BOUNDARY) => out.push(
+                        Diagnostic::new(
+                            "cloud-init",
+                            format!("the cloud-init file contains gpuform's MIME boundary `{}`", super::MIME_BOUNDARY),
+                        )
+                        .at(at)
+                        .help("render combines the file with the GPU collector's part as multipart MIME and cannot if the file holds that boundary: remove or change the line"),
+                    ),
+                    Ok(_) => {}
                 }
             }
         }

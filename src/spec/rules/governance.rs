@@ -67,7 +67,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .collect::<Vec<_>>()
             .join(", ");
         out.push(
-            Diagnostic::new("tag-missing", format!("required tag{} {list} missing", if missing.len() == 1 { " is" } else { "s are" }))
+            Diagnostic::new("tag-missing", format!("required tag{list_s} {list} {is} missing", list_s = if missing.len() == 1 { "" } else { "s" }, is = if missing.len() == 1 { "is" } else { "are" }))
                 .at(if tags.is_empty() { "/metadata" } else { "/metadata/tags" })
                 .help(format!(
                     "add them under metadata.tags, e.g. `{}: ...`; the policy (--required-tags / --policy) decides which are required",

@@ -11,9 +11,11 @@ mod network;
 mod security;
 mod shared;
 mod sizing;
+mod stages;
 mod workload_model;
 
 pub use compute::ssh_key_problem;
+pub use stages::MIME_BOUNDARY;
 
 use std::path::Path;
 
@@ -58,6 +60,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     shared::check(ctx, &mut out);
     governance::check(ctx, &mut out);
     cloud::check(ctx, &mut out);
+    stages::check(ctx, &mut out);
     gpu_monitoring::check(ctx, &mut out);
     workload_model::check(ctx, &mut out);
     out

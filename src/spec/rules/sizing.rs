@@ -42,11 +42,31 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
         sel.chosen
             .map(|c| (c, sel.chosen_price(), sel.price_region.clone()))
     });
+    // the cheapest fit may be a restricted size (no net-new capacity): then name the cheapest
+    // unrestricted size too, with the image it needs (an HPC image carries the drivers of sizes
+    // no driver extension supports)
+    let unrestricted = || {
+        let restricted = ctx
+            .sizing
+            .and_then(|sel| sel.candidates.iter().find(|c| Some(c.size) == sel.chosen))
+            .and_then(|c| c.restricted.clone())?;
+        let (alt, price, region, image) =
+            crate::sizing::unrestricted_fit(&s.workload, &s.region, &s.compute.image, ctx.prices)?;
+        (alt != size.name).then(|| {
+            let with = if image == s.compute.image {
+                String::new()
+            } else {
+                format!(" with `image: {}`", image_label(&image))
+            };
+            format!("; `{alt}` ({} in {region}) is the cheapest unrestricted size that fits{with} (the cheaper one is {restricted})", per_hour(Some(price)))
+        })
+    };
     let suggestion = || match &cheapest {
         Some((name, price, region)) if *name != size.name => {
             format!(
-                "`{name}` ({} in {region}) is the cheapest size that fits; or set `vmSize: auto`",
-                per_hour(*price)
+                "`{name}` ({} in {region}) is the cheapest size that fits{}; or set `vmSize: auto`",
+                per_hour(*price),
+                unrestricted().unwrap_or_default()
             )
         }
         _ => "pick a size from `gpuform sizes`, or set `vmSize: auto`".to_string(),
@@ -78,7 +98,13 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
         SizeStatus::Limited => out.push(
             Diagnostic::new("size-limited", format!("{} ({}): {}", size.name, size.series, size.note.as_deref().unwrap_or("capacity is limited")))
                 .at(SIZE)
-                .help("expect allocation failures or quota denials; run `gpuform preflight` and keep alternateRegions"),
+                .help(match crate::sizing::unrestricted_fit(&s.workload, &s.region, &s.compute.image, ctx.prices) {
+                    Some((alt, price, region, image)) => {
+                        let with = if image == s.compute.image { String::new() } else { format!(" with `image: {}`", image_label(&image)) };
+                        format!("`{alt}` ({} in {region}) is the cheapest unrestricted size that fits{with}; otherwise expect allocation failures or quota denials: run `gpuform preflight` and keep alternateRegions", per_hour(Some(price)))
+                    }
+                    None => "expect allocation failures or quota denials; run `gpuform preflight` and keep alternateRegions".to_string(),
+                }),
         ),
         SizeStatus::Undocumented => out.push(
             Diagnostic::new("size-undocumented", format!("{} has no Microsoft Learn size page{}", size.name, size.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default()))
@@ -214,5 +240,12 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
                 .help("use StandardSSD_LRS"),
             );
         }
+    }
+}
+
+fn image_label(image: &crate::spec::model::Image) -> String {
+    match image {
+        crate::spec::model::Image::Alias(a) => a.as_str().to_string(),
+        _ => "auto".to_string(),
     }
 }

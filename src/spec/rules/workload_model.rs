@@ -51,8 +51,8 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 "policy-wait-too-long",
                 format!(
-                    "with {} jobs of {} each per VM, a backlog of {} per VM (targetPerInstance) is about {:.0} minutes of waiting before autoscale adds a VM",
-                    conc, s.workload.job_duration.as_deref().unwrap_or(""), q.target_per_instance, wait
+                    "with {} of {} each per VM, a backlog of {} per VM (targetPerInstance) is about {:.0} minutes of waiting before autoscale adds a VM",
+                    crate::diag::plural(conc as usize, "job"), s.workload.job_duration.as_deref().unwrap_or(""), q.target_per_instance, wait
                 ),
             )
             .at("/spec/autoscale/queue/targetPerInstance")

@@ -1,0 +1,88 @@
+//! What Azure's queue metrics count, and which VM a scale-in removes: the facts `simulate` models
+//! autoscale with. Each names its source and the date it was read; where Microsoft does not
+//! settle the question, the entry is an assumption, the engine takes the conservative reading by
+//! default (the one that scales out later, so a tuned policy is not flattered), and the other
+//! reading is a flag.
+
+use super::Source;
+
+/// What a queue-depth metric counts while a worker holds a message (received, not completed).
+#[derive(Debug, Clone, Copy)]
+pub struct QueueMetricFact {
+    /// The metric name autoscale reads.
+    pub metric: &'static str,
+    /// Messages a worker has received and not yet completed (locked / invisible) are counted.
+    pub counts_in_service: bool,
+    pub source: Source,
+}
+
+/// Service Bus `ActiveMessages` (namespace metric) and the legacy per-queue
+/// `ActiveMessageCount`: Microsoft's monitoring data reference describes active messages as the
+/// messages in the active state, ready for delivery and available to be received; a message a
+/// receiver holds under a peek-lock is not available to be received. The Azure SDK maintainers'
+/// thread reads it the same way for locked (prefetched, in-process) messages.
+pub const SERVICE_BUS_ACTIVE_MESSAGES: QueueMetricFact = QueueMetricFact {
+    metric: "ActiveMessages",
+    counts_in_service: false,
+    source: Source::doc(
+        "https://learn.microsoft.com/azure/service-bus-messaging/monitor-service-bus-reference \
+         (MicrosoftDocs/azure-docs articles/service-bus-messaging/monitor-service-bus-reference.md\
+         @fe3d7e1aa0f8e37f19985ebfb10de416abdca504, ms.date 2025-08-12, 'Message metrics': \
+         Active Messages = messages in the active state, ready for delivery); \
+         https://github.com/Azure/azure-sdk-for-js/issues/38988 (2026-06-18: messages locked in \
+         the prefetch buffer are not counted in activeMessageCount)",
+        "2026-12-03",
+    ),
+};
+
+/// Storage queue `ApproximateMessageCount` (the autoscale special metric; REST
+/// `x-ms-approximate-messages-count`): Microsoft documents it as "not lower than the actual
+/// number of messages in the queue, but could be higher", and does not say whether a message
+/// made invisible by a Get Messages call (a worker holds it) is part of that number. Assumption:
+/// not counted, the conservative reading (it scales out later); `--queue-metric-counts-in-service`
+/// takes the other. A third-party report (allantargino/ContainerNanny issue #8, 2018-05-09)
+/// reads it as counting them.
+pub const STORAGE_APPROXIMATE_MESSAGE_COUNT: QueueMetricFact = QueueMetricFact {
+    metric: "ApproximateMessageCount",
+    counts_in_service: false,
+    source: Source::assumption(
+        "https://learn.microsoft.com/rest/api/storageservices/get-queue-metadata and \
+         https://learn.microsoft.com/dotnet/api/azure.storage.queues.models.queueproperties.approximatemessagescount \
+         ('not lower than the actual number of messages in the queue, but could be higher') do \
+         not say whether invisible (dequeued, not deleted) messages count; gpuform assumes they do \
+         not (conservative), --queue-metric-counts-in-service assumes they do",
+        "2026-12-03",
+    ),
+};
+
+/// The metric fact for an autoscale rule's metric name (`None`: not a queue-depth metric).
+pub fn queue_metric(name: &str) -> Option<&'static QueueMetricFact> {
+    match name {
+        "ActiveMessages" | "ActiveMessageCount" => Some(&SERVICE_BUS_ACTIVE_MESSAGES),
+        "ApproximateMessageCount" | "QueueMessageCount" => Some(&STORAGE_APPROXIMATE_MESSAGE_COUNT),
+        _ => None,
+    }
+}
+
+/// The rendered scale-in policy (`scaleInPolicy.rules: ["Default"]`) removes VMs in this order:
+/// balance across availability zones (zonal scale sets), then across fault domains (best
+/// effort), then delete the VM with the highest instance ID. Autoscale does not see which VM is
+/// running a job: a busy VM is removed like an idle one and its job starts again elsewhere.
+pub const SCALE_IN_DEFAULT_ORDER: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machine-scale-sets/virtual-machine-scale-sets-scale-in-policy \
+     ('Default scale-in policy': balance across availability zones, balance across fault domains \
+     (best effort), delete the VM with the highest instance ID); the Compute REST model's \
+     ScaleInPolicy.rules 'Default' (https://learn.microsoft.com/javascript/api/@azure/arm-compute/scaleinpolicy: \
+     'the virtual machines chosen for removal will be the newest ones that are not protected from scale-in')",
+    "2026-12-03",
+);
+
+/// Azure Monitor metric collection delay: platform metrics reach autoscale after a delay that
+/// Microsoft does not state for queue metrics. Assumption: 0 to 2 minutes; `--tune` tries both
+/// ends.
+pub const METRIC_DELAY_MINUTES: (u32, u32) = (0, 2);
+pub const METRIC_DELAY: Source = Source::assumption(
+    "no Microsoft figure for the delay between a queue change and the value autoscale reads; \
+     gpuform models 0 (nominal) and 2 minutes (a --tune variant)",
+    "2026-12-03",
+);
