@@ -70,6 +70,9 @@ fn skip(cmd: &str) -> Option<&'static str> {
     if sub == "preflight" && !cmd.contains("--usages") {
         return Some("talks to Azure (live preflight)");
     }
+    if sub == "simulate" && (words.contains(&"-g") || words.contains(&"--resource-group")) {
+        return Some("talks to Azure (reads the queue's metrics)");
+    }
     if cmd.contains("--refresh-prices") {
         return Some("the Azure Retail Prices API");
     }

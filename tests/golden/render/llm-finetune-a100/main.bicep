@@ -786,6 +786,10 @@ resource queueServiceDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-
         category: 'Transaction'
         enabled: true
       }
+      {
+        category: 'Capacity'
+        enabled: true
+      }
     ]
   }
 }
@@ -1262,16 +1266,76 @@ resource gpuDcr 'Microsoft.Insights/dataCollectionRules@2023-03-11' = {
   ]
 }
 
-resource gpuDcrAssociation 'Microsoft.Insights/dataCollectionRuleAssociations@2023-03-11' = {
-  name: 'gpu-telemetry'
-  scope: vmss
+// A Flexible scale set's VMs are separate resources: an association scoped to the scale set does
+// not reach them (Learn, data collection rule associations: associate the rule with each VM). The
+// built-in policy Configure Linux Virtual Machines to be associated with a Data Collection Rule or a Data Collection Endpoint
+// (Azure/azure-policy built-in-policies/policyDefinitions/Monitoring/AzureMonitor_DCRA_VM_Linux_DINE.json@05094af972fd93f48e0e1e1a7683f8a831fb5009) associates every VM of this resource group whose OS disk is
+// Linux with the rule once it is provisioned, so each VM a scale-out adds gets it too;
+// its identity holds the two roles the definition names, and the remediation associates the VMs
+// that were created before it could.
+resource gpuDcrPolicy 'Microsoft.Authorization/policyAssignments@2026-07-01' = {
+  name: 'llm-finetune-gpu-dcr-association'
+  location: location
+  identity: {
+    type: 'SystemAssigned'
+  }
   properties: {
-    description: 'Every VM of the scale set sends GPU telemetry through dcr-llm-finetune-gpu.'
-    dataCollectionRuleId: gpuDcr.id
+    displayName: 'llm-finetune: associate every VM with the GPU telemetry rule'
+    description: 'Associates each VM of the pool with dcr-llm-finetune-gpu, including the VMs scale-outs add.'
+    policyDefinitionId: tenantResourceId('Microsoft.Authorization/policyDefinitions', '58e891b9-ce13-4ac3-86e4-ac3e1f20cb07')
+    parameters: {
+      dcrResourceId: {
+        value: gpuDcr.id
+      }
+      resourceType: {
+        value: 'Microsoft.Insights/dataCollectionRules'
+      }
+      // every Linux VM, not only the images on the definition's list (the GPU images are not)
+      scopeToSupportedImages: {
+        value: false
+      }
+    }
   }
 }
 
-// Instances above the active autoscale profile's minimum whose GPUs averaged under 10% for 60 minutes at $6.980/h each (pay-as-you-go list price in eastus): the pool is not scaling in. Check the scale-in rule (queue threshold, cooldown) and the schedule's min.
+// Monitoring Contributor for the policy's identity: the definition's roleDefinitionIds.
+resource gpuDcrPolicyMonitoringContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(resourceGroup().id, gpuDcrPolicy.id, '749f88d5-cbae-40b8-bcfc-e573ddc772fa')
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '749f88d5-cbae-40b8-bcfc-e573ddc772fa')
+    principalId: gpuDcrPolicy.identity.principalId
+    principalType: 'ServicePrincipal'
+    description: 'The GPU telemetry policy associates each VM with the data collection rule.'
+  }
+}
+
+// Log Analytics Contributor for the policy's identity: the definition's roleDefinitionIds.
+resource gpuDcrPolicyLogAnalyticsContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(resourceGroup().id, gpuDcrPolicy.id, '92aaf0da-9dab-42b6-94a3-d43ce8d16293')
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', '92aaf0da-9dab-42b6-94a3-d43ce8d16293')
+    principalId: gpuDcrPolicy.identity.principalId
+    principalType: 'ServicePrincipal'
+    description: 'The GPU telemetry policy associates each VM with the data collection rule.'
+  }
+}
+
+// The VMs this deployment creates exist before the policy's identity holds its roles: remediate
+// them once (new VMs are associated by the policy itself after they are provisioned).
+resource gpuDcrRemediation 'Microsoft.PolicyInsights/remediations@2024-10-01' = {
+  name: 'llm-finetune-gpu-dcr-association'
+  properties: {
+    policyAssignmentId: gpuDcrPolicy.id
+    resourceDiscoveryMode: 'ReEvaluateCompliance'
+  }
+  dependsOn: [
+    vmss
+    gpuDcrPolicyMonitoringContributor
+    gpuDcrPolicyLogAnalyticsContributor
+  ]
+}
+
+// Instances above the active autoscale profile's minimum whose GPUs averaged under 10% for 60 minutes at $6.980/h each (pay-as-you-go list price in eastus): the pool is not scaling in. Only VMs that reported through the whole window and still report count, so VMs a scale-in removed or a scale-out just added never do. A MIG GPU reports no utilisation: its share of memory in use stands in. Check the scale-in rule (queue threshold, cooldown) and the schedule's min.
 resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   name: 'alert-llm-finetune-gpu-idle'
   location: location
@@ -1279,7 +1343,7 @@ resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   kind: 'LogAlert'
   properties: {
     displayName: 'llm-finetune: idle GPUs above the minimum'
-    description: 'Instances above the active autoscale profile\'s minimum whose GPUs averaged under 10% for 60 minutes at $6.980/h each (pay-as-you-go list price in eastus): the pool is not scaling in. Check the scale-in rule (queue threshold, cooldown) and the schedule\'s min.'
+    description: 'Instances above the active autoscale profile\'s minimum whose GPUs averaged under 10% for 60 minutes at $6.980/h each (pay-as-you-go list price in eastus): the pool is not scaling in. Only VMs that reported through the whole window and still report count, so VMs a scale-in removed or a scale-out just added never do. A MIG GPU reports no utilisation: its share of memory in use stands in. Check the scale-in rule (queue threshold, cooldown) and the schedule\'s min.'
     severity: 3
     enabled: true
     scopes: [
@@ -1290,7 +1354,7 @@ resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'GpuTelemetry_CL\n| where Status == "ok"\n| summarize AvgUtilization = avg(UtilizationPercent) by Computer\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < 10)\n| extend MinuteOfWeek = (toint(dayofweek(now()) / 1d) + 6) % 7 * 1440 + hourofday(now()) * 60 + datetime_part("minute", now())\n| extend ProfileMin = 0\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * 6.98, 2)'
+          query: 'GpuTelemetry_CL\n| where TimeGenerated > now() - 60m and Status == "ok"\n| extend Utilization = coalesce(UtilizationPercent, iff(MemoryTotalMiB > 0, 100.0 * MemoryUsedMiB / MemoryTotalMiB, real(null)))\n| summarize AvgUtilization = avg(Utilization), FirstSeen = min(TimeGenerated), LastSeen = max(TimeGenerated) by Computer\n| where FirstSeen <= now() - 55m and LastSeen >= now() - 10m\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < 10)\n| extend ProfileMin = 0\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * 6.98, 2)'
           timeAggregation: 'Maximum'
           metricMeasureColumn: 'IdleAboveMin'
           operator: 'GreaterThan'
@@ -1384,7 +1448,7 @@ resource gpuAlertVram 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   ]
 }
 
-// A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.
+// A VM reported Xid errors, new uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Health rows of a VM's first 30 minutes do not count (the driver extension is still installing nvidia-smi). Automatic repairs replaces a VM whose health probe stays unhealthy.
 resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   name: 'alert-llm-finetune-gpu-faults'
   location: location
@@ -1392,18 +1456,18 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   kind: 'LogAlert'
   properties: {
     displayName: 'llm-finetune: GPU faults'
-    description: 'A VM reported Xid or uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Automatic repairs replaces a VM whose health probe stays unhealthy.'
+    description: 'A VM reported Xid errors, new uncorrected ECC errors, a GPU missing from nvidia-smi, or a failing driver. Health rows of a VM\'s first 30 minutes do not count (the driver extension is still installing nvidia-smi). Automatic repairs replaces a VM whose health probe stays unhealthy.'
     severity: 1
     enabled: true
     scopes: [
       workspace.id
     ]
     evaluationFrequency: 'PT5M'
-    windowSize: 'PT10M'
+    windowSize: 'PT1H'
     criteria: {
       allOf: [
         {
-          query: 'GpuTelemetry_CL\n| where Status != "ok" or XidErrors > 0 or EccUncorrected > 0\n| extend Kind = case(Status != "ok", Status, XidErrors > 0, "xid", "ecc-uncorrected")\n| summarize FaultSamples = count(), XidCodeSet = make_set(XidCodes), LastMessage = take_any(Message) by Computer, Kind'
+          query: 'let Since = now() - 10m;\nlet Seen = GpuTelemetry_CL\n| where TimeGenerated > now() - 60m\n| summarize FirstSeen = min(TimeGenerated) by Computer;\nlet Health = GpuTelemetry_CL\n| where TimeGenerated > Since and Status != "ok"\n| join kind=inner Seen on Computer\n| where FirstSeen <= now() - 30m\n| summarize FaultSamples = count(), LastMessage = take_any(Message) by Computer, Kind = Status;\nlet Xid = GpuTelemetry_CL\n| where TimeGenerated > Since and XidErrors > 0\n| summarize FaultSamples = dcount(TimeGenerated), XidCodeSet = make_set(XidCodes) by Computer, Kind = "xid";\nlet Ecc = GpuTelemetry_CL\n| where TimeGenerated > Since and Status == "ok" and isnotnull(EccUncorrected)\n| summarize arg_max(TimeGenerated, EccUncorrected), EccMin = min(EccUncorrected) by Computer, GpuIndex\n| where EccUncorrected > EccMin\n| summarize FaultSamples = sum(EccUncorrected - EccMin) by Computer, Kind = "ecc-uncorrected";\nunion Health, Xid, Ecc\n| project Computer, Kind, FaultSamples'
           timeAggregation: 'Total'
           metricMeasureColumn: 'FaultSamples'
           operator: 'GreaterThan'
@@ -1440,6 +1504,54 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
       // e-mail subject with the measured value (preview; the common alert schema's paths)
       actionProperties: {
         'Email.Subject': 'llm-finetune: GPU fault on a VM, \${data.alertContext.condition.allOf[0].metricValue} faulty sample(s) (\${data.essentials.monitorCondition})'
+      }
+    }
+  }
+  dependsOn: [
+    // the query is validated against the table
+    gpuTable
+  ]
+}
+
+// Instances the pool has held for 45 minutes (the autoscale setting's ObservedCapacity) wrote no row to GpuTelemetry_CL in the last 15 minutes: the idle, VRAM and fault alerts cannot see them. Check the data collection rule association of the VMs (Flexible pools: the policy assignment and its remediation), the Azure Monitor Agent and the gpuform-gpu collector on a VM.
+resource gpuAlertSilent 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-llm-finetune-gpu-telemetry-missing'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'llm-finetune: no GPU telemetry from running instances'
+    description: 'Instances the pool has held for 45 minutes (the autoscale setting\'s ObservedCapacity) wrote no row to GpuTelemetry_CL in the last 15 minutes: the idle, VRAM and fault alerts cannot see them. Check the data collection rule association of the VMs (Flexible pools: the policy assignment and its remediation), the Azure Monitor Agent and the gpuform-gpu collector on a VM.'
+    severity: 2
+    enabled: true
+    scopes: [
+      workspace.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT45M'
+    criteria: {
+      allOf: [
+        {
+          query: 'let Running = toscalar(AzureMetrics\n| where TimeGenerated > now() - 45m and MetricName == "ObservedCapacity" and Resource =~ "as-llm-finetune"\n| summarize min(Minimum));\nGpuTelemetry_CL\n| where TimeGenerated > now() - 15m\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0.0))\n| extend SilentInstances = max_of(0, Running - Reporting)'
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'SilentInstances'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: {
+      actionGroups: [
+        actionGroup.id
+      ]
+      // e-mail subject with the measured value (preview; the common alert schema's paths)
+      actionProperties: {
+        'Email.Subject': 'llm-finetune: \${data.alertContext.condition.allOf[0].metricValue} running instance(s) send no GPU telemetry (\${data.essentials.monitorCondition})'
       }
     }
   }
