@@ -8,27 +8,17 @@
 //! The table is `../shared/azure/builtin-roles.json` when the team's reference data is beside the
 //! checkout (developers, CI), else the dated copy in `tests/fixtures/sources/`.
 
+mod sources;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gpuform::catalog::prices::PriceTable;
-use gpuform::emit;
-use gpuform::spec::{self, Policy};
 use regex::Regex;
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The source file: the shared reference data if present, else the vendored copy.
 fn source(name: &str) -> PathBuf {
-    let shared = root().join("../shared/azure").join(name);
-    if shared.is_file() {
-        shared
-    } else {
-        root().join("tests/fixtures/sources").join(name)
-    }
+    sources::source_path(&format!("azure/{name}"), name)
 }
 
 struct BuiltinRole {
@@ -39,7 +29,7 @@ struct BuiltinRole {
 /// GUID (lowercase) → role, from Microsoft's table (`roles` and `supplementalRoles`).
 fn builtin_roles() -> BTreeMap<String, BuiltinRole> {
     let path = source("builtin-roles.json");
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let doc = sources::read_json(&path);
     let mut out = BTreeMap::new();
     for key in ["roles", "supplementalRoles"] {
         for r in doc[key].as_array().into_iter().flatten() {
@@ -125,21 +115,6 @@ fn every_role_in_the_facts_layer_is_a_builtin_role_that_grants_what_gpuform_need
     }
 }
 
-fn specs() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for dir in ["examples", "tests/fixtures/render/variants"] {
-        for e in std::fs::read_dir(root().join(dir)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|e| e == "yaml") {
-                v.push(p);
-            }
-        }
-    }
-    v.push(root().join("tests/fixtures/render/adversarial.yaml"));
-    v.sort();
-    v
-}
-
 /// Every `roleDefinitionId` value anywhere in an ARM document (nested deployments too).
 fn role_definition_ids(v: &Value, out: &mut Vec<String>) {
     match v {
@@ -207,29 +182,8 @@ fn every_rendered_role_definition_is_a_builtin_role() {
     let table = builtin_roles();
     let mut total = 0;
     let mut problems = Vec::new();
-    for path in specs() {
-        let checked = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
-        assert!(
-            !checked.has_errors(),
-            "{}: {:?}",
-            path.display(),
-            checked.diagnostics
-        );
-        let rendered = emit::render(&checked).unwrap();
-        let file = |name: &str| {
-            rendered
-                .files
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, t)| t.clone())
-                .unwrap()
-        };
-        let (seen, bad) = unknown_roles(
-            &path,
-            &file("azuredeploy.json"),
-            &file("main.bicep"),
-            &table,
-        );
+    for r in sources::render_all() {
+        let (seen, bad) = unknown_roles(&r.spec, &r.arm.to_string(), &r.bicep, &table);
         total += seen;
         problems.extend(bad);
     }
