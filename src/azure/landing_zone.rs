@@ -283,7 +283,7 @@ impl LandingZoneApi for Arm {
         );
         let url = self
             .client
-            .url(&id_path(id), crate::plan::API.log_analytics, &[]);
+            .url(&id_path(id), crate::facts::api::API.log_analytics, &[]);
         let ws: Ws = self.client.get_json(&op, url).await?;
         Ok(ws.location)
     }
@@ -295,7 +295,7 @@ impl LandingZoneApi for Arm {
         );
         let url = self.client.url(
             &format!("{}/tables/{}", id_path(workspace_id), enc(table)),
-            crate::plan::API.log_analytics_tables,
+            crate::facts::api::API.log_analytics_tables,
             &[],
         );
         match self.client.get_json::<Value>(&op, url).await {

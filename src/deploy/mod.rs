@@ -453,7 +453,7 @@ where
 /// Which of the dev box's disks (`names`, fixed by the spec) exist already in the resource group
 /// `rg`: kept by `destroy --keep-data`, they must be attached, not created again (Azure answers
 /// `ConflictingUserInput` to `FromImage` / `Empty` for a disk name that exists). One GET per
-/// disk (`Microsoft.Compute/disks`, [`crate::destroy::DISKS_API`]); 404 means absent.
+/// disk (`Microsoft.Compute/disks`, [`crate::facts::api::DISKS_API`]); 404 means absent.
 pub async fn kept_disks(
     arm: &Arm,
     subscription: &str,
@@ -466,7 +466,7 @@ pub async fn kept_disks(
             "/subscriptions/{subscription}/resourceGroups/{rg}/providers/Microsoft.Compute/disks/{n}"
         );
         if arm
-            .get_resource(&id, crate::destroy::DISKS_API)
+            .get_resource(&id, crate::facts::api::DISKS_API)
             .await?
             .is_some()
         {
