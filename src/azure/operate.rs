@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use url::Url;
 
 use super::api::{Arm, ArmApi};
 use super::client::{Op, Verb, enc};
@@ -28,6 +29,8 @@ const QUOTA_WRITE: &str =
 const QUOTA_READ: &str = "Microsoft.Quota/quotaRequests/read (e.g. Reader or Quota Request Operator on the subscription)";
 const DELETE_PERMISSION: &str = "delete on the resource (e.g. Contributor on the resource group; role assignments need Role Based Access Control Administrator)";
 const READ: &str = "read on the resource group (e.g. Reader)";
+const METRICS_READ: &str =
+    "Microsoft.Insights/metrics/read (e.g. Monitoring Reader or Reader on the resource group)";
 
 // ---------------------------------------------------------------------------------------------
 // Quota
@@ -525,6 +528,35 @@ impl Arm {
         self.get_resource(&id, AUTOSCALE_API).await
     }
 
+    /// Azure Monitor "Metrics - List" (api-version [`METRICS_API`]) for one metric of a resource.
+    fn metrics_url(
+        &self,
+        resource_id: &str,
+        metric: &str,
+        aggregation: &str,
+        timespan: &str,
+        interval: &str,
+        filter: Option<&str>,
+    ) -> Url {
+        let mut q: Vec<(&str, &str)> = vec![
+            ("metricnames", metric),
+            ("timespan", timespan),
+            ("interval", interval),
+            ("aggregation", aggregation),
+        ];
+        if let Some(f) = filter {
+            q.push(("$filter", f));
+        }
+        self.client.url(
+            &format!(
+                "{}/providers/Microsoft.Insights/metrics",
+                path_of(resource_id)
+            ),
+            METRICS_API,
+            &q,
+        )
+    }
+
     /// The latest non-empty `aggregation` value of a metric over the last 15 minutes.
     pub async fn metric_now(
         &self,
@@ -535,25 +567,9 @@ impl Arm {
     ) -> Result<Option<f64>, ArmError> {
         let op = Op::new(
             format!("read the metric {metric} of {resource_id}"),
-            "Microsoft.Insights/metrics/read (e.g. Monitoring Reader or Reader on the resource group)",
+            METRICS_READ,
         );
-        let mut q: Vec<(&str, &str)> = vec![
-            ("metricnames", metric),
-            ("timespan", "PT15M"),
-            ("interval", "PT1M"),
-            ("aggregation", aggregation),
-        ];
-        if let Some(f) = filter {
-            q.push(("$filter", f));
-        }
-        let url = self.client.url(
-            &format!(
-                "{}/providers/Microsoft.Insights/metrics",
-                path_of(resource_id)
-            ),
-            METRICS_API,
-            &q,
-        );
+        let url = self.metrics_url(resource_id, metric, aggregation, "PT15M", "PT1M", filter);
         let v: Value = self.client.get_json(&op, url).await?;
         let key = aggregation.to_ascii_lowercase();
         let latest = v
@@ -586,25 +602,9 @@ impl Arm {
     ) -> Result<Value, ArmError> {
         let op = Op::new(
             format!("read the metric {metric} of {resource_id} over {timespan}"),
-            "Microsoft.Insights/metrics/read (e.g. Monitoring Reader or Reader on the resource group)",
+            METRICS_READ,
         );
-        let mut q: Vec<(&str, &str)> = vec![
-            ("metricnames", metric),
-            ("timespan", timespan),
-            ("interval", interval),
-            ("aggregation", aggregation),
-        ];
-        if let Some(f) = filter {
-            q.push(("$filter", f));
-        }
-        let url = self.client.url(
-            &format!(
-                "{}/providers/Microsoft.Insights/metrics",
-                path_of(resource_id)
-            ),
-            METRICS_API,
-            &q,
-        );
+        let url = self.metrics_url(resource_id, metric, aggregation, timespan, interval, filter);
         self.client.get_json(&op, url).await
     }
 
