@@ -7,6 +7,7 @@ pub mod landing_zone;
 pub mod names;
 pub mod plan;
 pub mod report;
+pub mod spot;
 
 use std::collections::BTreeMap;
 
@@ -134,6 +135,8 @@ pub struct SubscriptionData {
     pub landing_zone: Option<landing_zone::Data>,
     /// The existing workspace's answers; `Some` when the plan has [`Plan::workspace`].
     pub workspace: Option<landing_zone::WorkspaceData>,
+    /// Spot placement scores and eviction rates; `Some` for a pool with a Spot share, live.
+    pub spot: Option<spot::Data>,
 }
 
 /// Ask ARM for everything, all regions and the subscription checks at once. A fatal error
@@ -200,8 +203,9 @@ pub async fn gather_live(
             None => None,
         }
     };
-    let (regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace) = futures::join!(
-        regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace
+    let spot = spot::gather(api, plan);
+    let (regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot) = futures::join!(
+        regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot
     );
     let sub = SubscriptionData {
         providers,
@@ -212,6 +216,7 @@ pub async fn gather_live(
         trusted_launch_default: tl_default,
         landing_zone: lz,
         workspace,
+        spot,
     };
     let fatal = regions
         .iter()
@@ -332,6 +337,7 @@ impl Offline {
                     location: Fetch::Skipped(LIVE_ONLY.into()),
                     table: w.table.as_ref().map(|_| Fetch::Skipped(LIVE_ONLY.into())),
                 }),
+            spot: None,
         };
         (regions, sub)
     }

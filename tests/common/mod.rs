@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod refuse;
+pub mod spot;
 
 use std::ffi::OsString;
 use std::net::SocketAddr;
