@@ -536,3 +536,113 @@ fn a_pool_without_spot_asks_nothing() {
             .any(|r| r.url.path().contains("placementScores") || r.url.path() == GRAPH)
     );
 }
+
+/// A render variant of a sovereign cloud with a Spot share (everything above one regular VM).
+fn sovereign_spot_spec(fake: &FakeAzure, variant: &str) -> std::path::PathBuf {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let text =
+        std::fs::read_to_string(root.join("tests/fixtures/render/variants").join(variant)).unwrap();
+    let spec = text
+        .replace(
+            "  capacity:\n",
+            "  capacity:\n    regularBase: 1\n    regularPercentAboveBase: 0\n",
+        )
+        .replace("interruptible: false", "interruptible: true");
+    assert_ne!(spec, text);
+    let p = fake.dir.path().join(variant);
+    std::fs::write(&p, spec).unwrap();
+    p
+}
+
+fn region_of(spec: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(spec).unwrap();
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("region: "))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn azure_government_skips_the_placement_score_and_china_warns_that_spot_is_not_offered() {
+    for (variant, status, placement_msg, graph_called) in [
+        (
+            "cloud-usgov.yaml",
+            "skipped",
+            "serves public Azure regions only",
+            true,
+        ),
+        (
+            "cloud-china.yaml",
+            "warn   ",
+            "not offered in Azure operated by 21Vianet",
+            false,
+        ),
+    ] {
+        let fake = FakeAzure::start();
+        fake.mount_token();
+        let spec = sovereign_spot_spec(&fake, variant);
+        fake.mount_subscription(&[(region_of(&spec).as_str(), 100)], Duration::ZERO);
+        fake.mount(
+            Mock::given(method("POST"))
+                .and(path(GRAPH))
+                .respond_with(Graph::new(vec![], 1000)),
+        );
+        let out = fake.preflight(&spec).output().unwrap();
+        let (o, e) = texts(&out);
+        assert_ne!(out.status.code(), Some(2), "{o}\n{e}");
+        assert!(
+            o.contains(&format!("{status}  Spot placement score")),
+            "{variant}: {o}"
+        );
+        assert!(o.contains(placement_msg), "{variant}: {o}");
+        let reqs = fake.requests();
+        assert!(
+            !reqs
+                .iter()
+                .any(|r| r.url.path().contains("placementScores")),
+            "{variant}"
+        );
+        assert_eq!(
+            reqs.iter().any(|r| r.url.path() == GRAPH),
+            graph_called,
+            "{variant}"
+        );
+    }
+}
+
+#[test]
+fn a_placement_answer_that_times_out_and_a_graph_5xx_are_warnings_and_the_verdict_stands() {
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount_subscription(&all_regions(), Duration::ZERO);
+    fake.mount(
+        Mock::given(method("POST"))
+            .and(wiremock::matchers::path_regex(
+                r"/placementScores/spot/generate$",
+            ))
+            .respond_with(Placement::new("High").delay_all(Duration::from_secs(4))),
+    );
+    fake.mount(Mock::given(method("POST")).and(path(GRAPH)).respond_with(
+        ResponseTemplate::new(503).set_body_json(
+            json!({"error": {"code": "ServiceUnavailable", "message": "Please retry later."}}),
+        ),
+    ));
+    let out = fake
+        .preflight(&examples("shortvideo-transcode.yaml"))
+        .args(["--timeout", "1", "--retries", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = json_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["verdict"], "pass");
+    let p = check(&v, 0, "spot-placement");
+    assert_eq!(p["status"], "warn", "{p}");
+    assert!(p["message"].as_str().unwrap().contains("within 1 s"), "{p}");
+    let g = check(&v, 0, "spot-eviction");
+    assert_eq!(g["status"], "warn", "{g}");
+    assert!(g["message"].as_str().unwrap().contains("HTTP 503"), "{g}");
+    // ranked as before
+    assert_eq!(v["ranking"][0]["region"], "westus3");
+    assert_eq!(v["ranking"][0].get("spotPlacementScore"), None);
+}

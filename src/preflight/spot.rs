@@ -241,6 +241,19 @@ fn placement_check(data: &Data, region: &str) -> Check {
     let n = data.inputs.count;
     let vms = if n == 1 { "VM" } else { "VMs" };
     let all = match &data.scores {
+        // a Spot share where Azure offers no Spot VMs is worth a warning, not a skip
+        Fetch::Skipped(why) if why == NOT_IN_CHINA => {
+            let mut c = check(
+                PLACEMENT_ID,
+                PLACEMENT_TITLE,
+                Status::Warn,
+                format!("{why}: this pool's {n} Spot {vms} cannot be placed"),
+            );
+            c.fix = Some(
+                "run the pool on regular priority (capacity.regularPercentAboveBase: 100)".into(),
+            );
+            return c;
+        }
         Fetch::Skipped(why) => {
             return check(PLACEMENT_ID, PLACEMENT_TITLE, Status::Skipped, why.clone());
         }

@@ -40,6 +40,8 @@ pub struct Placement {
     pub quota_short: Vec<String>,
     /// The bodies received (for assertions on desiredCount and friends).
     pub seen: Mutex<Vec<Value>>,
+    /// Every answer waits this long (a slow service).
+    pub delay: std::time::Duration,
 }
 
 impl Placement {
@@ -49,7 +51,13 @@ impl Placement {
             default: default.into(),
             quota_short: Vec::new(),
             seen: Mutex::new(Vec::new()),
+            delay: std::time::Duration::ZERO,
         }
+    }
+
+    pub fn delay_all(mut self, d: std::time::Duration) -> Self {
+        self.delay = d;
+        self
     }
 
     pub fn score(mut self, region: &str, zone: Option<&str>, score: &str) -> Self {
@@ -139,6 +147,7 @@ impl Respond for Placement {
             }
         }
         ResponseTemplate::new(200)
+            .set_delay(self.delay)
             .insert_header("x-ms-request-id", "57b891ab-1fb7-4f5a-b002-71eb6854961f")
             .set_body_json(json!({
                 "availabilityZones": zonal,
