@@ -9,6 +9,8 @@
 //!   worth; [`gates`]: budget and baseline checks; [`format`]: table, markdown and JSON.
 
 mod book;
+pub mod clock;
+pub mod command;
 mod estimate;
 pub mod fetch;
 pub mod fixed;
@@ -18,6 +20,7 @@ pub mod levers;
 mod lines;
 pub mod model;
 pub mod money;
+pub mod prices;
 pub mod retail;
 pub mod sovereign;
 pub mod usage;
