@@ -122,6 +122,7 @@ pub const AZURE_RESERVED_ADDRESSES: u64 = 5;
 /// Fill the defaults that depend on other fields. Idempotent; never fails (invalid input is
 /// left for the rules to report).
 pub fn apply(spec: &mut Spec) {
+    super::standby::apply_defaults(spec);
     let s = &mut spec.spec;
     if s.capacity.default.is_none() {
         s.capacity.default = Some(s.capacity.min);
