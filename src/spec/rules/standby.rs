@@ -144,7 +144,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 "lower minReady to at most {} (or leave it out: it defaults to maxReady)",
                 sb.max_ready
             ))
-            .note(source(facts::TYPE_DATA)),
+            .note(source(facts::TYPE_DATA))
+            // Azure refuses the pool: no policy can let it through to render
+            .locked(),
         );
     }
     // the largest instance count the scale set can reach, over every profile
