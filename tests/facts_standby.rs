@@ -377,7 +377,7 @@ fn what_azure_does_not_support_is_refused_with_its_source() {
             "      maxReady: 2",
             "      maxReady: 2\n      minReady: 5",
             "standby-ready-order",
-            "standbypool",
+            "elasticityprofileminreadycapacity",
         ),
         (
             "    regularPercentAboveBase: 100",

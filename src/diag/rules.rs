@@ -848,7 +848,7 @@ pub const RULES: &[Rule] = &[
         E,
         "standby",
         "standby.minReady is larger than standby.maxReady",
-        "minReadyCapacity cannot exceed maxReadyCapacity (StandbyPool REST reference). Keep minReady <= maxReady.",
+        "MinReadyCapacity cannot exceed MaxReadyCapacity (Az.StandbyPool reference). Keep minReady <= maxReady.",
     ),
     r(
         "standby-vm-limit",

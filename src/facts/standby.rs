@@ -104,6 +104,13 @@ pub fn name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '-'
 }
 
+/// "MinReadyCapacity cannot exceed MaxReadyCapacity" (Az.StandbyPool reference,
+/// `ElasticityProfileMinReadyCapacity`).
+pub const MIN_NOT_ABOVE_MAX: Source = Source::doc(
+    "https://learn.microsoft.com/dotnet/api/microsoft.azure.powershell.cmdlets.standbypool.models.standbyvirtualmachinepoolresourceupdateproperties.elasticityprofileminreadycapacity",
+    "2026-12-03",
+);
+
 /// `maxReadyCapacity` and `minReadyCapacity` are integers >= 0 (2026-04-01 sets no maximum; the
 /// 2024-03-01 and 2025-03-01 bodies cap them at 2000). Source: [`TYPE_DATA`].
 pub const READY_CAPACITY_MAX: u32 = 2000;

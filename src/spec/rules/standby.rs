@@ -144,7 +144,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 "lower minReady to at most {} (or leave it out: it defaults to maxReady)",
                 sb.max_ready
             ))
-            .note(source(facts::TYPE_DATA))
+            .note(source(facts::MIN_NOT_ABOVE_MAX))
             // Azure refuses the pool: no policy can let it through to render
             .locked(),
         );
