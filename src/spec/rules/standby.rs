@@ -4,11 +4,10 @@
 
 use serde_json::Value;
 
-use super::Context;
 use crate::catalog::GpuSize;
 use crate::diag::Diagnostic;
 use crate::facts::standby as facts;
-use crate::spec::model::{Orchestration, OsType, SecurityType};
+use crate::spec::model::{Orchestration, OsType, SecurityType, WorkloadSpec};
 use crate::spec::standby::{self, StandbyState};
 
 const AT: &str = "/spec/autoscale/standby";
@@ -19,8 +18,9 @@ fn source(s: crate::facts::Source) -> String {
 
 /// The size-dependent half (hibernation). Run for the spec's size, and by `vmSize: auto` for
 /// every candidate, so `auto` picks a size that can hibernate when the spec asks for it.
-pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) {
-    let s = &ctx.spec.spec;
+/// (The rules take the spec, not `super::Context`, so this file stays out of the import circle
+/// of `rules/mod.rs`.)
+pub fn check_size(s: &WorkloadSpec, size: &GpuSize, out: &mut Vec<Diagnostic>) {
     let Some(sb) = standby::of(s) else {
         return;
     };
@@ -48,13 +48,13 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
     }
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let s = &ctx.spec.spec;
+/// `size`: the spec's resolved size; `os`: its image's operating system.
+pub fn check(s: &WorkloadSpec, size: Option<&GpuSize>, os: OsType, out: &mut Vec<Diagnostic>) {
     let Some(sb) = standby::of(s) else {
         return;
     };
-    if let Some(size) = ctx.size() {
-        check_size(ctx, size, out);
+    if let Some(size) = size {
+        check_size(s, size, out);
     }
     if s.compute.orchestration == Orchestration::Uniform {
         out.push(
@@ -92,7 +92,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .note(source(facts::HIBERNATION)),
                 );
             }
-            if ctx.image().os == OsType::Linux
+            if os == OsType::Linux
                 && s.compute.security_type == SecurityType::TrustedLaunch
             {
                 out.push(
@@ -149,10 +149,11 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .locked(),
         );
     }
-    // the largest instance count the scale set can reach, over every profile
-    let top = crate::spec::schedule::profiles(s)
+    // the largest instance count the scale set can reach: capacity.max or a schedule's max
+    let top = s
+        .autoscale
         .iter()
-        .map(|p| p.max)
+        .flat_map(|a| a.schedules.iter().map(|p| p.max))
         .chain([c.max])
         .max()
         .unwrap_or(c.max);
