@@ -49,7 +49,9 @@ const MAX_CLI_LINES: usize = 250;
 /// Lines any source file may have.
 const MAX_LINES: usize = 900;
 /// Data tables, exempt from [`MAX_LINES`] (paths under `src/`).
-const DATA_FILES: &[&str] = &[];
+const DATA_FILES: &[&str] = &[
+    "diag/rules.rs", // the registry of rule ids: one entry per rule, no logic to split
+];
 
 /// Arrows up a floor that existed on 2026-12-03, as (from file, to file) under `src/`. Remove an
 /// entry when the shared piece has moved down.

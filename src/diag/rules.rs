@@ -814,6 +814,70 @@ pub const RULES: &[Rule] = &[
         "No precision given",
         "State workload.precision so VRAM-saving advice and sizing can use it.",
     ),
+    // --- standby pools and instance mix (issue 23; sources in src/facts/standby.rs) ------
+    r(
+        "standby-needs-flexible",
+        E,
+        "standby",
+        "A standby pool on a Uniform scale set",
+        "Standby pools are only supported with Virtual Machine Scale Sets using Flexible orchestration (Learn, standby-pools-overview). Use `compute.orchestration: flexible` or remove `autoscale.standby`.",
+    ),
+    r(
+        "standby-running-autoscale",
+        E,
+        "standby",
+        "A running standby pool on an autoscaled scale set",
+        "\"Standby Pools in a running VM state with autoscale enabled is not yet supported\" (Learn, standby-pools-overview); `autoscale.standby` always comes with an autoscale setting. Use `state: deallocated`.",
+    ),
+    r(
+        "standby-hibernation-unsupported",
+        E,
+        "standby",
+        "A hibernated standby pool where Azure cannot hibernate the VMs",
+        "Hibernation supports only NVv4, NVadsA10 v5 and NVadsV710 v5 GPU sizes with up to 112 GB RAM, never Spot VMs (Learn, hibernate-resume), and not Trusted Launch Linux VMs (hibernate-resume-linux). Use `state: deallocated`, or one of those sizes.",
+    ),
+    r(
+        "standby-spot",
+        E,
+        "standby",
+        "A standby pool on a pool with Spot instances",
+        "Standby pools support Spot only for 100 % Spot scale sets with eviction policy Delete, in preview, and never a Spot/regular mix (Learn, standby-pools-spot-instances). Use `regularPercentAboveBase: 100` or remove `autoscale.standby`.",
+    ),
+    r(
+        "standby-ready-order",
+        E,
+        "standby",
+        "standby.minReady is larger than standby.maxReady",
+        "MinReadyCapacity cannot exceed MaxReadyCapacity (Az.StandbyPool reference). Keep minReady <= maxReady.",
+    ),
+    r(
+        "standby-vm-limit",
+        E,
+        "standby",
+        "The scale set and its standby pool can exceed 1,000 VMs",
+        "\"The maximum number of virtual machines between a scale set and a standby pool is 1,000\" (Learn, standby-pools-faq). At the pool's largest instance count the scale set plus the pool (max(maxReady - instances, minReady)) must stay within it.",
+    ),
+    r(
+        "standby-above-max",
+        W,
+        "standby",
+        "The standby pool keeps more VMs than the scale set can ever take",
+        "The pool holds max(maxReady - instances, minReady) VMs; more than the scale set's max instances can never be taken by one scale-out, yet each counts against vCPU quota and bills its disks. Lower maxReady to at most the scale set's max.",
+    ),
+    r(
+        "standby-provider-roles",
+        I,
+        "standby",
+        "The Standby Pool resource provider needs roles before the pool works",
+        "The provider's per-tenant principal (\"Standby Pool Resource Provider\") needs Virtual Machine Contributor, Network Contributor and Managed Identity Operator (Learn, standby-pools-configure-permissions), and `Microsoft.StandbyPool` must be registered (up to 30 minutes). Give `autoscale.standby.providerPrincipalId` to have the template grant the roles on the resource group, or grant them before deploying.",
+    ),
+    r(
+        "instance-mix-gpu",
+        E,
+        "schema",
+        "Several GPU sizes for one scale set (instance mix)",
+        "Instance mix (`skuProfile`) supports only the A, B, D, E and F families, up to five sizes, and not standby pools (Learn, instance-mix-overview): no GPU size can be part of one. Give one `vmSize`; preflight ranks alternates.",
+    ),
 ];
 
 pub fn find(id: &str) -> Option<&'static Rule> {

@@ -38,6 +38,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         "autoscale",
         include_str!("../../templates/autoscale.bicep.hbs"),
     ),
+    ("standby", include_str!("../../templates/standby.bicep.hbs")),
     (
         "monitoring",
         include_str!("../../templates/monitoring.bicep.hbs"),

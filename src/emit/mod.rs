@@ -3,6 +3,7 @@
 
 pub mod arm;
 pub mod bicep;
+pub mod standby;
 
 use crate::plan::{Plan, PlanError};
 use crate::spec::Checked;

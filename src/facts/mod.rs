@@ -26,6 +26,7 @@ pub mod quota;
 pub mod roles;
 pub mod spot;
 pub mod spot_placement;
+pub mod standby;
 
 /// Where a fact comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,6 +17,7 @@ mod network;
 mod scaling;
 mod security;
 pub mod shared;
+pub mod standby;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -78,6 +79,8 @@ pub struct Plan {
     /// Landing zones: what the platform team does before this pool deploys (the GPU table in a
     /// central workspace, roles on an existing vault); empty without shared services.
     pub prerequisites: Vec<shared::Prerequisite>,
+    /// `autoscale.standby`: the standby pool attached to the scale set (issue 23).
+    pub standby: Option<standby::StandbyPool>,
 }
 
 /// Why a checked spec cannot be planned.
@@ -258,6 +261,8 @@ impl Plan {
         }
 
         let prerequisites = shared::prerequisites(&name, s, gpu.is_some());
+        // a standby pool attaches to a scale set: a dev box has none
+        let standby = devbox.is_none().then(|| standby::plan(&name, s)).flatten();
 
         Ok(Plan {
             source_file: Path::new(&checked.path)
@@ -290,6 +295,7 @@ impl Plan {
             monitoring,
             roles,
             gpu,
+            standby,
         })
     }
 }

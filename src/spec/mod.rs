@@ -8,6 +8,7 @@ pub mod resolve;
 pub mod rules;
 pub mod schedule;
 pub mod schema;
+pub mod standby;
 pub mod starter;
 pub mod timezones;
 pub mod yaml;
@@ -233,7 +234,8 @@ pub fn check_source(
         diagnostics: Vec::new(),
         index: parsed.index,
     };
-    let schema_diags = schema::validate(&parsed.value);
+    // several sizes for one scale set: instance mix's reason instead of a type error
+    let schema_diags = rules::standby::instance_mix(&parsed.value, schema::validate(&parsed.value));
     if !schema_diags.is_empty() {
         checked.diagnostics = schema_diags;
     } else {

@@ -14,6 +14,7 @@ mod monitoring;
 mod network;
 mod scaling;
 mod security;
+mod standby;
 
 /// Spec vocabulary the catalog keys on; defined in the lower `catalog` floor, named here too.
 pub use crate::catalog::kinds::{GpuDriver, HyperVGeneration, WorkloadType};
@@ -22,6 +23,7 @@ pub use monitoring::*;
 pub use network::*;
 pub use scaling::*;
 pub use security::*;
+pub use standby::*;
 
 pub const API_VERSION: &str = "gpuform/v1";
 pub const KIND: &str = "GpuWorkload";

@@ -18,6 +18,9 @@ pub struct Autoscale {
     pub time_window: String,
     #[serde(default)]
     pub schedules: Vec<Schedule>,
+    /// A standby pool attached to the scale set (issue 23).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standby: Option<super::standby::Standby>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

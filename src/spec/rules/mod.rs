@@ -12,6 +12,7 @@ mod security;
 mod shared;
 mod sizing;
 mod stages;
+pub mod standby;
 mod workload_model;
 
 pub use compute::ssh_key_problem;
@@ -63,6 +64,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     stages::check(ctx, &mut out);
     gpu_monitoring::check(ctx, &mut out);
     workload_model::check(ctx, &mut out);
+    standby::check(&ctx.spec.spec, ctx.size(), ctx.image().os, &mut out);
     out
 }
 
@@ -77,6 +79,7 @@ pub fn size_checks(ctx: &Context<'_>, size: &GpuSize) -> Vec<Diagnostic> {
     network::check_size(ctx, size, &mut out);
     security::check_size(ctx, size, &mut out);
     cloud::check_size(ctx, size, &mut out);
+    standby::check_size(&ctx.spec.spec, size, &mut out);
     out
 }
 

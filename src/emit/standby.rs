@@ -1,0 +1,105 @@
+//! The standby pool in ARM JSON (`azuredeploy.json`); the Bicep side is
+//! `templates/standby.bicep.hbs`. Both render [`crate::plan::standby::StandbyPool`]: the pool
+//! attached to the scale set, and the provider's role assignments when the spec names its
+//! principal. Kept apart from `arm.rs` (it imports nothing from it).
+
+use serde_json::{Value, json};
+
+use crate::plan::Plan;
+use crate::plan::standby::StandbyPool;
+
+const VMSS_TYPE: &str = "Microsoft.Compute/virtualMachineScaleSets";
+const ROLE_TYPE: &str = "Microsoft.Authorization/roleAssignments";
+
+/// A string literal inside an ARM expression.
+fn q(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// A literal string value (`[` at the start escaped as ARM requires).
+fn lit(s: &str) -> Value {
+    if s.starts_with('[') && s.ends_with(']') {
+        Value::String(format!("[{s}"))
+    } else {
+        Value::String(s.to_string())
+    }
+}
+
+fn x(expr: String) -> Value {
+    Value::String(format!("[{expr}]"))
+}
+
+fn vmss_id(p: &Plan) -> String {
+    format!("resourceId({}, {})", q(VMSS_TYPE), q(&p.compute.name))
+}
+
+/// The name expression of a provider role assignment (as main.bicep writes it).
+fn role_name(principal: &str, role_id: &str) -> String {
+    format!("guid(resourceGroup().id, {}, {})", q(principal), q(role_id))
+}
+
+/// The pool and its role assignments, in the order main.bicep declares them.
+pub fn arm_resources(p: &Plan, sb: &StandbyPool) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut depends = vec![x(vmss_id(p))];
+    if let Some(principal) = &sb.provider_principal_id {
+        for r in sb.rendered_roles() {
+            let name = role_name(principal, r.role_id);
+            out.push(json!({
+                "type": ROLE_TYPE,
+                "apiVersion": p.api.role_assignments,
+                "name": x(name.clone()),
+                "properties": {
+                    "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', {})", q(r.role_id))),
+                    "principalId": lit(principal),
+                    "principalType": "ServicePrincipal",
+                    "description": lit(&r.description)
+                }
+            }));
+            depends.push(x(format!("resourceId({}, {name})", q(ROLE_TYPE))));
+        }
+    }
+    out.push(json!({
+        "type": sb.resource_type,
+        "apiVersion": sb.api_version,
+        "name": lit(&sb.name),
+        "location": "[parameters('location')]",
+        "tags": "[variables('tags')]",
+        "properties": {
+            "attachedVirtualMachineScaleSetId": x(vmss_id(p)),
+            "elasticityProfile": {
+                "maxReadyCapacity": sb.max_ready,
+                "minReadyCapacity": sb.min_ready
+            },
+            "virtualMachineState": sb.vm_state
+        },
+        "dependsOn": depends
+    }));
+    out
+}
+
+/// A hibernated pool needs hibernation enabled on the scale set: set
+/// `properties.additionalCapabilities.hibernationEnabled` on the rendered scale set.
+pub fn arm_extend(sb: &StandbyPool, resources: &mut [Value]) {
+    if !sb.hibernation {
+        return;
+    }
+    for r in resources.iter_mut() {
+        if r["type"].as_str() == Some(VMSS_TYPE)
+            && let Some(props) = r.get_mut("properties").and_then(Value::as_object_mut)
+        {
+            props.insert(
+                "additionalCapabilities".into(),
+                json!({ "hibernationEnabled": true }),
+            );
+        }
+    }
+}
+
+/// Everything `azuredeploy.json` gains from the plan's standby pool, appended to `resources`.
+pub fn arm(p: &Plan, resources: &mut Vec<Value>) {
+    if let Some(sb) = &p.standby {
+        arm_extend(sb, resources);
+        resources.extend(arm_resources(p, sb));
+    }
+}

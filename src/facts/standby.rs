@@ -1,0 +1,359 @@
+//! Standby pools for Virtual Machine Scale Sets (`Microsoft.StandbyPool/standbyVirtualMachinePools`)
+//! and instance mix (`skuProfile`): what Azure supports, what it refuses, and what no document
+//! settles.
+//!
+//! Sources (MicrosoftDocs/azure-compute-docs, read 2026-12-03; each constant names its page):
+//! - "Standby pools for Virtual Machine Scale Sets", `articles/virtual-machine-scale-sets/
+//!   standby-pools-overview.md`@4742b6446e764a06acfaf58dd006fe98a0b3a470 ([`OVERVIEW`]);
+//! - "Standby pools FAQ", `standby-pools-faq.md`@883ff7bbc5259f994e7ef96832cbbeb5e1538d6f, page
+//!   05/19/2026 ([`FAQ`]);
+//! - "Configure role permissions for standby pools", `standby-pools-configure-permissions.md`
+//!   @0c6223e9484d9281f960129ff81c76e16e2eb2cf, page 05/19/2026 ([`PERMISSIONS`]);
+//! - "Use Spot Instances in standby pools (Preview)", `standby-pools-spot-instances.md`
+//!   @0c6223e9484d9281f960129ff81c76e16e2eb2cf, page 05/19/2026 ([`SPOT`]);
+//! - "Hibernation for Azure virtual machines", `articles/virtual-machines/hibernate-resume.md`
+//!   @03a02f2ca9d94a71d1df4f3e5ce43615a052ae57, page 10/24/2025 ([`HIBERNATION`]);
+//! - "Use multiple Virtual Machine sizes with instance mix", `instance-mix-overview.md`
+//!   @0c6223e9484d9281f960129ff81c76e16e2eb2cf, page 05/19/2026 ([`INSTANCE_MIX`]);
+//! - the resource type's body: Azure/bicep-types-az `generated/standbypool_0/
+//!   microsoft.standbypool/2026-04-01/types.json`@1f896de2db966ad91e8f7d7d981e11d32e4f5d8d, as
+//!   the conformance kit carries it (`../shared/conformance/types/microsoft.standbypool.json`)
+//!   ([`TYPE_DATA`]).
+//!
+//! `tests/facts_standby.rs` holds every fact here against the dated excerpts in
+//! `tests/fixtures/sources/standby-pools.json` and the type data, never against these constants.
+
+use super::Source;
+
+pub const OVERVIEW: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machine-scale-sets/standby-pools-overview \
+     (MicrosoftDocs/azure-compute-docs articles/virtual-machine-scale-sets/standby-pools-overview.md@4742b6446e764a06acfaf58dd006fe98a0b3a470)",
+    "2026-12-03",
+);
+
+pub const FAQ: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machine-scale-sets/standby-pools-faq \
+     (MicrosoftDocs/azure-compute-docs articles/virtual-machine-scale-sets/standby-pools-faq.md@883ff7bbc5259f994e7ef96832cbbeb5e1538d6f, page 2026-05-19)",
+    "2026-12-03",
+);
+
+pub const PERMISSIONS: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machine-scale-sets/standby-pools-configure-permissions \
+     (MicrosoftDocs/azure-compute-docs articles/virtual-machine-scale-sets/standby-pools-configure-permissions.md@0c6223e9484d9281f960129ff81c76e16e2eb2cf, page 2026-05-19)",
+    "2026-12-03",
+);
+
+pub const SPOT: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machine-scale-sets/standby-pools-spot-instances \
+     (MicrosoftDocs/azure-compute-docs articles/virtual-machine-scale-sets/standby-pools-spot-instances.md@0c6223e9484d9281f960129ff81c76e16e2eb2cf, page 2026-05-19)",
+    "2026-12-03",
+);
+
+pub const HIBERNATION: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machines/hibernate-resume \
+     (MicrosoftDocs/azure-compute-docs articles/virtual-machines/hibernate-resume.md@03a02f2ca9d94a71d1df4f3e5ce43615a052ae57, page 2025-10-24)",
+    "2026-12-03",
+);
+
+/// Learn, "Hibernating a Linux VM": "Hibernation isn't supported with Trusted Launch for Linux
+/// VMs".
+pub const HIBERNATION_LINUX: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machines/linux/hibernate-resume-linux \
+     (MicrosoftDocs/azure-docs articles/virtual-machines/linux/hibernate-resume-linux.md, page 2024-05-20)",
+    "2026-12-03",
+);
+
+pub const INSTANCE_MIX: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machine-scale-sets/instance-mix-overview \
+     (MicrosoftDocs/azure-compute-docs articles/virtual-machine-scale-sets/instance-mix-overview.md@0c6223e9484d9281f960129ff81c76e16e2eb2cf, page 2026-05-19)",
+    "2026-12-03",
+);
+
+pub const TYPE_DATA: Source = Source::doc(
+    "Azure/bicep-types-az generated/standbypool_0/microsoft.standbypool/2026-04-01/types.json@1f896de2db966ad91e8f7d7d981e11d32e4f5d8d \
+     (../shared/conformance/types/microsoft.standbypool.json); REST reference \
+     https://learn.microsoft.com/azure/templates/microsoft.standbypool/standbyvirtualmachinepools",
+    "2026-12-03",
+);
+
+/// The resource type.
+pub const RESOURCE_TYPE: &str = "Microsoft.StandbyPool/standbyVirtualMachinePools";
+
+/// The newest GA API version of [`RESOURCE_TYPE`] in the type data (versions: 2023-12-01-preview,
+/// 2024-03-01, 2024-03-01-preview, 2025-03-01, 2025-10-01, 2026-04-01). The render uses only
+/// `elasticityProfile.{maxReadyCapacity,minReadyCapacity}`, `virtualMachineState` and
+/// `attachedVirtualMachineScaleSetId`, which every GA version has; `Hibernated` needs 2025-03-01
+/// or later. Source: [`TYPE_DATA`].
+pub const API_VERSION: &str = "2026-04-01";
+
+/// The resource provider namespace. "Register the standby pool resource provider with your
+/// subscription [...] Registration can take up to 30 minutes to successfully show as registered."
+/// Source: [`OVERVIEW`].
+pub const PROVIDER: &str = "Microsoft.StandbyPool";
+
+/// How long registration can take, in minutes. Source: [`OVERVIEW`].
+pub const REGISTRATION_MINUTES: u32 = 30;
+
+/// The pool's name: "A standby pool can be anywhere between 3 and 24 characters" ([`FAQ`]); the
+/// type data's pattern `^[a-zA-Z0-9-]{3,24}$` ([`TYPE_DATA`]).
+pub const NAME_MIN: usize = 3;
+pub const NAME_MAX: usize = 24;
+
+/// Is `c` allowed in a pool name (`[a-zA-Z0-9-]`)? Source: [`TYPE_DATA`].
+pub fn name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '-'
+}
+
+/// "MinReadyCapacity cannot exceed MaxReadyCapacity" (Az.StandbyPool reference,
+/// `ElasticityProfileMinReadyCapacity`).
+pub const MIN_NOT_ABOVE_MAX: Source = Source::doc(
+    "https://learn.microsoft.com/dotnet/api/microsoft.azure.powershell.cmdlets.standbypool.models.standbyvirtualmachinepoolresourceupdateproperties.elasticityprofileminreadycapacity",
+    "2026-12-03",
+);
+
+/// `maxReadyCapacity` and `minReadyCapacity` are integers >= 0 (2026-04-01 sets no maximum; the
+/// 2024-03-01 and 2025-03-01 bodies cap them at 2000). Source: [`TYPE_DATA`].
+pub const READY_CAPACITY_MAX: u32 = 2000;
+
+/// "The maximum number of virtual machines between a scale set and a standby pool is 1,000."
+/// Source: [`FAQ`].
+pub const MAX_VMS_WITH_POOL: u32 = 1000;
+
+/// The standby pool's size, in the overview's words: "Standby pool size = `maxReadyCapacity` –
+/// `instanceCount`", and "By setting the minimum ready capacity, it informs the standby pool
+/// that it should maintain that many instances at minimum" (default 0). So the pool holds
+/// `max(maxReady - instances, minReady)`, never below zero. Source: [`OVERVIEW`].
+pub fn pool_size(max_ready: u32, min_ready: u32, instance_count: u32) -> u32 {
+    max_ready.saturating_sub(instance_count).max(min_ready)
+}
+
+/// `minReadyCapacity` when the pool resource leaves it out: "By default, the minimum ready
+/// capacity for any new standby pool is zero." Source: [`OVERVIEW`]. gpuform renders
+/// `minReadyCapacity = maxReadyCapacity` unless the spec says otherwise (with 0 the pool is
+/// empty exactly when the scale set is at its peak).
+pub const AZURE_DEFAULT_MIN_READY: u32 = 0;
+
+/// A pooled VM's power state (`virtualMachineState`: `Running`, `Deallocated`, `Hibernated`;
+/// 2026-04-01 also has `Mix` with `vmStateDistribution`, which gpuform does not render).
+/// Source: [`TYPE_DATA`], [`OVERVIEW`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VmState {
+    Running,
+    Deallocated,
+    Hibernated,
+}
+
+impl VmState {
+    /// The `virtualMachineState` value.
+    pub fn azure_name(self) -> &'static str {
+        match self {
+            VmState::Running => "Running",
+            VmState::Deallocated => "Deallocated",
+            VmState::Hibernated => "Hibernated",
+        }
+    }
+
+    /// Does a VM in this state bill compute while it waits? "virtual machines in a running state
+    /// incur compute, networking, and storage costs. Virtual machines in a deallocated state
+    /// doesn't incur any compute costs, but any persistent disks or networking configurations
+    /// continue incur cost" ([`OVERVIEW`], "Pricing"); a hibernated VM: "you aren't billed for
+    /// the VM usage [...] only billed for the storage (OS disk, data disks) and networking"
+    /// ([`HIBERNATION`]).
+    pub fn bills_compute(self) -> bool {
+        self == VmState::Running
+    }
+
+    /// Does a pooled VM in this state hold compute capacity? Running: "already allocated and
+    /// consuming compute capacity"; deallocated: "doesn't guarantee capacity" ([`FAQ`]);
+    /// hibernated: "there's no capacity guarantee to ensure that there's sufficient capacity to
+    /// start the VM later" ([`HIBERNATION`]).
+    pub fn reserves_capacity(self) -> bool {
+        self == VmState::Running
+    }
+}
+
+/// Flexible orchestration only: "Standby pools are only supported with Virtual Machine Scale Sets
+/// using Flexible Orchestration. Uniform Orchestration is not supported." Source: [`OVERVIEW`]
+/// (and [`FAQ`]).
+pub const FLEXIBLE_ONLY: Source = OVERVIEW;
+
+/// "Standby pools can be attached to a Virtual Machine Scale Set with Azure autoscale enabled when
+/// the standby pool uses the Stopped (deallocated) or hibernated VM state. Standby Pools in a
+/// running VM state with autoscale enabled is not yet supported." Source: [`OVERVIEW`].
+pub const RUNNING_WITH_AUTOSCALE_SUPPORTED: bool = false;
+
+/// "Standby pools aren't supported with Virtual Machine Scale Sets configured with a fault domain
+/// count greater than 1." gpuform's Flexible scale sets use `platformFaultDomainCount: 1`.
+/// Source: [`OVERVIEW`].
+pub const MAX_FAULT_DOMAINS: u32 = 1;
+
+/// "Ephemeral OS disks don't support the deallocated state." gpuform renders managed OS disks
+/// only. Source: [`OVERVIEW`].
+pub const EPHEMERAL_OS_DISK_DEALLOCATES: bool = false;
+
+/// Spot: "Standby pools only support spot instances when used with scale sets configured to use
+/// 100% Spot Instances (not a mix of Spot and regular instances)"; "Deallocate eviction policy
+/// isn't currently supported"; "Standby pools using spot instances can't use a hibernated VM
+/// state"; and Spot in standby pools "is currently in preview". gpuform takes the conservative
+/// reading: no standby pool on a pool with any Spot share. Source: [`SPOT`].
+pub const SPOT_PREVIEW: bool = true;
+
+/// GPU series whose sizes support hibernation, as the hibernation page names them ("VM sizes with
+/// up to 112-GB RAM from the following GPU VM series support hibernation"): NVv4, NVadsA10v5,
+/// NVadsV710v5. Compared with a catalog series after [`series_key`]. Source: [`HIBERNATION`].
+pub const HIBERNATION_GPU_SERIES: &[&str] = &["NVv4", "NVadsA10v5", "NVadsV710v5"];
+
+/// "VM sizes with up to 112-GB RAM" of those series. Source: [`HIBERNATION`].
+pub const HIBERNATION_MAX_MEMORY_GB: f64 = 112.0;
+
+/// Hibernation's Azure feature limitations include "Spot VMs". Source: [`HIBERNATION`].
+pub const HIBERNATION_WITH_SPOT: bool = false;
+
+/// A series name without `_`, `-`, spaces or case: `NVadsA10_v5` and "NVadsA10v5-series" both
+/// become `nvadsa10v5`.
+pub fn series_key(series: &str) -> String {
+    series
+        .trim_end_matches("-series")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Does a size of `series` with `memory_gib` of RAM support hibernation? Source: [`HIBERNATION`].
+pub fn hibernation_supported(series: &str, memory_gib: f64) -> bool {
+    let key = series_key(series);
+    HIBERNATION_GPU_SERIES.iter().any(|s| series_key(s) == key)
+        && memory_gib <= HIBERNATION_MAX_MEMORY_GB
+}
+
+/// One role the standby pool resource provider needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProviderRole {
+    pub name: &'static str,
+    /// The role definition GUID (lowercase); `tests/facts_standby.rs` checks it against the
+    /// built-in roles table (`../shared/azure/builtin-roles.json`).
+    pub id: &'static str,
+    /// Why the provider needs it.
+    pub why: &'static str,
+}
+
+/// The roles to grant "the Standby Pool Resource Provider" (the provider's service principal in
+/// the tenant): the page's steps assign Virtual Machine Contributor, Network Contributor and
+/// "the **Managed Identity Operator** role" (its list says "Managed Identity Contributor"; the
+/// steps' Operator is the smaller grant and covers assigning the pool's identity to its VMs),
+/// and for Compute Gallery images also Compute Gallery Sharing Admin and Compute Gallery
+/// Artifacts Publisher (gpuform's gallery images are the spec's `image.id`; see
+/// [`GALLERY_ROLES`]). Source: [`PERMISSIONS`]; GUIDs from the built-in roles table
+/// (`super::roles`' source).
+pub const PROVIDER_ROLES: &[ProviderRole] = &[
+    ProviderRole {
+        name: "Virtual Machine Contributor",
+        id: "9980e02c-c2be-4d73-94e8-173b1dc7cf3c",
+        why: "creates, starts and deallocates the pooled VMs",
+    },
+    ProviderRole {
+        name: "Network Contributor",
+        id: "4d97b98b-1d4f-4787-a291-c67834d212e7",
+        why: "creates the pooled VMs' network interfaces in the workload subnet",
+    },
+    ProviderRole {
+        name: "Managed Identity Operator",
+        id: "f1a07417-d97a-45cb-824c-7a7467783830",
+        why: "assigns the pool's user-assigned identity to the pooled VMs",
+    },
+];
+
+/// The extra roles for Compute Gallery images (names as the page gives them). Source:
+/// [`PERMISSIONS`].
+pub const GALLERY_ROLES: &[&str] = &[
+    "Compute Gallery Sharing Admin",
+    "Compute Gallery Artifacts Publisher",
+];
+
+/// The provider's principal as the portal names it ("Search for **Standby Pool Resource
+/// Provider**"). Its object id differs per tenant, so a template cannot name it. Source:
+/// [`PERMISSIONS`].
+pub const PROVIDER_PRINCIPAL_NAME: &str = "Standby Pool Resource Provider";
+
+/// Deallocated VMs count against quota: "Ensure you have enough quota to complete the standby pool
+/// creation. Insufficient quota results in the platform attempting to create the virtual machines
+/// in the standby pool but unable to successfully complete the create operation. Check for
+/// multiple types of quotas such as Cores, Network Interfaces, IP Addresses" ([`FAQ`]); the pooled
+/// VMs are created (then deallocated), so their vCPUs count like the scale set's.
+pub const POOLED_VMS_COUNT_AGAINST_QUOTA: bool = true;
+
+/// How long a deallocated GPU VM of the pool takes from the scale-out to running, in seconds.
+/// No Microsoft document gives a start time for a deallocated VM (searched: the standby pools
+/// overview, FAQ and create pages, the hibernation overview, the VM states and billing page).
+/// gpuform assumes 3 minutes; every output that depends on it says so, and a flag overrides it.
+pub const DEALLOCATED_START_SECONDS: u32 = 180;
+pub const DEALLOCATED_START: Source = Source::assumption(
+    "no Microsoft document gives the start time of a deallocated (or hibernated) VM taken from a \
+     standby pool; gpuform assumes 3 minutes (override with a flag)",
+    "2026-12-03",
+);
+
+/// Instance mix (`skuProfile`): "VM families supported in `skuProfile`: A, B, D, E, and F
+/// families only" and "Instance mix doesn't support: Standby Pools, Azure Dedicated Host,
+/// Proximity Placement Groups, or on-demand capacity reservations"; "Define up to five VM sizes".
+/// No GPU family (N-series) is among them, so a scale set of several GPU sizes cannot be
+/// rendered. Source: [`INSTANCE_MIX`].
+pub const INSTANCE_MIX_FAMILIES: &[char] = &['A', 'B', 'D', 'E', 'F'];
+pub const INSTANCE_MIX_MAX_SIZES: usize = 5;
+pub const INSTANCE_MIX_WITH_STANDBY: bool = false;
+
+/// Can `size` (`Standard_NC8as_T4_v3`) be part of an instance mix? Its family letter is the
+/// first letter after `Standard_`. Source: [`INSTANCE_MIX`].
+pub fn instance_mix_family(size: &str) -> bool {
+    let name = size
+        .strip_prefix("Standard_")
+        .or_else(|| size.strip_prefix("standard_"))
+        .unwrap_or(size);
+    name.chars()
+        .next()
+        .is_some_and(|c| INSTANCE_MIX_FAMILIES.contains(&c.to_ascii_uppercase()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_overview_examples_of_the_pool_size() {
+        // "a maximum ready capacity of 20 and you currently have 10 instances [...] the pool
+        // size would equal 10. If your scale set scales down to 5, the pool size would
+        // increase to 15."
+        assert_eq!(pool_size(20, 0, 10), 10);
+        assert_eq!(pool_size(20, 0, 5), 15);
+        // the floor: "a minimum ready capacity of 5 [...] maintain that many instances"
+        assert_eq!(pool_size(20, 5, 18), 5);
+        assert_eq!(pool_size(4, 0, 9), 0);
+        // gpuform's default: min = max keeps the pool full at any instance count
+        assert_eq!(pool_size(3, 3, 40), 3);
+    }
+
+    #[test]
+    fn hibernation_series_match_the_catalog_spelling() {
+        assert!(hibernation_supported("NVadsA10_v5", 110.0));
+        assert!(hibernation_supported("NVads_V710_v5", 40.0));
+        assert!(hibernation_supported("NVv4", 112.0));
+        assert!(!hibernation_supported("NVadsA10_v5", 440.0));
+        assert!(!hibernation_supported("NCasT4_v3", 28.0));
+        assert!(!hibernation_supported("NVv3", 112.0));
+    }
+
+    #[test]
+    fn gpu_sizes_are_not_instance_mix_families() {
+        assert!(!instance_mix_family("Standard_NC8as_T4_v3"));
+        assert!(!instance_mix_family("Standard_ND96isr_H100_v5"));
+        assert!(instance_mix_family("Standard_D8s_v5"));
+        assert!(instance_mix_family("Standard_F4s_v2"));
+    }
+
+    #[test]
+    fn the_start_time_is_an_assumption() {
+        assert!(DEALLOCATED_START.assumption);
+        assert!(DEALLOCATED_START_SECONDS > 0);
+    }
+}

@@ -1,0 +1,169 @@
+//! The standby pool (`autoscale.standby`, issue 23): a `Microsoft.StandbyPool/
+//! standbyVirtualMachinePools` attached to the Flexible scale set, and, when the spec gives the
+//! provider's principal, its role assignments on the resource group.
+//!
+//! Decisions:
+//! - `minReadyCapacity` = `maxReadyCapacity` unless the spec says otherwise: Azure keeps
+//!   `max(maxReady - instances, minReady)` VMs in the pool, so with its default minimum (0) the
+//!   pool is empty exactly when the scale set is at its peak ([`crate::facts::standby::pool_size`]).
+//! - The roles the Standby Pool resource provider needs are granted to a per-tenant principal
+//!   whose object id a template cannot know. With `autoscale.standby.providerPrincipalId` the
+//!   template assigns them on the resource group (the scope of everything the pool creates:
+//!   VMs, disks, NICs, the identity, a VNet of gpuform's own); without it, validation
+//!   (`standby-provider-roles`) and the template's comment list them to grant before deploying.
+//!   A landing zone's subnet in another group needs Network Contributor there as well.
+//! - Hibernated pools: the scale set is rendered with `additionalCapabilities.hibernationEnabled`
+//!   (Learn, hibernate-resume: "Hibernation must be enabled on your VM").
+//!
+//! What `simulate`, `cost` and `status` read: [`StandbyPool`]'s fields (see each one) and
+//! [`StandbyPool::pool_size`].
+
+use serde::Serialize;
+
+use crate::facts::standby::{self as facts, VmState};
+use crate::spec::model::WorkloadSpec;
+use crate::spec::standby::StandbyState;
+
+/// A role the template grants the Standby Pool resource provider's principal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderRoleAssignment {
+    /// Symbolic name in the Bicep file.
+    pub sym: String,
+    pub role_name: &'static str,
+    pub role_id: &'static str,
+    pub description: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StandbyPool {
+    /// Resource name (3-24 characters of `[a-zA-Z0-9-]`).
+    pub name: String,
+    pub resource_type: &'static str,
+    pub api_version: &'static str,
+    /// `elasticityProfile.maxReadyCapacity`.
+    pub max_ready: u32,
+    /// `elasticityProfile.minReadyCapacity` (the spec's, else `max_ready`).
+    pub min_ready: u32,
+    /// The spec's state (`deallocated`, `hibernated`, `running`).
+    #[serde(skip)]
+    pub state: StandbyState,
+    /// `virtualMachineState` as Azure spells it (`Deallocated`, ...).
+    pub vm_state: &'static str,
+    /// The scale set must allow hibernation (`additionalCapabilities.hibernationEnabled`).
+    pub hibernation: bool,
+    /// Seconds from a scale-out to a pooled VM running: 0 for a running pool, else the
+    /// assumption [`facts::DEALLOCATED_START_SECONDS`] (no source; say so wherever it is used).
+    pub start_seconds: u32,
+    /// `start_seconds` is gpuform's assumption, not a documented figure.
+    pub start_assumed: bool,
+    /// A pooled VM bills compute while it waits (running); otherwise disks (and network) only.
+    pub bills_compute: bool,
+    /// A pooled VM holds compute capacity while it waits (running only).
+    pub reserves_capacity: bool,
+    /// Pooled VMs count against the regional and family vCPU quota (always).
+    pub counts_against_quota: bool,
+    /// The roles the provider's principal needs (granted by the template when
+    /// `provider_principal_id` is set; listed otherwise).
+    pub provider_roles: Vec<ProviderRoleAssignment>,
+    /// The provider's principal object id, when the spec gives it.
+    pub provider_principal_id: Option<String>,
+    /// The resource provider to register before deploying.
+    pub provider: &'static str,
+}
+
+impl StandbyPool {
+    /// The pool's Azure state.
+    pub fn vm_state(&self) -> VmState {
+        self.state.vm_state()
+    }
+
+    /// How many VMs Azure keeps in the pool while the scale set runs `instances`.
+    pub fn pool_size(&self, instances: u32) -> u32 {
+        facts::pool_size(self.max_ready, self.min_ready, instances)
+    }
+
+    /// Role assignments the template renders (none without the principal).
+    pub fn rendered_roles(&self) -> &[ProviderRoleAssignment] {
+        if self.provider_principal_id.is_some() {
+            &self.provider_roles
+        } else {
+            &[]
+        }
+    }
+}
+
+/// The pool's resource name: `sbp-<name>`, or `<name>` itself where that exceeds 24 characters
+/// (`metadata.name` is 3-24 lowercase letters, digits and hyphens).
+pub fn pool_name(name: &str) -> String {
+    let prefixed = format!("sbp-{name}");
+    let pick = if prefixed.len() <= facts::NAME_MAX {
+        prefixed
+    } else {
+        name.to_string()
+    };
+    let clean: String = pick.chars().filter(|c| facts::name_char(*c)).collect();
+    if clean.len() < facts::NAME_MIN {
+        format!("sbp-{clean}")
+    } else {
+        clean.chars().take(facts::NAME_MAX).collect()
+    }
+}
+
+/// Plan the standby pool of `s`, if it has one.
+pub fn plan(name: &str, s: &WorkloadSpec) -> Option<StandbyPool> {
+    let sb = crate::spec::standby::of(s)?;
+    let state = sb.state;
+    let vm = state.vm_state();
+    let provider_roles = facts::PROVIDER_ROLES
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ProviderRoleAssignment {
+            sym: format!("standbyProviderRole{i}"),
+            role_name: r.name,
+            role_id: r.id,
+            description: format!("The Standby Pool resource provider {}.", r.why),
+        })
+        .collect();
+    Some(StandbyPool {
+        name: pool_name(name),
+        resource_type: facts::RESOURCE_TYPE,
+        api_version: facts::API_VERSION,
+        max_ready: sb.max_ready,
+        min_ready: sb.min_ready(),
+        state,
+        vm_state: vm.azure_name(),
+        hibernation: state == StandbyState::Hibernated,
+        start_seconds: if vm == VmState::Running {
+            0
+        } else {
+            facts::DEALLOCATED_START_SECONDS
+        },
+        start_assumed: vm != VmState::Running && facts::DEALLOCATED_START.assumption,
+        bills_compute: vm.bills_compute(),
+        reserves_capacity: vm.reserves_capacity(),
+        counts_against_quota: facts::POOLED_VMS_COUNT_AGAINST_QUOTA,
+        provider_roles,
+        provider_principal_id: sb.provider_principal_id.clone(),
+        provider: facts::PROVIDER,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_names_fit_azures_pattern() {
+        assert_eq!(pool_name("shortvideo"), "sbp-shortvideo");
+        let long = "a-name-of-twenty-four-ch";
+        assert_eq!(long.len(), 24);
+        assert_eq!(pool_name(long), long);
+        for n in ["abc", "x-y", long, "abcdefghijklmnopqrst"] {
+            let p = pool_name(n);
+            assert!((3..=24).contains(&p.len()), "{p}");
+            assert!(p.chars().all(facts::name_char), "{p}");
+        }
+    }
+}
