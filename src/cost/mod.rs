@@ -15,6 +15,7 @@ pub mod gates;
 pub mod levers;
 pub mod retail;
 pub mod sovereign;
+pub mod standby;
 pub mod usage;
 
 use std::collections::BTreeMap;

@@ -7,6 +7,7 @@ pub mod landing_zone;
 pub mod names;
 pub mod plan;
 pub mod report;
+pub mod standby;
 
 use std::collections::BTreeMap;
 

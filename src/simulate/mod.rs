@@ -15,6 +15,7 @@ pub mod measured;
 pub mod model;
 pub mod pull;
 pub mod report;
+pub mod standby;
 pub mod tune;
 pub mod tz;
 

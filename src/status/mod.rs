@@ -13,6 +13,8 @@
 // `ArmError` carries the whole error tree; it is built once per failed call.
 #![allow(clippy::result_large_err)]
 
+pub mod standby;
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;
