@@ -27,7 +27,7 @@ const REGIONS: [&str; 5] = [
 ];
 
 fn fake() -> FakeAzure {
-    let f = FakeAzure::start();
+    let f = FakeArm::new().signed_out().start();
     f.mount(
         Mock::given(method("POST"))
             .and(path(format!("/{TENANT}/oauth2/v2.0/token")))

@@ -63,17 +63,6 @@ fn progress_lines(stderr: &str) -> Vec<String> {
         .collect()
 }
 
-fn existing_group(fake: &FakeAzure) {
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path(rg_path(RG)))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "id": format!("/subscriptions/{SUB}/resourceGroups/{RG}"), "name": RG, "location": "eastus2",
-                "properties": {"provisioningState": "Succeeded"}
-            }))),
-    );
-}
-
 fn op(id: &str, ty: &str, name: &str, state: &str, duration: &str) -> Value {
     json!({
         "id": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.Resources/deployments/d/operations/{id}"),
@@ -190,9 +179,7 @@ fn rendered(spec: &std::path::Path, file: &str) -> String {
 
 #[test]
 fn a_deployment_that_succeeds_after_several_polls() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
     deployment_flow(
         &fake,
@@ -339,9 +326,7 @@ fn quota_message() -> &'static str {
 
 #[test]
 fn a_deployment_that_fails_with_a_nested_quota_error() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     let inner =
         json!({"error": {"code": "OperationNotAllowed", "message": quota_message()}}).to_string();
     let failed_vmss = json!({
@@ -403,9 +388,7 @@ fn a_deployment_that_fails_with_a_nested_quota_error() {
 
 #[test]
 fn a_deployment_rejected_with_sku_not_available_suggests_regions_that_pass_preflight() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     // eastus2 looks fine to preflight; ARM has no capacity; westus3 passes, southcentralus lacks quota
     fake.mount_subscription(
         &[("eastus2", 48), ("westus3", 48), ("southcentralus", 0)],
@@ -461,9 +444,7 @@ fn a_deployment_rejected_with_sku_not_available_suggests_regions_that_pass_prefl
 
 #[test]
 fn throttling_while_polling_is_waited_out() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     let throttled = || {
         ResponseTemplate::new(429)
             .insert_header("Retry-After", "1")
@@ -498,9 +479,7 @@ fn throttling_while_polling_is_waited_out() {
     assert!(o.contains("succeeded"), "{o}");
 
     // with no retries left in the pipeline, the polling loop itself keeps going and says so
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     deployment_flow(
         &fake,
         vec![
@@ -534,8 +513,7 @@ fn throttling_while_polling_is_waited_out() {
 
 #[test]
 fn a_resource_group_that_does_not_exist() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     fake.mount(
         Mock::given(method("GET"))
             .and(path(rg_path(RG)))
@@ -682,9 +660,7 @@ fn mount_what_if(fake: &FakeAzure) {
 
 #[test]
 fn what_if_groups_changes_with_property_deltas() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     mount_what_if(&fake);
     let mut c = deploy(&fake, &spec());
     let out = c.arg("--what-if").output().unwrap();
@@ -771,8 +747,7 @@ Resource changes: 1 to create, 1 to modify, 1 to delete, 1 no change, 1 to ignor
 
 #[test]
 fn what_if_on_a_group_that_does_not_exist_yet() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     fake.mount(
         Mock::given(method("GET"))
             .and(path(rg_path(RG)))
@@ -826,9 +801,7 @@ fn what_if_on_a_group_that_does_not_exist_yet() {
 
 #[test]
 fn a_blocked_preflight_stops_the_deploy_before_anything_changes() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
     let out = deploy(&fake, &spec()).output().unwrap();
     let (o, e) = texts(&out);
@@ -847,8 +820,7 @@ fn a_blocked_preflight_stops_the_deploy_before_anything_changes() {
 #[test]
 fn windows_passwords_come_from_the_environment_and_are_never_shown() {
     let spec = examples("windows-viz-nv.yaml");
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     fake.mount(
         Mock::given(method("GET"))
             .and(path_regex(format!(
@@ -923,9 +895,7 @@ fn ctrl_c_leaves_the_deployment_running_and_says_how_to_follow_it() {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
 
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     deployment_flow(
         &fake,
         vec![status("Running")],
@@ -1036,9 +1006,7 @@ fn on_a_terminal_deploy_asks_and_redraws() {
         eprintln!("WARNING: no /usr/bin/script (util-linux): the terminal test did not run");
         return;
     }
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     mount_what_if(&fake);
     deployment_flow(
         &fake,
@@ -1114,9 +1082,7 @@ fn on_a_terminal_deploy_asks_and_redraws() {
 /// redeployment passes the existing date as `budgetStartDate` (same deployment name).
 #[test]
 fn an_existing_budget_keeps_its_start_date() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount(
         Mock::given(method("GET"))
             .and(path(format!(
@@ -1152,9 +1118,7 @@ fn an_existing_budget_keeps_its_start_date() {
         "2026-10-01"
     );
     // without a budget (404) nothing is added: the template's default (this month) applies
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     deployment_flow(
         &fake,
         vec![status("Succeeded")],
@@ -1176,7 +1140,7 @@ fn an_existing_budget_keeps_its_start_date() {
 
 #[test]
 fn a_poll_interval_too_long_for_a_duration_is_a_usage_error() {
-    let fake = FakeAzure::start();
+    let fake = FakeArm::new().signed_out().start();
     let out = fake
         .gpuform()
         .arg("deploy")
@@ -1205,9 +1169,7 @@ fn regional_quota_rejection() -> ResponseTemplate {
 
 #[test]
 fn a_regional_quota_rejection_asks_for_the_regional_increase_only() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount(
         Mock::given(method("PUT"))
             .and(path_regex(deployment_re("")))
@@ -1227,8 +1189,7 @@ fn a_regional_quota_rejection_asks_for_the_regional_increase_only() {
 /// A 404 for the subscription is not a missing resource group: nothing is created or simulated.
 #[test]
 fn an_unknown_subscription_is_not_a_missing_group() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     fake.mount(
         Mock::given(method("GET"))
             .and(path(rg_path(RG)))
@@ -1269,9 +1230,7 @@ fn an_unknown_subscription_is_not_a_missing_group() {
 /// A deployment ARM answers with `Location` only: 202 while it runs, then an empty 204.
 #[test]
 fn a_location_only_deployment_ends_with_an_empty_answer() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     let location = fake.url(&format!(
         "/subscriptions/{SUB}/providers/Microsoft.Resources/locations/eastus2/operationresults/deploy-1?api-version=2025-04-01"
     ));
@@ -1329,9 +1288,7 @@ fn a_location_only_deployment_ends_with_an_empty_answer() {
 /// Azure-AsyncOperation, and a 200 `{"status": "Running"}` is not the result yet.
 #[test]
 fn what_if_polls_its_location_until_a_final_answer() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     let location = fake.url(&format!(
         "/subscriptions/{SUB}/providers/Microsoft.Resources/locations/eastus2/operationresults/whatif-2?api-version=2025-04-01"
     ));
@@ -1387,9 +1344,7 @@ fn what_if_polls_its_location_until_a_final_answer() {
 
 #[test]
 fn a_failed_final_read_is_tried_again() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     deployment_flow(
         &fake,
         vec![status("Succeeded")],
@@ -1416,9 +1371,7 @@ fn a_failed_final_read_is_tried_again() {
 
 #[test]
 fn losing_track_of_a_deployment_says_how_to_follow_it() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     // the status URL keeps failing: after 8 tries in a row gpuform gives up following
     deployment_flow(
         &fake,
@@ -1464,9 +1417,7 @@ fn losing_track_of_a_deployment_says_how_to_follow_it() {
     );
 
     // a start whose answer never came may have started: the same hint
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount(
         Mock::given(method("PUT"))
             .and(path_regex(deployment_re("")))
@@ -1494,9 +1445,7 @@ fn losing_track_of_a_deployment_says_how_to_follow_it() {
 /// Redeploying an unchanged pool that uses its whole quota: its own instances are not needed twice.
 #[test]
 fn a_redeployment_does_not_need_quota_for_its_running_instances() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount_subscription(&[("eastus2", 16)], Duration::ZERO);
     mount_running_pool(&fake, RG);
     deployment_flow(
@@ -1517,9 +1466,7 @@ fn a_redeployment_does_not_need_quota_for_its_running_instances() {
 
 #[test]
 fn a_what_if_refused_or_failed_shows_the_tree_and_the_fix() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount(
         Mock::given(method("POST"))
             .and(path_regex(deployment_re("/whatIf")))
@@ -1569,9 +1516,7 @@ fn a_what_if_refused_or_failed_shows_the_tree_and_the_fix() {
 /// A budget that cannot be read is a warning, not a stop.
 #[test]
 fn links_to_the_public_endpoint_are_followed_through_arm_endpoint() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     deployment_flow(
         &fake,
         vec![status("Running"), status("Succeeded")],
@@ -1616,9 +1561,7 @@ fn links_to_the_public_endpoint_are_followed_through_arm_endpoint() {
 /// A deployment of the same name already running is followed, not started again.
 #[test]
 fn a_deployment_already_running_is_followed() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount(
         Mock::given(method("PUT"))
             .and(path_regex(deployment_re("")))
@@ -1661,9 +1604,7 @@ fn a_deployment_already_running_is_followed() {
 /// A capacity error for a spec without alternateRegions says how to find some.
 #[test]
 fn a_capacity_error_without_alternate_regions_says_how_to_compare() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount(
         Mock::given(method("PUT"))
             .and(path_regex(deployment_re("")))
@@ -1712,9 +1653,7 @@ fn key_vault_forbidden() -> (Value, Value) {
 
 #[test]
 fn a_key_vault_role_not_yet_honoured_is_deployed_again_once() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     let (failed, failed_op) = key_vault_forbidden();
     fake.mount(
         Mock::given(method("PUT"))
@@ -1778,9 +1717,7 @@ fn a_key_vault_role_not_yet_honoured_is_deployed_again_once() {
 #[test]
 fn a_key_vault_role_failure_twice_is_reported_and_other_failures_are_not_retried() {
     // the second attempt fails the same way: reported, not tried a third time
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     let (failed, failed_op) = key_vault_forbidden();
     deployment_flow(
         &fake,
@@ -1799,9 +1736,7 @@ fn a_key_vault_role_failure_twice_is_reported_and_other_failures_are_not_retried
     assert!(o.contains("KeyVaultAccessForbidden"), "{o}");
 
     // a quota failure is not this class: one PUT, no retry line
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     let failed_vmss = json!({
         "operationId": "3",
         "properties": {
@@ -1833,9 +1768,7 @@ fn a_key_vault_role_failure_twice_is_reported_and_other_failures_are_not_retried
 
 #[test]
 fn a_soft_deleted_vault_of_the_same_name_stops_the_deploy_with_the_fix() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
     // the spec's vault was deleted with an earlier resource group (recorded shape of
     // Vaults_ListDeleted, Microsoft.KeyVault stable/2024-11-01 examples/listDeletedVaults.json)
@@ -1898,9 +1831,7 @@ fn deploy_checks_the_vault_name_it_derives_from_the_group() {
             "/subscriptions/{SUB}/resourceGroups/{RG}"
         )])
     );
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
     fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
     fake.mount(
         Mock::given(method("GET"))
@@ -2005,9 +1936,7 @@ fn a_dev_box_redeployed_after_keep_data_attaches_its_kept_disks() {
     assert_eq!(sp["osDisk"]["createOption"], "FromImage");
 
     let run = |kept: &[&str]| {
-        let fake = FakeAzure::start();
-        fake.mount_token();
-        existing_group(&fake);
+        let fake = FakeArm::new().resource_group(RG, "eastus2").start();
         for d in kept {
             fake.mount(
                 Mock::given(method("GET"))

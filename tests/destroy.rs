@@ -382,8 +382,7 @@ fn position(order: &[String], tail: &str) -> usize {
 
 #[test]
 fn destroy_deletes_in_order_follows_202_and_running_it_twice_is_fine() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = fake_group(&fake);
     state
         .lock()
@@ -492,8 +491,7 @@ fn destroy_deletes_in_order_follows_202_and_running_it_twice_is_fine() {
 
 #[test]
 fn a_deletion_that_fails_half_way_is_resumed_by_running_destroy_again() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = fake_group(&fake);
     // the scale set is busy (409) the first time
     state.lock().unwrap().fail.insert(
@@ -543,8 +541,7 @@ fn a_deletion_that_fails_half_way_is_resumed_by_running_destroy_again() {
 
 #[test]
 fn throttled_deletes_are_retried_after_retry_after() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = fake_group(&fake);
     state.lock().unwrap().fail.insert(
         "autoscalesettings/as-shortvideo-transcode".into(),
@@ -574,8 +571,7 @@ fn throttled_deletes_are_retried_after_retry_after() {
 
 #[test]
 fn a_running_deployment_stops_destroy_before_anything_is_deleted() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = fake_group(&fake);
     state.lock().unwrap().running = true;
     let out = destroy(&fake).output().unwrap();
@@ -591,8 +587,7 @@ fn a_running_deployment_stops_destroy_before_anything_is_deleted() {
 
 #[test]
 fn keep_data_keeps_the_vault_and_detaches_the_instances_data_disks() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = fake_group(&fake);
     let out = destroy(&fake).arg("--keep-data").output().unwrap();
     let (stdout, stderr) = texts(&out);
@@ -639,8 +634,7 @@ fn keep_data_keeps_the_vault_and_detaches_the_instances_data_disks() {
 fn without_a_terminal_destroy_needs_yes() {
     // without --yes and without a terminal: a dry run that lists what would go, deletes
     // nothing, and exits 2 as before
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = fake_group(&fake);
     let c = destroy(&fake);
     let args: Vec<std::ffi::OsString> = c
@@ -841,8 +835,7 @@ fn count(order: &[String], tail: &str) -> usize {
 fn a_dev_box_is_destroyed_in_an_order_azure_accepts_and_its_disks_go_after_the_vm() {
     let dir = tempfile::tempdir().unwrap();
     let spec = dev_spec(&dir);
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = dev_group(&fake);
     state
         .lock()
@@ -937,8 +930,7 @@ fn a_dev_box_is_destroyed_in_an_order_azure_accepts_and_its_disks_go_after_the_v
 fn a_dev_box_destroy_that_stops_after_the_vm_deletes_the_rest_of_its_disks_next_time() {
     let dir = tempfile::tempdir().unwrap();
     let spec = dev_spec(&dir);
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = dev_group(&fake);
     // the OS disk is still being released by the deleted VM the first time
     state.lock().unwrap().fail.insert(
@@ -994,8 +986,7 @@ fn a_dev_box_destroy_that_stops_after_the_vm_deletes_the_rest_of_its_disks_next_
 fn keep_data_keeps_a_dev_boxs_disks_and_deletes_the_vm() {
     let dir = tempfile::tempdir().unwrap();
     let spec = dev_spec(&dir);
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = dev_group(&fake);
     let out = destroy_of(&fake, &spec, DEV_RG)
         .arg("--keep-data")
@@ -1031,8 +1022,7 @@ fn keep_data_keeps_a_dev_boxs_disks_and_deletes_the_vm() {
 fn keep_data_stops_before_anything_goes_when_deleting_the_vm_would_delete_a_disk() {
     let dir = tempfile::tempdir().unwrap();
     let spec = dev_spec(&dir);
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = dev_group(&fake);
     state.lock().unwrap().data_disk_deleted_with_vm = true;
     let out = destroy_of(&fake, &spec, DEV_RG)
@@ -1152,8 +1142,7 @@ fn every_parent_child_pair_of_every_rendered_template_goes_in_an_order_azure_acc
 /// and a 202 with Azure-AsyncOperation is polled there (not at its Location) until Succeeded.
 #[test]
 fn a_pool_with_a_private_endpoint_is_destroyed_in_one_run_through_a_409_and_a_429() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let state = fake_group(&fake);
     {
         let mut s = state.lock().unwrap();

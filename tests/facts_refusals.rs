@@ -13,8 +13,6 @@ mod sources;
 use common::refuse::AzureFacts;
 use common::*;
 use serde_json::json;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, ResponseTemplate};
 
 const RG: &str = "rg-shortvideo-prod";
 
@@ -82,23 +80,12 @@ fn every_rendered_template_passes_and_wrong_facts_are_refused_with_azures_codes(
     }
 }
 
-fn existing_group(fake: &FakeAzure) {
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path(FakeAzure::sub_path(&format!("resourcegroups/{RG}"))))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "id": format!("/subscriptions/{SUB}/resourceGroups/{RG}"), "name": RG, "location": "eastus2",
-                "properties": {"provisioningState": "Succeeded"}
-            }))),
-    );
-}
-
 /// `gpuform deploy` of the shortvideo example against an Azure that knows `facts`.
 fn deploy_against(facts: AzureFacts) -> (i32, String, String) {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    existing_group(&fake);
-    fake.refuse_unknown(facts);
+    let fake = FakeArm::new()
+        .resource_group(RG, "eastus2")
+        .refusing(facts)
+        .start();
     let out = fake
         .gpuform()
         .arg("deploy")

@@ -158,9 +158,9 @@ fn evaluations(list: Vec<Value>) -> ResponseTemplate {
 /// Everything healthy: quota, sizes, names; a /24 subnet with an NSG and a default route to
 /// the hub firewall; Azure Policy restricts nothing.
 fn landing_zone() -> FakeAzure {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&REGIONS.map(|r| (r, 48)), Duration::ZERO);
+    let fake = FakeArm::new()
+        .subscription(&REGIONS.map(|r| (r, 48)))
+        .start();
     fake.mount(
         Mock::given(method("GET"))
             .and(path(subnet_id()))

@@ -34,9 +34,9 @@ fn usages_path(region: &str) -> String {
 /// A subscription where everything passes (priority 10, so a test's own mocks win). eastus2's
 /// SKU list comes in two pages.
 fn healthy() -> FakeAzure {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&REGIONS.map(|r| (r, 48)), Duration::ZERO);
+    let fake = FakeArm::new()
+        .subscription(&REGIONS.map(|r| (r, 48)))
+        .start();
     let filter = "location eq 'eastus2'";
     let next = fake.url(&format!(
         "{}?api-version=2021-07-01&$filter=location%20eq%20%27eastus2%27&$skiptoken=page2",
@@ -513,7 +513,7 @@ fn forbidden_403_names_the_missing_permission() {
 
 #[test]
 fn wrong_client_secret_is_explained_from_the_aadsts_code() {
-    let fake = FakeAzure::start();
+    let fake = FakeArm::new().signed_out().start();
     // Entra's real answer: the description carries \r\n trace lines azure_identity cannot parse
     fake.mount(Mock::given(method("POST")).and(path(format!("/{TENANT}/oauth2/v2.0/token"))).respond_with(ResponseTemplate::new(401).set_body_json(json!({
         "error": "invalid_client",
@@ -608,7 +608,7 @@ fn markdown_and_github_formats_for_pipelines() {
 
 #[test]
 fn durations_too_long_for_a_duration_are_usage_errors() {
-    let fake = FakeAzure::start();
+    let fake = FakeArm::new().signed_out().start();
     for bad in ["1e20", "NaN", "0"] {
         let out = fake
             .preflight(&spec())

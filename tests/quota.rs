@@ -80,9 +80,7 @@ fn puts(fake: &FakeAzure) -> Vec<wiremock::Request> {
 
 #[test]
 fn an_approved_request_is_followed_through_retry_after() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
+    let fake = FakeArm::new().subscription(&[("eastus2", 0)]).start();
     accept_put(&fake);
     fake.mount(
         Mock::given(method("GET"))
@@ -125,9 +123,7 @@ fn an_approved_request_is_followed_through_retry_after() {
 
 #[test]
 fn a_denied_request_says_to_open_a_support_ticket_and_exits_1() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
+    let fake = FakeArm::new().subscription(&[("eastus2", 0)]).start();
     accept_put(&fake);
     fake.mount(
         Mock::given(method("GET"))
@@ -157,9 +153,7 @@ fn a_denied_request_says_to_open_a_support_ticket_and_exits_1() {
 
 #[test]
 fn a_request_the_service_refuses_outright_is_a_denial() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
+    let fake = FakeArm::new().subscription(&[("eastus2", 0)]).start();
     fake.mount(
         Mock::given(method("PUT"))
             .and(path_regex(quota_put()))
@@ -187,9 +181,7 @@ fn a_request_the_service_refuses_outright_is_a_denial() {
 
 #[test]
 fn throttling_on_the_request_is_retried() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
+    let fake = FakeArm::new().subscription(&[("eastus2", 0)]).start();
     fake.mount(
         Mock::given(method("PUT"))
             .and(path_regex(quota_put()))
@@ -214,9 +206,7 @@ fn throttling_on_the_request_is_retried() {
 
 #[test]
 fn without_a_terminal_it_is_a_dry_run_that_sends_nothing() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
+    let fake = FakeArm::new().subscription(&[("eastus2", 0)]).start();
     let out = request(&fake).output().unwrap();
     let (stdout, stderr) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -228,9 +218,7 @@ fn without_a_terminal_it_is_a_dry_run_that_sends_nothing() {
 
 #[test]
 fn nothing_to_request_when_quota_suffices() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&[("eastus2", 48)], Duration::ZERO);
+    let fake = FakeArm::new().subscription(&[("eastus2", 48)]).start();
     let out = request(&fake).arg("--submit").output().unwrap();
     let (stdout, _) = texts(&out);
     assert_eq!(out.status.code(), Some(0));
@@ -240,12 +228,9 @@ fn nothing_to_request_when_quota_suffices() {
 
 #[test]
 fn preflight_offers_the_request_after_a_blocked_verdict() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(
-        &[("eastus2", 0), ("westus3", 0), ("southcentralus", 0)],
-        Duration::ZERO,
-    );
+    let fake = FakeArm::new()
+        .subscription(&[("eastus2", 0), ("westus3", 0), ("southcentralus", 0)])
+        .start();
     accept_put(&fake);
     fake.mount(
         Mock::given(method("GET"))
@@ -272,9 +257,7 @@ fn preflight_offers_the_request_after_a_blocked_verdict() {
 /// That is not a denial and needs no support request: quota says to register the provider.
 #[test]
 fn an_unregistered_quota_provider_says_to_register_it_not_to_open_a_ticket() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
+    let fake = FakeArm::new().subscription(&[("eastus2", 0)]).start();
     fake.mount(
         Mock::given(method("PUT"))
             .and(path_regex(quota_put()))
@@ -313,9 +296,7 @@ fn an_unregistered_quota_provider_says_to_register_it_not_to_open_a_ticket() {
 /// registrationState read until Registered) and the request is sent again.
 #[test]
 fn register_providers_registers_microsoft_quota_and_files_the_request() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&[("eastus2", 0)], Duration::ZERO);
+    let fake = FakeArm::new().subscription(&[("eastus2", 0)]).start();
     fake.mount(
         Mock::given(method("PUT"))
             .and(path_regex(quota_put()))

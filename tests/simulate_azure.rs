@@ -81,8 +81,7 @@ impl Respond for Metrics {
 
 #[test]
 fn simulate_reads_the_queues_arrivals_from_azure_monitor() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     fake.mount(
         Mock::given(method("GET"))
             .and(path(FakeAzure::sub_path(&format!(
@@ -137,8 +136,7 @@ fn simulate_reads_the_queues_arrivals_from_azure_monitor() {
 
 #[test]
 fn simulate_from_azure_says_what_failed() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     fake.mount(
         Mock::given(method("GET"))
             .respond_with(ResponseTemplate::new(403).set_body_json(json!({"error": {"code": "AuthorizationFailed", "message": "The client does not have authorization to perform action 'Microsoft.Insights/metrics/read'."}}))),

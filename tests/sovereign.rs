@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use wiremock::matchers::{method, path, path_regex};
+use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, ResponseTemplate};
 
 const RG: &str = "rg-sovereign";
@@ -55,9 +55,7 @@ fn encoded(scope: &str) -> String {
 /// preflight of a pool in `region` (no --cloud): the token is asked for with `scope` at the
 /// tenant's token path, every ARM call carries it, and the report names `cloud`.
 fn preflight_uses_the_clouds_scope(region: &str, cloud: &str, scope: &str) {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount_subscription(&[(region, 48)], Duration::ZERO);
+    let fake = FakeArm::new().subscription(&[(region, 48)]).start();
     let spec = spec_in(&fake, region);
     let out = fake.preflight(&spec).output().unwrap();
     let (o, e) = texts(&out);
@@ -117,8 +115,7 @@ fn preflight_in_azure_china_asks_for_the_china_arm_scope() {
 
 #[test]
 fn a_cloud_flag_that_contradicts_the_spec_is_a_usage_error_naming_both() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let spec = spec_in(&fake, "chinanorth3");
     let out = fake
         .preflight(&spec)
@@ -145,16 +142,7 @@ fn a_cloud_flag_that_contradicts_the_spec_is_a_usage_error_naming_both() {
 
 #[test]
 fn deploy_in_azure_government_links_to_the_government_portal() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path(FakeAzure::sub_path(&format!("resourcegroups/{RG}"))))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "id": format!("/subscriptions/{SUB}/resourceGroups/{RG}"), "name": RG, "location": "usgovvirginia",
-                "properties": {"provisioningState": "Succeeded"}
-            }))),
-    );
+    let fake = FakeArm::new().resource_group(RG, "usgovvirginia").start();
     let deployment = format!(
         r"^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+"
     );
@@ -232,8 +220,7 @@ fn deploy_in_azure_government_links_to_the_government_portal() {
 
 #[test]
 fn quota_refuses_a_region_of_another_cloud_than_the_specs() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     let spec = spec_in(&fake, "usgovvirginia");
     let out = fake
         .gpuform()

@@ -124,8 +124,7 @@ fn golden(name: &str, actual: &str) {
 
 #[test]
 fn status_of_a_pool_at_its_evening_peak() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     mount_pool(&fake, &[]);
     let out = status(&fake).output().unwrap();
     let (stdout, stderr) = texts(&out);
@@ -180,8 +179,7 @@ fn status_of_a_pool_at_its_evening_peak() {
 
 #[test]
 fn json_and_markdown_carry_the_same_figures() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     mount_pool(&fake, &[]);
     let out = status(&fake).args(["--output", "json"]).output().unwrap();
     let (stdout, stderr) = texts(&out);
@@ -218,8 +216,7 @@ fn json_and_markdown_carry_the_same_figures() {
 
 #[test]
 fn sections_azure_refuses_degrade_instead_of_failing() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     mount_pool(&fake, &["/alerts", "/query", "/values"]);
     fake.mount(
         Mock::given(method("GET"))
@@ -272,8 +269,7 @@ fn sections_azure_refuses_degrade_instead_of_failing() {
 
 #[test]
 fn a_rejected_token_fails_the_whole_command() {
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     fake.mount(
         Mock::given(wiremock::matchers::path_regex(".*")).respond_with(
             ResponseTemplate::new(401).set_body_json(arm_error(
@@ -297,8 +293,7 @@ fn status_of_a_dev_box_reads_the_vm_and_its_schedule() {
     const DEV_NOW: &str = "2026-12-04T20:30:00Z";
     let dev_rg = |rest: &str| FakeAzure::sub_path(&format!("resourceGroups/{DEV_RG}/{rest}"));
     let ok = |v: Value| ResponseTemplate::new(200).set_body_json(v);
-    let fake = FakeAzure::start();
-    fake.mount_token();
+    let fake = FakeArm::new().start();
     fake.mount(
         Mock::given(method("GET"))
             .and(path(dev_rg(

@@ -45,7 +45,7 @@ pub trait ArmApi: Send + Sync {
     async fn storage_accounts(&self) -> Result<Vec<ResourceRef>, ArmError>;
     /// Landing-zone reads (subnet, route table, Azure Policy; issue 13). `None` (the default)
     /// for in-memory fakes that do not answer them: preflight then says it could not check.
-    fn landing_zone(&self) -> Option<&dyn super::landing_zone::LandingZoneApi> {
+    fn landing_zone(&self) -> Option<&dyn super::landing_zone_api::LandingZoneApi> {
         None
     }
 }
@@ -80,7 +80,7 @@ impl ArmApi for Arm {
         &self.subscription
     }
 
-    fn landing_zone(&self) -> Option<&dyn super::landing_zone::LandingZoneApi> {
+    fn landing_zone(&self) -> Option<&dyn super::landing_zone_api::LandingZoneApi> {
         Some(self)
     }
 

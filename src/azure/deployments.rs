@@ -295,7 +295,7 @@ impl Arm {
                 self.rg_path(rg),
                 enc(name)
             ),
-            super::operate::VMS_API,
+            crate::facts::api::VMS_API,
             &[],
         );
         self.client.get_optional(&op, url).await

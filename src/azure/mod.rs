@@ -21,6 +21,7 @@ pub mod deployments;
 pub mod error;
 pub mod http;
 pub mod landing_zone;
+pub mod landing_zone_api;
 pub mod models;
 pub mod operate;
 pub mod resource_id;

@@ -8,9 +8,9 @@
 
 use serde::Serialize;
 
+use super::kinds::GpuDriver;
 use super::{DefaultDriver, GpuSize, GpuVendor};
 use crate::facts::extensions as facts;
-use crate::spec::model::GpuDriver;
 
 pub const PUBLISHER: &str = crate::facts::extensions::HPC_COMPUTE;
 

@@ -3,6 +3,7 @@
 
 pub mod clouds;
 pub mod drivers;
+pub mod kinds;
 pub mod prices;
 pub mod regions;
 
@@ -10,7 +11,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::model::{HyperVGeneration, WorkloadType};
+use kinds::{HyperVGeneration, WorkloadType};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

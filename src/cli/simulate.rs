@@ -5,15 +5,16 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of, read_input};
-use super::cost::today;
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of};
 use crate::catalog::prices::PriceTable;
 use crate::cost::PriceBook;
+use crate::cost::clock::today;
 use crate::plan::Plan;
 use crate::simulate::engine::{Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
-use crate::simulate::load::{self, Trace};
-use crate::simulate::measured::{self, Measured};
-use crate::simulate::model::{Overrides, Workload, ceil_minutes, parse_flag_duration};
+use crate::simulate::load::Trace;
+use crate::simulate::measured::Measured;
+use crate::simulate::model::Workload;
+use crate::simulate::prepare::{LoadArgs, duration, prepare};
 use crate::simulate::{self, Input, Settings, report, tune};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -189,13 +190,6 @@ fn share(v: &str) -> Result<f64, String> {
     }
 }
 
-fn duration(flag: &str, v: &str) -> Result<u64, Failure> {
-    parse_flag_duration(v).ok_or_else(|| {
-        Failure::usage(format!("{flag} `{v}` is not a duration"))
-            .help("give ISO 8601 (PT2M, PT45S, PT1H) or a short form (2m, 45s, 1h)")
-    })
-}
-
 /// Everything a simulation run needs, loaded from the command line (shared with `cost --trace`).
 pub struct Loaded {
     pub checked: crate::spec::Checked,
@@ -210,39 +204,8 @@ pub struct Loaded {
     pub job_time_measured: bool,
 }
 
-/// What [`prepare`] makes of the flags: the workload model, the trace, the run settings and the
-/// telemetry measurement.
-pub struct Prepared {
-    pub workload: Workload,
-    pub trace: Trace,
-    pub settings: Settings,
-    pub measured: Option<Measured>,
-    pub job_time_measured: bool,
-}
-
-/// The flags `simulate` and `cost --trace` share.
-pub struct LoadArgs<'a> {
-    pub spec: &'a std::path::Path,
-    pub trace: Option<&'a std::path::Path>,
-    /// Arrivals already read (from Azure Monitor with -g), instead of `trace`.
-    pub pulled: Option<Trace>,
-    pub synthetic: bool,
-    pub seed: u64,
-    pub days: u32,
-    pub start: &'a str,
-    pub entity: Option<&'a str>,
-    pub telemetry: Option<&'a std::path::Path>,
-    pub job_duration: Option<&'a str>,
-    pub provisioning: Option<&'a str>,
-    pub concurrency: Option<u32>,
-    pub spot_evictions_per_hour: Option<f64>,
-    pub wait_p95: &'a str,
-    pub choices: Choices,
-    pub policy: &'a PolicyArgs,
-}
-
-pub fn load(a: &LoadArgs) -> Result<Loaded, Failure> {
-    let policy = a.policy.load()?;
+pub fn load(a: &LoadArgs, policy: &PolicyArgs) -> Result<Loaded, Failure> {
+    let policy = policy.load()?;
     let checked = load_valid(a.spec, &policy, PriceTable::embedded())?;
     let plan = plan_of(&checked, a.spec, ExitCode::Usage)?;
     let p = prepare(&checked, &plan, a)?;
@@ -255,127 +218,6 @@ pub fn load(a: &LoadArgs) -> Result<Loaded, Failure> {
         policy,
         measured: p.measured,
         job_time_measured: p.job_time_measured,
-    })
-}
-
-/// The workload model, the trace, the run settings and the telemetry measurement for a
-/// checked, planned spec (shared with `cost --trace`).
-pub fn prepare(
-    checked: &crate::spec::Checked,
-    plan: &Plan,
-    a: &LoadArgs,
-) -> Result<Prepared, Failure> {
-    let wait = duration("--wait-p95", a.wait_p95)?;
-    let spec = checked
-        .spec
-        .as_ref()
-        .ok_or_else(|| Failure::usage(format!("{} could not be read", a.spec.display())))?;
-    let file_trace = match a.trace {
-        _ if a.pulled.is_some() => a.pulled.clone(),
-        Some(path) => {
-            // the bounded reader every file goes through: regular files only, so a FIFO or
-            // /dev/zero cannot hang the run or exhaust memory
-            let text = read_input(path, crate::io::limits::TRACE, "the trace")?;
-            let entity = a
-                .entity
-                .map(str::to_string)
-                .or_else(|| plan.queue.as_ref().map(|q| q.queue.clone()));
-            Some(
-                load::parse(&path.display().to_string(), &text, entity.as_deref())
-                    .map_err(|e| Failure::usage(e.to_string()).help(e.help()))?,
-            )
-        }
-        None => None,
-    };
-    let mut job_duration_secs = a
-        .job_duration
-        .map(|v| duration("--job-duration", v))
-        .transpose()?;
-    let mut measured = None;
-    let mut job_time_measured = false;
-    if let Some(path) = a.telemetry {
-        let trace = file_trace.as_ref().ok_or_else(|| {
-            Failure::usage("--telemetry needs --trace: the telemetry is compared with the queue load of the same days")
-        })?;
-        let text = read_input(path, crate::io::limits::EXPORT, "the telemetry export")?;
-        let concurrency = a
-            .concurrency
-            .or(spec.spec.workload.concurrent_jobs_per_instance)
-            .unwrap_or(1)
-            .max(1);
-        let m = measured::measure(
-            &path.display().to_string(),
-            &text,
-            trace,
-            spec.spec.monitoring.gpu.idle_threshold_percent,
-            concurrency,
-        )
-        .map_err(|e| {
-            Failure::usage(e.0).help(
-                "az monitor log-analytics query -w WORKSPACE_GUID --analytics-query 'GpuTelemetry_CL | where TimeGenerated between (datetime(START) .. datetime(END)) | project TimeGenerated, Computer, GpuIndex, UtilizationPercent, Status' > gpu.json",
-            )
-        })?;
-        if job_duration_secs.is_none()
-            && spec.spec.workload.job_duration.is_none()
-            && let Some(minutes) = m.estimated_job_minutes
-        {
-            job_duration_secs = Some(((minutes * 60.0).round() as u64).max(1));
-            job_time_measured = true;
-        }
-        measured = Some(m);
-    }
-    let o = Overrides {
-        job_duration_secs,
-        provisioning_secs: a
-            .provisioning
-            .map(|v| duration("--provisioning", v))
-            .transpose()?,
-        concurrency: a.concurrency,
-        spot_evictions_per_hour: match a.spot_evictions_per_hour {
-            Some(r) if !(r.is_finite() && r >= 0.0) => {
-                return Err(Failure::usage(
-                    "--spot-evictions-per-hour must be a number of 0 or more",
-                ));
-            }
-            r => r,
-        },
-    };
-    let size = checked.size().ok_or_else(|| {
-        Failure::usage(format!(
-            "{}: the size is not in the catalog",
-            a.spec.display()
-        ))
-    })?;
-    let workload = Workload::from_spec(spec, &size.series, plan.compute.image.has_gpu_drivers, &o)
-        .map_err(|e| {
-            Failure::usage(format!("{}: {e}", a.spec.display())).help(
-                "add `jobDuration: PT2M` under `workload` in the spec, or pass --job-duration PT2M",
-            )
-        })?;
-    let trace = if let Some(t) = file_trace {
-        t
-    } else if a.synthetic {
-        simulate::synthetic_for(spec, &workload, a.seed, a.days, a.start)
-            .generate()
-            .map_err(|e| Failure::usage(format!("--start: {e}")))?
-    } else {
-        return Err(Failure::usage("give --trace FILE or --synthetic"));
-    };
-    if trace.minutes() == 0 {
-        return Err(Failure::usage("the trace is empty"));
-    }
-    let settings = Settings {
-        choices: a.choices,
-        wait_target_minutes: ceil_minutes(wait),
-        quantile: 0.95,
-        seed: a.seed,
-    };
-    Ok(Prepared {
-        workload,
-        trace,
-        settings,
-        measured,
-        job_time_measured,
     })
 }
 
@@ -410,30 +252,32 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Some(rg) => Some(pull_arrivals(&args, rg)?),
         None => None,
     };
-    let l = load(&LoadArgs {
-        spec: &args.spec,
-        trace: args.trace.as_deref(),
-        pulled,
-        synthetic: args.synthetic,
-        seed: args.seed,
-        days: args.days,
-        start: &args.start,
-        entity: args.entity.as_deref(),
-        telemetry: args.telemetry.as_deref(),
-        job_duration: args.job_duration.as_deref(),
-        provisioning: args.provisioning.as_deref(),
-        concurrency: args.concurrency,
-        spot_evictions_per_hour: args.spot_evictions_per_hour,
-        wait_p95: &args.wait_p95,
-        choices: Choices {
-            zero_instances: args.zero_instances,
-            profile_switch: args.profile_switch,
-            queue_metric_counts_in_service: args.queue_metric_counts_in_service,
-            scale_in_order: args.scale_in_order,
-            ..Choices::default()
+    let l = load(
+        &LoadArgs {
+            spec: &args.spec,
+            trace: args.trace.as_deref(),
+            pulled,
+            synthetic: args.synthetic,
+            seed: args.seed,
+            days: args.days,
+            start: &args.start,
+            entity: args.entity.as_deref(),
+            telemetry: args.telemetry.as_deref(),
+            job_duration: args.job_duration.as_deref(),
+            provisioning: args.provisioning.as_deref(),
+            concurrency: args.concurrency,
+            spot_evictions_per_hour: args.spot_evictions_per_hour,
+            wait_p95: &args.wait_p95,
+            choices: Choices {
+                zero_instances: args.zero_instances,
+                profile_switch: args.profile_switch,
+                queue_metric_counts_in_service: args.queue_metric_counts_in_service,
+                scale_in_order: args.scale_in_order,
+                ..Choices::default()
+            },
         },
-        policy: &args.policy,
-    })?;
+        &args.policy,
+    )?;
     let spec = l.checked.spec.as_ref().expect("load_valid checked it");
     let size = l.checked.size().expect("load checked it");
     let file = args.spec.display().to_string();

@@ -3,42 +3,16 @@
 
 use std::fmt::Write as _;
 
-use super::Estimate;
 use super::gates::{Diff, Gate};
+use super::model::Estimate;
 use super::retail::os_label;
 use super::usage::Cases;
 
-/// `$1,234.56`, `-$12.00`.
-pub fn money(x: f64) -> String {
-    let neg = x < -0.0049;
-    let cents = (x.abs() * 100.0).round() as u64;
-    let (whole, frac) = (cents / 100, cents % 100);
-    let digits = whole.to_string();
-    let mut grouped = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(ch);
-    }
-    format!("{}${grouped}.{frac:02}", if neg { "-" } else { "" })
-}
+use super::money::qty;
+pub use super::money::{count, money};
 
 fn opt_money(x: Option<f64>) -> String {
     x.map(money).unwrap_or_else(|| "missing".into())
-}
-
-fn qty(x: f64) -> String {
-    if (x - x.round()).abs() < 0.005 {
-        let s = money(x.round());
-        s.trim_start_matches('$')
-            .trim_end_matches(".00")
-            .to_string()
-    } else if x.abs() < 10.0 {
-        format!("{x:.2}")
-    } else {
-        format!("{x:.1}")
-    }
 }
 
 fn unit_price(p: Option<f64>, unit: &str) -> String {
@@ -59,11 +33,6 @@ fn small(p: f64) -> String {
     } else {
         t.to_string()
     }
-}
-
-/// A count with thousands separators (`10,000`, `1,000,000`, `6.08`).
-pub fn count(x: f64) -> String {
-    qty(x)
 }
 
 fn heading(s: &mut String, styled: bool, text: &str) {
@@ -123,7 +92,7 @@ fn hours3(single: bool, c: Cases<f64>) -> String {
 }
 
 /// The expected total as shown: "unknown (≥ $X)" when the expected GPU hours are unknown.
-fn expected_total(t: &super::Totals) -> String {
+fn expected_total(t: &super::model::Totals) -> String {
     if t.expected_known {
         money(t.expected)
     } else {
@@ -581,19 +550,5 @@ fn round_money(v: &mut serde_json::Value) {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn money_groups_thousands_and_rounds_cents() {
-        assert_eq!(money(0.0), "$0.00");
-        assert_eq!(money(1234.567), "$1,234.57");
-        assert_eq!(money(1_000_000.0), "$1,000,000.00");
-        assert_eq!(money(-12.0), "-$12.00");
-        assert_eq!(money(999.999), "$1,000.00");
     }
 }

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::Plan;
 
-use super::format::money;
-use super::{BudgetCheck, Estimate, SCHEMA_VERSION, Totals};
+use super::model::{BudgetCheck, Estimate, SCHEMA_VERSION, Totals};
+use super::money::money;
 
 /// Compare the expected monthly cost with `monitoring.budget.monthly` (the budget render emits).
 pub fn budget_check(plan: &Plan, t: &Totals) -> Option<BudgetCheck> {

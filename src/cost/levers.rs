@@ -10,8 +10,9 @@ use crate::sizing;
 use crate::spec::model::{Precision, Spec, Workload, WorkloadType};
 use crate::spec::schedule::{self, Origin};
 
+use super::book::{PriceBook, Priced, pool_cost};
+use super::model::{Lever, Options};
 use super::usage::{self, HOURS_PER_MONTH, Priority, Usage};
-use super::{Lever, Options, PriceBook, Priced, pool_cost};
 
 fn lever(
     id: &str,
@@ -32,7 +33,7 @@ fn lever(
 }
 
 fn money(x: f64) -> String {
-    super::format::money(x)
+    super::money::money(x)
 }
 
 /// The priced pool the levers compare against.
@@ -103,7 +104,7 @@ fn auto_size_lever(pool: &Pool) -> Option<Lever> {
         return None;
     }
     let region = spec.spec.region.to_ascii_lowercase();
-    let os = super::price_os(plan);
+    let os = super::model::price_os(plan);
     let spot = if u.spot_hours.high > 0.0 { spot } else { None };
     let od2 = book.vm(&alt.name, &region, os, PriceKind::OnDemand);
     let spot2 = spot.and_then(|_| book.vm(&alt.name, &region, os, PriceKind::Spot));
@@ -389,7 +390,7 @@ fn precision_levers(pool: &Pool) -> Vec<Lever> {
         )];
     }
     let region = s.region.to_ascii_lowercase();
-    let os = super::price_os(plan);
+    let os = super::model::price_os(plan);
     // spot prices matter only to a pool that runs spot instances
     let spot = if u.spot_hours.high > 0.0 { spot } else { None };
     let current = pool_cost(u, od.map(|p| p.hourly), spot.map(|p| p.hourly), disk);

@@ -17,7 +17,7 @@ use crate::azure::Cloud;
 use crate::catalog::clouds::{self, PriceSource};
 
 use super::fixed::FixedPrices;
-use super::{Line, Missing};
+use super::model::{Line, Missing};
 
 /// Withhold the prices `cloud` has no source for; returns the note that says why (`None` in the
 /// public cloud, where nothing changes).

@@ -5,9 +5,18 @@
 // `ArmError` is built once per failed call (see crate::azure), never in a hot loop.
 #![allow(clippy::result_large_err)]
 
+pub mod alternates;
+pub mod ask;
+pub mod context;
 pub mod errors;
+pub mod fixes;
+pub mod gate;
+pub mod preview;
 pub mod progress;
+pub mod report;
 pub mod retry;
+pub mod run;
+pub mod stop;
 pub mod whatif;
 
 use std::time::Duration;

@@ -1,6 +1,7 @@
 //! Diagnostics: one struct that every check produces and every output format reads
 //! (human snippets, JSON, SARIF, GitHub annotations), plus the registry of rule ids.
 
+pub mod failure;
 mod human;
 pub mod rules;
 

@@ -3,8 +3,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::Suppression;
-use super::security::Cmk;
+use super::common::{Cmk, Suppression};
 use crate::catalog::GpuSize;
 use crate::catalog::drivers::{DriverPlan, SettingValue};
 use crate::spec::model::{Orchestration, OsType, ProbeProtocol, SecurityType, WorkloadSpec};

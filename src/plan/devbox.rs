@@ -26,7 +26,7 @@
 
 use serde::Serialize;
 
-use super::Suppression;
+use super::common::Suppression;
 use super::compute::{Compute, Extension};
 use crate::spec::model::{Day, WorkloadSpec};
 use crate::spec::timezones::parse_hhmm;
@@ -36,7 +36,7 @@ pub const POWER_ON_CONTRIBUTOR: &str =
     crate::facts::roles::DESKTOP_VIRTUALIZATION_POWER_ON_CONTRIBUTOR.id;
 
 /// Compute REST API version of the start call the Logic App makes (the VM resource's).
-pub const START_API: &str = super::API.vmss;
+pub const START_API: &str = crate::facts::api::API.vmss;
 
 /// Is the spec a dev box (one VM stopped at night) rather than a pool?
 pub fn applies(s: &WorkloadSpec) -> bool {

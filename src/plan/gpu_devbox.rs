@@ -51,7 +51,7 @@ pub fn linux_script_setting(expected_gpus: u32, vendor: &str) -> String {
         .expect("the collector alone needs no merge");
     let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     z.write_all(&script).expect("gzip into memory");
-    super::base64(&z.finish().expect("gzip into memory"))
+    super::common::base64(&z.finish().expect("gzip into memory"))
 }
 
 /// Hours a day the schedule runs the box (start to shutdown; a shutdown before the start runs

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::security::PrivateDnsZone;
+use super::common::PrivateDnsZone;
 use crate::azure::resource_id::ArmId;
 use crate::catalog::GpuSize;
 use crate::facts::clouds::Cloud;

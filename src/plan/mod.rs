@@ -6,6 +6,7 @@
 //! serde_json), so the two outputs cannot disagree about anything decided here. It serialises
 //! (camelCase) as the templates' context.
 
+mod common;
 mod compute;
 pub mod devbox;
 pub mod gpu_devbox;
@@ -23,6 +24,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+pub use common::*;
 pub use compute::*;
 pub use devbox::DevBox;
 pub use monitoring::*;
@@ -35,14 +37,6 @@ use crate::spec::resolve;
 
 /// API versions: the facts layer's ([`crate::facts::api`]), re-exported for existing callers.
 pub use crate::facts::api::{API, ApiVersions};
-
-/// A checkov check suppressed in the output, with the reason written next to it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Suppression {
-    pub check: &'static str,
-    pub reason: String,
-}
 
 /// Template parameters (the values `main.bicepparam` and `azuredeploy.parameters.json` set).
 #[derive(Debug, Clone, Serialize)]
@@ -303,47 +297,5 @@ impl Plan {
             gpu,
             standby,
         })
-    }
-}
-
-/// Standard base64 (RFC 4648, with padding) for custom data.
-pub fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_matches_rfc4648_vectors() {
-        for (i, o) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(i.as_bytes()), o);
-        }
     }
 }

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
+use super::common::PrivateEndpoint;
 use super::network::Network;
-use super::security::PrivateEndpoint;
 use crate::facts::monitor::STORAGE_QUEUE_LENGTH;
 use crate::spec::model::WorkloadSpec;
 use crate::spec::schedule::{self, Origin};
@@ -122,7 +122,7 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
             role_to_grant_elsewhere: (!sb.create && sb.resource_group.is_some()).then(|| {
                 (
                     "Azure Service Bus Data Receiver".to_string(),
-                    super::security::roles::SERVICE_BUS_DATA_RECEIVER.to_string(),
+                    super::common::roles::SERVICE_BUS_DATA_RECEIVER.to_string(),
                 )
             }),
         });
@@ -144,20 +144,20 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
         private_endpoint: (st.create && network.has_pe_subnet()).then(|| PrivateEndpoint {
             name: format!("pep-{name}-queue"),
             group_id: "queue",
-            zone: super::security::PrivateDnsZone::Storage,
+            zone: super::common::PrivateDnsZone::Storage,
             storage_service: Some("queue"),
             nic_name: format!("pep-{name}-queue-nic"),
             vnet_link_name: format!("link-{}", network.vnet_name),
             zone_id: super::landing_zone::existing_zone_id(
                 s,
-                super::security::PrivateDnsZone::Storage,
+                super::common::PrivateDnsZone::Storage,
                 Some("queue"),
             ),
         }),
         role_to_grant_elsewhere: (!st.create && st.resource_group.is_some()).then(|| {
             (
                 "Storage Queue Data Message Processor".to_string(),
-                super::security::roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR.to_string(),
+                super::common::roles::STORAGE_QUEUE_DATA_MESSAGE_PROCESSOR.to_string(),
             )
         }),
     })

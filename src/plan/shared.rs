@@ -16,8 +16,8 @@
 
 use serde::Serialize;
 
+use super::common::roles;
 use super::gpu_monitoring;
-use super::security::roles;
 use crate::spec::model::WorkloadSpec;
 
 /// An existing resource, from its resource id.

@@ -3,139 +3,25 @@
 //! `az`/REST output ([`Offline`]); [`checks`] turns it into verdicts without any I/O.
 
 pub mod checks;
+mod data;
+mod fetch;
 pub mod landing_zone;
 pub mod names;
 pub mod plan;
 pub mod report;
+mod role;
 pub mod standby;
 
 use std::collections::BTreeMap;
 
 use futures::future::join_all;
-use serde::Serialize;
 
-use crate::azure::models::{
-    DeletedVault, ListShape, NameAvailability, ResourceRef, ResourceSku, Usage,
-};
+use crate::azure::models::{ListShape, ResourceSku, Usage};
 use crate::azure::{ArmApi, ArmError};
+pub use data::{RegionData, SkuData, SubscriptionData, TRUSTED_LAUNCH_DEFAULT_FEATURE, VaultName};
+pub use fetch::Fetch;
 pub use plan::{GlobalKind, GlobalName, Plan, Role, Target};
 pub use report::{Check, RegionReport, Report, Status, Verdict};
-
-/// One piece of data a check needs.
-#[derive(Debug, Clone)]
-pub enum Fetch<T> {
-    Got(T),
-    /// The call failed; the check is `unknown` with this error.
-    Failed(ArmError),
-    /// Not asked for (offline mode): the check is `skipped` with this explanation.
-    Skipped(String),
-}
-
-impl<T> Fetch<T> {
-    fn from_result(r: Result<T, ArmError>) -> Self {
-        match r {
-            Ok(v) => Fetch::Got(v),
-            Err(e) => Fetch::Failed(e),
-        }
-    }
-
-    fn error(&self) -> Option<&ArmError> {
-        match self {
-            Fetch::Failed(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-/// The resource SKU entries of the spec's size in one region.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SkuData {
-    /// Entries for the size in this region (normally one).
-    pub entries: Vec<ResourceSku>,
-    pub shape: ListShape,
-    /// Did the list contain any SKU restricted for the subscription? (`az vm list-skus`
-    /// without `--all` never does.)
-    pub includes_restricted: bool,
-    /// Where the list came from: "ARM" or a file name.
-    pub source: String,
-}
-
-impl SkuData {
-    /// The entries for `size` in `region` from one or more lists (`(source, list, shape)`).
-    pub fn from_lists<'a>(
-        lists: impl IntoIterator<Item = (&'a str, &'a [ResourceSku], ListShape)>,
-        size: &str,
-        region: &str,
-    ) -> Self {
-        let mut data = SkuData {
-            entries: Vec::new(),
-            shape: ListShape::AzCli,
-            includes_restricted: false,
-            source: String::new(),
-        };
-        let mut sources = Vec::new();
-        for (source, list, shape) in lists {
-            data.entries.extend(
-                list.iter()
-                    .filter(|s| {
-                        s.is_vm() && s.name.eq_ignore_ascii_case(size) && s.in_location(region)
-                    })
-                    .cloned(),
-            );
-            data.includes_restricted |= list.iter().any(|s| !s.restrictions.is_empty());
-            // one REST list is enough to see restricted sizes
-            if shape == ListShape::Rest {
-                data.shape = ListShape::Rest;
-            }
-            sources.push(source);
-        }
-        data.source = sources.join(", ");
-        data
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct RegionData {
-    pub skus: Fetch<SkuData>,
-    pub usages: Fetch<Vec<Usage>>,
-}
-
-/// A global name's answer (Key Vault, Service Bus namespace, storage account), with the
-/// resource when it is the subscription's own.
-#[derive(Debug, Clone)]
-pub struct VaultName {
-    pub availability: NameAvailability,
-    /// `Ok(None)`: free, or taken by someone else; `Err`: taken, and the subscription's vaults
-    /// could not be listed to tell whose.
-    pub own: Result<Option<ResourceRef>, ArmError>,
-}
-
-/// Subscription-wide data (the same for every region).
-/// The subscription feature of "Trusted Launch as default" (Learn, "Trusted Launch for Azure
-/// VMs": register `TrustedLaunchByDefaultPreview` under the `Microsoft.Compute` namespace).
-pub const TRUSTED_LAUNCH_DEFAULT_FEATURE: &str = "TrustedLaunchByDefaultPreview";
-
-#[derive(Debug, Clone)]
-pub struct SubscriptionData {
-    pub providers: Vec<(String, Fetch<String>)>,
-    /// `Some` when the spec turns encryption at host on.
-    pub encryption_at_host: Option<Fetch<String>>,
-    /// `Some` when the vault name is known (the spec's, or derived from the resource group).
-    pub key_vault: Option<Fetch<VaultName>>,
-    /// The subscription's soft-deleted vaults; `Some` when the vault name is known.
-    pub deleted_vaults: Option<Fetch<Vec<DeletedVault>>>,
-    /// The answers for [`Plan::global_names`], in that order.
-    pub global_names: Vec<(GlobalName, Fetch<VaultName>)>,
-    /// State of Microsoft.Compute/TrustedLaunchByDefaultPreview (Trusted Launch as default):
-    /// reported for every spec, as the rendered scale set's securityType must not depend on it.
-    pub trusted_launch_default: Fetch<String>,
-    /// Landing-zone answers (subnet, route table, Azure Policy); `Some` when the plan has
-    /// [`Plan::landing_zone`] inputs. Its checks join the spec region's.
-    pub landing_zone: Option<landing_zone::Data>,
-    /// The existing workspace's answers; `Some` when the plan has [`Plan::workspace`].
-    pub workspace: Option<landing_zone::WorkspaceData>,
-}
 
 /// Ask ARM for everything, all regions and the subscription checks at once. A fatal error
 /// (credential, 401, TLS, no connection) ends the run: nothing else would work either.
@@ -344,6 +230,7 @@ mod tests {
 
     use super::*;
     use crate::azure::ErrorKind;
+    use crate::azure::models::{DeletedVault, NameAvailability, ResourceRef};
 
     /// An in-memory ARM: every region offers nothing special; `fail_usages` makes usages fail.
     struct FakeArm {

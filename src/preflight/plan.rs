@@ -8,26 +8,7 @@ use crate::catalog::{self, GpuSize};
 use crate::spec::model::{Capacity, HyperVGeneration, OsType, SecurityType, Spec};
 use crate::spec::resolve;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Role {
-    /// `spec.region`: the exit code follows it.
-    Spec,
-    /// From `spec.alternateRegions`.
-    Alternate,
-    /// Added with `--region`.
-    Requested,
-}
-
-impl Role {
-    pub fn label(self) -> &'static str {
-        match self {
-            Role::Spec => "spec region",
-            Role::Alternate => "alternate",
-            Role::Requested => "--region",
-        }
-    }
-}
+pub use super::role::Role;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Target {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::plan::Role;
+use super::role::Role;
 use crate::azure::ArmError;
 use crate::report::github::{escape_data, escape_property};
 

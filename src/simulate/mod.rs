@@ -13,6 +13,7 @@ pub mod engine;
 pub mod load;
 pub mod measured;
 pub mod model;
+pub mod prepare;
 pub mod pull;
 pub mod report;
 pub mod standby;

@@ -122,8 +122,14 @@ pub const AZURE_RESERVED_ADDRESSES: u64 = 5;
 /// Fill the defaults that depend on other fields. Idempotent; never fails (invalid input is
 /// left for the rules to report).
 pub fn apply(spec: &mut Spec) {
-    super::standby::apply_defaults(spec);
     let s = &mut spec.spec;
+    // a standby pool's minReady is its maxReady unless written (Azure's 0 empties the pool at
+    // the peak: facts::standby::pool_size)
+    if let Some(sb) = s.autoscale.as_mut().and_then(|a| a.standby.as_mut())
+        && sb.min_ready.is_none()
+    {
+        sb.min_ready = Some(sb.max_ready);
+    }
     if s.capacity.default.is_none() {
         s.capacity.default = Some(s.capacity.min);
     }

@@ -1,79 +1,10 @@
-//! `autoscale.standby`: a standby pool attached to the scale set (issue 23). The facts it
-//! follows (pool size, states, limits, roles) are in [`crate::facts::standby`]; the rules that
-//! refuse what Azure does not support are in `rules::standby`; the plan is `plan::standby`.
+//! `autoscale.standby` (issue 23), as later stages read it. The types are in
+//! [`super::model`] (`Standby`, `StandbyState`); defaults in [`super::defaults::apply`].
 
-use serde::{Deserialize, Serialize};
-
-use crate::facts::standby::VmState;
-
-/// `autoscale.standby`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Standby {
-    /// `maxReadyCapacity`: the pool holds `maxReady` minus the scale set's instance count.
-    pub max_ready: u32,
-    /// `minReadyCapacity`, the pool's floor. `None` as written means `maxReady` (filled in by
-    /// [`apply_defaults`]); Azure's own default, 0, empties the pool at the peak.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_ready: Option<u32>,
-    #[serde(default)]
-    pub state: StandbyState,
-    /// Object id of the "Standby Pool Resource Provider" service principal in the tenant: the
-    /// template grants it the provider's roles when given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider_principal_id: Option<String>,
-}
-
-impl Standby {
-    /// `minReady` after defaults (`maxReady` when absent).
-    pub fn min_ready(&self) -> u32 {
-        self.min_ready.unwrap_or(self.max_ready)
-    }
-}
-
-/// `autoscale.standby.state`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum StandbyState {
-    #[default]
-    Deallocated,
-    Hibernated,
-    Running,
-}
-
-impl StandbyState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StandbyState::Deallocated => "deallocated",
-            StandbyState::Hibernated => "hibernated",
-            StandbyState::Running => "running",
-        }
-    }
-
-    /// Azure's `virtualMachineState`.
-    pub fn vm_state(self) -> VmState {
-        match self {
-            StandbyState::Deallocated => VmState::Deallocated,
-            StandbyState::Hibernated => VmState::Hibernated,
-            StandbyState::Running => VmState::Running,
-        }
-    }
-}
+use super::model::WorkloadSpec;
+pub use super::model::{Standby, StandbyState};
 
 /// The spec's standby pool, if any.
-pub fn of(s: &super::model::WorkloadSpec) -> Option<&Standby> {
+pub fn of(s: &WorkloadSpec) -> Option<&Standby> {
     s.autoscale.as_ref().and_then(|a| a.standby.as_ref())
-}
-
-/// Defaults: `minReady` = `maxReady` unless written.
-pub fn apply_defaults(spec: &mut super::model::Spec) {
-    if let Some(sb) = spec
-        .spec
-        .autoscale
-        .as_mut()
-        .and_then(|a| a.standby.as_mut())
-        && sb.min_ready.is_none()
-    {
-        sb.min_ready = Some(sb.max_ready);
-    }
 }

@@ -1,29 +1,27 @@
-//! A fake Azure for tests that run the real binary: wiremock answers ARM and Entra on
-//! 127.0.0.1, and a TLS terminator in front of it speaks HTTPS with a throwaway CA that the
-//! binary trusts through `SSL_CERT_FILE` (the way a user behind a TLS-inspecting proxy works).
-//! azure_core refuses plain http for tokens, so this is the only way to run the binary end to end.
+//! Shared pieces of the tests that run the real binary.
 //!
-//! Used by the preflight and deploy tests and benches/preflight.rs: `FakeAzure::start()`, mount
-//! mocks with `fake.mount(...)` (or a whole healthy subscription with `mount_subscription`),
-//! build the command with `fake.gpuform()`.
+//! The fake ARM every fake-server test uses is [`fake_arm`]: `FakeArm::new()` (signed in), add
+//! the common endpoints (`.subscription(..)`, `.resource_group(..)`,
+//! `.refusing_what_azure_refuses()`), `.start()`, then mount the test's own mocks with
+//! `fake.mount(...)` and build the command with `fake.gpuform()`. Used by the preflight, deploy,
+//! destroy, quota, status, simulate and sovereign tests and benches/preflight.rs. This file
+//! holds the constants, response bodies in the real shapes, and output helpers; `refuse.rs`
+//! holds Azure's refusals of deployments.
 
 #![allow(dead_code)]
 
+pub mod fake_arm;
 pub mod refuse;
 
-use std::ffi::OsString;
-use std::net::SocketAddr;
+#[allow(unused_imports)]
+pub use fake_arm::{FakeArm, FakeAzure, TestCa, resource_group, token_path, token_response};
+
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::net::{TcpListener, TcpStream};
-use tokio_rustls::TlsAcceptor;
-use tokio_rustls::rustls;
-use wiremock::matchers::{header, method, path, path_regex, query_param};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
 pub const SUB: &str = "00000000-1111-2222-3333-444444444444";
 pub const TENANT: &str = "72f988bf-86f1-41af-91ab-2d7cd011db47";
@@ -38,299 +36,6 @@ pub const T4: [(&str, u32); 3] = [
     (SIZE, 8),
     ("Standard_NC16as_T4_v3", 16),
 ];
-
-/// A throwaway certificate authority and a server certificate for 127.0.0.1 / localhost.
-pub struct TestCa {
-    pub ca_pem: String,
-    pub cert_der: Vec<u8>,
-    pub key_der: Vec<u8>,
-}
-
-impl TestCa {
-    pub fn new(name: &str) -> Self {
-        use rcgen::{
-            BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose,
-            IsCa, KeyPair, KeyUsagePurpose,
-        };
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca_params
-            .distinguished_name
-            .push(DnType::CommonName, format!("{name} test CA"));
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::CrlSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
-        let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
-        let mut params =
-            CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).unwrap();
-        params
-            .distinguished_name
-            .push(DnType::CommonName, "127.0.0.1");
-        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        let key = KeyPair::generate().unwrap();
-        let cert = params.signed_by(&key, &ca).unwrap();
-        Self {
-            ca_pem: ca.pem(),
-            cert_der: cert.der().to_vec(),
-            key_der: key.serialize_der(),
-        }
-    }
-}
-
-/// The fake: a wiremock server behind HTTPS on 127.0.0.1.
-pub struct FakeAzure {
-    pub rt: tokio::runtime::Runtime,
-    pub server: MockServer,
-    /// `https://127.0.0.1:PORT` (no trailing slash).
-    pub base: String,
-    pub dir: tempfile::TempDir,
-    pub ca_file: PathBuf,
-}
-
-impl FakeAzure {
-    pub fn start() -> Self {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        let ca = TestCa::new("gpuform");
-        let (server, addr) = rt.block_on(async {
-            let server = MockServer::start().await;
-            let addr = tls_front(*server.address(), &ca).await;
-            (server, addr)
-        });
-        let dir = tempfile::tempdir().unwrap();
-        let ca_file = dir.path().join("ca.pem");
-        std::fs::write(&ca_file, &ca.ca_pem).unwrap();
-        Self {
-            rt,
-            server,
-            base: format!("https://127.0.0.1:{}", addr.port()),
-            dir,
-            ca_file,
-        }
-    }
-
-    pub fn mount(&self, mock: Mock) {
-        self.rt.block_on(mock.mount(&self.server));
-    }
-
-    /// Opt-in: a deployment PUT whose template names a role, API version or extension Azure
-    /// does not know is refused as Azure refuses it ([`refuse`]); other PUTs fall through to
-    /// the test's own mocks.
-    pub fn refuse_what_azure_refuses(&self) {
-        self.refuse_unknown(refuse::AzureFacts::load());
-    }
-
-    /// [`Self::refuse_what_azure_refuses`] with the given knowledge of Azure.
-    pub fn refuse_unknown(&self, facts: refuse::AzureFacts) {
-        self.mount(
-            Mock::given(method("PUT"))
-                .and(path_regex(
-                    r"/providers/Microsoft\.Resources/deployments/[^/]+$",
-                ))
-                .and(refuse::Refused(facts.clone()))
-                .respond_with(refuse::Refusal(facts))
-                .with_priority(1),
-        );
-    }
-
-    /// Entra's token endpoint for a client secret (or assertion), answering a fixed token.
-    pub fn mount_token(&self) {
-        self.mount(
-            Mock::given(method("POST"))
-                .and(path(format!("/{TENANT}/oauth2/v2.0/token")))
-                .respond_with(ResponseTemplate::new(200).set_body_json(json!({"token_type": "Bearer", "expires_in": 3599, "ext_expires_in": 3599, "access_token": TOKEN}))),
-        );
-    }
-
-    /// ARM path under the subscription.
-    pub fn sub_path(rest: &str) -> String {
-        format!("/subscriptions/{SUB}/{}", rest.trim_start_matches('/'))
-    }
-
-    pub fn url(&self, path_and_query: &str) -> String {
-        format!("{}{}", self.base, path_and_query)
-    }
-
-    pub fn requests(&self) -> Vec<wiremock::Request> {
-        self.rt
-            .block_on(self.server.received_requests())
-            .unwrap_or_default()
-    }
-
-    /// What points the binary at the fake: a client secret, and trust in the test CA only.
-    fn vars(&self) -> [(&'static str, OsString); 6] {
-        [
-            ("SSL_CERT_FILE", self.ca_file.clone().into()),
-            ("AZURE_AUTHORITY_HOST", self.base.clone().into()),
-            ("AZURE_TENANT_ID", TENANT.into()),
-            ("AZURE_CLIENT_ID", CLIENT.into()),
-            ("AZURE_CLIENT_SECRET", "not-a-real-secret".into()),
-            ("AZURE_SUBSCRIPTION_ID", SUB.into()),
-        ]
-    }
-
-    /// The binary, pointed at the fake with a client secret, trusting only the test CA, and
-    /// with every other Azure variable of the outer environment removed.
-    pub fn gpuform(&self) -> assert_cmd::Command {
-        let mut c = clean_command();
-        c.envs(self.vars());
-        c
-    }
-
-    /// The environment of [`gpuform`](Self::gpuform) on a plain `std::process::Command` (for
-    /// a child the test signals or runs under a terminal), everything else cleared but PATH.
-    pub fn set_env(&self, c: &mut std::process::Command) {
-        c.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("NO_COLOR", "1")
-            .env("NO_PROXY", "127.0.0.1,localhost")
-            .envs(self.vars());
-    }
-
-    /// Everything preflight asks ARM, answered the way a healthy subscription would: in each
-    /// region the [`T4`] sizes in zones 1-3 and `family_limit` vCPUs of T4 family quota (0
-    /// blocks the region), every provider and EncryptionAtHost registered, Key Vault names free.
-    /// Priority 10, so a test's own mocks (default priority 5) win; `latency` delays every answer.
-    pub fn mount_subscription(&self, regions: &[(&str, i64)], latency: Duration) {
-        let ok = |body: Value| {
-            ResponseTemplate::new(200)
-                .set_body_json(body)
-                .set_delay(latency)
-        };
-        let bearer = || header("authorization", format!("Bearer {TOKEN}").as_str());
-        for (r, limit) in regions {
-            let mut value = vec![disk_sku(r)];
-            value.extend(
-                T4.iter()
-                    .map(|(n, v)| sku(n, FAMILY, r, *v, &["1", "2", "3"])),
-            );
-            self.mount(
-                Mock::given(method("GET"))
-                    .and(path(Self::sub_path("providers/Microsoft.Compute/skus")))
-                    .and(query_param(
-                        "$filter",
-                        format!("location eq '{r}'").as_str(),
-                    ))
-                    .and(bearer())
-                    .respond_with(ok(json!({"value": value, "nextLink": null})))
-                    .with_priority(10),
-            );
-            self.mount(
-                Mock::given(method("GET"))
-                    .and(path(Self::sub_path(&format!(
-                        "providers/Microsoft.Compute/locations/{r}/usages"
-                    ))))
-                    .and(bearer())
-                    .respond_with(ok(usages(*limit, 100, 200)))
-                    .with_priority(10),
-            );
-        }
-        self.mount(
-            Mock::given(method("GET"))
-                .and(path_regex(format!(
-                    r"^/subscriptions/{SUB}/providers/Microsoft\.[A-Za-z]+$"
-                )))
-                .and(bearer())
-                .respond_with(ok(
-                    json!({"namespace": "Microsoft.X", "registrationState": "Registered"}),
-                ))
-                .with_priority(10),
-        );
-        self.mount(
-            Mock::given(method("GET"))
-                .and(path(feature_path()))
-                .and(bearer())
-                .respond_with(ok(feature("Registered")))
-                .with_priority(10),
-        );
-        self.mount(
-            Mock::given(method("GET"))
-                .and(path(trusted_launch_default_path()))
-                .and(bearer())
-                .respond_with(ok(trusted_launch_default("NotRegistered")))
-                .with_priority(10),
-        );
-        self.mount(
-            Mock::given(method("POST"))
-                .and(path(Self::sub_path(
-                    "providers/Microsoft.KeyVault/checkNameAvailability",
-                )))
-                .and(bearer())
-                .respond_with(ok(json!({"nameAvailable": true})))
-                .with_priority(10),
-        );
-        self.mount(
-            Mock::given(method("GET"))
-                .and(path(Self::sub_path("providers/Microsoft.KeyVault/vaults")))
-                .and(bearer())
-                .respond_with(ok(json!({"value": []})))
-                .with_priority(10),
-        );
-        self.mount_global_names(latency);
-    }
-
-    /// No soft-deleted vaults, and every Service Bus namespace and storage account name free
-    /// (part of [`mount_subscription`](Self::mount_subscription); priority 10).
-    pub fn mount_global_names(&self, latency: Duration) {
-        let ok = |body: Value| {
-            ResponseTemplate::new(200)
-                .set_body_json(body)
-                .set_delay(latency)
-        };
-        for (verb, rest, body) in [
-            (
-                "GET",
-                "providers/Microsoft.KeyVault/deletedVaults",
-                json!({"value": []}),
-            ),
-            (
-                "POST",
-                "providers/Microsoft.ServiceBus/CheckNameAvailability",
-                json!({"nameAvailable": true, "reason": "None", "message": ""}),
-            ),
-            (
-                "GET",
-                "providers/Microsoft.ServiceBus/namespaces",
-                json!({"value": []}),
-            ),
-            (
-                "POST",
-                "providers/Microsoft.Storage/checkNameAvailability",
-                json!({"nameAvailable": true}),
-            ),
-            (
-                "GET",
-                "providers/Microsoft.Storage/storageAccounts",
-                json!({"value": []}),
-            ),
-        ] {
-            self.mount(
-                Mock::given(method(verb))
-                    .and(path(Self::sub_path(rest)))
-                    .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
-                    .respond_with(ok(body))
-                    .with_priority(10),
-            );
-        }
-    }
-
-    /// `gpuform preflight SPEC` against the fake with fast retries.
-    pub fn preflight(&self, spec: &Path) -> assert_cmd::Command {
-        let mut c = self.gpuform();
-        c.arg("preflight").arg(spec).args([
-            "--arm-endpoint",
-            &format!("{}/", self.base),
-            "--retry-delay-ms",
-            "50",
-        ]);
-        c
-    }
-}
 
 /// The binary with no Azure-related variables from the outer environment and no colour.
 pub fn clean_command() -> assert_cmd::Command {
@@ -362,39 +67,6 @@ pub fn clean_command() -> assert_cmd::Command {
     c.env("NO_COLOR", "1")
         .env("NO_PROXY", "127.0.0.1,localhost");
     c
-}
-
-/// Terminate TLS on a new 127.0.0.1 port and relay the bytes to `upstream` (plain HTTP).
-async fn tls_front(upstream: SocketAddr, ca: &TestCa) -> SocketAddr {
-    let cert = rustls::pki_types::CertificateDer::from(ca.cert_der.clone());
-    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(rustls::pki_types::PrivatePkcs8KeyDer::from(
-        ca.key_der.clone(),
-    ));
-    let config = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .unwrap();
-    let acceptor = TlsAcceptor::from(Arc::new(config));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                break;
-            };
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let Ok(mut up) = TcpStream::connect(upstream).await else {
-                    return;
-                };
-                let _ = tokio::io::copy_bidirectional(&mut tls, &mut up).await;
-            });
-        }
-    });
-    addr
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,65 @@
+//! Regions other than the spec's that pass preflight, cheapest first (the fix for a capacity
+//! error).
+
+use serde::Serialize;
+
+use super::context::Azure;
+use super::gate::live_report;
+use crate::preflight::{Plan, Verdict};
+use crate::spec::model::Spec;
+
+/// Regions other than the spec's that pass preflight (for capacity errors).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Alternatives {
+    /// Passing regions, cheapest first, with the on-demand price per VM-hour.
+    pub passing: Vec<(String, Option<f64>)>,
+    /// Regions checked that do not pass, with why.
+    pub blocked: Vec<(String, Vec<String>)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+pub fn alternatives(azure: &Azure, path: &std::path::Path, spec: &Spec) -> Alternatives {
+    let plan = Plan::from_spec(spec, &[]);
+    if plan.targets.len() < 2 {
+        return Alternatives {
+            passing: Vec::new(),
+            blocked: Vec::new(),
+            note: Some(format!(
+                "the spec lists no alternateRegions; add some and compare them with `gpuform preflight {} --region REGION`",
+                path.display()
+            )),
+        };
+    }
+    eprintln!(
+        "deploy: running preflight for the alternate regions ({})",
+        plan.targets[1..]
+            .iter()
+            .map(|t| t.region.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    match live_report(azure, &path.display().to_string(), &plan) {
+        Ok(report) => Alternatives {
+            passing: report
+                .ranking
+                .iter()
+                .map(|r| (r.region.clone(), r.on_demand_hourly))
+                .collect(),
+            blocked: report
+                .regions
+                .iter()
+                .skip(1)
+                .filter(|r| r.verdict != Verdict::Pass)
+                .map(|r| (r.region.clone(), r.reasons.clone()))
+                .collect(),
+            note: None,
+        },
+        Err(e) => Alternatives {
+            passing: Vec::new(),
+            blocked: Vec::new(),
+            note: Some(format!("preflight of the alternate regions failed: {}", e)),
+        },
+    }
+}

@@ -1,0 +1,72 @@
+//! What a deploy run is given: the choices from the command line, the signed-in client, and
+//! where the deployment goes (for links and follow-up commands).
+
+use std::path::Path;
+use std::time::Duration;
+
+use tokio::runtime::Runtime;
+
+use super::Polling;
+use super::progress;
+use crate::azure::{Arm, Cloud};
+use crate::preflight::plan::Existing;
+
+/// The command line's choices for one deploy.
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    pub spec_path: &'a Path,
+    pub resource_group: &'a str,
+    pub create_resource_group: bool,
+    pub what_if: bool,
+    pub yes: bool,
+    pub skip_preflight: bool,
+    /// The deployment name given (`--name`), else metadata.name + a hash.
+    pub name: Option<&'a str>,
+    pub polling: Polling,
+    /// How long to wait before deploying once more after a role assignment Key Vault did not
+    /// honour yet.
+    pub role_retry_wait: Duration,
+    pub progress: progress::Mode,
+    /// Colour on stderr.
+    pub styled_stderr: bool,
+}
+
+/// A signed-in ARM client for one subscription, and the runtime to drive it.
+pub struct Azure<'a> {
+    pub rt: &'a Runtime,
+    pub arm: &'a Arm,
+    pub subscription: &'a str,
+    pub cloud: Cloud,
+    /// The credential used, as preflight reports name it.
+    pub credential: String,
+    /// The spec's pool in a resource group when it runs already (a redeployment), so that
+    /// preflight does not count its instances twice; says what it found on stderr.
+    pub existing_pool: &'a dyn Fn(&str) -> Option<Existing>,
+}
+
+/// Where a deployment is, for links and follow-up commands.
+pub struct Target<'a> {
+    pub rg: &'a str,
+    pub name: &'a str,
+    pub azure: &'a Azure<'a>,
+}
+
+impl Target<'_> {
+    pub fn portal(&self) -> String {
+        format!(
+            "{}/#@/resource/subscriptions/{}/resourceGroups/{}/deployments",
+            self.azure.cloud.portal(),
+            self.azure.subscription,
+            self.rg
+        )
+    }
+
+    pub fn follow_hint(&self) -> String {
+        format!(
+            "  follow it:   az deployment group show -g {rg} -n {n} --query properties.provisioningState\n  operations:  az deployment operation group list -g {rg} -n {n} -o table\n  portal:      {}\n",
+            self.portal(),
+            rg = self.rg,
+            n = self.name
+        )
+    }
+}

@@ -1,0 +1,391 @@
+//! `gpuform deploy`'s run: render the ARM template in memory, preflight, create the resource
+//! group on request, PUT the deployment (Incremental) and follow it to the end with progress; or
+//! the what-if of the changes.
+
+// `ArmError` carries the whole error tree; it is built once per failed call.
+#![allow(clippy::result_large_err)]
+
+use std::cell::Cell;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::ask::confirm;
+use super::context::{Azure, Options, Target};
+use super::errors;
+use super::progress::{Progress, fmt_elapsed};
+use super::report::Outcome;
+use super::stop::{Error, Stop, rejected, unanswered};
+use super::whatif::WhatIf;
+use super::{Request, fixes, gate, preview};
+use crate::azure::deployments::Accepted;
+use crate::preflight::Report;
+use crate::spec::Checked;
+
+/// The deployment request, rendered before anything talks to Azure.
+pub struct Prepared {
+    pub request: Request,
+    /// The secure parameters' values, from the environment.
+    secrets: Vec<(String, String)>,
+    /// The template as JSON (preflight's landing-zone checks ask Azure Policy about it).
+    template_json: Option<Value>,
+    parameters: String,
+}
+
+/// Render the template and its parameters, name the deployment and read the secure
+/// parameters' values from the environment (a missing one stops here).
+pub fn prepare(checked: &Checked, name: Option<&str>) -> Result<Prepared, Error> {
+    let spec = checked
+        .spec
+        .as_ref()
+        .expect("a spec without errors has a model");
+    let template = crate::emit::arm_template(checked)?;
+    // preflight's landing-zone checks ask Azure Policy about the resources of this template
+    let template_json: Option<Value> = serde_json::from_str(&template).ok();
+    let parameters = crate::emit::arm_parameters(checked)?;
+    let request =
+        Request::new(&spec.metadata.name, template, &parameters, name).map_err(Stop::usage)?;
+    let mut secrets = Vec::new();
+    for p in request.secure_params() {
+        let value = std::env::var(&p.env).ok();
+        super::check_secret(&p, value.as_deref()).map_err(Stop::usage)?;
+        secrets.push((p.name.clone(), value.unwrap_or_default()));
+    }
+    Ok(Prepared {
+        request,
+        secrets,
+        template_json,
+        parameters,
+    })
+}
+
+/// How a deploy ended (the command chooses the output and the exit code).
+pub enum Ended {
+    /// `--what-if`: the changes (nothing was changed).
+    WhatIf(WhatIf),
+    /// Preflight blocks the spec's region: nothing was changed.
+    Blocked(Report),
+    /// Not confirmed: nothing was changed.
+    Declined,
+    /// Ctrl-C (what was said on stderr tells how to follow a deployment that keeps running).
+    Interrupted,
+    /// The deployment ended, or ARM refused it; and how long gpuform followed it.
+    Done(Outcome, Duration),
+}
+
+/// Deploy `prepared` (the request [`prepare`] rendered from `checked`) with the signed-in client.
+pub fn run(
+    opts: &Options,
+    checked: &Checked,
+    prepared: Prepared,
+    azure: &Azure,
+) -> Result<Ended, Error> {
+    let spec = checked
+        .spec
+        .as_ref()
+        .expect("a spec without errors has a model");
+    let path = opts.spec_path;
+    let polling = opts.polling;
+    let Prepared {
+        mut request,
+        secrets,
+        template_json,
+        parameters,
+    } = prepared;
+    let rg = opts.resource_group.trim().to_string();
+    let region = spec.spec.region.trim().to_ascii_lowercase();
+
+    // ---- phase 1: read-only (Ctrl-C just ends the process)
+    let group = azure.rt.block_on(azure.arm.resource_group(&rg))?;
+    if group.is_none() && !opts.create_resource_group {
+        return Err(Stop::usage(format!(
+            "the resource group {rg} does not exist in subscription {}",
+            azure.subscription
+        ))
+        .help(format!(
+            "pass --create-resource-group to create it in {region} with the spec's tags, or create it yourself: az group create -n {rg} -l {region}"
+        ))
+        .into());
+    }
+    // a dev box redeployed after `destroy --keep-data`: attach the disks it kept
+    let disk_names = crate::emit::devbox_disk_names(checked)?;
+    if group.is_some() && !disk_names.is_empty() {
+        let kept = azure.rt.block_on(super::kept_disks(
+            azure.arm,
+            azure.subscription,
+            &rg,
+            &disk_names,
+        ))?;
+        if !kept.is_empty() {
+            eprintln!(
+                "deploy: disk{} {} exist{} in {rg} (kept by destroy --keep-data): the dev box attaches {} instead of creating {}",
+                if kept.len() == 1 { "" } else { "s" },
+                kept.join(", "),
+                if kept.len() == 1 { "s" } else { "" },
+                if kept.len() == 1 { "it" } else { "them" },
+                if kept.len() == 1 { "it" } else { "them" },
+            );
+            let template = crate::emit::arm_template_attaching(checked, &kept)?;
+            request = Request::new(&spec.metadata.name, template, &parameters, opts.name)
+                .map_err(Stop::usage)?;
+        }
+    }
+    if let (Some(_), Some(budget)) = (&group, request.budget_name()) {
+        match azure.rt.block_on(azure.arm.budget_start_date(&rg, &budget)) {
+            Ok(Some(start)) => {
+                eprintln!(
+                    "deploy: budget {budget} exists since {start}; keeping its start date (Azure cannot change it)"
+                );
+                request.keep_budget_start(&start);
+            }
+            Ok(None) => {}
+            Err(e) => eprintln!(
+                "deploy: warning: {e}; if the budget exists from an earlier month, the deployment fails with \"start date cannot be updated\""
+            ),
+        }
+    }
+    let target = Target {
+        rg: &rg,
+        name: &request.name,
+        azure,
+    };
+    if opts.what_if {
+        return preview::what_if(
+            &target,
+            path,
+            (&request, &secrets),
+            group.is_some(),
+            polling,
+            spec,
+        )
+        .map(Ended::WhatIf);
+    }
+    if !opts.skip_preflight {
+        let existing = group.as_ref().and_then(|_| (azure.existing_pool)(&rg));
+        let group_id = group.as_ref().map(|g| g.id.as_str());
+        if let Some(report) = gate::preflight(
+            azure,
+            path,
+            (&rg, group_id),
+            (spec, template_json.as_ref()),
+            existing,
+        )? {
+            return Ok(Ended::Blocked(report));
+        }
+    }
+    let group_line = match &group {
+        Some(g) if !g.location.eq_ignore_ascii_case(&region) && !g.location.is_empty() => format!(
+            "resource group {rg} exists in {} (the resources go to the spec's region, {region})",
+            g.location
+        ),
+        Some(g) => format!("resource group {rg} ({}) exists", g.location),
+        None => format!("resource group {rg} will be created in {region}"),
+    };
+    eprintln!(
+        "deploy: {group_line}; deployment {} ({} resources, Incremental: resources not in the template are left alone)",
+        request.name,
+        request.resource_count()
+    );
+
+    if !opts.yes {
+        // the change before the question, as `terraform apply` shows its plan
+        match preview::what_if(
+            &target,
+            path,
+            (&request, &secrets),
+            group.is_some(),
+            polling,
+            spec,
+        ) {
+            Ok(w) => eprint!("{}", w.prompt_summary()),
+            Err(e) => {
+                let (message, help) = e.headline();
+                eprintln!("deploy: the what-if failed, so the changes cannot be shown: {message}");
+                if let Some(h) = &help {
+                    eprintln!("  help: {h}");
+                }
+            }
+        }
+    }
+    if !opts.yes
+        && !confirm(&format!(
+            "Deploy {} to {rg} in subscription {}? [y/N] ",
+            request.name, azure.subscription
+        ))
+    {
+        eprintln!("deploy: not confirmed; nothing was changed");
+        return Ok(Ended::Declined);
+    }
+
+    // ---- phase 2: changes (Ctrl-C leaves the deployment running and says how to follow it)
+    #[derive(Clone, Copy, PartialEq)]
+    enum Stage {
+        Before,
+        GroupCreated,
+        Starting,
+        Following,
+        /// Waiting to deploy once more (a role assignment not yet honoured by Key Vault).
+        Waiting,
+    }
+    let stage = Cell::new(Stage::Before);
+    let mut view = Progress::new(opts.progress, opts.styled_stderr, request.name.clone());
+    let body = request.body(&secrets);
+    let work = async {
+        if group.is_none() {
+            azure
+                .arm
+                .create_resource_group(&rg, &region, &spec.metadata.tags)
+                .await?;
+            stage.set(Stage::GroupCreated);
+            eprintln!("deploy: created the resource group {rg} in {region}");
+        }
+        let mut attempt = 1;
+        loop {
+            stage.set(Stage::Starting);
+            let accepted = match azure
+                .arm
+                .put_deployment(&rg, &request.name, body.clone())
+                .await
+            {
+                Ok(a) => a,
+                Err(e)
+                    if e.status == Some(409) && e.code.as_deref() == Some("DeploymentActive") =>
+                {
+                    eprintln!(
+                        "deploy: a deployment named {} is already running in {rg}; following it",
+                        request.name
+                    );
+                    Accepted {
+                        status: 200,
+                        async_operation: None,
+                        location: None,
+                        retry_after: None,
+                        body: Value::Null,
+                    }
+                }
+                Err(e) => return Err(e),
+            };
+            stage.set(Stage::Following);
+            let finished =
+                super::follow(azure.arm, &rg, &request.name, &accepted, polling, &mut view).await?;
+            if attempt == 1 && finished.state() != "Succeeded" {
+                let trees = errors::trees(&finished);
+                if let Some(why) = super::retry::role_propagation(trees.iter()) {
+                    eprintln!(
+                        "deploy: {} failed because Key Vault does not honour the new role assignment yet ({}); role assignments take minutes to propagate, so gpuform deploys {} once more in {}",
+                        request.name,
+                        one_line(&why, 160),
+                        request.name,
+                        fmt_elapsed(opts.role_retry_wait)
+                    );
+                    stage.set(Stage::Waiting);
+                    tokio::time::sleep(opts.role_retry_wait).await;
+                    attempt += 1;
+                    continue;
+                }
+            }
+            return Ok(Some(finished));
+        }
+    };
+    let result = azure.rt.block_on(async {
+        tokio::select! {
+            r = work => r,
+            _ = tokio::signal::ctrl_c() => Ok(None),
+        }
+    });
+    let finished = match result {
+        Ok(Some(f)) => f,
+        Ok(None) => {
+            view.finish();
+            let mut msg = String::from("\n");
+            match stage.get() {
+                Stage::Before => msg.push_str("interrupted before anything was changed\n"),
+                Stage::GroupCreated => msg.push_str(&format!(
+                    "interrupted after creating the resource group {rg}; the deployment was not started\n"
+                )),
+                Stage::Starting => {
+                    msg.push_str(&format!(
+                        "interrupted while ARM was accepting deployment {}; it may have started:\n",
+                        request.name
+                    ));
+                    msg.push_str(&target.follow_hint());
+                }
+                Stage::Waiting => msg.push_str(&format!(
+                    "interrupted before deploying {} once more; its first attempt failed on a role assignment Key Vault did not honour yet: run gpuform deploy again\n",
+                    request.name
+                )),
+                Stage::Following => {
+                    msg.push_str(&format!(
+                        "stopped following deployment {}; it keeps running in Azure:\n",
+                        request.name
+                    ));
+                    msg.push_str(&target.follow_hint());
+                    msg.push_str(&format!(
+                        "  cancel it:   az deployment group cancel -g {rg} -n {}\n",
+                        request.name
+                    ));
+                }
+            }
+            eprint!("{msg}");
+            return Ok(Ended::Interrupted);
+        }
+        Err(e) => {
+            view.finish();
+            return match stage.get() {
+                Stage::Starting if rejected(&e) => Ok(Ended::Done(
+                    fixes::rejection(&target, path, spec, &e),
+                    view.elapsed(),
+                )),
+                Stage::Starting if unanswered(&e) => {
+                    // ARM may have accepted the PUT and the answer got lost
+                    Err(Error::Arm {
+                        error: e,
+                        cause: Some(format!(
+                            "deployment {} may have started: ARM's answer to starting it did not arrive",
+                            request.name
+                        )),
+                        check: Some(format!(
+                            "check whether it runs:\n{}",
+                            target.follow_hint().trim_end()
+                        )),
+                    })
+                }
+                Stage::Following => Err(Error::Arm {
+                    error: e,
+                    cause: Some(format!(
+                        "gpuform lost track of deployment {}; it may still be running",
+                        request.name
+                    )),
+                    check: Some(format!("check on it:\n{}", target.follow_hint().trim_end())),
+                }),
+                _ => Err(e.into()),
+            };
+        }
+    };
+    Ok(Ended::Done(
+        fixes::finished(&target, path, spec, &finished),
+        view.elapsed(),
+    ))
+}
+
+/// `text` on one line, at most `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        format!("{}...", flat.chars().take(max).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_flattens_and_cuts() {
+        assert_eq!(one_line("a\n  b\tc ", 10), "a b c");
+        assert_eq!(one_line("abcdef", 3), "abc...");
+        assert_eq!(one_line("abc", 3), "abc");
+    }
+}

@@ -1,0 +1,225 @@
+//! ARM JSON (`azuredeploy.json`, `azuredeploy.parameters.json`) built with serde_json from the
+//! same plan the Bicep templates render, never from a template. It is the deployment `bicep
+//! build main.bicep` describes: the same resources, names, API versions and properties, with
+//! symbolic references spelled as `resourceId()` / `reference()` and explicit `dependsOn`.
+//!
+//! One file per resource family, as the Handlebars templates under `templates/` are split;
+//! `expr` (how values are spelled) and `symbols` (where each symbol's resource is) lie below
+//! them, and this file puts the families together.
+
+mod autoscale;
+mod compute;
+mod devbox;
+mod expr;
+mod gpu_monitoring;
+mod monitoring;
+mod network;
+mod private_endpoint;
+mod security;
+mod symbols;
+
+use serde_json::{Map, Value, json};
+
+use crate::plan::*;
+
+pub use expr::{lit, q};
+
+use autoscale::autoscale;
+use compute::compute;
+use devbox::devbox;
+use expr::{lit_text, put, x};
+use gpu_monitoring::gpu_monitoring;
+use monitoring::monitoring;
+use network::network;
+use security::{identity, keyvault};
+use symbols::Arm;
+
+pub const TEMPLATE_SCHEMA: &str =
+    "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#";
+pub const PARAMETERS_SCHEMA: &str =
+    "https://schema.management.azure.com/schemas/2019-04-01/deploymentParameters.json#";
+
+/// The deployment template.
+pub fn template(p: &Plan) -> Value {
+    let a = Arm { p };
+    let mut resources: Vec<Value> = Vec::new();
+    network(&a, &mut resources);
+    identity(&a, &mut resources);
+    keyvault(&a, &mut resources);
+    if p.devbox.is_some() {
+        devbox(&a, &mut resources);
+    } else {
+        compute(&a, &mut resources);
+    }
+    if p.autoscale.is_some() {
+        autoscale(&a, &mut resources);
+    }
+    super::standby::arm(p, &mut resources);
+    monitoring(&a, &mut resources);
+    if let Some(g) = &p.gpu {
+        gpu_monitoring(&a, g, &mut resources);
+    }
+
+    let mut metadata = Map::new();
+    metadata.insert(
+        "_generator".into(),
+        json!({ "name": "gpuform", "source": lit(&p.source_file) }),
+    );
+    metadata.insert("name".into(), lit(&p.name));
+    if let Some(d) = &p.description {
+        metadata.insert("description".into(), lit(d));
+    }
+
+    json!({
+        "$schema": TEMPLATE_SCHEMA,
+        "contentVersion": "1.0.0.0",
+        "metadata": metadata,
+        "parameters": parameters(p),
+        "variables": variables(p),
+        "resources": resources,
+        "outputs": outputs(&a),
+    })
+}
+
+fn parameters(p: &Plan) -> Value {
+    let mut m = Map::new();
+    m.insert(
+        "location".into(),
+        json!({
+            "type": "string",
+            "defaultValue": "[resourceGroup().location]",
+            "metadata": { "description": lit(&format!("Region of every resource. main.bicepparam sets the spec's region ({}).", p.params.location)) }
+        }),
+    );
+    m.insert(
+        "adminUsername".into(),
+        json!({ "type": "string", "defaultValue": lit(&p.params.admin_username), "metadata": { "description": "Admin user name of the VMs." } }),
+    );
+    if p.params.windows {
+        m.insert(
+            "adminPassword".into(),
+            json!({
+                "type": "securestring",
+                "minLength": 12,
+                "maxLength": 123,
+                "metadata": { "description": "Admin password of the Windows VMs (12-123 characters, three of: lower case, upper case, digit, symbol). Pass it at deployment time; it has no default." }
+            }),
+        );
+    } else {
+        m.insert(
+            "sshPublicKey".into(),
+            json!({
+                "type": "string",
+                "defaultValue": lit(p.params.ssh_public_key.as_deref().unwrap_or_default()),
+                "metadata": { "description": "SSH public key of the admin user (OpenSSH format). Password sign-in is disabled." }
+            }),
+        );
+    }
+    if p.monitoring.budget.is_some() {
+        m.insert(
+            "budgetStartDate".into(),
+            json!({
+                "type": "string",
+                "defaultValue": "[utcNow('yyyy-MM-01')]",
+                "metadata": { "description": "First day of the month the budget starts (YYYY-MM-01). Azure refuses to change the start date of an existing budget: on later deployments pass the date the budget was created with." }
+            }),
+        );
+    }
+    Value::Object(m)
+}
+
+fn variables(p: &Plan) -> Value {
+    let mut m = Map::new();
+    let tags: Map<String, Value> = p.tags.iter().map(|(k, v)| (lit_text(k), lit(v))).collect();
+    m.insert("tags".into(), Value::Object(tags));
+    if let Some(cd) = &p.compute.custom_data {
+        m.insert("customData".into(), lit(cd));
+    }
+    if p.vault.existing.is_none() {
+        m.insert(
+            "vaultName".into(),
+            match &p.vault.name {
+                Some(name) => lit(name),
+                None => x(format!(
+                    "format('{{0}}-{{1}}', {}, uniqueString(resourceGroup().id))",
+                    q(&p.vault.name_prefix)
+                )),
+            },
+        );
+    }
+    if let Some(g) = &p.gpu {
+        m.insert("gpuStream".into(), lit(g.stream));
+    }
+    Value::Object(m)
+}
+
+fn outputs(a: &Arm) -> Value {
+    let mut o = base_outputs(a);
+    if a.p.gpu.is_some() {
+        put(
+            &mut o,
+            "gpuWorkbookId",
+            json!({ "type": "string", "value": x(a.id("gpuWorkbook")), "metadata": { "description": "Resource id of the GPU workbook (open it in the portal: Monitor > Workbooks)." } }),
+        );
+    }
+    o
+}
+
+fn base_outputs(a: &Arm) -> Value {
+    let api = &a.p.api;
+    let mut out = Map::new();
+    if a.p.devbox.is_some() {
+        out.insert(
+            "vmId".into(),
+            json!({ "type": "string", "value": x(a.id("vm")), "metadata": { "description": "Resource id of the dev box VM." } }),
+        );
+    } else {
+        out.insert(
+            "vmssId".into(),
+            json!({ "type": "string", "value": x(a.id("vmss")), "metadata": { "description": "Resource id of the scale set." } }),
+        );
+    }
+    let rest = json!({
+        "identityPrincipalId": {
+            "type": "string",
+            "value": x(format!("reference({}, '{}').principalId", a.id("identity"), api.identity)),
+            "metadata": { "description": "Principal id of the pool's managed identity (for more role assignments)." }
+        },
+        "identityClientId": {
+            "type": "string",
+            "value": x(format!("reference({}, '{}').clientId", a.id("identity"), api.identity)),
+            "metadata": { "description": "Client id of the pool's managed identity (for SDK sign-in on the VMs)." }
+        },
+        "vaultUri": {
+            "type": "string",
+            "value": x(format!("reference({}, '{}').vaultUri", a.id("vault"), api.key_vault)),
+            "metadata": { "description": "URI of the Key Vault." }
+        },
+        "logAnalyticsWorkspaceId": { "type": "string", "value": x(a.id("workspace")), "metadata": { "description": "Resource id of the Log Analytics workspace." } },
+    });
+    if let Value::Object(m) = rest {
+        out.extend(m);
+    }
+    Value::Object(out)
+}
+
+/// `azuredeploy.parameters.json`: the values `main.bicepparam` sets (never a secret).
+pub fn parameters_file(p: &Plan) -> Value {
+    let mut m = Map::new();
+    m.insert(
+        "location".into(),
+        json!({ "value": lit(&p.params.location) }),
+    );
+    m.insert(
+        "adminUsername".into(),
+        json!({ "value": lit(&p.params.admin_username) }),
+    );
+    if let Some(k) = &p.params.ssh_public_key {
+        m.insert("sshPublicKey".into(), json!({ "value": lit(k) }));
+    }
+    json!({
+        "$schema": PARAMETERS_SCHEMA,
+        "contentVersion": "1.0.0.0",
+        "parameters": m,
+    })
+}

@@ -1,0 +1,431 @@
+//! The symbols of main.bicep as ARM sees them: each symbol's type and name (`resourceId()`,
+//! `scope`, `dependsOn`), found in the plan.
+
+use serde_json::{Value, json};
+
+use crate::plan::gpu_monitoring::{DcrPolicy, GpuMonitoring};
+use crate::plan::*;
+
+use super::expr::{lit, q, x};
+
+pub(super) struct Arm<'a> {
+    pub(super) p: &'a Plan,
+}
+
+/// One segment of a resource name: literal text, or an ARM expression.
+pub(super) enum Name {
+    Lit(String),
+    Expr(String),
+}
+
+impl Name {
+    pub(super) fn lit(s: &str) -> Name {
+        Name::Lit(s.to_string())
+    }
+
+    /// The segment as an argument of an ARM function.
+    pub(super) fn arg(&self) -> String {
+        match self {
+            Name::Lit(s) => q(s),
+            Name::Expr(e) => e.clone(),
+        }
+    }
+
+    /// The segment as a `name` value.
+    pub(super) fn value(&self) -> Value {
+        match self {
+            Name::Lit(s) => lit(s),
+            Name::Expr(e) => x(e),
+        }
+    }
+}
+
+/// Where the resource of a Bicep symbol is: what `resourceId()` and `scope` paths need.
+pub(super) struct Target {
+    pub(super) ty: &'static str,
+    /// One segment per level of the type.
+    pub(super) names: Vec<Name>,
+    /// Resource group of an existing resource outside the deployment's group.
+    pub(super) rg: Option<String>,
+    /// Subscription of an existing resource in another subscription (with `rg`): the shared
+    /// services of a landing zone (`plan::shared`).
+    pub(super) sub: Option<String>,
+    /// Extension resources (role assignments): the symbol of the resource they are scoped to.
+    pub(super) scope: Option<&'static str>,
+    /// The template deploys it (otherwise main.bicep declares it `existing`).
+    pub(super) deployed: bool,
+}
+
+impl Arm<'_> {
+    /// The one table of symbols: each symbol's type and name, found in the plan.
+    pub(super) fn target(&self, sym: &str) -> Target {
+        let p = self.p;
+        let here = |ty, names| Target {
+            ty,
+            names,
+            rg: None,
+            sub: None,
+            scope: None,
+            deployed: true,
+        };
+        // a landing zone's shared resource: referenced by subscription, group and name
+        let shared = |ty, e: &shared::ExistingRef| Target {
+            ty,
+            names: vec![Name::lit(&e.name)],
+            rg: Some(e.resource_group.clone()),
+            sub: Some(e.subscription.clone()),
+            scope: None,
+            deployed: false,
+        };
+        // landing zones: a subnet (or its VNet) of the platform team's, `existing` in main.bicep
+        let elsewhere = |ty, r: &landing_zone::SubnetRef, subnet: bool| Target {
+            ty,
+            names: if subnet {
+                vec![Name::lit(&r.vnet), Name::lit(&r.subnet)]
+            } else {
+                vec![Name::lit(&r.vnet)]
+            },
+            rg: Some(r.resource_group.clone()),
+            sub: Some(r.subscription.clone()),
+            scope: None,
+            deployed: false,
+        };
+        let existing = p.network.existing.as_ref();
+        let existing_pe = || {
+            existing
+                .and_then(|e| e.private_endpoints.as_ref())
+                .expect("private endpoint subnet symbol without one")
+        };
+        let queue = || p.queue.as_ref().expect("queue symbol without a queue");
+        let queue_level = |ty, names| Target {
+            ty,
+            names,
+            rg: queue().resource_group.clone(),
+            sub: None,
+            scope: None,
+            deployed: queue().create,
+        };
+        let vault = || Name::Expr("variables('vaultName')".into());
+        let cmk = || {
+            p.cmk
+                .as_ref()
+                .expect("cmk symbol without a customer-managed key")
+        };
+        let queue_pe = || {
+            p.queue
+                .as_ref()
+                .and_then(|q| q.private_endpoint.as_ref())
+                .expect("queue private endpoint symbol without one")
+        };
+        let vault_pe = || {
+            p.vault
+                .private_endpoint
+                .as_ref()
+                .expect("vault private endpoint symbol without one")
+        };
+        let gpu = || p.gpu.as_ref().expect("gpu symbol without GPU monitoring");
+        let devbox = || p.devbox.as_ref().expect("dev box symbol without a dev box");
+        let net = &p.network;
+        match sym {
+            "nsgWorkload" => here(
+                "Microsoft.Network/networkSecurityGroups",
+                vec![Name::lit(
+                    &net.nsg_workload.as_ref().expect("workload nsg").name,
+                )],
+            ),
+            "nsgPrivateEndpoints" => here(
+                "Microsoft.Network/networkSecurityGroups",
+                vec![Name::lit(&net.nsg_pe.as_ref().expect("pe nsg").name)],
+            ),
+            "natPublicIp" => here(
+                "Microsoft.Network/publicIPAddresses",
+                vec![Name::lit(&net.nat.as_ref().expect("nat").public_ip_name)],
+            ),
+            "natGateway" => here(
+                "Microsoft.Network/natGateways",
+                vec![Name::lit(&net.nat.as_ref().expect("nat").name)],
+            ),
+            "routeTable" => here(
+                landing_zone::ROUTE_TABLE_TYPE,
+                vec![Name::lit(
+                    &net.route_table.as_ref().expect("route table").name,
+                )],
+            ),
+            "vnet" => match existing {
+                Some(e) => elsewhere("Microsoft.Network/virtualNetworks", &e.workload, false),
+                None => here(
+                    "Microsoft.Network/virtualNetworks",
+                    vec![Name::lit(&net.vnet_name)],
+                ),
+            },
+            "peVnet" => elsewhere("Microsoft.Network/virtualNetworks", existing_pe(), false),
+            "workloadSubnet" => match existing {
+                Some(e) => elsewhere(landing_zone::SUBNET_TYPE, &e.workload, true),
+                None => here(
+                    landing_zone::SUBNET_TYPE,
+                    vec![
+                        Name::lit(&net.vnet_name),
+                        Name::lit(&net.workload_subnet.as_ref().expect("workload subnet").name),
+                    ],
+                ),
+            },
+            "privateEndpointSubnet" => match existing {
+                Some(_) => elsewhere(landing_zone::SUBNET_TYPE, existing_pe(), true),
+                None => here(
+                    landing_zone::SUBNET_TYPE,
+                    vec![
+                        Name::lit(&net.vnet_name),
+                        Name::lit(&net.pe_subnet.as_ref().expect("pe subnet").name),
+                    ],
+                ),
+            },
+            "identity" => here(
+                "Microsoft.ManagedIdentity/userAssignedIdentities",
+                vec![Name::lit(&p.identity.name)],
+            ),
+            "vault" => match &p.vault.existing {
+                Some(e) => shared("Microsoft.KeyVault/vaults", e),
+                None => here("Microsoft.KeyVault/vaults", vec![vault()]),
+            },
+            "cmkKey" => here(
+                "Microsoft.KeyVault/vaults/keys",
+                vec![vault(), Name::lit(&cmk().key_name)],
+            ),
+            "des" => here(
+                "Microsoft.Compute/diskEncryptionSets",
+                vec![Name::lit(&cmk().des_name)],
+            ),
+            "vmss" => here(
+                "Microsoft.Compute/virtualMachineScaleSets",
+                vec![Name::lit(&p.compute.name)],
+            ),
+            "vm" => here(
+                "Microsoft.Compute/virtualMachines",
+                vec![Name::lit(&devbox().vm_name)],
+            ),
+            "vmNic" => here(
+                "Microsoft.Network/networkInterfaces",
+                vec![Name::lit(&devbox().nic_name)],
+            ),
+            "vmStart" => here(
+                "Microsoft.Logic/workflows",
+                vec![Name::lit(&devbox().start.workflow_name)],
+            ),
+            "vmShutdown" => here(
+                "Microsoft.DevTestLab/schedules",
+                vec![Name::lit(&devbox().shutdown.name)],
+            ),
+            "sbNamespace" => queue_level(
+                "Microsoft.ServiceBus/namespaces",
+                vec![Name::lit(&queue().parent)],
+            ),
+            "sbQueue" => queue_level(
+                "Microsoft.ServiceBus/namespaces/queues",
+                vec![Name::lit(&queue().parent), Name::lit(&queue().queue)],
+            ),
+            "storage" => queue_level(
+                "Microsoft.Storage/storageAccounts",
+                vec![Name::lit(&queue().parent)],
+            ),
+            "storageQueueService" => queue_level(
+                "Microsoft.Storage/storageAccounts/queueServices",
+                vec![Name::lit(&queue().parent), Name::lit("default")],
+            ),
+            "storageQueue" => queue_level(
+                "Microsoft.Storage/storageAccounts/queueServices/queues",
+                vec![
+                    Name::lit(&queue().parent),
+                    Name::lit("default"),
+                    Name::lit(&queue().queue),
+                ],
+            ),
+            "autoscale" => here(
+                "Microsoft.Insights/autoscaleSettings",
+                vec![Name::lit(&p.autoscale.as_ref().expect("autoscale").name)],
+            ),
+            "workspace" => match &p.monitoring.workspace.existing {
+                Some(e) => shared("Microsoft.OperationalInsights/workspaces", e),
+                None => here(
+                    "Microsoft.OperationalInsights/workspaces",
+                    vec![Name::lit(&p.monitoring.workspace.name)],
+                ),
+            },
+            "actionGroup" => here(
+                "Microsoft.Insights/actionGroups",
+                vec![Name::lit(
+                    &p.monitoring
+                        .action_group
+                        .as_ref()
+                        .expect("action group")
+                        .name,
+                )],
+            ),
+            "vaultDnsZone" => here(
+                "Microsoft.Network/privateDnsZones",
+                vec![self.zone_name(vault_pe())],
+            ),
+            "queueDnsZone" => here(
+                "Microsoft.Network/privateDnsZones",
+                vec![self.zone_name(queue_pe())],
+            ),
+            "vaultPrivateEndpoint" => here(
+                "Microsoft.Network/privateEndpoints",
+                vec![Name::lit(&vault_pe().name)],
+            ),
+            "queuePrivateEndpoint" => here(
+                "Microsoft.Network/privateEndpoints",
+                vec![Name::lit(&queue_pe().name)],
+            ),
+            // in a central workspace the table is a prerequisite, not part of the deployment
+            "gpuTable" => Target {
+                deployed: p.monitoring.workspace.existing.is_none(),
+                ..here(
+                    "Microsoft.OperationalInsights/workspaces/tables",
+                    vec![
+                        Name::lit(&p.monitoring.workspace.name),
+                        Name::lit(gpu().table),
+                    ],
+                )
+            },
+            "gpuDce" => here(
+                "Microsoft.Insights/dataCollectionEndpoints",
+                vec![Name::lit(&gpu().dce_name)],
+            ),
+            "gpuDcr" => here(
+                "Microsoft.Insights/dataCollectionRules",
+                vec![Name::lit(&gpu().dcr_name)],
+            ),
+            "gpuWorkbook" => here(
+                "Microsoft.Insights/workbooks",
+                vec![Name::Expr(gpu_workbook_name(gpu()))],
+            ),
+            "gpuDcrPolicy" => here(
+                "Microsoft.Authorization/policyAssignments",
+                vec![Name::lit(&dcr_policy(gpu()).assignment_name)],
+            ),
+            // the DCR policy's role assignments (resource-group scope)
+            other if other.starts_with("gpuDcrPolicy") => {
+                let r = dcr_policy(gpu())
+                    .roles
+                    .iter()
+                    .find(|r| r.sym == other)
+                    .unwrap_or_else(|| unreachable!("no resource for symbol {other}"));
+                here(
+                    "Microsoft.Authorization/roleAssignments",
+                    vec![Name::Expr(dcr_policy_role_name(dcr_policy(gpu()), r.id))],
+                )
+            }
+            // the role assignments, by their symbols in the plan
+            other => match p.roles.iter().find(|r| r.sym == other) {
+                Some(r) => Target {
+                    ty: "Microsoft.Authorization/roleAssignments",
+                    names: vec![Name::Expr(self.role_name(r))],
+                    rg: None,
+                    sub: None,
+                    scope: Some(r.scope),
+                    deployed: true,
+                },
+                None => unreachable!("no resource for symbol {other}"),
+            },
+        }
+    }
+
+    /// The resource id expression of a Bicep symbol: `resourceId()`, or
+    /// `extensionResourceId()` for a role assignment.
+    pub(super) fn id(&self, sym: &str) -> String {
+        let t = self.target(sym);
+        let names = t.names.iter().map(Name::arg).collect::<Vec<_>>().join(", ");
+        match (t.scope, &t.sub, &t.rg) {
+            (Some(scope), _, _) => format!(
+                "extensionResourceId({}, {}, {names})",
+                self.id(scope),
+                q(t.ty)
+            ),
+            (None, Some(sub), Some(rg)) => {
+                format!("resourceId({}, {}, {}, {names})", q(sub), q(rg), q(t.ty))
+            }
+            (None, _, Some(rg)) => format!("resourceId({}, {}, {names})", q(rg), q(t.ty)),
+            (None, _, None) => format!("resourceId({}, {names})", q(t.ty)),
+        }
+    }
+
+    /// The `scope` value of an extension resource (role assignment, diagnostic setting) on
+    /// `sym`: the path `Namespace/type/name[/type/name]`, a literal when every name is one.
+    pub(super) fn scope(&self, sym: &str) -> Value {
+        let t = self.target(sym);
+        assert!(
+            t.rg.is_none() && t.scope.is_none(),
+            "{sym}: a resource-group deployment scopes extension resources to its own resources"
+        );
+        let mut levels = t.ty.split('/');
+        let mut path = levels.next().unwrap_or_default().to_string();
+        let levels: Vec<&str> = levels.collect();
+        debug_assert_eq!(levels.len(), t.names.len(), "{sym}: one name per level");
+        if t.names.iter().all(|n| matches!(n, Name::Lit(_))) {
+            for (level, name) in levels.iter().zip(&t.names) {
+                if let Name::Lit(n) = name {
+                    path.push_str(&format!("/{level}/{n}"));
+                }
+            }
+            return lit(&path);
+        }
+        for (i, level) in levels.iter().enumerate() {
+            path.push_str(&format!("/{level}/{{{i}}}"));
+        }
+        let args: Vec<String> = t.names.iter().map(Name::arg).collect();
+        x(format!("format({}, {})", q(&path), args.join(", ")))
+    }
+
+    /// The deterministic name of a role assignment: `guid(scope id, principal id, role id)`.
+    pub(super) fn role_name(&self, r: &RoleAssignment) -> String {
+        format!(
+            "guid({}, {}, '{}')",
+            self.id(r.scope),
+            self.id(r.principal),
+            r.role_id
+        )
+    }
+
+    pub(super) fn zone_name(&self, pe: &PrivateEndpoint) -> Name {
+        Name::Expr(pe.zone.arm_expr(pe.storage_service))
+    }
+
+    /// `dependsOn` the resources of `syms` that the template deploys: an `existing` resource
+    /// (a queue the spec does not create) is not part of the deployment.
+    pub(super) fn depends(&self, syms: &[&str]) -> Value {
+        Value::Array(
+            syms.iter()
+                .filter(|s| self.target(s).deployed)
+                .map(|s| x(self.id(s)))
+                .collect(),
+        )
+    }
+
+    pub(super) fn tags(&self) -> Value {
+        x("variables('tags')")
+    }
+
+    pub(super) fn meta(suppressions: &[Suppression]) -> Option<Value> {
+        (!suppressions.is_empty()).then(|| {
+            json!({ "checkov": suppressions.iter().map(|s| Value::String(format!("{}: {}", s.check, s.reason))).collect::<Vec<_>>() })
+        })
+    }
+}
+
+pub(super) fn dcr_policy(g: &GpuMonitoring) -> &DcrPolicy {
+    g.dcr_policy
+        .as_ref()
+        .expect("a DCR policy symbol without the policy")
+}
+
+/// `guid(resourceGroup().id, <assignment id>, role)`, as the Bicep template names it.
+pub(super) fn dcr_policy_role_name(pol: &DcrPolicy, role_id: &str) -> String {
+    format!(
+        "guid(resourceGroup().id, resourceId('Microsoft.Authorization/policyAssignments', {}), '{role_id}')",
+        q(&pol.assignment_name)
+    )
+}
+
+pub(super) fn gpu_workbook_name(g: &GpuMonitoring) -> String {
+    format!("guid(resourceGroup().id, {})", q(&g.workbook.name_seed))
+}

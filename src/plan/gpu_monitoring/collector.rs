@@ -1,0 +1,170 @@
+//! The collector's installation: the Linux install script merged into cloud-init custom data,
+//! the Windows install command, and the ingestion estimate.
+
+use super::model::*;
+
+/// The Windows collector as the install command carries it: comment and blank lines dropped,
+/// indentation trimmed (the script has no here-strings, so no line's meaning depends on its
+/// leading blanks). Tests check it still holds every statement of [`WINDOWS_COLLECTOR`].
+pub fn windows_collector_compact() -> String {
+    let mut out = String::new();
+    for line in WINDOWS_COLLECTOR.lines() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// The collector's folder belongs to SYSTEM and Administrators (owner and full control, no
+/// inherited ProgramData rights, in which Users may create files); Users may read it. A script
+/// the SYSTEM tasks run must not be writable by the people who sign in to a visualisation desktop.
+/// icacls takes SIDs with a leading `*`: S-1-5-18 LocalSystem, S-1-5-32-544 Administrators,
+/// S-1-5-32-545 Users (Learn, "icacls").
+const WINDOWS_ACL: &str = "$null=icacls $d /setowner '*S-1-5-32-544' /T /C;$null=icacls $d /inheritance:r /grant:r '*S-1-5-18:(OI)(CI)F' '*S-1-5-32-544:(OI)(CI)F' '*S-1-5-32-545:(OI)(CI)RX' /T /C;";
+
+/// The Custom Script Extension's `commandToExecute` on Windows pools: Windows PowerShell
+/// decodes the collector (gzip + base64 inside the command, no download), writes it to
+/// [`WINDOWS_SCRIPT_PATH`] and runs its `install` step, which registers the scheduled tasks.
+pub fn windows_install_command(expected_gpus: u32) -> String {
+    use std::io::Write;
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(windows_collector_compact().as_bytes())
+        .expect("gzip into memory");
+    let packed = super::super::common::base64(&z.finish().expect("gzip into memory"));
+    format!(
+        "powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -Command \"$d=Join-Path $env:ProgramData 'gpuform';$null=New-Item -ItemType Directory -Force -Path $d;{WINDOWS_ACL}$f=Join-Path $d 'gpuform-gpu.ps1';$b=[Convert]::FromBase64String('{packed}');$z=New-Object IO.Compression.GZipStream((New-Object IO.MemoryStream(,$b)),[IO.Compression.CompressionMode]::Decompress);[IO.File]::WriteAllText($f,(New-Object IO.StreamReader($z)).ReadToEnd());& $f install {expected_gpus} {HEALTH_PORT};exit $LASTEXITCODE\""
+    )
+}
+
+/// The cloud-init part that installs the collector, its timer and the health responder.
+/// `vendor` is [`GpuMonitoring::vendor`]: `nvidia` or `amd`.
+pub fn install_script(expected_gpus: u32, vendor: &str) -> String {
+    assert!(
+        !COLLECTOR.contains("GPUFORM_EOF"),
+        "the collector must not contain the heredoc delimiter"
+    );
+    format!(
+        r#"#!/bin/sh
+# gpuform: GPU collector ({tool} once a minute -> {LOG_PATTERN} -> Azure Monitor Agent)
+# and the health endpoint the Application Health extension probes (127.0.0.1:{HEALTH_PORT}).
+set -eu
+install -d -m 0755 /usr/local/lib/gpuform /var/log/gpuform
+cat > /usr/local/lib/gpuform/gpuform-gpu <<'GPUFORM_EOF'
+{COLLECTOR}GPUFORM_EOF
+chmod 0755 /usr/local/lib/gpuform/gpuform-gpu
+cat > /etc/systemd/system/gpuform-gpu-collect.service <<'GPUFORM_EOF'
+[Unit]
+Description=gpuform GPU sample ({tool} to {LOG_PATTERN})
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/lib/gpuform/gpuform-gpu collect {expected_gpus} {vendor}
+SuccessExitStatus=1
+GPUFORM_EOF
+cat > /etc/systemd/system/gpuform-gpu-collect.timer <<'GPUFORM_EOF'
+[Unit]
+Description=gpuform GPU sample every minute
+
+[Timer]
+OnCalendar=*-*-* *:*:00
+AccuracySec=1s
+
+[Install]
+WantedBy=timers.target
+GPUFORM_EOF
+cat > /etc/systemd/system/gpuform-gpu-health.service <<'GPUFORM_EOF'
+[Unit]
+Description=gpuform GPU health endpoint (127.0.0.1:{HEALTH_PORT})
+After=network.target
+
+[Service]
+ExecStart=/usr/local/lib/gpuform/gpuform-gpu serve {HEALTH_PORT}
+Restart=always
+RestartSec=5
+DynamicUser=yes
+ReadOnlyPaths=/
+
+[Install]
+WantedBy=multi-user.target
+GPUFORM_EOF
+systemctl daemon-reload
+systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
+"#,
+        tool = tool(vendor),
+    )
+}
+
+/// The boundary validation refuses in a cloud-init file (one constant for both).
+pub(super) const BOUNDARY: &str = crate::spec::rules::MIME_BOUNDARY;
+
+/// Why the spec's cloud-init cannot be combined with the collector's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeError(pub String);
+
+/// Custom data with the collector: the install script alone, or a cloud-init multipart MIME
+/// archive of the script and the spec's own cloud-init (each part runs as cloud-init would run
+/// it alone; no cloud-config keys are merged, so nothing of the user's file is overridden).
+pub fn custom_data(
+    user: Option<&[u8]>,
+    expected_gpus: u32,
+    vendor: &str,
+) -> Result<Vec<u8>, MergeError> {
+    let script = install_script(expected_gpus, vendor);
+    let Some(user) = user else {
+        return Ok(script.into_bytes());
+    };
+    let text = std::str::from_utf8(user).map_err(|_| {
+        MergeError("the cloud-init file is not UTF-8 text (gzip?); GPU monitoring adds its own part to it, which needs plain text".into())
+    })?;
+    let first = text.lines().next().unwrap_or_default().trim_end();
+    let kind = if first.starts_with("#cloud-config") {
+        "text/cloud-config"
+    } else if first.starts_with("#!") {
+        "text/x-shellscript"
+    } else if first.starts_with("#cloud-boothook") {
+        "text/cloud-boothook"
+    } else if first.starts_with("#include") {
+        "text/x-include-url"
+    } else if first.starts_with("## template: jinja") {
+        "text/jinja2"
+    } else {
+        return Err(MergeError(format!(
+            "the cloud-init file starts with `{}`; GPU monitoring combines it with its own part as cloud-init multipart MIME, which takes #cloud-config, #! scripts, #cloud-boothook, #include and jinja templates",
+            first.chars().take(40).collect::<String>()
+        )));
+    };
+    if text.contains(BOUNDARY) {
+        return Err(MergeError(format!(
+            "the cloud-init file contains gpuform's MIME boundary `{BOUNDARY}`"
+        )));
+    }
+    let part = |ctype: &str, file: &str, body: &str| {
+        let mut p = format!(
+            "--{BOUNDARY}\nContent-Type: {ctype}; charset=\"utf-8\"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\nContent-Disposition: attachment; filename=\"{file}\"\n\n{body}"
+        );
+        if !p.ends_with('\n') {
+            p.push('\n');
+        }
+        p
+    };
+    let mut out =
+        format!("Content-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\nMIME-Version: 1.0\n\n");
+    out.push_str(&part(kind, "spec-cloud-init", text));
+    out.push_str(&part(
+        "text/x-shellscript",
+        "gpuform-gpu-monitoring.sh",
+        &script,
+    ));
+    out.push_str(&format!("--{BOUNDARY}--\n"));
+    Ok(out.into_bytes())
+}
+
+/// GB a day the table ingests at `vms` VMs of `size` (one row per GPU per minute).
+pub fn ingestion_gb_per_day(vms: f64, gpus_per_vm: u32) -> f64 {
+    let rows = vms * f64::from(gpus_per_vm) * (86_400.0 / f64::from(SAMPLE_SECONDS));
+    rows * f64::from(BYTES_PER_ROW) / 1e9
+}

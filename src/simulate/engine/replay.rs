@@ -1,0 +1,498 @@
+//! Replay a trace minute by minute: the queue, the instances and what autoscale does.
+
+use std::collections::VecDeque;
+
+use rand_core::{Rng, SeedableRng};
+use serde::Serialize;
+
+use super::super::load::Trace;
+use super::super::model::Workload;
+use crate::cost::usage::{Priority, regular_share};
+
+use super::choices::{Arrivals, Choices, ProfileSwitch, ScaleInOrder};
+use super::decide::{Decision, aggregate, decide};
+use super::setting::{Dir, Setting};
+
+/// What the engine measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub minutes: usize,
+    pub jobs: u64,
+    pub served: u64,
+    /// Jobs still waiting or running when the trace ends (their waits count up to the end).
+    pub unfinished: u64,
+    /// `waits[w]`: jobs that waited `w` whole minutes (those still waiting at the end count
+    /// with the wait they had so far).
+    #[serde(skip)]
+    pub waits: Vec<u64>,
+    pub backlog_peak: u64,
+    pub instance_minutes: u64,
+    pub regular_minutes: u64,
+    pub spot_minutes: u64,
+    /// Ready instances with nothing to run.
+    pub idle_minutes: u64,
+    /// Instances booting (billed, not serving).
+    pub provisioning_minutes: u64,
+    pub scale_out: u32,
+    pub scale_in: u32,
+    /// Scale-ins the flapping guard skipped.
+    pub deferred_scale_in: u32,
+    /// Scale-ins the flapping guard made smaller.
+    pub reduced_scale_in: u32,
+    pub cooldown_skips: u32,
+    pub missing_metric_evaluations: u32,
+    pub evictions: u32,
+    /// Jobs that started again because their VM went (scale-in or Spot eviction): autoscale
+    /// cannot see which VM is busy, so a scale-in may remove one that runs a job.
+    pub restarted_jobs: u64,
+    /// Of those, the jobs on VMs a scale-in removed.
+    pub restarted_by_scale_in: u64,
+    pub peak_instances: u32,
+    #[serde(skip)]
+    pub series: Option<Series>,
+}
+
+/// Per-minute series for the chart.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Series {
+    pub arrivals: Vec<u32>,
+    pub backlog: Vec<u32>,
+    pub regular: Vec<u16>,
+    pub spot: Vec<u16>,
+    pub profile: Vec<u16>,
+}
+
+impl Outcome {
+    /// Nearest-rank percentile of the job waits, in minutes (`q` in 0..=1).
+    pub fn wait_percentile(&self, q: f64) -> f64 {
+        let n: u64 = self.waits.iter().sum();
+        if n == 0 {
+            return 0.0;
+        }
+        let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
+        let mut seen = 0;
+        for (w, c) in self.waits.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return w as f64;
+            }
+        }
+        (self.waits.len().saturating_sub(1)) as f64
+    }
+
+    pub fn wait_max(&self) -> f64 {
+        self.waits.iter().rposition(|&c| c > 0).unwrap_or(0) as f64
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Instance {
+    /// Instance ID: increases with every VM the scale set creates.
+    id: u64,
+    zone: u32,
+    ready_at: usize,
+    spot: bool,
+    /// Busy slots: (finish second, arrival second of the job).
+    busy: Vec<(u64, u64)>,
+}
+
+/// Everything one run needs.
+pub struct Run<'a> {
+    pub setting: &'a Setting,
+    pub trace: &'a Trace,
+    pub workload: &'a Workload,
+    pub priority: &'a Priority,
+    pub choices: Choices,
+    /// Seed of the eviction draws.
+    pub seed: u64,
+    /// Keep the per-minute series (for the chart).
+    pub record: bool,
+}
+
+/// Put a removed instance's jobs back at the head of the queue; their first start no longer
+/// counts (the job starts again and its wait runs on).
+fn requeue(
+    gone: &Instance,
+    d: u64,
+    queue: &mut VecDeque<(u64, u32)>,
+    waits: &mut [u64],
+    served: &mut u64,
+) {
+    let mut back: Vec<u64> = gone.busy.iter().map(|(_, arr)| *arr).collect();
+    for (finish, arr) in &gone.busy {
+        let started = finish.saturating_sub(d);
+        if let Some(w) = waits.get_mut((started.saturating_sub(*arr) / 60) as usize) {
+            *w = w.saturating_sub(1);
+        }
+        *served = served.saturating_sub(1);
+    }
+    // the oldest arrival goes first
+    back.sort_unstable();
+    for arr in back.into_iter().rev() {
+        queue.push_front((arr, 1));
+    }
+}
+
+/// The instances a scale-in from `inst.len()` to `n` removes (indices), keeping the
+/// regular/Spot mix; within it by `order`.
+fn victims(
+    inst: &[Instance],
+    n: u32,
+    t: usize,
+    priority: &Priority,
+    zones: u32,
+    order: ScaleInOrder,
+) -> Vec<usize> {
+    let cur = inst.len();
+    let keep_regular = regular_share(priority, f64::from(n)).round() as usize;
+    let regular_now = inst.iter().filter(|i| !i.spot).count();
+    let total = cur.saturating_sub(n as usize);
+    let mut drop_regular = regular_now.saturating_sub(keep_regular).min(total);
+    let mut drop_spot = total - drop_regular;
+    let spot_now = cur - regular_now;
+    if drop_spot > spot_now {
+        drop_regular += drop_spot - spot_now;
+        drop_spot = spot_now;
+    }
+    let mut gone = vec![false; cur];
+    let mut out = Vec::with_capacity(total);
+    let zones = zones.max(1) as usize;
+    for (spot, mut count) in [(false, drop_regular), (true, drop_spot)] {
+        while count > 0 {
+            let pick = match order {
+                ScaleInOrder::Default => {
+                    // the zone with the most VMs left, then the highest instance ID in it
+                    let mut per_zone = vec![0usize; zones];
+                    for (k, i) in inst.iter().enumerate() {
+                        if !gone[k] {
+                            per_zone[i.zone as usize % zones] += 1;
+                        }
+                    }
+                    inst.iter()
+                        .enumerate()
+                        .filter(|(k, i)| !gone[*k] && i.spot == spot)
+                        .max_by_key(|(_, i)| (per_zone[i.zone as usize % zones], i.id))
+                        .map(|(k, _)| k)
+                }
+                ScaleInOrder::IdleFirst => inst
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, i)| !gone[*k] && i.spot == spot)
+                    .min_by_key(|(k, i)| {
+                        (
+                            if i.ready_at > t { 0 } else { 1 },
+                            i.busy.len(),
+                            std::cmp::Reverse(*k),
+                        )
+                    })
+                    .map(|(k, _)| k),
+            };
+            let Some(k) = pick else { break };
+            gone[k] = true;
+            out.push(k);
+            count -= 1;
+        }
+    }
+    out
+}
+
+/// Replay the trace. Autoscale acts once a minute; jobs run for exactly the job time in seconds
+/// (a 45 s job frees its slot 45 s after it starts, and the next job starts then).
+pub fn run(r: &Run) -> Outcome {
+    let trace = r.trace;
+    let h = trace.minutes();
+    let w = r.workload;
+    let d = w.job_seconds.max(1);
+    let c = w.concurrency.max(1) as usize;
+    let p = (f64::from(w.provisioning_minutes) * r.choices.provisioning_factor.max(0.0)).round()
+        as usize;
+    let zones = r.setting.zones.max(1);
+    let delay = r.choices.metric_delay_minutes as usize;
+    let timeline = r.setting.timeline(trace.start, h);
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(r.seed);
+    let evict_p = w.spot_evictions_per_hour / 60.0;
+
+    let mut o = Outcome {
+        minutes: h,
+        jobs: trace.jobs(),
+        ..Default::default()
+    };
+    let mut series = r.record.then(|| Series {
+        arrivals: trace.arrivals.clone(),
+        backlog: Vec::with_capacity(h),
+        regular: Vec::with_capacity(h),
+        spot: Vec::with_capacity(h),
+        profile: timeline.clone(),
+    });
+
+    // the pool starts at the first profile's default, warm
+    let first = &r.setting.profiles[timeline.first().copied().unwrap_or(0) as usize];
+    let mut inst: Vec<Instance> = Vec::new();
+    let mut next_id: u64 = 0;
+    let mut add = |inst: &mut Vec<Instance>, ready_at: usize| {
+        let n = inst.len() as u32 + 1;
+        let regular_needed = regular_share(r.priority, f64::from(n)).round() as usize;
+        let regular_now = inst.iter().filter(|i| !i.spot).count();
+        // a new VM goes to the zone with the fewest VMs (the scale set spreads them)
+        let mut per_zone = vec![0usize; zones as usize];
+        for i in inst.iter() {
+            per_zone[i.zone as usize % zones as usize] += 1;
+        }
+        let zone = (0..zones as usize)
+            .min_by_key(|z| (per_zone[*z], *z))
+            .unwrap_or(0) as u32;
+        inst.push(Instance {
+            id: next_id,
+            zone,
+            ready_at,
+            spot: regular_now >= regular_needed,
+            busy: Vec::with_capacity(c),
+        });
+        next_id += 1;
+    };
+    for _ in 0..first.default.clamp(first.min, first.max) {
+        add(&mut inst, 0);
+    }
+    // waiting jobs: (arrival second, count)
+    let mut queue: VecDeque<(u64, u32)> = VecDeque::new();
+    let mut queued: u64 = 0;
+    let mut in_service: u64 = 0;
+    let mut samples: Vec<Option<f64>> = Vec::with_capacity(h);
+    let mut last_action: Option<(usize, u32)> = None; // (minute, cooldown)
+    let mut prev_profile: Option<u16> = None;
+    let mut waits: Vec<u64> = Vec::new();
+    fn record_wait(waits: &mut Vec<u64>, wait: usize, n: u64) {
+        if waits.len() <= wait {
+            waits.resize(wait + 1, 0);
+        }
+        waits[wait] += n;
+    }
+    let restart = |gone: &Instance,
+                   queue: &mut VecDeque<(u64, u32)>,
+                   waits: &mut Vec<u64>,
+                   o: &mut Outcome,
+                   queued: &mut u64,
+                   in_service: &mut u64| {
+        requeue(gone, d, queue, waits, &mut o.served);
+        let n = gone.busy.len() as u64;
+        *in_service -= n;
+        *queued += n;
+        o.restarted_jobs += n;
+    };
+
+    #[allow(clippy::needless_range_loop)] // t indexes the trace, the timeline and the samples
+    for t in 0..h {
+        let t0 = t as u64 * 60;
+        let t1 = t0 + 60;
+        // Spot evictions (Delete: the instance and its capacity go; its jobs go back to the queue)
+        if evict_p > 0.0 {
+            let mut k = 0;
+            while k < inst.len() {
+                if inst[k].spot && (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= evict_p {
+                    let gone = inst.swap_remove(k);
+                    restart(
+                        &gone,
+                        &mut queue,
+                        &mut waits,
+                        &mut o,
+                        &mut queued,
+                        &mut in_service,
+                    );
+                    o.evictions += 1;
+                } else {
+                    k += 1;
+                }
+            }
+        }
+        // arrivals
+        let a = trace.arrivals[t];
+        if a > 0 {
+            match r.choices.arrivals {
+                Arrivals::StartOfMinute => queue.push_back((t0, a)),
+                Arrivals::Spread => {
+                    for i in 0..u64::from(a) {
+                        let at = t0 + (i * 60 + 30) / u64::from(a);
+                        match queue.back_mut() {
+                            Some(b) if b.0 == at => b.1 += 1,
+                            _ => queue.push_back((at, 1)),
+                        }
+                    }
+                }
+            }
+            queued += u64::from(a);
+        }
+        // dispatch FIFO: the earliest free slot of a ready instance takes the next job, at the
+        // second the slot frees or the job arrives
+        while let Some(&(arr, _)) = queue.front() {
+            let mut best: Option<(u64, usize)> = None;
+            for (k, i) in inst.iter().enumerate() {
+                if i.ready_at > t {
+                    continue;
+                }
+                let free = if i.busy.len() < c {
+                    t0
+                } else {
+                    i.busy.iter().map(|(f, _)| *f).min().unwrap_or(t0).max(t0)
+                };
+                if best.is_none_or(|(f, _)| free < f) {
+                    best = Some((free, k));
+                    if free == t0 {
+                        break;
+                    }
+                }
+            }
+            let Some((free, k)) = best else { break };
+            let start = free.max(arr);
+            if start >= t1 {
+                break;
+            }
+            let i = &mut inst[k];
+            if i.busy.len() >= c {
+                // the slot's job completed at `free`
+                if let Some(pos) = i.busy.iter().position(|(f, _)| *f == free) {
+                    i.busy.swap_remove(pos);
+                    in_service -= 1;
+                }
+            }
+            let front = queue.front_mut().expect("checked above");
+            front.1 -= 1;
+            if front.1 == 0 {
+                queue.pop_front();
+            }
+            queued -= 1;
+            in_service += 1;
+            i.busy.push((start + d, arr));
+            record_wait(&mut waits, ((start - arr) / 60) as usize, 1);
+            o.served += 1;
+        }
+        // idle: ready and running nothing during the minute
+        let idle_now = inst
+            .iter()
+            .filter(|i| i.ready_at <= t && i.busy.is_empty())
+            .count() as u64;
+        // completions up to the end of the minute
+        for i in inst.iter_mut() {
+            let before = i.busy.len();
+            i.busy.retain(|(f, _)| *f > t1);
+            in_service -= (before - i.busy.len()) as u64;
+        }
+        // the queue metric at the end of the minute: the messages ready for delivery (waiting),
+        // plus, with --queue-metric-counts-in-service, those a worker holds
+        let depth = if r.choices.queue_metric_counts_in_service {
+            queued + in_service
+        } else {
+            queued
+        };
+        samples.push((!trace.missing[t]).then_some(depth as f64));
+        o.backlog_peak = o.backlog_peak.max(queued);
+
+        // billing and the chart
+        let n = inst.len() as u64;
+        let spot = inst.iter().filter(|i| i.spot).count() as u64;
+        o.instance_minutes += n;
+        o.spot_minutes += spot;
+        o.regular_minutes += n - spot;
+        o.idle_minutes += idle_now;
+        o.provisioning_minutes += inst.iter().filter(|i| i.ready_at > t).count() as u64;
+        o.peak_instances = o.peak_instances.max(n as u32);
+        if let Some(s) = series.as_mut() {
+            s.backlog.push(queued.min(u64::from(u32::MAX)) as u32);
+            s.regular.push((n - spot) as u16);
+            s.spot.push(spot as u16);
+        }
+
+        // autoscale evaluates at the end of the minute
+        let pi = timeline[t];
+        let prof = &r.setting.profiles[pi as usize];
+        let switched = prev_profile != Some(pi);
+        prev_profile = Some(pi);
+        let cur = inst.len() as u32;
+        let mut target: Option<(u32, u32)> = None;
+        let in_cooldown = last_action.is_some_and(|(at, cd)| t < at + cd as usize);
+        let outside = cur < prof.min || cur > prof.max;
+        if outside
+            && (r.choices.profile_switch == ProfileSwitch::Immediate && switched || !in_cooldown)
+        {
+            let n = cur.clamp(prof.min, prof.max);
+            let dir = if n > cur {
+                Dir::Increase
+            } else {
+                Dir::Decrease
+            };
+            let cd = prof
+                .rules
+                .iter()
+                .find(|r| r.direction == dir)
+                .map_or(0, |r| r.cooldown);
+            target = Some((n, cd));
+        } else if in_cooldown {
+            o.cooldown_skips += 1;
+        } else {
+            // with a collection delay, autoscale reads the metric as it was `delay` minutes ago
+            let totals: Vec<Option<f64>> = prof
+                .rules
+                .iter()
+                .map(|rule| {
+                    t.checked_sub(delay)
+                        .and_then(|at| aggregate(rule, &samples, at))
+                })
+                .collect();
+            match decide(prof, &totals, cur, r.choices.zero_instances) {
+                Decision::Keep => {}
+                Decision::Scale(n, cd) => target = Some((n, cd)),
+                Decision::Reduced(n, cd) => {
+                    o.reduced_scale_in += 1;
+                    target = Some((n, cd));
+                }
+                Decision::Deferred => o.deferred_scale_in += 1,
+                Decision::MissingMetric(n) => {
+                    o.missing_metric_evaluations += 1;
+                    target = Some((n, 0));
+                }
+            }
+        }
+        if let Some((n, cd)) = target {
+            let n = n.clamp(prof.min, prof.max);
+            if n > cur {
+                for _ in cur..n {
+                    add(&mut inst, t + 1 + p);
+                }
+                o.scale_out += 1;
+                last_action = Some((t, cd));
+            } else if n < cur {
+                // the rendered scale-in policy chooses the VMs, busy or not: their jobs go back
+                // to the queue (the message lock is lost and the job is delivered again)
+                let mut vs = victims(&inst, n, t, r.priority, zones, r.choices.scale_in_order);
+                vs.sort_unstable_by(|a, b| b.cmp(a));
+                for k in vs {
+                    let gone = inst.remove(k);
+                    o.restarted_by_scale_in += gone.busy.len() as u64;
+                    restart(
+                        &gone,
+                        &mut queue,
+                        &mut waits,
+                        &mut o,
+                        &mut queued,
+                        &mut in_service,
+                    );
+                }
+                o.scale_in += 1;
+                last_action = Some((t, cd));
+            }
+        }
+    }
+    // jobs not started by the end count with the wait they had so far
+    let end = h as u64 * 60;
+    for (arr, n) in &queue {
+        record_wait(
+            &mut waits,
+            (end.saturating_sub(*arr) / 60) as usize,
+            u64::from(*n),
+        );
+    }
+    o.unfinished = queued + in_service;
+    o.waits = waits;
+    o.series = series;
+    o
+}

@@ -1,0 +1,464 @@
+//! The JSON `az monitor metrics list` writes (the REST `Metrics - List` response).
+
+use jiff::Timestamp;
+
+use super::trace::{LoadError, MAX_MINUTES, Trace, minute_of};
+
+/// The metrics that carry arrivals, in order of preference: Service Bus `IncomingMessages`
+/// (messages sent to the entity per interval, Total) and the storage account's `Transactions`
+/// with `ApiName = PutMessage` (Total). A gauge of the queue length (`ActiveMessages`,
+/// `QueueMessageCount`) gives only a lower bound (its increases); it is used when nothing
+/// better is present, and the trace's source says so.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Incoming,
+    PutMessage,
+    Gauge,
+}
+
+impl Kind {
+    fn of(metric: &str) -> Option<Kind> {
+        match metric {
+            "IncomingMessages" => Some(Kind::Incoming),
+            "Transactions" => Some(Kind::PutMessage),
+            "ActiveMessages" | "QueueMessageCount" | "Messages" => Some(Kind::Gauge),
+            _ => None,
+        }
+    }
+}
+
+/// The longest `interval` accepted: the longest trace. Azure Monitor's time grains go up to
+/// `P1D` (PT1M, PT5M, PT15M, PT30M, PT1H, PT6H, PT12H, P1D:
+/// <https://learn.microsoft.com/en-us/javascript/api/@azure/arm-mixedreality/metricspecification>,
+/// `supportedTimeGrainTypes`, read 2026-12-03); a longer interval is accepted up to a year (an
+/// aggregate over a custom range), and spreading it costs the same as a minute's.
+pub const MAX_INTERVAL_SECS: u64 = MAX_MINUTES as u64 * 60;
+
+/// One data point, compact: seconds since the epoch and the aggregations (NaN = absent).
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    t: i64,
+    /// total, count, average, maximum
+    v: [f64; 4],
+}
+
+impl Point {
+    fn value(&self, gauge: bool) -> Option<f64> {
+        let order: [usize; 3] = if gauge { [2, 3, 0] } else { [0, 1, 2] };
+        order.iter().map(|&i| self.v[i]).find(|x| !x.is_nan())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Point {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Raw<'a> {
+            #[serde(rename = "timeStamp", borrow, default)]
+            time_stamp: Option<std::borrow::Cow<'a, str>>,
+            #[serde(default)]
+            total: Option<f64>,
+            #[serde(default)]
+            count: Option<f64>,
+            #[serde(default)]
+            average: Option<f64>,
+            #[serde(default)]
+            maximum: Option<f64>,
+        }
+        let r = Raw::deserialize(d)?;
+        let Some(ts) = r.time_stamp else {
+            return Err(serde::de::Error::custom("a data point has no `timeStamp`"));
+        };
+        let Some(t) = minute_of(&ts) else {
+            return Err(serde::de::Error::custom(format!(
+                "the data point's timeStamp `{}` is not an ISO 8601 UTC time",
+                crate::diag::clip(&ts)
+            )));
+        };
+        let n = |x: Option<f64>| x.filter(|x| x.is_finite()).unwrap_or(f64::NAN);
+        Ok(Point {
+            t: t.as_second(),
+            v: [n(r.total), n(r.count), n(r.average), n(r.maximum)],
+        })
+    }
+}
+
+/// A JSON array read element by element, keeping only the elements `keep` returns: an array of a
+/// million empty objects costs nothing but the time to read it.
+struct Filtered<T>(Vec<T>);
+
+trait Keep: Sized {
+    fn keep(self) -> Option<Self>;
+}
+
+impl<'de, T: serde::Deserialize<'de> + Keep> serde::Deserialize<'de> for Filtered<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de> + Keep> serde::de::Visitor<'de> for V<T> {
+            type Value = Filtered<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(x) = a.next_element::<T>()? {
+                    if let Some(x) = x.keep() {
+                        out.push(x);
+                    }
+                }
+                Ok(Filtered(out))
+            }
+        }
+        d.deserialize_seq(V(std::marker::PhantomData))
+    }
+}
+
+impl<T> Default for Filtered<T> {
+    fn default() -> Self {
+        Filtered(Vec::new())
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+struct Name {
+    #[serde(default)]
+    value: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct MetaValue {
+    #[serde(default)]
+    name: Name,
+    #[serde(default)]
+    value: Option<String>,
+}
+
+impl Keep for MetaValue {
+    fn keep(self) -> Option<Self> {
+        let n = self.name.value.as_deref()?;
+        (n.eq_ignore_ascii_case("entityname") || n.eq_ignore_ascii_case("apiname")).then_some(self)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct RawSeries {
+    #[serde(default)]
+    metadatavalues: Filtered<MetaValue>,
+    #[serde(default)]
+    data: Vec<Point>,
+}
+
+impl Keep for RawSeries {
+    fn keep(self) -> Option<Self> {
+        Some(self)
+    }
+}
+
+impl RawSeries {
+    fn meta(&self, key: &str) -> Option<&str> {
+        self.metadatavalues
+            .0
+            .iter()
+            .find(|m| {
+                m.name
+                    .value
+                    .as_deref()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(key))
+            })
+            .and_then(|m| m.value.as_deref())
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct RawMetric {
+    #[serde(default)]
+    name: Name,
+    #[serde(default)]
+    timeseries: Filtered<RawSeries>,
+}
+
+impl Keep for RawMetric {
+    /// Every metric is kept for its name (the error lists what was found), without its series
+    /// unless it is one arrivals are read from.
+    fn keep(mut self) -> Option<Self> {
+        if self.name.value.as_deref().and_then(Kind::of).is_none() {
+            self.timeseries = Filtered::default();
+        }
+        Some(self)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct RawDoc {
+    #[serde(default)]
+    interval: Option<String>,
+    #[serde(default)]
+    value: Option<Filtered<RawMetric>>,
+}
+
+/// The top level: one `az monitor metrics list` answer or an array of them; each checked as it
+/// is read, so a file of a million `{}` stops at the first.
+struct Docs(Vec<RawDoc>);
+
+fn check_doc<E: serde::de::Error>(d: &RawDoc) -> Result<(), E> {
+    if d.value.is_none() {
+        return Err(E::custom(
+            "this is not `az monitor metrics list` output: no `value` array of metrics",
+        ));
+    }
+    Ok(())
+}
+
+impl<'de> serde::Deserialize<'de> for Docs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Docs;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("`az monitor metrics list` output (an object, or an array of them)")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Docs, A::Error> {
+                let mut out = Vec::new();
+                while let Some(doc) = a.next_element::<RawDoc>()? {
+                    check_doc(&doc)?;
+                    out.push(doc);
+                }
+                Ok(Docs(out))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<Docs, A::Error> {
+                let doc = <RawDoc as serde::Deserialize>::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(a),
+                )?;
+                check_doc(&doc)?;
+                Ok(Docs(vec![doc]))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+struct Series {
+    kind: Kind,
+    metric: String,
+    entity: Option<String>,
+    interval_min: i64,
+    points: Vec<Point>,
+}
+
+/// `az monitor metrics list -o json` (the REST `Metrics - List` response): `{interval,
+/// value: [{name: {value}, timeseries: [{metadatavalues, data: [{timeStamp, total|average…}]}]}]}`.
+/// Several files' worth may be concatenated into a JSON array.
+///
+/// Read without a JSON tree (the points are kept compact, other metrics' series dropped as they
+/// are read), and every loop is bounded by the input's size or [`MAX_MINUTES`]: an interval's
+/// total is spread over its minutes through a difference array, not minute by minute.
+pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Trace, LoadError> {
+    let jerr = |message: String| LoadError::Json {
+        file: file.to_string(),
+        message,
+    };
+    let docs: Docs = serde_json::from_str(text).map_err(|e| {
+        let m = e.to_string();
+        if m.contains("az monitor metrics list") || m.contains("timeStamp") {
+            jerr(m)
+        } else {
+            jerr(format!("not valid JSON: {m}"))
+        }
+    })?;
+    let mut series: Vec<Series> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for d in docs.0 {
+        let interval = d.interval.unwrap_or_else(|| "PT1M".to_string());
+        let secs = crate::spec::schedule::parse_duration(&interval).ok_or_else(|| {
+            jerr(format!(
+                "interval `{}` is not an ISO 8601 duration",
+                crate::diag::clip(&interval)
+            ))
+        })?;
+        if secs == 0 || secs > MAX_INTERVAL_SECS {
+            return Err(jerr(format!(
+                "interval `{}` is {}; an interval is more than 0 and at most a year (P366D)",
+                crate::diag::clip(&interval),
+                if secs == 0 {
+                    "zero"
+                } else {
+                    "longer than a year"
+                }
+            )));
+        }
+        let interval_min = (secs / 60).max(1) as i64;
+        for m in d.value.unwrap_or_default().0 {
+            let name = m.name.value.unwrap_or_default();
+            if seen.len() < 32 && !seen.contains(&name) {
+                seen.push(name.clone());
+            }
+            let Some(base) = Kind::of(&name) else {
+                continue;
+            };
+            for ts in m.timeseries.0 {
+                if base == Kind::PutMessage && ts.meta("apiname") != Some("PutMessage") {
+                    continue;
+                }
+                series.push(Series {
+                    kind: base,
+                    metric: name.clone(),
+                    entity: ts.meta("entityname").map(str::to_string),
+                    interval_min,
+                    points: ts.data,
+                });
+            }
+        }
+    }
+    // the queue: by --entity, else the only one
+    let entities: Vec<String> = {
+        let mut e: Vec<String> = series.iter().filter_map(|s| s.entity.clone()).collect();
+        e.sort();
+        e.dedup();
+        e
+    };
+    let listed = || {
+        let shown: Vec<String> = entities
+            .iter()
+            .take(20)
+            .map(|e| crate::diag::clip(e).into_owned())
+            .collect();
+        let more = entities.len().saturating_sub(20);
+        if more > 0 {
+            format!("{} and {more} more", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    };
+    let wanted = |s: &Series| match (entity, &s.entity) {
+        (Some(want), Some(have)) => have.eq_ignore_ascii_case(want),
+        _ => true,
+    };
+    if let Some(want) = entity
+        && !entities.is_empty()
+        && !entities.iter().any(|e| e.eq_ignore_ascii_case(want))
+    {
+        return Err(jerr(format!(
+            "no time series for the queue `{}`; the EntityName values present are {}",
+            crate::diag::clip(want),
+            listed()
+        )));
+    }
+    if entity.is_none() && entities.len() > 1 {
+        return Err(jerr(format!(
+            "the metrics are split over several queues ({}); say which with --entity",
+            listed()
+        )));
+    }
+    let pick = [Kind::Incoming, Kind::PutMessage, Kind::Gauge]
+        .into_iter()
+        .find_map(|k| {
+            let v: Vec<&Series> = series.iter().filter(|s| s.kind == k && wanted(s)).collect();
+            (!v.is_empty()).then_some(v)
+        })
+        .ok_or_else(|| {
+            jerr(format!(
+                "no queue metric to read arrivals from (found: {}); export IncomingMessages (Service Bus) or Transactions split by ApiName (storage queues)",
+                if seen.is_empty() {
+                    "none".to_string()
+                } else {
+                    seen.iter().map(|s| crate::diag::clip(s).into_owned()).collect::<Vec<_>>().join(", ")
+                }
+            ))
+        })?;
+    // merge the chosen series (one per entity after the filter; several files concatenate)
+    let start = pick
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.t))
+        .min()
+        .ok_or_else(|| LoadError::Empty {
+            file: file.to_string(),
+        })?;
+    let start = start - start.rem_euclid(60);
+    // timestamps are within jiff's range (±10^4 years) and intervals within a year: no overflow
+    let end = pick
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.t + 60 * s.interval_min))
+        .max()
+        .unwrap_or(start + 60);
+    let minutes = ((end - start) / 60) as usize;
+    if minutes > MAX_MINUTES {
+        return Err(LoadError::TooLong {
+            file: file.to_string(),
+        });
+    }
+    // difference arrays: an interval adds its share at its first minute and takes it back after
+    // its last, so each point costs O(1) whatever its interval
+    let mut diff = vec![0f64; minutes + 1];
+    let mut cover = vec![0i64; minutes + 1];
+    let kind = pick[0].kind;
+    for s in &pick {
+        let mut prev: Option<f64> = None;
+        for p in &s.points {
+            let i0 = ((p.t - start) / 60) as usize;
+            let Some(v) = p.value(kind == Kind::Gauge) else {
+                prev = None;
+                continue;
+            };
+            // a count beyond what a minute can hold is the file's error, not a reason to overflow
+            let v = v.clamp(0.0, f64::from(u32::MAX));
+            let amount = match kind {
+                Kind::Gauge => {
+                    let inc = prev.map_or(0.0, |p| (v - p).max(0.0));
+                    prev = Some(v);
+                    inc
+                }
+                _ => v,
+            };
+            let k = s.interval_min as usize;
+            let hi = (i0 + k).min(minutes);
+            diff[i0] += amount / k as f64;
+            diff[hi] -= amount / k as f64;
+            cover[i0] += 1;
+            cover[hi] -= 1;
+        }
+    }
+    // whole arrivals, carrying the fractions so the total is kept
+    let mut arrivals = Vec::with_capacity(minutes);
+    let mut missing = Vec::with_capacity(minutes);
+    let (mut level, mut covered, mut carry) = (0f64, 0i64, 0f64);
+    for i in 0..minutes {
+        level += diff[i];
+        covered += cover[i];
+        if covered == 0 {
+            // no interval covers this minute: exactly nothing (no rounding residue)
+            level = 0.0;
+        }
+        let want = level.max(0.0) + carry;
+        let n = want.round().max(0.0);
+        carry = if (want - n).is_finite() {
+            want - n
+        } else {
+            0.0
+        };
+        arrivals.push(n.min(f64::from(u32::MAX)) as u32);
+        missing.push(covered == 0);
+    }
+    let what = match kind {
+        Kind::Incoming => "IncomingMessages (Total)".to_string(),
+        Kind::PutMessage => "Transactions with ApiName = PutMessage (Total)".to_string(),
+        Kind::Gauge => format!(
+            "{} increases: a lower bound on arrivals (export IncomingMessages for the real count)",
+            pick[0].metric
+        ),
+    };
+    Ok(Trace {
+        start: Timestamp::from_second(start).map_err(|e| jerr(e.to_string()))?,
+        arrivals,
+        missing,
+        source: format!(
+            "{file} (Azure Monitor metrics: {what}{})",
+            pick[0]
+                .entity
+                .as_ref()
+                .map(|e| format!(", EntityName {}", crate::diag::clip(e)))
+                .unwrap_or_default()
+        ),
+    })
+}

@@ -1,0 +1,26 @@
+//! Load traces: a CSV of job arrivals per minute, the JSON `az monitor metrics list` writes, and
+//! a seeded synthetic weekly pattern.
+
+mod az_json;
+mod csv;
+mod synthetic;
+mod trace;
+
+#[cfg(test)]
+mod tests;
+
+pub use az_json::{MAX_INTERVAL_SECS, parse_az_json};
+pub use csv::parse_csv;
+pub use synthetic::{Synthetic, Window};
+pub use trace::{LoadError, MAX_MINUTES, Trace};
+
+/// Read a trace file: Azure metrics JSON (detected by its shape) or CSV.
+/// `entity`: the queue to take from metrics split by the `EntityName` dimension.
+pub fn parse(file: &str, text: &str, entity: Option<&str>) -> Result<Trace, LoadError> {
+    let t = text.trim_start_matches('\u{feff}');
+    if t.trim_start().starts_with('{') || t.trim_start().starts_with('[') {
+        parse_az_json(file, t, entity)
+    } else {
+        parse_csv(file, t)
+    }
+}

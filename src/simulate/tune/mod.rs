@@ -1,0 +1,31 @@
+//! `--tune`: search the policies render can express for the cheapest that meets the wait target
+//! on the trace, and write the change back into the spec's YAML text.
+//!
+//! Each candidate is a changed spec whose autoscale setting comes from the plan's own function
+//! (`plan::autoscale`), so what is simulated is what render would emit. Search, in two stages
+//! (rayon, both cores):
+//! 1. `targetPerInstance` × `scaleOutStep` × `scaleOutCooldown` (15 × 4 × 4);
+//! 2. around the three cheapest of stage 1 that meet the target (or the three fastest when none
+//!    does): `scaleInCooldown` × `timeWindow` × one `scaleOutTiers` tier or none × the minimums
+//!    (as is; zero minimums raised to 1; schedule minimums above `capacity.min` halved; both).
+//!
+//! Robustness (issue 22): the candidates that meet the target in the nominal model are checked,
+//! cheapest first, under the model [`variants`] (the other queue-metric reading, a late metric,
+//! spread arrivals, slower and faster provisioning); the proposal is the cheapest that meets the
+//! target under all of them (or `--robust-share` of them).
+//!
+//! The cheapest candidate meeting the target (pool cost, then instance-hours) is written into the
+//! YAML text at the spans the spec's YAML index gives, then checked again from scratch: it must
+//! validate and plan, and its figures are simulated once more from that plan.
+
+mod edit;
+mod params;
+mod report;
+mod search;
+
+pub use edit::{Edit, apply_edits, edits, set};
+pub use params::Params;
+pub use report::{json, markdown, text};
+pub use search::{
+    Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, stage1, stage2, tune, variants,
+};

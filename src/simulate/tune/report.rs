@@ -1,0 +1,179 @@
+//! The tune's output: text, Markdown and JSON.
+
+use super::super::Results;
+use super::search::{Robust, Tuned, UnderVariants};
+
+fn figures(r: &Results) -> String {
+    format!(
+        "p95 {} min (p99 {}, max {}), {:.1} instance-hours ({:.1} idle), {} x bound, {}",
+        r.wait_minutes.p95,
+        r.wait_minutes.p99,
+        r.wait_minutes.max,
+        r.instance_hours.total,
+        r.instance_hours.idle,
+        r.lower_bound
+            .ratio
+            .map_or("n/a".into(), |x| format!("{x:.2}")),
+        r.cost.monthly.map_or("price missing".into(), |m| format!(
+            "{}/month",
+            crate::cost::format::money(m)
+        ))
+    )
+}
+
+pub fn text(before: &Results, t: &Tuned) -> String {
+    let mut s = format!(
+        "tuned {} for p95 <= {} min: {} policies simulated in {} ms, {} meet the target\n\nbefore: {}\n",
+        before.spec,
+        before.wait_target.minutes,
+        t.candidates,
+        t.elapsed_ms,
+        t.meeting,
+        figures(before)
+    );
+    if let Some(r) = &t.robust {
+        s.push_str(&robust_text(r, t.best.is_some()));
+    }
+    match &t.best {
+        Some(b) => {
+            s.push_str(&format!("after:  {}\n\n", figures(&b.after)));
+            if b.changed() {
+                s.push_str(&b.diff);
+            } else {
+                s.push_str("the spec as written is already the cheapest policy found\n");
+            }
+        }
+        None => s.push_str(&format!(
+            "\nno proposal: {}\n",
+            t.reason.as_deref().unwrap_or("none found")
+        )),
+    }
+    s
+}
+
+fn robust_json(r: &Robust) -> serde_json::Value {
+    let names: Vec<&str> = r.variants.iter().map(|v| v.name.as_str()).collect();
+    serde_json::json!({
+        "share": r.share,
+        "variants": names,
+        "candidatesChecked": r.checked,
+        "before": r.before,
+        "nominalBest": r.nominal_best.as_ref().map(|n| &n.params),
+        "nominalBestPoolMonthly": r.nominal_best.as_ref().and_then(|n| n.pool_monthly),
+        "nominalBestUnderVariants": r.nominal_best_under_variants,
+        "after": r.after,
+        "costOfRobustness": r.cost_of_robustness,
+        "costOfRobustnessPercent": r.cost_of_robustness_percent,
+    })
+}
+
+fn robust_text(r: &Robust, proposed: bool) -> String {
+    let share = if r.share >= 1.0 {
+        "all".to_string()
+    } else {
+        format!("{:.0} % of the", r.share * 100.0)
+    };
+    let mut s = format!(
+        "robust: a proposal must meet the target under {share} {} model variants ({} candidates checked under them)\n",
+        r.variants.len(),
+        r.checked
+    );
+    let worst = |u: &UnderVariants| {
+        let i = u
+            .p95
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or(0, |(i, _)| i);
+        format!(
+            "worst-case p95 {} min ({}), nominal {} min, meets under {} of {}",
+            u.worst_p95,
+            r.variants.get(i).map_or("", |v| v.name.as_str()),
+            u.p95.first().copied().unwrap_or(f64::NAN),
+            u.meeting,
+            u.p95.len()
+        )
+    };
+    s.push_str(&format!("  before:       {}\n", worst(&r.before)));
+    if let (Some(n), Some(u)) = (&r.nominal_best, &r.nominal_best_under_variants) {
+        s.push_str(&format!(
+            "  nominal best: {} ({})\n",
+            worst(u),
+            n.pool_monthly.map_or("price missing".into(), |m| format!(
+                "{}/month pool",
+                crate::cost::format::money(m)
+            ))
+        ));
+    }
+    if let Some(u) = &r.after {
+        s.push_str(&format!("  proposal:     {}\n", worst(u)));
+    }
+    if proposed && let Some(c) = r.cost_of_robustness {
+        s.push_str(&format!(
+            "  cost of robustness: {}/month{} over the cheapest policy that meets the target in the nominal model only\n",
+            crate::cost::format::money(c),
+            r.cost_of_robustness_percent
+                .map_or(String::new(), |p| format!(" ({p:+.1} %)"))
+        ));
+    }
+    s.push('\n');
+    s
+}
+
+pub fn markdown(before: &Results, t: &Tuned) -> String {
+    let mut s = format!(
+        "### gpuform simulate --tune: `{}`\n\n{} policies simulated, {} meet p95 <= {} min.\n\n| | p95 wait | instance-hours | idle | x bound | monthly |\n|---|---|---|---|---|---|\n",
+        before.spec, t.candidates, t.meeting, before.wait_target.minutes
+    );
+    let row = |name: &str, r: &Results| {
+        format!(
+            "| {name} | {} min | {:.1} | {:.1} | {} | {} |\n",
+            r.wait_minutes.p95,
+            r.instance_hours.total,
+            r.instance_hours.idle,
+            r.lower_bound
+                .ratio
+                .map_or("n/a".into(), |x| format!("{x:.2}")),
+            r.cost
+                .monthly
+                .map_or("n/a".into(), crate::cost::format::money)
+        )
+    };
+    s.push_str(&row("before", before));
+    match &t.best {
+        Some(b) => {
+            s.push_str(&row("after", &b.after));
+            s.push_str(&format!("\n```diff\n{}```\n", b.diff));
+        }
+        None => s.push_str(&format!(
+            "\nNo proposal: {}\n",
+            t.reason.as_deref().unwrap_or("none found")
+        )),
+    }
+    s
+}
+
+pub fn json(before: &Results, t: &Tuned) -> String {
+    let robust = t.robust.as_ref().map(robust_json);
+    let worst = t
+        .robust
+        .as_ref()
+        .and_then(|r| r.after.as_ref())
+        .map(|u| u.worst_p95);
+    let before_worst = t.robust.as_ref().map(|r| r.before.worst_p95);
+    let v = serde_json::json!({
+        "candidates": t.candidates,
+        "meetingTarget": t.meeting,
+        "elapsedMs": t.elapsed_ms as u64,
+        "before": before,
+        "beforePolicy": t.before,
+        "after": t.best.as_ref().map(|b| &b.after),
+        "afterPolicy": t.best.as_ref().map(|b| &b.params),
+        "diff": t.best.as_ref().map(|b| &b.diff),
+        "reason": t.reason,
+        "robust": robust,
+        "worstCaseP95": worst,
+        "beforeWorstCaseP95": before_worst,
+    });
+    serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+}

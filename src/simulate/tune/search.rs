@@ -1,0 +1,579 @@
+//! The search: candidates, scoring under the model variants, and the verified proposal.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::super::engine::{self, Arrivals, Choices, Run, Setting};
+use super::super::{Input, Results, Settings, monthly_hours, price, priority, results};
+use crate::cost::PriceBook;
+use crate::plan::Plan;
+use crate::spec::model::{ScaleOutTier, Spec};
+use crate::spec::policy::Policy;
+use crate::spec::{Checked, check_source};
+
+use super::edit::{apply_edits, edits};
+use super::params::Params;
+
+/// What a tune needs.
+pub struct Job<'a> {
+    pub input: &'a Input<'a>,
+    pub checked: &'a Checked,
+    pub policy: &'a Policy,
+    pub source: &'a str,
+    pub trace: &'a super::super::load::Trace,
+    pub workload: &'a super::super::model::Workload,
+    pub settings: &'a Settings,
+    pub book: &'a PriceBook,
+    pub today: &'a str,
+    /// The share of the model variants ([`variants`]) under which a candidate must meet the
+    /// target (1.0: all of them; `None`: the nominal model only).
+    pub robust_share: Option<f64>,
+}
+
+/// A model variant: one plausible reading of what Microsoft leaves open.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Variant {
+    pub name: String,
+    #[serde(skip)]
+    pub choices: Choices,
+}
+
+/// The variants `--tune` checks a candidate under: the nominal model, each uncertainty on its
+/// own (the other queue-metric reading, a 2-minute metric delay, arrivals spread within the
+/// minute, provisioning 25 % faster and slower), and the two pessimistic combinations.
+pub fn variants(base: Choices) -> Vec<Variant> {
+    let (_, late) = crate::facts::autoscale::METRIC_DELAY_MINUTES;
+    let other = !base.queue_metric_counts_in_service;
+    let v = |name: &str, f: &dyn Fn(&mut Choices)| {
+        let mut c = base;
+        f(&mut c);
+        Variant {
+            name: name.to_string(),
+            choices: c,
+        }
+    };
+    vec![
+        v("nominal", &|_| {}),
+        v(
+            if other {
+                "metric counts in-service messages"
+            } else {
+                "metric counts waiting messages only"
+            },
+            &|c| c.queue_metric_counts_in_service = other,
+        ),
+        v(&format!("metric {late} min late"), &|c| {
+            c.metric_delay_minutes = late
+        }),
+        v("arrivals spread within the minute", &|c| {
+            c.arrivals = Arrivals::Spread
+        }),
+        v("provisioning -25 %", &|c| c.provisioning_factor = 0.75),
+        v("provisioning +25 %", &|c| c.provisioning_factor = 1.25),
+        v(
+            &format!("metric {late} min late, spread arrivals, provisioning +25 %"),
+            &|c| {
+                c.metric_delay_minutes = late;
+                c.arrivals = Arrivals::Spread;
+                c.provisioning_factor = 1.25;
+            },
+        ),
+        v(
+            &format!("other metric reading, {late} min late, provisioning +25 %"),
+            &|c| {
+                c.queue_metric_counts_in_service = other;
+                c.metric_delay_minutes = late;
+                c.provisioning_factor = 1.25;
+            },
+        ),
+    ]
+}
+
+/// A candidate under every variant.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnderVariants {
+    /// p95 wait per variant, in the order of [`variants`].
+    pub p95: Vec<f64>,
+    pub worst_p95: f64,
+    /// Variants under which the candidate meets the target.
+    pub meeting: usize,
+}
+
+/// What robustness found and cost.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Robust {
+    pub variants: Vec<Variant>,
+    /// The share of variants a candidate had to meet the target under.
+    pub share: f64,
+    /// The spec as written under every variant.
+    pub before: UnderVariants,
+    /// The cheapest candidate that meets the target in the nominal model alone, and how it
+    /// fares under the variants.
+    pub nominal_best: Option<Scored>,
+    pub nominal_best_under_variants: Option<UnderVariants>,
+    /// The proposal under every variant.
+    pub after: Option<UnderVariants>,
+    /// Candidates checked under the variants.
+    pub checked: usize,
+    /// Monthly pool cost of the proposal minus that of the nominal best (what the margin costs).
+    pub cost_of_robustness: Option<f64>,
+    pub cost_of_robustness_percent: Option<f64>,
+}
+
+/// One simulated candidate.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scored {
+    pub params: Params,
+    pub p95: f64,
+    pub instance_hours: f64,
+    pub pool_monthly: Option<f64>,
+    pub meets: bool,
+}
+
+/// The proposal.
+#[derive(Debug, Clone)]
+pub struct Best {
+    pub params: Params,
+    pub after: Results,
+    pub new_text: String,
+    pub diff: String,
+}
+
+impl Best {
+    pub fn changed(&self) -> bool {
+        !self.diff.is_empty()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Tuned {
+    pub candidates: usize,
+    pub meeting: usize,
+    pub elapsed_ms: u128,
+    pub before: Params,
+    pub best: Option<Best>,
+    /// Why no proposal, when `best` is `None`.
+    pub reason: Option<String>,
+    /// The check under the model variants (`None`: nominal model only).
+    pub robust: Option<Robust>,
+}
+
+fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
+    match crate::plan::autoscale(&spec.metadata.name, &spec.spec, plan.queue.as_ref()) {
+        Some(a) => Setting::from_plan(&a).map(|s| s.with_zones(plan.compute.zones.len() as u32)),
+        None => Err("the spec has no autoscale setting".into()),
+    }
+}
+
+fn score(job: &Job, params: &Params, explicit_below: bool) -> Option<Scored> {
+    score_with(job, params, explicit_below, job.settings.choices)
+}
+
+fn score_with(
+    job: &Job,
+    params: &Params,
+    explicit_below: bool,
+    choices: Choices,
+) -> Option<Scored> {
+    let spec = params.apply(job.input.spec, explicit_below);
+    let setting = setting_for(&spec, job.input.plan).ok()?;
+    let prio = priority(job.input.plan, job.input.spec);
+    let o = engine::run(&Run {
+        setting: &setting,
+        trace: job.trace,
+        workload: job.workload,
+        priority: &prio,
+        choices,
+        seed: job.settings.seed,
+        record: false,
+    });
+    let input = Input {
+        spec: &spec,
+        ..*job.input
+    };
+    let (_, cost) = price(&input, &o, job.book, job.today);
+    let p95 = o.wait_percentile(job.settings.quantile);
+    let _ = monthly_hours(&o);
+    Some(Scored {
+        params: params.clone(),
+        p95,
+        instance_hours: o.instance_minutes as f64 / 60.0,
+        pool_monthly: cost.pool_monthly,
+        meets: p95 <= f64::from(job.settings.wait_target_minutes),
+    })
+}
+
+/// `params` under every variant (the nominal one first, already known as `nominal`).
+fn under_variants(
+    job: &Job,
+    params: &Params,
+    explicit_below: bool,
+    vs: &[Variant],
+    nominal: Option<&Scored>,
+) -> UnderVariants {
+    let p95: Vec<f64> =
+        vs.par_iter()
+            .enumerate()
+            .map(|(i, v)| match (i, nominal) {
+                (0, Some(n)) => n.p95,
+                _ => score_with(job, params, explicit_below, v.choices)
+                    .map_or(f64::INFINITY, |s| s.p95),
+            })
+            .collect();
+    let target = f64::from(job.settings.wait_target_minutes);
+    UnderVariants {
+        worst_p95: p95.iter().cloned().fold(0.0, f64::max),
+        meeting: p95.iter().filter(|p| **p <= target).count(),
+        p95,
+    }
+}
+
+/// Variants a candidate may miss under `share`.
+fn allowed_misses(n: usize, share: f64) -> usize {
+    n - ((share.clamp(0.0, 1.0) * n as f64 - 1e-9).ceil() as usize).min(n)
+}
+
+/// Whether `params` meets the target under enough variants: the hardest variants first (the
+/// pessimistic combinations, then the late metric and slow provisioning), stopping at the first
+/// miss too many, so most candidates cost one or two runs more than the nominal one.
+fn holds(job: &Job, params: &Params, explicit_below: bool, vs: &[Variant], share: f64) -> bool {
+    const HARDEST_FIRST: &[usize] = &[6, 7, 2, 5, 1, 3, 4];
+    let target = f64::from(job.settings.wait_target_minutes);
+    let mut misses = 0;
+    let allowed = allowed_misses(vs.len(), share);
+    for &i in HARDEST_FIRST.iter().filter(|i| **i < vs.len()) {
+        let p95 =
+            score_with(job, params, explicit_below, vs[i].choices).map_or(f64::INFINITY, |s| s.p95);
+        if p95 > target {
+            misses += 1;
+            if misses > allowed {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
+    let ca = a.pool_monthly.unwrap_or(a.instance_hours);
+    let cb = b.pool_monthly.unwrap_or(b.instance_hours);
+    ca.total_cmp(&cb)
+        .then(a.instance_hours.total_cmp(&b.instance_hours))
+        .then(a.p95.total_cmp(&b.p95))
+}
+
+const TARGETS: &[u32] = &[1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50];
+const STEPS: &[u32] = &[1, 2, 3, 4];
+const OUT_COOLDOWNS: &[u32] = &[1, 2, 3, 5];
+const IN_COOLDOWNS: &[u32] = &[5, 10, 15, 30];
+const WINDOWS: &[u32] = &[5, 10];
+
+/// Stage 1 candidates.
+pub fn stage1(before: &Params) -> Vec<Params> {
+    let mut v = vec![before.clone()];
+    for &t in TARGETS {
+        for &s in STEPS {
+            for &c in OUT_COOLDOWNS {
+                let mut p = before.clone();
+                p.target_per_instance = t;
+                p.scale_out_step = s;
+                p.scale_out_cooldown_minutes = c;
+                p.scale_out_tiers.retain(|tier| tier.above > t);
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Stage 2 candidates around `base`.
+pub fn stage2(base: &Params, before: &Params) -> Vec<Params> {
+    let mut v = Vec::new();
+    let floors = |p: &mut Params, raise_zero: bool, halve_peaks: bool| {
+        if raise_zero {
+            p.capacity_min = p.capacity_min.max(1);
+            for m in p.schedule_mins.iter_mut() {
+                *m = (*m).max(1);
+            }
+        }
+        if halve_peaks {
+            let base_min = p.capacity_min;
+            for m in p.schedule_mins.iter_mut() {
+                if *m > base_min {
+                    *m = (*m).div_ceil(2).max(base_min);
+                }
+            }
+        }
+    };
+    for &ic in IN_COOLDOWNS {
+        for &w in WINDOWS {
+            for tier in [false, true] {
+                for (rz, hp) in [(false, false), (true, false), (false, true), (true, true)] {
+                    let mut p = base.clone();
+                    p.scale_in_cooldown_minutes = ic;
+                    p.time_window_minutes = w;
+                    if tier {
+                        p.scale_out_tiers = vec![ScaleOutTier {
+                            above: p.target_per_instance * 3,
+                            step: p.scale_out_step * 2 + 2,
+                        }];
+                    } else {
+                        p.scale_out_tiers = before
+                            .scale_out_tiers
+                            .iter()
+                            .filter(|t| t.above > p.target_per_instance)
+                            .cloned()
+                            .collect();
+                    }
+                    floors(&mut p, rz, hp);
+                    p.clamp_defaults();
+                    if !v.contains(&p) {
+                        v.push(p);
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Search, propose, verify.
+pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
+    let started = Instant::now();
+    let before = Params::of(job.input.spec).ok_or(
+        "the spec has no queue-driven autoscale (autoscale.queue): there is no policy to tune (a fixed pool or schedules alone scale by the clock)",
+    )?;
+    let explicit_below = job
+        .checked
+        .index
+        .spans("/spec/autoscale/queue/scaleInBelow")
+        .is_some();
+    let s1 = stage1(&before);
+    let mut scored: Vec<Scored> = s1
+        .par_iter()
+        .filter_map(|p| score(job, p, explicit_below))
+        .collect();
+    let mut bases: Vec<Scored> = scored.iter().filter(|s| s.meets).cloned().collect();
+    if bases.is_empty() {
+        bases = scored.clone();
+        bases.sort_by(|a, b| a.p95.total_cmp(&b.p95).then(cheaper(a, b)));
+    } else {
+        bases.sort_by(cheaper);
+    }
+    let mut s2: Vec<Params> = Vec::new();
+    for b in bases.iter().take(3) {
+        for p in stage2(&b.params, &before) {
+            if !s2.contains(&p) && !s1.contains(&p) {
+                s2.push(p);
+            }
+        }
+    }
+    scored.extend(
+        s2.par_iter()
+            .filter_map(|p| score(job, p, explicit_below))
+            .collect::<Vec<_>>(),
+    );
+    let candidates = scored.len();
+    let mut meeting: Vec<Scored> = scored.iter().filter(|s| s.meets).cloned().collect();
+    meeting.sort_by(cheaper);
+    let n_meeting = meeting.len();
+    let mut best = None;
+    let mut reason = None;
+    let mut robust = None;
+    match job.robust_share {
+        None => {
+            // the first that validates and plans from its rewritten text
+            for cand in meeting.iter().take(10) {
+                match verify(job, &before, &cand.params, explicit_below) {
+                    Ok(b) => {
+                        best = Some(b);
+                        break;
+                    }
+                    Err(e) => reason = Some(e),
+                }
+            }
+        }
+        Some(share) => {
+            let vs = variants(job.settings.choices);
+            let before_nominal = scored.iter().find(|s| s.params == before).cloned();
+            let before_under =
+                under_variants(job, &before, explicit_below, &vs, before_nominal.as_ref());
+            let nominal_best = meeting.first().cloned();
+            let mut checked = 0;
+            let mut after = None;
+            let nominal_best_under = nominal_best
+                .as_ref()
+                .map(|n| under_variants(job, &n.params, explicit_below, &vs, Some(n)));
+            // cheapest first, a few candidates at a time in parallel
+            'walk: for chunk in meeting.chunks(8) {
+                let ok: Vec<bool> = chunk
+                    .par_iter()
+                    .map(|c| holds(job, &c.params, explicit_below, &vs, share))
+                    .collect();
+                for (cand, ok) in chunk.iter().zip(ok) {
+                    checked += 1;
+                    if !ok {
+                        continue;
+                    }
+                    match verify(job, &before, &cand.params, explicit_below) {
+                        Ok(b) => {
+                            let u =
+                                under_variants(job, &cand.params, explicit_below, &vs, Some(cand));
+                            best = Some(b);
+                            after = Some((cand.clone(), u));
+                            break 'walk;
+                        }
+                        Err(e) => reason = Some(e),
+                    }
+                }
+            }
+            if best.is_none() && !meeting.is_empty() && reason.is_none() {
+                reason = Some(format!(
+                    "{n_meeting} of the {candidates} policies meet p95 <= {} min in the nominal model, but none under {} of the {} model variants (the cheapest reaches {} min in its worst variant): raise the maximums, lower the provisioning time, or accept fewer variants (--robust-share)",
+                    job.settings.wait_target_minutes,
+                    if share >= 1.0 {
+                        "all".to_string()
+                    } else {
+                        format!("{:.0} %", share * 100.0)
+                    },
+                    vs.len(),
+                    nominal_best_under
+                        .as_ref()
+                        .map_or(f64::NAN, |u| u.worst_p95),
+                ));
+            }
+            let cost = |s: &Scored| s.pool_monthly;
+            let (cost_of_robustness, pct) = match (&after, &nominal_best) {
+                (Some((a, _)), Some(n)) => match (cost(a), cost(n)) {
+                    (Some(x), Some(y)) => (Some(x - y), (y > 0.0).then(|| (x - y) / y * 100.0)),
+                    _ => (None, None),
+                },
+                _ => (None, None),
+            };
+            robust = Some(Robust {
+                variants: vs,
+                share,
+                before: before_under,
+                nominal_best,
+                nominal_best_under_variants: nominal_best_under,
+                after: after.map(|(_, u)| u),
+                checked,
+                cost_of_robustness,
+                cost_of_robustness_percent: pct,
+            });
+        }
+    }
+    if best.is_none() && reason.is_none() {
+        let fastest = scored.iter().map(|s| s.p95).fold(f64::INFINITY, f64::min);
+        reason = Some(format!(
+            "no policy of the {candidates} tried meets p95 <= {} min (the best reaches {fastest} min; before: {} min): raise the maximums or lower the provisioning time",
+            job.settings.wait_target_minutes, before_results.wait_minutes.p95
+        ));
+    }
+    Ok(Tuned {
+        candidates,
+        meeting: n_meeting,
+        elapsed_ms: started.elapsed().as_millis(),
+        before,
+        best,
+        reason,
+        robust,
+    })
+}
+
+/// Write the candidate into the YAML text, check it from scratch, and simulate its plan.
+fn verify(job: &Job, before: &Params, p: &Params, explicit_below: bool) -> Result<Best, String> {
+    let edits = edits(before, p, explicit_below, &job.checked.index, job.source)?;
+    let new_text = apply_edits(job.source, edits);
+    let checked = check_source(
+        new_text.clone(),
+        &job.checked.path,
+        job.checked.base_dir.clone(),
+        job.policy,
+        crate::catalog::prices::PriceTable::embedded(),
+    );
+    if checked.has_errors() {
+        let first = checked
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .map(|d| d.message.clone())
+            .unwrap_or_default();
+        return Err(format!("the tuned spec does not validate: {first}"));
+    }
+    let plan = Plan::build(&checked).map_err(|e| e.to_string())?;
+    let spec = checked.spec.as_ref().ok_or("the tuned spec has no model")?;
+    let size = checked.size().ok_or("the tuned spec has no size")?;
+    let setting = super::super::setting(&plan, spec)?;
+    let input = Input {
+        spec,
+        plan: &plan,
+        size,
+        file: job.input.file,
+        auto_sized: checked.auto_sized,
+    };
+    let prio = priority(&plan, spec);
+    let o = engine::run(&Run {
+        setting: &setting,
+        trace: job.trace,
+        workload: job.workload,
+        priority: &prio,
+        choices: job.settings.choices,
+        seed: job.settings.seed,
+        record: false,
+    });
+    let (_, cost) = price(&input, &o, job.book, job.today);
+    let after = results(
+        &input,
+        &setting,
+        job.trace,
+        job.workload,
+        job.settings,
+        o,
+        cost,
+    );
+    if !after.wait_target.met {
+        return Err("the rewritten spec misses the target (internal mismatch)".into());
+    }
+    let diff = similar::TextDiff::from_lines(job.source, &new_text)
+        .unified_diff()
+        .context_radius(2)
+        .header(job.input.file, job.input.file)
+        .to_string();
+    Ok(Best {
+        params: p.clone(),
+        after,
+        new_text,
+        diff,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_and_allowed_misses() {
+        let vs = variants(Choices::default());
+        assert_eq!(vs.len(), 8);
+        assert_eq!(vs[0].choices, Choices::default());
+        // each uncertainty appears: the other metric reading, the delay, spread, provisioning
+        assert!(vs.iter().any(|v| v.choices.queue_metric_counts_in_service));
+        assert!(vs.iter().any(|v| v.choices.metric_delay_minutes == 2));
+        assert!(vs.iter().any(|v| v.choices.arrivals == Arrivals::Spread));
+        assert!(vs.iter().any(|v| v.choices.provisioning_factor == 0.75));
+        assert!(vs.iter().any(|v| v.choices.provisioning_factor == 1.25));
+        assert_eq!(allowed_misses(8, 1.0), 0);
+        assert_eq!(allowed_misses(8, 0.875), 1);
+        assert_eq!(allowed_misses(8, 0.8), 1);
+        assert_eq!(allowed_misses(8, 0.5), 4);
+    }
+}

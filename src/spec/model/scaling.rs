@@ -1,0 +1,142 @@
+//! `spec.autoscale`: queue triggers, scale-out tiers and recurring schedules.
+
+use serde::{Deserialize, Serialize};
+
+use super::super::defaults as d;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Autoscale {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueTrigger>,
+    #[serde(default = "d::scale_out_cooldown")]
+    pub scale_out_cooldown: String,
+    #[serde(default = "d::scale_in_cooldown")]
+    pub scale_in_cooldown: String,
+    /// Window the queue metric is averaged over (ISO 8601, PT5M–PT12H).
+    #[serde(default = "d::time_window")]
+    pub time_window: String,
+    #[serde(default)]
+    pub schedules: Vec<Schedule>,
+    /// A standby pool attached to the scale set (issue 23).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standby: Option<super::standby::Standby>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QueueTrigger {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_bus: Option<ServiceBusQueue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_queue: Option<StorageQueue>,
+    /// Messages one VM works through; scale out above it.
+    pub target_per_instance: u32,
+    /// Scale in when the backlog per VM falls below this; derived from the target so it cannot flap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_in_below: Option<u32>,
+    /// VMs added per scale-out above the target (1 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_out_step: Option<u32>,
+    /// Extra scale-out rules for deeper backlogs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scale_out_tiers: Vec<ScaleOutTier>,
+}
+
+/// One more scale-out rule: above `above` messages per VM, add `step` VMs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScaleOutTier {
+    pub above: u32,
+    pub step: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServiceBusQueue {
+    pub namespace: String,
+    pub queue: String,
+    #[serde(default)]
+    pub create: bool,
+    /// Resource group of an existing namespace (default: the deployment's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_group: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StorageQueue {
+    pub account: String,
+    pub queue: String,
+    #[serde(default)]
+    pub create: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_group: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Day {
+    Monday,
+    Tuesday,
+    Wednesday,
+    Thursday,
+    Friday,
+    Saturday,
+    Sunday,
+}
+
+impl Day {
+    pub const ALL: [Day; 7] = [
+        Day::Monday,
+        Day::Tuesday,
+        Day::Wednesday,
+        Day::Thursday,
+        Day::Friday,
+        Day::Saturday,
+        Day::Sunday,
+    ];
+    pub const WEEKDAYS: [Day; 5] = [
+        Day::Monday,
+        Day::Tuesday,
+        Day::Wednesday,
+        Day::Thursday,
+        Day::Friday,
+    ];
+
+    /// Monday = 0.
+    pub fn index(self) -> u32 {
+        self as u32
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Day::Monday => "Monday",
+            Day::Tuesday => "Tuesday",
+            Day::Wednesday => "Wednesday",
+            Day::Thursday => "Thursday",
+            Day::Friday => "Friday",
+            Day::Saturday => "Saturday",
+            Day::Sunday => "Sunday",
+        }
+    }
+
+    pub fn next(self) -> Day {
+        Day::ALL[((self.index() + 1) % 7) as usize]
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Schedule {
+    pub name: String,
+    pub time_zone: String,
+    pub days: Vec<Day>,
+    /// `HH:MM`, local to `timeZone`.
+    pub start: String,
+    /// `HH:MM`; earlier than `start` means the window ends the next day.
+    pub end: String,
+    pub min: u32,
+    pub max: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<u32>,
+}
