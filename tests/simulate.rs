@@ -71,6 +71,7 @@ fn run(setting: &Setting, t: &Trace, w: &Workload, choices: Choices) -> engine::
         choices,
         seed: 1,
         record: true,
+        standby: None,
     })
 }
 
@@ -522,6 +523,7 @@ fn same_seed_same_outcome_with_evictions() {
             },
             seed: 9,
             record: true,
+            standby: None,
         })
     };
     let (a, b) = (go(), go());

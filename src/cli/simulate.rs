@@ -105,6 +105,11 @@ pub struct Args {
     /// From scale-out until a new VM serves (ISO 8601, e.g. PT8M; overrides the size family default).
     #[arg(long, value_name = "DURATION")]
     pub provisioning: Option<String>,
+    /// How long a VM of the standby pool (deallocated, hibernated) takes to start after a
+    /// scale-out takes it, e.g. 2m or 240s (default: gpuform's assumption, 3 minutes; no
+    /// Microsoft document gives it).
+    #[arg(long, value_name = "DURATION")]
+    pub standby_start: Option<String>,
     /// Jobs one VM runs at once (overrides workload.concurrentJobsPerInstance).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub concurrency: Option<u32>,
@@ -275,6 +280,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 scale_in_order: args.scale_in_order,
                 ..Choices::default()
             },
+            standby_start: args.standby_start.as_deref(),
         },
         &args.policy,
     )?;

@@ -204,6 +204,45 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
         });
     }
 
+    // the standby pool (issue 23): its own line, at its largest
+    let standby = plan.standby.as_ref().map(|p| {
+        super::standby::price(
+            p,
+            s.capacity.min,
+            disk_hourly_total.map(|h| h * HOURS_PER_MONTH),
+            od.as_ref().map(|o| o.hourly),
+        )
+    });
+    if let Some(c) = &standby {
+        if c.monthly.is_none() {
+            missing.push(Missing {
+                line: "standby-pool".into(),
+                price: "the disk (or VM) price of the pool's VMs".into(),
+                help: "supply it with --prices FILE or --refresh-prices".into(),
+            });
+        }
+        lines.push(Line {
+            id: "standby-pool".into(),
+            group: "standby".into(),
+            label: c.label.clone(),
+            unit_price: c.per_vm_monthly,
+            unit: "pooled VM-month".into(),
+            quantity: Cases::all(f64::from(c.vms)),
+            amount: Cases::all(c.monthly),
+            assumption: format!(
+                "the pool at its largest, max(maxReady - capacity.min, minReady) = {} VMs, all month; a {} VM bills {} (standby-pools overview); `gpuform simulate` replays how many wait",
+                c.vms,
+                c.vm_state.to_lowercase(),
+                if c.compute_monthly.is_some_and(|x| x > 0.0) {
+                    "compute, disks and networking"
+                } else {
+                    "no compute, only its disks (and networking)"
+                }
+            ),
+            source: None,
+        });
+    }
+
     fixed_lines(plan, f, opts, &mut lines, &mut missing);
     if let Some(g) = &plan.gpu {
         // next to the other monitoring lines
@@ -320,6 +359,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
     notes.push("not priced: internet data transfer out (first 100 GB/month free), Defender for Cloud, support plans, taxes".into());
 
     Estimate {
+        standby,
         schema_version: SCHEMA_VERSION,
         spec: spec.metadata.name.clone(),
         file: file.to_string(),

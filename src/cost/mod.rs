@@ -23,6 +23,7 @@ pub mod money;
 pub mod prices;
 pub mod retail;
 pub mod sovereign;
+pub mod standby;
 pub mod usage;
 
 pub use book::{Overlay, PriceBook, Priced};

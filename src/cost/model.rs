@@ -200,6 +200,9 @@ pub struct Estimate {
     pub sources: Vec<SourceUse>,
     pub budget: Option<BudgetCheck>,
     pub notes: Vec<String>,
+    /// The standby pool's line (issue 23), when the spec has a pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standby: Option<super::standby::StandbyCost>,
 }
 
 /// The price list the plan's image bills under.

@@ -11,6 +11,7 @@ pub mod plan;
 pub mod report;
 mod role;
 pub mod spot;
+pub mod standby;
 
 use std::collections::BTreeMap;
 

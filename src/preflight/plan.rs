@@ -169,6 +169,9 @@ pub struct Plan {
     /// `monitoring.existingWorkspace`: its region and the GPU table are read.
     #[serde(skip)]
     pub workspace: Option<super::landing_zone::WorkspaceInputs>,
+    /// The standby pool (`autoscale.standby`): its provider, roles and quota are checked.
+    #[serde(skip)]
+    pub standby: Option<crate::plan::standby::StandbyPool>,
 }
 
 impl Plan {
@@ -210,6 +213,21 @@ impl Plan {
                 providers.push("Microsoft.Storage");
             }
         }
+        // the standby pool: its provider is registered, and its VMs count against quota
+        // whatever their state (maxReady of them on top of the scale set's peak)
+        let standby = (!dev_box)
+            .then(|| crate::plan::standby::plan(&spec.metadata.name, s))
+            .flatten();
+        if let Some(p) = &standby {
+            providers.push(p.provider);
+        }
+        let (regular, spot) = match &standby {
+            Some(p) if p.counts_against_quota && regular == 0 && spot > 0 => {
+                (regular, spot + p.max_ready)
+            }
+            Some(p) if p.counts_against_quota => (regular + p.max_ready, spot),
+            _ => (regular, spot),
+        };
         let mut targets: Vec<Target> = Vec::new();
         let mut add = |r: &str, role: Role| {
             let r = r.trim().to_ascii_lowercase();
@@ -256,6 +274,7 @@ impl Plan {
             existing: None,
             landing_zone: None,
             workspace: super::landing_zone::WorkspaceInputs::of(spec),
+            standby,
         }
     }
 

@@ -16,6 +16,7 @@ pub mod model;
 pub mod prepare;
 pub mod pull;
 pub mod report;
+pub mod standby;
 pub mod tune;
 pub mod tz;
 
@@ -41,6 +42,9 @@ pub struct Settings {
     pub quantile: f64,
     /// Seed of the Spot eviction draws.
     pub seed: u64,
+    /// The standby pool (from the plan; `--standby-start` overrides its start delay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standby: Option<standby::Standby>,
 }
 
 impl Default for Settings {
@@ -50,6 +54,7 @@ impl Default for Settings {
             wait_target_minutes: 10,
             quantile: 0.95,
             seed: 1,
+            standby: None,
         }
     }
 }
@@ -210,6 +215,10 @@ pub struct Cost {
     pub pool_monthly: Option<f64>,
     /// False when a price is missing (the total is then a lower bound or absent).
     pub complete: bool,
+    /// The standby pool's VMs while they wait (disks; compute for a running pool), from the
+    /// pooled VM-hours the replay measured; part of `monthly` and `pool_monthly`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standby_monthly: Option<f64>,
 }
 
 /// What the run is about: the checked spec, its plan and size.
@@ -259,11 +268,30 @@ pub fn price(input: &Input, o: &Outcome, book: &PriceBook, today: &str) -> (cost
         .filter(|l| l.group == "compute" || l.id.starts_with("disk-"))
         .map(|l| l.amount.expected)
         .sum();
+    // the standby pool: `cost` prices it at its largest; the replay measured how many pooled
+    // VMs waited, minute by minute, so that replaces the static line
+    let standby = est.standby.as_ref().map(|sc| {
+        let trace_hours = o.minutes as f64 / 60.0;
+        let avg = if trace_hours > 0.0 {
+            o.standby_minutes as f64 / 60.0 / trace_hours
+        } else {
+            0.0
+        };
+        (sc.monthly, sc.per_vm_monthly.map(|v| v * avg))
+    });
+    let (monthly, pool) = match standby {
+        Some((static_line, measured)) => (
+            est.totals.expected - static_line.unwrap_or(0.0) + measured.unwrap_or(0.0),
+            pool.zip(measured).map(|(a, b)| a + b),
+        ),
+        None => (est.totals.expected, pool),
+    };
     let c = Cost {
-        monthly: est.totals.complete.then_some(est.totals.expected),
+        monthly: est.totals.complete.then_some(monthly),
         currency: est.currency.clone(),
         pool_monthly: pool,
         complete: est.totals.complete,
+        standby_monthly: standby.and_then(|s| s.1),
     };
     (est, c)
 }
@@ -289,6 +317,7 @@ pub fn simulate(
         choices: s.choices,
         seed: s.seed,
         record,
+        standby: s.standby.as_ref(),
     });
     let (_, cost) = price(input, &o, book, today);
     results(input, setting, trace, w, s, o, cost)
@@ -427,4 +456,17 @@ pub fn assumptions(w: &Workload, s: &Settings) -> Vec<String> {
             "no Spot evictions (--spot-evictions-per-hour)".into()
         },
     ]
+    .into_iter()
+    .chain(s.standby.as_ref().map(|sb| {
+        format!(
+            "standby pool: Azure keeps max(maxReady {} - instances, minReady {}) {} VMs in it (standby-pools overview); a scale-out takes them first and they serve {} after it ({}), the rest provisions; the pool refills at the provisioning delay; waiting pooled VMs bill {}",
+            sb.max_ready,
+            sb.min_ready,
+            sb.vm_state.to_lowercase(),
+            standby::minutes_label(sb.start_seconds),
+            sb.start_source,
+            if sb.bills_compute { "compute and disks" } else { "their disks only" }
+        )
+    }))
+    .collect()
 }

@@ -47,6 +47,8 @@ pub struct LoadArgs<'a> {
     pub spot_evictions_per_hour: Option<f64>,
     pub wait_p95: &'a str,
     pub choices: Choices,
+    /// `--standby-start`: how long a pooled (deallocated, hibernated) VM takes to start.
+    pub standby_start: Option<&'a str>,
 }
 
 /// The workload model, the trace, the run settings and the telemetry measurement for a
@@ -160,6 +162,16 @@ pub fn prepare(
         wait_target_minutes: ceil_minutes(wait),
         quantile: 0.95,
         seed: a.seed,
+        standby: match &plan.standby {
+            Some(p) => Some(super::standby::Standby::from_plan(
+                p,
+                a.standby_start
+                    .map(super::standby::parse_start)
+                    .transpose()
+                    .map_err(Failure::usage)?,
+            )),
+            None => None,
+        },
     };
     Ok(Prepared {
         workload,
@@ -207,6 +219,7 @@ pub fn trace_hours(
             spot_evictions_per_hour: None,
             wait_p95: "PT10M",
             choices: Default::default(),
+            standby_start: None,
         },
     )?;
     let setting = super::setting(plan, spec)
@@ -219,6 +232,7 @@ pub fn trace_hours(
         choices: settings.choices,
         seed: settings.seed,
         record: false,
+        standby: settings.standby.as_ref(),
     });
     Ok(super::monthly_hours(&o))
 }

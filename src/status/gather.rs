@@ -265,7 +265,27 @@ pub async fn gather(
             }
         }),
     )?;
+    let standby = match &plan.standby {
+        None => None,
+        Some(p) => {
+            let id = super::standby::runtime_view_id(&sub, rg, p);
+            let r = arm.get_resource(&id, p.api_version).await.and_then(|v| {
+                let v = v.ok_or_else(|| {
+                    let mut e = ArmError::new(
+                        crate::azure::ErrorKind::Http,
+                        format!("read the standby pool {}", p.name),
+                        "it does not exist",
+                    );
+                    e.status = Some(404);
+                    e
+                })?;
+                Ok(super::standby::from_runtime_view(p, &v))
+            });
+            Some(Section::from(r)?)
+        }
+    };
     Ok(Status {
+        standby,
         schema_version: 1,
         spec: inp.spec.metadata.name.clone(),
         resource_group: rg.to_string(),

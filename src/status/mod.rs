@@ -21,6 +21,7 @@ mod model;
 mod render;
 mod schedule;
 mod section;
+pub mod standby;
 
 pub use activity::{Operation, operations};
 pub use drift::{DriftRequest, drift};

@@ -106,6 +106,9 @@ pub struct Status {
     /// The dev box (`plan.devbox`): one VM stopped and started on a schedule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dev_box: Option<DevBoxStatus>,
+    /// The standby pool (`autoscale.standby`): ready VMs and health from its runtime view.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standby: Option<Section<super::standby::StandbyStatus>>,
     pub queue: Section<Queue>,
     pub activity: Section<Activity>,
     pub alerts: Section<Vec<Alert>>,

@@ -105,6 +105,9 @@ fn sections(s: &Status) -> Vec<(&'static str, Vec<String>)> {
             }),
         ));
     }
+    if let Some(sb) = &s.standby {
+        out.push(("Standby pool", na(sb, |p| vec![p.line()])));
+    }
     out.extend(vec![
         (
             "Queue",

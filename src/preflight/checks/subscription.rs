@@ -93,6 +93,24 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
         });
     }
 
+    if let Some(p) = &plan.standby {
+        let state = sub
+            .providers
+            .iter()
+            .find(|(ns, _)| ns.eq_ignore_ascii_case(p.provider))
+            .and_then(|(_, f)| match f {
+                Fetch::Got(s) => Some(s.as_str()),
+                _ => None,
+            });
+        out.push(crate::preflight::standby::provider_check(p, state));
+        out.push(crate::preflight::standby::roles_check(
+            p,
+            p.provider_principal_id.as_deref(),
+            None,
+            "SUBSCRIPTION",
+            plan.resource_group.as_deref().unwrap_or("RESOURCE_GROUP"),
+        ));
+    }
     out.push(key_vault_check(plan, sub));
     for (g, f) in &sub.global_names {
         out.push(global_name_check(plan, g, f));

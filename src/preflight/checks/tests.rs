@@ -61,6 +61,7 @@ fn plan() -> Plan {
         existing: None,
         landing_zone: None,
         workspace: None,
+        standby: None,
     }
 }
 

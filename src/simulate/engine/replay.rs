@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::super::load::Trace;
 use super::super::model::Workload;
+use super::super::standby::{self, PoolState, Standby};
 use crate::cost::usage::{Priority, regular_share};
 
 use super::choices::{Arrivals, Choices, ProfileSwitch, ScaleInOrder};
@@ -49,6 +50,12 @@ pub struct Outcome {
     /// Of those, the jobs on VMs a scale-in removed.
     pub restarted_by_scale_in: u64,
     pub peak_instances: u32,
+    /// Pooled VM-minutes of the standby pool (ready or being built): what bills while they wait.
+    #[serde(skip)]
+    pub standby_minutes: u64,
+    /// VMs a scale-out took from the standby pool.
+    #[serde(skip)]
+    pub standby_taken: u64,
     #[serde(skip)]
     pub series: Option<Series>,
 }
@@ -108,6 +115,8 @@ pub struct Run<'a> {
     pub seed: u64,
     /// Keep the per-minute series (for the chart).
     pub record: bool,
+    /// The standby pool, when the spec has one.
+    pub standby: Option<&'a Standby>,
 }
 
 /// Put a removed instance's jobs back at the head of the queue; their first start no longer
@@ -254,6 +263,7 @@ pub fn run(r: &Run) -> Outcome {
     for _ in 0..first.default.clamp(first.min, first.max) {
         add(&mut inst, 0);
     }
+    let mut pool = r.standby.map(|s| PoolState::warm(s, inst.len() as u32));
     // waiting jobs: (arrival second, count)
     let mut queue: VecDeque<(u64, u32)> = VecDeque::new();
     let mut queued: u64 = 0;
@@ -455,8 +465,17 @@ pub fn run(r: &Run) -> Outcome {
         if let Some((n, cd)) = target {
             let n = n.clamp(prof.min, prof.max);
             if n > cur {
-                for _ in cur..n {
-                    add(&mut inst, t + 1 + p);
+                // pooled VMs first (their start delay), the rest provisions
+                let ready_at = match (r.standby, pool.as_mut()) {
+                    (Some(s), Some(st)) => standby::scale_out_ready_at(st, s, t, n - cur, p),
+                    _ => vec![t + 1 + p; (n - cur) as usize],
+                };
+                if let Some(s) = r.standby {
+                    let from_pool = t + 1 + s.start_minutes();
+                    o.standby_taken += ready_at.iter().filter(|a| **a == from_pool).count() as u64;
+                }
+                for at in ready_at {
+                    add(&mut inst, at);
                 }
                 o.scale_out += 1;
                 last_action = Some((t, cd));
@@ -480,6 +499,11 @@ pub fn run(r: &Run) -> Outcome {
                 o.scale_in += 1;
                 last_action = Some((t, cd));
             }
+        }
+        // the pool refills (at the provisioning delay) to Azure's size for the instances now
+        if let (Some(s), Some(st)) = (r.standby, pool.as_mut()) {
+            st.refill(s, t, inst.len() as u32, p);
+            o.standby_minutes += st.len() as u64;
         }
     }
     // jobs not started by the end count with the wait they had so far

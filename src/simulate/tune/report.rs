@@ -34,6 +34,12 @@ pub fn text(before: &Results, t: &Tuned) -> String {
     if let Some(r) = &t.robust {
         s.push_str(&robust_text(r, t.best.is_some()));
     }
+    if let Some(p) = &t.standby {
+        for l in p.lines() {
+            s.push_str(&l);
+            s.push('\n');
+        }
+    }
     match &t.best {
         Some(b) => {
             s.push_str(&format!("after:  {}\n\n", figures(&b.after)));
@@ -175,5 +181,9 @@ pub fn json(before: &Results, t: &Tuned) -> String {
         "worstCaseP95": worst,
         "beforeWorstCaseP95": before_worst,
     });
+    let mut v = v;
+    if let Some(p) = &t.standby {
+        v["standby"] = serde_json::to_value(p).unwrap_or_default();
+    }
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }

@@ -13,6 +13,7 @@ use crate::spec::model::{ScaleOutTier, Spec};
 use crate::spec::policy::Policy;
 use crate::spec::{Checked, check_source};
 
+use super::super::standby;
 use super::edit::{apply_edits, edits};
 use super::params::Params;
 
@@ -162,6 +163,8 @@ pub struct Tuned {
     pub reason: Option<String>,
     /// The check under the model variants (`None`: nominal model only).
     pub robust: Option<Robust>,
+    /// The standby pool's size, chosen for the proposed policy (`None`: the spec has no pool).
+    pub standby: Option<standby::PoolChoice>,
 }
 
 fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
@@ -192,6 +195,7 @@ fn score_with(
         choices,
         seed: job.settings.seed,
         record: false,
+        standby: job.settings.standby.as_ref(),
     });
     let input = Input {
         spec: &spec,
@@ -478,7 +482,14 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
             job.settings.wait_target_minutes, before_results.wait_minutes.p95
         ));
     }
+    let standby = pool_pass(
+        job,
+        best.as_ref().map_or(&before, |b| &b.params),
+        explicit_below,
+        job.robust_share,
+    );
     Ok(Tuned {
+        standby,
         candidates,
         meeting: n_meeting,
         elapsed_ms: started.elapsed().as_millis(),
@@ -486,6 +497,93 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
         best,
         reason,
         robust,
+    })
+}
+
+/// `--tune` with a standby pool: for the proposed policy, the pool size (`maxReady`,
+/// `minReady = maxReady`) among [`standby::candidates`] that meets the target under the same
+/// share of the model variants at the lowest pool cost (VMs, disks and the pool's own disks),
+/// and how the result moves when a pooled VM starts in 2 or 4 minutes (an assumption).
+fn pool_pass(
+    job: &Job,
+    params: &Params,
+    explicit_below: bool,
+    share: Option<f64>,
+) -> Option<standby::PoolChoice> {
+    let current = job.settings.standby.as_ref()?;
+    let vs = match share {
+        Some(_) => variants(job.settings.choices),
+        None => variants(job.settings.choices).into_iter().take(1).collect(),
+    };
+    let share = share.unwrap_or(1.0);
+    let with = |s: standby::Standby| Settings {
+        standby: Some(s),
+        ..job.settings.clone()
+    };
+    let eval = |s: &standby::Standby| {
+        let settings = with(s.clone());
+        let j = Job {
+            settings: &settings,
+            ..*job
+        };
+        let nominal = score(&j, params, explicit_below)?;
+        let u = under_variants(&j, params, explicit_below, &vs, Some(&nominal));
+        let ok = u.meeting >= vs.len() - allowed_misses(vs.len(), share);
+        Some((nominal, u, ok))
+    };
+    let mut tried: Vec<standby::PoolTry> = standby::candidates(current)
+        .par_iter()
+        .filter_map(|(max, min)| {
+            let s = current.sized(*max, *min);
+            let (n, u, ok) = eval(&s)?;
+            Some(standby::PoolTry {
+                max_ready: *max,
+                min_ready: *min,
+                p95: n.p95,
+                worst_p95: u.worst_p95,
+                monthly: n.pool_monthly,
+                meets: ok,
+            })
+        })
+        .collect();
+    tried.sort_by_key(|t| t.max_ready);
+    let chosen = tried
+        .iter()
+        .filter(|t| t.meets)
+        .min_by(|a, b| {
+            a.monthly
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.monthly.unwrap_or(f64::INFINITY))
+                .then(a.max_ready.cmp(&b.max_ready))
+        })
+        .cloned();
+    let at = chosen
+        .as_ref()
+        .map_or((current.max_ready, current.min_ready), |c| {
+            (c.max_ready, c.min_ready)
+        });
+    let sensitivity = standby::SENSITIVITY_START_SECONDS
+        .iter()
+        .filter_map(|secs| {
+            let s = current.sized(at.0, at.1).starting_in(*secs);
+            let (n, u, ok) = eval(&s)?;
+            Some(standby::PoolTry {
+                max_ready: at.0,
+                min_ready: at.1,
+                p95: n.p95,
+                worst_p95: u.worst_p95,
+                monthly: n.pool_monthly,
+                meets: ok,
+            })
+            .map(|t| (*secs, t))
+        })
+        .collect();
+    Some(standby::PoolChoice {
+        start_seconds: current.start_seconds,
+        start_source: current.start_source.clone(),
+        tried,
+        chosen,
+        sensitivity,
     })
 }
 
@@ -529,6 +627,7 @@ fn verify(job: &Job, before: &Params, p: &Params, explicit_below: bool) -> Resul
         choices: job.settings.choices,
         seed: job.settings.seed,
         record: false,
+        standby: job.settings.standby.as_ref(),
     });
     let (_, cost) = price(&input, &o, job.book, job.today);
     let after = results(

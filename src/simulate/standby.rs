@@ -1,0 +1,375 @@
+//! The standby pool in the replay (issue 23), read from the plan ([`StandbyPool`]).
+//!
+//! Azure keeps `max(maxReady - instances, minReady)` VMs in the pool
+//! ([`crate::facts::standby::pool_size`]). A scale-out takes ready pooled VMs first: they serve
+//! after the start delay of their state (a running pool: none; deallocated or hibernated:
+//! [`StandbyPool::start_seconds`], gpuform's assumption, no source, overridable with
+//! `--standby-start`); the rest of the scale-out provisions as usual. The pool refills at the
+//! provisioning delay (a new pooled VM is built from the scale set's model and finishes every
+//! post-provisioning step before it waits). Pooled VMs bill disks (deallocated, hibernated) or
+//! compute (running) while they wait; the replay counts their minutes.
+
+use serde::Serialize;
+
+use crate::facts::standby as facts;
+use crate::plan::standby::StandbyPool;
+
+/// The pool as the replay sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Standby {
+    pub max_ready: u32,
+    pub min_ready: u32,
+    /// `virtualMachineState` (`Deallocated`, `Hibernated`, `Running`).
+    pub vm_state: &'static str,
+    /// Seconds from the scale-out to a pooled VM serving.
+    pub start_seconds: u32,
+    /// `start_seconds` is an assumption (no document gives it): every output that depends on
+    /// it says so.
+    pub start_assumed: bool,
+    /// Where `start_seconds` came from.
+    pub start_source: String,
+    /// A pooled VM bills compute while it waits (running pools).
+    pub bills_compute: bool,
+}
+
+impl Standby {
+    /// From the plan; `start_override` (seconds, `--standby-start`) replaces the plan's start
+    /// delay for pools that have one.
+    pub fn from_plan(p: &StandbyPool, start_override: Option<u32>) -> Standby {
+        let (start_seconds, start_source) = match start_override {
+            Some(s) if p.start_seconds > 0 || p.start_assumed => (
+                s,
+                format!(
+                    "--standby-start {}: an assumption (no Microsoft document gives the start \
+                     time of a {} VM)",
+                    minutes_label(s),
+                    p.vm_state.to_lowercase()
+                ),
+            ),
+            _ if p.start_assumed => (
+                p.start_seconds,
+                format!("ASSUMPTION: {}", facts::DEALLOCATED_START.what),
+            ),
+            _ => (p.start_seconds, "a running pool: no start delay".into()),
+        };
+        Standby {
+            max_ready: p.max_ready,
+            min_ready: p.min_ready,
+            vm_state: p.vm_state,
+            start_seconds,
+            start_assumed: p.start_assumed || (start_override.is_some() && p.start_seconds > 0),
+            start_source,
+            bills_compute: p.bills_compute,
+        }
+    }
+
+    /// The same pool with another size (`--tune` candidates).
+    pub fn sized(&self, max_ready: u32, min_ready: u32) -> Standby {
+        Standby {
+            max_ready,
+            min_ready: min_ready.min(max_ready),
+            ..self.clone()
+        }
+    }
+
+    /// The same pool with another start delay (the sensitivity runs).
+    pub fn starting_in(&self, seconds: u32) -> Standby {
+        Standby {
+            start_seconds: seconds,
+            ..self.clone()
+        }
+    }
+
+    /// Azure's pool size while the scale set runs `instances`.
+    pub fn size(&self, instances: u32) -> u32 {
+        facts::pool_size(self.max_ready, self.min_ready, instances)
+    }
+
+    /// Whole minutes from the scale-out to a pooled VM serving (rounded up: the replay acts
+    /// once a minute).
+    pub fn start_minutes(&self) -> usize {
+        self.start_seconds.div_ceil(60) as usize
+    }
+}
+
+/// `180` -> `3m`, `90` -> `90s`.
+pub fn minutes_label(seconds: u32) -> String {
+    if seconds % 60 == 0 {
+        format!("{}m", seconds / 60)
+    } else {
+        format!("{seconds}s")
+    }
+}
+
+/// Parse `--standby-start`: `2m`, `90s`, `150` (seconds), or an ISO 8601 duration (`PT2M`).
+pub fn parse_start(s: &str) -> Result<u32, String> {
+    let t = s.trim();
+    let bad = || {
+        format!(
+            "--standby-start '{s}' is not a duration: give minutes or seconds such as 2m, 90s or PT3M"
+        )
+    };
+    let up = t.to_ascii_uppercase();
+    if let Some(rest) = up.strip_prefix("PT") {
+        let (num, unit) = rest.split_at(rest.len().saturating_sub(1));
+        let n: f64 = num.parse().map_err(|_| bad())?;
+        return match unit {
+            "M" => Ok((n * 60.0).round() as u32),
+            "S" => Ok(n.round() as u32),
+            _ => Err(bad()),
+        };
+    }
+    let (num, k) = if let Some(n) = t.strip_suffix("min") {
+        (n, 60.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (t, 1.0)
+    };
+    let n: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !n.is_finite() || n < 0.0 || n > 24.0 * 3600.0 {
+        return Err(bad());
+    }
+    Ok((n * k).round() as u32)
+}
+
+/// The pool during a replay: for each pooled VM, the minute from which a scale-out can take
+/// it (before that it is still being built).
+#[derive(Debug, Clone, Default)]
+pub struct PoolState {
+    vms: Vec<usize>,
+}
+
+impl PoolState {
+    /// The pool at the start of the trace: full and ready (like the scale set, it starts warm).
+    pub fn warm(s: &Standby, instances: u32) -> PoolState {
+        PoolState {
+            vms: vec![0; s.size(instances) as usize],
+        }
+    }
+
+    /// Take up to `n` ready pooled VMs at minute `t`; how many were taken.
+    pub fn take(&mut self, t: usize, n: u32) -> u32 {
+        let mut taken = 0;
+        while taken < n {
+            let Some(k) = self.vms.iter().position(|r| *r <= t) else {
+                break;
+            };
+            self.vms.swap_remove(k);
+            taken += 1;
+        }
+        taken
+    }
+
+    /// Bring the pool to Azure's size for `instances` at the end of minute `t`: new pooled
+    /// VMs are ready after the provisioning delay `p`; a pool above its size loses the VMs
+    /// still being built first.
+    pub fn refill(&mut self, s: &Standby, t: usize, instances: u32, p: usize) {
+        let want = s.size(instances) as usize;
+        while self.vms.len() < want {
+            self.vms.push(t + 1 + p);
+        }
+        if self.vms.len() > want {
+            self.vms.sort_unstable();
+            self.vms.truncate(want);
+        }
+    }
+
+    /// Pooled VMs (ready or being built): what bills while they wait.
+    pub fn len(&self) -> usize {
+        self.vms.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.vms.is_empty()
+    }
+
+    /// Pooled VMs ready to be taken at minute `t`.
+    pub fn ready(&self, t: usize) -> usize {
+        self.vms.iter().filter(|r| **r <= t).count()
+    }
+}
+
+/// The minutes at which the `n` VMs of a scale-out at the end of minute `t` serve: pooled VMs
+/// first (after the start delay), the rest after the provisioning delay `p`.
+pub fn scale_out_ready_at(
+    pool: &mut PoolState,
+    s: &Standby,
+    t: usize,
+    n: u32,
+    p: usize,
+) -> Vec<usize> {
+    let taken = pool.take(t, n);
+    (0..n)
+        .map(|k| {
+            if k < taken {
+                t + 1 + s.start_minutes()
+            } else {
+                t + 1 + p
+            }
+        })
+        .collect()
+}
+
+/// The pool sizes `--tune` tries: `maxReady` from 0 (no pool) to `max(4, the spec's)`,
+/// `minReady = maxReady` (gpuform's rendering default; with Azure's 0 the pool is empty at the
+/// peak).
+pub fn candidates(current: &Standby) -> Vec<(u32, u32)> {
+    let top = current.max_ready.max(4);
+    (0..=top).map(|m| (m, m)).collect()
+}
+
+/// One pool size tried by `--tune`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolTry {
+    pub max_ready: u32,
+    pub min_ready: u32,
+    /// p95 wait in the nominal model and in the worst model variant (minutes).
+    pub p95: f64,
+    pub worst_p95: f64,
+    /// Monthly cost of the pool's VMs and disks, standby disks included.
+    pub monthly: Option<f64>,
+    /// Meets the target under the required share of the variants.
+    pub meets: bool,
+}
+
+/// What `--tune` chose for the standby pool, and how it depends on the assumed start time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolChoice {
+    /// The start delay the choice assumed, and where it came from (an assumption).
+    pub start_seconds: u32,
+    pub start_source: String,
+    pub tried: Vec<PoolTry>,
+    /// The cheapest size that meets the target (`None`: none does).
+    pub chosen: Option<PoolTry>,
+    /// The chosen size (or the spec's) when a pooled VM starts in each of
+    /// [`SENSITIVITY_START_SECONDS`]: (seconds, result).
+    pub sensitivity: Vec<(u32, PoolTry)>,
+}
+
+impl PoolChoice {
+    /// Lines for the text report.
+    pub fn lines(&self) -> Vec<String> {
+        let money = |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("${m:.0}/month"));
+        let mut out = vec![format!(
+            "standby pool (pooled VMs start in {}: {}):",
+            minutes_label(self.start_seconds),
+            self.start_source
+        )];
+        for t in &self.tried {
+            out.push(format!(
+                "  maxReady {} minReady {}: p95 {} min (worst variant {} min), {}{}",
+                t.max_ready,
+                t.min_ready,
+                t.p95,
+                t.worst_p95,
+                money(t.monthly),
+                if t.meets { "" } else { ", misses the target" }
+            ));
+        }
+        match &self.chosen {
+            Some(c) => out.push(format!(
+                "  chosen: maxReady {} minReady {} (the cheapest that meets the target)",
+                c.max_ready, c.min_ready
+            )),
+            None => out.push("  chosen: none of these sizes meets the target".into()),
+        }
+        for (secs, t) in &self.sensitivity {
+            out.push(format!(
+                "  if a pooled VM starts in {} (ASSUMPTION): p95 {} min (worst {} min), {}{}",
+                minutes_label(*secs),
+                t.p95,
+                t.worst_p95,
+                money(t.monthly),
+                if t.meets { "" } else { ", misses the target" }
+            ));
+        }
+        out
+    }
+}
+
+/// The start delays the sensitivity reports (issue 23: "2 vs 4 minutes").
+pub const SENSITIVITY_START_SECONDS: [u32; 2] = [120, 240];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(max: u32, min: u32, start: u32) -> Standby {
+        Standby {
+            max_ready: max,
+            min_ready: min,
+            vm_state: "Deallocated",
+            start_seconds: start,
+            start_assumed: true,
+            start_source: "test".into(),
+            bills_compute: false,
+        }
+    }
+
+    #[test]
+    fn pool_size_follows_azures_formula() {
+        // the overview: pool size = maxReadyCapacity - instanceCount, minReadyCapacity a floor
+        let s = pool(4, 0, 180);
+        assert_eq!(s.size(0), 4);
+        assert_eq!(s.size(3), 1);
+        assert_eq!(s.size(6), 0);
+        let s = pool(4, 2, 180);
+        assert_eq!(s.size(3), 2);
+        assert_eq!(s.size(9), 2);
+    }
+
+    #[test]
+    fn a_scale_out_takes_pooled_vms_first_then_provisions() {
+        let s = pool(2, 2, 180);
+        let mut st = PoolState::warm(&s, 0);
+        assert_eq!(st.len(), 2);
+        let at = scale_out_ready_at(&mut st, &s, 10, 3, 8);
+        assert_eq!(at, vec![14, 14, 19]);
+        assert!(st.is_empty());
+        // the pool refills at the provisioning delay and cannot be taken before
+        st.refill(&s, 10, 3, 8);
+        assert_eq!(st.len(), 2);
+        assert_eq!(st.ready(18), 0);
+        assert_eq!(st.ready(19), 2);
+        let at = scale_out_ready_at(&mut st, &s, 12, 1, 8);
+        assert_eq!(at, vec![21]);
+    }
+
+    #[test]
+    fn a_pool_above_its_size_drops_the_vms_being_built() {
+        let s = pool(4, 0, 120);
+        let mut st = PoolState::warm(&s, 0);
+        st.take(0, 2);
+        st.refill(&s, 5, 2, 8); // size 2 with 2 instances: nothing to add
+        assert_eq!(st.len(), 2);
+        st.refill(&s, 6, 0, 8); // scale-in to 0: size 4, two being built
+        assert_eq!(st.len(), 4);
+        st.refill(&s, 7, 3, 8); // size 1: keep a ready one
+        assert_eq!(st.len(), 1);
+        assert_eq!(st.ready(7), 1);
+    }
+
+    #[test]
+    fn start_flag_parses_minutes_and_seconds() {
+        assert_eq!(parse_start("2m"), Ok(120));
+        assert_eq!(parse_start("90s"), Ok(90));
+        assert_eq!(parse_start("PT4M"), Ok(240));
+        assert_eq!(parse_start("150"), Ok(150));
+        assert!(parse_start("soon").is_err());
+        assert!(parse_start("-1m").is_err());
+        assert_eq!(pool(1, 1, 150).start_minutes(), 3);
+    }
+
+    #[test]
+    fn candidates_include_no_pool_and_keep_min_at_max() {
+        let c = candidates(&pool(2, 2, 180));
+        assert_eq!(c.first(), Some(&(0, 0)));
+        assert_eq!(c.last(), Some(&(4, 4)));
+    }
+}
