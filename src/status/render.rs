@@ -105,6 +105,9 @@ fn sections(s: &Status) -> Vec<(&'static str, Vec<String>)> {
             }),
         ));
     }
+    if let Some(t) = &s.telemetry {
+        out.push(("GPU telemetry", na(t, super::telemetry::lines)));
+    }
     out.extend(vec![
         (
             "Queue",
