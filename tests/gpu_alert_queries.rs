@@ -456,3 +456,37 @@ fn the_idle_alerts_profile_minimum_follows_daylight_saving_as_simulate_does() {
     // Monday 2027-03-29 05:30 UTC is 07:30 in Berlin (summer time): office hours, 10 instances
     assert_eq!(want[0], 10);
 }
+
+/// `status`'s "active profile" follows daylight saving: it is `simulate`'s answer (one model),
+/// not a week laid out in standard-time offsets. Monday 2027-03-29 05:30 UTC is 07:30 in Berlin
+/// (summer time since the 28th): office hours are in force (min 10). In standard time it would be
+/// 06:30, before office hours. The same instant one week earlier (winter time, 06:30 local) is
+/// before office hours.
+#[test]
+fn status_active_profile_follows_daylight_saving() {
+    use gpuform::status::active_profile;
+    let p = plan("examples/windows-viz-nv.yaml");
+    let a = p.autoscale.as_ref().unwrap();
+    let at = |s: &str| {
+        time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).unwrap()
+    };
+    let after = active_profile(a, at("2027-03-29T05:30:00Z")).unwrap();
+    assert_eq!(after.1, 10, "{after:?}");
+    assert!(after.0.contains("office-hours"), "{after:?}");
+    let before = active_profile(a, at("2027-03-22T05:30:00Z")).unwrap();
+    assert!(!before.0.contains("office-hours"), "{before:?}");
+    // autumn: Monday 2027-11-01 06:45 UTC is 07:45 CET (office hours); on Monday 2027-10-25 it
+    // was 08:45 CEST, also office hours; 2027-11-01 06:15 UTC is 07:15 CET, before them
+    assert!(
+        active_profile(a, at("2027-11-01T06:45:00Z"))
+            .unwrap()
+            .0
+            .contains("office-hours")
+    );
+    assert!(
+        !active_profile(a, at("2027-11-01T06:15:00Z"))
+            .unwrap()
+            .0
+            .contains("office-hours")
+    );
+}

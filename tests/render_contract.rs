@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use gpuform::azure::cloud::Cloud;
 use gpuform::catalog::prices::PriceTable;
 use gpuform::emit;
-use gpuform::plan::{log_entry, metric_entry, roles};
+use gpuform::plan::{log_entry, roles};
 use gpuform::spec::model::{DnsZoneMode, Outbound};
 use gpuform::spec::{self, Policy};
 use serde_json::Value;
@@ -740,8 +740,48 @@ fn private_dns_zones_resolve_in_every_cloud() {
 
 // ------------------------------------------------------------------ 10. metrics and logs
 
-/// Every metric alert (and autoscale rule on an Azure Monitor metric) uses a metric and an
-/// aggregation of the supported-metrics table (`gpuform::plan::METRICS`).
+/// A metric as the source publishes it: Microsoft's "Supported metrics" reference pages
+/// (`../shared/azure/metrics.json`, its vendored dated copy `tests/fixtures/sources/metrics.json`
+/// when `../shared` is absent), never the code's own table.
+struct SourceMetric {
+    aggregations: Vec<String>,
+    dimensions: Vec<String>,
+}
+
+fn source_metric(ns: &str, name: &str) -> Option<SourceMetric> {
+    static M: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let m = M.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let shared = root.join("../shared/azure/metrics.json");
+        let p = if shared.exists() {
+            shared
+        } else {
+            root.join("tests/fixtures/sources/metrics.json")
+        };
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    });
+    let strs = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    m["metrics"].as_array()?.iter().find_map(|r| {
+        (r["resourceType"]
+            .as_str()
+            .is_some_and(|t| t.eq_ignore_ascii_case(ns))
+            && r["name"].as_str() == Some(name))
+        .then(|| SourceMetric {
+            aggregations: strs(&r["aggregations"]),
+            dimensions: strs(&r["dimensions"]),
+        })
+    })
+}
+
+/// Every metric alert (and autoscale rule on an Azure Monitor metric) uses a metric, an
+/// aggregation and dimensions the supported-metrics source lists ([`source_metric`]).
 fn metric_problems(o: &Out) -> Vec<String> {
     let mut p = Vec::new();
     // Learn, "Create or edit a metric alert rule": check every 1, 5, 15, 30 minutes or hour;
@@ -769,15 +809,15 @@ fn metric_problems(o: &Out) -> Vec<String> {
                 c["metricName"].as_str().unwrap_or(""),
                 c["timeAggregation"].as_str().unwrap_or(""),
             );
-            match metric_entry(ns, m) {
-                None => p.push(format!("{}: metric {ns}/{m} is not in the table", o.at)),
+            match source_metric(ns, m) {
+                None => p.push(format!("{}: metric {ns}/{m} is not in the source", o.at)),
                 Some(e) => {
-                    if !e.aggregations.contains(&agg) {
+                    if !e.aggregations.iter().any(|a| a == agg) {
                         p.push(format!("{}: {m} does not list the aggregation {agg}", o.at));
                     }
                     for d in c["dimensions"].as_array().into_iter().flatten() {
                         let d = d["name"].as_str().unwrap_or("");
-                        if !e.dimensions.contains(&d) {
+                        if !e.dimensions.iter().any(|x| x == d) {
                             p.push(format!("{}: {m} has no dimension {d}", o.at));
                         }
                     }
@@ -794,14 +834,14 @@ fn metric_problems(o: &Out) -> Vec<String> {
                     continue; // the storage queue's ApproximateMessageCount: autoscale's own
                 }
                 let m = t["metricName"].as_str().unwrap_or("");
-                match metric_entry(ns, m) {
+                match source_metric(ns, m) {
                     None => p.push(format!(
-                        "{}: autoscale metric {ns}/{m} not in the table",
+                        "{}: autoscale metric {ns}/{m} not in the source",
                         o.at
                     )),
                     Some(e) => {
                         let agg = t["timeAggregation"].as_str().unwrap_or("");
-                        if !e.aggregations.contains(&agg) {
+                        if !e.aggregations.iter().any(|a| a == agg) {
                             p.push(format!("{}: autoscale {m} with {agg}", o.at));
                         }
                     }

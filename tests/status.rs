@@ -65,6 +65,15 @@ fn mount_pool(fake: &FakeAzure, except: &[&str]) {
             rg("providers/Microsoft.CostManagement/query"),
             fixture("cost-query.json"),
         ),
+        // Log Analytics query through ARM (Query_Execute, 2017-10-01): the answer's shape as
+        // Learn "Query - Execute" shows it (tables → columns + rows)
+        (
+            "POST",
+            rg(
+                "providers/Microsoft.OperationalInsights/workspaces/log-shortvideo-transcode/api/query",
+            ),
+            fixture("log-query.json"),
+        ),
     ];
     // drift: the what-if recording of tests/fixtures/deploy (the spec's example answer)
     let recording: Value = serde_json::from_str(
@@ -170,11 +179,45 @@ fn status_of_a_pool_at_its_evening_peak() {
     );
     let cost = reqs
         .iter()
-        .find(|r| r.url.path().ends_with("/query"))
+        .find(|r| r.url.path().ends_with("Microsoft.CostManagement/query"))
         .unwrap();
     let body: Value = serde_json::from_slice(&cost.body).unwrap();
     assert_eq!(body["timeframe"], "MonthToDate");
     assert_eq!(body["type"], "ActualCost");
+    // the workspace is read with a Log Analytics query through ARM (Query_Execute 2017-10-01):
+    // the computers that wrote a GpuTelemetry_CL row in the last 15 minutes
+    let logs = reqs
+        .iter()
+        .find(|r| r.url.path().ends_with("/api/query"))
+        .unwrap();
+    assert!(
+        logs.url
+            .query_pairs()
+            .any(|(k, v)| k == "api-version" && v == "2017-10-01"),
+        "{}",
+        logs.url
+    );
+    let body: Value = serde_json::from_slice(&logs.body).unwrap();
+    let q = body["query"].as_str().unwrap();
+    assert!(
+        q.starts_with("GpuTelemetry_CL")
+            && q.contains("ago(15m)")
+            && q.contains("dcount(Computer)"),
+        "{q}"
+    );
+    assert_eq!(body["timespan"], "PT15M");
+    // 7 running instances, 5 computers reported: the missing-telemetry line names 2
+    assert!(
+        stdout.contains(
+            "5 of 7 running instance(s) wrote a GpuTelemetry_CL row in the last 15 minutes"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .contains("MISSING: 2 running instance(s) sent no GpuTelemetry_CL row for 15 minutes"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -191,6 +234,9 @@ fn json_and_markdown_carry_the_same_figures() {
     assert_eq!(v["autoscale"]["min"], 6);
     assert_eq!(v["queue"]["length"], 216.0);
     assert_eq!(v["queue"]["perInstance"], 216.0 / 7.0);
+    assert_eq!(v["telemetry"]["running"], 7);
+    assert_eq!(v["telemetry"]["reporting"], 5);
+    assert_eq!(v["telemetry"]["silent"], 2);
     assert_eq!(v["cost"]["monthToDate"], 1234.5678);
     assert_eq!(v["cost"]["budget"], 15000.0);
     // the activity log records each operation as a Started and a Succeeded event under one

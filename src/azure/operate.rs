@@ -20,6 +20,7 @@ pub use crate::facts::api::ACTIVITY_LOG_API;
 pub use crate::facts::api::ALERTS_API;
 pub use crate::facts::api::AUTOSCALE_API;
 pub use crate::facts::api::COST_API;
+pub use crate::facts::api::LOG_QUERY_API;
 pub use crate::facts::api::METRICS_API;
 pub use crate::facts::api::QUOTA_API;
 pub use crate::facts::api::VMS_API;
@@ -643,6 +644,29 @@ impl Arm {
         self.client.get_all(&op, url).await
     }
 
+    /// Run a Log Analytics query on the workspace `workspace_id` (its ARM resource id) over
+    /// `timespan` (ISO 8601 duration) through Resource Manager; the first table's rows as
+    /// objects keyed by column name.
+    pub async fn log_query(
+        &self,
+        workspace_id: &str,
+        query: &str,
+        timespan: &str,
+    ) -> Result<Vec<serde_json::Map<String, Value>>, ArmError> {
+        let op = Op::new(
+            format!("query the Log Analytics workspace {workspace_id}"),
+            "Microsoft.OperationalInsights/workspaces/query/read (e.g. Log Analytics Reader on the workspace)",
+        );
+        let url = self.client.url(
+            &format!("{}/api/query", workspace_id.trim_start_matches('/')),
+            LOG_QUERY_API,
+            &[],
+        );
+        let body = json!({ "query": query, "timespan": timespan });
+        let v: Value = self.client.post_json(&op, url, &body).await?;
+        Ok(query_rows(&v))
+    }
+
     /// Month-to-date actual cost of the resource group: (amount, currency).
     pub async fn month_to_date_cost(&self, rg: &str) -> Result<Option<(f64, String)>, ArmError> {
         let op = Op::new(
@@ -690,4 +714,34 @@ pub fn cost_total(v: &Value) -> Option<(f64, String)> {
         }
     }
     Some((total, currency))
+}
+
+/// The rows of a Log Analytics query answer's first table, as objects keyed by column name.
+pub fn query_rows(v: &Value) -> Vec<serde_json::Map<String, Value>> {
+    let Some(t) = v.pointer("/tables/0") else {
+        return Vec::new();
+    };
+    let cols: Vec<String> = t
+        .get("columns")
+        .and_then(Value::as_array)
+        .map(|c| {
+            c.iter()
+                .map(|c| {
+                    c.get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    t.get("rows")
+        .and_then(Value::as_array)
+        .map(|rows| {
+            rows.iter()
+                .filter_map(Value::as_array)
+                .map(|r| cols.iter().cloned().zip(r.iter().cloned()).collect())
+                .collect()
+        })
+        .unwrap_or_default()
 }

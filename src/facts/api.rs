@@ -278,6 +278,15 @@ pub const ALERTS_API: &str = "2019-05-05-preview";
 /// (Query_Usage: POST {scope}/providers/Microsoft.CostManagement/query).
 pub const COST_API: &str = "2023-11-01";
 
+/// Log Analytics query through Azure Resource Manager (Query_Execute: POST
+/// /subscriptions/{id}/resourceGroups/{rg}/providers/Microsoft.OperationalInsights/workspaces/{name}/api/query,
+/// body `{"query", "timespan"}`, answer `{"tables":[{"name","columns":[{"name","type"}],"rows"}]}`):
+/// azure-rest-api-specs specification/operationalinsights/resource-manager/Microsoft.OperationalInsights/preview/2017-10-01/swagger/OperationalInsights.json;
+/// Learn "Azure Monitor Log Analytics API request format" (the ARM endpoint takes the same
+/// parameters as api.loganalytics.azure.com) and "Query - Execute" (the answer's shape), read
+/// 2026-12-03. Through ARM the status reads the workspace with the same client and token.
+pub const LOG_QUERY_API: &str = "2017-10-01";
+
 /// Microsoft.PolicyInsights checkPolicyRestrictions: 2024-10-01 is the newest stable version
 /// in azure-rest-api-specs (stable/2024-10-01/checkPolicyRestrictions.json).
 pub const POLICY_INSIGHTS_API: &str = "2024-10-01";

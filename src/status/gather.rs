@@ -81,7 +81,7 @@ pub async fn gather(
                 "the spec has no autoscale setting (a fixed-size pool)",
             )));
         };
-        let Some((name, min, max, default)) = active_profile(inp.spec, inp.now) else {
+        let Some((name, min, max, default)) = active_profile(asp, inp.now) else {
             return Ok(Some(Section::missing(
                 "no profile applies (check the schedules' time zones)",
             )));
@@ -198,7 +198,8 @@ pub async fn gather(
             None => Ok(Section::missing("skipped (--no-drift)")),
         }
     };
-    let (instances, vm_state, autoscale, queue, activity, alerts, cost, drift_section) = futures::join!(
+    let reporting = super::telemetry::reporting(arm, plan, rg);
+    let (instances, vm_state, autoscale, queue, activity, alerts, cost, drift_section, reporting) = futures::join!(
         instances,
         vm_state,
         autoscale,
@@ -206,7 +207,8 @@ pub async fn gather(
         activity,
         alerts,
         cost,
-        drift_section
+        drift_section,
+        reporting
     );
 
     let instances = match instances.transpose() {
@@ -217,7 +219,14 @@ pub async fn gather(
         Some(Section::Ok(i)) => Some(i.by_state.get("running").copied().unwrap_or(0)),
         _ => None,
     };
-    let dev_box = match (devbox, vm_state?) {
+    let vm_state = vm_state?;
+    let running_now = match (&vm_state, running) {
+        (Some(Section::Ok(v)), _) => Some(usize::from(v.power_state.contains("running"))),
+        (Some(_), _) => None,
+        (None, r) => r,
+    };
+    let telemetry = super::telemetry::section(running_now, reporting)?;
+    let dev_box = match (devbox, vm_state) {
         (Some(d), Some(state)) => {
             let (shutdown, start) = devbox_schedule(d, inp.now);
             Some(DevBoxStatus {
@@ -300,5 +309,6 @@ pub async fn gather(
         alerts: Section::from(alerts)?,
         cost,
         drift: drift_section?,
+        telemetry,
     })
 }

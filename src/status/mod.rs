@@ -7,8 +7,10 @@
 //! for a dev box (`plan.devbox`: one VM stopped and started on a schedule) the VM's power
 //! state, priority and zone (its instance view) and the next shutdown and start from the plan's
 //! schedules replace the scale set's instances and the autoscale profile;
-//! the active autoscale profile is computed from the spec's profiles at "now" in their time
-//! zones (the same week the cost estimate walks) and compared with the setting Azure has.
+//! the active autoscale profile is the one `simulate` puts in force at "now" (the plan's
+//! profiles in their Windows time zones with daylight saving) and is compared with the setting
+//! Azure has; the GPU telemetry section counts the running instances that wrote no
+//! `GpuTelemetry_CL` row lately (the missing-telemetry alert's condition).
 
 // `ArmError` carries the whole error tree; it is built once per failed call.
 #![allow(clippy::result_large_err)]
@@ -22,6 +24,7 @@ mod render;
 mod schedule;
 mod section;
 pub mod standby;
+mod telemetry;
 
 pub use activity::{Operation, operations};
 pub use drift::{DriftRequest, drift};
@@ -34,3 +37,4 @@ pub use model::{
 pub use render::{json, markdown, text};
 pub use schedule::{active_profile, devbox_schedule, minute_of_week, next_run};
 pub use section::Section;
+pub use telemetry::Telemetry;

@@ -115,6 +115,10 @@ pub struct Status {
     pub cost: Section<Cost>,
     /// ARM what-if of the spec's template against the group: what changed outside gpuform.
     pub drift: Section<Drift>,
+    /// Running instances against those that wrote GPU telemetry lately (absent without GPU
+    /// monitoring).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<Section<super::telemetry::Telemetry>>,
 }
 
 /// The dev box: the VM's state as Azure reports it and its schedule as the plan renders it.

@@ -108,6 +108,9 @@ fn sections(s: &Status) -> Vec<(&'static str, Vec<String>)> {
     if let Some(sb) = &s.standby {
         out.push(("Standby pool", na(sb, |p| vec![p.line()])));
     }
+    if let Some(t) = &s.telemetry {
+        out.push(("GPU telemetry", na(t, super::telemetry::lines)));
+    }
     out.extend(vec![
         (
             "Queue",

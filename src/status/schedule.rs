@@ -3,9 +3,6 @@
 
 use time::OffsetDateTime;
 
-use crate::spec::model::Spec;
-use crate::spec::schedule;
-
 use super::model::NextRun;
 
 /// The first time after `now` that is `minute` (after midnight, local) on one of `days`
@@ -126,7 +123,7 @@ pub fn devbox_schedule(d: &crate::plan::DevBox, now: OffsetDateTime) -> (NextRun
     (shutdown, start)
 }
 
-/// Minute of the week in UTC, Monday 00:00 = 0 (the frame of [`schedule::week`]).
+/// Minute of the week in UTC, Monday 00:00 = 0 (the frame of `spec::schedule::week`).
 pub fn minute_of_week(t: OffsetDateTime) -> u32 {
     let t = t.to_offset(time::UtcOffset::UTC);
     u32::from(t.weekday().number_days_from_monday()) * 1440
@@ -134,14 +131,19 @@ pub fn minute_of_week(t: OffsetDateTime) -> u32 {
         + u32::from(t.minute())
 }
 
-/// The profile in force at `now`: (name, min, max, default).
-pub fn active_profile(spec: &Spec, now: OffsetDateTime) -> Option<(String, u32, u32, u32)> {
-    let profiles = schedule::profiles(&spec.spec);
-    let m = minute_of_week(now);
-    let seg = schedule::week(&profiles)
-        .into_iter()
-        .find(|s| s.start <= m && m < s.end)?;
-    let p = profiles.get(seg.profile)?;
+/// The profile in force at `now`: (name, min, max, default). The same model `simulate` and the
+/// idle alert's "profile minimum now" use (`simulate::engine::Setting::timeline`: each recurring
+/// profile starts in its Windows time zone with daylight saving, jiff's tz database; the most
+/// recent start is in force), read from the plan's emitted autoscale setting, so `status` never
+/// disagrees with them across a DST change.
+pub fn active_profile(
+    autoscale: &crate::plan::Autoscale,
+    now: OffsetDateTime,
+) -> Option<(String, u32, u32, u32)> {
+    let setting = crate::simulate::engine::Setting::from_plan(autoscale).ok()?;
+    let at = jiff::Timestamp::from_second(now.unix_timestamp()).ok()?;
+    let i = *setting.timeline(at, 1).first()? as usize;
+    let p = setting.profiles.get(i)?;
     Some((p.name.clone(), p.min, p.max, p.default))
 }
 
