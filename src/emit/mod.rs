@@ -3,6 +3,7 @@
 
 pub mod arm;
 pub mod bicep;
+pub mod write;
 
 use crate::plan::{Plan, PlanError};
 use crate::spec::Checked;
