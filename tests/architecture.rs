@@ -66,24 +66,6 @@ const KNOWN_UP_ARROWS: &[(&str, &str)] = &[
 /// Import circles between files that existed on 2026-12-03 (each the set of files of one
 /// strongly connected component, sorted). Remove an entry when the circle is broken.
 const KNOWN_CIRCLES: &[&[&str]] = &[
-    &[
-        "cli/common.rs",
-        "cli/cost.rs",
-        "cli/deploy.rs",
-        "cli/destroy.rs",
-        "cli/extras.rs",
-        "cli/gpu_report.rs",
-        "cli/mod.rs",
-        "cli/preflight.rs",
-        "cli/quota.rs",
-        "cli/render.rs",
-        "cli/schema.rs",
-        "cli/show.rs",
-        "cli/simulate.rs",
-        "cli/sizes.rs",
-        "cli/status.rs",
-        "cli/validate.rs",
-    ],
     &["deploy/errors.rs", "deploy/mod.rs", "deploy/progress.rs"],
     &["diag/mod.rs", "diag/rules.rs"],
     &[
@@ -129,9 +111,6 @@ const KNOWN_LONG_FILES: &[&str] = &[];
 /// thinned.
 const KNOWN_FAT_CLI_FILES: &[&str] = &[
     "cli/azure_args.rs", // 289 lines
-    "cli/extras.rs",     // 488 lines
-    "cli/quota.rs",      // 357 lines
-    "cli/render.rs",     // 669 lines
     "cli/simulate.rs",   // 360 lines
 ];
 

@@ -7,11 +7,18 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use anstream::ColorChoice as AnsiChoice;
 
-use super::ColorChoice;
 use crate::catalog::prices::PriceTable;
 pub use crate::diag::failure::{DECLINED, ExitCode, Failure, read_input};
 use crate::diag::{Tally, render_human};
 use crate::spec::{self, Checked, Policy};
+
+/// When to colour output (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
 
 static COLOR: AtomicU8 = AtomicU8::new(0);
 

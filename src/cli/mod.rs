@@ -9,8 +9,9 @@ mod common;
 mod cost;
 mod deploy;
 mod destroy;
-mod extras;
 mod gpu_report;
+mod init;
+mod man;
 mod preflight;
 mod quota;
 mod render;
@@ -21,9 +22,9 @@ mod sizes;
 mod status;
 mod validate;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
-pub use common::{ExitCode, Failure};
+pub use common::{ColorChoice, ExitCode, Failure};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -39,13 +40,6 @@ pub struct Cli {
     pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -87,14 +81,14 @@ pub enum Command {
     /// Print the spec's JSON Schema (2020-12), the one editors use through the modeline.
     Schema(schema::Args),
     /// Write a commented starter spec from a few answers (asks on a terminal; flags for scripts).
-    Init(extras::InitArgs),
+    Init(init::InitArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "bash: `gpuform completions bash > ~/.local/share/bash-completion/completions/gpuform`\nzsh: `gpuform completions zsh > ~/.zfunc/_gpuform` (with `fpath+=~/.zfunc` before compinit)\nfish: `gpuform completions fish > ~/.config/fish/completions/gpuform.fish`"
     )]
-    Completions(extras::CompletionsArgs),
+    Completions(man::CompletionsArgs),
     /// Print the man page (roff): gpuform(1), or gpuform-COMMAND(1) for one command.
-    Man(extras::ManArgs),
+    Man(man::ManArgs),
 }
 
 const VALIDATE_HELP: &str = concat!(
@@ -181,9 +175,9 @@ pub fn main() -> i32 {
         Command::Destroy(a) => destroy::run(a),
         Command::Status(a) => status::run(a),
         Command::Simulate(a) => simulate::run(a),
-        Command::Init(a) => extras::run_init(a),
-        Command::Completions(a) => extras::run_completions(a),
-        Command::Man(a) => extras::run_man(a),
+        Command::Init(a) => init::run_init(a),
+        Command::Completions(a) => man::run_completions(a, command()),
+        Command::Man(a) => man::run_man(a, command()),
     };
     match result {
         Ok(code) => code as i32,

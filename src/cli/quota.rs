@@ -4,20 +4,20 @@
 // `ArmError` carries the whole error tree; it is built once per failed call.
 #![allow(clippy::result_large_err)]
 
-use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::ValueEnum;
-use serde_json::json;
 
 use super::azure_args::{AzureArgs, Session, runtime};
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out};
 use crate::catalog::prices::PriceTable;
-use crate::preflight::checks::{self, Context};
-use crate::preflight::report::Mode as PfMode;
-use crate::preflight::{self as pf, Plan, Report};
-use crate::quota::{self, Ask, Outcome, Polling, State};
+use crate::deploy::context::Azure;
+use crate::deploy::gate::live_report;
+use crate::preflight::Plan;
+use crate::quota::filing::{self, Filing};
+pub use crate::quota::filing::{Mode, interactive};
+use crate::quota::{self, Ask, Polling};
 
 #[derive(Debug, clap::Args)]
 pub struct QuotaArgs {
@@ -97,24 +97,6 @@ fn secs(flag: &str, v: f64) -> Result<Duration, Failure> {
         .map_err(|_| Failure::usage(format!("{flag} must be a number of seconds, not {v}")))
 }
 
-/// Is there a person to ask? (a terminal on stdin and stderr, and not CI)
-pub fn interactive() -> bool {
-    std::io::stdin().is_terminal()
-        && std::io::stderr().is_terminal()
-        && std::env::var_os("CI").is_none()
-}
-
-pub fn confirm(question: &str) -> bool {
-    let mut err = std::io::stderr();
-    let _ = write!(err, "{question}");
-    let _ = err.flush();
-    let mut line = String::new();
-    if std::io::stdin().lock().read_line(&mut line).is_err() {
-        return false;
-    }
-    matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
-}
-
 fn request(args: Args) -> Result<ExitCode, Failure> {
     args.azure.check()?;
     let polling = Polling {
@@ -151,7 +133,15 @@ fn request(args: Args) -> Result<ExitCode, Failure> {
     if let Some(rg) = &args.resource_group {
         plan.existing = session.existing_pool(&rt, "quota", rg.trim(), &checked);
     }
-    let report = live_report(&rt, &session, &checked.path, &plan)?;
+    let azure = Azure {
+        rt: &rt,
+        arm: &session.arm,
+        subscription: &session.subscription,
+        cloud: session.cloud,
+        credential: session.choice.describe(),
+        existing_pool: &|_| None,
+    };
+    let report = live_report(&azure, &checked.path, &plan).map_err(|e| session.failure(&e))?;
     let asks = quota::asks(&report, std::slice::from_ref(&region));
     let mode = if args.dry_run {
         Mode::DryRun
@@ -170,52 +160,8 @@ fn request(args: Args) -> Result<ExitCode, Failure> {
     file(&rt, &session, &asks, &region, mode, polling, args.output)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    DryRun,
-    Ask,
-    Submit,
-}
-
-/// Preflight (live) of `plan`.
-pub fn live_report(
-    rt: &tokio::runtime::Runtime,
-    session: &Session,
-    path: &str,
-    plan: &Plan,
-) -> Result<Report, Failure> {
-    let (regions, sub) = rt
-        .block_on(pf::gather_live(&session.arm, plan))
-        .map_err(|e| session.failure(&e))?;
-    let ctx = Context {
-        spec_path: path.to_string(),
-        mode: Some(PfMode::Live),
-        subscription: Some(session.subscription.clone()),
-        credential: Some(session.choice.describe()),
-        cloud: Some(session.cloud.name().to_string()),
-    };
-    Ok(checks::build(
-        plan,
-        &regions,
-        &sub,
-        ctx,
-        PriceTable::embedded(),
-    ))
-}
-
-fn ask_line(a: &Ask) -> String {
-    format!(
-        "  {:<40} {:>6} -> {:<6} (usage {}, +{})",
-        format!("{} ({})", a.label, a.quota),
-        a.current_limit,
-        a.new_limit,
-        a.current_usage,
-        (a.new_limit - a.current_limit).max(0)
-    )
-}
-
 /// List the asks, ask (or not), submit and follow them, print the outcome. Shared with
-/// `preflight --request-quota`.
+/// `preflight --request-quota`; the work is `quota::filing::file`.
 pub fn file(
     rt: &tokio::runtime::Runtime,
     session: &Session,
@@ -225,133 +171,14 @@ pub fn file(
     polling: Polling,
     output: Output,
 ) -> Result<ExitCode, Failure> {
-    if asks.is_empty() {
-        let msg =
-            format!("quota in {region} already covers the spec at peak scale; nothing to request");
-        match output {
-            Output::Json => out(&json_doc(region, true, &[])),
-            Output::Text => out(&format!("{msg}\n")),
-        }
-        return Ok(ExitCode::Ok);
-    }
-    eprintln!(
-        "quota: the spec needs these limits in {region} (subscription {}):",
-        session.subscription
-    );
-    for a in asks {
-        eprintln!("{}", ask_line(a));
-    }
-    let submit = match mode {
-        Mode::DryRun => false,
-        Mode::Submit => true,
-        Mode::Ask => confirm(&format!(
-            "Request {} quota increase{}? [y/N] ",
-            asks.len(),
-            if asks.len() == 1 { "" } else { "s" }
-        )),
+    let fail = |e: &crate::azure::ArmError| session.failure(e);
+    let f = Filing {
+        rt,
+        arm: &session.arm,
+        subscription: &session.subscription,
+        portal: session.cloud.portal(),
+        fail: &fail,
+        out: &out,
     };
-    if !submit {
-        let outcomes: Vec<Outcome> = asks
-            .iter()
-            .map(|a| Outcome {
-                ask: a.clone(),
-                state: State::NotSubmitted,
-                message: None,
-                request_id: None,
-            })
-            .collect();
-        match output {
-            Output::Json => out(&json_doc(region, true, &outcomes)),
-            Output::Text => {
-                let mut s = String::from("dry run: nothing was requested. To file these:\n");
-                s.push_str("  gpuform quota request SPEC --submit\n");
-                for a in asks {
-                    s.push_str(&format!(
-                        "  az quota create --resource-name \"{}\" --scope /subscriptions/{}/providers/Microsoft.Compute/locations/{} --limit-object value={} --resource-type {}\n",
-                        a.quota, session.subscription, a.region, a.new_limit,
-                        crate::facts::quota::resource_type(&a.quota)
-                    ));
-                }
-                out(&s);
-            }
-        }
-        return Ok(if mode == Mode::Ask {
-            eprintln!("quota: not confirmed; nothing was requested");
-            super::common::DECLINED
-        } else {
-            ExitCode::Ok
-        });
-    }
-    let mut outcomes: Vec<Outcome> = Vec::new();
-    let work = async {
-        for a in asks {
-            let mut note = |s: String| eprintln!("quota: {s}");
-            let o = quota::submit(&session.arm, a, polling, &mut note).await?;
-            eprintln!("quota: {} in {}: {}", a.quota, a.region, o.state.label());
-            outcomes.push(o);
-        }
-        Ok::<(), crate::azure::ArmError>(())
-    };
-    let res = rt.block_on(async {
-        tokio::select! {
-            r = work => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
-    match res {
-        None => {
-            eprintln!(
-                "\nquota: interrupted; requests already submitted keep going in Azure. See them with:\n  az quota request list --scope /subscriptions/{}/providers/Microsoft.Compute/locations/{region}",
-                session.subscription
-            );
-            return Ok(ExitCode::Interrupted);
-        }
-        Some(Err(e)) => return Err(session.failure(&e)),
-        Some(Ok(())) => {}
-    }
-    match output {
-        Output::Json => out(&json_doc(region, false, &outcomes)),
-        Output::Text => {
-            let mut s = String::new();
-            for o in &outcomes {
-                s.push_str(&format!(
-                    "{:<24} {} in {}: {} -> {}{}\n",
-                    o.state.label(),
-                    o.ask.label,
-                    o.ask.region,
-                    o.ask.current_limit,
-                    o.ask.new_limit,
-                    o.request_id
-                        .as_deref()
-                        .map(|i| format!(" (request {i})"))
-                        .unwrap_or_default()
-                ));
-                if let Some(m) = &o.message {
-                    s.push_str(&format!("  {m}\n"));
-                }
-                for step in quota::next_steps(o, session.cloud.portal(), &session.subscription) {
-                    s.push_str(&format!("  next: {step}\n"));
-                }
-            }
-            out(&s);
-        }
-    }
-    Ok(if outcomes.iter().all(|o| o.state == State::Approved) {
-        ExitCode::Ok
-    } else {
-        ExitCode::Findings
-    })
-}
-
-fn json_doc(region: &str, dry_run: bool, outcomes: &[Outcome]) -> String {
-    format!(
-        "{}\n",
-        serde_json::to_string_pretty(&json!({
-            "schemaVersion": 1,
-            "region": region,
-            "dryRun": dry_run,
-            "requests": outcomes,
-        }))
-        .expect("serialises")
-    )
+    filing::file(&f, asks, region, mode, polling, output == Output::Json)
 }

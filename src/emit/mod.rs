@@ -4,6 +4,7 @@
 pub mod arm;
 pub mod bicep;
 pub mod standby;
+pub mod write;
 
 use crate::plan::{Plan, PlanError};
 use crate::spec::Checked;

@@ -11,6 +11,8 @@
 // `ArmError` carries the whole error tree; it is built once per failed call.
 #![allow(clippy::result_large_err)]
 
+pub mod filing;
+
 use std::time::{Duration, Instant};
 
 use serde::Serialize;

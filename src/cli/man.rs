@@ -1,256 +1,7 @@
-//! `gpuform init`, `gpuform completions SHELL` and `gpuform man`: what users of terraform, az
-//! and checkov expect to find (issue 10, item 18).
-
-use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
-
-use clap::ValueEnum;
+//! `gpuform completions SHELL` and `gpuform man`: what users of terraform, az and checkov expect
+//! to find (issue 10, item 18). The command tree comes from the caller (`cli::command()`).
 
 use super::common::{ExitCode, Failure, out};
-use crate::catalog::regions;
-use crate::spec::model::WorkloadType;
-use crate::spec::starter::{self, Answers};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Workload {
-    Inference,
-    Training,
-    Batch,
-    Visualization,
-}
-
-impl From<Workload> for WorkloadType {
-    fn from(w: Workload) -> Self {
-        match w {
-            Workload::Inference => WorkloadType::Inference,
-            Workload::Training => WorkloadType::Training,
-            Workload::Batch => WorkloadType::Batch,
-            Workload::Visualization => WorkloadType::Visualization,
-        }
-    }
-}
-
-#[derive(Debug, clap::Args)]
-#[command(
-    after_help = "On a terminal, init asks for what the flags do not give. Without one (a script, CI) \
-it takes the flags and the defaults and asks nothing. The spec it writes validates clean; a Linux pool \
-still needs your SSH public key (--ssh-public-key) before it renders."
-)]
-pub struct InitArgs {
-    /// The spec file to write.
-    #[arg(default_value = "gpuworkload.yaml", value_name = "FILE")]
-    pub file: PathBuf,
-    /// metadata.name (3-24 lowercase letters, digits, hyphens).
-    #[arg(long)]
-    pub name: Option<String>,
-    /// What the GPUs do.
-    #[arg(long, value_enum)]
-    pub workload: Option<Workload>,
-    /// The measured VRAM peak per VM, in GiB.
-    #[arg(long, value_name = "GIB")]
-    pub vram: Option<f64>,
-    /// Azure region (e.g. eastus2).
-    #[arg(long)]
-    pub region: Option<String>,
-    /// The OpenSSH public key for a Linux pool (the content of ~/.ssh/id_ed25519.pub).
-    #[arg(long, value_name = "KEY")]
-    pub ssh_public_key: Option<String>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
-    /// Do not write gpuworkload.schema.json beside the spec (the modeline's target).
-    #[arg(long)]
-    pub no_schema: bool,
-}
-
-const SCHEMA_FILE: &str = "gpuworkload.schema.json";
-
-/// Ask on the terminal; an empty answer takes `default`.
-fn ask(question: &str, default: &str) -> Result<String, Failure> {
-    eprint!("{question} [{default}]: ");
-    let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut line)
-        .map_err(|e| Failure::from_error(ExitCode::Usage, "cannot read the answer", &e))?;
-    let line = line.trim();
-    Ok(if line.is_empty() {
-        default.to_string()
-    } else {
-        line.to_string()
-    })
-}
-
-pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
-    let tty = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    if args.file.exists() && !args.force {
-        return Err(Failure::usage(format!("{} exists", args.file.display()))
-            .help("choose another FILE, or --force to replace it"));
-    }
-    let default_name = args
-        .file
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .map(|s| s.to_ascii_lowercase().replace(['_', '.', ' '], "-"))
-        .filter(|s| starter::name_problem(s).is_none())
-        .unwrap_or_else(|| "gpu-pool".into());
-    let name = match args.name.clone() {
-        Some(n) => n,
-        None if tty => ask(
-            "metadata.name (3-24 lowercase letters, digits, hyphens)",
-            &default_name,
-        )?,
-        None => default_name,
-    };
-    if let Some(p) = starter::name_problem(&name) {
-        return Err(Failure::usage(format!(
-            "`{name}` cannot be metadata.name: {p}"
-        )));
-    }
-    let workload: WorkloadType = match args.workload {
-        Some(w) => w.into(),
-        None if tty => {
-            let a = ask(
-                "workload type (inference, training, batch, visualization)",
-                "inference",
-            )?;
-            Workload::from_str(&a, true)
-                .map_err(|_| {
-                    Failure::usage(format!("`{a}` is not a workload type"))
-                        .help("inference, training, batch or visualization")
-                })?
-                .into()
-        }
-        None => WorkloadType::Inference,
-    };
-    let vram = match args.vram {
-        Some(v) => v,
-        None if tty => {
-            let a = ask("measured VRAM peak per VM, GiB", "16")?;
-            a.parse::<f64>()
-                .map_err(|_| Failure::usage(format!("`{a}` is not a number of GiB")))?
-        }
-        None => 16.0,
-    };
-    if !(vram.is_finite() && vram > 0.0 && vram <= 2048.0) {
-        return Err(Failure::usage(format!(
-            "--vram {vram}: give the VRAM peak in GiB (more than 0, at most 2048)"
-        )));
-    }
-    let region = match args.region.clone() {
-        Some(r) => r,
-        None if tty => ask("Azure region", "eastus2")?,
-        None => "eastus2".into(),
-    }
-    .trim()
-    .to_ascii_lowercase();
-    if !regions::is_known(&region) {
-        eprintln!(
-            "warning: `{region}` is not a region gpuform knows; check the spelling (`az account list-locations -o table`)"
-        );
-    }
-    let ssh_public_key = match args.ssh_public_key.clone() {
-        Some(k) => Some(k),
-        None if tty && workload != WorkloadType::Visualization => {
-            let a = ask(
-                "SSH public key (the content of ~/.ssh/id_ed25519.pub; empty: later)",
-                "",
-            )?;
-            (!a.is_empty()).then_some(a)
-        }
-        None => None,
-    };
-    if let Some(problem) = ssh_public_key
-        .as_deref()
-        .and_then(crate::spec::rules::ssh_key_problem)
-    {
-        return Err(Failure::usage(format!(
-            "the SSH public key is not usable: {problem}"
-        )));
-    }
-    let answers = Answers {
-        name,
-        workload,
-        gpu_memory_gib: vram,
-        region,
-        ssh_public_key,
-        schema_path: SCHEMA_FILE.into(),
-    };
-    let text = starter::starter(&answers);
-    write_new(&args.file, &text, args.force)?;
-    eprintln!("wrote {}", args.file.display());
-    if !args.no_schema {
-        let schema = args
-            .file
-            .parent()
-            .map(|p| p.join(SCHEMA_FILE))
-            .unwrap_or_else(|| PathBuf::from(SCHEMA_FILE));
-        if !schema.exists() {
-            write_new(&schema, crate::spec::schema::SCHEMA_TEXT, false)?;
-            eprintln!(
-                "wrote {} (the modeline's JSON Schema, for editors)",
-                schema.display()
-            );
-        }
-    }
-    if answers.ssh_public_key.is_none() && workload != WorkloadType::Visualization {
-        eprintln!(
-            "next: add your SSH public key (compute.sshPublicKey) to {}, then `gpuform validate {}`",
-            args.file.display(),
-            args.file.display()
-        );
-    } else {
-        eprintln!(
-            "next: `gpuform validate {}`, then `gpuform render {} -o out/{}`",
-            args.file.display(),
-            args.file.display(),
-            answers.name
-        );
-    }
-    Ok(ExitCode::Ok)
-}
-
-/// Write `text` to `path` through a temporary file in the same directory (never half a file).
-fn write_new(path: &std::path::Path, text: &str, replace: bool) -> Result<(), Failure> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot create {}", dir.display()),
-            &e,
-        )
-    })?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| {
-        Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot write in {}", dir.display()),
-            &e,
-        )
-    })?;
-    tmp.write_all(text.as_bytes()).map_err(|e| {
-        Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot write {}", path.display()),
-            &e,
-        )
-    })?;
-    let persisted = if replace {
-        tmp.persist(path).map(drop)
-    } else {
-        tmp.persist_noclobber(path).map(drop)
-    };
-    persisted.map_err(|e| {
-        Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot write {}", path.display()),
-            &e.error,
-        )
-    })
-}
 
 #[derive(Debug, clap::Args)]
 pub struct CompletionsArgs {
@@ -276,8 +27,7 @@ pub struct ManArgs {
     pub list: bool,
 }
 
-pub fn run_completions(args: CompletionsArgs) -> Result<ExitCode, Failure> {
-    let mut cmd = super::command();
+pub fn run_completions(args: CompletionsArgs, mut cmd: clap::Command) -> Result<ExitCode, Failure> {
     let mut buf = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "gpuform", &mut buf);
     out(&String::from_utf8_lossy(&buf));
@@ -285,8 +35,8 @@ pub fn run_completions(args: CompletionsArgs) -> Result<ExitCode, Failure> {
 }
 
 /// A roff man page (clap_mangen): gpuform(1), or gpuform-COMMAND(1).
-pub fn run_man(args: ManArgs) -> Result<ExitCode, Failure> {
-    let pages = man_pages();
+pub fn run_man(args: ManArgs, top: clap::Command) -> Result<ExitCode, Failure> {
+    let pages = man_pages(top);
     if args.list {
         out(&pages
             .iter()
@@ -312,7 +62,7 @@ pub fn run_man(args: ManArgs) -> Result<ExitCode, Failure> {
 
 /// Every man page: gpuform(1) and one per command and subcommand `--help` lists (the pages a
 /// page's SUBCOMMANDS section names), without the built-in `help` command.
-pub fn man_pages() -> Vec<(String, clap::Command)> {
+pub fn man_pages(top: clap::Command) -> Vec<(String, clap::Command)> {
     fn walk(cmd: &clap::Command, name: &str, bin: &str, out: &mut Vec<(String, clap::Command)>) {
         let mut page = cmd.clone().disable_help_subcommand(true);
         if name != "gpuform" {
@@ -333,7 +83,7 @@ pub fn man_pages() -> Vec<(String, clap::Command)> {
             );
         }
     }
-    let top = super::command()
+    let top = top
         .version(env!("CARGO_PKG_VERSION"))
         .disable_help_subcommand(true);
     let mut out = Vec::new();
