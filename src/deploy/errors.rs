@@ -49,7 +49,7 @@ pub fn status_error(v: &Value) -> Option<ErrorDetail> {
 
 /// The error trees of a finished deployment: the deployment's own and each failed
 /// operation's.
-pub fn trees(f: &crate::deploy::Finished) -> Vec<ErrorDetail> {
+pub fn trees(f: &super::finished::Finished) -> Vec<ErrorDetail> {
     f.deployment
         .properties
         .error

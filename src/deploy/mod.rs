@@ -9,6 +9,7 @@ pub mod alternates;
 pub mod ask;
 pub mod context;
 pub mod errors;
+pub mod finished;
 pub mod fixes;
 pub mod gate;
 pub mod preview;
@@ -24,8 +25,9 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::azure::deployments::{Accepted, Deployment, Operation, WhatIfResult};
+use crate::azure::deployments::{Accepted, Operation, WhatIfResult};
 use crate::azure::{Arm, ArmError, ErrorKind};
+pub use finished::Finished;
 use progress::{Progress, is_terminal};
 
 /// A parameter the template needs that gpuform never writes to a file (`securestring` without
@@ -292,23 +294,6 @@ impl Default for Polling {
             max_wait: Duration::from_secs(60),
             max_failures: 8,
         }
-    }
-}
-
-/// The end of a deployment.
-#[derive(Debug, Clone)]
-pub struct Finished {
-    pub deployment: Deployment,
-    pub operations: Vec<Operation>,
-}
-
-impl Finished {
-    pub fn state(&self) -> &str {
-        self.deployment
-            .properties
-            .provisioning_state
-            .as_deref()
-            .unwrap_or("Unknown")
     }
 }
 

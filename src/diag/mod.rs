@@ -4,38 +4,13 @@
 pub mod failure;
 mod human;
 pub mod rules;
+pub mod severity;
 
 pub use human::render_human;
 pub use rules::{RULES, Rule};
+pub use severity::Severity;
 
 use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        }
-    }
-
-    /// SARIF `level`.
-    pub fn sarif_level(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "note",
-        }
-    }
-}
 
 /// A place in a source file. Lines and columns are 1-based; columns count characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! The registry of rule ids. Ids are stable: pipelines filter and suppress by them, SARIF
 //! publishes them. Add rules; never rename or reuse an id.
 
-use super::Severity;
+use super::severity::Severity;
 use Severity::{Error as E, Info as I, Warning as W};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,6 +12,8 @@ pub mod devbox;
 pub mod gpu_devbox;
 pub mod gpu_monitoring;
 pub mod landing_zone;
+#[cfg(test)]
+mod landing_zone_tests;
 mod monitoring;
 mod network;
 mod scaling;

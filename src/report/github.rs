@@ -1,8 +1,8 @@
 //! `--format github`: workflow commands that GitHub Actions turns into annotations on the
 //! pull request's diff.
 
+use super::FileResult;
 use crate::diag::Severity;
-use crate::spec::Checked;
 
 /// Escape a message for a workflow command (`%`, CR and LF).
 pub(crate) fn escape_data(s: &str) -> String {
@@ -16,10 +16,10 @@ pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn render(results: &[Checked]) -> String {
+pub fn render<C: FileResult>(results: &[C]) -> String {
     let mut out = String::new();
     for c in results {
-        for d in &c.diagnostics {
+        for d in c.diagnostics() {
             let cmd = match d.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
+use super::FileResult;
 use crate::diag::{Diagnostic, Tally};
-use crate::spec::Checked;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,16 +32,16 @@ struct Summary {
     infos: usize,
 }
 
-pub fn render(results: &[Checked]) -> String {
-    let tally = Tally::of(results.iter().flat_map(|c| c.diagnostics.iter()));
+pub fn render<C: FileResult>(results: &[C]) -> String {
+    let tally = Tally::of(results.iter().flat_map(|c| c.diagnostics().iter()));
     let report = Report {
         tool: crate::USER_AGENT,
         files: results
             .iter()
             .map(|c| {
-                let t = Tally::of(&c.diagnostics);
+                let t = Tally::of(c.diagnostics());
                 FileReport {
-                    path: &c.path,
+                    path: c.path(),
                     status: if t.errors > 0 {
                         "error"
                     } else if t.warnings > 0 {
@@ -50,7 +50,7 @@ pub fn render(results: &[Checked]) -> String {
                         "ok"
                     },
                     vm_size: c.vm_size(),
-                    diagnostics: &c.diagnostics,
+                    diagnostics: c.diagnostics(),
                 }
             })
             .collect(),

@@ -5,3 +5,15 @@ pub mod github;
 pub mod json;
 pub mod sarif;
 pub mod yaml;
+
+use crate::diag::Diagnostic;
+
+/// What the file-level formats need from one checked file. `spec::Checked` implements it; the
+/// trait lives here so `report` does not reach up to `spec`.
+pub trait FileResult {
+    /// The path as the user gave it.
+    fn path(&self) -> &str;
+    /// The resolved VM size, when the spec got that far and it is not `auto`.
+    fn vm_size(&self) -> Option<&str>;
+    fn diagnostics(&self) -> &[Diagnostic];
+}

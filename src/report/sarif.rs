@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
+use super::FileResult;
 use crate::diag::{Severity, rules::RULES};
-use crate::spec::Checked;
 
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -28,7 +28,7 @@ fn uri(path: &str) -> String {
         .join("/")
 }
 
-pub fn render(results: &[Checked]) -> String {
+pub fn render<C: FileResult>(results: &[C]) -> String {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|r| {
@@ -47,8 +47,8 @@ pub fn render(results: &[Checked]) -> String {
     let mut out_results = Vec::new();
     for c in results {
         let art_index = artifacts.len();
-        artifacts.push(uri(&c.path));
-        for d in &c.diagnostics {
+        artifacts.push(uri(c.path()));
+        for d in c.diagnostics() {
             let rule_index = RULES.iter().position(|r| r.id == d.rule);
             let mut text = d.message.clone();
             if let Some(h) = &d.help {

@@ -23,7 +23,6 @@ use serde::Serialize;
 
 use crate::gpu_report::{ExportError, for_each_row};
 
-use super::Results;
 use super::load::Trace;
 
 /// The measurement over the trace's window, and the simulation beside it.
@@ -219,17 +218,6 @@ pub fn measure(
 }
 
 impl Measured {
-    /// Put the simulation's figures beside the measurement.
-    pub fn compare(&mut self, r: &Results) {
-        self.simulated = Some(Simulated {
-            instance_hours: r.instance_hours.total,
-            idle_instance_hours: r.instance_hours.idle,
-            peak_instances: r.peak_instances,
-            instance_hours_ratio: (self.instance_hours > 0.0)
-                .then(|| r.instance_hours.total / self.instance_hours),
-        });
-    }
-
     /// Rows of "figure, measured, simulated" for the reports.
     pub fn rows(&self) -> Vec<(String, String, String)> {
         let sim = self.simulated.as_ref();

@@ -17,6 +17,7 @@ pub mod prepare;
 pub mod pull;
 pub mod report;
 pub mod standby;
+pub mod results;
 pub mod tune;
 pub mod tz;
 
@@ -31,6 +32,9 @@ use crate::spec::timezones::parse_hhmm;
 use engine::{Choices, Outcome, Run, Setting};
 use load::{Synthetic, Trace, Window};
 use model::Workload;
+pub use results::{
+    Cost, InstanceHours, LowerBound, Results, ScaleActions, TraceInfo, WaitTarget, Waits,
+};
 
 /// How a simulation is run (besides the trace and the workload).
 #[derive(Debug, Clone, Serialize)]
@@ -111,114 +115,6 @@ pub fn synthetic_for(spec: &Spec, w: &Workload, seed: u64, days: u32, start: &st
         burst_per_hour: 2.0 / 168.0,
         burst_per_minute: 2.0 * base,
     }
-}
-
-/// The figures of one run (JSON keys fixed by issue 11).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Results {
-    pub spec: String,
-    pub file: String,
-    pub vm_size: String,
-    pub trace: TraceInfo,
-    pub workload: Workload,
-    pub choices: Choices,
-    pub wait_minutes: Waits,
-    pub wait_target: WaitTarget,
-    pub backlog_peak: u64,
-    pub peak_instances: u32,
-    pub instance_hours: InstanceHours,
-    pub scale_actions: ScaleActions,
-    pub evictions: u32,
-    /// Jobs that started again because their VM was removed (scale-in) or evicted.
-    pub restarted_jobs: u64,
-    /// Of those, the jobs on VMs a scale-in removed (Azure's scale-in policy cannot see a busy VM).
-    pub restarted_by_scale_in: u64,
-    pub unfinished_jobs: u64,
-    pub lower_bound: LowerBound,
-    pub cost: Cost,
-    pub assumptions: Vec<String>,
-    /// `--telemetry`: the deployed pool over the trace's window, beside the simulation.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub measured: Option<measured::Measured>,
-    #[serde(skip)]
-    pub outcome: Outcome,
-    #[serde(skip)]
-    pub profile_names: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TraceInfo {
-    pub source: String,
-    pub start: String,
-    pub minutes: usize,
-    pub jobs: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Waits {
-    pub p50: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub max: f64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WaitTarget {
-    pub minutes: u32,
-    pub quantile: f64,
-    pub met: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InstanceHours {
-    pub total: f64,
-    pub regular: f64,
-    pub spot: f64,
-    pub idle: f64,
-    pub provisioning: f64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ScaleActions {
-    pub out: u32,
-    #[serde(rename = "in")]
-    pub in_: u32,
-    pub deferred_in: u32,
-    pub reduced_in: u32,
-    pub cooldown_skips: u32,
-    pub missing_metric: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LowerBound {
-    pub instance_hours: f64,
-    /// Simulated instance-hours / the bound (`null` when the bound is 0).
-    pub ratio: Option<f64>,
-    pub jobs_counted: u64,
-    pub definition: &'static str,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Cost {
-    /// The monthly bill of `gpuform cost` with the simulated instance-hours as its expected
-    /// case (VMs by priority, disks, fixed lines), in `currency`.
-    pub monthly: Option<f64>,
-    pub currency: String,
-    /// The VM and disk part of it (what the policy changes).
-    pub pool_monthly: Option<f64>,
-    /// False when a price is missing (the total is then a lower bound or absent).
-    pub complete: bool,
-    /// The standby pool's VMs while they wait (disks; compute for a running pool), from the
-    /// pooled VM-hours the replay measured; part of `monthly` and `pool_monthly`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub standby_monthly: Option<f64>,
 }
 
 /// What the run is about: the checked spec, its plan and size.

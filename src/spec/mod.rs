@@ -4,9 +4,12 @@
 pub mod defaults;
 pub mod model;
 pub mod policy;
+pub mod provisioning;
 pub mod resolve;
 pub mod rules;
 pub mod schedule;
+#[cfg(test)]
+mod schedule_tests;
 pub mod schema;
 pub mod standby;
 pub mod starter;
@@ -43,6 +46,18 @@ pub struct Checked {
     pub auto_sized: bool,
     pub diagnostics: Vec<Diagnostic>,
     pub index: SpanIndex,
+}
+
+impl crate::report::FileResult for Checked {
+    fn path(&self) -> &str {
+        &self.path
+    }
+    fn vm_size(&self) -> Option<&str> {
+        Checked::vm_size(self)
+    }
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
 }
 
 impl Checked {

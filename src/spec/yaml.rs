@@ -558,4 +558,24 @@ mod tests {
         let ok = format!("{}x\n", "- ".repeat(MAX_DEPTH));
         assert!(parse(&ok).is_ok());
     }
+
+    // `report::yaml` writes what this parser reads (the test lives here: report is below spec).
+    #[test]
+    fn report_yaml_round_trips_through_the_spec_parser() {
+        let v = serde_json::json!({"a": "12.4", "b": 12.4, "c": "yes", "d": {"e": [1, 2], "f": [{"g": "x: y", "h": ""}, {"g": "-z"}]}, "i": [], "j": {}, "k": "China Standard Time"});
+        let text = crate::report::yaml::to_yaml(&v);
+        let back = parse(&text).unwrap().value;
+        assert_eq!(back, v, "{text}");
+    }
+
+    #[test]
+    fn report_yaml_quotes_flow_list_items_with_flow_indicators() {
+        let v = serde_json::json!({"alertEmails": ["stu[dio@example.com", "a,b@x.com", "c]@x.com", "{d}", "plain@x.com"]});
+        let text = crate::report::yaml::to_yaml(&v);
+        assert!(text.contains("\"stu[dio@example.com\""), "{text}");
+        assert!(text.contains(", plain@x.com]"), "{text}");
+        let back = parse(&text).unwrap().value;
+        assert_eq!(back, v, "{text}");
+        assert_eq!(crate::report::yaml::to_yaml(&back), text);
+    }
 }

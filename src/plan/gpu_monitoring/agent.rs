@@ -10,11 +10,7 @@ use crate::facts::extensions::azure_monitor_agent;
 
 /// Add the Azure Monitor Agent (and, when the spec has no probe of its own, the Application
 /// Health extension probing the collector plus automatic repairs) to the scale set.
-pub(in crate::plan) fn extend_compute(
-    c: &mut Compute,
-    repair_grace_period: &str,
-    g: &GpuMonitoring,
-) {
+pub(crate) fn extend_compute(c: &mut Compute, repair_grace_period: &str, g: &GpuMonitoring) {
     let windows = g.kind == "Windows";
     if windows {
         // Windows has no cloud-init: the Custom Script Extension writes the collector and
@@ -100,7 +96,7 @@ pub(in crate::plan) fn extend_compute(
 }
 
 /// The pool's identity may publish to the data collection rule, and nothing else.
-pub(in crate::plan) fn publisher_role() -> super::super::common::RoleAssignment {
+pub(crate) fn publisher_role() -> super::super::common::RoleAssignment {
     super::super::common::RoleAssignment {
         sym: "identityGpuDcrPublisher",
         role_name: "Monitoring Metrics Publisher",

@@ -42,12 +42,12 @@ mod model;
 mod policy;
 mod workbook;
 
-pub(in crate::plan) use agent::*;
+pub(crate) use agent::*;
 pub use alerts::*;
 pub use collector::*;
 pub use model::*;
 pub use policy::*;
-pub(in crate::plan) use workbook::*;
+pub(crate) use workbook::*;
 
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};

@@ -307,7 +307,7 @@ pub fn vendor(size: &GpuSize) -> &'static str {
 }
 
 /// The tool the Linux collector samples first for `vendor`.
-pub(in crate::plan) fn tool(vendor: &str) -> &'static str {
+pub(crate) fn tool(vendor: &str) -> &'static str {
     if vendor == "amd" {
         "amd-smi"
     } else {

@@ -3,7 +3,7 @@ use serde_json::Value;
 use super::*;
 
 /// KQL words that are not column references: operators, functions, literals.
-pub(in crate::plan) const KQL_WORDS: &[&str] = &[
+pub(crate) const KQL_WORDS: &[&str] = &[
     "where",
     "and",
     "or",
@@ -70,7 +70,7 @@ pub(in crate::plan) const KQL_WORDS: &[&str] = &[
 /// The columns a query's result has: those of its last `summarize` (the names it assigns and
 /// its `by` keys) or `project`, plus what later `extend`s add. A dimension or a measure must
 /// be one of them: a column an earlier stage defined and a `summarize` dropped is not.
-pub(in crate::plan) fn result_columns(q: &str) -> Vec<String> {
+pub(crate) fn result_columns(q: &str) -> Vec<String> {
     let stages: Vec<&str> = q.split("\n| ").map(str::trim).collect();
     let last = stages
         .iter()
@@ -130,7 +130,7 @@ fn result_columns_follow_the_last_summarize() {
     assert!(!cols.contains(&"A".to_string()));
 }
 
-pub(in crate::plan) fn kql_idents(q: &str) -> (Vec<String>, Vec<String>) {
+pub(crate) fn kql_idents(q: &str) -> (Vec<String>, Vec<String>) {
     let mut used = Vec::new();
     let mut defined = Vec::new();
     let chars: Vec<char> = q.chars().collect();
@@ -406,4 +406,142 @@ fn ingestion_estimate_states_its_arithmetic() {
     // 2 VMs x 1 GPU x 1440 rows/day x 400 bytes = 1.152 MB/day
     let gb = ingestion_gb_per_day(2.0, 1);
     assert!((gb - 0.001152).abs() < 1e-9, "{gb}");
+}
+
+/// GPU monitoring on a dev box (`plan/gpu_devbox.rs`), checked on whole plans. These tests live
+/// here rather than in `gpu_devbox.rs`, so that file imports neither `plan/mod.rs` nor
+/// `spec/mod.rs` (which would close an import circle through the spec rules).
+mod dev_box {
+    use serde_json::Value;
+
+    use super::{KQL_WORDS, kql_idents, result_columns};
+    use crate::catalog::prices::PriceTable;
+    use crate::plan::gpu_monitoring::{COLUMNS, MONTH_MS, TABLE};
+
+    fn plan_of(example: &str) -> crate::plan::Plan {
+        let c = crate::spec::check_file(
+            std::path::Path::new(example),
+            &crate::spec::policy::Policy::default(),
+            PriceTable::embedded(),
+        );
+        crate::plan::Plan::build(&c).unwrap()
+    }
+
+    #[test]
+    fn dev_box_queries_refer_only_to_declared_columns() {
+        let declared: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+        for ex in [
+            "examples/dev-notebook-t4.yaml",
+            "tests/fixtures/render/variants/devbox-windows.yaml",
+        ] {
+            let p = plan_of(ex);
+            let g = p.gpu.as_ref().expect("dev boxes monitor their GPUs");
+            let mut queries: Vec<(String, String, Vec<&str>)> = g
+                .alerts
+                .iter()
+                .map(|a| {
+                    // the dimensions and the measure must be columns of the result
+                    let mut cols = a.dimensions.clone();
+                    cols.push(a.measure);
+                    (a.name.clone(), a.query.clone(), cols)
+                })
+                .collect();
+            let wb: Value = serde_json::from_str(&g.workbook.serialized_data).unwrap();
+            for it in wb["items"].as_array().unwrap() {
+                if it["content"]["queryType"] == 0 {
+                    queries.push((
+                        it["name"].as_str().unwrap().into(),
+                        it["content"]["query"].as_str().unwrap().into(),
+                        vec![],
+                    ));
+                }
+            }
+            assert!(queries.len() >= 8, "{ex}: 3 alerts and 5 workbook queries");
+            for (name, q, dims) in queries {
+                let (used, defined) = kql_idents(&q);
+                assert!(used.iter().any(|u| u == TABLE), "{ex} {name}: no table");
+                for u in &used {
+                    let known = u == TABLE
+                        || KQL_WORDS.contains(&u.as_str())
+                        || declared.contains(&u.as_str())
+                        || defined.contains(u);
+                    assert!(known, "{ex} {name}: `{u}` is not a column of {TABLE}:\n{q}");
+                }
+                let result = if dims.is_empty() {
+                    Vec::new()
+                } else {
+                    result_columns(&q)
+                };
+                for d in dims {
+                    assert!(
+                        result.iter().any(|x| x == d),
+                        "{ex} {name}: dimension {d} is not a column of the result {result:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_idle_alert_is_about_a_box_left_on() {
+        let p = plan_of("examples/dev-notebook-t4.yaml");
+        let a = &p.gpu.as_ref().unwrap().alerts[0];
+        assert_eq!(a.sym, "gpuAlertIdle");
+        // rows through most of the hour (running), GPUs under the threshold (idle)
+        assert!(a.query.contains("ReportedMinutes >= 45"), "{}", a.query);
+        // the rule compares the measured average with the spec's threshold
+        assert_eq!(
+            (a.measure, a.operator, a.threshold),
+            ("AvgUtilization", "LessThan", 10)
+        );
+        // no autoscale profile in a dev box's alert
+        assert!(!a.query.contains("ProfileMin"), "{}", a.query);
+        assert_eq!(a.dimensions, vec!["Computer"]);
+        assert_eq!(a.window_size, "PT1H");
+        for fix in [
+            "autoShutdown.time",
+            "startTime",
+            "weekends: true",
+            "/h while it runs",
+        ] {
+            assert!(a.description.contains(fix), "{fix}: {}", a.description);
+        }
+        let faults = &p.gpu.as_ref().unwrap().alerts[2];
+        assert!(
+            faults
+                .description
+                .contains("az vm redeploy --name vm-dev-notebook")
+        );
+        assert!(!faults.description.contains("Automatic repairs replaces"));
+    }
+
+    #[test]
+    fn the_workbook_counts_the_month_and_has_no_autoscale() {
+        let p = plan_of("examples/dev-notebook-t4.yaml");
+        let wb: Value =
+            serde_json::from_str(&p.gpu.as_ref().unwrap().workbook.serialized_data).unwrap();
+        let items = wb["items"].as_array().unwrap();
+        let text = wb.to_string();
+        assert!(!text.contains("ObservedCapacity") && !text.contains("Queue"));
+        for it in items {
+            let q = it["content"]["query"].as_str().unwrap_or_default();
+            if q.contains("startofmonth") {
+                assert_eq!(it["content"]["timeContext"]["durationMs"], MONTH_MS, "{q}");
+            }
+        }
+        // 08:00 to 19:00 on working days
+        assert!(text.contains("in (0, 6), 0.0, 11.00)"), "{text}");
+    }
+}
+
+/// The spec rules (`spec/rules/compute.rs`, constant in `spec/rules/stages.rs`) refuse cloud-init
+/// files holding the MIME boundary the plan builds its multipart custom data with; the same string.
+#[test]
+fn the_boundary_is_the_one_render_uses() {
+    let merged = custom_data(Some(b"#!/bin/sh\necho hi\n"), 1, "nvidia").unwrap();
+    assert!(
+        String::from_utf8(merged)
+            .unwrap()
+            .contains(crate::spec::rules::MIME_BOUNDARY)
+    );
 }

@@ -6,12 +6,12 @@ use crate::spec::schedule;
 
 const DAY_MS: u64 = 86_400_000;
 /// A query's time range caps what `startofmonth(now())` can see: 31 days hold any month so far.
-pub(in crate::plan) const MONTH_MS: u64 = 31 * DAY_MS;
+pub(crate) const MONTH_MS: u64 = 31 * DAY_MS;
 
 /// Workbook building blocks shared by the pool's workbook and the dev box's
 /// ([`crate::plan::gpu_devbox`]): a Markdown item, a Log Analytics query item over a time range, the
 /// faults table, the alerts fired (Resource Graph) and the Notebook/1.0 envelope.
-pub(in crate::plan) mod wb {
+pub(crate) mod wb {
     use serde_json::{Value, json};
 
     use crate::plan::gpu_monitoring::model::{TABLE, Workbook};

@@ -2,7 +2,7 @@
 //! sovereign cloud offers (sizes per region, the GPU driver extension); see
 //! [`crate::catalog::clouds`] for the data and its sources.
 
-use super::Context;
+use super::context::Context;
 use crate::azure::Cloud;
 use crate::catalog::GpuSize;
 use crate::catalog::clouds::{self, DriverExtensions, Offer};

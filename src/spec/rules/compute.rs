@@ -1,6 +1,6 @@
 //! Drivers, images, sign-in and cloud-init.
 
-use super::Context;
+use super::context::Context;
 use crate::catalog::drivers::{DriverKind, os_label, parse_cuda};
 use crate::catalog::{DefaultDriver, GpuSize, GpuVendor};
 use crate::diag::Diagnostic;

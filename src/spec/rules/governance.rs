@@ -1,6 +1,6 @@
 //! Regions, tags, dev/test hygiene, budget and notifications.
 
-use super::Context;
+use super::context::Context;
 use crate::catalog::regions;
 use crate::diag::Diagnostic;
 use crate::spec::schema::suggest;

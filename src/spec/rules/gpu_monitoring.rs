@@ -1,7 +1,7 @@
 //! `monitoring.gpu`: whether the pool's image can run the GPU collector, and whether the idle
 //! window is one Azure's log search alerts take.
 
-use super::Context;
+use super::context::Context;
 use crate::diag::Diagnostic;
 use crate::plan::gpu_monitoring::ALERT_WINDOWS_MINUTES;
 use crate::spec::defaults::gpu_monitoring_unsupported;

@@ -5,7 +5,7 @@ use std::net::Ipv4Addr;
 
 use serde_json::Value;
 
-use super::Context;
+use super::context::Context;
 use crate::azure::resource_id::ArmId;
 use crate::diag::Diagnostic;
 use crate::plan::PrivateDnsZone;

@@ -4,6 +4,7 @@
 mod capacity;
 mod cloud;
 pub mod compute;
+pub mod context;
 mod governance;
 mod gpu_monitoring;
 pub mod landing_zone;
@@ -13,41 +14,16 @@ mod shared;
 mod sizing;
 mod stages;
 pub mod standby;
+#[cfg(test)]
+mod tests;
 mod workload_model;
 
 pub use compute::ssh_key_problem;
+pub use context::Context;
 pub use stages::MIME_BOUNDARY;
 
-use std::path::Path;
-
 use crate::catalog::GpuSize;
-use crate::catalog::prices::PriceTable;
 use crate::diag::Diagnostic;
-use crate::sizing::Selection;
-use crate::spec::model::Spec;
-use crate::spec::policy::Policy;
-use crate::spec::resolve::{self, ResolvedImage};
-
-pub struct Context<'a> {
-    /// The spec with defaults applied and `auto` values resolved.
-    pub spec: &'a Spec,
-    pub sizing: Option<&'a Selection>,
-    /// The user wrote `vmSize: auto`.
-    pub auto_sized: bool,
-    pub base_dir: &'a Path,
-    pub policy: &'a Policy,
-    pub prices: &'a PriceTable,
-}
-
-impl<'a> Context<'a> {
-    pub fn size(&self) -> Option<&'static GpuSize> {
-        self.spec.size()
-    }
-
-    pub fn image(&self) -> ResolvedImage {
-        resolve::image(&self.spec.spec.compute.image)
-    }
-}
 
 /// Run every rule. Order does not matter: diagnostics are sorted by position afterwards.
 pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
@@ -81,10 +57,4 @@ pub fn size_checks(ctx: &Context<'_>, size: &GpuSize) -> Vec<Diagnostic> {
     cloud::check_size(ctx, size, &mut out);
     standby::check_size(&ctx.spec.spec, size, &mut out);
     out
-}
-
-/// `$1.23/h` style price for messages.
-pub(crate) fn per_hour(p: Option<f64>) -> String {
-    p.map(|p| format!("${p:.3}/h"))
-        .unwrap_or_else(|| "price unknown".into())
 }

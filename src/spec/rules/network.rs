@@ -2,7 +2,7 @@
 
 use ipnet::Ipv4Net;
 
-use super::Context;
+use super::context::Context;
 use crate::catalog::GpuSize;
 use crate::diag::Diagnostic;
 use crate::spec::defaults::AZURE_RESERVED_ADDRESSES;

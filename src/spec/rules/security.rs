@@ -1,6 +1,6 @@
 //! Key Vault and disk encryption.
 
-use super::Context;
+use super::context::Context;
 use crate::catalog::GpuSize;
 use crate::diag::Diagnostic;
 use crate::spec::model::DiskEncryption;

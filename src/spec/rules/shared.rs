@@ -2,7 +2,7 @@
 //! (patterns, case-insensitive); these are the combinations, and the platform team's
 //! prerequisites (the same list `gpuform render` prints, from `plan::shared`).
 
-use super::Context;
+use super::context::Context;
 use crate::diag::Diagnostic;
 use crate::plan::shared;
 use crate::spec::model::{DiskEncryption, KeyVault};

@@ -1,6 +1,6 @@
 //! Size fit: VRAM, workload/family fit, lifecycle, disks.
 
-use super::{Context, per_hour};
+use super::context::{Context, per_hour};
 use crate::catalog::{Arch, GpuSize, SizeStatus};
 use crate::diag::Diagnostic;
 use crate::sizing::fmt_num;

@@ -5,7 +5,7 @@ use crate::diag::{Diagnostic, clip};
 use crate::facts::naming;
 use crate::spec::schedule::parse_duration;
 
-use super::Context;
+use super::context::Context;
 
 /// gpuform's MIME boundary in the custom data it assembles when GPU monitoring adds its part to
 /// a cloud-init file (`plan::gpu_monitoring`); a file containing it cannot be combined.
@@ -86,22 +86,6 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 "a Service Bus queue name has 1-260 letters, digits, periods, hyphens and underscores, starting and ending with a letter or digit ({})",
                 naming::NAME_RULES.what
             )),
-        );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_boundary_is_the_one_render_uses() {
-        // the plan builds its multipart MIME with this constant; the rule refuses files holding it
-        let merged =
-            crate::plan::gpu_monitoring::custom_data(Some(b"#!/bin/sh\necho hi\n"), 1, "nvidia")
-                .unwrap();
-        assert!(
-            String::from_utf8(merged)
-                .unwrap()
-                .contains(super::MIME_BOUNDARY)
         );
     }
 }

@@ -1,9 +1,10 @@
 //! Rules from the workload model (`workload.jobDuration`): does the autoscale policy meet its
-//! own numbers? The same model `gpuform simulate` replays (crate::simulate::model).
+//! own numbers? The same model `gpuform simulate` replays (crate::simulate::model; the
+//! provisioning defaults both use live in crate::spec::provisioning).
 
-use super::Context;
+use super::context::Context;
 use crate::diag::Diagnostic;
-use crate::simulate::model::provisioning_default;
+use crate::spec::provisioning::provisioning_default;
 use crate::spec::schedule::parse_duration;
 use crate::spec::timezones::parse_hhmm;
 
