@@ -48,6 +48,11 @@ pub trait ArmApi: Send + Sync {
     fn landing_zone(&self) -> Option<&dyn super::landing_zone_api::LandingZoneApi> {
         None
     }
+    /// Spot placement scores and eviction rates (issue 23). `None` (the default) for in-memory
+    /// fakes: preflight then leaves the Spot checks out.
+    fn spot(&self) -> Option<&dyn super::spot_placement::SpotApi> {
+        None
+    }
 }
 
 /// ARM for one subscription.
@@ -81,6 +86,10 @@ impl ArmApi for Arm {
     }
 
     fn landing_zone(&self) -> Option<&dyn super::landing_zone_api::LandingZoneApi> {
+        Some(self)
+    }
+
+    fn spot(&self) -> Option<&dyn super::spot_placement::SpotApi> {
         Some(self)
     }
 

@@ -112,6 +112,11 @@ impl ArmClient {
         }
     }
 
+    /// The cloud's own ARM endpoint (what the user's cloud is, whatever `--arm-endpoint` says).
+    pub fn cloud_endpoint(&self) -> &Url {
+        &self.cloud_endpoint
+    }
+
     /// `{endpoint}{path}?api-version=...&extra...` (`path` without a leading slash is fine too).
     pub fn url(&self, path: &str, api_version: &str, query: &[(&str, &str)]) -> Url {
         let mut u = self

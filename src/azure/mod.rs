@@ -24,7 +24,10 @@ pub mod landing_zone;
 pub mod landing_zone_api;
 pub mod models;
 pub mod operate;
+pub mod resource_graph;
 pub mod resource_id;
+pub mod spot_arm;
+pub mod spot_placement;
 
 pub use api::{Arm, ArmApi};
 pub use auth::{AuthChoice, AuthMethod, AuthMode, Env, Probe, SystemProbe};

@@ -1,5 +1,5 @@
-//! Regions other than the spec's that pass preflight, cheapest first (the fix for a capacity
-//! error).
+//! Regions other than the spec's that pass preflight, cheapest first, or by Spot placement score
+//! first for a pool with a Spot share (the fix for a capacity error).
 
 use serde::Serialize;
 
@@ -18,6 +18,10 @@ pub struct Alternatives {
     pub blocked: Vec<(String, Vec<String>)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// A pool with a Spot share: the passing regions' Spot placement scores, which ordered
+    /// `passing` first (High, Medium, Low, unscored; preflight's ranking).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub spot_scores: Vec<(String, String)>,
 }
 
 pub fn alternatives(azure: &Azure, path: &std::path::Path, spec: &Spec) -> Alternatives {
@@ -30,6 +34,7 @@ pub fn alternatives(azure: &Azure, path: &std::path::Path, spec: &Spec) -> Alter
                 "the spec lists no alternateRegions; add some and compare them with `gpuform preflight {} --region REGION`",
                 path.display()
             )),
+            spot_scores: Vec::new(),
         };
     }
     eprintln!(
@@ -55,11 +60,17 @@ pub fn alternatives(azure: &Azure, path: &std::path::Path, spec: &Spec) -> Alter
                 .map(|r| (r.region.clone(), r.reasons.clone()))
                 .collect(),
             note: None,
+            spot_scores: report
+                .ranking
+                .iter()
+                .filter_map(|r| Some((r.region.clone(), r.spot_placement_score.clone()?)))
+                .collect(),
         },
         Err(e) => Alternatives {
             passing: Vec::new(),
             blocked: Vec::new(),
             note: Some(format!("preflight of the alternate regions failed: {}", e)),
+            spot_scores: Vec::new(),
         },
     }
 }

@@ -119,13 +119,26 @@ fn fill_fixes(outcome: &mut Outcome, target: &Target, path: &std::path::Path, sp
                     let list: Vec<String> = alt
                         .passing
                         .iter()
-                        .map(|(r, p)| match p {
-                            Some(p) => format!("{r} (${p:.3}/h per VM)"),
-                            None => r.clone(),
+                        .map(|(r, p)| {
+                            let score = alt
+                                .spot_scores
+                                .iter()
+                                .find(|(s, _)| s == r)
+                                .map(|(_, s)| format!("Spot {s}"));
+                            let price = p.map(|p| format!("${p:.3}/h per VM"));
+                            match [score, price].into_iter().flatten().collect::<Vec<_>>() {
+                                v if v.is_empty() => r.clone(),
+                                v => format!("{r} ({})", v.join(", ")),
+                            }
                         })
                         .collect();
+                    let order = if alt.spot_scores.is_empty() {
+                        "cheapest first"
+                    } else {
+                        "by Spot placement score, then cheapest"
+                    };
                     fix.push_str(&format!(
-                        "; alternate regions that pass preflight, cheapest first: {}; set spec.region to one of them and deploy again (into a resource group for that region)",
+                        "; alternate regions that pass preflight, {order}: {}; set spec.region to one of them and deploy again (into a resource group for that region)",
                         list.join(", ")
                     ));
                 } else if let Some(n) = &alt.note {

@@ -25,6 +25,7 @@ pub mod placement;
 pub mod quota;
 pub mod roles;
 pub mod spot;
+pub mod spot_placement;
 
 /// Where a fact comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -99,4 +99,6 @@ pub struct SubscriptionData {
     pub landing_zone: Option<landing_zone::Data>,
     /// The existing workspace's answers; `Some` when the plan has [`Plan::workspace`].
     pub workspace: Option<landing_zone::WorkspaceData>,
+    /// Spot placement scores and eviction rates; `Some` for a pool with a Spot share, live.
+    pub spot: Option<super::spot::Data>,
 }

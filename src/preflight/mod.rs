@@ -10,6 +10,7 @@ pub mod names;
 pub mod plan;
 pub mod report;
 mod role;
+pub mod spot;
 
 use std::collections::BTreeMap;
 
@@ -86,8 +87,9 @@ pub async fn gather_live(
             None => None,
         }
     };
-    let (regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace) = futures::join!(
-        regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace
+    let spot = spot::gather(api, plan);
+    let (regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot) = futures::join!(
+        regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot
     );
     let sub = SubscriptionData {
         providers,
@@ -98,6 +100,7 @@ pub async fn gather_live(
         trusted_launch_default: tl_default,
         landing_zone: lz,
         workspace,
+        spot,
     };
     let fatal = regions
         .iter()
@@ -218,6 +221,7 @@ impl Offline {
                     location: Fetch::Skipped(LIVE_ONLY.into()),
                     table: w.table.as_ref().map(|_| Fetch::Skipped(LIVE_ONLY.into())),
                 }),
+            spot: None,
         };
         (regions, sub)
     }

@@ -142,6 +142,13 @@ pub enum Mode {
 pub struct Ranked {
     pub region: String,
     pub on_demand_hourly: Option<f64>,
+    /// A pool with a Spot share: the region's Spot placement score for the pool's size (its
+    /// weakest zone's for a zonal pool), which orders the ranking first ([`super::spot`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spot_placement_score: Option<String>,
+    /// The region's Spot eviction-rate band for the pool's size (percent per hour).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spot_eviction_rate: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -166,7 +173,8 @@ pub struct Report {
     pub verdict: Verdict,
     pub subscription_checks: Vec<Check>,
     pub regions: Vec<RegionReport>,
-    /// Passing regions other than the spec's, cheapest first (on-demand price per VM-hour).
+    /// Passing regions other than the spec's, cheapest first (on-demand price per VM-hour); for
+    /// a pool with a Spot share whose placement scores were read, by score first.
     pub ranking: Vec<Ranked>,
     pub currency: String,
     pub price_as_of: Option<String>,
@@ -251,9 +259,16 @@ impl Report {
             let list: Vec<String> = self
                 .ranking
                 .iter()
-                .map(|k| format!("{} ({})", k.region, self.price(k.on_demand_hourly)))
+                .map(|k| match spot_label(k) {
+                    Some(l) => format!("{} ({l}, {})", k.region, self.price(k.on_demand_hourly)),
+                    None => format!("{} ({})", k.region, self.price(k.on_demand_hourly)),
+                })
                 .collect();
-            format!("passing alternatives, cheapest first: {}", list.join(", "))
+            format!(
+                "passing alternatives, {}: {}",
+                self.ranking_order(),
+                list.join(", ")
+            )
         };
         if !unranked.is_empty() {
             if !line.is_empty() {
@@ -276,11 +291,34 @@ impl Report {
         Some(line)
     }
 
+    /// How the ranking is ordered, in words.
+    fn ranking_order(&self) -> &'static str {
+        if self
+            .ranking
+            .iter()
+            .any(|k| k.spot_placement_score.is_some())
+        {
+            "by Spot placement score, then cheapest"
+        } else {
+            "cheapest first"
+        }
+    }
+
     fn price(&self, p: Option<f64>) -> String {
         match p {
             Some(p) => format!("{}{p:.3}/h", if self.currency == "USD" { "$" } else { "" }),
             None => "no price".into(),
         }
+    }
+}
+
+/// "Spot High, eviction 0-5 %/h" for a ranked region with Spot data.
+fn spot_label(k: &Ranked) -> Option<String> {
+    match (&k.spot_placement_score, &k.spot_eviction_rate) {
+        (None, None) => None,
+        (Some(s), None) => Some(format!("Spot {s}")),
+        (None, Some(e)) => Some(format!("eviction {e} %/h")),
+        (Some(s), Some(e)) => Some(format!("Spot {s}, eviction {e} %/h")),
     }
 }
 
@@ -544,7 +582,8 @@ pub fn github(r: &Report) -> String {
     if !r.ranking.is_empty() {
         let list: Vec<&str> = r.ranking.iter().map(|k| k.region.as_str()).collect();
         msg.push_str(&format!(
-            "; passing alternatives, cheapest first: {}",
+            "; passing alternatives, {}: {}",
+            r.ranking_order(),
             list.join(", ")
         ));
     }

@@ -12,6 +12,7 @@
 
 pub mod fake_arm;
 pub mod refuse;
+pub mod spot;
 
 #[allow(unused_imports)]
 pub use fake_arm::{FakeArm, FakeAzure, TestCa, resource_group, token_path, token_response};

@@ -121,6 +121,8 @@ pub fn build(
         .map(|r| Ranked {
             region: r.region.clone(),
             on_demand_hourly: r.on_demand_hourly,
+            spot_placement_score: None,
+            spot_eviction_rate: None,
         })
         .collect();
     // cheapest first; unknown prices last, then by name for a stable order
@@ -130,6 +132,10 @@ pub fn build(
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => a.region.cmp(&b.region),
     });
+    let mut reports = reports;
+    if let Some(spot) = &sub.spot {
+        crate::preflight::spot::fold(spot, &mut reports, &mut ranking);
+    }
     let mut subscription_checks = subscription_checks;
     subscription_checks.extend(quota_provider_check(sub, &reports));
     let primary = reports

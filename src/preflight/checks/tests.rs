@@ -387,6 +387,7 @@ fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
         trusted_launch_default: Fetch::Got("NotRegistered".into()),
         landing_zone: None,
         workspace: None,
+        spot: None,
     };
     let r = build(
         &t,
@@ -461,6 +462,7 @@ fn sub_with(
         trusted_launch_default: Fetch::Got("NotRegistered".into()),
         landing_zone: None,
         workspace: None,
+        spot: None,
     }
 }
 
