@@ -331,6 +331,26 @@ fn a_rejected_token_fails_the_whole_command() {
     let _ = Duration::ZERO;
 }
 
+/// Azure refusing every section (403 on each call): the view still prints each reason, but
+/// nothing was read, so the exit code is 2 (access), not 0 (README "Exit codes", issue 24).
+#[test]
+fn every_section_unavailable_exits_2() {
+    let fake = FakeArm::new().start();
+    fake.mount(
+        Mock::given(wiremock::matchers::path_regex(".*")).respond_with(
+            ResponseTemplate::new(403).set_body_json(arm_error(
+                "AuthorizationFailed",
+                "The client does not have authorization to perform this action.",
+            )),
+        ),
+    );
+    let out = status(&fake).arg("--no-drift").output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(stdout.contains("not available: HTTP 403"), "{stdout}");
+    assert!(stderr.contains("none of the sections"), "{stderr}");
+}
+
 /// The dev box of examples/dev-notebook-t4.yaml (autoShutdown, one instance, no autoscale): one
 /// VM, not a scale set. Friday 21:30 in W. Europe Standard Time, after the 19:00 shutdown.
 #[test]

@@ -83,6 +83,17 @@ pub const REGIONS: &[&str] = &[
     "usdodeast",
 ];
 
+/// The ARM spelling of a region as people type it: `West Europe`, `West-Europe` and
+/// `westeurope` are all `westeurope` (lowercase, without spaces, hyphens or underscores).
+pub fn arm_name(typed: &str) -> String {
+    typed
+        .trim()
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-' && *c != '_')
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
 pub fn is_known(region: &str) -> bool {
     REGIONS.contains(&region)
 }

@@ -1,6 +1,6 @@
 //! `gpuform init`: a commented starter spec from a few answers (issue 10, item 18).
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::ValueEnum;
@@ -64,21 +64,16 @@ pub struct InitArgs {
 
 const SCHEMA_FILE: &str = "gpuworkload.schema.json";
 
-/// Ask on the terminal; an empty answer takes `default`.
-fn ask(question: &str, default: &str) -> Result<String, Failure> {
-    eprint!("{question} [{default}]: ");
-    let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut line)
-        .map_err(|e| Failure::from_error(ExitCode::Usage, "cannot read the answer", &e))?;
-    let line = line.trim();
-    Ok(if line.is_empty() {
-        default.to_string()
-    } else {
-        line.to_string()
-    })
+/// Ask on the terminal until the answer parses (a bad one is asked again, earlier answers kept).
+fn ask<T>(
+    question: &str,
+    default: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<T, Failure> {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    starter::ask_until(&mut input, &mut std::io::stderr(), question, default, parse)
+        .map_err(|e| Failure::from_error(ExitCode::Usage, "cannot read the answer", &e))
 }
 
 pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
@@ -91,14 +86,14 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         .file
         .file_stem()
         .and_then(|s| s.to_str())
-        .map(|s| s.to_ascii_lowercase().replace(['_', '.', ' '], "-"))
-        .filter(|s| starter::name_problem(s).is_none())
+        .and_then(|s| starter::parse_name(s).ok())
         .unwrap_or_else(|| "gpu-pool".into());
     let name = match args.name.clone() {
         Some(n) => n,
         None if tty => ask(
             "metadata.name (3-24 lowercase letters, digits, hyphens)",
             &default_name,
+            starter::parse_name,
         )?,
         None => default_name,
     };
@@ -109,27 +104,20 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
     }
     let workload: WorkloadType = match args.workload {
         Some(w) => w.into(),
-        None if tty => {
-            let a = ask(
-                "workload type (inference, training, batch, visualization)",
-                "inference",
-            )?;
-            Workload::from_str(&a, true)
-                .map_err(|_| {
-                    Failure::usage(format!("`{a}` is not a workload type"))
-                        .help("inference, training, batch or visualization")
-                })?
-                .into()
-        }
+        None if tty => ask(
+            "workload type (inference, training, batch, visualization)",
+            "inference",
+            starter::parse_workload,
+        )?,
         None => WorkloadType::Inference,
     };
     let vram = match args.vram {
         Some(v) => v,
-        None if tty => {
-            let a = ask("measured VRAM peak per VM, GiB", "16")?;
-            a.parse::<f64>()
-                .map_err(|_| Failure::usage(format!("`{a}` is not a number of GiB")))?
-        }
+        None if tty => ask(
+            "measured VRAM peak per VM, GiB (e.g. 20 or 20 GB)",
+            "16",
+            starter::parse_gib,
+        )?,
         None => 16.0,
     };
     if !(vram.is_finite() && vram > 0.0 && vram <= 2048.0) {
@@ -138,36 +126,37 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         )));
     }
     let region = match args.region.clone() {
-        Some(r) => r,
-        None if tty => ask("Azure region", "eastus2")?,
+        Some(r) => starter::region_name(&r),
+        None if tty => ask(
+            "Azure region (e.g. eastus2 or West Europe)",
+            "eastus2",
+            starter::parse_region,
+        )?,
         None => "eastus2".into(),
-    }
-    .trim()
-    .to_ascii_lowercase();
+    };
     if !regions::is_known(&region) {
         eprintln!(
             "warning: `{region}` is not a region gpuform knows; check the spelling (`az account list-locations -o table`)"
         );
     }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
     let ssh_public_key = match args.ssh_public_key.clone() {
-        Some(k) => Some(k),
-        None if tty && workload != WorkloadType::Visualization => {
-            let a = ask(
-                "SSH public key (the content of ~/.ssh/id_ed25519.pub; empty: later)",
-                "",
-            )?;
-            (!a.is_empty()).then_some(a)
-        }
+        Some(k) => Some(starter::ssh_key_from(&k, home.as_deref()).map_err(|e| {
+            Failure::usage(e).help("--ssh-public-key takes the key or the path of its .pub file")
+        })?),
+        None if tty && workload != WorkloadType::Visualization => ask(
+            "SSH public key, or the path of its file (e.g. ~/.ssh/id_ed25519.pub; empty: later)",
+            "",
+            |a| {
+                if a.is_empty() {
+                    Ok(None)
+                } else {
+                    starter::ssh_key_from(a, home.as_deref()).map(Some)
+                }
+            },
+        )?,
         None => None,
     };
-    if let Some(problem) = ssh_public_key
-        .as_deref()
-        .and_then(crate::spec::rules::ssh_key_problem)
-    {
-        return Err(Failure::usage(format!(
-            "the SSH public key is not usable: {problem}"
-        )));
-    }
     let answers = Answers {
         name,
         workload,
@@ -175,6 +164,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         region,
         ssh_public_key,
         schema_path: SCHEMA_FILE.into(),
+        file: args.file.display().to_string(),
     };
     let text = starter::starter(&answers);
     write_new(&args.file, &text, args.force)?;

@@ -171,7 +171,9 @@ fn exit_status(name: &str) -> &'static str {
         "gpuform-deploy" => {
             "0 deployed, or what-if shown; 1 the deployment failed or was rejected, preflight blocked, or --fail-on-delete found deletions; 2 usage or access errors, a missing resource group, no --yes without a terminal, or you answered no (nothing was changed); 130 interrupted (a started deployment keeps running)."
         }
-        "gpuform-status" => "0 printed; 2 usage or access errors; 130 interrupted (--watch).",
+        "gpuform-status" => {
+            "0 printed; 2 usage or access errors, or every section not available; 130 interrupted (--watch)."
+        }
         "gpuform-destroy" => {
             "0 gone (or nothing to do); 1 a deletion failed or a deployment still runs; 2 usage or access errors, no --yes without a terminal, or you answered no (nothing was deleted); 130 interrupted (started deletions finish in Azure)."
         }

@@ -167,6 +167,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         };
         let Some(every) = watch else {
             out(&text);
+            if s.nothing_available() {
+                eprintln!(
+                    "status: Azure gave none of the sections (see each `not available` reason); exit 2"
+                );
+                return Ok(ExitCode::Usage);
+            }
             return Ok(ExitCode::Ok);
         };
         // clear the screen and home the cursor, then the new view

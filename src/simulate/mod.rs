@@ -16,8 +16,8 @@ pub mod model;
 pub mod prepare;
 pub mod pull;
 pub mod report;
-pub mod standby;
 pub mod results;
+pub mod standby;
 pub mod tune;
 pub mod tz;
 

@@ -133,7 +133,8 @@ fn translate(err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
             out.push(d);
         }
         ValidationErrorKind::Constant { expected_value } => {
-            let rule = if ptr == "/apiVersion" || ptr == "/kind" {
+            // a wrong apiVersion is a version gpuform does not read; a wrong kind is a wrong value
+            let rule = if ptr == "/apiVersion" {
                 "unsupported-version"
             } else {
                 "invalid-value"
@@ -253,7 +254,19 @@ fn constraint_text(err: &ValidationError<'_>, field: &str) -> (String, Option<St
             Some("remove the duplicate".into()),
         ),
         ValidationErrorKind::Pattern { .. } => {
-            (format!("`{field}` has an invalid format: {got}"), None)
+            // `West Europe` is the portal's name of `westeurope`: say so, as for a typo
+            let region = err
+                .instance()
+                .as_str()
+                .filter(|_| field.contains("egion"))
+                .map(crate::catalog::regions::arm_name)
+                .filter(|r| crate::catalog::regions::is_known(r))
+                .map(|r| {
+                    format!(
+                        "did you mean `{r}`? region names are lowercase without spaces, as `az account list-locations -o table` prints them"
+                    )
+                });
+            (format!("`{field}` has an invalid format: {got}"), region)
         }
         ValidationErrorKind::PropertyNames { .. } => {
             (format!("a key in `{field}` is not allowed"), None)

@@ -14,6 +14,8 @@ pub struct Answers {
     pub ssh_public_key: Option<String>,
     /// The `$schema` path of the editor modeline, relative to the spec.
     pub schema_path: String,
+    /// The spec file as the user named it (the header's next commands name it).
+    pub file: String,
 }
 
 /// Why `name` cannot be `metadata.name` (3-24 lowercase letters, digits and hyphens, starting
@@ -66,9 +68,9 @@ pub fn starter(a: &Answers) -> String {
     format!(
         r#"# yaml-language-server: $schema={schema}
 #
-# A starter spec written by `gpuform init`. Next: `gpuform validate {{this file}}`, then
-# `gpuform render {{this file}} -o out/{name}`. Every field: `gpuform schema`; the resolved
-# spec with all defaults: `gpuform show {{this file}}`.
+# A starter spec written by `gpuform init`. Next: `gpuform validate {file}`, then
+# `gpuform render {file} -o out/{name}`. Every field: `gpuform schema`; the resolved
+# spec with all defaults: `gpuform show {file}`.
 apiVersion: gpuform/v1
 kind: GpuWorkload
 metadata:
@@ -105,6 +107,7 @@ spec:
     # budget: {{monthly: 5000}}     # a budget with alerts; `gpuform cost` compares the estimate with it
 "#,
         schema = a.schema_path,
+        file = shell_word(&a.file),
         name = a.name,
         region = a.region,
         name_compact = a
@@ -114,4 +117,294 @@ spec:
             .take(22)
             .collect::<String>(),
     )
+}
+
+/// `path` as one shell word in the header's commands (quoted when it needs it).
+fn shell_word(path: &str) -> String {
+    let plain = !path.is_empty()
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./~+@%=:,".contains(c));
+    if plain {
+        path.to_string()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''").replace('\n', " "))
+    }
+}
+
+// ---- answers as people type them (init on a terminal re-asks until one parses) ------------
+
+/// Ask `question` on `prompt` until `parse` accepts the answer; an empty answer is `default`.
+/// A bad answer prints why and asks again (the earlier answers are kept by the caller). End of
+/// input is an error (`UnexpectedEof`): nobody is there to answer.
+pub fn ask_until<T>(
+    input: &mut dyn std::io::BufRead,
+    prompt: &mut dyn std::io::Write,
+    question: &str,
+    default: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> std::io::Result<T> {
+    loop {
+        if default.is_empty() {
+            write!(prompt, "{question}: ")?;
+        } else {
+            write!(prompt, "{question} [{default}]: ")?;
+        }
+        prompt.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(prompt)?;
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("no answer to `{question}`"),
+            ));
+        }
+        let line = line.trim();
+        let answer = if line.is_empty() { default } else { line };
+        match parse(answer) {
+            Ok(v) => return Ok(v),
+            Err(why) => writeln!(prompt, "  {why}; try again (empty takes the default)")?,
+        }
+    }
+}
+
+/// metadata.name as typed: `My Pool` is taken as `my-pool` when that is a valid name.
+pub fn parse_name(a: &str) -> Result<String, String> {
+    let a = a.trim();
+    let folded: String = a
+        .to_ascii_lowercase()
+        .split(|c: char| c.is_whitespace() || c == '_' || c == '.')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    match name_problem(&folded) {
+        None => Ok(folded),
+        Some(p) => Err(format!("`{a}` cannot be metadata.name: {p}")),
+    }
+}
+
+/// The workload type from what people call it: `inference`, `inferencing`, `LLM Chat`,
+/// `serving`, `fine-tuning`, `train`, `batch jobs`, `viz`, `remote desktop`, or its number in
+/// the question's list (1 inference, 2 training, 3 batch, 4 visualization).
+pub fn parse_workload(a: &str) -> Result<WorkloadType, String> {
+    let w = a.trim().to_ascii_lowercase();
+    let has = |keys: &[&str]| keys.iter().any(|k| w.contains(k));
+    let kind = match w.as_str() {
+        "1" => Some(WorkloadType::Inference),
+        "2" => Some(WorkloadType::Training),
+        "3" => Some(WorkloadType::Batch),
+        "4" => Some(WorkloadType::Visualization),
+        _ if has(&["infer", "chat", "serv", "llm", "predict", "endpoint", "api"]) => {
+            Some(WorkloadType::Inference)
+        }
+        _ if has(&["train", "tun", "pretrain"]) => Some(WorkloadType::Training),
+        _ if has(&["batch", "job", "offline", "transcod", "encod", "render"]) => {
+            Some(WorkloadType::Batch)
+        }
+        _ if has(&[
+            "vis",
+            "viz",
+            "desktop",
+            "vdi",
+            "graphic",
+            "workstation",
+            "cad",
+        ]) =>
+        {
+            Some(WorkloadType::Visualization)
+        }
+        _ => None,
+    };
+    kind.ok_or_else(|| {
+        format!(
+            "`{}` is not a workload type: inference, training, batch or visualization",
+            a.trim()
+        )
+    })
+}
+
+/// A VRAM peak in GiB as typed: `20`, `20 GB`, `20GB`, `20 GiB`, `20g`, `20480 MiB`. GB is read
+/// as GiB (GPU memory is sold in binary units: an "80 GB" A100 has 80 GiB).
+pub fn parse_gib(a: &str) -> Result<f64, String> {
+    let t = a.trim().to_ascii_lowercase().replace([' ', '_'], "");
+    let t = t.strip_suffix("vram").unwrap_or(&t).to_string();
+    let (num, scale) = [
+        ("gib", 1.0),
+        ("gb", 1.0),
+        ("g", 1.0),
+        ("mib", 1.0 / 1024.0),
+        ("mb", 1.0 / 1024.0),
+        ("m", 1.0 / 1024.0),
+        ("tib", 1024.0),
+        ("tb", 1024.0),
+    ]
+    .iter()
+    .find_map(|(unit, scale)| t.strip_suffix(unit).map(|n| (n.to_string(), *scale)))
+    .unwrap_or((t.clone(), 1.0));
+    let v = num
+        .replace(',', ".")
+        .parse::<f64>()
+        .map(|v| v * scale)
+        .map_err(|_| format!("`{}` is not a number of GiB (e.g. 20 or 20 GB)", a.trim()))?;
+    if v.is_finite() && v > 0.0 && v <= 2048.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "`{}`: give the VRAM peak in GiB (more than 0, at most 2048)",
+            a.trim()
+        ))
+    }
+}
+
+/// A region as typed: `West Europe`, `westeurope`, `West-Europe` are `westeurope`. A name
+/// gpuform does not know is refused with the nearest known one.
+pub fn parse_region(a: &str) -> Result<String, String> {
+    let r = region_name(a);
+    if crate::catalog::regions::is_known(&r) {
+        return Ok(r);
+    }
+    let hint = super::schema::suggest(&r, crate::catalog::regions::REGIONS.iter().copied())
+        .map(|s| format!(" (did you mean `{s}`?)"))
+        .unwrap_or_default();
+    Err(format!(
+        "`{}` is not an Azure region gpuform knows{hint}; `az account list-locations -o table` lists them",
+        a.trim()
+    ))
+}
+
+/// The ARM spelling of a region as typed (lowercase, no spaces or hyphens).
+pub fn region_name(a: &str) -> String {
+    crate::catalog::regions::arm_name(a)
+}
+
+/// The SSH public key from an answer: the key itself (`ssh-ed25519 AAAA… you@host`) or the path
+/// of its file (`~/.ssh/id_ed25519.pub`), which is read. A private key file is refused (its
+/// content is never shown); a path without `.pub` whose `.pub` twin exists points at it.
+pub fn ssh_key_from(a: &str, home: Option<&std::path::Path>) -> Result<String, String> {
+    let a = a.trim();
+    let looks_like_key = a.split_whitespace().count() >= 2
+        && (a.starts_with("ssh-") || a.starts_with("ecdsa-") || a.starts_with("sk-"));
+    if looks_like_key || a.contains("PRIVATE KEY") {
+        return match super::rules::ssh_key_problem(a) {
+            None => Ok(a.to_string()),
+            Some(p) => Err(format!("the SSH public key is not usable: {p}")),
+        };
+    }
+    let path = match (a.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => h.join(rest),
+        _ => std::path::PathBuf::from(a),
+    };
+    let shown = path.display();
+    let meta = std::fs::metadata(&path).map_err(|_| {
+        format!("`{a}` is neither an SSH public key nor a file (give the key, or the path of its .pub file)")
+    })?;
+    if !meta.is_file() || meta.len() > 64 * 1024 {
+        return Err(format!("{shown} is not an SSH public key file"));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let text = String::from_utf8_lossy(&bytes);
+    if text.contains("PRIVATE KEY") {
+        let twin = format!("{}.pub", path.display());
+        let hint = if std::path::Path::new(&twin).is_file() {
+            format!("; the public key is {twin}")
+        } else {
+            "; give the .pub file beside it".to_string()
+        };
+        return Err(format!(
+            "{shown} is a PRIVATE key: it never goes in a spec{hint}"
+        ));
+    }
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or_default();
+    match super::rules::ssh_key_problem(line) {
+        None => Ok(line.to_string()),
+        Some(_) => Err(format!(
+            "{shown} does not hold an OpenSSH public key (`ssh-ed25519 AAAA… you@host`); `ssh-keygen -t ed25519` makes one"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_as_people_type_them() {
+        for a in [
+            "20",
+            "20 GB",
+            "20GB",
+            "20 GiB",
+            "20g",
+            "20480 MiB",
+            " 20 gb ",
+        ] {
+            assert_eq!(parse_gib(a), Ok(20.0), "{a}");
+        }
+        for a in ["twenty", "0", "-3", "5000 GB", ""] {
+            assert!(parse_gib(a).is_err(), "{a}");
+        }
+        for (a, w) in [
+            ("inference", WorkloadType::Inference),
+            ("inferencing", WorkloadType::Inference),
+            ("LLM Chat", WorkloadType::Inference),
+            ("Training", WorkloadType::Training),
+            ("fine-tuning", WorkloadType::Training),
+            ("batch jobs", WorkloadType::Batch),
+            ("viz", WorkloadType::Visualization),
+            ("4", WorkloadType::Visualization),
+        ] {
+            assert_eq!(parse_workload(a), Ok(w), "{a}");
+        }
+        assert!(parse_workload("banana").is_err());
+        assert_eq!(parse_region("West Europe").as_deref(), Ok("westeurope"));
+        assert_eq!(parse_region("eastus2").as_deref(), Ok("eastus2"));
+        assert!(
+            parse_region("westeuorpe")
+                .unwrap_err()
+                .contains("`westeurope`")
+        );
+        assert_eq!(parse_name("My Pool").as_deref(), Ok("my-pool"));
+        assert!(parse_name("1x").is_err());
+    }
+
+    #[test]
+    fn ssh_keys_from_text_or_files_never_a_private_key() {
+        const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com";
+        let dir = tempfile::tempdir().unwrap();
+        let ssh = dir.path().join(".ssh");
+        std::fs::create_dir(&ssh).unwrap();
+        std::fs::write(ssh.join("id_ed25519.pub"), format!("{KEY}\n")).unwrap();
+        let secret = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAASECRETBODY\n-----END OPENSSH PRIVATE KEY-----\n";
+        std::fs::write(ssh.join("id_ed25519"), secret).unwrap();
+        assert_eq!(ssh_key_from(KEY, None).as_deref(), Ok(KEY));
+        assert_eq!(
+            ssh_key_from("~/.ssh/id_ed25519.pub", Some(dir.path())).as_deref(),
+            Ok(KEY)
+        );
+        let err = ssh_key_from("~/.ssh/id_ed25519", Some(dir.path())).unwrap_err();
+        assert!(
+            err.contains("PRIVATE key") && err.contains("id_ed25519.pub"),
+            "{err}"
+        );
+        assert!(!err.contains("SECRETBODY"), "{err}");
+        assert!(ssh_key_from("~/.ssh/nope.pub", Some(dir.path())).is_err());
+        assert!(ssh_key_from(secret, None).is_err());
+    }
+
+    #[test]
+    fn a_bad_answer_is_asked_again() {
+        let mut input: &[u8] = b"twenty\n20 GB\n";
+        let mut prompt = Vec::new();
+        let v = ask_until(&mut input, &mut prompt, "VRAM", "16", parse_gib).unwrap();
+        assert_eq!(v, 20.0);
+        let shown = String::from_utf8(prompt).unwrap();
+        assert_eq!(shown.matches("VRAM [16]: ").count(), 2, "{shown}");
+        assert!(shown.contains("not a number of GiB"), "{shown}");
+        let mut empty: &[u8] = b"";
+        assert!(ask_until(&mut empty, &mut Vec::new(), "VRAM", "16", parse_gib).is_err());
+    }
 }

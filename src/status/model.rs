@@ -166,3 +166,25 @@ pub struct Drift {
     /// `Modify TYPE NAME` / `Create ...` / `Delete ...` lines for what is not NoChange/Ignore.
     pub changes: Vec<String>,
 }
+
+impl Status {
+    /// Whether Azure gave none of the sections (every one is `not available`): nothing was read,
+    /// so `gpuform status` exits 2 like an access failure (README "Exit codes").
+    pub fn nothing_available(&self) -> bool {
+        fn missing<T>(s: &Section<T>) -> bool {
+            matches!(s, Section::NotAvailable { .. })
+        }
+        self.instances.as_ref().is_none_or(missing)
+            && self.autoscale.as_ref().is_none_or(|a| match a {
+                // the active profile is computed from the spec; Azure's part is the setting
+                Section::Ok(a) => missing(&a.setting),
+                Section::NotAvailable { .. } => true,
+            })
+            && self.dev_box.as_ref().is_none_or(|d| missing(&d.state))
+            && missing(&self.queue)
+            && missing(&self.activity)
+            && missing(&self.alerts)
+            && missing(&self.cost)
+            && missing(&self.drift)
+    }
+}
