@@ -9,6 +9,7 @@ pub mod alternates;
 pub mod ask;
 pub mod context;
 pub mod errors;
+pub mod failover;
 pub mod fixes;
 pub mod gate;
 pub mod preview;

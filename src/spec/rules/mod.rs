@@ -4,6 +4,7 @@
 mod capacity;
 mod cloud;
 pub mod compute;
+mod failover;
 mod governance;
 mod gpu_monitoring;
 pub mod landing_zone;
@@ -54,6 +55,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     sizing::check(ctx, &mut out);
     capacity::check(ctx, &mut out);
     compute::check(ctx, &mut out);
+    failover::check(ctx, &mut out);
     network::check(ctx, &mut out);
     landing_zone::check(ctx, &mut out);
     security::check(ctx, &mut out);
