@@ -403,7 +403,10 @@ fn a_deployment_rejected_with_sku_not_available_suggests_regions_that_pass_prefl
                 "details": [{"code": "SkuNotAvailable", "message": "The requested VM size for resource 'Following SKUs have failed for Capacity Restrictions: Standard_NC8as_T4_v3' is currently not available in location 'eastus2'. Please try another size or deploy to a different location or different zone. See https://aka.ms/azureskunotavailable for details."}]
             }}))),
     );
-    let out = deploy(&fake, &spec()).output().unwrap();
+    let out = deploy(&fake, &spec())
+        .arg("--no-failover")
+        .output()
+        .unwrap();
     let (o, e) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
     assert!(
@@ -430,7 +433,7 @@ fn a_deployment_rejected_with_sku_not_available_suggests_regions_that_pass_prefl
 
     // the same as JSON
     let out = deploy(&fake, &spec())
-        .args(["--output", "json"])
+        .args(["--output", "json", "--no-failover"])
         .output()
         .unwrap();
     let (o, _) = texts(&out);

@@ -48,6 +48,9 @@ pub struct Args {
     /// Do not run preflight for the spec's region first.
     #[arg(long)]
     pub skip_preflight: bool,
+    /// On a capacity error, stop (no failover to another zone, alternate size or region).
+    #[arg(long)]
+    pub no_failover: bool,
     /// Result on stdout: text, a JSON document, or Markdown for $GITHUB_STEP_SUMMARY.
     #[arg(long, alias = "format", value_name = "FORMAT", value_enum, default_value_t = Output::Text)]
     pub output: Output,
@@ -132,6 +135,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         what_if: args.what_if,
         yes: args.yes,
         skip_preflight: args.skip_preflight,
+        no_failover: args.no_failover,
         name: args.name.as_deref(),
         polling,
         role_retry_wait,

@@ -20,6 +20,8 @@ pub struct Options<'a> {
     pub what_if: bool,
     pub yes: bool,
     pub skip_preflight: bool,
+    /// `--no-failover`: a capacity error ends the deploy (no other zone, size or region).
+    pub no_failover: bool,
     /// The deployment name given (`--name`), else metadata.name + a hash.
     pub name: Option<&'a str>,
     pub polling: Polling,
@@ -49,6 +51,9 @@ pub struct Target<'a> {
     pub rg: &'a str,
     pub name: &'a str,
     pub azure: &'a Azure<'a>,
+    /// Capacity failover follows a capacity error (so its fix is not a preflight of the
+    /// alternate regions: failover tries them).
+    pub failover: bool,
 }
 
 impl Target<'_> {

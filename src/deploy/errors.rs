@@ -240,14 +240,11 @@ pub enum Diagnosis {
     },
 }
 
-/// Capacity error codes (`SkuNotAvailable` and the allocation family).
-pub const CAPACITY_CODES: &[&str] = &[
-    "SkuNotAvailable",
-    "AllocationFailed",
-    "ZonalAllocationFailed",
-    "OverconstrainedAllocationRequest",
-    "OverconstrainedZonalAllocationRequest",
-];
+/// Capacity error codes (`SkuNotAvailable` and the allocation family), from the facts layer
+/// ([`crate::facts::capacity::CODES`], each with its source).
+pub fn is_capacity(code: &str) -> bool {
+    crate::facts::capacity::is_capacity(code)
+}
 
 /// Walk error trees and collect what is known to fix them (deduplicated, in order).
 pub fn diagnose<'a>(trees: impl IntoIterator<Item = &'a ErrorDetail>) -> Vec<Diagnosis> {
@@ -258,7 +255,7 @@ pub fn diagnose<'a>(trees: impl IntoIterator<Item = &'a ErrorDetail>) -> Vec<Dia
             let msg = n.message.as_deref().unwrap_or("");
             let found = if let Some(q) = parse_quota(msg) {
                 Some(Diagnosis::Quota(q))
-            } else if CAPACITY_CODES.iter().any(|c| c.eq_ignore_ascii_case(code)) {
+            } else if is_capacity(code) {
                 Some(Diagnosis::Capacity {
                     code: code.to_string(),
                     location: quoted_location(msg),

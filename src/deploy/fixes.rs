@@ -64,6 +64,7 @@ pub fn finished(target: &Target, path: &std::path::Path, spec: &Spec, f: &Finish
         fixes: Vec::new(),
         portal: target.portal(),
         gpu_workbook,
+        attempts: Vec::new(),
     };
     if state != "Succeeded" {
         let trees: Vec<&ErrorDetail> = outcome
@@ -101,6 +102,7 @@ pub fn rejection(target: &Target, path: &std::path::Path, spec: &Spec, e: &ArmEr
         fixes: Vec::new(),
         portal: target.portal(),
         gpu_workbook: None,
+        attempts: Vec::new(),
     };
     fill_fixes(&mut outcome, target, path, spec);
     outcome
@@ -111,6 +113,15 @@ fn fill_fixes(outcome: &mut Outcome, target: &Target, path: &std::path::Path, sp
     for d in outcome.diagnoses.clone() {
         match d {
             Diagnosis::Quota(q) => outcome.fixes.push(quota_fix(&q, spec)),
+            Diagnosis::Capacity { code, location } if target.failover => {
+                let region = location.unwrap_or_else(|| spec.spec.region.clone());
+                let advice = crate::facts::capacity::lookup(&code)
+                    .map(|c| format!("; Microsoft: {} ({})", c.recommendation, c.source.what))
+                    .unwrap_or_default();
+                outcome.fixes.push(format!(
+                    "{code}: Azure cannot place {size} in {region} now{advice}"
+                ));
+            }
             Diagnosis::Capacity { code, location } => {
                 let region = location.unwrap_or_else(|| spec.spec.region.clone());
                 let alt = alternatives(target.azure, path, spec);

@@ -10,6 +10,7 @@ pub mod ask;
 pub mod context;
 pub mod errors;
 pub mod finished;
+pub mod failover;
 pub mod fixes;
 pub mod gate;
 pub mod preview;

@@ -39,6 +39,26 @@ pub struct Outcome {
     /// template's `gpuWorkbookId` output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_workbook: Option<String>,
+    /// Capacity failover: every placement tried, in order (absent when only the spec's own was).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<Attempt>,
+}
+
+/// One placement capacity failover tried (`deploy --output json`'s `attempts`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attempt {
+    pub region: String,
+    pub vm_size: String,
+    pub zones: Vec<String>,
+    /// The deployment's name (none for a placement skipped before deploying).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<String>,
+    /// `Succeeded`, `Failed`, `Rejected`, or `Skipped`.
+    pub provisioning_state: String,
+    /// The capacity code it failed with, or why it was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The portal link of the workbook whose id the deployment output `gpuWorkbookId` holds.
@@ -215,6 +235,7 @@ mod tests {
             fixes: Vec::new(),
             portal: "https://portal.azure.com/#@/x".into(),
             gpu_workbook: None,
+            attempts: Vec::new(),
         }
     }
 

@@ -13,11 +13,13 @@ use serde_json::Value;
 use super::ask::confirm;
 use super::context::{Azure, Options, Target};
 use super::errors;
+use super::failover;
 use super::progress::{Progress, fmt_elapsed};
-use super::report::Outcome;
+use super::report::{Attempt, Outcome};
 use super::stop::{Error, Stop, rejected, unanswered};
 use super::whatif::WhatIf;
 use super::{Request, fixes, gate, preview};
+use crate::azure::api::ArmApi;
 use crate::azure::deployments::Accepted;
 use crate::preflight::Report;
 use crate::spec::Checked;
@@ -73,12 +75,149 @@ pub enum Ended {
     Done(Outcome, Duration),
 }
 
-/// Deploy `prepared` (the request [`prepare`] rendered from `checked`) with the signed-in client.
+/// Deploy `prepared` (the request [`prepare`] rendered from `checked`) with the signed-in
+/// client; on a capacity error, fail over to the spec's next placement ([`failover`]) unless
+/// `--no-failover`.
 pub fn run(
     opts: &Options,
     checked: &Checked,
     prepared: Prepared,
     azure: &Azure,
+) -> Result<Ended, Error> {
+    let spec = checked
+        .spec
+        .as_ref()
+        .expect("a spec without errors has a model");
+    let ladder = failover::ladder(spec);
+    let on = !opts.no_failover && !opts.what_if && ladder.len() > 1;
+    let mut ended = attempt(opts, checked, prepared, azure, on)?;
+    if !on {
+        return Ok(ended);
+    }
+    let mut at = 0usize;
+    let mut attempts: Vec<Attempt> = Vec::new();
+    let mut quota_seen: Vec<(String, Vec<crate::azure::models::Usage>)> = Vec::new();
+    let outside = failover::outside_residency(spec);
+    loop {
+        let Ended::Done(o, elapsed) = &mut ended else {
+            return Ok(ended);
+        };
+        let code = failover::capacity_code(o);
+        attempts.push(Attempt {
+            region: ladder[at].region.clone(),
+            vm_size: ladder[at].vm_size.clone(),
+            zones: ladder[at].zones.clone(),
+            deployment: Some(o.deployment.clone()),
+            provisioning_state: o.provisioning_state.clone(),
+            reason: code.map(|c| c.code.to_string()),
+        });
+        let Some(code) = code else {
+            if attempts.len() > 1 {
+                o.attempts = attempts;
+            }
+            return Ok(ended);
+        };
+        // the next placement whose VM family has quota for one VM
+        let mut next = failover::next(&ladder, at, code);
+        while let Some((i, p)) = next {
+            let Some(need) = failover::quota_need(spec, p) else {
+                break;
+            };
+            let cached = quota_seen
+                .iter()
+                .find(|(r, _)| r.eq_ignore_ascii_case(&p.region));
+            let usages = match cached {
+                Some((_, u)) => Some(u.clone()),
+                None => match azure.rt.block_on(azure.arm.usages(&p.region)) {
+                    Ok(u) => {
+                        quota_seen.push((p.region.clone(), u.clone()));
+                        Some(u)
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "deploy: could not read the quota of {} ({}); trying {} anyway",
+                            p.region,
+                            e.summary(),
+                            p.label()
+                        );
+                        None
+                    }
+                },
+            };
+            match usages.as_deref().and_then(|u| failover::no_quota(u, &need)) {
+                Some(why) => {
+                    eprintln!("deploy: skipping {}: {why}", p.label());
+                    attempts.push(Attempt {
+                        region: p.region.clone(),
+                        vm_size: p.vm_size.clone(),
+                        zones: p.zones.clone(),
+                        deployment: None,
+                        provisioning_state: "Skipped".into(),
+                        reason: Some(why),
+                    });
+                    next = failover::next(&ladder, i, code);
+                }
+                None => break,
+            }
+        }
+        let Some((i, p)) = next else {
+            eprintln!(
+                "deploy: {} for {}; no other placement left (tried {} of {}{})",
+                code.code,
+                ladder[at].label(),
+                attempts.iter().filter(|a| a.deployment.is_some()).count(),
+                ladder.len(),
+                if outside.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; {} outside allowedRegions, never tried",
+                        outside.join(", ")
+                    )
+                }
+            );
+            o.fixes.push(format!(
+                "capacity failover tried every placement the spec allows ({}): list more in compute.alternateSizes, compute.zonesByRegion or alternateRegions (inside allowedRegions), or deploy again later; run with --no-failover to see the alternate regions preflight passes",
+                attempts.iter().map(|a| format!("{} {}", failover_label(a), a.provisioning_state)).collect::<Vec<_>>().join(", ")
+            ));
+            o.attempts = attempts;
+            let _ = elapsed;
+            return Ok(ended);
+        };
+        eprintln!(
+            "deploy: {} for {}; trying {} (next {})",
+            code.code,
+            ladder[at].label(),
+            p.label(),
+            p.step.map(|s| s.as_str()).unwrap_or("placement")
+        );
+        at = i;
+        let moved = failover::respec(checked, p);
+        let prepared = prepare(&moved, None)?;
+        let opts = Options {
+            skip_preflight: true,
+            ..*opts
+        };
+        ended = attempt(&opts, &moved, prepared, azure, true)?;
+    }
+}
+
+fn failover_label(a: &Attempt) -> String {
+    let zones = match a.zones.len() {
+        0 => String::new(),
+        1 => format!(" zone {}", a.zones[0]),
+        _ => format!(" zones {}", a.zones.join(",")),
+    };
+    format!("{} in {}{zones}", a.vm_size, a.region)
+}
+
+/// One deployment of `prepared`.
+fn attempt(
+    opts: &Options,
+    checked: &Checked,
+    prepared: Prepared,
+    azure: &Azure,
+    failover: bool,
 ) -> Result<Ended, Error> {
     let spec = checked
         .spec
@@ -148,6 +287,7 @@ pub fn run(
         rg: &rg,
         name: &request.name,
         azure,
+        failover,
     };
     if opts.what_if {
         return preview::what_if(

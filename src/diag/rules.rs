@@ -513,6 +513,20 @@ pub const RULES: &[Rule] = &[
         "Zones on an InfiniBand pool",
         "InfiniBand placement groups live in one zone; pinning several zones splits the fabric.",
     ),
+    r(
+        "alternate-size-unfit",
+        E,
+        "compute",
+        "An alternate size does not fit the workload",
+        "compute.alternateSizes lists sizes deploy fails over to on a capacity error: each must be a GPU size gpuform knows that fits the workload's GPU memory (at its precision) and GPU vendor, as vmSize does.",
+    ),
+    r(
+        "zones-by-region-conflict",
+        E,
+        "compute",
+        "zonesByRegion does not agree with the spec",
+        "compute.zonesByRegion names a region the spec neither deploys to nor fails over to, or disagrees with compute.zones in the spec's region.",
+    ),
     // --- regions -----------------------------------------------------------------------
     r(
         "region-not-allowed",

@@ -13,6 +13,7 @@
 pub mod api;
 pub mod arm;
 pub mod autoscale;
+pub mod capacity;
 pub mod clouds;
 pub mod deletion;
 pub mod extensions;

@@ -121,6 +121,17 @@ pub const AZURE_RESERVED_ADDRESSES: u64 = 5;
 
 /// Fill the defaults that depend on other fields. Idempotent; never fails (invalid input is
 /// left for the rules to report).
+/// `compute.zonesByRegion`'s entry for `region` (region names compare without case).
+pub fn zones_for<'a>(
+    by_region: &'a std::collections::BTreeMap<String, Vec<String>>,
+    region: &str,
+) -> Option<&'a Vec<String>> {
+    by_region
+        .iter()
+        .find(|(r, _)| r.eq_ignore_ascii_case(region.trim()))
+        .map(|(_, z)| z)
+}
+
 pub fn apply(spec: &mut Spec) {
     let s = &mut spec.spec;
     // a standby pool's minReady is its maxReady unless written (Azure's 0 empties the pool at
@@ -137,6 +148,14 @@ pub fn apply(spec: &mut Spec) {
         if sched.default.is_none() {
             sched.default = Some(sched.min);
         }
+    }
+    // zone pinning per region: the first preferred zone of the spec's region (a `zones` written
+    // next to it is left alone; the rules flag a disagreement)
+    if s.compute.zones.is_empty()
+        && let Some(first) =
+            zones_for(&s.compute.zones_by_region, &s.region).and_then(|z| z.first())
+    {
+        s.compute.zones = vec![first.clone()];
     }
     let lowest_min = lowest_min(s);
     if let Some(q) = s.autoscale.as_mut().and_then(|a| a.queue.as_mut())

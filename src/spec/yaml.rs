@@ -36,7 +36,7 @@ pub struct NodeSpans {
 }
 
 /// JSON pointer → where its node (and, for mapping values, its key) sits in the file.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct SpanIndex {
     nodes: HashMap<String, NodeSpans>,
 }

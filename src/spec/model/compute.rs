@@ -22,6 +22,14 @@ pub struct Compute {
     pub data_disks: Vec<DataDisk>,
     #[serde(default)]
     pub zones: Vec<String>,
+    /// Sizes `deploy` may fail over to when Azure has no capacity for `vmSize`, in order; each
+    /// must fit the workload as `vmSize` does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternate_sizes: Vec<String>,
+    /// Zones per region, in order of preference: the pool is pinned to one of them at a time
+    /// (the first in the spec's region), and `deploy` fails over to the next.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub zones_by_region: std::collections::BTreeMap<String, Vec<String>>,
     #[serde(default)]
     pub gpu_driver: GpuDriver,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,6 +56,8 @@ impl Default for Compute {
             os_disk: OsDisk::default(),
             data_disks: Vec::new(),
             zones: Vec::new(),
+            alternate_sizes: Vec::new(),
+            zones_by_region: Default::default(),
             gpu_driver: GpuDriver::default(),
             driver_version: None,
             security_type: SecurityType::default(),

@@ -5,6 +5,7 @@ mod capacity;
 mod cloud;
 pub mod compute;
 pub mod context;
+mod failover;
 mod governance;
 mod gpu_monitoring;
 pub mod landing_zone;
@@ -31,6 +32,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     sizing::check(ctx, &mut out);
     capacity::check(ctx, &mut out);
     compute::check(ctx, &mut out);
+    failover::check(ctx, &mut out);
     network::check(ctx, &mut out);
     landing_zone::check(ctx, &mut out);
     security::check(ctx, &mut out);

@@ -1,0 +1,325 @@
+//! Capacity failover (issue 23 item 2): when Azure answers a deployment with a capacity error
+//! (`AllocationFailed`, `ZonalAllocationFailed`, `OverconstrainedAllocationRequest`,
+//! `SkuNotAvailable`; [`crate::facts::capacity`]), deploy tries the next zone of the region
+//! (`compute.zonesByRegion`), then the next acceptable size (`compute.alternateSizes`, its VM
+//! family's quota checked first), then the next region the spec allows (`alternateRegions`
+//! inside `allowedRegions`), one line per step, until one succeeds.
+//!
+//! Each placement is a changed spec rendered again through the normal plan and emitters
+//! ([`respec`]); nothing patches the rendered JSON.
+
+use crate::azure::models::Usage;
+use crate::catalog;
+use crate::facts::capacity::{self, Step};
+use crate::spec::Checked;
+use crate::spec::defaults::zones_for;
+use crate::spec::model::Spec;
+
+use super::errors::Diagnosis;
+use super::report::Outcome;
+
+/// One placement of the pool: region, size and zones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub region: String,
+    pub vm_size: String,
+    pub zones: Vec<String>,
+    /// What changed from the placement before it (`None` for the spec as written).
+    pub step: Option<Step>,
+}
+
+impl Placement {
+    /// `Standard_NC8as_T4_v3 in eastus2 zone 1`.
+    pub fn label(&self) -> String {
+        let zones = match self.zones.len() {
+            0 => String::new(),
+            1 => format!(" zone {}", self.zones[0]),
+            _ => format!(" zones {}", self.zones.join(",")),
+        };
+        format!("{} in {}{zones}", self.vm_size, self.region)
+    }
+}
+
+/// Every placement the spec allows, in the order deploy tries them: the spec as written first,
+/// then for each region (the spec's, then `alternateRegions` inside `allowedRegions`) each size
+/// (`vmSize`, then `alternateSizes`) in each zone (`zonesByRegion`, one at a time; else
+/// `compute.zones` as written).
+pub fn ladder(spec: &Spec) -> Vec<Placement> {
+    let s = &spec.spec;
+    let c = &s.compute;
+    let first = Placement {
+        region: s.region.clone(),
+        vm_size: c.vm_size.clone(),
+        zones: c.zones.clone(),
+        step: None,
+    };
+    let mut out = vec![first.clone()];
+    let mut sizes = vec![c.vm_size.clone()];
+    sizes.extend(
+        c.alternate_sizes
+            .iter()
+            .filter_map(|n| catalog::find(n).map(|z| z.name.clone())),
+    );
+    let mut regions = vec![s.region.clone()];
+    regions.extend(
+        s.alternate_regions
+            .iter()
+            .filter(|r| allowed(spec, r))
+            .filter(|r| !r.eq_ignore_ascii_case(&s.region))
+            .cloned(),
+    );
+    for (ri, region) in regions.iter().enumerate() {
+        let zone_sets: Vec<Vec<String>> = match zones_for(&c.zones_by_region, region) {
+            Some(z) => z.iter().map(|z| vec![z.clone()]).collect(),
+            None => vec![c.zones.clone()],
+        };
+        for (si, size) in sizes.iter().enumerate() {
+            for (zi, zones) in zone_sets.iter().enumerate() {
+                let p = Placement {
+                    region: region.clone(),
+                    vm_size: size.clone(),
+                    zones: zones.clone(),
+                    step: Some(if zi > 0 {
+                        Step::Zone
+                    } else if si > 0 {
+                        Step::Size
+                    } else {
+                        Step::Region
+                    }),
+                };
+                if ri == 0 && si == 0 && zi == 0 {
+                    continue; // the spec as written, already first
+                }
+                if !out.iter().any(|o| same(o, &p)) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn same(a: &Placement, b: &Placement) -> bool {
+    a.region.eq_ignore_ascii_case(&b.region) && a.vm_size == b.vm_size && a.zones == b.zones
+}
+
+/// Is `region` inside the spec's `allowedRegions` (residency first: failover never leaves it)?
+pub fn allowed(spec: &Spec, region: &str) -> bool {
+    spec.spec
+        .allowed_regions
+        .as_ref()
+        .is_none_or(|a| a.iter().any(|r| r.eq_ignore_ascii_case(region)))
+}
+
+/// `alternateRegions` failover never tries because they are outside `allowedRegions`.
+pub fn outside_residency(spec: &Spec) -> Vec<String> {
+    spec.spec
+        .alternate_regions
+        .iter()
+        .filter(|r| !allowed(spec, r))
+        .cloned()
+        .collect()
+}
+
+/// `checked` with its spec moved to `p`, as `render` would see a spec that said so.
+pub fn respec(checked: &Checked, p: &Placement) -> Checked {
+    let mut spec = checked
+        .spec
+        .clone()
+        .expect("a spec without errors has a model");
+    let s = &mut spec.spec;
+    s.region = p.region.clone();
+    s.compute.vm_size = p.vm_size.clone();
+    s.compute.zones = p.zones.clone();
+    if let crate::spec::model::Image::Alias(_) = s.compute.image
+        && checked
+            .spec
+            .as_ref()
+            .and_then(Spec::size)
+            .map(|z| z.name.as_str())
+            != Some(p.vm_size.as_str())
+    {
+        // `image: auto` was resolved for vmSize; resolve it again for the new size
+        let auto = crate::spec::resolve::auto_image(catalog::find(&p.vm_size));
+        if s.compute.image
+            == crate::spec::model::Image::Alias(crate::spec::resolve::auto_image(
+                checked.spec.as_ref().and_then(Spec::size),
+            ))
+        {
+            s.compute.image = crate::spec::model::Image::Alias(auto);
+        }
+    }
+    Checked {
+        path: checked.path.clone(),
+        base_dir: checked.base_dir.clone(),
+        source: checked.source.clone(),
+        spec: Some(spec),
+        sizing: checked.sizing.clone(),
+        auto_sized: checked.auto_sized,
+        diagnostics: Vec::new(),
+        index: checked.index.clone(),
+    }
+}
+
+/// The capacity code of a failed or rejected deployment, when that is why it failed.
+pub fn capacity_code(o: &Outcome) -> Option<&'static capacity::CapacityCode> {
+    if o.provisioning_state == "Succeeded" {
+        return None;
+    }
+    o.diagnoses.iter().find_map(|d| match d {
+        Diagnosis::Capacity { code, .. } => capacity::lookup(code),
+        _ => None,
+    })
+}
+
+/// The quota `p` needs: its size's VM family (regular VMs), or the regional Spot quota for a
+/// pool of Spot VMs only. `(usage name, vCPUs one VM needs)`.
+pub fn quota_need(spec: &Spec, p: &Placement) -> Option<(String, i64)> {
+    let size = catalog::find(&p.vm_size)?;
+    let cap = &spec.spec.capacity;
+    let name = if cap.regular_base == 0 && cap.regular_percent_above_base == 0 {
+        "lowPriorityCores".to_string()
+    } else {
+        size.quota_family.clone()
+    };
+    Some((name, i64::from(size.vcpus)))
+}
+
+/// Why `usages` leave no room for one VM of `need`, or `None` (also when the quota is not
+/// listed: ARM decides then).
+pub fn no_quota(usages: &[Usage], need: &(String, i64)) -> Option<String> {
+    let u = usages
+        .iter()
+        .find(|u| u.name.value.eq_ignore_ascii_case(&need.0))?;
+    let free = u.limit - u.current_value;
+    (free < need.1).then(|| {
+        format!(
+            "{} quota {} of {} vCPUs used, one VM needs {}",
+            u.label(),
+            u.current_value,
+            u.limit,
+            need.1
+        )
+    })
+}
+
+/// The next placement after `tried` for a failure with `code`: one whose step the source
+/// recommends for that code.
+pub fn next<'a>(
+    ladder: &'a [Placement],
+    from: usize,
+    code: &capacity::CapacityCode,
+) -> Option<(usize, &'a Placement)> {
+    ladder
+        .iter()
+        .enumerate()
+        .skip(from + 1)
+        .find(|(_, p)| p.step.is_some_and(|s| code.retry_in.contains(&s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::model::Spec;
+
+    fn spec(extra: &str) -> Spec {
+        let text = format!(
+            "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata:\n  name: pool-fo\nspec:\n  region: eastus\n  alternateRegions: [westus3]\n  allowedRegions: [eastus, westus3]\n  workload:\n    type: inference\n    gpuMemoryGiB: 12\n    precision: fp16\n  compute:\n    vmSize: Standard_NC8as_T4_v3\n{extra}  capacity:\n    min: 1\n    max: 2\n"
+        );
+        let c = crate::spec::check_source(
+            text,
+            "t.yaml",
+            ".".into(),
+            &Default::default(),
+            crate::catalog::prices::PriceTable::embedded(),
+        );
+        assert!(!c.has_errors(), "{:?}", c.diagnostics);
+        c.spec.unwrap()
+    }
+
+    #[test]
+    fn zones_then_sizes_then_allowed_regions() {
+        let s = spec(
+            "    alternateSizes: [Standard_NC16as_T4_v3]\n    zonesByRegion:\n      eastus: [\"1\", \"2\"]\n",
+        );
+        assert_eq!(s.spec.compute.zones, vec!["1".to_string()]);
+        let l: Vec<String> = ladder(&s).iter().map(Placement::label).collect();
+        assert_eq!(
+            l,
+            vec![
+                "Standard_NC8as_T4_v3 in eastus zone 1",
+                "Standard_NC8as_T4_v3 in eastus zone 2",
+                "Standard_NC16as_T4_v3 in eastus zone 1",
+                "Standard_NC16as_T4_v3 in eastus zone 2",
+                "Standard_NC8as_T4_v3 in westus3",
+                "Standard_NC16as_T4_v3 in westus3",
+            ]
+        );
+        // an alternate outside allowedRegions (validation refuses it) is never tried either
+        let mut wider = s.clone();
+        wider.spec.alternate_regions.push("northeurope".into());
+        assert_eq!(outside_residency(&wider), vec!["northeurope".to_string()]);
+        assert_eq!(ladder(&wider).len(), 6);
+        let steps: Vec<Option<Step>> = ladder(&s).iter().map(|p| p.step).collect();
+        assert_eq!(
+            steps,
+            vec![
+                None,
+                Some(Step::Zone),
+                Some(Step::Size),
+                Some(Step::Zone),
+                Some(Step::Region),
+                Some(Step::Size)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_placement_re_renders_the_spec() {
+        let s = spec("    alternateSizes: [Standard_NC16as_T4_v3]\n");
+        let checked = Checked {
+            path: "t.yaml".into(),
+            base_dir: ".".into(),
+            source: None,
+            spec: Some(s.clone()),
+            sizing: None,
+            auto_sized: false,
+            diagnostics: Vec::new(),
+            index: Default::default(),
+        };
+        let p = &ladder(&s)[1];
+        let moved = respec(&checked, p);
+        let m = moved.spec.as_ref().unwrap();
+        assert_eq!(m.spec.compute.vm_size, "Standard_NC16as_T4_v3");
+        let t = crate::emit::arm_template(&moved).unwrap();
+        assert!(t.contains("Standard_NC16as_T4_v3"));
+        assert!(!t.contains("Standard_NC8as_T4_v3"));
+    }
+
+    #[test]
+    fn quota_for_one_vm_of_the_family() {
+        let s = spec("");
+        let p = &ladder(&s)[0];
+        let need = quota_need(&s, p).unwrap();
+        let usage = |limit: i64, used: i64| Usage {
+            name: crate::azure::models::UsageName {
+                value: need.0.clone(),
+                localized_value: Some("Family vCPUs".into()),
+            },
+            current_value: used,
+            limit,
+            unit: None,
+            local_name: None,
+        };
+        assert!(no_quota(&[usage(0, 0)], &need).is_some());
+        assert!(no_quota(&[usage(16, 0)], &need).is_none());
+        assert!(no_quota(&[], &need).is_none());
+    }
+
+    #[test]
+    fn every_capacity_code_fails_over() {
+        for c in capacity::CODES {
+            assert!(!c.retry_in.is_empty(), "{}", c.code);
+        }
+    }
+}

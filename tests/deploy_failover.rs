@@ -1,0 +1,407 @@
+//! `gpuform deploy`'s capacity failover (issue 23 item 2) against the fake ARM of tests/common:
+//! the next zone, then the next acceptable size (its family's quota checked first), then the
+//! next region the spec allows; `--no-failover` keeps the first failure.
+//!
+//! The fake answers deployments the way ARM does: a placement Azure cannot serve fails either
+//! at validation (400 `InvalidTemplateDeployment` with `SkuNotAvailable` inside, no deployment
+//! history) or while the deployment runs (the scale set's operation fails with
+//! `ZonalAllocationFailed` / `AllocationFailed` in its `statusMessage`, the deployment with
+//! `DeploymentFailed`). Which placements fail is decided from the PUT's template, by the scale
+//! set's size, zones and location.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path_regex};
+use wiremock::{Mock, Request, ResponseTemplate};
+
+const RG: &str = "rg-shortvideo-prod";
+const BIG: &str = "Standard_NC16as_T4_v3";
+
+/// The example spec with `compute.zones` replaced by `compute` lines of the test's own, written
+/// next to a copy of its cloud-init file.
+fn spec_with(dir: &tempfile::TempDir, compute: &str, regions: Option<&str>) -> PathBuf {
+    let text = std::fs::read_to_string(examples("shortvideo-transcode.yaml")).unwrap();
+    let mut text = text.replace("    zones: [\"1\", \"2\", \"3\"]\n", compute);
+    if let Some(r) = regions {
+        text = text.replace("  alternateRegions: [westus3, southcentralus]\n", r);
+    }
+    std::fs::create_dir_all(dir.path().join("cloud-init")).unwrap();
+    std::fs::copy(
+        examples("cloud-init/transcode.yaml"),
+        dir.path().join("cloud-init/transcode.yaml"),
+    )
+    .unwrap();
+    let p = dir.path().join("spec.yaml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// (size, zones, location) of the scale set in a deployment PUT's body.
+fn placement(body: &[u8]) -> (String, Vec<String>, String) {
+    let v: Value = serde_json::from_slice(body).unwrap();
+    let t = &v["properties"]["template"];
+    let vmss = t["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "Microsoft.Compute/virtualMachineScaleSets")
+        .expect("a scale set")
+        .clone();
+    let size = vmss["sku"]["name"].as_str().unwrap_or_default().to_string();
+    let zones = vmss["zones"]
+        .as_array()
+        .map(|z| z.iter().map(|z| z.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default();
+    let loc = vmss["location"].as_str().unwrap_or_default().to_string();
+    let loc = if loc.starts_with('[') {
+        // a parameter: its value, else its default
+        let name = loc
+            .trim_start_matches("[parameters('")
+            .trim_end_matches("')]")
+            .to_string();
+        v["properties"]["parameters"][&name]["value"]
+            .as_str()
+            .or(t["parameters"][&name]["defaultValue"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    } else {
+        loc
+    };
+    (size, zones, loc)
+}
+
+/// How the fake answers a placement.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Answer {
+    Ok,
+    /// 400 at validation, as ARM refuses a size the subscription cannot get there.
+    SkuNotAvailable,
+    /// Accepted, then the scale set's operation fails.
+    Allocation(&'static str),
+}
+
+type Rule = Box<dyn Fn(&str, &[String], &str) -> Option<Answer> + Send + Sync>;
+
+/// A fake ARM whose deployments fail or succeed per placement (`rule`; `Answer::Ok` when it
+/// says nothing), following ARM's long-running-operation shapes.
+fn capacity_fake(regions: &[(&str, i64)], rule: Rule) -> FakeAzure {
+    let fake = FakeArm::new()
+        .subscription(regions)
+        .resource_group(RG, "eastus2")
+        .start();
+    let by_name: Arc<Mutex<HashMap<String, Answer>>> = Arc::default();
+    let base = fake.base.clone();
+    let names = by_name.clone();
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(r"/providers/Microsoft\.Resources/deployments/[^/]+$"))
+            .respond_with(move |req: &Request| {
+                let name = req.url.path().rsplit('/').next().unwrap().to_string();
+                let (size, zones, loc) = placement(&req.body);
+                let answer = rule(&size, &zones, &loc).unwrap_or(Answer::Ok);
+                names.lock().unwrap().insert(name.clone(), answer);
+                if answer == Answer::SkuNotAvailable {
+                    let z = if zones.is_empty() { String::new() } else { format!(" zones '{}'", zones.join(",")) };
+                    return ResponseTemplate::new(400).set_body_json(json!({"error": {
+                        "code": "InvalidTemplateDeployment",
+                        "message": format!("The template deployment '{name}' is not valid according to the validation procedure. The tracking id is '1d2e3f'. See inner errors for details."),
+                        "details": [{"code": "SkuNotAvailable", "message": format!("The requested size for resource '/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.Compute/virtualMachineScaleSets/vmss-shortvideo-transcode' is currently not available in location '{loc}'{z} for subscription '{SUB}'. Please try another size or deploy to a different location or zones. See https://aka.ms/azureskunotavailable for details.")}]
+                    }}));
+                }
+                ResponseTemplate::new(201)
+                    .insert_header(
+                        "Azure-AsyncOperation",
+                        format!("{base}/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft.Resources/deployments/{name}/operationStatuses/08584?api-version=2025-04-01").as_str(),
+                    )
+                    .set_body_json(json!({"name": name, "properties": {"provisioningState": "Accepted", "mode": "Incremental"}}))
+            }),
+    );
+    let name_of = |req: &Request| -> String {
+        let segs: Vec<&str> = req.url.path().split('/').collect();
+        let i = segs.iter().position(|s| *s == "deployments").unwrap();
+        segs[i + 1].to_string()
+    };
+    let names = by_name.clone();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(r"/deployments/[^/]+/operationStatuses/08584$"))
+            .respond_with(move |req: &Request| {
+                let failed = matches!(
+                    names.lock().unwrap().get(&name_of(req)),
+                    Some(Answer::Allocation(_))
+                );
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"status": if failed { "Failed" } else { "Succeeded" }}))
+            }),
+    );
+    let names = by_name.clone();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(r"/deployments/[^/]+/operations$"))
+            .respond_with(move |req: &Request| {
+                let ops = match names.lock().unwrap().get(&name_of(req)) {
+                    Some(Answer::Allocation(code)) => json!([{
+                        "id": "op1", "operationId": "op1",
+                        "properties": {
+                            "provisioningOperation": "Create", "provisioningState": "Failed",
+                            "timestamp": "2026-12-03T18:00:00.0000000Z", "duration": "PT41S",
+                            "statusCode": "Conflict",
+                            "statusMessage": {"status": "Failed", "error": {
+                                "code": "ResourceDeploymentFailure",
+                                "message": "The resource write operation failed to complete successfully, because it reached terminal provisioning state 'Failed'.",
+                                "details": [{"code": code, "message": "Allocation failed. We do not have sufficient capacity for the requested VM size in this region. Read more about improving likelihood of allocation success at http://aka.ms/allocation-guidance"}]
+                            }},
+                            "targetResource": {"id": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.Compute/virtualMachineScaleSets/vmss-shortvideo-transcode"), "resourceType": "Microsoft.Compute/virtualMachineScaleSets", "resourceName": "vmss-shortvideo-transcode"}
+                        }
+                    }]),
+                    _ => json!([]),
+                };
+                ResponseTemplate::new(200).set_body_json(json!({"value": ops}))
+            }),
+    );
+    let names = by_name;
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(r"/providers/Microsoft\.Resources/deployments/[^/]+$"))
+            .respond_with(move |req: &Request| {
+                let name = name_of(req);
+                let body = match names.lock().unwrap().get(&name) {
+                    Some(Answer::Allocation(_)) => json!({"name": name, "properties": {
+                        "provisioningState": "Failed", "duration": "PT52S", "mode": "Incremental",
+                        "error": {"code": "DeploymentFailed", "message": "At least one resource deployment operation failed. Please list deployment operations for details. Please see https://aka.ms/arm-deployment-operations for usage details.", "details": [{"code": "ResourceDeploymentFailure", "message": "The resource write operation failed to complete successfully, because it reached terminal provisioning state 'Failed'."}]}
+                    }}),
+                    Some(_) => json!({"name": name, "properties": {"provisioningState": "Succeeded", "duration": "PT2M1S", "mode": "Incremental", "outputs": {}}}),
+                    None => return ResponseTemplate::new(404).set_body_json(json!({"error": {"code": "DeploymentNotFound", "message": format!("Deployment '{name}' could not be found.")}})),
+                };
+                ResponseTemplate::new(200).set_body_json(body)
+            }),
+    );
+    fake
+}
+
+fn deploy(fake: &FakeAzure, spec: &std::path::Path) -> assert_cmd::Command {
+    let mut c = fake.gpuform();
+    c.arg("deploy").arg(spec).args([
+        "--resource-group",
+        RG,
+        "--yes",
+        "--skip-preflight",
+        "--progress",
+        "none",
+        "--output",
+        "json",
+        "--arm-endpoint",
+        &format!("{}/", fake.base),
+        "--retry-delay-ms",
+        "50",
+        "--poll-interval",
+        "0.05",
+    ]);
+    c
+}
+
+/// The placements the binary PUT, in order.
+fn tried(fake: &FakeAzure) -> Vec<(String, Vec<String>, String)> {
+    fake.requests()
+        .into_iter()
+        .filter(|r| r.method.as_str() == "PUT" && r.url.path().contains("/deployments/"))
+        .map(|r| placement(&r.body))
+        .collect()
+}
+
+fn z(zs: &[&str]) -> Vec<String> {
+    zs.iter().map(|s| s.to_string()).collect()
+}
+
+fn failover_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| {
+            l.starts_with("deploy: ")
+                && (l.contains("; trying ")
+                    || l.contains("skipping")
+                    || l.contains("no other placement"))
+        })
+        .collect()
+}
+
+#[test]
+fn an_allocation_failure_in_zone_1_moves_to_zone_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with(
+        &dir,
+        "    zonesByRegion:\n      eastus2: [\"1\", \"2\"]\n",
+        None,
+    );
+    let fake = capacity_fake(
+        &[("eastus2", 48)],
+        Box::new(|_, zones, _| {
+            (zones == ["1"]).then_some(Answer::Allocation("ZonalAllocationFailed"))
+        }),
+    );
+    let out = deploy(&fake, &spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert_eq!(
+        tried(&fake),
+        vec![
+            (SIZE.to_string(), z(&["1"]), "eastus2".to_string()),
+            (SIZE.to_string(), z(&["2"]), "eastus2".to_string())
+        ]
+    );
+    assert_eq!(
+        failover_lines(&e),
+        vec![format!(
+            "deploy: ZonalAllocationFailed for {SIZE} in eastus2 zone 1; trying {SIZE} in eastus2 zone 2 (next zone)"
+        )],
+        "{e}"
+    );
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["provisioningState"], "Succeeded");
+    let a = doc["attempts"].as_array().unwrap();
+    assert_eq!(a.len(), 2);
+    assert_eq!(a[0]["provisioningState"], "Failed");
+    assert_eq!(a[0]["reason"], "ZonalAllocationFailed");
+    assert_eq!(a[0]["zones"], json!(["1"]));
+    assert_eq!(a[1]["provisioningState"], "Succeeded");
+    assert_eq!(a[1]["zones"], json!(["2"]));
+}
+
+#[test]
+fn sku_not_available_for_one_size_moves_to_the_alternate_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with(&dir, &format!("    alternateSizes: [{BIG}]\n"), None);
+    let fake = capacity_fake(
+        &[("eastus2", 48)],
+        Box::new(|size, _, _| (size == SIZE).then_some(Answer::SkuNotAvailable)),
+    );
+    let out = deploy(&fake, &spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    let t = tried(&fake);
+    assert_eq!(t.len(), 2, "{t:?}");
+    assert_eq!((t[0].0.as_str(), t[1].0.as_str()), (SIZE, BIG));
+    assert_eq!(
+        failover_lines(&e),
+        vec![format!(
+            "deploy: SkuNotAvailable for {SIZE} in eastus2; trying {BIG} in eastus2 (next size)"
+        )]
+    );
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["attempts"][0]["provisioningState"], "Rejected");
+    assert_eq!(doc["attempts"][1]["vmSize"], BIG);
+}
+
+#[test]
+fn every_size_failing_in_the_region_moves_to_the_next_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with(&dir, &format!("    alternateSizes: [{BIG}]\n"), None);
+    let fake = capacity_fake(
+        &[("eastus2", 48), ("westus3", 48), ("southcentralus", 48)],
+        Box::new(|_, _, loc| (loc == "eastus2").then_some(Answer::Allocation("AllocationFailed"))),
+    );
+    let out = deploy(&fake, &spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    let t: Vec<(String, String)> = tried(&fake).into_iter().map(|(s, _, l)| (s, l)).collect();
+    assert_eq!(
+        t,
+        vec![
+            (SIZE.to_string(), "eastus2".to_string()),
+            (BIG.to_string(), "eastus2".to_string()),
+            (SIZE.to_string(), "westus3".to_string()),
+        ]
+    );
+    assert_eq!(failover_lines(&e).len(), 2, "{e}");
+    assert!(
+        failover_lines(&e)[1].ends_with(&format!("trying {SIZE} in westus3 (next region)")),
+        "{e}"
+    );
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["attempts"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn a_size_whose_family_has_no_quota_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    // the alternate is another family's size: ND A100 v4 fits 11 GiB, its family has 0 quota
+    let spec = spec_with(
+        &dir,
+        &format!("    alternateSizes: [Standard_NC24ads_A100_v4, {BIG}]\n"),
+        None,
+    );
+    let fake = capacity_fake(
+        &[("eastus2", 48)],
+        Box::new(|size, _, _| (size == SIZE).then_some(Answer::SkuNotAvailable)),
+    );
+    let out = deploy(&fake, &spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    let sizes: Vec<String> = tried(&fake).into_iter().map(|(s, _, _)| s).collect();
+    assert_eq!(sizes, vec![SIZE.to_string(), BIG.to_string()]);
+    let lines = failover_lines(&e);
+    assert!(lines[0].starts_with("deploy: skipping Standard_NC24ads_A100_v4 in eastus2: Standard NCADS_A100_v4 Family vCPUs quota 0 of 0 vCPUs used, one VM needs 24"), "{e}");
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["attempts"][1]["provisioningState"], "Skipped");
+}
+
+#[test]
+fn no_failover_stops_at_the_first_capacity_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with(&dir, &format!("    alternateSizes: [{BIG}]\n"), None);
+    let fake = capacity_fake(
+        &[("eastus2", 48), ("westus3", 48), ("southcentralus", 48)],
+        Box::new(|size, _, _| (size == SIZE).then_some(Answer::SkuNotAvailable)),
+    );
+    let out = deploy(&fake, &spec).arg("--no-failover").output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert_eq!(tried(&fake).len(), 1);
+    assert!(failover_lines(&e).is_empty(), "{e}");
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["provisioningState"], "Rejected");
+    assert!(doc.get("attempts").is_none());
+    // today's fix: the alternate regions that pass preflight
+    assert!(
+        doc["fixes"][0]
+            .as_str()
+            .unwrap()
+            .contains("alternate regions that pass preflight"),
+        "{o}"
+    );
+}
+
+#[test]
+fn a_region_outside_allowed_regions_is_never_tried() {
+    let dir = tempfile::tempdir().unwrap();
+    // residency: southcentralus leaves allowedRegions; the spec then cannot name it as an
+    // alternate, and failover never goes there
+    let spec = spec_with(&dir, "", Some("  alternateRegions: [westus3]\n"));
+    let text = std::fs::read_to_string(&spec).unwrap().replace(
+        "allowedRegions: [eastus, eastus2, westus3, southcentralus, centralus]",
+        "allowedRegions: [eastus, eastus2, centralus, southcentralus]",
+    );
+    std::fs::write(&spec, &text).unwrap();
+    let fake = capacity_fake(
+        &[("eastus2", 48), ("westus3", 48)],
+        Box::new(|_, _, loc| (loc == "eastus2").then_some(Answer::SkuNotAvailable)),
+    );
+    let out = deploy(&fake, &spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        e.contains("region-not-allowed")
+            || o.contains("region-not-allowed")
+            || e.contains("not in allowedRegions"),
+        "{o}\n{e}"
+    );
+    assert!(tried(&fake).is_empty());
+    let _ = Duration::ZERO;
+}
