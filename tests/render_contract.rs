@@ -988,6 +988,18 @@ fn role_problems(o: &Out) -> Vec<String> {
         {
             continue;
         }
+        // the Standby Pool resource provider's principal (issue 23), when the spec names it: the
+        // roles Microsoft's standby-pools-configure-permissions page lists, on the resource group
+        // the pool creates its VMs, NICs and disks in
+        let standby = !of(&o.arm, gpuform::facts::standby::RESOURCE_TYPE).is_empty();
+        if scope.is_empty()
+            && standby
+            && gpuform::facts::standby::PROVIDER_ROLES
+                .iter()
+                .any(|r| role.contains(r.id))
+        {
+            continue;
+        }
         let ty = if scope.is_empty() {
             String::new()
         } else {
