@@ -16,6 +16,7 @@ mod preflight;
 mod quota;
 mod render;
 mod schema;
+mod session;
 mod show;
 mod simulate;
 mod sizes;

@@ -7,15 +7,11 @@ use clap::ValueEnum;
 
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of};
 use crate::catalog::prices::PriceTable;
-use crate::cost::PriceBook;
-use crate::cost::clock::today;
-use crate::plan::Plan;
+use crate::simulate::command::{self, Loaded};
 use crate::simulate::engine::{Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
 use crate::simulate::load::Trace;
-use crate::simulate::measured::Measured;
-use crate::simulate::model::Workload;
 use crate::simulate::prepare::{LoadArgs, duration, prepare};
-use crate::simulate::{self, Input, Settings, report, tune};
+use crate::simulate::{report, tune};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -24,31 +20,7 @@ pub enum Format {
     Markdown,
 }
 
-pub const HELP: &str = concat!(
-    "Replays queue load minute by minute through the autoscale setting `gpuform render` emits (profiles, rules, ",
-    "capacities, cooldowns and time windows as rendered) with Azure Monitor autoscale semantics: recurring profiles in ",
-    "their time zones with daylight saving (the first in emitted order wins a tie), one cooldown from the last action, ",
-    "timeGrain/timeWindow aggregation, dividePerInstance and the per-instance queue metric, scale-out when any rule ",
-    "fires (highest wins), scale-in only when all fire, the flapping guard, clamping to the profile, the default count ",
-    "on missing metrics.\n\n",
-    "Not documented by Microsoft and chosen here: a per-instance metric at 0 instances is divided by 1 ",
-    "(--zero-instances missing: no value, so the profile's default applies); a profile switch clamps the count to the ",
-    "new limits at once, even in a cooldown (--profile-switch after-cooldown). The queue metric counts the messages ready ",
-    "for delivery, not those a worker holds (Microsoft's Service Bus metrics reference; assumed for storage queues; ",
-    "--queue-metric-counts-in-service counts them). Jobs run for their exact duration, to the second. Scale-in follows ",
-    "the rendered scale-in policy Default (balance zones, then the highest instance ID, busy or not; --scale-in-order ",
-    "idle-first for the optimistic model); removed or evicted instances' jobs start again (restartedJobs).\n\n",
-    "Traces: a CSV `timestamp,arrivals` (ISO 8601 UTC, one row per minute, missing minutes are 0) or the JSON of ",
-    "`az monitor metrics list` (Service Bus IncomingMessages split by EntityName, storage Transactions split by ",
-    "ApiName, or a queue-length metric as a lower bound), detected by its shape.\n\n",
-    "--telemetry: an export of GpuTelemetry_CL over the trace's days; the measured instance-hours, idle hours and ",
-    "peak of the deployed pool are printed beside the simulated ones, and the job time is estimated from it (busy ",
-    "VM-minutes x jobs per instance / jobs) when neither the spec nor --job-duration gives one.\n\n",
-    "Lower bound: the work of every job that must finish inside the trace if the wait target is met, divided by the ",
-    "slots per instance; no policy can use fewer instance-hours.\n\n",
-    "Exit codes: 0 printed (and written with --write), 1 --tune found no policy that meets the target, 2 usage or ",
-    "I/O errors."
-);
+pub use crate::simulate::command::HELP;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -148,7 +120,7 @@ pub struct Args {
     /// With --tune: the share of the model variants (the two queue-metric readings, a 2-minute
     /// metric delay, arrivals spread within the minute, provisioning +/-25 %, two pessimistic
     /// combinations) under which a proposal must meet the target (1: all).
-    #[arg(long, value_name = "SHARE", default_value_t = 1.0, requires = "tune", value_parser = share)]
+    #[arg(long, value_name = "SHARE", default_value_t = 1.0, requires = "tune", value_parser = command::share)]
     pub robust_share: f64,
     /// With --tune: tune against the nominal model only (no margin for what Azure leaves open).
     #[arg(long, requires = "tune")]
@@ -158,55 +130,6 @@ pub struct Args {
     pub write: bool,
     #[command(flatten)]
     pub policy: PolicyArgs,
-}
-
-/// Write a file through a temporary file beside it (no partial output).
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let fail = |e: &(dyn std::error::Error + 'static)| {
-        Failure::from_error(
-            ExitCode::Usage,
-            format!("cannot write {}", path.display()),
-            e,
-        )
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| fail(&e))?;
-    tmp.write_all(bytes).map_err(|e| fail(&e))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(path)
-            .map(|m| m.permissions().mode())
-            .unwrap_or(0o644);
-        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode));
-    }
-    tmp.persist(path).map_err(|e| fail(&e.error))?;
-    Ok(())
-}
-
-fn share(v: &str) -> Result<f64, String> {
-    match v.parse::<f64>() {
-        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
-        _ => Err(format!("`{v}` is not a share between 0 (excluded) and 1")),
-    }
-}
-
-/// Everything a simulation run needs, loaded from the command line (shared with `cost --trace`).
-pub struct Loaded {
-    pub checked: crate::spec::Checked,
-    pub plan: Plan,
-    pub workload: Workload,
-    pub trace: Trace,
-    pub settings: Settings,
-    pub policy: crate::spec::policy::Policy,
-    /// `--telemetry`: the measurement over the trace's window.
-    pub measured: Option<Measured>,
-    /// The job time came from the telemetry (neither the spec nor --job-duration gave one).
-    pub job_time_measured: bool,
 }
 
 pub fn load(a: &LoadArgs, policy: &PolicyArgs) -> Result<Loaded, Failure> {
@@ -284,83 +207,37 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         },
         &args.policy,
     )?;
-    let spec = l.checked.spec.as_ref().expect("load_valid checked it");
-    let size = l.checked.size().expect("load checked it");
     let file = args.spec.display().to_string();
-    let input = Input {
-        spec,
-        plan: &l.plan,
-        size,
-        file: &file,
-        auto_sized: l.checked.auto_sized,
-    };
-    let setting = simulate::setting(&l.plan, spec)
-        .map_err(|e| Failure::usage(format!("{file}: the rendered autoscale setting: {e}")))?;
-    let book = PriceBook::embedded();
-    let today = today();
-    let mut results = simulate::simulate(
-        &input,
-        &setting,
-        &l.trace,
-        &l.workload,
-        &l.settings,
-        &book,
-        &today,
-        args.svg.is_some(),
-    );
-    if let Some(mut m) = l.measured.clone() {
-        m.compare(&results);
-        if l.job_time_measured {
-            results.assumptions.insert(
-                0,
-                format!(
-                    "the job time ({}) is estimated from the telemetry: busy VM-minutes x jobs per instance / jobs of the trace (the spec has no workload.jobDuration; --job-duration overrides)",
-                    l.workload.job_time_text()
-                ),
-            );
-        }
-        results.measured = Some(m);
-    }
-    if let Some(path) = &args.svg {
-        let svg = report::svg(&results).map_err(|e| Failure::usage(format!("--svg: {e}")))?;
-        write_atomic(path, svg.as_bytes())?;
-    }
-    if args.tune {
-        let source = l.checked.source.as_deref().unwrap_or_default();
-        let t = tune::tune(
-            &tune::Job {
-                input: &input,
-                checked: &l.checked,
-                policy: &l.policy,
-                source,
-                trace: &l.trace,
-                workload: &l.workload,
-                settings: &l.settings,
-                book: &book,
-                today: &today,
-                robust_share: (!args.nominal).then_some(args.robust_share),
-            },
-            &results,
-        )
-        .map_err(|e| Failure::usage(format!("--tune: {e}")))?;
+    let done = command::run(
+        &l,
+        &command::Options {
+            file: &file,
+            svg: args.svg.as_deref(),
+            tune: args
+                .tune
+                .then_some((!args.nominal).then_some(args.robust_share)),
+        },
+    )?;
+    let results = &done.results;
+    if let Some(t) = &done.tuned {
         out(&match args.format {
-            Format::Json => tune::json(&results, &t),
-            Format::Markdown => tune::markdown(&results, &t),
-            Format::Text => tune::text(&results, &t),
+            Format::Json => tune::json(results, t),
+            Format::Markdown => tune::markdown(results, t),
+            Format::Text => tune::text(results, t),
         });
         let Some(best) = &t.best else {
             return Ok(ExitCode::Findings);
         };
         if args.write && best.changed() {
-            write_atomic(&args.spec, best.new_text.as_bytes())?;
+            command::write_atomic(&args.spec, best.new_text.as_bytes())?;
             eprintln!("wrote {}", args.spec.display());
         }
         return Ok(ExitCode::Ok);
     }
     out(&match args.format {
-        Format::Text => report::text(&results),
-        Format::Json => report::json(&results),
-        Format::Markdown => report::markdown(&results),
+        Format::Text => report::text(results),
+        Format::Json => report::json(results),
+        Format::Markdown => report::markdown(results),
     });
     Ok(ExitCode::Ok)
 }

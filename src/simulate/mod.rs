@@ -9,6 +9,7 @@
 //! - [`report`]: text, JSON, Markdown and the SVG chart.
 
 pub mod bound;
+pub mod command;
 pub mod engine;
 pub mod load;
 pub mod measured;

@@ -1,0 +1,185 @@
+//! The `simulate` command's work, below the CLI: run the loaded spec and trace through the
+//! rendered autoscale setting, fold in the telemetry measurement, and tune when asked. The CLI
+//! declares the arguments, loads the spec ([`Loaded`]) and chooses the output.
+
+use std::path::{Path, PathBuf};
+
+use super::load::Trace;
+use super::measured::Measured;
+use super::model::Workload;
+use super::results::Results;
+use super::{Input, Settings, report, tune};
+use crate::cost::PriceBook;
+use crate::cost::clock::today;
+use crate::diag::failure::{ExitCode, Failure};
+use crate::plan::Plan;
+
+/// `gpuform simulate --help`: what the replay models, what it assumes, the trace formats.
+pub const HELP: &str = concat!(
+    "Replays queue load minute by minute through the autoscale setting `gpuform render` emits (profiles, rules, ",
+    "capacities, cooldowns and time windows as rendered) with Azure Monitor autoscale semantics: recurring profiles in ",
+    "their time zones with daylight saving (the first in emitted order wins a tie), one cooldown from the last action, ",
+    "timeGrain/timeWindow aggregation, dividePerInstance and the per-instance queue metric, scale-out when any rule ",
+    "fires (highest wins), scale-in only when all fire, the flapping guard, clamping to the profile, the default count ",
+    "on missing metrics.\n\n",
+    "Not documented by Microsoft and chosen here: a per-instance metric at 0 instances is divided by 1 ",
+    "(--zero-instances missing: no value, so the profile's default applies); a profile switch clamps the count to the ",
+    "new limits at once, even in a cooldown (--profile-switch after-cooldown). The queue metric counts the messages ready ",
+    "for delivery, not those a worker holds (Microsoft's Service Bus metrics reference; assumed for storage queues; ",
+    "--queue-metric-counts-in-service counts them). Jobs run for their exact duration, to the second. Scale-in follows ",
+    "the rendered scale-in policy Default (balance zones, then the highest instance ID, busy or not; --scale-in-order ",
+    "idle-first for the optimistic model); removed or evicted instances' jobs start again (restartedJobs).\n\n",
+    "Traces: a CSV `timestamp,arrivals` (ISO 8601 UTC, one row per minute, missing minutes are 0) or the JSON of ",
+    "`az monitor metrics list` (Service Bus IncomingMessages split by EntityName, storage Transactions split by ",
+    "ApiName, or a queue-length metric as a lower bound), detected by its shape.\n\n",
+    "--telemetry: an export of GpuTelemetry_CL over the trace's days; the measured instance-hours, idle hours and ",
+    "peak of the deployed pool are printed beside the simulated ones, and the job time is estimated from it (busy ",
+    "VM-minutes x jobs per instance / jobs) when neither the spec nor --job-duration gives one.\n\n",
+    "Lower bound: the work of every job that must finish inside the trace if the wait target is met, divided by the ",
+    "slots per instance; no policy can use fewer instance-hours.\n\n",
+    "Exit codes: 0 printed (and written with --write), 1 --tune found no policy that meets the target, 2 usage or ",
+    "I/O errors."
+);
+
+/// Everything a simulation run needs, loaded from the command line (shared with `cost --trace`).
+pub struct Loaded {
+    pub checked: crate::spec::Checked,
+    pub plan: Plan,
+    pub workload: Workload,
+    pub trace: Trace,
+    pub settings: Settings,
+    pub policy: crate::spec::policy::Policy,
+    /// `--telemetry`: the measurement over the trace's window.
+    pub measured: Option<Measured>,
+    /// The job time came from the telemetry (neither the spec nor --job-duration gave one).
+    pub job_time_measured: bool,
+}
+
+/// What the run is asked to do besides simulating.
+pub struct Options<'a> {
+    /// The spec's path as the user gave it (in messages and the results).
+    pub file: &'a str,
+    /// `--svg FILE`: record the minutes, draw the chart and write it there.
+    pub svg: Option<&'a Path>,
+    /// `--tune`, with the share of model variants a proposal must meet (`None`: nominal only).
+    pub tune: Option<Option<f64>>,
+}
+
+/// What a run produced.
+pub struct Outcome {
+    pub results: Results,
+    /// The tuning, with `--tune`.
+    pub tuned: Option<tune::Tuned>,
+}
+
+/// Simulate the loaded spec and trace, write the chart with `--svg`, and tune with `--tune`.
+pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
+    let spec = l
+        .checked
+        .spec
+        .as_ref()
+        .ok_or_else(|| Failure::usage(format!("{}: the spec did not validate", o.file)))?;
+    let size = l
+        .checked
+        .size()
+        .ok_or_else(|| Failure::usage(format!("{}: the spec has no VM size", o.file)))?;
+    let input = Input {
+        spec,
+        plan: &l.plan,
+        size,
+        file: o.file,
+        auto_sized: l.checked.auto_sized,
+    };
+    let setting = super::setting(&l.plan, spec)
+        .map_err(|e| Failure::usage(format!("{}: the rendered autoscale setting: {e}", o.file)))?;
+    let book = PriceBook::embedded();
+    let today = today();
+    let mut results = super::simulate(
+        &input,
+        &setting,
+        &l.trace,
+        &l.workload,
+        &l.settings,
+        &book,
+        &today,
+        o.svg.is_some(),
+    );
+    if let Some(mut m) = l.measured.clone() {
+        m.compare(&results);
+        if l.job_time_measured {
+            results.assumptions.insert(
+                0,
+                format!(
+                    "the job time ({}) is estimated from the telemetry: busy VM-minutes x jobs per instance / jobs of the trace (the spec has no workload.jobDuration; --job-duration overrides)",
+                    l.workload.job_time_text()
+                ),
+            );
+        }
+        results.measured = Some(m);
+    }
+    if let Some(path) = o.svg {
+        let svg = report::svg(&results).map_err(|e| Failure::usage(format!("--svg: {e}")))?;
+        write_atomic(path, svg.as_bytes())?;
+    }
+    let tuned = match o.tune {
+        None => None,
+        Some(robust_share) => {
+            let source = l.checked.source.as_deref().unwrap_or_default();
+            Some(
+                tune::tune(
+                    &tune::Job {
+                        input: &input,
+                        checked: &l.checked,
+                        policy: &l.policy,
+                        source,
+                        trace: &l.trace,
+                        workload: &l.workload,
+                        settings: &l.settings,
+                        book: &book,
+                        today: &today,
+                        robust_share,
+                    },
+                    &results,
+                )
+                .map_err(|e| Failure::usage(format!("--tune: {e}")))?,
+            )
+        }
+    };
+    Ok(Outcome { results, tuned })
+}
+
+/// Write a file through a temporary file beside it (no partial output).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let fail = |e: &(dyn std::error::Error + 'static)| {
+        Failure::from_error(
+            ExitCode::Usage,
+            format!("cannot write {}", path.display()),
+            e,
+        )
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| fail(&e))?;
+    tmp.write_all(bytes).map_err(|e| fail(&e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0o644);
+        let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode));
+    }
+    tmp.persist(path).map_err(|e| fail(&e.error))?;
+    Ok(())
+}
+
+/// `--robust-share`: a share in (0, 1].
+pub fn share(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
+        _ => Err(format!("`{v}` is not a share between 0 (excluded) and 1")),
+    }
+}
