@@ -71,6 +71,9 @@ pub fn ladder(spec: &Spec) -> Vec<Placement> {
     for (ri, region) in regions.iter().enumerate() {
         let zone_sets: Vec<Vec<String>> = match zones_for(&c.zones_by_region, region) {
             Some(z) => z.iter().map(|z| vec![z.clone()]).collect(),
+            // `compute.zones` came from the home region's pin (validation refuses a clash): it
+            // does not carry over to a region without one, which is deployed regionally
+            None if zones_for(&c.zones_by_region, &s.region).is_some() => vec![Vec::new()],
             None => vec![c.zones.clone()],
         };
         for (si, size) in sizes.iter().enumerate() {
@@ -224,7 +227,7 @@ mod tests {
 
     fn spec(extra: &str) -> Spec {
         let text = format!(
-            "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata:\n  name: pool-fo\n  tags: {project: p, team: t, env: dev, costCenter: cc-1}\nspec:\n  region: eastus\n  alternateRegions: [westus3]\n  allowedRegions: [eastus, westus3]\n  workload:\n    type: inference\n    gpuMemoryGiB: 12\n    precision: fp16\n  compute:\n    vmSize: Standard_NC8as_T4_v3\n    sshPublicKey: \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com\"\n{extra}  capacity:\n    min: 1\n    max: 2\n"
+            "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata:\n  name: pool-fo\n  tags: {{project: p, team: t, env: dev, costCenter: cc-1}}\nspec:\n  region: eastus\n  alternateRegions: [westus3]\n  allowedRegions: [eastus, westus3]\n  workload:\n    type: inference\n    gpuMemoryGiB: 12\n    precision: fp16\n  compute:\n    vmSize: Standard_NC8as_T4_v3\n    sshPublicKey: \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com\"\n{extra}  capacity:\n    min: 1\n    max: 2\n"
         );
         let c = crate::spec::check_source(
             text,
