@@ -17,6 +17,8 @@ use wiremock::{Mock, ResponseTemplate};
 const RG: &str = "rg-shortvideo-prod";
 /// 20:30 in China Standard Time: the spec's evening-peak profile is in force.
 const NOW: &str = "2026-12-02T12:30:00Z";
+/// The workspace's `properties.customerId` (its workspace ID, what the Logs Query API takes).
+const WORKSPACE_GUID: &str = "0b6d8f4e-5c3a-4f2e-9a1b-7c8d9e0f1a2b";
 
 fn fixture(name: &str) -> Value {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -65,15 +67,6 @@ fn mount_pool(fake: &FakeAzure, except: &[&str]) {
             rg("providers/Microsoft.CostManagement/query"),
             fixture("cost-query.json"),
         ),
-        // Log Analytics query through ARM (Query_Execute, 2017-10-01): the answer's shape as
-        // Learn "Query - Execute" shows it (tables → columns + rows)
-        (
-            "POST",
-            rg(
-                "providers/Microsoft.OperationalInsights/workspaces/log-shortvideo-transcode/api/query",
-            ),
-            fixture("log-query.json"),
-        ),
     ];
     // drift: the what-if recording of tests/fixtures/deploy (the spec's example answer)
     let recording: Value = serde_json::from_str(
@@ -89,6 +82,14 @@ fn mount_pool(fake: &FakeAzure, except: &[&str]) {
             Mock::given(method("POST"))
                 .and(wiremock::matchers::path_regex(format!(r"^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+/whatIf$")))
                 .respond_with(ok(recording["responses"]["200"]["body"].clone())),
+        );
+    }
+    // the workspace (its customerId through ARM) and the Logs Query API (tests/common/log_query.rs)
+    if !except.contains(&"/query") {
+        fake.mount_log_query(
+            &rg("providers/Microsoft.OperationalInsights/workspaces/log-shortvideo-transcode"),
+            WORKSPACE_GUID,
+            fixture("log-query.json"),
         );
     }
     for (m, p, body) in calls {
@@ -184,19 +185,19 @@ fn status_of_a_pool_at_its_evening_peak() {
     let body: Value = serde_json::from_slice(&cost.body).unwrap();
     assert_eq!(body["timeframe"], "MonthToDate");
     assert_eq!(body["type"], "ActualCost");
-    // the workspace is read with a Log Analytics query through ARM (Query_Execute 2017-10-01):
-    // the computers that wrote a GpuTelemetry_CL row in the last 15 minutes
+    // the workspace is read with the Logs Query API (v1, the workspace GUID from ARM): the
+    // computers that wrote a GpuTelemetry_CL row in the last 15 minutes
     let logs = reqs
         .iter()
-        .find(|r| r.url.path().ends_with("/api/query"))
+        .find(|r| r.url.path().starts_with("/v1/"))
         .unwrap();
-    assert!(
-        logs.url
-            .query_pairs()
-            .any(|(k, v)| k == "api-version" && v == "2017-10-01"),
+    assert_eq!(
+        logs.url.path(),
+        format!("/v1/workspaces/{WORKSPACE_GUID}/query"),
         "{}",
         logs.url
     );
+    assert_eq!(logs.url.query(), None, "{}", logs.url);
     let body: Value = serde_json::from_slice(&logs.body).unwrap();
     let q = body["query"].as_str().unwrap();
     assert!(

@@ -59,6 +59,8 @@ pub trait ArmApi: Send + Sync {
 #[derive(Debug, Clone)]
 pub struct Arm {
     pub client: ArmClient,
+    /// The Logs Query API client (`status`'s workspace query); `None` when built without one.
+    pub logs: Option<ArmClient>,
     subscription: String,
 }
 
@@ -66,8 +68,15 @@ impl Arm {
     pub fn new(client: ArmClient, subscription: impl Into<String>) -> Self {
         Self {
             client,
+            logs: None,
             subscription: subscription.into(),
         }
+    }
+
+    /// This ARM with a Logs Query API client ([`ArmClient::logs`]).
+    pub fn with_logs(mut self, logs: ArmClient) -> Self {
+        self.logs = Some(logs);
+        self
     }
 
     fn sub_path(&self, rest: &str) -> String {

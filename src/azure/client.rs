@@ -112,6 +112,34 @@ impl ArmClient {
         }
     }
 
+    /// A client for the cloud's Logs Query API (Log Analytics data plane): the same pipeline
+    /// and credential, its own endpoint and token scope ([`Endpoints::logs`]). Its URLs are
+    /// built with [`Self::path_url`] (no `api-version`: the version is in the path).
+    pub(crate) fn logs(
+        endpoints: &Endpoints,
+        credential: Arc<dyn TokenCredential>,
+        http: &HttpSettings,
+        transport: Option<&Transport>,
+    ) -> Self {
+        let auth: Arc<dyn Policy> = Arc::new(BearerTokenAuthorizationPolicy::new(
+            credential,
+            [endpoints.logs_scope.clone()],
+        ));
+        Self {
+            endpoint: endpoints.logs.clone(),
+            cloud_endpoint: Url::parse(endpoints.cloud.logs_query_endpoint())
+                .expect("cloud endpoints are URLs"),
+            pipeline: http.azure_pipeline(transport, vec![auth]),
+        }
+    }
+
+    /// `{endpoint}{path}` with no query (the Logs Query API's `v1/...` paths).
+    pub fn path_url(&self, path: &str) -> Url {
+        self.endpoint
+            .join(path.trim_start_matches('/'))
+            .expect("API paths are relative URLs")
+    }
+
     /// The cloud's own ARM endpoint (what the user's cloud is, whatever `--arm-endpoint` says).
     pub fn cloud_endpoint(&self) -> &Url {
         &self.cloud_endpoint

@@ -31,6 +31,11 @@ pub struct Endpoints {
     /// Token scope for ARM; stays the cloud's even when the endpoint is overridden (a proxy or a
     /// private link in front of ARM still expects the cloud's audience).
     pub scope: String,
+    /// The Logs Query API base URL (trailing slash), `GPUFORM_LOGS_ENDPOINT` overriding the
+    /// cloud's ([`Cloud::logs_query_endpoint`]).
+    pub logs: Url,
+    /// Token scope for the Logs Query API; stays the cloud's when the endpoint is overridden.
+    pub logs_scope: String,
 }
 
 /// A bad `--arm-endpoint` / `AZURE_AUTHORITY_HOST`.
@@ -63,7 +68,21 @@ impl Endpoints {
             arm,
             authority,
             scope: cloud.arm_scope().to_string(),
+            logs: Url::parse(cloud.logs_query_endpoint()).expect("cloud endpoints are URLs"),
+            logs_scope: cloud.logs_query_scope().to_string(),
         })
+    }
+
+    /// These endpoints with the Logs Query API at `logs_override` (`GPUFORM_LOGS_ENDPOINT`: a
+    /// proxy, or the tests' fake) instead of the cloud's; https only, like the others.
+    pub fn with_logs_endpoint(
+        mut self,
+        logs_override: Option<&str>,
+    ) -> Result<Self, EndpointError> {
+        if let Some(v) = logs_override {
+            self.logs = https_url("the Logs Query API endpoint (GPUFORM_LOGS_ENDPOINT)", v)?;
+        }
+        Ok(self)
     }
 }
 

@@ -52,8 +52,14 @@ pub struct Connect {
 pub fn connect(c: &Connect, env: &Env, choice: &AuthChoice) -> Result<Arm, ArmError> {
     validate_subscription(&c.subscription)?;
     let credential = auth::credential(choice, env, &c.endpoints, &c.http, c.transport.as_ref())?;
-    let client = ArmClient::new(&c.endpoints, credential, &c.http, c.transport.as_ref());
-    Ok(Arm::new(client, c.subscription.clone()))
+    let client = ArmClient::new(
+        &c.endpoints,
+        credential.clone(),
+        &c.http,
+        c.transport.as_ref(),
+    );
+    let logs = ArmClient::logs(&c.endpoints, credential, &c.http, c.transport.as_ref());
+    Ok(Arm::new(client, c.subscription.clone()).with_logs(logs))
 }
 
 /// Subscription ids are GUIDs; a name here would build a wrong URL and a confusing 404.

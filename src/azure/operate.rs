@@ -13,7 +13,7 @@ use url::Url;
 use super::api::{Arm, ArmApi};
 use super::client::{Op, Verb, enc};
 use super::deployments::{Accepted, DEPLOYMENTS_API, Polled};
-use super::error::{ArmError, ErrorDetail};
+use super::error::{ArmError, ErrorDetail, ErrorKind};
 use super::models::null_default;
 
 pub use crate::facts::api::ACTIVITY_LOG_API;
@@ -24,6 +24,7 @@ pub use crate::facts::api::LOG_QUERY_API;
 pub use crate::facts::api::METRICS_API;
 pub use crate::facts::api::QUOTA_API;
 pub use crate::facts::api::VMS_API;
+pub use crate::facts::api::WORKSPACES_API;
 
 const QUOTA_WRITE: &str =
     "Microsoft.Quota/quotas/write (e.g. the Quota Request Operator role on the subscription)";
@@ -645,25 +646,48 @@ impl Arm {
     }
 
     /// Run a Log Analytics query on the workspace `workspace_id` (its ARM resource id) over
-    /// `timespan` (ISO 8601 duration) through Resource Manager; the first table's rows as
-    /// objects keyed by column name.
+    /// `timespan` (ISO 8601 duration) with the Logs Query API: the workspace's GUID
+    /// (`properties.customerId`) read through ARM, then `POST v1/workspaces/{GUID}/query`
+    /// ([`LOG_QUERY_API`]; Learn's request format). The first table's rows as objects keyed by
+    /// column name.
     pub async fn log_query(
         &self,
         workspace_id: &str,
         query: &str,
         timespan: &str,
     ) -> Result<Vec<serde_json::Map<String, Value>>, ArmError> {
+        let Some(logs) = &self.logs else {
+            return Err(ArmError::config(
+                "query the Log Analytics workspace",
+                "this client has no Logs Query API endpoint",
+            ));
+        };
+        let op = Op::new(
+            format!("read the Log Analytics workspace {workspace_id}"),
+            "Microsoft.OperationalInsights/workspaces/read (e.g. Log Analytics Reader on the workspace)",
+        );
+        let url = self
+            .client
+            .url(workspace_id.trim_start_matches('/'), WORKSPACES_API, &[]);
+        let ws: Value = self.client.get_json(&op, url).await?;
+        let Some(guid) = ws
+            .pointer("/properties/customerId")
+            .and_then(Value::as_str)
+            .filter(|g| !g.is_empty())
+        else {
+            return Err(ArmError::new(
+                ErrorKind::Decode,
+                &op.what,
+                "the workspace has no properties.customerId (its workspace ID)",
+            ));
+        };
         let op = Op::new(
             format!("query the Log Analytics workspace {workspace_id}"),
             "Microsoft.OperationalInsights/workspaces/query/read (e.g. Log Analytics Reader on the workspace)",
         );
-        let url = self.client.url(
-            &format!("{}/api/query", workspace_id.trim_start_matches('/')),
-            LOG_QUERY_API,
-            &[],
-        );
+        let url = logs.path_url(&format!("{LOG_QUERY_API}/workspaces/{}/query", enc(guid)));
         let body = json!({ "query": query, "timespan": timespan });
-        let v: Value = self.client.post_json(&op, url, &body).await?;
+        let v: Value = logs.post_json(&op, url, &body).await?;
         Ok(query_rows(&v))
     }
 

@@ -119,6 +119,7 @@ impl AzureArgs {
             self.arm_endpoint.as_deref(),
             env.get("AZURE_AUTHORITY_HOST"),
         )
+        .and_then(|e| e.with_logs_endpoint(env.get("GPUFORM_LOGS_ENDPOINT")))
         .map_err(|e| Failure::usage(e.to_string()))?;
         let choice = azure::auth::choose(self.auth.into(), &env, &SystemProbe)
             .map_err(|e| arm_failure(&e))?;

@@ -278,14 +278,31 @@ pub const ALERTS_API: &str = "2019-05-05-preview";
 /// (Query_Usage: POST {scope}/providers/Microsoft.CostManagement/query).
 pub const COST_API: &str = "2023-11-01";
 
-/// Log Analytics query through Azure Resource Manager (Query_Execute: POST
-/// /subscriptions/{id}/resourceGroups/{rg}/providers/Microsoft.OperationalInsights/workspaces/{name}/api/query,
-/// body `{"query", "timespan"}`, answer `{"tables":[{"name","columns":[{"name","type"}],"rows"}]}`):
-/// azure-rest-api-specs specification/operationalinsights/resource-manager/Microsoft.OperationalInsights/preview/2017-10-01/swagger/OperationalInsights.json;
-/// Learn "Azure Monitor Log Analytics API request format" (the ARM endpoint takes the same
-/// parameters as api.loganalytics.azure.com) and "Query - Execute" (the answer's shape), read
-/// 2026-12-03. Through ARM the status reads the workspace with the same client and token.
-pub const LOG_QUERY_API: &str = "2017-10-01";
+/// The Logs Query API version in the request path (`POST {logs endpoint}/v1/workspaces/{workspace
+/// GUID}/query`, body `{"query", "timespan"}` with `timespan` an ISO 8601 duration or
+/// `start/end`; answer `{"tables":[{"name","columns":[{"name","type"}],"rows"}]}`).
+///
+/// Sources (read 2026-12-03, excerpts in `tests/fixtures/sources/log-query-api.json`, held by
+/// `tests/facts_log_query.rs`): Learn "Request format for the Azure Monitor Logs query API"
+/// (MicrosoftDocs/azure-monitor-docs `articles/azure-monitor/logs/api/request-format.md` @
+/// 26af34ca099d0da62013bc738c8ebd9c563fb3a9, ms.date 05/12/2026: "Use `v1`", `workspaceId` "is
+/// the GUID of the Log Analytics workspace", the parameter table) and "Response format"
+/// (`response-format.md` @ 498534b635514e0acea5b632541121ad5281f4da).
+///
+/// Not through Resource Manager: Learn "Migrate from Logs Query API batch operation and beta
+/// version" (`migrate-batch-and-beta.md` @ 199a91637d5c18d8dfa795db904c8c24cb9cdebf) lists
+/// "Log Analytics via ARM" (`https://management.azure.com/.../api/query?api-version=2017-01-01-preview`)
+/// among the deprecations with support cut off on March 31, 2026, and says ARM queries "should
+/// migrate to the Logs Query API `v1` request format". (The azure-rest-api-specs 2017-10-01
+/// swagger, `specification/operationalinsights/data-plane/Microsoft.OperationalInsights/preview/
+/// 2017-10-01/swagger.json` @ 029741f2a57be0df0c346983e76f08dc7a69058a, names an ARM route
+/// `.../workspaces/{workspaceName}/query` without `/api`; Learn documents neither route any
+/// more.) The workspace GUID is the workspace's `properties.customerId`, read through ARM.
+pub const LOG_QUERY_API: &str = "v1";
+
+/// `Microsoft.OperationalInsights/workspaces` GET (the workspace GUID, `properties.customerId`,
+/// that the Logs Query API takes): the version the rendered template uses ([`API`]`.log_analytics`).
+pub const WORKSPACES_API: &str = "2025-02-01";
 
 /// Microsoft.PolicyInsights checkPolicyRestrictions: 2024-10-01 is the newest stable version
 /// in azure-rest-api-specs (stable/2024-10-01/checkPolicyRestrictions.json).
@@ -312,4 +329,5 @@ pub const CLIENT_RESOURCE_TYPES: &[(&str, &str)] = &[
     ("Microsoft.Insights/autoscalesettings", AUTOSCALE_API),
     ("Microsoft.Compute/disks", DISKS_API),
     ("Microsoft.Quota/quotas", QUOTA_API),
+    ("Microsoft.OperationalInsights/workspaces", WORKSPACES_API),
 ];

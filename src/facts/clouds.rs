@@ -26,6 +26,22 @@ pub const ENDPOINTS: Source = Source::doc(
     "2026-12-03",
 );
 
+/// The Logs Query API endpoints and token audiences per cloud. Public endpoint and audience:
+/// Learn "Access the Azure Monitor Log Analytics API" (MicrosoftDocs/azure-monitor-docs
+/// `articles/azure-monitor/logs/api/access-api.md` @ 019fe88fd6fc79b73d4a9617359a8961aab9af42,
+/// ms.date 08/29/2025: endpoint `https://api.loganalytics.azure.com`, `resource=https://api.loganalytics.io`).
+/// Per cloud: Azure/azure-cli-extensions `src/log-analytics/azext_loganalytics/tests/latest/
+/// test_loganalytics_client.py` @ 06c7de09b2d62c9313f65605675f415ef1a44a30 (`az monitor
+/// log-analytics query`'s hosts and `credential_scopes` for AzureCloud, AzureChinaCloud,
+/// AzureUSGovernment). Excerpts: `tests/fixtures/sources/log-query-api.json`.
+pub const LOGS_QUERY: Source = Source::doc(
+    "https://learn.microsoft.com/azure/azure-monitor/logs/api/access-api (MicrosoftDocs/azure-monitor-docs \
+     articles/azure-monitor/logs/api/access-api.md@019fe88fd6fc79b73d4a9617359a8961aab9af42); \
+     Azure/azure-cli-extensions src/log-analytics/azext_loganalytics/tests/latest/test_loganalytics_client.py\
+     @06c7de09b2d62c9313f65605675f415ef1a44a30",
+    "2026-12-03",
+);
+
 /// A region belongs to a sovereign cloud by its name's prefix.
 pub const REGION_PREFIX: Source = Source::assumption(
     "no source lists a rule; every China region name starts with `china` and every US \
@@ -90,6 +106,26 @@ impl Cloud {
             Cloud::AzureCloud => "https://portal.azure.com",
             Cloud::AzureChinaCloud => "https://portal.azure.cn",
             Cloud::AzureUSGovernment => "https://portal.azure.us",
+        }
+    }
+
+    /// The Logs Query API (Log Analytics data plane) of this cloud, where `status` runs its
+    /// workspace query ([`LOGS_QUERY`]): `{endpoint}v1/workspaces/{workspace GUID}/query`.
+    pub fn logs_query_endpoint(self) -> &'static str {
+        match self {
+            Cloud::AzureCloud => "https://api.loganalytics.azure.com/",
+            Cloud::AzureChinaCloud => "https://api.loganalytics.azure.cn/",
+            Cloud::AzureUSGovernment => "https://api.loganalytics.us/",
+        }
+    }
+
+    /// The scope a Logs Query API token is requested for (its audience + `/.default`;
+    /// [`LOGS_QUERY`]). The public cloud's audience keeps the older `api.loganalytics.io` name.
+    pub fn logs_query_scope(self) -> &'static str {
+        match self {
+            Cloud::AzureCloud => "https://api.loganalytics.io/.default",
+            Cloud::AzureChinaCloud => "https://api.loganalytics.azure.cn/.default",
+            Cloud::AzureUSGovernment => "https://api.loganalytics.us/.default",
         }
     }
 

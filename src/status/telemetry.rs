@@ -2,8 +2,9 @@
 //! of the rendered missing-telemetry alert (`plan::gpu_monitoring::silence_alert`: running
 //! instances against the computers that wrote a row in the last
 //! [`REPORTING_MINUTES`](crate::plan::gpu_monitoring::REPORTING_MINUTES)), read from the
-//! workspace with a Log Analytics query through Resource Manager (the client and token the other
-//! sections use; `facts::api::LOG_QUERY_API`).
+//! workspace with the Logs Query API (`facts::api::LOG_QUERY_API`: `v1/workspaces/{workspace
+//! GUID}/query` on the cloud's `facts::clouds::Cloud::logs_query_endpoint`, the GUID read through
+//! ARM; Learn retired the query route through Resource Manager on March 31, 2026).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -76,7 +77,19 @@ pub fn section(
     let Some(r) = reporting else {
         return Ok(None);
     };
-    let sec = Section::from(r)?;
+    // The query goes to the Logs Query API, another host and token audience than ARM: a
+    // network, TLS or sign-in failure there (a firewall that lets only ARM out) leaves this
+    // section out instead of failing the command; the ARM sections decide that.
+    let sec = match r {
+        Ok(v) => Section::Ok(v),
+        Err(e) => {
+            let mut reason = e.summary();
+            if let Some(h) = &e.help {
+                reason.push_str(&format!(" ({h})"));
+            }
+            Section::missing(reason)
+        }
+    };
     Ok(Some(match (sec, running) {
         (Section::Ok(reporting), Some(running)) => Section::Ok(Telemetry {
             table: TABLE.to_string(),

@@ -11,6 +11,7 @@
 #![allow(dead_code)]
 
 pub mod fake_arm;
+pub mod log_query;
 pub mod refuse;
 pub mod spot;
 
@@ -48,6 +49,7 @@ pub fn clean_command() -> assert_cmd::Command {
         "AZURE_FEDERATED_TOKEN_FILE",
         "AZURE_SUBSCRIPTION_ID",
         "AZURE_AUTHORITY_HOST",
+        "GPUFORM_LOGS_ENDPOINT",
         "ACTIONS_ID_TOKEN_REQUEST_URL",
         "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
         "SYSTEM_OIDCREQUESTURI",

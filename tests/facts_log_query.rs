@@ -1,0 +1,269 @@
+//! The Logs Query API (issue 19/20): where `status` sends its workspace query, held against
+//! Microsoft's sources (`tests/fixtures/sources/log-query-api.json`: Learn's request, response
+//! and access pages, the retirement of the route through Resource Manager, the Azure CLI's
+//! hosts and token scopes per cloud), never against gpuform's own constants. The client runs
+//! through a transport that records the URL it meant to reach (real cloud hosts) and sends it
+//! to the fake of `tests/common/log_query.rs` instead.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use azure_core::http::{AsyncRawResponse, HttpClient, Request};
+use common::SUB;
+use common::log_query::{excerpt, learn_version, mount, workspace_versions};
+use gpuform::azure::{
+    self, AuthMode, Cloud, Connect, Endpoints, Env, HttpSettings, Op, Probe, Transport,
+};
+use serde_json::{Value, json};
+use url::Url;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const TENANT: &str = "tenant-1";
+const GUID: &str = "6f0c2b1e-4d3a-4c5b-8e7f-9a0b1c2d3e4f";
+
+fn workspace_id() -> String {
+    format!(
+        "/subscriptions/{SUB}/resourceGroups/rg-gpu/providers/Microsoft.OperationalInsights/workspaces/log-gpu"
+    )
+}
+
+/// Sends every request to the mock server, after recording the URL and body it was meant for.
+#[derive(Debug)]
+struct Recorder {
+    inner: Arc<dyn HttpClient>,
+    to: Url,
+    seen: Arc<Mutex<Vec<(Url, Vec<u8>)>>>,
+}
+
+#[async_trait]
+impl HttpClient for Recorder {
+    async fn execute_request(&self, req: &Request) -> azure_core::Result<AsyncRawResponse> {
+        let body = match req.body() {
+            azure_core::http::Body::Bytes(b) => b.to_vec(),
+            #[allow(unreachable_patterns)]
+            _ => Vec::new(),
+        };
+        self.seen.lock().unwrap().push((req.url().clone(), body));
+        let mut r = req.clone();
+        let u = r.url_mut();
+        let _ = u.set_scheme(self.to.scheme());
+        let _ = u.set_host(self.to.host_str());
+        let _ = u.set_port(self.to.port());
+        self.inner.execute_request(&r).await
+    }
+}
+
+struct NoProbe;
+impl Probe for NoProbe {
+    fn az_on_path(&self, _: &Env) -> bool {
+        false
+    }
+    fn imds_reachable(&self) -> bool {
+        false
+    }
+}
+
+type Seen = Arc<Mutex<Vec<(Url, Vec<u8>)>>>;
+
+async fn connect(server: &MockServer, cloud: Cloud) -> (azure::Arm, Seen) {
+    Mock::given(method("POST"))
+        .and(path(format!("/{TENANT}/oauth2/v2.0/token")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"token_type": "Bearer", "expires_in": 3599, "access_token": "tok-1"}),
+        ))
+        .mount(server)
+        .await;
+    let seen: Seen = Arc::default();
+    let transport = Transport::new(Arc::new(Recorder {
+        inner: azure_core::http::new_http_client(None),
+        to: Url::parse(&server.uri()).unwrap(),
+        seen: seen.clone(),
+    }));
+    let env = Env::from_pairs([
+        ("AZURE_TENANT_ID", TENANT),
+        ("AZURE_CLIENT_ID", "app-1"),
+        ("AZURE_CLIENT_SECRET", "s3cret"),
+    ]);
+    let c = Connect {
+        // the cloud's own endpoints: the recorder shows the real hosts
+        endpoints: Endpoints::resolve(cloud, None, None).unwrap(),
+        http: HttpSettings {
+            timeout: Duration::from_secs(5),
+            max_retries: 0,
+            initial_delay: Duration::from_millis(20),
+            ..HttpSettings::default()
+        },
+        subscription: SUB.into(),
+        transport: Some(transport),
+    };
+    let choice = azure::auth::choose(AuthMode::Auto, &env, &NoProbe).unwrap();
+    (azure::connect(&c, &env, &choice).unwrap(), seen)
+}
+
+/// The query URL the sources give for `cloud`: Learn's endpoint template for the public cloud,
+/// the Azure CLI's host for the others, with Learn's version and the workspace GUID.
+fn expected_url(cloud: Cloud) -> String {
+    let doc = excerpt();
+    let template = doc["requestFormat"]["endpoint"].as_str().unwrap();
+    let template = template.split('?').next().unwrap();
+    let template = match cloud {
+        Cloud::AzureCloud => template.to_string(),
+        c => {
+            let host = doc["clouds"]["endpoints"][c.name()].as_str().unwrap();
+            template.replace("https://api.loganalytics.azure.com", host)
+        }
+    };
+    template
+        .replace("{apiVersion}", &learn_version())
+        .replace("{workspaceId}", GUID)
+}
+
+fn run<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+#[test]
+fn the_query_goes_where_the_sources_say_in_every_cloud() {
+    for cloud in Cloud::ALL {
+        run(async {
+            let server = MockServer::start().await;
+            let answer = excerpt()["responseFormat"]["example"].clone();
+            mount(&server, &workspace_id(), GUID, answer).await;
+            let (arm, seen) = connect(&server, cloud).await;
+            let rows = arm
+                .log_query(&workspace_id(), "GpuTelemetry_CL | take 1", "PT15M")
+                .await
+                .unwrap_or_else(|e| panic!("{cloud}: {e}"));
+            // Learn's response example, read as rows keyed by column
+            assert_eq!(rows.len(), 4, "{cloud}");
+            assert_eq!(rows[0]["Category"], "Administrative");
+            assert_eq!(rows[0]["count_"], 20839);
+            let seen = seen.lock().unwrap().clone();
+            let query: Vec<&(Url, Vec<u8>)> = seen
+                .iter()
+                .filter(|(u, _)| u.path().ends_with("/query"))
+                .collect();
+            assert_eq!(query.len(), 1, "{cloud}: {seen:?}");
+            let (url, body) = query[0];
+            assert_eq!(url.as_str(), expected_url(cloud), "{cloud}");
+            // body: only the parameters Learn's table lists, `timespan` an ISO 8601 duration
+            let body: Value = serde_json::from_slice(body).unwrap();
+            let params = excerpt()["requestFormat"]["parameters"].clone();
+            for k in body.as_object().unwrap().keys() {
+                assert!(
+                    params.get(k).is_some(),
+                    "{cloud}: body key {k} is not a parameter"
+                );
+            }
+            assert_eq!(body["timespan"], "PT15M");
+            // the logs token was asked for the audience the CLI uses in that cloud
+            let scope = excerpt()["clouds"]["scopes"][cloud.name()]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let enc: String = url::form_urlencoded::byte_serialize(scope.as_bytes()).collect();
+            assert!(
+                seen.iter()
+                    .any(|(u, b)| u.path().ends_with("/oauth2/v2.0/token")
+                        && String::from_utf8_lossy(b).contains(&enc)),
+                "{cloud}: no token request for {scope}"
+            );
+            // the workspace GUID came from ARM with a version the type data lists
+            let ws = seen
+                .iter()
+                .find(|(u, _)| u.path().eq_ignore_ascii_case(&workspace_id()))
+                .unwrap();
+            assert_eq!(
+                ws.0.host_str(),
+                Url::parse(cloud.arm_endpoint()).unwrap().host_str()
+            );
+            let v =
+                ws.0.query_pairs()
+                    .find(|(k, _)| k == "api-version")
+                    .unwrap()
+                    .1
+                    .into_owned();
+            assert!(workspace_versions().contains(&v), "{v}");
+        });
+    }
+}
+
+#[test]
+fn the_version_is_the_one_learn_names_and_beta_is_retired() {
+    assert_eq!(gpuform::facts::api::LOG_QUERY_API, learn_version());
+    let doc = excerpt();
+    assert!(
+        doc["accessApi"]["beta"]
+            .as_str()
+            .unwrap()
+            .contains("deprecated")
+    );
+    assert_ne!(learn_version(), "beta");
+}
+
+#[test]
+fn the_retired_route_through_resource_manager_is_refused() {
+    // what the code sent before: POST {workspace}/api/query?api-version=2017-10-01 through ARM
+    let doc = excerpt();
+    assert!(
+        doc["migrateBatchAndBeta"]["armNote"]
+            .as_str()
+            .unwrap()
+            .contains("should migrate to the Logs Query API `v1`")
+    );
+    run(async {
+        let server = MockServer::start().await;
+        mount(&server, &workspace_id(), GUID, json!({"tables": []})).await;
+        let (arm, _) = connect(&server, Cloud::AzureCloud).await;
+        for route in ["api/query", "query"] {
+            let url = arm
+                .client
+                .url(&format!("{}/{route}", workspace_id()), "2017-10-01", &[]);
+            let err = arm
+                .client
+                .post_json::<Value>(&Op::new("query", "-"), url, &json!({"query": "x"}))
+                .await
+                .unwrap_err();
+            assert_eq!(err.status, Some(404), "{route}: {err}");
+        }
+    });
+}
+
+#[test]
+fn every_cloud_has_the_sources_endpoint_and_scope() {
+    let doc = excerpt();
+    for cloud in Cloud::ALL {
+        assert_eq!(
+            cloud.logs_query_scope(),
+            doc["clouds"]["scopes"][cloud.name()].as_str().unwrap(),
+            "{cloud}"
+        );
+        let expected = match cloud {
+            // Learn: `api.loganalytics.io` "is being replaced by `api.loganalytics.azure.com`"
+            Cloud::AzureCloud => "https://api.loganalytics.azure.com".to_string(),
+            c => doc["clouds"]["endpoints"][c.name()]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        };
+        assert_eq!(
+            cloud.logs_query_endpoint().trim_end_matches('/'),
+            expected,
+            "{cloud}"
+        );
+    }
+    assert!(
+        doc["clouds"]["publicReplacement"]
+            .as_str()
+            .unwrap()
+            .contains("replaced by `api.loganalytics.azure.com`")
+    );
+}
