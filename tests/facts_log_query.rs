@@ -7,101 +7,20 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-use async_trait::async_trait;
-use azure_core::http::{AsyncRawResponse, HttpClient, Request};
 use common::SUB;
 use common::log_query::{excerpt, learn_version, mount, workspace_versions};
-use gpuform::azure::{
-    self, AuthMode, Cloud, Connect, Endpoints, Env, HttpSettings, Op, Probe, Transport,
-};
+use common::recorder::connect;
+use gpuform::azure::{Cloud, Op};
 use serde_json::{Value, json};
 use url::Url;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::MockServer;
 
-const TENANT: &str = "tenant-1";
 const GUID: &str = "6f0c2b1e-4d3a-4c5b-8e7f-9a0b1c2d3e4f";
 
 fn workspace_id() -> String {
     format!(
         "/subscriptions/{SUB}/resourceGroups/rg-gpu/providers/Microsoft.OperationalInsights/workspaces/log-gpu"
     )
-}
-
-/// Sends every request to the mock server, after recording the URL and body it was meant for.
-#[derive(Debug)]
-struct Recorder {
-    inner: Arc<dyn HttpClient>,
-    to: Url,
-    seen: Arc<Mutex<Vec<(Url, Vec<u8>)>>>,
-}
-
-#[async_trait]
-impl HttpClient for Recorder {
-    async fn execute_request(&self, req: &Request) -> azure_core::Result<AsyncRawResponse> {
-        let body = match req.body() {
-            azure_core::http::Body::Bytes(b) => b.to_vec(),
-            #[allow(unreachable_patterns)]
-            _ => Vec::new(),
-        };
-        self.seen.lock().unwrap().push((req.url().clone(), body));
-        let mut r = req.clone();
-        let u = r.url_mut();
-        let _ = u.set_scheme(self.to.scheme());
-        let _ = u.set_host(self.to.host_str());
-        let _ = u.set_port(self.to.port());
-        self.inner.execute_request(&r).await
-    }
-}
-
-struct NoProbe;
-impl Probe for NoProbe {
-    fn az_on_path(&self, _: &Env) -> bool {
-        false
-    }
-    fn imds_reachable(&self) -> bool {
-        false
-    }
-}
-
-type Seen = Arc<Mutex<Vec<(Url, Vec<u8>)>>>;
-
-async fn connect(server: &MockServer, cloud: Cloud) -> (azure::Arm, Seen) {
-    Mock::given(method("POST"))
-        .and(path(format!("/{TENANT}/oauth2/v2.0/token")))
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"token_type": "Bearer", "expires_in": 3599, "access_token": "tok-1"}),
-        ))
-        .mount(server)
-        .await;
-    let seen: Seen = Arc::default();
-    let transport = Transport::new(Arc::new(Recorder {
-        inner: azure_core::http::new_http_client(None),
-        to: Url::parse(&server.uri()).unwrap(),
-        seen: seen.clone(),
-    }));
-    let env = Env::from_pairs([
-        ("AZURE_TENANT_ID", TENANT),
-        ("AZURE_CLIENT_ID", "app-1"),
-        ("AZURE_CLIENT_SECRET", "s3cret"),
-    ]);
-    let c = Connect {
-        // the cloud's own endpoints: the recorder shows the real hosts
-        endpoints: Endpoints::resolve(cloud, None, None).unwrap(),
-        http: HttpSettings {
-            timeout: Duration::from_secs(5),
-            max_retries: 0,
-            initial_delay: Duration::from_millis(20),
-            ..HttpSettings::default()
-        },
-        subscription: SUB.into(),
-        transport: Some(transport),
-    };
-    let choice = azure::auth::choose(AuthMode::Auto, &env, &NoProbe).unwrap();
-    (azure::connect(&c, &env, &choice).unwrap(), seen)
 }
 
 /// The query URL the sources give for `cloud`: Learn's endpoint template for the public cloud,

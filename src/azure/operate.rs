@@ -610,13 +610,22 @@ impl Arm {
         self.client.get_json(&op, url).await
     }
 
-    /// Activity log events of the resource group since `since` (RFC 3339).
-    pub async fn activity_log(&self, rg: &str, since: &str) -> Result<Vec<Event>, ArmError> {
+    /// Activity log events of the resource group between `since` and `until` (RFC 3339), with
+    /// the `$filter` pattern "List events for a resource group" of the spec (`eventTimestamp ge
+    /// … and eventTimestamp le … and resourceGroupName eq …`; "No other syntax is allowed").
+    pub async fn activity_log(
+        &self,
+        rg: &str,
+        since: &str,
+        until: &str,
+    ) -> Result<Vec<Event>, ArmError> {
         let op = Op::new(
             format!("read the activity log of {rg}"),
             "Microsoft.Insights/eventtypes/values/read (e.g. Reader on the resource group)",
         );
-        let filter = format!("eventTimestamp ge '{since}' and resourceGroupName eq '{rg}'");
+        let filter = format!(
+            "eventTimestamp ge '{since}' and eventTimestamp le '{until}' and resourceGroupName eq '{rg}'"
+        );
         let url = self.client.url(
             &format!(
                 "subscriptions/{}/providers/Microsoft.Insights/eventtypes/management/values",

@@ -266,8 +266,16 @@ pub const AUTOSCALE_API: &str = "2022-10-01";
 /// specification/monitor/.../Microsoft.Insights/stable/2023-10-01/metrics_API.json
 pub const METRICS_API: &str = "2023-10-01";
 
-/// specification/monitor/.../Microsoft.Insights/stable/2015-04-01/activityLogs_API.json
-/// (GET /subscriptions/{id}/providers/Microsoft.Insights/eventtypes/management/values).
+/// Activity Logs - List: azure-rest-api-specs
+/// `specification/monitor/resource-manager/Microsoft.Insights/stable/2015-04-01/activityLogs_API.json`
+/// @ 02f4472eb565e062c4b96c03f7cb1ce8b8391e89 (`ActivityLogs_List`: GET
+/// /subscriptions/{id}/providers/microsoft.insights/eventtypes/management/values, `$filter`
+/// "very restricted": for a resource group `eventTimestamp ge '…' and eventTimestamp le '…' and
+/// resourceGroupName eq '…'`, "No other syntax is allowed"; answer `{value: [EventData],
+/// nextLink}`), and Learn REST "Activity Logs - List"
+/// (https://learn.microsoft.com/rest/api/monitor/activity-logs/list: the same path with
+/// `api-version=2015-04-01`), read 2026-12-03. Excerpts:
+/// `tests/fixtures/sources/activity-log-api.json`, held by `tests/facts_activity_log.rs`.
 pub const ACTIVITY_LOG_API: &str = "2015-04-01";
 
 /// specification/alertsmanagement/.../AlertsManagement/preview/2019-05-05-preview

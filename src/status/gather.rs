@@ -163,8 +163,9 @@ pub async fn gather(
         Ok::<_, ArmError>(Some(r))
     };
     let since = rfc3339(inp.now - time::Duration::hours(24));
+    let until = rfc3339(inp.now);
     let activity = async {
-        arm.activity_log(rg, &since)
+        arm.activity_log(rg, &since, &until)
             .await
             .map(|events| activity_of(&events))
     };

@@ -12,6 +12,7 @@
 
 pub mod fake_arm;
 pub mod log_query;
+pub mod recorder;
 pub mod refuse;
 pub mod spot;
 
