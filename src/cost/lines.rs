@@ -1,6 +1,8 @@
 //! The fixed lines of the bill: disks, network, monitoring (with GPU telemetry), security
 //! and messaging, each with its quantity, dated price and assumption.
 
+use crate::facts::clouds::Cloud;
+use crate::facts::private_dns::{ZoneOf, zone_name};
 use crate::plan::{Cmk, Plan, QueueKind};
 use crate::spec::model::DiskType;
 
@@ -208,7 +210,10 @@ pub(super) fn fixed_lines(
             lines.push(Line::from(Fixed {
                 id: "kv-private-dns",
                 group: "network",
-                label: "Private DNS zone privatelink.vaultcore.azure.net".into(),
+                label: format!(
+                    "Private DNS zone {}",
+                    zone_name(ZoneOf::KeyVault, Cloud::AzureCloud)
+                ),
                 unit_price: Some(f.private_dns_zone_monthly),
                 unit: "month",
                 quantity: 1.0,
@@ -448,7 +453,10 @@ pub(super) fn fixed_lines(
                 lines.push(Line::from(Fixed {
                     id: "storage-private-dns",
                     group: "network",
-                    label: "Private DNS zone privatelink.queue.core.windows.net".into(),
+                    label: format!(
+                        "Private DNS zone {}",
+                        zone_name(ZoneOf::StorageQueue, Cloud::AzureCloud)
+                    ),
                     unit_price: Some(f.private_dns_zone_monthly),
                     unit: "month",
                     quantity: 1.0,

@@ -15,6 +15,7 @@
 
 use crate::azure::Cloud;
 use crate::catalog::clouds::{self, PriceSource};
+use crate::facts::private_dns::{ZoneOf, zone_name};
 
 use super::fixed::FixedPrices;
 use super::model::{Line, Missing};
@@ -38,11 +39,13 @@ pub fn withhold_unsourced(
         ),
     };
     for l in lines.iter_mut() {
-        // the vault's private DNS zone is the cloud's (the template derives it from
-        // environment(); the label names the public cloud's)
-        l.label = l
-            .label
-            .replace("privatelink.vaultcore.azure.net", &vault_zone(cloud));
+        // the private DNS zones are the cloud's (the template derives them from environment();
+        // the labels name the public cloud's)
+        for of in [ZoneOf::KeyVault, ZoneOf::StorageQueue] {
+            l.label = l
+                .label
+                .replace(zone_name(of, Cloud::AzureCloud), zone_name(of, cloud));
+        }
         let Some(src) = &l.source else {
             continue;
         };
@@ -67,16 +70,12 @@ pub fn withhold_unsourced(
     Some(note)
 }
 
-/// `privatelink.vaultcore.<suffix>`: what `format('privatelink{0}', replace(environment().
-/// suffixes.keyvaultDns, 'vault', 'vaultcore'))` gives in `cloud` (src/plan/security.rs).
+/// The vault's private DNS zone in `cloud` ([`crate::facts::private_dns`]): what
+/// `format('privatelink{0}', replace(environment().suffixes.keyvaultDns, 'vault', 'vaultcore'))`
+/// gives there.
+#[cfg(test)]
 fn vault_zone(cloud: Cloud) -> String {
-    format!(
-        "privatelink{}",
-        cloud
-            .suffixes()
-            .keyvault_dns
-            .replacen("vault", "vaultcore", 1)
-    )
+    zone_name(ZoneOf::KeyVault, cloud).to_string()
 }
 
 /// A label without the embedded public-cloud price it quotes (`(billed as P10, 128 GiB,

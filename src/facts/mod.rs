@@ -23,6 +23,7 @@ pub mod monitoring;
 pub mod naming;
 pub mod nat;
 pub mod placement;
+pub mod private_dns;
 pub mod quota;
 pub mod roles;
 pub mod spot;

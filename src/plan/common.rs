@@ -32,7 +32,9 @@ pub struct PrivateEndpoint {
 }
 
 /// The private DNS zone of a private endpoint, derived from `environment()` so that the same
-/// template resolves in every cloud (Learn, "Azure Private Endpoint private DNS zone values":
+/// template resolves in every cloud; the names per cloud are facts
+/// ([`crate::facts::private_dns`], and `tests/facts_private_dns.rs` evaluates these expressions
+/// in each cloud against Learn's table) (Learn, "Azure Private Endpoint private DNS zone values":
 /// `privatelink.vaultcore.azure.net` / `.azure.cn` / `.usgovcloudapi.net` for vaults,
 /// `privatelink.queue.core.windows.net` / `.core.chinacloudapi.cn` / `.core.usgovcloudapi.net`
 /// for storage queues).

@@ -173,26 +173,25 @@ pub fn addresses_needed(s: &WorkloadSpec) -> u64 {
     vms + pes
 }
 
-/// The zone name a private endpoint needs in `cloud` (Learn, "Azure Private Endpoint private
-/// DNS zone values"): the same names the templates derive from `environment()`.
+/// The zone name a private endpoint needs in `cloud` ([`crate::facts::private_dns`], Learn's
+/// "Azure Private Endpoint private DNS zone values"): the names the templates derive from
+/// `environment()`. A storage sub-resource the facts do not list (none today) falls back to
+/// `privatelink.<service>.` + the cloud's storage suffix, the pattern of Learn's storage rows.
 pub fn expected_zone_name(
     zone: PrivateDnsZone,
     storage_service: Option<&str>,
     cloud: Cloud,
 ) -> String {
-    let sfx = cloud.suffixes();
+    use crate::facts::private_dns::{ZoneOf, zone_name};
     match zone {
-        PrivateDnsZone::KeyVault => {
-            format!(
-                "privatelink{}",
-                sfx.keyvault_dns.replace("vault", "vaultcore")
-            )
+        PrivateDnsZone::KeyVault => zone_name(ZoneOf::KeyVault, cloud).to_string(),
+        PrivateDnsZone::Storage => {
+            let service = storage_service.unwrap_or("queue");
+            match ZoneOf::storage(service) {
+                Some(of) => zone_name(of, cloud).to_string(),
+                None => format!("privatelink.{service}.{}", cloud.suffixes().storage),
+            }
         }
-        PrivateDnsZone::Storage => format!(
-            "privatelink.{}.{}",
-            storage_service.unwrap_or("queue"),
-            sfx.storage
-        ),
     }
 }
 
