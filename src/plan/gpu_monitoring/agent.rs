@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::super::compute::{Compute, Extension, Health};
 use super::collector::windows_install_command;
 use super::model::*;
-use crate::facts::extensions::azure_monitor_agent;
+use crate::facts::extensions::{CUSTOM_SCRIPT_WINDOWS, application_health, azure_monitor_agent};
 
 /// Add the Azure Monitor Agent (and, when the spec has no probe of its own, the Application
 /// Health extension probing the collector plus automatic repairs) to the scale set.
@@ -23,9 +23,9 @@ pub(crate) fn extend_compute(c: &mut Compute, repair_grace_period: &str, g: &Gpu
         let after = c.extensions.iter().map(|e| e.name.clone()).collect();
         c.extensions.push(Extension {
             name: "GpuCollector".into(),
-            publisher: "Microsoft.Compute",
-            kind: "CustomScriptExtension",
-            type_handler_version: "1.10",
+            publisher: CUSTOM_SCRIPT_WINDOWS.publisher,
+            kind: CUSTOM_SCRIPT_WINDOWS.kind,
+            type_handler_version: CUSTOM_SCRIPT_WINDOWS.type_handler_version,
             enable_automatic_upgrade: false,
             settings,
             provision_after: after,
@@ -35,16 +35,12 @@ pub(crate) fn extend_compute(c: &mut Compute, repair_grace_period: &str, g: &Gpu
             identity_auth: false,
         });
     }
-    let ama = if windows {
-        "AzureMonitorWindowsAgent"
-    } else {
-        "AzureMonitorLinuxAgent"
-    };
+    let ama = azure_monitor_agent(windows).kind;
     // settings (authentication.managedIdentity with the identity's id) are spelled by each
     // emitter: identity.id / resourceId()
     c.extensions.push(Extension {
         name: ama.into(),
-        publisher: "Microsoft.Azure.Monitor",
+        publisher: azure_monitor_agent(windows).publisher,
         kind: ama,
         // 1.x with automatic minor and automatic extension upgrades, as Learn installs it
         type_handler_version: azure_monitor_agent(windows).type_handler_version,
@@ -72,13 +68,9 @@ pub(crate) fn extend_compute(c: &mut Compute, repair_grace_period: &str, g: &Gpu
             .collect();
         c.extensions.push(Extension {
             name: "HealthExtension".into(),
-            publisher: "Microsoft.ManagedServices",
-            kind: if windows {
-                "ApplicationHealthWindows"
-            } else {
-                "ApplicationHealthLinux"
-            },
-            type_handler_version: "2.0",
+            publisher: application_health(windows).publisher,
+            kind: application_health(windows).kind,
+            type_handler_version: application_health(windows).type_handler_version,
             enable_automatic_upgrade: true,
             settings,
             // probe only once the driver (which may reboot the VM) is in place
