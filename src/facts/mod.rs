@@ -15,6 +15,7 @@ pub mod arm;
 pub mod autoscale;
 pub mod capacity;
 pub mod clouds;
+pub mod custom_tables;
 pub mod deletion;
 pub mod extensions;
 pub mod images;

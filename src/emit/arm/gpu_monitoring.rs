@@ -74,7 +74,7 @@ pub(super) fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
                 "streams": [ "[variables('gpuStream')]" ],
                 "destinations": [ "workspace" ],
                 "transformKql": lit(&g.transform_kql),
-                "outputStream": format!("Custom-{}", g.table)
+                "outputStream": crate::facts::custom_tables::output_stream(g.table)
             } ]
         },
         "dependsOn": a.depends(if dce { &["gpuDce", "workspace", "gpuTable"] } else { &["workspace", "gpuTable"] })

@@ -36,8 +36,23 @@ pub const MAX_CUSTOM_DATA_BYTES: u64 = 65_535;
 /// Monitoring Metrics Publisher (built-in role; source in the facts layer).
 pub const MONITORING_METRICS_PUBLISHER: &str = crate::facts::roles::MONITORING_METRICS_PUBLISHER.id;
 
+/// The custom table (Azure's rules on its name, columns and types:
+/// [`crate::facts::custom_tables`]; `tests/facts_custom_tables.rs` holds the rendered table, DCR
+/// stream and transform against them and against [`COLUMNS`]).
 pub const TABLE: &str = "GpuTelemetry_CL";
 pub const STREAM: &str = "Custom-GpuTelemetry";
+
+const _: () = {
+    // the table's name ends with `_CL`
+    use crate::facts::custom_tables as ct;
+    let (t, s) = (TABLE.as_bytes(), ct::CUSTOM_TABLE_SUFFIX.as_bytes());
+    assert!(t.len() > s.len());
+    let mut i = 0;
+    while i < s.len() {
+        assert!(t[t.len() - s.len() + i] == s[i]);
+        i += 1;
+    }
+};
 
 /// A column of the custom table and of the DCR's input stream.
 #[derive(Debug, Clone, Serialize)]
