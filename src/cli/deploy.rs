@@ -18,7 +18,7 @@ use crate::catalog::prices::PriceTable;
 use crate::deploy::context::{Azure, Options};
 use crate::deploy::progress;
 use crate::deploy::run::Ended;
-use crate::deploy::stop::{Error, Exit};
+use crate::deploy::stop::Error;
 use crate::deploy::{self, Polling, report};
 use crate::preflight::report::{self as pf_report};
 
@@ -203,16 +203,6 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     })
 }
 
-/// The process exit code of a deploy or destroy run's exit.
-pub(super) fn exit_code(e: Exit) -> ExitCode {
-    match e {
-        Exit::Ok => ExitCode::Ok,
-        Exit::Findings => ExitCode::Findings,
-        Exit::Usage => ExitCode::Usage,
-        Exit::Interrupted => ExitCode::Interrupted,
-    }
-}
-
 /// A deploy or destroy error for people: an Azure error names the session's credential, a
 /// render error the spec file.
 pub(super) fn failure(e: Error, session: Option<&Session>, spec: &Path) -> Failure {
@@ -240,11 +230,6 @@ pub(super) fn failure(e: Error, session: Option<&Session>, spec: &Path) -> Failu
             format!("cannot render {}", spec.display()),
             &e,
         ),
-        Error::Stop(s) => Failure {
-            code: exit_code(s.code),
-            message: s.message,
-            causes: s.causes,
-            help: s.help,
-        },
+        Error::Stop(f) => f,
     }
 }

@@ -10,8 +10,8 @@ use super::alternates::alternatives;
 use super::context::Target;
 use super::errors::{self, Diagnosis, QuotaIncrease};
 use super::report::{Outcome, workbook_link};
-use super::stop::{Exit, Stop};
 use crate::azure::{ArmError, ErrorDetail};
+use crate::diag::failure::{ExitCode, Failure};
 use crate::spec::model::Spec;
 
 /// A what-if ARM refused or that failed: the error tree, and the first fix gpuform knows.
@@ -20,7 +20,7 @@ pub fn what_if_failure(
     error: &ErrorDetail,
     path: &std::path::Path,
     spec: &Spec,
-) -> Stop {
+) -> Failure {
     let tree = errors::expand(error);
     let help = errors::diagnose([&tree]).first().map(|d| match d {
         Diagnosis::Quota(q) => quota_fix(q, spec),
@@ -29,8 +29,8 @@ pub fn what_if_failure(
             path.display()
         ),
     });
-    Stop {
-        code: Exit::Findings,
+    Failure {
+        code: ExitCode::Findings,
         message,
         causes: tree.tree_lines(0),
         help,

@@ -16,11 +16,12 @@ use super::errors;
 use super::failover;
 use super::progress::{Progress, fmt_elapsed};
 use super::report::{Attempt, Outcome};
-use super::stop::{Error, Stop, rejected, unanswered};
+use super::stop::{Error, rejected, unanswered};
 use super::whatif::WhatIf;
 use super::{Request, fixes, gate, preview};
 use crate::azure::api::ArmApi;
 use crate::azure::deployments::Accepted;
+use crate::diag::failure::Failure;
 use crate::preflight::Report;
 use crate::spec::Checked;
 
@@ -46,11 +47,11 @@ pub fn prepare(checked: &Checked, name: Option<&str>) -> Result<Prepared, Error>
     let template_json: Option<Value> = serde_json::from_str(&template).ok();
     let parameters = crate::emit::arm_parameters(checked)?;
     let request =
-        Request::new(&spec.metadata.name, template, &parameters, name).map_err(Stop::usage)?;
+        Request::new(&spec.metadata.name, template, &parameters, name).map_err(Failure::usage)?;
     let mut secrets = Vec::new();
     for p in request.secure_params() {
         let value = std::env::var(&p.env).ok();
-        super::check_secret(&p, value.as_deref()).map_err(Stop::usage)?;
+        super::check_secret(&p, value.as_deref()).map_err(Failure::usage)?;
         secrets.push((p.name.clone(), value.unwrap_or_default()));
     }
     Ok(Prepared {
@@ -237,7 +238,7 @@ fn attempt(
     // ---- phase 1: read-only (Ctrl-C just ends the process)
     let group = azure.rt.block_on(azure.arm.resource_group(&rg))?;
     if group.is_none() && !opts.create_resource_group {
-        return Err(Stop::usage(format!(
+        return Err(Failure::usage(format!(
             "the resource group {rg} does not exist in subscription {}",
             azure.subscription
         ))
@@ -266,7 +267,7 @@ fn attempt(
             );
             let template = crate::emit::arm_template_attaching(checked, &kept)?;
             request = Request::new(&spec.metadata.name, template, &parameters, opts.name)
-                .map_err(Stop::usage)?;
+                .map_err(Failure::usage)?;
         }
     }
     if let (Some(_), Some(budget)) = (&group, request.budget_name()) {

@@ -6,42 +6,8 @@
 #![allow(clippy::result_large_err)]
 
 use crate::azure::{ArmError, ErrorKind};
+use crate::diag::failure::Failure;
 use crate::emit::RenderError;
-
-/// The exit a run asks for (the command layer maps it to the process exit code).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
-    Ok,
-    Findings,
-    Usage,
-    /// Ctrl-C.
-    Interrupted,
-}
-
-/// A run that could not do its job: a message, the causes, and what to try.
-#[derive(Debug)]
-pub struct Stop {
-    pub code: Exit,
-    pub message: String,
-    pub causes: Vec<String>,
-    pub help: Option<String>,
-}
-
-impl Stop {
-    pub fn usage(message: impl Into<String>) -> Self {
-        Self {
-            code: Exit::Usage,
-            message: message.into(),
-            causes: Vec::new(),
-            help: None,
-        }
-    }
-
-    pub fn help(mut self, help: impl Into<String>) -> Self {
-        self.help = Some(help.into());
-        self
-    }
-}
 
 /// Why a run stopped.
 #[derive(Debug)]
@@ -55,7 +21,8 @@ pub enum Error {
     },
     /// The spec's template could not be rendered.
     Render(RenderError),
-    Stop(Stop),
+    /// Anything else: the run's own message, causes, help and exit code, as the command prints it.
+    Stop(Failure),
 }
 
 impl From<ArmError> for Error {
@@ -68,9 +35,9 @@ impl From<ArmError> for Error {
     }
 }
 
-impl From<Stop> for Error {
-    fn from(s: Stop) -> Self {
-        Error::Stop(s)
+impl From<Failure> for Error {
+    fn from(f: Failure) -> Self {
+        Error::Stop(f)
     }
 }
 

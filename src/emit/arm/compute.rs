@@ -186,26 +186,7 @@ pub(super) fn compute(a: &Arm, out: &mut Vec<Value>) {
             .extensions
             .iter()
             .map(|e| {
-                let mut props = json!({
-                    "publisher": e.publisher,
-                    "type": e.kind,
-                    "typeHandlerVersion": e.type_handler_version,
-                    "autoUpgradeMinorVersion": true,
-                });
-                if e.enable_automatic_upgrade {
-                    put(&mut props, "enableAutomaticUpgrade", json!(true));
-                }
-                let settings = if e.identity_auth {
-                    ama_settings(a)
-                } else {
-                    Value::Object(
-                        e.settings
-                            .iter()
-                            .map(|(k, v)| (lit_text(k), literalize(v)))
-                            .collect(),
-                    )
-                };
-                put(&mut props, "settings", settings);
+                let mut props = extension_properties(a, e);
                 if !e.provision_after.is_empty() {
                     put(
                         &mut props,
@@ -257,4 +238,31 @@ pub(super) fn compute(a: &Arm, out: &mut Vec<Value>) {
     }
     put(&mut res, "dependsOn", a.depends(&deps));
     out.push(res);
+}
+
+/// The properties every rendered VM extension has, on a scale set or a VM: publisher, type,
+/// version with automatic minor upgrades, automatic extension upgrade when asked, and the
+/// settings (the Azure Monitor Agent's name the pool's identity).
+pub(super) fn extension_properties(a: &Arm, e: &Extension) -> Value {
+    let mut props = json!({
+        "publisher": e.publisher,
+        "type": e.kind,
+        "typeHandlerVersion": e.type_handler_version,
+        "autoUpgradeMinorVersion": true,
+    });
+    if e.enable_automatic_upgrade {
+        put(&mut props, "enableAutomaticUpgrade", json!(true));
+    }
+    let settings = if e.identity_auth {
+        ama_settings(a)
+    } else {
+        Value::Object(
+            e.settings
+                .iter()
+                .map(|(k, v)| (lit_text(k), literalize(v)))
+                .collect(),
+        )
+    };
+    put(&mut props, "settings", settings);
+    props
 }

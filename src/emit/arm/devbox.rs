@@ -4,9 +4,8 @@ use serde_json::{Map, Value, json};
 
 use crate::plan::*;
 
-use super::compute::{image_reference, managed_disk, os_profile};
-use super::expr::{lit, lit_text, literalize, n, put, q, x};
-use super::monitoring::ama_settings;
+use super::compute::{extension_properties, image_reference, managed_disk, os_profile};
+use super::expr::{lit, n, put, q, x};
 use super::symbols::Arm;
 
 /// The dev box (see [`crate::plan::devbox`]): NIC, VM, driver extension, the DevTest Labs
@@ -162,26 +161,7 @@ pub(super) fn devbox(a: &Arm, out: &mut Vec<Value>) {
 
     for ve in &d.extensions {
         let e = &ve.ext;
-        let mut props = json!({
-            "publisher": e.publisher,
-            "type": e.kind,
-            "typeHandlerVersion": e.type_handler_version,
-            "autoUpgradeMinorVersion": true,
-        });
-        if e.enable_automatic_upgrade {
-            put(&mut props, "enableAutomaticUpgrade", json!(true));
-        }
-        let settings = if e.identity_auth {
-            ama_settings(a)
-        } else {
-            Value::Object(
-                e.settings
-                    .iter()
-                    .map(|(k, v)| (lit_text(k), literalize(v)))
-                    .collect(),
-            )
-        };
-        put(&mut props, "settings", settings);
+        let props = extension_properties(a, e);
         // a VM has no provisionAfterExtensions: the order is dependsOn
         // the agent's settings name the identity (as Bicep's identity.id does)
         let mut deps = a.depends(if e.identity_auth {
