@@ -1,8 +1,6 @@
 //! A signed-in Azure session for one command, and the helpers every Azure command shares: the
 //! async runtime, ARM errors as command failures, and the duration flags' check.
 
-use std::time::Duration;
-
 use super::common::{ExitCode, Failure};
 use crate::azure::{self, Arm, ArmError, AuthChoice, Cloud};
 use crate::preflight::plan::Existing;
@@ -86,23 +84,7 @@ impl Session {
     }
 }
 
-/// A positive number of seconds that a `Duration` can hold (`1e20` cannot; `NaN` is not one).
-pub(crate) fn seconds(flag: &str, secs: f64) -> Result<Duration, Failure> {
-    match Duration::try_from_secs_f64(secs) {
-        Ok(d) if !d.is_zero() => Ok(d),
-        _ => Err(Failure::usage(format!(
-            "{flag} must be a positive number of seconds, not {secs}"
-        ))),
-    }
-}
-
-/// A current-thread tokio runtime for one command.
-pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::from_error(ExitCode::Usage, "cannot start the async runtime", &e))
-}
+pub use crate::diag::failure::{runtime, seconds};
 
 /// An Azure error as a command failure: what failed, the ARM error tree and cause chain, the fix.
 pub fn arm_failure(e: &ArmError) -> Failure {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::azure::HttpSettings;
 use crate::catalog;
-use crate::diag::failure::{ExitCode, Failure, read_input};
+use crate::diag::failure::{ExitCode, Failure, read_input, runtime, seconds};
 use crate::sizing;
 use crate::spec::model::Spec;
 
@@ -30,22 +30,6 @@ pub struct Refresh {
     pub retries: u32,
     /// First retry back-off in milliseconds.
     pub retry_delay_ms: u64,
-}
-
-fn seconds(flag: &str, secs: f64) -> Result<Duration, Failure> {
-    match Duration::try_from_secs_f64(secs) {
-        Ok(d) if !d.is_zero() => Ok(d),
-        _ => Err(Failure::usage(format!(
-            "{flag} must be a positive number of seconds, not {secs}"
-        ))),
-    }
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::from_error(ExitCode::Usage, "cannot start the async runtime", &e))
 }
 
 /// Read `--prices` files into a price book (VM prices layered in order) and keep their parsed
@@ -242,23 +226,4 @@ pub fn refresh(
         table: parsed.vm.clone(),
     });
     Ok(parsed)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timeouts_are_positive_seconds() {
-        assert_eq!(
-            seconds("--timeout", 1.5).unwrap(),
-            Duration::from_millis(1500)
-        );
-        let f = seconds("--timeout", 0.0).unwrap_err();
-        assert_eq!(
-            f.message,
-            "--timeout must be a positive number of seconds, not 0"
-        );
-        assert!(seconds("--timeout", f64::NAN).is_err());
-    }
 }

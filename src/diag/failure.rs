@@ -2,6 +2,7 @@
 //! Every command module returns these; `cli` prints them (the shared piece under the commands).
 
 use std::path::Path;
+use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
@@ -87,4 +88,43 @@ pub fn read_input(path: &Path, limit: u64, what: &str) -> Result<String, Failure
         )
         .help(e.help())
     })
+}
+
+/// A positive number of seconds that a `Duration` can hold (`1e20` cannot; `NaN` is not one), for
+/// a flag such as `--timeout` (`cli` and `cost` read their flags through it).
+pub fn seconds(flag: &str, secs: f64) -> Result<Duration, Failure> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(Failure::usage(format!(
+            "{flag} must be a positive number of seconds, not {secs}"
+        ))),
+    }
+}
+
+/// A current-thread tokio runtime for one command.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::from_error(ExitCode::Usage, "cannot start the async runtime", &e))
+}
+
+#[cfg(test)]
+mod seconds_tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_are_positive_seconds() {
+        assert_eq!(
+            seconds("--timeout", 1.5).unwrap(),
+            Duration::from_millis(1500)
+        );
+        let f = seconds("--timeout", 0.0).unwrap_err();
+        assert_eq!(
+            f.message,
+            "--timeout must be a positive number of seconds, not 0"
+        );
+        assert!(seconds("--timeout", f64::NAN).is_err());
+        assert!(seconds("--timeout", 1e20).is_err());
+    }
 }
