@@ -100,16 +100,12 @@ impl ArmClient {
         http: &HttpSettings,
         transport: Option<&Transport>,
     ) -> Self {
-        let auth: Arc<dyn Policy> = Arc::new(BearerTokenAuthorizationPolicy::new(
-            credential,
-            [endpoints.scope.clone()],
-        ));
-        Self {
-            endpoint: endpoints.arm.clone(),
-            cloud_endpoint: Url::parse(endpoints.cloud.arm_endpoint())
-                .expect("cloud endpoints are URLs"),
-            pipeline: http.azure_pipeline(transport, vec![auth]),
-        }
+        let service = (
+            &endpoints.arm,
+            endpoints.cloud.arm_endpoint(),
+            &endpoints.scope,
+        );
+        Self::for_service(service, credential, http, transport)
     }
 
     /// A client for the cloud's Logs Query API (Log Analytics data plane): the same pipeline
@@ -121,14 +117,28 @@ impl ArmClient {
         http: &HttpSettings,
         transport: Option<&Transport>,
     ) -> Self {
+        let service = (
+            &endpoints.logs,
+            endpoints.cloud.logs_query_endpoint(),
+            &endpoints.logs_scope,
+        );
+        Self::for_service(service, credential, http, transport)
+    }
+
+    /// `(endpoint, the cloud's own endpoint, token scope)` of one service.
+    fn for_service(
+        (endpoint, cloud_endpoint, scope): (&Url, &str, &String),
+        credential: Arc<dyn TokenCredential>,
+        http: &HttpSettings,
+        transport: Option<&Transport>,
+    ) -> Self {
         let auth: Arc<dyn Policy> = Arc::new(BearerTokenAuthorizationPolicy::new(
             credential,
-            [endpoints.logs_scope.clone()],
+            [scope.clone()],
         ));
         Self {
-            endpoint: endpoints.logs.clone(),
-            cloud_endpoint: Url::parse(endpoints.cloud.logs_query_endpoint())
-                .expect("cloud endpoints are URLs"),
+            endpoint: endpoint.clone(),
+            cloud_endpoint: Url::parse(cloud_endpoint).expect("cloud endpoints are URLs"),
             pipeline: http.azure_pipeline(transport, vec![auth]),
         }
     }
