@@ -172,6 +172,10 @@ pub struct Plan {
     /// The standby pool (`autoscale.standby`): its provider, roles and quota are checked.
     #[serde(skip)]
     pub standby: Option<crate::plan::standby::StandbyPool>,
+    /// `--standby-provider-app-id`: the standby provider's app id to look its principal up by
+    /// (else [`crate::facts::standby::PROVIDER_APP_ID`], an assumption).
+    #[serde(skip)]
+    pub standby_app_id: Option<String>,
 }
 
 impl Plan {
@@ -275,6 +279,7 @@ impl Plan {
             landing_zone: None,
             workspace: super::landing_zone::WorkspaceInputs::of(spec),
             standby,
+            standby_app_id: None,
         }
     }
 

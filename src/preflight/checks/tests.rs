@@ -62,6 +62,7 @@ fn plan() -> Plan {
         landing_zone: None,
         workspace: None,
         standby: None,
+        standby_app_id: None,
     }
 }
 
@@ -389,6 +390,7 @@ fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
         landing_zone: None,
         workspace: None,
         spot: None,
+        standby_roles: None,
     };
     let r = build(
         &t,
@@ -464,6 +466,7 @@ fn sub_with(
         landing_zone: None,
         workspace: None,
         spot: None,
+        standby_roles: None,
     }
 }
 
