@@ -24,6 +24,7 @@ fn plan() -> Plan {
     Plan {
         name: "t".into(),
         size: "Standard_NC8as_T4_v3".into(),
+        alternate_sizes: Vec::new(),
         vcpus: Some(8),
         quota_family: Some("Standard NCASv3_T4 Family".into()),
         max: 4,
