@@ -203,6 +203,10 @@ fn a_registered_provider_passes_and_the_pool_counts_against_the_family_quota() {
     let q = one(&v, "quota-family");
     assert_eq!(status_of(q), "pass", "{q}");
     assert_eq!(q["quota"]["additionalRequired"], 80, "{q}");
+    assert!(
+        message(q).contains("10 regular VMs x 8 vCPUs (2 of them the standby pool's"),
+        "{q}"
+    );
     // without -g the roles are listed, not looked up: a warning, never a pass
     let r = one(&v, "standby-roles");
     assert_eq!(status_of(r), "warn", "{r}");
@@ -384,6 +388,37 @@ fn the_app_id_flag_replaces_the_assumed_one() {
     assert_eq!(status_of(c), "pass", "{c}");
     assert!(!message(c).contains("assumption"), "{c}");
     assert!(message(c).contains(other), "{c}");
+}
+
+#[test]
+fn a_group_that_does_not_exist_yet_warns_with_every_grant() {
+    let f = fake(80);
+    graph(&f, graph_found());
+    // no assignments mock: ARM answers the group's absence as it does
+    f.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(&format!(
+                "resourceGroups/{RG}/providers/Microsoft.Authorization/roleAssignments"
+            ))))
+            .respond_with(ResponseTemplate::new(404).set_body_json(json!({"error": {
+                "code": "ResourceGroupNotFound",
+                "message": format!("Resource group '{RG}' could not be found.")
+            }}))),
+    );
+    let (code, v, e) = preflight(&f, &example(), true);
+    assert_eq!(code, 0, "{v:#}\n{e}");
+    let c = one(&v, "standby-roles");
+    assert_eq!(status_of(c), "warn", "{c}");
+    assert!(message(c).contains("does not exist yet"), "{c}");
+    assert_eq!(
+        c["fix"]
+            .as_str()
+            .unwrap()
+            .matches("az role assignment create")
+            .count(),
+        3,
+        "{c}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -229,8 +229,7 @@ pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
             let mut c = check(
                 Status::Warn,
                 format!(
-                    "could not look up '{who}' in Microsoft Graph{} ({}): its roles ({names}) are not checked",
-                    e.status.map(|s| format!(", HTTP {s}")).unwrap_or_default(),
+                    "could not look up '{who}' in Microsoft Graph ({}): its roles ({names}) are not checked",
                     e.summary()
                 ),
                 Some(format!(
@@ -291,6 +290,24 @@ pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
                     )),
                 )
             }
+        }
+        // a group the deployment creates: nothing can be assigned on it yet
+        Some(Fetch::Failed(e)) if e.status == Some(404) => {
+            let all: Vec<&ProviderRole> = facts::PROVIDER_ROLES.iter().collect();
+            let mut c = check(
+                Status::Warn,
+                format!(
+                    "{rg} does not exist yet ({}): grant {shown} {names} on it once it does, before the pool is created",
+                    e.summary()
+                ),
+                Some(format!(
+                    "{} (or set autoscale.standby.providerPrincipalId: {} and the template grants them)",
+                    grant_fix(&all, &p.id, sub, rg),
+                    p.id
+                )),
+            );
+            c.error = Some(e.clone());
+            c
         }
         Some(Fetch::Failed(e)) => {
             let mut c = check(
