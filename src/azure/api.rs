@@ -53,6 +53,11 @@ pub trait ArmApi: Send + Sync {
     fn spot(&self) -> Option<&dyn super::spot_placement::SpotApi> {
         None
     }
+    /// The standby pool provider's principal (Microsoft Graph) and its role assignments (issue
+    /// 23). `None` (the default) for in-memory fakes: preflight lists the roles to check.
+    fn standby(&self) -> Option<&dyn super::standby_api::StandbyApi> {
+        None
+    }
 }
 
 /// ARM for one subscription.
@@ -62,6 +67,8 @@ pub struct Arm {
     /// The Logs Query API client (`status`'s workspace query); `None` when built without one.
     pub logs: Option<ArmClient>,
     subscription: String,
+    /// Microsoft Graph, with the same credential (the standby provider's principal).
+    pub graph: Option<ArmClient>,
 }
 
 impl Arm {
@@ -70,12 +77,19 @@ impl Arm {
             client,
             logs: None,
             subscription: subscription.into(),
+            graph: None,
         }
     }
 
     /// This ARM with a Logs Query API client ([`ArmClient::logs`]).
     pub fn with_logs(mut self, logs: ArmClient) -> Self {
         self.logs = Some(logs);
+        self
+    }
+
+    /// The same credential for Microsoft Graph.
+    pub fn with_graph(mut self, graph: ArmClient) -> Self {
+        self.graph = Some(graph);
         self
     }
 
@@ -99,6 +113,10 @@ impl ArmApi for Arm {
     }
 
     fn spot(&self) -> Option<&dyn super::spot_placement::SpotApi> {
+        Some(self)
+    }
+
+    fn standby(&self) -> Option<&dyn super::standby_api::StandbyApi> {
         Some(self)
     }
 

@@ -36,6 +36,10 @@ pub struct Endpoints {
     pub logs: Url,
     /// Token scope for the Logs Query API; stays the cloud's when the endpoint is overridden.
     pub logs_scope: String,
+    /// Microsoft Graph base URL (trailing slash): the cloud's, or `--graph-endpoint`.
+    pub graph: Url,
+    /// Token scope for Graph; stays the cloud's when the endpoint is overridden.
+    pub graph_scope: String,
 }
 
 /// A bad `--arm-endpoint` / `AZURE_AUTHORITY_HOST`.
@@ -70,6 +74,8 @@ impl Endpoints {
             scope: cloud.arm_scope().to_string(),
             logs: Url::parse(cloud.logs_query_endpoint()).expect("cloud endpoints are URLs"),
             logs_scope: cloud.logs_query_scope().to_string(),
+            graph: https_url("the Graph endpoint", cloud.graph_endpoint())?,
+            graph_scope: cloud.graph_scope().to_string(),
         })
     }
 
@@ -81,6 +87,14 @@ impl Endpoints {
     ) -> Result<Self, EndpointError> {
         if let Some(v) = logs_override {
             self.logs = https_url("the Logs Query API endpoint (GPUFORM_LOGS_ENDPOINT)", v)?;
+        }
+        Ok(self)
+    }
+
+    /// Send Microsoft Graph requests to `graph` (`--graph-endpoint`) instead of the cloud's.
+    pub fn with_graph(mut self, graph: Option<&str>) -> Result<Self, EndpointError> {
+        if let Some(g) = graph {
+            self.graph = https_url("the Graph endpoint (--graph-endpoint)", g)?;
         }
         Ok(self)
     }
@@ -120,6 +134,8 @@ mod tests {
         for c in Cloud::ALL {
             let e = Endpoints::resolve(c, None, None).unwrap();
             assert_eq!(e.arm.as_str(), c.arm_endpoint());
+            assert_eq!(e.graph.as_str(), c.graph_endpoint());
+            assert_eq!(e.graph_scope, format!("{}.default", c.graph_endpoint()));
             assert!(
                 e.scope.starts_with(e.arm.as_str().trim_end_matches('/')),
                 "{c}"

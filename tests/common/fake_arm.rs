@@ -279,9 +279,10 @@ impl FakeAzure {
     }
 
     /// What points the binary at the fake: a client secret, and trust in the test CA only.
-    fn vars(&self) -> [(&'static str, OsString); 7] {
+    fn vars(&self) -> [(&'static str, OsString); 8] {
         [
             ("GPUFORM_LOGS_ENDPOINT", format!("{}/", self.base).into()),
+            ("GPUFORM_GRAPH_ENDPOINT", format!("{}/", self.base).into()),
             ("SSL_CERT_FILE", self.ca_file.clone().into()),
             ("AZURE_AUTHORITY_HOST", self.base.clone().into()),
             ("AZURE_TENANT_ID", TENANT.into()),
