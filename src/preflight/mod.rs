@@ -7,6 +7,7 @@ mod data;
 mod fetch;
 pub mod landing_zone;
 pub mod names;
+mod permissions;
 pub mod plan;
 pub mod report;
 mod role;
@@ -89,8 +90,31 @@ pub async fn gather_live(
         }
     };
     let spot = spot::gather(api, plan);
-    let (regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot) = futures::join!(
-        regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot
+    let permissions = permissions::gather(api, plan);
+    let (
+        regions,
+        providers,
+        feature,
+        vault,
+        deleted,
+        globals,
+        tl_default,
+        lz,
+        workspace,
+        spot,
+        permissions,
+    ) = futures::join!(
+        regions,
+        providers,
+        feature,
+        vault,
+        deleted,
+        globals,
+        tl_default,
+        lz,
+        workspace,
+        spot,
+        permissions
     );
     let sub = SubscriptionData {
         providers,
@@ -102,6 +126,7 @@ pub async fn gather_live(
         landing_zone: lz,
         workspace,
         spot,
+        permissions,
     };
     let fatal = regions
         .iter()
@@ -117,6 +142,7 @@ pub async fn gather_live(
             .landing_zone
             .as_ref()
             .and_then(landing_zone::Data::fatal)])
+        .chain([sub.permissions.as_ref().and_then(Fetch::error)])
         .flatten()
         .find(|e| e.is_fatal());
     if let Some(e) = fatal {
@@ -223,6 +249,10 @@ impl Offline {
                     table: w.table.as_ref().map(|_| Fetch::Skipped(LIVE_ONLY.into())),
                 }),
             spot: None,
+            permissions: plan
+                .dcr_policy
+                .as_ref()
+                .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
         };
         (regions, sub)
     }
