@@ -78,7 +78,7 @@ fn an_evening_ramp_takes_a_pool_where_it_is_cheaper_than_headroom() {
         |h| if (18..20).contains(&h) { 1.5 } else { 0.1 },
     );
     let s = spec(dir.path(), |x| x);
-    let v = tune(&s, &t, "10m");
+    let v = tune(&s, &t, "7m");
     let p = &v["poolSearch"];
     let chosen = p["chosenMaxReady"].as_u64().unwrap();
     assert!(chosen > 0, "a pool pays for itself on a ramp: {p}");
@@ -92,7 +92,7 @@ fn an_evening_ramp_takes_a_pool_where_it_is_cheaper_than_headroom() {
     let row = |m: u64| rows.iter().find(|r| r["maxReady"] == m).unwrap();
     let c = row(chosen);
     assert!(c["meets"].as_bool().unwrap());
-    assert!(c["worstP95"].as_f64().unwrap() <= 10.0, "{c}");
+    assert!(c["worstP95"].as_f64().unwrap() <= 7.0, "{c}");
     // cheaper than the cheapest policy without a pool (or that one misses the target)
     let none = row(0);
     if none["meets"].as_bool().unwrap() {
@@ -101,7 +101,7 @@ fn an_evening_ramp_takes_a_pool_where_it_is_cheaper_than_headroom() {
             "{c} vs {none}"
         );
     }
-    // the pool's disks are counted: the ratio with them is above the one without
+    // the pool (disks, builds) is counted: the ratio with it is above the one without
     assert!(c["ratioWithStandby"].as_f64().unwrap() > c["ratio"].as_f64().unwrap());
     assert!(c["standbyMonthly"].as_f64().unwrap() > 0.0);
     // the proposal carries the size into the spec, which validates

@@ -7,7 +7,9 @@
 //! `--standby-start`); the rest of the scale-out provisions as usual. The pool refills at the
 //! provisioning delay (a new pooled VM is built from the scale set's model and finishes every
 //! post-provisioning step before it waits). Pooled VMs bill disks (deallocated, hibernated) or
-//! compute (running) while they wait; the replay counts their minutes.
+//! compute (running) while they wait, and compute while they are built (a VM runs while it is
+//! provisioned; deallocated, it bills its disks only: standby-pools overview, "Pricing"); the
+//! replay counts both.
 
 use serde::Serialize;
 
@@ -188,6 +190,12 @@ impl PoolState {
         self.vms.is_empty()
     }
 
+    /// Pooled VMs still being built during minute `t` (a VM added at the end of minute `t0`
+    /// counts for the provisioning delay's minutes from `t0`).
+    pub fn building(&self, t: usize) -> usize {
+        self.vms.iter().filter(|r| **r > t + 1).count()
+    }
+
     /// Pooled VMs ready to be taken at minute `t`.
     pub fn ready(&self, t: usize) -> usize {
         self.vms.iter().filter(|r| **r <= t).count()
@@ -246,10 +254,11 @@ pub struct PoolTry {
     pub monthly: Option<f64>,
     /// Meets the target under the required share of the variants.
     pub meets: bool,
-    /// The pooled VMs' own share of `monthly` (their disks while they wait).
+    /// The pooled VMs' own share of `monthly` (their disks while they wait, compute while a
+    /// refill is built).
     pub standby_monthly: Option<f64>,
-    /// Instance-hours over the clairvoyant lower bound, and the same with the pool's disks
-    /// counted (its cost as instance-hours at the pool's price per instance-hour).
+    /// Instance-hours over the clairvoyant lower bound, and the same with the standby pool
+    /// counted (its cost as instance-hours at the scale set's price per instance-hour).
     pub ratio: Option<f64>,
     pub ratio_with_standby: Option<f64>,
     /// Monthly cost of this size's proposal minus the cheapest policy at this size that meets
@@ -260,17 +269,17 @@ pub struct PoolTry {
 }
 
 impl PoolTry {
-    /// `, 1.31x bound (1.35x with the pool's disks), standby $40/month` (what is known).
+    /// `, 1.31x bound (1.35x with the pool counted), standby pool $40/month (disks, builds)` (what is known).
     pub fn bound_text(&self) -> String {
         let mut s = String::new();
         if let Some(r) = self.ratio {
             s.push_str(&format!(", {r:.2}x bound"));
             if let Some(w) = self.ratio_with_standby {
-                s.push_str(&format!(" ({w:.2}x with the pool's disks)"));
+                s.push_str(&format!(" ({w:.2}x with the pool counted)"));
             }
         }
         if let Some(m) = self.standby_monthly.filter(|m| *m > 0.0) {
-            s.push_str(&format!(", pool disks ${m:.0}/month"));
+            s.push_str(&format!(", standby pool ${m:.0}/month (disks, builds)"));
         }
         s
     }
@@ -456,6 +465,11 @@ mod tests {
         assert_eq!(st.len(), 2);
         assert_eq!(st.ready(18), 0);
         assert_eq!(st.ready(19), 2);
+        // built (running, billed as compute) for the provisioning delay: minutes 10 to 17
+        let built: usize = (10..30).map(|t| st.building(t)).sum();
+        assert_eq!(built, 2 * 8);
+        assert_eq!(st.building(17), 2);
+        assert_eq!(st.building(18), 0);
         let at = scale_out_ready_at(&mut st, &s, 12, 1, 8);
         assert_eq!(at, vec![21]);
     }

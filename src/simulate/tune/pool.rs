@@ -240,7 +240,7 @@ fn search_at(
     }
 }
 
-/// A pool size's figures for `s`: the ratio to the lower bound, also with the pool's disks
+/// A pool size's figures for `s`: the ratio to the lower bound, also with the standby pool (disks, builds)
 /// counted as instance-hours at the pool's own price per instance-hour.
 fn pool_try(
     max_ready: u32,

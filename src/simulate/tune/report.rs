@@ -3,8 +3,8 @@
 use super::super::Results;
 use super::search::{Robust, Tuned, UnderVariants};
 
-/// The ratio to the lower bound with the standby pool's disks counted as instance-hours at the
-/// pool's own price per instance-hour (`None` without a pool or a price).
+/// The ratio to the lower bound with the standby pool (disks, builds) counted as instance-hours
+/// at the scale set's own price per instance-hour (`None` without a pool or a price).
 pub(super) fn with_pool_disks(r: &Results) -> Option<f64> {
     let (ratio, pool, sb) = (
         r.lower_bound.ratio?,
@@ -16,7 +16,7 @@ pub(super) fn with_pool_disks(r: &Results) -> Option<f64> {
 
 fn figures(r: &Results) -> String {
     let bound = match (r.lower_bound.ratio, with_pool_disks(r)) {
-        (Some(x), Some(w)) => format!("{x:.2} x bound ({w:.2} with the standby pool's disks)"),
+        (Some(x), Some(w)) => format!("{x:.2} x bound ({w:.2} with the standby pool counted)"),
         (Some(x), None) => format!("{x:.2} x bound"),
         _ => "n/a x bound".into(),
     };
