@@ -20,6 +20,7 @@
 
 mod edit;
 mod params;
+mod pool;
 mod report;
 mod search;
 
@@ -27,5 +28,14 @@ pub use edit::{Edit, apply_edits, edits, set};
 pub use params::Params;
 pub use report::{json, markdown, text};
 pub use search::{
-    Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, stage1, stage2, tune, variants,
+    Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, stage1, stage2, variants,
 };
+
+/// Search, propose, verify: with a standby pool, its size and the policy together
+/// ([`pool`]); else the policy alone.
+pub fn tune(job: &Job, before: &super::Results) -> Result<Tuned, String> {
+    if job.settings.standby.is_some() {
+        return pool::tune(job, before);
+    }
+    search::tune(job, before)
+}
