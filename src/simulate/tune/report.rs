@@ -54,6 +54,10 @@ pub fn text(before: &Results, t: &Tuned) -> String {
             t.reason.as_deref().unwrap_or("none found")
         )),
     }
+    if let Some(l) = &t.schedule {
+        s.push('\n');
+        s.push_str(&super::learned::text(l));
+    }
     s
 }
 
@@ -156,6 +160,9 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
             t.reason.as_deref().unwrap_or("none found")
         )),
     }
+    if let Some(l) = &t.schedule {
+        s.push_str(&super::learned::markdown(l));
+    }
     s
 }
 
@@ -184,6 +191,9 @@ pub fn json(before: &Results, t: &Tuned) -> String {
     let mut v = v;
     if let Some(p) = &t.standby {
         v["standby"] = serde_json::to_value(p).unwrap_or_default();
+    }
+    if let Some(l) = &t.schedule {
+        v["schedule"] = serde_json::to_value(l).unwrap_or_default();
     }
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }

@@ -165,6 +165,8 @@ pub struct Tuned {
     pub robust: Option<Robust>,
     /// The standby pool's size, chosen for the proposed policy (`None`: the spec has no pool).
     pub standby: Option<standby::PoolChoice>,
+    /// Schedules learned from a trace of two weeks or more (`schedule.rs`; `None`: not asked).
+    pub schedule: Option<super::learned::Learned>,
 }
 
 fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
@@ -178,7 +180,7 @@ fn score(job: &Job, params: &Params, explicit_below: bool) -> Option<Scored> {
     score_with(job, params, explicit_below, job.settings.choices)
 }
 
-fn score_with(
+pub(super) fn score_with(
     job: &Job,
     params: &Params,
     explicit_below: bool,
@@ -214,7 +216,7 @@ fn score_with(
 }
 
 /// `params` under every variant (the nominal one first, already known as `nominal`).
-fn under_variants(
+pub(super) fn under_variants(
     job: &Job,
     params: &Params,
     explicit_below: bool,
@@ -246,7 +248,13 @@ fn allowed_misses(n: usize, share: f64) -> usize {
 /// Whether `params` meets the target under enough variants: the hardest variants first (the
 /// pessimistic combinations, then the late metric and slow provisioning), stopping at the first
 /// miss too many, so most candidates cost one or two runs more than the nominal one.
-fn holds(job: &Job, params: &Params, explicit_below: bool, vs: &[Variant], share: f64) -> bool {
+pub(super) fn holds(
+    job: &Job,
+    params: &Params,
+    explicit_below: bool,
+    vs: &[Variant],
+    share: f64,
+) -> bool {
     const HARDEST_FIRST: &[usize] = &[6, 7, 2, 5, 1, 3, 4];
     let target = f64::from(job.settings.wait_target_minutes);
     let mut misses = 0;
@@ -489,6 +497,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
         job.robust_share,
     );
     Ok(Tuned {
+        schedule: None,
         standby,
         candidates,
         meeting: n_meeting,
