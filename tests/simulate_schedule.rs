@@ -288,6 +288,13 @@ fn a_trace_across_the_spring_clock_change_keeps_the_local_start() {
     let utc = TimeZone::UTC;
     let in_utc = learn::needs(&trace, &utc, 120, 1, 10);
     assert_ne!(in_utc.instances, needs.instances);
+    // end to end (nominal model: the lead is the 8-minute provisioning delay), the proposal
+    // starts at local 17:52 and is checked by the engine across the change
+    let (l, text) = learn_on(trace, None);
+    assert_eq!(l.status, "proposed", "{}\n{text}", l.message);
+    let e = l.profiles.iter().find(|p| p.name.contains("evening")).unwrap();
+    assert_eq!((e.start.as_str(), e.end.as_str()), ("17:52", "22:00"));
+    assert!(l.after.as_ref().unwrap().p95 <= 10.0);
 }
 
 /// The schedules rewriter on every example with autoscale: the list replaced (block or flow) or
