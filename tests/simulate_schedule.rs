@@ -292,7 +292,11 @@ fn a_trace_across_the_spring_clock_change_keeps_the_local_start() {
     // starts at local 17:52 and is checked by the engine across the change
     let (l, text) = learn_on(trace, None);
     assert_eq!(l.status, "proposed", "{}\n{text}", l.message);
-    let e = l.profiles.iter().find(|p| p.name.contains("evening")).unwrap();
+    let e = l
+        .profiles
+        .iter()
+        .find(|p| p.name.contains("evening"))
+        .unwrap();
     assert_eq!((e.start.as_str(), e.end.as_str()), ("17:52", "22:00"));
     assert!(l.after.as_ref().unwrap().p95 <= 10.0);
 }

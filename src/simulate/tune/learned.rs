@@ -50,8 +50,11 @@ pub struct Learned {
     pub lead: String,
     /// The proposed (or, when not proposed, the best tried) schedules.
     pub profiles: Vec<Schedule>,
-    /// The best reactive policy (the tune's proposal, or the spec as written without one).
+    /// The best reactive policy: the tune's proposal, a cheaper reactive base that also holds
+    /// (a lower floor or a higher target), or the spec as written without a proposal.
     pub before: Option<Side>,
+    /// Which of those `before` is, in words.
+    pub reactive: String,
     pub after: Option<Side>,
     pub saving: Option<Saving>,
     pub candidates: usize,
@@ -76,6 +79,7 @@ impl Learned {
             lead: String::new(),
             profiles: Vec::new(),
             before: None,
+            reactive: String::new(),
             after: None,
             saving: None,
             candidates: 0,
@@ -126,6 +130,7 @@ pub fn text(l: &Learned) -> String {
         )
     };
     if let Some(b) = &l.before {
+        s.push_str(&format!("  best reactive policy: {}\n", l.reactive));
         s.push_str(&row("reactive: ", b));
     }
     if let Some(a) = &l.after {

@@ -186,10 +186,28 @@ pub fn propose(job: &Job, tuned: &Tuned) -> Learned {
     };
     let limit = FEW.min((MAX_PROFILES_PER_SETTING - 1 - shutdown) / 2);
     let max = spec.spec.capacity.max;
-    let reactive = tuned.best.as_ref().map_or(&tuned.before, |b| &b.params);
-    // the best reactive policy under the variants
+    let tuned_best = tuned.best.as_ref().map_or(&tuned.before, |b| &b.params);
+    // the comparison: the cheapest reactive policy that holds under the variants among the
+    // tune's proposal and the same reactive bases the schedules go on, without schedules (so a
+    // saving is the schedules', not a lower floor's)
+    let reactive = if tuned.best.is_some() {
+        best_reactive(job, spec, tuned_best, explicit_below, &vs, share)
+    } else {
+        tuned_best.clone()
+    };
+    let reactive = &reactive;
     let before_side = side(job, spec, reactive, explicit_below, &vs);
     let mut out = Learned {
+        reactive: if tuned.best.is_none() {
+            "the spec as written (no reactive policy meets the target)".into()
+        } else if reactive == tuned_best {
+            "the tune's proposal".into()
+        } else {
+            format!(
+                "the tune's proposal with targetPerInstance {} and capacity.min {} (cheaper, and it holds under the same variants)",
+                reactive.target_per_instance, reactive.capacity_min
+            )
+        },
         time_zone: tz_name.clone(),
         lead_minutes,
         lead,
@@ -368,6 +386,51 @@ pub fn propose(job: &Job, tuned: &Tuned) -> Learned {
     out.after = Some(after);
     out.elapsed_ms = started.elapsed().as_millis() as u64;
     out
+}
+
+/// Among `best`, its [`reactive_bases`] and floors in between (the spec's own schedules kept),
+/// the cheapest that meets the target nominally and holds under the variants (`best` itself
+/// when none is cheaper).
+fn best_reactive(
+    job: &Job,
+    spec: &Spec,
+    best: &Params,
+    explicit_below: bool,
+    vs: &[Variant],
+    share: f64,
+) -> Params {
+    // the bases the schedules go on, and floors in between (a reactive policy may hold with a
+    // part of its floor)
+    let mut bases = reactive_bases(best);
+    for base in reactive_bases(best) {
+        for quarters in [1, 2, 3] {
+            let mut p = base.clone();
+            p.capacity_min = (best.capacity_min * quarters).div_ceil(4).max(1);
+            if !bases.contains(&p) {
+                bases.push(p);
+            }
+        }
+    }
+    let mut scored: Vec<Scored> = bases
+        .par_iter()
+        .filter_map(|p| score_on(job, spec, p, explicit_below, vs[0].choices))
+        .filter(|s| s.meets)
+        .collect();
+    let cost = |s: &Scored| s.pool_monthly.unwrap_or(s.instance_hours);
+    scored.sort_by(|a, b| cost(a).total_cmp(&cost(b)));
+    let Some(limit) = scored.iter().find(|s| s.params == *best).map(cost) else {
+        return best.clone();
+    };
+    let cheaper: Vec<&Scored> = scored.iter().filter(|s| cost(s) < limit).collect();
+    let ok: Vec<bool> = cheaper
+        .par_iter()
+        .map(|s| holds(job, &s.params, explicit_below, vs, share))
+        .collect();
+    cheaper
+        .iter()
+        .zip(ok)
+        .find(|(_, ok)| *ok)
+        .map_or(best.clone(), |(s, _)| s.params.clone())
 }
 
 fn score_on(
