@@ -422,15 +422,17 @@ fn best_reactive(
         return best.clone();
     };
     let cheaper: Vec<&Scored> = scored.iter().filter(|s| cost(s) < limit).collect();
-    let ok: Vec<bool> = cheaper
-        .par_iter()
-        .map(|s| holds(job, &s.params, explicit_below, vs, share))
-        .collect();
-    cheaper
-        .iter()
-        .zip(ok)
-        .find(|(_, ok)| *ok)
-        .map_or(best.clone(), |(s, _)| s.params.clone())
+    // cheapest first, two at a time (the machine's cores), stopping at the first that holds
+    for chunk in cheaper.chunks(2) {
+        let ok: Vec<bool> = chunk
+            .par_iter()
+            .map(|s| holds(job, &s.params, explicit_below, vs, share))
+            .collect();
+        if let Some((s, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
+            return s.params.clone();
+        }
+    }
+    best.clone()
 }
 
 fn score_on(
