@@ -121,6 +121,10 @@ fn global_names(spec: &Spec) -> Vec<GlobalName> {
 pub struct Plan {
     pub name: String,
     pub size: String,
+    /// `compute.alternateSizes` (deploy's failover tries them): their Spot placement scores
+    /// are read with the pool's size and shown on the ranking.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternate_sizes: Vec<String>,
     /// vCPUs per VM from the catalog (the live SKU's `vCPUs` wins when known).
     pub vcpus: Option<u32>,
     /// Quota family from the catalog (the live SKU's `family` wins when known).
@@ -166,12 +170,23 @@ pub struct Plan {
     /// Policy), set by callers that rendered the template; `None`: no landing-zone checks.
     #[serde(skip)]
     pub landing_zone: Option<super::landing_zone::Inputs>,
+    /// The display name of the built-in DCR-association policy the template assigns (Flexible
+    /// pools with GPU monitoring; `plan::gpu_monitoring::dcr_policy`): the deploying identity
+    /// must be allowed the assignment ([`super::permissions`]).
+    pub dcr_policy: Option<String>,
+    /// The template creates a NAT gateway for a pool across zones: its SKU depends on the
+    /// region ([`crate::facts::nat`], `plan::network::nat_for_zones`).
+    pub nat_across_zones: bool,
     /// `monitoring.existingWorkspace`: its region and the GPU table are read.
     #[serde(skip)]
     pub workspace: Option<super::landing_zone::WorkspaceInputs>,
     /// The standby pool (`autoscale.standby`): its provider, roles and quota are checked.
     #[serde(skip)]
     pub standby: Option<crate::plan::standby::StandbyPool>,
+    /// `--standby-provider-app-id`: the standby provider's app id to look its principal up by
+    /// (else [`crate::facts::standby::PROVIDER_APP_ID`], an assumption).
+    #[serde(skip)]
+    pub standby_app_id: Option<String>,
 }
 
 impl Plan {
@@ -247,6 +262,7 @@ impl Plan {
             size: size
                 .map(|z| z.name.clone())
                 .unwrap_or_else(|| s.compute.vm_size.clone()),
+            alternate_sizes: s.compute.alternate_sizes.clone(),
             vcpus: size.map(|z| z.vcpus),
             quota_family: size.map(|z| z.quota_family.clone()),
             max,
@@ -273,8 +289,23 @@ impl Plan {
             targets,
             existing: None,
             landing_zone: None,
+            nat_across_zones: s.network.outbound == crate::spec::model::Outbound::NatGateway
+                && s.network.existing_subnet.is_none()
+                && !dev_box
+                && s.compute.zones.len() > 1,
+            dcr_policy: (s.monitoring.gpu.enabled == Some(true))
+                .then(|| {
+                    crate::plan::gpu_monitoring::dcr_policy(
+                        &spec.metadata.name,
+                        s,
+                        image.os == OsType::Windows,
+                    )
+                })
+                .flatten()
+                .map(|d| d.definition_name.to_string()),
             workspace: super::landing_zone::WorkspaceInputs::of(spec),
             standby,
+            standby_app_id: None,
         }
     }
 

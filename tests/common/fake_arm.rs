@@ -279,8 +279,9 @@ impl FakeAzure {
     }
 
     /// What points the binary at the fake: a client secret, and trust in the test CA only.
-    fn vars(&self) -> [(&'static str, OsString); 6] {
+    fn vars(&self) -> [(&'static str, OsString); 7] {
         [
+            ("GPUFORM_GRAPH_ENDPOINT", format!("{}/", self.base).into()),
             ("SSL_CERT_FILE", self.ca_file.clone().into()),
             ("AZURE_AUTHORITY_HOST", self.base.clone().into()),
             ("AZURE_TENANT_ID", TENANT.into()),
@@ -388,6 +389,18 @@ impl FakeAzure {
                 .with_priority(10),
         );
         self.mount_global_names(latency);
+        // the caller's permissions at any group: an Owner's (Permissions_ListForResourceGroup,
+        // authorization stable/2022-04-01 GetPermissions.json shape)
+        self.mount(
+            Mock::given(method("GET"))
+                .and(path_regex(format!(
+                    r"(?i)^/subscriptions/{SUB}/resourcegroups/[^/]+/providers/Microsoft\.Authorization/permissions$"
+                )))
+                .and(query_param("api-version", "2022-04-01"))
+                .and(bearer())
+                .respond_with(ok(json!({"value": [{"actions": ["*"], "notActions": [], "dataActions": [], "notDataActions": []}]})))
+                .with_priority(10),
+        );
     }
 
     /// No soft-deleted vaults, and every Service Bus namespace and storage account name free
