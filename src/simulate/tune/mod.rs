@@ -19,14 +19,19 @@
 //! validate and plan, and its figures are simulated once more from that plan.
 
 mod edit;
+pub mod learn;
+mod learned;
 mod params;
 mod pool;
 mod report;
+pub mod schedule;
 mod search;
 
 pub use edit::{Edit, apply_edits, edits, set};
+pub use learned::Learned;
 pub use params::Params;
 pub use report::{json, markdown, text};
+pub use schedule::propose;
 pub use search::{
     Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, stage1, stage2, variants,
 };

@@ -549,6 +549,7 @@ fn tune_with_pool(
         robust,
         standby: Some(choice),
         pool_search: Some(search),
+        schedule: None,
     })
 }
 

@@ -74,6 +74,10 @@ pub fn text(before: &Results, t: &Tuned) -> String {
             t.reason.as_deref().unwrap_or("none found")
         )),
     }
+    if let Some(l) = &t.schedule {
+        s.push('\n');
+        s.push_str(&super::learned::text(l));
+    }
     s
 }
 
@@ -176,6 +180,9 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
             t.reason.as_deref().unwrap_or("none found")
         )),
     }
+    if let Some(l) = &t.schedule {
+        s.push_str(&super::learned::markdown(l));
+    }
     s
 }
 
@@ -209,6 +216,9 @@ pub fn json(before: &Results, t: &Tuned) -> String {
         v["poolSearch"] = serde_json::to_value(j).unwrap_or_default();
         v["boundRatioWithStandby"] =
             serde_json::json!(t.best.as_ref().and_then(|b| with_pool_disks(&b.after)));
+    }
+    if let Some(l) = &t.schedule {
+        v["schedule"] = serde_json::to_value(l).unwrap_or_default();
     }
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }

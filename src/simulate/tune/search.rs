@@ -169,6 +169,8 @@ pub struct Tuned {
     pub standby: Option<standby::PoolChoice>,
     /// The joint search over pool sizes and policies (`None`: the spec has no pool).
     pub pool_search: Option<PoolSearch>,
+    /// Schedules learned from a trace of two weeks or more (`schedule.rs`; `None`: not asked).
+    pub schedule: Option<super::learned::Learned>,
 }
 
 pub(super) fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
@@ -251,7 +253,13 @@ pub(super) fn allowed_misses(n: usize, share: f64) -> usize {
 /// Whether `params` meets the target under enough variants: the hardest variants first (the
 /// pessimistic combinations, then the late metric and slow provisioning), stopping at the first
 /// miss too many, so most candidates cost one or two runs more than the nominal one.
-fn holds(job: &Job, params: &Params, explicit_below: bool, vs: &[Variant], share: f64) -> bool {
+pub(super) fn holds(
+    job: &Job,
+    params: &Params,
+    explicit_below: bool,
+    vs: &[Variant],
+    share: f64,
+) -> bool {
     holds_counted(job, params, explicit_below, vs, share).0
 }
 
@@ -503,6 +511,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     Ok(Tuned {
         standby: None,
         pool_search: None,
+        schedule: None,
         candidates,
         meeting: n_meeting,
         elapsed_ms: started.elapsed().as_millis(),
