@@ -140,3 +140,54 @@ fn every_rendered_queue_metric_has_a_fact() {
         SERVICE_BUS_ACTIVE_MESSAGES.metric
     ));
 }
+
+/// Schedule learning (issue 22 item 6) keeps its proposal inside Azure's profile limit and
+/// writes weekly recurrences: both held against the dated excerpts.
+#[test]
+fn profile_limit_and_recurrence_shape_follow_their_sources() {
+    use gpuform::facts::autoscale::{
+        MAX_PROFILES_PER_SETTING, MAX_PROFILES_SOURCE, RECURRENCE_FREQUENCY, RECURRENCE_SOURCE,
+    };
+    let s = sources();
+    let lim = &s["autoscaleProfileLimit"];
+    let excerpt = lim["excerpt"].as_str().unwrap();
+    let n: usize = excerpt
+        .split('|')
+        .nth(2)
+        .unwrap()
+        .trim()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(excerpt.contains("profiles per autoscale setting"));
+    assert_eq!(MAX_PROFILES_PER_SETTING, n);
+    assert!(!MAX_PROFILES_SOURCE.assumption);
+    assert!(
+        MAX_PROFILES_SOURCE
+            .what
+            .contains(lim["url"].as_str().unwrap())
+    );
+    let rec = &s["recurrenceFrequency"];
+    let text = rec["excerpt"].as_str().unwrap();
+    assert!(text.contains(&format!("must be {RECURRENCE_FREQUENCY},")));
+    assert!(
+        RECURRENCE_SOURCE
+            .what
+            .contains(rec["url"].as_str().unwrap())
+    );
+    for field in [
+        "ScheduleDay",
+        "ScheduleHour",
+        "ScheduleMinute",
+        "ScheduleTimeZone",
+    ] {
+        assert!(
+            rec["scheduleFieldsExcerpt"]
+                .as_str()
+                .unwrap()
+                .contains(field)
+        );
+    }
+}

@@ -639,3 +639,22 @@ fn show_of_a_spec_with_flow_indicators_in_a_list_validates_again() {
     let value2 = serde_json::to_value(again.spec.as_ref().unwrap()).unwrap();
     assert_eq!(gpuform::report::yaml::to_yaml(&value2), shown);
 }
+
+/// Found by `show_output_validates_and_shows_again_identically`: a list item ending in ` -` was
+/// written plain inside `[...]` (`[a -]`), which the reader refuses; every such item must re-read.
+#[test]
+fn show_of_list_items_with_spaces_and_dashes_reads_back() {
+    for items in [
+        vec!["a -"],
+        vec!["- a", "b"],
+        vec!["a - b", "x y"],
+        vec!["a-", "-"],
+    ] {
+        let v = serde_json::json!({"spec": {"monitoring": {"alertEmails": items}}});
+        let shown = gpuform::report::yaml::to_yaml(&v);
+        let back = gpuform::spec::yaml::parse(&shown)
+            .unwrap_or_else(|e| panic!("{}\n{shown}", e.message))
+            .value;
+        assert_eq!(back, v, "{shown}");
+    }
+}

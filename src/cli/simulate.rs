@@ -125,6 +125,9 @@ pub struct Args {
     /// With --tune: tune against the nominal model only (no margin for what Azure leaves open).
     #[arg(long, requires = "tune")]
     pub nominal: bool,
+    /// With --tune: do not learn schedules from a trace of 14 days or more.
+    #[arg(long, requires = "tune")]
+    pub no_schedule: bool,
     /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
     #[arg(long, requires = "tune")]
     pub write: bool,
@@ -216,6 +219,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             tune: args
                 .tune
                 .then_some((!args.nominal).then_some(args.robust_share)),
+            schedule: !args.no_schedule,
         },
     )?;
     let results = &done.results;
@@ -225,11 +229,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             Format::Markdown => tune::markdown(results, t),
             Format::Text => tune::text(results, t),
         });
-        let Some(best) = &t.best else {
+        if !t.proposes() {
             return Ok(ExitCode::Findings);
-        };
-        if args.write && best.changed() {
-            command::write_atomic(&args.spec, best.new_text.as_bytes())?;
+        }
+        if args.write
+            && let Some(text) = t.to_write()
+        {
+            command::write_atomic(&args.spec, text.as_bytes())?;
             eprintln!("wrote {}", args.spec.display());
         }
         return Ok(ExitCode::Ok);

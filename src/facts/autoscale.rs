@@ -86,3 +86,33 @@ pub const METRIC_DELAY: Source = Source::assumption(
      gpuform models 0 (nominal) and 2 minutes (a --tune variant)",
     "2026-12-03",
 );
+
+/// Azure Monitor's limit on the profiles of one autoscale setting (the default profile
+/// included): 20, the same as the maximum (it cannot be raised). Schedule learning (`simulate
+/// --tune`) keeps its proposal inside it; validation refuses a spec that needs more.
+pub const MAX_PROFILES_PER_SETTING: usize = 20;
+pub const MAX_PROFILES_SOURCE: Source = Source::doc(
+    "https://learn.microsoft.com/azure/azure-monitor/service-limits#autoscale \
+     (MicrosoftDocs/azure-docs includes/azure-monitor-limits-autoscale.md\
+     @18305c6aaafaba326545c3f26d2513f889e6b227: 'Autoscale profiles | 20 profiles per autoscale \
+     setting. | Same as default'); the REST model (https://learn.microsoft.com/dotnet/api/\
+     azure.resourcemanager.monitor.models.autoscalesettingpatch.profiles: 'A maximum of 20 \
+     profiles can be specified.')",
+    "2026-12-03",
+);
+
+/// The shape of a recurring profile (`recurrence`): `frequency` must be `Week` (every week has
+/// the same profiles; a daily schedule lists every day), and `schedule` names a `timeZone`, the
+/// `days`, and the `hours` (0-23, 24-hour clock) and `minutes` it starts at. A recurring
+/// profile has no end: it holds until the next profile starts (why every schedule renders a
+/// start and a restore profile).
+pub const RECURRENCE_FREQUENCY: &str = "Week";
+pub const RECURRENCE_SOURCE: Source = Source::doc(
+    "https://learn.microsoft.com/dotnet/api/microsoft.azure.powershell.cmdlets.monitor.autoscale.\
+     models.api20221001.autoscaleprofile.recurrencefrequency ('This value must be Week, meaning \
+     each week will have the same set of profiles. For example, to set a daily schedule, set \
+     schedule to every day of the week.'); https://learn.microsoft.com/powershell/module/\
+     az.monitor/new-azautoscaleprofileobject (-ScheduleDay, -ScheduleHour, -ScheduleMinute, \
+     -ScheduleTimeZone)",
+    "2026-12-03",
+);

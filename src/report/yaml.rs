@@ -96,10 +96,19 @@ fn scalar(v: &Value) -> String {
 }
 
 /// A scalar inside a flow sequence (`[a, b]`): flow indicators (`,[]{}`) end a plain scalar
-/// there, so an item holding one is quoted (`alertEmails: ["stu[dio@example.com"]`).
+/// there, and a reader may take a ` -` before `]` for an indicator (`[a -]` does not re-read),
+/// so an item is written plain only when it is made of characters that are never indicators
+/// there (an e-mail address, a name); anything else is quoted
+/// (`alertEmails: ["stu[dio@example.com", "a -"]`).
 fn flow_scalar(v: &Value) -> String {
     match v {
-        Value::String(s) if s.contains(|c: char| ",[]{}".contains(c)) => quoted(s),
+        Value::String(s)
+            if !s
+                .chars()
+                .all(|c| c.is_alphanumeric() || "@._+/=~-".contains(c)) =>
+        {
+            quoted(s)
+        }
         other => scalar(other),
     }
 }

@@ -37,6 +37,9 @@ pub const HELP: &str = concat!(
     "VM-minutes x jobs per instance / jobs) when neither the spec nor --job-duration gives one.\n\n",
     "Lower bound: the work of every job that must finish inside the trace if the wait target is met, divided by the ",
     "slots per instance; no policy can use fewer instance-hours.\n\n",
+    "--tune with 14 days of arrivals or more also learns schedules (per local hour of the week, pre-warmed by the ",
+    "provisioning delay, daylight saving followed) and proposes them when cheaper at the same robust target ",
+    "(--no-schedule: off).\n\n",
     "Exit codes: 0 printed (and written with --write), 1 --tune found no policy that meets the target, 2 usage or ",
     "I/O errors."
 );
@@ -63,6 +66,8 @@ pub struct Options<'a> {
     pub svg: Option<&'a Path>,
     /// `--tune`, with the share of model variants a proposal must meet (`None`: nominal only).
     pub tune: Option<Option<f64>>,
+    /// With `--tune`: learn schedules from a trace of two weeks or more (`--no-schedule`: off).
+    pub schedule: bool,
 }
 
 /// What a run produced.
@@ -125,24 +130,24 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
         None => None,
         Some(robust_share) => {
             let source = l.checked.source.as_deref().unwrap_or_default();
-            Some(
-                tune::tune(
-                    &tune::Job {
-                        input: &input,
-                        checked: &l.checked,
-                        policy: &l.policy,
-                        source,
-                        trace: &l.trace,
-                        workload: &l.workload,
-                        settings: &l.settings,
-                        book: &book,
-                        today: &today,
-                        robust_share,
-                    },
-                    &results,
-                )
-                .map_err(|e| Failure::usage(format!("--tune: {e}")))?,
-            )
+            let job = tune::Job {
+                input: &input,
+                checked: &l.checked,
+                policy: &l.policy,
+                source,
+                trace: &l.trace,
+                workload: &l.workload,
+                settings: &l.settings,
+                book: &book,
+                today: &today,
+                robust_share,
+            };
+            let mut t =
+                tune::tune(&job, &results).map_err(|e| Failure::usage(format!("--tune: {e}")))?;
+            if o.schedule {
+                t.schedule = Some(tune::propose(&job, &t));
+            }
+            Some(t)
         }
     };
     Ok(Outcome { results, tuned })

@@ -174,7 +174,27 @@ pub fn price(input: &Input, o: &Outcome, book: &PriceBook, today: &str) -> (cost
         } else {
             0.0
         };
-        (sc.monthly, sc.per_vm_monthly.map(|v| v * avg))
+        // a pooled VM being built runs: compute at the regular VM price for those minutes
+        let k = if trace_hours > 0.0 {
+            HOURS_PER_MONTH / trace_hours
+        } else {
+            0.0
+        };
+        let hourly = est
+            .lines
+            .iter()
+            .find(|l| l.id == "compute-regular")
+            .and_then(|l| l.unit_price);
+        let build = o.standby_build_minutes as f64 / 60.0 * k;
+        let build_cost = if build > 0.0 {
+            hourly.map(|h| h * build)
+        } else {
+            Some(0.0)
+        };
+        (
+            sc.monthly,
+            sc.per_vm_monthly.zip(build_cost).map(|(v, b)| v * avg + b),
+        )
     });
     let (monthly, pool) = match standby {
         Some((static_line, measured)) => (
@@ -356,7 +376,7 @@ pub fn assumptions(w: &Workload, s: &Settings) -> Vec<String> {
     .into_iter()
     .chain(s.standby.as_ref().map(|sb| {
         format!(
-            "standby pool: Azure keeps max(maxReady {} - instances, minReady {}) {} VMs in it (standby-pools overview); a scale-out takes them first and they serve {} after it ({}), the rest provisions; the pool refills at the provisioning delay; waiting pooled VMs bill {}",
+            "standby pool: Azure keeps max(maxReady {} - instances, minReady {}) {} VMs in it (standby-pools overview); a scale-out takes them first and they serve {} after it ({}), the rest provisions; the pool refills at the provisioning delay; waiting pooled VMs bill {}, and a pooled VM being built bills compute for the provisioning delay (it runs until it is deallocated)",
             sb.max_ready,
             sb.min_ready,
             sb.vm_state.to_lowercase(),

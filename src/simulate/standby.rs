@@ -7,10 +7,13 @@
 //! `--standby-start`); the rest of the scale-out provisions as usual. The pool refills at the
 //! provisioning delay (a new pooled VM is built from the scale set's model and finishes every
 //! post-provisioning step before it waits). Pooled VMs bill disks (deallocated, hibernated) or
-//! compute (running) while they wait; the replay counts their minutes.
+//! compute (running) while they wait, and compute while they are built (a VM runs while it is
+//! provisioned; deallocated, it bills its disks only: standby-pools overview, "Pricing"); the
+//! replay counts both.
 
 use serde::Serialize;
 
+use super::tune::Params;
 use crate::facts::standby as facts;
 use crate::plan::standby::StandbyPool;
 
@@ -187,6 +190,12 @@ impl PoolState {
         self.vms.is_empty()
     }
 
+    /// Pooled VMs still being built during minute `t` (a VM added at the end of minute `t0`
+    /// counts for the provisioning delay's minutes from `t0`).
+    pub fn building(&self, t: usize) -> usize {
+        self.vms.iter().filter(|r| **r > t + 1).count()
+    }
+
     /// Pooled VMs ready to be taken at minute `t`.
     pub fn ready(&self, t: usize) -> usize {
         self.vms.iter().filter(|r| **r <= t).count()
@@ -214,12 +223,22 @@ pub fn scale_out_ready_at(
         .collect()
 }
 
-/// The pool sizes `--tune` tries: `maxReady` from 0 (no pool) to `max(4, the spec's)`,
-/// `minReady = maxReady` (gpuform's rendering default; with Azure's 0 the pool is empty at the
-/// peak).
-pub fn candidates(current: &Standby) -> Vec<(u32, u32)> {
-    let top = current.max_ready.max(4);
-    (0..=top).map(|m| (m, m)).collect()
+/// The pool sizes `--tune` tries (`maxReady`, with `minReady = maxReady`, gpuform's rendering
+/// default; with Azure's 0 the pool is empty at the peak): from 0 (no pool) to the most the
+/// scale set can take, `top` (its largest maximum: a pooled VM above it is never taken,
+/// `standby-above-max`), and never more than Azure allows between the scale set at `top` and
+/// its pool ([`facts::MAX_VMS_WITH_POOL`], `standby-vm-limit`). Every size up to 12, then
+/// about x1.5 apart, and the largest. Quota is not known offline: `preflight` counts the pool's
+/// vCPUs against it.
+pub fn sizes(top: u32) -> Vec<u32> {
+    let n = top.min(facts::MAX_VMS_WITH_POOL.saturating_sub(top));
+    let mut v: Vec<u32> = (0..=n.min(12)).collect();
+    let mut m = 12u32;
+    while m < n {
+        m = (m + m / 2).min(n);
+        v.push(m);
+    }
+    v
 }
 
 /// One pool size tried by `--tune`.
@@ -235,6 +254,35 @@ pub struct PoolTry {
     pub monthly: Option<f64>,
     /// Meets the target under the required share of the variants.
     pub meets: bool,
+    /// The pooled VMs' own share of `monthly` (their disks while they wait, compute while a
+    /// refill is built).
+    pub standby_monthly: Option<f64>,
+    /// Instance-hours over the clairvoyant lower bound, and the same with the standby pool
+    /// counted (its cost as instance-hours at the scale set's price per instance-hour).
+    pub ratio: Option<f64>,
+    pub ratio_with_standby: Option<f64>,
+    /// Monthly cost of this size's proposal minus the cheapest policy at this size that meets
+    /// the target in the nominal model only.
+    pub cost_of_robustness: Option<f64>,
+    /// Runs simulated for this size (policies x model variants).
+    pub simulated: usize,
+}
+
+impl PoolTry {
+    /// `, 1.31x bound (1.35x with the pool counted), standby pool $40/month (disks, builds)` (what is known).
+    pub fn bound_text(&self) -> String {
+        let mut s = String::new();
+        if let Some(r) = self.ratio {
+            s.push_str(&format!(", {r:.2}x bound"));
+            if let Some(w) = self.ratio_with_standby {
+                s.push_str(&format!(" ({w:.2}x with the pool counted)"));
+            }
+        }
+        if let Some(m) = self.standby_monthly.filter(|m| *m > 0.0) {
+            s.push_str(&format!(", standby pool ${m:.0}/month (disks, builds)"));
+        }
+        s
+    }
 }
 
 /// What `--tune` chose for the standby pool, and how it depends on the assumed start time.
@@ -255,20 +303,27 @@ pub struct PoolChoice {
 impl PoolChoice {
     /// Lines for the text report.
     pub fn lines(&self) -> Vec<String> {
+        self.lines_with(true)
+    }
+
+    /// Lines for the text report; `tried`: a line per size tried (the joint search prints its
+    /// own).
+    pub fn lines_with(&self, tried: bool) -> Vec<String> {
         let money = |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("${m:.0}/month"));
         let mut out = vec![format!(
             "standby pool (pooled VMs start in {}: {}):",
             minutes_label(self.start_seconds),
             self.start_source
         )];
-        for t in &self.tried {
+        for t in self.tried.iter().filter(|_| tried) {
             out.push(format!(
-                "  maxReady {} minReady {}: p95 {} min (worst variant {} min), {}{}",
+                "  maxReady {} minReady {}: p95 {} min (worst variant {} min), {}{}{}",
                 t.max_ready,
                 t.min_ready,
                 t.p95,
                 t.worst_p95,
                 money(t.monthly),
+                t.bound_text(),
                 if t.meets { "" } else { ", misses the target" }
             ));
         }
@@ -288,6 +343,79 @@ impl PoolChoice {
                 money(t.monthly),
                 if t.meets { "" } else { ", misses the target" }
             ));
+        }
+        out
+    }
+}
+
+/// One pool size of `--tune`'s joint search: the cheapest policy that meets the target with a
+/// pool of that size, and its figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolRow {
+    #[serde(flatten)]
+    pub result: PoolTry,
+    /// That policy (`None`: no policy tried meets the target with this pool; `result` then
+    /// holds the fastest one's nominal p95).
+    pub policy: Option<Params>,
+}
+
+/// `--tune`'s joint search over the pool size and the policy (issue 23).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolSearch {
+    /// One row per pool size, smallest first.
+    pub rows: Vec<PoolRow>,
+    /// The cheapest row that meets the target (`None`: none does).
+    pub chosen_max_ready: Option<u32>,
+    /// The largest size tried, and why it is the largest.
+    pub largest: u32,
+    pub limits: String,
+    /// Policies simulated (nominal runs), runs in all (variants included), wall time.
+    pub policies: usize,
+    pub runs: usize,
+    pub elapsed_ms: u64,
+    /// How the search was pruned (and what that assumes).
+    pub pruning: String,
+}
+
+impl PoolSearch {
+    /// Lines for the text report.
+    pub fn lines(&self) -> Vec<String> {
+        let money = |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("${m:.0}/month"));
+        let mut out = vec![format!(
+            "joint search: pool size x policy, {} policies ({} runs with the variants) in {} ms; sizes 0-{} ({}); {}",
+            self.policies, self.runs, self.elapsed_ms, self.largest, self.limits, self.pruning
+        )];
+        for r in &self.rows {
+            let t = &r.result;
+            out.push(match &r.policy {
+                Some(p) => format!(
+                    "  maxReady {:>2}: p95 {} min (worst variant {} min), pool {}{}{}; targetPerInstance {}, scaleOutStep {}, scaleOutCooldown {} min, scaleInCooldown {} min, timeWindow {} min, min {}{}",
+                    t.max_ready,
+                    t.p95,
+                    t.worst_p95,
+                    money(t.monthly),
+                    t.bound_text(),
+                    t.cost_of_robustness
+                        .map_or(String::new(), |c| format!(", robustness ${c:.0}/month")),
+                    p.target_per_instance,
+                    p.scale_out_step,
+                    p.scale_out_cooldown_minutes,
+                    p.scale_in_cooldown_minutes,
+                    p.time_window_minutes,
+                    p.capacity_min,
+                    if self.chosen_max_ready == Some(t.max_ready) {
+                        "  <- chosen"
+                    } else {
+                        ""
+                    }
+                ),
+                None => format!(
+                    "  maxReady {:>2}: no policy tried meets the target (the fastest: p95 {} min nominal)",
+                    t.max_ready, t.p95
+                ),
+            });
         }
         out
     }
@@ -337,6 +465,11 @@ mod tests {
         assert_eq!(st.len(), 2);
         assert_eq!(st.ready(18), 0);
         assert_eq!(st.ready(19), 2);
+        // built (running, billed as compute) for the provisioning delay: minutes 10 to 17
+        let built: usize = (10..30).map(|t| st.building(t)).sum();
+        assert_eq!(built, 2 * 8);
+        assert_eq!(st.building(17), 2);
+        assert_eq!(st.building(18), 0);
         let at = scale_out_ready_at(&mut st, &s, 12, 1, 8);
         assert_eq!(at, vec![21]);
     }
@@ -367,9 +500,17 @@ mod tests {
     }
 
     #[test]
-    fn candidates_include_no_pool_and_keep_min_at_max() {
-        let c = candidates(&pool(2, 2, 180));
-        assert_eq!(c.first(), Some(&(0, 0)));
-        assert_eq!(c.last(), Some(&(4, 4)));
+    fn sizes_run_from_no_pool_to_what_the_scale_set_can_take() {
+        assert_eq!(sizes(8), (0..=8).collect::<Vec<_>>());
+        assert_eq!(sizes(0), vec![0]);
+        // standby-vm-limit: the scale set at its maximum plus the pool stays within 1,000
+        assert_eq!(sizes(999), vec![0, 1]);
+        assert_eq!(*sizes(600).last().unwrap(), 400);
+        let big = sizes(100);
+        assert_eq!(*big.last().unwrap(), 100);
+        assert!(
+            big.len() < 20 && big.windows(2).all(|w| w[0] < w[1]),
+            "{big:?}"
+        );
     }
 }

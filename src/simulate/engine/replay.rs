@@ -53,6 +53,10 @@ pub struct Outcome {
     /// Pooled VM-minutes of the standby pool (ready or being built): what bills while they wait.
     #[serde(skip)]
     pub standby_minutes: u64,
+    /// Minutes of pooled VMs being built (a refill: created and provisioned, running, before
+    /// they are deallocated): they bill compute, not only disks.
+    #[serde(skip)]
+    pub standby_build_minutes: u64,
     /// VMs a scale-out took from the standby pool.
     #[serde(skip)]
     pub standby_taken: u64,
@@ -504,6 +508,9 @@ pub fn run(r: &Run) -> Outcome {
         if let (Some(s), Some(st)) = (r.standby, pool.as_mut()) {
             st.refill(s, t, inst.len() as u32, p);
             o.standby_minutes += st.len() as u64;
+            if !s.bills_compute {
+                o.standby_build_minutes += st.building(t) as u64;
+            }
         }
     }
     // jobs not started by the end count with the wait they had so far

@@ -19,13 +19,28 @@
 //! validate and plan, and its figures are simulated once more from that plan.
 
 mod edit;
+pub mod learn;
+mod learned;
 mod params;
+mod pool;
 mod report;
+pub mod schedule;
 mod search;
 
 pub use edit::{Edit, apply_edits, edits, set};
+pub use learned::Learned;
 pub use params::Params;
 pub use report::{json, markdown, text};
+pub use schedule::propose;
 pub use search::{
-    Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, stage1, stage2, tune, variants,
+    Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, stage1, stage2, variants,
 };
+
+/// Search, propose, verify: with a standby pool, its size and the policy together
+/// ([`pool`]); else the policy alone.
+pub fn tune(job: &Job, before: &super::Results) -> Result<Tuned, String> {
+    if job.settings.standby.is_some() {
+        return pool::tune(job, before);
+    }
+    search::tune(job, before)
+}

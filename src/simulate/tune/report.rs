@@ -3,17 +3,31 @@
 use super::super::Results;
 use super::search::{Robust, Tuned, UnderVariants};
 
+/// The ratio to the lower bound with the standby pool (disks, builds) counted as instance-hours
+/// at the scale set's own price per instance-hour (`None` without a pool or a price).
+pub(super) fn with_pool_disks(r: &Results) -> Option<f64> {
+    let (ratio, pool, sb) = (
+        r.lower_bound.ratio?,
+        r.cost.pool_monthly?,
+        r.cost.standby_monthly?,
+    );
+    (pool - sb > 0.0).then(|| ratio * pool / (pool - sb))
+}
+
 fn figures(r: &Results) -> String {
+    let bound = match (r.lower_bound.ratio, with_pool_disks(r)) {
+        (Some(x), Some(w)) => format!("{x:.2} x bound ({w:.2} with the standby pool counted)"),
+        (Some(x), None) => format!("{x:.2} x bound"),
+        _ => "n/a x bound".into(),
+    };
     format!(
-        "p95 {} min (p99 {}, max {}), {:.1} instance-hours ({:.1} idle), {} x bound, {}",
+        "p95 {} min (p99 {}, max {}), {:.1} instance-hours ({:.1} idle), {}, {}",
         r.wait_minutes.p95,
         r.wait_minutes.p99,
         r.wait_minutes.max,
         r.instance_hours.total,
         r.instance_hours.idle,
-        r.lower_bound
-            .ratio
-            .map_or("n/a".into(), |x| format!("{x:.2}")),
+        bound,
         r.cost.monthly.map_or("price missing".into(), |m| format!(
             "{}/month",
             crate::cost::format::money(m)
@@ -34,8 +48,14 @@ pub fn text(before: &Results, t: &Tuned) -> String {
     if let Some(r) = &t.robust {
         s.push_str(&robust_text(r, t.best.is_some()));
     }
+    if let Some(j) = &t.pool_search {
+        for l in j.lines() {
+            s.push_str(&l);
+            s.push('\n');
+        }
+    }
     if let Some(p) = &t.standby {
-        for l in p.lines() {
+        for l in p.lines_with(t.pool_search.is_none()) {
             s.push_str(&l);
             s.push('\n');
         }
@@ -53,6 +73,10 @@ pub fn text(before: &Results, t: &Tuned) -> String {
             "\nno proposal: {}\n",
             t.reason.as_deref().unwrap_or("none found")
         )),
+    }
+    if let Some(l) = &t.schedule {
+        s.push('\n');
+        s.push_str(&super::learned::text(l));
     }
     s
 }
@@ -156,6 +180,9 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
             t.reason.as_deref().unwrap_or("none found")
         )),
     }
+    if let Some(l) = &t.schedule {
+        s.push_str(&super::learned::markdown(l));
+    }
     s
 }
 
@@ -184,6 +211,14 @@ pub fn json(before: &Results, t: &Tuned) -> String {
     let mut v = v;
     if let Some(p) = &t.standby {
         v["standby"] = serde_json::to_value(p).unwrap_or_default();
+    }
+    if let Some(j) = &t.pool_search {
+        v["poolSearch"] = serde_json::to_value(j).unwrap_or_default();
+        v["boundRatioWithStandby"] =
+            serde_json::json!(t.best.as_ref().and_then(|b| with_pool_disks(&b.after)));
+    }
+    if let Some(l) = &t.schedule {
+        v["schedule"] = serde_json::to_value(l).unwrap_or_default();
     }
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }

@@ -13,7 +13,7 @@ use crate::spec::model::{ScaleOutTier, Spec};
 use crate::spec::policy::Policy;
 use crate::spec::{Checked, check_source};
 
-use super::super::standby;
+use super::super::standby::{self, PoolSearch};
 use super::edit::{apply_edits, edits};
 use super::params::Params;
 
@@ -134,6 +134,8 @@ pub struct Scored {
     pub p95: f64,
     pub instance_hours: f64,
     pub pool_monthly: Option<f64>,
+    /// The standby pool's share of `pool_monthly` (its disks while they wait).
+    pub standby_monthly: Option<f64>,
     pub meets: bool,
 }
 
@@ -163,22 +165,26 @@ pub struct Tuned {
     pub reason: Option<String>,
     /// The check under the model variants (`None`: nominal model only).
     pub robust: Option<Robust>,
-    /// The standby pool's size, chosen for the proposed policy (`None`: the spec has no pool).
+    /// The standby pool's size, chosen jointly with the policy (`None`: the spec has no pool).
     pub standby: Option<standby::PoolChoice>,
+    /// The joint search over pool sizes and policies (`None`: the spec has no pool).
+    pub pool_search: Option<PoolSearch>,
+    /// Schedules learned from a trace of two weeks or more (`schedule.rs`; `None`: not asked).
+    pub schedule: Option<super::learned::Learned>,
 }
 
-fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
+pub(super) fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
     match crate::plan::autoscale(&spec.metadata.name, &spec.spec, plan.queue.as_ref()) {
         Some(a) => Setting::from_plan(&a).map(|s| s.with_zones(plan.compute.zones.len() as u32)),
         None => Err("the spec has no autoscale setting".into()),
     }
 }
 
-fn score(job: &Job, params: &Params, explicit_below: bool) -> Option<Scored> {
+pub(super) fn score(job: &Job, params: &Params, explicit_below: bool) -> Option<Scored> {
     score_with(job, params, explicit_below, job.settings.choices)
 }
 
-fn score_with(
+pub(super) fn score_with(
     job: &Job,
     params: &Params,
     explicit_below: bool,
@@ -209,12 +215,13 @@ fn score_with(
         p95,
         instance_hours: o.instance_minutes as f64 / 60.0,
         pool_monthly: cost.pool_monthly,
+        standby_monthly: cost.standby_monthly,
         meets: p95 <= f64::from(job.settings.wait_target_minutes),
     })
 }
 
 /// `params` under every variant (the nominal one first, already known as `nominal`).
-fn under_variants(
+pub(super) fn under_variants(
     job: &Job,
     params: &Params,
     explicit_below: bool,
@@ -239,32 +246,51 @@ fn under_variants(
 }
 
 /// Variants a candidate may miss under `share`.
-fn allowed_misses(n: usize, share: f64) -> usize {
+pub(super) fn allowed_misses(n: usize, share: f64) -> usize {
     n - ((share.clamp(0.0, 1.0) * n as f64 - 1e-9).ceil() as usize).min(n)
 }
 
 /// Whether `params` meets the target under enough variants: the hardest variants first (the
 /// pessimistic combinations, then the late metric and slow provisioning), stopping at the first
 /// miss too many, so most candidates cost one or two runs more than the nominal one.
-fn holds(job: &Job, params: &Params, explicit_below: bool, vs: &[Variant], share: f64) -> bool {
+pub(super) fn holds(
+    job: &Job,
+    params: &Params,
+    explicit_below: bool,
+    vs: &[Variant],
+    share: f64,
+) -> bool {
+    holds_counted(job, params, explicit_below, vs, share).0
+}
+
+/// [`holds`], and the runs it took.
+pub(super) fn holds_counted(
+    job: &Job,
+    params: &Params,
+    explicit_below: bool,
+    vs: &[Variant],
+    share: f64,
+) -> (bool, usize) {
     const HARDEST_FIRST: &[usize] = &[6, 7, 2, 5, 1, 3, 4];
     let target = f64::from(job.settings.wait_target_minutes);
     let mut misses = 0;
+    let mut runs = 0;
     let allowed = allowed_misses(vs.len(), share);
     for &i in HARDEST_FIRST.iter().filter(|i| **i < vs.len()) {
+        runs += 1;
         let p95 =
             score_with(job, params, explicit_below, vs[i].choices).map_or(f64::INFINITY, |s| s.p95);
         if p95 > target {
             misses += 1;
             if misses > allowed {
-                return false;
+                return (false, runs);
             }
         }
     }
-    true
+    (true, runs)
 }
 
-fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
+pub(super) fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
     let ca = a.pool_monthly.unwrap_or(a.instance_hours);
     let cb = b.pool_monthly.unwrap_or(b.instance_hours);
     ca.total_cmp(&cb)
@@ -272,9 +298,9 @@ fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
         .then(a.p95.total_cmp(&b.p95))
 }
 
-const TARGETS: &[u32] = &[1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50];
-const STEPS: &[u32] = &[1, 2, 3, 4];
-const OUT_COOLDOWNS: &[u32] = &[1, 2, 3, 5];
+pub(super) const TARGETS: &[u32] = &[1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50];
+pub(super) const STEPS: &[u32] = &[1, 2, 3, 4];
+pub(super) const OUT_COOLDOWNS: &[u32] = &[1, 2, 3, 5];
 const IN_COOLDOWNS: &[u32] = &[5, 10, 15, 30];
 const WINDOWS: &[u32] = &[5, 10];
 
@@ -482,14 +508,10 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
             job.settings.wait_target_minutes, before_results.wait_minutes.p95
         ));
     }
-    let standby = pool_pass(
-        job,
-        best.as_ref().map_or(&before, |b| &b.params),
-        explicit_below,
-        job.robust_share,
-    );
     Ok(Tuned {
-        standby,
+        standby: None,
+        pool_search: None,
+        schedule: None,
         candidates,
         meeting: n_meeting,
         elapsed_ms: started.elapsed().as_millis(),
@@ -500,96 +522,22 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     })
 }
 
-/// `--tune` with a standby pool: for the proposed policy, the pool size (`maxReady`,
-/// `minReady = maxReady`) among [`standby::candidates`] that meets the target under the same
-/// share of the model variants at the lowest pool cost (VMs, disks and the pool's own disks),
-/// and how the result moves when a pooled VM starts in 2 or 4 minutes (an assumption).
-fn pool_pass(
-    job: &Job,
-    params: &Params,
-    explicit_below: bool,
-    share: Option<f64>,
-) -> Option<standby::PoolChoice> {
-    let current = job.settings.standby.as_ref()?;
-    let vs = match share {
-        Some(_) => variants(job.settings.choices),
-        None => variants(job.settings.choices).into_iter().take(1).collect(),
-    };
-    let share = share.unwrap_or(1.0);
-    let with = |s: standby::Standby| Settings {
-        standby: Some(s),
-        ..job.settings.clone()
-    };
-    let eval = |s: &standby::Standby| {
-        let settings = with(s.clone());
-        let j = Job {
-            settings: &settings,
-            ..*job
-        };
-        let nominal = score(&j, params, explicit_below)?;
-        let u = under_variants(&j, params, explicit_below, &vs, Some(&nominal));
-        let ok = u.meeting >= vs.len() - allowed_misses(vs.len(), share);
-        Some((nominal, u, ok))
-    };
-    let mut tried: Vec<standby::PoolTry> = standby::candidates(current)
-        .par_iter()
-        .filter_map(|(max, min)| {
-            let s = current.sized(*max, *min);
-            let (n, u, ok) = eval(&s)?;
-            Some(standby::PoolTry {
-                max_ready: *max,
-                min_ready: *min,
-                p95: n.p95,
-                worst_p95: u.worst_p95,
-                monthly: n.pool_monthly,
-                meets: ok,
-            })
-        })
-        .collect();
-    tried.sort_by_key(|t| t.max_ready);
-    let chosen = tried
-        .iter()
-        .filter(|t| t.meets)
-        .min_by(|a, b| {
-            a.monthly
-                .unwrap_or(f64::INFINITY)
-                .total_cmp(&b.monthly.unwrap_or(f64::INFINITY))
-                .then(a.max_ready.cmp(&b.max_ready))
-        })
-        .cloned();
-    let at = chosen
-        .as_ref()
-        .map_or((current.max_ready, current.min_ready), |c| {
-            (c.max_ready, c.min_ready)
-        });
-    let sensitivity = standby::SENSITIVITY_START_SECONDS
-        .iter()
-        .filter_map(|secs| {
-            let s = current.sized(at.0, at.1).starting_in(*secs);
-            let (n, u, ok) = eval(&s)?;
-            Some(standby::PoolTry {
-                max_ready: at.0,
-                min_ready: at.1,
-                p95: n.p95,
-                worst_p95: u.worst_p95,
-                monthly: n.pool_monthly,
-                meets: ok,
-            })
-            .map(|t| (*secs, t))
-        })
-        .collect();
-    Some(standby::PoolChoice {
-        start_seconds: current.start_seconds,
-        start_source: current.start_source.clone(),
-        tried,
-        chosen,
-        sensitivity,
-    })
-}
-
 /// Write the candidate into the YAML text, check it from scratch, and simulate its plan.
 fn verify(job: &Job, before: &Params, p: &Params, explicit_below: bool) -> Result<Best, String> {
-    let edits = edits(before, p, explicit_below, &job.checked.index, job.source)?;
+    verify_with(job, before, p, explicit_below, Vec::new())
+}
+
+/// [`verify`] with more edits (the standby pool's size); `job.settings.standby` is the pool the
+/// rewritten spec has.
+pub(super) fn verify_with(
+    job: &Job,
+    before: &Params,
+    p: &Params,
+    explicit_below: bool,
+    extra: Vec<super::edit::Edit>,
+) -> Result<Best, String> {
+    let mut edits = edits(before, p, explicit_below, &job.checked.index, job.source)?;
+    edits.extend(extra);
     let new_text = apply_edits(job.source, edits);
     let checked = check_source(
         new_text.clone(),

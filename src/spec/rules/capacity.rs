@@ -9,8 +9,8 @@ use crate::spec::{schedule, timezones};
 
 /// Azure's limit on the profiles of an autoscale setting. (Its limit of 10 rules per profile
 /// holds by construction: every metric-driven profile carries the same scale-out/scale-in
-/// pair; a test below keeps the rendered plan to it.)
-pub const MAX_PROFILES: usize = 20;
+/// pair; a test below keeps the rendered plan to it.) Sourced in `facts::autoscale`.
+pub const MAX_PROFILES: usize = crate::facts::autoscale::MAX_PROFILES_PER_SETTING;
 
 /// The size-dependent half (Spot support). Run for the spec's size, and by `vmSize: auto` for
 /// every candidate (see [`super::size_checks`]).

@@ -1,0 +1,568 @@
+//! `--tune` with a standby pool (issue 23): the pool's size and the policy searched together.
+//!
+//! For each pool size (`maxReady = minReady`, [`standby::sizes`]), largest first, the cheapest
+//! policy that meets the target under the model variants: stage 1 binary-searches
+//! `targetPerInstance` per `scaleOutStep` x `scaleOutCooldown` (capped by what held with the next
+//! larger pool), stage 2 ([`stage2`]) tries the cooldowns, window, tiers and minimums around the
+//! cheapest. The proposal is the cheapest (size, policy), pool disks counted; it is written into
+//! the spec (`maxReady`, or the `standby` block removed for no pool) and checked from scratch.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::super::standby::{self, PoolSearch};
+use super::super::{Results, Settings};
+use super::params::Params;
+use super::search::{
+    Job, OUT_COOLDOWNS, Robust, STEPS, Scored, TARGETS, Tuned, UnderVariants, Variant,
+    allowed_misses, cheaper, holds_counted, score, stage2, under_variants, variants, verify_with,
+};
+use crate::spec::model::Spec;
+
+// --- the joint search over the standby pool's size and the policy (issue 23) ---------------
+
+/// `(scaleOutStep, scaleOutCooldown)` pairs: stage 1 searches `targetPerInstance` within each.
+fn step_cooldowns() -> Vec<(u32, u32)> {
+    STEPS
+        .iter()
+        .flat_map(|s| OUT_COOLDOWNS.iter().map(move |c| (*s, *c)))
+        .collect()
+}
+
+fn with_target(before: &Params, t: u32, step: u32, cooldown: u32) -> Params {
+    let mut p = before.clone();
+    p.target_per_instance = t;
+    p.scale_out_step = step;
+    p.scale_out_cooldown_minutes = cooldown;
+    p.scale_out_tiers.retain(|tier| tier.above > t);
+    p
+}
+
+/// What one pool size found.
+struct AtSize {
+    row: standby::PoolRow,
+    /// Per pair of [`step_cooldowns`], the largest [`TARGETS`] index that holds: no larger one
+    /// can hold with a smaller pool (`None`: none holds).
+    caps: Vec<Option<usize>>,
+    best: Option<(Scored, UnderVariants)>,
+    nominal_best: Option<Scored>,
+    policies: usize,
+    runs: usize,
+    nominal_meeting: usize,
+    checked: usize,
+}
+
+/// The cheapest policy that meets the target under the variants (`share`; `None`: nominal
+/// only) with the pool `job.settings.standby`. Stage 1: per `(scaleOutStep, scaleOutCooldown)`,
+/// a binary search for the largest `targetPerInstance` (up to `caps`) that holds, waits
+/// growing with the target; stage 2 ([`stage2`]) around the cheapest result, walked cheapest
+/// first and stopped at the first that is not cheaper.
+fn search_at(
+    job: &Job,
+    before: &Params,
+    eb: bool,
+    vs: &[Variant],
+    share: Option<f64>,
+    caps: &[Option<usize>],
+    prev: Option<&Params>,
+    bound_hours: f64,
+) -> AtSize {
+    // (score, holds, runs, checked under the variants)
+    let try_one = |p: &Params| -> (Option<Scored>, bool, usize, usize) {
+        let Some(sc) = score(job, p, eb) else {
+            return (None, false, 1, 0);
+        };
+        match (sc.meets, share) {
+            (false, _) => (Some(sc), false, 1, 0),
+            (true, None) => (Some(sc), true, 1, 0),
+            (true, Some(sh)) => {
+                let (h, r) = holds_counted(job, p, eb, vs, sh);
+                (Some(sc), h, 1 + r, 1)
+            }
+        }
+    };
+    let pairs = step_cooldowns();
+    let per: Vec<(Vec<(Scored, bool)>, Option<usize>, usize, usize)> = pairs
+        .par_iter()
+        .zip(caps.par_iter())
+        .map(|(&(step, cd), cap)| {
+            let mut pts = Vec::new();
+            let (mut runs, mut checked, mut found) = (0, 0, None);
+            let Some(cap) = *cap else {
+                return (pts, None, 0, 0);
+            };
+            let (mut lo, mut hi) = (0usize, cap.min(TARGETS.len() - 1) + 1);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                let (sc, h, r, c) = try_one(&with_target(before, TARGETS[mid], step, cd));
+                runs += r;
+                checked += c;
+                if let Some(sc) = sc {
+                    pts.push((sc, h));
+                }
+                if h {
+                    found = Some(mid);
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            (pts, found, runs, checked)
+        })
+        .collect();
+    let mut pts: Vec<(Scored, bool)> = Vec::new();
+    let (mut runs, mut checked) = (0, 0);
+    let mut next_caps = Vec::with_capacity(per.len());
+    for (p, f, r, c) in per {
+        pts.extend(p);
+        next_caps.push(f);
+        runs += r;
+        checked += c;
+    }
+    let (sc, h, r, c) = try_one(before);
+    runs += r;
+    checked += c;
+    pts.extend(sc.map(|s| (s, h)));
+    let cheapest = |v: &mut dyn Iterator<Item = &Scored>| v.min_by(|a, b| cheaper(a, b)).cloned();
+    let mut best = cheapest(&mut pts.iter().filter(|(_, h)| *h).map(|(s, _)| s));
+    // stage 2 around the cheapest that holds and the cheapest that meets the target in the
+    // nominal model (else the fastest)
+    let fastest = pts
+        .iter()
+        .map(|(s, _)| s)
+        .min_by(|a, b| a.p95.total_cmp(&b.p95).then(cheaper(a, b)))
+        .cloned();
+    let nominal = cheapest(&mut pts.iter().map(|(s, _)| s).filter(|s| s.meets)).or(fastest);
+    // ... and the spec's own policy and the next larger pool's choice (a policy's waits need not
+    // shrink with more instances: a scale-in restarts the jobs of the VMs it removes)
+    let mut bases: Vec<Params> = Vec::new();
+    for b in best
+        .iter()
+        .chain(nominal.iter())
+        .map(|s| &s.params)
+        .chain([before])
+        .chain(prev)
+    {
+        if !bases.contains(b) {
+            bases.push(b.clone());
+        }
+    }
+    let mut s2: Vec<Scored> = Vec::new();
+    if !bases.is_empty() {
+        let mut cands: Vec<Params> = Vec::new();
+        for b in &bases {
+            for p in stage2(b, before) {
+                if !cands.contains(&p) && !pts.iter().any(|(s, _)| s.params == p) {
+                    cands.push(p);
+                }
+            }
+        }
+        s2 = cands.par_iter().filter_map(|p| score(job, p, eb)).collect();
+        runs += cands.len();
+        let mut meeting: Vec<&Scored> = s2.iter().filter(|s| s.meets).collect();
+        meeting.sort_by(|a, b| cheaper(a, b));
+        'walk: for chunk in meeting.chunks(4) {
+            let ok: Vec<(bool, usize)> = chunk
+                .par_iter()
+                .map(|c| match share {
+                    None => (true, 0),
+                    Some(sh) => holds_counted(job, &c.params, eb, vs, sh),
+                })
+                .collect();
+            for (c, (h, r)) in chunk.iter().zip(ok) {
+                runs += r;
+                checked += usize::from(share.is_some());
+                if best
+                    .as_ref()
+                    .is_some_and(|b| cheaper(c, b) != std::cmp::Ordering::Less)
+                {
+                    break 'walk;
+                }
+                if h {
+                    best = Some((*c).clone());
+                    break 'walk;
+                }
+            }
+        }
+    }
+    let all = || pts.iter().map(|(s, _)| s).chain(s2.iter());
+    let nominal_best = cheapest(&mut all().filter(|s| s.meets));
+    let nominal_meeting = all().filter(|s| s.meets).count();
+    let policies = pts.len() + s2.len();
+    let best = best.map(|b| {
+        let u = under_variants(job, &b.params, eb, vs, Some(&b));
+        runs += vs.len().saturating_sub(1);
+        (b, u)
+    });
+    let sb = job.settings.standby.as_ref();
+    let (max_ready, min_ready) = sb.map_or((0, 0), |s| (s.max_ready, s.min_ready));
+    let fastest = all().map(|s| s.p95).fold(f64::INFINITY, f64::min);
+    let row = match &best {
+        Some((b, u)) => standby::PoolRow {
+            result: pool_try(
+                max_ready,
+                min_ready,
+                b,
+                u,
+                bound_hours,
+                nominal_best.as_ref(),
+                runs,
+            ),
+            policy: Some(b.params.clone()),
+        },
+        None => standby::PoolRow {
+            result: standby::PoolTry {
+                max_ready,
+                min_ready,
+                p95: fastest,
+                worst_p95: f64::NAN,
+                monthly: None,
+                meets: false,
+                standby_monthly: None,
+                ratio: None,
+                ratio_with_standby: None,
+                cost_of_robustness: None,
+                simulated: runs,
+            },
+            policy: None,
+        },
+    };
+    AtSize {
+        row,
+        caps: next_caps,
+        best,
+        nominal_best,
+        policies,
+        runs,
+        nominal_meeting,
+        checked,
+    }
+}
+
+/// A pool size's figures for `s`: the ratio to the lower bound, also with the standby pool (disks, builds)
+/// counted as instance-hours at the pool's own price per instance-hour.
+fn pool_try(
+    max_ready: u32,
+    min_ready: u32,
+    s: &Scored,
+    u: &UnderVariants,
+    bound_hours: f64,
+    nominal_best: Option<&Scored>,
+    runs: usize,
+) -> standby::PoolTry {
+    let ratio = (bound_hours > 0.0).then(|| s.instance_hours / bound_hours);
+    let with = match (ratio, s.pool_monthly, s.standby_monthly) {
+        (Some(r), Some(pool), Some(sb)) if pool - sb > 0.0 => Some(r * pool / (pool - sb)),
+        (Some(r), _, None) => Some(r),
+        _ => None,
+    };
+    standby::PoolTry {
+        max_ready,
+        min_ready,
+        p95: s.p95,
+        worst_p95: u.worst_p95,
+        monthly: s.pool_monthly,
+        meets: true,
+        standby_monthly: s.standby_monthly,
+        ratio,
+        ratio_with_standby: with,
+        cost_of_robustness: nominal_best
+            .and_then(|n| n.pool_monthly)
+            .zip(s.pool_monthly)
+            .map(|(n, a)| a - n),
+        simulated: runs,
+    }
+}
+
+/// The most instances the scale set can run: `capacity.max` or a schedule's maximum.
+fn top_instances(spec: &Spec) -> u32 {
+    let s = &spec.spec;
+    s.autoscale
+        .iter()
+        .flat_map(|a| a.schedules.iter().map(|p| p.max))
+        .chain([s.capacity.max])
+        .max()
+        .unwrap_or(s.capacity.max)
+}
+
+/// Remove the YAML block at `ptr` (its key's line to the next line indented no deeper).
+fn remove_block(job: &Job, ptr: &str) -> Result<super::edit::Edit, String> {
+    let text = job.source;
+    let key = job
+        .checked
+        .index
+        .spans(ptr)
+        .and_then(|s| s.key)
+        .ok_or_else(|| format!("the spec has no `{ptr}` to remove"))?;
+    let start = text[..key.byte_start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = key.byte_start - start;
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i + 1);
+    let mut end = line_end(key.byte_start);
+    while end < text.len() {
+        let line = &text[end..line_end(end)];
+        let content = line.trim_start();
+        if !content.trim().is_empty() && line.len() - content.len() <= indent {
+            break;
+        }
+        end = line_end(end);
+    }
+    Ok(super::edit::Edit {
+        start,
+        end,
+        text: String::new(),
+    })
+}
+
+/// The edits that give the spec a pool of `m` (`maxReady = minReady = m`; 0: no pool).
+fn pool_edits(job: &Job, m: u32) -> Result<Vec<super::edit::Edit>, String> {
+    const AT: &str = "/spec/autoscale/standby";
+    let Some(sb) = job
+        .input
+        .spec
+        .spec
+        .autoscale
+        .as_ref()
+        .and_then(|a| a.standby.as_ref())
+    else {
+        return Ok(Vec::new());
+    };
+    if m == 0 {
+        return remove_block(job, AT).map(|e| vec![e]);
+    }
+    let (index, text) = (&job.checked.index, job.source);
+    let mut v = Vec::new();
+    if sb.max_ready != m {
+        v.push(super::edit::set(
+            index,
+            text,
+            AT,
+            "maxReady",
+            &m.to_string(),
+        )?);
+    }
+    // `minReady` as written (the model fills it in with `maxReady` when absent)
+    if index.spans(&format!("{AT}/minReady")).is_some() && sb.min_ready() != m {
+        v.push(super::edit::set(
+            index,
+            text,
+            AT,
+            "minReady",
+            &m.to_string(),
+        )?);
+    }
+    Ok(v)
+}
+
+/// `--tune` on a spec with a standby pool: the pool size (`maxReady = minReady`, from 0 to
+/// [`standby::sizes`]) and the policy searched together, largest pool first: a policy that
+/// misses the target with a pool misses it with a smaller one (the model's waits do not grow
+/// with the pool), so each size's stage 1 starts from the targets that held with the next
+/// larger one. The proposal is the cheapest (size, policy) that meets the target under the
+/// variants, pool disks included.
+fn tune_with_pool(
+    job: &Job,
+    before_results: &Results,
+    before: Params,
+    eb: bool,
+    started: Instant,
+) -> Result<Tuned, String> {
+    let current = job.settings.standby.clone().ok_or("the spec has no pool")?;
+    let share = job.robust_share;
+    let vs: Vec<Variant> = variants(job.settings.choices)
+        .into_iter()
+        .take(if share.is_some() { usize::MAX } else { 1 })
+        .collect();
+    let top = top_instances(job.input.spec);
+    let sizes = standby::sizes(top);
+    let bound_hours = super::super::bound::lower_bound(
+        job.trace,
+        job.workload,
+        job.settings.wait_target_minutes,
+        job.settings.quantile,
+    )
+    .instance_hours;
+    let sized = |m: u32| Settings {
+        standby: Some(current.sized(m, m)),
+        ..job.settings.clone()
+    };
+    let mut caps = vec![Some(TARGETS.len() - 1); step_cooldowns().len()];
+    let mut found: Vec<AtSize> = Vec::new();
+    for &m in sizes.iter().rev() {
+        let settings = sized(m);
+        let j = Job {
+            settings: &settings,
+            ..*job
+        };
+        let prev = found.last().and_then(|a: &AtSize| a.row.policy.clone());
+        let at = search_at(
+            &j,
+            &before,
+            eb,
+            &vs,
+            share,
+            &caps,
+            prev.as_ref(),
+            bound_hours,
+        );
+        caps = at.caps.clone();
+        found.push(at);
+    }
+    found.reverse();
+    let chosen = found
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| a.best.as_ref().map(|(b, _)| (i, b)))
+        .min_by(|(i, a), (k, b)| {
+            let (x, y) = (a.pool_monthly, b.pool_monthly);
+            x.unwrap_or(f64::INFINITY)
+                .total_cmp(&y.unwrap_or(f64::INFINITY))
+                .then(i.cmp(k))
+        })
+        .map(|(i, _)| i);
+    let policies: usize = found.iter().map(|a| a.policies).sum();
+    let mut runs: usize = found.iter().map(|a| a.runs).sum();
+    let meeting: usize = found.iter().map(|a| a.nominal_meeting).sum();
+    // the proposal: written into the spec, checked and simulated again with its pool
+    let (mut best, mut reason, mut robust) = (None, None, None);
+    if let Some(i) = chosen {
+        let at = &found[i];
+        let m = sizes[i];
+        let (b, u) = at.best.clone().expect("chosen rows have a policy");
+        let settings = Settings {
+            standby: (m > 0).then(|| current.sized(m, m)),
+            ..job.settings.clone()
+        };
+        let j = Job {
+            settings: &settings,
+            ..*job
+        };
+        match pool_edits(job, m).and_then(|e| verify_with(&j, &before, &b.params, eb, e)) {
+            Ok(v) => best = Some(v),
+            Err(e) => reason = Some(e),
+        }
+        if let Some(sh) = share {
+            let before_nominal = score(job, &before, eb);
+            let before_under = under_variants(job, &before, eb, &vs, before_nominal.as_ref());
+            let sized_settings = sized(m);
+            let js = Job {
+                settings: &sized_settings,
+                ..*job
+            };
+            let nb_under = at
+                .nominal_best
+                .as_ref()
+                .map(|n| under_variants(&js, &n.params, eb, &vs, Some(n)));
+            runs += 2 * vs.len();
+            let c = at
+                .nominal_best
+                .as_ref()
+                .and_then(|n| n.pool_monthly)
+                .zip(b.pool_monthly);
+            robust = Some(Robust {
+                variants: vs.clone(),
+                share: sh,
+                before: before_under,
+                nominal_best: at.nominal_best.clone(),
+                nominal_best_under_variants: nb_under,
+                after: Some(u),
+                checked: found.iter().map(|a| a.checked).sum(),
+                cost_of_robustness: c.map(|(n, a)| a - n),
+                cost_of_robustness_percent: c
+                    .and_then(|(n, a)| (n > 0.0).then(|| (a - n) / n * 100.0)),
+            });
+        }
+    } else {
+        let fastest = found
+            .iter()
+            .map(|a| a.row.result.p95)
+            .fold(f64::INFINITY, f64::min);
+        reason = Some(format!(
+            "no pool size from 0 to {} with any of the {policies} policies tried meets p95 <= {} min{} (the fastest reaches {fastest} min in the nominal model; before: {} min): raise the maximums, lower the provisioning time, or accept fewer variants (--robust-share)",
+            sizes.last().copied().unwrap_or(0),
+            job.settings.wait_target_minutes,
+            if share.is_some() {
+                " under the model variants"
+            } else {
+                ""
+            },
+            before_results.wait_minutes.p95
+        ));
+    }
+    // how the choice moves with the assumed start time of a pooled VM
+    let (at_m, at_p) = match chosen {
+        Some(i) => (
+            sizes[i],
+            found[i].best.as_ref().map(|(b, _)| b.params.clone()),
+        ),
+        None => (current.max_ready, None),
+    };
+    let at_p = at_p.unwrap_or_else(|| before.clone());
+    let sensitivity: Vec<(u32, standby::PoolTry)> = standby::SENSITIVITY_START_SECONDS
+        .iter()
+        .filter_map(|secs| {
+            let settings = Settings {
+                standby: Some(current.sized(at_m, at_m).starting_in(*secs)),
+                ..job.settings.clone()
+            };
+            let j = Job {
+                settings: &settings,
+                ..*job
+            };
+            let n = score(&j, &at_p, eb)?;
+            let u = under_variants(&j, &at_p, eb, &vs, Some(&n));
+            let mut t = pool_try(at_m, at_m, &n, &u, bound_hours, None, vs.len());
+            t.meets = u.meeting >= vs.len() - allowed_misses(vs.len(), share.unwrap_or(1.0));
+            Some((*secs, t))
+        })
+        .collect();
+    runs += sensitivity.len() * vs.len();
+    let rows: Vec<standby::PoolRow> = found.into_iter().map(|a| a.row).collect();
+    let choice = standby::PoolChoice {
+        start_seconds: current.start_seconds,
+        start_source: current.start_source.clone(),
+        tried: rows.iter().map(|r| r.result.clone()).collect(),
+        chosen: chosen.map(|i| rows[i].result.clone()),
+        sensitivity,
+    };
+    let elapsed = started.elapsed().as_millis();
+    let search = PoolSearch {
+        chosen_max_ready: chosen.map(|i| sizes[i]),
+        rows,
+        largest: sizes.last().copied().unwrap_or(0),
+        limits: format!(
+            "up to the scale set's largest maximum, {top}, since a pooled VM above it is never taken (standby-above-max), and within Azure's {} VMs between the scale set and its pool (standby-vm-limit); vCPU quota is not known offline: preflight counts the pool against it",
+            crate::facts::standby::MAX_VMS_WITH_POOL
+        ),
+        policies,
+        runs,
+        elapsed_ms: elapsed as u64,
+        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown a binary search on targetPerInstance, capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each size's cheapest, the spec's policy and the next larger pool's choice, walked cheapest first".into(),
+    };
+    Ok(Tuned {
+        candidates: policies,
+        meeting,
+        elapsed_ms: elapsed,
+        before,
+        best,
+        reason,
+        robust,
+        standby: Some(choice),
+        pool_search: Some(search),
+        schedule: None,
+    })
+}
+
+/// [`tune_with_pool`] from the spec as written.
+pub(super) fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
+    let started = Instant::now();
+    let before = Params::of(job.input.spec).ok_or(
+        "the spec has no queue-driven autoscale (autoscale.queue): there is no policy to tune (a fixed pool or schedules alone scale by the clock)",
+    )?;
+    let explicit_below = job
+        .checked
+        .index
+        .spans("/spec/autoscale/queue/scaleInBelow")
+        .is_some();
+    tune_with_pool(job, before_results, before, explicit_below, started)
+}
