@@ -64,10 +64,17 @@ fn the_quota_error_codes_are_the_ones_microsoft_documents() {
     );
     // OperationNotAllowed is broad: without a quota in its message it is not one
     assert_eq!(
-        quota_error(VCPU_QUOTA_CODE, "Operation is not allowed on a deallocated VM."),
+        quota_error(
+            VCPU_QUOTA_CODE,
+            "Operation is not allowed on a deallocated VM."
+        ),
         None
     );
     // the code the page does not list is an assumption, and said to be one
-    assert!(doc.to_string().find(&format!("\"{VCPU_QUOTA_CODE_ASSUMED}\"")).is_none());
+    assert!(
+        doc.to_string()
+            .find(&format!("\"{VCPU_QUOTA_CODE_ASSUMED}\""))
+            .is_none()
+    );
     assert!(VCPU_QUOTA_CODE_ASSUMED_SOURCE.assumption);
 }

@@ -33,10 +33,10 @@ pub fn what_if_failure(
         .first()
         .map(|d| match d {
             Diagnosis::Quota(q) => quota_fix(q, spec, &request),
-        Diagnosis::Capacity { code, .. } => format!(
-            "{code}: run `gpuform preflight {}` to compare the alternate regions",
-            path.display()
-        ),
+            Diagnosis::Capacity { code, .. } => format!(
+                "{code}: run `gpuform preflight {}` to compare the alternate regions",
+                path.display()
+            ),
         })
         .or_else(|| code_only_quota_fix(&tree, spec, &request));
     Stop {
