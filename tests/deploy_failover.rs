@@ -405,3 +405,120 @@ fn a_region_outside_allowed_regions_is_never_tried() {
     assert!(tried(&fake).is_empty());
     let _ = Duration::ZERO;
 }
+
+/// `deploy`'s text output (stdout) of `spec` against `fake`.
+fn deploy_text(fake: &FakeAzure, spec: &std::path::Path) -> (i32, String, String) {
+    let mut c = fake.gpuform();
+    c.arg("deploy").arg(spec).args([
+        "--resource-group",
+        RG,
+        "--yes",
+        "--skip-preflight",
+        "--progress",
+        "none",
+        "--arm-endpoint",
+        &format!("{}/", fake.base),
+        "--retry-delay-ms",
+        "50",
+        "--poll-interval",
+        "0.05",
+    ]);
+    let out = c.output().unwrap();
+    let (o, e) = texts(&out);
+    (out.status.code().unwrap_or(-1), o, e)
+}
+
+/// The lines of the text output's failover section.
+fn attempt_lines(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("capacity failover ("))
+        .skip(1)
+        .take_while(|l| l.starts_with("  ") && l.trim_start().starts_with(char::is_numeric))
+        .collect()
+}
+
+#[test]
+fn the_text_output_lists_every_attempt_one_line_each() {
+    let dir = tempfile::tempdir().unwrap();
+    // zone 1 fails, zone 2's size fails, the alternate size of another family has no quota,
+    // the same-family alternate succeeds
+    let spec = spec_with(
+        &dir,
+        &format!(
+            "    zonesByRegion:\n      eastus2: [\"1\", \"2\"]\n    alternateSizes: [Standard_NC24ads_A100_v4, {BIG}]\n"
+        ),
+        None,
+    );
+    let fake = capacity_fake(
+        &[("eastus2", 48)],
+        Box::new(|size, zones, _| {
+            if zones == ["1"] {
+                Some(Answer::Allocation("ZonalAllocationFailed"))
+            } else if size == SIZE {
+                Some(Answer::SkuNotAvailable)
+            } else {
+                None
+            }
+        }),
+    );
+    let (code, o, e) = deploy_text(&fake, &spec);
+    assert_eq!(code, 0, "{o}\n{e}");
+    // each size is tried zone by zone; the other family's size is skipped in both zones
+    let lines = attempt_lines(&o);
+    let quota =
+        "Skipped (Standard NCADS_A100_v4 Family vCPUs quota 0 of 0 vCPUs used, one VM needs 24)";
+    assert_eq!(
+        lines,
+        vec![
+            format!("  1. {SIZE} in eastus2 zone 1: Failed (ZonalAllocationFailed)"),
+            format!("  2. {SIZE} in eastus2 zone 2: Rejected (SkuNotAvailable)"),
+            format!("  3. Standard_NC24ads_A100_v4 in eastus2 zone 1: {quota}"),
+            format!("  4. Standard_NC24ads_A100_v4 in eastus2 zone 2: {quota}"),
+            format!("  5. {BIG} in eastus2 zone 1: Failed (ZonalAllocationFailed)"),
+            format!("  6. {BIG} in eastus2 zone 2: Succeeded"),
+        ],
+        "{o}"
+    );
+    assert!(
+        o.contains("capacity failover (6 placements, in order: zone, size, region):"),
+        "{o}"
+    );
+}
+
+#[test]
+fn the_text_output_of_an_exhausted_failover_lists_the_attempts_before_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with(
+        &dir,
+        &format!("    alternateSizes: [{BIG}]\n"),
+        Some("  alternateRegions: []\n"),
+    );
+    let fake = capacity_fake(
+        &[("eastus2", 48)],
+        Box::new(|_, _, _| Some(Answer::Allocation("AllocationFailed"))),
+    );
+    let (code, o, e) = deploy_text(&fake, &spec);
+    assert_eq!(code, 1, "{o}\n{e}");
+    let lines = attempt_lines(&o);
+    assert_eq!(
+        lines,
+        vec![
+            format!("  1. {SIZE} in eastus2: Failed (AllocationFailed)"),
+            format!("  2. {BIG} in eastus2: Failed (AllocationFailed)"),
+        ],
+        "{o}"
+    );
+    let section = o.find("capacity failover (").unwrap();
+    assert!(section < o.find("error:").unwrap_or(usize::MAX), "{o}");
+}
+
+#[test]
+fn without_failover_the_text_output_has_no_attempts_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with(&dir, &format!("    alternateSizes: [{BIG}]\n"), None);
+    let fake = capacity_fake(&[("eastus2", 48)], Box::new(|_, _, _| None));
+    let (code, o, e) = deploy_text(&fake, &spec);
+    assert_eq!(code, 0, "{o}\n{e}");
+    assert!(!o.contains("capacity failover"), "{o}");
+}

@@ -603,3 +603,37 @@ fn a_hibernated_pool_with_the_principal_grants_the_roles_and_enables_hibernation
     assert!(bicep.contains("hibernationEnabled: true"));
     assert!(bicep.contains("standbyProviderRole0"));
 }
+
+#[test]
+fn the_provider_app_id_is_the_sources_and_an_assumption() {
+    let doc = excerpts();
+    let a = &doc["providerAppId"];
+    assert_eq!(a["assumption"], true);
+    let id = a["appId"].as_str().unwrap();
+    assert!(a["excerpt"].as_str().unwrap().contains(id));
+    assert_eq!(facts::PROVIDER_APP_ID, id);
+    assert!(facts::PROVIDER_APP_ID_SOURCE.assumption);
+    assert!(facts::PROVIDER_APP_ID_SOURCE.what.contains(id));
+    // the role-assignment filter and the Graph list the preflight uses are the documented ones
+    let f = doc["roleAssignmentsList"]["filter"].as_str().unwrap();
+    assert!(f.contains("principalId eq {id}"), "{f}");
+    let g = doc["graphServicePrincipals"]["request"].as_str().unwrap();
+    assert!(g.starts_with(&format!(
+        "GET /{}",
+        facts::GRAPH_SERVICE_PRINCIPALS_PATH
+            .trim_start_matches("v1.0")
+            .trim_start_matches('/')
+    )));
+}
+
+#[test]
+fn graph_endpoints_are_the_azure_clis() {
+    let doc =
+        sources::read_json(&sources::root().join("tests/fixtures/sources/graph-endpoints.json"));
+    for c in gpuform::azure::Cloud::ALL {
+        let want = doc["clouds"][c.name()].as_str().unwrap();
+        let want = format!("{}/", want.trim_end_matches('/'));
+        assert_eq!(c.graph_endpoint(), want, "{c}");
+        assert_eq!(c.graph_scope(), format!("{want}.default"), "{c}");
+    }
+}

@@ -646,3 +646,81 @@ fn a_placement_answer_that_times_out_and_a_graph_5xx_are_warnings_and_the_verdic
     assert_eq!(v["ranking"][0]["region"], "westus3");
     assert_eq!(v["ranking"][0].get("spotPlacementScore"), None);
 }
+
+#[test]
+fn the_alternate_sizes_are_scored_in_the_same_request_and_shown_on_the_ranking() {
+    const BIG: &str = "Standard_NC16as_T4_v3";
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(examples("shortvideo-transcode.yaml")).unwrap();
+    let text = text.replace(
+        "    zones: [\"1\", \"2\", \"3\"]\n",
+        &format!("    zones: [\"1\", \"2\", \"3\"]\n    alternateSizes: [{BIG}]\n"),
+    );
+    std::fs::create_dir_all(dir.path().join("cloud-init")).unwrap();
+    std::fs::copy(
+        examples("cloud-init/transcode.yaml"),
+        dir.path().join("cloud-init/transcode.yaml"),
+    )
+    .unwrap();
+    let spec = dir.path().join("spec.yaml");
+    std::fs::write(&spec, text).unwrap();
+
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount_subscription(&all_regions(), Duration::ZERO);
+    // the pool's size scores High everywhere; the alternate is Low in westus3, Medium elsewhere
+    mount_spot(
+        &fake,
+        Placement::new("High")
+            .size_score("westus3", BIG, "Low")
+            .size_score("eastus2", BIG, "Medium")
+            .size_score("southcentralus", BIG, "Medium"),
+        bands(["0-5", "0-5", "0-5"]),
+    );
+    let out = fake
+        .preflight(&spec)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v = json_of(&out);
+    // one request carries both sizes (the API takes up to five)
+    let generate: Vec<Value> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.url.path().ends_with("/spot/generate"))
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(generate.len(), 1, "{generate:?}");
+    assert_eq!(
+        generate[0]["desiredSizes"],
+        json!([{"sku": SIZE}, {"sku": BIG}])
+    );
+    // the ranking keeps the pool's size order and carries the alternates' scores
+    let ranking = v["ranking"].as_array().unwrap();
+    let by_region = |r: &str| ranking.iter().find(|k| k["region"] == r).unwrap();
+    assert_eq!(by_region("westus3")["spotPlacementScore"], "High");
+    assert_eq!(
+        by_region("westus3")["spotAlternateSizes"],
+        json!([{"size": BIG, "score": "Low"}])
+    );
+    assert_eq!(
+        by_region("southcentralus")["spotAlternateSizes"],
+        json!([{"size": BIG, "score": "Medium"}])
+    );
+    let c = check(&v, 0, "spot-placement");
+    assert_eq!(c["status"], "pass");
+    assert!(
+        c["message"].as_str().unwrap().ends_with(&format!(
+            "; alternate sizes (compute.alternateSizes): {BIG} Medium"
+        )),
+        "{c}"
+    );
+    let out = fake.preflight(&spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert!(
+        o.contains(&format!(
+            "westus3 (Spot High, eviction 0-5 %/h; alternate sizes: {BIG} Spot Low"
+        )),
+        "{o}{e}"
+    );
+}

@@ -53,6 +53,11 @@ pub trait ArmApi: Send + Sync {
     fn spot(&self) -> Option<&dyn super::spot_placement::SpotApi> {
         None
     }
+    /// The standby pool provider's principal (Microsoft Graph) and its role assignments (issue
+    /// 23). `None` (the default) for in-memory fakes: preflight lists the roles to check.
+    fn standby(&self) -> Option<&dyn super::standby_api::StandbyApi> {
+        None
+    }
 }
 
 /// ARM for one subscription.
@@ -60,6 +65,8 @@ pub trait ArmApi: Send + Sync {
 pub struct Arm {
     pub client: ArmClient,
     subscription: String,
+    /// Microsoft Graph, with the same credential (the standby provider's principal).
+    pub graph: Option<ArmClient>,
 }
 
 impl Arm {
@@ -67,7 +74,14 @@ impl Arm {
         Self {
             client,
             subscription: subscription.into(),
+            graph: None,
         }
+    }
+
+    /// The same credential for Microsoft Graph.
+    pub fn with_graph(mut self, graph: ArmClient) -> Self {
+        self.graph = Some(graph);
+        self
     }
 
     fn sub_path(&self, rest: &str) -> String {
@@ -90,6 +104,10 @@ impl ArmApi for Arm {
     }
 
     fn spot(&self) -> Option<&dyn super::spot_placement::SpotApi> {
+        Some(self)
+    }
+
+    fn standby(&self) -> Option<&dyn super::standby_api::StandbyApi> {
         Some(self)
     }
 

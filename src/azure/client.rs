@@ -112,6 +112,41 @@ impl ArmClient {
         }
     }
 
+    /// A client for Microsoft Graph (`endpoints.graph`, tokens for `endpoints.graph_scope`);
+    /// build its URLs with [`Self::plain_url`] (Graph takes no `api-version`).
+    pub(crate) fn graph(
+        endpoints: &Endpoints,
+        credential: Arc<dyn TokenCredential>,
+        http: &HttpSettings,
+        transport: Option<&Transport>,
+    ) -> Self {
+        let auth: Arc<dyn Policy> = Arc::new(BearerTokenAuthorizationPolicy::new(
+            credential,
+            [endpoints.graph_scope.clone()],
+        ));
+        Self {
+            endpoint: endpoints.graph.clone(),
+            cloud_endpoint: Url::parse(endpoints.cloud.graph_endpoint())
+                .expect("cloud endpoints are URLs"),
+            pipeline: http.azure_pipeline(transport, vec![auth]),
+        }
+    }
+
+    /// `{endpoint}{path}?k=v&...` without an `api-version` (Microsoft Graph).
+    pub fn plain_url(&self, path: &str, query: &[(&str, &str)]) -> Url {
+        let mut u = self
+            .endpoint
+            .join(path.trim_start_matches('/'))
+            .expect("paths are relative URLs");
+        let q = query
+            .iter()
+            .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+            .collect::<Vec<_>>()
+            .join("&");
+        u.set_query((!q.is_empty()).then_some(q.as_str()));
+        u
+    }
+
     /// The cloud's own ARM endpoint (what the user's cloud is, whatever `--arm-endpoint` says).
     pub fn cloud_endpoint(&self) -> &Url {
         &self.cloud_endpoint

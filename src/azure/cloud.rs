@@ -31,6 +31,10 @@ pub struct Endpoints {
     /// Token scope for ARM; stays the cloud's even when the endpoint is overridden (a proxy or a
     /// private link in front of ARM still expects the cloud's audience).
     pub scope: String,
+    /// Microsoft Graph base URL (trailing slash): the cloud's, or `--graph-endpoint`.
+    pub graph: Url,
+    /// Token scope for Graph; stays the cloud's when the endpoint is overridden.
+    pub graph_scope: String,
 }
 
 /// A bad `--arm-endpoint` / `AZURE_AUTHORITY_HOST`.
@@ -63,7 +67,17 @@ impl Endpoints {
             arm,
             authority,
             scope: cloud.arm_scope().to_string(),
+            graph: https_url("the Graph endpoint", cloud.graph_endpoint())?,
+            graph_scope: cloud.graph_scope().to_string(),
         })
+    }
+
+    /// Send Microsoft Graph requests to `graph` (`--graph-endpoint`) instead of the cloud's.
+    pub fn with_graph(mut self, graph: Option<&str>) -> Result<Self, EndpointError> {
+        if let Some(g) = graph {
+            self.graph = https_url("the Graph endpoint (--graph-endpoint)", g)?;
+        }
+        Ok(self)
     }
 }
 
@@ -101,6 +115,8 @@ mod tests {
         for c in Cloud::ALL {
             let e = Endpoints::resolve(c, None, None).unwrap();
             assert_eq!(e.arm.as_str(), c.arm_endpoint());
+            assert_eq!(e.graph.as_str(), c.graph_endpoint());
+            assert_eq!(e.graph_scope, format!("{}.default", c.graph_endpoint()));
             assert!(
                 e.scope.starts_with(e.arm.as_str().trim_end_matches('/')),
                 "{c}"

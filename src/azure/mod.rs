@@ -28,6 +28,8 @@ pub mod resource_graph;
 pub mod resource_id;
 pub mod spot_arm;
 pub mod spot_placement;
+pub mod standby_api;
+pub mod standby_arm;
 
 pub use api::{Arm, ArmApi};
 pub use auth::{AuthChoice, AuthMethod, AuthMode, Env, Probe, SystemProbe};
@@ -52,8 +54,14 @@ pub struct Connect {
 pub fn connect(c: &Connect, env: &Env, choice: &AuthChoice) -> Result<Arm, ArmError> {
     validate_subscription(&c.subscription)?;
     let credential = auth::credential(choice, env, &c.endpoints, &c.http, c.transport.as_ref())?;
-    let client = ArmClient::new(&c.endpoints, credential, &c.http, c.transport.as_ref());
-    Ok(Arm::new(client, c.subscription.clone()))
+    let client = ArmClient::new(
+        &c.endpoints,
+        credential.clone(),
+        &c.http,
+        c.transport.as_ref(),
+    );
+    let graph = ArmClient::graph(&c.endpoints, credential, &c.http, c.transport.as_ref());
+    Ok(Arm::new(client, c.subscription.clone()).with_graph(graph))
 }
 
 /// Subscription ids are GUIDs; a name here would build a wrong URL and a confusing 404.

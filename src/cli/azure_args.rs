@@ -28,6 +28,9 @@ pub struct AzureArgs {
     /// Resource Manager endpoint (https), e.g. a proxy; the token scope stays the cloud's.
     #[arg(long, value_name = "URL")]
     pub arm_endpoint: Option<String>,
+    /// Microsoft Graph endpoint (https) [default: the cloud's]; the token scope stays the cloud's.
+    #[arg(long, value_name = "URL", env = "GPUFORM_GRAPH_ENDPOINT")]
+    pub graph_endpoint: Option<String>,
     /// Seconds each HTTP try may take, body included.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub timeout: f64,
@@ -119,6 +122,7 @@ impl AzureArgs {
             self.arm_endpoint.as_deref(),
             env.get("AZURE_AUTHORITY_HOST"),
         )
+        .and_then(|e| e.with_graph(self.graph_endpoint.as_deref()))
         .map_err(|e| Failure::usage(e.to_string()))?;
         let choice = azure::auth::choose(self.auth.into(), &env, &SystemProbe)
             .map_err(|e| arm_failure(&e))?;

@@ -51,6 +51,10 @@ pub struct Args {
     /// With --request-quota: submit without asking.
     #[arg(long, short = 'y', requires = "request_quota")]
     pub yes: bool,
+    /// The Standby Pool resource provider's app id to look its principal up by in Microsoft
+    /// Graph [default: gpuform's assumption, which no Microsoft page confirms].
+    #[arg(long, value_name = "APP_ID", env = "GPUFORM_STANDBY_PROVIDER_APP_ID")]
+    pub standby_provider_app_id: Option<String>,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -74,6 +78,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .as_ref()
         .expect("a spec without errors has a model");
     let mut plan = Plan::from_spec(spec, &args.regions);
+    plan.standby_app_id = args.standby_provider_app_id.clone();
     plan.landing_zone =
         pf::landing_zone::Inputs::for_checked(&checked, plan.max, args.azure_policy);
     let mut ctx = Context {

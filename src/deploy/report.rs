@@ -61,6 +61,43 @@ pub struct Attempt {
     pub reason: Option<String>,
 }
 
+impl Attempt {
+    /// `Standard_NC8as_T4_v3 in eastus2 zone 1`.
+    pub fn label(&self) -> String {
+        let zones = match self.zones.len() {
+            0 => String::new(),
+            1 => format!(" zone {}", self.zones[0]),
+            _ => format!(" zones {}", self.zones.join(",")),
+        };
+        format!("{} in {}{zones}", self.vm_size, self.region)
+    }
+
+    /// One line of the text output: `2. <label>: Failed (ZonalAllocationFailed)`.
+    pub fn line(&self, n: usize) -> String {
+        let why = self
+            .reason
+            .as_deref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
+        format!("  {n}. {}: {}{why}", self.label(), self.provisioning_state)
+    }
+}
+
+/// The failover attempts, one line each (nothing when only the spec's placement was tried).
+fn attempts_text(s: &mut String, attempts: &[Attempt]) {
+    if attempts.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "capacity failover ({} placements, in order: zone, size, region):",
+        attempts.len()
+    );
+    for (i, a) in attempts.iter().enumerate() {
+        let _ = writeln!(s, "{}", a.line(i + 1));
+    }
+}
+
 /// The portal link of the workbook whose id the deployment output `gpuWorkbookId` holds.
 pub fn workbook_link(portal: &str, outputs: &BTreeMap<String, Value>) -> Option<String> {
     let id = outputs.get("gpuWorkbookId")?.as_str()?;
@@ -93,6 +130,7 @@ pub fn text(o: &Outcome, elapsed: Duration) -> String {
         "\ndeployment {} {verb} (resource group {}{when})",
         o.deployment, o.resource_group
     );
+    attempts_text(&mut s, &o.attempts);
     if o.provisioning_state == "Succeeded" {
         if !o.outputs.is_empty() {
             let _ = writeln!(s, "outputs:");
@@ -192,6 +230,12 @@ pub fn markdown(o: &Outcome) -> String {
                 other => other.to_string(),
             };
             let _ = writeln!(s, "| {k} | `{}` |", v.replace('|', "\\|"));
+        }
+    }
+    if !o.attempts.is_empty() {
+        let _ = writeln!(s, "\n**Capacity failover** (zone, size, region):\n");
+        for (i, a) in o.attempts.iter().enumerate() {
+            let _ = writeln!(s, "{}", a.line(i + 1).trim_start());
         }
     }
     if let Some(e) = &o.error {

@@ -178,7 +178,7 @@ pub fn run(
             );
             o.fixes.push(format!(
                 "capacity failover tried every placement the spec allows ({}): list more in compute.alternateSizes, compute.zonesByRegion or alternateRegions (inside allowedRegions), or deploy again later; run with --no-failover to see the alternate regions preflight passes",
-                attempts.iter().map(|a| format!("{} {}", failover_label(a), a.provisioning_state)).collect::<Vec<_>>().join(", ")
+                attempts.iter().map(|a| format!("{} {}", a.label(), a.provisioning_state)).collect::<Vec<_>>().join(", ")
             ));
             o.attempts = attempts;
             let _ = elapsed;
@@ -200,15 +200,6 @@ pub fn run(
         };
         ended = attempt(&opts, &moved, prepared, azure, true)?;
     }
-}
-
-fn failover_label(a: &Attempt) -> String {
-    let zones = match a.zones.len() {
-        0 => String::new(),
-        1 => format!(" zone {}", a.zones[0]),
-        _ => format!(" zones {}", a.zones.join(",")),
-    };
-    format!("{} in {}{zones}", a.vm_size, a.region)
 }
 
 /// One deployment of `prepared`.

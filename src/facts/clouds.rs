@@ -26,6 +26,15 @@ pub const ENDPOINTS: Source = Source::doc(
     "2026-12-03",
 );
 
+/// Microsoft Graph per cloud (`endpoints.microsoft_graph_resource_id` of `AZURE_PUBLIC_CLOUD`,
+/// `AZURE_CHINA_CLOUD`, `AZURE_US_GOV_CLOUD`); the token scope is the endpoint + `/.default`.
+/// `tests/facts_standby.rs` holds these against `tests/fixtures/sources/graph-endpoints.json`.
+pub const GRAPH: Source = Source::doc(
+    "Azure/azure-cli src/azure-cli-core/azure/cli/core/cloud.py@004224f71b2281f7f7acf5435f224805c1c54674 \
+     (endpoints.microsoft_graph_resource_id)",
+    "2026-12-03",
+);
+
 /// A region belongs to a sovereign cloud by its name's prefix.
 pub const REGION_PREFIX: Source = Source::assumption(
     "no source lists a rule; every China region name starts with `china` and every US \
@@ -90,6 +99,24 @@ impl Cloud {
             Cloud::AzureCloud => "https://portal.azure.com",
             Cloud::AzureChinaCloud => "https://portal.azure.cn",
             Cloud::AzureUSGovernment => "https://portal.azure.us",
+        }
+    }
+
+    /// Microsoft Graph's endpoint (with a trailing slash). Source: [`GRAPH`].
+    pub fn graph_endpoint(self) -> &'static str {
+        match self {
+            Cloud::AzureCloud => "https://graph.microsoft.com/",
+            Cloud::AzureChinaCloud => "https://microsoftgraph.chinacloudapi.cn/",
+            Cloud::AzureUSGovernment => "https://graph.microsoft.us/",
+        }
+    }
+
+    /// The scope a Microsoft Graph token is requested for. Source: [`GRAPH`].
+    pub fn graph_scope(self) -> &'static str {
+        match self {
+            Cloud::AzureCloud => "https://graph.microsoft.com/.default",
+            Cloud::AzureChinaCloud => "https://microsoftgraph.chinacloudapi.cn/.default",
+            Cloud::AzureUSGovernment => "https://graph.microsoft.us/.default",
         }
     }
 

@@ -276,6 +276,42 @@ pub const GALLERY_ROLES: &[&str] = &[
 /// [`PERMISSIONS`].
 pub const PROVIDER_PRINCIPAL_NAME: &str = "Standby Pool Resource Provider";
 
+/// The provider's application (client) id, which gpuform looks its service principal up by in
+/// Microsoft Graph (`servicePrincipals?$filter=appId eq '...'`). No Microsoft page found gives
+/// it (searched: the standby pools permissions, create and FAQ pages, Learn's first-party app
+/// lists); the value is a third-party test's comment ("Object ID of the \"Standby Pool Resource
+/// Provider\" service principal (app ID d4398a72-b879-49e5-9f3a-ff22c32efb42)", an Azure
+/// provider test of the alchemy project, read 2026-12-03). So it is an assumption: preflight
+/// says so whenever it uses it, checks the display name Graph returns against
+/// [`PROVIDER_PRINCIPAL_NAME`], and `--standby-provider-app-id` /
+/// `GPUFORM_STANDBY_PROVIDER_APP_ID` (or the spec's `providerPrincipalId`) override it.
+pub const PROVIDER_APP_ID: &str = "d4398a72-b879-49e5-9f3a-ff22c32efb42";
+pub const PROVIDER_APP_ID_SOURCE: Source = Source::assumption(
+    "no Microsoft page gives the Standby Pool Resource Provider's app id; gpuform uses \
+     d4398a72-b879-49e5-9f3a-ff22c32efb42 from a third-party test's comment (override with \
+     --standby-provider-app-id or GPUFORM_STANDBY_PROVIDER_APP_ID)",
+    "2026-12-03",
+);
+
+/// Microsoft Graph's service principal list: `GET {graph}/v1.0/servicePrincipals?$filter=appId
+/// eq '{appId}'` answers `{"value": [{"id", "appId", "displayName", ...}]}`; without directory
+/// read permission Graph answers 403 `Authorization_RequestDenied`.
+pub const GRAPH_SERVICE_PRINCIPALS: Source = Source::doc(
+    "https://learn.microsoft.com/graph/api/serviceprincipal-list?view=graph-rest-1.0 (List servicePrincipals: $filter on appId, response {value: [servicePrincipal]})",
+    "2026-12-03",
+);
+pub const GRAPH_SERVICE_PRINCIPALS_PATH: &str = "v1.0/servicePrincipals";
+
+/// ARM's role assignments of a principal at a resource group: `GET /subscriptions/{s}/
+/// resourceGroups/{rg}/providers/Microsoft.Authorization/roleAssignments?$filter=principalId eq
+/// '{id}'` ("Use ... principalId eq {id} to return all role assignments at, above or below the
+/// scope for the specified principal"), each `{properties: {roleDefinitionId, principalId,
+/// scope}}`.
+pub const ROLE_ASSIGNMENTS_LIST: Source = Source::doc(
+    "https://learn.microsoft.com/rest/api/authorization/role-assignments/list-for-resource-group?view=rest-authorization-2022-04-01",
+    "2026-12-03",
+);
+
 /// Deallocated VMs count against quota: "Ensure you have enough quota to complete the standby pool
 /// creation. Insufficient quota results in the platform attempting to create the virtual machines
 /// in the standby pool but unable to successfully complete the create operation. Check for

@@ -150,6 +150,32 @@ pub fn plan(name: &str, s: &WorkloadSpec) -> Option<StandbyPool> {
     })
 }
 
+/// A deallocated pool of 2 (maxReady = minReady = 2) with the assumed start time: the unit
+/// tests' pool (preflight's and status's standby checks).
+#[cfg(test)]
+pub fn sample() -> StandbyPool {
+    let s = StandbyState::Deallocated;
+    let vm = s.vm_state();
+    StandbyPool {
+        name: "sbp-x".into(),
+        resource_type: facts::RESOURCE_TYPE,
+        api_version: facts::API_VERSION,
+        max_ready: 2,
+        min_ready: 2,
+        state: s,
+        vm_state: vm.azure_name(),
+        hibernation: false,
+        start_seconds: 180,
+        start_assumed: true,
+        bills_compute: false,
+        reserves_capacity: false,
+        counts_against_quota: true,
+        provider_roles: vec![],
+        provider_principal_id: None,
+        provider: facts::PROVIDER,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

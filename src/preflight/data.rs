@@ -101,4 +101,6 @@ pub struct SubscriptionData {
     pub workspace: Option<landing_zone::WorkspaceData>,
     /// Spot placement scores and eviction rates; `Some` for a pool with a Spot share, live.
     pub spot: Option<super::spot::Data>,
+    /// The standby provider's principal and roles; `Some` for a standby pool, live, with -g.
+    pub standby_roles: Option<super::standby::RolesData>,
 }

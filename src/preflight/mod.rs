@@ -89,9 +89,16 @@ pub async fn gather_live(
         }
     };
     let spot = spot::gather(api, plan);
+    let standby_roles = standby::gather(
+        api,
+        plan.standby.as_ref(),
+        plan.resource_group.as_deref(),
+        plan.standby_app_id.as_deref(),
+    );
     let (regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot) = futures::join!(
         regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot
     );
+    let standby_roles = standby_roles.await;
     let sub = SubscriptionData {
         providers,
         encryption_at_host: feature,
@@ -102,6 +109,7 @@ pub async fn gather_live(
         landing_zone: lz,
         workspace,
         spot,
+        standby_roles,
     };
     let fatal = regions
         .iter()
@@ -223,6 +231,7 @@ impl Offline {
                     table: w.table.as_ref().map(|_| Fetch::Skipped(LIVE_ONLY.into())),
                 }),
             spot: None,
+            standby_roles: None,
         };
         (regions, sub)
     }

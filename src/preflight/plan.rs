@@ -121,6 +121,10 @@ fn global_names(spec: &Spec) -> Vec<GlobalName> {
 pub struct Plan {
     pub name: String,
     pub size: String,
+    /// `compute.alternateSizes` (deploy's failover tries them): their Spot placement scores
+    /// are read with the pool's size and shown on the ranking.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternate_sizes: Vec<String>,
     /// vCPUs per VM from the catalog (the live SKU's `vCPUs` wins when known).
     pub vcpus: Option<u32>,
     /// Quota family from the catalog (the live SKU's `family` wins when known).
@@ -172,6 +176,10 @@ pub struct Plan {
     /// The standby pool (`autoscale.standby`): its provider, roles and quota are checked.
     #[serde(skip)]
     pub standby: Option<crate::plan::standby::StandbyPool>,
+    /// `--standby-provider-app-id`: the standby provider's app id to look its principal up by
+    /// (else [`crate::facts::standby::PROVIDER_APP_ID`], an assumption).
+    #[serde(skip)]
+    pub standby_app_id: Option<String>,
 }
 
 impl Plan {
@@ -247,6 +255,7 @@ impl Plan {
             size: size
                 .map(|z| z.name.clone())
                 .unwrap_or_else(|| s.compute.vm_size.clone()),
+            alternate_sizes: s.compute.alternate_sizes.clone(),
             vcpus: size.map(|z| z.vcpus),
             quota_family: size.map(|z| z.quota_family.clone()),
             max,
@@ -275,6 +284,7 @@ impl Plan {
             landing_zone: None,
             workspace: super::landing_zone::WorkspaceInputs::of(spec),
             standby,
+            standby_app_id: None,
         }
     }
 

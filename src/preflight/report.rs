@@ -149,6 +149,18 @@ pub struct Ranked {
     /// The region's Spot eviction-rate band for the pool's size (percent per hour).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spot_eviction_rate: Option<String>,
+    /// The Spot placement scores of `compute.alternateSizes` in the region (deploy's failover
+    /// tries them), as Azure spells them; they do not change the order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub spot_alternate_sizes: Vec<SizeScore>,
+}
+
+/// One size's Spot placement score in a region (its weakest zone's for a zonal pool).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SizeScore {
+    pub size: String,
+    pub score: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -314,12 +326,25 @@ impl Report {
 
 /// "Spot High, eviction 0-5 %/h" for a ranked region with Spot data.
 fn spot_label(k: &Ranked) -> Option<String> {
-    match (&k.spot_placement_score, &k.spot_eviction_rate) {
+    let base = match (&k.spot_placement_score, &k.spot_eviction_rate) {
         (None, None) => None,
         (Some(s), None) => Some(format!("Spot {s}")),
         (None, Some(e)) => Some(format!("eviction {e} %/h")),
         (Some(s), Some(e)) => Some(format!("Spot {s}, eviction {e} %/h")),
+    };
+    if k.spot_alternate_sizes.is_empty() {
+        return base;
     }
+    let alts = k
+        .spot_alternate_sizes
+        .iter()
+        .map(|a| format!("{} Spot {}", a.size, a.score))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(match base {
+        Some(b) => format!("{b}; alternate sizes: {alts}"),
+        None => format!("alternate sizes: {alts}"),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

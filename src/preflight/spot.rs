@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::Fetch;
 use super::plan::Plan;
-use super::report::{Check, Ranked, RegionReport, Status};
+use super::report::{Check, Ranked, RegionReport, SizeScore, Status};
 use crate::azure::spot_placement::{EvictionRate, PlacementRequest, PlacementScore, ResourceSize};
 use crate::azure::{ArmApi, ArmError, Cloud};
 use crate::facts::spot_placement as facts;
@@ -24,7 +24,8 @@ pub const EVICTION_ID: &str = "spot-eviction";
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Inputs {
-    /// The pool's size (later: its acceptable alternates, up to five per request).
+    /// The pool's size first, then `compute.alternateSizes` (at most [`facts::MAX_SIZES`] per
+    /// request).
     pub sizes: Vec<String>,
     /// Every region preflight checks (spec, alternates, `--region`), in order.
     pub regions: Vec<String>,
@@ -41,8 +42,14 @@ impl Inputs {
         if plan.spot == 0 || plan.targets.is_empty() {
             return None;
         }
+        let mut sizes = vec![plan.size.clone()];
+        for s in &plan.alternate_sizes {
+            if !sizes.iter().any(|x| x.eq_ignore_ascii_case(s)) {
+                sizes.push(s.clone());
+            }
+        }
         Some(Inputs {
-            sizes: vec![plan.size.clone()],
+            sizes,
             regions: plan.targets.iter().map(|t| t.region.clone()).collect(),
             zones: plan.zones.clone(),
             count: plan.spot,
@@ -190,9 +197,19 @@ fn same(a: Option<&str>, b: &str) -> bool {
     a.is_some_and(|a| a.trim().eq_ignore_ascii_case(b.trim()))
 }
 
-/// The score rows of `size` in `region`, restricted to the pool's zones for a zonal pool.
+/// The score rows of the pool's size in `region`, restricted to the pool's zones for a zonal
+/// pool.
 fn rows<'a>(data: &'a Data, rows: &'a [PlacementScore], region: &str) -> Vec<&'a PlacementScore> {
-    let size = &data.inputs.sizes[0];
+    size_rows(data, rows, region, &data.inputs.sizes[0])
+}
+
+/// [`rows`] of any `size`.
+fn size_rows<'a>(
+    data: &'a Data,
+    rows: &'a [PlacementScore],
+    region: &str,
+    size: &str,
+) -> Vec<&'a PlacementScore> {
     let mut v: Vec<&PlacementScore> = rows
         .iter()
         .filter(|r| same(r.region.as_deref(), region) && same(r.sku.as_deref(), size))
@@ -216,13 +233,32 @@ fn score_of(r: &PlacementScore) -> &str {
 /// The region's placement score for ranking: its weakest zone's (or the regional score), as
 /// Azure spells it; `None` when not read.
 pub fn region_score(data: &Data, region: &str) -> Option<String> {
+    size_score(data, region, &data.inputs.sizes[0])
+}
+
+/// `size`'s score in `region`: its weakest zone's (or the regional score).
+fn size_score(data: &Data, region: &str, size: &str) -> Option<String> {
     let Fetch::Got(all) = &data.scores else {
         return None;
     };
-    let rows = rows(data, all, region);
+    let rows = size_rows(data, all, region, size);
     rows.iter()
         .max_by_key(|r| facts::score_rank(score_of(r)).unwrap_or(usize::MAX))
         .map(|r| score_of(r).to_string())
+}
+
+/// The scores of the alternate sizes (`compute.alternateSizes`) in `region`, in the spec's
+/// order; sizes Azure returned no row for are left out.
+pub fn alternate_scores(data: &Data, region: &str) -> Vec<SizeScore> {
+    data.inputs.sizes[1..]
+        .iter()
+        .filter_map(|s| {
+            size_score(data, region, s).map(|score| SizeScore {
+                size: s.clone(),
+                score,
+            })
+        })
+        .collect()
 }
 
 /// The region's eviction-rate band for the pool's size, as Azure spells it.
@@ -307,6 +343,16 @@ fn placement_check(data: &Data, region: &str) -> Check {
     };
     if short {
         msg.push_str("; Azure says the Spot quota is short (isQuotaAvailable: false)");
+    }
+    let alts = alternate_scores(data, region);
+    if !alts.is_empty() {
+        msg.push_str(&format!(
+            "; alternate sizes (compute.alternateSizes): {}",
+            alts.iter()
+                .map(|a| format!("{} {}", a.size, a.score))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     let status = match worst {
         Some(0) | Some(1) => Status::Pass,
@@ -409,6 +455,7 @@ pub fn fold(data: &Data, regions: &mut [RegionReport], ranking: &mut [Ranked]) {
     for k in ranking.iter_mut() {
         k.spot_placement_score = region_score(data, &k.region);
         k.spot_eviction_rate = region_eviction(data, &k.region);
+        k.spot_alternate_sizes = alternate_scores(data, &k.region);
     }
     rank(ranking);
 }
@@ -443,6 +490,7 @@ mod tests {
             on_demand_hourly: Some(price),
             spot_placement_score: None,
             spot_eviction_rate: None,
+            spot_alternate_sizes: Vec::new(),
         }
     }
 

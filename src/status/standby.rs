@@ -161,28 +161,7 @@ mod tests {
         })
     }
 
-    fn pool() -> StandbyPool {
-        let s = crate::spec::standby::StandbyState::Deallocated;
-        let vm = s.vm_state();
-        StandbyPool {
-            name: "sbp-x".into(),
-            resource_type: crate::facts::standby::RESOURCE_TYPE,
-            api_version: crate::facts::standby::API_VERSION,
-            max_ready: 2,
-            min_ready: 2,
-            state: s,
-            vm_state: vm.azure_name(),
-            hibernation: false,
-            start_seconds: 180,
-            start_assumed: true,
-            bills_compute: false,
-            reserves_capacity: false,
-            counts_against_quota: true,
-            provider_roles: vec![],
-            provider_principal_id: None,
-            provider: crate::facts::standby::PROVIDER,
-        }
-    }
+    use crate::plan::standby::sample as pool;
 
     #[test]
     fn the_documented_runtime_view_reads_ready_and_health() {

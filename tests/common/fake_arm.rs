@@ -279,8 +279,9 @@ impl FakeAzure {
     }
 
     /// What points the binary at the fake: a client secret, and trust in the test CA only.
-    fn vars(&self) -> [(&'static str, OsString); 6] {
+    fn vars(&self) -> [(&'static str, OsString); 7] {
         [
+            ("GPUFORM_GRAPH_ENDPOINT", format!("{}/", self.base).into()),
             ("SSL_CERT_FILE", self.ca_file.clone().into()),
             ("AZURE_AUTHORITY_HOST", self.base.clone().into()),
             ("AZURE_TENANT_ID", TENANT.into()),

@@ -57,6 +57,8 @@ pub fn clean_command() -> assert_cmd::Command {
         "IDENTITY_ENDPOINT",
         "MSI_ENDPOINT",
         "GPUFORM_AUTH",
+        "GPUFORM_GRAPH_ENDPOINT",
+        "GPUFORM_STANDBY_PROVIDER_APP_ID",
         "SSL_CERT_FILE",
         "SSL_CERT_DIR",
         "HTTPS_PROXY",

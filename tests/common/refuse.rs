@@ -18,7 +18,12 @@
 //! - a VM extension whose publisher/type is not published (`../shared/azure/extensions.json`):
 //!   `ArtifactNotFound`, "Extension with publisher '<p>', type '<t>', and type handler version
 //!   '<v>' could not be found in the extension repository."
-//!   (github.com/MicrosoftDocs/azure-docs/issues/10862, github.com/Azure/azure-quickstart-templates/issues/763).
+//!   (github.com/MicrosoftDocs/azure-docs/issues/10862, github.com/Azure/azure-quickstart-templates/issues/763);
+//! - a resource of a namespace the subscription has not registered ([`AzureFacts::unregistered`],
+//!   e.g. `Microsoft.StandbyPool` before `az provider register`): `MissingSubscriptionRegistration`,
+//!   "The subscription is not registered to use namespace '<ns>'. See https://aka.ms/rps-not-found
+//!   for how to register subscriptions." (Learn, "Resolve errors for resource provider
+//!   registration", https://learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-register-resource-provider).
 //!
 //! Azure reports the role and extension errors from the failed resource operation (the
 //! deployment ends `Failed` with `DeploymentFailed` around them) and the API version error at
@@ -49,6 +54,7 @@ pub struct AzureFacts {
     roles: BTreeSet<String>,
     api: BTreeMap<String, Vec<String>>,
     extensions: BTreeSet<(String, String)>,
+    unregistered: BTreeSet<String>,
 }
 
 impl AzureFacts {
@@ -85,6 +91,7 @@ impl AzureFacts {
             roles,
             api,
             extensions,
+            unregistered: BTreeSet::new(),
         }
     }
 
@@ -100,6 +107,12 @@ impl AzureFacts {
         if let Some(v) = self.api.get_mut(&resource_type.to_ascii_lowercase()) {
             v.retain(|x| x != version);
         }
+        self
+    }
+
+    /// A subscription that has not registered resource provider `namespace`.
+    pub fn unregistered(mut self, namespace: &str) -> Self {
+        self.unregistered.insert(namespace.to_ascii_lowercase());
         self
     }
 
@@ -154,6 +167,15 @@ impl AzureFacts {
                 if let (Some(t), Some(ver)) = (s("type"), s("apiVersion")) {
                     if !t.starts_with('[') && !ver.starts_with('[') {
                         let (ns, short) = t.split_once('/').unwrap_or((t, ""));
+                        if self.unregistered.contains(&ns.to_ascii_lowercase()) {
+                            *found = Some((
+                                "MissingSubscriptionRegistration".into(),
+                                format!(
+                                    "The subscription is not registered to use namespace '{ns}'. See https://aka.ms/rps-not-found for how to register subscriptions."
+                                ),
+                            ));
+                            return;
+                        }
                         match self.api.get(&t.to_ascii_lowercase()) {
                             None => {
                                 *found = Some((
@@ -199,6 +221,58 @@ impl AzureFacts {
             Value::Array(a) => a.iter().for_each(|x| self.walk(x, location, found)),
             _ => {}
         }
+    }
+}
+
+impl AzureFacts {
+    /// The API versions Azure knows for `resource_type` (empty: an unknown type).
+    pub fn versions(&self, resource_type: &str) -> Vec<String> {
+        self.api
+            .get(&resource_type.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// Answers a GET of a resource of `resource_type` with `body` when its `api-version` is one
+/// Azure knows, else as Azure refuses it: 400 `NoRegisteredProviderFound` (or
+/// `MissingApiVersionParameter` without one), the messages of the sources above.
+pub struct VersionedGet {
+    pub facts: AzureFacts,
+    pub resource_type: String,
+    pub location: String,
+    pub body: Value,
+}
+
+impl Respond for VersionedGet {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let known = self.facts.versions(&self.resource_type);
+        let Some(ver) = request
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == "api-version")
+            .map(|(_, v)| v.into_owned())
+        else {
+            return ResponseTemplate::new(400).set_body_json(json!({"error": {
+                "code": "MissingApiVersionParameter",
+                "message": "The api-version query parameter (?api-version=) is required for all requests."
+            }}));
+        };
+        if known.iter().any(|k| *k == ver) {
+            return ResponseTemplate::new(200).set_body_json(self.body.clone());
+        }
+        let short = self
+            .resource_type
+            .split_once('/')
+            .map_or("", |(_, s)| s)
+            .to_owned();
+        ResponseTemplate::new(400).set_body_json(json!({"error": {
+            "code": "NoRegisteredProviderFound",
+            "message": format!(
+                "No registered resource provider found for location '{}' and API version '{ver}' for type '{short}'. The supported api-versions are '{}'. The supported locations are '{}'.",
+                self.location, known.join(", "), self.location
+            )
+        }}))
     }
 }
 

@@ -36,6 +36,8 @@ fn api_version(req: &Request) -> Option<String> {
 /// `quota_short` regions answer `isQuotaAvailable: false`.
 pub struct Placement {
     pub scores: BTreeMap<(String, Option<String>), String>,
+    /// A score per (region, size), ahead of [`Self::scores`].
+    pub size_scores: BTreeMap<(String, String), String>,
     pub default: String,
     pub quota_short: Vec<String>,
     /// The bodies received (for assertions on desiredCount and friends).
@@ -48,6 +50,7 @@ impl Placement {
     pub fn new(default: &str) -> Self {
         Placement {
             scores: BTreeMap::new(),
+            size_scores: BTreeMap::new(),
             default: default.into(),
             quota_short: Vec::new(),
             seen: Mutex::new(Vec::new()),
@@ -57,6 +60,13 @@ impl Placement {
 
     pub fn delay_all(mut self, d: std::time::Duration) -> Self {
         self.delay = d;
+        self
+    }
+
+    /// Every zone of `size` in `region` scores `score`.
+    pub fn size_score(mut self, region: &str, size: &str, score: &str) -> Self {
+        self.size_scores
+            .insert((region.into(), size.into()), score.into());
         self
     }
 
@@ -128,8 +138,9 @@ impl Respond for Placement {
                 };
                 for z in zones {
                     let score = self
-                        .scores
-                        .get(&(l.clone(), z.clone()))
+                        .size_scores
+                        .get(&(l.clone(), s.clone()))
+                        .or_else(|| self.scores.get(&(l.clone(), z.clone())))
                         .or_else(|| self.scores.get(&(l.clone(), None)))
                         .cloned()
                         .unwrap_or_else(|| self.default.clone());

@@ -123,6 +123,7 @@ pub fn build(
             on_demand_hourly: r.on_demand_hourly,
             spot_placement_score: None,
             spot_eviction_rate: None,
+            spot_alternate_sizes: Vec::new(),
         })
         .collect();
     // cheapest first; unknown prices last, then by name for a stable order

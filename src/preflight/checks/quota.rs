@@ -119,9 +119,21 @@ pub(super) fn quota_checks(
         c
     };
 
+    // a standby pool's VMs are counted with the regular share (Plan::from_spec)
+    let pooled = plan
+        .standby
+        .as_ref()
+        .filter(|p| p.counts_against_quota && p.max_ready > 0 && plan.regular >= p.max_ready)
+        .map(|p| {
+            format!(
+                " ({} of them the standby pool's: pooled VMs count against quota in any state)",
+                p.max_ready
+            )
+        })
+        .unwrap_or_default();
     let vm_word = |n: u32, kind: &str| {
         format!(
-            "{n} {kind} VM{} x {vcpus} vCPUs",
+            "{n} {kind} VM{} x {vcpus} vCPUs{pooled}",
             if n == 1 { "" } else { "s" }
         )
     };

@@ -105,10 +105,7 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
         out.push(crate::preflight::standby::provider_check(p, state));
         out.push(crate::preflight::standby::roles_check(
             p,
-            p.provider_principal_id.as_deref(),
-            None,
-            "SUBSCRIPTION",
-            plan.resource_group.as_deref().unwrap_or("RESOURCE_GROUP"),
+            sub.standby_roles.as_ref(),
         ));
     }
     out.push(key_vault_check(plan, sub));

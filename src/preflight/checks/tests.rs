@@ -24,6 +24,7 @@ fn plan() -> Plan {
     Plan {
         name: "t".into(),
         size: "Standard_NC8as_T4_v3".into(),
+        alternate_sizes: Vec::new(),
         vcpus: Some(8),
         quota_family: Some("Standard NCASv3_T4 Family".into()),
         max: 4,
@@ -62,6 +63,7 @@ fn plan() -> Plan {
         landing_zone: None,
         workspace: None,
         standby: None,
+        standby_app_id: None,
     }
 }
 
@@ -389,6 +391,7 @@ fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
         landing_zone: None,
         workspace: None,
         spot: None,
+        standby_roles: None,
     };
     let r = build(
         &t,
@@ -464,6 +467,7 @@ fn sub_with(
         landing_zone: None,
         workspace: None,
         spot: None,
+        standby_roles: None,
     }
 }
 
