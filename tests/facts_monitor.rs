@@ -407,3 +407,40 @@ fn every_rendered_metric_and_diagnostic_category_is_documented() {
         problems.into_iter().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// The dev box's missing-telemetry alert reads the agents' heartbeat table as "the VM runs":
+/// the table's name and the one-a-minute rate are the Learn page's (dated excerpt).
+#[test]
+fn the_heartbeat_fact_is_the_learn_pages() {
+    use gpuform::facts::monitor::HEARTBEAT;
+    let src = read_json(&source_path("azure/heartbeat.json", "heartbeat.json"));
+    let text: Vec<&str> = src["excerpts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    let all = text.join("\n");
+    assert!(
+        all.contains(&format!("\n{}\n| where", HEARTBEAT.table)),
+        "{all}"
+    );
+    assert_eq!(HEARTBEAT.every_minutes, 1);
+    assert!(all.contains("generate Heartbeat event every minute"));
+    assert!(HEARTBEAT.source.what.contains(src["url"].as_str().unwrap()));
+    assert!(!HEARTBEAT.source.assumption);
+    // the rendered dev-box rule reads that table
+    let devbox = render_all()
+        .into_iter()
+        .filter(|r| {
+            let arm = r.arm.to_string();
+            arm.contains("gpu-telemetry-missing")
+                && arm.contains(&format!("toscalar({}", HEARTBEAT.table))
+                && r.bicep.contains(&format!("toscalar({}", HEARTBEAT.table))
+        })
+        .count();
+    assert!(
+        devbox > 0,
+        "no rendered dev box with the missing-telemetry alert"
+    );
+}

@@ -490,3 +490,138 @@ fn status_active_profile_follows_daylight_saving() {
             .contains("office-hours")
     );
 }
+
+const DEVBOX: &str = "examples/dev-notebook-t4.yaml";
+
+/// A table of `(minutes ago, resource id)` rows with the columns the dev-box rule reads; GPU rows
+/// carry `Status` "ok".
+fn vm_rows(gpu: bool, rows: &[(i64, &str)]) -> Value {
+    let mut columns = vec![
+        json!(["TimeGenerated", "datetime"]),
+        json!(["Computer", "string"]),
+        json!(["_ResourceId", "string"]),
+    ];
+    if gpu {
+        columns.push(json!(["Status", "string"]));
+    }
+    let rows: Vec<Value> = rows
+        .iter()
+        .map(|(m, id)| {
+            let computer = id.rsplit('/').next().unwrap();
+            let mut r = vec![json!(at(*m)), json!(computer), json!(id)];
+            if gpu {
+                r.push(json!("ok"));
+            }
+            Value::Array(r)
+        })
+        .collect();
+    json!({ "columns": columns, "rows": rows })
+}
+
+/// One row a minute from `from` to `to` minutes ago (inclusive).
+fn minutes<'a>(id: &'a str, from: i64, to: i64) -> Vec<(i64, &'a str)> {
+    (to..=from).map(|m| (m, id)).collect()
+}
+
+/// The dev box's missing-telemetry rule (issue 20 item 1) on the situations of a box stopped at
+/// night: it fires only for a box running past the grace period without GPU rows.
+#[test]
+fn the_dev_box_missing_telemetry_alert_fires_only_for_a_running_box_without_rows() {
+    let p = plan(DEVBOX);
+    let d = p.devbox.as_ref().expect("the example is a dev box");
+    let a = alert(&p, "gpuAlertSilent");
+    assert!(
+        p.gpu
+            .as_ref()
+            .unwrap()
+            .alerts
+            .iter()
+            .filter(|x| x.sym == "gpuAlertSilent")
+            .count()
+            == 1
+    );
+    let q = at_now(&a.query);
+    // ARM ids as Azure Monitor writes them (lower case)
+    let ours = format!(
+        "/subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachines/{}",
+        d.vm_name.to_ascii_lowercase()
+    );
+    let other =
+        "/subscriptions/s/resourcegroups/rg2/providers/microsoft.compute/virtualmachines/vm-other";
+    let ours = ours.as_str();
+    let cases: Vec<(&str, Vec<(i64, &str)>, Vec<(i64, &str)>, f64)> = vec![
+        (
+            "running an hour, no GPU rows (collector stopped)",
+            minutes(ours, 60, 0),
+            vec![],
+            1.0,
+        ),
+        (
+            "running an hour, rows until 30 minutes ago",
+            minutes(ours, 60, 0),
+            minutes(ours, 60, 30),
+            1.0,
+        ),
+        ("deallocated all night", vec![], vec![], 0.0),
+        (
+            "deallocated 20 minutes ago by the schedule",
+            minutes(ours, 60, 20),
+            minutes(ours, 60, 20),
+            0.0,
+        ),
+        (
+            "deallocated 20 minutes ago, its collector had already stopped",
+            minutes(ours, 60, 20),
+            vec![],
+            0.0,
+        ),
+        (
+            "started 30 minutes ago, no GPU rows yet (driver installing)",
+            minutes(ours, 30, 0),
+            vec![],
+            0.0,
+        ),
+        (
+            "restarted 20 minutes ago after 20 minutes off",
+            [minutes(ours, 60, 40), minutes(ours, 20, 0)].concat(),
+            minutes(ours, 60, 40),
+            0.0,
+        ),
+        ("healthy", minutes(ours, 60, 0), minutes(ours, 60, 0), 0.0),
+        (
+            "healthy, ingestion three minutes behind",
+            minutes(ours, 60, 3),
+            minutes(ours, 60, 3),
+            0.0,
+        ),
+        (
+            "another VM of a shared workspace runs and reports; ours is off",
+            minutes(other, 60, 0),
+            minutes(other, 60, 0),
+            0.0,
+        ),
+        (
+            "ours runs silent while another VM reports",
+            [minutes(ours, 60, 0), minutes(other, 60, 0)].concat(),
+            minutes(other, 60, 0),
+            1.0,
+        ),
+    ];
+    for (what, beats, gpu, want) in cases {
+        let tables = json!({
+            "Heartbeat": vm_rows(false, &beats),
+            TABLE: vm_rows(true, &gpu),
+        });
+        let Some(out) = run(tables, std::slice::from_ref(&q)) else {
+            return;
+        };
+        let r = one(&out[0]);
+        assert_eq!(num(r, "SilentInstances"), want, "{what}: {r}\n{q}");
+    }
+    // the same constants as the pool rule, and the same window
+    let pool = plan(FLEX);
+    let pa = alert(&pool, "gpuAlertSilent");
+    assert_eq!(a.window_size, pa.window_size);
+    assert_eq!(a.evaluation_frequency, pa.evaluation_frequency);
+    assert_eq!(a.measure, pa.measure);
+}

@@ -1178,8 +1178,13 @@ fn dev_boxes_render_collection_alerts_health_and_workbook() {
 
         let alerts = of_type(&arm, "Microsoft.Insights/scheduledQueryRules");
         let names: Vec<&str> = alerts.iter().map(|a| a["name"].as_str().unwrap()).collect();
-        assert_eq!(names.len(), 3, "{ex}: {names:?}");
-        for suffix in ["-gpu-idle", "-gpu-vram", "-gpu-faults"] {
+        assert_eq!(names.len(), 4, "{ex}: {names:?}");
+        for suffix in [
+            "-gpu-idle",
+            "-gpu-vram",
+            "-gpu-faults",
+            "-gpu-telemetry-missing",
+        ] {
             assert!(names.iter().any(|n| n.ends_with(suffix)), "{ex}: {suffix}");
         }
         let faults = alerts

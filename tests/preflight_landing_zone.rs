@@ -34,6 +34,35 @@ fn subnet_id() -> String {
     net_id("virtualNetworks/vnet-spoke/subnets/snet-gpu")
 }
 
+fn vnet_id() -> String {
+    net_id("virtualNetworks/vnet-spoke")
+}
+
+/// A virtual network in the VirtualNetworks_Get shape (network stable/2025-05-01
+/// VirtualNetworkGet.json): the region is the top-level `location`.
+fn vnet(location: &str) -> Value {
+    json!({
+        "name": "vnet-spoke", "id": vnet_id(), "etag": "W/\"9a1c\"", "type": "Microsoft.Network/virtualNetworks",
+        "location": location,
+        "properties": {
+            "provisioningState": "Succeeded",
+            "addressSpace": {"addressPrefixes": ["10.60.0.0/16"]},
+            "subnets": [{"name": "snet-gpu", "id": subnet_id(), "properties": {"addressPrefix": "10.60.4.0/24", "provisioningState": "Succeeded"}}],
+            "virtualNetworkPeerings": [],
+            "enableDdosProtection": false
+        }
+    })
+}
+
+fn mount_vnet(fake: &FakeAzure, answer: ResponseTemplate) {
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(vnet_id()))
+            .and(query_param("api-version", "2025-05-01"))
+            .respond_with(answer),
+    );
+}
+
 fn route_table_id() -> String {
     net_id("routeTables/rt-spoke-to-hub")
 }
@@ -180,6 +209,13 @@ fn landing_zone() -> FakeAzure {
                 ),
                 ("hub", "10.60.0.0/22", "VnetLocal", None),
             ])))
+            .with_priority(10),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(vnet_id()))
+            .and(query_param("api-version", "2025-05-01"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(vnet("eastus2")))
             .with_priority(10),
     );
     policy_allows_everything(&fake);
@@ -846,5 +882,104 @@ fn a_subnet_in_another_subscription_than_the_deployment_fails() {
     assert!(
         o.contains("network.existingSubnet in the deployment's subscription and region"),
         "{o}"
+    );
+}
+
+/// Issue 19: a NIC must be in its virtual network's region (Learn, "Create, change, or delete a
+/// network interface", facts::placement::NIC). The subnet's answer has no location: preflight
+/// reads the VNet (VirtualNetworks_Get) and compares it with the spec's region.
+#[test]
+fn the_existing_subnets_virtual_network_must_be_in_the_specs_region() {
+    // same region: a pass that names it
+    let fake = landing_zone();
+    let (code, o, e) = run(&fake, &[]);
+    assert_eq!(code, Some(0), "{o}\n{e}");
+    assert!(
+        o.contains("network.existingSubnet: the virtual network vnet-spoke is in eastus2, the spec's region"),
+        "{o}"
+    );
+    assert!(
+        fake.requests()
+            .iter()
+            .any(|r| r.url.path() == vnet_id() && r.method.as_str() == "GET"),
+        "the VNet was not read"
+    );
+
+    // another region: blocked, both regions and the fix named
+    let fake = landing_zone();
+    mount_vnet(
+        &fake,
+        ResponseTemplate::new(200).set_body_json(vnet("westeurope")),
+    );
+    let (code, o, e) = run(&fake, &[]);
+    assert_eq!(code, Some(1), "{o}\n{e}");
+    assert!(o.contains("network.existingSubnet: the virtual network vnet-spoke is in westeurope, the spec's region is eastus2: the pool's NICs must be in their virtual network's region"), "{o}");
+    assert!(o.contains("virtual-network-network-interface"), "{o}");
+    assert!(o.contains("set spec.region to westeurope"), "{o}");
+    assert!(
+        o.contains("result: eastus2 (spec region) is BLOCKED"),
+        "{o}"
+    );
+
+    // the VNet does not exist: blocked
+    let fake = landing_zone();
+    mount_vnet(
+        &fake,
+        ResponseTemplate::new(404).set_body_json(arm_error(
+            "ResourceNotFound",
+            "The Resource 'Microsoft.Network/virtualNetworks/vnet-spoke' under resource group 'rg-spoke-network' was not found.",
+        )),
+    );
+    let (code, o, e) = run(&fake, &[]);
+    assert_eq!(code, Some(1), "{o}\n{e}");
+    assert!(
+        o.contains(&format!(
+            "network.existingSubnet: the virtual network {} does not exist",
+            vnet_id()
+        )),
+        "{o}"
+    );
+
+    // the identity may not read it: a warning that says what to grant, never a pass
+    let fake = landing_zone();
+    mount_vnet(
+        &fake,
+        ResponseTemplate::new(403).set_body_json(arm_error(
+            "AuthorizationFailed",
+            "The client does not have authorization to perform action 'Microsoft.Network/virtualNetworks/read' over scope '/subscriptions/x/resourceGroups/rg-spoke-network/providers/Microsoft.Network/virtualNetworks/vnet-spoke'",
+        )),
+    );
+    let (code, o, e) = run(&fake, &[]);
+    assert_eq!(code, Some(0), "{o}\n{e}");
+    assert!(o.contains("warn     region of the existing subnets' virtual networks could not check the region of network.existingSubnet's virtual network"), "{o}");
+    assert!(
+        o.contains("Network Reader (or Reader) on the virtual network vnet-spoke"),
+        "{o}"
+    );
+    assert!(!o.contains("vnet-spoke is in eastus2"), "{o}");
+}
+
+/// The region rule the VNet check enforces is the Learn pages' (dated excerpts), and the facts
+/// it cites name those pages.
+#[test]
+fn the_placement_facts_are_the_learn_pages() {
+    use gpuform::facts::placement::{NIC, PRIVATE_ENDPOINT};
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sources/placement.json");
+    let src: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let text = |k: &str| src[k]["excerpts"].to_string();
+    assert!(
+        text("nic").contains("only to a virtual network in the same subscription and location")
+    );
+    assert!(
+        text("privateEndpoint").contains(
+            "must be deployed in the same region and subscription as the virtual network"
+        )
+    );
+    assert!(NIC.what.contains(src["nic"]["url"].as_str().unwrap()));
+    assert!(
+        PRIVATE_ENDPOINT
+            .what
+            .contains(src["privateEndpoint"]["url"].as_str().unwrap())
     );
 }

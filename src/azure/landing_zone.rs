@@ -11,6 +11,13 @@
 //!   deploys network resources with (`facts::api::API.network`).
 //! - `GET {route table id}?api-version=2025-05-01` (RouteTables_Get, same folder, routeTable.json):
 //!   `properties.routes[].properties.{addressPrefix, nextHopType, nextHopIpAddress}`.
+//! - `GET {virtual network id}?api-version=2025-05-01` (VirtualNetworks_Get, same folder,
+//!   virtualNetwork.json; examples/VirtualNetworkGet.json): the top-level `location` is the
+//!   VNet's region, where a NIC or private endpoint joining one of its subnets must be
+//!   (`facts::placement`). A subnet's own answer carries no location.
+//! - `GET /subscriptions/{s}/resourcegroups/{rg}/providers/Microsoft.Authorization/permissions?api-version=2022-04-01`
+//!   (Permissions_ListForResourceGroup; `facts::authorization::PERMISSIONS_API_SOURCE`): the
+//!   caller's `actions`/`notActions` at the group, paged with `nextLink`.
 //! - `POST /subscriptions/{s}[/resourceGroups/{rg}]/providers/Microsoft.PolicyInsights/checkPolicyRestrictions?api-version=2024-10-01`
 //!   (PolicyRestrictions_CheckAtResourceGroupScope / _CheckAtSubscriptionScope,
 //!   specification/policyinsights/resource-manager/Microsoft.PolicyInsights/stable/2024-10-01/checkPolicyRestrictions.json;
@@ -96,6 +103,38 @@ impl LandingZoneApi for Arm {
         );
         let url = self.client.url(&id_path(id), NETWORK_API, &[]);
         self.client.get_json(&op, url).await
+    }
+
+    async fn permissions(&self, rg: &str) -> Result<Vec<Permission>, ArmError> {
+        let op = Op::new(
+            format!("read your permissions at the resource group {rg}"),
+            "Microsoft.Authorization/permissions/read (e.g. Reader on the resource group)",
+        );
+        let url = self.client.url(
+            &format!(
+                "subscriptions/{}/resourcegroups/{}/providers/Microsoft.Authorization/permissions",
+                enc(ArmApi::subscription(self)),
+                enc(rg)
+            ),
+            crate::facts::authorization::PERMISSIONS_API,
+            &[],
+        );
+        self.client.get_all(&op, url).await
+    }
+
+    async fn virtual_network_location(&self, id: &str) -> Result<String, ArmError> {
+        #[derive(Deserialize)]
+        struct Vnet {
+            #[serde(default)]
+            location: String,
+        }
+        let op = Op::new(
+            format!("read the virtual network {id}"),
+            "Microsoft.Network/virtualNetworks/read (e.g. Network Reader or Reader on the virtual network's resource group)",
+        );
+        let url = self.client.url(&id_path(id), NETWORK_API, &[]);
+        let v: Vnet = self.client.get_json(&op, url).await?;
+        Ok(v.location)
     }
 
     async fn check_policy_restrictions(

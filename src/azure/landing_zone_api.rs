@@ -215,6 +215,17 @@ pub struct PolicyRestrictions {
     pub content_evaluation_result: Option<ContentEvaluation>,
 }
 
+/// One entry of Permissions_ListForResourceGroup's `value` (the caller's effective role
+/// permissions at the group; `facts::authorization`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Permission {
+    #[serde(default, deserialize_with = "null_default")]
+    pub actions: Vec<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub not_actions: Vec<String>,
+}
+
 /// The landing-zone calls preflight makes.
 #[async_trait::async_trait]
 pub trait LandingZoneApi: Send + Sync {
@@ -222,6 +233,10 @@ pub trait LandingZoneApi: Send + Sync {
     async fn subnet(&self, id: &str) -> Result<Subnet, ArmError>;
     /// `GET` a route table by its resource id.
     async fn route_table(&self, id: &str) -> Result<RouteTable, ArmError>;
+    /// The caller's permissions at the resource group `rg` of the subscription (all pages).
+    async fn permissions(&self, rg: &str) -> Result<Vec<Permission>, ArmError>;
+    /// `GET` a virtual network by its resource id: its region (`location`).
+    async fn virtual_network_location(&self, id: &str) -> Result<String, ArmError>;
     /// `GET` a Log Analytics workspace by its resource id: its region.
     async fn workspace_location(&self, id: &str) -> Result<String, ArmError>;
     /// Does the table `table` exist in the workspace `workspace_id`? (`GET .../tables/{table}`,

@@ -112,10 +112,10 @@ pub(super) fn gpu_monitoring_lines(
         } else if a.sym == "gpuAlertIdle" || a.sym == "gpuAlertSilent" {
             (
                 Cases::all(1.0),
-                if a.dimensions.is_empty() {
-                    "one time series: the pool".to_string()
-                } else {
+                if devbox {
                     "one time series: the dev box's VM".to_string()
+                } else {
+                    "one time series: the pool".to_string()
                 },
             )
         } else {

@@ -12,6 +12,7 @@
 
 pub mod api;
 pub mod arm;
+pub mod authorization;
 pub mod autoscale;
 pub mod capacity;
 pub mod clouds;

@@ -181,3 +181,30 @@ pub const DCE: Source = Source::doc(
      (MicrosoftDocs/azure-monitor-docs articles/azure-monitor/data-collection/data-collection-endpoint-overview.md@8ba52bdda15423cf3ee8fb9170f885b16f3aca6a, page 2026-08-07)",
     "2026-12-03",
 );
+
+/// The Azure Monitor Logs table the agents' heartbeats land in, and how often a VM's agent
+/// writes one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeartbeatTable {
+    pub table: &'static str,
+    /// "Normally, agents on VMs generate Heartbeat event every minute."
+    pub every_minutes: u32,
+    pub source: Source,
+}
+
+/// Learn, "Queries for the Heartbeat table" (MicrosoftDocs/azure-reference-other
+/// `azure-monitor-ref/queries/heartbeat.md`, ms.date 07/30/2024, read 2026-12-03), its first
+/// query: "Count computers heartbeats in the last hour. Normally, agents on VMs generate
+/// Heartbeat event every minute." (`Heartbeat | where TimeGenerated > ago(1h) | summarize
+/// count() by Computer`). The dev box's missing-telemetry alert reads it as "the VM is running"
+/// (a deallocated VM runs no agent and writes none). `tests/fixtures/sources/heartbeat.json`
+/// holds the dated excerpt; `tests/facts_monitor.rs` checks this entry against it.
+pub const HEARTBEAT: HeartbeatTable = HeartbeatTable {
+    table: "Heartbeat",
+    every_minutes: 1,
+    source: Source::doc(
+        "https://learn.microsoft.com/azure/azure-monitor/reference/queries/heartbeat \
+         (MicrosoftDocs/azure-reference-other azure-monitor-ref/queries/heartbeat.md, page 2024-07-30)",
+        "2026-12-03",
+    ),
+};

@@ -17,6 +17,21 @@ pub const SOURCE: Source = Source::doc(
     "2026-12-03",
 );
 
+/// What preflight could not find: an Azure API that says which NAT gateway SKUs a region offers.
+/// Looked for (2026-12-03): the Microsoft.Network provider (`GET
+/// /subscriptions/{id}/providers/Microsoft.Network`) lists the regions of each resource type
+/// (`resourceTypes[natGateways].locations`), not its SKUs; Resource SKUs
+/// (`Microsoft.Compute/skus`) lists Compute SKUs only; the Network REST API (2025-05-01) has no
+/// per-location NAT gateway SKU operation; the SKU page changes its list by hand
+/// (MicrosoftDocs/azure-docs pull request 128132, 2026-01-23, "Update unsupported regions for
+/// StandardV2 NAT Gateway"). So preflight cannot confirm StandardV2 live: it reports the page's
+/// list and says that it is the page's, and a region the page does not name is assumed to
+/// offer it.
+pub const NO_SKU_API: Source = Source::assumption(
+    "no Azure API lists NAT gateway SKUs by region (Microsoft.Network's provider resourceTypes give natGateways locations, not SKUs; Resource SKUs cover Compute): StandardV2 availability is the NAT SKU page's list, a region it does not name is assumed to offer it",
+    "2026-12-03",
+);
+
 /// Regions (ARM names) the page lists without StandardV2 NAT gateways.
 pub const NO_STANDARD_V2: &[&str] = &[
     "canadaeast",

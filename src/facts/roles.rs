@@ -127,3 +127,33 @@ pub const ALL: &[Role] = &[
     MONITORING_CONTRIBUTOR,
     LOG_ANALYTICS_CONTRIBUTOR,
 ];
+
+/// Roles a preflight fix asks for when the deploying identity may not create what a Flexible
+/// pool's GPU monitoring needs (`super::authorization`): the policy assignment and its
+/// remediation. Permissions: built-in-roles/management-and-governance.md (as carried by
+/// `../shared/azure/builtin-roles.json`: `Microsoft.Authorization/policyassignments/*`,
+/// `Microsoft.PolicyInsights/*`).
+pub const RESOURCE_POLICY_CONTRIBUTOR: Role = Role {
+    name: "Resource Policy Contributor",
+    id: "36243c78-bf99-498c-9df9-86d9f8d28608",
+    needed: &[
+        super::authorization::POLICY_ASSIGNMENT_WRITE,
+        super::authorization::REMEDIATION_WRITE,
+    ],
+    source: Source::doc(TABLE, "2026-12-03"),
+};
+
+/// ... and the policy identity's role assignments. Permissions: built-in-roles/privileged.md
+/// (`Microsoft.Authorization/roleAssignments/write`, no other write).
+pub const ROLE_BASED_ACCESS_CONTROL_ADMINISTRATOR: Role = Role {
+    name: "Role Based Access Control Administrator",
+    id: "f58310d9-a9f6-439a-9e8d-f62e7b41a168",
+    needed: &[super::authorization::ROLE_ASSIGNMENT_WRITE],
+    source: Source::doc(TABLE, "2026-12-03"),
+};
+
+/// The roles preflight names for the deploying identity (never rendered).
+pub const DEPLOYER: &[Role] = &[
+    RESOURCE_POLICY_CONTRIBUTOR,
+    ROLE_BASED_ACCESS_CONTROL_ADMINISTRATOR,
+];

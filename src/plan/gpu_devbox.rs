@@ -34,9 +34,11 @@ use serde_json::{Map, Value};
 use super::compute::{Compute, Extension};
 use super::devbox::{DevBox, VmExtension};
 use super::gpu_monitoring::{
-    GpuMonitoring, LogAlert, METRIC_VALUE, MONITOR_CONDITION, MONTH_MS, TABLE, Workbook, wb,
+    GpuMonitoring, LogAlert, METRIC_VALUE, MONITOR_CONDITION, MONTH_MS, REPORTING_MINUTES,
+    SILENCE_GRACE_MINUTES, TABLE, Workbook, wb,
 };
 use crate::facts::extensions::CUSTOM_SCRIPT_LINUX;
+use crate::facts::monitor::HEARTBEAT;
 use crate::spec::model::WorkloadSpec;
 use crate::spec::timezones::parse_hhmm;
 
@@ -153,6 +155,9 @@ pub(super) fn extend(d: &mut DevBox, c: &Compute, g: &GpuMonitoring) {
 /// workbook has no autoscale or queue charts.
 pub(super) fn adapt(g: &mut GpuMonitoring, name: &str, s: &WorkloadSpec, d: &DevBox) {
     let idle = idle_alert(name, s, g.hourly_price, g.licence_extra, d);
+    // the missing-telemetry alert, in the dev box's form (the pool's counts ObservedCapacity)
+    g.alerts.retain(|a| a.sym != "gpuAlertSilent");
+    g.alerts.push(silence_alert(name, d));
     for a in &mut g.alerts {
         match a.sym {
             "gpuAlertIdle" => *a = idle.clone(),
@@ -168,6 +173,56 @@ pub(super) fn adapt(g: &mut GpuMonitoring, name: &str, s: &WorkloadSpec, d: &Dev
         d,
         super::gpu_monitoring::tool(g.vendor),
     );
+}
+
+/// "No telemetry from the running dev box": the pool rule's idea (a machine up for
+/// [`SILENCE_GRACE_MINUTES`] that wrote no GPU row in the last [`REPORTING_MINUTES`]) with the
+/// VM's own agent heartbeat as "running" in place of the autoscale setting's ObservedCapacity (a
+/// VM has none). The Azure Monitor Agent writes a `Heartbeat` row a minute while the VM runs
+/// ([`HEARTBEAT`]); a deallocated box runs no agent and writes none, so the nightly shutdown, a
+/// box stopped by hand and a box started less than the grace period ago never fire.
+///
+/// "Up for the grace period": heartbeats in at least [`SILENCE_GRACE_MINUTES`] - 10 of the
+/// window's minutes (one a minute; five minutes for the window and the first beat not lining
+/// up, five of ingestion delay at its end), the first at least [`SILENCE_GRACE_MINUTES`] - 5
+/// minutes ago and the last within [`REPORTING_MINUTES`] (the same span the GPU rows are
+/// counted over, so a box stopped while its collector was reporting never fires). Rows are the
+/// VM's own (`_ResourceId`, every Azure Monitor Logs table's standard column): a shared
+/// workspace holds other machines' heartbeats and other pools' GPU rows.
+///
+/// What it cannot see: an agent that sends nothing at all (no association, agent down) writes no
+/// heartbeat either, so the rule is silent then; on a dev box the association is a resource of
+/// the template (not a policy's remediation), and the workbook's hours chart shows the gap.
+pub fn silence_alert(name: &str, d: &DevBox) -> LogAlert {
+    let vm = format!("/virtualmachines/{}", d.vm_name);
+    let beats = SILENCE_GRACE_MINUTES - 10;
+    let first = SILENCE_GRACE_MINUTES - 5;
+    let heartbeat = HEARTBEAT.table;
+    let query = format!(
+        "let Running = toscalar({heartbeat}\n| where TimeGenerated > now() - {SILENCE_GRACE_MINUTES}m and _ResourceId endswith \"{vm}\"\n| summarize Beats = dcount(bin(TimeGenerated, 1m)), FirstBeat = min(TimeGenerated), LastBeat = max(TimeGenerated)\n| extend Up = iff(Beats >= {beats} and FirstBeat <= now() - {first}m and LastBeat >= now() - {REPORTING_MINUTES}m, 1, 0)\n| project Up);\n{TABLE}\n| where TimeGenerated > now() - {REPORTING_MINUTES}m and _ResourceId endswith \"{vm}\"\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0))\n| extend SilentInstances = max_of(0, Running - Reporting)"
+    );
+    LogAlert {
+        sym: "gpuAlertSilent",
+        name: format!("alert-{name}-gpu-telemetry-missing"),
+        display_name: format!("{name}: no GPU telemetry from the running dev box"),
+        description: format!(
+            "The dev box {vm} has been running for {SILENCE_GRACE_MINUTES} minutes (its Azure Monitor Agent's {heartbeat} rows) but wrote no row to {TABLE} in the last {REPORTING_MINUTES} minutes: the idle, VRAM and fault alerts cannot see it. A deallocated box (nightly shutdown, or stopped by hand) writes no heartbeat and never fires. Check the gpuform-gpu collector on the VM (`systemctl status gpuform-gpu-collect.timer`; Windows: the scheduled task \\gpuform\\gpuform-gpu-collect), and the GpuCollector extension's status.",
+            vm = d.vm_name
+        ),
+        severity: 2,
+        query,
+        evaluation_frequency: "PT5M",
+        window_size: super::gpu_monitoring::idle_window(SILENCE_GRACE_MINUTES),
+        // one VM: one series, like the pool rule
+        dimensions: Vec::new(),
+        measure: "SilentInstances",
+        time_aggregation: "Maximum",
+        operator: "GreaterThan",
+        threshold: 0,
+        email_subject: format!(
+            "{name}: the running dev box sends no GPU telemetry ({MONITOR_CONDITION})"
+        ),
+    }
 }
 
 fn faults_description(d: &DevBox, vendor: &str) -> String {

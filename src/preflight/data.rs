@@ -103,4 +103,7 @@ pub struct SubscriptionData {
     pub spot: Option<super::spot::Data>,
     /// The standby provider's principal and roles; `Some` for a standby pool, live, with -g.
     pub standby_roles: Option<super::standby::RolesData>,
+    /// The caller's permissions at the resource group; `Some` when the template assigns the
+    /// GPU DCR-association policy ([`super::plan::Plan::dcr_policy`]).
+    pub permissions: Option<Fetch<Vec<crate::azure::landing_zone::Permission>>>,
 }

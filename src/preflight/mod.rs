@@ -7,6 +7,7 @@ mod data;
 mod fetch;
 pub mod landing_zone;
 pub mod names;
+mod permissions;
 pub mod plan;
 pub mod report;
 mod role;
@@ -95,8 +96,31 @@ pub async fn gather_live(
         plan.resource_group.as_deref(),
         plan.standby_app_id.as_deref(),
     );
-    let (regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot) = futures::join!(
-        regions, providers, feature, vault, deleted, globals, tl_default, lz, workspace, spot
+    let permissions = permissions::gather(api, plan);
+    let (
+        regions,
+        providers,
+        feature,
+        vault,
+        deleted,
+        globals,
+        tl_default,
+        lz,
+        workspace,
+        spot,
+        permissions,
+    ) = futures::join!(
+        regions,
+        providers,
+        feature,
+        vault,
+        deleted,
+        globals,
+        tl_default,
+        lz,
+        workspace,
+        spot,
+        permissions
     );
     let standby_roles = standby_roles.await;
     let sub = SubscriptionData {
@@ -110,6 +134,7 @@ pub async fn gather_live(
         workspace,
         spot,
         standby_roles,
+        permissions,
     };
     let fatal = regions
         .iter()
@@ -125,6 +150,7 @@ pub async fn gather_live(
             .landing_zone
             .as_ref()
             .and_then(landing_zone::Data::fatal)])
+        .chain([sub.permissions.as_ref().and_then(Fetch::error)])
         .flatten()
         .find(|e| e.is_fatal());
     if let Some(e) = fatal {
@@ -232,6 +258,10 @@ impl Offline {
                 }),
             spot: None,
             standby_roles: None,
+            permissions: plan
+                .dcr_policy
+                .as_ref()
+                .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
         };
         (regions, sub)
     }

@@ -170,6 +170,13 @@ pub struct Plan {
     /// Policy), set by callers that rendered the template; `None`: no landing-zone checks.
     #[serde(skip)]
     pub landing_zone: Option<super::landing_zone::Inputs>,
+    /// The display name of the built-in DCR-association policy the template assigns (Flexible
+    /// pools with GPU monitoring; `plan::gpu_monitoring::dcr_policy`): the deploying identity
+    /// must be allowed the assignment ([`super::permissions`]).
+    pub dcr_policy: Option<String>,
+    /// The template creates a NAT gateway for a pool across zones: its SKU depends on the
+    /// region ([`crate::facts::nat`], `plan::network::nat_for_zones`).
+    pub nat_across_zones: bool,
     /// `monitoring.existingWorkspace`: its region and the GPU table are read.
     #[serde(skip)]
     pub workspace: Option<super::landing_zone::WorkspaceInputs>,
@@ -282,6 +289,20 @@ impl Plan {
             targets,
             existing: None,
             landing_zone: None,
+            nat_across_zones: s.network.outbound == crate::spec::model::Outbound::NatGateway
+                && s.network.existing_subnet.is_none()
+                && !dev_box
+                && s.compute.zones.len() > 1,
+            dcr_policy: (s.monitoring.gpu.enabled == Some(true))
+                .then(|| {
+                    crate::plan::gpu_monitoring::dcr_policy(
+                        &spec.metadata.name,
+                        s,
+                        image.os == OsType::Windows,
+                    )
+                })
+                .flatten()
+                .map(|d| d.definition_name.to_string()),
             workspace: super::landing_zone::WorkspaceInputs::of(spec),
             standby,
             standby_app_id: None,

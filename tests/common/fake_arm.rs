@@ -389,6 +389,18 @@ impl FakeAzure {
                 .with_priority(10),
         );
         self.mount_global_names(latency);
+        // the caller's permissions at any group: an Owner's (Permissions_ListForResourceGroup,
+        // authorization stable/2022-04-01 GetPermissions.json shape)
+        self.mount(
+            Mock::given(method("GET"))
+                .and(path_regex(format!(
+                    r"(?i)^/subscriptions/{SUB}/resourcegroups/[^/]+/providers/Microsoft\.Authorization/permissions$"
+                )))
+                .and(query_param("api-version", "2022-04-01"))
+                .and(bearer())
+                .respond_with(ok(json!({"value": [{"actions": ["*"], "notActions": [], "dataActions": [], "notDataActions": []}]})))
+                .with_priority(10),
+        );
     }
 
     /// No soft-deleted vaults, and every Service Bus namespace and storage account name free

@@ -49,7 +49,11 @@ pub fn build(
     ctx: Context,
     prices: &PriceTable,
 ) -> Report {
-    let subscription_checks = subscription_checks(plan, sub);
+    let mut subscription_checks = subscription_checks(plan, sub);
+    subscription_checks.extend(crate::preflight::permissions::checks(
+        plan,
+        sub.permissions.as_ref(),
+    ));
     let os = if plan.os == OsType::Windows {
         PriceOs::Windows
     } else {
@@ -78,9 +82,11 @@ pub fn build(
             let mut verdict = verdict(&all);
             // offline without a single size or quota check for the region: not a pass
             if verdict == Verdict::Pass
-                && checks
-                    .iter()
-                    .all(|c| c.id == "allowed-region" || c.status == Status::Skipped)
+                && checks.iter().all(|c| {
+                    c.id == "allowed-region"
+                        || c.id == region::NAT_SKU
+                        || c.status == Status::Skipped
+                })
             {
                 verdict = Verdict::NotChecked;
             }

@@ -94,7 +94,43 @@ pub fn region_checks(plan: &Plan, target: &Target, data: &RegionData) -> Vec<Che
     }
 
     out.extend(quota_checks(plan, r, sku, &data.usages));
+    out.extend(nat_sku_check(plan, r));
     out
+}
+
+/// The NAT gateway SKU of a pool across zones (issue 19): StandardV2 (zone-redundant) where
+/// Microsoft's NAT SKU page offers it, else one Standard gateway without a zone. No Azure API
+/// says which NAT SKUs a region offers ([`crate::facts::nat::NO_SKU_API`]): the check reports
+/// the page's list, and says so.
+pub(super) const NAT_SKU: &str = "nat-gateway-sku";
+
+fn nat_sku_check(plan: &Plan, r: &str) -> Option<Check> {
+    use crate::facts::nat;
+    if !plan.nat_across_zones {
+        return None;
+    }
+    let basis = format!(
+        "from Microsoft's NAT SKU page ({}), not confirmed live: {} (assumption)",
+        nat::SOURCE.what,
+        nat::NO_SKU_API.what
+    );
+    Some(if nat::standard_v2_offered(r) {
+        check(
+            NAT_SKU,
+            "NAT gateway SKU",
+            Status::Pass,
+            format!("{r} is not on the page's list of regions without StandardV2: the pool across zones {} gets a zone-redundant StandardV2 NAT gateway; {basis}", list(&plan.zones)),
+        )
+        .fix("if the deployment answers that StandardV2 is not available, pin one zone (compute.zones) so the render uses a zonal Standard gateway")
+    } else {
+        check(
+            NAT_SKU,
+            "NAT gateway SKU",
+            Status::Warn,
+            format!("{r} has no StandardV2 NAT gateway: the render gives the pool across zones {} one Standard NAT gateway without a zone, and egress fails if its zone fails; {basis}", list(&plan.zones)),
+        )
+        .fix("pin one zone (compute.zones), choose a region with StandardV2, or accept the regional gateway")
+    })
 }
 
 pub(super) fn size_check<'a>(

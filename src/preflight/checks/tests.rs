@@ -61,6 +61,8 @@ fn plan() -> Plan {
         ],
         existing: None,
         landing_zone: None,
+        dcr_policy: None,
+        nat_across_zones: false,
         workspace: None,
         standby: None,
         standby_app_id: None,
@@ -392,6 +394,7 @@ fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
         workspace: None,
         spot: None,
         standby_roles: None,
+        permissions: None,
     };
     let r = build(
         &t,
@@ -468,6 +471,7 @@ fn sub_with(
         workspace: None,
         spot: None,
         standby_roles: None,
+        permissions: None,
     }
 }
 
@@ -700,5 +704,85 @@ fn global_names_pass_warn_or_block_by_whose_they_are() {
             .as_deref()
             .unwrap()
             .contains("under autoscale.queue.storageQueue")
+    );
+}
+
+/// Issue 19: no Azure API lists NAT gateway SKUs by region, so the check reports Microsoft's
+/// NAT SKU page list and says it is the page's (facts::nat::NO_SKU_API is an assumption).
+#[test]
+fn the_nat_sku_check_reports_the_pages_list_and_says_it_is_not_live() {
+    assert!(crate::facts::nat::NO_SKU_API.assumption);
+    let spec_path = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/shortvideo-transcode.yaml"
+    ));
+    let c = crate::spec::check_file(
+        spec_path,
+        &crate::spec::Policy::default(),
+        PriceTable::embedded(),
+    );
+    let p = Plan::from_spec(c.spec.as_ref().unwrap(), &[]);
+    assert!(
+        p.nat_across_zones,
+        "the example's pool spans zones behind its own NAT gateway"
+    );
+    let at = |r: &str| {
+        let t = Target {
+            region: r.into(),
+            role: Role::Spec,
+        };
+        region_checks(
+            &p,
+            &t,
+            &data(
+                sku(&good_caps(), &[]),
+                usages("Standard NCASv3_T4 Family", 8),
+            ),
+        )
+        .into_iter()
+        .find(|c| c.id == "nat-gateway-sku")
+        .expect("a NAT SKU check")
+    };
+    let ok = at("eastus2");
+    assert_eq!(ok.status, Status::Pass, "{ok:#?}");
+    assert!(
+        ok.message.contains("zone-redundant StandardV2"),
+        "{}",
+        ok.message
+    );
+    assert!(
+        ok.message
+            .contains("not confirmed live: no Azure API lists NAT gateway SKUs by region"),
+        "{}",
+        ok.message
+    );
+    assert!(ok.message.contains("(assumption)"), "{}", ok.message);
+    let no = at("qatarcentral");
+    assert_eq!(no.status, Status::Warn, "{no:#?}");
+    assert!(
+        no.message
+            .contains("qatarcentral has no StandardV2 NAT gateway"),
+        "{}",
+        no.message
+    );
+    assert!(no.fix.as_deref().unwrap().contains("pin one zone"));
+    // a pool in an existing subnet has no NAT gateway of gpuform's: no check
+    let mut q = p.clone();
+    q.nat_across_zones = false;
+    let t = Target {
+        region: "eastus2".into(),
+        role: Role::Spec,
+    };
+    assert!(
+        region_checks(
+            &q,
+            &t,
+            &data(
+                sku(&good_caps(), &[]),
+                usages("Standard NCASv3_T4 Family", 8)
+            )
+        )
+        .iter()
+        .all(|c| c.id != "nat-gateway-sku")
     );
 }

@@ -18,6 +18,50 @@ pub struct PolicyAnswer {
     pub result: Fetch<PolicyRestrictions>,
 }
 
+/// The virtual network of an existing subnet the template joins, and its region as ARM answered.
+#[derive(Debug, Clone)]
+pub struct VnetAnswer {
+    /// The spec field naming the subnet (`network.existingSubnet`, ...).
+    pub field: &'static str,
+    pub vnet_id: String,
+    /// What joins it ("the pool's NICs", "the private endpoints").
+    pub what: &'static str,
+    /// Its `location`.
+    pub location: Fetch<String>,
+}
+
+/// `…/virtualNetworks/{vnet}/subnets/{subnet}` → `…/virtualNetworks/{vnet}` (`None` when the id
+/// names no subnet).
+pub fn vnet_of(subnet_id: &str) -> Option<String> {
+    let lower = subnet_id.to_ascii_lowercase();
+    let at = lower.rfind("/subnets/")?;
+    lower[..at]
+        .contains("/providers/microsoft.network/virtualnetworks/")
+        .then(|| subnet_id[..at].to_string())
+}
+
+/// The subnets whose VNet region preflight reads: (field, subnet id, what joins it).
+pub(super) fn vnet_questions(inputs: &Inputs) -> Vec<(&'static str, String, &'static str)> {
+    let mut out: Vec<(&'static str, String, &'static str)> = Vec::new();
+    for (field, id, what) in [
+        (
+            "network.existingSubnet",
+            inputs.subnet_id.as_deref(),
+            "the pool's NICs",
+        ),
+        (
+            "network.existingPrivateEndpointSubnet",
+            inputs.pe_subnet_id.as_deref(),
+            "the private endpoints",
+        ),
+    ] {
+        if let Some(vnet) = id.and_then(vnet_of) {
+            out.push((field, vnet, what));
+        }
+    }
+    out
+}
+
 /// What ARM answered.
 #[derive(Debug, Clone)]
 pub struct Data {
@@ -29,6 +73,8 @@ pub struct Data {
     pub policy: Result<Vec<PolicyAnswer>, Fetch<()>>,
     /// The subscription the deployment goes to (`None` offline).
     pub subscription: Option<String>,
+    /// The region of each existing subnet's virtual network (issue 19).
+    pub vnets: Vec<VnetAnswer>,
 }
 
 impl Data {
@@ -42,6 +88,15 @@ impl Data {
             route_table: None,
             policy: Err(Fetch::Skipped(why.into())),
             subscription: None,
+            vnets: vnet_questions(inputs)
+                .into_iter()
+                .map(|(field, vnet_id, what)| VnetAnswer {
+                    field,
+                    vnet_id,
+                    what,
+                    location: Fetch::Skipped(why.into()),
+                })
+                .collect(),
         }
     }
 
@@ -60,6 +115,7 @@ impl Data {
         ]
         .into_iter()
         .chain(policy)
+        .chain(self.vnets.iter().map(|v| v.location.error()))
         .flatten()
         .find(|e| e.is_fatal())
     }
@@ -154,12 +210,24 @@ pub async fn gather(api: &dyn ArmApi, inputs: &Inputs, resource_group: Option<&s
                 .await),
         }
     };
-    let ((subnet, route_table), policy) = futures::join!(network, policy);
+    let vnets = futures::future::join_all(vnet_questions(inputs).into_iter().map(
+        |(field, vnet_id, what)| async move {
+            let location = Fetch::from_result(lz.virtual_network_location(&vnet_id).await);
+            VnetAnswer {
+                field,
+                vnet_id,
+                what,
+                location,
+            }
+        },
+    ));
+    let ((subnet, route_table), policy, vnets) = futures::join!(network, policy, vnets);
     Data {
         subnet,
         route_table,
         policy,
         subscription: Some(api.subscription().to_string()),
+        vnets,
     }
 }
 

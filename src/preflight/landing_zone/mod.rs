@@ -11,6 +11,7 @@ mod inputs;
 mod network;
 mod policy;
 mod spec;
+mod vnet;
 mod workspace;
 
 #[cfg(test)]
@@ -18,7 +19,7 @@ mod tests;
 
 use crate::preflight::report::Check;
 
-pub use gather::{Data, PolicyAnswer, gather, policy_request};
+pub use gather::{Data, PolicyAnswer, VnetAnswer, gather, policy_request, vnet_of};
 pub use inputs::{Inputs, MAX_POLICY_CALLS, PolicyResource, policy_resources};
 pub use network::usable_addresses;
 pub use spec::{Egress, egress, existing_subnet, is_landing_zone};
@@ -26,10 +27,12 @@ pub use workspace::{WorkspaceData, WorkspaceInputs, gather_workspace, workspace_
 
 use network::subnet_checks;
 use policy::{placement_checks, policy_checks};
+use vnet::vnet_region_checks;
 
 pub fn checks(inputs: &Inputs, data: &Data) -> Vec<Check> {
     let mut out = Vec::new();
     placement_checks(inputs, data, &mut out);
+    vnet_region_checks(inputs, data, &mut out);
     subnet_checks(inputs, data, &mut out);
     policy_checks(inputs, data, &mut out);
     out

@@ -138,6 +138,7 @@ fn subnets_and_route_tables_of_another_subscription_or_region_fail() {
         route_table: rt.map(Fetch::Got),
         policy: Ok(vec![]),
         subscription: Some(sub.into()),
+        vnets: Vec::new(),
     };
     let mut i = udr_inputs();
     i.subnet_id = Some("/subscriptions/11111111-1111-1111-1111-111111111111/resourceGroups/n/providers/Microsoft.Network/virtualNetworks/vnet/subnets/a".into());
@@ -215,6 +216,7 @@ fn with_udr_egress_a_missing_default_route_is_an_error_even_with_a_nat_gateway()
         route_table: rt,
         policy: Ok(vec![]),
         subscription: None,
+        vnets: Vec::new(),
     };
     // no route table at all
     let c = checks(&i, &data(None, false));
@@ -313,4 +315,50 @@ fn private_endpoints_share_the_subnet_unless_another_one_is_named() {
         .map(|l| format!("{l}\n"))
         .collect();
     assert!(private_endpoints_share_subnet(&of(shared)));
+}
+
+/// Issue 19: each existing subnet's VNet is read for its region; the private-endpoint subnet's
+/// VNet elsewhere is refused citing the private endpoint page, the pool's subnet in the spec's
+/// region passes.
+#[test]
+fn the_private_endpoint_subnets_vnet_in_another_region_is_refused() {
+    use super::gather::{VnetAnswer, vnet_of, vnet_questions};
+    assert_eq!(
+        vnet_of("/subscriptions/s/resourceGroups/n/providers/Microsoft.Network/virtualNetworks/v/subnets/a").as_deref(),
+        Some("/subscriptions/s/resourceGroups/n/providers/Microsoft.Network/virtualNetworks/v")
+    );
+    assert_eq!(vnet_of("/subscriptions/s/resourceGroups/n"), None);
+    let mut i = udr_inputs();
+    i.pe_subnet_id = Some("/subscriptions/s/resourceGroups/h/providers/Microsoft.Network/virtualNetworks/hub/subnets/pe".into());
+    let q = vnet_questions(&i);
+    assert_eq!(q.len(), 2, "{q:?}");
+    let answer = |field: &'static str, id: &str, what: &'static str, loc: &str| VnetAnswer {
+        field,
+        vnet_id: id.into(),
+        what,
+        location: Fetch::Got(loc.into()),
+    };
+    let data = Data {
+        subnet: None,
+        route_table: None,
+        policy: Ok(vec![]),
+        subscription: None,
+        vnets: vec![
+            answer(q[0].0, &q[0].1, q[0].2, "East US 2"),
+            answer(q[1].0, &q[1].1, q[1].2, "westeurope"),
+        ],
+    };
+    let c: Vec<Check> = checks(&i, &data)
+        .into_iter()
+        .filter(|c| c.id == "landing-zone-vnet-region")
+        .collect();
+    assert_eq!(c.len(), 2, "{c:#?}");
+    assert_eq!(c[0].status, Status::Pass, "{:?}", c[0]);
+    assert_eq!(c[1].status, Status::Fail, "{:?}", c[1]);
+    assert!(c[1].message.contains("network.existingPrivateEndpointSubnet: the virtual network hub is in westeurope, the spec's region is eastus2: the private endpoints must be in their virtual network's region"), "{}", c[1].message);
+    assert!(
+        c[1].message.contains("private-endpoint-overview"),
+        "{}",
+        c[1].message
+    );
 }

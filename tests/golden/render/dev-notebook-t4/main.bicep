@@ -1168,6 +1168,54 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   ]
 }
 
+// The dev box vm-dev-notebook has been running for 45 minutes (its Azure Monitor Agent's Heartbeat rows) but wrote no row to GpuTelemetry_CL in the last 15 minutes: the idle, VRAM and fault alerts cannot see it. A deallocated box (nightly shutdown, or stopped by hand) writes no heartbeat and never fires. Check the gpuform-gpu collector on the VM (`systemctl status gpuform-gpu-collect.timer`; Windows: the scheduled task \gpuform\gpuform-gpu-collect), and the GpuCollector extension's status.
+resource gpuAlertSilent 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-dev-notebook-gpu-telemetry-missing'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'dev-notebook: no GPU telemetry from the running dev box'
+    description: 'The dev box vm-dev-notebook has been running for 45 minutes (its Azure Monitor Agent\'s Heartbeat rows) but wrote no row to GpuTelemetry_CL in the last 15 minutes: the idle, VRAM and fault alerts cannot see it. A deallocated box (nightly shutdown, or stopped by hand) writes no heartbeat and never fires. Check the gpuform-gpu collector on the VM (`systemctl status gpuform-gpu-collect.timer`; Windows: the scheduled task \\gpuform\\gpuform-gpu-collect), and the GpuCollector extension\'s status.'
+    severity: 2
+    enabled: true
+    scopes: [
+      workspace.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT45M'
+    criteria: {
+      allOf: [
+        {
+          query: 'let Running = toscalar(Heartbeat\n| where TimeGenerated > now() - 45m and _ResourceId endswith "/virtualmachines/vm-dev-notebook"\n| summarize Beats = dcount(bin(TimeGenerated, 1m)), FirstBeat = min(TimeGenerated), LastBeat = max(TimeGenerated)\n| extend Up = iff(Beats >= 35 and FirstBeat <= now() - 40m and LastBeat >= now() - 15m, 1, 0)\n| project Up);\nGpuTelemetry_CL\n| where TimeGenerated > now() - 15m and _ResourceId endswith "/virtualmachines/vm-dev-notebook"\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0))\n| extend SilentInstances = max_of(0, Running - Reporting)'
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'SilentInstances'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: {
+      actionGroups: [
+        actionGroup.id
+      ]
+      // e-mail subject with the measured value (preview; the common alert schema's paths)
+      actionProperties: {
+        'Email.Subject': 'dev-notebook: the running dev box sends no GPU telemetry (\${data.essentials.monitorCondition})'
+      }
+    }
+  }
+  dependsOn: [
+    // the query is validated against the table
+    gpuTable
+  ]
+}
+
 // GPU utilisation and memory, running hours per day against the schedule, idle GPU-hours and
 // their cost this month, faults and the alerts fired.
 resource gpuWorkbook 'Microsoft.Insights/workbooks@2023-06-01' = {

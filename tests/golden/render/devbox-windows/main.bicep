@@ -1172,6 +1172,48 @@ resource gpuAlertFaults 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   ]
 }
 
+// The dev box vm-variant-devbox-windows has been running for 45 minutes (its Azure Monitor Agent's Heartbeat rows) but wrote no row to GpuTelemetry_CL in the last 15 minutes: the idle, VRAM and fault alerts cannot see it. A deallocated box (nightly shutdown, or stopped by hand) writes no heartbeat and never fires. Check the gpuform-gpu collector on the VM (`systemctl status gpuform-gpu-collect.timer`; Windows: the scheduled task \gpuform\gpuform-gpu-collect), and the GpuCollector extension's status.
+resource gpuAlertSilent 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-variant-devbox-windows-gpu-telemetry-missing'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'variant-devbox-windows: no GPU telemetry from the running dev box'
+    description: 'The dev box vm-variant-devbox-windows has been running for 45 minutes (its Azure Monitor Agent\'s Heartbeat rows) but wrote no row to GpuTelemetry_CL in the last 15 minutes: the idle, VRAM and fault alerts cannot see it. A deallocated box (nightly shutdown, or stopped by hand) writes no heartbeat and never fires. Check the gpuform-gpu collector on the VM (`systemctl status gpuform-gpu-collect.timer`; Windows: the scheduled task \\gpuform\\gpuform-gpu-collect), and the GpuCollector extension\'s status.'
+    severity: 2
+    enabled: true
+    scopes: [
+      workspace.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT45M'
+    criteria: {
+      allOf: [
+        {
+          query: 'let Running = toscalar(Heartbeat\n| where TimeGenerated > now() - 45m and _ResourceId endswith "/virtualmachines/vm-variant-devbox-windows"\n| summarize Beats = dcount(bin(TimeGenerated, 1m)), FirstBeat = min(TimeGenerated), LastBeat = max(TimeGenerated)\n| extend Up = iff(Beats >= 35 and FirstBeat <= now() - 40m and LastBeat >= now() - 15m, 1, 0)\n| project Up);\nGpuTelemetry_CL\n| where TimeGenerated > now() - 15m and _ResourceId endswith "/virtualmachines/vm-variant-devbox-windows"\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0))\n| extend SilentInstances = max_of(0, Running - Reporting)'
+          timeAggregation: 'Maximum'
+          metricMeasureColumn: 'SilentInstances'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: {
+      actionGroups: []
+    }
+  }
+  dependsOn: [
+    // the query is validated against the table
+    gpuTable
+  ]
+}
+
 // GPU utilisation and memory, running hours per day against the schedule, idle GPU-hours and
 // their cost this month, faults and the alerts fired.
 resource gpuWorkbook 'Microsoft.Insights/workbooks@2023-06-01' = {
