@@ -377,6 +377,14 @@ fn a_deployment_that_fails_with_a_nested_quota_error() {
     // the exact increase
     assert!(o.contains("fix:\n  - request a quota increase for standardNCASv3_T4Family vCPUs in eastus2 to a new limit of at least 32 (Current Limit: 24, Current Usage: 16, Additional Required: 16)"), "{o}");
     assert!(o.contains("counts against the \"Standard NCASv3_T4 Family\" family quota; `az vm list-usage -l eastus2 -o table` shows it"), "{o}");
+    // the command that files it, exactly as it can be pasted (issue 24, item 7)
+    assert!(
+        o.contains(&format!(
+            "; `gpuform quota request {} -g {RG} --subscription {SUB}` files that increase through the Azure Quota API and follows it to approval",
+            spec().display()
+        )),
+        "{o}"
+    );
     assert!(
         o.contains(&format!(
             "details: az deployment operation group list -g {RG} -n shortvideo-transcode-"
@@ -1187,6 +1195,65 @@ fn a_regional_quota_rejection_asks_for_the_regional_increase_only() {
     assert!(o.contains("fix:\n  - request a quota increase for Total Regional vCPUs in eastus2 to a new limit of at least 106 (Current Limit: 100, Current Usage: 90, Additional Required: 16)"), "{o}");
     // the size's family quota is not the one that is short
     assert!(!o.contains("family quota"), "{o}");
+    assert!(
+        o.contains(&format!(
+            "`gpuform quota request {} -g {RG} --subscription {SUB}` files that increase",
+            spec().display()
+        )),
+        "{o}"
+    );
+}
+
+/// A quota error without the numbers (code and a bare message) still names the command that
+/// measures and files what is missing; a per-resource-group count is not a quota request.
+#[test]
+fn a_quota_error_without_numbers_names_gpuform_quota_request() {
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {
+                "code": "InvalidTemplateDeployment",
+                "message": "The template deployment 'shortvideo-transcode' is not valid according to the validation procedure.",
+                "details": [{"code": "QuotaExceeded", "message": "Operation could not be completed as it results in exceeding approved quota."}]
+            }}))),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        o.contains(&format!(
+            "fix:\n  - QuotaExceeded: a vCPU quota is exceeded and Azure's message gives no numbers; `gpuform quota request {} -g {RG} --subscription {SUB}` measures what is missing",
+            spec().display()
+        )),
+        "{o}"
+    );
+
+    // Microsoft's per-resource-group count (error-resource-quota.md): delete, do not request
+    let fake = FakeArm::new().resource_group(RG, "eastus2").start();
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(deployment_re("")))
+            .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {
+                "code": "InvalidTemplateDeployment",
+                "message": "The template deployment is not valid according to the validation procedure.",
+                "details": [{"code": "ResourceQuotaExceeded", "message": "Creating the resource of type Microsoft.Network/networkSecurityGroups would exceed the quota of 800 resources of type Microsoft.Network/networkSecurityGroups per resource group. The current resource count is 800, please delete some resources of this type before creating a new one."}]
+            }}))),
+    );
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        o.contains("fix:\n  - ResourceQuotaExceeded: the resource group holds as many resources of one type as Azure allows; delete some of them or deploy into another resource group (no quota request raises this limit"),
+        "{o}"
+    );
+    assert!(!o.contains("gpuform quota request"), "{o}");
 }
 
 /// A 404 for the subscription is not a missing resource group: nothing is created or simulated.
@@ -1489,6 +1556,13 @@ fn a_what_if_refused_or_failed_shows_the_tree_and_the_fix() {
         "{e}"
     );
     assert!(e.contains("help: request a quota increase for Total Regional vCPUs in eastus2 to a new limit of at least 106"), "{e}");
+    assert!(
+        e.contains(&format!(
+            "`gpuform quota request {}` files that increase",
+            spec().display()
+        )),
+        "{e}"
+    );
 
     // an answer that says the what-if failed: the family quota, with the family named
     fake.mount(

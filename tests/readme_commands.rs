@@ -120,7 +120,7 @@ fn every_readme_command_that_needs_no_azure_runs_as_pasted() {
         std::env::var("PATH").unwrap_or_default()
     );
     let summary = dir.path().join("step-summary.md");
-    let (mut ran, mut skipped) = (0, 0);
+    let (mut ran, mut skipped, mut simulated) = (0, 0, 0);
     let mut failures = Vec::new();
     for (cmd, comment) in commands() {
         if let Some(_why) = skip(&cmd) {
@@ -147,6 +147,13 @@ fn every_readme_command_that_needs_no_azure_runs_as_pasted() {
             Some(rest) if !cmd.contains("--check") => rest[..1].parse::<i32>().unwrap_or(0),
             _ => 0,
         };
+        // a simulation whose comment states its p95 is run for JSON and held to that figure
+        let claimed = claimed_p95(&cmd, &comment);
+        let pasted = if claimed.is_some() {
+            format!("{pasted} --output json")
+        } else {
+            pasted
+        };
         let out = Command::new("sh")
             .arg("-c")
             .arg(&pasted)
@@ -159,6 +166,12 @@ fn every_readme_command_that_needs_no_azure_runs_as_pasted() {
             .output()
             .unwrap();
         ran += 1;
+        if let Some(p95) = claimed {
+            simulated += 1;
+            if let Err(e) = check_claimed_p95(&cmd, p95, &out.stdout) {
+                failures.push(format!("`{cmd}`: {e}"));
+            }
+        }
         let code = out.status.code().unwrap_or(-1);
         if code != want {
             failures.push(format!(
@@ -176,6 +189,69 @@ fn every_readme_command_that_needs_no_azure_runs_as_pasted() {
         "only {ran} README commands ran ({skipped} skipped)"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // the simulate section's example states its figures (issue 24: they were not what it printed)
+    assert!(
+        simulated >= 2,
+        "the README's simulate example and its --tune line state their p95 ({simulated} found)"
+    );
+}
+
+/// `p95 N min` at the start of a simulate command's comment (`as shipped: p95 58 min, ...`,
+/// `tuned: p95 9 min ...`).
+fn claimed_p95(cmd: &str, comment: &str) -> Option<f64> {
+    if !cmd.starts_with("gpuform simulate") || !cmd.contains("--synthetic") {
+        return None;
+    }
+    let i = comment.find("p95 ")? + 4;
+    let rest = &comment[i..];
+    let n: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    rest[n.len()..]
+        .starts_with(" min")
+        .then(|| n.parse().ok())
+        .flatten()
+}
+
+/// What the README claims against what the command printed (JSON): the p95 it states; for
+/// `--tune --wait-p95 T`, that the proposal meets T and that the chart the README shows below
+/// the commands is that proposal's.
+fn check_claimed_p95(cmd: &str, claimed: f64, stdout: &[u8]) -> Result<(), String> {
+    let v: serde_json::Value =
+        serde_json::from_slice(stdout).map_err(|e| format!("no JSON on stdout ({e})"))?;
+    let tuned = cmd.contains("--tune");
+    let results = if tuned { &v["after"] } else { &v };
+    let p95 = results["waitMinutes"]["p95"]
+        .as_f64()
+        .ok_or("no waitMinutes.p95 in the output")?;
+    if p95.round() != claimed {
+        return Err(format!(
+            "the README says p95 {claimed} min, the command prints {p95}"
+        ));
+    }
+    if tuned {
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        let target = words
+            .iter()
+            .position(|w| *w == "--wait-p95")
+            .and_then(|i| words.get(i + 1))
+            .and_then(|t| t.strip_suffix('m'))
+            .and_then(|t| t.parse::<f64>().ok())
+            .ok_or("a --tune line names --wait-p95 Nm")?;
+        let worst = v["worstCaseP95"].as_f64().unwrap_or(f64::INFINITY);
+        if p95 > target || worst > target {
+            return Err(format!(
+                "the proposal misses the README's target of {target} min (p95 {p95}, worst case {worst})"
+            ));
+        }
+        let svg =
+            std::fs::read_to_string(root().join("examples/simulate/shortvideo-transcode.svg"))
+                .map_err(|e| e.to_string())?;
+        if !svg.contains(&format!("p95 wait {claimed} min,")) {
+            return Err(format!(
+                "the README's chart is not the tuned policy's (its title does not say p95 wait {claimed} min)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[test]

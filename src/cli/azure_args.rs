@@ -150,8 +150,15 @@ impl AzureArgs {
                 })?
             }
             None => {
-                return Err(Failure::usage("no subscription given")
-                    .help("pass --subscription ID or set AZURE_SUBSCRIPTION_ID"));
+                // a newcomer without Azure access yet: preflight also runs from `az` output
+                let offline = if command == "preflight" {
+                    "; without access to Azure, `gpuform preflight SPEC --usages usage.json --skus skus.json` checks the output of `az vm list-usage` and `az vm list-skus` (README, preflight)"
+                } else {
+                    ""
+                };
+                return Err(Failure::usage("no subscription given").help(format!(
+                    "pass --subscription ID or set AZURE_SUBSCRIPTION_ID (signed in with `az login`, --auth cli uses the Azure CLI's default subscription){offline}"
+                )));
             }
         };
         eprintln!("{command}: {}", choice.announce());

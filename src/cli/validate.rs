@@ -107,7 +107,7 @@ fn human(results: &[Checked], args: &Args, skipped: usize) -> String {
                 parts.push(plural(t.warnings, "warning"));
             }
             if t.infos > 0 {
-                parts.push(plural(t.infos, "note"));
+                parts.push(plural(t.infos, "info"));
             }
             let size = c.vm_size().map(|v| format!(" [{v}]")).unwrap_or_default();
             let _ = writeln!(

@@ -22,13 +22,23 @@ pub fn what_if_failure(
     spec: &Spec,
 ) -> Failure {
     let tree = errors::expand(error);
-    let help = errors::diagnose([&tree]).first().map(|d| match d {
-        Diagnosis::Quota(q) => quota_fix(q, spec),
-        Diagnosis::Capacity { code, .. } => format!(
-            "{code}: run `gpuform preflight {}` to compare the alternate regions",
-            path.display()
-        ),
-    });
+    // a what-if has no resource group at hand here: the command names none (a pool that runs
+    // already is then counted as new, so the request may ask for more than is missing)
+    let request = QuotaRequest {
+        path,
+        resource_group: None,
+        subscription: None,
+    };
+    let help = errors::diagnose([&tree])
+        .first()
+        .map(|d| match d {
+            Diagnosis::Quota(q) => quota_fix(q, spec, &request),
+            Diagnosis::Capacity { code, .. } => format!(
+                "{code}: run `gpuform preflight {}` to compare the alternate regions",
+                path.display()
+            ),
+        })
+        .or_else(|| code_only_quota_fix(&tree, spec, &request));
     Failure {
         code: ExitCode::Findings,
         message,
@@ -110,9 +120,38 @@ pub fn rejection(target: &Target, path: &std::path::Path, spec: &Spec, e: &ArmEr
 
 fn fill_fixes(outcome: &mut Outcome, target: &Target, path: &std::path::Path, spec: &Spec) {
     let size = &spec.spec.compute.vm_size;
+    let request = QuotaRequest {
+        path,
+        resource_group: Some(target.rg),
+        subscription: Some(target.azure.subscription),
+    };
+    if !outcome
+        .diagnoses
+        .iter()
+        .any(|d| matches!(d, Diagnosis::Quota(_)))
+    {
+        // a quota error without the numbers to parse: name the command that finds them
+        let trees: Vec<&ErrorDetail> = outcome
+            .error
+            .iter()
+            .chain(
+                outcome
+                    .failed_resources
+                    .iter()
+                    .filter_map(|r| r.error.as_ref()),
+            )
+            .collect();
+        for t in trees {
+            if let Some(fix) = code_only_quota_fix(t, spec, &request)
+                && !outcome.fixes.contains(&fix)
+            {
+                outcome.fixes.push(fix);
+            }
+        }
+    }
     for d in outcome.diagnoses.clone() {
         match d {
-            Diagnosis::Quota(q) => outcome.fixes.push(quota_fix(&q, spec)),
+            Diagnosis::Quota(q) => outcome.fixes.push(quota_fix(&q, spec, &request)),
             Diagnosis::Capacity { code, location } if target.failover => {
                 let region = location.unwrap_or_else(|| spec.spec.region.clone());
                 let advice = crate::facts::capacity::lookup(&code)
@@ -170,9 +209,51 @@ fn fill_fixes(outcome: &mut Outcome, target: &Target, path: &std::path::Path, sp
     }
 }
 
-/// The increase to request; when the quota is the size's family quota, which family that is
-/// (ARM spells it `standardNCASv3_T4Family`, the usage list `Standard NCASv3_T4 Family`).
-pub fn quota_fix(q: &QuotaIncrease, spec: &Spec) -> String {
+/// Where `gpuform quota request` should look: the spec, and the deployment's resource group and
+/// subscription when they are known.
+pub struct QuotaRequest<'a> {
+    pub path: &'a std::path::Path,
+    pub resource_group: Option<&'a str>,
+    pub subscription: Option<&'a str>,
+}
+
+impl QuotaRequest<'_> {
+    /// The exact command, as it can be pasted (`--region` only when the quota's region is not
+    /// the spec's).
+    pub fn command(&self, region: Option<&str>, spec: &Spec) -> String {
+        let mut cmd = format!(
+            "gpuform quota request {}",
+            shell_word(&self.path.display().to_string())
+        );
+        if let Some(r) = region.filter(|r| !r.eq_ignore_ascii_case(&spec.spec.region)) {
+            cmd.push_str(&format!(" --region {}", shell_word(r)));
+        }
+        if let Some(rg) = self.resource_group {
+            cmd.push_str(&format!(" -g {}", shell_word(rg)));
+        }
+        if let Some(s) = self.subscription {
+            cmd.push_str(&format!(" --subscription {}", shell_word(s)));
+        }
+        cmd
+    }
+}
+
+/// A word for a shell: as it is when it is plain, else in single quotes.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The increase to request, and the `gpuform quota request` command that files it; when the
+/// quota is the size's family quota, which family that is (ARM spells it
+/// `standardNCASv3_T4Family`, the usage list `Standard NCASv3_T4 Family`).
+pub fn quota_fix(q: &QuotaIncrease, spec: &Spec, request: &QuotaRequest) -> String {
     let mut fix = q.text();
     let size = &spec.spec.compute.vm_size;
     if let Some(family) = crate::catalog::find(size).map(|s| &s.quota_family)
@@ -183,7 +264,38 @@ pub fn quota_fix(q: &QuotaIncrease, spec: &Spec) -> String {
             q.location.as_deref().unwrap_or(&spec.spec.region)
         ));
     }
+    fix.push_str(&format!(
+        "; `{}` files that increase through the Azure Quota API and follows it to approval",
+        request.command(q.location.as_deref(), spec)
+    ));
     fix
+}
+
+/// A quota error Azure gave without the numbers `quota_fix` reads (the codes of
+/// [`crate::facts::quota`]): the command that measures and files what is missing, or, for a
+/// per-resource-group count, Microsoft's fix.
+fn code_only_quota_fix(tree: &ErrorDetail, spec: &Spec, request: &QuotaRequest) -> Option<String> {
+    use crate::facts::quota::{QUOTA_ERRORS, QuotaError, quota_error};
+    let mut stack = vec![tree];
+    while let Some(n) = stack.pop() {
+        let code = n.code.as_deref().unwrap_or("");
+        match quota_error(code, n.message.as_deref().unwrap_or("")) {
+            Some(QuotaError::Vcpus) => {
+                return Some(format!(
+                    "{code}: a vCPU quota is exceeded and Azure's message gives no numbers; `{}` measures what is missing against the live quota and files the increase through the Azure Quota API, then run the deployment again",
+                    request.command(None, spec)
+                ));
+            }
+            Some(QuotaError::ResourceCount) => {
+                return Some(format!(
+                    "{code}: the resource group holds as many resources of one type as Azure allows; delete some of them or deploy into another resource group (no quota request raises this limit; {})",
+                    QUOTA_ERRORS.what
+                ));
+            }
+            None => stack.extend(n.details.iter()),
+        }
+    }
+    None
 }
 
 /// `standardNCASv3_T4Family Cores` names the family `Standard NCASv3_T4 Family`; `Total Regional
