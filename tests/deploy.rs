@@ -777,6 +777,13 @@ fn what_if_on_a_group_that_does_not_exist_yet() {
     assert_eq!(out.status.code(), Some(0), "{e}");
     let doc: Value = serde_json::from_str(&o).unwrap();
     assert_eq!(doc["status"], "Simulated");
+    // `--dry-run`, the word other tools use, is a hidden alias of --what-if (a newcomer typed it)
+    let dry = deploy(&fake, &spec())
+        .args(["--dry-run", "--create-resource-group", "--output", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(dry.status.code(), Some(0), "{}", texts(&dry).1);
+    assert_eq!(texts(&dry).0, o);
     let template: Value = serde_json::from_str(&rendered(&spec(), "azuredeploy.json")).unwrap();
     assert_eq!(
         doc["summary"]["Create"],

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long)]
     pub create_resource_group: bool,
     /// Show what the deployment would change (ARM what-if) and exit; changes nothing.
-    #[arg(long)]
+    #[arg(long, alias = "dry-run")]
     pub what_if: bool,
     /// With --what-if: exit 1 when a resource, or a property of a modified one, would be deleted.
     #[arg(long, requires = "what_if")]
