@@ -9,19 +9,18 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::super::engine::{self, Run};
-use super::super::{Input, Results, price, priority, results};
-use super::edit::{Edit, apply_edits, edits, set};
+use super::super::engine;
+use super::super::{Input, Results};
+use super::edit::{Edit, set};
 use super::learn::{self, MIN_DAYS, Shape};
 use super::learned::{Learned, Saving, Side};
 use super::params::Params;
 use super::search::{
     Job, Scored, Tuned, UnderVariants, Variant, holds, score_with, under_variants, variants,
+    verify_with,
 };
 use crate::cost::format::money;
 use crate::facts::autoscale::MAX_PROFILES_PER_SETTING;
-use crate::plan::Plan;
-use crate::spec::check_source;
 use crate::spec::model::{Schedule, Spec};
 use crate::spec::yaml::SpanIndex;
 
@@ -582,7 +581,8 @@ pub fn schedules_edit(index: &SpanIndex, text: &str, scheds: &[Schedule]) -> Res
 }
 
 /// Write the reactive changes and the schedules into the YAML text, check it from scratch, and
-/// simulate its plan: (text, diff, results).
+/// simulate its plan (the tune's own [`verify_with`], the schedules as one more edit):
+/// (text, diff, results).
 fn verify(
     job: &Job,
     before: &Params,
@@ -590,72 +590,11 @@ fn verify(
     scheds: &[Schedule],
     explicit_below: bool,
 ) -> Result<(String, String, Results), String> {
-    let src = job.source;
     // the reactive knobs through the tune's rewriter (the old schedules' fields untouched)
     let mut reactive = p.clone();
     reactive.schedule_mins = before.schedule_mins.clone();
     reactive.schedule_defaults = before.schedule_defaults.clone();
-    let mut e = edits(before, &reactive, explicit_below, &job.checked.index, src)?;
-    e.push(schedules_edit(&job.checked.index, src, scheds)?);
-    let new_text = apply_edits(src, e);
-    let checked = check_source(
-        new_text.clone(),
-        &job.checked.path,
-        job.checked.base_dir.clone(),
-        job.policy,
-        crate::catalog::prices::PriceTable::embedded(),
-    );
-    if checked.has_errors() {
-        let first = checked
-            .diagnostics
-            .iter()
-            .find(|d| d.is_error())
-            .map(|d| format!("{} ({})", d.message, d.rule))
-            .unwrap_or_default();
-        return Err(format!("the scheduled spec does not validate: {first}"));
-    }
-    let plan = Plan::build(&checked).map_err(|e| e.to_string())?;
-    let spec = checked
-        .spec
-        .as_ref()
-        .ok_or("the scheduled spec has no model")?;
-    let size = checked.size().ok_or("the scheduled spec has no size")?;
-    let setting = super::super::setting(&plan, spec)?;
-    let input = Input {
-        spec,
-        plan: &plan,
-        size,
-        file: job.input.file,
-        auto_sized: checked.auto_sized,
-    };
-    let prio = priority(&plan, spec);
-    let o = engine::run(&Run {
-        setting: &setting,
-        trace: job.trace,
-        workload: job.workload,
-        priority: &prio,
-        choices: job.settings.choices,
-        seed: job.settings.seed,
-        record: false,
-        standby: job.settings.standby.as_ref(),
-    });
-    let (_, cost) = price(&input, &o, job.book, job.today);
-    let res = results(
-        &input,
-        &setting,
-        job.trace,
-        job.workload,
-        job.settings,
-        o,
-        cost,
-    );
-    if !res.wait_target.met {
-        return Err("the rewritten spec misses the target (internal mismatch)".into());
-    }
-    let diff = similar::TextDiff::from_lines(src, &new_text)
-        .unified_diff()
-        .context_radius(2)
-        .header(job.input.file, job.input.file)
-        .to_string();
-    Ok((new_text, diff, res))
+    let schedules = schedules_edit(&job.checked.index, job.source, scheds)?;
+    let best = verify_with(job, before, &reactive, explicit_below, vec![schedules])?;
+    Ok((best.new_text, best.diff, best.after))
 }
