@@ -1238,6 +1238,11 @@ fn a_quota_error_without_numbers_names_gpuform_quota_request() {
         )),
         "{o}"
     );
+    // the code is read as a vCPU quota error without a Microsoft page: the fix says so
+    assert!(
+        o.contains("(an assumption: QuotaExceeded as a vCPU quota error code"),
+        "{o}"
+    );
 
     // Microsoft's per-resource-group count (error-resource-quota.md): delete, do not request
     let fake = FakeArm::new().resource_group(RG, "eastus2").start();

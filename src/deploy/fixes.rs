@@ -281,8 +281,17 @@ fn code_only_quota_fix(tree: &ErrorDetail, spec: &Spec, request: &QuotaRequest) 
         let code = n.code.as_deref().unwrap_or("");
         match quota_error(code, n.message.as_deref().unwrap_or("")) {
             Some(QuotaError::Vcpus) => {
+                use crate::facts::quota::{
+                    VCPU_QUOTA_CODE_ASSUMED, VCPU_QUOTA_CODE_ASSUMED_SOURCE,
+                };
+                // the code read as a vCPU quota error without a Microsoft page says so
+                let assumed = if code.eq_ignore_ascii_case(VCPU_QUOTA_CODE_ASSUMED) {
+                    format!(" (an assumption: {})", VCPU_QUOTA_CODE_ASSUMED_SOURCE.what)
+                } else {
+                    String::new()
+                };
                 return Some(format!(
-                    "{code}: a vCPU quota is exceeded and Azure's message gives no numbers; `{}` measures what is missing against the live quota and files the increase through the Azure Quota API, then run the deployment again",
+                    "{code}: a vCPU quota is exceeded and Azure's message gives no numbers; `{}` measures what is missing against the live quota and files the increase through the Azure Quota API, then run the deployment again{assumed}",
                     request.command(None, spec)
                 ));
             }
