@@ -110,7 +110,7 @@ impl ArmClient {
 
     /// A client for the cloud's Logs Query API (Log Analytics data plane): the same pipeline
     /// and credential, its own endpoint and token scope ([`Endpoints::logs`]). Its URLs are
-    /// built with [`Self::path_url`] (no `api-version`: the version is in the path).
+    /// built with [`Self::plain_url`] (no `api-version`: the version is in the path).
     pub(crate) fn logs(
         endpoints: &Endpoints,
         credential: Arc<dyn TokenCredential>,
@@ -143,13 +143,6 @@ impl ArmClient {
         }
     }
 
-    /// `{endpoint}{path}` with no query (the Logs Query API's `v1/...` paths).
-    pub fn path_url(&self, path: &str) -> Url {
-        self.endpoint
-            .join(path.trim_start_matches('/'))
-            .expect("API paths are relative URLs")
-    }
-
     /// A client for Microsoft Graph (`endpoints.graph`, tokens for `endpoints.graph_scope`);
     /// build its URLs with [`Self::plain_url`] (Graph takes no `api-version`).
     pub(crate) fn graph(
@@ -166,7 +159,8 @@ impl ArmClient {
         Self::for_service(service, credential, http, transport)
     }
 
-    /// `{endpoint}{path}?k=v&...` without an `api-version` (Microsoft Graph).
+    /// `{endpoint}{path}?k=v&...` without an `api-version` (Microsoft Graph; the Logs Query API's
+    /// `v1/...` paths, with no query).
     pub fn plain_url(&self, path: &str, query: &[(&str, &str)]) -> Url {
         let mut u = self
             .endpoint

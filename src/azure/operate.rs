@@ -694,7 +694,10 @@ impl Arm {
             format!("query the Log Analytics workspace {workspace_id}"),
             "Microsoft.OperationalInsights/workspaces/query/read (e.g. Log Analytics Reader on the workspace)",
         );
-        let url = logs.path_url(&format!("{LOG_QUERY_API}/workspaces/{}/query", enc(guid)));
+        let url = logs.plain_url(
+            &format!("{LOG_QUERY_API}/workspaces/{}/query", enc(guid)),
+            &[],
+        );
         let body = json!({ "query": query, "timespan": timespan });
         let v: Value = logs.post_json(&op, url, &body).await?;
         Ok(query_rows(&v))
