@@ -191,3 +191,60 @@ fn profile_limit_and_recurrence_shape_follow_their_sources() {
         );
     }
 }
+
+/// The scale-out rules' `timeAggregation` values (`autoscale.queue.scaleOutAggregation`) are
+/// among those the autoscale model documents, Azure's default is the one rendered when the
+/// field is absent, and the source names the page the excerpt is from.
+#[test]
+fn time_aggregation_follows_its_source() {
+    use gpuform::facts::autoscale::{
+        TIME_AGGREGATION_DEFAULT, TIME_AGGREGATION_SOURCE, TIME_AGGREGATIONS,
+    };
+    use gpuform::spec::model::ScaleOutAggregation;
+    let s = sources();
+    let t = &s["timeAggregation"];
+    let values: Vec<&str> = t["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(TIME_AGGREGATIONS.to_vec(), values);
+    let excerpt = t["excerpt"].as_str().unwrap();
+    assert!(excerpt.contains(&format!("default value is {TIME_AGGREGATION_DEFAULT}")));
+    assert!(
+        TIME_AGGREGATION_SOURCE
+            .what
+            .contains(t["url"].as_str().unwrap())
+    );
+    assert!(!TIME_AGGREGATION_SOURCE.assumption);
+    for a in ScaleOutAggregation::ALL {
+        assert!(values.contains(&a.azure()), "{a:?}");
+    }
+    assert_eq!(
+        ScaleOutAggregation::default().azure(),
+        TIME_AGGREGATION_DEFAULT
+    );
+    // the facts summary the values come from, when the shared folder is there
+    let shared = root().join("../shared/azure/facts.md");
+    if let Ok(text) = std::fs::read_to_string(shared) {
+        assert!(text.contains("timeAggregation Average|Minimum|Maximum|Total|Count|Last"));
+    }
+    // the rules keep the statistic Average, which Azure Monitor lists for ActiveMessages
+    let shared = root().join("../shared/azure/metrics.json");
+    if let Ok(text) = std::fs::read_to_string(shared) {
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let am = v["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == "ActiveMessages")
+            .unwrap();
+        assert!(
+            am["aggregations"]
+                .as_array()
+                .unwrap()
+                .contains(&Value::from("Average"))
+        );
+    }
+}

@@ -1106,6 +1106,7 @@ fn tune_rewriter_on_every_example_with_any_tunable_keys_removed() {
         "scaleInCooldown",
         "timeWindow",
         "default",
+        "scaleOutAggregation",
     ];
     let mut tried = 0;
     for entry in std::fs::read_dir("examples").unwrap() {
@@ -1174,6 +1175,12 @@ fn tune_rewriter_on_every_example_with_any_tunable_keys_removed() {
             } else {
                 10
             };
+            // the scale-out aggregation (issue 22): inserted where absent, replaced otherwise
+            p.scale_out_aggregation = if mask % 2 == 0 {
+                gpuform::spec::model::ScaleOutAggregation::Maximum
+            } else {
+                gpuform::spec::model::ScaleOutAggregation::Last
+            };
             let explicit = checked
                 .index
                 .spans("/spec/autoscale/queue/scaleInBelow")
@@ -1200,6 +1207,10 @@ fn tune_rewriter_on_every_example_with_any_tunable_keys_removed() {
                 "{new}"
             );
             assert_eq!(after.time_window_minutes, p.time_window_minutes, "{new}");
+            assert_eq!(
+                after.scale_out_aggregation, p.scale_out_aggregation,
+                "{new}"
+            );
             tried += 1;
         }
     }
@@ -1352,4 +1363,101 @@ fn scale_in_balances_zones_first() {
     // IDs 3 (zone 1) and 2 (zone 0) go: both busy, two restarts; 0 and 1 keep theirs
     assert_eq!(o.restarted_by_scale_in, 2);
     assert_eq!(o.served, 2);
+}
+
+// --- issue 22/23: the scale-out rules' time aggregation -------------------------------------
+
+/// A backlog after quiet minutes: with `Maximum` over a 5-minute window the scale-out rule
+/// fires in the backlog's first minute; with `Average` only once the window's average is over
+/// the threshold (three minutes later here).
+#[test]
+fn scale_out_with_maximum_aggregation_reacts_in_the_first_minute() {
+    let setting = |agg: Agg| {
+        let mut r = rule(Dir::Increase, Op::Gt, 2.0, 1, 5);
+        r.window = 5;
+        r.aggregation = agg;
+        Setting {
+            profiles: vec![profile(1, 5, 1, vec![r])],
+            zones: 1,
+        }
+    };
+    let mut a = vec![0; 40];
+    a[10] = 4;
+    let t = trace("2026-11-02T00:00:00Z", a);
+    let w = workload(20, 1, 0);
+    let first_out = |agg: Agg| {
+        let o = run(&setting(agg), &t, &w, Choices::default());
+        let s = o.series.unwrap();
+        s.regular.iter().position(|n| *n > 1).unwrap()
+    };
+    let avg = first_out(Agg::Average);
+    let max = first_out(Agg::Maximum);
+    let last = first_out(Agg::Last);
+    assert_eq!(
+        max, 11,
+        "the first minute over the threshold, acted on at its end"
+    );
+    assert_eq!(last, 11);
+    assert!(avg >= max + 3, "average {avg}, maximum {max}");
+}
+
+/// `autoscale.queue.scaleOutAggregation` renders on the scale-out rules only (scale-in keeps
+/// `Average`), in Bicep and ARM from the one plan; absent, every rule stays `Average`; a value
+/// Azure's `timeAggregation` does not have through this field is refused.
+#[test]
+fn scale_out_aggregation_renders_on_scale_out_rules_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("examples/llm-finetune-a100.yaml").unwrap();
+    let with = text.replacen(
+        "      targetPerInstance: 1\n",
+        "      targetPerInstance: 1\n      scaleOutAggregation: maximum\n",
+        1,
+    );
+    assert_ne!(with, text);
+    let spec = dir.path().join("llm.yaml");
+    std::fs::write(&spec, &with).unwrap();
+    let out = dir.path().join("out");
+    gpuform()
+        .args(["render"])
+        .arg(&spec)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let arm: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("azuredeploy.json")).unwrap())
+            .unwrap();
+    let mut rules = Vec::new();
+    fn walk(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+        match v {
+            serde_json::Value::Object(o) => {
+                if let (Some(m), Some(a)) = (o.get("metricTrigger"), o.get("scaleAction")) {
+                    out.push((
+                        a["direction"].as_str().unwrap_or("").to_string(),
+                        m["timeAggregation"].as_str().unwrap_or("").to_string(),
+                    ));
+                }
+                o.values().for_each(|x| walk(x, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    walk(&arm, &mut rules);
+    assert!(rules.iter().any(|(d, _)| d == "Increase"), "{rules:?}");
+    for (d, a) in &rules {
+        let want = if d == "Increase" {
+            "Maximum"
+        } else {
+            "Average"
+        };
+        assert_eq!(a, want, "{rules:?}");
+    }
+    let bicep = std::fs::read_to_string(out.join("main.bicep")).unwrap();
+    assert!(bicep.contains("timeAggregation: 'Maximum'"));
+    assert!(bicep.contains("timeAggregation: 'Average'"));
+    // refused: not one of average|maximum|last
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, with.replace("maximum", "sometimes")).unwrap();
+    gpuform().args(["validate"]).arg(&bad).assert().failure();
 }

@@ -116,3 +116,27 @@ pub const RECURRENCE_SOURCE: Source = Source::doc(
      -ScheduleTimeZone)",
     "2026-12-03",
 );
+
+/// How a metric rule combines the samples of its `timeWindow` (`metricTrigger.timeAggregation`):
+/// Azure's autoscale REST model (2022-10-01) takes `Average` (its default), `Minimum`, `Maximum`,
+/// `Total`, `Count` and `Last`. It is the autoscale engine's own aggregation over the window,
+/// separate from the metric's `statistic` per time grain (the Service Bus `ActiveMessages`
+/// metric supports `Average`, `Minimum` and `Maximum` per grain; the rules keep `Average`).
+/// gpuform renders `Average` on every rule unless `autoscale.queue.scaleOutAggregation` asks for
+/// `Maximum` or `Last` on the scale-out rules (they react to a backlog within a minute instead of
+/// after the window's average has risen); scale-in keeps `Average`.
+pub const TIME_AGGREGATIONS: [&str; 6] =
+    ["Average", "Minimum", "Maximum", "Total", "Count", "Last"];
+pub const TIME_AGGREGATION_DEFAULT: &str = "Average";
+pub const TIME_AGGREGATION_SOURCE: Source = Source::doc(
+    "https://learn.microsoft.com/dotnet/api/azure.resourcemanager.monitor.models.metrictrigger.timeaggregation \
+     ('time aggregation type. How the data that is collected should be combined over time. The \
+     default value is Average.'); https://learn.microsoft.com/python/api/azure-mgmt-monitor/\
+     azure.mgmt.monitor.models.metrictrigger (time_aggregation: TimeAggregationType); the \
+     values Average|Minimum|Maximum|Total|Count|Last as summarised from \
+     Microsoft.Insights/autoscalesettings 2022-10-01 in gpuform's shared facts \
+     (../shared/azure/facts.md, section 6 'Autoscale'); ActiveMessages aggregations \
+     Average, Minimum, Maximum (MicrosoftDocs/azure-monitor-docs articles/azure-monitor/reference/\
+     supported-metrics/microsoft-servicebus-namespaces-metrics.md@916560d562d293a317f8635fc64eb512366a1b32)",
+    "2026-12-04",
+);

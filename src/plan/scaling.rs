@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::common::PrivateEndpoint;
 use super::network::Network;
 use crate::facts::monitor::STORAGE_QUEUE_LENGTH;
-use crate::spec::model::WorkloadSpec;
+use crate::spec::model::{ScaleOutAggregation, WorkloadSpec};
 use crate::spec::schedule::{self, Origin};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -218,6 +218,8 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
                 None,
             ),
         };
+        // scale-out: the spec's aggregation (Average by default); scale-in keeps Average
+        let out_aggregation = trigger.scale_out_aggregation.unwrap_or_default().azure();
         let rule = |comment: String,
                     operator: &'static str,
                     threshold: u32,
@@ -231,7 +233,11 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
             time_grain: "PT1M",
             statistic: "Average",
             time_window: a.time_window.clone(),
-            time_aggregation: "Average",
+            time_aggregation: if direction == "Increase" {
+                out_aggregation
+            } else {
+                crate::facts::autoscale::TIME_AGGREGATION_DEFAULT
+            },
             operator,
             threshold,
             divide_per_instance: divide,
@@ -241,12 +247,17 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
             cooldown: cooldown.to_string(),
         };
         let step = trigger.scale_out_step.unwrap_or(1);
+        let how = match trigger.scale_out_aggregation.unwrap_or_default() {
+            ScaleOutAggregation::Average => "",
+            ScaleOutAggregation::Maximum => " in any minute of the window",
+            ScaleOutAggregation::Last => " in the window's last minute",
+        };
         rules.push(rule(
             if step == 1 {
-                format!("Scale out when the backlog per instance exceeds {target} messages.")
+                format!("Scale out when the backlog per instance exceeds {target} messages{how}.")
             } else {
                 format!(
-                    "Scale out by {step} when the backlog per instance exceeds {target} messages."
+                    "Scale out by {step} when the backlog per instance exceeds {target} messages{how}."
                 )
             },
             "GreaterThan",
@@ -259,7 +270,7 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
         for tier in &trigger.scale_out_tiers {
             rules.push(rule(
                 format!(
-                    "Scale out by {} when the backlog per instance exceeds {} messages.",
+                    "Scale out by {} when the backlog per instance exceeds {} messages{how}.",
                     tier.step, tier.above
                 ),
                 "GreaterThan",

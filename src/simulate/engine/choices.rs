@@ -61,6 +61,10 @@ pub struct Choices {
     /// The provisioning delay as a share of the workload's (1.0 nominal; 0.75 and 1.25 are
     /// `--tune` variants).
     pub provisioning_factor: f64,
+    /// Seconds a pooled (deallocated or hibernated) VM takes to serve after a scale-out takes
+    /// it, replacing the pool's own (an assumption: no document gives it); `None`: the pool's.
+    /// The `--tune` variants try 2 and 4 minutes when the spec has a pool.
+    pub standby_start_seconds: Option<u32>,
 }
 
 impl Default for Choices {
@@ -73,6 +77,7 @@ impl Default for Choices {
             metric_delay_minutes: 0,
             arrivals: Arrivals::StartOfMinute,
             provisioning_factor: 1.0,
+            standby_start_seconds: None,
         }
     }
 }

@@ -213,6 +213,18 @@ fn victims(
 /// Replay the trace. Autoscale acts once a minute; jobs run for exactly the job time in seconds
 /// (a 45 s job frees its slot 45 s after it starts, and the next job starts then).
 pub fn run(r: &Run) -> Outcome {
+    // a model variant may assume another start time for pooled VMs that have one
+    let restarted;
+    let r = &match (r.choices.standby_start_seconds, r.standby) {
+        (Some(secs), Some(s)) if s.start_seconds > 0 || s.start_assumed => {
+            restarted = s.starting_in(secs);
+            Run {
+                standby: Some(&restarted),
+                ..*r
+            }
+        }
+        _ => Run { ..*r },
+    };
     let trace = r.trace;
     let h = trace.minutes();
     let w = r.workload;

@@ -188,6 +188,15 @@ pub fn edits(
             &p.scale_out_step.to_string(),
         )?);
     }
+    if p.scale_out_aggregation != before.scale_out_aggregation {
+        v.push(set(
+            index,
+            text,
+            q,
+            "scaleOutAggregation",
+            p.scale_out_aggregation.as_str(),
+        )?);
+    }
     if p.scale_out_tiers != before.scale_out_tiers {
         v.push(set(
             index,

@@ -34,6 +34,7 @@ pub use report::{json, markdown, text};
 pub use schedule::propose;
 pub use search::{
     Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, stage1, stage2, variants,
+    variants_for,
 };
 
 /// Search, propose, verify: with a standby pool, its size and the policy together

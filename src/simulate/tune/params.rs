@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::spec::defaults::{flap_safe_scale_in, lowest_min};
-use crate::spec::model::{ScaleOutTier, Spec};
+use crate::spec::model::{ScaleOutAggregation, ScaleOutTier, Spec};
 use crate::spec::schedule::parse_duration;
 
 /// The knobs of a queue-driven policy.
@@ -14,6 +14,8 @@ pub struct Params {
     pub scale_in_below: u32,
     pub scale_out_step: u32,
     pub scale_out_tiers: Vec<ScaleOutTier>,
+    /// The scale-out rules' `timeAggregation` (`autoscale.queue.scaleOutAggregation`).
+    pub scale_out_aggregation: ScaleOutAggregation,
     pub scale_out_cooldown_minutes: u32,
     pub scale_in_cooldown_minutes: u32,
     pub time_window_minutes: u32,
@@ -34,6 +36,7 @@ impl Params {
             scale_in_below: q.scale_in_below.unwrap_or(0),
             scale_out_step: q.scale_out_step.unwrap_or(1),
             scale_out_tiers: q.scale_out_tiers.clone(),
+            scale_out_aggregation: q.scale_out_aggregation.unwrap_or_default(),
             scale_out_cooldown_minutes: m(&a.scale_out_cooldown),
             scale_in_cooldown_minutes: m(&a.scale_in_cooldown),
             time_window_minutes: m(&a.time_window),
@@ -69,6 +72,12 @@ impl Params {
             q.target_per_instance = self.target_per_instance;
             q.scale_out_step = Some(self.scale_out_step);
             q.scale_out_tiers = self.scale_out_tiers.clone();
+            // absent stays absent at the default (what render emits is the same)
+            if q.scale_out_aggregation.is_some()
+                || self.scale_out_aggregation != ScaleOutAggregation::Average
+            {
+                q.scale_out_aggregation = Some(self.scale_out_aggregation);
+            }
             let safe = flap_safe_scale_in(self.target_per_instance, low);
             q.scale_in_below = Some(if explicit_below {
                 self.scale_in_below.min(safe)

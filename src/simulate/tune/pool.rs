@@ -15,26 +15,37 @@ use super::super::standby::{self, PoolSearch};
 use super::super::{Results, Settings};
 use super::params::Params;
 use super::search::{
-    Job, OUT_COOLDOWNS, Robust, STEPS, Scored, TARGETS, Tuned, UnderVariants, Variant,
-    allowed_misses, cheaper, holds_counted, score, stage2, under_variants, variants, verify_with,
+    AGGREGATIONS, Job, OUT_COOLDOWNS, Robust, STEPS, Scored, TARGETS, Tuned, UnderVariants,
+    Variant, allowed_misses, cheaper, holds_counted, score, stage2, under_variants, variants_for,
+    verify_with,
 };
-use crate::spec::model::Spec;
+use crate::spec::model::{ScaleOutAggregation, Spec};
 
 // --- the joint search over the standby pool's size and the policy (issue 23) ---------------
 
-/// `(scaleOutStep, scaleOutCooldown)` pairs: stage 1 searches `targetPerInstance` within each.
-fn step_cooldowns() -> Vec<(u32, u32)> {
-    STEPS
+/// `(scaleOutStep, scaleOutCooldown, scaleOutAggregation)`: stage 1 searches
+/// `targetPerInstance` within each.
+fn step_cooldowns() -> Vec<(u32, u32, ScaleOutAggregation)> {
+    AGGREGATIONS
         .iter()
-        .flat_map(|s| OUT_COOLDOWNS.iter().map(move |c| (*s, *c)))
+        .flat_map(|a| {
+            STEPS
+                .iter()
+                .flat_map(move |s| OUT_COOLDOWNS.iter().map(move |c| (*s, *c, *a)))
+        })
         .collect()
 }
 
-fn with_target(before: &Params, t: u32, step: u32, cooldown: u32) -> Params {
+fn with_target(
+    before: &Params,
+    t: u32,
+    (step, cooldown, aggregation): (u32, u32, ScaleOutAggregation),
+) -> Params {
     let mut p = before.clone();
     p.target_per_instance = t;
     p.scale_out_step = step;
     p.scale_out_cooldown_minutes = cooldown;
+    p.scale_out_aggregation = aggregation;
     p.scale_out_tiers.retain(|tier| tier.above > t);
     p
 }
@@ -86,7 +97,7 @@ fn search_at(
     let per: Vec<(Vec<(Scored, bool)>, Option<usize>, usize, usize)> = pairs
         .par_iter()
         .zip(caps.par_iter())
-        .map(|(&(step, cd), cap)| {
+        .map(|(&pair, cap)| {
             let mut pts = Vec::new();
             let (mut runs, mut checked, mut found) = (0, 0, None);
             let Some(cap) = *cap else {
@@ -95,7 +106,7 @@ fn search_at(
             let (mut lo, mut hi) = (0usize, cap.min(TARGETS.len() - 1) + 1);
             while lo < hi {
                 let mid = (lo + hi) / 2;
-                let (sc, h, r, c) = try_one(&with_target(before, TARGETS[mid], step, cd));
+                let (sc, h, r, c) = try_one(&with_target(before, TARGETS[mid], pair));
                 runs += r;
                 checked += c;
                 if let Some(sc) = sc {
@@ -315,7 +326,7 @@ fn remove_block(job: &Job, ptr: &str) -> Result<super::edit::Edit, String> {
 }
 
 /// The edits that give the spec a pool of `m` (`maxReady = minReady = m`; 0: no pool).
-fn pool_edits(job: &Job, m: u32) -> Result<Vec<super::edit::Edit>, String> {
+pub(super) fn pool_edits(job: &Job, m: u32) -> Result<Vec<super::edit::Edit>, String> {
     const AT: &str = "/spec/autoscale/standby";
     let Some(sb) = job
         .input
@@ -369,7 +380,7 @@ fn tune_with_pool(
 ) -> Result<Tuned, String> {
     let current = job.settings.standby.clone().ok_or("the spec has no pool")?;
     let share = job.robust_share;
-    let vs: Vec<Variant> = variants(job.settings.choices)
+    let vs: Vec<Variant> = variants_for(job.settings.choices, Some(&current))
         .into_iter()
         .take(if share.is_some() { usize::MAX } else { 1 })
         .collect();
@@ -537,7 +548,7 @@ fn tune_with_pool(
         policies,
         runs,
         elapsed_ms: elapsed as u64,
-        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown a binary search on targetPerInstance, capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each size's cheapest, the spec's policy and the next larger pool's choice, walked cheapest first".into(),
+        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown x scaleOutAggregation a binary search on targetPerInstance, capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each size's cheapest, the spec's policy and the next larger pool's choice, walked cheapest first".into(),
     };
     Ok(Tuned {
         candidates: policies,

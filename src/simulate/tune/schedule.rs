@@ -17,7 +17,7 @@ use super::learned::{Learned, Saving, Side};
 use super::params::Params;
 use super::search::{
     Job, Scored, Tuned, UnderVariants, Variant, holds, score_with, under_variants, variants,
-    verify_with,
+    variants_for, verify_with,
 };
 use crate::cost::format::money;
 use crate::facts::autoscale::MAX_PROFILES_PER_SETTING;
@@ -25,7 +25,7 @@ use crate::spec::model::{Schedule, Spec};
 use crate::spec::yaml::SpanIndex;
 
 /// Shares of the learned need tried as schedule minimums.
-const FACTORS: &[f64] = &[0.5, 0.75, 1.0];
+const FACTORS: &[f64] = &[0.25, 0.5, 0.75, 1.0];
 /// At most this many learned schedules ("a few recurrence profiles"; each renders two).
 const FEW: usize = 4;
 
@@ -113,8 +113,42 @@ struct Candidate {
     scored: Scored,
 }
 
-/// Learn, evaluate and (when cheaper at the same robust target) propose schedules.
+/// Learn, evaluate and (when cheaper at the same robust target) propose schedules. With a
+/// standby pool, on the pool size the joint search chose (and written with it).
 pub fn propose(job: &Job, tuned: &Tuned) -> Learned {
+    let chosen = tuned
+        .pool_search
+        .as_ref()
+        .and_then(|p| p.chosen_max_ready)
+        .zip(job.settings.standby.as_ref());
+    match chosen {
+        Some((m, current)) if m != current.max_ready || m != current.min_ready => {
+            let pool_edits = match super::pool::pool_edits(job, m) {
+                Ok(e) => e,
+                Err(e) => {
+                    return Learned::skipped(
+                        "skipped",
+                        format!("schedule learning: cannot write the chosen pool size: {e}"),
+                        learn::days(job.trace),
+                    );
+                }
+            };
+            let settings = super::super::Settings {
+                standby: (m > 0).then(|| current.sized(m, m)),
+                ..job.settings.clone()
+            };
+            let j = Job {
+                settings: &settings,
+                ..*job
+            };
+            propose_with(&j, tuned, pool_edits)
+        }
+        _ => propose_with(job, tuned, Vec::new()),
+    }
+}
+
+/// [`propose`] with the pool's settings in `job`; `pool_edits` write its size.
+fn propose_with(job: &Job, tuned: &Tuned, pool_edits: Vec<Edit>) -> Learned {
     let started = Instant::now();
     let days = learn::days(job.trace);
     if days < MIN_DAYS {
@@ -141,7 +175,7 @@ pub fn propose(job: &Job, tuned: &Tuned) -> Learned {
         .spans("/spec/autoscale/queue/scaleInBelow")
         .is_some();
     let vs: Vec<Variant> = match job.robust_share {
-        Some(_) => variants(job.settings.choices),
+        Some(_) => variants_for(job.settings.choices, job.settings.standby.as_ref()),
         None => variants(job.settings.choices).into_iter().take(1).collect(),
     };
     let share = job.robust_share.unwrap_or(1.0);
@@ -151,11 +185,13 @@ pub fn propose(job: &Job, tuned: &Tuned) -> Learned {
         .map(|v| v.choices.provisioning_factor)
         .fold(1.0, f64::max);
     let prov = (f64::from(job.workload.provisioning_minutes) * worst_factor).ceil() as u32;
-    let standby = job
-        .settings
-        .standby
-        .as_ref()
-        .map_or(0, |s| s.start_seconds.div_ceil(60));
+    let standby = job.settings.standby.as_ref().map_or(0, |s| {
+        // the slowest start a variant assumes
+        vs.iter()
+            .filter_map(|v| v.choices.standby_start_seconds)
+            .fold(s.start_seconds, u32::max)
+            .div_ceil(60)
+    });
     let lead_minutes = prov + standby;
     let lead = format!(
         "{} min provisioning{}{}",
@@ -349,7 +385,14 @@ pub fn propose(job: &Job, tuned: &Tuned) -> Learned {
         instance_hours: c.scored.instance_hours,
         pool_monthly: c.scored.pool_monthly,
     };
-    match verify(job, &tuned.before, &c.params, &c.scheds, explicit_below) {
+    match verify(
+        job,
+        &tuned.before,
+        &c.params,
+        &c.scheds,
+        explicit_below,
+        pool_edits,
+    ) {
         Ok((text, diff, res)) => {
             out.status = "proposed";
             out.saving = before_side.as_ref().and_then(|b| {
@@ -589,12 +632,14 @@ fn verify(
     p: &Params,
     scheds: &[Schedule],
     explicit_below: bool,
+    mut extra: Vec<Edit>,
 ) -> Result<(String, String, Results), String> {
     // the reactive knobs through the tune's rewriter (the old schedules' fields untouched)
     let mut reactive = p.clone();
     reactive.schedule_mins = before.schedule_mins.clone();
     reactive.schedule_defaults = before.schedule_defaults.clone();
     let schedules = schedules_edit(&job.checked.index, job.source, scheds)?;
-    let best = verify_with(job, before, &reactive, explicit_below, vec![schedules])?;
+    extra.push(schedules);
+    let best = verify_with(job, before, &reactive, explicit_below, extra)?;
     Ok((best.new_text, best.diff, best.after))
 }

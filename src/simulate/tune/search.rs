@@ -9,7 +9,7 @@ use super::super::engine::{self, Arrivals, Choices, Run, Setting};
 use super::super::{Input, Results, Settings, monthly_hours, price, priority, results};
 use crate::cost::PriceBook;
 use crate::plan::Plan;
-use crate::spec::model::{ScaleOutTier, Spec};
+use crate::spec::model::{ScaleOutAggregation, ScaleOutTier, Spec};
 use crate::spec::policy::Policy;
 use crate::spec::{Checked, check_source};
 
@@ -91,6 +91,50 @@ pub fn variants(base: Choices) -> Vec<Variant> {
             },
         ),
     ]
+}
+
+/// [`variants`], and when the spec has a pool whose VMs start after a delay (deallocated or
+/// hibernated: an assumption, no document gives it), the start time as uncertain too: pooled
+/// VMs starting in 2 and in 4 minutes ([`standby::SENSITIVITY_START_SECONDS`]; a time equal to
+/// the pool's own is the nominal model already), and the pessimistic combination with the
+/// slower start.
+pub fn variants_for(base: Choices, pool: Option<&standby::Standby>) -> Vec<Variant> {
+    let mut vs = variants(base);
+    let Some(pool) = pool.filter(|p| p.start_seconds > 0 || p.start_assumed) else {
+        return vs;
+    };
+    let (_, late) = crate::facts::autoscale::METRIC_DELAY_MINUTES;
+    let slowest = standby::SENSITIVITY_START_SECONDS
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(pool.start_seconds)
+        .max(pool.start_seconds);
+    for secs in standby::SENSITIVITY_START_SECONDS {
+        if secs != pool.start_seconds {
+            let mut c = base;
+            c.standby_start_seconds = Some(secs);
+            vs.push(Variant {
+                name: format!(
+                    "pooled VMs start in {} (assumed)",
+                    standby::minutes_label(secs)
+                ),
+                choices: c,
+            });
+        }
+    }
+    let mut c = base;
+    c.metric_delay_minutes = late;
+    c.provisioning_factor = 1.25;
+    c.standby_start_seconds = Some(slowest);
+    vs.push(Variant {
+        name: format!(
+            "metric {late} min late, provisioning +25 %, pooled VMs start in {} (assumed)",
+            standby::minutes_label(slowest)
+        ),
+        choices: c,
+    });
+    vs
 }
 
 /// A candidate under every variant.
@@ -271,12 +315,21 @@ pub(super) fn holds_counted(
     vs: &[Variant],
     share: f64,
 ) -> (bool, usize) {
+    // the pessimistic combinations (the pool's last), the late metric, slow provisioning,
+    // then the rest in order (the pool's start times after the 8 of [`variants`])
     const HARDEST_FIRST: &[usize] = &[6, 7, 2, 5, 1, 3, 4];
+    let pooled = (8..vs.len()).rev();
+    let order: Vec<usize> = pooled
+        .clone()
+        .take(1)
+        .chain(HARDEST_FIRST.iter().copied().filter(|i| *i < vs.len()))
+        .chain(pooled.skip(1))
+        .collect();
     let target = f64::from(job.settings.wait_target_minutes);
     let mut misses = 0;
     let mut runs = 0;
     let allowed = allowed_misses(vs.len(), share);
-    for &i in HARDEST_FIRST.iter().filter(|i| **i < vs.len()) {
+    for &i in &order {
         runs += 1;
         let p95 =
             score_with(job, params, explicit_below, vs[i].choices).map_or(f64::INFINITY, |s| s.p95);
@@ -304,19 +357,26 @@ pub(super) const OUT_COOLDOWNS: &[u32] = &[1, 2, 3, 5];
 const IN_COOLDOWNS: &[u32] = &[5, 10, 15, 30];
 const WINDOWS: &[u32] = &[5, 10];
 
+/// The scale-out rules' `timeAggregation` values the search tries
+/// ([`crate::facts::autoscale::TIME_AGGREGATIONS`]; scale-in keeps `Average`).
+pub(super) const AGGREGATIONS: [ScaleOutAggregation; 3] = ScaleOutAggregation::ALL;
+
 /// Stage 1 candidates.
 pub fn stage1(before: &Params) -> Vec<Params> {
     let mut v = vec![before.clone()];
-    for &t in TARGETS {
-        for &s in STEPS {
-            for &c in OUT_COOLDOWNS {
-                let mut p = before.clone();
-                p.target_per_instance = t;
-                p.scale_out_step = s;
-                p.scale_out_cooldown_minutes = c;
-                p.scale_out_tiers.retain(|tier| tier.above > t);
-                if !v.contains(&p) {
-                    v.push(p);
+    for &agg in &AGGREGATIONS {
+        for &t in TARGETS {
+            for &s in STEPS {
+                for &c in OUT_COOLDOWNS {
+                    let mut p = before.clone();
+                    p.target_per_instance = t;
+                    p.scale_out_step = s;
+                    p.scale_out_cooldown_minutes = c;
+                    p.scale_out_aggregation = agg;
+                    p.scale_out_tiers.retain(|tier| tier.above > t);
+                    if !v.contains(&p) {
+                        v.push(p);
+                    }
                 }
             }
         }
@@ -324,29 +384,58 @@ pub fn stage1(before: &Params) -> Vec<Params> {
     v
 }
 
+/// The floors stage 2 tries around `p`: `(capacity.min, schedule minimums)`. As is; zero
+/// minimums raised to 1; `capacity.min` lowered (to 0, 1 and its quarters: a spec's floor is
+/// not taken as given); schedule minimums above `capacity.min` at 25, 50 and 75 %; and the
+/// raise and the halving together.
+pub(super) fn floor_options(p: &Params) -> Vec<(u32, Vec<u32>)> {
+    let base = p.capacity_min;
+    let scaled = |mins: &[u32], floor: u32, pct: u32| -> Vec<u32> {
+        mins.iter()
+            .map(|m| {
+                if *m > floor {
+                    (m * pct).div_ceil(100).max(floor)
+                } else {
+                    *m
+                }
+            })
+            .collect()
+    };
+    let raised = |c: u32, mins: &[u32]| -> (u32, Vec<u32>) {
+        (c.max(1), mins.iter().map(|m| (*m).max(1)).collect())
+    };
+    let mut out: Vec<(u32, Vec<u32>)> = vec![(base, p.schedule_mins.clone())];
+    out.push(raised(base, &p.schedule_mins));
+    for low in [0, 1, base / 4, base / 2, base * 3 / 4] {
+        if low < base {
+            out.push((low, p.schedule_mins.clone()));
+        }
+    }
+    for pct in [25, 50, 75] {
+        out.push((base, scaled(&p.schedule_mins, base, pct)));
+    }
+    let (rc, rm) = raised(base, &p.schedule_mins);
+    out.push((rc, scaled(&rm, rc, 50)));
+    let mut seen = Vec::new();
+    out.retain(|o| {
+        if seen.contains(o) {
+            false
+        } else {
+            seen.push(o.clone());
+            true
+        }
+    });
+    out
+}
+
 /// Stage 2 candidates around `base`.
 pub fn stage2(base: &Params, before: &Params) -> Vec<Params> {
     let mut v = Vec::new();
-    let floors = |p: &mut Params, raise_zero: bool, halve_peaks: bool| {
-        if raise_zero {
-            p.capacity_min = p.capacity_min.max(1);
-            for m in p.schedule_mins.iter_mut() {
-                *m = (*m).max(1);
-            }
-        }
-        if halve_peaks {
-            let base_min = p.capacity_min;
-            for m in p.schedule_mins.iter_mut() {
-                if *m > base_min {
-                    *m = (*m).div_ceil(2).max(base_min);
-                }
-            }
-        }
-    };
+    let floors = floor_options(base);
     for &ic in IN_COOLDOWNS {
         for &w in WINDOWS {
             for tier in [false, true] {
-                for (rz, hp) in [(false, false), (true, false), (false, true), (true, true)] {
+                for (cmin, smins) in &floors {
                     let mut p = base.clone();
                     p.scale_in_cooldown_minutes = ic;
                     p.time_window_minutes = w;
@@ -363,7 +452,8 @@ pub fn stage2(base: &Params, before: &Params) -> Vec<Params> {
                             .cloned()
                             .collect();
                     }
-                    floors(&mut p, rz, hp);
+                    p.capacity_min = *cmin;
+                    p.schedule_mins = smins.clone();
                     p.clamp_defaults();
                     if !v.contains(&p) {
                         v.push(p);
@@ -622,5 +712,58 @@ mod tests {
         assert_eq!(allowed_misses(8, 0.875), 1);
         assert_eq!(allowed_misses(8, 0.8), 1);
         assert_eq!(allowed_misses(8, 0.5), 4);
+    }
+
+    #[test]
+    fn pool_start_times_are_variants() {
+        let plan = crate::plan::standby::sample();
+        let pool = standby::Standby::from_plan(&plan, None);
+        let vs = variants_for(Choices::default(), Some(&pool));
+        assert_eq!(
+            vs.len(),
+            11,
+            "{:?}",
+            vs.iter().map(|v| &v.name).collect::<Vec<_>>()
+        );
+        let starts: Vec<u32> = vs
+            .iter()
+            .filter_map(|v| v.choices.standby_start_seconds)
+            .collect();
+        assert!(starts.contains(&120) && starts.contains(&240), "{starts:?}");
+        // a pool already assumed to start in 2 minutes: that one is the nominal model
+        let two = pool.starting_in(120);
+        assert_eq!(variants_for(Choices::default(), Some(&two)).len(), 10);
+        assert_eq!(variants_for(Choices::default(), None).len(), 8);
+    }
+
+    #[test]
+    fn floors_are_lowered_too() {
+        let p = Params {
+            target_per_instance: 4,
+            scale_in_below: 0,
+            scale_out_step: 1,
+            scale_out_tiers: vec![],
+            scale_out_aggregation: ScaleOutAggregation::Average,
+            scale_out_cooldown_minutes: 5,
+            scale_in_cooldown_minutes: 15,
+            time_window_minutes: 5,
+            capacity_min: 4,
+            schedule_mins: vec![8, 0],
+            capacity_default: None,
+            schedule_defaults: vec![None, None],
+        };
+        let f = floor_options(&p);
+        for low in [0, 1, 2, 3] {
+            assert!(f.iter().any(|(c, _)| *c == low), "{low}: {f:?}");
+        }
+        // schedule minimums above the floor in quarters
+        for m in [4, 6] {
+            assert!(f.iter().any(|(c, s)| *c == 4 && s[0] == m), "{m}: {f:?}");
+        }
+        assert!(f.iter().all(|(c, s)| s[0] >= *c.min(&4)));
+        let c = stage1(&p);
+        for a in ScaleOutAggregation::ALL {
+            assert!(c.iter().any(|x| x.scale_out_aggregation == a));
+        }
     }
 }

@@ -41,6 +41,52 @@ pub struct QueueTrigger {
     /// Extra scale-out rules for deeper backlogs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scale_out_tiers: Vec<ScaleOutTier>,
+    /// How the scale-out rules combine the queue metric over `timeWindow` (Azure's
+    /// `timeAggregation`); `average` when absent. The scale-in rule keeps `Average`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_out_aggregation: Option<ScaleOutAggregation>,
+}
+
+/// `autoscale.queue.scaleOutAggregation`: the scale-out rules' `timeAggregation`
+/// ([`crate::facts::autoscale::TIME_AGGREGATIONS`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ScaleOutAggregation {
+    /// The window's average (Azure's default): a backlog fires the rule once it has raised the
+    /// average over the whole window.
+    #[default]
+    Average,
+    /// The window's largest one-minute value: fires in the first minute the backlog is over
+    /// the target.
+    Maximum,
+    /// The window's latest one-minute value.
+    Last,
+}
+
+impl ScaleOutAggregation {
+    pub const ALL: [ScaleOutAggregation; 3] = [
+        ScaleOutAggregation::Average,
+        ScaleOutAggregation::Maximum,
+        ScaleOutAggregation::Last,
+    ];
+
+    /// As the spec writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScaleOutAggregation::Average => "average",
+            ScaleOutAggregation::Maximum => "maximum",
+            ScaleOutAggregation::Last => "last",
+        }
+    }
+
+    /// Azure's `timeAggregation` value.
+    pub fn azure(self) -> &'static str {
+        match self {
+            ScaleOutAggregation::Average => "Average",
+            ScaleOutAggregation::Maximum => "Maximum",
+            ScaleOutAggregation::Last => "Last",
+        }
+    }
 }
 
 /// One more scale-out rule: above `above` messages per VM, add `step` VMs.
