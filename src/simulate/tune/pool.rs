@@ -94,40 +94,75 @@ fn search_at(
         }
     };
     let pairs = step_cooldowns();
-    let per: Vec<(Vec<(Scored, bool)>, Option<usize>, usize, usize)> = pairs
-        .par_iter()
-        .zip(caps.par_iter())
-        .map(|(&pair, cap)| {
-            let mut pts = Vec::new();
-            let (mut runs, mut checked, mut found) = (0, 0, None);
-            let Some(cap) = *cap else {
-                return (pts, None, 0, 0);
-            };
-            let (mut lo, mut hi) = (0usize, cap.min(TARGETS.len() - 1) + 1);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                let (sc, h, r, c) = try_one(&with_target(before, TARGETS[mid], pair));
-                runs += r;
-                checked += c;
-                if let Some(sc) = sc {
-                    pts.push((sc, h));
+    let search = |idx: &[usize]| -> Vec<(usize, Vec<(Scored, bool)>, Option<usize>, usize, usize)> {
+        idx.par_iter()
+            .map(|&i| {
+                let pair = pairs[i];
+                let mut pts = Vec::new();
+                let (mut runs, mut checked, mut found) = (0, 0, None);
+                let Some(cap) = caps[i] else {
+                    return (i, pts, None, 0, 0);
+                };
+                let (mut lo, mut hi) = (0usize, cap.min(TARGETS.len() - 1) + 1);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    let (sc, h, r, c) = try_one(&with_target(before, TARGETS[mid], pair));
+                    runs += r;
+                    checked += c;
+                    if let Some(sc) = sc {
+                        pts.push((sc, h));
+                    }
+                    if h {
+                        found = Some(mid);
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
                 }
-                if h {
-                    found = Some(mid);
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            (pts, found, runs, checked)
+                (i, pts, found, runs, checked)
+            })
+            .collect()
+    };
+    // first the spec's aggregation for every (step, cooldown); then the other aggregations for
+    // the (step, cooldown) of the three cheapest that held (a third of the runs of all of them)
+    let first: Vec<usize> = (0..pairs.len())
+        .filter(|i| pairs[*i].2 == before.scale_out_aggregation)
+        .collect();
+    let mut per = search(&first);
+    let mut held: Vec<(&Scored, (u32, u32))> = per
+        .iter()
+        .flat_map(|(i, pts, ..)| {
+            let (step, cd, _) = pairs[*i];
+            pts.iter()
+                .filter(|(_, h)| *h)
+                .map(move |(s, _)| (s, (step, cd)))
         })
         .collect();
+    held.sort_by(|a, b| cheaper(a.0, b.0));
+    let mut top: Vec<(u32, u32)> = Vec::new();
+    for (_, sc) in held {
+        if !top.contains(&sc) {
+            top.push(sc);
+        }
+    }
+    if top.is_empty() {
+        // none held: the fastest (step, cooldown) pairs
+        top = vec![(STEPS[STEPS.len() - 1], OUT_COOLDOWNS[0])];
+    }
+    top.truncate(3);
+    let second: Vec<usize> = (0..pairs.len())
+        .filter(|i| {
+            pairs[*i].2 != before.scale_out_aggregation && top.contains(&(pairs[*i].0, pairs[*i].1))
+        })
+        .collect();
+    per.extend(search(&second));
     let mut pts: Vec<(Scored, bool)> = Vec::new();
     let (mut runs, mut checked) = (0, 0);
-    let mut next_caps = Vec::with_capacity(per.len());
-    for (p, f, r, c) in per {
+    // pairs not searched at this size keep their cap for the next smaller pool
+    let mut next_caps: Vec<Option<usize>> = caps.to_vec();
+    for (i, p, f, r, c) in per {
         pts.extend(p);
-        next_caps.push(f);
+        next_caps[i] = f;
         runs += r;
         checked += c;
     }
@@ -548,7 +583,7 @@ fn tune_with_pool(
         policies,
         runs,
         elapsed_ms: elapsed as u64,
-        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown x scaleOutAggregation a binary search on targetPerInstance, capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each size's cheapest, the spec's policy and the next larger pool's choice, walked cheapest first".into(),
+        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown a binary search (the spec's scaleOutAggregation; the other aggregations for the three cheapest pairs that held) on targetPerInstance, capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each size's cheapest, the spec's policy and the next larger pool's choice, walked cheapest first".into(),
     };
     Ok(Tuned {
         candidates: policies,

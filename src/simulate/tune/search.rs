@@ -488,8 +488,53 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     } else {
         bases.sort_by(cheaper);
     }
+    // stage 2 goes around the cheapest that meet the target nominally and, under the variants,
+    // the cheapest of stage 1 that hold (else a cheap but fragile policy of one aggregation
+    // crowds out the neighbourhood the robust proposal is in)
+    // (and, as before the aggregation was searched, the three cheapest with the spec's own)
+    let mut around: Vec<&Scored> = bases
+        .iter()
+        .filter(|b| b.params.scale_out_aggregation == before.scale_out_aggregation)
+        .take(3)
+        .collect();
+    if let Some(b) = bases
+        .first()
+        .filter(|b| !around.iter().any(|a| a.params == b.params))
+    {
+        around.push(b);
+    }
+    if let Some(share) = job
+        .robust_share
+        .filter(|_| bases.first().is_some_and(|b| b.meets))
+    {
+        let vs = variants_for(job.settings.choices, job.settings.standby.as_ref());
+        let mut robust_found = 0;
+        'walk: for chunk in bases.iter().take(64).collect::<Vec<_>>().chunks(8) {
+            let ok: Vec<bool> = chunk
+                .par_iter()
+                .map(|c| holds(job, &c.params, explicit_below, &vs, share))
+                .collect();
+            for (c, ok) in chunk.iter().zip(ok) {
+                if ok {
+                    if !around.iter().any(|a| a.params == c.params) {
+                        around.push(c);
+                    }
+                    robust_found += 1;
+                    if robust_found == 2 {
+                        break 'walk;
+                    }
+                }
+            }
+        }
+    } else {
+        for b in bases.iter().take(3) {
+            if !around.iter().any(|a| a.params == b.params) {
+                around.push(b);
+            }
+        }
+    }
     let mut s2: Vec<Params> = Vec::new();
-    for b in bases.iter().take(3) {
+    for b in around {
         for p in stage2(&b.params, &before) {
             if !s2.contains(&p) && !s1.contains(&p) {
                 s2.push(p);
@@ -522,7 +567,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
             }
         }
         Some(share) => {
-            let vs = variants(job.settings.choices);
+            let vs = variants_for(job.settings.choices, job.settings.standby.as_ref());
             let before_nominal = scored.iter().find(|s| s.params == before).cloned();
             let before_under =
                 under_variants(job, &before, explicit_below, &vs, before_nominal.as_ref());
