@@ -96,20 +96,12 @@ pub fn variants(base: Choices) -> Vec<Variant> {
 /// [`variants`], and when the spec has a pool whose VMs start after a delay (deallocated or
 /// hibernated: an assumption, no document gives it), the start time as uncertain too: pooled
 /// VMs starting in 2 and in 4 minutes ([`standby::SENSITIVITY_START_SECONDS`]; a time equal to
-/// the pool's own is the nominal model already), and the pessimistic combination with the
-/// slower start.
+/// the pool's own is the nominal model already).
 pub fn variants_for(base: Choices, pool: Option<&standby::Standby>) -> Vec<Variant> {
     let mut vs = variants(base);
     let Some(pool) = pool.filter(|p| p.start_seconds > 0 || p.start_assumed) else {
         return vs;
     };
-    let (_, late) = crate::facts::autoscale::METRIC_DELAY_MINUTES;
-    let slowest = standby::SENSITIVITY_START_SECONDS
-        .iter()
-        .copied()
-        .max()
-        .unwrap_or(pool.start_seconds)
-        .max(pool.start_seconds);
     for secs in standby::SENSITIVITY_START_SECONDS {
         if secs != pool.start_seconds {
             let mut c = base;
@@ -123,17 +115,6 @@ pub fn variants_for(base: Choices, pool: Option<&standby::Standby>) -> Vec<Varia
             });
         }
     }
-    let mut c = base;
-    c.metric_delay_minutes = late;
-    c.provisioning_factor = 1.25;
-    c.standby_start_seconds = Some(slowest);
-    vs.push(Variant {
-        name: format!(
-            "metric {late} min late, provisioning +25 %, pooled VMs start in {} (assumed)",
-            standby::minutes_label(slowest)
-        ),
-        choices: c,
-    });
     vs
 }
 
@@ -315,14 +296,16 @@ pub(super) fn holds_counted(
     vs: &[Variant],
     share: f64,
 ) -> (bool, usize) {
-    // the pessimistic combinations (the pool's last), the late metric, slow provisioning,
-    // then the rest in order (the pool's start times after the 8 of [`variants`])
+    // the pessimistic combinations, the pool's slowest start (its last variant), the late
+    // metric, slow provisioning, then the rest in order (the pool's after the 8 of [`variants`])
     const HARDEST_FIRST: &[usize] = &[6, 7, 2, 5, 1, 3, 4];
     let pooled = (8..vs.len()).rev();
-    let order: Vec<usize> = pooled
-        .clone()
-        .take(1)
-        .chain(HARDEST_FIRST.iter().copied().filter(|i| *i < vs.len()))
+    let order: Vec<usize> = HARDEST_FIRST[..2]
+        .iter()
+        .copied()
+        .filter(|i| *i < vs.len())
+        .chain(pooled.clone().take(1))
+        .chain(HARDEST_FIRST[2..].iter().copied().filter(|i| *i < vs.len()))
         .chain(pooled.skip(1))
         .collect();
     let target = f64::from(job.settings.wait_target_minutes);
@@ -777,7 +760,7 @@ mod tests {
         assert!(starts.contains(&120) && starts.contains(&240), "{starts:?}");
         // a pool already assumed to start in 2 minutes: that one is the nominal model
         let two = pool.starting_in(120);
-        assert_eq!(variants_for(Choices::default(), Some(&two)).len(), 10);
+        assert_eq!(variants_for(Choices::default(), Some(&two)).len(), 9);
         assert_eq!(variants_for(Choices::default(), None).len(), 8);
     }
 
