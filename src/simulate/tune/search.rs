@@ -749,7 +749,7 @@ mod tests {
         let vs = variants_for(Choices::default(), Some(&pool));
         assert_eq!(
             vs.len(),
-            11,
+            10,
             "{:?}",
             vs.iter().map(|v| &v.name).collect::<Vec<_>>()
         );
