@@ -724,3 +724,64 @@ fn the_alternate_sizes_are_scored_in_the_same_request_and_shown_on_the_ranking()
         "{o}{e}"
     );
 }
+
+#[test]
+fn the_flags_take_the_other_reading_of_each_spot_assumption() {
+    // 18 Spot VMs over zones 1-3: --spot-zone-count split asks 6 a zone; a 5-10 band warns
+    // from 5 % with --spot-high-eviction-from 5 (both said as assumptions in the checks)
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount_subscription(&all_regions(), Duration::ZERO);
+    mount_spot(&fake, Placement::new("High"), bands(["5-10", "0-5", "0-5"]));
+    let out = fake
+        .preflight(&examples("shortvideo-transcode.yaml"))
+        .args([
+            "--format",
+            "json",
+            "--spot-zone-count",
+            "split",
+            "--spot-high-eviction-from",
+            "5",
+        ])
+        .output()
+        .unwrap();
+    let v = json_of(&out);
+    let generate: Vec<Value> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.url.path().ends_with("/spot/generate"))
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert!(!generate.is_empty());
+    assert!(
+        generate
+            .iter()
+            .all(|b| b["desiredCount"] == 6 && b["availabilityZones"] == true),
+        "{generate:?}"
+    );
+    let placement = check(&v, 0, "spot-placement")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        placement.contains("for 6 Spot VMs of Standard_NC8as_T4_v3 per zone")
+            && placement.contains("assumption, --spot-zone-count split"),
+        "{placement}"
+    );
+    let eviction = check(&v, 0, "spot-eviction");
+    assert_eq!(eviction["status"], "warn", "{eviction}");
+    assert!(
+        eviction["message"]
+            .as_str()
+            .unwrap()
+            .contains("warns from 5 % per hour, --spot-high-eviction-from: an assumption"),
+        "{eviction}"
+    );
+    // out of range is a usage error
+    let out = fake
+        .preflight(&examples("shortvideo-transcode.yaml"))
+        .args(["--spot-high-eviction-from", "101"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

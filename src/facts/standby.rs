@@ -279,7 +279,9 @@ pub const PROVIDER_PRINCIPAL_NAME: &str = "Standby Pool Resource Provider";
 /// The provider's application (client) id, which gpuform looks its service principal up by in
 /// Microsoft Graph (`servicePrincipals?$filter=appId eq '...'`). No Microsoft page found gives
 /// it (searched: the standby pools permissions, create and FAQ pages, Learn's first-party app
-/// lists); the value is a third-party test's comment ("Object ID of the \"Standby Pool Resource
+/// lists; again 2026-12-04: the az and PowerShell references, Azure Verified Modules' tests,
+/// which keep the tenant's object id in a Key Vault secret, Terraform azurerm's tests, which
+/// look the principal up by display name, and the REST specs and type data); the value is a third-party test's comment ("Object ID of the \"Standby Pool Resource
 /// Provider\" service principal (app ID d4398a72-b879-49e5-9f3a-ff22c32efb42)", an Azure
 /// provider test of the alchemy project, read 2026-12-03). So it is an assumption: preflight
 /// says so whenever it uses it, checks the display name Graph returns against
