@@ -8,16 +8,12 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
-use azure_core::http::{AsyncRawResponse, HttpClient, Request};
+use common::recorder::{NoProbe, transport};
 use common::spot::{Graph, Placement, eviction_row};
 use common::{FakeAzure, SIZE, SUB, TOKEN, examples, texts};
 use gpuform::azure::spot_placement::{PlacementRequest, ResourceSize, SpotApi};
-use gpuform::azure::{
-    self, AuthMode, Cloud, Connect, Endpoints, Env, ErrorKind, HttpSettings, Probe, Transport,
-};
+use gpuform::azure::{self, AuthMode, Cloud, Connect, Endpoints, Env, ErrorKind, HttpSettings};
 use serde_json::{Value, json};
-use url::Url;
 use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -25,38 +21,6 @@ const TENANT: &str = "tenant-1";
 
 // ---------------------------------------------------------------------------------------------
 // The client through the transport seam (as tests/azure_client.rs)
-
-#[derive(Debug)]
-struct Redirect {
-    inner: Arc<dyn HttpClient>,
-    to: Url,
-}
-
-#[async_trait]
-impl HttpClient for Redirect {
-    async fn execute_request(&self, req: &Request) -> azure_core::Result<AsyncRawResponse> {
-        let mut r = req.clone();
-        let u = r.url_mut();
-        assert!(
-            u.host_str().unwrap_or("").ends_with(".fake.test"),
-            "a request tried to leave the test: {u}"
-        );
-        let _ = u.set_scheme(self.to.scheme());
-        let _ = u.set_host(self.to.host_str());
-        let _ = u.set_port(self.to.port());
-        self.inner.execute_request(&r).await
-    }
-}
-
-struct NoProbe;
-impl Probe for NoProbe {
-    fn az_on_path(&self, _: &Env) -> bool {
-        false
-    }
-    fn imds_reachable(&self) -> bool {
-        false
-    }
-}
 
 async fn connect(server: &MockServer, cloud: Cloud) -> azure::Arm {
     Mock::given(method("POST"))
@@ -66,10 +30,7 @@ async fn connect(server: &MockServer, cloud: Cloud) -> azure::Arm {
         ))
         .mount(server)
         .await;
-    let transport = Transport::new(Arc::new(Redirect {
-        inner: azure_core::http::new_http_client(None),
-        to: Url::parse(&server.uri()).unwrap(),
-    }));
+    let transport = transport(&server.uri(), Some(".fake.test"), None);
     let env = Env::from_pairs([
         ("AZURE_TENANT_ID", TENANT),
         ("AZURE_CLIENT_ID", "app-1"),
