@@ -509,8 +509,9 @@ mod tests {
         assert_eq!(st.ready(18), 0);
         assert_eq!(st.ready(20), 0);
         assert_eq!(st.ready(21), 1);
-        // it runs (billed as compute) for the provisioning delay and the post-provisioning delay
-        let built: usize = (0..40).map(|t| st.building(t)).sum();
+        // it runs (billed as compute) for the provisioning delay and the post-provisioning delay,
+        // minutes 10 to 19
+        let built: usize = (10..40).map(|t| st.building(t)).sum();
         assert_eq!(built, 8 + 2);
         // without the delay the same refill is ready at 19
         let plain = pool(1, 1, 180);
