@@ -308,12 +308,12 @@ impl Plan {
                 && s.network.existing_subnet.is_none()
                 && !dev_box
                 && s.compute.zones.len() > 1,
+            // not on the Logs Ingestion path, which assigns no policy
             dcr_policy: (s.monitoring.gpu.enabled == Some(true))
                 .then(|| {
-                    crate::plan::gpu_monitoring::dcr_policy(
-                        &spec.metadata.name,
-                        s,
-                        image.os == OsType::Windows,
+                    let windows = image.os == OsType::Windows;
+                    crate::plan::gpu_monitoring::dcr_policy(&spec.metadata.name, s, windows).filter(
+                        |p| crate::plan::gpu_monitoring::ingestion(s, windows, Some(p)).is_none(),
                     )
                 })
                 .flatten()
