@@ -97,8 +97,12 @@ pub fn text(r: &Results) -> String {
     if r.unfinished_jobs > 0 {
         let _ = writeln!(
             s,
-            "\n  {} jobs were still queued or running when the trace ended (their waits count up to the end)",
-            r.unfinished_jobs
+            "\n  {} still queued or running when the trace ended (their waits count up to the end)",
+            if r.unfinished_jobs == 1 {
+                "1 job was".to_string()
+            } else {
+                format!("{} jobs were", r.unfinished_jobs)
+            }
         );
     }
     if let Some(m) = &r.measured {
