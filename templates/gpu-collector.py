@@ -16,6 +16,15 @@
 #                        extension's rich states: a 2xx carries the state; a non-2xx answer
 #                        would read as Unknown, not Unhealthy).
 #
+# Logs Ingestion path (monitoring.gpu.delivery; the collect service's environment, set by the
+# template): after each sample the collector posts the rows not yet sent to
+# GPUFORM_INGEST_ENDPOINT/dataCollectionRules/GPUFORM_INGEST_DCR/streams/GPUFORM_INGEST_STREAM
+# ?api-version=GPUFORM_INGEST_API_VERSION as JSON arrays of at most GPUFORM_INGEST_MAX_BYTES,
+# with a bearer token for the pool's identity (GPUFORM_INGEST_CLIENT_ID, audience
+# GPUFORM_INGEST_AUDIENCE) from GPUFORM_INGEST_TOKEN_URL (the instance metadata service). A 429
+# or 5xx is retried after Retry-After (else 1, 2, 4 s); what is still not sent stays in the log
+# files and goes with the next sample. The token is never written anywhere.
+#
 # Python 3 standard library only (every Ubuntu image has python3: cloud-init runs on it).
 # Environment (tests): GPUFORM_GPU_LOG_DIR, GPUFORM_GPU_STATE_DIR, GPUFORM_IMDS_FILE, GPUFORM_JOBS_FILE,
 # GPUFORM_NOW (ISO 8601 UTC), GPUFORM_PCI_DIR, GPUFORM_ROCM_DIR.
@@ -28,7 +37,11 @@ import re
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.parse
 import urllib.request
+import uuid
 
 QUERY = (
     "timestamp,index,uuid,name,utilization.gpu,memory.used,memory.total,temperature.gpu,"
@@ -475,13 +488,179 @@ def collect(expected, vendor="nvidia"):
     if vendor != "amd":
         with open(since_file, "w") as f:
             f.write(t.strftime("%Y-%m-%d %H:%M:%S UTC"))
-    # the agent reads new lines; files older than KEEP_DAYS are gone
+    # the Logs Ingestion path sends the new lines itself (the agent reads them otherwise); a
+    # failed upload is retried with the next sample and does not make the VM unhealthy
+    ingest()
+    # files older than KEEP_DAYS are gone
     cutoff = (t - datetime.timedelta(days=KEEP_DAYS)).strftime("%Y%m%d")
     for old in glob.glob(os.path.join(LOG_DIR, "gpu-*.json")):
         day = os.path.basename(old)[4:12]
         if day.isdigit() and day < cutoff:
             os.remove(old)
     return 0 if healthy else 1
+
+
+# ---------------------------------------------------------------- Logs Ingestion API
+INGEST_KEYS = ("ENDPOINT", "DCR", "STREAM", "API_VERSION", "AUDIENCE", "TOKEN_URL", "MAX_BYTES")
+# attempts per call on 429/5xx/no answer, and the longest wait the collector honours (it runs
+# once a minute; what is not sent now goes with the next sample)
+ATTEMPTS = 4
+MAX_WAIT = 20
+# calls per run at most (a backlog of a day drains over a few runs)
+MAX_CALLS = 30
+
+
+def ingest_config():
+    c = {k: os.environ.get("GPUFORM_INGEST_" + k, "") for k in INGEST_KEYS}
+    if not all(c.values()) or "@@" in c["ENDPOINT"] + c["DCR"]:
+        return None
+    c["CLIENT_ID"] = os.environ.get("GPUFORM_INGEST_CLIENT_ID", "")
+    if "@@" in c["CLIENT_ID"]:
+        c["CLIENT_ID"] = ""
+    try:
+        c["MAX_BYTES"] = int(c["MAX_BYTES"])
+    except ValueError:
+        return None
+    return c
+
+
+def call(req, timeout=30):
+    """(status, headers, body); status 0 when nothing answered."""
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+    except (OSError, ValueError) as e:
+        return 0, {}, str(e).encode()
+
+
+def token(c):
+    """A token for the pool's identity from the instance metadata service, or (None, why)."""
+    q = {"resource": c["AUDIENCE"]}
+    if c["CLIENT_ID"]:
+        q["client_id"] = c["CLIENT_ID"]
+    sep = "&" if "?" in c["TOKEN_URL"] else "?"
+    req = urllib.request.Request(
+        c["TOKEN_URL"] + sep + urllib.parse.urlencode(q), headers={"Metadata": "true"}
+    )
+    code, _, body = call(req, timeout=10)
+    if code == 200:
+        try:
+            return json.loads(body)["access_token"], ""
+        except (ValueError, KeyError, TypeError):
+            pass
+    return None, "token: HTTP %d %s" % (code, body[:200].decode("utf-8", "replace"))
+
+
+def wait_after(code, headers, attempt):
+    """Seconds to wait before another attempt: Retry-After when the answer has one."""
+    try:
+        ra = int(headers.get("Retry-After") or "")
+    except (ValueError, TypeError, AttributeError):
+        ra = None
+    return min(MAX_WAIT, ra if ra is not None and ra >= 0 else 2 ** attempt)
+
+
+def post(c, tok, body):
+    """(ok, message): one call, retried on 429/5xx/no answer."""
+    url = "%s/dataCollectionRules/%s/streams/%s?api-version=%s" % (
+        c["ENDPOINT"].rstrip("/"), urllib.parse.quote(c["DCR"]),
+        urllib.parse.quote(c["STREAM"]), urllib.parse.quote(c["API_VERSION"]),
+    )
+    msg = ""
+    for attempt in range(ATTEMPTS):
+        req = urllib.request.Request(url, data=body, method="POST", headers={
+            "Authorization": "Bearer " + tok,
+            "Content-Type": "application/json",
+            "x-ms-client-request-id": str(uuid.uuid4()),
+        })
+        code, headers, answer = call(req)
+        if 200 <= code < 300:
+            return True, ""
+        msg = "HTTP %d %s" % (code, answer[:300].decode("utf-8", "replace"))
+        if code != 429 and code < 500 and code != 0:
+            return False, msg
+        if attempt + 1 < ATTEMPTS:
+            time.sleep(wait_after(code, headers, attempt))
+    return False, msg
+
+
+def pending(cursor):
+    """(file, end offset, row) for every complete line after the cursor, oldest file first."""
+    files = sorted(glob.glob(os.path.join(LOG_DIR, "gpu-*.json")))
+    out = []
+    for path in files:
+        name = os.path.basename(path)
+        if cursor.get("file") and name < cursor["file"]:
+            continue
+        start = cursor.get("offset", 0) if name == cursor.get("file") else 0
+        with open(path, "rb") as f:
+            f.seek(start)
+            pos = start
+            for line in f:
+                if not line.endswith(b"\n"):
+                    break
+                pos += len(line)
+                try:
+                    out.append((name, pos, json.loads(line)))
+                except ValueError:
+                    continue
+    return out
+
+
+def batches(rows, limit):
+    """Runs of rows whose JSON array stays within `limit` bytes."""
+    batch, size = [], 2
+    for r in rows:
+        n = len(json.dumps(r[2], separators=(",", ":")).encode()) + 1
+        if batch and size + n > limit:
+            yield batch
+            batch, size = [], 2
+        if n + 2 > limit:
+            continue
+        batch.append(r)
+        size += n
+    if batch:
+        yield batch
+
+
+def ingest():
+    """Send the rows not yet sent; the cursor (file, offset) moves past each accepted call."""
+    c = ingest_config()
+    if c is None:
+        return 0
+    state = os.path.join(STATE_DIR, "ingest.json")
+    try:
+        with open(state) as f:
+            cursor = json.load(f)
+    except (OSError, ValueError):
+        cursor = {}
+    rows = pending(cursor)
+    if not rows:
+        return 0
+    tok, why = token(c)
+    result = {"time": now().strftime("%Y-%m-%dT%H:%M:%SZ"), "ok": True, "message": ""}
+    if tok is None:
+        result.update(ok=False, message=why)
+    else:
+        for i, b in enumerate(batches(rows, c["MAX_BYTES"])):
+            if i >= MAX_CALLS:
+                break
+            body = json.dumps([r[2] for r in b], separators=(",", ":")).encode()
+            ok, msg = post(c, tok, body)
+            if not ok:
+                result.update(ok=False, message=msg)
+                break
+            cursor = {"file": b[-1][0], "offset": b[-1][1]}
+    cursor.update(last=result)
+    tmp = state + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(cursor, f)
+    os.replace(tmp, state)
+    if not result["ok"]:
+        sys.stderr.write("gpuform-gpu: logs ingestion: %s\n" % result["message"])
+    return 0 if result["ok"] else 1
 
 
 def health():

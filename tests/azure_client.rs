@@ -6,18 +6,14 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
-use azure_core::http::{AsyncRawResponse, HttpClient, Request};
 use common::SUB;
+use common::recorder::{NoProbe, transport};
 use gpuform::azure::{
-    self, ArmApi, AuthMode, Cloud, Connect, Endpoints, Env, ErrorKind, HttpSettings, Op, Probe,
-    Transport, Verb,
+    self, ArmApi, AuthMode, Cloud, Connect, Endpoints, Env, ErrorKind, HttpSettings, Op, Verb,
 };
 use serde_json::json;
-use url::Url;
 use wiremock::matchers::{
     body_string_contains, header, method, path, query_param, query_param_is_missing,
 };
@@ -26,37 +22,6 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const TENANT: &str = "tenant-1";
 
 /// Sends every `*.fake.test` request to the local server (scheme, host and port rewritten).
-#[derive(Debug)]
-struct Redirect {
-    inner: Arc<dyn HttpClient>,
-    to: Url,
-}
-
-#[async_trait]
-impl HttpClient for Redirect {
-    async fn execute_request(&self, req: &Request) -> azure_core::Result<AsyncRawResponse> {
-        let mut r = req.clone();
-        let u = r.url_mut();
-        assert!(
-            u.host_str().unwrap_or("").ends_with(".fake.test"),
-            "a request tried to leave the test: {u}"
-        );
-        let _ = u.set_scheme(self.to.scheme());
-        let _ = u.set_host(self.to.host_str());
-        let _ = u.set_port(self.to.port());
-        self.inner.execute_request(&r).await
-    }
-}
-
-struct NoProbe;
-impl Probe for NoProbe {
-    fn az_on_path(&self, _: &Env) -> bool {
-        false
-    }
-    fn imds_reachable(&self) -> bool {
-        false
-    }
-}
 
 fn endpoints(cloud: Cloud) -> Endpoints {
     Endpoints::resolve(
@@ -77,10 +42,7 @@ fn fast() -> HttpSettings {
 }
 
 fn connect(server: &MockServer, env: Env, cloud: Cloud, http: HttpSettings) -> azure::Arm {
-    let transport = Transport::new(Arc::new(Redirect {
-        inner: azure_core::http::new_http_client(None),
-        to: Url::parse(&server.uri()).unwrap(),
-    }));
+    let transport = transport(&server.uri(), Some(".fake.test"), None);
     let c = Connect {
         endpoints: endpoints(cloud),
         http,

@@ -116,4 +116,15 @@ fn a_pool_without_autoscale_prints_one_figure() {
         text.contains("one figure: the count does not scale"),
         "{text}"
     );
+    // one count, not the capacity's range (the starter writes min 0, max 4, default 1)
+    for p in v["profiles"].as_array().unwrap() {
+        assert_eq!(p["min"], p["max"], "{p}");
+        assert_eq!(p["min"], 1, "{p}");
+    }
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("default"))
+        .unwrap_or_else(|| panic!("no default profile row: {text}"));
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(&cols[2..5], ["1", "1", "1"], "{row}");
 }

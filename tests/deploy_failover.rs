@@ -97,6 +97,8 @@ fn capacity_fake(regions: &[(&str, i64)], rule: Rule) -> FakeAzure {
         .resource_group(RG, "eastus2")
         .start();
     let by_name: Arc<Mutex<HashMap<String, Answer>>> = Arc::default();
+    // resource group -> the region a deployment that ran left resources in
+    let left: Arc<Mutex<HashMap<String, String>>> = Arc::default();
     let base = fake.base.clone();
     let names = by_name.clone();
     fake.mount(
@@ -105,7 +107,21 @@ fn capacity_fake(regions: &[(&str, i64)], rule: Rule) -> FakeAzure {
             .respond_with(move |req: &Request| {
                 let name = req.url.path().rsplit('/').next().unwrap().to_string();
                 let (size, zones, loc) = placement(&req.body);
+                let segs: Vec<&str> = req.url.path().split('/').collect();
+                let gi = segs.iter().position(|s| s.eq_ignore_ascii_case("resourcegroups")).unwrap();
+                let group = segs[gi + 1].to_ascii_lowercase();
+                // a resource keeps its region: the same names in another region of the group are
+                // refused (the message third-party reports show; gpuform's assumption)
+                if let Some(there) = left.lock().unwrap().get(&group).filter(|l| **l != loc) {
+                    return ResponseTemplate::new(400).set_body_json(json!({"error": {
+                        "code": "InvalidResourceLocation",
+                        "message": format!("The resource 'vnet-shortvideo-transcode' already exists in location '{there}' in resource group '{group}'. A resource with the same name cannot be created in location '{loc}'. Please select a new resource name.")
+                    }}));
+                }
                 let answer = rule(&size, &zones, &loc).unwrap_or(Answer::Ok);
+                if answer != Answer::SkuNotAvailable {
+                    left.lock().unwrap().insert(group, loc.clone());
+                }
                 names.lock().unwrap().insert(name.clone(), answer);
                 if answer == Answer::SkuNotAvailable {
                     let z = if zones.is_empty() { String::new() } else { format!(" zones '{}'", zones.join(",")) };
@@ -300,7 +316,9 @@ fn sku_not_available_for_one_size_moves_to_the_alternate_size() {
 }
 
 #[test]
-fn every_size_failing_in_the_region_moves_to_the_next_region() {
+fn after_a_deployment_that_ran_the_region_step_does_not_reuse_the_group() {
+    // the allocation failures ran: the VNet, NSG, identity... exist in eastus2 in RG, and a
+    // resource keeps its region, so westus3 with the same names in RG would be refused
     let dir = tempfile::tempdir().unwrap();
     let spec = spec_with(&dir, &format!("    alternateSizes: [{BIG}]\n"), None);
     let fake = capacity_fake(
@@ -308,6 +326,93 @@ fn every_size_failing_in_the_region_moves_to_the_next_region() {
         Box::new(|_, _, loc| (loc == "eastus2").then_some(Answer::Allocation("AllocationFailed"))),
     );
     let out = deploy(&fake, &spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    let t: Vec<(String, String)> = tried(&fake).into_iter().map(|(s, _, l)| (s, l)).collect();
+    assert_eq!(
+        t,
+        vec![
+            (SIZE.to_string(), "eastus2".to_string()),
+            (BIG.to_string(), "eastus2".to_string()),
+        ]
+    );
+    assert!(
+        e.contains(&format!("{SIZE} in westus3 would deploy into {RG}, where the deployment in eastus2 left resources"))
+            && e.contains("InvalidResourceLocation; ASSUMPTION"),
+        "{e}"
+    );
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    let attempts = doc["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 3);
+    assert_eq!(attempts[2]["provisioningState"], "Skipped");
+    assert!(
+        doc["fixes"].as_array().unwrap().iter().any(|f| f
+            .as_str()
+            .unwrap()
+            .contains("--per-region-resource-group")
+            && f.as_str().unwrap().contains(&format!("{RG}-westus3"))),
+        "{o}"
+    );
+}
+
+#[test]
+fn after_rejected_deployments_the_region_step_reuses_the_group() {
+    // SkuNotAvailable is refused at validation: nothing was created in eastus2, so westus3 can
+    // go to the same group (its resources take the region from the location parameter)
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with(&dir, "", None);
+    let fake = capacity_fake(
+        &[("eastus2", 48), ("westus3", 48), ("southcentralus", 48)],
+        Box::new(|_, _, loc| (loc == "eastus2").then_some(Answer::SkuNotAvailable)),
+    );
+    let out = deploy(&fake, &spec).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    let t: Vec<String> = tried(&fake).into_iter().map(|(_, _, l)| l).collect();
+    assert_eq!(t, vec!["eastus2".to_string(), "westus3".to_string()]);
+    assert!(
+        fake.requests()
+            .iter()
+            .filter(|r| r.method.as_str() == "PUT")
+            .all(|r| r.url.path().contains(&format!("/resourcegroups/{RG}/"))),
+        "one group"
+    );
+    assert!(
+        failover_lines(&e)[0].ends_with(&format!("trying {SIZE} in westus3 (next region)")),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_size_failing_in_the_region_moves_to_the_next_region_in_its_own_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with(&dir, &format!("    alternateSizes: [{BIG}]\n"), None);
+    let fake = capacity_fake(
+        &[("eastus2", 48), ("westus3", 48), ("southcentralus", 48)],
+        Box::new(|_, _, loc| (loc == "eastus2").then_some(Answer::Allocation("AllocationFailed"))),
+    );
+    let west = format!("{RG}-westus3");
+    let west_path = format!("/subscriptions/{SUB}/resourcegroups/{west}");
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(wiremock::matchers::path(west_path.clone()))
+            .respond_with(ResponseTemplate::new(404).set_body_json(json!({"error": {
+                "code": "ResourceGroupNotFound",
+                "message": format!("Resource group '{west}' could not be found.")
+            }}))),
+    );
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(wiremock::matchers::path(west_path.clone()))
+            .respond_with(ResponseTemplate::new(201).set_body_json(json!({
+                "id": format!("/subscriptions/{SUB}/resourceGroups/{west}"),
+                "name": west, "location": "westus3"
+            }))),
+    );
+    let out = deploy(&fake, &spec)
+        .arg("--per-region-resource-group")
+        .output()
+        .unwrap();
     let (o, e) = texts(&out);
     assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
     let t: Vec<(String, String)> = tried(&fake).into_iter().map(|(s, _, l)| (s, l)).collect();
@@ -321,11 +426,62 @@ fn every_size_failing_in_the_region_moves_to_the_next_region() {
     );
     assert_eq!(failover_lines(&e).len(), 2, "{e}");
     assert!(
-        failover_lines(&e)[1].ends_with(&format!("trying {SIZE} in westus3 (next region)")),
+        failover_lines(&e)[1].ends_with(&format!(
+            "trying {SIZE} in westus3 in resource group {west} (next region)"
+        )),
         "{e}"
     );
+    let reqs = fake.requests();
+    // the group was created in westus3 with the spec's tags
+    let create = reqs
+        .iter()
+        .find(|r| r.method.as_str() == "PUT" && r.url.path() == west_path)
+        .expect("the region's group was created");
+    let body: Value = serde_json::from_slice(&create.body).unwrap();
+    assert_eq!(body["location"], "westus3");
+    assert_eq!(body["tags"]["project"], "shortvideo");
+    // the westus3 deployment went to that group, and names westus3 for every regional resource
+    let put = reqs
+        .iter()
+        .filter(|r| r.method.as_str() == "PUT" && r.url.path().contains("/deployments/"))
+        .nth(2)
+        .unwrap();
+    assert!(
+        put.url
+            .path()
+            .to_ascii_lowercase()
+            .contains(&format!("/resourcegroups/{}/", west.to_ascii_lowercase())),
+        "{}",
+        put.url.path()
+    );
+    let v: Value = serde_json::from_slice(&put.body).unwrap();
+    assert_eq!(
+        v["properties"]["parameters"]["location"]["value"],
+        "westus3"
+    );
+    let template = &v["properties"]["template"];
+    for r in template["resources"].as_array().unwrap() {
+        if let Some(l) = r.get("location").and_then(Value::as_str) {
+            assert!(
+                l == "[parameters('location')]" || l == "global",
+                "{} has location {l}",
+                r["type"]
+            );
+        }
+    }
+    // the group's own location appears only as the parameter's default, which is overridden
+    let text = template.to_string();
+    assert_eq!(
+        text.matches("resourceGroup().location").count(),
+        1,
+        "{text}"
+    );
     let doc: Value = serde_json::from_str(&o).unwrap();
-    assert_eq!(doc["attempts"].as_array().unwrap().len(), 3);
+    let attempts = doc["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 3);
+    assert_eq!(attempts[2]["resourceGroup"], west.as_str());
+    assert!(attempts[0].get("resourceGroup").is_none());
+    assert_eq!(doc["resourceGroup"], west.as_str());
 }
 
 #[test]

@@ -637,3 +637,101 @@ fn graph_endpoints_are_the_azure_clis() {
         assert_eq!(c.graph_scope(), format!("{want}.default"), "{c}");
     }
 }
+
+/// `postProvisioningDelay`: documented (one sentence) in the versions the type data has from
+/// 2025-10-01 on, so rendered when the spec gives it; `dynamicSizing`'s effect is not documented,
+/// so it is neither rendered nor modelled.
+#[test]
+fn post_provisioning_delay_is_in_the_rendered_version_and_dynamic_sizing_is_not_used() {
+    let d = &excerpts()["postProvisioningDelay"];
+    let text = d["postProvisioningDelay"].as_str().unwrap();
+    assert!(text.contains("before the virtual machine becomes available for use"));
+    assert!(text.contains("ISO 8601"));
+    assert!(
+        facts::POST_PROVISIONING_DELAY
+            .what
+            .contains("postProvisioningDelay")
+    );
+    assert!(facts::POST_PROVISIONING_DELAY_RUNS.assumption);
+    let with: Vec<&str> = d["versionsWith"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let without: Vec<&str> = d["versionsWithout"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(with.contains(&facts::API_VERSION));
+    assert_eq!(
+        with.iter().min(),
+        Some(&facts::POST_PROVISIONING_DELAY_SINCE)
+    );
+    assert!(
+        without
+            .iter()
+            .all(|v| *v < facts::POST_PROVISIONING_DELAY_SINCE)
+    );
+    // the excerpt's version lists, against the type data itself when the kit is beside the checkout
+    let shared = sources::root().join("../shared/conformance/types/microsoft.standbypool.json");
+    if shared.is_file() {
+        let t = sources::read_json(&shared);
+        let types = t["types"].as_array().unwrap();
+        let at = |r: &Value| -> Value {
+            let s = r["$ref"].as_str().unwrap();
+            types[s.trim_start_matches("#/").parse::<usize>().unwrap()].clone()
+        };
+        let has = |version: &str| -> bool {
+            let key = format!("{}@{version}", facts::RESOURCE_TYPE);
+            let body = &types[t["resources"][&key]["body"].as_u64().unwrap() as usize];
+            let p = at(&body["properties"]["properties"]["type"]);
+            let e = at(&p["properties"]["elasticityProfile"]["type"]);
+            e["properties"].get("postProvisioningDelay").is_some()
+        };
+        for v in &with {
+            assert!(has(v), "{v}");
+        }
+        for v in &without {
+            assert!(!has(v), "{v}");
+        }
+    }
+    let sizing = d["dynamicSizingEnabled"].as_str().unwrap();
+    assert!(sizing.contains("Indicates whether dynamic sizing is enabled"));
+    assert!(!facts::DYNAMIC_SIZING_DOCUMENTED);
+
+    // rendered only when the spec gives it, in both files
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sb.yaml");
+    std::fs::write(
+        &path,
+        example_text().replace(
+            "      state: deallocated\n",
+            "      state: deallocated\n      postProvisioningDelay: PT2M\n",
+        ),
+    )
+    .unwrap();
+    let (arm, bicep) = render(&path);
+    let pool = arm["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == facts::RESOURCE_TYPE)
+        .unwrap()
+        .clone();
+    let e = &pool["properties"]["elasticityProfile"];
+    assert_eq!(e["postProvisioningDelay"], "PT2M");
+    assert!(e.get("dynamicSizing").is_none());
+    assert!(bicep.contains("postProvisioningDelay: 'PT2M'"), "{bicep}");
+    let (arm, bicep) = render(&sources::root().join("examples/batch-inference-standby.yaml"));
+    assert!(!arm.to_string().contains("postProvisioningDelay"));
+    assert!(!bicep.contains("postProvisioningDelay"));
+    // not a duration: refused by the schema
+    let bad = check_text(&example_text().replace(
+        "      state: deallocated\n",
+        "      state: deallocated\n      postProvisioningDelay: 2 minutes\n",
+    ));
+    assert!(bad.has_errors());
+}

@@ -800,7 +800,16 @@ fn assert_delivery(arm: &Value, ex: &str) {
     let assoc = of_type(arm, "Microsoft.Insights/dataCollectionRuleAssociations");
     let policy = of_type(arm, "Microsoft.Authorization/policyAssignments");
     let vmss = of_type(arm, "Microsoft.Compute/virtualMachineScaleSets");
+    let ingestion = vmss.first().is_some_and(|v| {
+        v["properties"]["virtualMachineProfile"]["osProfile"]["customData"]
+            .as_str()
+            .is_some_and(|c| c.contains("logsIngestion.endpoint"))
+    });
     match vmss.first() {
+        // the Logs Ingestion path (tests/gpu_ingestion.rs): no association, no policy
+        Some(_) if ingestion => {
+            assert!(assoc.is_empty() && policy.is_empty(), "{ex}");
+        }
         Some(v) if v["properties"]["orchestrationMode"] == "Flexible" => {
             assert!(
                 assoc.is_empty(),

@@ -959,6 +959,87 @@ fn the_existing_subnets_virtual_network_must_be_in_the_specs_region() {
     assert!(!o.contains("vnet-spoke is in eastus2"), "{o}");
 }
 
+/// The private endpoints' own subnet (`network.existingPrivateEndpointSubnet`, in a hub VNet):
+/// its VNet is read like the pool's; 404 blocks, 403 is a warning that says what to grant
+/// (issue 19; these answers were unit-tested only).
+#[test]
+fn the_private_endpoint_subnets_virtual_network_not_found_blocks_and_forbidden_warns() {
+    let hub = net_id("virtualNetworks/vnet-hub");
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spoke-pe.yaml");
+    let text = std::fs::read_to_string(spoke()).unwrap();
+    let line = "    existingSubnet: /subscriptions/00000000-1111-2222-3333-444444444444/resourceGroups/rg-spoke-network/providers/Microsoft.Network/virtualNetworks/vnet-spoke/subnets/snet-gpu\n";
+    assert!(text.contains(line));
+    std::fs::write(
+        &spec,
+        text.replace(
+            line,
+            &format!("{line}    existingPrivateEndpointSubnet: {hub}/subnets/snet-pe\n"),
+        ),
+    )
+    .unwrap();
+    let mount_hub = |fake: &FakeAzure, answer: ResponseTemplate| {
+        fake.mount(
+            Mock::given(method("GET"))
+                .and(path(hub.clone()))
+                .and(query_param("api-version", "2025-05-01"))
+                .respond_with(answer),
+        );
+    };
+
+    // the hub VNet does not exist: blocked, naming the field and the id
+    let fake = landing_zone();
+    mount_hub(
+        &fake,
+        ResponseTemplate::new(404).set_body_json(arm_error(
+            "ResourceNotFound",
+            "The Resource 'Microsoft.Network/virtualNetworks/vnet-hub' under resource group 'rg-spoke-network' was not found.",
+        )),
+    );
+    let (code, o, e) = run_spec(&fake, &spec, &[]);
+    assert_eq!(code, Some(1), "{o}\n{e}");
+    assert!(
+        o.contains(&format!(
+            "network.existingPrivateEndpointSubnet: the virtual network {hub} does not exist"
+        )),
+        "{o}"
+    );
+    // the pool's own VNet is still read and passes
+    assert!(
+        o.contains("network.existingSubnet: the virtual network vnet-spoke is in eastus2, the spec's region"),
+        "{o}"
+    );
+    assert!(
+        fake.requests()
+            .iter()
+            .any(|r| r.url.path() == hub && r.method.as_str() == "GET"),
+        "the hub VNet was not read"
+    );
+
+    // the identity may not read it: a warning that says what to grant, never a pass
+    let fake = landing_zone();
+    mount_hub(
+        &fake,
+        ResponseTemplate::new(403).set_body_json(arm_error(
+            "AuthorizationFailed",
+            "The client does not have authorization to perform action 'Microsoft.Network/virtualNetworks/read' over scope '/subscriptions/x/resourceGroups/rg-spoke-network/providers/Microsoft.Network/virtualNetworks/vnet-hub'",
+        )),
+    );
+    let (code, o, e) = run_spec(&fake, &spec, &[]);
+    assert_eq!(code, Some(0), "{o}\n{e}");
+    assert!(
+        o.contains(
+            "could not check the region of network.existingPrivateEndpointSubnet's virtual network"
+        ),
+        "{o}"
+    );
+    assert!(
+        o.contains("Network Reader (or Reader) on the virtual network vnet-hub"),
+        "{o}"
+    );
+    assert!(!o.contains("vnet-hub is in"), "{o}");
+}
+
 /// The region rule the VNet check enforces is the Learn pages' (dated excerpts), and the facts
 /// it cites name those pages.
 #[test]

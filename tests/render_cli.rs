@@ -283,3 +283,45 @@ fn a_target_is_required() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn a_directory_counts_infos_per_directory_and_verbose_prints_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let examples = example("");
+    let run = |verbose: bool| {
+        let mut c = gpuform();
+        c.args(["render", examples.to_str().unwrap(), "-o"])
+            .arg(tmp.path().join(if verbose { "v" } else { "q" }));
+        if verbose {
+            c.arg("--verbose");
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let quiet = run(false);
+    let loud = run(true);
+    let infos = |s: &str| s.lines().filter(|l| l.starts_with("info")).count();
+    let warnings = |s: &str| s.lines().filter(|l| l.starts_with("warning")).count();
+    assert!(infos(&loud) > 0, "{loud}");
+    assert_eq!(infos(&quiet), 0, "{quiet}");
+    // warnings are printed per spec either way
+    assert_eq!(warnings(&quiet), warnings(&loud), "{quiet}");
+    let summary = quiet
+        .lines()
+        .find(|l| l.contains(" infos in ") && l.ends_with("(not shown)"))
+        .unwrap_or_else(|| panic!("no per-directory summary: {quiet}"));
+    let dir = examples.to_str().unwrap().trim_end_matches('/');
+    assert!(
+        summary.starts_with(&format!("{dir}: {} infos in ", infos(&loud))),
+        "{summary}"
+    );
+    assert!(quiet.contains("--verbose"), "{quiet}");
+    assert!(!loud.contains("(not shown)"), "{loud}");
+    assert!(
+        quiet.len() * 4 < loud.len(),
+        "{} vs {}",
+        quiet.len(),
+        loud.len()
+    );
+}

@@ -1536,6 +1536,31 @@ fn gpu_wiring_problems(o: &Out) -> Vec<String> {
         }
     };
     let assoc = of(&o.arm, "Microsoft.Insights/dataCollectionRuleAssociations");
+    // the Logs Ingestion path (issue 20): the collector posts itself, its custom data carries the
+    // DCE's endpoint and the rule's immutable id; no association, policy or agent
+    // (tests/gpu_ingestion.rs holds the rest)
+    let ingestion = vmss.first().is_some_and(|s| {
+        s["properties"]["virtualMachineProfile"]["osProfile"]["customData"]
+            .as_str()
+            .is_some_and(|c| c.contains("logsIngestion.endpoint") && c.contains("immutableId"))
+    });
+    if ingestion {
+        if !assoc.is_empty()
+            || !of(&o.arm, "Microsoft.Authorization/policyAssignments").is_empty()
+            || agents.iter().any(|e| {
+                e["properties"]["type"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("AzureMonitor"))
+            })
+            || of(&o.arm, "Microsoft.Insights/dataCollectionEndpoints").len() != 1
+        {
+            p.push(format!(
+                "{}: the Logs Ingestion path has a DCE and no association, policy or agent",
+                o.at
+            ));
+        }
+        return p;
+    }
     // a Flexible scale set: the built-in DCR-association policy associates each VM (issue 20;
     // tests/gpu_monitoring.rs assert_delivery holds its definition, roles and remediation)
     let flexible = vmss

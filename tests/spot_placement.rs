@@ -8,16 +8,12 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
-use azure_core::http::{AsyncRawResponse, HttpClient, Request};
+use common::recorder::{NoProbe, transport};
 use common::spot::{Graph, Placement, eviction_row};
 use common::{FakeAzure, SIZE, SUB, TOKEN, examples, texts};
 use gpuform::azure::spot_placement::{PlacementRequest, ResourceSize, SpotApi};
-use gpuform::azure::{
-    self, AuthMode, Cloud, Connect, Endpoints, Env, ErrorKind, HttpSettings, Probe, Transport,
-};
+use gpuform::azure::{self, AuthMode, Cloud, Connect, Endpoints, Env, ErrorKind, HttpSettings};
 use serde_json::{Value, json};
-use url::Url;
 use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -25,38 +21,6 @@ const TENANT: &str = "tenant-1";
 
 // ---------------------------------------------------------------------------------------------
 // The client through the transport seam (as tests/azure_client.rs)
-
-#[derive(Debug)]
-struct Redirect {
-    inner: Arc<dyn HttpClient>,
-    to: Url,
-}
-
-#[async_trait]
-impl HttpClient for Redirect {
-    async fn execute_request(&self, req: &Request) -> azure_core::Result<AsyncRawResponse> {
-        let mut r = req.clone();
-        let u = r.url_mut();
-        assert!(
-            u.host_str().unwrap_or("").ends_with(".fake.test"),
-            "a request tried to leave the test: {u}"
-        );
-        let _ = u.set_scheme(self.to.scheme());
-        let _ = u.set_host(self.to.host_str());
-        let _ = u.set_port(self.to.port());
-        self.inner.execute_request(&r).await
-    }
-}
-
-struct NoProbe;
-impl Probe for NoProbe {
-    fn az_on_path(&self, _: &Env) -> bool {
-        false
-    }
-    fn imds_reachable(&self) -> bool {
-        false
-    }
-}
 
 async fn connect(server: &MockServer, cloud: Cloud) -> azure::Arm {
     Mock::given(method("POST"))
@@ -66,10 +30,7 @@ async fn connect(server: &MockServer, cloud: Cloud) -> azure::Arm {
         ))
         .mount(server)
         .await;
-    let transport = Transport::new(Arc::new(Redirect {
-        inner: azure_core::http::new_http_client(None),
-        to: Url::parse(&server.uri()).unwrap(),
-    }));
+    let transport = transport(&server.uri(), Some(".fake.test"), None);
     let env = Env::from_pairs([
         ("AZURE_TENANT_ID", TENANT),
         ("AZURE_CLIENT_ID", "app-1"),
@@ -723,4 +684,65 @@ fn the_alternate_sizes_are_scored_in_the_same_request_and_shown_on_the_ranking()
         )),
         "{o}{e}"
     );
+}
+
+#[test]
+fn the_flags_take_the_other_reading_of_each_spot_assumption() {
+    // 18 Spot VMs over zones 1-3: --spot-zone-count split asks 6 a zone; a 5-10 band warns
+    // from 5 % with --spot-high-eviction-from 5 (both said as assumptions in the checks)
+    let fake = FakeAzure::start();
+    fake.mount_token();
+    fake.mount_subscription(&all_regions(), Duration::ZERO);
+    mount_spot(&fake, Placement::new("High"), bands(["5-10", "0-5", "0-5"]));
+    let out = fake
+        .preflight(&examples("shortvideo-transcode.yaml"))
+        .args([
+            "--format",
+            "json",
+            "--spot-zone-count",
+            "split",
+            "--spot-high-eviction-from",
+            "5",
+        ])
+        .output()
+        .unwrap();
+    let v = json_of(&out);
+    let generate: Vec<Value> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.url.path().ends_with("/spot/generate"))
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert!(!generate.is_empty());
+    assert!(
+        generate
+            .iter()
+            .all(|b| b["desiredCount"] == 6 && b["availabilityZones"] == true),
+        "{generate:?}"
+    );
+    let placement = check(&v, 0, "spot-placement")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        placement.contains("for 6 Spot VMs of Standard_NC8as_T4_v3 per zone")
+            && placement.contains("assumption, --spot-zone-count split"),
+        "{placement}"
+    );
+    let eviction = check(&v, 0, "spot-eviction");
+    assert_eq!(eviction["status"], "warn", "{eviction}");
+    assert!(
+        eviction["message"]
+            .as_str()
+            .unwrap()
+            .contains("warns from 5 % per hour, --spot-high-eviction-from: an assumption"),
+        "{eviction}"
+    );
+    // out of range is a usage error
+    let out = fake
+        .preflight(&examples("shortvideo-transcode.yaml"))
+        .args(["--spot-high-eviction-from", "101"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -9,7 +9,7 @@ use anstream::ColorChoice as AnsiChoice;
 
 use crate::catalog::prices::PriceTable;
 pub use crate::diag::failure::{DECLINED, ExitCode, Failure, read_input};
-use crate::diag::{Tally, render_human};
+use crate::diag::{Diagnostic, HeldInfos, Severity, Tally, render_human};
 use crate::spec::{self, Checked, Policy};
 
 /// When to colour output (`--color`).
@@ -162,6 +162,16 @@ pub fn expand_paths_counting(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, usize),
 /// Check one spec (the common start of render, preflight, cost and deploy): prints its
 /// diagnostics to stderr and fails when it has errors.
 pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<Checked, Failure> {
+    load_valid_holding(path, policy, prices, None)
+}
+
+/// [`load_valid`]; with `held`, the spec's infos are counted there instead of printed.
+pub fn load_valid_holding(
+    path: &Path,
+    policy: &Policy,
+    prices: &PriceTable,
+    held: Option<&HeldInfos>,
+) -> Result<Checked, Failure> {
     if !path.exists() {
         return Err(Failure::usage(format!("{} does not exist", path.display())));
     }
@@ -180,7 +190,8 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
     }
     let checked = spec::check_file(path, policy, prices);
     let mut err = anstream::stderr();
-    for d in &checked.diagnostics {
+    let shown = |d: &&Diagnostic| held.is_none() || d.severity != Severity::Info;
+    for d in checked.diagnostics.iter().filter(shown) {
         let _ = write!(
             err,
             "{}\n\n",
@@ -188,6 +199,7 @@ pub fn load_valid(path: &Path, policy: &Policy, prices: &PriceTable) -> Result<C
         );
     }
     let t = Tally::of(&checked.diagnostics);
+    held.inspect(|h| h.hold(path, t.infos));
     if t.errors > 0 {
         let unreadable = checked.diagnostics.iter().any(|d| d.rule == "io-error");
         return Err(Failure {

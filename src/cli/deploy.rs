@@ -51,6 +51,9 @@ pub struct Args {
     /// On a capacity error, stop (no failover to another zone, alternate size or region).
     #[arg(long)]
     pub no_failover: bool,
+    /// Region failover deploys into a resource group per region, RG-<region> (created with the spec's tags).
+    #[arg(long)]
+    pub per_region_resource_group: bool,
     /// Result on stdout: text, a JSON document, or Markdown for $GITHUB_STEP_SUMMARY.
     #[arg(long, alias = "format", value_name = "FORMAT", value_enum, default_value_t = Output::Text)]
     pub output: Output,
@@ -136,6 +139,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         yes: args.yes,
         skip_preflight: args.skip_preflight,
         no_failover: args.no_failover,
+        per_region_resource_group: args.per_region_resource_group,
         name: args.name.as_deref(),
         polling,
         role_retry_wait,

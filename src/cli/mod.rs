@@ -20,6 +20,7 @@ mod session;
 mod show;
 mod simulate;
 mod sizes;
+mod spot_args;
 mod status;
 mod validate;
 

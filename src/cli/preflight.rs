@@ -56,6 +56,8 @@ pub struct Args {
     #[arg(long, value_name = "APP_ID", env = "GPUFORM_STANDBY_PROVIDER_APP_ID")]
     pub standby_provider_app_id: Option<String>,
     #[command(flatten)]
+    pub spot: super::spot_args::SpotArgs,
+    #[command(flatten)]
     pub policy: PolicyArgs,
 }
 
@@ -79,6 +81,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .expect("a spec without errors has a model");
     let mut plan = Plan::from_spec(spec, &args.regions);
     plan.standby_app_id = args.standby_provider_app_id.clone();
+    plan.spot_readings = args.spot.readings();
     plan.landing_zone =
         pf::landing_zone::Inputs::for_checked(&checked, plan.max, args.azure_policy);
     let mut ctx = Context {

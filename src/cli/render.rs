@@ -7,8 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::common::{ExitCode, Failure, PolicyArgs, expand_paths, load_valid, out};
+use super::common::{ExitCode, Failure, PolicyArgs, expand_paths, load_valid_holding, out};
 use crate::catalog::prices::PriceTable;
+use crate::diag::HeldInfos;
 use crate::emit::FILES;
 use crate::emit::write::{self, Format};
 
@@ -31,6 +32,10 @@ pub struct Args {
     /// Print one rendered file of a single spec to stdout.
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "main.bicep", value_parser = clap::builder::PossibleValuesParser::new(FILES))]
     pub stdout: Option<String>,
+    /// Print every spec's infos too (with several specs they are otherwise counted per
+    /// directory; warnings and errors are always printed).
+    #[arg(long, short)]
+    pub verbose: bool,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -81,17 +86,39 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         return Err(Failure::usage("no spec files found")
             .help("give spec files, or directories that contain *.yaml specs"));
     }
-    let load = |p: &Path| load_valid(p, &policy, PriceTable::embedded());
     let several = paths.len() > 1;
+    let held = (several && !args.verbose).then(HeldInfos::default);
+    let load = |p: &Path| load_valid_holding(p, &policy, PriceTable::embedded(), held.as_ref());
+    let result = render(&args, dir, format, &paths, &load, several);
+    if let Some(h) = &held {
+        let lines = h.summary();
+        for line in &lines {
+            eprintln!("{line}");
+        }
+        if !lines.is_empty() {
+            eprintln!("(`gpuform render --verbose` prints the infos; `gpuform validate` too)");
+        }
+    }
+    result
+}
+
+fn render(
+    args: &Args,
+    dir: Option<PathBuf>,
+    format: Format,
+    paths: &[PathBuf],
+    load: &write::Load,
+    several: bool,
+) -> Result<ExitCode, Failure> {
     if several && args.stdout.is_some() {
         return Err(Failure::usage("--stdout prints a file of a single spec")
             .help("give one spec, or use -o DIR"));
     }
     if args.check.is_none() && args.stdout.is_none() {
         let dir = dir.expect("target() requires one");
-        return write::write_streaming(&dir, &paths, &load, several, format, &out);
+        return write::write_streaming(&dir, paths, load, several, format, &out);
     }
-    let units = write::render_units(&paths, &load, several)?;
+    let units = write::render_units(paths, load, several)?;
 
     if let Some(file) = &args.stdout {
         let unit = &units[0];

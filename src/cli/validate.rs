@@ -5,9 +5,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use rayon::prelude::*;
 
-use super::common::{ExitCode, Failure, PolicyArgs, expand_paths_counting, out, styled};
+use super::common::{ExitCode, Failure, PolicyArgs, out, styled};
 use crate::catalog::prices::PriceTable;
 use crate::diag::{Tally, plural, render_human};
 use crate::report;
@@ -46,16 +45,19 @@ pub enum Format {
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let policy = args.policy.load()?;
-    let (files, skipped) = expand_paths_counting(&args.paths)?;
-    if files.is_empty() {
+    // each file read and parsed once, in parallel (the test of being a spec included)
+    let batch = spec::batch::check_paths(&args.paths, &policy, PriceTable::embedded())?;
+    for f in &batch.skipped {
+        eprintln!(
+            "skipped {}: no `kind: GpuWorkload`, not a gpuform spec",
+            f.display()
+        );
+    }
+    let (results, skipped) = (batch.results, batch.skipped.len());
+    if results.is_empty() {
         return Err(Failure::usage("no gpuform specs found")
             .help("a spec is a .yaml/.yml file with `kind: GpuWorkload`"));
     }
-    let prices = PriceTable::embedded();
-    let results: Vec<Checked> = files
-        .par_iter()
-        .map(|f| spec::check_file(f, &policy, prices))
-        .collect();
     let tally = Tally::of(results.iter().flat_map(|c| c.diagnostics.iter()));
     let text = match args.format {
         Format::Text => human(&results, &args, skipped),

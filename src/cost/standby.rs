@@ -104,6 +104,8 @@ mod tests {
             bills_compute: vm.bills_compute(),
             reserves_capacity: vm.reserves_capacity(),
             counts_against_quota: true,
+            post_provisioning_delay: None,
+            post_provisioning_seconds: 0,
             provider_roles: vec![],
             provider_principal_id: None,
             provider: crate::facts::standby::PROVIDER,

@@ -235,7 +235,8 @@ pub fn usage(s: &WorkloadSpec, priority: &Priority, utilization: f64) -> Usage {
 }
 
 impl Usage {
-    /// A pool that does not scale: its low and high cases are its expected one.
+    /// A pool that does not scale: its low and high cases are its expected one, and each
+    /// profile's min and max are the count it holds.
     pub fn fix_at_expected(&mut self) {
         fn fix(c: &mut Cases<f64>) {
             c.low = c.expected;
@@ -246,6 +247,11 @@ impl Usage {
         fix(&mut self.spot_hours);
         for p in &mut self.profiles {
             fix(&mut p.instance_hours);
+            // nothing scales it: the profile's min and max are the count it holds, not the
+            // range the spec's capacity allows an autoscale setting
+            let count = p.expected_count.round() as u32;
+            p.min = count;
+            p.max = count;
         }
         for s in &mut self.segments {
             fix(&mut s.count);

@@ -22,6 +22,9 @@ pub struct Options<'a> {
     pub skip_preflight: bool,
     /// `--no-failover`: a capacity error ends the deploy (no other zone, size or region).
     pub no_failover: bool,
+    /// `--per-region-resource-group`: a failover to another region deploys into a resource
+    /// group of that region, `<RG>-<region>` (created with the spec's tags), instead of `RG`.
+    pub per_region_resource_group: bool,
     /// The deployment name given (`--name`), else metadata.name + a hash.
     pub name: Option<&'a str>,
     pub polling: Polling,

@@ -124,6 +124,45 @@ pub fn outside_residency(spec: &Spec) -> Vec<String> {
         .collect()
 }
 
+/// The resource group a region failover deploys into with `--per-region-resource-group`:
+/// `<rg>-<region>`, within Azure's 90 characters (the group's part is shortened, never the
+/// region's, and a trailing period is dropped: a group name cannot end with one).
+pub fn region_group(rg: &str, region: &str) -> String {
+    let region = region.trim().to_ascii_lowercase();
+    let keep = 90usize.saturating_sub(region.len() + 1);
+    let head: String = rg.trim().chars().take(keep).collect();
+    let head = head.trim_end_matches('.');
+    format!("{head}-{region}")
+}
+
+/// Where the deployment of `p` goes: the home group `rg`, or `<rg>-<region>`
+/// (`per_region`, for a region other than the spec's `home`). `Err(region)`: without
+/// `per_region`, `rg` holds resources an earlier deployment that ran left in `region` (`left`:
+/// (group, region) of each attempt that ran), and a resource keeps its region
+/// ([`capacity::LOCATION_IMMUTABLE`], an assumption): the same names in `p`'s region would be
+/// refused.
+pub fn group_for(
+    rg: &str,
+    home: &str,
+    p: &Placement,
+    per_region: bool,
+    left: &[(String, String)],
+) -> Result<String, String> {
+    if p.region.eq_ignore_ascii_case(home) {
+        return Ok(rg.to_string());
+    }
+    if per_region {
+        return Ok(region_group(rg, &p.region));
+    }
+    match left
+        .iter()
+        .find(|(g, r)| g.eq_ignore_ascii_case(rg) && !r.eq_ignore_ascii_case(&p.region))
+    {
+        Some((_, r)) => Err(r.clone()),
+        None => Ok(rg.to_string()),
+    }
+}
+
 /// `checked` with its spec moved to `p`, as `render` would see a spec that said so.
 pub fn respec(checked: &Checked, p: &Placement) -> Checked {
     let mut spec = checked
@@ -317,6 +356,39 @@ mod tests {
         assert!(no_quota(&[usage(0, 0)], &need).is_some());
         assert!(no_quota(&[usage(16, 0)], &need).is_none());
         assert!(no_quota(&[], &need).is_none());
+    }
+
+    #[test]
+    fn a_region_step_gets_its_own_group_or_stops_where_resources_were_left() {
+        let s = spec("");
+        let l = ladder(&s);
+        let west = l.iter().find(|p| p.region == "westus3").unwrap();
+        let east = &l[0];
+        assert_eq!(region_group("rg-a", "westus3"), "rg-a-westus3");
+        let long = format!("{}.", "g".repeat(95));
+        let g = region_group(&long, "westus3");
+        assert!(
+            g.len() <= 90 && g.ends_with("-westus3") && !g.contains(".-"),
+            "{g}"
+        );
+        // the home region stays in the home group, flag or not
+        assert_eq!(group_for("rg", "eastus", east, true, &[]).unwrap(), "rg");
+        assert_eq!(
+            group_for("rg", "eastus", west, true, &[]).unwrap(),
+            "rg-westus3"
+        );
+        // rejected attempts left nothing: the same group is fine
+        assert_eq!(group_for("rg", "eastus", west, false, &[]).unwrap(), "rg");
+        // an attempt that ran in eastus left resources in rg
+        let left = vec![("rg".to_string(), "eastus".to_string())];
+        assert_eq!(
+            group_for("rg", "eastus", west, false, &left),
+            Err("eastus".to_string())
+        );
+        assert_eq!(
+            group_for("rg", "eastus", west, true, &left).unwrap(),
+            "rg-westus3"
+        );
     }
 
     #[test]

@@ -51,6 +51,9 @@ pub struct Attempt {
     pub region: String,
     pub vm_size: String,
     pub zones: Vec<String>,
+    /// The resource group, when not the one given with `-g` (`--per-region-resource-group`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_group: Option<String>,
     /// The deployment's name (none for a placement skipped before deploying).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deployment: Option<String>,
@@ -69,7 +72,12 @@ impl Attempt {
             1 => format!(" zone {}", self.zones[0]),
             _ => format!(" zones {}", self.zones.join(",")),
         };
-        format!("{} in {}{zones}", self.vm_size, self.region)
+        let group = self
+            .resource_group
+            .as_deref()
+            .map(|g| format!(" (resource group {g})"))
+            .unwrap_or_default();
+        format!("{} in {}{zones}{group}", self.vm_size, self.region)
     }
 
     /// One line of the text output: `2. <label>: Failed (ZonalAllocationFailed)`.

@@ -99,15 +99,23 @@ pub fn run(
     let mut attempts: Vec<Attempt> = Vec::new();
     let mut quota_seen: Vec<(String, Vec<crate::azure::models::Usage>)> = Vec::new();
     let outside = failover::outside_residency(spec);
+    let home_rg = opts.resource_group.trim().to_string();
+    // (group, region) of every attempt that ran: its resources stay in that region
+    let mut left: Vec<(String, String)> = Vec::new();
     loop {
         let Ended::Done(o, elapsed) = &mut ended else {
             return Ok(ended);
         };
         let code = failover::capacity_code(o);
+        if o.provisioning_state != "Rejected" {
+            left.push((o.resource_group.clone(), ladder[at].region.clone()));
+        }
         attempts.push(Attempt {
             region: ladder[at].region.clone(),
             vm_size: ladder[at].vm_size.clone(),
             zones: ladder[at].zones.clone(),
+            resource_group: (!o.resource_group.eq_ignore_ascii_case(&home_rg))
+                .then(|| o.resource_group.clone()),
             deployment: Some(o.deployment.clone()),
             provisioning_state: o.provisioning_state.clone(),
             reason: code.map(|c| c.code.to_string()),
@@ -152,6 +160,7 @@ pub fn run(
                         region: p.region.clone(),
                         vm_size: p.vm_size.clone(),
                         zones: p.zones.clone(),
+                        resource_group: None,
                         deployment: None,
                         provisioning_state: "Skipped".into(),
                         reason: Some(why),
@@ -185,18 +194,61 @@ pub fn run(
             let _ = elapsed;
             return Ok(ended);
         };
+        let group = match failover::group_for(
+            &home_rg,
+            &spec.spec.region,
+            p,
+            opts.per_region_resource_group,
+            &left,
+        ) {
+            Ok(g) => g,
+            Err(there) => {
+                let why = format!(
+                    "{} would deploy into {home_rg}, where the deployment in {there} left resources; a resource keeps its region, so ARM refuses the same names in {} (InvalidResourceLocation; ASSUMPTION: {})",
+                    p.label(),
+                    p.region,
+                    crate::facts::capacity::LOCATION_IMMUTABLE.what
+                );
+                eprintln!("deploy: {} for {}; {why}", code.code, ladder[at].label());
+                o.fixes.push(format!(
+                    "to fail over to {} deploy again with --per-region-resource-group (it deploys {} into {}, created with the spec's tags), or remove what the failed deployment left in {home_rg} first (gpuform destroy -g {home_rg})",
+                    p.region,
+                    p.region,
+                    failover::region_group(&home_rg, &p.region)
+                ));
+                attempts.push(Attempt {
+                    region: p.region.clone(),
+                    vm_size: p.vm_size.clone(),
+                    zones: p.zones.clone(),
+                    resource_group: None,
+                    deployment: None,
+                    provisioning_state: "Skipped".into(),
+                    reason: Some(why),
+                });
+                o.attempts = attempts;
+                return Ok(ended);
+            }
+        };
         eprintln!(
-            "deploy: {} for {}; trying {} (next {})",
+            "deploy: {} for {}; trying {}{} (next {})",
             code.code,
             ladder[at].label(),
             p.label(),
+            if group.eq_ignore_ascii_case(&home_rg) {
+                String::new()
+            } else {
+                format!(" in resource group {group}")
+            },
             p.step.map(|s| s.as_str()).unwrap_or("placement")
         );
         at = i;
         let moved = failover::respec(checked, p);
         let prepared = prepare(&moved, None)?;
+        let per_region = !group.eq_ignore_ascii_case(&home_rg);
         let opts = Options {
             skip_preflight: true,
+            resource_group: &group,
+            create_resource_group: opts.create_resource_group || per_region,
             ..*opts
         };
         ended = attempt(&opts, &moved, prepared, azure, true)?;

@@ -145,6 +145,44 @@ impl Tally {
     }
 }
 
+/// Infos held back instead of printed (`render DIR`: a platform repository's specs would print
+/// hundreds of kilobytes of them), counted per directory of the specs that raised them.
+#[derive(Debug, Default)]
+pub struct HeldInfos {
+    /// directory -> (specs seen, specs with infos, infos)
+    dirs: std::sync::Mutex<std::collections::BTreeMap<String, (usize, usize, usize)>>,
+}
+
+impl HeldInfos {
+    /// Count the infos of the spec at `path`.
+    pub fn hold(&self, path: &std::path::Path, infos: usize) {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.display().to_string(),
+            _ => ".".to_string(),
+        };
+        let mut dirs = self.dirs.lock().unwrap_or_else(|e| e.into_inner());
+        let e = dirs.entry(dir).or_default();
+        e.0 += 1;
+        e.1 += usize::from(infos > 0);
+        e.2 += infos;
+    }
+
+    /// One line per directory whose specs had infos, e.g. `examples: 12 infos in 4 of 6 specs`.
+    pub fn summary(&self) -> Vec<String> {
+        let dirs = self.dirs.lock().unwrap_or_else(|e| e.into_inner());
+        dirs.iter()
+            .filter(|(_, (_, _, infos))| *infos > 0)
+            .map(|(dir, (specs, with, infos))| {
+                format!(
+                    "{dir}: {} in {with} of {} (not shown)",
+                    plural(*infos, "info"),
+                    plural(*specs, "spec")
+                )
+            })
+            .collect()
+    }
+}
+
 /// Plural helper for messages: `plural(2, "error")` → `"2 errors"`.
 pub fn plural(n: usize, word: &str) -> String {
     if n == 1 {

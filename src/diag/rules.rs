@@ -812,7 +812,21 @@ pub const RULES: &[Rule] = &[
         W,
         "monitoring",
         "GPU telemetry cannot reach a Flexible scale set's VMs in this region",
-        "A Flexible scale set's VMs each need the GPU data collection rule associated; gpuform assigns the built-in DeployIfNotExists policy that does it, whose definition lists the regions it acts in. Elsewhere (the sovereign clouds' regions, as the public definition lists them) no VM is associated, the GPU table stays empty and the missing-telemetry alert fires. Use `compute.orchestration: uniform` (its association reaches every VM), or turn monitoring.gpu off.",
+        "A Flexible scale set's VMs each need the GPU data collection rule associated; gpuform assigns the built-in DeployIfNotExists policy that does it, whose definition lists the regions it acts in. Elsewhere (the sovereign clouds' regions, as the public definition lists them) no VM is associated, the GPU table stays empty and the missing-telemetry alert fires. A Linux pool takes the Logs Ingestion API there unless `monitoring.gpu.delivery: agent` says otherwise; a Windows pool: use `compute.orchestration: uniform` (its association reaches every VM), or turn monitoring.gpu off.",
+    ),
+    r(
+        "gpu-telemetry-ingestion",
+        I,
+        "monitoring",
+        "GPU telemetry goes through the Logs Ingestion API",
+        "Where no association reaches the VMs (a Flexible Linux pool in a region the built-in DCR-association policy does not list), or with `monitoring.gpu.delivery: ingestion`, each VM's collector posts its rows itself to the data collection endpoint with a token for the pool's identity (Monitoring Metrics Publisher on the rule): no Azure Monitor Agent, association or policy. Failed uploads are retried with the next sample.",
+    ),
+    r(
+        "gpu-delivery",
+        E,
+        "monitoring",
+        "monitoring.gpu.delivery: ingestion where the collector cannot upload",
+        "The Logs Ingestion path is built for Linux scale sets (the Python collector under systemd). A dev box's association on its VM reaches it; the Windows collector travels inside an 8,191-character command line and has no upload. Remove `delivery` there.",
     ),
     r(
         "gpu-monitoring-off",

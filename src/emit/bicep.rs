@@ -219,6 +219,19 @@ fn render(template: &str, plan: &Plan) -> Result<String, RenderError> {
     registry().render(template, plan)
 }
 
+/// `main.bicep` and `main.bicepparam`, from one serialisation of the plan (the templates read
+/// the plan as a JSON value; building it is a large share of a render).
+pub fn main_and_param(plan: &Plan) -> Result<(String, String), RenderError> {
+    let ctx = Context::wraps(plan)?;
+    let reg = registry();
+    // main.bicep is ~100 KB: one buffer of about that size rather than a dozen regrowths
+    let mut main = Vec::with_capacity(96 * 1024);
+    reg.render_with_context_to_write("main", &ctx, &mut main)?;
+    let main = String::from_utf8(main)
+        .map_err(|e| RenderErrorReason::Other(format!("main.bicep is not UTF-8: {e}")))?;
+    Ok((main, reg.render_with_context("bicepparam", &ctx)?))
+}
+
 /// `main.bicep`.
 pub fn main_bicep(plan: &Plan) -> Result<String, RenderError> {
     render("main", plan)
@@ -231,6 +244,12 @@ pub fn bicepparam(plan: &Plan) -> Result<String, RenderError> {
 
 /// `bicepconfig.json`: the security-relevant linter rules raised to errors.
 pub fn bicepconfig() -> String {
+    // the same for every spec: built once per process
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(bicepconfig_text).clone()
+}
+
+fn bicepconfig_text() -> String {
     let rules = [
         "adminusername-should-not-be-literal",
         "no-hardcoded-env-urls",

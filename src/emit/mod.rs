@@ -60,21 +60,30 @@ pub const FILES: [&str; 5] = [
     ARM_PARAMETERS,
 ];
 
-fn json_text(v: &serde_json::Value) -> String {
-    let mut s = serde_json::to_string_pretty(v).expect("serde_json values always serialise");
-    s.push('\n');
-    s
+const TEMPLATE_CAPACITY: usize = 96 * 1024;
+
+/// Pretty JSON with a newline; `capacity` is a guess of its size (an ARM template is ~100 KB:
+/// starting big saves growing the buffer a dozen times).
+fn json_text(v: &serde_json::Value, capacity: usize) -> String {
+    let mut buf = Vec::with_capacity(capacity);
+    serde_json::to_writer_pretty(&mut buf, v).expect("serde_json values always serialise");
+    buf.push(b'\n');
+    String::from_utf8(buf).expect("serde_json writes UTF-8")
 }
 
 /// Render a plan into its files.
 pub fn render_plan(plan: &Plan) -> Result<Rendered, RenderError> {
+    let (main, param) = bicep::main_and_param(plan)?;
     Ok(Rendered {
         files: vec![
-            (MAIN_BICEP, bicep::main_bicep(plan)?),
-            (BICEPPARAM, bicep::bicepparam(plan)?),
+            (MAIN_BICEP, main),
+            (BICEPPARAM, param),
             (BICEPCONFIG, bicep::bicepconfig()),
-            (ARM_TEMPLATE, json_text(&arm::template(plan))),
-            (ARM_PARAMETERS, json_text(&arm::parameters_file(plan))),
+            (
+                ARM_TEMPLATE,
+                json_text(&arm::template(plan), TEMPLATE_CAPACITY),
+            ),
+            (ARM_PARAMETERS, json_text(&arm::parameters_file(plan), 1024)),
         ],
     })
 }
@@ -86,7 +95,10 @@ pub fn render(checked: &Checked) -> Result<Rendered, RenderError> {
 
 /// The ARM template (`azuredeploy.json`) of a checked spec, byte for byte what `render` writes.
 pub fn arm_template(checked: &Checked) -> Result<String, RenderError> {
-    Ok(json_text(&arm::template(&Plan::build(checked)?)))
+    Ok(json_text(
+        &arm::template(&Plan::build(checked)?),
+        TEMPLATE_CAPACITY,
+    ))
 }
 
 /// The managed disks a dev box spec's VM creates (OS disk first), or none for a pool.
@@ -104,10 +116,13 @@ pub fn arm_template_attaching(checked: &Checked, kept: &[String]) -> Result<Stri
     if let Some(d) = plan.devbox.as_mut() {
         d.kept_disks = kept.to_vec();
     }
-    Ok(json_text(&arm::template(&plan)))
+    Ok(json_text(&arm::template(&plan), TEMPLATE_CAPACITY))
 }
 
 /// The ARM parameters file (`azuredeploy.parameters.json`) of a checked spec.
 pub fn arm_parameters(checked: &Checked) -> Result<String, RenderError> {
-    Ok(json_text(&arm::parameters_file(&Plan::build(checked)?)))
+    Ok(json_text(
+        &arm::parameters_file(&Plan::build(checked)?),
+        1024,
+    ))
 }

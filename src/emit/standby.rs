@@ -59,6 +59,13 @@ pub fn arm_resources(p: &Plan, sb: &StandbyPool) -> Vec<Value> {
             depends.push(x(format!("resourceId({}, {name})", q(ROLE_TYPE))));
         }
     }
+    let mut elasticity = json!({
+        "maxReadyCapacity": sb.max_ready,
+        "minReadyCapacity": sb.min_ready
+    });
+    if let Some(d) = &sb.post_provisioning_delay {
+        elasticity["postProvisioningDelay"] = lit(d);
+    }
     out.push(json!({
         "type": sb.resource_type,
         "apiVersion": sb.api_version,
@@ -67,10 +74,7 @@ pub fn arm_resources(p: &Plan, sb: &StandbyPool) -> Vec<Value> {
         "tags": "[variables('tags')]",
         "properties": {
             "attachedVirtualMachineScaleSetId": x(vmss_id(p)),
-            "elasticityProfile": {
-                "maxReadyCapacity": sb.max_ready,
-                "minReadyCapacity": sb.min_ready
-            },
+            "elasticityProfile": elasticity,
             "virtualMachineState": sb.vm_state
         },
         "dependsOn": depends

@@ -78,6 +78,29 @@ pub const OVERCONSTRAINED: Source = Source::doc(
 const ALL: &[Step] = &[Step::Zone, Step::Size, Step::Region];
 
 /// The capacity codes gpuform recognises in a deployment's error tree.
+/// A resource's region need not be its resource group's: "When deploying an Azure Resource
+/// Manager template (ARM template), you must provide a location for each resource. The location
+/// doesn't need to be the same location as the resource group location." Region failover
+/// passes the new region to every resource (the template's `location` parameter; a resource
+/// group's own location is only where its metadata lives).
+pub const RESOURCE_LOCATION: Source = Source::doc(
+    "https://learn.microsoft.com/azure/azure-resource-manager/templates/resource-location (Set resource location in ARM template)",
+    "2026-12-04",
+);
+
+/// A resource keeps the region it was created in: an Incremental deployment that declares a
+/// resource of the same name in another region is refused (`InvalidResourceLocation`: "The
+/// resource ... already exists in location ... A resource with the same name cannot be created
+/// in location ..."). No Microsoft page found documents the code (searched: Learn's ARM error
+/// list, resource-location, deployment modes; only third-party reports of the message), so it
+/// is an assumption; it is why region failover does not reuse a resource group in which a
+/// deployment that ran (failed while running, not rejected) left resources in another region.
+pub const LOCATION_IMMUTABLE: Source = Source::assumption(
+    "a resource keeps its region: a same-named resource in another region of the same resource group is refused \
+     (InvalidResourceLocation; no Microsoft page found documents it, third-party reports of the message only)",
+    "2026-12-04",
+);
+
 pub const CODES: &[CapacityCode] = &[
     CapacityCode {
         code: "AllocationFailed",

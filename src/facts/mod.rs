@@ -20,6 +20,7 @@ pub mod custom_tables;
 pub mod deletion;
 pub mod extensions;
 pub mod images;
+pub mod logs_ingestion;
 pub mod monitor;
 pub mod monitoring;
 pub mod naming;

@@ -140,7 +140,7 @@ pub const PLACEMENT_PUBLIC_CLOUD_ONLY: bool = true;
 /// scope"; a zonal scale set spreads its instances over its zones best effort, so the count a
 /// zone must hold is not documented. gpuform asks for the pool's whole Spot count in every zone
 /// (the stricter reading: a lower score is more likely); splitting it evenly over the zones is
-/// the other reading.
+/// the other reading (`preflight --spot-zone-count split`).
 pub const PER_ZONE_COUNT: Source = Source::assumption(
     "desiredCount per zone for a zonal pool: no page says how many of a zonal scale set's Spot VMs one zone must hold; \
      gpuform asks for the whole Spot count in each zone (the stricter reading)",
@@ -210,7 +210,8 @@ pub const EVICTION_BANDS: Source = Source::assumption(
 
 /// A band whose lower bound is at least this many percent per hour is reported as a warning.
 /// No page says what a high eviction rate is: at 10 % per hour a job of a few hours is more
-/// likely than not to be interrupted. Assumption.
+/// likely than not to be interrupted. Assumption; `preflight --spot-high-eviction-from PERCENT`
+/// takes another threshold.
 pub const HIGH_EVICTION_FROM_PERCENT: u32 = 10;
 pub const HIGH_EVICTION: Source = Source::assumption(
     "an eviction-rate band counts as high from 10 % per hour (gpuform's threshold; no page defines one)",
@@ -241,7 +242,13 @@ pub fn parse_band(s: &str) -> Option<(u32, Option<u32>)> {
 
 /// Is this band high ([`HIGH_EVICTION_FROM_PERCENT`])? Unknown spellings are not.
 pub fn band_is_high(s: &str) -> bool {
-    parse_band(s).is_some_and(|(lo, _)| lo >= HIGH_EVICTION_FROM_PERCENT)
+    band_at_least(s, HIGH_EVICTION_FROM_PERCENT)
+}
+
+/// Is the band's lower bound at least `from` % per hour (`--spot-high-eviction-from`, the
+/// other reading of [`HIGH_EVICTION`])?
+pub fn band_at_least(s: &str, from: u32) -> bool {
+    parse_band(s).is_some_and(|(lo, _)| lo >= from)
 }
 
 /// The rank of a score, best first (0 = High); `None` for no data or any other answer.

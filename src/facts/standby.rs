@@ -279,7 +279,9 @@ pub const PROVIDER_PRINCIPAL_NAME: &str = "Standby Pool Resource Provider";
 /// The provider's application (client) id, which gpuform looks its service principal up by in
 /// Microsoft Graph (`servicePrincipals?$filter=appId eq '...'`). No Microsoft page found gives
 /// it (searched: the standby pools permissions, create and FAQ pages, Learn's first-party app
-/// lists); the value is a third-party test's comment ("Object ID of the \"Standby Pool Resource
+/// lists; again 2026-12-04: the az and PowerShell references, Azure Verified Modules' tests,
+/// which keep the tenant's object id in a Key Vault secret, Terraform azurerm's tests, which
+/// look the principal up by display name, and the REST specs and type data); the value is a third-party test's comment ("Object ID of the \"Standby Pool Resource
 /// Provider\" service principal (app ID d4398a72-b879-49e5-9f3a-ff22c32efb42)", an Azure
 /// provider test of the alchemy project, read 2026-12-03). So it is an assumption: preflight
 /// says so whenever it uses it, checks the display name Graph returns against
@@ -311,6 +313,33 @@ pub const ROLE_ASSIGNMENTS_LIST: Source = Source::doc(
     "https://learn.microsoft.com/rest/api/authorization/role-assignments/list-for-resource-group?view=rest-authorization-2022-04-01",
     "2026-12-03",
 );
+
+/// `elasticityProfile.postProvisioningDelay`, in the type data from API 2025-10-01 on (so in
+/// [`API_VERSION`]): "Specifies the duration to wait after virtual machine provisioning before
+/// the virtual machine becomes available for use. The duration should be specified in ISO 8601
+/// format (e.g., PT2S for 2 seconds)." Source: [`POST_PROVISIONING_DELAY`] (and [`TYPE_DATA`]).
+pub const POST_PROVISIONING_DELAY: Source = Source::doc(
+    "Azure/bicep-types-az generated/standbypool/microsoft.standbypool/2026-04-01/types.md@4d77be0b820b1c2a6ab8a95af6277c82f3375ce6 \
+     (StandbyVirtualMachinePoolElasticityProfile.postProvisioningDelay; the property is in the 2025-10-01 and 2026-04-01 bodies of \
+     ../shared/conformance/types/microsoft.standbypool.json, not in 2025-03-01); Learn template reference \
+     https://learn.microsoft.com/azure/templates/microsoft.standbypool/standbyvirtualmachinepools",
+    "2026-12-04",
+);
+/// The first API version whose body has `postProvisioningDelay`. Source: [`TYPE_DATA`].
+pub const POST_PROVISIONING_DELAY_SINCE: &str = "2025-10-01";
+/// What a pooled VM does while it waits out `postProvisioningDelay`: no document says (the
+/// property's one sentence above is all). gpuform reads it as the conservative case: the VM
+/// keeps running (billed as compute, like a VM being built) and cannot be taken by a scale-out
+/// until the delay has passed, so a refill takes the provisioning delay plus this delay.
+pub const POST_PROVISIONING_DELAY_RUNS: Source = Source::assumption(
+    "no Microsoft document says what state a pooled VM is in during postProvisioningDelay; \
+     gpuform assumes it runs (billed as compute) and is not available to a scale-out until the delay has passed",
+    "2026-12-04",
+);
+/// `elasticityProfile.dynamicSizing.enabled` (2025-10-01 on) is documented only as "Indicates
+/// whether dynamic sizing is enabled for the standby pool" (same sources): what it changes in
+/// the pool's size is not written anywhere found, so gpuform neither renders nor models it.
+pub const DYNAMIC_SIZING_DOCUMENTED: bool = false;
 
 /// Deallocated VMs count against quota: "Ensure you have enough quota to complete the standby pool
 /// creation. Insufficient quota results in the platform attempting to create the virtual machines

@@ -197,16 +197,23 @@ impl Plan {
             // Nor does a dev box carry the collector in custom data: a Custom Script Extension
             // installs it (gpu_devbox::extend), and the spec's file stays its custom data
             Some(g) if g.kind == "Linux" && !devbox::applies(s) => {
-                let bytes = gpu_monitoring::custom_data(
+                let bytes = gpu_monitoring::custom_data_with(
                     user_cloud_init.as_deref(),
                     g.expected_gpus,
                     g.vendor,
+                    g.ingestion.as_ref(),
                 )
                 .map_err(|e| PlanError::CloudInitMerge {
                     path: checked.path.clone(),
                     message: e.0,
                 })?;
-                if bytes.len() as u64 > gpu_monitoring::MAX_CUSTOM_DATA_BYTES {
+                // on the Logs Ingestion path the template's values replace placeholders
+                let grows = if g.ingestion.is_some() {
+                    gpu_monitoring::INGEST_EXPANSION_BYTES
+                } else {
+                    0
+                };
+                if (bytes.len() + grows) as u64 > gpu_monitoring::MAX_CUSTOM_DATA_BYTES {
                     return Err(PlanError::CustomDataTooLarge {
                         path: checked.path.clone(),
                         bytes: bytes.len(),
@@ -244,11 +251,17 @@ impl Plan {
         };
         if let (Some(g), None) = (gpu.as_mut(), devbox.as_ref()) {
             // the alert that says when the other GPU alerts are blind
-            g.alerts.push(gpu_monitoring::silence_alert(
+            let mut silent = gpu_monitoring::silence_alert(
                 &name,
                 autoscale.as_ref().map(|a| a.name.as_str()),
                 s.capacity.default_count(),
-            ));
+            );
+            if g.ingestion.is_some() {
+                // the collectors post themselves: what to check differs
+                silent.description =
+                    gpu_monitoring::ingestion_silence_description(&silent.description);
+            }
+            g.alerts.push(silent);
         }
         let mut monitoring =
             monitoring::plan(&name, s, monitoring_ws, autoscale.as_ref(), queue.as_ref());

@@ -64,6 +64,14 @@ pub struct StandbyPool {
     pub reserves_capacity: bool,
     /// Pooled VMs count against the regional and family vCPU quota (always).
     pub counts_against_quota: bool,
+    /// `elasticityProfile.postProvisioningDelay` as the spec writes it (ISO 8601), rendered
+    /// only when given ([`facts::POST_PROVISIONING_DELAY`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post_provisioning_delay: Option<String>,
+    /// The same in seconds (0 when absent): a refill of the pool takes the provisioning delay
+    /// plus this.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub post_provisioning_seconds: u32,
     /// The roles the provider's principal needs (granted by the template when
     /// `provider_principal_id` is set; listed otherwise).
     pub provider_roles: Vec<ProviderRoleAssignment>,
@@ -71,6 +79,10 @@ pub struct StandbyPool {
     pub provider_principal_id: Option<String>,
     /// The resource provider to register before deploying.
     pub provider: &'static str,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl StandbyPool {
@@ -144,6 +156,12 @@ pub fn plan(name: &str, s: &WorkloadSpec) -> Option<StandbyPool> {
         bills_compute: vm.bills_compute(),
         reserves_capacity: vm.reserves_capacity(),
         counts_against_quota: facts::POOLED_VMS_COUNT_AGAINST_QUOTA,
+        post_provisioning_delay: sb.post_provisioning_delay.clone(),
+        post_provisioning_seconds: sb
+            .post_provisioning_delay
+            .as_deref()
+            .and_then(crate::spec::schedule::parse_duration)
+            .map_or(0, |s| s.min(u32::MAX as u64) as u32),
         provider_roles,
         provider_principal_id: sb.provider_principal_id.clone(),
         provider: facts::PROVIDER,
@@ -170,6 +188,8 @@ pub fn sample() -> StandbyPool {
         bills_compute: false,
         reserves_capacity: false,
         counts_against_quota: true,
+        post_provisioning_delay: None,
+        post_provisioning_seconds: 0,
         provider_roles: vec![],
         provider_principal_id: None,
         provider: facts::PROVIDER,

@@ -187,6 +187,21 @@ pub struct Plan {
     /// (else [`crate::facts::standby::PROVIDER_APP_ID`], an assumption).
     #[serde(skip)]
     pub standby_app_id: Option<String>,
+    /// The readings of the Spot questions no page settles (flags; defaults: the stricter).
+    #[serde(skip)]
+    pub spot_readings: SpotReadings,
+}
+
+/// Where no Microsoft page settles a Spot question, preflight takes the stricter reading; these
+/// flags take the other, and the output says which reading (an assumption either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SpotReadings {
+    /// `--spot-zone-count split`: a zonal pool asks each zone for its even share of the Spot
+    /// count instead of the whole count ([`crate::facts::spot_placement::PER_ZONE_COUNT`]).
+    pub split_zone_count: bool,
+    /// `--spot-high-eviction-from PERCENT`: the eviction band from which preflight warns (else
+    /// [`crate::facts::spot_placement::HIGH_EVICTION_FROM_PERCENT`]).
+    pub high_eviction_from: Option<u32>,
 }
 
 impl Plan {
@@ -293,12 +308,12 @@ impl Plan {
                 && s.network.existing_subnet.is_none()
                 && !dev_box
                 && s.compute.zones.len() > 1,
+            // not on the Logs Ingestion path, which assigns no policy
             dcr_policy: (s.monitoring.gpu.enabled == Some(true))
                 .then(|| {
-                    crate::plan::gpu_monitoring::dcr_policy(
-                        &spec.metadata.name,
-                        s,
-                        image.os == OsType::Windows,
+                    let windows = image.os == OsType::Windows;
+                    crate::plan::gpu_monitoring::dcr_policy(&spec.metadata.name, s, windows).filter(
+                        |p| crate::plan::gpu_monitoring::ingestion(s, windows, Some(p)).is_none(),
                     )
                 })
                 .flatten()
@@ -306,6 +321,7 @@ impl Plan {
             workspace: super::landing_zone::WorkspaceInputs::of(spec),
             standby,
             standby_app_id: None,
+            spot_readings: SpotReadings::default(),
         }
     }
 

@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::Fetch;
-use super::plan::Plan;
+use super::plan::{Plan, SpotReadings};
 use super::report::{Check, Ranked, RegionReport, SizeScore, Status};
 use crate::azure::spot_placement::{EvictionRate, PlacementRequest, PlacementScore, ResourceSize};
 use crate::azure::{ArmApi, ArmError, Cloud};
@@ -34,6 +34,9 @@ pub struct Inputs {
     /// Spot VMs at peak: asked per region, or per zone for a zonal pool
     /// ([`facts::PER_ZONE_COUNT`]).
     pub count: u32,
+    /// The readings of what no page settles (`--spot-zone-count`, `--spot-high-eviction-from`).
+    #[serde(skip)]
+    pub readings: SpotReadings,
 }
 
 impl Inputs {
@@ -53,11 +56,31 @@ impl Inputs {
             regions: plan.targets.iter().map(|t| t.region.clone()).collect(),
             zones: plan.zones.clone(),
             count: plan.spot,
+            readings: plan.spot_readings,
         })
     }
 
     fn zonal(&self) -> bool {
         !self.zones.is_empty()
+    }
+
+    /// `desiredCount`: the Spot count, or for a zonal pool with `--spot-zone-count split` its
+    /// even share per zone (rounded up).
+    pub fn desired_count(&self) -> u32 {
+        if self.zonal() && self.readings.split_zone_count {
+            self.count.div_ceil(self.zones.len() as u32).max(1)
+        } else {
+            self.count
+        }
+    }
+
+    /// The eviction band (lower bound, % per hour) from which preflight warns, and whether it
+    /// is gpuform's default or the flag's.
+    fn high_from(&self) -> (u32, &'static str) {
+        match self.readings.high_eviction_from {
+            Some(p) => (p, "--spot-high-eviction-from"),
+            None => (facts::HIGH_EVICTION_FROM_PERCENT, "gpuform's default"),
+        }
     }
 
     /// The requests to send: at most [`facts::MAX_LOCATIONS`] regions and
@@ -72,7 +95,7 @@ impl Inputs {
                         .iter()
                         .map(|s| ResourceSize { sku: s.clone() })
                         .collect(),
-                    desired_count: self.count,
+                    desired_count: self.desired_count(),
                     availability_zones: self.zonal(),
                 });
             }
@@ -334,9 +357,19 @@ fn placement_check(data: &Data, region: &str) -> Check {
                 )
             })
             .collect();
+        let per_zone = data.inputs.desired_count();
         format!(
-            "{} for {n} Spot {vms} of {size} per zone (assumption: the whole Spot count asked in each zone)",
-            zones.join(", ")
+            "{} for {per_zone} Spot {} of {size} per zone ({})",
+            zones.join(", "),
+            if per_zone == 1 { "VM" } else { "VMs" },
+            if data.inputs.readings.split_zone_count {
+                format!(
+                    "assumption, --spot-zone-count split: the {n} Spot {vms} split evenly over {} zones",
+                    data.inputs.zones.len()
+                )
+            } else {
+                "assumption: the whole Spot count asked in each zone; --spot-zone-count split asks for an even share".to_string()
+            }
         )
     } else {
         format!("{} for {n} Spot {vms} of {size}", score_of(rows[0]))
@@ -397,14 +430,14 @@ fn eviction_check(data: &Data, region: &str) -> Check {
                     "{band} % per hour for {size} (last {} days, Resource Graph SpotResources)",
                     facts::EVICTION_WINDOW_DAYS
                 );
-                if facts::band_is_high(&band) {
+                let (from, whose) = data.inputs.high_from();
+                if facts::band_at_least(&band, from) {
                     let mut c = check(
                         EVICTION_ID,
                         EVICTION_TITLE,
                         Status::Warn,
                         format!(
-                            "{per_hour}: high (gpuform warns from {} % per hour, an assumption)",
-                            facts::HIGH_EVICTION_FROM_PERCENT
+                            "{per_hour}: high (gpuform warns from {from} % per hour, {whose}: an assumption)"
                         ),
                     );
                     c.fix = Some("expect Spot VMs to be evicted within hours here: checkpoint long jobs, prefer an alternate region with a lower band, or raise the regular share".into());
@@ -471,6 +504,7 @@ mod tests {
             regions: vec!["eastus2".into(), "westus3".into(), "southcentralus".into()],
             zones: zones.iter().map(|z| z.to_string()).collect(),
             count: 18,
+            readings: SpotReadings::default(),
         }
     }
 
@@ -537,6 +571,75 @@ mod tests {
         assert_eq!(c[1].status, Status::Skipped);
         // no rows at all
         assert_eq!(checks(&d, "southcentralus")[0].status, Status::Warn);
+    }
+
+    #[test]
+    fn the_other_readings_of_the_spot_assumptions_are_flags() {
+        let eviction = |band: &str| {
+            Fetch::Got(vec![EvictionRate {
+                sku_name: "standard_nc8as_t4_v3".into(),
+                location: "eastus2".into(),
+                spot_eviction_rate: band.into(),
+            }])
+        };
+        let zonal = |readings: SpotReadings, band: &str| Data {
+            inputs: Inputs {
+                readings,
+                ..inputs(&["1", "2", "3"])
+            },
+            scores: Fetch::Got(vec![
+                row("eastus2", Some("1"), "High"),
+                row("eastus2", Some("2"), "High"),
+                row("eastus2", Some("3"), "High"),
+            ]),
+            evictions: eviction(band),
+        };
+        // the stricter readings by default: the whole count in each zone, warn from 10 %
+        let d = zonal(SpotReadings::default(), "5-10");
+        assert!(d.inputs.requests().iter().all(|q| q.desired_count == 18));
+        let c = checks(&d, "eastus2");
+        assert!(
+            c[0].message.contains("for 18 Spot VMs of")
+                && c[0]
+                    .message
+                    .contains("assumption: the whole Spot count asked in each zone"),
+            "{}",
+            c[0].message
+        );
+        assert_eq!(c[1].status, Status::Pass, "{}", c[1].message);
+        // --spot-zone-count split: 18 over 3 zones is 6 a zone; said as the assumption taken
+        let split = SpotReadings {
+            split_zone_count: true,
+            high_eviction_from: Some(5),
+        };
+        let d = zonal(split, "5-10");
+        assert!(d.inputs.requests().iter().all(|q| q.desired_count == 6));
+        let c = checks(&d, "eastus2");
+        assert!(
+            c[0].message.contains("for 6 Spot VMs of")
+                && c[0]
+                    .message
+                    .contains("--spot-zone-count split: the 18 Spot VMs split evenly over 3 zones"),
+            "{}",
+            c[0].message
+        );
+        // --spot-high-eviction-from 5: 5-10 % warns, and says whose threshold it is
+        assert_eq!(c[1].status, Status::Warn);
+        assert!(
+            c[1].message
+                .contains("warns from 5 % per hour, --spot-high-eviction-from: an assumption"),
+            "{}",
+            c[1].message
+        );
+        // a regional pool asks for the whole count whatever the flag
+        let mut regional = inputs(&[]);
+        regional.readings = split;
+        assert_eq!(regional.desired_count(), 18);
+        // 7 over 3 zones rounds up
+        let mut odd = inputs(&["1", "2", "3"]);
+        odd.count = 7;
+        odd.readings = split;
+        assert_eq!(odd.desired_count(), 3);
     }
 
     #[test]

@@ -376,12 +376,21 @@ pub fn assumptions(w: &Workload, s: &Settings) -> Vec<String> {
     .into_iter()
     .chain(s.standby.as_ref().map(|sb| {
         format!(
-            "standby pool: Azure keeps max(maxReady {} - instances, minReady {}) {} VMs in it (standby-pools overview); a scale-out takes them first and they serve {} after it ({}), the rest provisions; the pool refills at the provisioning delay; waiting pooled VMs bill {}, and a pooled VM being built bills compute for the provisioning delay (it runs until it is deallocated)",
+            "standby pool: Azure keeps max(maxReady {} - instances, minReady {}) {} VMs in it (standby-pools overview); a scale-out takes them first and they serve {} after it ({}), the rest provisions; the pool refills at the provisioning delay{}; waiting pooled VMs bill {}, and a pooled VM being built bills compute for the provisioning delay (it runs until it is deallocated)",
             sb.max_ready,
             sb.min_ready,
             sb.vm_state.to_lowercase(),
             standby::minutes_label(sb.start_seconds),
             sb.start_source,
+            if sb.post_provisioning_seconds > 0 {
+                format!(
+                    " plus postProvisioningDelay {} (ASSUMPTION: the pooled VM runs, billed as compute, until it is available: {})",
+                    standby::minutes_label(sb.post_provisioning_seconds),
+                    crate::facts::standby::POST_PROVISIONING_DELAY_RUNS.what
+                )
+            } else {
+                String::new()
+            },
             if sb.bills_compute { "compute and disks" } else { "their disks only" }
         )
     }))

@@ -34,6 +34,15 @@ pub struct Standby {
     pub start_source: String,
     /// A pooled VM bills compute while it waits (running pools).
     pub bills_compute: bool,
+    /// `postProvisioningDelay` in seconds (0: none): a new pooled VM is taken only this long
+    /// after it is provisioned, and runs meanwhile (an assumption,
+    /// [`facts::POST_PROVISIONING_DELAY_RUNS`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub post_provisioning_seconds: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Standby {
@@ -64,6 +73,7 @@ impl Standby {
             start_assumed: p.start_assumed || (start_override.is_some() && p.start_seconds > 0),
             start_source,
             bills_compute: p.bills_compute,
+            post_provisioning_seconds: p.post_provisioning_seconds,
         }
     }
 
@@ -87,6 +97,12 @@ impl Standby {
     /// Azure's pool size while the scale set runs `instances`.
     pub fn size(&self, instances: u32) -> u32 {
         facts::pool_size(self.max_ready, self.min_ready, instances)
+    }
+
+    /// Whole minutes a new pooled VM waits after provisioning before a scale-out can take it
+    /// (`postProvisioningDelay`, rounded up: the replay acts once a minute).
+    pub fn post_provisioning_minutes(&self) -> usize {
+        self.post_provisioning_seconds.div_ceil(60) as usize
     }
 
     /// Whole minutes from the scale-out to a pooled VM serving (rounded up: the replay acts
@@ -168,12 +184,14 @@ impl PoolState {
     }
 
     /// Bring the pool to Azure's size for `instances` at the end of minute `t`: new pooled
-    /// VMs are ready after the provisioning delay `p`; a pool above its size loses the VMs
-    /// still being built first.
+    /// VMs are ready after the provisioning delay `p` plus the pool's `postProvisioningDelay`
+    /// (they run, billed as compute, until then: [`PoolState::building`]); a pool above its
+    /// size loses the VMs still being built first.
     pub fn refill(&mut self, s: &Standby, t: usize, instances: u32, p: usize) {
         let want = s.size(instances) as usize;
+        let ready = t + 1 + p + s.post_provisioning_minutes();
         while self.vms.len() < want {
-            self.vms.push(t + 1 + p);
+            self.vms.push(ready);
         }
         if self.vms.len() > want {
             self.vms.sort_unstable();
@@ -437,6 +455,7 @@ mod tests {
             start_assumed: true,
             start_source: "test".into(),
             bills_compute: false,
+            post_provisioning_seconds: 0,
         }
     }
 
@@ -472,6 +491,34 @@ mod tests {
         assert_eq!(st.building(18), 0);
         let at = scale_out_ready_at(&mut st, &s, 12, 1, 8);
         assert_eq!(at, vec![21]);
+    }
+
+    #[test]
+    fn a_refill_waits_out_the_post_provisioning_delay_and_bills_it() {
+        // postProvisioningDelay PT90S: "the duration to wait after virtual machine provisioning
+        // before the virtual machine becomes available for use" (2 whole minutes in the replay)
+        let s = Standby {
+            post_provisioning_seconds: 90,
+            ..pool(1, 1, 180)
+        };
+        assert_eq!(s.post_provisioning_minutes(), 2);
+        let mut st = PoolState::warm(&s, 0);
+        assert_eq!(st.take(0, 1), 1);
+        st.refill(&s, 10, 1, 8);
+        // provisioned after 8 minutes, available 2 minutes later
+        assert_eq!(st.ready(18), 0);
+        assert_eq!(st.ready(20), 0);
+        assert_eq!(st.ready(21), 1);
+        // it runs (billed as compute) for the provisioning delay and the post-provisioning delay,
+        // minutes 10 to 19
+        let built: usize = (10..40).map(|t| st.building(t)).sum();
+        assert_eq!(built, 8 + 2);
+        // without the delay the same refill is ready at 19
+        let plain = pool(1, 1, 180);
+        let mut st = PoolState::warm(&plain, 0);
+        st.take(0, 1);
+        st.refill(&plain, 10, 1, 8);
+        assert_eq!(st.ready(19), 1);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The workload spec: reading a file, the JSON Schema, the typed model, defaults, and the
 //! semantic rules. [`check_file`] runs the whole pipeline and is what every command starts from.
 
+pub mod batch;
 pub mod defaults;
 pub mod model;
 pub mod policy;
@@ -235,10 +236,21 @@ pub fn check_source(
     prices: &PriceTable,
 ) -> Checked {
     let text = crate::io::strip_bom(text);
-    let parsed = match yaml::parse(&text) {
-        Ok(p) => p,
-        Err(d) => return Checked::failed(display, base_dir, Some(text), d),
-    };
+    match yaml::parse(&text) {
+        Ok(parsed) => check_parsed(text, parsed, display, base_dir, policy, prices),
+        Err(d) => Checked::failed(display, base_dir, Some(text), d),
+    }
+}
+
+/// [`check_source`] after the parse: `text` (without its byte-order mark) and what it parsed to.
+fn check_parsed(
+    text: String,
+    parsed: yaml::ParsedYaml,
+    display: &str,
+    base_dir: PathBuf,
+    policy: &Policy,
+    prices: &PriceTable,
+) -> Checked {
     let mut checked = Checked {
         path: display.to_string(),
         base_dir,
@@ -478,13 +490,21 @@ pub fn discover(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 pub fn looks_like_spec(text: &str) -> bool {
     let text = text.trim_start_matches('\u{feff}');
     match yaml::parse(text) {
-        Ok(p) => {
-            let kind = p.value.get("kind").and_then(|v| v.as_str());
-            let api = p.value.get("apiVersion").and_then(|v| v.as_str());
-            kind == Some("GpuWorkload") || api.is_some_and(|a| a.starts_with("gpuform/"))
-        }
-        Err(_) => text.contains("GpuWorkload") || text.contains("gpuform/"),
+        Ok(p) => is_spec_document(&p.value),
+        Err(_) => mentions_spec(text),
     }
+}
+
+/// [`looks_like_spec`] of a parsed document: `kind: GpuWorkload` or an `apiVersion` of `gpuform/…`.
+fn is_spec_document(value: &serde_json::Value) -> bool {
+    let kind = value.get("kind").and_then(|v| v.as_str());
+    let api = value.get("apiVersion").and_then(|v| v.as_str());
+    kind == Some("GpuWorkload") || api.is_some_and(|a| a.starts_with("gpuform/"))
+}
+
+/// [`looks_like_spec`] of a file that does not parse.
+fn mentions_spec(text: &str) -> bool {
+    text.contains("GpuWorkload") || text.contains("gpuform/")
 }
 
 #[cfg(test)]

@@ -226,7 +226,11 @@ pub async fn gather(
         (Some(_), _) => None,
         (None, r) => r,
     };
-    let telemetry = super::telemetry::section(running_now, reporting)?;
+    let telemetry = super::telemetry::section(
+        running_now,
+        reporting,
+        plan.gpu.as_ref().map(|g| g.delivery),
+    )?;
     let dev_box = match (devbox, vm_state) {
         (Some(d), Some(state)) => {
             let (shutdown, start) = devbox_schedule(d, inp.now);

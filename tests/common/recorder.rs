@@ -19,25 +19,36 @@ use super::SUB;
 
 const TENANT: &str = "tenant-1";
 
-/// Sends every request to the mock server, after recording the URL and body it was meant for.
+/// The one test transport: sends every request to the mock server (scheme, host and port
+/// rewritten), after recording the URL and body it was meant for (`seen`), and, with `only`,
+/// refusing any host outside that suffix (`.fake.test`: nothing may leave the test).
 #[derive(Debug)]
-struct Recorder {
+pub struct Redirect {
     inner: Arc<dyn HttpClient>,
     to: Url,
-    seen: Arc<Mutex<Vec<(Url, Vec<u8>)>>>,
+    only: Option<&'static str>,
+    seen: Option<Seen>,
 }
 
 #[async_trait]
-impl HttpClient for Recorder {
+impl HttpClient for Redirect {
     async fn execute_request(&self, req: &Request) -> azure_core::Result<AsyncRawResponse> {
-        let body = match req.body() {
-            azure_core::http::Body::Bytes(b) => b.to_vec(),
-            #[allow(unreachable_patterns)]
-            _ => Vec::new(),
-        };
-        self.seen.lock().unwrap().push((req.url().clone(), body));
+        if let Some(seen) = &self.seen {
+            let body = match req.body() {
+                azure_core::http::Body::Bytes(b) => b.to_vec(),
+                #[allow(unreachable_patterns)]
+                _ => Vec::new(),
+            };
+            seen.lock().unwrap().push((req.url().clone(), body));
+        }
         let mut r = req.clone();
         let u = r.url_mut();
+        if let Some(suffix) = self.only {
+            assert!(
+                u.host_str().unwrap_or("").ends_with(suffix),
+                "a request tried to leave the test: {u}"
+            );
+        }
         let _ = u.set_scheme(self.to.scheme());
         let _ = u.set_host(self.to.host_str());
         let _ = u.set_port(self.to.port());
@@ -45,7 +56,18 @@ impl HttpClient for Recorder {
     }
 }
 
-struct NoProbe;
+/// A transport to the mock server at `uri` ([`Redirect`]).
+pub fn transport(uri: &str, only: Option<&'static str>, seen: Option<Seen>) -> Transport {
+    Transport::new(Arc::new(Redirect {
+        inner: azure_core::http::new_http_client(None),
+        to: Url::parse(uri).unwrap(),
+        only,
+        seen,
+    }))
+}
+
+/// No az on PATH, no managed identity endpoint: the credential comes from the environment.
+pub struct NoProbe;
 impl Probe for NoProbe {
     fn az_on_path(&self, _: &Env) -> bool {
         false
@@ -66,11 +88,7 @@ pub async fn connect(server: &MockServer, cloud: Cloud) -> (azure::Arm, Seen) {
         .mount(server)
         .await;
     let seen: Seen = Arc::default();
-    let transport = Transport::new(Arc::new(Recorder {
-        inner: azure_core::http::new_http_client(None),
-        to: Url::parse(&server.uri()).unwrap(),
-        seen: seen.clone(),
-    }));
+    let transport = transport(&server.uri(), None, Some(seen.clone()));
     let env = Env::from_pairs([
         ("AZURE_TENANT_ID", TENANT),
         ("AZURE_CLIENT_ID", "app-1"),

@@ -105,7 +105,10 @@ pub(super) fn compute(a: &Arm, out: &mut Vec<Value>) {
             json!({ "maxPrice": n(spot.max_price) }),
         );
     }
-    let os = os_profile(c, ("computerNamePrefix", &c.computer_name_prefix));
+    let mut os = os_profile(c, ("computerNamePrefix", &c.computer_name_prefix));
+    if let Some(cd) = ingestion_custom_data(a) {
+        os.insert("customData".into(), cd);
+    }
     vm.insert("osProfile".into(), Value::Object(os));
 
     let image = image_reference(c);
@@ -232,6 +235,10 @@ pub(super) fn compute(a: &Arm, out: &mut Vec<Value>) {
     );
     put(&mut res, "properties", Value::Object(props));
     let mut deps = vec!["identity", "vnet"];
+    if p.gpu.as_ref().is_some_and(|g| g.ingestion.is_some()) {
+        // the custom data carries the DCE's endpoint and the DCR's immutable id
+        deps.extend(["gpuDce", "gpuDcr"]);
+    }
     if let Some(cmk) = p.cmk.as_ref().filter(|_| c.disk_encryption_set) {
         // the disk encryption set must be able to use the key before disks are created
         deps.extend(["des", cmk.key_role]);
@@ -265,4 +272,26 @@ pub(super) fn extension_properties(a: &Arm, e: &Extension) -> Value {
     };
     put(&mut props, "settings", settings);
     props
+}
+
+/// On the Logs Ingestion path the custom data's placeholders are replaced with the DCE's logs
+/// ingestion endpoint, the DCR's immutable id and the identity's client id
+/// (`plan::gpu_monitoring::Ingestion`; templates/gpu_monitoring.bicep.hbs `gpuCustomData`).
+fn ingestion_custom_data(a: &Arm) -> Option<Value> {
+    let p = a.p;
+    let ph = &p.gpu.as_ref()?.ingestion.as_ref()?.placeholders;
+    p.compute.custom_data.as_ref()?;
+    let api = &p.api;
+    Some(x(format!(
+        "base64(replace(replace(replace(base64ToString(variables('customData')), '{}', reference({}, '{}').logsIngestion.endpoint), '{}', reference({}, '{}').immutableId), '{}', reference({}, '{}').clientId))",
+        ph.endpoint,
+        a.id("gpuDce"),
+        api.data_collection,
+        ph.dcr,
+        a.id("gpuDcr"),
+        api.data_collection,
+        ph.client_id,
+        a.id("identity"),
+        api.identity
+    )))
 }

@@ -31,8 +31,9 @@ pub(super) fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
     }));
     }
     // an existing workspace may be in another region, and a DCE's logs ingestion must be in the
-    // workspace's; without Private Link the agent needs no DCE (facts::monitor::DCE)
-    let dce = p.monitoring.workspace.existing.is_none();
+    // workspace's; without Private Link the agent needs no DCE (facts::monitor::DCE). The Logs
+    // Ingestion path posts to the DCE (facts::logs_ingestion::ENDPOINT_CHOICE)
+    let dce = g.dce;
     if dce {
         out.push(json!({
         "type": "Microsoft.Insights/dataCollectionEndpoints",
@@ -86,7 +87,10 @@ pub(super) fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
             .remove("dataCollectionEndpointId");
     }
     out.push(dcr);
-    if let Some(pol) = &g.dcr_policy {
+    if g.ingestion.is_some() {
+        // the collector posts itself: no association, no policy (the custom data carries the
+        // endpoint: compute::ingestion_custom_data)
+    } else if let Some(pol) = &g.dcr_policy {
         // a Flexible scale set: the built-in policy associates each VM (templates/gpu_monitoring.bicep.hbs)
         out.push(json!({
             "type": "Microsoft.Authorization/policyAssignments",

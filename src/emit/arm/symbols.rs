@@ -287,10 +287,13 @@ impl Arm<'_> {
                     ],
                 )
             },
-            "gpuDce" => here(
-                "Microsoft.Insights/dataCollectionEndpoints",
-                vec![Name::lit(&gpu().dce_name)],
-            ),
+            "gpuDce" => Target {
+                deployed: gpu().dce,
+                ..here(
+                    "Microsoft.Insights/dataCollectionEndpoints",
+                    vec![Name::lit(&gpu().dce_name)],
+                )
+            },
             "gpuDcr" => here(
                 "Microsoft.Insights/dataCollectionRules",
                 vec![Name::lit(&gpu().dcr_name)],

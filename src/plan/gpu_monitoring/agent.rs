@@ -37,8 +37,10 @@ pub(crate) fn extend_compute(c: &mut Compute, repair_grace_period: &str, g: &Gpu
     }
     let ama = azure_monitor_agent(windows).kind;
     // settings (authentication.managedIdentity with the identity's id) are spelled by each
-    // emitter: identity.id / resourceId()
-    c.extensions.push(Extension {
+    // emitter: identity.id / resourceId(). On the Logs Ingestion path the collector sends its
+    // rows itself: no agent
+    if g.ingestion.is_none() {
+        c.extensions.push(Extension {
         name: ama.into(),
         publisher: azure_monitor_agent(windows).publisher,
         kind: ama,
@@ -51,7 +53,8 @@ pub(crate) fn extend_compute(c: &mut Compute, repair_grace_period: &str, g: &Gpu
             "Azure Monitor Agent: ships the GPU collector's JSON lines; signs in with the pool's user-assigned identity (mi_res_id).".into(),
         ),
         identity_auth: true,
-    });
+        });
+    }
     if c.health.is_none() {
         let mut settings = Map::new();
         settings.insert("protocol".into(), Value::String("http".into()));

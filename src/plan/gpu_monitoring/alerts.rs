@@ -309,3 +309,15 @@ pub fn idle_window(minutes: u32) -> String {
         format!("PT{minutes}M")
     }
 }
+
+/// The missing-telemetry alert's advice on the Logs Ingestion path: the collectors post
+/// themselves, so the checks are their uploads, the publisher role and the way out.
+pub fn ingestion_silence_description(description: &str) -> String {
+    let cut = description
+        .find(" Check the data collection rule association")
+        .unwrap_or(description.len());
+    format!(
+        "{} The collectors post through the Logs Ingestion API: check `journalctl -u gpuform-gpu-collect` on a VM (`logs ingestion: HTTP ...`), the pool identity's Monitoring Metrics Publisher role on the data collection rule and outbound HTTPS to the data collection endpoint.",
+        &description[..cut]
+    )
+}

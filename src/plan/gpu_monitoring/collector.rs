@@ -43,13 +43,27 @@ pub fn windows_install_command(expected_gpus: u32) -> String {
 /// The cloud-init part that installs the collector, its timer and the health responder.
 /// `vendor` is [`GpuMonitoring::vendor`]: `nvidia` or `amd`.
 pub fn install_script(expected_gpus: u32, vendor: &str) -> String {
+    install_script_with(expected_gpus, vendor, None)
+}
+
+/// The collector service's environment on the Logs Ingestion path: where and how it posts its
+/// rows (the three placeholders are replaced by the template at deployment; see [`Ingestion`]).
+pub fn ingestion_environment(ing: &Ingestion) -> String {
+    format!(
+        "Environment=GPUFORM_INGEST_ENDPOINT={INGEST_ENDPOINT}\nEnvironment=GPUFORM_INGEST_DCR={INGEST_DCR}\nEnvironment=GPUFORM_INGEST_STREAM={STREAM}\nEnvironment=GPUFORM_INGEST_API_VERSION={}\nEnvironment=GPUFORM_INGEST_AUDIENCE={}\nEnvironment=GPUFORM_INGEST_CLIENT_ID={INGEST_CLIENT_ID}\nEnvironment=GPUFORM_INGEST_TOKEN_URL={}\nEnvironment=GPUFORM_INGEST_MAX_BYTES={}\n",
+        ing.api_version, ing.audience, ing.token_url, ing.max_body_bytes
+    )
+}
+
+/// [`install_script`], and on the Logs Ingestion path the collector's upload settings.
+pub fn install_script_with(expected_gpus: u32, vendor: &str, ing: Option<&Ingestion>) -> String {
     assert!(
         !COLLECTOR.contains("GPUFORM_EOF"),
         "the collector must not contain the heredoc delimiter"
     );
     format!(
         r#"#!/bin/sh
-# gpuform: GPU collector ({tool} once a minute -> {LOG_PATTERN} -> Azure Monitor Agent)
+# gpuform: GPU collector ({tool} once a minute -> {LOG_PATTERN} -> {to})
 # and the health endpoint the Application Health extension probes (127.0.0.1:{HEALTH_PORT}).
 set -eu
 install -d -m 0755 /usr/local/lib/gpuform /var/log/gpuform
@@ -63,7 +77,7 @@ Description=gpuform GPU sample ({tool} to {LOG_PATTERN})
 [Service]
 Type=oneshot
 ExecStart=/usr/local/lib/gpuform/gpuform-gpu collect {expected_gpus} {vendor}
-SuccessExitStatus=1
+{env}SuccessExitStatus=1
 GPUFORM_EOF
 cat > /etc/systemd/system/gpuform-gpu-collect.timer <<'GPUFORM_EOF'
 [Unit]
@@ -95,6 +109,12 @@ systemctl daemon-reload
 systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
 "#,
         tool = tool(vendor),
+        to = if ing.is_some() {
+            "Logs Ingestion API"
+        } else {
+            "Azure Monitor Agent"
+        },
+        env = ing.map(ingestion_environment).unwrap_or_default(),
     )
 }
 
@@ -113,7 +133,17 @@ pub fn custom_data(
     expected_gpus: u32,
     vendor: &str,
 ) -> Result<Vec<u8>, MergeError> {
-    let script = install_script(expected_gpus, vendor);
+    custom_data_with(user, expected_gpus, vendor, None)
+}
+
+/// [`custom_data`] with the Logs Ingestion path's settings ([`install_script_with`]).
+pub fn custom_data_with(
+    user: Option<&[u8]>,
+    expected_gpus: u32,
+    vendor: &str,
+    ing: Option<&Ingestion>,
+) -> Result<Vec<u8>, MergeError> {
+    let script = install_script_with(expected_gpus, vendor, ing);
     let Some(user) = user else {
         return Ok(script.into_bytes());
     };

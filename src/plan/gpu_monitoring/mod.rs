@@ -114,6 +114,9 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
         },
         faults_alert(name, vendor(size)),
     ];
+    let policy = dcr_policy(name, s, windows);
+    let ingestion = ingestion(s, windows, policy.as_ref());
+    let dce = s.monitoring.existing_workspace.is_none() || ingestion.is_some();
     Some(GpuMonitoring {
         table: TABLE,
         stream: STREAM,
@@ -124,12 +127,16 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
         association_name: "gpu-telemetry",
         delivery: if super::devbox::applies(s) {
             "vm"
-        } else if dcr_policy(name, s, windows).is_some() {
+        } else if ingestion.is_some() {
+            "ingestion"
+        } else if policy.is_some() {
             "policy"
         } else {
             "vmss"
         },
-        dcr_policy: dcr_policy(name, s, windows),
+        dcr_policy: if ingestion.is_some() { None } else { policy },
+        ingestion,
+        dce,
         kind: if windows { "Windows" } else { "Linux" },
         file_pattern: if windows {
             WINDOWS_LOG_PATTERN

@@ -209,10 +209,18 @@ pub struct GpuMonitoring {
     /// How the data collection rule reaches the VMs: `vmss` (an association on a Uniform scale
     /// set, which reaches its VMs), `vm` (a dev box's association) or `policy` (a Flexible scale
     /// set: the association on the scale set does not reach its VMs, so the built-in
-    /// DeployIfNotExists policy associates each VM; see [`DcrPolicy`]).
+    /// DeployIfNotExists policy associates each VM; see [`DcrPolicy`]) or `ingestion` (the
+    /// collector posts to the Logs Ingestion API; see [`Ingestion`]).
     pub delivery: &'static str,
-    /// The per-VM association of a Flexible pool; `None` for the other kinds.
+    /// The per-VM association of a Flexible pool; `None` for the other kinds and on the
+    /// Logs Ingestion path.
     pub dcr_policy: Option<DcrPolicy>,
+    /// `delivery: ingestion`: the collector posts its rows to the Logs Ingestion API itself
+    /// (no agent, association or policy); see [`Ingestion`].
+    pub ingestion: Option<Ingestion>,
+    /// A data collection endpoint is rendered (`gpuDce`, the DCR's `dataCollectionEndpointId`):
+    /// always with the pool's own workspace, and on the Logs Ingestion path (its endpoint).
+    pub dce: bool,
     /// `kind` of the data collection endpoint and rule: `Linux` or `Windows`.
     pub kind: &'static str,
     pub file_pattern: &'static str,
@@ -229,6 +237,55 @@ pub struct GpuMonitoring {
     /// Windows pool priced at the Linux rate (no Windows price embedded): the licence is extra.
     pub licence_extra: bool,
 }
+
+/// The Logs Ingestion path (`crate::facts::logs_ingestion`): what the collector is told. The
+/// endpoint, the rule's immutable id and the identity's client id exist only at deployment, so
+/// the install script carries the placeholders [`INGEST_ENDPOINT`], [`INGEST_DCR`] and
+/// [`INGEST_CLIENT_ID`], which the template replaces in the custom data (`replace()` over
+/// `base64ToString(customData)`), with the DCE's `logsIngestion.endpoint`, the DCR's
+/// `immutableId` and the pool identity's `clientId`. Nothing secret: the token is asked from
+/// the instance metadata service at each upload and never written.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ingestion {
+    /// `api-version` of the upload call.
+    pub api_version: &'static str,
+    /// The token audience of the pool's cloud (the IMDS `resource`).
+    pub audience: &'static str,
+    /// The IMDS token endpoint with its `api-version`.
+    pub token_url: String,
+    /// The largest body the collector sends in one call.
+    pub max_body_bytes: usize,
+    /// Why: `auto` in a region the DCR-association policy does not list, or the spec's choice.
+    pub why: String,
+    /// Which endpoint and why ([`crate::facts::logs_ingestion::ENDPOINT_CHOICE`]).
+    pub endpoint_choice: &'static str,
+    pub placeholders: Placeholders,
+}
+
+/// [`INGEST_ENDPOINT`], [`INGEST_DCR`], [`INGEST_CLIENT_ID`] for the templates.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Placeholders {
+    pub endpoint: &'static str,
+    pub dcr: &'static str,
+    pub client_id: &'static str,
+}
+
+pub const PLACEHOLDERS: Placeholders = Placeholders {
+    endpoint: INGEST_ENDPOINT,
+    dcr: INGEST_DCR,
+    client_id: INGEST_CLIENT_ID,
+};
+
+/// Placeholders in the install script the template replaces at deployment (see [`Ingestion`]).
+pub const INGEST_ENDPOINT: &str = "@@GPUFORM_INGEST_ENDPOINT@@";
+pub const INGEST_DCR: &str = "@@GPUFORM_INGEST_DCR@@";
+pub const INGEST_CLIENT_ID: &str = "@@GPUFORM_INGEST_CLIENT_ID@@";
+/// Bytes the three values may add to the custom data over their placeholders (an endpoint
+/// `https://<dce>-<suffix>.<region>-1.ingest.monitor.azure.com` is under 120 characters, an
+/// immutable id `dcr-` + 32 hex, a client id a GUID): kept free under Azure's custom data limit.
+pub const INGEST_EXPANSION_BYTES: usize = 200;
 
 /// The built-in "Configure Linux/Windows Virtual Machines to be associated with a Data
 /// Collection Rule" policy, assigned to the pool's resource group with a system-assigned

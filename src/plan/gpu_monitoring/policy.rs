@@ -49,3 +49,36 @@ pub fn dcr_policy(name: &str, s: &WorkloadSpec, windows: bool) -> Option<DcrPoli
             .any(|l| l.eq_ignore_ascii_case(&s.region)),
     })
 }
+
+/// The Logs Ingestion path (`monitoring.gpu.delivery`): `ingestion` on a Linux pool, or `auto` on
+/// a Flexible Linux pool whose per-VM association policy does not act in the pool's region. Dev
+/// boxes (an association on the VM) and Windows pools keep the agent; `gpuform validate` refuses
+/// `ingestion` there (`gpu-delivery`).
+pub fn ingestion(s: &WorkloadSpec, windows: bool, policy: Option<&DcrPolicy>) -> Option<Ingestion> {
+    use crate::facts::logs_ingestion as li;
+    use crate::spec::model::GpuDelivery;
+    if windows || super::super::devbox::applies(s) {
+        return None;
+    }
+    let why = match (s.monitoring.gpu.delivery, policy) {
+        (GpuDelivery::Ingestion, _) => "monitoring.gpu.delivery: ingestion".to_string(),
+        (GpuDelivery::Auto, Some(p)) if !p.region_listed => format!(
+            "the built-in policy {} that associates each VM of a Flexible scale set does not list the region {}",
+            p.definition_id, s.region
+        ),
+        _ => return None,
+    };
+    Some(Ingestion {
+        api_version: li::API_VERSION,
+        audience: li::audience(s.effective_cloud()),
+        token_url: format!(
+            "{}?api-version={}",
+            li::IMDS_TOKEN_URL,
+            li::IMDS_TOKEN_API_VERSION
+        ),
+        max_body_bytes: li::MAX_BODY_BYTES,
+        why,
+        endpoint_choice: li::ENDPOINT_CHOICE,
+        placeholders: PLACEHOLDERS,
+    })
+}

@@ -66,6 +66,7 @@ fn plan() -> Plan {
         workspace: None,
         standby: None,
         standby_app_id: None,
+        spot_readings: Default::default(),
     }
 }
 

@@ -57,6 +57,32 @@ pub struct GpuMonitoring {
     /// VRAM pressure: memory used above this percent of total on any GPU.
     #[serde(default = "d::gpu_memory_alert_percent")]
     pub memory_alert_percent: u32,
+    /// How the collector's rows reach the table: `auto` (the agent where an association reaches
+    /// the VMs, the Logs Ingestion API from the collector elsewhere), `agent` or `ingestion`.
+    #[serde(default, skip_serializing_if = "GpuDelivery::is_auto")]
+    pub delivery: GpuDelivery,
+}
+
+/// `monitoring.gpu.delivery`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GpuDelivery {
+    /// The Azure Monitor Agent where an association reaches the VMs (Uniform scale set, dev box,
+    /// a Flexible pool where the built-in DCR-association policy acts); the Logs Ingestion API
+    /// from the collector elsewhere.
+    #[default]
+    Auto,
+    /// Always the agent (a Flexible pool where the policy does not act gets no telemetry:
+    /// `gpuform validate` warns `gpu-telemetry-region`). Linux scale sets only (`gpu-delivery`).
+    Agent,
+    /// Always the Logs Ingestion API from the collector with the pool's managed identity.
+    Ingestion,
+}
+
+impl GpuDelivery {
+    pub fn is_auto(&self) -> bool {
+        *self == GpuDelivery::Auto
+    }
 }
 
 impl Default for GpuMonitoring {
@@ -66,6 +92,7 @@ impl Default for GpuMonitoring {
             idle_threshold_percent: d::gpu_idle_threshold_percent(),
             idle_minutes: d::gpu_idle_minutes(),
             memory_alert_percent: d::gpu_memory_alert_percent(),
+            delivery: GpuDelivery::Auto,
         }
     }
 }

@@ -18,6 +18,10 @@ pub struct Standby {
     pub min_ready: Option<u32>,
     #[serde(default)]
     pub state: StandbyState,
+    /// `elasticityProfile.postProvisioningDelay` (ISO 8601, API 2025-10-01 on): how long a
+    /// pooled VM waits after provisioning before a scale-out can take it. Absent: not rendered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_provisioning_delay: Option<String>,
     /// Object id of the "Standby Pool Resource Provider" service principal in the tenant: the
     /// template grants it the provider's roles when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]

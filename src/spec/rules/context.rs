@@ -26,6 +26,13 @@ impl<'a> Context<'a> {
         self.spec.size()
     }
 
+    /// The rules run for one candidate of `vmSize: auto`'s ranking ([`super::size_checks`] from
+    /// `spec::rank_sizes`), which reads each finding's rule, severity and message only; the final
+    /// check of a spec has its selection in `sizing`.
+    pub fn ranking(&self) -> bool {
+        self.sizing.is_none()
+    }
+
     pub fn image(&self) -> ResolvedImage {
         resolve::image(&self.spec.spec.compute.image)
     }

@@ -61,29 +61,83 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// A Flexible pool's VMs get the rule from the built-in DCR-association policy, which acts only in
-/// the regions its definition lists (`crate::facts::monitoring`).
+/// How the collector's rows reach the table (`monitoring.gpu.delivery`): a Flexible pool's VMs get
+/// the rule from the built-in DCR-association policy, which acts only in the regions its
+/// definition lists (`crate::facts::monitoring`); elsewhere `auto` takes the Logs Ingestion API
+/// from the collector (`crate::facts::logs_ingestion`), which Linux scale sets have.
 fn telemetry_region(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     use crate::facts::monitoring::{DCRA_VM_LINUX, DCRA_VM_WINDOWS};
-    use crate::spec::model::{Orchestration, OsType};
+    use crate::spec::model::{GpuDelivery, Orchestration, OsType};
     let s = &ctx.spec.spec;
-    if s.monitoring.gpu.enabled == Some(false)
-        || s.compute.orchestration != Orchestration::Flexible
-        || crate::plan::devbox::applies(s)
-    {
+    if s.monitoring.gpu.enabled == Some(false) {
         return;
     }
     let windows = crate::spec::resolve::image(&s.compute.image).os == OsType::Windows;
+    let devbox = crate::plan::devbox::applies(s);
+    let delivery = s.monitoring.gpu.delivery;
+    if delivery == GpuDelivery::Ingestion && (windows || devbox) {
+        out.push(
+            Diagnostic::new(
+                "gpu-delivery",
+                format!(
+                    "monitoring.gpu.delivery: ingestion is for Linux scale sets; this {} keeps the Azure Monitor Agent",
+                    if devbox { "dev box" } else { "Windows pool" }
+                ),
+            )
+            .at("/spec/monitoring/gpu/delivery")
+            .label("the collector's own upload")
+            .help(if devbox {
+                "remove `delivery` (a dev box's association on its VM reaches it)"
+            } else {
+                "remove `delivery`, or use `compute.orchestration: uniform` where the policy does not act (the Windows collector travels in an 8,191-character command and has no upload)"
+            }),
+        );
+        return;
+    }
+    if devbox {
+        return;
+    }
+    let listed = |def: crate::facts::monitoring::BuiltInPolicy| {
+        def.locations
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(&s.region))
+    };
     let def = if windows {
         DCRA_VM_WINDOWS
     } else {
         DCRA_VM_LINUX
     };
-    if def
-        .locations
-        .iter()
-        .any(|l| l.eq_ignore_ascii_case(&s.region))
-    {
+    let flexible = s.compute.orchestration == Orchestration::Flexible;
+    let ingestion = !windows
+        && (delivery == GpuDelivery::Ingestion
+            || (delivery == GpuDelivery::Auto && flexible && !listed(def)));
+    if ingestion {
+        let why = if delivery == GpuDelivery::Ingestion {
+            "monitoring.gpu.delivery: ingestion".to_string()
+        } else {
+            format!(
+                "the built-in policy {} that associates each VM of a Flexible scale set does not list {}",
+                def.id, s.region
+            )
+        };
+        out.push(
+            Diagnostic::new(
+                "gpu-telemetry-ingestion",
+                format!(
+                    "GPU telemetry: each VM's collector posts its rows to the Logs Ingestion API ({}) with the pool's identity, which holds Monitoring Metrics Publisher on the rule; no agent, association or policy ({why})",
+                    crate::facts::logs_ingestion::ENDPOINT_CHOICE
+                ),
+            )
+            .at(if delivery == GpuDelivery::Ingestion {
+                "/spec/monitoring/gpu/delivery"
+            } else {
+                "/spec/compute/orchestration"
+            })
+            .label("the collector sends its rows itself"),
+        );
+        return;
+    }
+    if !flexible || listed(def) {
         return;
     }
     out.push(
@@ -96,6 +150,10 @@ fn telemetry_region(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         )
         .at("/spec/compute/orchestration")
         .label("Flexible: one association per VM")
-        .help("use `compute.orchestration: uniform` (the association on a Uniform scale set reaches each VM), or set `monitoring.gpu.enabled: false`"),
+        .help(if windows {
+            "use `compute.orchestration: uniform` (the association on a Uniform scale set reaches each VM), or set `monitoring.gpu.enabled: false`"
+        } else {
+            "remove `monitoring.gpu.delivery: agent` (the collector then posts its rows itself through the Logs Ingestion API), or use `compute.orchestration: uniform`"
+        }),
     );
 }

@@ -95,6 +95,12 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
             .label("announced for retirement")
             .help(suggestion()),
         ),
+        // ranking candidates (`ctx.ranking()`) reads rule and message only: the help's second
+        // catalog ranking (two per restricted candidate) is left out there
+        SizeStatus::Limited if ctx.ranking() => out.push(
+            Diagnostic::new("size-limited", format!("{} ({}): {}", size.name, size.series, size.note.as_deref().unwrap_or("capacity is limited")))
+                .at(SIZE),
+        ),
         SizeStatus::Limited => out.push(
             Diagnostic::new("size-limited", format!("{} ({}): {}", size.name, size.series, size.note.as_deref().unwrap_or("capacity is limited")))
                 .at(SIZE)

@@ -1,0 +1,138 @@
+//! Many specs at once (`validate DIR`): the files named and the specs found below the
+//! directories named, each file read and parsed once (the test of being a spec uses the same
+//! parse as the check), checked in parallel, results in the order of the input.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::{
+    Checked, MAX_FILE_BYTES, Policy, check_file, check_parsed, check_source, discover,
+    is_spec_document, looks_like_spec, mentions_spec, yaml,
+};
+use crate::catalog::prices::PriceTable;
+use crate::diag::failure::{ExitCode, Failure};
+
+/// The specs checked, in the order given (a directory's files sorted), and the YAML files found
+/// in directories that are not gpuform specs (skipped, in the same order).
+#[derive(Debug)]
+pub struct Batch {
+    pub results: Vec<Checked>,
+    pub skipped: Vec<PathBuf>,
+}
+
+/// Check the files and directories in `paths`: a file named is always checked; a directory
+/// contributes every `*.yaml` / `*.yml` below it that [`looks_like_spec`] (an unreadable one is
+/// kept: checking it reports why it cannot be read).
+pub fn check_paths(
+    paths: &[PathBuf],
+    policy: &Policy,
+    prices: &PriceTable,
+) -> Result<Batch, Failure> {
+    let mut inputs = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let found = discover(p).map_err(|e| {
+                Failure::from_error(ExitCode::Usage, format!("cannot list {}", p.display()), &e)
+            })?;
+            inputs.extend(found.into_iter().map(|f| (f, true)));
+        } else if p.exists() {
+            inputs.push((p.clone(), false));
+        } else {
+            return Err(Failure::usage(format!("{} does not exist", p.display()))
+                .help("give spec files or directories"));
+        }
+    }
+    let checked: Vec<Option<Checked>> = inputs
+        .par_iter()
+        .map(|(path, found)| {
+            if *found {
+                check_found(path, policy, prices)
+            } else {
+                Some(check_file(path, policy, prices))
+            }
+        })
+        .collect();
+    let mut batch = Batch {
+        results: Vec::with_capacity(checked.len()),
+        skipped: Vec::new(),
+    };
+    for ((path, _), c) in inputs.into_iter().zip(checked) {
+        match c {
+            Some(c) => batch.results.push(c),
+            None => batch.skipped.push(path),
+        }
+    }
+    Ok(batch)
+}
+
+/// A file found in a directory: `None` when it is not a spec ([`looks_like_spec`]), otherwise
+/// what [`check_file`] gives, from one read and one parse.
+pub fn check_found(path: &Path, policy: &Policy, prices: &PriceTable) -> Option<Checked> {
+    let Ok(bytes) = crate::io::read_bounded(path, MAX_FILE_BYTES) else {
+        // too large or unreadable: kept, and the check says why
+        return Some(check_file(path, policy, prices));
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let spec = looks_like_spec(&String::from_utf8_lossy(e.as_bytes()));
+            return spec.then(|| check_file(path, policy, prices));
+        }
+    };
+    let display = path.display().to_string();
+    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    if text.starts_with("\u{feff}\u{feff}") {
+        // the test drops every byte-order mark, the check one: keep them two steps
+        return looks_like_spec(&text)
+            .then(|| check_source(text, &display, base_dir, policy, prices));
+    }
+    let text = crate::io::strip_bom(text);
+    match yaml::parse(&text) {
+        Ok(parsed) => is_spec_document(&parsed.value)
+            .then(|| check_parsed(text, parsed, &display, base_dir, policy, prices)),
+        Err(d) => mentions_spec(&text).then(|| Checked::failed(&display, base_dir, Some(text), d)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One read and one parse give what the two steps gave: the same skips, the same findings.
+    #[test]
+    fn a_found_file_is_checked_as_the_two_steps_checked_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = include_str!("../../examples/shortvideo-transcode.yaml");
+        let cases: [(&str, Vec<u8>); 8] = [
+            ("spec.yaml", spec.as_bytes().to_vec()),
+            ("bom.yaml", format!("\u{feff}{spec}").into_bytes()),
+            ("boms.yaml", format!("\u{feff}\u{feff}{spec}").into_bytes()),
+            ("broken.yaml", b"kind: GpuWorkload\n  bad: [\n".to_vec()),
+            ("other.yaml", b"trigger: [main]\n".to_vec()),
+            ("broken-other.yaml", b"a: [\n".to_vec()),
+            ("latin1.yaml", b"kind: GpuWorkload\nx: \xe9\n".to_vec()),
+            ("latin1-other.yaml", b"x: \xe9\n".to_vec()),
+        ];
+        let policy = Policy::default();
+        let prices = PriceTable::embedded();
+        for (name, bytes) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            let two_steps = looks_like_spec(&String::from_utf8_lossy(&bytes))
+                .then(|| check_file(&path, &policy, prices));
+            let one = check_found(&path, &policy, prices);
+            assert_eq!(
+                one.as_ref().map(|c| format!("{:?}", c.diagnostics)),
+                two_steps.as_ref().map(|c| format!("{:?}", c.diagnostics)),
+                "{name}"
+            );
+            assert_eq!(
+                one.as_ref()
+                    .map(|c| (c.source.clone(), c.vm_size().map(str::to_string))),
+                two_steps.map(|c| (c.source.clone(), c.vm_size().map(str::to_string))),
+                "{name}"
+            );
+        }
+    }
+}
