@@ -24,6 +24,13 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+mod common;
+use common::builtin_role_id;
+
+#[path = "support/scripts.rs"]
+mod scripts;
+use scripts::{fixture, tmpdir, write_exec};
+
 const USGOV: &str = "tests/fixtures/render/variants/cloud-usgov.yaml";
 const CHINA: &str = "tests/fixtures/render/variants/cloud-china.yaml";
 const DCR_ID: &str = "dcr-0123456789abcdef0123456789abcdef";
@@ -322,33 +329,6 @@ async fn start(arm: &Value, audience: &str) -> Fakes {
 
 // ------------------------------------------------------------------ the collector
 
-fn tmpdir(tag: &str) -> PathBuf {
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = CALLS.fetch_add(1, Ordering::Relaxed);
-    let d = std::env::temp_dir().join(format!("gpuform-ingest-{tag}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(d.join("bin")).unwrap();
-    d
-}
-
-fn write_exec(path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-}
-
-fn fixture(name: &str) -> String {
-    Path::new("tests/fixtures/gpu")
-        .join(name)
-        .canonicalize()
-        .unwrap()
-        .display()
-        .to_string()
-}
-
 /// A VM of the pool: the collector, a fake nvidia-smi replaying the T4, and the environment the
 /// rendered custom data gives the service with the deployment's values in place of the
 /// placeholders and the fakes' address in place of Azure's hosts.
@@ -359,7 +339,7 @@ struct Vm {
 
 impl Vm {
     fn new(tag: &str, plan: &gpuform::plan::Plan, fakes: &Fakes) -> Vm {
-        let dir = tmpdir(tag);
+        let dir = tmpdir("ingest", tag);
         write_exec(
             &dir.join("gpuform-gpu"),
             gpuform::plan::gpu_monitoring::COLLECTOR,
@@ -686,24 +666,4 @@ fn the_sovereign_flexible_variants_render_the_ingestion_path() {
         of_type(&arm, "Microsoft.Authorization/policyAssignments").len(),
         1
     );
-}
-
-fn builtin_role_id(name: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../shared/azure/builtin-roles.json");
-    let p = if shared.is_file() {
-        shared
-    } else {
-        root.join("tests/fixtures/sources/builtin-roles.json")
-    };
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
-    v["roles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == name)
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }

@@ -10,6 +10,10 @@ use gpuform::spec::check_file;
 use gpuform::spec::policy::Policy;
 use serde_json::Value;
 
+#[path = "support/scripts.rs"]
+mod scripts;
+use scripts::{fixture, tmpdir, write_exec};
+
 const QUERY: &str = "--query-gpu=timestamp,index,uuid,name,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,ecc.errors.uncorrected.volatile.total,driver_version";
 
 struct Run {
@@ -19,38 +23,10 @@ struct Run {
     dir: PathBuf,
 }
 
-fn fixture(name: &str) -> String {
-    Path::new("tests/fixtures/gpu")
-        .join(name)
-        .canonicalize()
-        .unwrap()
-        .display()
-        .to_string()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    // one directory per call: two tests may replay the same case at the same time
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let d = std::env::temp_dir().join(format!("gpuform-gpu-{tag}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(d.join("bin")).unwrap();
-    d
-}
-
-fn write_exec(path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-}
-
 /// Run `gpuform-gpu collect EXPECTED` with nvidia-smi replaying `case` (`CASE.csv` + `CASE.smi`,
 /// or `no-driver.err` with exit 9).
 fn collect(case: &str, expected: u32, xid: bool) -> Run {
-    let dir = tmpdir(case);
+    let dir = tmpdir("gpu", case);
     let script = dir.join("gpuform-gpu");
     write_exec(&script, COLLECTOR);
     // the fake checks that the collector asks exactly the documented query
@@ -309,7 +285,7 @@ fn mi300x_case(tag: &str) -> Amd<'_> {
 }
 
 fn collect_amd(case: &Amd) -> Run {
-    let dir = tmpdir(&format!("amd-{}", case.tag));
+    let dir = tmpdir("gpu", &format!("amd-{}", case.tag));
     let script = dir.join("gpuform-gpu");
     write_exec(&script, COLLECTOR);
     if let Some((metric, stat, list)) = &case.amd_smi {
@@ -667,7 +643,7 @@ fn a_failing_amd_smi_writes_one_unhealthy_row() {
 /// after them is read, not mistaken for a failure (which would mark a healthy VM unhealthy).
 #[test]
 fn amd_smi_warnings_before_the_json_are_skipped() {
-    let dir = tmpdir("amd-warning-fixture");
+    let dir = tmpdir("gpu", "amd-warning-fixture");
     let metric = dir.join("metric-with-warning.json");
     std::fs::write(
         &metric,

@@ -44,27 +44,6 @@ fn app_id() -> String {
         .to_string()
 }
 
-/// A built-in role's GUID by name, from the built-in roles table.
-fn role_id(name: &str) -> String {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../shared/azure/builtin-roles.json");
-    let p = if shared.is_file() {
-        shared
-    } else {
-        root.join("tests/fixtures/sources/builtin-roles.json")
-    };
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
-    v["roles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == name)
-        .unwrap_or_else(|| panic!("{name} is not a built-in role"))["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 const ROLES: [&str; 3] = [
     "Virtual Machine Contributor",
     "Network Contributor",
@@ -118,7 +97,7 @@ fn assignments(fake: &FakeAzure, roles: &[&str]) {
         .map(|(i, r)| {
             json!({
                 "properties": {
-                    "roleDefinitionId": format!("/subscriptions/{SUB}/providers/Microsoft.Authorization/roleDefinitions/{}", role_id(r)),
+                    "roleDefinitionId": format!("/subscriptions/{SUB}/providers/Microsoft.Authorization/roleDefinitions/{}", builtin_role_id(r)),
                     "principalId": PRINCIPAL,
                     "principalType": "ServicePrincipal",
                     "scope": format!("/subscriptions/{SUB}/resourceGroups/{RG}"),

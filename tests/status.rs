@@ -20,13 +20,6 @@ const NOW: &str = "2026-12-02T12:30:00Z";
 /// The workspace's `properties.customerId` (its workspace ID, what the Logs Query API takes).
 const WORKSPACE_GUID: &str = "0b6d8f4e-5c3a-4f2e-9a1b-7c8d9e0f1a2b";
 
-fn fixture(name: &str) -> Value {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/status")
-        .join(name);
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
 fn rg(rest: &str) -> String {
     FakeAzure::sub_path(&format!("resourceGroups/{RG}/{rest}"))
 }
@@ -38,34 +31,34 @@ fn mount_pool(fake: &FakeAzure, except: &[&str]) {
         (
             "GET",
             rg("providers/Microsoft.Compute/virtualMachines"),
-            fixture("virtual-machines.json"),
+            status_fixture("virtual-machines.json"),
         ),
         (
             "GET",
             rg("providers/Microsoft.Insights/autoscalesettings/as-shortvideo-transcode"),
-            fixture("autoscale-setting.json"),
+            status_fixture("autoscale-setting.json"),
         ),
         (
             "GET",
             rg(
                 "providers/Microsoft.ServiceBus/namespaces/sb-shortvideo-prod/providers/Microsoft.Insights/metrics",
             ),
-            fixture("metrics.json"),
+            status_fixture("metrics.json"),
         ),
         (
             "GET",
             FakeAzure::sub_path("providers/Microsoft.Insights/eventtypes/management/values"),
-            fixture("activity-log.json"),
+            status_fixture("activity-log.json"),
         ),
         (
             "GET",
             FakeAzure::sub_path("providers/Microsoft.AlertsManagement/alerts"),
-            fixture("alerts.json"),
+            status_fixture("alerts.json"),
         ),
         (
             "POST",
             rg("providers/Microsoft.CostManagement/query"),
-            fixture("cost-query.json"),
+            status_fixture("cost-query.json"),
         ),
     ];
     // drift: the what-if recording of tests/fixtures/deploy (the spec's example answer)
@@ -89,7 +82,7 @@ fn mount_pool(fake: &FakeAzure, except: &[&str]) {
         fake.mount_log_query(
             &rg("providers/Microsoft.OperationalInsights/workspaces/log-shortvideo-transcode"),
             WORKSPACE_GUID,
-            fixture("log-query.json"),
+            status_fixture("log-query.json"),
         );
     }
     for (m, p, body) in calls {
@@ -289,7 +282,7 @@ fn sections_azure_refuses_degrade_instead_of_failing() {
                 ResponseTemplate::new(429)
                     .insert_header("Retry-After", "1")
                     .set_body_json(arm_error("TooManyRequests", "slow down")),
-                ResponseTemplate::new(200).set_body_json(fixture("activity-log.json")),
+                ResponseTemplate::new(200).set_body_json(status_fixture("activity-log.json")),
             ])),
     );
     let out = status(&fake).output().unwrap();
@@ -367,7 +360,7 @@ fn status_of_a_dev_box_reads_the_vm_and_its_schedule() {
                 "providers/Microsoft.Compute/virtualMachines/vm-dev-notebook",
             )))
             .and(query_param("$expand", "instanceView"))
-            .respond_with(ok(fixture("dev-box-vm.json"))),
+            .respond_with(ok(status_fixture("dev-box-vm.json"))),
     );
     fake.mount(
         Mock::given(method("GET"))
@@ -386,7 +379,7 @@ fn status_of_a_dev_box_reads_the_vm_and_its_schedule() {
     fake.mount(
         Mock::given(method("POST"))
             .and(path(dev_rg("providers/Microsoft.CostManagement/query")))
-            .respond_with(ok(fixture("cost-query.json"))),
+            .respond_with(ok(status_fixture("cost-query.json"))),
     );
     let run = |extra: &[&str]| {
         let mut c = fake.gpuform();

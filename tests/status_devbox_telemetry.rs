@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::*;
 use gpuform::catalog::prices::PriceTable;
 use gpuform::spec::check_file;
@@ -19,13 +17,6 @@ const DEV_RG: &str = "rg-dev-notebook";
 /// A working Tuesday, 10:30 in W. Europe Standard Time: the box runs.
 const DEV_NOW: &str = "2026-12-08T09:30:00Z";
 const GUID: &str = "4e2a9c1d-3b5f-4d6e-8a7b-9c0d1e2f3a4b";
-
-fn fixture(name: &str) -> Value {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/status")
-        .join(name);
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
 
 /// The Logs Query API's answer: one row with the dev-box alert's columns (Learn's response
 /// format: tables/columns/rows).
@@ -48,7 +39,7 @@ fn run(running: u64, reporting: u64, json_out: bool) -> (String, Value) {
     let dev_rg = |rest: &str| FakeAzure::sub_path(&format!("resourceGroups/{DEV_RG}/{rest}"));
     let ok = |v: Value| ResponseTemplate::new(200).set_body_json(v);
     let fake = FakeArm::new().start();
-    let vm = fixture("dev-box-vm.json")
+    let vm = status_fixture("dev-box-vm.json")
         .to_string()
         .replace("PowerState/deallocated", "PowerState/running")
         .replace("VM deallocated", "VM running");
@@ -73,7 +64,7 @@ fn run(running: u64, reporting: u64, json_out: bool) -> (String, Value) {
     fake.mount(
         Mock::given(method("POST"))
             .and(path(dev_rg("providers/Microsoft.CostManagement/query")))
-            .respond_with(ok(fixture("cost-query.json"))),
+            .respond_with(ok(status_fixture("cost-query.json"))),
     );
     fake.mount_log_query(&FakeAzure::sub_path(&ws), GUID, answer(running, reporting));
     let mut c = fake.gpuform();

@@ -156,15 +156,7 @@ pub fn run(
             match usages.as_deref().and_then(|u| failover::no_quota(u, &need)) {
                 Some(why) => {
                     eprintln!("deploy: skipping {}: {why}", p.label());
-                    attempts.push(Attempt {
-                        region: p.region.clone(),
-                        vm_size: p.vm_size.clone(),
-                        zones: p.zones.clone(),
-                        resource_group: None,
-                        deployment: None,
-                        provisioning_state: "Skipped".into(),
-                        reason: Some(why),
-                    });
+                    attempts.push(skipped(p, why));
                     next = failover::next(&ladder, i, code);
                 }
                 None => break,
@@ -216,15 +208,7 @@ pub fn run(
                     p.region,
                     failover::region_group(&home_rg, &p.region)
                 ));
-                attempts.push(Attempt {
-                    region: p.region.clone(),
-                    vm_size: p.vm_size.clone(),
-                    zones: p.zones.clone(),
-                    resource_group: None,
-                    deployment: None,
-                    provisioning_state: "Skipped".into(),
-                    reason: Some(why),
-                });
+                attempts.push(skipped(p, why));
                 o.attempts = attempts;
                 return Ok(ended);
             }
@@ -559,6 +543,19 @@ fn one_line(text: &str, max: usize) -> String {
         flat
     } else {
         format!("{}...", flat.chars().take(max).collect::<String>())
+    }
+}
+
+/// A placement passed over before deploying (no quota, or a region that needs its own group).
+fn skipped(p: &failover::Placement, why: String) -> Attempt {
+    Attempt {
+        region: p.region.clone(),
+        vm_size: p.vm_size.clone(),
+        zones: p.zones.clone(),
+        resource_group: None,
+        deployment: None,
+        provisioning_state: "Skipped".into(),
+        reason: Some(why),
     }
 }
 

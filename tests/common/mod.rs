@@ -404,3 +404,32 @@ pub fn missing_registration(namespace: &str) -> ResponseTemplate {
         "details": [{"code": "MissingSubscriptionRegistration", "target": namespace, "message": message}]
     }}))
 }
+
+/// A response body recorded in the real shape under `tests/fixtures/status`.
+pub fn status_fixture(name: &str) -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/status")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// A built-in role's GUID by name, from the built-in roles table.
+pub fn builtin_role_id(name: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/azure/builtin-roles.json");
+    let p = if shared.is_file() {
+        shared
+    } else {
+        root.join("tests/fixtures/sources/builtin-roles.json")
+    };
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    v["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is not a built-in role"))["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
