@@ -116,47 +116,28 @@ impl PolicyArgs {
     }
 }
 
-/// Expand files and directories into spec files. A directory contributes every `*.yaml` /
-/// `*.yml` below it that looks like a gpuform spec; a file named explicitly is always checked.
+/// Expand files and directories into spec files ([`spec::batch::inputs`]): a file named is
+/// always kept; of the files found in a directory, those that look like a gpuform spec (an
+/// unreadable one is kept: checking it reports why it cannot be read); each skipped file is said
+/// on stderr, so a directory never drops a file silently.
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
-    expand_paths_counting(paths).map(|(files, _)| files)
-}
-
-/// [`expand_paths`], and how many YAML files in the directories were skipped as not specs
-/// (each is said on stderr: a directory never drops a file silently).
-pub fn expand_paths_counting(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, usize), Failure> {
-    let mut skipped = 0usize;
     let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let found = spec::discover(p).map_err(|e| {
-                Failure::from_error(ExitCode::Usage, format!("cannot list {}", p.display()), &e)
-            })?;
-            for f in found {
-                // unreadable files (a FIFO, a symlink to a device) are kept: checking them
-                // reports why they cannot be read
-                let is_spec = crate::io::read_bounded(&f, spec::MAX_FILE_BYTES)
-                    .ok()
-                    .map(|b| spec::looks_like_spec(&String::from_utf8_lossy(&b)))
-                    .unwrap_or(true);
-                if is_spec {
-                    out.push(f);
-                } else {
-                    skipped += 1;
-                    eprintln!(
-                        "skipped {}: no `kind: GpuWorkload`, not a gpuform spec",
-                        f.display()
-                    );
-                }
-            }
-        } else if p.exists() {
-            out.push(p.clone());
+    for (f, found) in spec::batch::inputs(paths)? {
+        let is_spec = !found
+            || crate::io::read_bounded(&f, spec::MAX_FILE_BYTES)
+                .ok()
+                .map(|b| spec::looks_like_spec(&String::from_utf8_lossy(&b)))
+                .unwrap_or(true);
+        if is_spec {
+            out.push(f);
         } else {
-            return Err(Failure::usage(format!("{} does not exist", p.display()))
-                .help("give spec files or directories"));
+            eprintln!(
+                "skipped {}: no `kind: GpuWorkload`, not a gpuform spec",
+                f.display()
+            );
         }
     }
-    Ok((out, skipped))
+    Ok(out)
 }
 
 /// Check one spec (the common start of render, preflight, cost and deploy): prints its

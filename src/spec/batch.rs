@@ -29,20 +29,7 @@ pub fn check_paths(
     policy: &Policy,
     prices: &PriceTable,
 ) -> Result<Batch, Failure> {
-    let mut inputs = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let found = discover(p).map_err(|e| {
-                Failure::from_error(ExitCode::Usage, format!("cannot list {}", p.display()), &e)
-            })?;
-            inputs.extend(found.into_iter().map(|f| (f, true)));
-        } else if p.exists() {
-            inputs.push((p.clone(), false));
-        } else {
-            return Err(Failure::usage(format!("{} does not exist", p.display()))
-                .help("give spec files or directories"));
-        }
-    }
+    let inputs = inputs(paths)?;
     let checked: Vec<Option<Checked>> = inputs
         .par_iter()
         .map(|(path, found)| {
@@ -64,6 +51,27 @@ pub fn check_paths(
         }
     }
     Ok(batch)
+}
+
+/// The files `paths` names, each with whether it was found in a directory (`true`: every
+/// `*.yaml` / `*.yml` below a directory named, to be tested for being a spec) or named itself
+/// (`false`: always checked). A path that does not exist is a usage error.
+pub fn inputs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, Failure> {
+    let mut inputs = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let found = discover(p).map_err(|e| {
+                Failure::from_error(ExitCode::Usage, format!("cannot list {}", p.display()), &e)
+            })?;
+            inputs.extend(found.into_iter().map(|f| (f, true)));
+        } else if p.exists() {
+            inputs.push((p.clone(), false));
+        } else {
+            return Err(Failure::usage(format!("{} does not exist", p.display()))
+                .help("give spec files or directories"));
+        }
+    }
+    Ok(inputs)
 }
 
 /// A file found in a directory: `None` when it is not a spec ([`looks_like_spec`]), otherwise
