@@ -66,8 +66,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 /// definition lists (`crate::facts::monitoring`); elsewhere `auto` takes the Logs Ingestion API
 /// from the collector (`crate::facts::logs_ingestion`), which Linux scale sets have.
 fn telemetry_region(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    use crate::facts::monitoring::{DCRA_VM_LINUX, DCRA_VM_WINDOWS};
-    use crate::spec::model::{GpuDelivery, Orchestration, OsType};
+    use crate::spec::model::{GpuDelivery, OsType};
     let s = &ctx.spec.spec;
     if s.monitoring.gpu.enabled == Some(false) {
         return;
@@ -97,35 +96,16 @@ fn telemetry_region(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     if devbox {
         return;
     }
-    let listed = |def: crate::facts::monitoring::BuiltInPolicy| {
-        def.locations
-            .iter()
-            .any(|l| l.eq_ignore_ascii_case(&s.region))
-    };
-    let def = if windows {
-        DCRA_VM_WINDOWS
-    } else {
-        DCRA_VM_LINUX
-    };
-    let flexible = s.compute.orchestration == Orchestration::Flexible;
-    let ingestion = !windows
-        && (delivery == GpuDelivery::Ingestion
-            || (delivery == GpuDelivery::Auto && flexible && !listed(def)));
-    if ingestion {
-        let why = if delivery == GpuDelivery::Ingestion {
-            "monitoring.gpu.delivery: ingestion".to_string()
-        } else {
-            format!(
-                "the built-in policy {} that associates each VM of a Flexible scale set does not list {}",
-                def.id, s.region
-            )
-        };
+    // the plan's own decision: one answer to "which path reaches the VMs"
+    let policy = crate::plan::gpu_monitoring::dcr_policy(&ctx.spec.metadata.name, s, windows);
+    if let Some(ing) = crate::plan::gpu_monitoring::ingestion(s, windows, policy.as_ref()) {
         out.push(
             Diagnostic::new(
                 "gpu-telemetry-ingestion",
                 format!(
-                    "GPU telemetry: each VM's collector posts its rows to the Logs Ingestion API ({}) with the pool's identity, which holds Monitoring Metrics Publisher on the rule; no agent, association or policy ({why})",
-                    crate::facts::logs_ingestion::ENDPOINT_CHOICE
+                    "GPU telemetry: each VM's collector posts its rows to the Logs Ingestion API ({}) with the pool's identity, which holds Monitoring Metrics Publisher on the rule; no agent, association or policy ({})",
+                    crate::facts::logs_ingestion::ENDPOINT_CHOICE,
+                    ing.why
                 ),
             )
             .at(if delivery == GpuDelivery::Ingestion {
@@ -137,15 +117,16 @@ fn telemetry_region(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
         return;
     }
-    if !flexible || listed(def) {
+    // a Uniform set or a dev box has no policy (its association reaches the VMs)
+    let Some(def) = policy.filter(|p| !p.region_listed) else {
         return;
-    }
+    };
     out.push(
         Diagnostic::new(
             "gpu-telemetry-region",
             format!(
                 "GPU telemetry: the built-in policy that associates each VM of a Flexible scale set with the GPU data collection rule does not act in {} (its definition {} lists no such region), so no GPU telemetry would arrive",
-                s.region, def.id
+                s.region, def.definition_id
             ),
         )
         .at("/spec/compute/orchestration")
