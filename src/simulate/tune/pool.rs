@@ -602,13 +602,6 @@ fn tune_with_pool(
 /// [`tune_with_pool`] from the spec as written.
 pub(super) fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     let started = Instant::now();
-    let before = Params::of(job.input.spec).ok_or(
-        "the spec has no queue-driven autoscale (autoscale.queue): there is no policy to tune (a fixed pool or schedules alone scale by the clock)",
-    )?;
-    let explicit_below = job
-        .checked
-        .index
-        .spans("/spec/autoscale/queue/scaleInBelow")
-        .is_some();
+    let (before, explicit_below) = super::search::start(job)?;
     tune_with_pool(job, before_results, before, explicit_below, started)
 }

@@ -448,9 +448,9 @@ pub fn stage2(base: &Params, before: &Params) -> Vec<Params> {
     v
 }
 
-/// Search, propose, verify.
-pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
-    let started = Instant::now();
+/// The policy as written, and whether the spec gives `scaleInBelow` itself (else each candidate
+/// derives it): where both searches start.
+pub(super) fn start(job: &Job) -> Result<(Params, bool), String> {
     let before = Params::of(job.input.spec).ok_or(
         "the spec has no queue-driven autoscale (autoscale.queue): there is no policy to tune (a fixed pool or schedules alone scale by the clock)",
     )?;
@@ -459,6 +459,13 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
         .index
         .spans("/spec/autoscale/queue/scaleInBelow")
         .is_some();
+    Ok((before, explicit_below))
+}
+
+/// Search, propose, verify.
+pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
+    let started = Instant::now();
+    let (before, explicit_below) = start(job)?;
     let s1 = stage1(&before);
     let mut scored: Vec<Scored> = s1
         .par_iter()
