@@ -77,16 +77,7 @@ pub fn finished(target: &Target, path: &std::path::Path, spec: &Spec, f: &Finish
         attempts: Vec::new(),
     };
     if state != "Succeeded" {
-        let trees: Vec<&ErrorDetail> = outcome
-            .error
-            .iter()
-            .chain(
-                outcome
-                    .failed_resources
-                    .iter()
-                    .filter_map(|r| r.error.as_ref()),
-            )
-            .collect();
+        let trees = error_trees(&outcome);
         outcome.diagnoses = errors::diagnose(trees);
         fill_fixes(&mut outcome, target, path, spec);
     }
@@ -131,23 +122,16 @@ fn fill_fixes(outcome: &mut Outcome, target: &Target, path: &std::path::Path, sp
         .any(|d| matches!(d, Diagnosis::Quota(_)))
     {
         // a quota error without the numbers to parse: name the command that finds them
-        let trees: Vec<&ErrorDetail> = outcome
-            .error
-            .iter()
-            .chain(
-                outcome
-                    .failed_resources
-                    .iter()
-                    .filter_map(|r| r.error.as_ref()),
-            )
-            .collect();
-        for t in trees {
+        let mut found: Vec<String> = Vec::new();
+        for t in error_trees(outcome) {
             if let Some(fix) = code_only_quota_fix(t, spec, &request)
                 && !outcome.fixes.contains(&fix)
+                && !found.contains(&fix)
             {
-                outcome.fixes.push(fix);
+                found.push(fix);
             }
         }
+        outcome.fixes.extend(found);
     }
     for d in outcome.diagnoses.clone() {
         match d {
@@ -319,6 +303,20 @@ fn same_family(quota: &str, family: &str) -> bool {
             .collect()
     };
     key(quota) == key(family)
+}
+
+/// The deployment's error and each failed resource's: the trees the diagnoses read.
+fn error_trees(outcome: &Outcome) -> Vec<&ErrorDetail> {
+    outcome
+        .error
+        .iter()
+        .chain(
+            outcome
+                .failed_resources
+                .iter()
+                .filter_map(|r| r.error.as_ref()),
+        )
+        .collect()
 }
 
 #[cfg(test)]
