@@ -89,6 +89,23 @@ enum Answer {
 
 type Rule = Box<dyn Fn(&str, &[String], &str) -> Option<Answer> + Send + Sync>;
 
+/// ARM's refusal of a same-named resource in another region of the group, from the reports
+/// (`tests/fixtures/sources/invalid-resource-location.json`), filled in.
+fn invalid_resource_location(name: &str, there: &str, group: &str, here: &str) -> Value {
+    let src: Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/fixtures/sources/invalid-resource-location.json").unwrap(),
+    )
+    .unwrap();
+    let message = src["template"]
+        .as_str()
+        .unwrap()
+        .replace("{name}", name)
+        .replace("{there}", there)
+        .replace("{group}", group)
+        .replace("{here}", here);
+    json!({"error": {"code": src["code"], "message": message}})
+}
+
 /// A fake ARM whose deployments fail or succeed per placement (`rule`; `Answer::Ok` when it
 /// says nothing), following ARM's long-running-operation shapes.
 fn capacity_fake(regions: &[(&str, i64)], rule: Rule) -> FakeAzure {
@@ -111,12 +128,11 @@ fn capacity_fake(regions: &[(&str, i64)], rule: Rule) -> FakeAzure {
                 let gi = segs.iter().position(|s| s.eq_ignore_ascii_case("resourcegroups")).unwrap();
                 let group = segs[gi + 1].to_ascii_lowercase();
                 // a resource keeps its region: the same names in another region of the group are
-                // refused (the message third-party reports show; gpuform's assumption)
+                // refused, with the code and message ARM's reported answers carry
+                // (tests/fixtures/sources/invalid-resource-location.json; the status is assumed)
                 if let Some(there) = left.lock().unwrap().get(&group).filter(|l| **l != loc) {
-                    return ResponseTemplate::new(400).set_body_json(json!({"error": {
-                        "code": "InvalidResourceLocation",
-                        "message": format!("The resource 'vnet-shortvideo-transcode' already exists in location '{there}' in resource group '{group}'. A resource with the same name cannot be created in location '{loc}'. Please select a new resource name.")
-                    }}));
+                    return ResponseTemplate::new(400)
+                        .set_body_json(invalid_resource_location("vnet-shortvideo-transcode", there, &group, &loc));
                 }
                 let answer = rule(&size, &zones, &loc).unwrap_or(Answer::Ok);
                 if answer != Answer::SkuNotAvailable {
@@ -338,7 +354,8 @@ fn after_a_deployment_that_ran_the_region_step_does_not_reuse_the_group() {
     );
     assert!(
         e.contains(&format!("{SIZE} in westus3 would deploy into {RG}, where the deployment in eastus2 left resources"))
-            && e.contains("InvalidResourceLocation; ASSUMPTION"),
+            && e.contains("InvalidResourceLocation; source: a resource keeps its region")
+            && e.contains("github.com/MicrosoftDocs/azure-docs/issues/70422"),
         "{e}"
     );
     let doc: Value = serde_json::from_str(&o).unwrap();
@@ -677,4 +694,47 @@ fn without_failover_the_text_output_has_no_attempts_section() {
     let (code, o, e) = deploy_text(&fake, &spec);
     assert_eq!(code, 0, "{o}\n{e}");
     assert!(!o.contains("capacity failover"), "{o}");
+}
+
+/// A deployment that ran in eastus2 left resources in RG; the same spec moved to westus3 and
+/// deployed into RG again is refused by ARM (`InvalidResourceLocation`, the reported answer the
+/// fake gives), and deploy says why and how out: a group of its own, or destroy first.
+#[test]
+fn a_spec_moved_to_another_region_in_the_same_group_gets_the_location_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_with(&dir, "", None);
+    let fake = capacity_fake(
+        &[("eastus2", 48), ("westus3", 48), ("southcentralus", 48)],
+        Box::new(|_, _, loc| (loc == "eastus2").then_some(Answer::Allocation("AllocationFailed"))),
+    );
+    let out = deploy(&fake, &spec).arg("--no-failover").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let moved = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("  region: eastus2\n", "  region: westus3\n")
+        .replace(
+            "  alternateRegions: [westus3, southcentralus]\n",
+            "  alternateRegions: [southcentralus]\n",
+        );
+    std::fs::write(&spec, moved).unwrap();
+    let out = deploy(&fake, &spec).arg("--no-failover").output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    let doc: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(doc["provisioningState"], "Rejected", "{o}");
+    assert_eq!(doc["error"]["code"], "InvalidResourceLocation", "{o}");
+    let fix = doc["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|f| f.starts_with("InvalidResourceLocation:"))
+        .unwrap_or_else(|| panic!("{o}"));
+    assert!(
+        fix.contains("already exists in location 'eastus2'")
+            && fix.contains("--per-region-resource-group")
+            && fix.contains(&format!("-g {RG} --no-follow"))
+            && fix.contains("github.com/fortinetsolutions/Azure-Templates/issues/8"),
+        "{fix}"
+    );
 }

@@ -35,3 +35,42 @@ fn every_capacity_code_is_sourced_and_its_steps_are_in_the_source() {
         }
     }
 }
+
+/// The refusal of a same-named resource in another region (`InvalidResourceLocation`): the code
+/// and message template are the reports' own words (every report, filled in with its values,
+/// is the template), and the source names each report.
+#[test]
+fn invalid_resource_location_is_the_reported_answer() {
+    use gpuform::facts::capacity::{
+        INVALID_RESOURCE_LOCATION, INVALID_RESOURCE_LOCATION_CODE,
+        INVALID_RESOURCE_LOCATION_MESSAGE, LOCATION_IMMUTABLE,
+    };
+    let src: Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/fixtures/sources/invalid-resource-location.json").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(src["code"], INVALID_RESOURCE_LOCATION_CODE);
+    assert_eq!(src["template"], INVALID_RESOURCE_LOCATION_MESSAGE);
+    assert_eq!(src["read"], INVALID_RESOURCE_LOCATION.read);
+    assert!(!LOCATION_IMMUTABLE.assumption && !INVALID_RESOURCE_LOCATION.assumption);
+    let reports = src["reports"].as_array().unwrap();
+    assert!(reports.len() >= 2);
+    for r in reports {
+        let url = r["url"].as_str().unwrap();
+        assert!(INVALID_RESOURCE_LOCATION.what.contains(url), "{url}");
+        assert!(
+            LOCATION_IMMUTABLE
+                .what
+                .contains(url.trim_start_matches("https://")),
+            "{url}"
+        );
+        assert_eq!(r["body"]["error"]["code"], src["code"], "{url}");
+        let v = &r["values"];
+        let filled = INVALID_RESOURCE_LOCATION_MESSAGE
+            .replace("{name}", v["name"].as_str().unwrap())
+            .replace("{there}", v["there"].as_str().unwrap())
+            .replace("{group}", v["group"].as_str().unwrap())
+            .replace("{here}", v["here"].as_str().unwrap());
+        assert_eq!(r["body"]["error"]["message"], filled, "{url}");
+    }
+}

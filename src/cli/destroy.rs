@@ -31,7 +31,11 @@ pub const DESTROY_HELP: &str = concat!(
     "encryption set, a private DNS zone's virtual network links (Azure refuses the zone while they exist); network; ",
     "the rest; the ",
     "Key Vault last. A deleted vault stays soft-deleted (with purge protection it cannot be purged); destroy ",
-    "says how to recover it for the next deploy. Credentials, cloud and retries work as for `gpuform preflight`."
+    "says how to recover it for the next deploy. Credentials, cloud and retries work as for `gpuform preflight`.\n\n",
+    "A spec with alternateRegions: destroy acts on the `<RG>-<region>` group a capacity failover deployed into (deploy ",
+    "--per-region-resource-group) when the spec's deployment succeeded or runs there, says so, and names the groups ",
+    "an earlier attempt left deployments in; two groups holding such a deployment are refused (exit 2: name one with ",
+    "-g and --no-follow)."
 );
 
 #[derive(Debug, clap::Args)]
@@ -53,6 +57,10 @@ pub struct Args {
     /// Also delete what this deployment created (a deploy run with --name; repeatable).
     #[arg(long = "deployment", value_name = "NAME")]
     pub deployments: Vec<String>,
+    /// Act on -g as given; without it destroy acts on the `<RG>-<region>` group a failover
+    /// landed in (deploy --per-region-resource-group) when the spec's deployment is there.
+    #[arg(long)]
+    pub no_follow: bool,
     /// Summary on stdout: text or a JSON document.
     #[arg(long, alias = "format", value_name = "FORMAT", value_enum, default_value_t = Output::Text)]
     pub output: Output,
@@ -101,6 +109,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         keep_data: args.keep_data,
         deployments: &args.deployments,
         polling,
+        no_follow: args.no_follow,
     };
     let ended = destroy::run::run(
         &opts,
@@ -120,15 +129,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             ExitCode::Ok
         }
         Ended::Stopped => ExitCode::Findings,
-        Ended::DryRun { json, count } => {
+        Ended::Ambiguous(what, help) => return Err(Failure::usage(what).help(help)),
+        Ended::DryRun { json, count, group } => {
             match args.output {
                 Output::Json => out(&format!(
                     "{}\n",
                     serde_json::to_string_pretty(&json).expect("serialises")
                 )),
                 Output::Text => out(&format!(
-                    "dry run: {count} resources would be deleted from {rg}; nothing was deleted. To delete them:\n  gpuform destroy {} -g {rg} --yes\n",
-                    args.spec.display()
+                    "dry run: {count} resources would be deleted from {group}; nothing was deleted. To delete them:\n  gpuform destroy {} -g {group} --yes{}\n",
+                    args.spec.display(),
+                    if group == rg { "" } else { " --no-follow" }
                 )),
             }
             ExitCode::Usage

@@ -22,7 +22,10 @@ pub const STATUS_HELP: &str = concat!(
     "log); for a dev box (autoShutdown on one instance) the VM's power state, priority and zone and the next ",
     "shutdown and start instead of the instances and autoscale; alerts fired in 24 h (Alerts Management); month-to-date actual cost (Cost Management query) against the ",
     "budget and `gpuform cost`'s estimate; drift: ARM what-if of the spec's template against the group (--no-drift skips ",
-    "it). Needs Reader, Monitoring Reader and Cost Management Reader on the group."
+    "it). Needs Reader, Monitoring Reader and Cost Management Reader on the group.\n\n",
+    "A spec with alternateRegions: status reads the `<RG>-<region>` group a capacity failover deployed into (deploy ",
+    "--per-region-resource-group) when the spec's deployment succeeded or runs there, and says so; two groups holding ",
+    "such a deployment are refused (exit 2: name one with -g and --no-follow)."
 );
 
 #[derive(Debug, clap::Args)]
@@ -42,6 +45,10 @@ pub struct Args {
     /// Skip the drift section (ARM what-if of the spec against the group).
     #[arg(long)]
     pub no_drift: bool,
+    /// Read -g as given; without it status reads the `<RG>-<region>` group a failover landed
+    /// in (deploy --per-region-resource-group) when the spec's deployment is there.
+    #[arg(long)]
+    pub no_follow: bool,
     /// The time to compute the active profile and the pro-rated estimate at (RFC 3339; tests).
     #[arg(long, value_name = "TIME", hide = true)]
     pub now: Option<String>,
@@ -144,7 +151,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let session = args.azure.connect("status", Some(spec))?;
     let rt = runtime()?;
-    let rg = args.resource_group.trim().to_string();
+    let spec_path = args.spec.display().to_string();
+    let rg = rt
+        .block_on(status::group_to_read(
+            &session.arm,
+            &args.resource_group,
+            spec,
+            &spec_path,
+            args.no_follow,
+        ))
+        .map_err(|e| session.failure(&e))?
+        .map_err(|(m, help)| Failure::usage(m).help(help))?;
     loop {
         let inputs = Inputs {
             spec,

@@ -139,7 +139,7 @@ pub fn region_group(rg: &str, region: &str) -> String {
 /// (`per_region`, for a region other than the spec's `home`). `Err(region)`: without
 /// `per_region`, `rg` holds resources an earlier deployment that ran left in `region` (`left`:
 /// (group, region) of each attempt that ran), and a resource keeps its region
-/// ([`capacity::LOCATION_IMMUTABLE`], an assumption): the same names in `p`'s region would be
+/// ([`capacity::LOCATION_IMMUTABLE`], ARM's `InvalidResourceLocation`): the same names in `p`'s region would be
 /// refused.
 pub fn group_for(
     rg: &str,

@@ -133,6 +133,9 @@ fn fill_fixes(outcome: &mut Outcome, target: &Target, path: &std::path::Path, sp
         }
         outcome.fixes.extend(found);
     }
+    if let Some(fix) = location_fix(outcome, target, path) {
+        outcome.fixes.push(fix);
+    }
     for d in outcome.diagnoses.clone() {
         match d {
             Diagnosis::Quota(q) => outcome.fixes.push(quota_fix(&q, spec, &request)),
@@ -306,6 +309,28 @@ fn same_family(quota: &str, family: &str) -> bool {
 }
 
 /// The deployment's error and each failed resource's: the trees the diagnoses read.
+/// ARM refused a resource because the same name exists in another region of the group
+/// (`InvalidResourceLocation`, [`crate::facts::capacity::LOCATION_IMMUTABLE`]): the group holds
+/// what a deployment to another region left (a changed `spec.region`, or an earlier run's
+/// failover). Say what and how to get out of it.
+fn location_fix(outcome: &Outcome, target: &Target, path: &std::path::Path) -> Option<String> {
+    fn find(d: &ErrorDetail) -> Option<&ErrorDetail> {
+        if d.code.as_deref() == Some(crate::facts::capacity::INVALID_RESOURCE_LOCATION_CODE) {
+            return Some(d);
+        }
+        d.details.iter().find_map(find)
+    }
+    let hit = error_trees(outcome).into_iter().find_map(find)?;
+    let rg = target.rg;
+    Some(format!(
+        "{}: {rg} already holds a resource of this name in another region ({}), and a resource keeps its region (source: {}); deploy into a group of its own for this region (-g NEW_GROUP --create-resource-group, or --per-region-resource-group when failing over), or remove what the other region's deployment left first (gpuform destroy {} -g {rg} --no-follow)",
+        crate::facts::capacity::INVALID_RESOURCE_LOCATION_CODE,
+        hit.message.as_deref().unwrap_or("no message"),
+        crate::facts::capacity::INVALID_RESOURCE_LOCATION.what,
+        path.display()
+    ))
+}
+
 fn error_trees(outcome: &Outcome) -> Vec<&ErrorDetail> {
     outcome
         .error

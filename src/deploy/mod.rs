@@ -13,6 +13,7 @@ pub mod failover;
 pub mod finished;
 pub mod fixes;
 pub mod gate;
+pub mod landed;
 pub mod preview;
 pub mod progress;
 pub mod report;

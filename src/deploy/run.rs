@@ -196,7 +196,7 @@ pub fn run(
             Ok(g) => g,
             Err(there) => {
                 let why = format!(
-                    "{} would deploy into {home_rg}, where the deployment in {there} left resources; a resource keeps its region, so ARM refuses the same names in {} (InvalidResourceLocation; ASSUMPTION: {})",
+                    "{} would deploy into {home_rg}, where the deployment in {there} left resources; a resource keeps its region, so ARM refuses the same names in {} (InvalidResourceLocation; source: {})",
                     p.label(),
                     p.region,
                     crate::facts::capacity::LOCATION_IMMUTABLE.what

@@ -249,20 +249,13 @@ pub fn spec_deployments<'a>(
 ) -> Vec<&'a DeploymentRecord> {
     records
         .iter()
-        .filter(|d| {
-            extra.iter().any(|e| e.eq_ignore_ascii_case(&d.name))
-                || d.name
-                    .strip_prefix(base)
-                    .and_then(|r| r.strip_prefix('-'))
-                    .is_some_and(|h| h.len() == 8 && h.chars().all(|c| c.is_ascii_hexdigit()))
-        })
+        .filter(|d| crate::deploy::landed::is_spec_deployment(&d.name, base, extra))
         .collect()
 }
 
 /// The deployment-name base for a spec name (as `deploy::deployment_name` builds it).
 pub fn name_base(spec_name: &str) -> String {
-    let full = crate::deploy::deployment_name(spec_name, "", "");
-    full[..full.len() - 9].to_string()
+    crate::deploy::landed::name_base(spec_name)
 }
 
 /// Types (lower case) → API version, from the rendered template (nested deployments too).

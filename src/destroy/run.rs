@@ -18,6 +18,7 @@ use super::inventory::{
 use super::report::Summary;
 use crate::azure::{Arm, ArmError};
 use crate::deploy::ask::confirm;
+use crate::deploy::landed::{self, Landed};
 use crate::plan::Plan;
 use crate::spec::model::Spec;
 
@@ -33,6 +34,9 @@ pub struct Options<'a> {
     /// More deployments whose resources go (`--deployment NAME`).
     pub deployments: &'a [String],
     pub polling: Polling,
+    /// Act on `resource_group` as given: do not look for the `<RG>-<region>` group a failover
+    /// landed in (`crate::deploy::landed`).
+    pub no_follow: bool,
 }
 
 /// How a destroy ended (the command chooses the output and the exit code).
@@ -41,8 +45,15 @@ pub enum Ended {
     Empty(String),
     /// Stopped before deleting anything; stderr says why (exit 1).
     Stopped,
-    /// A dry run: what would be deleted (exit 2).
-    DryRun { json: Value, count: usize },
+    /// A dry run: what would be deleted from `group` (exit 2).
+    DryRun {
+        json: Value,
+        count: usize,
+        group: String,
+    },
+    /// More than one resource group holds deployments of the spec: (what, how to choose);
+    /// nothing was read further or deleted (exit 2).
+    Ambiguous(String, String),
     /// Not confirmed: nothing was deleted.
     Declined,
     /// Ctrl-C: deletions already started finish in Azure.
@@ -74,7 +85,46 @@ pub fn run(
 ) -> Result<Ended, ArmError> {
     let polling = opts.polling;
     let dry_run = opts.dry_run;
-    let rg = opts.resource_group.trim().to_string();
+    let given = opts.resource_group.trim().to_string();
+    let rg = if opts.no_follow {
+        given
+    } else {
+        match rt.block_on(landed::landed(arm, &given, spec, opts.deployments))? {
+            Landed::Ambiguous(held) => {
+                let (what, help) = landed::ambiguous_message(
+                    "destroy",
+                    &opts.spec_path.display().to_string(),
+                    &spec.metadata.name,
+                    &held,
+                );
+                return Ok(Ended::Ambiguous(what, help));
+            }
+            Landed::Group {
+                group,
+                followed,
+                leftovers,
+            } => {
+                if let Some(why) = followed {
+                    eprintln!("destroy: {why}; acting on {group} (--no-follow acts on {given})");
+                }
+                for h in leftovers {
+                    eprintln!(
+                        "destroy: {} also holds deployments of {} ({}): what an earlier attempt left; this run leaves them, run `gpuform destroy {} -g {} --no-follow` after it",
+                        h.group,
+                        spec.metadata.name,
+                        h.deployments
+                            .iter()
+                            .map(|(n, s)| format!("{n} {s}"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        opts.spec_path.display(),
+                        h.group
+                    );
+                }
+                group
+            }
+        }
+    };
 
     let group = rt.block_on(arm.resource_group(&rg))?;
     if group.is_none() {
@@ -263,6 +313,7 @@ pub fn run(
         return Ok(Ended::DryRun {
             json: dry_run_json(&rg, &inv, &live),
             count: live.len(),
+            group: rg.clone(),
         });
     }
     if !opts.yes

@@ -88,16 +88,47 @@ pub const RESOURCE_LOCATION: Source = Source::doc(
     "2026-12-04",
 );
 
-/// A resource keeps the region it was created in: an Incremental deployment that declares a
-/// resource of the same name in another region is refused (`InvalidResourceLocation`: "The
-/// resource ... already exists in location ... A resource with the same name cannot be created
-/// in location ..."). No Microsoft page found documents the code (searched: Learn's ARM error
-/// list, resource-location, deployment modes; only third-party reports of the message), so it
-/// is an assumption; it is why region failover does not reuse a resource group in which a
-/// deployment that ran (failed while running, not rejected) left resources in another region.
-pub const LOCATION_IMMUTABLE: Source = Source::assumption(
+/// A resource keeps the region it was created in: a deployment that declares a resource of the
+/// same name in another region of the same resource group is refused, at validation (before
+/// anything runs), with [`INVALID_RESOURCE_LOCATION_CODE`] and a message of the shape
+/// [`INVALID_RESOURCE_LOCATION_MESSAGE`]. No Microsoft page documents the code (searched
+/// 2026-12-04: Learn's common deployment errors, resource-location, deployment modes, the
+/// azure-rest-api-specs examples); the code and message are ARM's answers as reported verbatim
+/// in public issue threads, one of them in Microsoft's docs repository
+/// ([`INVALID_RESOURCE_LOCATION`]; excerpts in
+/// `tests/fixtures/sources/invalid-resource-location.json`). It is why region failover does not
+/// reuse a resource group in which a deployment that ran (failed while running, not rejected)
+/// left resources in another region.
+pub const LOCATION_IMMUTABLE: Source = Source::doc(
     "a resource keeps its region: a same-named resource in another region of the same resource group is refused \
-     (InvalidResourceLocation; no Microsoft page found documents it, third-party reports of the message only)",
+     (InvalidResourceLocation, as ARM's answers are reported: github.com/fortinetsolutions/Azure-Templates/issues/8, \
+     github.com/MicrosoftDocs/azure-docs/issues/70422, github.com/Azure/azure-service-operator/issues/784; no Microsoft page documents it)",
+    "2026-12-04",
+);
+/// The reports of ARM's refusal ([`LOCATION_IMMUTABLE`]), each with the whole error.
+pub const INVALID_RESOURCE_LOCATION: Source = Source::doc(
+    "https://github.com/fortinetsolutions/Azure-Templates/issues/8 (2018-11-19: the body {\"error\": {\"code\": \"InvalidResourceLocation\", \"message\": ...}}); \
+     https://github.com/MicrosoftDocs/azure-docs/issues/70422 (2021-02-10: New-AzResourceGroupDeployment, \"The deployment validation failed\"); \
+     https://github.com/Azure/azure-service-operator/issues/784 (2020-03-18: a direct PUT)",
+    "2026-12-04",
+);
+/// The refusal's error code. Source: [`INVALID_RESOURCE_LOCATION`].
+pub const INVALID_RESOURCE_LOCATION_CODE: &str = "InvalidResourceLocation";
+/// The refusal's message, `{name}`, `{there}` (the region the resource is in), `{group}` and
+/// `{here}` (the region asked for) filled in by ARM. Source: [`INVALID_RESOURCE_LOCATION`]. The
+/// HTTP status is in no report (a validation failure: 4xx); gpuform reads the code only.
+pub const INVALID_RESOURCE_LOCATION_MESSAGE: &str = "The resource '{name}' already exists in location '{there}' in resource group '{group}'. A resource with the same name cannot be created in location '{here}'. Please select a new resource name.";
+
+/// How `destroy` and `status` find the group a failover landed in (`crate::deploy::landed`):
+/// the deployments of a resource group are listed with `GET /subscriptions/{s}/resourcegroups/
+/// {rg}/providers/Microsoft.Resources/deployments` (Deployments - List By Resource Group, each
+/// `{name, properties: {provisioningState, outputResources}}`), which answers 404
+/// `ResourceGroupNotFound` for a group that does not exist (Resource Groups - Get and the
+/// ARM error list: "ResourceGroupNotFound ... Check the name of the resource group").
+pub const LANDED_LOOKUP: Source = Source::doc(
+    "https://learn.microsoft.com/rest/api/resources/deployments/list-by-resource-group?view=rest-resources-2025-04-01 \
+     (Deployments - List By Resource Group); https://learn.microsoft.com/azure/azure-resource-manager/troubleshooting/common-deployment-errors \
+     (ResourceGroupNotFound)",
     "2026-12-04",
 );
 

@@ -339,6 +339,16 @@ pub const POST_PROVISIONING_DELAY_RUNS: Source = Source::assumption(
 /// `elasticityProfile.dynamicSizing.enabled` (2025-10-01 on) is documented only as "Indicates
 /// whether dynamic sizing is enabled for the standby pool" (same sources): what it changes in
 /// the pool's size is not written anywhere found, so gpuform neither renders nor models it.
+/// Searched again 2026-12-04: the Learn template reference (2026-04-01 body: `dynamicSizing
+/// {enabled}` beside `maxReadyCapacity`, `minReadyCapacity`, `postProvisioningDelay`; the one
+/// sentence above), the .NET, JavaScript and PowerShell model pages (the same sentence),
+/// `New-AzStandbyVMPool`/`Update-AzStandbyVMPool -DynamicSizingEnabled` (azps-16.4.0, a switch
+/// without behaviour), the Az.StandbyPool 0.4.0 and azure-mgmt-standbypool 2.1.0 (2026-03-25)
+/// release notes ("added property dynamic_sizing"), the bicep-types-az 2025-10-01 types.md, the
+/// standby pools overview, FAQ, create and update pages, and the prediction-results page (the
+/// runtime view's forecast of instances requested, which it calls a recommendation, not a
+/// sizing the pool applies). None says how the pool's size follows the forecast, whether
+/// `maxReadyCapacity` still caps it, or how it meets `minReadyCapacity`.
 pub const DYNAMIC_SIZING_DOCUMENTED: bool = false;
 
 /// Deallocated VMs count against quota: "Ensure you have enough quota to complete the standby pool

@@ -17,6 +17,7 @@
 
 mod activity;
 mod drift;
+mod follow;
 mod gather;
 mod instances;
 mod model;
@@ -28,6 +29,7 @@ mod telemetry;
 
 pub use activity::{Operation, operations};
 pub use drift::{DriftRequest, drift};
+pub use follow::group_to_read;
 pub use gather::{Inputs, gather};
 pub use instances::count;
 pub use model::{

@@ -210,13 +210,36 @@ impl FakeAzure {
         let dir = tempfile::tempdir().unwrap();
         let ca_file = dir.path().join("ca.pem");
         std::fs::write(&ca_file, &ca.ca_pem).unwrap();
-        Self {
+        let fake = Self {
             rt,
             server,
             base: format!("https://127.0.0.1:{}", addr.port()),
             dir,
             ca_file,
-        }
+        };
+        fake.mount_no_such_group();
+        fake
+    }
+
+    /// What ARM answers for the deployments of a resource group that does not exist: 404
+    /// `ResourceGroupNotFound` ("Resource group '{name}' could not be found."). The lowest
+    /// priority: any group a test mounts answers for itself.
+    fn mount_no_such_group(&self) {
+        self.mount(
+            Mock::given(method("GET"))
+                .and(path_regex(format!(
+                    r"(?i)^/subscriptions/{SUB}/resourcegroups/[^/]+/providers/Microsoft\.Resources/deployments$"
+                )))
+                .respond_with(|r: &wiremock::Request| {
+                    let segs: Vec<&str> = r.url.path().split('/').collect();
+                    let name = segs.get(4).copied().unwrap_or_default();
+                    ResponseTemplate::new(404).set_body_json(super::arm_error(
+                        "ResourceGroupNotFound",
+                        &format!("Resource group '{name}' could not be found."),
+                    ))
+                })
+                .with_priority(255),
+        );
     }
 
     pub fn mount(&self, mock: Mock) {
