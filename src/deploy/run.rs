@@ -203,10 +203,12 @@ pub fn run(
                 );
                 eprintln!("deploy: {} for {}; {why}", code.code, ladder[at].label());
                 o.fixes.push(format!(
-                    "to fail over to {} deploy again with --per-region-resource-group (it deploys {} into {}, created with the spec's tags), or remove what the failed deployment left in {home_rg} first (gpuform destroy -g {home_rg})",
+                    "to fail over to {} deploy again with --per-region-resource-group (it deploys {} into {}, created with the spec's tags), or remove what the failed deployment left in {home_rg} first (gpuform destroy {} -g {home_rg} --no-follow); destroy and status find the {} group by themselves",
                     p.region,
                     p.region,
-                    failover::region_group(&home_rg, &p.region)
+                    failover::region_group(&home_rg, &p.region),
+                    opts.spec_path.display(),
+                    p.region
                 ));
                 attempts.push(skipped(p, why));
                 o.attempts = attempts;
