@@ -419,6 +419,35 @@ mod tests {
     }
 
     #[test]
+    fn counts_from_the_workspace_give_what_the_rows_give() {
+        // the rows of counts_instances_idle_and_busy_minutes_inside_the_window, as the workspace
+        // summarises them (minute 0: 2 VMs, none idle; minute 1: 2 VMs, 1 idle), plus a minute
+        // past the trace and a count that claims more idle VMs than VMs: neither counts
+        let c = Counts {
+            source: "ws".into(),
+            rows: 11,
+            rows_in_window: 8,
+            impossible: 0,
+            vms: 2,
+            per_minute: BTreeMap::from([(0, (2, 0)), (1, (2, 1)), (2, (5, 0))]),
+        };
+        let m = from_counts(&c, &trace(2, 3), 10, 2);
+        assert_eq!(m.minutes_covered, 2);
+        assert_eq!(m.peak_instances, 2);
+        assert!((m.instance_hours - 4.0 / 60.0).abs() < 1e-9);
+        assert!((m.idle_instance_hours - 1.0 / 60.0).abs() < 1e-9);
+        assert_eq!(m.estimated_job_minutes, Some(1.0));
+        assert_eq!(m.source, "ws (2 VMs)");
+        let odd = Counts {
+            per_minute: BTreeMap::from([(0, (1, 3))]),
+            ..c
+        };
+        let m = from_counts(&odd, &trace(2, 3), 10, 2);
+        assert_eq!(m.busy_instance_hours, 0.0);
+        assert!((m.idle_instance_hours - 1.0 / 60.0).abs() < 1e-9);
+    }
+
+    #[test]
     fn a_million_empty_rows_stop_at_the_first() {
         let mut text = "{},".repeat(1_000_000);
         text.pop();

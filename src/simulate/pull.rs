@@ -18,6 +18,10 @@
 //! goes ([`super::measured::from_counts`]); a file given with `--telemetry` wins and the
 //! workspace is not asked.
 
+// `PullError::Arm` carries ARM's whole story (as `crate::azure` allows): built once per failed
+// pull, never in a loop, so its size in `Result` does not matter.
+#![allow(clippy::result_large_err)]
+
 use std::collections::BTreeMap;
 
 use jiff::{Timestamp, ToSpan};
