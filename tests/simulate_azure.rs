@@ -645,7 +645,8 @@ fn a_throttled_query_waits_for_retry_after_and_goes_on() {
 }
 
 /// A 503 and a try that gets no answer within --timeout are retried; a 500 that persists fails
-/// with what was asked, and nothing on stdout.
+/// with what was asked and nothing on stdout when the job time needs the telemetry, and is a
+/// warning otherwise.
 #[test]
 fn server_errors_and_timeouts_are_retried_then_reported() {
     let fake = fake_with(Some(false));
@@ -693,18 +694,10 @@ fn server_errors_and_timeouts_are_retried_then_reported() {
             ))
             .with_priority(1),
     );
+    // the job time comes from the telemetry: the run cannot go on without it
     let out = simulate(
         &fake,
-        &[
-            "--since",
-            "1d",
-            "--until",
-            UNTIL,
-            "--job-duration",
-            "PT2M",
-            "--retries",
-            "2",
-        ],
+        &["--since", "1d", "--until", UNTIL, "--retries", "2"],
     );
     assert_eq!(out.status.code(), Some(2));
     let (stdout, err) = texts(&out);
@@ -713,9 +706,33 @@ fn server_errors_and_timeouts_are_retried_then_reported() {
         err.contains("query the Log Analytics workspace") && err.contains("500"),
         "{err}"
     );
+    // with a job time the measurement is only beside the simulation: a warning that says why
+    let out = simulate(
+        &fake,
+        &[
+            "--since",
+            "1d",
+            "--until",
+            UNTIL,
+            "--retries",
+            "2",
+            "--job-duration",
+            "PT2M",
+            "--output",
+            "json",
+        ],
+    );
+    let v = json_of(&out);
+    assert!(v.get("measured").is_none(), "{v}");
+    let w = v["warnings"][0].as_str().unwrap();
+    assert!(
+        w.starts_with("could not read the GPU telemetry") && w.contains("500"),
+        "{w}"
+    );
 }
 
-/// A 200 whose body is not the table asked for fails; it is never read as "no rows".
+/// A 200 whose body is not the table asked for fails (a warning when the job time is given); it
+/// is never read as "no rows".
 #[test]
 fn a_malformed_answer_is_refused_not_read_as_empty() {
     for body in [
@@ -731,23 +748,29 @@ fn a_malformed_answer_is_refused_not_read_as_empty() {
                 .respond_with(body)
                 .with_priority(1),
         );
-        let out = simulate(
-            &fake,
-            &["--since", "1d", "--until", UNTIL, "--job-duration", "PT2M"],
-        );
+        let out = simulate(&fake, &["--since", "1d", "--until", UNTIL]);
         assert_eq!(out.status.code(), Some(2));
         let (stdout, err) = texts(&out);
         assert!(stdout.is_empty(), "{stdout}");
-        assert!(
-            err.contains("not the table gpuform asked for") || err.contains("not the JSON gpuform expects"),
-            "{err}"
-        );
+        let said = |t: &str| {
+            t.contains("not the table gpuform asked for") || t.contains("not the JSON gpuform expects")
+        };
+        assert!(said(&err), "{err}");
         assert!(err.contains("proxy"), "{err}");
+        // with a job time: a warning naming the same fault, never "no rows"
+        let out = simulate(
+            &fake,
+            &["--since", "1d", "--until", UNTIL, "--job-duration", "PT2M", "--output", "json"],
+        );
+        let v = json_of(&out);
+        let w = v["warnings"][0].as_str().unwrap();
+        assert!(said(w) && !w.contains("no GpuTelemetry_CL rows"), "{w}");
+        assert!(v.get("measured").is_none());
     }
 }
 
-/// 403 on the workspace query names Log Analytics Reader and the command that grants it; 403 on
-/// the metrics names Monitoring Reader.
+/// 403 on the workspace query names Log Analytics Reader and the command that grants it (the
+/// error, or the warning when the job time is given); 403 on the metrics names Monitoring Reader.
 #[test]
 fn simulate_from_azure_says_what_failed() {
     let fake = fake_with(Some(false));
@@ -757,18 +780,37 @@ fn simulate_from_azure_says_what_failed() {
             .respond_with(ResponseTemplate::new(403).set_body_json(json!({"error": {"code": "InsufficientAccessError", "message": "The provided credentials have insufficient access to perform the requested operation"}})))
             .with_priority(1),
     );
-    let out = simulate(
-        &fake,
-        &["--since", "1d", "--until", UNTIL, "--job-duration", "PT2M"],
-    );
+    let out = simulate(&fake, &["--since", "1d", "--until", UNTIL]);
     assert_eq!(out.status.code(), Some(2));
     let (stdout, err) = texts(&out);
     assert!(stdout.is_empty());
-    assert!(err.contains("Log Analytics Reader"), "{err}");
-    assert!(
-        err.contains("az role assignment create") && err.contains(&workspace_path()),
-        "{err}"
+    let names_the_fix = |t: &str| {
+        t.contains("Log Analytics Reader")
+            && t.contains("az role assignment create")
+            && t.contains(&workspace_path())
+    };
+    assert!(names_the_fix(&err), "{err}");
+    // with a job time the run goes on, and the warning names the same fix
+    let out = simulate(
+        &fake,
+        &[
+            "--since",
+            "1d",
+            "--until",
+            UNTIL,
+            "--job-duration",
+            "PT2M",
+            "--output",
+            "markdown",
+        ],
     );
+    let (md, err) = texts(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        names_the_fix(&md) && md.contains("**Warning:** could not read"),
+        "{md}"
+    );
+    assert!(names_the_fix(&err), "{err}");
 
     let fake = FakeArm::new().start();
     fake.mount(
@@ -783,4 +825,50 @@ fn simulate_from_azure_says_what_failed() {
         err.contains("Monitoring Reader") && err.contains("az role assignment create"),
         "{err}"
     );
+}
+
+/// A firewall that lets only ARM out (status leaves its telemetry line out the same way): the
+/// Logs Query API refuses the connection, the run warns and goes on with the arrivals.
+#[test]
+fn a_logs_query_api_out_of_reach_is_a_warning() {
+    let fake = fake_with(Some(false));
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let out = fake
+        .gpuform()
+        .env(
+            "GPUFORM_LOGS_ENDPOINT",
+            format!("https://127.0.0.1:{port}/"),
+        )
+        .arg("simulate")
+        .arg(examples("shortvideo-transcode.yaml"))
+        .args([
+            "-g",
+            RG,
+            "--arm-endpoint",
+            &format!("{}/", fake.base),
+            "--retry-delay-ms",
+            "50",
+        ])
+        .args([
+            "--since",
+            "1d",
+            "--until",
+            UNTIL,
+            "--job-duration",
+            "PT2M",
+            "--output",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v = json_of(&out);
+    assert!(v.get("measured").is_none(), "{v}");
+    let w = v["warnings"][0].as_str().unwrap();
+    assert!(
+        w.starts_with("could not read the GPU telemetry") && w.contains("refused"),
+        "{w}"
+    );
+    assert_eq!(v["trace"]["minutes"].as_u64().unwrap(), 1440);
 }

@@ -7,6 +7,7 @@ use clap::ValueEnum;
 
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of};
 use crate::catalog::prices::PriceTable;
+use crate::cli::azure_args::runtime;
 use crate::simulate::command::{self, Loaded};
 use crate::simulate::engine::{Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
 use crate::simulate::prepare::{LoadArgs, prepare_pulled};
@@ -156,17 +157,18 @@ pub fn load(a: &LoadArgs, t: &Telemetry, policy: &PolicyArgs) -> Result<Loaded, 
     })
 }
 
-/// With -g: sign in as `status` does; read the queue's arrivals from Azure Monitor and, unless
-/// --telemetry gives a file, the GPU telemetry from the spec's workspace.
+/// With -g: sign in as `status` does and read the arrivals and GPU telemetry (`pull::pull`).
 fn pull(args: &Args, rg: &str) -> Result<pull::Pulled, Failure> {
     let w = pull::window(&args.since, args.until.as_deref())?;
     let policy = args.policy.load()?;
     let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
     let plan = plan_of(&checked, &args.spec, ExitCode::Usage)?;
     let session = args.azure.connect("simulate", checked.spec.as_ref())?;
-    let idle = (checked.spec.as_ref()).map(|s| s.spec.monitoring.gpu.idle_threshold_percent);
-    let rt = crate::cli::azure_args::runtime()?;
-    let telemetry = idle.filter(|_| args.telemetry.is_none());
+    let telemetry = (checked.spec.as_ref()).map(|s| pull::Ask {
+        idle_threshold_percent: s.spec.monitoring.gpu.idle_threshold_percent,
+        required: s.spec.workload.job_duration.is_none() && args.job_duration.is_none(),
+    });
+    let (telemetry, rt) = (telemetry.filter(|_| args.telemetry.is_none()), runtime()?);
     let p = rt
         .block_on(pull::pull(&session.arm, &plan, rg.trim(), w, telemetry))
         .map_err(|e| e.failure(crate::cli::azure_args::arm_failure))?;

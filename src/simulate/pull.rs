@@ -86,6 +86,17 @@ pub enum PullError {
 }
 
 impl PullError {
+    /// One line: what failed and, for ARM's failures, what to do.
+    pub fn text(&self) -> String {
+        match self {
+            PullError::Arm(e) => match &e.help {
+                Some(h) => format!("{e} ({h})"),
+                None => e.to_string(),
+            },
+            PullError::Trace(m) | PullError::Telemetry(m) => m.clone(),
+        }
+    }
+
     /// For people: ARM's failures through `arm` (the CLI's rendering), the others with what to
     /// check.
     pub fn failure(self, arm: impl Fn(&ArmError) -> Failure) -> Failure {
@@ -204,16 +215,30 @@ pub struct Telemetry {
     pub warnings: Vec<String>,
 }
 
-/// The arrivals of the spec's queue over the window `w`, read with `arm` (the
-/// subscription `arm` is signed in to; the queue's own resource group when the spec names one),
-/// and with `telemetry` (the idle threshold, percent) the GPU telemetry of the same window from
-/// the spec's workspace.
+/// What `-g` asks of the workspace: the idle threshold (percent) of the measurement, and whether
+/// the run needs it (the job time comes from the telemetry: neither the spec nor --job-duration
+/// gives one).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ask {
+    pub idle_threshold_percent: u32,
+    pub required: bool,
+}
+
+/// The arrivals of the spec's queue over the window `w`, read with `arm` (the subscription
+/// `arm` is signed in to; the queue's own resource group when the spec names one), and with
+/// `telemetry` the GPU telemetry of the same window from the spec's workspace.
+///
+/// The measurement stands beside the simulation, so a workspace gpuform cannot read (a 403, a
+/// firewall that lets only ARM out, an answer that is not the table, throttling that outlasts
+/// the retries) is a warning that says why and the run goes on with the arrivals, as `status`
+/// leaves its telemetry line out; unless the run needs the telemetry for the job time, then it
+/// fails with that error.
 pub async fn pull(
     arm: &Arm,
     plan: &Plan,
     rg: &str,
     w: Window,
-    telemetry: Option<u32>,
+    telemetry: Option<Ask>,
 ) -> Result<Pulled, PullError> {
     let src = source(plan, arm.subscription(), rg).map_err(PullError::Trace)?;
     let trace = arrivals(arm, &src, w.end, w.minutes).await?;
@@ -226,20 +251,30 @@ pub async fn pull(
             warnings.push(format!("the spec renders no GPU telemetry ({TABLE}): the run has the arrivals only, nothing measured to compare with"));
             None
         }
-        Some(threshold) => {
+        Some(ask) => {
             let ws = plan
                 .monitoring
                 .workspace
                 .resource_id(arm.subscription(), rg);
-            let c = gpu_telemetry(arm, &ws, &trace, threshold).await?;
-            if c.is_none() {
-                warnings.push(format!(
-                    "the workspace {ws} has no {TABLE} rows between {} and {}: the telemetry is not arriving (`gpuform status SPEC -g {rg}` checks the collectors) or the pool did not run; the run has the arrivals only",
-                    trace.start,
-                    window_end(&trace)
-                ));
+            match gpu_telemetry(arm, &ws, &trace, ask.idle_threshold_percent).await {
+                Ok(None) => {
+                    warnings.push(format!(
+                        "the workspace {ws} has no {TABLE} rows between {} and {}: the telemetry is not arriving (`gpuform status SPEC -g {rg}` checks the collectors) or the pool did not run; the run has the arrivals only",
+                        trace.start,
+                        window_end(&trace)
+                    ));
+                    None
+                }
+                Ok(c) => c,
+                Err(e) if ask.required => return Err(e),
+                Err(e) => {
+                    warnings.push(format!(
+                        "could not read the GPU telemetry: {}; the run has the arrivals only (--telemetry FILE gives an export instead)",
+                        e.text()
+                    ));
+                    None
+                }
             }
-            c
         }
     };
     Ok(Pulled {
