@@ -85,7 +85,8 @@ fn action_wildcards_match_as_azure_documents() {
 #[test]
 fn every_role_in_the_facts_layer_is_a_builtin_role_that_grants_what_gpuform_needs() {
     let table = builtin_roles();
-    for role in gpuform::facts::roles::ALL {
+    use gpuform::facts::roles::{ALL, DEPLOYER, READERS};
+    for role in ALL.iter().chain(DEPLOYER).chain(READERS) {
         let found = table.get(role.id).unwrap_or_else(|| {
             panic!(
                 "{} ({}) is not a built-in role in {}",

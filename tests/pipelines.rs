@@ -405,4 +405,32 @@ fn weekly_tune_recipe() {
         &["simulate", "-g", "--since", "--tune", "--write", "--svg"]
     ));
     assert!(text.contains("peter-evans/create-pull-request"));
+    // the report is the pull request's body, in Markdown; the chart's folder exists first
+    assert!(has_command(&cmds, &["simulate", "--output", "markdown"]));
+    assert!(text.contains("mkdir -p docs") && text.contains("--svg docs/simulate.svg"));
+    assert!(text.contains("body-path: tune.md") && text.contains("docs/simulate.svg\n"));
+    // the pull request only when a proposal was written (exit 0), never on 1 or 2
+    let steps = v["jobs"]["tune"]["steps"].as_array().unwrap();
+    let pr = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("peter-evans/create-pull-request"))
+        })
+        .unwrap();
+    assert_eq!(pr["if"], "steps.tune.outputs.code == '0'");
+    assert!(text.contains(r#"echo "code=$code" >> "$GITHUB_OUTPUT""#));
+    // OIDC, no secrets: the roles it needs are read-only and named
+    assert!(!text.contains("secrets."), "{text}");
+    assert_eq!(v["env"]["GPUFORM_AUTH"], "workload");
+    assert!(text.contains("Monitoring Reader") && text.contains("Log Analytics Reader"));
+    // .ci/pipelines validates it against GitHub's workflow schema
+    let ci = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/pipelines"))
+        .unwrap();
+    assert!(
+        ci.lines().any(|l| l.contains("vendor.github-workflows")
+            && l.ends_with("examples/pipelines/simulate-weekly.yml")),
+        "{ci}"
+    );
 }

@@ -665,12 +665,22 @@ impl Arm {
         query: &str,
         timespan: &str,
     ) -> Result<Vec<serde_json::Map<String, Value>>, ArmError> {
-        let Some(logs) = &self.logs else {
+        let guid = self.workspace_guid(workspace_id).await?;
+        let v = self
+            .log_query_at(workspace_id, &guid, query, timespan)
+            .await?;
+        Ok(query_rows(&v))
+    }
+
+    /// The workspace's GUID (`properties.customerId`, the "workspace ID" the Logs Query API
+    /// takes), read through ARM from its resource id.
+    pub async fn workspace_guid(&self, workspace_id: &str) -> Result<String, ArmError> {
+        if self.logs.is_none() {
             return Err(ArmError::config(
                 "query the Log Analytics workspace",
                 "this client has no Logs Query API endpoint",
             ));
-        };
+        }
         let op = Op::new(
             format!("read the Log Analytics workspace {workspace_id}"),
             "Microsoft.OperationalInsights/workspaces/read (e.g. Log Analytics Reader on the workspace)",
@@ -679,15 +689,33 @@ impl Arm {
             .client
             .url(workspace_id.trim_start_matches('/'), WORKSPACES_API, &[]);
         let ws: Value = self.client.get_json(&op, url).await?;
-        let Some(guid) = ws
-            .pointer("/properties/customerId")
+        ws.pointer("/properties/customerId")
             .and_then(Value::as_str)
             .filter(|g| !g.is_empty())
-        else {
-            return Err(ArmError::new(
-                ErrorKind::Decode,
-                &op.what,
-                "the workspace has no properties.customerId (its workspace ID)",
+            .map(str::to_string)
+            .ok_or_else(|| {
+                ArmError::new(
+                    ErrorKind::Decode,
+                    &op.what,
+                    "the workspace has no properties.customerId (its workspace ID)",
+                )
+            })
+    }
+
+    /// `POST v1/workspaces/{guid}/query` with `query` over `timespan` (an ISO 8601 duration or a
+    /// `START/END` pair): the answer as the API sends it (`tables[{name, columns, rows}]`).
+    /// `workspace_id` (the ARM id) names the workspace in messages.
+    pub async fn log_query_at(
+        &self,
+        workspace_id: &str,
+        guid: &str,
+        query: &str,
+        timespan: &str,
+    ) -> Result<Value, ArmError> {
+        let Some(logs) = &self.logs else {
+            return Err(ArmError::config(
+                "query the Log Analytics workspace",
+                "this client has no Logs Query API endpoint",
             ));
         };
         let op = Op::new(
@@ -699,8 +727,7 @@ impl Arm {
             &[],
         );
         let body = json!({ "query": query, "timespan": timespan });
-        let v: Value = logs.post_json(&op, url, &body).await?;
-        Ok(query_rows(&v))
+        logs.post_json(&op, url, &body).await
     }
 
     /// Month-to-date actual cost of the resource group: (amount, currency).

@@ -7,11 +7,12 @@ use clap::ValueEnum;
 
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of};
 use crate::catalog::prices::PriceTable;
+use crate::cli::azure_args::runtime;
 use crate::simulate::command::{self, Loaded};
 use crate::simulate::engine::{Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
-use crate::simulate::load::Trace;
-use crate::simulate::prepare::{LoadArgs, duration, prepare};
-use crate::simulate::{report, tune};
+use crate::simulate::prepare::{LoadArgs, prepare_pulled};
+use crate::simulate::pull::Telemetry;
+use crate::simulate::{pull, report, tune};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -48,6 +49,9 @@ pub struct Args {
         requires = "resource_group"
     )]
     pub since: String,
+    /// With -g: the end of the window read (RFC 3339 UTC; default: now).
+    #[arg(long, value_name = "TIME", requires = "resource_group")]
+    pub until: Option<String>,
     #[command(flatten)]
     pub azure: crate::cli::azure_args::AzureArgs,
     /// Generate a weekly pattern from the spec's schedules instead (seeded).
@@ -65,8 +69,8 @@ pub struct Args {
     /// An export of the GPU telemetry table (`GpuTelemetry_CL`: TimeGenerated, Computer,
     /// UtilizationPercent; az CLI JSON, REST `tables` or portal CSV) over the trace's days: the
     /// measured instance-hours, idle hours and peak beside the simulated ones, and the job time
-    /// when neither the spec nor --job-duration gives one.
-    #[arg(long, value_name = "FILE", requires = "trace")]
+    /// when neither the spec nor --job-duration gives one. With -g it replaces the workspace's.
+    #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
     pub telemetry: Option<PathBuf>,
     /// The queue to read from metrics split by EntityName (default: the spec's queue).
     #[arg(long, value_name = "NAME")]
@@ -135,11 +139,11 @@ pub struct Args {
     pub policy: PolicyArgs,
 }
 
-pub fn load(a: &LoadArgs, policy: &PolicyArgs) -> Result<Loaded, Failure> {
+pub fn load(a: &LoadArgs, t: &Telemetry, policy: &PolicyArgs) -> Result<Loaded, Failure> {
     let policy = policy.load()?;
     let checked = load_valid(a.spec, &policy, PriceTable::embedded())?;
     let plan = plan_of(&checked, a.spec, ExitCode::Usage)?;
-    let p = prepare(&checked, &plan, a)?;
+    let p = prepare_pulled(&checked, &plan, a, t)?;
     Ok(Loaded {
         checked,
         plan,
@@ -149,39 +153,35 @@ pub fn load(a: &LoadArgs, policy: &PolicyArgs) -> Result<Loaded, Failure> {
         policy,
         measured: p.measured,
         job_time_measured: p.job_time_measured,
+        warnings: p.warnings,
     })
 }
 
-/// With -g: sign in as `status` does and read the queue's arrivals from Azure Monitor.
-fn pull_arrivals(args: &Args, rg: &str) -> Result<Trace, Failure> {
-    let minutes = duration("--since", &args.since)? / 60;
-    if minutes == 0 {
-        return Err(Failure::usage("--since must be a minute or more"));
-    }
+/// With -g: sign in as `status` does and read the arrivals and GPU telemetry (`pull::pull`).
+fn pull(args: &Args, rg: &str) -> Result<pull::Pulled, Failure> {
+    let w = pull::window(&args.since, args.until.as_deref())?;
     let policy = args.policy.load()?;
     let checked = load_valid(&args.spec, &policy, PriceTable::embedded())?;
     let plan = plan_of(&checked, &args.spec, ExitCode::Usage)?;
     let session = args.azure.connect("simulate", checked.spec.as_ref())?;
-    let rt = crate::cli::azure_args::runtime()?;
-    rt.block_on(crate::simulate::pull::pull(
-        &session.arm,
-        &plan,
-        rg.trim(),
-        jiff::Timestamp::now(),
-        minutes,
-    ))
-    .map_err(|e| match e {
-        crate::simulate::pull::PullError::Arm(e) => crate::cli::azure_args::arm_failure(&e),
-        crate::simulate::pull::PullError::Trace(m) => Failure::usage(m).help(
-            "check that the queue exists in that resource group and has sent metrics over the window (--since)",
-        ),
-    })
+    let telemetry = (checked.spec.as_ref()).map(|s| pull::Ask {
+        idle_threshold_percent: s.spec.monitoring.gpu.idle_threshold_percent,
+        required: s.spec.workload.job_duration.is_none() && args.job_duration.is_none(),
+    });
+    let (telemetry, rt) = (telemetry.filter(|_| args.telemetry.is_none()), runtime()?);
+    let p = rt
+        .block_on(pull::pull(&session.arm, &plan, rg.trim(), w, telemetry))
+        .map_err(|e| e.failure(crate::cli::azure_args::arm_failure))?;
+    for w in &p.telemetry.warnings {
+        eprintln!("simulate: warning: {w}");
+    }
+    Ok(p)
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let pulled = match &args.resource_group {
-        Some(rg) => Some(pull_arrivals(&args, rg)?),
-        None => None,
+    let (pulled, telemetry) = match &args.resource_group {
+        Some(rg) => pull(&args, rg).map(|p| (Some(p.trace), p.telemetry))?,
+        None => (None, Telemetry::default()),
     };
     let l = load(
         &LoadArgs {
@@ -208,6 +208,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             },
             standby_start: args.standby_start.as_deref(),
         },
+        &telemetry,
         &args.policy,
     )?;
     let file = args.spec.display().to_string();
@@ -226,8 +227,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if let Some(t) = &done.tuned {
         out(&match args.format {
             Format::Json => tune::json(results, t),
-            Format::Markdown => tune::markdown(results, t),
-            Format::Text => tune::text(results, t),
+            Format::Markdown => tune::markdown(results, t) + &report::measured_markdown(results),
+            Format::Text => tune::text(results, t) + &report::measured_text(results),
         });
         if !t.proposes() {
             return Ok(ExitCode::Findings);

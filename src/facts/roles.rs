@@ -157,3 +157,28 @@ pub const DEPLOYER: &[Role] = &[
     RESOURCE_POLICY_CONTRIBUTOR,
     ROLE_BASED_ACCESS_CONTROL_ADMINISTRATOR,
 ];
+
+/// Reads a queue's platform metrics (`simulate -g`'s arrivals: Metrics - List). Grants `*/read`
+/// (built-in-roles/monitor.md, as carried by `../shared/azure/builtin-roles.json`).
+pub const MONITORING_READER: Role = Role {
+    name: "Monitoring Reader",
+    id: "43d0d8ad-25c7-4714-9337-8ba259a9fe05",
+    needed: &["Microsoft.Insights/metrics/read"],
+    source: Source::doc(TABLE, "2026-12-04"),
+};
+
+/// Reads the workspace and queries it (`status`'s telemetry line, `simulate -g`'s GPU
+/// telemetry: the workspace GET and the Logs Query API). Grants `*/read`
+/// (built-in-roles/monitor.md, as carried by `../shared/azure/builtin-roles.json`).
+pub const LOG_ANALYTICS_READER: Role = Role {
+    name: "Log Analytics Reader",
+    id: "73c42c96-874c-492b-b04d-ab87d138a893",
+    needed: &[
+        "Microsoft.OperationalInsights/workspaces/read",
+        "Microsoft.OperationalInsights/workspaces/query/read",
+    ],
+    source: Source::doc(TABLE, "2026-12-04"),
+};
+
+/// The read-only roles gpuform's messages name for reading from Azure (never rendered).
+pub const READERS: &[Role] = &[MONITORING_READER, LOG_ANALYTICS_READER];

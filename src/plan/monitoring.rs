@@ -30,6 +30,19 @@ pub struct Workspace {
     pub existing: Option<super::shared::ExistingRef>,
 }
 
+impl Workspace {
+    /// The workspace's ARM resource id: gpuform's own in `rg`, or the landing zone's existing one.
+    pub fn resource_id(&self, subscription: &str, rg: &str) -> String {
+        match &self.existing {
+            Some(e) => e.id.clone(),
+            None => format!(
+                "/subscriptions/{subscription}/resourceGroups/{rg}/providers/Microsoft.OperationalInsights/workspaces/{}",
+                self.name
+            ),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ActionGroup {

@@ -35,6 +35,11 @@ pub const HELP: &str = concat!(
     "--telemetry: an export of GpuTelemetry_CL over the trace's days; the measured instance-hours, idle hours and ",
     "peak of the deployed pool are printed beside the simulated ones, and the job time is estimated from it (busy ",
     "VM-minutes x jobs per instance / jobs) when neither the spec nor --job-duration gives one.\n\n",
+    "-g RG --since 14d [--until TIME]: the arrivals read from Azure Monitor (Metrics - List, a day per request; ",
+    "Monitoring Reader) and the GPU telemetry of the same window from the spec's Log Analytics workspace (the Logs ",
+    "Query API status uses, summarised per minute in the query; Log Analytics Reader), measured as --telemetry ",
+    "would; a workspace without rows, or one that cannot be read, is a warning and the run goes on with the arrivals ",
+    "(unless the job time must come from the telemetry: then it fails); --telemetry FILE wins.\n\n",
     "Lower bound: the work of every job that must finish inside the trace if the wait target is met, divided by the ",
     "slots per instance; no policy can use fewer instance-hours.\n\n",
     "--tune with 14 days of arrivals or more also learns schedules (per local hour of the week, pre-warmed by the ",
@@ -56,6 +61,8 @@ pub struct Loaded {
     pub measured: Option<Measured>,
     /// The job time came from the telemetry (neither the spec nor --job-duration gave one).
     pub job_time_measured: bool,
+    /// What could not be read or measured (with -g: a workspace without telemetry rows).
+    pub warnings: Vec<String>,
 }
 
 /// What the run is asked to do besides simulating.
@@ -122,6 +129,7 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
         }
         results.measured = Some(m);
     }
+    results.warnings = l.warnings.clone();
     if let Some(path) = o.svg {
         let svg = report::svg(&results).map_err(|e| Failure::usage(format!("--svg: {e}")))?;
         write_atomic(path, svg.as_bytes())?;

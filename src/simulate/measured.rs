@@ -175,46 +175,96 @@ pub fn measure(
     if rows == 0 {
         return Err(ExportError(format!("{src}: the export has no rows")));
     }
-    let mut per_minute: BTreeMap<usize, u32> = BTreeMap::new();
-    let (mut idle, mut busy) = (0u64, 0u64);
+    let mut per_minute: BTreeMap<usize, (u32, u32)> = BTreeMap::new();
     for ((minute, _), (sum, n)) in &cells {
-        *per_minute.entry(*minute).or_default() += 1;
+        let m = per_minute.entry(*minute).or_default();
+        m.0 += 1;
         if sum / f64::from(*n) < f64::from(idle_threshold_percent) {
-            idle += 1;
-        } else {
-            busy += 1;
+            m.1 += 1;
         }
     }
     let vms: BTreeSet<u32> = cells.keys().map(|(_, vm)| *vm).collect();
+    Ok(from_counts(
+        &Counts {
+            source: source.to_string(),
+            rows,
+            rows_in_window: in_window,
+            impossible,
+            vms: vms.len(),
+            per_minute,
+        },
+        trace,
+        idle_threshold_percent,
+        concurrency,
+    ))
+}
+
+/// The telemetry of the trace's window summarised per minute: what [`measure`] aggregates from
+/// an export, or what the workspace answers to `simulate -g`'s summarising query.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counts {
+    /// Where the rows came from (the file, or the workspace and table).
+    pub source: String,
+    /// Rows read (an export: all of them; the workspace: those of the window).
+    pub rows: usize,
+    /// `ok` rows with a utilisation inside the window (the samples that count).
+    pub rows_in_window: usize,
+    /// `ok` rows whose UtilizationPercent was NaN, infinite, negative or above 100.
+    pub impossible: usize,
+    /// Distinct VMs with a sample that counts.
+    pub vms: usize,
+    /// Minute of the trace -> (VMs with a sample, of those the idle ones: GPUs averaging under
+    /// the idle threshold in that minute).
+    pub per_minute: BTreeMap<usize, (u32, u32)>,
+}
+
+/// The measurement from per-minute counts: instance-hours, idle and busy hours, the peak, and
+/// the job time from the busy VM-minutes and the jobs that arrived in the covered minutes.
+pub fn from_counts(
+    c: &Counts,
+    trace: &Trace,
+    idle_threshold_percent: u32,
+    concurrency: u32,
+) -> Measured {
+    let covered: Vec<(usize, u32, u32)> = c
+        .per_minute
+        .iter()
+        .filter(|(m, (n, _))| **m < trace.minutes() && *n > 0)
+        .map(|(m, (n, idle))| (*m, *n, (*idle).min(*n)))
+        .collect();
+    let instances: u64 = covered.iter().map(|(_, n, _)| u64::from(*n)).sum();
+    let idle: u64 = covered.iter().map(|(_, _, i)| u64::from(*i)).sum();
+    let busy = instances - idle;
     // the jobs of the minutes the telemetry covers: an export of part of the trace's days must
     // not divide its busy minutes by the whole trace's jobs
-    let jobs: u64 = per_minute
-        .keys()
-        .map(|m| u64::from(trace.arrivals[*m]))
+    let jobs: u64 = covered
+        .iter()
+        .map(|(m, _, _)| u64::from(trace.arrivals[*m]))
         .sum();
-    Ok(Measured {
-        source: if impossible > 0 {
+    Measured {
+        source: if c.impossible > 0 {
             format!(
-                "{source} ({} VMs; {} skipped: UtilizationPercent NaN, infinite, negative or above 100)",
-                vms.len(),
-                crate::diag::plural(impossible, "row")
+                "{} ({} VMs; {} skipped: UtilizationPercent NaN, infinite, negative or above 100)",
+                c.source,
+                c.vms,
+                crate::diag::plural(c.impossible, "row")
             )
         } else {
-            format!("{source} ({} VMs)", vms.len())
+            format!("{} ({} VMs)", c.source, c.vms)
         },
-        rows,
-        impossible_values_skipped: impossible,
-        rows_in_window: in_window,
-        minutes_covered: per_minute.len(),
+        rows: c.rows,
+        impossible_values_skipped: c.impossible,
+        rows_in_window: c.rows_in_window,
+        minutes_covered: covered.len(),
         idle_threshold_percent,
-        instance_hours: cells.len() as f64 / 60.0,
+        instance_hours: instances as f64 / 60.0,
         idle_instance_hours: idle as f64 / 60.0,
         busy_instance_hours: busy as f64 / 60.0,
-        peak_instances: per_minute.values().copied().max().unwrap_or(0),
+        peak_instances: covered.iter().map(|(_, n, _)| *n).max().unwrap_or(0),
         estimated_job_minutes: (jobs > 0 && busy > 0)
             .then(|| busy as f64 * f64::from(concurrency) / jobs as f64),
         simulated: None,
-    })
+    }
 }
 
 impl Measured {
@@ -366,6 +416,35 @@ mod tests {
         assert!(m.estimated_job_minutes.is_none());
         let json = serde_json::to_string(&m).unwrap();
         assert!(json.contains("\"impossibleValuesSkipped\":4"), "{json}");
+    }
+
+    #[test]
+    fn counts_from_the_workspace_give_what_the_rows_give() {
+        // the rows of counts_instances_idle_and_busy_minutes_inside_the_window, as the workspace
+        // summarises them (minute 0: 2 VMs, none idle; minute 1: 2 VMs, 1 idle), plus a minute
+        // past the trace and a count that claims more idle VMs than VMs: neither counts
+        let c = Counts {
+            source: "ws".into(),
+            rows: 11,
+            rows_in_window: 8,
+            impossible: 0,
+            vms: 2,
+            per_minute: BTreeMap::from([(0, (2, 0)), (1, (2, 1)), (2, (5, 0))]),
+        };
+        let m = from_counts(&c, &trace(2, 3), 10, 2);
+        assert_eq!(m.minutes_covered, 2);
+        assert_eq!(m.peak_instances, 2);
+        assert!((m.instance_hours - 4.0 / 60.0).abs() < 1e-9);
+        assert!((m.idle_instance_hours - 1.0 / 60.0).abs() < 1e-9);
+        assert_eq!(m.estimated_job_minutes, Some(1.0));
+        assert_eq!(m.source, "ws (2 VMs)");
+        let odd = Counts {
+            per_minute: BTreeMap::from([(0, (1, 3))]),
+            ..c
+        };
+        let m = from_counts(&odd, &trace(2, 3), 10, 2);
+        assert_eq!(m.busy_instance_hours, 0.0);
+        assert!((m.idle_instance_hours - 1.0 / 60.0).abs() < 1e-9);
     }
 
     #[test]

@@ -306,6 +306,7 @@ pub fn results(
         },
         cost,
         assumptions: assumptions(w, s),
+        warnings: Vec::new(),
         measured: None,
         profile_names: setting.profiles.iter().map(|p| p.name.clone()).collect(),
         outcome: o,

@@ -10,6 +10,7 @@ use super::engine::Choices;
 use super::load::{self, Trace};
 use super::measured::{self, Measured};
 use super::model::{Overrides, Workload, ceil_minutes, parse_flag_duration};
+use super::pull::Telemetry;
 
 /// A duration flag (ISO 8601 or a short form) in seconds.
 pub fn duration(flag: &str, v: &str) -> Result<u64, Failure> {
@@ -27,6 +28,8 @@ pub struct Prepared {
     pub settings: Settings,
     pub measured: Option<Measured>,
     pub job_time_measured: bool,
+    /// What could not be read or measured (with -g: a workspace without telemetry rows).
+    pub warnings: Vec<String>,
 }
 
 /// The flags `simulate` and `cost --trace` share.
@@ -58,6 +61,17 @@ pub fn prepare(
     plan: &Plan,
     a: &LoadArgs,
 ) -> Result<Prepared, Failure> {
+    prepare_pulled(checked, plan, a, &Telemetry::default())
+}
+
+/// [`prepare`] with the GPU telemetry `-g` read from the workspace beside the arrivals
+/// (`a.pulled`): measured where `--telemetry FILE` is, unless a file is given (it wins).
+pub fn prepare_pulled(
+    checked: &crate::spec::Checked,
+    plan: &Plan,
+    a: &LoadArgs,
+    pulled: &Telemetry,
+) -> Result<Prepared, Failure> {
     let wait = duration("--wait-p95", a.wait_p95)?;
     let spec = checked
         .spec
@@ -86,21 +100,22 @@ pub fn prepare(
         .transpose()?;
     let mut measured = None;
     let mut job_time_measured = false;
+    let concurrency = a
+        .concurrency
+        .or(spec.spec.workload.concurrent_jobs_per_instance)
+        .unwrap_or(1)
+        .max(1);
+    let threshold = spec.spec.monitoring.gpu.idle_threshold_percent;
     if let Some(path) = a.telemetry {
         let trace = file_trace.as_ref().ok_or_else(|| {
             Failure::usage("--telemetry needs --trace: the telemetry is compared with the queue load of the same days")
         })?;
         let text = read_input(path, crate::io::limits::EXPORT, "the telemetry export")?;
-        let concurrency = a
-            .concurrency
-            .or(spec.spec.workload.concurrent_jobs_per_instance)
-            .unwrap_or(1)
-            .max(1);
         let m = measured::measure(
             &path.display().to_string(),
             &text,
             trace,
-            spec.spec.monitoring.gpu.idle_threshold_percent,
+            threshold,
             concurrency,
         )
         .map_err(|e| {
@@ -108,14 +123,17 @@ pub fn prepare(
                 "az monitor log-analytics query -w WORKSPACE_GUID --analytics-query 'GpuTelemetry_CL | where TimeGenerated between (datetime(START) .. datetime(END)) | project TimeGenerated, Computer, GpuIndex, UtilizationPercent, Status' > gpu.json",
             )
         })?;
-        if job_duration_secs.is_none()
-            && spec.spec.workload.job_duration.is_none()
-            && let Some(minutes) = m.estimated_job_minutes
-        {
-            job_duration_secs = Some(((minutes * 60.0).round() as u64).max(1));
-            job_time_measured = true;
-        }
         measured = Some(m);
+    } else if let (Some(c), Some(trace)) = (&pulled.counts, &file_trace) {
+        measured = Some(measured::from_counts(c, trace, threshold, concurrency));
+    }
+    if let Some(m) = &measured
+        && job_duration_secs.is_none()
+        && spec.spec.workload.job_duration.is_none()
+        && let Some(minutes) = m.estimated_job_minutes
+    {
+        job_duration_secs = Some(((minutes * 60.0).round() as u64).max(1));
+        job_time_measured = true;
     }
     let o = Overrides {
         job_duration_secs,
@@ -179,6 +197,7 @@ pub fn prepare(
         settings,
         measured,
         job_time_measured,
+        warnings: pulled.warnings.clone(),
     })
 }
 

@@ -105,6 +105,18 @@ pub fn text(r: &Results) -> String {
             }
         );
     }
+    s.push_str(&measured_text(r));
+    let _ = writeln!(s, "\nassumptions:");
+    for a in &r.assumptions {
+        let _ = writeln!(s, "  - {a}");
+    }
+    s
+}
+
+/// The telemetry's measurement beside the simulation (`--telemetry`, or the workspace with
+/// -g), and the warnings; empty when there is neither.
+pub fn measured_text(r: &Results) -> String {
+    let mut s = String::new();
     if let Some(m) = &r.measured {
         let _ = writeln!(
             s,
@@ -130,9 +142,36 @@ pub fn text(r: &Results) -> String {
         }
         let _ = writeln!(s, "  {}", m.verdict());
     }
-    let _ = writeln!(s, "\nassumptions:");
-    for a in &r.assumptions {
-        let _ = writeln!(s, "  - {a}");
+    for w in &r.warnings {
+        let _ = writeln!(s, "\nwarning: {w}");
+    }
+    s
+}
+
+/// [`measured_text`] in Markdown.
+pub fn measured_markdown(r: &Results) -> String {
+    let mut s = String::new();
+    if let Some(m) = &r.measured {
+        let _ = writeln!(
+            s,
+            "\n**Measured** by the GPU telemetry over the same window ({}; {} of {} minutes covered):\n",
+            m.source, m.minutes_covered, r.trace.minutes
+        );
+        let _ = writeln!(s, "| figure | measured | simulated |\n|---|---|---|");
+        for (k, a, b) in m.rows() {
+            let _ = writeln!(s, "| {k} | {a} | {b} |");
+        }
+        if let Some(j) = m.estimated_job_minutes {
+            let _ = writeln!(
+                s,
+                "\nJob time from the telemetry: {j:.1} min (busy VM-minutes × {} per instance / {} jobs).",
+                r.workload.concurrency, r.trace.jobs
+            );
+        }
+        let _ = writeln!(s, "\n{}", m.verdict());
+    }
+    for w in &r.warnings {
+        let _ = writeln!(s, "\n> **Warning:** {w}");
     }
     s
 }
@@ -154,25 +193,7 @@ pub fn markdown(r: &Results) -> String {
     for (k, v) in rows(r) {
         let _ = writeln!(s, "| {k} | {v} |");
     }
-    if let Some(m) = &r.measured {
-        let _ = writeln!(
-            s,
-            "\n**Measured** by the GPU telemetry over the same window ({}; {} of {} minutes covered):\n",
-            m.source, m.minutes_covered, r.trace.minutes
-        );
-        let _ = writeln!(s, "| figure | measured | simulated |\n|---|---|---|");
-        for (k, a, b) in m.rows() {
-            let _ = writeln!(s, "| {k} | {a} | {b} |");
-        }
-        if let Some(j) = m.estimated_job_minutes {
-            let _ = writeln!(
-                s,
-                "\nJob time from the telemetry: {j:.1} min (busy VM-minutes × {} per instance / {} jobs).",
-                r.workload.concurrency, r.trace.jobs
-            );
-        }
-        let _ = writeln!(s, "\n{}", m.verdict());
-    }
+    s.push_str(&measured_markdown(r));
     let _ = writeln!(s, "\n<details><summary>assumptions</summary>\n");
     for a in &r.assumptions {
         let _ = writeln!(s, "- {a}");

@@ -34,6 +34,9 @@ pub struct Results {
     pub lower_bound: LowerBound,
     pub cost: Cost,
     pub assumptions: Vec<String>,
+    /// What could not be read or measured (`-g`: a workspace without telemetry rows).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// `--telemetry`: the deployed pool over the trace's window, beside the simulation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measured: Option<Measured>,

@@ -50,14 +50,7 @@ pub struct Reported {
 
 /// The workspace's ARM resource id (gpuform's own, or the landing zone's existing one).
 pub fn workspace_id(plan: &Plan, sub: &str, rg: &str) -> String {
-    let w = &plan.monitoring.workspace;
-    match &w.existing {
-        Some(e) => e.id.clone(),
-        None => format!(
-            "/subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.OperationalInsights/workspaces/{}",
-            w.name
-        ),
-    }
+    plan.monitoring.workspace.resource_id(sub, rg)
 }
 
 /// The query: distinct computers with a row in the window (the alert's `Reporting`).

@@ -103,9 +103,12 @@ impl Respond for Workspace {
     }
 }
 
+/// How the fake answers a valid query: from the request's JSON body.
+pub type Answer = std::sync::Arc<dyn Fn(&Value) -> ResponseTemplate + Send + Sync>;
+
 struct Query {
     path: String,
-    answer: Value,
+    answer: Answer,
 }
 
 impl Respond for Query {
@@ -136,7 +139,7 @@ impl Respond for Query {
         {
             return error(400, "BadArgumentError", "The timespan is not valid");
         }
-        ResponseTemplate::new(200).set_body_json(self.answer.clone())
+        (self.answer)(&body)
     }
 }
 
@@ -145,10 +148,24 @@ impl FakeAzure {
     pub fn mount_log_query(&self, arm_id: &str, guid: &str, answer: Value) {
         self.rt.block_on(mount(&self.server, arm_id, guid, answer));
     }
+
+    /// The workspace `arm_id` answers each valid query with `answer(body)` (the request's JSON
+    /// body: `query`, `timespan`); invalid requests are refused as above.
+    pub fn mount_log_query_with(&self, arm_id: &str, guid: &str, answer: Answer) {
+        self.rt
+            .block_on(mount_with(&self.server, arm_id, guid, answer));
+    }
 }
 
 /// [`FakeAzure::mount_log_query`] on any mock server.
 pub async fn mount(server: &MockServer, arm_id: &str, guid: &str, answer: Value) {
+    let answer: Answer =
+        std::sync::Arc::new(move |_| ResponseTemplate::new(200).set_body_json(answer.clone()));
+    mount_with(server, arm_id, guid, answer).await
+}
+
+/// [`FakeAzure::mount_log_query_with`] on any mock server.
+pub async fn mount_with(server: &MockServer, arm_id: &str, guid: &str, answer: Answer) {
     Mock::given(method("GET"))
         .and(path_regex(format!("(?i)^{}$", regex_escape(arm_id))))
         .respond_with(Workspace {
