@@ -47,6 +47,35 @@ fn the_pool_size_formula_follows_the_overviews_example() {
 }
 
 #[test]
+fn scaling_and_zones_follow_the_overview() {
+    let doc = excerpts();
+    let text = page(&doc, "overview");
+    // a scale-out takes ready pooled VMs, then creates; nothing being built is given out
+    assert_eq!(
+        text.contains("available instance in the standby pool that has completed all provisioning steps, the scale set by default uses that instance when scaling up")
+            && text.contains("defaults to standard scale-out methods and creates new instances")
+            && text.contains("in a creating, failed or any other state than the expected state the scale set defaults to new virtual machine creation"),
+        facts::SCALE_OUT_TAKES_READY_POOLED_VMS
+    );
+    // a scale-in deletes and the pool refills (a removed VM is not returned to it)
+    assert_eq!(
+        text.contains("the instances are deleted from your scale set")
+            && text.contains("the standby pool refills to meet the max ready capacity"),
+        !facts::SCALE_IN_RETURNS_TO_POOL
+    );
+    // zones: a pooled VM serves a scale-out in its own zone only
+    assert_eq!(
+        text.contains("a virtual machine in the pool in that same zone is used")
+            && text
+                .contains("the scale set creates a new virtual machine directly in the scale set"),
+        facts::POOLED_VM_SERVES_ITS_ZONE_ONLY
+    );
+    assert!(text.contains("spread across the same zones"));
+    // how it spreads them is not written: an assumption
+    assert!(facts::POOL_ZONE_SPREAD.assumption);
+}
+
+#[test]
 fn limits_and_unsupported_combinations_follow_the_pages() {
     let doc = excerpts();
     let overview = page(&doc, "overview");

@@ -127,6 +127,35 @@ pub fn pool_size(max_ready: u32, min_ready: u32, instance_count: u32) -> u32 {
     max_ready.saturating_sub(instance_count).max(min_ready)
 }
 
+/// A scale-out takes ready pooled VMs: "As long as there's an available instance in the standby
+/// pool that has completed all provisioning steps, the scale set by default uses that instance
+/// when scaling up"; beyond the pool it "defaults to standard scale-out methods and creates new
+/// instances"; VMs "in a creating, failed or any other state than the expected state" are not
+/// given out (a refill being built cannot be taken). Source: [`OVERVIEW`] ("Scaling").
+pub const SCALE_OUT_TAKES_READY_POOLED_VMS: bool = true;
+
+/// A scale-in deletes: "When scaling back down, the instances are deleted from your scale set
+/// based on the scale-in policy and the standby pool refills to meet the max ready capacity
+/// configured." A removed VM does not go back to the pool; the pool builds a new one (at the
+/// provisioning delay). Source: [`OVERVIEW`] ("Scaling").
+pub const SCALE_IN_RETURNS_TO_POOL: bool = false;
+
+/// Zones: "the instances in the pool are spread across the same zones the Virtual Machine
+/// Scale Set is using. When a scale-out is triggered in one of the zones, a virtual machine in
+/// the pool in that same zone is used. If a virtual machine is needed in a zone where you no
+/// longer have any pooled virtual machines left, the scale set creates a new virtual machine
+/// directly in the scale set." Source: [`OVERVIEW`] ("Availability zones").
+pub const ZONES: Source = OVERVIEW;
+pub const POOLED_VM_SERVES_ITS_ZONE_ONLY: bool = true;
+
+/// How the pool spreads its VMs over the zones is not written ("spread across the same
+/// zones"): gpuform puts each new pooled VM in the zone with the fewest pooled VMs.
+pub const POOL_ZONE_SPREAD: Source = Source::assumption(
+    "the standby-pools overview says pooled VMs are spread across the scale set's zones but not \
+     how; gpuform puts each new pooled VM in the zone with the fewest pooled VMs",
+    "2026-12-04",
+);
+
 /// `minReadyCapacity` when the pool resource leaves it out: "By default, the minimum ready
 /// capacity for any new standby pool is zero." Source: [`OVERVIEW`]. gpuform renders
 /// `minReadyCapacity = maxReadyCapacity` unless the spec says otherwise (with 0 the pool is

@@ -305,7 +305,17 @@ pub fn results(
             definition: b.definition,
         },
         cost,
-        assumptions: assumptions(w, s),
+        assumptions: {
+            let mut a = assumptions(w, s);
+            if s.standby.is_some() && setting.zones > 1 {
+                a.push(format!(
+                    "standby pool across {} zones: a scale-out takes a ready pooled VM of the zone the scale set puts the new VM in, else it creates one (standby-pools overview, Availability zones); ASSUMPTION: {}",
+                    setting.zones,
+                    crate::facts::standby::POOL_ZONE_SPREAD.what
+                ));
+            }
+            a
+        },
         warnings: Vec::new(),
         measured: None,
         profile_names: setting.profiles.iter().map(|p| p.name.clone()).collect(),
@@ -377,7 +387,7 @@ pub fn assumptions(w: &Workload, s: &Settings) -> Vec<String> {
     .into_iter()
     .chain(s.standby.as_ref().map(|sb| {
         format!(
-            "standby pool: Azure keeps max(maxReady {} - instances, minReady {}) {} VMs in it (standby-pools overview); a scale-out takes them first and they serve {} after it ({}), the rest provisions; the pool refills at the provisioning delay{}; waiting pooled VMs bill {}, and a pooled VM being built bills compute for the provisioning delay (it runs until it is deallocated)",
+            "standby pool: Azure keeps max(maxReady {} - instances, minReady {}) {} VMs in it (standby-pools overview); a scale-out takes them first and they serve {} after it ({}), the rest provisions; the pool refills at the provisioning delay{}; waiting pooled VMs bill {}, and a pooled VM being built bills compute for the provisioning delay (it runs until it is deallocated); a scale-in deletes VMs, it does not return them to the pool (standby-pools overview, Scaling){}",
             sb.max_ready,
             sb.min_ready,
             sb.vm_state.to_lowercase(),
@@ -392,7 +402,15 @@ pub fn assumptions(w: &Workload, s: &Settings) -> Vec<String> {
             } else {
                 String::new()
             },
-            if sb.bills_compute { "compute and disks" } else { "their disks only" }
+            if sb.bills_compute { "compute and disks" } else { "their disks only" },
+            if sb.bills_compute {
+                String::new()
+            } else {
+                format!(
+                    "; every start succeeds (not modelled: a {} VM reserves no capacity, standby-pools FAQ)",
+                    sb.vm_state.to_lowercase()
+                )
+            }
         )
     }))
     .collect()

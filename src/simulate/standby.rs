@@ -156,25 +156,66 @@ pub fn parse_start(s: &str) -> Result<u32, String> {
 }
 
 /// The pool during a replay: for each pooled VM, the minute from which a scale-out can take
-/// it (before that it is still being built).
+/// it (before that it is still being built) and its zone. "When using standby pools with a
+/// Virtual Machine Scale Set spanning availability zones, the instances in the pool are spread
+/// across the same zones the Virtual Machine Scale Set is using. When a scale-out is triggered
+/// in one of the zones, a virtual machine in the pool in that same zone is used. If a virtual
+/// machine is needed in a zone where you no longer have any pooled virtual machines left, the
+/// scale set creates a new virtual machine directly in the scale set" ([`facts::ZONES`]); how
+/// the pool spreads its VMs is not written: gpuform puts each new pooled VM in the zone with
+/// the fewest ([`facts::POOL_ZONE_SPREAD`], an assumption).
 #[derive(Debug, Clone, Default)]
 pub struct PoolState {
-    vms: Vec<usize>,
+    vms: Vec<(usize, u32)>,
+    zones: u32,
 }
 
 impl PoolState {
-    /// The pool at the start of the trace: full and ready (like the scale set, it starts warm).
-    pub fn warm(s: &Standby, instances: u32) -> PoolState {
-        PoolState {
-            vms: vec![0; s.size(instances) as usize],
+    /// The pool at the start of the trace: full and ready (like the scale set, it starts warm),
+    /// spread over `zones` zones (1: a regional scale set).
+    pub fn warm(s: &Standby, instances: u32, zones: u32) -> PoolState {
+        let mut p = PoolState {
+            vms: Vec::new(),
+            zones: zones.max(1),
+        };
+        for _ in 0..s.size(instances) {
+            let z = p.emptiest_zone();
+            p.vms.push((0, z));
+        }
+        p
+    }
+
+    /// The zone with the fewest pooled VMs (the lowest on a tie).
+    fn emptiest_zone(&self) -> u32 {
+        (0..self.zones)
+            .min_by_key(|z| (self.vms.iter().filter(|v| v.1 == *z).count(), *z))
+            .unwrap_or(0)
+    }
+
+    /// Take a ready pooled VM in `zone` at minute `t` (the one ready longest); whether there was
+    /// one.
+    pub fn take_in(&mut self, t: usize, zone: u32) -> bool {
+        let k = self
+            .vms
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.0 <= t && v.1 % self.zones == zone % self.zones)
+            .min_by_key(|(_, v)| v.0)
+            .map(|(k, _)| k);
+        match k {
+            Some(k) => {
+                self.vms.swap_remove(k);
+                true
+            }
+            None => false,
         }
     }
 
-    /// Take up to `n` ready pooled VMs at minute `t`; how many were taken.
+    /// Take up to `n` ready pooled VMs at minute `t`, in any zone; how many were taken.
     pub fn take(&mut self, t: usize, n: u32) -> u32 {
         let mut taken = 0;
         while taken < n {
-            let Some(k) = self.vms.iter().position(|r| *r <= t) else {
+            let Some(k) = self.vms.iter().position(|r| r.0 <= t) else {
                 break;
             };
             self.vms.swap_remove(k);
@@ -185,13 +226,14 @@ impl PoolState {
 
     /// Bring the pool to Azure's size for `instances` at the end of minute `t`: new pooled
     /// VMs are ready after the provisioning delay `p` plus the pool's `postProvisioningDelay`
-    /// (they run, billed as compute, until then: [`PoolState::building`]); a pool above its
-    /// size loses the VMs still being built first.
+    /// (they run, billed as compute, until then: [`PoolState::building`]), each in the zone
+    /// with the fewest; a pool above its size loses the VMs still being built first.
     pub fn refill(&mut self, s: &Standby, t: usize, instances: u32, p: usize) {
         let want = s.size(instances) as usize;
         let ready = t + 1 + p + s.post_provisioning_minutes();
         while self.vms.len() < want {
-            self.vms.push(ready);
+            let z = self.emptiest_zone();
+            self.vms.push((ready, z));
         }
         if self.vms.len() > want {
             self.vms.sort_unstable();
@@ -211,28 +253,29 @@ impl PoolState {
     /// Pooled VMs still being built during minute `t` (a VM added at the end of minute `t0`
     /// counts for the provisioning delay's minutes from `t0`).
     pub fn building(&self, t: usize) -> usize {
-        self.vms.iter().filter(|r| **r > t + 1).count()
+        self.vms.iter().filter(|r| r.0 > t + 1).count()
     }
 
     /// Pooled VMs ready to be taken at minute `t`.
     pub fn ready(&self, t: usize) -> usize {
-        self.vms.iter().filter(|r| **r <= t).count()
+        self.vms.iter().filter(|r| r.0 <= t).count()
     }
 }
 
-/// The minutes at which the `n` VMs of a scale-out at the end of minute `t` serve: pooled VMs
-/// first (after the start delay), the rest after the provisioning delay `p`.
+/// The minutes at which the VMs of a scale-out at the end of minute `t` serve, one per zone of
+/// `zones` (the zone the scale set puts each new VM in): a ready pooled VM of that zone after
+/// the start delay, else a new VM after the provisioning delay `p`.
 pub fn scale_out_ready_at(
     pool: &mut PoolState,
     s: &Standby,
     t: usize,
-    n: u32,
+    zones: &[u32],
     p: usize,
 ) -> Vec<usize> {
-    let taken = pool.take(t, n);
-    (0..n)
-        .map(|k| {
-            if k < taken {
+    zones
+        .iter()
+        .map(|z| {
+            if pool.take_in(t, *z) {
                 t + 1 + s.start_minutes()
             } else {
                 t + 1 + p
@@ -474,9 +517,9 @@ mod tests {
     #[test]
     fn a_scale_out_takes_pooled_vms_first_then_provisions() {
         let s = pool(2, 2, 180);
-        let mut st = PoolState::warm(&s, 0);
+        let mut st = PoolState::warm(&s, 0, 1);
         assert_eq!(st.len(), 2);
-        let at = scale_out_ready_at(&mut st, &s, 10, 3, 8);
+        let at = scale_out_ready_at(&mut st, &s, 10, &[0, 0, 0], 8);
         assert_eq!(at, vec![14, 14, 19]);
         assert!(st.is_empty());
         // the pool refills at the provisioning delay and cannot be taken before
@@ -489,7 +532,7 @@ mod tests {
         assert_eq!(built, 2 * 8);
         assert_eq!(st.building(17), 2);
         assert_eq!(st.building(18), 0);
-        let at = scale_out_ready_at(&mut st, &s, 12, 1, 8);
+        let at = scale_out_ready_at(&mut st, &s, 12, &[0], 8);
         assert_eq!(at, vec![21]);
     }
 
@@ -502,7 +545,7 @@ mod tests {
             ..pool(1, 1, 180)
         };
         assert_eq!(s.post_provisioning_minutes(), 2);
-        let mut st = PoolState::warm(&s, 0);
+        let mut st = PoolState::warm(&s, 0, 1);
         assert_eq!(st.take(0, 1), 1);
         st.refill(&s, 10, 1, 8);
         // provisioned after 8 minutes, available 2 minutes later
@@ -515,16 +558,37 @@ mod tests {
         assert_eq!(built, 8 + 2);
         // without the delay the same refill is ready at 19
         let plain = pool(1, 1, 180);
-        let mut st = PoolState::warm(&plain, 0);
+        let mut st = PoolState::warm(&plain, 0, 1);
         st.take(0, 1);
         st.refill(&plain, 10, 1, 8);
         assert_eq!(st.ready(19), 1);
     }
 
     #[test]
+    fn a_zonal_scale_out_takes_a_pooled_vm_of_its_own_zone_only() {
+        // the overview: the pool spreads over the scale set's zones; a scale-out in a zone uses
+        // a pooled VM of that zone, else creates a new VM
+        let s = pool(2, 2, 180);
+        let mut st = PoolState::warm(&s, 0, 3);
+        assert_eq!(st.len(), 2);
+        // zones 0 and 1 hold one each; a scale-out of three (zones 0, 1, 2) takes two
+        let at = scale_out_ready_at(&mut st, &s, 10, &[2, 0, 1], 8);
+        assert_eq!(at, vec![19, 14, 14]);
+        // the refill goes to the emptiest zones, so zones 0 and 1 again
+        st.refill(&s, 10, 3, 8);
+        let at = scale_out_ready_at(&mut st, &s, 30, &[2, 2], 8);
+        assert_eq!(at, vec![39, 39]);
+        let at = scale_out_ready_at(&mut st, &s, 30, &[1], 8);
+        assert_eq!(at, vec![34]);
+        // a regional scale set (one zone) takes any pooled VM
+        let mut st = PoolState::warm(&s, 0, 1);
+        assert_eq!(scale_out_ready_at(&mut st, &s, 5, &[0, 0], 8), vec![9, 9]);
+    }
+
+    #[test]
     fn a_pool_above_its_size_drops_the_vms_being_built() {
         let s = pool(4, 0, 120);
-        let mut st = PoolState::warm(&s, 0);
+        let mut st = PoolState::warm(&s, 0, 1);
         st.take(0, 2);
         st.refill(&s, 5, 2, 8); // size 2 with 2 instances: nothing to add
         assert_eq!(st.len(), 2);

@@ -210,6 +210,23 @@ fn victims(
     out
 }
 
+/// The zones of the next `n` VMs of a scale-out: each goes to the zone with the fewest VMs (the
+/// scale set spreads them; the lowest zone on a tie).
+fn next_zones(inst: &[Instance], zones: u32, n: u32) -> Vec<u32> {
+    let zones = zones.max(1) as usize;
+    let mut per_zone = vec![0usize; zones];
+    for i in inst {
+        per_zone[i.zone as usize % zones] += 1;
+    }
+    (0..n)
+        .map(|_| {
+            let z = (0..zones).min_by_key(|z| (per_zone[*z], *z)).unwrap_or(0);
+            per_zone[z] += 1;
+            z as u32
+        })
+        .collect()
+}
+
 /// Replay the trace. Autoscale acts once a minute; jobs run for exactly the job time in seconds
 /// (a 45 s job frees its slot 45 s after it starts, and the next job starts then).
 pub fn run(r: &Run) -> Outcome {
@@ -259,14 +276,7 @@ pub fn run(r: &Run) -> Outcome {
         let n = inst.len() as u32 + 1;
         let regular_needed = regular_share(r.priority, f64::from(n)).round() as usize;
         let regular_now = inst.iter().filter(|i| !i.spot).count();
-        // a new VM goes to the zone with the fewest VMs (the scale set spreads them)
-        let mut per_zone = vec![0usize; zones as usize];
-        for i in inst.iter() {
-            per_zone[i.zone as usize % zones as usize] += 1;
-        }
-        let zone = (0..zones as usize)
-            .min_by_key(|z| (per_zone[*z], *z))
-            .unwrap_or(0) as u32;
+        let zone = next_zones(inst, zones, 1)[0];
         inst.push(Instance {
             id: next_id,
             zone,
@@ -279,7 +289,9 @@ pub fn run(r: &Run) -> Outcome {
     for _ in 0..first.default.clamp(first.min, first.max) {
         add(&mut inst, 0);
     }
-    let mut pool = r.standby.map(|s| PoolState::warm(s, inst.len() as u32));
+    let mut pool = r
+        .standby
+        .map(|s| PoolState::warm(s, inst.len() as u32, zones));
     // waiting jobs: (arrival second, count)
     let mut queue: VecDeque<(u64, u32)> = VecDeque::new();
     let mut queued: u64 = 0;
@@ -483,7 +495,9 @@ pub fn run(r: &Run) -> Outcome {
             if n > cur {
                 // pooled VMs first (their start delay), the rest provisions
                 let ready_at = match (r.standby, pool.as_mut()) {
-                    (Some(s), Some(st)) => standby::scale_out_ready_at(st, s, t, n - cur, p),
+                    (Some(s), Some(st)) => {
+                        standby::scale_out_ready_at(st, s, t, &next_zones(&inst, zones, n - cur), p)
+                    }
                     _ => vec![t + 1 + p; (n - cur) as usize],
                 };
                 if let Some(s) = r.standby {

@@ -23,6 +23,8 @@ pub mod learn;
 mod learned;
 mod params;
 mod pool;
+#[cfg(test)]
+mod pool_check;
 mod report;
 pub mod schedule;
 mod search;

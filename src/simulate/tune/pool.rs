@@ -1,11 +1,15 @@
 //! `--tune` with a standby pool (issue 23): the pool's size and the policy searched together.
 //!
 //! For each pool size (`maxReady = minReady`, [`standby::sizes`]), largest first, the cheapest
-//! policy that meets the target under the model variants: stage 1 binary-searches
-//! `targetPerInstance` per `scaleOutStep` x `scaleOutCooldown` (capped by what held with the next
-//! larger pool), stage 2 ([`stage2`]) tries the cooldowns, window, tiers and minimums around the
-//! cheapest. The proposal is the cheapest (size, policy), pool disks counted; it is written into
-//! the spec (`maxReady`, or the `standby` block removed for no pool) and checked from scratch.
+//! policy that meets the target under the model variants, in rounds ([`search_at`]): stage 1
+//! binary-searches `targetPerInstance` per `scaleOutStep` x `scaleOutCooldown` x `timeWindow`
+//! (in round 1 capped by what held with the next larger pool), stage 2 ([`stage2`]) tries the
+//! cooldowns, window, tiers and minimums around the cheapest; the next round runs stage 1 again
+//! in the context of the choice so far (a target that misses with the spec's floor or scale-in
+//! cooldown may hold with the chosen one). The proposal is the cheapest (size, policy), pool
+//! disks counted; it is written into the spec (`maxReady`, or the `standby` block removed for
+//! no pool) and checked from scratch. `pool_check.rs` holds the search against an exhaustive
+//! enumeration.
 
 use std::time::Instant;
 
@@ -16,44 +20,132 @@ use super::super::{Results, Settings};
 use super::params::Params;
 use super::search::{
     AGGREGATIONS, Job, OUT_COOLDOWNS, Robust, STEPS, Scored, TARGETS, Tuned, UnderVariants,
-    Variant, allowed_misses, cheaper, holds_counted, score, stage2, under_variants, variants_for,
-    verify_with,
+    Variant, WINDOWS, allowed_misses, cheaper, holds_counted, score, stage2, under_variants,
+    variants_for, verify_with,
 };
 use crate::spec::model::{ScaleOutAggregation, Spec};
 
 // --- the joint search over the standby pool's size and the policy (issue 23) ---------------
 
-/// `(scaleOutStep, scaleOutCooldown, scaleOutAggregation)`: stage 1 searches
-/// `targetPerInstance` within each.
-fn step_cooldowns() -> Vec<(u32, u32, ScaleOutAggregation)> {
-    AGGREGATIONS
-        .iter()
-        .flat_map(|a| {
-            STEPS
-                .iter()
-                .flat_map(move |s| OUT_COOLDOWNS.iter().map(move |c| (*s, *c, *a)))
-        })
-        .collect()
+/// The stage-1 axes of the joint search: `targetPerInstance` ([`TARGETS`]) within each
+/// `(scaleOutStep, scaleOutCooldown, scaleOutAggregation, timeWindow)` ([`STEPS`] x
+/// [`OUT_COOLDOWNS`] x [`AGGREGATIONS`] x [`WINDOWS`]), and whether stage 2 runs. The exhaustive check (`pool_check.rs`)
+/// compares the search with every point of a smaller grid.
+#[derive(Debug, Clone)]
+pub(super) struct Grid {
+    pub targets: Vec<u32>,
+    pub pairs: Vec<Pair>,
+    pub stage2: bool,
 }
 
-fn with_target(
+impl Grid {
+    /// The search's own grid.
+    pub fn full() -> Grid {
+        Grid::of(TARGETS, STEPS, OUT_COOLDOWNS, &AGGREGATIONS, WINDOWS, true)
+    }
+
+    pub fn of(
+        targets: &[u32],
+        steps: &[u32],
+        cooldowns: &[u32],
+        aggregations: &[ScaleOutAggregation],
+        windows: &[u32],
+        stage2: bool,
+    ) -> Grid {
+        let mut pairs = Vec::new();
+        for a in aggregations {
+            for w in windows {
+                for s in steps {
+                    for c in cooldowns {
+                        pairs.push((*s, *c, *a, *w));
+                    }
+                }
+            }
+        }
+        Grid {
+            targets: targets.to_vec(),
+            pairs,
+            stage2,
+        }
+    }
+
+    /// Every point of the grid (the exhaustive check's candidates).
+    #[cfg(test)]
+    pub fn points(&self, before: &Params) -> Vec<Params> {
+        let mut v: Vec<Params> = Vec::new();
+        for pair in &self.pairs {
+            for t in &self.targets {
+                let p = with_target(before, *t, *pair);
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+            }
+        }
+        v
+    }
+
+    /// The fastest `(scaleOutStep, scaleOutCooldown, timeWindow)`: the largest step, the
+    /// shortest cooldown and window.
+    fn fastest(&self) -> (u32, u32, u32) {
+        let step = self.pairs.iter().map(|p| p.0).max().unwrap_or(STEPS[0]);
+        let cd = self
+            .pairs
+            .iter()
+            .map(|p| p.1)
+            .min()
+            .unwrap_or(OUT_COOLDOWNS[0]);
+        let w = self.pairs.iter().map(|p| p.3).min().unwrap_or(WINDOWS[0]);
+        (step, cd, w)
+    }
+}
+
+/// `(scaleOutStep, scaleOutCooldown, scaleOutAggregation, timeWindow)`: stage 1 searches
+/// `targetPerInstance` within each.
+pub(super) type Pair = (u32, u32, ScaleOutAggregation, u32);
+
+pub(super) fn with_target(
     before: &Params,
     t: u32,
-    (step, cooldown, aggregation): (u32, u32, ScaleOutAggregation),
+    (step, cooldown, aggregation, window): Pair,
 ) -> Params {
     let mut p = before.clone();
     p.target_per_instance = t;
     p.scale_out_step = step;
     p.scale_out_cooldown_minutes = cooldown;
     p.scale_out_aggregation = aggregation;
+    p.time_window_minutes = window;
     p.scale_out_tiers.retain(|tier| tier.above > t);
     p
+}
+
+/// Rounds of stage 1 and stage 2 per pool size (see [`search_at`]).
+const MAX_ROUNDS: usize = 2;
+
+/// Stage 2 goes around this many of a round's cheapest that meet the target nominally (more
+/// found nothing cheaper in the exhaustive checks, at a fifth more runs).
+const NOMINAL_BASES: usize = 1;
+
+/// `a` and `b` differ only in what stage 1 searches (target, step, cooldown, aggregation,
+/// window).
+fn same_context(a: &Params, b: &Params) -> bool {
+    let strip = |p: &Params| {
+        let mut q = p.clone();
+        q.time_window_minutes = 0;
+        q.target_per_instance = 0;
+        q.scale_out_step = 0;
+        q.scale_out_cooldown_minutes = 0;
+        q.scale_out_aggregation = ScaleOutAggregation::Average;
+        q.scale_out_tiers.clear();
+        q.scale_in_below = 0;
+        q
+    };
+    strip(a) == strip(b)
 }
 
 /// What one pool size found.
 struct AtSize {
     row: standby::PoolRow,
-    /// Per pair of [`step_cooldowns`], the largest [`TARGETS`] index that holds: no larger one
+    /// Per pair of [`Grid::pairs`], the largest [`Grid::targets`] index that holds: no larger one
     /// can hold with a smaller pool (`None`: none holds).
     caps: Vec<Option<usize>>,
     best: Option<(Scored, UnderVariants)>,
@@ -78,6 +170,7 @@ fn search_at(
     caps: &[Option<usize>],
     prev: Option<&Params>,
     bound_hours: f64,
+    grid: &Grid,
 ) -> AtSize {
     // (score, holds, runs, checked under the variants)
     let try_one = |p: &Params| -> (Option<Scored>, bool, usize, usize) {
@@ -93,8 +186,14 @@ fn search_at(
             }
         }
     };
-    let pairs = step_cooldowns();
-    let search = |idx: &[usize]| -> Vec<(usize, Vec<(Scored, bool)>, Option<usize>, usize, usize)> {
+    let pairs = &grid.pairs;
+    let targets = &grid.targets;
+    // stage 1 in the context `ctx` (its scale-in cooldown, window, tiers and minimums; the
+    // search's own fields replaced): per pair of `idx`, the binary search up to `caps`
+    let search = |ctx: &Params,
+                  idx: &[usize],
+                  caps: &[Option<usize>]|
+     -> Vec<(usize, Vec<(Scored, bool)>, Option<usize>, usize, usize)> {
         idx.par_iter()
             .map(|&i| {
                 let pair = pairs[i];
@@ -103,10 +202,10 @@ fn search_at(
                 let Some(cap) = caps[i] else {
                     return (i, pts, None, 0, 0);
                 };
-                let (mut lo, mut hi) = (0usize, cap.min(TARGETS.len() - 1) + 1);
+                let (mut lo, mut hi) = (0usize, cap.min(targets.len() - 1) + 1);
                 while lo < hi {
                     let mid = (lo + hi) / 2;
-                    let (sc, h, r, c) = try_one(&with_target(before, TARGETS[mid], pair));
+                    let (sc, h, r, c) = try_one(&with_target(ctx, targets[mid], pair));
                     runs += r;
                     checked += c;
                     if let Some(sc) = sc {
@@ -123,113 +222,181 @@ fn search_at(
             })
             .collect()
     };
-    // first the spec's aggregation for every (step, cooldown); then the other aggregations for
-    // the (step, cooldown) of the three cheapest that held (a third of the runs of all of them)
-    let first: Vec<usize> = (0..pairs.len())
-        .filter(|i| pairs[*i].2 == before.scale_out_aggregation)
-        .collect();
-    let mut per = search(&first);
-    let mut held: Vec<(&Scored, (u32, u32))> = per
-        .iter()
-        .flat_map(|(i, pts, ..)| {
-            let (step, cd, _) = pairs[*i];
-            pts.iter()
-                .filter(|(_, h)| *h)
-                .map(move |(s, _)| (s, (step, cd)))
-        })
-        .collect();
-    held.sort_by(|a, b| cheaper(a.0, b.0));
-    let mut top: Vec<(u32, u32)> = Vec::new();
-    for (_, sc) in held {
-        if !top.contains(&sc) {
-            top.push(sc);
-        }
-    }
-    if top.is_empty() {
-        // none held: the fastest (step, cooldown) pairs
-        top = vec![(STEPS[STEPS.len() - 1], OUT_COOLDOWNS[0])];
-    }
-    top.truncate(3);
-    let second: Vec<usize> = (0..pairs.len())
-        .filter(|i| {
-            pairs[*i].2 != before.scale_out_aggregation && top.contains(&(pairs[*i].0, pairs[*i].1))
-        })
-        .collect();
-    per.extend(search(&second));
+    let spec_agg = if pairs.iter().any(|p| p.2 == before.scale_out_aggregation) {
+        before.scale_out_aggregation
+    } else {
+        pairs.first().map_or(before.scale_out_aggregation, |p| p.2)
+    };
+    let cheapest = |v: &mut dyn Iterator<Item = &Scored>| v.min_by(|a, b| cheaper(a, b)).cloned();
     let mut pts: Vec<(Scored, bool)> = Vec::new();
+    let mut s2: Vec<Scored> = Vec::new();
     let (mut runs, mut checked) = (0, 0);
     // pairs not searched at this size keep their cap for the next smaller pool
     let mut next_caps: Vec<Option<usize>> = caps.to_vec();
-    for (i, p, f, r, c) in per {
-        pts.extend(p);
-        next_caps[i] = f;
-        runs += r;
-        checked += c;
-    }
     let (sc, h, r, c) = try_one(before);
     runs += r;
     checked += c;
     pts.extend(sc.map(|s| (s, h)));
-    let cheapest = |v: &mut dyn Iterator<Item = &Scored>| v.min_by(|a, b| cheaper(a, b)).cloned();
-    let mut best = cheapest(&mut pts.iter().filter(|(_, h)| *h).map(|(s, _)| s));
-    // stage 2 around the cheapest that holds and the cheapest that meets the target in the
-    // nominal model (else the fastest)
-    let fastest = pts
-        .iter()
-        .map(|(s, _)| s)
-        .min_by(|a, b| a.p95.total_cmp(&b.p95).then(cheaper(a, b)))
-        .cloned();
-    let nominal = cheapest(&mut pts.iter().map(|(s, _)| s).filter(|s| s.meets)).or(fastest);
-    // ... and the spec's own policy and the next larger pool's choice (a policy's waits need not
-    // shrink with more instances: a scale-in restarts the jobs of the VMs it removes)
-    let mut bases: Vec<Params> = Vec::new();
-    for b in best
-        .iter()
-        .chain(nominal.iter())
-        .map(|s| &s.params)
-        .chain([before])
-        .chain(prev)
-    {
-        if !bases.contains(b) {
-            bases.push(b.clone());
-        }
-    }
-    let mut s2: Vec<Scored> = Vec::new();
-    if !bases.is_empty() {
-        let mut cands: Vec<Params> = Vec::new();
-        for b in &bases {
-            for p in stage2(b, before) {
-                if !cands.contains(&p) && !pts.iter().any(|(s, _)| s.params == p) {
-                    cands.push(p);
-                }
+    let mut best: Option<Scored> = None;
+    // Rounds: stage 1 in a context, then stage 2 around what it found; the next round runs
+    // stage 1 again in the context of the round's choice (its scale-in cooldown, window, tiers
+    // and minimums), until a round finds nothing cheaper or the context repeats. Round 1 runs
+    // in the spec's context with the caps the next larger pool left; later rounds uncapped
+    // (the caps hold for the spec's context only).
+    let mut ctx = before.clone();
+    let mut contexts: Vec<Params> = Vec::new();
+    let full_caps = vec![Some(targets.len() - 1); pairs.len()];
+    for round in 0..MAX_ROUNDS {
+        let round_caps = if round == 0 { caps } else { &full_caps[..] };
+        let best_before = best.clone();
+        // first the spec's aggregation for every (step, cooldown); then the other aggregations
+        // for the (step, cooldown) of the three cheapest that held (a third of the runs of all
+        // of them)
+        let first: Vec<usize> = (0..pairs.len())
+            .filter(|i| pairs[*i].2 == spec_agg)
+            .collect();
+        let mut per = search(&ctx, &first, round_caps);
+        let mut held: Vec<(&Scored, (u32, u32, u32))> = per
+            .iter()
+            .flat_map(|(i, pts, ..)| {
+                let (step, cd, _, w) = pairs[*i];
+                pts.iter()
+                    .filter(|(_, h)| *h)
+                    .map(move |(s, _)| (s, (step, cd, w)))
+            })
+            .collect();
+        held.sort_by(|a, b| cheaper(a.0, b.0));
+        let mut top: Vec<(u32, u32, u32)> = Vec::new();
+        for (_, sc) in held {
+            if !top.contains(&sc) {
+                top.push(sc);
             }
         }
-        s2 = cands.par_iter().filter_map(|p| score(job, p, eb)).collect();
-        runs += cands.len();
-        let mut meeting: Vec<&Scored> = s2.iter().filter(|s| s.meets).collect();
-        meeting.sort_by(|a, b| cheaper(a, b));
-        'walk: for chunk in meeting.chunks(4) {
-            let ok: Vec<(bool, usize)> = chunk
-                .par_iter()
-                .map(|c| match share {
-                    None => (true, 0),
-                    Some(sh) => holds_counted(job, &c.params, eb, vs, sh),
-                })
-                .collect();
-            for (c, (h, r)) in chunk.iter().zip(ok) {
-                runs += r;
-                checked += usize::from(share.is_some());
-                if best
-                    .as_ref()
-                    .is_some_and(|b| cheaper(c, b) != std::cmp::Ordering::Less)
-                {
-                    break 'walk;
-                }
-                if h {
-                    best = Some((*c).clone());
-                    break 'walk;
+        if top.is_empty() {
+            // none held: the fastest (step, cooldown) pairs
+            top = vec![grid.fastest()];
+        }
+        top.truncate(3);
+        let second: Vec<usize> = (0..pairs.len())
+            .filter(|i| {
+                pairs[*i].2 != spec_agg && top.contains(&(pairs[*i].0, pairs[*i].1, pairs[*i].3))
+            })
+            .collect();
+        per.extend(search(&ctx, &second, round_caps));
+        let round_start = pts.len();
+        for (i, p, f, r, c) in per {
+            pts.extend(p);
+            if round == 0 {
+                next_caps[i] = f;
+            }
+            runs += r;
+            checked += c;
+        }
+        let new_pts = &pts[round_start..];
+        if let Some(b) = cheapest(&mut new_pts.iter().filter(|(_, h)| *h).map(|(s, _)| s))
+            && best.as_ref().is_none_or(|x| cheaper(&b, x).is_lt())
+        {
+            best = Some(b);
+        }
+        // stage 2 around the cheapest that holds and the cheapest that meets the target in the
+        // nominal model (else the fastest) of this round: a point that misses a variant in this
+        // context may hold with another scale-in cooldown or floor
+        let fastest = new_pts
+            .iter()
+            .map(|(s, _)| s)
+            .min_by(|a, b| a.p95.total_cmp(&b.p95).then(cheaper(a, b)))
+            .cloned();
+        let mut nominal: Vec<Scored> = new_pts
+            .iter()
+            .map(|(s, _)| s)
+            .filter(|s| s.meets)
+            .cloned()
+            .collect();
+        nominal.sort_by(cheaper);
+        nominal.truncate(NOMINAL_BASES);
+        if nominal.is_empty() {
+            nominal.extend(fastest);
+        }
+        // ... in round 1 also the spec's own policy and the next larger pool's choice (a
+        // policy's waits need not shrink with more instances: a scale-in restarts the jobs of
+        // the VMs it removes)
+        let mut bases: Vec<Params> = Vec::new();
+        let firsts = (round == 0)
+            .then_some(before)
+            .into_iter()
+            .chain(prev.filter(|_| round == 0));
+        for b in best
+            .iter()
+            .chain(nominal.iter())
+            .map(|s| &s.params)
+            .chain(firsts)
+        {
+            if !bases.contains(b) {
+                bases.push(b.clone());
+            }
+        }
+        if grid.stage2 && !bases.is_empty() {
+            let mut cands: Vec<Params> = Vec::new();
+            for b in &bases {
+                for p in stage2(b, before) {
+                    if !cands.contains(&p)
+                        && !pts.iter().any(|(s, _)| s.params == p)
+                        && !s2.iter().any(|s| s.params == p)
+                    {
+                        cands.push(p);
+                    }
                 }
             }
+            let scored: Vec<Scored> = cands.par_iter().filter_map(|p| score(job, p, eb)).collect();
+            runs += cands.len();
+            let mut meeting: Vec<&Scored> = scored.iter().filter(|s| s.meets).collect();
+            meeting.sort_by(|a, b| cheaper(a, b));
+            'walk: for chunk in meeting.chunks(4) {
+                let ok: Vec<(bool, usize)> = chunk
+                    .par_iter()
+                    .map(|c| match share {
+                        None => (true, 0),
+                        Some(sh) => holds_counted(job, &c.params, eb, vs, sh),
+                    })
+                    .collect();
+                for (c, (h, r)) in chunk.iter().zip(ok) {
+                    runs += r;
+                    checked += usize::from(share.is_some());
+                    if best
+                        .as_ref()
+                        .is_some_and(|b| cheaper(c, b) != std::cmp::Ordering::Less)
+                    {
+                        break 'walk;
+                    }
+                    if h {
+                        best = Some((*c).clone());
+                        break 'walk;
+                    }
+                }
+            }
+            s2.extend(scored);
+        }
+        // the next context: the choice so far, else the cheapest that meets the target nominally
+        contexts.push(ctx.clone());
+        let next = best.clone().or_else(|| {
+            cheapest(
+                &mut pts
+                    .iter()
+                    .map(|(s, _)| s)
+                    .chain(s2.iter())
+                    .filter(|s| s.meets),
+            )
+        });
+        let improved = match (&best, &best_before) {
+            (Some(b), Some(x)) => cheaper(b, x).is_lt(),
+            (Some(_), None) => true,
+            _ => round == 0,
+        };
+        match next {
+            Some(n) if improved && !contexts.iter().any(|c| same_context(c, &n.params)) => {
+                ctx = n.params
+            }
+            _ => break,
         }
     }
     let all = || pts.iter().map(|(s, _)| s).chain(s2.iter());
@@ -322,7 +489,7 @@ fn pool_try(
 }
 
 /// The most instances the scale set can run: `capacity.max` or a schedule's maximum.
-fn top_instances(spec: &Spec) -> u32 {
+pub(super) fn top_instances(spec: &Spec) -> u32 {
     let s = &spec.spec;
     s.autoscale
         .iter()
@@ -406,12 +573,13 @@ pub(super) fn pool_edits(job: &Job, m: u32) -> Result<Vec<super::edit::Edit>, St
 /// with the pool), so each size's stage 1 starts from the targets that held with the next
 /// larger one. The proposal is the cheapest (size, policy) that meets the target under the
 /// variants, pool disks included.
-fn tune_with_pool(
+pub(super) fn tune_with_pool(
     job: &Job,
     before_results: &Results,
     before: Params,
     eb: bool,
     started: Instant,
+    grid: &Grid,
 ) -> Result<Tuned, String> {
     let current = job.settings.standby.clone().ok_or("the spec has no pool")?;
     let share = job.robust_share;
@@ -432,7 +600,7 @@ fn tune_with_pool(
         standby: Some(current.sized(m, m)),
         ..job.settings.clone()
     };
-    let mut caps = vec![Some(TARGETS.len() - 1); step_cooldowns().len()];
+    let mut caps = vec![Some(grid.targets.len() - 1); grid.pairs.len()];
     let mut found: Vec<AtSize> = Vec::new();
     for &m in sizes.iter().rev() {
         let settings = sized(m);
@@ -450,6 +618,7 @@ fn tune_with_pool(
             &caps,
             prev.as_ref(),
             bound_hours,
+            grid,
         );
         caps = at.caps.clone();
         found.push(at);
@@ -583,7 +752,7 @@ fn tune_with_pool(
         policies,
         runs,
         elapsed_ms: elapsed as u64,
-        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown a binary search (the spec's scaleOutAggregation; the other aggregations for the three cheapest pairs that held) on targetPerInstance, capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each size's cheapest, the spec's policy and the next larger pool's choice, walked cheapest first".into(),
+        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown x timeWindow a binary search (the spec's scaleOutAggregation; the other aggregations for the three cheapest that held) on targetPerInstance, in round 1 capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each round's cheapest that holds, its cheapest nominal, the spec's policy and the next larger pool's choice, walked cheapest first; up to 2 rounds, the second running stage 1 again in the context (scale-in cooldown, tiers, minimums) of the choice so far until nothing cheaper is found; checked against an exhaustive enumeration on small grids (src/simulate/tune/pool_check.rs)".into(),
     };
     Ok(Tuned {
         candidates: policies,
@@ -603,5 +772,12 @@ fn tune_with_pool(
 pub(super) fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     let started = Instant::now();
     let (before, explicit_below) = super::search::start(job)?;
-    tune_with_pool(job, before_results, before, explicit_below, started)
+    tune_with_pool(
+        job,
+        before_results,
+        before,
+        explicit_below,
+        started,
+        &Grid::full(),
+    )
 }

@@ -338,7 +338,7 @@ pub(super) const TARGETS: &[u32] = &[1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30
 pub(super) const STEPS: &[u32] = &[1, 2, 3, 4];
 pub(super) const OUT_COOLDOWNS: &[u32] = &[1, 2, 3, 5];
 const IN_COOLDOWNS: &[u32] = &[5, 10, 15, 30];
-const WINDOWS: &[u32] = &[5, 10];
+pub(super) const WINDOWS: &[u32] = &[5, 10];
 
 /// The scale-out rules' `timeAggregation` values the search tries
 /// ([`crate::facts::autoscale::TIME_AGGREGATIONS`]; scale-in keeps `Average`).

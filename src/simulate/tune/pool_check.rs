@@ -1,0 +1,351 @@
+//! The joint search over the standby pool's size and the policy ([`super::pool`]) against an
+//! exhaustive enumeration: at every pool size, every point of a grid (and the spec's own
+//! policy) scored in the nominal model, and those that meet the target checked under the same
+//! model variants, cheapest first, with no pruning (no binary search, no caps carried from a
+//! larger pool, every aggregation). The search must find, at every size, a policy no dearer
+//! than the enumeration's cheapest, and overall a (size, policy) no dearer than the cheapest
+//! of all.
+//!
+//! The fast test runs a small grid on one day; `exhaustive_full_grid` (ignored: run it in
+//! release, `cargo test --release --lib pool_check -- --ignored --nocapture`) runs the
+//! search's own grid on the example's synthetic week.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::super::load::Trace;
+use super::super::prepare::{LoadArgs, prepare};
+use super::super::{Input, Settings, standby};
+use super::pool::{Grid, top_instances, tune_with_pool};
+use super::search::{Job, Scored, Variant, cheaper, holds, score, stage2, start, variants_for};
+use crate::catalog::prices::PriceTable;
+use crate::cost::PriceBook;
+use crate::plan::Plan;
+use crate::spec::Checked;
+use crate::spec::model::ScaleOutAggregation;
+use crate::spec::policy::Policy;
+
+/// What a candidate costs in the search's order: the pool's monthly cost, else instance-hours.
+fn cost(s: &Scored) -> f64 {
+    s.pool_monthly.unwrap_or(s.instance_hours)
+}
+
+/// A policy in a line.
+fn brief(p: &super::Params) -> String {
+    format!(
+        "target {} step {} out {} min {:?}, in {} min, window {} min, tiers {}, min {} {:?}",
+        p.target_per_instance,
+        p.scale_out_step,
+        p.scale_out_cooldown_minutes,
+        p.scale_out_aggregation,
+        p.scale_in_cooldown_minutes,
+        p.time_window_minutes,
+        p.scale_out_tiers.len(),
+        p.capacity_min,
+        p.schedule_mins
+    )
+}
+
+/// Per pool size of `sizes`, the cheapest point of `grid` (or `before`) that meets the target
+/// under the variants `vs` (`share`), found without pruning; and the runs it took.
+fn exhaustive(
+    job: &Job,
+    before: &super::Params,
+    eb: bool,
+    vs: &[Variant],
+    share: f64,
+    grid: &Grid,
+    sizes: &[u32],
+) -> (Vec<Option<Scored>>, usize) {
+    let current = job.settings.standby.clone().expect("a pool");
+    // the grid's stage-1 points, the spec's policy, and stage 2 around every one of them
+    let mut firsts = grid.points(before);
+    if !firsts.contains(before) {
+        firsts.push(before.clone());
+    }
+    let mut points = firsts.clone();
+    if grid.stage2 {
+        for f in &firsts {
+            for p in stage2(f, before) {
+                if !points.contains(&p) {
+                    points.push(p);
+                }
+            }
+        }
+    }
+    let mut runs = 0;
+    let best = sizes
+        .iter()
+        .map(|&m| {
+            let settings = Settings {
+                standby: Some(current.sized(m, m)),
+                ..job.settings.clone()
+            };
+            let j = Job {
+                settings: &settings,
+                ..*job
+            };
+            let mut meeting: Vec<Scored> = points
+                .par_iter()
+                .filter_map(|p| score(&j, p, eb))
+                .filter(|s| s.meets)
+                .collect();
+            runs += points.len();
+            meeting.sort_by(cheaper);
+            // cheapest first: the first that holds is the cheapest that holds
+            for c in meeting {
+                runs += vs.len() - 1;
+                if holds(&j, &c.params, eb, vs, share) {
+                    return Some(c);
+                }
+            }
+            None
+        })
+        .collect();
+    (best, runs)
+}
+
+/// A spec, its plan and a run's settings, as `simulate` loads them.
+struct Case {
+    checked: Checked,
+    plan: Plan,
+    trace: Trace,
+    workload: super::super::model::Workload,
+    settings: Settings,
+    policy: Policy,
+}
+
+/// `examples/batch-inference-standby.yaml` edited by `edit`, with `arrivals` (one per minute
+/// from `start`, UTC), 2-minute jobs and a p95 target of `wait`.
+fn case(edit: impl Fn(String) -> String, start: &str, arrivals: Vec<u32>, wait: &str) -> Case {
+    let path = PathBuf::from("examples/batch-inference-standby.yaml");
+    let text = edit(std::fs::read_to_string(&path).expect("the example"));
+    let policy = Policy::default();
+    let checked = crate::spec::check_source(
+        text,
+        "examples/batch-inference-standby.yaml",
+        PathBuf::from("examples"),
+        &policy,
+        PriceTable::embedded(),
+    );
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    let plan = Plan::build(&checked).expect("a plan");
+    let n = arrivals.len();
+    let trace = Trace {
+        start: start.parse().expect("a timestamp"),
+        arrivals,
+        missing: vec![false; n],
+        source: "test".into(),
+    };
+    let p = prepare(
+        &checked,
+        &plan,
+        &LoadArgs {
+            spec: &path,
+            trace: None,
+            pulled: Some(trace),
+            synthetic: false,
+            seed: 1,
+            days: 1,
+            start: "",
+            entity: None,
+            telemetry: None,
+            job_duration: Some("PT2M"),
+            provisioning: None,
+            concurrency: None,
+            spot_evictions_per_hour: None,
+            wait_p95: wait,
+            choices: Default::default(),
+            standby_start: None,
+        },
+    )
+    .unwrap_or_else(|f| panic!("{}", f.message));
+    Case {
+        checked,
+        plan,
+        trace: p.trace,
+        workload: p.workload,
+        settings: p.settings,
+        policy,
+    }
+}
+
+/// Arrivals over `hours` hours at `rate(hour)` jobs a minute (hours counted from the trace's
+/// start), spread evenly (no randomness).
+fn arrivals(hours: usize, rate: impl Fn(usize) -> f64) -> Vec<u32> {
+    let mut acc = 0.0;
+    (0..hours * 60)
+        .map(|m| {
+            acc += rate(m / 60);
+            let a = (acc + 1e-9f64).floor();
+            acc -= a;
+            a as u32
+        })
+        .collect()
+}
+
+/// The search and the enumeration on `c` with `grid`: the lines where the search is dearer
+/// (empty: it never is) and a summary.
+fn compare(c: &Case, grid: &Grid) -> (Vec<String>, String) {
+    let spec = c.checked.spec.as_ref().expect("a spec");
+    let input = Input {
+        spec,
+        plan: &c.plan,
+        size: c.checked.size().expect("a size"),
+        file: "examples/batch-inference-standby.yaml",
+        auto_sized: c.checked.auto_sized,
+    };
+    let book = PriceBook::embedded();
+    let today = "2026-12-01";
+    let setting = super::super::setting(&c.plan, spec).expect("a setting");
+    let results = super::super::simulate(
+        &input,
+        &setting,
+        &c.trace,
+        &c.workload,
+        &c.settings,
+        &book,
+        today,
+        false,
+    );
+    let source = c.checked.source.as_deref().unwrap_or_default();
+    let job = Job {
+        input: &input,
+        checked: &c.checked,
+        policy: &c.policy,
+        source,
+        trace: &c.trace,
+        workload: &c.workload,
+        settings: &c.settings,
+        book: &book,
+        today,
+        robust_share: Some(1.0),
+    };
+    let (before, eb) = start(&job).expect("a queue policy");
+    let t0 = Instant::now();
+    let tuned = tune_with_pool(&job, &results, before.clone(), eb, t0, grid).expect("a tune");
+    let searched_ms = t0.elapsed().as_millis();
+    let search = tuned.pool_search.as_ref().expect("the joint search");
+    let sizes = standby::sizes(top_instances(spec));
+    let vs = variants_for(c.settings.choices, c.settings.standby.as_ref());
+    let t1 = Instant::now();
+    let (best, runs) = exhaustive(&job, &before, eb, &vs, 1.0, grid, &sizes);
+    let enumerated_ms = t1.elapsed().as_millis();
+    let mut misses = Vec::new();
+    for (i, m) in sizes.iter().enumerate() {
+        let row = &search.rows[i];
+        let found = row.policy.as_ref().and(row.result.monthly);
+        if let Some(e) = &best[i] {
+            let dearer = found.is_none_or(|f| f > cost(e) + 1e-6);
+            if dearer {
+                misses.push(format!(
+                    "maxReady {m}: the search {} ({}), the enumeration ${:.2} ({})",
+                    found.map_or("found none".into(), |f| format!("${f:.2}")),
+                    row.policy.as_ref().map_or(String::new(), brief),
+                    cost(e),
+                    brief(&e.params)
+                ));
+            }
+        }
+    }
+    let overall = best
+        .iter()
+        .flatten()
+        .map(cost)
+        .fold(f64::INFINITY, f64::min);
+    let chosen = search
+        .chosen_max_ready
+        .and_then(|m| sizes.iter().position(|s| *s == m))
+        .and_then(|i| search.rows[i].result.monthly);
+    if overall.is_finite() && chosen.is_none_or(|c| c > overall + 1e-6) {
+        misses.push(format!(
+            "chosen: the search {:?}, the enumeration's cheapest ${overall:.2}",
+            chosen
+        ));
+    }
+    let summary = format!(
+        "search: {} runs in {searched_ms} ms, chosen maxReady {:?} at {:?}; enumeration: {runs} runs in {enumerated_ms} ms, cheapest ${overall:.2}",
+        search.runs, search.chosen_max_ready, chosen
+    );
+    (misses, summary)
+}
+
+/// The small grid of the fast tests: 24 stage-1 points and stage 2 around each.
+fn small() -> Grid {
+    Grid::of(
+        &[1, 2, 4],
+        &[1, 3],
+        &[1, 5],
+        &[ScaleOutAggregation::Average],
+        &[5, 10],
+        true,
+    )
+}
+
+/// Up to 3 VMs (pool sizes 0 to 3).
+fn small_spec(x: String) -> String {
+    x.replace("    max: 8\n", "    max: 3\n")
+}
+
+/// Six hours from 14:00 UTC: 0.1 jobs a minute, 1.2 from 18:00 to 20:00.
+fn evening() -> Vec<u32> {
+    arrivals(6, |h| if (4..6).contains(&h) { 1.2 } else { 0.1 })
+}
+
+const AT_14: &str = "2026-11-02T14:00:00Z";
+
+fn check(name: &str, c: &Case) {
+    let (misses, summary) = compare(c, &small());
+    eprintln!("{name}: {summary}");
+    assert!(misses.is_empty(), "{summary}\n{}", misses.join("\n"));
+}
+
+#[test]
+fn the_pool_search_finds_what_an_enumeration_finds_on_an_evening_ramp() {
+    check("evening ramp", &case(small_spec, AT_14, evening(), "5m"));
+}
+
+#[test]
+fn the_pool_search_finds_what_an_enumeration_finds_on_flat_load() {
+    // 0.8 jobs a minute (1.6 VMs busy on average)
+    let c = case(small_spec, AT_14, arrivals(6, |_| 0.8), "5m");
+    check("flat load", &c);
+}
+
+#[test]
+fn the_pool_search_finds_what_an_enumeration_finds_with_a_longer_target() {
+    check("10 minutes", &case(small_spec, AT_14, evening(), "10m"));
+}
+
+/// The search's own grid against every stage-1 point and stage 2 around each, on the example
+/// (max 8) over a week of flat and ramped load. Long even in release.
+#[test]
+#[ignore]
+fn exhaustive_full_grid() {
+    let full = Grid::full();
+    let mut all = Vec::new();
+    for (name, a) in [
+        ("flat 0.8/min", arrivals(7 * 24, |_| 0.8)),
+        (
+            "evening ramp",
+            arrivals(7 * 24, |h| {
+                if (18..21).contains(&(h % 24)) {
+                    2.0
+                } else {
+                    0.3
+                }
+            }),
+        ),
+    ] {
+        let c = case(|x| x, "2026-11-02T00:00:00Z", a, "5m");
+        let (misses, summary) = compare(&c, &full);
+        eprintln!("{name}: {summary}");
+        for m in &misses {
+            eprintln!("  {m}");
+        }
+        all.extend(misses.into_iter().map(|m| format!("{name}: {m}")));
+    }
+    assert!(all.is_empty(), "{}", all.join("\n"));
+}
