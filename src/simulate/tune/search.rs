@@ -337,20 +337,45 @@ pub(super) fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
 pub(super) const TARGETS: &[u32] = &[1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50];
 pub(super) const STEPS: &[u32] = &[1, 2, 3, 4];
 pub(super) const OUT_COOLDOWNS: &[u32] = &[1, 2, 3, 5];
-const IN_COOLDOWNS: &[u32] = &[5, 10, 15, 30];
-const WINDOWS: &[u32] = &[5, 10];
+pub(super) const IN_COOLDOWNS: &[u32] = &[5, 10, 15, 30];
+pub(super) const WINDOWS: &[u32] = &[5, 10];
 
 /// The scale-out rules' `timeAggregation` values the search tries
 /// ([`crate::facts::autoscale::TIME_AGGREGATIONS`]; scale-in keeps `Average`).
 pub(super) const AGGREGATIONS: [ScaleOutAggregation; 3] = ScaleOutAggregation::ALL;
 
+/// The values the search tries per knob ([`SPACE`]: the tuner's; a test may give a smaller one).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Space {
+    pub aggregations: &'static [ScaleOutAggregation],
+    pub targets: &'static [u32],
+    pub steps: &'static [u32],
+    pub out_cooldowns: &'static [u32],
+    pub in_cooldowns: &'static [u32],
+    pub windows: &'static [u32],
+}
+
+/// The tuner's values.
+pub(super) const SPACE: Space = Space {
+    aggregations: &AGGREGATIONS,
+    targets: TARGETS,
+    steps: STEPS,
+    out_cooldowns: OUT_COOLDOWNS,
+    in_cooldowns: IN_COOLDOWNS,
+    windows: WINDOWS,
+};
+
 /// Stage 1 candidates.
 pub fn stage1(before: &Params) -> Vec<Params> {
+    stage1_in(before, &SPACE)
+}
+
+fn stage1_in(before: &Params, space: &Space) -> Vec<Params> {
     let mut v = vec![before.clone()];
-    for &agg in &AGGREGATIONS {
-        for &t in TARGETS {
-            for &s in STEPS {
-                for &c in OUT_COOLDOWNS {
+    for &agg in space.aggregations {
+        for &t in space.targets {
+            for &s in space.steps {
+                for &c in space.out_cooldowns {
                     let mut p = before.clone();
                     p.target_per_instance = t;
                     p.scale_out_step = s;
@@ -411,22 +436,36 @@ pub(super) fn floor_options(p: &Params) -> Vec<(u32, Vec<u32>)> {
     out
 }
 
+/// The one `scaleOutTiers` tier stage 2 tries: above three times the target, a larger step.
+pub(super) fn tier_for(p: &Params) -> ScaleOutTier {
+    ScaleOutTier {
+        above: p.target_per_instance * 3,
+        step: p.scale_out_step * 2 + 2,
+    }
+}
+
 /// Stage 2 candidates around `base`.
 pub fn stage2(base: &Params, before: &Params) -> Vec<Params> {
+    stage2_with(base, before, &floor_options(base), &SPACE)
+}
+
+/// [`stage2`] with the floors given (`(capacity.min, schedule minimums)`).
+fn stage2_with(
+    base: &Params,
+    before: &Params,
+    floors: &[(u32, Vec<u32>)],
+    space: &Space,
+) -> Vec<Params> {
     let mut v = Vec::new();
-    let floors = floor_options(base);
-    for &ic in IN_COOLDOWNS {
-        for &w in WINDOWS {
+    for &ic in space.in_cooldowns {
+        for &w in space.windows {
             for tier in [false, true] {
-                for (cmin, smins) in &floors {
+                for (cmin, smins) in floors {
                     let mut p = base.clone();
                     p.scale_in_cooldown_minutes = ic;
                     p.time_window_minutes = w;
                     if tier {
-                        p.scale_out_tiers = vec![ScaleOutTier {
-                            above: p.target_per_instance * 3,
-                            step: p.scale_out_step * 2 + 2,
-                        }];
+                        p.scale_out_tiers = vec![tier_for(&p)];
                     } else {
                         p.scale_out_tiers = before
                             .scale_out_tiers
@@ -448,6 +487,151 @@ pub fn stage2(base: &Params, before: &Params) -> Vec<Params> {
     v
 }
 
+/// Stage 1's knobs (`scaleOutAggregation` × `targetPerInstance` × `scaleOutStep` ×
+/// `scaleOutCooldown`) and the `timeWindow` around `p`, with `p`'s scale-in cooldown, tier
+/// and floors kept (a tier stage 2 added follows the new target and step).
+fn stage1_around(p: &Params, before: &Params, space: &Space) -> Vec<Params> {
+    let own_tier =
+        p.scale_out_tiers == vec![tier_for(p)] && before.scale_out_tiers != p.scale_out_tiers;
+    let mut v = Vec::new();
+    for &w in space.windows {
+        for &agg in space.aggregations {
+            v.extend(stage1_knobs(p, before, space, agg, w, own_tier));
+        }
+    }
+    v
+}
+
+fn stage1_knobs(
+    p: &Params,
+    before: &Params,
+    space: &Space,
+    agg: ScaleOutAggregation,
+    w: u32,
+    own_tier: bool,
+) -> Vec<Params> {
+    let mut v = Vec::new();
+    for &t in space.targets {
+        for &s in space.steps {
+            for &c in space.out_cooldowns {
+                let mut q = p.clone();
+                q.target_per_instance = t;
+                q.scale_out_step = s;
+                q.scale_out_cooldown_minutes = c;
+                q.scale_out_aggregation = agg;
+                q.time_window_minutes = w;
+                q.scale_out_tiers = if own_tier {
+                    vec![tier_for(&q)]
+                } else {
+                    before
+                        .scale_out_tiers
+                        .iter()
+                        .filter(|x| x.above > t)
+                        .cloned()
+                        .collect()
+                };
+                v.push(q);
+            }
+        }
+    }
+    v
+}
+
+/// Whether candidates hold under the variants ([`holds`]), each policy checked once.
+#[derive(Default)]
+struct Known(std::collections::HashMap<String, bool>);
+
+impl Known {
+    fn key(p: &Params) -> String {
+        serde_json::to_string(p).unwrap_or_default()
+    }
+
+    /// [`holds`] for each of `cands` (those not yet known in parallel).
+    fn check(
+        &mut self,
+        job: &Job,
+        cands: &[&Scored],
+        explicit_below: bool,
+        vs: &[Variant],
+        share: f64,
+    ) -> Vec<bool> {
+        let keys: Vec<String> = cands.iter().map(|c| Self::key(&c.params)).collect();
+        let new: Vec<(String, bool)> = cands
+            .par_iter()
+            .zip(keys.par_iter())
+            .filter(|(_, k)| !self.0.contains_key(*k))
+            .map(|(c, k)| (k.clone(), holds(job, &c.params, explicit_below, vs, share)))
+            .collect();
+        self.0.extend(new);
+        keys.iter().map(|k| self.0[k]).collect()
+    }
+}
+
+/// The rounds stage 3 may take.
+const ROUNDS: usize = 4;
+
+/// Stage 3: from the cheapest policy that holds so far, stage 1's knobs and the window around
+/// it (its scale-in cooldown, tier and floors kept) and stage 2's (the spec's floors, as the
+/// first two stages reach them), the cheapest new one that holds becoming the next centre,
+/// until a round finds nothing cheaper that holds. The two stages alone vary one group of
+/// knobs around a few bases of stage 1; a robust policy often needs both changed (a floor with
+/// a larger target, a shorter window with another step and aggregation), which neither
+/// reaches. Within the space `tune/exhaustive.rs` enumerates.
+fn refine(
+    job: &Job,
+    before: &Params,
+    explicit_below: bool,
+    vs: &[Variant],
+    share: f64,
+    scored: &mut Vec<Scored>,
+    known: &mut Known,
+    space: &Space,
+) {
+    let mut meeting: Vec<&Scored> = scored.iter().filter(|s| s.meets).collect();
+    meeting.sort_by(|a, b| cheaper(a, b));
+    let mut centre = None;
+    for chunk in meeting.chunks(8) {
+        let ok = known.check(job, chunk, explicit_below, vs, share);
+        if let Some((c, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
+            centre = Some((*c).clone());
+            break;
+        }
+    }
+    let Some(mut centre) = centre else { return };
+    let mut tried: std::collections::HashSet<String> =
+        scored.iter().map(|s| Known::key(&s.params)).collect();
+    let floors = floor_options(before);
+    for _ in 0..ROUNDS {
+        let cands: Vec<Params> = stage1_around(&centre.params, before, space)
+            .into_iter()
+            .chain(stage2_with(&centre.params, before, &floors, space))
+            .filter(|p| tried.insert(Known::key(p)))
+            .collect();
+        let new: Vec<Scored> = cands
+            .par_iter()
+            .filter_map(|p| score(job, p, explicit_below))
+            .collect();
+        let mut cheaper_new: Vec<&Scored> = new
+            .iter()
+            .filter(|s| s.meets && cheaper(s, &centre).is_lt())
+            .collect();
+        cheaper_new.sort_by(|a, b| cheaper(a, b));
+        let mut next = None;
+        for chunk in cheaper_new.chunks(8) {
+            let ok = known.check(job, chunk, explicit_below, vs, share);
+            if let Some((c, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
+                next = Some((*c).clone());
+                break;
+            }
+        }
+        scored.extend(new);
+        match next {
+            Some(n) => centre = n,
+            None => break,
+        }
+    }
+}
+
 /// The policy as written, and whether the spec gives `scaleInBelow` itself (else each candidate
 /// derives it): where both searches start.
 pub(super) fn start(job: &Job) -> Result<(Params, bool), String> {
@@ -464,9 +648,15 @@ pub(super) fn start(job: &Job) -> Result<(Params, bool), String> {
 
 /// Search, propose, verify.
 pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
+    tune_in(job, before_results, &SPACE)
+}
+
+/// [`tune`] over the values of `space`.
+pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Result<Tuned, String> {
     let started = Instant::now();
     let (before, explicit_below) = start(job)?;
-    let s1 = stage1(&before);
+    let mut known = Known::default();
+    let s1 = stage1_in(&before, space);
     let mut scored: Vec<Scored> = s1
         .par_iter()
         .filter_map(|p| score(job, p, explicit_below))
@@ -500,10 +690,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
         let vs = variants_for(job.settings.choices, job.settings.standby.as_ref());
         let mut robust_found = 0;
         'walk: for chunk in bases.iter().take(64).collect::<Vec<_>>().chunks(8) {
-            let ok: Vec<bool> = chunk
-                .par_iter()
-                .map(|c| holds(job, &c.params, explicit_below, &vs, share))
-                .collect();
+            let ok = known.check(job, chunk, explicit_below, &vs, share);
             for (c, ok) in chunk.iter().zip(ok) {
                 if ok {
                     if !around.iter().any(|a| a.params == c.params) {
@@ -525,7 +712,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     }
     let mut s2: Vec<Params> = Vec::new();
     for b in around {
-        for p in stage2(&b.params, &before) {
+        for p in stage2_with(&b.params, &before, &floor_options(&b.params), space) {
             if !s2.contains(&p) && !s1.contains(&p) {
                 s2.push(p);
             }
@@ -536,6 +723,19 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
             .filter_map(|p| score(job, p, explicit_below))
             .collect::<Vec<_>>(),
     );
+    if let Some(share) = job.robust_share {
+        let vs = variants_for(job.settings.choices, job.settings.standby.as_ref());
+        refine(
+            job,
+            &before,
+            explicit_below,
+            &vs,
+            share,
+            &mut scored,
+            &mut known,
+            space,
+        );
+    }
     let candidates = scored.len();
     let mut meeting: Vec<Scored> = scored.iter().filter(|s| s.meets).cloned().collect();
     meeting.sort_by(cheaper);
@@ -569,10 +769,8 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
                 .map(|n| under_variants(job, &n.params, explicit_below, &vs, Some(n)));
             // cheapest first, a few candidates at a time in parallel
             'walk: for chunk in meeting.chunks(8) {
-                let ok: Vec<bool> = chunk
-                    .par_iter()
-                    .map(|c| holds(job, &c.params, explicit_below, &vs, share))
-                    .collect();
+                let chunk: Vec<&Scored> = chunk.iter().collect();
+                let ok = known.check(job, &chunk, explicit_below, &vs, share);
                 for (cand, ok) in chunk.iter().zip(ok) {
                     checked += 1;
                     if !ok {
@@ -583,7 +781,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
                             let u =
                                 under_variants(job, &cand.params, explicit_below, &vs, Some(cand));
                             best = Some(b);
-                            after = Some((cand.clone(), u));
+                            after = Some(((*cand).clone(), u));
                             break 'walk;
                         }
                         Err(e) => reason = Some(e),
