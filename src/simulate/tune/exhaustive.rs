@@ -18,7 +18,8 @@ use std::collections::HashSet;
 use rayon::prelude::*;
 
 use super::params::Params;
-use super::search::{Job, SPACE, Scored, Space, cheaper, floor_options, holds, score, tier_for};
+use super::search::{Job, Scored, cheaper, holds, score};
+use super::space::{SPACE, Space, floor_options, tier_for};
 
 /// Every policy of `space` around the spec's `before` (deduplicated, `before` first).
 pub(super) fn grid(before: &Params, space: &Space) -> Vec<Params> {
@@ -466,12 +467,12 @@ mod tests {
         let g = grid(&before, &SPACE);
         let keys: HashSet<String> = g.iter().map(key).collect();
         assert_eq!(keys.len(), g.len());
-        let s1 = super::super::search::stage1(&before);
+        let s1 = super::super::space::stage1(&before);
         for p in &s1 {
             assert!(keys.contains(&key(p)), "{p:?}");
         }
         for base in s1.iter().step_by(97) {
-            for p in super::super::search::stage2(base, &before) {
+            for p in super::super::space::stage2(base, &before) {
                 assert!(keys.contains(&key(&p)), "{p:?}");
             }
         }

@@ -35,6 +35,7 @@ mod pool;
 mod report;
 pub mod schedule;
 mod search;
+mod space;
 
 pub use edit::{Edit, apply_edits, edits, set};
 pub use learned::Learned;
@@ -42,9 +43,9 @@ pub use params::Params;
 pub use report::{json, markdown, text};
 pub use schedule::propose;
 pub use search::{
-    Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, stage1, stage2, variants,
-    variants_for,
+    Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, variants, variants_for,
 };
+pub use space::{stage1, stage2};
 
 /// Search, propose, verify: with a standby pool, its size and the policy together
 /// ([`pool`]); else the policy alone.
