@@ -72,6 +72,13 @@ pub struct Series {
     pub regular: Vec<u16>,
     pub spot: Vec<u16>,
     pub profile: Vec<u16>,
+    /// Ready instances running nothing during the minute (of `regular + spot`).
+    pub idle: Vec<u16>,
+    /// Instances booting.
+    pub provisioning: Vec<u16>,
+    /// Free job slots on ready instances that run at least one job (whole instances: a VM
+    /// bills all its slots).
+    pub free_slots: Vec<u32>,
 }
 
 impl Outcome {
@@ -266,6 +273,9 @@ pub fn run(r: &Run) -> Outcome {
         regular: Vec::with_capacity(h),
         spot: Vec::with_capacity(h),
         profile: timeline.clone(),
+        idle: Vec::with_capacity(h),
+        provisioning: Vec::with_capacity(h),
+        free_slots: Vec::with_capacity(h),
     });
 
     // the pool starts at the first profile's default, warm
@@ -409,6 +419,14 @@ pub fn run(r: &Run) -> Outcome {
             .iter()
             .filter(|i| i.ready_at <= t && i.busy.is_empty())
             .count() as u64;
+        if let Some(s) = series.as_mut() {
+            let free: usize = inst
+                .iter()
+                .filter(|i| i.ready_at <= t && !i.busy.is_empty())
+                .map(|i| c.saturating_sub(i.busy.len()))
+                .sum();
+            s.free_slots.push(free as u32);
+        }
         // completions up to the end of the minute
         for i in inst.iter_mut() {
             let before = i.busy.len();
@@ -432,9 +450,12 @@ pub fn run(r: &Run) -> Outcome {
         o.spot_minutes += spot;
         o.regular_minutes += n - spot;
         o.idle_minutes += idle_now;
-        o.provisioning_minutes += inst.iter().filter(|i| i.ready_at > t).count() as u64;
+        let booting = inst.iter().filter(|i| i.ready_at > t).count() as u64;
+        o.provisioning_minutes += booting;
         o.peak_instances = o.peak_instances.max(n as u32);
         if let Some(s) = series.as_mut() {
+            s.idle.push(idle_now as u16);
+            s.provisioning.push(booting as u16);
             s.backlog.push(queued.min(u64::from(u32::MAX)) as u32);
             s.regular.push((n - spot) as u16);
             s.spot.push(spot as u16);

@@ -7,7 +7,14 @@
 //! 1. `targetPerInstance` × `scaleOutStep` × `scaleOutCooldown` (15 × 4 × 4);
 //! 2. around the three cheapest of stage 1 that meet the target (or the three fastest when none
 //!    does): `scaleInCooldown` × `timeWindow` × one `scaleOutTiers` tier or none × the minimums
-//!    (as is; zero minimums raised to 1; schedule minimums above `capacity.min` halved; both).
+//!    (as is; zero minimums raised to 1; schedule minimums above `capacity.min` halved; both);
+//! 3. with the variants: from the cheapest policy that holds, stage 1's knobs and the window
+//!    around it (its scale-in cooldown, tier and floors kept) and stage 2's (the spec's
+//!    floors), again from each cheaper one that holds,
+//!    until a round finds none (at most 4 rounds): a robust policy often needs knobs of both
+//!    stages changed together (issue 22: `llm-finetune-a100` held at `targetPerInstance: 8`
+//!    with a floor of 1, which neither stage reached). `exhaustive.rs` (tests) enumerates the
+//!    whole space the stages draw from and compares (`.ci/tune-exhaustive`).
 //!
 //! Robustness (issue 22): the candidates that meet the target in the nominal model are checked,
 //! cheapest first, under the model [`variants`] (the other queue-metric reading, a late metric,
@@ -19,6 +26,8 @@
 //! validate and plan, and its figures are simulated once more from that plan.
 
 mod edit;
+#[cfg(test)]
+mod exhaustive;
 pub mod learn;
 mod learned;
 mod params;
@@ -28,6 +37,7 @@ mod pool_check;
 mod report;
 pub mod schedule;
 mod search;
+mod space;
 
 pub use edit::{Edit, apply_edits, edits, set};
 pub use learned::Learned;
@@ -35,9 +45,9 @@ pub use params::Params;
 pub use report::{json, markdown, text};
 pub use schedule::propose;
 pub use search::{
-    Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, stage1, stage2, variants,
-    variants_for,
+    Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, variants, variants_for,
 };
+pub use space::{stage1, stage2};
 
 /// Search, propose, verify: with a standby pool, its size and the policy together
 /// ([`pool`]); else the policy alone.

@@ -9,13 +9,16 @@ use super::super::engine::{self, Arrivals, Choices, Run, Setting};
 use super::super::{Input, Results, Settings, monthly_hours, price, priority, results};
 use crate::cost::PriceBook;
 use crate::plan::Plan;
-use crate::spec::model::{ScaleOutAggregation, ScaleOutTier, Spec};
+use crate::spec::model::Spec;
 use crate::spec::policy::Policy;
 use crate::spec::{Checked, check_source};
 
 use super::super::standby::{self, PoolSearch};
 use super::edit::{apply_edits, edits};
 use super::params::Params;
+// what pool.rs draws from too
+pub(super) use super::space::{AGGREGATIONS, OUT_COOLDOWNS, STEPS, TARGETS, WINDOWS, stage2};
+use super::space::{SPACE, Space, floor_options, stage1_around, stage1_in, stage2_with};
 
 /// What a tune needs.
 pub struct Job<'a> {
@@ -334,118 +337,99 @@ pub(super) fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
         .then(a.p95.total_cmp(&b.p95))
 }
 
-pub(super) const TARGETS: &[u32] = &[1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50];
-pub(super) const STEPS: &[u32] = &[1, 2, 3, 4];
-pub(super) const OUT_COOLDOWNS: &[u32] = &[1, 2, 3, 5];
-const IN_COOLDOWNS: &[u32] = &[5, 10, 15, 30];
-pub(super) const WINDOWS: &[u32] = &[5, 10];
+/// Whether candidates hold under the variants ([`holds`]), each policy checked once.
+#[derive(Default)]
+struct Known(std::collections::HashMap<String, bool>);
 
-/// The scale-out rules' `timeAggregation` values the search tries
-/// ([`crate::facts::autoscale::TIME_AGGREGATIONS`]; scale-in keeps `Average`).
-pub(super) const AGGREGATIONS: [ScaleOutAggregation; 3] = ScaleOutAggregation::ALL;
-
-/// Stage 1 candidates.
-pub fn stage1(before: &Params) -> Vec<Params> {
-    let mut v = vec![before.clone()];
-    for &agg in &AGGREGATIONS {
-        for &t in TARGETS {
-            for &s in STEPS {
-                for &c in OUT_COOLDOWNS {
-                    let mut p = before.clone();
-                    p.target_per_instance = t;
-                    p.scale_out_step = s;
-                    p.scale_out_cooldown_minutes = c;
-                    p.scale_out_aggregation = agg;
-                    p.scale_out_tiers.retain(|tier| tier.above > t);
-                    if !v.contains(&p) {
-                        v.push(p);
-                    }
-                }
-            }
-        }
+impl Known {
+    fn key(p: &Params) -> String {
+        serde_json::to_string(p).unwrap_or_default()
     }
-    v
+
+    /// [`holds`] for each of `cands` (those not yet known in parallel).
+    fn check(
+        &mut self,
+        job: &Job,
+        cands: &[&Scored],
+        explicit_below: bool,
+        vs: &[Variant],
+        share: f64,
+    ) -> Vec<bool> {
+        let keys: Vec<String> = cands.iter().map(|c| Self::key(&c.params)).collect();
+        let new: Vec<(String, bool)> = cands
+            .par_iter()
+            .zip(keys.par_iter())
+            .filter(|(_, k)| !self.0.contains_key(*k))
+            .map(|(c, k)| (k.clone(), holds(job, &c.params, explicit_below, vs, share)))
+            .collect();
+        self.0.extend(new);
+        keys.iter().map(|k| self.0[k]).collect()
+    }
 }
 
-/// The floors stage 2 tries around `p`: `(capacity.min, schedule minimums)`. As is; zero
-/// minimums raised to 1; `capacity.min` lowered (to 0, 1 and its quarters: a spec's floor is
-/// not taken as given); schedule minimums above `capacity.min` at 25, 50 and 75 %; and the
-/// raise and the halving together.
-pub(super) fn floor_options(p: &Params) -> Vec<(u32, Vec<u32>)> {
-    let base = p.capacity_min;
-    let scaled = |mins: &[u32], floor: u32, pct: u32| -> Vec<u32> {
-        mins.iter()
-            .map(|m| {
-                if *m > floor {
-                    (m * pct).div_ceil(100).max(floor)
-                } else {
-                    *m
-                }
-            })
-            .collect()
-    };
-    let raised = |c: u32, mins: &[u32]| -> (u32, Vec<u32>) {
-        (c.max(1), mins.iter().map(|m| (*m).max(1)).collect())
-    };
-    let mut out: Vec<(u32, Vec<u32>)> = vec![(base, p.schedule_mins.clone())];
-    out.push(raised(base, &p.schedule_mins));
-    for low in [0, 1, base / 4, base / 2, base * 3 / 4] {
-        if low < base {
-            out.push((low, p.schedule_mins.clone()));
-        }
-    }
-    for pct in [25, 50, 75] {
-        out.push((base, scaled(&p.schedule_mins, base, pct)));
-    }
-    let (rc, rm) = raised(base, &p.schedule_mins);
-    out.push((rc, scaled(&rm, rc, 50)));
-    let mut seen = Vec::new();
-    out.retain(|o| {
-        if seen.contains(o) {
-            false
-        } else {
-            seen.push(o.clone());
-            true
-        }
-    });
-    out
-}
+/// The rounds stage 3 may take.
+const ROUNDS: usize = 4;
 
-/// Stage 2 candidates around `base`.
-pub fn stage2(base: &Params, before: &Params) -> Vec<Params> {
-    let mut v = Vec::new();
-    let floors = floor_options(base);
-    for &ic in IN_COOLDOWNS {
-        for &w in WINDOWS {
-            for tier in [false, true] {
-                for (cmin, smins) in &floors {
-                    let mut p = base.clone();
-                    p.scale_in_cooldown_minutes = ic;
-                    p.time_window_minutes = w;
-                    if tier {
-                        p.scale_out_tiers = vec![ScaleOutTier {
-                            above: p.target_per_instance * 3,
-                            step: p.scale_out_step * 2 + 2,
-                        }];
-                    } else {
-                        p.scale_out_tiers = before
-                            .scale_out_tiers
-                            .iter()
-                            .filter(|t| t.above > p.target_per_instance)
-                            .cloned()
-                            .collect();
-                    }
-                    p.capacity_min = *cmin;
-                    p.schedule_mins = smins.clone();
-                    p.clamp_defaults();
-                    if !v.contains(&p) {
-                        v.push(p);
-                    }
-                }
+/// Stage 3: from the cheapest policy that holds so far, stage 1's knobs and the window around
+/// it (its scale-in cooldown, tier and floors kept) and stage 2's (the spec's floors, as the
+/// first two stages reach them), the cheapest new one that holds becoming the next centre,
+/// until a round finds nothing cheaper that holds. The two stages alone vary one group of
+/// knobs around a few bases of stage 1; a robust policy often needs both changed (a floor with
+/// a larger target, a shorter window with another step and aggregation), which neither
+/// reaches. Within the space `tune/exhaustive.rs` enumerates.
+fn refine(
+    job: &Job,
+    before: &Params,
+    explicit_below: bool,
+    vs: &[Variant],
+    share: f64,
+    scored: &mut Vec<Scored>,
+    known: &mut Known,
+    space: &Space,
+) {
+    let mut meeting: Vec<&Scored> = scored.iter().filter(|s| s.meets).collect();
+    meeting.sort_by(|a, b| cheaper(a, b));
+    let mut centre = None;
+    for chunk in meeting.chunks(8) {
+        let ok = known.check(job, chunk, explicit_below, vs, share);
+        if let Some((c, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
+            centre = Some((*c).clone());
+            break;
+        }
+    }
+    let Some(mut centre) = centre else { return };
+    let mut tried: std::collections::HashSet<String> =
+        scored.iter().map(|s| Known::key(&s.params)).collect();
+    let floors = floor_options(before);
+    for _ in 0..ROUNDS {
+        let cands: Vec<Params> = stage1_around(&centre.params, before, space)
+            .into_iter()
+            .chain(stage2_with(&centre.params, before, &floors, space))
+            .filter(|p| tried.insert(Known::key(p)))
+            .collect();
+        let new: Vec<Scored> = cands
+            .par_iter()
+            .filter_map(|p| score(job, p, explicit_below))
+            .collect();
+        let mut cheaper_new: Vec<&Scored> = new
+            .iter()
+            .filter(|s| s.meets && cheaper(s, &centre).is_lt())
+            .collect();
+        cheaper_new.sort_by(|a, b| cheaper(a, b));
+        let mut next = None;
+        for chunk in cheaper_new.chunks(8) {
+            let ok = known.check(job, chunk, explicit_below, vs, share);
+            if let Some((c, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
+                next = Some((*c).clone());
+                break;
             }
         }
+        scored.extend(new);
+        match next {
+            Some(n) => centre = n,
+            None => break,
+        }
     }
-    v
 }
 
 /// The policy as written, and whether the spec gives `scaleInBelow` itself (else each candidate
@@ -464,9 +448,15 @@ pub(super) fn start(job: &Job) -> Result<(Params, bool), String> {
 
 /// Search, propose, verify.
 pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
+    tune_in(job, before_results, &SPACE)
+}
+
+/// [`tune`] over the values of `space`.
+pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Result<Tuned, String> {
     let started = Instant::now();
     let (before, explicit_below) = start(job)?;
-    let s1 = stage1(&before);
+    let mut known = Known::default();
+    let s1 = stage1_in(&before, space);
     let mut scored: Vec<Scored> = s1
         .par_iter()
         .filter_map(|p| score(job, p, explicit_below))
@@ -500,10 +490,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
         let vs = variants_for(job.settings.choices, job.settings.standby.as_ref());
         let mut robust_found = 0;
         'walk: for chunk in bases.iter().take(64).collect::<Vec<_>>().chunks(8) {
-            let ok: Vec<bool> = chunk
-                .par_iter()
-                .map(|c| holds(job, &c.params, explicit_below, &vs, share))
-                .collect();
+            let ok = known.check(job, chunk, explicit_below, &vs, share);
             for (c, ok) in chunk.iter().zip(ok) {
                 if ok {
                     if !around.iter().any(|a| a.params == c.params) {
@@ -525,7 +512,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     }
     let mut s2: Vec<Params> = Vec::new();
     for b in around {
-        for p in stage2(&b.params, &before) {
+        for p in stage2_with(&b.params, &before, &floor_options(&b.params), space) {
             if !s2.contains(&p) && !s1.contains(&p) {
                 s2.push(p);
             }
@@ -536,6 +523,19 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
             .filter_map(|p| score(job, p, explicit_below))
             .collect::<Vec<_>>(),
     );
+    if let Some(share) = job.robust_share {
+        let vs = variants_for(job.settings.choices, job.settings.standby.as_ref());
+        refine(
+            job,
+            &before,
+            explicit_below,
+            &vs,
+            share,
+            &mut scored,
+            &mut known,
+            space,
+        );
+    }
     let candidates = scored.len();
     let mut meeting: Vec<Scored> = scored.iter().filter(|s| s.meets).cloned().collect();
     meeting.sort_by(cheaper);
@@ -569,10 +569,8 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
                 .map(|n| under_variants(job, &n.params, explicit_below, &vs, Some(n)));
             // cheapest first, a few candidates at a time in parallel
             'walk: for chunk in meeting.chunks(8) {
-                let ok: Vec<bool> = chunk
-                    .par_iter()
-                    .map(|c| holds(job, &c.params, explicit_below, &vs, share))
-                    .collect();
+                let chunk: Vec<&Scored> = chunk.iter().collect();
+                let ok = known.check(job, &chunk, explicit_below, &vs, share);
                 for (cand, ok) in chunk.iter().zip(ok) {
                     checked += 1;
                     if !ok {
@@ -583,7 +581,7 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
                             let u =
                                 under_variants(job, &cand.params, explicit_below, &vs, Some(cand));
                             best = Some(b);
-                            after = Some((cand.clone(), u));
+                            after = Some(((*cand).clone(), u));
                             break 'walk;
                         }
                         Err(e) => reason = Some(e),
@@ -730,7 +728,9 @@ pub(super) fn verify_with(
 
 #[cfg(test)]
 mod tests {
+    use super::super::space::stage1;
     use super::*;
+    use crate::spec::model::ScaleOutAggregation;
 
     #[test]
     fn variants_and_allowed_misses() {
