@@ -117,10 +117,9 @@ pub struct Args {
     /// Search the policies render can express for the cheapest that meets --wait-p95.
     #[arg(long)]
     pub tune: bool,
-    /// With --tune: the share of the variants (the two queue-metric readings, a 2-minute metric
-    /// delay, arrivals spread within the minute, provisioning +/-25 %, two pessimistic
-    /// combinations, and a load variant: a one-hour surge in each week's quietest hour) under
-    /// which a proposal must meet the target (1: all).
+    /// With --tune: the share of the model variants (the two queue-metric readings, a 2-minute
+    /// metric delay, arrivals spread within the minute, provisioning +/-25 %, two pessimistic
+    /// combinations) under which a proposal must meet the target (1: all).
     #[arg(long, value_name = "SHARE", default_value_t = 1.0, requires = "tune", value_parser = command::share)]
     pub robust_share: f64,
     /// With --tune: tune against the nominal model only (no margin for what Azure leaves open).
