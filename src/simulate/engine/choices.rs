@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use super::super::load::LoadChange;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZeroInstances {
@@ -65,6 +67,10 @@ pub struct Choices {
     /// it, replacing the pool's own (an assumption: no document gives it); `None`: the pool's.
     /// The `--tune` variants try 2 and 4 minutes when the spec has a pool.
     pub standby_start_seconds: Option<u32>,
+    /// The load as a `--tune` variant changes it (more arrivals, the pattern earlier); the
+    /// default replays the trace as given (and is left out of the JSON).
+    #[serde(skip_serializing_if = "LoadChange::is_nominal")]
+    pub load: LoadChange,
 }
 
 impl Default for Choices {
@@ -78,6 +84,7 @@ impl Default for Choices {
             arrivals: Arrivals::StartOfMinute,
             provisioning_factor: 1.0,
             standby_start_seconds: None,
+            load: LoadChange::default(),
         }
     }
 }

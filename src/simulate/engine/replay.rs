@@ -249,7 +249,14 @@ pub fn run(r: &Run) -> Outcome {
         }
         _ => Run { ..*r },
     };
-    let trace = r.trace;
+    // a load variant replays a changed copy of the trace (same start and length)
+    let changed;
+    let trace = if r.choices.load.is_nominal() {
+        r.trace
+    } else {
+        changed = r.choices.load.apply(r.trace);
+        &changed
+    };
     let h = trace.minutes();
     let w = r.workload;
     let d = w.job_seconds.max(1);

@@ -2,6 +2,7 @@
 //! a seeded synthetic weekly pattern.
 
 mod az_json;
+mod change;
 mod csv;
 mod synthetic;
 mod trace;
@@ -10,6 +11,7 @@ mod trace;
 mod tests;
 
 pub use az_json::{MAX_INTERVAL_SECS, parse_az_json};
+pub use change::LoadChange;
 pub use csv::parse_csv;
 pub use synthetic::{Synthetic, Window};
 pub use trace::{LoadError, MAX_MINUTES, Trace};

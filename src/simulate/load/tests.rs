@@ -164,3 +164,165 @@ fn a_huge_value_is_not_echoed_whole() {
     assert!(e.to_string().len() < 400, "{} bytes", e.to_string().len());
     assert!(e.to_string().contains("5000000 bytes"), "{e}");
 }
+
+/// A trace over both autumn clock changes (Europe 2026-10-25, US 2026-11-01): a quiet base and
+/// a busy local 09:00-10:00 in Western Europe, so each day's first busy minute is known.
+fn autumn(seed: u64) -> Trace {
+    Synthetic {
+        seed,
+        days: 12,
+        start: "2026-10-22T00:00:00Z".into(),
+        base_per_minute: 0.0,
+        windows: vec![Window {
+            time_zone: "W. Europe Standard Time".into(),
+            start: 9 * 60,
+            end: 10 * 60,
+            per_minute: 40.0,
+        }],
+        burst_per_hour: 0.5,
+        burst_per_minute: 3.0,
+    }
+    .generate()
+    .unwrap()
+}
+
+#[test]
+fn load_change_nominal_is_the_trace() {
+    let t = autumn(1);
+    let n = LoadChange::default();
+    assert!(n.is_nominal());
+    assert_eq!(n.apply(&t), t);
+}
+
+#[test]
+fn more_arrivals_scale_the_total_and_never_lower_a_minute() {
+    for seed in 0..8 {
+        let mut t = autumn(seed);
+        t.missing[5] = true;
+        for pct in [1, 5, 10, 25, 100] {
+            let l = LoadChange {
+                percent_more: pct,
+                earlier_minutes: 0,
+                ..LoadChange::default()
+            };
+            let c = l.apply(&t);
+            // timestamps intact: same start, same minutes, same gaps
+            assert_eq!((c.start, c.minutes()), (t.start, t.minutes()));
+            assert_eq!(c.missing, t.missing);
+            // the total scaled (rounded down), each minute at least its own and at most one
+            // above its own scaled count
+            assert_eq!(c.jobs(), t.jobs() * (100 + u64::from(pct)) / 100, "{pct} %");
+            for (a, b) in t.arrivals.iter().zip(&c.arrivals) {
+                let scaled = f64::from(*a) * f64::from(100 + pct) / 100.0;
+                assert!(
+                    *b >= *a && f64::from(*b) <= scaled.floor() + 1.0,
+                    "{a} -> {b}"
+                );
+            }
+            assert!(c.source.contains(&format!("arrivals +{pct} %")));
+        }
+    }
+}
+
+#[test]
+fn earlier_load_keeps_every_job_and_moves_by_elapsed_minutes_across_dst() {
+    let first_busy = |t: &Trace| -> Vec<usize> {
+        t.arrivals
+            .chunks(1440)
+            .enumerate()
+            .filter_map(|(d, day)| day.iter().position(|a| *a >= 20).map(|i| d * 1440 + i))
+            .collect()
+    };
+    for seed in 0..4 {
+        let t = autumn(seed);
+        for k in [1, 30, 90] {
+            let l = LoadChange {
+                percent_more: 0,
+                earlier_minutes: k,
+                ..LoadChange::default()
+            };
+            let c = l.apply(&t);
+            assert_eq!((c.start, c.minutes()), (t.start, t.minutes()));
+            assert_eq!(c.jobs(), t.jobs(), "every job kept");
+            let k = k as usize;
+            for i in 0..t.minutes() {
+                assert_eq!(c.arrivals[i], t.arrivals[(i + k) % t.minutes()]);
+                assert_eq!(c.missing[i], t.missing[(i + k) % t.minutes()]);
+            }
+            // the busy hour moves by exactly k elapsed minutes on every day, before and after
+            // both clock changes (the local hour moved by one in UTC on 2026-10-25)
+            let (a, b) = (first_busy(&t), first_busy(&c));
+            assert_eq!(a.len(), 12);
+            for (x, y) in a.iter().zip(&b) {
+                assert_eq!(*x - k, *y, "seed {seed}");
+            }
+            // 2026-10-24 09:00 CEST is 07:00 UTC; 2026-10-25 09:00 CET is 08:00 UTC
+            assert_eq!((a[2] % 1440, a[3] % 1440), (7 * 60, 8 * 60), "{a:?}");
+        }
+    }
+    // both changes together: the total scaled, the pattern earlier
+    let t = autumn(9);
+    let c = LoadChange {
+        percent_more: 10,
+        earlier_minutes: 30,
+        ..LoadChange::default()
+    }
+    .apply(&t);
+    assert_eq!(c.jobs(), t.jobs() * 110 / 100);
+    assert_eq!(c.minutes(), t.minutes());
+    assert!(
+        c.source.ends_with("(arrivals +10 %, load 30 min earlier)"),
+        "{}",
+        c.source
+    );
+}
+
+#[test]
+fn bunched_arrivals_keep_every_job_in_its_block() {
+    let t = autumn(3);
+    for b in [2, 5, 7] {
+        let c = LoadChange {
+            bunched_minutes: b,
+            ..LoadChange::default()
+        }
+        .apply(&t);
+        assert_eq!(
+            (c.start, c.minutes(), c.jobs()),
+            (t.start, t.minutes(), t.jobs())
+        );
+        let b = b as usize;
+        for (x, y) in t.arrivals.chunks(b).zip(c.arrivals.chunks(b)) {
+            assert_eq!(y[0], x.iter().sum::<u32>());
+            assert!(y[1..].iter().all(|a| *a == 0));
+        }
+    }
+}
+
+#[test]
+fn a_surge_lands_in_each_weeks_quietest_hour_and_lowers_nothing() {
+    let t = autumn(4);
+    let c = LoadChange {
+        surge_minutes: 60,
+        ..LoadChange::default()
+    }
+    .apply(&t);
+    assert_eq!((c.start, c.minutes()), (t.start, t.minutes()));
+    assert_eq!(c.missing, t.missing);
+    let changed: Vec<usize> = (0..t.minutes())
+        .filter(|&i| c.arrivals[i] != t.arrivals[i])
+        .collect();
+    assert!(t.arrivals.iter().zip(&c.arrivals).all(|(a, b)| b >= a));
+    // 12 days: two weeks' blocks, one surge each, within an hour, outside the busy window
+    let first = changed[0];
+    let second = *changed.iter().find(|&&i| i >= 7 * 1440).unwrap();
+    assert!(
+        changed
+            .iter()
+            .all(|&i| (first..first + 60).contains(&i) || (second..second + 60).contains(&i)),
+        "{changed:?}"
+    );
+    // it reaches the busiest hourly rate (about 40 a minute) after its 5-minute rise
+    assert!(c.arrivals[first + 10] >= 35, "{}", c.arrivals[first + 10]);
+    assert!(c.jobs() > t.jobs() + 2 * 50 * 35);
+    assert!(c.source.contains("60-min surge"));
+}
