@@ -70,13 +70,18 @@ impl Holding {
             .any(|(_, s)| s == "Succeeded" || !super::progress::is_terminal(s))
     }
 
-    fn listing(&self) -> String {
+    /// The spec's deployments in the group, `name state, ...`.
+    pub fn deployments_listed(&self) -> String {
         let d: Vec<String> = self
             .deployments
             .iter()
             .map(|(n, s)| format!("{n} {s}"))
             .collect();
-        format!("{} ({})", self.group, d.join(", "))
+        d.join(", ")
+    }
+
+    fn listing(&self) -> String {
+        format!("{} ({})", self.group, self.deployments_listed())
     }
 }
 

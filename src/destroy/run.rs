@@ -112,11 +112,7 @@ pub fn run(
                         "destroy: {} also holds deployments of {} ({}): what an earlier attempt left; this run leaves them, run `gpuform destroy {} -g {} --no-follow` after it",
                         h.group,
                         spec.metadata.name,
-                        h.deployments
-                            .iter()
-                            .map(|(n, s)| format!("{n} {s}"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
+                        h.deployments_listed(),
                         opts.spec_path.display(),
                         h.group
                     );

@@ -51,11 +51,7 @@ pub async fn group_to_read(
                     "status: {} also holds deployments of {} ({}): what an earlier attempt left (gpuform destroy {spec_path} -g {} --no-follow removes it)",
                     h.group,
                     spec.metadata.name,
-                    h.deployments
-                        .iter()
-                        .map(|(n, s)| format!("{n} {s}"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    h.deployments_listed(),
                     h.group
                 );
             }

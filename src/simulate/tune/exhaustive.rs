@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use super::params::Params;
 use super::search::{Job, Scored, cheaper, holds, score};
-use super::space::{SPACE, Space, floor_options, tier_for};
+use super::space::{SPACE, Space, floor_options};
 
 /// Every policy of `space` around the spec's `before` (deduplicated, `before` first).
 pub(super) fn grid(before: &Params, space: &Space) -> Vec<Params> {
@@ -42,16 +42,7 @@ pub(super) fn grid(before: &Params, space: &Space) -> Vec<Params> {
                                     p.scale_out_cooldown_minutes = oc;
                                     p.scale_in_cooldown_minutes = ic;
                                     p.time_window_minutes = w;
-                                    p.scale_out_tiers = if tier {
-                                        vec![tier_for(&p)]
-                                    } else {
-                                        before
-                                            .scale_out_tiers
-                                            .iter()
-                                            .filter(|x| x.above > t)
-                                            .cloned()
-                                            .collect()
-                                    };
+                                    p.scale_out_tiers = super::space::tiers(&p, &before, tier);
                                     p.capacity_min = *cmin;
                                     p.schedule_mins = smins.clone();
                                     p.clamp_defaults();

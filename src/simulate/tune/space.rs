@@ -191,19 +191,25 @@ fn stage1_knobs(
                 q.scale_out_cooldown_minutes = c;
                 q.scale_out_aggregation = agg;
                 q.time_window_minutes = w;
-                q.scale_out_tiers = if own_tier {
-                    vec![tier_for(&q)]
-                } else {
-                    before
-                        .scale_out_tiers
-                        .iter()
-                        .filter(|x| x.above > t)
-                        .cloned()
-                        .collect()
-                };
+                q.scale_out_tiers = tiers(&q, before, own_tier);
                 v.push(q);
             }
         }
     }
     v
+}
+
+/// The scale-out tiers of `q`: its own tier ([`tier_for`]) or `before`'s tiers above its
+/// `targetPerInstance`.
+pub(super) fn tiers(q: &Params, before: &Params, own_tier: bool) -> Vec<ScaleOutTier> {
+    if own_tier {
+        vec![tier_for(q)]
+    } else {
+        before
+            .scale_out_tiers
+            .iter()
+            .filter(|x| x.above > q.target_per_instance)
+            .cloned()
+            .collect()
+    }
 }
