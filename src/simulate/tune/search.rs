@@ -105,13 +105,22 @@ fn model_variants(base: Choices) -> Vec<Variant> {
     ]
 }
 
-/// The load changes `--tune` also scores a candidate under (issue 22; none yet). Measured with
-/// `.ci/tune-heldout`: a one-hour surge to the trace's peak rate in each week's quietest hour
-/// removed one of four held-out misses (provisioning +25 %) at +1.2 % pool cost, but made the
-/// tune find no policy on a short test trace (tests/simulate.rs, PT8M provisioning), so it is
-/// not on by default; arrivals +10 %, the load 30 minutes earlier and arrivals bunched per 5
-/// minutes changed no proposal. [`LoadChange`] keeps the transforms.
-pub const LOAD_CHANGES: &[LoadChange] = &[];
+/// The load changes `--tune` also scores a candidate under (issue 22): arrivals 15 % above the
+/// trace's, for a week that is busier than the one the policy was tuned on (an assumption about
+/// load, not an Azure fact: day-to-day variation of that size is common, and the held-out
+/// harness's 4-week load varies its days by 0.8-1.15x). Measured with `.ci/tune-heldout`
+/// (batch-inference-standby, p95 <= 5 min, 2x its capacity): two held-out misses (6 min on the
+/// flash crowd and the gaps/outages week) gone, at +1.0 % pool cost. Tried and not on: a
+/// one-hour surge to the trace's peak rate in each week's quietest hour (removed one held-out
+/// miss at +1.2 %, but left no policy on a short test trace with PT8M provisioning); the load
+/// 30 minutes earlier and arrivals bunched per 5 minutes (changed no proposal).
+/// [`LoadChange`] keeps the transforms.
+pub const LOAD_CHANGES: &[LoadChange] = &[LoadChange {
+    percent_more: 15,
+    earlier_minutes: 0,
+    bunched_minutes: 0,
+    surge_minutes: 0,
+}];
 
 /// The load variants: each of [`LOAD_CHANGES`] under the nominal model.
 fn load_variants(base: Choices) -> Vec<Variant> {
