@@ -21,8 +21,6 @@
 
 // `ArmError` carries the whole error tree; it is built once per failed call.
 #![allow(clippy::result_large_err)]
-// `ArmError` carries the whole error tree; it is built once per failed call.
-#![allow(clippy::result_large_err)]
 
 pub mod delete;
 pub mod inventory;

@@ -25,7 +25,7 @@
 //!   `articles/virtual-machines/spot-vms.md` @3bbed19b98e0d35bdd5ef8b280b3e59f6507d4fa): the
 //!   `SpotResources` table, its two types and sample queries, "eviction rates for the last 28
 //!   trailing days", "Eviction rates are quoted _per hour_", Spot not in 21Vianet;
-//! - [`GRAPH_PERMISSION_DOC`]: Learn "Azure permissions for Management and governance"
+//! - [`GRAPH_PERMISSION_DOC`], Learn "Azure permissions for Management and governance"
 //!   (MicrosoftDocs/azure-docs `articles/role-based-access-control/permissions/management-and-governance.md`,
 //!   stored version @f295d54dd810847c5ea04ac00087d674b37b425b): `Microsoft.ResourceGraph/resources/read`.
 //!

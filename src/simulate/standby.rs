@@ -114,7 +114,7 @@ impl Standby {
 
 /// `180` -> `3m`, `90` -> `90s`.
 pub fn minutes_label(seconds: u32) -> String {
-    if seconds % 60 == 0 {
+    if seconds.is_multiple_of(60) {
         format!("{}m", seconds / 60)
     } else {
         format!("{seconds}s")
@@ -149,7 +149,7 @@ pub fn parse_start(s: &str) -> Result<u32, String> {
         (t, 1.0)
     };
     let n: f64 = num.trim().parse().map_err(|_| bad())?;
-    if !n.is_finite() || n < 0.0 || n > 24.0 * 3600.0 {
+    if !n.is_finite() || !(0.0..=24.0 * 3600.0).contains(&n) {
         return Err(bad());
     }
     Ok((n * k).round() as u32)

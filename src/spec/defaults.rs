@@ -252,10 +252,10 @@ fn derive_subnets(
     if workload.is_none() && pe.is_none() {
         // both derived: the largest workload subnet that still leaves room for the /27
         for p in preferred..=prefix_for(max).max(preferred) {
-            if let Some(w) = first_free(space, p, space.network(), None) {
-                if let Some(e) = pe_after(w) {
-                    return (Some(w), Some(e));
-                }
+            if let Some(w) = first_free(space, p, space.network(), None)
+                && let Some(e) = pe_after(w)
+            {
+                return (Some(w), Some(e));
             }
         }
     }
