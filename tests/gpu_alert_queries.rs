@@ -7,9 +7,10 @@
 //! to DuckDB SQL and refuses what it does not support rather than guessing. CI installs it
 //! (.ci/run); elsewhere, without it, the tests say so loudly and skip.
 
-use std::io::Write;
+#[path = "support/kql.rs"]
+mod kql;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use gpuform::catalog::prices::PriceTable;
 use gpuform::plan::Plan;
@@ -131,43 +132,7 @@ fn at_now(q: &str) -> String {
 /// Run each query over the tables; `None` (after a loud message) when duckdb-kql is missing
 /// outside CI.
 fn run(tables: Value, queries: &[String]) -> Option<Vec<Vec<Value>>> {
-    let req = json!({ "tables": tables, "queries": queries });
-    let child = Command::new("python3")
-        .arg("tests/support/kql_run.py")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let Ok(mut child) = child else {
-        return skip("python3 is not installed");
-    };
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(req.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    if out.status.code() == Some(3) {
-        return skip(&String::from_utf8_lossy(&out.stderr));
-    }
-    assert!(
-        out.status.success(),
-        "the KQL engine refused a rendered query:\n{}\n{queries:#?}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(serde_json::from_slice(&out.stdout).unwrap())
-}
-
-fn skip<T>(why: &str) -> Option<T> {
-    if std::env::var_os("CI").is_some() {
-        panic!("CI must run the alert queries: {why} (.ci/run installs duckdb-kql)");
-    }
-    eprintln!(
-        "\n!!!!!!!! SKIPPED: the GPU alert queries were NOT executed: {} — pip install 'duckdb-kql[duckdb]==1.1.2' !!!!!!!!\n",
-        why.trim()
-    );
-    None
+    kql::run("the GPU alert queries", tables, queries)
 }
 
 /// The one row of a pool-wide rule's result.

@@ -33,7 +33,8 @@ pub struct Measured {
     /// Telemetry rows read, and those inside the trace's window that count.
     pub rows: usize,
     pub rows_in_window: usize,
-    /// Rows whose UtilizationPercent was NaN, infinite, negative or above 100: skipped.
+    /// Rows inside the trace's window whose UtilizationPercent was NaN, infinite, negative or
+    /// above 100: skipped.
     #[serde(skip_serializing_if = "is_zero")]
     pub impossible_values_skipped: usize,
     /// Minutes of the trace with at least one sample.
@@ -111,6 +112,19 @@ pub fn measure(
     idle_threshold_percent: u32,
     concurrency: u32,
 ) -> Result<Measured, ExportError> {
+    let c = counts(source, text, trace, idle_threshold_percent)?;
+    Ok(from_counts(&c, trace, idle_threshold_percent, concurrency))
+}
+
+/// The export summarised per minute of the trace's window, as the workspace summarises its
+/// rows for `simulate -g` ([`super::pull::telemetry_query`]): the two must agree on the same rows
+/// (`tests/simulate_pull_kql.rs` runs the workspace's queries on a KQL engine and checks it).
+pub fn counts(
+    source: &str,
+    text: &str,
+    trace: &Trace,
+    idle_threshold_percent: u32,
+) -> Result<Counts, ExportError> {
     let minutes = trace.minutes();
     // (minute, VM) -> (sum of GPU utilisation, GPUs); VMs interned
     let mut cells: BTreeMap<(usize, u32), (f64, u32)> = BTreeMap::new();
@@ -142,10 +156,6 @@ pub fn measure(
                 crate::diag::clip(util)
             ))
         })?;
-        if !(util.is_finite() && (0.0..=100.0).contains(&util)) {
-            impossible += 1;
-            return Ok(());
-        }
         let when = row.get("TimeGenerated").unwrap_or_default();
         let ts = parse_time(when).ok_or_else(|| {
             ExportError(format!(
@@ -153,12 +163,18 @@ pub fn measure(
                 crate::diag::clip(when)
             ))
         })?;
-        let secs = ts.duration_since(trace.start).as_secs();
-        if secs < 0 {
+        // outside the window: not read at all (a row half a second before the start is not in
+        // minute 0: the workspace's `TimeGenerated >= start` leaves it out too)
+        if ts < trace.start {
             return Ok(());
         }
-        let minute = (secs / 60) as usize;
+        let minute = (ts.duration_since(trace.start).as_secs() / 60) as usize;
         if minute >= minutes {
+            return Ok(());
+        }
+        // counted inside the window only, as the workspace's totals query counts them
+        if !(util.is_finite() && (0.0..=100.0).contains(&util)) {
+            impossible += 1;
             return Ok(());
         }
         let Some(vm) = row.get("Computer") else {
@@ -184,19 +200,14 @@ pub fn measure(
         }
     }
     let vms: BTreeSet<u32> = cells.keys().map(|(_, vm)| *vm).collect();
-    Ok(from_counts(
-        &Counts {
-            source: source.to_string(),
-            rows,
-            rows_in_window: in_window,
-            impossible,
-            vms: vms.len(),
-            per_minute,
-        },
-        trace,
-        idle_threshold_percent,
-        concurrency,
-    ))
+    Ok(Counts {
+        source: source.to_string(),
+        rows,
+        rows_in_window: in_window,
+        impossible,
+        vms: vms.len(),
+        per_minute,
+    })
 }
 
 /// The telemetry of the trace's window summarised per minute: what [`measure`] aggregates from
@@ -209,7 +220,8 @@ pub struct Counts {
     pub rows: usize,
     /// `ok` rows with a utilisation inside the window (the samples that count).
     pub rows_in_window: usize,
-    /// `ok` rows whose UtilizationPercent was NaN, infinite, negative or above 100.
+    /// `ok` rows inside the window whose UtilizationPercent was NaN, infinite, negative or above
+    /// 100.
     pub impossible: usize,
     /// Distinct VMs with a sample that counts.
     pub vms: usize,
@@ -416,6 +428,24 @@ mod tests {
         assert!(m.estimated_job_minutes.is_none());
         let json = serde_json::to_string(&m).unwrap();
         assert!(json.contains("\"impossibleValuesSkipped\":4"), "{json}");
+    }
+
+    #[test]
+    fn rows_outside_the_window_count_nowhere_not_even_half_a_second_before() {
+        // the workspace's `TimeGenerated >= start` leaves these out; so must the file: a row
+        // 0.5 s before the start is not minute 0, an impossible value outside is not skipped
+        let csv = "TimeGenerated,Computer,UtilizationPercent\n\
+            2026-12-01T09:59:59.500Z,vm-early,90\n\
+            2026-12-01T09:59:59.600Z,vm-a,250\n\
+            2026-12-01T10:00:05Z,vm-a,90\n\
+            2026-12-01T10:02:00Z,vm-a,-1\n\
+            2026-12-01T10:01:59.999Z,vm-a,NaN\n";
+        let c = counts("t.csv", csv, &trace(2, 1), 10).unwrap();
+        assert_eq!(c.per_minute, BTreeMap::from([(0, (1, 0))]));
+        assert_eq!(
+            (c.vms, c.rows_in_window, c.impossible, c.rows),
+            (1, 1, 1, 5)
+        );
     }
 
     #[test]

@@ -291,20 +291,23 @@ fn window_end(trace: &Trace) -> Timestamp {
 }
 
 /// The one-row query over the whole window: rows, distinct reporting VMs (`dcountif`, Kusto's
-/// estimate: shown, never computed with), and `ok` rows whose
-/// utilisation is not a percentage (what `--telemetry FILE` reports as skipped).
+/// estimate: shown, never computed with), and `ok` rows whose utilisation is not a percentage
+/// (what `--telemetry FILE` reports as skipped). A row with an empty Computer names no VM (a
+/// Kusto string is never null, only empty): not a VM here, as the file path leaves it out.
+/// `tests/simulate_pull_kql.rs` runs both queries on a KQL engine against the file path.
 pub fn totals_query(from: Timestamp, to: Timestamp) -> String {
     format!(
-        "{TABLE}\n| where TimeGenerated >= datetime({from}) and TimeGenerated < datetime({to})\n| extend Counts = (isempty(Status) or Status == \"ok\") and isnotnull(UtilizationPercent)\n| extend Valid = Counts and UtilizationPercent >= 0 and UtilizationPercent <= 100\n| summarize Rows = count(), Computers = dcountif(Computer, Valid), Impossible = countif(Counts and not(Valid))"
+        "{TABLE}\n| where TimeGenerated >= datetime({from}) and TimeGenerated < datetime({to})\n| extend Counts = (isempty(Status) or Status == \"ok\") and isnotnull(UtilizationPercent)\n| extend Valid = Counts and UtilizationPercent >= 0 and UtilizationPercent <= 100\n| summarize Rows = count(), Computers = dcountif(Computer, Valid and isnotempty(Computer)), Impossible = countif(Counts and not(Valid))"
     )
 }
 
 /// The per-minute query of one span: for each minute, the VMs with an `ok` sample, those whose
 /// GPUs averaged under `threshold` percent (idle, as `--telemetry FILE` counts them), and the
-/// samples. At most 1,440 rows a day whatever the pool's size.
+/// samples; rows without a Computer left out (see [`totals_query`]). At most 1,440 rows a day
+/// whatever the pool's size.
 pub fn telemetry_query(from: Timestamp, to: Timestamp, threshold: u32) -> String {
     format!(
-        "{TABLE}\n| where TimeGenerated >= datetime({from}) and TimeGenerated < datetime({to})\n| where isempty(Status) or Status == \"ok\"\n| where isnotnull(UtilizationPercent) and UtilizationPercent >= 0 and UtilizationPercent <= 100\n| summarize Utilization = avg(UtilizationPercent), Samples = count() by Minute = bin(TimeGenerated, 1m), Computer\n| summarize Instances = count(), Idle = countif(Utilization < {threshold}), Samples = sum(Samples) by Minute\n| order by Minute asc"
+        "{TABLE}\n| where TimeGenerated >= datetime({from}) and TimeGenerated < datetime({to})\n| where isempty(Status) or Status == \"ok\"\n| where isnotnull(UtilizationPercent) and UtilizationPercent >= 0 and UtilizationPercent <= 100\n| where isnotempty(Computer)\n| summarize Utilization = avg(UtilizationPercent), Samples = count() by Minute = bin(TimeGenerated, 1m), Computer\n| summarize Instances = count(), Idle = countif(Utilization < {threshold}), Samples = sum(Samples) by Minute\n| order by Minute asc"
     )
 }
 
@@ -326,53 +329,80 @@ pub async fn gpu_telemetry(
                 .log_query_at(workspace, guid, &q, &format!("{from}/{to}"))
                 .await
                 .map_err(|e| PullError::Arm(with_role(e, LOG_ANALYTICS_READER.name, workspace)))?;
-            table(&v, workspace)
+            Ok::<Value, PullError>(v)
         }
     };
-    let totals = ask(totals_query(start, end), start, end).await?;
-    let Some(t) = totals.first() else {
+    let Some(mut counts) = totals(workspace, &ask(totals_query(start, end), start, end).await?)?
+    else {
+        return Ok(None);
+    };
+    let minutes = trace.minutes();
+    for (from, to) in days(end, minutes as u64).map_err(PullError::Trace)? {
+        let answer = ask(telemetry_query(from, to, threshold), from, to).await?;
+        add_minutes(&mut counts, workspace, start, minutes, &answer)?;
+    }
+    Ok(Some(counts))
+}
+
+/// The workspace's answer to [`totals_query`] read as the counts of the window, its minutes
+/// still empty; `None` when the window holds no row.
+pub fn totals(workspace: &str, answer: &Value) -> Result<Option<Counts>, PullError> {
+    let rows = table(answer, workspace)?;
+    let Some(t) = rows.first() else {
         return Err(malformed(workspace, "the totals query answered no row"));
     };
-    let rows = int(t, "Rows", workspace)?;
-    if rows == 0 {
+    let n = int(t, "Rows", workspace)?;
+    if n == 0 {
         return Ok(None);
     }
-    let mut counts = Counts {
+    Ok(Some(Counts {
         source: format!(
             "{TABLE} in the workspace {}",
             workspace.rsplit('/').next().unwrap_or(workspace)
         ),
-        rows: rows as usize,
+        rows: n as usize,
         vms: int(t, "Computers", workspace)? as usize,
         impossible: int(t, "Impossible", workspace)? as usize,
         ..Counts::default()
-    };
-    let minutes = trace.minutes();
-    for (from, to) in days(end, minutes as u64).map_err(PullError::Trace)? {
-        for r in ask(telemetry_query(from, to, threshold), from, to).await? {
-            let when = r.get("Minute").and_then(Value::as_str).unwrap_or_default();
-            let ts: Timestamp = when.parse().map_err(|_| {
-                malformed(
-                    workspace,
-                    &format!("Minute `{}` is not a time", crate::diag::clip(when)),
-                )
-            })?;
-            let secs = ts.duration_since(start).as_secs();
-            if secs < 0 || (secs / 60) as usize >= minutes {
-                continue;
-            }
-            let (n, idle, samples) = (
-                int(&r, "Instances", workspace)?,
-                int(&r, "Idle", workspace)?,
-                int(&r, "Samples", workspace)?,
-            );
-            let m = counts.per_minute.entry((secs / 60) as usize).or_default();
-            m.0 = m.0.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
-            m.1 = m.1.saturating_add(u32::try_from(idle).unwrap_or(u32::MAX));
-            counts.rows_in_window += samples as usize;
+    }))
+}
+
+/// The workspace's answer to one span's [`telemetry_query`] added to `counts`: each row's
+/// minute of the window `[start, start + minutes)` (rows outside it are left out), its VMs and
+/// idle VMs, and its samples.
+pub fn add_minutes(
+    counts: &mut Counts,
+    workspace: &str,
+    start: Timestamp,
+    minutes: usize,
+    answer: &Value,
+) -> Result<(), PullError> {
+    for r in table(answer, workspace)? {
+        let when = r.get("Minute").and_then(Value::as_str).unwrap_or_default();
+        let ts: Timestamp = when.parse().map_err(|_| {
+            malformed(
+                workspace,
+                &format!("Minute `{}` is not a time", crate::diag::clip(when)),
+            )
+        })?;
+        if ts < start {
+            continue;
         }
+        let minute = (ts.duration_since(start).as_secs() / 60) as usize;
+        if minute >= minutes {
+            continue;
+        }
+        let (n, idle, samples) = (
+            int(&r, "Instances", workspace)?,
+            int(&r, "Idle", workspace)?,
+            int(&r, "Samples", workspace)?,
+        );
+        let m = counts.per_minute.entry(minute).or_default();
+        m.0 = m.0.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+        m.1 = m.1.saturating_add(u32::try_from(idle).unwrap_or(u32::MAX));
+        counts.rows_in_window += samples as usize;
     }
-    Ok(Some(counts))
+    Ok(())
 }
 
 fn malformed(workspace: &str, what: &str) -> PullError {
@@ -487,6 +517,12 @@ mod tests {
             "{q}"
         );
         assert!(q.contains("Idle = countif(Utilization < 10)"), "{q}");
+        // a row without a Computer names no VM (tests/simulate_pull_kql.rs)
+        assert!(
+            q.contains("| where isnotempty(Computer)\n| summarize"),
+            "{q}"
+        );
+        assert!(totals_query(a, b).contains("dcountif(Computer, Valid and isnotempty(Computer))"));
         assert!(totals_query(a, b).contains("summarize Rows = count()"));
     }
 
