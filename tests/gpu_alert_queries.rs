@@ -14,7 +14,7 @@ use std::path::Path;
 
 use gpuform::catalog::prices::PriceTable;
 use gpuform::plan::Plan;
-use gpuform::plan::gpu_monitoring::{COLUMNS, LogAlert, TABLE};
+use gpuform::plan::gpu_monitoring::{LogAlert, TABLE};
 use gpuform::spec::check_file;
 use gpuform::spec::policy::Policy;
 use serde_json::{Value, json};
@@ -98,22 +98,7 @@ fn vm(computer: &str, from: i64, to: i64, util: Option<f64>) -> Vec<Row> {
 }
 
 fn gpu_table(rows: &[Row]) -> Value {
-    let columns: Vec<Value> = COLUMNS
-        .iter()
-        .map(|c| json!([c.name, c.stream_type]))
-        .collect();
-    let rows: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            Value::Array(
-                COLUMNS
-                    .iter()
-                    .map(|c| r.0.get(c.name).cloned().unwrap_or(Value::Null))
-                    .collect(),
-            )
-        })
-        .collect();
-    json!({ "columns": columns, "rows": rows })
+    kql::gpu_table(rows, |r, c| r.0.get(c).cloned().unwrap_or(Value::Null))
 }
 
 /// AzureMetrics rows of the autoscale setting's ObservedCapacity: `(minutes ago, capacity)`.

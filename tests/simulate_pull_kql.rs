@@ -31,7 +31,7 @@ mod kql;
 
 use std::time::Instant;
 
-use gpuform::plan::gpu_monitoring::{COLUMNS, TABLE};
+use gpuform::plan::gpu_monitoring::TABLE;
 use gpuform::simulate::load::Trace;
 use gpuform::simulate::measured::{self, Counts};
 use gpuform::simulate::pull;
@@ -149,35 +149,20 @@ fn rows(start: Timestamp, end: Timestamp) -> Vec<Row> {
 
 /// The rows as the table the workspace holds (naive UTC times, the engine's `datetime`).
 fn kql_table(rows: &[Row]) -> Value {
-    let columns: Vec<Value> = COLUMNS
-        .iter()
-        .map(|c| json!([c.name, c.stream_type]))
-        .collect();
-    let rows: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            Value::Array(
-                COLUMNS
-                    .iter()
-                    .map(|c| match c.name {
-                        "TimeGenerated" => json!(r.t.to_string().trim_end_matches('Z')),
-                        "Computer" => json!(r.computer),
-                        "GpuIndex" => json!(r.gpu),
-                        "Status" => json!(r.status),
-                        "UtilizationPercent" => match r.util {
-                            Util::V(u) => json!(u),
-                            Util::Null => Value::Null,
-                            // the engine casts the text to its `real`
-                            Util::NaN => json!("NaN"),
-                            Util::Inf => json!("Infinity"),
-                        },
-                        _ => Value::Null,
-                    })
-                    .collect(),
-            )
-        })
-        .collect();
-    json!({ "columns": columns, "rows": rows })
+    kql::gpu_table(rows, |r, c| match c {
+        "TimeGenerated" => json!(r.t.to_string().trim_end_matches('Z')),
+        "Computer" => json!(r.computer),
+        "GpuIndex" => json!(r.gpu),
+        "Status" => json!(r.status),
+        "UtilizationPercent" => match r.util {
+            Util::V(u) => json!(u),
+            Util::Null => Value::Null,
+            // the engine casts the text to its `real`
+            Util::NaN => json!("NaN"),
+            Util::Inf => json!("Infinity"),
+        },
+        _ => Value::Null,
+    })
 }
 
 /// The rows as the CSV export `--telemetry FILE` reads.

@@ -39,6 +39,21 @@ pub fn run(what: &str, tables: Value, queries: &[String]) -> Option<Vec<Vec<Valu
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
+/// The `GpuTelemetry_CL` table for [`run`]: the stream's columns as gpuform declares them, each
+/// row's cells from `cell(row, column name)`.
+pub fn gpu_table<R>(rows: &[R], cell: impl Fn(&R, &str) -> Value) -> Value {
+    use gpuform::plan::gpu_monitoring::COLUMNS;
+    let columns: Vec<Value> = COLUMNS
+        .iter()
+        .map(|c| json!([c.name, c.stream_type]))
+        .collect();
+    let rows: Vec<Value> = rows
+        .iter()
+        .map(|r| Value::Array(COLUMNS.iter().map(|c| cell(r, c.name)).collect()))
+        .collect();
+    json!({ "columns": columns, "rows": rows })
+}
+
 fn skip<T>(what: &str, why: &str) -> Option<T> {
     if std::env::var_os("CI").is_some() {
         panic!("CI must run {what}: {why} (.ci/run installs duckdb-kql)");
