@@ -244,3 +244,61 @@ fn pool_sizes_stay_within_azures_vm_limit() {
             .contains("standby-vm-limit")
     );
 }
+
+#[test]
+fn a_missing_price_compares_pool_sizes_by_the_vm_hours_billed() {
+    let dir = tempfile::tempdir().unwrap();
+    // all Spot in westeurope: the sourced price table has no westeurope Spot price, so no size's
+    // monthly cost is known (a 100 % Spot pool is Azure's preview: the policy lets it through)
+    let t = trace(
+        dir.path(),
+        2,
+        |h| if (18..20).contains(&h) { 1.5 } else { 0.1 },
+    );
+    let s = spec(dir.path(), |x| {
+        x.replace(
+            "    regularPercentAboveBase: 100\n",
+            "    regularPercentAboveBase: 0\n",
+        )
+        .replace(
+            "    jobDuration: PT10M\n",
+            "    jobDuration: PT10M\n    interruptible: true\n",
+        )
+    });
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(&policy, "rules:\n  standby-spot: warning\n").unwrap();
+    let out = gpuform()
+        .arg("simulate")
+        .arg(&s)
+        .arg("--policy")
+        .arg(&policy)
+        .arg("--trace")
+        .arg(&t)
+        .args(["--job-duration", "PT2M", "--tune", "--wait-p95", "10m"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows(&v);
+    assert!(
+        rows.iter().all(|r| r["monthly"].is_null()),
+        "the premise: no price: {rows:?}"
+    );
+    assert_eq!(v["standby"]["comparedByVmHours"], true, "{}", v["standby"]);
+    // before, every size tied at "no price" and the first (no pool) won; now the size with
+    // fewer VM-hours does: on this ramp a pool saves the headroom no pool needs
+    let chosen = v["poolSearch"]["chosenMaxReady"].as_u64().unwrap();
+    let ratio = |m: u64| {
+        rows.iter()
+            .find(|r| r["maxReady"].as_u64() == Some(m))
+            .and_then(|r| r["ratio"].as_f64())
+            .unwrap()
+    };
+    assert!(chosen > 0, "{}", v["poolSearch"]);
+    assert!(ratio(chosen) < ratio(0), "{rows:?}");
+}

@@ -356,6 +356,9 @@ pub struct PoolChoice {
     pub tried: Vec<PoolTry>,
     /// The cheapest size that meets the target (`None`: none does).
     pub chosen: Option<PoolTry>,
+    /// A price was missing, so the sizes were compared by the VM-hours billed (the scale set's
+    /// and the pool's builds), the pool's disks not counted.
+    pub compared_by_vm_hours: bool,
     /// The chosen size (or the spec's) when a pooled VM starts in each of
     /// [`SENSITIVITY_START_SECONDS`]: (seconds, result).
     pub sensitivity: Vec<(u32, PoolTry)>,
@@ -390,8 +393,14 @@ impl PoolChoice {
         }
         match &self.chosen {
             Some(c) => out.push(format!(
-                "  chosen: maxReady {} minReady {} (the cheapest that meets the target)",
-                c.max_ready, c.min_ready
+                "  chosen: maxReady {} minReady {} ({})",
+                c.max_ready,
+                c.min_ready,
+                if self.compared_by_vm_hours {
+                    "the fewest VM-hours that meet the target: a price is missing, so the sizes are compared by the scale set's VM-hours and the pool's builds; the pool's disks are not counted"
+                } else {
+                    "the cheapest that meets the target"
+                }
             )),
             None => out.push("  chosen: none of these sizes meets the target".into()),
         }

@@ -205,6 +205,9 @@ pub struct Scored {
     pub pool_monthly: Option<f64>,
     /// The standby pool's share of `pool_monthly` (its disks while they wait).
     pub standby_monthly: Option<f64>,
+    /// VM-hours spent building the standby pool's VMs (billed at the size's price; 0 without a
+    /// pool): what the pool costs beyond its disks, known even where a price is missing.
+    pub build_hours: f64,
     pub meets: bool,
 }
 
@@ -285,6 +288,7 @@ pub(super) fn score_with(
         instance_hours: o.instance_minutes as f64 / 60.0,
         pool_monthly: cost.pool_monthly,
         standby_monthly: cost.standby_monthly,
+        build_hours: o.standby_build_minutes as f64 / 60.0,
         meets: p95 <= f64::from(job.settings.wait_target_minutes),
     })
 }
