@@ -38,6 +38,7 @@ mod report;
 pub mod schedule;
 mod search;
 mod space;
+mod variants;
 
 pub use edit::{Edit, apply_edits, edits, set};
 pub use learned::Learned;
