@@ -34,6 +34,7 @@ mod params;
 mod pool;
 #[cfg(test)]
 mod pool_check;
+mod pool_search;
 mod report;
 pub mod schedule;
 mod search;

@@ -15,9 +15,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::super::standby::{self, PoolSearch};
+use super::super::standby;
 use super::super::{Results, Settings};
 use super::params::Params;
+use super::pool_search::{PoolRow, PoolSearch};
 use super::search::{
     AGGREGATIONS, Job, OUT_COOLDOWNS, Robust, STEPS, Scored, TARGETS, Tuned, UnderVariants,
     Variant, WINDOWS, allowed_misses, cheaper, holds_counted, score, stage2, under_variants,
@@ -144,7 +145,7 @@ fn same_context(a: &Params, b: &Params) -> bool {
 
 /// What one pool size found.
 struct AtSize {
-    row: standby::PoolRow,
+    row: PoolRow,
     /// Per pair of [`Grid::pairs`], the largest [`Grid::targets`] index that holds: no larger one
     /// can hold with a smaller pool (`None`: none holds).
     caps: Vec<Option<usize>>,
@@ -412,7 +413,7 @@ fn search_at(
     let (max_ready, min_ready) = sb.map_or((0, 0), |s| (s.max_ready, s.min_ready));
     let fastest = all().map(|s| s.p95).fold(f64::INFINITY, f64::min);
     let row = match &best {
-        Some((b, u)) => standby::PoolRow {
+        Some((b, u)) => PoolRow {
             result: pool_try(
                 max_ready,
                 min_ready,
@@ -424,7 +425,7 @@ fn search_at(
             ),
             policy: Some(b.params.clone()),
         },
-        None => standby::PoolRow {
+        None => PoolRow {
             result: standby::PoolTry {
                 max_ready,
                 min_ready,
@@ -740,7 +741,7 @@ pub(super) fn tune_with_pool(
         })
         .collect();
     runs += sensitivity.len() * vs.len();
-    let rows: Vec<standby::PoolRow> = found.into_iter().map(|a| a.row).collect();
+    let rows: Vec<PoolRow> = found.into_iter().map(|a| a.row).collect();
     let choice = standby::PoolChoice {
         compared_by_vm_hours: by_hours,
         start_seconds: current.start_seconds,

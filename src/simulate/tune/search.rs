@@ -13,9 +13,10 @@ use crate::spec::model::Spec;
 use crate::spec::policy::Policy;
 use crate::spec::{Checked, check_source};
 
-use super::super::standby::{self, PoolSearch};
+use super::super::standby;
 use super::edit::{apply_edits, edits};
 use super::params::Params;
+use super::pool_search::PoolSearch;
 // what pool.rs draws from too
 pub(super) use super::space::{AGGREGATIONS, OUT_COOLDOWNS, STEPS, TARGETS, WINDOWS, stage2};
 use super::space::{SPACE, Space, floor_options, stage1_around, stage1_in, stage2_with};
