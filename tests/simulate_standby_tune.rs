@@ -40,7 +40,23 @@ fn spec(dir: &std::path::Path, edit: impl Fn(String) -> String) -> std::path::Pa
     p
 }
 
+/// 0.1 jobs a minute, 1.5 from 18:00 to 20:00 UTC, over `days` days.
+fn evening_ramp(dir: &std::path::Path, days: usize) -> std::path::PathBuf {
+    trace(dir, days, |h| if (18..20).contains(&h) { 1.5 } else { 0.1 })
+}
+
+/// `simulate SPEC --trace TRACE --tune --write` (JSON), which must succeed.
 fn tune(spec: &std::path::Path, trace: &std::path::Path, wait: &str) -> serde_json::Value {
+    tune_with(spec, trace, wait, &[])
+}
+
+/// [`tune`] with more arguments (e.g. `--policy FILE`).
+fn tune_with(
+    spec: &std::path::Path,
+    trace: &std::path::Path,
+    wait: &str,
+    more: &[&std::ffi::OsStr],
+) -> serde_json::Value {
     let out = gpuform()
         .arg("simulate")
         .arg(spec)
@@ -48,6 +64,7 @@ fn tune(spec: &std::path::Path, trace: &std::path::Path, wait: &str) -> serde_js
         .arg(trace)
         .args(["--job-duration", "PT2M", "--tune", "--wait-p95", wait])
         .args(["--write", "--format", "json"])
+        .args(more)
         .output()
         .unwrap();
     assert!(
@@ -70,13 +87,8 @@ fn rows(v: &serde_json::Value) -> Vec<serde_json::Value> {
 #[test]
 fn an_evening_ramp_takes_a_pool_where_it_is_cheaper_than_headroom() {
     let dir = tempfile::tempdir().unwrap();
-    // 0.1 jobs a minute, 1.5 from 18:00 to 20:00 UTC: without a pool, the ramp waits for VMs
-    // that take 8 minutes to provision
-    let t = trace(
-        dir.path(),
-        2,
-        |h| if (18..20).contains(&h) { 1.5 } else { 0.1 },
-    );
+    // without a pool, the evening ramp waits for VMs that take 8 minutes to provision
+    let t = evening_ramp(dir.path(), 2);
     let s = spec(dir.path(), |x| x);
     let v = tune(&s, &t, "7m");
     let p = &v["poolSearch"];
@@ -250,11 +262,7 @@ fn a_missing_price_compares_pool_sizes_by_the_vm_hours_billed() {
     let dir = tempfile::tempdir().unwrap();
     // all Spot in westeurope: the sourced price table has no westeurope Spot price, so no size's
     // monthly cost is known (a 100 % Spot pool is Azure's preview: the policy lets it through)
-    let t = trace(
-        dir.path(),
-        2,
-        |h| if (18..20).contains(&h) { 1.5 } else { 0.1 },
-    );
+    let t = evening_ramp(dir.path(), 2);
     let s = spec(dir.path(), |x| {
         x.replace(
             "    regularPercentAboveBase: 100\n",
@@ -267,23 +275,7 @@ fn a_missing_price_compares_pool_sizes_by_the_vm_hours_billed() {
     });
     let policy = dir.path().join("policy.yaml");
     std::fs::write(&policy, "rules:\n  standby-spot: warning\n").unwrap();
-    let out = gpuform()
-        .arg("simulate")
-        .arg(&s)
-        .arg("--policy")
-        .arg(&policy)
-        .arg("--trace")
-        .arg(&t)
-        .args(["--job-duration", "PT2M", "--tune", "--wait-p95", "10m"])
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = tune_with(&s, &t, "10m", &["--policy".as_ref(), policy.as_os_str()]);
     let rows = rows(&v);
     assert!(
         rows.iter().all(|r| r["monthly"].is_null()),

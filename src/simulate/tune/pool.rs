@@ -625,24 +625,17 @@ pub(super) fn tune_with_pool(
         found.push(at);
     }
     found.reverse();
-    // by price; where a price is missing (a region the sourced table lacks), by the VM-hours
-    // billed: the scale set's and the pool's builds (the pool's disks are then not counted)
+    // by price, as within a size ([`cheaper`]); where a price is missing (a region the sourced
+    // table lacks) by the VM-hours billed, the pool's disks then not counted: said in the report
     let by_hours = found
         .iter()
         .filter_map(|a| a.best.as_ref())
         .any(|(b, _)| b.pool_monthly.is_none());
-    let key = |s: &Scored| {
-        if by_hours {
-            s.instance_hours + s.build_hours
-        } else {
-            s.pool_monthly.unwrap_or(f64::INFINITY)
-        }
-    };
     let chosen = found
         .iter()
         .enumerate()
         .filter_map(|(i, a)| a.best.as_ref().map(|(b, _)| (i, b)))
-        .min_by(|(i, a), (k, b)| key(a).total_cmp(&key(b)).then(i.cmp(k)))
+        .min_by(|(i, a), (k, b)| cheaper(a, b).then(i.cmp(k)))
         .map(|(i, _)| i);
     let policies: usize = found.iter().map(|a| a.policies).sum();
     let mut runs: usize = found.iter().map(|a| a.runs).sum();

@@ -186,8 +186,6 @@ fn arrivals(hours: usize, rate: impl Fn(usize) -> f64) -> Vec<u32> {
         .collect()
 }
 
-/// The search and the enumeration on `c` with `grid`: the lines where the search is dearer
-/// (empty: it never is) and a summary.
 /// How much dearer (a share) than the enumeration's cheapest the search may be before it counts
 /// as a miss: its overall choice, and its policy at each pool size (the full grid filters the
 /// per-size lines out: it only reports them).
@@ -196,6 +194,8 @@ struct Tolerance {
     per_size: f64,
 }
 
+/// The search and the enumeration on `c` with `grid`: the lines where the search is dearer than
+/// `tol` allows (empty: it never is) and a summary.
 fn compare(c: &Case, grid: &Grid, tol: &Tolerance) -> (Vec<String>, String) {
     let spec = c.checked.spec.as_ref().expect("a spec");
     let input = Input {

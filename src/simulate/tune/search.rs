@@ -274,8 +274,10 @@ fn hardest_first(vs: &[Variant]) -> Vec<usize> {
 }
 
 pub(super) fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
-    let ca = a.pool_monthly.unwrap_or(a.instance_hours);
-    let cb = b.pool_monthly.unwrap_or(b.instance_hours);
+    // where a price is missing (for one candidate, then for all: the size, region and priority
+    // are the spec's), the VM-hours billed: the scale set's and the standby pool's builds
+    let ca = a.pool_monthly.unwrap_or(a.instance_hours + a.build_hours);
+    let cb = b.pool_monthly.unwrap_or(b.instance_hours + b.build_hours);
     ca.total_cmp(&cb)
         .then(a.instance_hours.total_cmp(&b.instance_hours))
         .then(a.p95.total_cmp(&b.p95))
