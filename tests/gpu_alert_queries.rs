@@ -198,6 +198,12 @@ fn the_idle_alert_fires_on_idle_capacity_above_the_minimum_and_only_then() {
         mig.push(Row::ok("mig-busy", m, 0, None).set("MemoryUsedMiB", json!(40000.0)));
     }
     cases.push(("MIG: one idle, one busy", mig, 1.0));
+    // rows without a Computer name no VM (as `simulate -g`'s pull reads them,
+    // src/simulate/pull.rs): idle rows of an unnamed writer are not idle capacity
+    let mut unnamed = Vec::new();
+    base(&mut unnamed);
+    unnamed.extend(vm("", 70, 0, idle));
+    cases.push(("rows without a Computer", unnamed, 0.0));
 
     let queries: Vec<String> = cases.iter().map(|_| q.clone()).collect();
     for ((what, rows, want), _) in cases.iter().zip(&queries) {
@@ -293,6 +299,8 @@ fn the_missing_telemetry_alert_counts_running_instances_that_do_not_report() {
         .filter(|r| r.0["Computer"] != "vm3")
         .cloned()
         .collect();
+    let mut unnamed = three.clone();
+    unnamed.extend(vm("", 60, 0, Some(50.0)));
     // a scale-out 10 minutes ago: 2 -> 4, the new VMs still booting
     let grew: Vec<(i64, f64)> = (0..=60)
         .map(|m| (m, if m <= 10 { 4.0 } else { 2.0 }))
@@ -317,6 +325,12 @@ fn the_missing_telemetry_alert_counts_running_instances_that_do_not_report() {
             "nothing arrives (no association)",
             json!({ TABLE: gpu_table(&[]), "AzureMetrics": capacity_table(&setting, &steady) }),
             4.0,
+        ),
+        (
+            // rows without a Computer name no VM: they do not stand in for the silent one
+            "one silent VM, and rows without a Computer",
+            json!({ TABLE: gpu_table(&unnamed), "AzureMetrics": capacity_table(&setting, &steady) }),
+            1.0,
         ),
         (
             "a fresh scale-out",
@@ -457,7 +471,11 @@ fn vm_rows(gpu: bool, rows: &[(i64, &str)]) -> Value {
     let rows: Vec<Value> = rows
         .iter()
         .map(|(m, id)| {
-            let computer = id.rsplit('/').next().unwrap();
+            // `!` before the id: a row without a Computer
+            let (computer, id) = match id.strip_prefix('!') {
+                Some(id) => ("", id),
+                None => (id.rsplit('/').next().unwrap(), *id),
+            };
             let mut r = vec![json!(at(*m)), json!(computer), json!(id)];
             if gpu {
                 r.push(json!("ok"));
@@ -557,6 +575,14 @@ fn the_dev_box_missing_telemetry_alert_fires_only_for_a_running_box_without_rows
             1.0,
         ),
     ];
+    let unnamed = format!("!{ours}");
+    let mut cases = cases;
+    cases.push((
+        "running an hour, its only rows without a Computer",
+        minutes(ours, 60, 0),
+        minutes(&unnamed, 60, 0),
+        1.0,
+    ));
     for (what, beats, gpu, want) in cases {
         let tables = json!({
             "Heartbeat": vm_rows(false, &beats),

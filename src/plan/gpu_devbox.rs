@@ -199,7 +199,7 @@ pub fn silence_alert(name: &str, d: &DevBox) -> LogAlert {
     let first = SILENCE_GRACE_MINUTES - 5;
     let heartbeat = HEARTBEAT.table;
     let query = format!(
-        "let Running = toscalar({heartbeat}\n| where TimeGenerated > now() - {SILENCE_GRACE_MINUTES}m and _ResourceId endswith \"{vm}\"\n| summarize Beats = dcount(bin(TimeGenerated, 1m)), FirstBeat = min(TimeGenerated), LastBeat = max(TimeGenerated)\n| extend Up = iff(Beats >= {beats} and FirstBeat <= now() - {first}m and LastBeat >= now() - {REPORTING_MINUTES}m, 1, 0)\n| project Up);\n{TABLE}\n| where TimeGenerated > now() - {REPORTING_MINUTES}m and _ResourceId endswith \"{vm}\"\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0))\n| extend SilentInstances = max_of(0, Running - Reporting)"
+        "let Running = toscalar({heartbeat}\n| where TimeGenerated > now() - {SILENCE_GRACE_MINUTES}m and _ResourceId endswith \"{vm}\"\n| summarize Beats = dcount(bin(TimeGenerated, 1m)), FirstBeat = min(TimeGenerated), LastBeat = max(TimeGenerated)\n| extend Up = iff(Beats >= {beats} and FirstBeat <= now() - {first}m and LastBeat >= now() - {REPORTING_MINUTES}m, 1, 0)\n| project Up);\n{TABLE}\n| where TimeGenerated > now() - {REPORTING_MINUTES}m and _ResourceId endswith \"{vm}\" and isnotempty(Computer)\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0))\n| extend SilentInstances = max_of(0, Running - Reporting)"
     );
     LogAlert {
         sym: "gpuAlertSilent",

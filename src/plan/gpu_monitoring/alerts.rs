@@ -140,8 +140,10 @@ pub(super) fn idle_alert(
 ) -> LogAlert {
     let g = &s.monitoring.gpu;
     let price = hourly.unwrap_or(0.0);
+    // a row without a Computer names no VM: not an instance here, as `simulate -g` reads the
+    // table (src/simulate/pull.rs) and the missing-telemetry rule counts reporters
     let query = format!(
-        "{TABLE}\n| where TimeGenerated > now() - {window}m and Status == \"ok\"\n| extend Utilization = coalesce(UtilizationPercent, iff(MemoryTotalMiB > 0, 100.0 * MemoryUsedMiB / MemoryTotalMiB, real(null)))\n| summarize AvgUtilization = avg(Utilization), FirstSeen = min(TimeGenerated), LastSeen = max(TimeGenerated) by Computer\n| where FirstSeen <= now() - {present}m and LastSeen >= now() - {IDLE_REPORTING_MINUTES}m\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n{min}\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)",
+        "{TABLE}\n| where TimeGenerated > now() - {window}m and Status == \"ok\" and isnotempty(Computer)\n| extend Utilization = coalesce(UtilizationPercent, iff(MemoryTotalMiB > 0, 100.0 * MemoryUsedMiB / MemoryTotalMiB, real(null)))\n| summarize AvgUtilization = avg(Utilization), FirstSeen = min(TimeGenerated), LastSeen = max(TimeGenerated) by Computer\n| where FirstSeen <= now() - {present}m and LastSeen >= now() - {IDLE_REPORTING_MINUTES}m\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < {threshold})\n{min}\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * {price}, 2)",
         window = g.idle_minutes,
         present = idle_present_minutes(g.idle_minutes),
         threshold = g.idle_threshold_percent,
@@ -239,7 +241,8 @@ pub(super) fn faults_alert(name: &str, vendor: &str) -> LogAlert {
 /// Minutes after which a VM of the pool must have reported: its boot, the driver extension and
 /// (Flexible pools) the policy's association after the VM is provisioned.
 pub const SILENCE_GRACE_MINUTES: u32 = 45;
-/// A VM counts as reporting with a row in the last this many minutes (ingestion takes minutes).
+/// A VM counts as reporting with a row in the last this many minutes (ingestion takes minutes);
+/// a row without a Computer names no VM and reports for none.
 pub const REPORTING_MINUTES: u32 = 15;
 
 /// "No telemetry from a running instance": the instances the pool has held for the whole grace
@@ -256,7 +259,7 @@ pub fn silence_alert(name: &str, autoscale: Option<&str>, fixed: u32) -> LogAler
         None => fixed.to_string(),
     };
     let query = format!(
-        "let Running = {running};\n{TABLE}\n| where TimeGenerated > now() - {REPORTING_MINUTES}m\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0.0))\n| extend SilentInstances = max_of(0, Running - Reporting)"
+        "let Running = {running};\n{TABLE}\n| where TimeGenerated > now() - {REPORTING_MINUTES}m and isnotempty(Computer)\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0.0))\n| extend SilentInstances = max_of(0, Running - Reporting)"
     );
     LogAlert {
         sym: "gpuAlertSilent",

@@ -36,6 +36,7 @@ pub(crate) const KQL_WORDS: &[&str] = &[
     "max_of",
     "array_sort_asc",
     "isnotnull",
+    "isnotempty",
     "order",
     "desc",
     "asc",

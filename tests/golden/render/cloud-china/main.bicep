@@ -1235,7 +1235,7 @@ resource gpuAlertIdle 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'GpuTelemetry_CL\n| where TimeGenerated > now() - 60m and Status == "ok"\n| extend Utilization = coalesce(UtilizationPercent, iff(MemoryTotalMiB > 0, 100.0 * MemoryUsedMiB / MemoryTotalMiB, real(null)))\n| summarize AvgUtilization = avg(Utilization), FirstSeen = min(TimeGenerated), LastSeen = max(TimeGenerated) by Computer\n| where FirstSeen <= now() - 55m and LastSeen >= now() - 10m\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < 10)\n| extend ProfileMin = 0\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * 0, 2)'
+          query: 'GpuTelemetry_CL\n| where TimeGenerated > now() - 60m and Status == "ok" and isnotempty(Computer)\n| extend Utilization = coalesce(UtilizationPercent, iff(MemoryTotalMiB > 0, 100.0 * MemoryUsedMiB / MemoryTotalMiB, real(null)))\n| summarize AvgUtilization = avg(Utilization), FirstSeen = min(TimeGenerated), LastSeen = max(TimeGenerated) by Computer\n| where FirstSeen <= now() - 55m and LastSeen >= now() - 10m\n| summarize Instances = count(), IdleInstances = countif(AvgUtilization < 10)\n| extend ProfileMin = 0\n| extend IdleAboveMin = max_of(0, min_of(IdleInstances, Instances - ProfileMin))\n| extend IdleCostPerHour = round(IdleAboveMin * 0, 2)'
           timeAggregation: 'Maximum'
           metricMeasureColumn: 'IdleAboveMin'
           operator: 'GreaterThan'
@@ -1413,7 +1413,7 @@ resource gpuAlertSilent 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
     criteria: {
       allOf: [
         {
-          query: 'let Running = toscalar(AzureMetrics\n| where TimeGenerated > now() - 45m and MetricName == "ObservedCapacity" and Resource =~ "as-variant-china"\n| summarize min(Minimum));\nGpuTelemetry_CL\n| where TimeGenerated > now() - 15m\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0.0))\n| extend SilentInstances = max_of(0, Running - Reporting)'
+          query: 'let Running = toscalar(AzureMetrics\n| where TimeGenerated > now() - 45m and MetricName == "ObservedCapacity" and Resource =~ "as-variant-china"\n| summarize min(Minimum));\nGpuTelemetry_CL\n| where TimeGenerated > now() - 15m and isnotempty(Computer)\n| summarize Reporting = dcount(Computer)\n| extend Running = toint(coalesce(Running, 0.0))\n| extend SilentInstances = max_of(0, Running - Reporting)'
           timeAggregation: 'Maximum'
           metricMeasureColumn: 'SilentInstances'
           operator: 'GreaterThan'
