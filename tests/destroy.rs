@@ -1253,3 +1253,56 @@ fn a_pool_with_a_private_endpoint_is_destroyed_in_one_run_through_a_409_and_a_42
     assert_eq!(at("/operations/op-1"), 2);
     assert_eq!(at("/operationResults/op-1"), 0);
 }
+
+/// A deployment a failover placed in `<RG>-westus3` (the `-g` group holds none): destroy follows
+/// it there, deletes what it created, and leaves the group, saying how to remove it once empty.
+#[test]
+fn a_destroy_that_followed_a_failover_leaves_the_group_and_says_how_to_remove_it() {
+    const WEST: &str = "rg-shortvideo-dev-westus3";
+    let fake = FakeArm::new().start();
+    let fx = Fixture {
+        rg: WEST,
+        outputs: output_ids()
+            .into_iter()
+            .map(|id| {
+                id.replace(
+                    &format!("/resourceGroups/{RG}/"),
+                    &format!("/resourceGroups/{WEST}/"),
+                )
+            })
+            .collect(),
+        ..shortvideo()
+    };
+    let state = fake_group_of(&fake, fx);
+    let out = destroy(&fake).arg("--output").arg("json").output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["resourceGroup"], WEST, "{stdout}");
+    assert!(!deleted_in_order(&state).is_empty());
+    // no group was deleted: neither the one given nor the one followed
+    assert!(
+        fake.requests().iter().all(|r| r.method.as_str() != "DELETE"
+            || r.url.path().to_ascii_lowercase().contains("/providers/")),
+        "a resource group was deleted"
+    );
+    let notes: Vec<&str> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with(&format!(
+            "{WEST} is the group a failover deploy placed the spec in (from {RG})"
+        )) && n.contains(&format!("`az group delete -n {WEST}`"))),
+        "{notes:#?}"
+    );
+    // as given (--no-follow), the group a failover created is not named
+    let fake = FakeArm::new().start();
+    fake_group(&fake);
+    let out = destroy(&fake).arg("--output").arg("json").output().unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stdout.contains("failover deploy placed"), "{stdout}");
+}

@@ -86,8 +86,10 @@ pub fn run(
     let polling = opts.polling;
     let dry_run = opts.dry_run;
     let given = opts.resource_group.trim().to_string();
+    // the group a failover deploy placed the spec in, when destroy followed it there
+    let mut followed_into = false;
     let rg = if opts.no_follow {
-        given
+        given.clone()
     } else {
         match rt.block_on(landed::landed(arm, &given, spec, opts.deployments))? {
             Landed::Ambiguous(held) => {
@@ -106,6 +108,7 @@ pub fn run(
             } => {
                 if let Some(why) = followed {
                     eprintln!("destroy: {why}; acting on {group} (--no-follow acts on {given})");
+                    followed_into = true;
                 }
                 for h in leftovers {
                     eprintln!(
@@ -493,6 +496,9 @@ pub fn run(
     }) {
         notes.push("the role assignments the spec granted were deleted before the identity, so none is left behind as \"Identity not found\"".into());
     }
+    if ok && followed_into {
+        notes.push(failover_group_note(&rg, &given));
+    }
     let count = |r: &str| results.iter().filter(|d| d.result == r).count();
     let (deleted, already, failed, skipped) = (
         count("deleted"),
@@ -513,4 +519,14 @@ pub fn run(
         kept_data_disks: kept_disks,
         notes,
     }))
+}
+
+/// The note of a destroy that followed a failover into `group` (`<given>-<region>`, which deploy
+/// creates when it does not exist): destroy deletes what the deployments created and never a
+/// group (Azure deletes a group with everything in it, whoever put it there), so say how to
+/// remove the group once it is empty.
+fn failover_group_note(group: &str, given: &str) -> String {
+    format!(
+        "{group} is the group a failover deploy placed the spec in (from {given}); destroy leaves every resource group, this one too: when `az resource list -g {group} -o table` lists nothing, delete it with `az group delete -n {group}`"
+    )
 }
