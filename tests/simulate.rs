@@ -821,22 +821,27 @@ fn tuned_spec_is_written_renders_and_validates() {
     // issue 22: the proposal meets the target under every model variant, not only the nominal
     // one; the figures say what that margin costs
     let r = &v["robust"];
-    // 8 model variants and 1 load variant (a week with 15 % more arrivals)
+    // 8 model variants and 2 load variants (a week with 15 % more arrivals, also with
+    // provisioning 25 % slower)
     let names: Vec<&str> = r["variants"]
         .as_array()
         .unwrap()
         .iter()
         .map(|x| x.as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 9, "{names:?}");
+    assert_eq!(names.len(), 10, "{names:?}");
     assert!(names.contains(&"arrivals +15 %"), "{names:?}");
+    assert!(
+        names.contains(&"arrivals +15 %, provisioning +25 %"),
+        "{names:?}"
+    );
     let per: Vec<f64> = r["after"]["p95"]
         .as_array()
         .unwrap()
         .iter()
         .map(|x| x.as_f64().unwrap())
         .collect();
-    assert_eq!(per.len(), 9);
+    assert_eq!(per.len(), 10);
     assert!(per.iter().all(|p| *p <= 10.0), "{per:?}");
     assert_eq!(
         v["worstCaseP95"].as_f64().unwrap(),

@@ -211,8 +211,8 @@ fn three_weeks_of_weekday_evening_peaks_learn_a_pre_warmed_schedule_that_saves()
     let after = l.after.as_ref().unwrap();
     assert_eq!(
         after.p95_per_variant.len(),
-        9,
-        "8 model variants and 1 load variant"
+        10,
+        "8 model variants and 2 load variants"
     );
     assert!(after.worst_case_p95 <= 10.0, "{after:?}");
     let saving = l.saving.as_ref().unwrap();

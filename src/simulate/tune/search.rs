@@ -251,7 +251,17 @@ fn hardest_first(vs: &[Variant]) -> Vec<usize> {
             vs[i].choices.standby_start_seconds.is_none() && vs[i].choices.load.is_nominal()
         })
         .collect();
-    let load = (0..vs.len()).filter(|&i| !vs[i].choices.load.is_nominal());
+    // the busier week on a slow-provisioning day before the busier week alone
+    let mut load: Vec<usize> = (0..vs.len())
+        .filter(|&i| !vs[i].choices.load.is_nominal())
+        .collect();
+    load.sort_by(|&a, &b| {
+        vs[b]
+            .choices
+            .provisioning_factor
+            .total_cmp(&vs[a].choices.provisioning_factor)
+            .then(a.cmp(&b))
+    });
     let mut pooled: Vec<usize> = (0..vs.len())
         .filter(|&i| vs[i].choices.standby_start_seconds.is_some())
         .collect();
@@ -684,7 +694,7 @@ mod tests {
     #[test]
     fn variants_and_allowed_misses() {
         let vs = variants(Choices::default());
-        assert_eq!(vs.len(), 8 + LOAD_CHANGES.len());
+        assert_eq!(vs.len(), 8 + 2 * LOAD_CHANGES.len());
         assert_eq!(vs[0].choices, Choices::default());
         // each uncertainty appears: the other metric reading, the delay, spread, provisioning
         assert!(vs.iter().any(|v| v.choices.queue_metric_counts_in_service));
@@ -692,18 +702,28 @@ mod tests {
         assert!(vs.iter().any(|v| v.choices.arrivals == Arrivals::Spread));
         assert!(vs.iter().any(|v| v.choices.provisioning_factor == 0.75));
         assert!(vs.iter().any(|v| v.choices.provisioning_factor == 1.25));
-        // the load variants: the nominal model on a changed trace, each named
+        // the load variants: each change on a changed trace under the nominal model, then under
+        // provisioning 25 % slower, each named
         let load: Vec<&Variant> = vs.iter().filter(|v| !v.choices.load.is_nominal()).collect();
-        assert_eq!(load.len(), LOAD_CHANGES.len());
-        for (v, l) in load.iter().zip(LOAD_CHANGES) {
-            assert_eq!(v.choices.load, *l);
-            assert_eq!(v.name, l.label());
+        assert_eq!(load.len(), 2 * LOAD_CHANGES.len());
+        for (pair, l) in load.chunks(2).zip(LOAD_CHANGES) {
+            let (alone, slow) = (pair[0], pair[1]);
+            assert_eq!(alone.choices.load, *l);
+            assert_eq!(alone.name, l.label());
             assert_eq!(
                 Choices {
                     load: LoadChange::default(),
-                    ..v.choices
+                    ..alone.choices
                 },
                 Choices::default()
+            );
+            assert_eq!(slow.name, format!("{}, provisioning +25 %", l.label()));
+            assert_eq!(
+                slow.choices,
+                Choices {
+                    provisioning_factor: 1.25,
+                    ..alone.choices
+                }
             );
         }
         assert_eq!(allowed_misses(8, 1.0), 0);
@@ -717,7 +737,7 @@ mod tests {
         let plan = crate::plan::standby::sample();
         let pool = standby::Standby::from_plan(&plan, None);
         let vs = variants_for(Choices::default(), Some(&pool));
-        let n = 8 + LOAD_CHANGES.len();
+        let n = 8 + 2 * LOAD_CHANGES.len();
         assert_eq!(
             vs.len(),
             n + 2,
@@ -748,6 +768,11 @@ mod tests {
             vs[order[3]].choices.load.is_nominal(),
             LOAD_CHANGES.is_empty()
         );
+        // the busier week on a slow-provisioning day before the busier week alone
+        if !LOAD_CHANGES.is_empty() {
+            assert_eq!(vs[order[3]].choices.provisioning_factor, 1.25);
+            assert_eq!(vs[order[4]].choices.provisioning_factor, 1.0);
+        }
     }
 
     #[test]
