@@ -354,7 +354,11 @@ fn the_pool_search_finds_what_an_enumeration_finds_with_a_longer_target() {
 /// pool 1), sizes 2-8 within $0.35, pool 0 $2,521 vs $2,118; evening ramp: the choice $1,057.65
 /// (pool 2) vs $1,055.41 (pool 3, +0.2 %), sizes 3-8 within 1.3 %, pool 0 +3.2 %: the stage-1
 /// binary search runs the spec's aggregation and tries the others only for the cheapest that
-/// held, so a Maximum-aggregated point with a larger step can be missed.
+/// held, so a Maximum-aggregated point with a larger step can be missed. Again 2026-12-04 with
+/// both load variants (the second under slow provisioning; 422 s): flat load, the choice equal
+/// to the enumeration's ($1,392.01, pool 1), pool 0 none found vs $2,218.57 (Maximum); evening
+/// ramp, the choice $1,057.65 (pool 2) vs $1,055.41 (pool 3, +0.2 %), sizes 1-8 within 1.3 %,
+/// pool 0 +2.9 %.
 #[test]
 #[ignore]
 fn exhaustive_full_grid() {
