@@ -71,6 +71,7 @@ fn main() {
             choices: settings.choices,
             seed: 1,
             record: false,
+            standby: settings.standby.as_ref(),
         });
         engine_t.push(t.elapsed());
         std::hint::black_box(&o);
