@@ -379,25 +379,26 @@ fn parse_file(rel: &str, src: &str) -> FileInfo {
             continue;
         };
         let after_sep = i > 0 && matches!(toks[i - 1].0, Tok::Sep);
-        if ITEM.contains(&w.as_str()) && !after_sep {
-            if let Some((Tok::Ident(name), _)) = toks.get(i + 1) {
+        if ITEM.contains(&w.as_str())
+            && !after_sep
+            && let Some((Tok::Ident(name), _)) = toks.get(i + 1)
+        {
+            if stack.is_empty() {
+                f.defines.insert(name.clone());
+            }
+            if w == "mod" {
                 if stack.is_empty() {
-                    f.defines.insert(name.clone());
+                    f.children.insert(name.clone());
                 }
-                if w == "mod" {
-                    if stack.is_empty() {
-                        f.children.insert(name.clone());
-                    }
-                    if is_punct(toks.get(i + 2), '{') {
-                        pending_mod = Some(name.clone());
-                    }
+                if is_punct(toks.get(i + 2), '{') {
+                    pending_mod = Some(name.clone());
                 }
             }
         }
-        if w == "macro_rules" {
-            if let Some((Tok::Ident(name), _)) = toks.get(i + 2) {
-                f.defines.insert(name.clone());
-            }
+        if w == "macro_rules"
+            && let Some((Tok::Ident(name), _)) = toks.get(i + 2)
+        {
+            f.defines.insert(name.clone());
         }
         let ctx: Vec<String> = module
             .iter()
@@ -542,10 +543,11 @@ impl Crate {
                     } else if let Some(n) = p.name.clone() {
                         c.aliases[fi].insert(n, abs);
                     }
-                } else if !p.glob && c.by_module.contains_key(&abs) {
-                    if let Some(n) = p.name.clone() {
-                        c.module_uses[fi].insert(n, abs);
-                    }
+                } else if !p.glob
+                    && c.by_module.contains_key(&abs)
+                    && let Some(n) = p.name.clone()
+                {
+                    c.module_uses[fi].insert(n, abs);
                 }
             }
         }
@@ -618,12 +620,12 @@ impl Crate {
             return self.locate(&t, depth + 1).or(Some(fi));
         }
         for g in &self.globs[fi] {
-            if let Some(&gi) = self.by_module.get(g) {
-                if self.provides(gi, name, 0) {
-                    let mut t = g.clone();
-                    t.extend(abs[k..].iter().cloned());
-                    return self.locate(&t, depth + 1).or(Some(fi));
-                }
+            if let Some(&gi) = self.by_module.get(g)
+                && self.provides(gi, name, 0)
+            {
+                let mut t = g.clone();
+                t.extend(abs[k..].iter().cloned());
+                return self.locate(&t, depth + 1).or(Some(fi));
             }
         }
         Some(fi)
@@ -697,13 +699,14 @@ fn floor_violations(
     let (mut up, mut unknown_msgs) = (Vec::new(), Vec::new());
     let mut unknown = BTreeSet::new();
     for f in &c.files {
-        if let Some(m) = top(f) {
-            if floor(m).is_none() && unknown.insert(m.to_string()) {
-                unknown_msgs.push(format!(
+        if let Some(m) = top(f)
+            && floor(m).is_none()
+            && unknown.insert(m.to_string())
+        {
+            unknown_msgs.push(format!(
                     "src/{}: the top-level module `{m}` has no floor; add it to the floor table (FLOORS in tests/architecture.rs and ARCHITECTURE.md)",
                     f.rel
                 ));
-            }
         }
     }
     for a in arrows {
@@ -711,9 +714,10 @@ fn floor_violations(
         let (Some(fm), Some(tm)) = (top(from), top(to)) else {
             continue;
         };
-        if let (Some(ff), Some(tf)) = (floor(fm), floor(tm)) {
-            if tf > ff {
-                up.push((
+        if let (Some(ff), Some(tf)) = (floor(fm), floor(tm))
+            && tf > ff
+        {
+            up.push((
                     from.rel.clone(),
                     to.rel.clone(),
                     format!(
@@ -721,7 +725,6 @@ fn floor_violations(
                         from.rel, a.line, to.rel
                     ),
                 ));
-            }
         }
     }
     (up, unknown_msgs)

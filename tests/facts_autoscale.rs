@@ -155,7 +155,6 @@ fn profile_limit_and_recurrence_shape_follow_their_sources() {
         .split('|')
         .nth(2)
         .unwrap()
-        .trim()
         .split_whitespace()
         .next()
         .unwrap()

@@ -256,16 +256,16 @@ fn every_rendered_extension_and_image_is_documented_for_the_templates_os() {
                     problems.push(format!("{} {path}: {e}", r.spec.display()));
                 }
             }
-            if let Some(Value::Object(img)) = m.get("imageReference") {
-                if let (Some(p), Some(o), Some(s)) = (
+            if let Some(Value::Object(img)) = m.get("imageReference")
+                && let (Some(p), Some(o), Some(s)) = (
                     str_of(img, "publisher"),
                     str_of(img, "offer"),
                     str_of(img, "sku"),
-                ) {
-                    images_seen += 1;
-                    if let Err(e) = check_image(&k, p, o, s) {
-                        problems.push(format!("{} {path}: {e}", r.spec.display()));
-                    }
+                )
+            {
+                images_seen += 1;
+                if let Err(e) = check_image(&k, p, o, s) {
+                    problems.push(format!("{} {path}: {e}", r.spec.display()));
                 }
             }
         }

@@ -283,7 +283,7 @@ fn scope_type(scope: &str) -> Option<String> {
         .map(|r| r.split('\'').next().unwrap_or_default())
         .unwrap_or(scope);
     let parts: Vec<&str> = s.split('/').collect();
-    if parts.len() < 3 || parts.len() % 2 == 0 || !parts[0].contains('.') {
+    if parts.len() < 3 || parts.len().is_multiple_of(2) || !parts[0].contains('.') {
         return None;
     }
     let mut t = vec![parts[0]];

@@ -487,7 +487,7 @@ fn vm_rows(gpu: bool, rows: &[(i64, &str)]) -> Value {
 }
 
 /// One row a minute from `from` to `to` minutes ago (inclusive).
-fn minutes<'a>(id: &'a str, from: i64, to: i64) -> Vec<(i64, &'a str)> {
+fn minutes(id: &str, from: i64, to: i64) -> Vec<(i64, &str)> {
     (to..=from).map(|m| (m, id)).collect()
 }
 

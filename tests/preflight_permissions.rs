@@ -65,7 +65,7 @@ fn run(fake: &FakeAzure) -> (Option<i32>, String, String) {
 }
 
 /// The check's line in the text report (its title starts the line after the status).
-fn line<'a>(o: &'a str) -> &'a str {
+fn line(o: &str) -> &str {
     o.lines()
         .find(|l| l.contains("permission to assign the GPU association policy"))
         .unwrap_or_else(|| panic!("no permissions check in:\n{o}"))

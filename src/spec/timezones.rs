@@ -185,54 +185,6 @@ pub fn parse_hhmm(s: &str) -> Option<u32> {
     (h < 24 && m < 60 && s.len() == 5).then_some(h * 60 + m)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_unique_and_offsets_sane() {
-        let mut n: Vec<_> = names().collect();
-        let len = n.len();
-        n.sort();
-        n.dedup();
-        assert_eq!(n.len(), len);
-        assert!(ZONES.iter().all(|(_, o)| (-720..=840).contains(o)));
-        assert_eq!(offset_minutes("China Standard Time"), Some(480));
-        assert_eq!(offset_minutes("china standard time"), None);
-    }
-
-    #[test]
-    fn iana_names_map_to_windows_names_autoscale_knows() {
-        assert_eq!(
-            windows_name_of_iana("Asia/Shanghai"),
-            Some("China Standard Time")
-        );
-        assert_eq!(
-            windows_name_of_iana("europe/berlin"),
-            Some("W. Europe Standard Time")
-        );
-        assert_eq!(windows_name_of_iana("Mars/Olympus_Mons"), None);
-        // every Windows name of the map that autoscale documents has an offset here
-        let data = IANA_WINDOWS.lines().filter(|l| !l.starts_with('#'));
-        assert!(data.clone().count() > 500);
-        for w in [
-            "China Standard Time",
-            "Tokyo Standard Time",
-            "Eastern Standard Time",
-        ] {
-            assert!(offset_minutes(w).is_some(), "{w}");
-        }
-    }
-
-    #[test]
-    fn hhmm() {
-        assert_eq!(parse_hhmm("18:00"), Some(1080));
-        assert_eq!(parse_hhmm("23:59"), Some(1439));
-        assert_eq!(parse_hhmm("24:00"), None);
-        assert_eq!(parse_hhmm("7:00"), None);
-    }
-}
-
 /// Windows time zone names (autoscale's `recurrence.schedule.timeZone`) mapped to IANA zones: CLDR's
 /// `windowsZones.xml`, territory `001` (the zone Windows means by each name). `simulate` walks
 /// schedules in these zones with daylight saving; the GPU idle alert converts `now()` into them
@@ -388,4 +340,52 @@ pub fn iana_of_windows(windows: &str) -> Option<&'static str> {
         .iter()
         .find(|(w, _)| *w == windows)
         .map(|(_, i)| *i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_offsets_sane() {
+        let mut n: Vec<_> = names().collect();
+        let len = n.len();
+        n.sort();
+        n.dedup();
+        assert_eq!(n.len(), len);
+        assert!(ZONES.iter().all(|(_, o)| (-720..=840).contains(o)));
+        assert_eq!(offset_minutes("China Standard Time"), Some(480));
+        assert_eq!(offset_minutes("china standard time"), None);
+    }
+
+    #[test]
+    fn iana_names_map_to_windows_names_autoscale_knows() {
+        assert_eq!(
+            windows_name_of_iana("Asia/Shanghai"),
+            Some("China Standard Time")
+        );
+        assert_eq!(
+            windows_name_of_iana("europe/berlin"),
+            Some("W. Europe Standard Time")
+        );
+        assert_eq!(windows_name_of_iana("Mars/Olympus_Mons"), None);
+        // every Windows name of the map that autoscale documents has an offset here
+        let data = IANA_WINDOWS.lines().filter(|l| !l.starts_with('#'));
+        assert!(data.clone().count() > 500);
+        for w in [
+            "China Standard Time",
+            "Tokyo Standard Time",
+            "Eastern Standard Time",
+        ] {
+            assert!(offset_minutes(w).is_some(), "{w}");
+        }
+    }
+
+    #[test]
+    fn hhmm() {
+        assert_eq!(parse_hhmm("18:00"), Some(1080));
+        assert_eq!(parse_hhmm("23:59"), Some(1439));
+        assert_eq!(parse_hhmm("24:00"), None);
+        assert_eq!(parse_hhmm("7:00"), None);
+    }
 }

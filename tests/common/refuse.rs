@@ -164,40 +164,41 @@ impl AzureFacts {
                         return;
                     }
                 }
-                if let (Some(t), Some(ver)) = (s("type"), s("apiVersion")) {
-                    if !t.starts_with('[') && !ver.starts_with('[') {
-                        let (ns, short) = t.split_once('/').unwrap_or((t, ""));
-                        if self.unregistered.contains(&ns.to_ascii_lowercase()) {
+                if let (Some(t), Some(ver)) = (s("type"), s("apiVersion"))
+                    && !t.starts_with('[')
+                    && !ver.starts_with('[')
+                {
+                    let (ns, short) = t.split_once('/').unwrap_or((t, ""));
+                    if self.unregistered.contains(&ns.to_ascii_lowercase()) {
+                        *found = Some((
+                            "MissingSubscriptionRegistration".into(),
+                            format!(
+                                "The subscription is not registered to use namespace '{ns}'. See https://aka.ms/rps-not-found for how to register subscriptions."
+                            ),
+                        ));
+                        return;
+                    }
+                    match self.api.get(&t.to_ascii_lowercase()) {
+                        None => {
                             *found = Some((
-                                "MissingSubscriptionRegistration".into(),
+                                "InvalidResourceType".into(),
                                 format!(
-                                    "The subscription is not registered to use namespace '{ns}'. See https://aka.ms/rps-not-found for how to register subscriptions."
+                                    "The resource type '{short}' could not be found in the namespace '{ns}' for api version '{ver}'."
                                 ),
                             ));
                             return;
                         }
-                        match self.api.get(&t.to_ascii_lowercase()) {
-                            None => {
-                                *found = Some((
-                                    "InvalidResourceType".into(),
-                                    format!(
-                                        "The resource type '{short}' could not be found in the namespace '{ns}' for api version '{ver}'."
-                                    ),
-                                ));
-                                return;
-                            }
-                            Some(known) if !known.iter().any(|k| k == ver) => {
-                                *found = Some((
-                                    "NoRegisteredProviderFound".into(),
-                                    format!(
-                                        "No registered resource provider found for location '{location}' and API version '{ver}' for type '{short}'. The supported api-versions are '{}'. The supported locations are '{location}'.",
-                                        known.join(", ")
-                                    ),
-                                ));
-                                return;
-                            }
-                            Some(_) => {}
+                        Some(known) if !known.iter().any(|k| k == ver) => {
+                            *found = Some((
+                                "NoRegisteredProviderFound".into(),
+                                format!(
+                                    "No registered resource provider found for location '{location}' and API version '{ver}' for type '{short}'. The supported api-versions are '{}'. The supported locations are '{location}'.",
+                                    known.join(", ")
+                                ),
+                            ));
+                            return;
                         }
+                        Some(_) => {}
                     }
                 }
                 if let (Some(p), Some(t), Some(ver)) =
@@ -258,7 +259,7 @@ impl Respond for VersionedGet {
                 "message": "The api-version query parameter (?api-version=) is required for all requests."
             }}));
         };
-        if known.iter().any(|k| *k == ver) {
+        if known.contains(&ver) {
             return ResponseTemplate::new(200).set_body_json(self.body.clone());
         }
         let short = self

@@ -42,7 +42,7 @@ pub(super) fn grid(before: &Params, space: &Space) -> Vec<Params> {
                                     p.scale_out_cooldown_minutes = oc;
                                     p.scale_in_cooldown_minutes = ic;
                                     p.time_window_minutes = w;
-                                    p.scale_out_tiers = super::space::tiers(&p, &before, tier);
+                                    p.scale_out_tiers = super::space::tiers(&p, before, tier);
                                     p.capacity_min = *cmin;
                                     p.schedule_mins = smins.clone();
                                     p.clamp_defaults();
