@@ -84,20 +84,6 @@ impl Grid {
         }
         v
     }
-
-    /// The fastest `(scaleOutStep, scaleOutCooldown, timeWindow)`: the largest step, the
-    /// shortest cooldown and window.
-    fn fastest(&self) -> (u32, u32, u32) {
-        let step = self.pairs.iter().map(|p| p.0).max().unwrap_or(STEPS[0]);
-        let cd = self
-            .pairs
-            .iter()
-            .map(|p| p.1)
-            .min()
-            .unwrap_or(OUT_COOLDOWNS[0]);
-        let w = self.pairs.iter().map(|p| p.3).min().unwrap_or(WINDOWS[0]);
-        (step, cd, w)
-    }
 }
 
 /// `(scaleOutStep, scaleOutCooldown, scaleOutAggregation, timeWindow)`: stage 1 searches
@@ -273,14 +259,15 @@ fn search_at(
                 top.push(sc);
             }
         }
-        if top.is_empty() {
-            // none held: the fastest (step, cooldown) pairs
-            top = vec![grid.fastest()];
-        }
+        // none held with the spec's aggregation: the others for every pair (the full grid's
+        // flat week found no policy at pool 0 when only the fastest pair tried them, where a
+        // Maximum-aggregated one with a smaller step holds)
+        let none_held = top.is_empty();
         top.truncate(3);
         let second: Vec<usize> = (0..pairs.len())
             .filter(|i| {
-                pairs[*i].2 != spec_agg && top.contains(&(pairs[*i].0, pairs[*i].1, pairs[*i].3))
+                pairs[*i].2 != spec_agg
+                    && (none_held || top.contains(&(pairs[*i].0, pairs[*i].1, pairs[*i].3)))
             })
             .collect();
         per.extend(search(&ctx, &second, round_caps));
@@ -755,7 +742,7 @@ pub(super) fn tune_with_pool(
         policies,
         runs,
         elapsed_ms: elapsed as u64,
-        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown x timeWindow a binary search (the spec's scaleOutAggregation; the other aggregations for the three cheapest that held) on targetPerInstance, in round 1 capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each round's cheapest that holds, its cheapest nominal, the spec's policy and the next larger pool's choice, walked cheapest first; up to 2 rounds, the second running stage 1 again in the context (scale-in cooldown, tiers, minimums) of the choice so far until nothing cheaper is found; checked against an exhaustive enumeration on small grids (src/simulate/tune/pool_check.rs)".into(),
+        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown x timeWindow a binary search (the spec's scaleOutAggregation; the other aggregations for the three cheapest that held, or for every pair when none held) on targetPerInstance, in round 1 capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each round's cheapest that holds, its cheapest nominal, the spec's policy and the next larger pool's choice, walked cheapest first; up to 2 rounds, the second running stage 1 again in the context (scale-in cooldown, tiers, minimums) of the choice so far until nothing cheaper is found; checked against an exhaustive enumeration on small grids (src/simulate/tune/pool_check.rs)".into(),
     };
     Ok(Tuned {
         candidates: policies,
