@@ -86,8 +86,6 @@ pub fn run(
     let polling = opts.polling;
     let dry_run = opts.dry_run;
     let given = opts.resource_group.trim().to_string();
-    // the group a failover deploy placed the spec in, when destroy followed it there
-    let mut followed_into = false;
     let rg = if opts.no_follow {
         given.clone()
     } else {
@@ -108,7 +106,6 @@ pub fn run(
             } => {
                 if let Some(why) = followed {
                     eprintln!("destroy: {why}; acting on {group} (--no-follow acts on {given})");
-                    followed_into = true;
                 }
                 for h in leftovers {
                     eprintln!(
@@ -496,7 +493,8 @@ pub fn run(
     }) {
         notes.push("the role assignments the spec granted were deleted before the identity, so none is left behind as \"Identity not found\"".into());
     }
-    if ok && followed_into {
+    // destroy followed a failover into another group (`landed` follows only then)
+    if ok && !rg.eq_ignore_ascii_case(&given) {
         notes.push(failover_group_note(&rg, &given));
     }
     let count = |r: &str| results.iter().filter(|d| d.result == r).count();
