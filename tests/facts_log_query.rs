@@ -186,3 +186,73 @@ fn every_cloud_has_the_sources_endpoint_and_scope() {
             .contains("replaced by `api.loganalytics.azure.com`")
     );
 }
+
+/// The cells of a workspace's answer as the REST specification's example writes them
+/// (`restSpecExample`: a `datetime` as RFC 3339 UTC with `Z`, a `long` as a JSON string): the
+/// pull (`simulate -g`) reads the per-minute table and the totals in that form, with the
+/// example's own cells put in gpuform's columns, not gpuform's way of writing them.
+#[test]
+fn the_pull_reads_the_cells_as_the_rest_specifications_example_writes_them() {
+    use gpuform::simulate::measured::Counts;
+    use gpuform::simulate::pull::{add_minutes, totals};
+    let ex = &excerpt()["restSpecExample"]["tables"][0];
+    let cols = ex["columns"].as_array().unwrap();
+    let row = ex["rows"][0].as_array().unwrap();
+    let cell = |ty: &str, nth: usize| -> Value {
+        let i = cols
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c["type"] == ty)
+            .nth(nth)
+            .map(|(i, _)| i)
+            .unwrap_or_else(|| panic!("the example has no {nth}th {ty} column"));
+        row[i].clone()
+    };
+    let (generated, start) = (cell("datetime", 0), cell("datetime", 1));
+    let one = cell("long", 0);
+    assert!(one.is_string(), "the example writes a long as a string");
+    let table = |names: &[(&str, &str)], rows: Vec<Value>| {
+        json!({"tables": [{"name": "PrimaryResult",
+            "columns": names.iter().map(|(n, t)| json!({"name": n, "type": t})).collect::<Vec<_>>(),
+            "rows": rows}]})
+    };
+    let tot = totals(
+        "log-gpu",
+        &table(
+            &[
+                ("Rows", "long"),
+                ("Computers", "long"),
+                ("Impossible", "long"),
+            ],
+            vec![json!([one, one, "0"])],
+        ),
+    )
+    .unwrap()
+    .expect("one row in the window");
+    assert_eq!((tot.rows, tot.vms, tot.impossible), (1, 1, 0));
+    // the window starts at the example's StartTime; its TimeGenerated is 59 min 59 s later
+    let t0: jiff::Timestamp = start.as_str().unwrap().parse().unwrap();
+    let mut counts = Counts::default();
+    add_minutes(
+        &mut counts,
+        "log-gpu",
+        t0,
+        60,
+        &table(
+            &[
+                ("Minute", "datetime"),
+                ("Instances", "long"),
+                ("Idle", "long"),
+                ("Samples", "long"),
+            ],
+            vec![
+                json!([start, one, "0", one]),
+                json!([generated, one, one, one]),
+            ],
+        ),
+    )
+    .unwrap();
+    assert_eq!(counts.per_minute.get(&0), Some(&(1, 0)));
+    assert_eq!(counts.per_minute.get(&59), Some(&(1, 1)));
+    assert_eq!(counts.rows_in_window, 2);
+}

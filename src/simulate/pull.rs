@@ -377,6 +377,10 @@ pub fn add_minutes(
     minutes: usize,
     answer: &Value,
 ) -> Result<(), PullError> {
+    // cells as the REST specification's example writes them (a `datetime` RFC 3339 UTC with
+    // `Z`, a `long` as a string): azure-rest-api-specs .../data-plane/Microsoft.OperationalInsights/
+    // stable/v1/examples/oms-get-example.json @ 90beff1a, read 2026-12-04
+    // (`tests/fixtures/sources/log-query-api.json`, held by `tests/facts_log_query.rs`)
     for r in table(answer, workspace)? {
         let when = r.get("Minute").and_then(Value::as_str).unwrap_or_default();
         let ts: Timestamp = when.parse().map_err(|_| {
