@@ -8,7 +8,7 @@
 mod common;
 
 use common::SUB;
-use common::log_query::{excerpt, learn_version, mount, workspace_versions};
+use common::log_query::{excerpt, learn_version, mount, table, workspace_versions};
 use common::recorder::connect;
 use gpuform::azure::{Cloud, Op};
 use serde_json::{Value, json};
@@ -211,11 +211,6 @@ fn the_pull_reads_the_cells_as_the_rest_specifications_example_writes_them() {
     let (generated, start) = (cell("datetime", 0), cell("datetime", 1));
     let one = cell("long", 0);
     assert!(one.is_string(), "the example writes a long as a string");
-    let table = |names: &[(&str, &str)], rows: Vec<Value>| {
-        json!({"tables": [{"name": "PrimaryResult",
-            "columns": names.iter().map(|(n, t)| json!({"name": n, "type": t})).collect::<Vec<_>>(),
-            "rows": rows}]})
-    };
     let tot = totals(
         "log-gpu",
         &table(

@@ -18,7 +18,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::log_query::Answer;
+use common::log_query::{Answer, table};
 use common::*;
 use jiff::Timestamp;
 use serde_json::{Value, json};
@@ -151,14 +151,6 @@ fn counts(r: &Row) -> bool {
 
 fn valid(r: &Row) -> bool {
     counts(r) && r.3.is_some_and(|u| (0.0..=100.0).contains(&u))
-}
-
-fn table(columns: &[(&str, &str)], rows: Vec<Value>) -> Value {
-    json!({"tables": [{
-        "name": "PrimaryResult",
-        "columns": columns.iter().map(|(n, t)| json!({"name": n, "type": t})).collect::<Vec<_>>(),
-        "rows": rows
-    }]})
 }
 
 /// The fake workspace's answer to gpuform's two queries, from [`rows_between`] over the body's

@@ -26,6 +26,16 @@ pub fn excerpt() -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
+/// A Logs Query API answer in Learn's response shape: one table `PrimaryResult` with these
+/// `(name, type)` columns and rows.
+pub fn table(columns: &[(&str, &str)], rows: Vec<Value>) -> Value {
+    json!({"tables": [{
+        "name": "PrimaryResult",
+        "columns": columns.iter().map(|(n, t)| json!({"name": n, "type": t})).collect::<Vec<_>>(),
+        "rows": rows
+    }]})
+}
+
 /// The path version Learn says to use ("`apiVersion` is the public query API version. Use `v1`.").
 pub fn learn_version() -> String {
     let text = excerpt()["requestFormat"]["apiVersion"]
