@@ -18,6 +18,7 @@ pub mod prepare;
 pub mod pull;
 pub mod report;
 pub mod results;
+pub mod serving;
 pub mod standby;
 pub mod tune;
 pub mod tz;
