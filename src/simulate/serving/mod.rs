@@ -86,7 +86,7 @@ impl Model {
         60.0 * f64::from(self.concurrency) / self.service_seconds
     }
 
-    fn knobs(&self) -> des::Knobs {
+    pub fn knobs(&self) -> des::Knobs {
         des::Knobs {
             concurrency: self.concurrency,
             service_seconds: self.service_seconds,
