@@ -401,7 +401,7 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
         })
         .ok_or_else(|| {
             jerr(format!(
-                "no metric to read arrivals from (found: {}); export IncomingMessages (Service Bus) or Transactions split by ApiName (storage queues), or the Application Gateway's TotalRequests and FailedRequests (a request-driven pool)",
+                "no queue metric or gateway request metric to read arrivals from (found: {}); export IncomingMessages (Service Bus) or Transactions split by ApiName (storage queues), or the Application Gateway's TotalRequests and FailedRequests (a request-driven pool)",
                 if seen.is_empty() {
                     "none".to_string()
                 } else {
