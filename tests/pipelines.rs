@@ -1,4 +1,4 @@
-//! The CI recipes in examples/pipelines: valid YAML with the structure the README promises
+//! The CI recipes in examples/pipelines: valid YAML with the structure docs/src/ci.md promises
 //! (triggers, OIDC permissions, the jobs/stages), and every `gpuform ...` command line in them
 //! parses with the real command-line definition. That both files pass the GitHub workflow /
 //! Azure Pipelines schemas is `.ci/pipelines`' job (it installs check-jsonschema).

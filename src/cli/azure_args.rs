@@ -152,7 +152,7 @@ impl AzureArgs {
             None => {
                 // a newcomer without Azure access yet: preflight also runs from `az` output
                 let offline = if command == "preflight" {
-                    "; without access to Azure, `gpuform preflight SPEC --usages usage.json --skus skus.json` checks the output of `az vm list-usage` and `az vm list-skus` (README, preflight)"
+                    "; without access to Azure, `gpuform preflight SPEC --usages usage.json --skus skus.json` checks the output of `az vm list-usage` and `az vm list-skus` (docs/src/preflight.md)"
                 } else {
                     ""
                 };
