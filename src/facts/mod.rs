@@ -29,6 +29,7 @@ pub mod placement;
 pub mod private_dns;
 pub mod quota;
 pub mod roles;
+pub mod serving;
 pub mod spot;
 pub mod spot_placement;
 pub mod standby;

@@ -127,7 +127,7 @@ fn weekday(d: &str) -> Result<Weekday, String> {
 
 /// The rule as the plan emits it (same fields as the rendered `metricTrigger`/`scaleAction`).
 pub fn rule_from_plan(r: &plan::AutoscaleRule) -> Result<Rule, String> {
-    let special = !r.metric_on_namespace
+    let special = r.metric_source == plan::MetricSource::StorageQueue
         && matches!(
             r.metric_name,
             "ApproximateMessageCount" | "ActiveMessageCount"
