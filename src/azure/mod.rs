@@ -14,6 +14,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod api;
+pub mod assertion;
 pub mod auth;
 pub mod client;
 pub mod cloud;

@@ -19,6 +19,7 @@ pub mod clouds;
 pub mod custom_tables;
 pub mod deletion;
 pub mod extensions;
+pub mod identity;
 pub mod images;
 pub mod logs_ingestion;
 pub mod monitor;
