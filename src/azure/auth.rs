@@ -460,7 +460,7 @@ fn credential_options(
         .to_string();
     ClientOptions {
         cloud: Some(Arc::new(CloudConfiguration::Custom(custom))),
-        ..http.client_options(transport)
+        ..http.client_options(transport, super::http::BodyLimit::TOKEN)
     }
 }
 
@@ -539,7 +539,7 @@ pub(crate) fn credential(
             let assertion = GithubOidc {
                 request_url,
                 request_token: Secret::new(token),
-                pipeline: http.azure_pipeline(transport, Vec::new()),
+                pipeline: http.azure_pipeline(transport, super::http::BodyLimit::TOKEN, Vec::new()),
             };
             ClientAssertionCredential::new(
                 tenant.clone(),

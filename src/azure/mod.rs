@@ -23,6 +23,7 @@ pub mod error;
 pub mod http;
 pub mod landing_zone;
 pub mod landing_zone_api;
+pub mod log_answer;
 pub mod models;
 pub mod operate;
 pub mod resource_graph;

@@ -21,6 +21,7 @@ pub mod deletion;
 pub mod extensions;
 pub mod identity;
 pub mod images;
+pub mod limits;
 pub mod logs_ingestion;
 pub mod monitor;
 pub mod monitoring;
