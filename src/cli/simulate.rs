@@ -173,7 +173,7 @@ fn pull(args: &Args, rg: &str) -> Result<pull::Pulled, Failure> {
         .block_on(pull::pull(&session.arm, &plan, rg.trim(), w, telemetry))
         .map_err(|e| e.failure(crate::cli::azure_args::arm_failure))?;
     for w in &p.telemetry.warnings {
-        eprintln!("simulate: warning: {w}");
+        super::common::say(&format!("simulate: warning: {w}"));
     }
     Ok(p)
 }

@@ -1,0 +1,233 @@
+//! Spec values cannot speak to the CI runner (issue 39, item 4): whatever a spec (or its path)
+//! holds, no line gpuform prints, on stdout or stderr, in any output format of the commands that
+//! echo spec content (validate, show, render, cost, preflight offline), is one the GitHub Actions
+//! runner (`::` after blanks, `##[` anywhere) or the Azure Pipelines agent (`##vso[`, `##[`
+//! anywhere) takes for a command; lines split at LF and at a lone CR, as the runners split them.
+//! Only gpuform's own annotations (`--output github`) start with `::`, and their data cannot.
+//! JSON outputs still parse, to the same values.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use gpuform::report::ci::is_runner_command;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+const BREAKS: [&str; 4] = ["\n", "\r", "\r\n", "\n    "];
+const COMMANDS: [&str; 6] = [
+    "::error file=.github/workflows/ci.yml,line=1::pwned",
+    "::add-mask::secret",
+    "  ::stop-commands::tok",
+    "##vso[task.setvariable variable=PWNED]1",
+    "##VSO[task.complete result=Failed]x",
+    "##[error]pwned",
+];
+
+/// Where the hostile value goes.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    Description,
+    Tag,
+    AlternateSize,
+    ZonesKey,
+    ScheduleName,
+    QueueName,
+    UnknownKey,
+    Path,
+}
+
+const PLACES: [Place; 8] = [
+    Place::Description,
+    Place::Tag,
+    Place::AlternateSize,
+    Place::ZonesKey,
+    Place::ScheduleName,
+    Place::QueueName,
+    Place::UnknownKey,
+    Place::Path,
+];
+
+fn base() -> Value {
+    let text = std::fs::read_to_string("examples/shortvideo-transcode.yaml").unwrap();
+    gpuform::spec::yaml::parse(&text).unwrap().value
+}
+
+/// The spec with `payload` at `place`, written under a fresh directory; its path.
+fn write(dir: &Path, place: Place, payload: &str) -> PathBuf {
+    let mut v = base();
+    match place {
+        Place::Description => v["metadata"]["description"] = payload.into(),
+        Place::Tag => v["metadata"]["tags"]["team"] = payload.into(),
+        Place::AlternateSize => v["spec"]["compute"]["alternateSizes"] = json!([payload]),
+        Place::ZonesKey => {
+            v["spec"]["compute"]["zonesByRegion"] = json!({ payload: ["1"] });
+        }
+        Place::ScheduleName => v["spec"]["autoscale"]["schedules"][0]["name"] = payload.into(),
+        Place::QueueName => v["spec"]["autoscale"]["queue"]["serviceBus"]["queue"] = payload.into(),
+        Place::UnknownKey => v["spec"][payload] = 1.into(),
+        Place::Path => {}
+    }
+    let sub = match place {
+        Place::Path => dir.join(format!("specs{payload}")),
+        _ => dir.join("specs"),
+    };
+    std::fs::create_dir_all(sub.join("cloud-init")).unwrap();
+    std::fs::copy(
+        "examples/cloud-init/transcode.yaml",
+        sub.join("cloud-init/transcode.yaml"),
+    )
+    .unwrap();
+    let spec = sub.join("pool.yaml");
+    std::fs::write(&spec, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    spec
+}
+
+fn fixture(name: &str) -> String {
+    format!("tests/fixtures/preflight/{name}")
+}
+
+/// Every command and format that echoes spec content, on `spec`: (what, args, format).
+fn runs(spec: &Path, out_dir: &Path) -> Vec<(String, Vec<String>, &'static str)> {
+    let s = spec.display().to_string();
+    let o = out_dir.display().to_string();
+    let mut v = Vec::new();
+    for f in ["text", "json", "sarif", "github"] {
+        v.push((
+            format!("validate {f}"),
+            vec!["validate".into(), s.clone(), "--output".into(), f.into()],
+            f,
+        ));
+    }
+    for f in ["text", "json"] {
+        v.push((
+            format!("show {f}"),
+            vec!["show".into(), s.clone(), "--output".into(), f.into()],
+            f,
+        ));
+        v.push((
+            format!("render {f}"),
+            vec![
+                "render".into(),
+                s.clone(),
+                "--out-dir".into(),
+                o.clone(),
+                "--output".into(),
+                f.into(),
+            ],
+            f,
+        ));
+    }
+    for f in ["text", "json", "markdown"] {
+        v.push((
+            format!("cost {f}"),
+            vec!["cost".into(), s.clone(), "--output".into(), f.into()],
+            f,
+        ));
+    }
+    for f in ["text", "json", "markdown", "github"] {
+        v.push((
+            format!("preflight {f}"),
+            vec![
+                "preflight".into(),
+                s.clone(),
+                "--usages".into(),
+                fixture("az-vm-list-usage-eastus2.json"),
+                "--skus".into(),
+                fixture("az-vm-list-skus-eastus2.json"),
+                "--output".into(),
+                f.into(),
+            ],
+            f,
+        ));
+    }
+    v
+}
+
+fn gpuform() -> Command {
+    let mut c = Command::cargo_bin("gpuform").unwrap();
+    c.env("NO_COLOR", "1").env_remove("CLICOLOR_FORCE");
+    c
+}
+
+/// gpuform's own annotation line: `::error file=…` (and warning, notice), whose rest cannot
+/// be a command either.
+fn own_command(line: &str) -> bool {
+    ["::error file=", "::warning file=", "::notice file="]
+        .iter()
+        .any(|p| line.starts_with(p) && !is_runner_command(&line[2..]))
+}
+
+fn check(place: Place, payload: &str) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write(dir.path(), place, payload);
+    for (what, args, format) in runs(&spec, &dir.path().join("out")) {
+        let out = gpuform().args(&args).output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        if out.status.code().is_none_or(|c| c > 2) {
+            return Err(format!("{what}: {:?}\n{stderr}", out.status));
+        }
+        for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+            for line in text.split(['\n', '\r']) {
+                let ok = !is_runner_command(line)
+                    || (format == "github" && stream == "stdout" && own_command(line));
+                if !ok {
+                    return Err(format!(
+                        "{place:?} {payload:?}: {what} {stream} printed a runner command:\n{line}\n--- all of it:\n{text}"
+                    ));
+                }
+            }
+        }
+        if matches!(format, "json" | "sarif") && !stdout.trim().is_empty() {
+            let v: Value = serde_json::from_str(&stdout)
+                .map_err(|e| format!("{what}: not JSON ({e}):\n{stdout}"))?;
+            // the value is still there, byte for byte, where the spec put it
+            if matches!(place, Place::Description) && what.starts_with("show") {
+                let d = v.pointer("/metadata/description").and_then(Value::as_str);
+                if d != Some(payload) {
+                    return Err(format!("{what}: the description reads back as {d:?}"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_issues_spec_cannot_write_workflow_commands() {
+    check(
+        Place::AlternateSize,
+        "Standard_X\n::error file=.github/workflows/ci.yml,line=1::pwned",
+    )
+    .unwrap();
+    check(
+        Place::ZonesKey,
+        "eastus\n::warning file=x::w\n##vso[task.setvariable variable=a]b",
+    )
+    .unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(6), ..ProptestConfig::default() })]
+
+    #[test]
+    fn no_spec_value_or_path_becomes_a_runner_command(
+        place in prop::sample::select(PLACES.to_vec()),
+        lead in "[a-z]{0,3}",
+        brk in prop::sample::select(BREAKS.to_vec()),
+        cmd in prop::sample::select(COMMANDS.to_vec()),
+        tail in "[a-z ]{0,3}",
+    ) {
+        let payload = format!("{lead}{brk}{cmd}{tail}");
+        prop_assert!(check(place, &payload).is_ok(), "{}", check(place, &payload).unwrap_err());
+    }
+}
