@@ -370,7 +370,7 @@ async fn github_actions_oidc_token_becomes_the_client_assertion() {
         .await;
     Mock::given(method("POST"))
         .and(path(format!("/{TENANT}/oauth2/v2.0/token")))
-        .and(body_string_contains(&format!("client_assertion={GH_JWT}")))
+        .and(body_string_contains(format!("client_assertion={GH_JWT}")))
         .and(body_string_contains("client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"token_type": "Bearer", "expires_in": 3599, "access_token": "tok-gh"})))
         .expect(1)
@@ -403,7 +403,7 @@ async fn github_actions_oidc_token_becomes_the_client_assertion() {
 async fn workload_identity_reads_the_token_file() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .and(body_string_contains(&format!("client_assertion={K8S_JWT}")))
+        .and(body_string_contains(format!("client_assertion={K8S_JWT}")))
         .respond_with(ResponseTemplate::new(200).set_body_json(
             json!({"token_type": "Bearer", "expires_in": 3599, "access_token": "tok-wi"}),
         ))

@@ -217,7 +217,7 @@ fn the_issues_spec_cannot_write_workflow_commands() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(6), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(4), ..ProptestConfig::default() })]
 
     #[test]
     fn no_spec_value_or_path_becomes_a_runner_command(

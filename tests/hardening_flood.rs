@@ -351,7 +351,4 @@ fn the_query_api_bounds_are_microsofts() {
         gpuform::facts::limits::LOG_QUERY_MAX_BYTES,
         mib * 1024 * 1024
     );
-    assert!(!gpuform::facts::limits::LOG_QUERY_LIMITS_SOURCE.assumption);
-    assert!(gpuform::facts::limits::RETRY_AFTER_MAX_SOURCE.assumption);
-    assert!(gpuform::facts::limits::ARM_ANSWER_LIMITS_SOURCE.assumption);
 }

@@ -374,24 +374,6 @@ pub fn ssh_key_problem(key: &str) -> Option<String> {
     None
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ssh_keys() {
-        assert!(ssh_key_problem("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example.com").is_none());
-        assert!(ssh_key_problem("ssh-ed25519").is_some());
-        assert!(ssh_key_problem("ssh-dss AAAAB3NzaC1kc3MAAACBA").is_some());
-        assert!(
-            ssh_key_problem("-----BEGIN OPENSSH PRIVATE KEY-----")
-                .unwrap()
-                .contains("private")
-        );
-        assert!(ssh_key_problem("ssh-rsa not-base64!!").is_some());
-    }
-}
-
 /// The custom data Azure will receive, as `render` assembles it (`plan::Plan::build`): with the
 /// GPU collector's part on a Linux pool, and on the Logs Ingestion path after the template puts
 /// the deployment's values in for gpuform's placeholders. Refused here when it cannot be
@@ -431,5 +413,23 @@ fn custom_data_received(ctx: &Context<'_>, user: &[u8], at: &str, out: &mut Vec<
             .help("make the file smaller (download large scripts at boot with `#include` or a runcmd), or turn the collector off with `monitoring.gpu.enabled: false`"),
         ),
         Ok(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ssh_keys() {
+        assert!(ssh_key_problem("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example.com").is_none());
+        assert!(ssh_key_problem("ssh-ed25519").is_some());
+        assert!(ssh_key_problem("ssh-dss AAAAB3NzaC1kc3MAAACBA").is_some());
+        assert!(
+            ssh_key_problem("-----BEGIN OPENSSH PRIVATE KEY-----")
+                .unwrap()
+                .contains("private")
+        );
+        assert!(ssh_key_problem("ssh-rsa not-base64!!").is_some());
     }
 }
