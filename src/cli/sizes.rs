@@ -73,7 +73,7 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let (book, _) = load_price_files(&args.prices)?;
+    let book = load_price_files(&args.prices)?;
     let prices = &book.merged;
     let os = if args.os == OsArg::Windows {
         PriceOs::Windows

@@ -15,7 +15,7 @@ use super::lines::{fixed_lines, gpu_monitoring_lines};
 use super::model::*;
 use super::money::count;
 use super::usage::{self, Cases, HOURS_PER_MONTH, Priority};
-use super::{gates, levers, retail, sovereign};
+use super::{currency, gates, levers, retail, sovereign};
 
 const PRICES_HELP: &str =
     "supply it with --prices FILE (Azure Retail Prices API JSON) or --refresh-prices";
@@ -82,12 +82,14 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
         u.spot_hours.expected = h.spot;
     }
     let f = &book.fixed;
+    let cur = book.currency;
     let mut lines: Vec<Line> = Vec::new();
     let mut missing: Vec<Missing> = Vec::new();
     let os_name = retail::os_label(os);
 
     // compute
     let vm_price = |kind| book.vm(&size.name, &region, os, kind);
+    let vm_help = |kind| currency::vm_help(book, &size.name, &region, os, kind);
     let od = vm_price(PriceKind::OnDemand);
     lines.push(vm_line(
         "compute-regular",
@@ -96,6 +98,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
         u.regular_hours,
         regular_assumption(&priority),
         || format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
+        vm_help(PriceKind::OnDemand),
         &mut missing,
     ));
     let spot = vm_price(PriceKind::Spot);
@@ -111,8 +114,14 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             },
             if sp.max_price < 0.0 {
                 "; maxPrice -1 pays up to pay-as-you-go".to_string()
-            } else {
+            } else if cur.is_usd() {
                 format!("; maxPrice ${}/h", sp.max_price)
+            } else {
+                // Azure takes the Spot max price in US dollars, whatever the billing currency
+                format!(
+                    "; maxPrice ${}/h (US dollars, as Azure takes it)",
+                    sp.max_price
+                )
             }
         );
         lines.push(vm_line(
@@ -122,6 +131,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             u.spot_hours,
             assumption,
             || format!("{os_name} spot price of {} in {region}", size.name),
+            vm_help(PriceKind::Spot),
             &mut missing,
         ));
     }
@@ -146,7 +156,20 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
     for (id, what, disk) in disks {
         let (sku, gib) = (disk.storage_account_type, disk.size_gib);
         let price = match disk_type(sku) {
-            Some(kind) => f.disk(kind, gib),
+            // an embedded (USD) disk price in a book in another currency without a rate: missing
+            Some(kind) => match f.disk(kind, gib) {
+                DiskPrice::Tier { ref source, .. } | DiskPrice::PerGib { ref source, .. }
+                    if !book.embedded_usable() && book.is_embedded(source) =>
+                {
+                    DiskPrice::Missing {
+                        what: format!(
+                            "{cur} price of a {} disk of {gib} GiB (the embedded table has it in USD only)",
+                            kind.as_str()
+                        ),
+                    }
+                }
+                p => p,
+            },
             None => DiskPrice::Missing {
                 what: format!("{sku} disk of {gib} GiB: a disk type gpuform has no prices for"),
             },
@@ -159,7 +182,8 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
                 source,
             } => (
                 format!(
-                    "{what} {sku} {gib} GiB (billed as {tier}, {tier_gib} GiB, ${monthly:.2}/month)"
+                    "{what} {sku} {gib} GiB (billed as {tier}, {tier_gib} GiB, {}/month)",
+                    cur.amount(monthly)
                 ),
                 Some(monthly),
                 Some(source),
@@ -170,13 +194,18 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
                 source,
             } => (
                 format!(
-                    "{what} {sku} {gib} GiB (${per_gib_month:.4}/GiB-month, baseline IOPS/throughput)"
+                    "{what} {sku} {gib} GiB ({}/GiB-month, baseline IOPS/throughput)",
+                    cur.unit(per_gib_month)
                 ),
                 Some(monthly),
                 Some(source),
             ),
             DiskPrice::Missing { what: price } => {
-                missing.push(Missing { line: id.clone(), price, help: "supply it with --prices FILE (Retail Prices API items of serviceName 'Storage') or --refresh-prices".into() });
+                missing.push(Missing {
+                    line: id.clone(),
+                    price,
+                    help: currency::disk_help(book),
+                });
                 (format!("{what} {sku} {gib} GiB"), None, None)
             }
         };
@@ -200,6 +229,11 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
                     ""
                 }
             ) },
+            converted: source
+                .as_ref()
+                .filter(|s| book.is_embedded(s))
+                .and(book.rate.as_ref())
+                .map(|r| r.describe()),
             source,
         });
     }
@@ -218,7 +252,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             missing.push(Missing {
                 line: "standby-pool".into(),
                 price: "the disk (or VM) price of the pool's VMs".into(),
-                help: "supply it with --prices FILE or --refresh-prices".into(),
+                help: currency::disk_help(book),
             });
         }
         lines.push(Line {
@@ -229,6 +263,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             unit: "pooled VM-month".into(),
             quantity: Cases::all(f64::from(c.vms)),
             amount: Cases::all(c.monthly),
+            converted: None,
             assumption: format!(
                 "the pool at its largest, max(maxReady - capacity.min, minReady) = {} VMs, all month; a {} VM bills {} (standby-pools overview); `gpuform simulate` replays how many wait",
                 c.vms,
@@ -263,6 +298,10 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             .map_or(lines.len(), |i| i + 1);
         lines.splice(at..at, gpu_lines);
     }
+
+    // in another currency than USD: the embedded figures are converted (said on each line) or,
+    // without a rate, withheld (currency.rs)
+    currency::settle(book, &mut lines, &mut missing);
 
     // a sovereign cloud prices only what a public source prices for it (sovereign.rs)
     let sovereign_note =
@@ -324,7 +363,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
     }
     let sources: Vec<SourceUse> = by_id.into_values().collect();
 
-    let budget = gates::budget_check(plan, &totals);
+    let budget = gates::budget_check(plan, &totals, cur);
     let mut notes: Vec<String> = sovereign_note.into_iter().collect();
     if plan.queue.as_ref().is_some_and(|q| !q.create) {
         notes.push(
@@ -366,7 +405,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
         region,
         vm_size: size.name.clone(),
         os,
-        currency: "USD".into(),
+        currency: cur.code().into(),
         hours_per_month: HOURS_PER_MONTH,
         options: opts.clone(),
         assumptions: assumptions(plan, opts),
@@ -500,13 +539,14 @@ fn vm_line(
     hours: Cases<f64>,
     assumption: String,
     what: impl FnOnce() -> String,
+    help: Option<String>,
     missing: &mut Vec<Missing>,
 ) -> Line {
     if price.is_none() {
         missing.push(Missing {
             line: id.into(),
             price: what(),
-            help: PRICES_HELP.into(),
+            help: help.unwrap_or_else(|| PRICES_HELP.into()),
         });
     }
     Line {
@@ -519,5 +559,8 @@ fn vm_line(
         amount: hours.map(|q| price.map(|p| p.hourly * q)),
         assumption,
         source: price.map(|p| p.source.clone()),
+        converted: price
+            .and_then(|p| p.converted.as_ref())
+            .map(|r| r.describe()),
     }
 }
