@@ -17,8 +17,7 @@ use super::money::count;
 use super::usage::{self, Cases, HOURS_PER_MONTH, Priority};
 use super::{currency, gates, levers, retail, sovereign};
 
-const PRICES_HELP: &str =
-    "supply it with --prices FILE (Azure Retail Prices API JSON) or --refresh-prices";
+const PRICES_HELP: &str = "no source gpuform has prices it offline: `gpuform cost SPEC --refresh-prices` (or `gpuform simulate SPEC ... --refresh-prices`) fetches it from the Retail Prices API; offline, give --prices FILE (Retail Prices API JSON, such as the cache file --refresh-prices writes)";
 
 /// Price what render emits for a checked spec: `plan` is `Plan::build` of it (every resource
 /// and SKU is read from there), `spec` supplies the workload and the scaling policy whose week

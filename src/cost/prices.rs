@@ -240,8 +240,15 @@ pub fn gather(
         docs.push(read_file_doc(path, i, files.len(), &want)?);
     }
     let mut notes = Vec::new();
-    if let Some(r) = refresh {
-        docs.push(refresh_doc(r, spec, &want, &mut notes)?);
+    match refresh {
+        // the global API has no Azure China prices: asking it would only convert global ones
+        Some(_) if spec.spec.effective_cloud() == Cloud::AzureChinaCloud => notes.push(format!(
+            "--refresh-prices did not ask the Retail Prices API: {}; Azure operated by 21Vianet has its own price list in CNY (not a conversion of the global prices), published as a CSV behind {} whose columns Microsoft does not document, so gpuform reads none of it",
+            retail_prices::COMMERCIAL_ONLY,
+            retail_prices::CHINA_PRICE_SHEET
+        )),
+        Some(r) => docs.push(refresh_doc(r, spec, &want, &mut notes)?),
+        None => {}
     }
     let given = docs.iter().any(|d| !d.pages.is_empty());
     let fallback = (!want.currency.is_usd() && !given).then(|| no_prices_in(&want));
@@ -419,14 +426,6 @@ fn refresh_doc(
     want: &Want,
     notes: &mut Vec<String>,
 ) -> Result<Doc, Failure> {
-    if spec.spec.effective_cloud() == Cloud::AzureChinaCloud {
-        return Err(Failure::usage(format!(
-            "--refresh-prices cannot price AzureChinaCloud: {}, and Azure operated by 21Vianet has its own price list in CNY (not a conversion of the global prices), published as a CSV behind {} whose columns Microsoft does not document",
-            retail_prices::COMMERCIAL_ONLY,
-            retail_prices::CHINA_PRICE_SHEET
-        ))
-        .help("price the spec from your agreement's price sheet; `gpuform cost` without --refresh-prices lists every line it cannot price"));
-    }
     let endpoint = url::Url::parse(&args.endpoint).map_err(|e| {
         Failure::usage(format!(
             "--prices-endpoint {:?} is not a URL: {e}",

@@ -612,4 +612,96 @@ mod tests {
         let dev = with("type", "DevTestConsumption".into());
         assert!(matches!(classify(&dev), Class::Ignored(_)));
     }
+
+    fn priced(cur: &str, meter: &str, price: f64) -> Item {
+        item(serde_json::json!({
+            "currencyCode": cur, "retailPrice": price, "armRegionName": "westeurope",
+            "armSkuName": "Standard_NC4as_T4_v3", "meterName": meter, "meterId": meter,
+            "productName": "Virtual Machines NCasT4_v3 Series", "skuName": meter,
+            "serviceName": "Virtual Machines", "type": "Consumption", "unitOfMeasure": "1 Hour"
+        }))
+    }
+
+    fn page_of(cur: Option<&str>, items: Vec<Item>) -> Page {
+        Page {
+            items,
+            next_page_link: None,
+            billing_currency: cur.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_page_is_in_one_currency() {
+        let eur = Currency::parse("EUR").unwrap();
+        let p = page_of(Some("EUR"), vec![priced("EUR", "a", 1.0)]);
+        assert_eq!(p.currency(0).unwrap(), eur);
+        // no BillingCurrency: the items say; nothing says: USD, the API's default
+        assert_eq!(
+            page_of(None, vec![priced("EUR", "a", 1.0)])
+                .currency(0)
+                .unwrap(),
+            eur
+        );
+        assert_eq!(page_of(None, vec![]).currency(0).unwrap(), Currency::USD);
+        let mixed = page_of(
+            Some("EUR"),
+            vec![priced("EUR", "a", 1.0), priced("GBP", "b", 1.0)],
+        );
+        let e = mixed.currency(3).unwrap_err().to_string();
+        assert!(
+            e.starts_with("page 3, item 1 (Standard_NC4as_T4_v3 b): the item is in GBP"),
+            "{e}"
+        );
+        let odd = page_of(Some("XYZ"), vec![]);
+        assert!(
+            odd.currency(0)
+                .unwrap_err()
+                .to_string()
+                .contains("\"XYZ\" is not one")
+        );
+    }
+
+    #[test]
+    fn the_rate_is_the_median_of_the_same_meters_at_a_dollar_or_more() {
+        let usd = vec![page_of(
+            Some("USD"),
+            vec![
+                priced("USD", "a", 2.0),
+                priced("USD", "b", 10.0),
+                priced("USD", "c", 4.0),
+                priced("USD", "cheap", 0.01),
+            ],
+        )];
+        let eur = vec![page_of(
+            Some("EUR"),
+            vec![
+                priced("EUR", "a", 1.84),
+                priced("EUR", "b", 9.3),
+                priced("EUR", "c", 3.64),
+                // rounding makes a cheap meter's ratio meaningless: left out
+                priced("EUR", "cheap", 0.02),
+                priced("EUR", "only-in-eur", 5.0),
+            ],
+        )];
+        let r = rate(&eur, &usd).unwrap();
+        assert_eq!(r.meters, 3);
+        assert!((r.per_usd - 0.92).abs() < 1e-12, "{r:?}");
+        assert!((r.spread.0 - 0.91).abs() < 1e-12 && (r.spread.1 - 0.93).abs() < 1e-12);
+        assert!(rate(&eur, &[]).is_none());
+    }
+
+    #[test]
+    fn pages_split_by_currency_and_build_refuses_another() {
+        let pages = vec![
+            page_of(Some("EUR"), vec![priced("EUR", "a", 1.84)]),
+            page_of(Some("USD"), vec![priced("USD", "a", 2.0)]),
+        ];
+        let by = split(&pages).unwrap();
+        let eur = Currency::parse("EUR").unwrap();
+        assert_eq!(by.currencies(), vec![eur, Currency::USD]);
+        assert_eq!(by.pages(eur).len(), 1);
+        let built = build(&by.pages(eur), "t", "2026-12-05", eur).unwrap();
+        assert_eq!(built.vm.currency, eur);
+        assert!(build(&pages, "t", "2026-12-05", eur).is_err());
+    }
 }
