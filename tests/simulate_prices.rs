@@ -165,3 +165,58 @@ fn simulate_prices_in_the_specs_currency() {
     );
     assert!(err.contains("spoke-eur.yaml:"), "{err}");
 }
+
+/// `simulate --refresh-prices` asks the Retail Prices API as `cost` does (a fake on 127.0.0.1
+/// answering westeurope's Spot price in the API's shape): the run is priced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulate_refreshes_prices_as_cost_does() {
+    use wiremock::matchers::{method, path, query_param_contains};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    let page: Value = serde_json::from_str(&std::fs::read_to_string(SPOT_PRICES).unwrap()).unwrap();
+    Mock::given(method("GET"))
+        .and(path("/api/retail/prices"))
+        .and(query_param_contains(
+            "$filter",
+            "armSkuName eq 'Standard_NC4as_T4_v3'",
+        ))
+        .respond_with(ResponseTemplate::new(200).set_body_json(page))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/retail/prices"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "BillingCurrency": "USD", "Items": [], "NextPageLink": null, "Count": 0
+        })))
+        .with_priority(10)
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let (endpoint, cache) = (
+        format!("{}/api/retail/prices", server.uri()),
+        dir.path().to_str().unwrap().to_string(),
+    );
+    let out = tokio::task::spawn_blocking(move || {
+        simulate(&[
+            "--output",
+            "json",
+            "--refresh-prices",
+            "--prices-endpoint",
+            &endpoint,
+            "--cache-dir",
+            &cache,
+        ])
+    })
+    .await
+    .unwrap();
+    let r = json_of(&out);
+    assert!(r["cost"]["monthly"].is_f64(), "{}", r["cost"]);
+    assert!(
+        r["assumptions"]
+            .to_string()
+            .contains("prices refreshed from"),
+        "{}",
+        r["assumptions"]
+    );
+    assert!(!server.received_requests().await.unwrap().is_empty());
+}

@@ -232,7 +232,7 @@ impl PriceBook {
         let conv = |note: Option<String>| -> Option<String> {
             match (&self.rate, self.is_embedded(id) && !self.currency.is_usd()) {
                 (Some(r), true) => Some(match note {
-                    Some(n) => format!("{n}; {}", r.describe()),
+                    Some(n) => format!("{}; {}", n.trim_end_matches('.'), r.describe()),
                     None => r.describe(),
                 }),
                 _ => note,

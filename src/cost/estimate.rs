@@ -96,8 +96,10 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
         od.as_ref(),
         u.regular_hours,
         regular_assumption(&priority),
-        || format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
-        vm_help(PriceKind::OnDemand),
+        (
+            format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
+            vm_help(PriceKind::OnDemand),
+        ),
         &mut missing,
     ));
     let spot = vm_price(PriceKind::Spot);
@@ -129,8 +131,10 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             spot.as_ref(),
             u.spot_hours,
             assumption,
-            || format!("{os_name} spot price of {} in {region}", size.name),
-            vm_help(PriceKind::Spot),
+            (
+                format!("{os_name} spot price of {} in {region}", size.name),
+                vm_help(PriceKind::Spot),
+            ),
             &mut missing,
         ));
     }
@@ -530,21 +534,20 @@ fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
 }
 
 /// A compute line: instance-hours at an hourly VM price; a missing price is recorded in
-/// `missing` (described by `what`).
+/// `missing` (described by `what`, with its help when it has one).
 fn vm_line(
     id: &str,
     label: String,
     price: Option<&Priced>,
     hours: Cases<f64>,
     assumption: String,
-    what: impl FnOnce() -> String,
-    help: Option<String>,
+    (what, help): (String, Option<String>),
     missing: &mut Vec<Missing>,
 ) -> Line {
     if price.is_none() {
         missing.push(Missing {
             line: id.into(),
-            price: what(),
+            price: what,
             help: help.unwrap_or_else(|| PRICES_HELP.into()),
         });
     }

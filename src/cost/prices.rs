@@ -270,11 +270,11 @@ pub fn gather(
                     per_usd: r.per_usd,
                     to: currency,
                     source: format!(
-                        "the Retail Prices API's own answer: {} and USD prices of the same {} meter{} in {}, median",
-                        currency,
+                        "the Retail Prices API's own answer, {}: the median ratio of {} meter{} priced in both {} and USD",
+                        d.what.trim_start_matches("the "),
                         r.meters,
                         if r.meters == 1 { "" } else { "s" },
-                        d.what.trim_start_matches("the ")
+                        currency,
                     ),
                     as_of: d.as_of.clone(),
                 };
