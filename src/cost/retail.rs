@@ -248,10 +248,11 @@ pub struct Document {
     pub fetched_at: Option<String>,
 }
 
-/// The most an hourly meter may cost, in any currency: the largest GPU VM is a few hundred USD
-/// an hour, under a million in the currency with the most units per dollar the API prices in.
-pub const MAX_HOURLY_PRICE: f64 = 1e7;
-/// The most any item may cost (reservations are priced for their whole 1- or 3-year term).
+/// The most an hourly meter may cost, in any currency the API prices in: the largest GPU VM is a
+/// few hundred USD an hour, some 200,000 in the currency with the most units per dollar (KRW).
+pub const MAX_HOURLY_PRICE: f64 = 1e6;
+/// The most any item may cost (reservations are priced for their whole 1- or 3-year term: a
+/// 3-year reservation of the largest GPU VM is billions of won).
 pub const MAX_ITEM_PRICE: f64 = 1e12;
 
 /// Read one page, an array of pages, or a cache file.
