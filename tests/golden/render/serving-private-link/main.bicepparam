@@ -1,4 +1,4 @@
-// Parameters of main.bicep for GPU pool `variant-serve-pls` (rendered by gpuform from serving-privatelink.yaml).
+// Parameters of main.bicep for GPU pool `variant-serve-pls` (rendered by gpuform from serving-private-link.yaml).
 using 'main.bicep'
 
 param location = 'eastus2'
