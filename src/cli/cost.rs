@@ -18,7 +18,7 @@ use crate::cost::retail::Parsed;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    #[value(alias = "table")]
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,
@@ -54,11 +54,13 @@ pub struct Args {
     /// Where --refresh-prices caches answers (default $XDG_CACHE_HOME/gpuform or ~/.cache/gpuform).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Reuse cached prices younger than this many hours instead of querying again (0: always query).
-    #[arg(long, value_name = "HOURS", default_value_t = 24.0)]
+    /// Reuse cached prices younger than this instead of querying again (24h, 2d; a bare number
+    /// is hours; 0: always query).
+    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = super::common::hours)]
     pub prices_max_age: f64,
-    /// Seconds each HTTP try of --refresh-prices may take, body included (as for preflight/deploy).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    /// How long each HTTP try of --refresh-prices may take, body included (as for
+    /// preflight/deploy; 30s, 2m; a bare number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = super::common::secs)]
     pub timeout: f64,
     /// Retries per --refresh-prices request after throttling (429, honouring Retry-After), 5xx,
     /// timeouts and dropped connections; DNS failures and refused connections are not retried.
@@ -70,7 +72,7 @@ pub struct Args {
     /// Exit 1 when the expected monthly cost (USD) exceeds AMOUNT.
     #[arg(long, value_name = "AMOUNT")]
     pub fail_above: Option<f64>,
-    /// A previous `gpuform cost --format json` output to compare with (for pull requests).
+    /// A previous `gpuform cost --output json` output to compare with (for pull requests).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Exit 1 when the expected cost grew more than N percent over --baseline.
@@ -96,10 +98,10 @@ pub struct Args {
     /// metrics list` JSON) as the expected case.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// With --trace: how long one job takes (ISO 8601; overrides workload.jobDuration).
+    /// With --trace: how long one job takes (PT2M or 2m; overrides workload.jobDuration).
     #[arg(long, value_name = "DURATION", requires = "trace")]
     pub job_duration: Option<String>,
-    /// With --trace: from scale-out until a new VM serves (ISO 8601; overrides the family default).
+    /// With --trace: from scale-out until a new VM serves (PT8M or 8m; overrides the family default).
     #[arg(long, value_name = "DURATION", requires = "trace")]
     pub provisioning: Option<String>,
     #[command(flatten)]
