@@ -14,11 +14,55 @@ pub const FORMS: &str =
 pub const PATTERN: &str =
     r"^(?:[Pp](?:\d+[Dd])?(?:[Tt](?:\d+[Hh])?(?:\d+[Mm])?(?:\d+[Ss])?)?|(?:\d+[dhms])+)$";
 
+/// The pattern of `$defs/servingDuration` (latencies and timeouts of `spec.serving`, which take
+/// fractions and milliseconds too): the same parser reads it.
+pub const SERVING_PATTERN: &str = r"^(?:P(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d{1,3})?S)?)?|(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+)$";
+
+/// Is `pattern` one of the schema's duration patterns?
+pub fn is_duration_pattern(pattern: &str) -> bool {
+    pattern == PATTERN || pattern == SERVING_PATTERN
+}
+
 /// Whole seconds of `s`, or `None` when it is neither form, a fraction of a second, or a bare
 /// number (which is not a duration).
 pub fn seconds(s: &str) -> Option<u64> {
-    let ms = millis(s)?;
-    (ms % 1000 == 0).then_some(ms / 1000)
+    // whole units counted in seconds first, so a huge value is itself (for the caller to refuse
+    // with its own limit) rather than an overflow of milliseconds
+    whole_seconds(s).or_else(|| {
+        let ms = millis(s)?;
+        (ms % 1000 == 0).then_some(ms / 1000)
+    })
+}
+
+/// `s` in whole units (ISO 8601 without a fraction, or `20s`, `5m`, `1h`, `2d` combined).
+fn whole_seconds(s: &str) -> Option<u64> {
+    let t = s.trim();
+    if let Some(rest) = t.strip_prefix(['P', 'p']) {
+        return iso(rest);
+    }
+    let mut secs = 0u64;
+    let mut num = String::new();
+    let mut any = false;
+    let mut chars = t.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if ch.is_ascii_digit() {
+            num.push(ch);
+            continue;
+        }
+        let mult = match ch.to_ascii_lowercase() {
+            'd' => 86_400,
+            'h' => 3600,
+            'm' if chars.peek().is_some_and(|c| c.eq_ignore_ascii_case(&'s')) => return None,
+            'm' => 60,
+            's' => 1,
+            _ => return None,
+        };
+        let n: u64 = num.parse().ok()?;
+        secs = secs.checked_add(n.checked_mul(mult)?)?;
+        num.clear();
+        any = true;
+    }
+    (any && num.is_empty()).then_some(secs)
 }
 
 /// Milliseconds of `s`: ISO 8601 (`PT2M`, `PT0.5S`, any case) or a short form (`800ms`, `2s`,
@@ -256,6 +300,15 @@ mod tests {
             schema["$defs"]["workload"]["properties"]["jobDuration"]["pattern"],
             PATTERN
         );
+        assert_eq!(
+            schema["$defs"]["servingDuration"]["pattern"],
+            SERVING_PATTERN
+        );
+        // and the parser reads everything the serving pattern admits
+        let re = regex::Regex::new(SERVING_PATTERN).unwrap();
+        for ok in ["2s", "800ms", "1.5s", "8m", "PT30M", "PT0.5S", "1h30m"] {
+            assert!(re.is_match(ok) && millis(ok).is_some(), "{ok}");
+        }
     }
 
     #[test]

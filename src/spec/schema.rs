@@ -202,7 +202,7 @@ fn translate(err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
             // a duration's pattern is no help to read: name the forms instead
             let label = match err.kind() {
                 ValidationErrorKind::Pattern { pattern }
-                    if pattern == crate::spec::duration::PATTERN =>
+                    if crate::spec::duration::is_duration_pattern(pattern) =>
                 {
                     "not a duration (e.g. PT2M or 2m)".to_string()
                 }
@@ -262,10 +262,14 @@ fn constraint_text(err: &ValidationError<'_>, field: &str) -> (String, Option<St
             format!("`{field}` lists the same item twice"),
             Some("remove the duplicate".into()),
         ),
-        ValidationErrorKind::Pattern { pattern } if pattern == crate::spec::duration::PATTERN => (
-            format!("`{field}` is not a duration: {got}"),
-            Some(format!("give {}", crate::spec::duration::FORMS)),
-        ),
+        ValidationErrorKind::Pattern { pattern }
+            if crate::spec::duration::is_duration_pattern(pattern) =>
+        {
+            (
+                format!("`{field}` is not a duration: {got}"),
+                Some(format!("give {}", crate::spec::duration::FORMS)),
+            )
+        }
         ValidationErrorKind::Pattern { .. } => {
             // `West Europe` is the portal's name of `westeurope`: say so, as for a typo
             let region = err
