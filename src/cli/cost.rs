@@ -17,7 +17,7 @@ use crate::cost::prices::Refresh;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    #[value(alias = "table")]
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,
@@ -48,8 +48,9 @@ pub struct RefreshArgs {
     /// Where --refresh-prices caches answers (default $XDG_CACHE_HOME/gpuform or ~/.cache/gpuform).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Reuse cached prices younger than this many hours instead of querying again (0: always query).
-    #[arg(long, value_name = "HOURS", default_value_t = 24.0)]
+    /// Reuse cached prices younger than this instead of querying again (24h, 2d; a bare number
+    /// is hours; 0: always query).
+    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = super::common::hours)]
     pub prices_max_age: f64,
     /// First retry back-off of --refresh-prices in milliseconds (doubles per retry).
     #[arg(long, value_name = "MS", default_value_t = 800, hide = true)]
@@ -100,8 +101,9 @@ pub struct Args {
     pub prices: PriceArgs,
     #[command(flatten)]
     pub refresh: RefreshArgs,
-    /// Seconds each HTTP try of --refresh-prices may take, body included (as for preflight/deploy).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    /// How long each HTTP try of --refresh-prices may take, body included (as for
+    /// preflight/deploy; 30s, 2m; a bare number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = super::common::secs)]
     pub timeout: f64,
     /// Retries per --refresh-prices request after throttling (429, honouring Retry-After), 5xx,
     /// timeouts and dropped connections; DNS failures and refused connections are not retried.
@@ -111,7 +113,7 @@ pub struct Args {
     /// (monitoring.budget.currency, USD without it); `5000 EUR` names it, and must match.
     #[arg(long, value_name = "AMOUNT", value_parser = amount)]
     pub fail_above: Option<(f64, Option<Currency>)>,
-    /// A previous `gpuform cost --format json` output to compare with (for pull requests).
+    /// A previous `gpuform cost --output json` output to compare with (for pull requests).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Exit 1 when the expected cost grew more than N percent over --baseline.
@@ -137,10 +139,10 @@ pub struct Args {
     /// metrics list` JSON) as the expected case.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// With --trace: how long one job takes (ISO 8601; overrides workload.jobDuration).
+    /// With --trace: how long one job takes (PT2M or 2m; overrides workload.jobDuration).
     #[arg(long, value_name = "DURATION", requires = "trace")]
     pub job_duration: Option<String>,
-    /// With --trace: from scale-out until a new VM serves (ISO 8601; overrides the family default).
+    /// With --trace: from scale-out until a new VM serves (PT8M or 8m; overrides the family default).
     #[arg(long, value_name = "DURATION", requires = "trace")]
     pub provisioning: Option<String>,
     #[command(flatten)]

@@ -1,5 +1,4 @@
-//! `gpuform simulate SPEC --trace FILE | --synthetic`: parse the flags, load, print. The work
-//! lives in `crate::simulate`.
+//! `gpuform simulate SPEC --trace FILE | --synthetic`: parse the flags, load, print (`crate::simulate`).
 
 use std::path::PathBuf;
 
@@ -16,6 +15,7 @@ use crate::simulate::{pull, report, tune};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,
@@ -75,10 +75,10 @@ pub struct Args {
     /// The queue to read from metrics split by EntityName (default: the spec's queue).
     #[arg(long, value_name = "NAME")]
     pub entity: Option<String>,
-    /// How long one job takes on one VM (ISO 8601, e.g. PT2M; overrides workload.jobDuration).
+    /// How long one job takes on one VM (PT2M or 2m; overrides workload.jobDuration).
     #[arg(long, value_name = "DURATION")]
     pub job_duration: Option<String>,
-    /// From scale-out until a new VM serves (ISO 8601, e.g. PT8M; overrides the size family default).
+    /// From scale-out until a new VM serves (PT8M or 8m; overrides the size family default).
     #[arg(long, value_name = "DURATION")]
     pub provisioning: Option<String>,
     /// How long a VM of the standby pool (deallocated, hibernated) takes to start after a scale-out
@@ -91,7 +91,7 @@ pub struct Args {
     /// Spot evictions per Spot instance-hour (e.g. 0.01).
     #[arg(long, value_name = "RATE")]
     pub spot_evictions_per_hour: Option<f64>,
-    /// The p95 wait target (ISO 8601 or 10m): reported as met or missed, used by the lower
+    /// The p95 wait target (PT10M or 10m): reported as met or missed, used by the lower
     /// bound and by --tune.
     #[arg(long, value_name = "DURATION", default_value = "PT10M")]
     pub wait_p95: String,

@@ -67,7 +67,7 @@ impl From<WorkloadArg> for WorkloadType {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    #[value(alias = "table")]
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
 }
