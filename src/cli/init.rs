@@ -48,7 +48,7 @@ pub struct InitArgs {
     #[arg(default_value = "gpuworkload.yaml", value_name = "FILE")]
     pub file: PathBuf,
     /// metadata.name (3-24 lowercase letters, digits, hyphens).
-    #[arg(long)]
+    #[arg(long, short = 'n')]
     pub name: Option<String>,
     /// What the GPUs do.
     #[arg(long, value_enum)]

@@ -4,6 +4,7 @@
 pub mod ci;
 pub mod github;
 pub mod json;
+pub mod markdown;
 pub mod sarif;
 pub mod yaml;
 
