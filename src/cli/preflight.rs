@@ -117,7 +117,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         let region = plan.primary().to_string();
         let asks = crate::quota::asks(&report, std::slice::from_ref(&region));
         if asks.is_empty() {
-            eprintln!(
+            crate::ci_eprintln!(
                 "preflight: {region} is blocked by more than quota; requesting quota would not unblock it"
             );
         } else {
@@ -128,7 +128,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             } else if quota_cli::interactive() {
                 quota_cli::Mode::Ask
             } else {
-                eprintln!(
+                crate::ci_eprintln!(
                     "preflight: no terminal to ask on (or CI is set): the quota requests are a dry run; pass --yes to file them"
                 );
                 quota_cli::Mode::DryRun

@@ -160,3 +160,18 @@ mod tests {
         assert_eq!(command_data("x ##vso[y]"), "x ##vso\\[y]");
     }
 }
+
+/// `eprintln!` through [`text`]: a message on stderr that no CI runner takes for a command,
+/// whatever it echoes (a path, an answer from Azure). For modules below `cli` (whose `say` does
+/// the same).
+#[macro_export]
+macro_rules! ci_eprintln {
+    () => { eprintln!() };
+    ($($t:tt)*) => { eprintln!("{}", $crate::report::ci::text(&format!($($t)*))) };
+}
+
+/// `eprint!` through [`text`] (see [`ci_eprintln!`]).
+#[macro_export]
+macro_rules! ci_eprint {
+    ($($t:tt)*) => { eprint!("{}", $crate::report::ci::text(&format!($($t)*))) };
+}
