@@ -317,6 +317,37 @@ proptest! {
             prop_assert!(new.contains(c), "lost {c:?}:\n{new}");
         }
         prop_assert!(new.starts_with("# a generated spec"));
+        // and every line the changes do not touch is there as it was, in its order: only a line
+        // holding a changed key, or a flow mapping the tune adds a key to, may differ
+        let touched = |l: &str| {
+            changes.iter().any(|c| {
+                let (parent, key, _) = c.set();
+                l.contains(&format!("{key}:"))
+                    || match parent {
+                        "/spec/autoscale/queue" => d.queue_style > 0 && queue_lines(&text).contains(&l),
+                        "/spec/capacity" => d.flow_capacity && l.contains("capacity:"),
+                        "/spec/autoscale/schedules/0" => d.flow_schedules && l.contains("name: s0"),
+                        _ => false,
+                    }
+            })
+        };
+        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+        let mut at = 0;
+        let mut kept = 0;
+        for l in text.split_inclusive('\n').filter(|l| !touched(l)) {
+            match new_lines[at..].iter().position(|n| n == &l) {
+                Some(i) => {
+                    at += i + 1;
+                    kept += 1;
+                }
+                None => prop_assert!(false, "the line {l:?} changed or moved:\n{text}\n---\n{new}"),
+            }
+        }
+        let touched_lines = text.split_inclusive('\n').filter(|l| touched(l)).count();
+        prop_assert!(
+            new_lines.len() - kept <= touched_lines + changes.len(),
+            "more lines than the changes need:\n{text}\n---\n{new}"
+        );
         if d.crlf {
             prop_assert!(!new.replace("\r\n", "").contains('\n'), "a bare LF in a CRLF file:\n{new:?}");
         } else {
@@ -346,6 +377,18 @@ proptest! {
         prop_assert_eq!(on_disk, expect);
         prop_assert_eq!(std::fs::read_dir(real.parent().unwrap()).unwrap().count(), 1, "a temporary file was left");
     }
+}
+
+/// The lines of the queue's flow mapping (from `queue: {` to its `}`).
+fn queue_lines(text: &str) -> Vec<&str> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let Some(from) = lines.iter().position(|l| l.contains("queue: {")) else {
+        return Vec::new();
+    };
+    let to = (from..lines.len())
+        .find(|&i| lines[i].contains('}') && !lines[i].trim_start().starts_with("serviceBus"))
+        .unwrap_or(from);
+    lines[from..=to].to_vec()
 }
 
 #[test]
