@@ -417,13 +417,36 @@ fn decode<T: DeserializeOwned>(
     request_id: Option<&str>,
 ) -> Result<T, ArmError> {
     serde_json::from_slice(body).map_err(|e| {
-        let preview: String = String::from_utf8_lossy(&body[..body.len().min(120)]).chars().filter(|c| !c.is_control()).collect();
-        let mut err = ArmError::new(ErrorKind::Decode, &op.what, format!("ARM's answer is not the JSON gpuform expects: {e}"));
-        err.causes = vec![format!("the answer starts with: {preview}")];
-        err.request_id = request_id.map(str::to_string);
-        err.help = Some("a proxy may have answered instead of Azure (check --arm-endpoint and proxy settings); otherwise retry later".into());
-        err
+        not_json(
+            op,
+            body,
+            request_id,
+            format!("ARM's answer is not the JSON gpuform expects: {e}"),
+            "check --arm-endpoint and proxy settings",
+        )
     })
+}
+
+/// An answer that is not what gpuform reads: the message, the answer's first bytes (controls
+/// left out), and the likely cause (a proxy answering instead of Azure; `check` says what to look at).
+pub(super) fn not_json(
+    op: &Op,
+    body: &[u8],
+    request_id: Option<&str>,
+    message: String,
+    check: &str,
+) -> ArmError {
+    let preview: String = String::from_utf8_lossy(&body[..body.len().min(120)])
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    let mut err = ArmError::new(ErrorKind::Decode, &op.what, message);
+    err.causes = vec![format!("the answer starts with: {preview}")];
+    err.request_id = request_id.map(str::to_string);
+    err.help = Some(format!(
+        "a proxy may have answered instead of Azure ({check}); otherwise retry later"
+    ));
+    err
 }
 
 fn http_error(op: &Op, status: u16, body: &[u8], request_id: Option<String>) -> ArmError {

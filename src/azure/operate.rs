@@ -736,13 +736,13 @@ impl Arm {
         let body = json!({ "query": query, "timespan": timespan });
         let res = logs.send(&op, Verb::Post, url, Some(&body)).await?;
         super::log_answer::parse(&res.body, max_rows).map_err(|e| {
-            let mut err = ArmError::new(
-                ErrorKind::Decode,
-                &op.what,
+            super::client::not_json(
+                &op,
+                &res.body,
+                res.request_id.as_deref(),
                 format!("the Logs Query API's answer is not the JSON gpuform expects: {e}"),
-            );
-            err.request_id = res.request_id.clone();
-            err
+                "check GPUFORM_LOGS_ENDPOINT and the proxy settings",
+            )
         })
     }
 

@@ -77,17 +77,14 @@ pub fn print_failure(f: &Failure) {
     }
 }
 
-/// Write to stdout; a closed pipe (`| head`) is not an error worth a panic. Nothing printed can
-/// be taken by a CI runner for a command ([`crate::report::ci::auto`]: a JSON document keeps its
-/// meaning, text is escaped where it would).
+/// Write to stdout (a closed pipe is no panic), escaped for CI runners ([`crate::report::ci::auto`]).
 pub fn out(text: &str) {
     let mut o = anstream::stdout();
     let _ = o.write_all(crate::report::ci::auto(text).as_bytes());
     let _ = o.flush();
 }
 
-/// gpuform's own workflow commands (`--output github`), printed as built: every value in them
-/// went through [`crate::report::github::escape_data`] / `escape_property`.
+/// gpuform's own workflow commands (`--output github`), whose values are escaped in them.
 pub fn out_commands(text: &str) {
     let mut o = anstream::stdout();
     let _ = o.write_all(text.as_bytes());

@@ -7,9 +7,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::azure_args::{AzureArgs, runtime};
-use super::common::{
-    ExitCode, Failure, PolicyArgs, load_valid, out, out_commands, read_input, styled,
-};
+use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, read_input, styled};
 use super::quota as quota_cli;
 use crate::azure::models;
 use crate::catalog::prices::PriceTable;
@@ -108,7 +106,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Format::Text => out(&report::human(&report, styled())),
         Format::Json => out(&report::json(&report)),
         Format::Markdown => out(&report::markdown(&report)),
-        Format::Github => out_commands(&report::github(&report)),
+        Format::Github => super::common::out_commands(&report::github(&report)),
     }
     if args.request_quota
         && report.primary().verdict == Verdict::Blocked
