@@ -28,7 +28,7 @@ fn examples_validate_clean() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "validated 8 specs: 0 errors, 0 warnings",
+            "validated 10 specs: 0 errors, 0 warnings",
         ))
         .stdout(predicate::str::contains(
             "ok examples/shortvideo-transcode.yaml [Standard_NC8as_T4_v3]",
@@ -211,7 +211,7 @@ fn json_format_is_machine_readable() {
         .stdout
         .clone();
     let v: Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(v["summary"]["files"], 9);
+    assert_eq!(v["summary"]["files"], 11);
     assert_eq!(v["summary"]["errors"], 2);
     let bad = v["files"]
         .as_array()
