@@ -566,3 +566,22 @@ fn bad_input_never_panics() {
             .stderr(predicate::str::contains("panicked").not());
     }
 }
+
+/// A training-class size for inference warns only when an inference-class size would do: the
+/// 70B example needs 170 GiB, which only training-class or restricted sizes hold, so there is
+/// nothing better to suggest; the 20 GiB fixture on an H100 still warns.
+#[test]
+fn training_size_warns_only_when_an_inference_size_fits() {
+    gpuform()
+        .args(["validate", "examples/llm-70b-tensor-parallel.yaml"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("training-size-for-inference").not());
+    gpuform()
+        .args([
+            "validate",
+            "tests/fixtures/invalid/training-size-for-inference.yaml",
+        ])
+        .assert()
+        .stdout(predicate::str::contains("training-size-for-inference"));
+}
