@@ -7,7 +7,7 @@ use clap::ValueEnum;
 
 use super::common::{ExitCode, Failure};
 use crate::catalog::regions;
-use crate::spec::model::WorkloadType;
+use crate::spec::model::{GpuVendorName, WorkloadType};
 use crate::spec::starter::{self, Answers};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -32,8 +32,10 @@ impl From<Workload> for WorkloadType {
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "On a terminal, init asks for what the flags do not give. Without one (a script, CI) \
-it takes the flags and the defaults and asks nothing. The spec it writes validates clean; a Linux pool \
-still needs your SSH public key (--ssh-public-key) before it renders."
+it takes the flags and the defaults and asks nothing. The spec it writes validates clean once it \
+holds your SSH public key (a Linux pool: --ssh-public-key, or the answer on a terminal); without \
+one, `validate` reports ssh-key-required until you add it. The files are written 0644, like any \
+config file (the spec holds no secret)."
 )]
 pub struct InitArgs {
     /// The spec file to write.
@@ -51,6 +53,9 @@ pub struct InitArgs {
     /// Azure region (e.g. eastus2).
     #[arg(long)]
     pub region: Option<String>,
+    /// The GPU vendor vmSize: auto may pick: nvidia (CUDA, the default), amd (ROCm) or any.
+    #[arg(long, value_name = "VENDOR", value_parser = starter::parse_vendor)]
+    pub gpu_vendor: Option<GpuVendorName>,
     /// The OpenSSH public key for a Linux pool (the content of ~/.ssh/id_ed25519.pub).
     #[arg(long, value_name = "KEY")]
     pub ssh_public_key: Option<String>,
@@ -125,6 +130,15 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
             "--vram {vram}: give the VRAM peak in GiB (more than 0, at most 2048)"
         )));
     }
+    let gpu_vendor = match args.gpu_vendor {
+        Some(v) => v,
+        None if tty && workload != WorkloadType::Visualization => ask(
+            "GPU vendor (nvidia: CUDA, amd: ROCm, any)",
+            "nvidia",
+            starter::parse_vendor,
+        )?,
+        None => GpuVendorName::Nvidia,
+    };
     let region = match args.region.clone() {
         Some(r) => starter::region_name(&r),
         None if tty => ask(
@@ -161,6 +175,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         name,
         workload,
         gpu_memory_gib: vram,
+        gpu_vendor,
         region,
         ssh_public_key,
         schema_path: SCHEMA_FILE.into(),
@@ -215,6 +230,13 @@ fn write_new(path: &std::path::Path, text: &str, replace: bool) -> Result<(), Fa
         .map_err(|e| fail(format!("cannot write in {}", dir.display()), &e))?;
     tmp.write_all(text.as_bytes())
         .map_err(|e| fail(format!("cannot write {}", path.display()), &e))?;
+    // a temporary file is 0600; a spec and its schema are config files, readable like any other
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| fail(format!("cannot write {}", path.display()), &e))?;
+    }
     let persisted = if replace {
         tmp.persist(path).map(drop)
     } else {

@@ -55,6 +55,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                             sel.price_as_of.as_deref().unwrap_or("unknown")
                         ));
             }
+            if let Some(v) = checked.vendor_line() {
+                header.push_str(&format!("# GPU vendor: {v}\n"));
+            }
             if let Some(d) = crate::plan::Plan::build(&checked)
                 .ok()
                 .and_then(|p| p.devbox)

@@ -162,6 +162,34 @@ pub const RULES: &[Rule] = &[
         "A smaller size costs less. The message names the cheapest size that fits.",
     ),
     r(
+        "model-split-across-gpus",
+        W,
+        "sizing",
+        "An inference model no single GPU of the size holds",
+        "The model's VRAM peak (workload.gpuMemoryGiB) exceeds one GPU of the size; it runs only split across several GPUs (tensor parallelism: vLLM --tensor-parallel-size, TGI --num-shard). vmSize: auto prefers one GPU that fits and splits only when no size offers one. Set workload.gpu.tensorParallelSize to say the server splits it, or pick a size whose single GPU holds the model.",
+    ),
+    r(
+        "tensor-parallel-size",
+        E,
+        "sizing",
+        "The size cannot run the spec's tensorParallelSize",
+        "workload.gpu.tensorParallelSize N needs a size with at least N GPUs, each holding gpuMemoryGiB / N.",
+    ),
+    r(
+        "driver-pin-unlocks-size",
+        W,
+        "sizing",
+        "A cheaper size fits with a pinned newer driver",
+        "The size's default driver is too old for workload.cuda (gpuform pins a known-good GRID driver on some sizes); a driver version the extension lists supports it. The message names the size, its price and the compute.driverVersion to write.",
+    ),
+    r(
+        "size-unpriced-in-region",
+        W,
+        "regions",
+        "gpuform has no price for the size in the region",
+        "The embedded price table (Azure Retail Prices API) lists every size in every region Azure sells it in; a size without a price there is most likely not offered in the region. preflight reads the subscription's live SKU list, which decides; the message names the nearest regions with a price for the size.",
+    ),
+    r(
         "distributed-needs-infiniband",
         E,
         "sizing",
@@ -540,7 +568,21 @@ pub const RULES: &[Rule] = &[
         W,
         "regions",
         "A region name gpuform does not know",
-        "Region names are lowercase without spaces (e.g. eastus2).",
+        "Region names are lowercase without spaces (e.g. eastus2). A name close to a known region is a typo (region-typo, an error); one that is not may be a region newer than gpuform's list, which preflight checks live.",
+    ),
+    r(
+        "budget-below-floor",
+        E,
+        "governance",
+        "monitoring.budget.monthly is less than the pool costs at its minimum",
+        "The scaling policy never goes below its minimum (capacity.min, the schedules' min; a fixed pool's count): those instances at the pay-as-you-go price for a month (730 h) are a floor the budget is exceeded by before any load. Raise the budget or lower the minimum; `gpuform cost` estimates the whole bill.",
+    ),
+    r(
+        "region-typo",
+        E,
+        "regions",
+        "A region name one typo away from a known region",
+        "The template would fail (or deploy to a region nobody meant) with a misspelt location. The message names the region it is close to; region names are lowercase without spaces (e.g. westeurope).",
     ),
     // --- sovereign clouds (src/spec/rules/cloud.rs) ---------------------------------------
     r(

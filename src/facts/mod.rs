@@ -28,6 +28,7 @@ pub mod nat;
 pub mod placement;
 pub mod private_dns;
 pub mod quota;
+pub mod regions;
 pub mod roles;
 pub mod spot;
 pub mod spot_placement;

@@ -1,7 +1,7 @@
 //! `gpuform init`: a commented starter spec from a few answers. The text is built here (the CLI
 //! only asks and writes); a test checks that what it writes validates clean.
 
-use super::model::WorkloadType;
+use super::model::{GpuVendorName, WorkloadType};
 
 /// What `gpuform init` asks.
 #[derive(Debug, Clone)]
@@ -9,6 +9,8 @@ pub struct Answers {
     pub name: String,
     pub workload: WorkloadType,
     pub gpu_memory_gib: f64,
+    /// `workload.gpu.vendor` (NVIDIA unless the answer says otherwise).
+    pub gpu_vendor: GpuVendorName,
     pub region: String,
     /// The OpenSSH public key (Linux pools); `None` writes a commented placeholder.
     pub ssh_public_key: Option<String>,
@@ -87,6 +89,9 @@ spec:
     type: {kind}                  # training | inference | batch | visualization
     gpuMemoryGiB: {gib}              # the measured VRAM peak per VM; vmSize: auto picks the cheapest size that fits{precision}
     # cuda: "12.4"                # the CUDA version the framework needs: checked against the driver
+    gpu:
+      vendor: {vendor}{vendor_pad}# nvidia (CUDA, the default) | amd (ROCm) | any: the GPUs vmSize: auto may pick
+      # tensorParallelSize: 2     # split one model across N GPUs (vLLM --tensor-parallel-size); without it, one GPU holds it
   compute:
     vmSize: auto                  # or a size from `gpuform sizes`; `gpuform validate --explain` shows the ranking
     image: {image}
@@ -110,6 +115,8 @@ spec:
         file = shell_word(&a.file),
         name = a.name,
         region = a.region,
+        vendor = a.gpu_vendor.as_str(),
+        vendor_pad = " ".repeat(22usize.saturating_sub(a.gpu_vendor.as_str().len())),
         name_compact = a
             .name
             .chars()
@@ -165,6 +172,19 @@ pub fn ask_until<T>(
             Ok(v) => return Ok(v),
             Err(why) => writeln!(prompt, "  {why}; try again (empty takes the default)")?,
         }
+    }
+}
+
+/// `workload.gpu.vendor` as typed: `nvidia`, `NVIDIA`, `cuda`; `amd`, `rocm`; `any`, `either`.
+pub fn parse_vendor(a: &str) -> Result<GpuVendorName, String> {
+    match a.trim().to_ascii_lowercase().as_str() {
+        "nvidia" | "cuda" | "n" => Ok(GpuVendorName::Nvidia),
+        "amd" | "rocm" | "a" => Ok(GpuVendorName::Amd),
+        "any" | "either" | "both" => Ok(GpuVendorName::Any),
+        _ => Err(format!(
+            "`{}` is not a GPU vendor: nvidia (CUDA), amd (ROCm) or any",
+            a.trim()
+        )),
     }
 }
 
