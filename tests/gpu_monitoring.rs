@@ -1281,7 +1281,11 @@ fn export_report(file: &str) -> gpuform::gpu_report::Report {
     );
     let text = std::fs::read_to_string(format!("tests/fixtures/gpu/{file}")).unwrap();
     let samples = gpuform::gpu_report::parse_export(&text).unwrap();
-    gpuform::gpu_report::report(c.spec.as_ref().unwrap(), &samples, PriceTable::embedded())
+    // the exports were taken from a one-GPU pool that declared 70 GiB (the example now declares
+    // its eight-GPU VM's 330 GiB)
+    let mut spec = c.spec.clone().unwrap();
+    spec.spec.workload.gpu_memory_gib = 70.0;
+    gpuform::gpu_report::report(&spec, &samples, PriceTable::embedded())
 }
 
 #[test]

@@ -102,6 +102,7 @@ fn learn_on(trace: Trace, share: Option<f64>) -> (Learned, String) {
             trace: None,
             pulled: Some(trace),
             synthetic: false,
+            synthetic_rate: None,
             seed: 1,
             days: 7,
             start: "2026-11-02T00:00:00Z",

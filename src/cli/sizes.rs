@@ -9,7 +9,8 @@ use super::common::{ExitCode, Failure, out};
 use super::cost::{PriceArgs, load_price_files};
 use crate::catalog::prices::{PriceKind, PriceOs};
 use crate::catalog::{self, SizeStatus};
-use crate::sizing::{FALLBACK_PRICE_REGION, fmt_num};
+use crate::report::number;
+use crate::sizing::{self, FALLBACK_PRICE_REGION, fmt_num};
 use crate::spec::model::WorkloadType;
 
 #[derive(Debug, clap::Args)]
@@ -26,7 +27,15 @@ pub struct Args {
     /// Only sizes with InfiniBand (multi-node training).
     #[arg(long)]
     pub infiniband: bool,
-    /// Include retired and undocumented sizes.
+    /// Only this GPU vendor's sizes.
+    #[arg(long, value_name = "VENDOR", value_parser = ["nvidia", "amd"])]
+    pub vendor: Option<String>,
+    /// Only sizes whose driver runs this CUDA version (e.g. 12.4), with the driver pin a size
+    /// needs for it.
+    #[arg(long, value_name = "X.Y", value_parser = cuda_arg)]
+    pub cuda: Option<(u32, u32)>,
+    /// Include retired, undocumented and unpriced sizes, and for inference and batch the
+    /// training-class (ND, H100-class) ones.
     #[arg(long)]
     pub all: bool,
     /// Output: a table for people, or JSON.
@@ -84,35 +93,22 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .region
         .clone()
         .unwrap_or_else(|| FALLBACK_PRICE_REGION.to_string());
-    let wl: Option<WorkloadType> = args.workload.map(Into::into);
-    let mut rows: Vec<_> = catalog::sizes()
-        .iter()
-        .filter(|s| {
-            args.all
-                || matches!(
-                    s.status,
-                    SizeStatus::Ga | SizeStatus::Limited | SizeStatus::Retiring
-                )
-        })
-        .filter(|s| {
-            args.min_gpu_memory
-                .is_none_or(|m| s.gpu_memory_gib.is_some_and(|g| g >= m))
-        })
-        .filter(|s| wl.is_none_or(|w| s.purpose.contains(&w)))
-        .filter(|s| !args.infiniband || s.infiniband)
-        .map(|s| {
-            (
-                s,
-                prices.hourly(&s.name, &region, os, PriceKind::OnDemand),
-                prices.hourly(&s.name, &region, os, PriceKind::Spot),
-            )
-        })
-        .collect();
-    rows.sort_by(|a, b| {
-        a.1.unwrap_or(f64::MAX)
-            .total_cmp(&b.1.unwrap_or(f64::MAX))
-            .then(a.0.name.cmp(&b.0.name))
-    });
+    let (rows, training, unpriced) = sizing::listing(
+        &sizing::Listing {
+            min_gpu_memory: args.min_gpu_memory,
+            workload: args.workload.map(Into::into),
+            infiniband: args.infiniband,
+            vendor: args.vendor.as_deref().map(|v| match v {
+                "amd" => catalog::GpuVendor::Amd,
+                _ => catalog::GpuVendor::Nvidia,
+            }),
+            cuda: args.cuda,
+            all: args.all,
+        },
+        prices,
+        &region,
+        os,
+    );
     let as_of = prices
         .source_for(os, PriceKind::OnDemand)
         .map(|s| s.as_of.clone())
@@ -122,10 +118,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Format::Json => {
             let v: Vec<_> = rows
                 .iter()
-                .map(|(s, od, spot)| if os == PriceOs::Linux {
-                    json!({"size": s, "region": region, "linuxOnDemandHourly": od, "linuxSpotHourly": spot})
-                } else {
-                    json!({"size": s, "region": region, "windowsOnDemandHourly": od, "windowsSpotHourly": spot})
+                .map(|r| {
+                    let (s, od, spot) = (r.size, r.on_demand, r.spot);
+                    let mut v = if os == PriceOs::Linux {
+                        json!({"size": s, "region": region, "linuxOnDemandHourly": od, "linuxSpotHourly": spot})
+                    } else {
+                        json!({"size": s, "region": region, "windowsOnDemandHourly": od, "windowsSpotHourly": spot})
+                    };
+                    if let Some(p) = &r.pin {
+                        v["driverVersionForCuda"] = json!(p);
+                    }
+                    v
                 })
                 .collect();
             out(&format!(
@@ -138,10 +141,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             let mut s = String::new();
             let _ = writeln!(
                 s,
-                "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>10}  status",
-                "size", "gpu", "vcpu", "ram GiB", "gpu mem", "gpus", "ib", "driver", "$/h"
+                "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>12}  status",
+                "size", "gpu", "vcpu", "ram GiB", "gpu mem", "gpus", "ib", "driver", "price"
             );
-            for (sz, od, _) in &rows {
+            for r in &rows {
+                let (sz, od) = (r.size, r.on_demand);
                 let gpus = sz
                     .gpu_count
                     .map(|g| {
@@ -154,7 +158,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     .unwrap_or_else(|| "?".into());
                 let _ = writeln!(
                     s,
-                    "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>10}  {}",
+                    "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>12}  {}",
                     sz.name,
                     truncate(&sz.gpu_model.replace("NVIDIA ", "").replace("AMD ", ""), 20),
                     sz.vcpus,
@@ -165,8 +169,16 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     gpus,
                     if sz.infiniband { "yes" } else { "-" },
                     format!("{:?}", sz.driver.default).to_lowercase(),
-                    od.map(|p| format!("{p:.3}")).unwrap_or_else(|| "-".into()),
-                    status(sz),
+                    od.map(number::per_hour).unwrap_or_else(|| "-".into()),
+                    match &r.pin {
+                        Some(p) => format!(
+                            "{}; CUDA {}.{} with driverVersion {p}",
+                            status(sz),
+                            args.cuda.map_or(0, |c| c.0),
+                            args.cuda.map_or(0, |c| c.1)
+                        ),
+                        None => status(sz),
+                    },
                 );
             }
             let _ = writeln!(
@@ -179,6 +191,20 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     "--prices files over the embedded table"
                 }
             );
+            let mut hidden = Vec::new();
+            if training > 0 {
+                hidden.push(format!(
+                    "{training} training-class (ND, H100-class: `training-size-for-inference`)"
+                ));
+            }
+            if unpriced > 0 {
+                hidden.push(format!(
+                    "{unpriced} without a price in {region} (most likely not offered there)"
+                ));
+            }
+            if !hidden.is_empty() {
+                let _ = writeln!(s, "not listed: {}; --all lists them", hidden.join(", "));
+            }
             out(&s);
         }
     }
@@ -201,4 +227,11 @@ fn status(s: &catalog::GpuSize) -> String {
         SizeStatus::Retiring => format!("retiring {}", s.retirement.as_deref().unwrap_or("")),
         SizeStatus::Retired => format!("retired {}", s.retirement.as_deref().unwrap_or("")),
     }
+}
+
+/// `--cuda 12.4`.
+fn cuda_arg(v: &str) -> Result<(u32, u32), String> {
+    crate::catalog::drivers::parse_cuda(v)
+        .filter(|_| v.split('.').count() <= 2)
+        .ok_or_else(|| format!("`{v}` is not a CUDA version such as 12.4"))
 }

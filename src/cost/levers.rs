@@ -6,6 +6,7 @@
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs};
 use crate::plan::Plan;
+use crate::report::number::{count, per_hour, percent};
 use crate::sizing;
 use crate::spec::model::{Precision, Spec, Workload, WorkloadType};
 use crate::spec::schedule::{self, Origin};
@@ -133,8 +134,10 @@ fn auto_size_lever(pool: &Pool) -> Option<Lever> {
                 Some(v),
                 if v > 0.0 { "available" } else { "not-worth-it" },
                 format!(
-                    "{why} (${:.4}/h instead of ${:.4}/h pay-as-you-go): set `vmSize: {}` to deploy it",
-                    p2.hourly, p1.hourly, alt.name
+                    "{why} ({} instead of {} pay-as-you-go): set `vmSize: {}` to deploy it",
+                    per_hour(p2.hourly),
+                    per_hour(p1.hourly),
+                    alt.name
                 ),
                 sources,
             )
@@ -144,10 +147,53 @@ fn auto_size_lever(pool: &Pool) -> Option<Lever> {
             label,
             None,
             "missing-price",
-            format!("{why}, but a price of it or of {} is missing", size.name),
+            format!(
+                "{why}, but {}",
+                missing_prices(
+                    &[
+                        (&size.name, od, spot),
+                        (&alt.name, od2.as_ref(), spot2.as_ref())
+                    ],
+                    u,
+                    disk,
+                    &region
+                )
+            ),
             sources,
         ),
     })
+}
+
+/// Which price a comparison lacks, in words: the on-demand or the Spot price of which size (a
+/// pool with Spot hours needs both), or the disk price.
+fn missing_prices(
+    sizes: &[(&str, Option<&Priced>, Option<&Priced>)],
+    u: &super::usage::Usage,
+    disk: Option<f64>,
+    region: &str,
+) -> String {
+    let spot_needed = u.spot_hours.high > 0.0 || u.spot_hours.expected > 0.0;
+    let mut gaps = Vec::new();
+    for (name, od, spot) in sizes {
+        if od.is_none() {
+            gaps.push(format!("the pay-as-you-go price of {name} in {region}"));
+        }
+        if spot_needed && spot.is_none() {
+            gaps.push(format!("the Spot price of {name} in {region}"));
+        }
+    }
+    if disk.is_none() {
+        gaps.push("the OS disk's price".to_string());
+    }
+    if gaps.is_empty() {
+        return "a price is missing".to_string();
+    }
+    format!(
+        "{} {} missing (supply {} with --prices FILE, or --refresh-prices)",
+        gaps.join(" and "),
+        if gaps.len() == 1 { "is" } else { "are" },
+        if gaps.len() == 1 { "it" } else { "them" }
+    )
 }
 
 fn srcs(p: &[Option<&Priced>]) -> Vec<String> {
@@ -181,10 +227,10 @@ fn spot_lever(pool: &Pool) -> Lever {
                     Some(v),
                     "applied",
                     format!(
-                        "{:.0} spot instance-hours/month at ${:.4}/h instead of ${:.4}/h pay-as-you-go (the same pool all on regular priority would cost {} more)",
-                        u.spot_hours.expected,
-                        p.hourly,
-                        o.hourly,
+                        "{} spot instance-hours/month at {} instead of {} pay-as-you-go (the same pool all on regular priority would cost {} more)",
+                        count(u.spot_hours.expected.round()),
+                        per_hour(p.hourly),
+                        per_hour(o.hourly),
                         money(v)
                     ),
                     sources,
@@ -246,8 +292,10 @@ fn spot_lever(pool: &Pool) -> Lever {
                 Some(v),
                 "available",
                 format!(
-                    "set capacity.regularPercentAboveBase: 0 (Flexible orchestration): {:.0} instance-hours/month above regularBase {} would run on Spot at ${:.4}/h",
-                    u2.spot_hours.expected, c.regular_base, p.hourly
+                    "set capacity.regularPercentAboveBase: 0 (Flexible orchestration): {} instance-hours/month above regularBase {} would run on Spot at {}",
+                    count(u2.spot_hours.expected.round()),
+                    c.regular_base,
+                    per_hour(p.hourly)
                 ),
                 sources,
             )
@@ -328,9 +376,12 @@ fn reservation_levers(pool: &Pool) -> Vec<Lever> {
                 Some(v),
                 status,
                 format!(
-                    "{n} reserved instance(s) at ${:.4}/h effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {util:.0}% of the month ({covered:.0} of {paid:.0} h) instead of ${:.4}/h pay-as-you-go{}",
-                    r.hourly,
-                    o.hourly,
+                    "{n} reserved instance(s) at {} effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {} of the month ({} of {} h) instead of {} pay-as-you-go{}",
+                    per_hour(r.hourly),
+                    percent(util),
+                    count(covered.round()),
+                    count(paid.round()),
+                    per_hour(o.hourly),
                     if plan.params.windows { "; the Windows license stays pay-as-you-go" } else { "" }
                 ),
                 srcs(&[Some(r), Some(o)]),
@@ -438,14 +489,14 @@ fn precision_levers(pool: &Pool) -> Vec<Lever> {
             let sources = srcs(&[od, spot, od2.as_ref(), spot2.as_ref()]);
             match (current, alt) {
                 (Some(c), Some(a)) => lever(&id, label, Some(c.expected - a.expected), "available", format!(
-                    "{} ({} GiB) fits instead of {}: same week, mix and disks priced at ${:.4}/h pay-as-you-go; validate model quality at {} first",
+                    "{} ({} GiB) fits instead of {}: same week, mix and disks priced at {} pay-as-you-go; validate model quality at {} first",
                     chosen.name,
                     chosen.gpu_memory_gib.map(sizing::fmt_num).unwrap_or_else(|| "?".into()),
                     size.name,
-                    od2.as_ref().map(|p| p.hourly).unwrap_or_default(),
+                    per_hour(od2.as_ref().map(|p| p.hourly).unwrap_or_default()),
                     t.as_str()
                 ), sources),
-                _ => lever(&id, label, None, "missing-price", format!("{} would fit, but a price of it or of the current size is missing", chosen.name), sources),
+                _ => lever(&id, label, None, "missing-price", format!("{} would fit, but {}", chosen.name, missing_prices(&[(&size.name, od, spot), (&chosen.name, od2.as_ref(), spot2.as_ref())], u, disk, &region)), sources),
             }
         })
         .collect()

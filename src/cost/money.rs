@@ -1,38 +1,18 @@
 //! Amounts and counts as people read them (`$1,234.56`, `10,000`): the lowest file of `cost`,
 //! shared by the formats, the gates and the levers.
 
-/// `$1,234.56`, `-$12.00`.
+/// `$1,234.56`, `-$12.00`: [`crate::report::number::money`], the one money format.
 pub fn money(x: f64) -> String {
-    let neg = x < -0.0049;
-    let cents = (x.abs() * 100.0).round() as u64;
-    let (whole, frac) = (cents / 100, cents % 100);
-    let digits = whole.to_string();
-    let mut grouped = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(ch);
-    }
-    format!("{}${grouped}.{frac:02}", if neg { "-" } else { "" })
+    crate::report::number::money(x)
 }
 
 pub(super) fn qty(x: f64) -> String {
-    if (x - x.round()).abs() < 0.005 {
-        let s = money(x.round());
-        s.trim_start_matches('$')
-            .trim_end_matches(".00")
-            .to_string()
-    } else if x.abs() < 10.0 {
-        format!("{x:.2}")
-    } else {
-        format!("{x:.1}")
-    }
+    crate::report::number::count(x)
 }
 
 /// A count with thousands separators (`10,000`, `1,000,000`, `6.08`).
 pub fn count(x: f64) -> String {
-    qty(x)
+    crate::report::number::count(x)
 }
 
 #[cfg(test)]

@@ -144,7 +144,7 @@ pub fn text(l: &Learned) -> String {
         ));
     }
     if let Some(d) = &l.diff {
-        s.push('\n');
+        s.push_str("\nthe scheduled proposal (what --write writes; against the spec as written, with its own reactive settings):\n");
         s.push_str(d);
     }
     s.push('\n');
@@ -173,6 +173,7 @@ pub fn markdown(l: &Learned) -> String {
         }
     }
     if let Some(d) = &l.diff {
+        s.push_str("\nThe scheduled proposal (what `--write` writes; against the spec as written, with its own reactive settings):\n");
         s.push_str(&format!("\n```diff\n{d}```\n"));
     }
     s

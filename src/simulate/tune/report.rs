@@ -60,10 +60,15 @@ pub fn text(before: &Results, t: &Tuned) -> String {
             s.push('\n');
         }
     }
+    let scheduled = t.schedule.as_ref().is_some_and(|l| l.proposed());
     match &t.best {
         Some(b) => {
             s.push_str(&format!("after:  {}\n\n", figures(&b.after)));
             if b.changed() {
+                // two diffs follow when schedules are proposed: say which one --write writes
+                if scheduled {
+                    s.push_str("the reactive proposal alone (NOT what --write writes: the scheduled proposal below replaces it):\n");
+                }
                 s.push_str(&b.diff);
             } else {
                 s.push_str("the spec as written is already the cheapest policy found\n");
@@ -173,6 +178,9 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
     match &t.best {
         Some(b) => {
             s.push_str(&row("after", &b.after));
+            if t.schedule.as_ref().is_some_and(|l| l.proposed()) {
+                s.push_str("\nThe reactive proposal alone (not what `--write` writes: the scheduled proposal below replaces it):\n");
+            }
             s.push_str(&format!("\n```diff\n{}```\n", b.diff));
         }
         None => s.push_str(&format!(

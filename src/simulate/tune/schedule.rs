@@ -42,14 +42,24 @@ impl Tuned {
             .map(|b| b.new_text.as_str())
     }
 
+    /// What `--write` wrote, for its message: the scheduled or the reactive proposal.
+    pub fn written(&self) -> &'static str {
+        if self.schedule.as_ref().is_some_and(|s| s.proposed()) {
+            "the scheduled proposal: learned schedules with their reactive settings"
+        } else {
+            "the reactive proposal"
+        }
+    }
+
     /// A proposal exists (reactive, or scheduled).
     pub fn proposes(&self) -> bool {
         self.best.is_some() || self.schedule.as_ref().is_some_and(|s| s.proposed())
     }
 }
 
-/// The time zone the schedules are learned in: the spec's schedules', else `autoShutdown`'s,
-/// else UTC.
+/// The time zone the schedules are learned in, and written and printed in: the spec's
+/// schedules', else `autoShutdown`'s, else the local time of the pool's region (its Windows
+/// name, as autoscale takes it), else UTC.
 fn time_zone(spec: &Spec) -> String {
     let s = &spec.spec;
     s.autoscale
@@ -57,6 +67,11 @@ fn time_zone(spec: &Spec) -> String {
         .and_then(|a| a.schedules.first())
         .map(|x| x.time_zone.clone())
         .or_else(|| s.auto_shutdown.as_ref().map(|a| a.time_zone.clone()))
+        .or_else(|| {
+            crate::catalog::regions::local_time_zone(&s.region)
+                .and_then(crate::spec::timezones::windows_name_of_iana)
+                .map(str::to_string)
+        })
         .unwrap_or_else(|| "UTC".into())
 }
 
