@@ -226,7 +226,13 @@ pub fn gpu_split(size: &GpuSize, workload: &Workload) -> GpuSplit {
         }
         return GpuSplit::None;
     }
-    if workload.kind != WorkloadType::Inference || per_gpu + 1e-9 >= need || per_gpu <= 0.0 {
+    // (a size whose GPUs together are too small is vram-exceeds-size's, not a split)
+    let total = size.gpu_memory_gib.unwrap_or(0.0);
+    if workload.kind != WorkloadType::Inference
+        || per_gpu + 1e-9 >= need
+        || per_gpu <= 0.0
+        || total + 1e-9 < need
+    {
         return GpuSplit::None;
     }
     // the fewest GPUs that hold it, as a power of two (the tensor-parallel sizes inference

@@ -1378,11 +1378,23 @@ fn a_multi_gpu_vm_peak_is_the_sum_of_its_gpus_at_one_time() {
 #[test]
 fn gpu_report_cli_exit_codes() {
     let bin = env!("CARGO_BIN_EXE_gpuform");
+    // the exports come from a one-GPU pool that declared 70 GiB (the example's eight-GPU VM
+    // declares 330)
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("llm-finetune-70.yaml");
+    std::fs::write(
+        &spec,
+        std::fs::read_to_string("examples/llm-finetune-a100.yaml")
+            .unwrap()
+            .replace("gpuMemoryGiB: 330", "gpuMemoryGiB: 70")
+            .replace("Standard_ND96amsr_A100_v4", "Standard_NC40ads_H100_v5"),
+    )
+    .unwrap();
     let run = |export: &str| {
         Command::new(bin)
             .args([
                 "gpu-report",
-                "examples/llm-finetune-a100.yaml",
+                spec.to_str().unwrap(),
                 "--export",
                 export,
                 "--color",

@@ -566,8 +566,9 @@ fn schedule_lever(pool: &Pool) -> Lever {
             Some(without.expected - with.expected),
             "applied",
             format!(
-                "without them the pool would run {:.0} instance-hours/month instead of {:.0} in the expected case",
-                u2.instance_hours.expected, u.instance_hours.expected
+                "without them the pool would run {} instance-hours/month instead of {} in the expected case",
+                count(u2.instance_hours.expected.round()),
+                count(u.instance_hours.expected.round())
             ),
             sources,
         ),
