@@ -607,3 +607,25 @@ fn a_blocked_preflight_is_a_workflow_error() {
     let verdict = o.lines().find(|l| l.contains("is BLOCKED")).unwrap();
     assert!(verdict.starts_with("::error "), "{o}");
 }
+
+#[test]
+fn a_pinned_amd_size_keeps_its_amd_alternates_without_a_vendor() {
+    // the pin is the spec's choice of vendor: its failover sizes may be AMD too
+    let text = spec("", "").replace(
+        "vmSize: auto",
+        "vmSize: Standard_NV24ads_V710_v5\n    alternateSizes: [Standard_NV28adms_V710_v5]",
+    );
+    let c = check(&text);
+    assert!(
+        !rules(&c).contains(&"alternate-size-unfit".to_string()),
+        "{:#?}",
+        c.diagnostics
+    );
+    // an NVIDIA alternate of an AMD pin is unfit (the vendor of the pin)
+    let c = check(&text.replace("[Standard_NV28adms_V710_v5]", "[Standard_NV36ads_A10_v5]"));
+    assert!(
+        rules(&c).contains(&"alternate-size-unfit".to_string()),
+        "{:?}",
+        rules(&c)
+    );
+}

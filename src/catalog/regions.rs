@@ -244,16 +244,7 @@ pub fn list_nearby(list: &[Nearby]) -> String {
 /// Kilometres to two significant figures, grouped (`60`, `480`, `1,200`, `8,300`).
 fn round_km(k: f64) -> String {
     let mag = 10f64.powi((k.max(1.0).log10().floor() as i32 - 1).max(0));
-    let r = ((k / mag).round() * mag) as u64;
-    let d = r.to_string();
-    let mut s = String::new();
-    for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
-            s.push(',');
-        }
-        s.push(c);
-    }
-    s
+    crate::report::number::count((k / mag).round() * mag)
 }
 
 #[cfg(test)]

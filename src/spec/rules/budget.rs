@@ -15,7 +15,8 @@ const HOURS_PER_MONTH: f64 = 730.0;
 /// pool's count; with autoscale the smaller of `capacity.min` and every schedule's `min`). `None`
 /// for a dev box (`autoShutdown` stops it nights and weekends).
 fn floor_instances(s: &crate::spec::model::WorkloadSpec) -> Option<u32> {
-    if s.auto_shutdown.is_some() {
+    // a dev box stops; min above max is capacity-order's error, with no floor to speak of
+    if s.auto_shutdown.is_some() || s.capacity.min > s.capacity.max {
         return None;
     }
     Some(match &s.autoscale {
