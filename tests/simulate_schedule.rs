@@ -434,7 +434,7 @@ fn schedules_follow_the_region_clock_and_the_diffs_say_which_is_written() {
     assert_eq!(l.status, "proposed", "{}\n{text}", l.message);
     assert_eq!(l.time_zone, "W. Europe Standard Time");
     assert!(
-        text.contains("in W. Europe Standard Time (its daylight saving followed)"),
+        text.contains("in W. Europe Standard Time (its daylight saving followed; westeurope's local time, Europe/Amsterdam: gpuform's mapping of where the region is, an assumption"),
         "{text}"
     );
     // the evening peak at 18:00 Amsterdam time, started 10 minutes ahead: 17:50, not 16:50 UTC
