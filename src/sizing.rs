@@ -11,6 +11,9 @@ use crate::spec::model::{
 };
 use crate::spec::resolve;
 
+pub mod listing;
+pub use listing::{Listed, Listing, Table, listing};
+
 /// What of the spec's compute section decides whether a size's GPU driver works: the image
 /// (`auto` stands for the image `image: auto` would pick on each size), the requested driver
 /// and a pinned driver version.
@@ -351,12 +354,9 @@ fn purpose_label(size: &GpuSize) -> String {
         .join("/")
 }
 
+/// `16`, `0.5`: [`crate::report::number::short`].
 pub fn fmt_num(x: f64) -> String {
-    if (x - x.round()).abs() < 1e-9 {
-        format!("{}", x.round() as i64)
-    } else {
-        format!("{x:.1}")
-    }
+    crate::report::number::short(x)
 }
 
 /// Rank all catalog sizes for `workload` in `region`.
@@ -652,110 +652,4 @@ mod tests {
         );
         assert_eq!(s.chosen, None, "plain Ubuntu has no driver for ND sizes");
     }
-}
-
-/// What `gpuform sizes` lists.
-#[derive(Debug, Clone, Default)]
-pub struct Listing {
-    pub min_gpu_memory: Option<f64>,
-    pub workload: Option<WorkloadType>,
-    pub infiniband: bool,
-    /// Only this vendor's sizes.
-    pub vendor: Option<crate::catalog::GpuVendor>,
-    /// Only sizes whose driver (with `image: auto`, or a pinned version the extension lists)
-    /// runs this CUDA version.
-    pub cuda: Option<(u32, u32)>,
-    /// Retired, undocumented and unpriced sizes too, and for inference and batch the
-    /// training-class ones.
-    pub all: bool,
-}
-
-/// One row of `gpuform sizes`.
-#[derive(Debug, Clone)]
-pub struct Listed {
-    pub size: &'static GpuSize,
-    pub on_demand: Option<f64>,
-    pub spot: Option<f64>,
-    /// With a CUDA filter: the `compute.driverVersion` the size needs for it.
-    pub pin: Option<String>,
-}
-
-/// The rows, cheapest first, and how many sizes each default filter hid (training-class for
-/// inference and batch, unpriced in the region), for the footnote.
-pub fn listing(
-    f: &Listing,
-    prices: &PriceTable,
-    region: &str,
-    os: PriceOs,
-) -> (Vec<Listed>, usize, usize) {
-    let (mut training, mut unpriced) = (0, 0);
-    let mut rows: Vec<Listed> = Vec::new();
-    for s in catalog::sizes() {
-        let listed_status = matches!(
-            s.status,
-            SizeStatus::Ga | SizeStatus::Limited | SizeStatus::Retiring
-        );
-        if !(f.all || listed_status)
-            || f.min_gpu_memory
-                .is_some_and(|m| s.gpu_memory_gib.is_none_or(|g| g < m))
-            || f.workload.is_some_and(|w| !s.purpose.contains(&w))
-            || (f.infiniband && !s.infiniband)
-            || f.vendor.is_some_and(|v| v != s.gpu_vendor)
-        {
-            continue;
-        }
-        let mut pin = None;
-        if let Some(want) = f.cuda {
-            if s.gpu_vendor != crate::catalog::GpuVendor::Nvidia {
-                continue;
-            }
-            let img = resolve::image(&Image::Alias(resolve::auto_image(Some(s))));
-            let Ok(plan) =
-                drivers::plan(s, img.driver_os, GpuDriver::Auto, img.has_gpu_drivers, None)
-            else {
-                continue;
-            };
-            // an image's own driver (the HPC images) has no ceiling gpuform knows
-            if plan.max_cuda.is_some_and(|max| max < want) {
-                match drivers::pin_for_cuda(
-                    s,
-                    img.driver_os,
-                    GpuDriver::Auto,
-                    img.has_gpu_drivers,
-                    want,
-                ) {
-                    Some(p) => pin = Some(p),
-                    None => continue,
-                }
-            }
-        }
-        if !f.all
-            && matches!(
-                f.workload,
-                Some(WorkloadType::Inference | WorkloadType::Batch)
-            )
-            && (s.is_nd() || s.is_h100_class())
-        {
-            training += 1;
-            continue;
-        }
-        let on_demand = prices.hourly(&s.name, region, os, PriceKind::OnDemand);
-        if !f.all && on_demand.is_none() {
-            unpriced += 1;
-            continue;
-        }
-        rows.push(Listed {
-            size: s,
-            on_demand,
-            spot: prices.hourly(&s.name, region, os, PriceKind::Spot),
-            pin,
-        });
-    }
-    rows.sort_by(|a, b| {
-        a.on_demand
-            .unwrap_or(f64::MAX)
-            .total_cmp(&b.on_demand.unwrap_or(f64::MAX))
-            .then(a.size.name.cmp(&b.size.name))
-    });
-    (rows, training, unpriced)
 }

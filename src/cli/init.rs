@@ -1,6 +1,6 @@
 //! `gpuform init`: a commented starter spec from a few answers (issue 10, item 18).
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
@@ -8,7 +8,7 @@ use clap::ValueEnum;
 use super::common::{ExitCode, Failure};
 use crate::catalog::regions;
 use crate::spec::model::{GpuVendorName, WorkloadType};
-use crate::spec::starter::{self, Answers};
+use crate::spec::starter::{self, Answers, StarterQueue};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Workload {
@@ -29,6 +29,14 @@ impl From<Workload> for WorkloadType {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Queue {
+    /// A storage account queue (autoscale.queue.storageQueue).
+    StorageQueue,
+    /// A Service Bus namespace and queue (autoscale.queue.serviceBus).
+    ServiceBus,
+}
+
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "On a terminal, init asks for what the flags do not give. Without one (a script, CI) \
@@ -42,7 +50,7 @@ pub struct InitArgs {
     #[arg(default_value = "gpuworkload.yaml", value_name = "FILE")]
     pub file: PathBuf,
     /// metadata.name (3-24 lowercase letters, digits, hyphens).
-    #[arg(long)]
+    #[arg(long, short = 'n')]
     pub name: Option<String>,
     /// What the GPUs do.
     #[arg(long, value_enum)]
@@ -59,6 +67,10 @@ pub struct InitArgs {
     /// The OpenSSH public key for a Linux pool (the content of ~/.ssh/id_ed25519.pub).
     #[arg(long, value_name = "KEY")]
     pub ssh_public_key: Option<String>,
+    /// Scale the pool on a queue's backlog (the deployment creates the queue); without it the
+    /// autoscale block is written commented out.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub queue: Option<Queue>,
     /// Replace FILE if it exists.
     #[arg(long)]
     pub force: bool,
@@ -180,9 +192,13 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         ssh_public_key,
         schema_path: SCHEMA_FILE.into(),
         file: args.file.display().to_string(),
+        queue: args.queue.map(|q| match q {
+            Queue::StorageQueue => StarterQueue::StorageQueue,
+            Queue::ServiceBus => StarterQueue::ServiceBus,
+        }),
     };
     let text = starter::starter(&answers);
-    write_new(&args.file, &text, args.force)?;
+    starter::write_new(&args.file, &text, args.force)?;
     eprintln!("wrote {}", args.file.display());
     if !args.no_schema {
         let schema = args
@@ -191,7 +207,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
             .map(|p| p.join(SCHEMA_FILE))
             .unwrap_or_else(|| PathBuf::from(SCHEMA_FILE));
         if !schema.exists() {
-            write_new(&schema, crate::spec::schema::SCHEMA_TEXT, false)?;
+            starter::write_new(&schema, crate::spec::schema::SCHEMA_TEXT, false)?;
             eprintln!(
                 "wrote {} (the modeline's JSON Schema, for editors)",
                 schema.display()
@@ -213,34 +229,4 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         );
     }
     Ok(ExitCode::Ok)
-}
-
-/// Write `text` to `path` through a temporary file in the same directory (never half a file).
-fn write_new(path: &std::path::Path, text: &str, replace: bool) -> Result<(), Failure> {
-    let fail = |what: String, e: &(dyn std::error::Error + 'static)| {
-        Failure::from_error(ExitCode::Usage, what, e)
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| fail(format!("cannot create {}", dir.display()), &e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
-        .map_err(|e| fail(format!("cannot write in {}", dir.display()), &e))?;
-    tmp.write_all(text.as_bytes())
-        .map_err(|e| fail(format!("cannot write {}", path.display()), &e))?;
-    // a temporary file is 0600; a spec and its schema are config files, readable like any other
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(|e| fail(format!("cannot write {}", path.display()), &e))?;
-    }
-    let persisted = if replace {
-        tmp.persist(path).map(drop)
-    } else {
-        tmp.persist_noclobber(path).map(drop)
-    };
-    persisted.map_err(|e| fail(format!("cannot write {}", path.display()), &e.error))
 }

@@ -1,5 +1,4 @@
-//! `gpuform simulate SPEC --trace FILE | --synthetic`: parse the flags, load, print. The work
-//! lives in `crate::simulate`.
+//! `gpuform simulate SPEC --trace FILE | --synthetic`: parse the flags, load, print (`crate::simulate`).
 
 use std::path::PathBuf;
 
@@ -16,6 +15,7 @@ use crate::simulate::{pull, report, tune};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,
@@ -56,8 +56,7 @@ pub struct Args {
     /// Generate a seeded week shaped by the spec's schedules and capacity.max (see below).
     #[arg(long)]
     pub synthetic: bool,
-    /// With --synthetic: jobs per minute outside the schedules' windows (default: 20 % of what
-    /// capacity.max instances serve); the windows and bursts scale with it.
+    /// With --synthetic: jobs per minute outside the schedules' windows (default: see below).
     #[arg(long, value_name = "JOBS_PER_MIN", requires = "synthetic", value_parser = command::rate)]
     pub synthetic_rate: Option<f64>,
     /// Seed of the synthetic trace and the Spot eviction draws.
@@ -69,22 +68,20 @@ pub struct Args {
     /// Start of the synthetic trace (UTC; a Monday by default).
     #[arg(long, value_name = "TIME", default_value = "2026-11-02T00:00:00Z")]
     pub start: String,
-    /// An export of `GpuTelemetry_CL` (TimeGenerated, Computer, UtilizationPercent; az CLI JSON,
-    /// REST `tables` or portal CSV) over the trace's days: measured hours beside the simulated
-    /// ones, and the job time when nothing else gives one. With -g it replaces the workspace's.
+    /// A `GpuTelemetry_CL` export (az CLI JSON, REST `tables` or portal CSV) over the trace's days:
+    /// measured hours beside simulated ones, the job time if nothing else gives one; beats -g's.
     #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
     pub telemetry: Option<PathBuf>,
     /// The queue to read from metrics split by EntityName (default: the spec's queue).
     #[arg(long, value_name = "NAME")]
     pub entity: Option<String>,
-    /// How long one job takes on one VM (ISO 8601, e.g. PT2M; overrides workload.jobDuration).
+    /// How long one job takes on one VM (PT2M or 2m; overrides workload.jobDuration).
     #[arg(long, value_name = "DURATION")]
     pub job_duration: Option<String>,
-    /// From scale-out until a new VM serves (ISO 8601, e.g. PT8M; overrides the size family default).
+    /// From scale-out until a new VM serves (PT8M or 8m; overrides the size family default).
     #[arg(long, value_name = "DURATION")]
     pub provisioning: Option<String>,
-    /// How long a pooled (deallocated, hibernated) VM takes to start, e.g. 2m or 240s
-    /// (default: gpuform's assumption, 3 minutes; no Microsoft document gives it).
+    /// How long a standby-pool VM takes to start, e.g. 2m or 240s (default: 3 min, an assumption).
     #[arg(long, value_name = "DURATION")]
     pub standby_start: Option<String>,
     /// Jobs one VM runs at once (overrides workload.concurrentJobsPerInstance).
@@ -93,7 +90,7 @@ pub struct Args {
     /// Spot evictions per Spot instance-hour (e.g. 0.01).
     #[arg(long, value_name = "RATE")]
     pub spot_evictions_per_hour: Option<f64>,
-    /// The p95 wait target (ISO 8601 or 10m): reported as met or missed, used by the lower
+    /// The p95 wait target (PT10M or 10m): reported as met or missed, used by the lower
     /// bound and by --tune.
     #[arg(long, value_name = "DURATION", default_value = "PT10M")]
     pub wait_p95: String,
@@ -107,8 +104,8 @@ pub struct Args {
     /// invisible). Default: only those ready for delivery (Microsoft's Active Messages).
     #[arg(long)]
     pub queue_metric_counts_in_service: bool,
-    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (zones, then
-    /// the highest instance ID, busy or not); `idle-first` is gpuform's older, optimistic model.
+    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance across
+    /// zones, then the highest instance ID, busy or not); `idle-first`: gpuform's older, optimistic model.
     #[arg(long, value_enum, default_value_t = ScaleInOrder::Default)]
     pub scale_in_order: ScaleInOrder,
     /// Output: text, a JSON document, or Markdown for $GITHUB_STEP_SUMMARY.
@@ -134,6 +131,8 @@ pub struct Args {
     /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
     #[arg(long, requires = "tune")]
     pub write: bool,
+    #[command(flatten)]
+    pub prices: super::cost::PricingArgs,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -221,6 +220,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 .tune
                 .then_some((!args.nominal).then_some(args.robust_share)),
             schedule: !args.no_schedule,
+            pricing: args.prices.request(args.azure.timeout, args.azure.retries),
         },
     )?;
     let results = &done.results;

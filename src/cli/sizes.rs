@@ -1,16 +1,13 @@
 //! `gpuform sizes`: the catalog as a person wants to read it, cheapest first.
 
-use std::fmt::Write as _;
-
 use clap::ValueEnum;
 use serde_json::json;
 
 use super::common::{ExitCode, Failure, out};
 use super::cost::{PriceArgs, load_price_files};
+use crate::catalog;
 use crate::catalog::prices::{PriceKind, PriceOs};
-use crate::catalog::{self, SizeStatus};
-use crate::report::number;
-use crate::sizing::{self, FALLBACK_PRICE_REGION, fmt_num};
+use crate::sizing::{self, FALLBACK_PRICE_REGION};
 use crate::spec::model::WorkloadType;
 
 #[derive(Debug, clap::Args)]
@@ -76,13 +73,13 @@ impl From<WorkloadArg> for WorkloadType {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    #[value(alias = "table")]
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let (book, _) = load_price_files(&args.prices)?;
+    let book = load_price_files(&args.prices)?;
     let prices = &book.merged;
     let os = if args.os == OsArg::Windows {
         PriceOs::Windows
@@ -133,100 +130,27 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 .collect();
             out(&format!(
                 "{}\n",
-                serde_json::to_string_pretty(&json!({"pricesAsOf": as_of, "sizes": v}))
-                    .expect("json")
+                serde_json::to_string_pretty(
+                    &json!({"pricesAsOf": as_of, "currency": book.currency, "sizes": v})
+                )
+                .expect("json")
             ));
         }
-        Format::Text => {
-            let mut s = String::new();
-            let _ = writeln!(
-                s,
-                "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>12}  status",
-                "size", "gpu", "vcpu", "ram GiB", "gpu mem", "gpus", "ib", "driver", "price"
-            );
-            for r in &rows {
-                let (sz, od) = (r.size, r.on_demand);
-                let gpus = sz
-                    .gpu_count
-                    .map(|g| {
-                        if g < 1.0 {
-                            format!("1/{}", (1.0 / g).round())
-                        } else {
-                            fmt_num(g)
-                        }
-                    })
-                    .unwrap_or_else(|| "?".into());
-                let _ = writeln!(
-                    s,
-                    "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>12}  {}",
-                    sz.name,
-                    truncate(&sz.gpu_model.replace("NVIDIA ", "").replace("AMD ", ""), 20),
-                    sz.vcpus,
-                    fmt_num(sz.memory_gib),
-                    sz.gpu_memory_gib
-                        .map(|m| format!("{} GiB", fmt_num(m)))
-                        .unwrap_or_else(|| "?".into()),
-                    gpus,
-                    if sz.infiniband { "yes" } else { "-" },
-                    format!("{:?}", sz.driver.default).to_lowercase(),
-                    od.map(number::per_hour).unwrap_or_else(|| "-".into()),
-                    match &r.pin {
-                        Some(p) => format!(
-                            "{}; CUDA {}.{} with driverVersion {p}",
-                            status(sz),
-                            args.cuda.map_or(0, |c| c.0),
-                            args.cuda.map_or(0, |c| c.1)
-                        ),
-                        None => status(sz),
-                    },
-                );
-            }
-            let _ = writeln!(
-                s,
-                "\n{} sizes; {os_name} pay-as-you-go prices in {region} as of {as_of} ({}; `gpuform cost --refresh-prices` fetches current ones)",
-                rows.len(),
-                if args.prices.prices.is_empty() {
-                    "embedded table"
-                } else {
-                    "--prices files over the embedded table"
-                }
-            );
-            let mut hidden = Vec::new();
-            if training > 0 {
-                hidden.push(format!(
-                    "{training} training-class (ND, H100-class: `training-size-for-inference`)"
-                ));
-            }
-            if unpriced > 0 {
-                hidden.push(format!(
-                    "{unpriced} without a price in {region} (most likely not offered there)"
-                ));
-            }
-            if !hidden.is_empty() {
-                let _ = writeln!(s, "not listed: {}; --all lists them", hidden.join(", "));
-            }
-            out(&s);
-        }
+        Format::Text => out(&sizing::listing::text(
+            &rows,
+            &sizing::Table {
+                currency: book.currency,
+                region: &region,
+                os_name,
+                as_of: &as_of,
+                price_files: !args.prices.prices.is_empty(),
+                cuda: args.cuda,
+                training_hidden: training,
+                unpriced_hidden: unpriced,
+            },
+        )),
     }
     Ok(ExitCode::Ok)
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n - 1).collect::<String>())
-    }
-}
-
-fn status(s: &catalog::GpuSize) -> String {
-    match s.status {
-        SizeStatus::Ga => "ga".into(),
-        SizeStatus::Limited => "limited".into(),
-        SizeStatus::Undocumented => "undocumented".into(),
-        SizeStatus::Retiring => format!("retiring {}", s.retirement.as_deref().unwrap_or("")),
-        SizeStatus::Retired => format!("retired {}", s.retirement.as_deref().unwrap_or("")),
-    }
 }
 
 /// `--cuda 12.4`.

@@ -6,7 +6,7 @@
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs};
 use crate::plan::Plan;
-use crate::report::number::{count, per_hour, percent};
+use crate::report::number::{count, percent};
 use crate::sizing;
 use crate::spec::model::{Precision, Spec, Workload, WorkloadType};
 use crate::spec::schedule::{self, Origin};
@@ -33,8 +33,9 @@ fn lever(
     }
 }
 
-fn money(x: f64) -> String {
-    super::money::money(x)
+/// An hourly price with 4 decimals in the book's currency (`$0.7520`, `EUR 0.6931`).
+fn h4(pool: &Pool, x: f64) -> String {
+    pool.book.currency.per_hour(x)
 }
 
 /// The priced pool the levers compare against.
@@ -135,8 +136,8 @@ fn auto_size_lever(pool: &Pool) -> Option<Lever> {
                 if v > 0.0 { "available" } else { "not-worth-it" },
                 format!(
                     "{why} ({} instead of {} pay-as-you-go): set `vmSize: {}` to deploy it",
-                    per_hour(p2.hourly),
-                    per_hour(p1.hourly),
+                    h4(pool, p2.hourly),
+                    h4(pool, p1.hourly),
                     alt.name
                 ),
                 sources,
@@ -229,9 +230,9 @@ fn spot_lever(pool: &Pool) -> Lever {
                     format!(
                         "{} spot instance-hours/month at {} instead of {} pay-as-you-go (the same pool all on regular priority would cost {} more)",
                         count(u.spot_hours.expected.round()),
-                        per_hour(p.hourly),
-                        per_hour(o.hourly),
-                        money(v)
+                        h4(pool, p.hourly),
+                        h4(pool, o.hourly),
+                        pool.book.currency.amount(v)
                     ),
                     sources,
                 )
@@ -295,7 +296,7 @@ fn spot_lever(pool: &Pool) -> Lever {
                     "set capacity.regularPercentAboveBase: 0 (Flexible orchestration): {} instance-hours/month above regularBase {} would run on Spot at {}",
                     count(u2.spot_hours.expected.round()),
                     c.regular_base,
-                    per_hour(p.hourly)
+                    h4(pool, p.hourly)
                 ),
                 sources,
             )
@@ -377,11 +378,11 @@ fn reservation_levers(pool: &Pool) -> Vec<Lever> {
                 status,
                 format!(
                     "{n} reserved instance(s) at {} effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {} of the month ({} of {} h) instead of {} pay-as-you-go{}",
-                    per_hour(r.hourly),
+                    h4(pool, r.hourly),
                     percent(util),
                     count(covered.round()),
                     count(paid.round()),
-                    per_hour(o.hourly),
+                    h4(pool, o.hourly),
                     if plan.params.windows { "; the Windows license stays pay-as-you-go" } else { "" }
                 ),
                 srcs(&[Some(r), Some(o)]),
@@ -493,7 +494,7 @@ fn precision_levers(pool: &Pool) -> Vec<Lever> {
                     chosen.name,
                     chosen.gpu_memory_gib.map(sizing::fmt_num).unwrap_or_else(|| "?".into()),
                     size.name,
-                    per_hour(od2.as_ref().map(|p| p.hourly).unwrap_or_default()),
+                    h4(pool, od2.as_ref().map(|p| p.hourly).unwrap_or_default()),
                     t.as_str()
                 ), sources),
                 _ => lever(&id, label, None, "missing-price", format!("{} would fit, but {}", chosen.name, missing_prices(&[(&size.name, od, spot), (&chosen.name, od2.as_ref(), spot2.as_ref())], u, disk, &region)), sources),

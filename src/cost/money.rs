@@ -1,9 +1,12 @@
 //! Amounts and counts as people read them (`$1,234.56`, `10,000`): the lowest file of `cost`,
-//! shared by the formats, the gates and the levers.
+//! shared by the formats, the gates and the levers. Amounts in any currency:
+//! [`crate::catalog::currency`] ([`Money`], [`Currency`]).
 
-/// `$1,234.56`, `-$12.00`: [`crate::report::number::money`], the one money format.
+pub use crate::catalog::currency::{Currency, Money};
+
+/// `$1,234.56`, `-$12.00`: a USD amount ([`Currency::amount`] prints any currency).
 pub fn money(x: f64) -> String {
-    crate::report::number::money(x)
+    Currency::USD.amount(x)
 }
 
 pub(super) fn qty(x: f64) -> String {

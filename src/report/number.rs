@@ -31,6 +31,12 @@ pub fn money(x: f64) -> String {
 /// An hourly price to a tenth of a cent (`$0.658/h`, `$127.816/h`), below 10 cents to a
 /// hundredth (`$0.0827/h`, Spot prices).
 pub fn per_hour(x: f64) -> String {
+    per_hour_with("$", x)
+}
+
+/// [`per_hour`] after another currency's prefix (`EUR 0.658/h`):
+/// [`crate::catalog::currency::Currency::per_hour`].
+pub fn per_hour_with(prefix: &str, x: f64) -> String {
     let (scale, width) = if x.abs() < 0.1 {
         (10_000.0, 4)
     } else {
@@ -39,7 +45,7 @@ pub fn per_hour(x: f64) -> String {
     let units = (x.abs() * scale).round() as u64;
     let one = scale as u64;
     format!(
-        "{}${}.{:0width$}/h",
+        "{}{prefix}{}.{:0width$}/h",
         if x < 0.0 && units > 0 { "-" } else { "" },
         grouped(units / one),
         units % one
@@ -60,6 +66,16 @@ pub fn count(x: f64) -> String {
         format!("{}.{}", grouped(tenths / 10), tenths % 10)
     };
     if neg { format!("-{s}") } else { s }
+}
+
+/// A size's figure as the catalog gives it: whole without decimals (`16`, `1900`), else one
+/// (`0.5`, `7.5`).
+pub fn short(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x:.1}")
+    }
 }
 
 /// A percentage: whole from 10 up (`21%`), one decimal below (`2.5%`, `0.4%`).

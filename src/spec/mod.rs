@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod defaults;
+pub mod duration;
 pub mod explain;
 pub mod model;
 pub mod policy;

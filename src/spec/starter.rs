@@ -18,6 +18,17 @@ pub struct Answers {
     pub schema_path: String,
     /// The spec file as the user named it (the header's next commands name it).
     pub file: String,
+    /// The queue whose backlog scales the pool; `None` leaves the autoscale block commented out.
+    pub queue: Option<StarterQueue>,
+}
+
+/// The queue `gpuform init --queue` writes (the pool scales on its backlog).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StarterQueue {
+    /// `autoscale.queue.storageQueue`, a queue in a storage account the deployment creates.
+    StorageQueue,
+    /// `autoscale.queue.serviceBus`, a Service Bus namespace and queue the deployment creates.
+    ServiceBus,
 }
 
 /// Why `name` cannot be `metadata.name` (3-24 lowercase letters, digits and hyphens, starting
@@ -67,6 +78,41 @@ pub fn starter(a: &Answers) -> String {
             },
         ),
     };
+    let name_compact = a
+        .name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(22)
+        .collect::<String>();
+    let autoscale = match a.queue {
+        None => format!(
+            "  # autoscale:                    # scale on a queue's backlog and on schedules
+  #   queue:
+  #     storageQueue: {{account: st{name_compact}, queue: jobs, create: true}}
+  #     targetPerInstance: 10
+"
+        ),
+        Some(q) => {
+            let queue = match q {
+                StarterQueue::StorageQueue => {
+                    format!(
+                        "storageQueue: {{account: st{name_compact}, queue: jobs, create: true}}"
+                    )
+                }
+                StarterQueue::ServiceBus => format!(
+                    "serviceBus: {{namespace: sb-{}, queue: jobs, create: true}}",
+                    a.name
+                ),
+            };
+            format!(
+                "  autoscale:                      # scale on the queue's backlog (and on schedules)
+    queue:
+      {queue}
+      targetPerInstance: 10       # messages per instance; `gpuform simulate --tune` proposes a value
+"
+            )
+        }
+    };
     format!(
         r#"# yaml-language-server: $schema={schema}
 #
@@ -100,11 +146,7 @@ spec:
     min: 0
     max: 4
     default: 1                    # instances outside schedules; 0 with autoscale.queue scales from zero
-  # autoscale:                    # scale on a queue's backlog and on schedules
-  #   queue:
-  #     storageQueue: {{account: st{name_compact}, queue: jobs, create: true}}
-  #     targetPerInstance: 10
-  network:
+{autoscale}  network:
     addressSpace: 10.40.0.0/16    # private space; subnets are derived from it
     # inbound: [{{name: ssh-from-vpn, port: 22, sources: [10.60.0.0/16]}}]   # nothing is open by default
   monitoring:
@@ -117,12 +159,6 @@ spec:
         region = a.region,
         vendor = a.gpu_vendor.as_str(),
         vendor_pad = " ".repeat(22usize.saturating_sub(a.gpu_vendor.as_str().len())),
-        name_compact = a
-            .name
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .take(22)
-            .collect::<String>(),
     )
 }
 
@@ -345,6 +381,42 @@ pub fn ssh_key_from(a: &str, home: Option<&std::path::Path>) -> Result<String, S
             "{shown} does not hold an OpenSSH public key (`ssh-ed25519 AAAA… you@host`); `ssh-keygen -t ed25519` makes one"
         )),
     }
+}
+
+/// `gpuform init` writes the spec and its schema: `text` to `path`, through a temporary
+/// file in the same directory (never half a file), 0644 like any config file.
+pub fn write_new(
+    path: &std::path::Path,
+    text: &str,
+    replace: bool,
+) -> Result<(), crate::diag::failure::Failure> {
+    use crate::diag::failure::{ExitCode, Failure};
+    let fail = |what: String, e: &(dyn std::error::Error + 'static)| {
+        Failure::from_error(ExitCode::Usage, what, e)
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| fail(format!("cannot create {}", dir.display()), &e))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+        .map_err(|e| fail(format!("cannot write in {}", dir.display()), &e))?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes())
+        .map_err(|e| fail(format!("cannot write {}", path.display()), &e))?;
+    // a temporary file is 0600; a spec and its schema are config files, readable like any other
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| fail(format!("cannot write {}", path.display()), &e))?;
+    }
+    let persisted = if replace {
+        tmp.persist(path).map(drop)
+    } else {
+        tmp.persist_noclobber(path).map(drop)
+    };
+    persisted.map_err(|e| fail(format!("cannot write {}", path.display()), &e.error))
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     };
     let Some(size) = ctx.size() else { return };
     // prices and budget in one currency only (a converted comparison is `gpuform cost`'s)
-    if !b.currency.eq_ignore_ascii_case(&ctx.prices.currency) {
+    if !b.currency.eq_ignore_ascii_case(ctx.prices.currency.code()) {
         return;
     }
     let Some((n, od, floor)) = floor_monthly(ctx, size) else {
