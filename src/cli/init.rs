@@ -64,6 +64,13 @@ pub struct InitArgs {
     /// The GPU vendor vmSize: auto may pick: nvidia (CUDA, the default), amd (ROCm) or any.
     #[arg(long, value_name = "VENDOR", value_parser = starter::parse_vendor)]
     pub gpu_vendor: Option<GpuVendorName>,
+    /// Inference: serve requests with this model server behind a private frontend (vllm, tgi,
+    /// triton, tensorrtLlm, custom; none: a queue- or schedule-driven pool).
+    #[arg(long, value_name = "SERVER", value_parser = starter::parse_serve)]
+    pub serve: Option<starter::Serve>,
+    /// With --serve: applicationGateway (counts requests), loadBalancer or both.
+    #[arg(long, value_name = "KIND", value_parser = starter::parse_frontend)]
+    pub frontend: Option<crate::spec::model::FrontendKind>,
     /// The OpenSSH public key for a Linux pool (the content of ~/.ssh/id_ed25519.pub).
     #[arg(long, value_name = "KEY")]
     pub ssh_public_key: Option<String>,
@@ -127,6 +134,15 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
             starter::parse_workload,
         )?,
         None => WorkloadType::Inference,
+    };
+    let server = match args.serve {
+        Some(s) => s.0,
+        None if tty && workload == WorkloadType::Inference => ask(
+            "serve requests behind a private frontend? model server (vllm, tgi, triton, tensorrtLlm, custom; empty: a queue-driven pool)",
+            "",
+            starter::parse_server,
+        )?,
+        None => None,
     };
     let vram = match args.vram {
         Some(v) => v,
@@ -196,6 +212,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
             Queue::StorageQueue => StarterQueue::StorageQueue,
             Queue::ServiceBus => StarterQueue::ServiceBus,
         }),
+        serving: server.map(|x| (x, args.frontend.unwrap_or_default())),
     };
     let text = starter::starter(&answers);
     starter::write_new(&args.file, &text, args.force)?;
