@@ -98,6 +98,12 @@ fn inference_without_a_vendor_gets_nvidia_and_says_why() {
     );
     let (_, o, _) = run_on(&spec("", ""), &["show"]);
     assert!(o.contains("# GPU vendor: NVIDIA, the default"), "{o}");
+    // the pull request's job summary too (validate --output markdown)
+    let (_, o, _) = run_on(&spec("", ""), &["validate", "--output", "markdown"]);
+    assert!(
+        o.contains("[Standard_NV36ads_A10_v5]: GPU vendor NVIDIA, the default"),
+        "{o}"
+    );
 }
 
 #[test]
@@ -385,6 +391,13 @@ fn a_budget_below_the_policy_floor_fails_validate_at_the_budget() {
     );
     let c = check(&text.replace("monthly: 100", "monthly: 5000"));
     assert!(!rules(&c).contains(&"budget-below-floor".to_string()));
+    // the 5,000 EUR budget: validate has no EUR prices nor a rate, and says so (it
+    // passed silently) with the floor in the table's currency and what compares in EUR
+    let eur = text.replace("monthly: 100", "monthly: 5000, currency: EUR");
+    let (code, o, _) = run_on(&eur, &["validate"]);
+    assert_eq!(code, 0, "{o}");
+    assert!(o.contains("info[budget-floor-not-compared]: monitoring.budget.monthly is in EUR, the price table in USD: the floor of 1 instance of Standard_NV36ads_A10_v5 all month ($3,036.80) is not compared with it"), "{o}");
+    assert!(o.contains("gpuform cost SPEC --refresh-prices"), "{o}");
 }
 
 // ---- item 10: the smaller ones ------------------------------------------------------------------

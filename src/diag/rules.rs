@@ -578,6 +578,13 @@ pub const RULES: &[Rule] = &[
         "The scaling policy never goes below its minimum (capacity.min, the schedules' min; a fixed pool's count): those instances at the pay-as-you-go price for a month (730 h) are a floor the budget is exceeded by before any load. Raise the budget or lower the minimum; `gpuform cost` estimates the whole bill.",
     ),
     r(
+        "budget-floor-not-compared",
+        I,
+        "governance",
+        "the budget is in another currency than the price table: its floor is not compared",
+        "validate compares monitoring.budget.monthly with the pool's minimum cost only in the price table's currency (the embedded table is in USD); it has no exchange rate. `gpuform cost --refresh-prices` prices in the budget's currency and compares there.",
+    ),
+    r(
         "region-typo",
         E,
         "regions",

@@ -53,13 +53,35 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     let Some(size) = ctx.size() else { return };
-    // prices and budget in one currency only (a converted comparison is `gpuform cost`'s)
-    if !b.currency.eq_ignore_ascii_case(ctx.prices.currency.code()) {
-        return;
-    }
     let Some((n, od, floor)) = floor_monthly(ctx, size) else {
         return;
     };
+    // prices and budget in one currency only: validate has no exchange rate (a converted
+    // comparison is `gpuform cost`'s, with prices fetched in the budget's currency); say so
+    // rather than pass silently
+    let table = ctx.prices.currency;
+    if !b.currency.eq_ignore_ascii_case(table.code()) {
+        if n > 0 {
+            out.push(
+                Diagnostic::new(
+                    "budget-floor-not-compared",
+                    format!(
+                        "monitoring.budget.monthly is in {}, the price table in {table}: the floor of {} of {} all month ({}) is not compared with it",
+                        b.currency,
+                        if n == 1 { "1 instance".to_string() } else { format!("{} instances", count(f64::from(n))) },
+                        size.name,
+                        table.amount(floor)
+                    ),
+                )
+                .at("/spec/monitoring/budget/currency")
+                .help(format!(
+                    "run `gpuform cost SPEC --refresh-prices` (prices in {0} from the Retail Prices API) to compare the estimate with the budget in {0}",
+                    b.currency
+                )),
+            );
+        }
+        return;
+    }
     if n == 0 || floor <= b.monthly {
         return;
     }
