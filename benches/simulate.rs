@@ -42,7 +42,7 @@ fn main() {
         },
     )
     .unwrap();
-    let trace = simulate::synthetic_for(spec, &w, 1, 7, "2026-11-02T00:00:00Z")
+    let trace = simulate::synthetic_for(spec, &w, 1, 7, "2026-11-02T00:00:00Z", None)
         .generate()
         .unwrap();
     let setting = simulate::setting(&plan, spec).unwrap();

@@ -5,8 +5,14 @@ use serde::Serialize;
 
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
 use crate::catalog::{self, Arch, GpuSize, SizeStatus, drivers};
-use crate::spec::model::{Compute, GpuDriver, Image, ImageAlias, OsType, Workload, WorkloadType};
+use crate::spec::model::{
+    Compute, GpuDriver, Image, ImageAlias, OsType, VENDOR_DEFAULT, VendorRule, Workload,
+    WorkloadType, vendor_label,
+};
 use crate::spec::resolve;
+
+pub mod listing;
+pub use listing::{Listed, Listing, Table, listing};
 
 /// What of the spec's compute section decides whether a size's GPU driver works: the image
 /// (`auto` stands for the image `image: auto` would pick on each size), the requested driver
@@ -75,6 +81,15 @@ pub struct Candidate {
     /// validate suggests) pick it only when nothing else fits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restricted: Option<String>,
+    /// An inference model no single GPU of the size holds, but its GPUs together do: the
+    /// tensor-parallel size the split needs. Such a size is rejected (`rejected` says why) and
+    /// ranked only when no size fits on one GPU (`crate::spec::rank_sizes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<u32>,
+    /// A size a rule rejects only for the driver's CUDA ceiling, which a pinned
+    /// `compute.driverVersion` lifts: the version to write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unlock: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -88,6 +103,10 @@ pub struct Selection {
     pub price_os: PriceOs,
     pub price_as_of: Option<String>,
     pub note: Option<String>,
+    /// Which GPU vendors the ranking allowed, and why (`show` and `validate` say it).
+    pub vendor: String,
+    #[serde(skip)]
+    pub vendor_rule: VendorRule,
     /// Fitting sizes cheapest first, then the rejected ones.
     pub candidates: Vec<Candidate>,
 }
@@ -108,20 +127,35 @@ impl Selection {
 /// Why `size` cannot serve `workload` with the pool's image and driver (ignoring price), or
 /// `None` when it can.
 pub fn rejection(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>) -> Option<String> {
-    if let Some(why) = unsuitable(size, workload.kind) {
-        return Some(why);
+    match fit(size, workload, driver) {
+        Fit::Fits => None,
+        Fit::Split(_, why) | Fit::No(why) => Some(why),
     }
-    if let Some(why) = vendor_rejection(size, workload, driver) {
-        return Some(why);
+}
+
+/// How a size serves a workload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fit {
+    Fits,
+    /// Only by splitting an inference model across this many GPUs (why, in words).
+    Split(u32, String),
+    No(String),
+}
+
+/// [`rejection`], telling the sizes that fit only by splitting an inference model across GPUs
+/// from the sizes that do not fit at all.
+pub fn fit(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>) -> Fit {
+    if let Some(why) = unsuitable(size, workload.kind) {
+        return Fit::No(why);
     }
     if workload.distributed && !size.infiniband {
-        return Some("no InfiniBand for distributed training".into());
+        return Fit::No("no InfiniBand for distributed training".into());
     }
     let need = workload.gpu_memory_gib;
     match size.gpu_memory_gib {
-        None => return Some("GPU memory not documented".into()),
+        None => return Fit::No("GPU memory not documented".into()),
         Some(m) if m < need => {
-            return Some(format!(
+            return Fit::No(format!(
                 "{} GiB GPU memory < {} GiB needed",
                 fmt_num(m),
                 fmt_num(need)
@@ -129,25 +163,131 @@ pub fn rejection(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>)
         }
         _ => {}
     }
-    driver.problem(size)
+    if let Some(why) = vendor_rejection(size, workload, driver) {
+        return Fit::No(why);
+    }
+    if let Some(why) = driver.problem(size) {
+        return Fit::No(why);
+    }
+    match gpu_split(size, workload) {
+        GpuSplit::None => Fit::Fits,
+        GpuSplit::Needed(n) => Fit::Split(
+            n,
+            format!(
+                "no single GPU holds the model: {} GiB per GPU < {} GiB; it fits only split across {n} of its {} GPUs (tensor parallelism), which the spec does not allow (`workload.gpu.tensorParallelSize: {n}` does)",
+                fmt_num(per_gpu_gib(size)),
+                fmt_num(need),
+                gpus(size)
+            ),
+        ),
+        GpuSplit::Unfit(why) => Fit::No(why),
+    }
 }
 
-/// Why `size`'s GPU vendor does not serve the workload: `workload.gpu.vendor`, or `cuda`
-/// (CUDA runs only on NVIDIA GPUs), or an image whose drivers serve one vendor.
+/// GPUs a size has (a vGPU partition counts as one).
+pub fn gpus(size: &GpuSize) -> u32 {
+    size.gpu_count.map_or(1, |c| c.max(1.0).floor() as u32)
+}
+
+/// GPU memory of one GPU (of the partition, for a vGPU share).
+pub fn per_gpu_gib(size: &GpuSize) -> f64 {
+    let total = size.gpu_memory_gib.unwrap_or(0.0);
+    total / size.gpu_count.unwrap_or(1.0).max(1.0)
+}
+
+/// How a model spreads over a size's GPUs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GpuSplit {
+    /// One GPU holds it, or the spec's `tensorParallelSize` fits the size, or the workload is not
+    /// inference without a `tensorParallelSize` (training and batch jobs use every GPU of a VM).
+    None,
+    /// Inference without `tensorParallelSize`: one GPU is too small, this many together are not.
+    Needed(u32),
+    /// `tensorParallelSize` asks for more GPUs, or larger ones, than the size has (why).
+    Unfit(String),
+}
+
+/// Whether `workload`'s model must be split across `size`'s GPUs (ignoring everything else).
+pub fn gpu_split(size: &GpuSize, workload: &Workload) -> GpuSplit {
+    let need = workload.gpu_memory_gib;
+    let per_gpu = per_gpu_gib(size);
+    let have = gpus(size);
+    if let Some(tp) = workload.tensor_parallel_size() {
+        if have < tp {
+            return GpuSplit::Unfit(format!(
+                "{have} GPU{} < workload.gpu.tensorParallelSize {tp}",
+                if have == 1 { "" } else { "s" }
+            ));
+        }
+        let share = need / f64::from(tp.max(1));
+        if per_gpu + 1e-9 < share {
+            return GpuSplit::Unfit(format!(
+                "{} GiB per GPU < {} GiB, the model's share on each of {tp} GPUs (gpuMemoryGiB / tensorParallelSize)",
+                fmt_num(per_gpu),
+                fmt_num(share)
+            ));
+        }
+        return GpuSplit::None;
+    }
+    // (a size whose GPUs together are too small is vram-exceeds-size's, not a split)
+    let total = size.gpu_memory_gib.unwrap_or(0.0);
+    if workload.kind != WorkloadType::Inference
+        || per_gpu + 1e-9 >= need
+        || per_gpu <= 0.0
+        || total + 1e-9 < need
+    {
+        return GpuSplit::None;
+    }
+    // the fewest GPUs that hold it, as a power of two (the tensor-parallel sizes inference
+    // servers accept divide the model's attention heads)
+    let least = (need / per_gpu).ceil() as u32;
+    let n = least.next_power_of_two().min(have).max(least);
+    GpuSplit::Needed(n)
+}
+
+/// The vendors `vmSize: auto` may pick for `workload` on `image`: the spec's own
+/// ([`Workload::vendor_rule`]), and without one the vendor whose drivers an HPC image carries,
+/// else NVIDIA.
+pub fn vendor_rule(workload: &Workload, image: &Image) -> VendorRule {
+    match workload.vendor_rule() {
+        VendorRule::Only(_, VENDOR_DEFAULT) => match image {
+            Image::Alias(a) => match resolve::alias_driver_vendor(*a) {
+                Some(v) => VendorRule::Only(v, "the image's drivers (compute.image)"),
+                None => workload.vendor_rule(),
+            },
+            _ => workload.vendor_rule(),
+        },
+        other => other,
+    }
+}
+
+/// Why `size`'s GPU vendor does not serve the workload: `workload.gpu.vendor`, `cuda` (CUDA
+/// runs only on NVIDIA GPUs), the default (NVIDIA unless the spec says otherwise), or an image
+/// whose drivers serve one vendor.
 fn vendor_rejection(
     size: &GpuSize,
     workload: &Workload,
     driver: &DriverChoice<'_>,
 ) -> Option<String> {
-    use crate::spec::model::vendor_label;
-    if let Some((want, why)) = workload.required_vendor()
-        && want != size.gpu_vendor
-    {
-        return Some(format!(
-            "{} GPU: {why} needs {}",
-            vendor_label(size.gpu_vendor),
-            vendor_label(want)
-        ));
+    match vendor_rule(workload, driver.image) {
+        VendorRule::Only(want, why) if want != size.gpu_vendor => {
+            return Some(if why == VENDOR_DEFAULT {
+                format!(
+                    "{} GPU: gpuform picks {} unless the spec allows {} (`workload.gpu.vendor: {}` or `any`)",
+                    vendor_label(size.gpu_vendor),
+                    vendor_label(want),
+                    vendor_label(size.gpu_vendor),
+                    vendor_label(size.gpu_vendor).to_ascii_lowercase()
+                )
+            } else {
+                format!(
+                    "{} GPU: {why} needs {}",
+                    vendor_label(size.gpu_vendor),
+                    vendor_label(want)
+                )
+            });
+        }
+        _ => {}
     }
     if let Image::Alias(a) = driver.image
         && let Some(want) = resolve::alias_driver_vendor(*a)
@@ -214,12 +354,9 @@ fn purpose_label(size: &GpuSize) -> String {
         .join("/")
 }
 
+/// `16`, `0.5`: [`crate::report::number::short`].
 pub fn fmt_num(x: f64) -> String {
-    if (x - x.round()).abs() < 1e-9 {
-        format!("{}", x.round() as i64)
-    } else {
-        format!("{x:.1}")
-    }
+    crate::report::number::short(x)
 }
 
 /// Rank all catalog sizes for `workload` in `region`.
@@ -267,9 +404,14 @@ pub fn select(
         .iter()
         .map(|s| {
             let hourly = prices.hourly(&s.name, &price_region, price_os, PriceKind::OnDemand);
-            let mut rejected = rejection(s, workload, driver);
-            if rejected.is_none() && hourly.is_none() {
+            let (mut rejected, mut split) = match fit(s, workload, driver) {
+                Fit::Fits => (None, None),
+                Fit::Split(n, why) => (Some(why), Some(n)),
+                Fit::No(why) => (Some(why), None),
+            };
+            if (rejected.is_none() || split.is_some()) && hourly.is_none() {
                 rejected = Some(format!("not offered in {price_region} (no price)"));
+                split = None;
             }
             Candidate {
                 restricted: restriction(s),
@@ -280,6 +422,8 @@ pub fn select(
                 hourly,
                 rejected,
                 caveat: None,
+                split,
+                unlock: None,
             }
         })
         .collect();
@@ -292,6 +436,8 @@ pub fn select(
         price_os,
         price_as_of,
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        vendor: vendor_rule(workload, driver.image).describe(),
+        vendor_rule: vendor_rule(workload, driver.image),
         candidates,
     };
     rank(&mut selection);

@@ -141,7 +141,7 @@ fn an_eur_budget_is_priced_compared_and_gated_in_eur() {
     let spec = with_budget(
         dir.path(),
         FIXED,
-        "budget: {monthly: 1000}",
+        "budget: {monthly: 1700}",
         "budget: {monthly: 1000, currency: EUR}",
     );
     let eur = page(
@@ -235,7 +235,7 @@ fn an_eur_prices_file_is_accepted_and_nothing_is_converted_without_a_rate() {
     let spec = with_budget(
         dir.path(),
         FIXED,
-        "budget: {monthly: 1000}",
+        "budget: {monthly: 1700}",
         "budget: {monthly: 1000, currency: EUR}",
     );
     let eur = page(
@@ -295,7 +295,7 @@ fn without_eur_prices_nothing_is_compared_and_the_command_is_named() {
     let spec = with_budget(
         dir.path(),
         FIXED,
-        "budget: {monthly: 1000}",
+        "budget: {monthly: 1700}",
         "budget: {monthly: 1000, currency: EUR}",
     );
     let s = spec.to_str().unwrap();
@@ -333,7 +333,7 @@ fn mixing_currencies_is_a_located_error() {
     let spec = with_budget(
         dir.path(),
         FIXED,
-        "budget: {monthly: 1000}",
+        "budget: {monthly: 1700}",
         "budget: {monthly: 1000, currency: EUR}",
     );
     let s = spec.to_str().unwrap();

@@ -1281,7 +1281,11 @@ fn export_report(file: &str) -> gpuform::gpu_report::Report {
     );
     let text = std::fs::read_to_string(format!("tests/fixtures/gpu/{file}")).unwrap();
     let samples = gpuform::gpu_report::parse_export(&text).unwrap();
-    gpuform::gpu_report::report(c.spec.as_ref().unwrap(), &samples, PriceTable::embedded())
+    // the exports were taken from a one-GPU pool that declared 70 GiB (the example now declares
+    // its eight-GPU VM's 330 GiB)
+    let mut spec = c.spec.clone().unwrap();
+    spec.spec.workload.gpu_memory_gib = 70.0;
+    gpuform::gpu_report::report(&spec, &samples, PriceTable::embedded())
 }
 
 #[test]
@@ -1374,11 +1378,23 @@ fn a_multi_gpu_vm_peak_is_the_sum_of_its_gpus_at_one_time() {
 #[test]
 fn gpu_report_cli_exit_codes() {
     let bin = env!("CARGO_BIN_EXE_gpuform");
+    // the exports come from a one-GPU pool that declared 70 GiB (the example's eight-GPU VM
+    // declares 330)
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("llm-finetune-70.yaml");
+    std::fs::write(
+        &spec,
+        std::fs::read_to_string("examples/llm-finetune-a100.yaml")
+            .unwrap()
+            .replace("gpuMemoryGiB: 330", "gpuMemoryGiB: 70")
+            .replace("Standard_ND96amsr_A100_v4", "Standard_NC40ads_H100_v5"),
+    )
+    .unwrap();
     let run = |export: &str| {
         Command::new(bin)
             .args([
                 "gpu-report",
-                "examples/llm-finetune-a100.yaml",
+                spec.to_str().unwrap(),
                 "--export",
                 export,
                 "--color",

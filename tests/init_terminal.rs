@@ -59,14 +59,20 @@ fn bad_answers_are_asked_again_and_typed_forms_are_accepted() {
     )
     .unwrap();
     // name: a bad one, then `My Pool`; workload: `LLM Chat`; serving: `text generation`
-    // (refused), then `vLLM`; VRAM: `twenty`, then `20 GB`; region: `West Europe`; key: the
-    // private key's path (refused), then the .pub path
-    let answers = "1x\nMy Pool\nLLM Chat\ntext generation\nvLLM\ntwenty\n20 GB\nWest Europe\n~/.ssh/id_ed25519\n~/.ssh/id_ed25519.pub\n";
+    // (refused), then `vLLM`; VRAM: `twenty`, then `20 GB`; GPU vendor: `intel` (refused), then
+    // the default (NVIDIA; issue 37 item 2); region: `West Europe`; key: the private key's path
+    // (refused), then the .pub path
+    let answers = "1x\nMy Pool\nLLM Chat\ntext generation\nvLLM\ntwenty\n20 GB\nintel\n\nWest Europe\n~/.ssh/id_ed25519\n~/.ssh/id_ed25519.pub\n";
     let (code, text) = init_on_a_terminal(dir.path(), "chat.yaml", answers);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("cannot be metadata.name"), "{text}");
     assert!(text.contains("not a number of GiB"), "{text}");
     assert!(text.contains("is not a model server"), "{text}");
+    assert!(
+        text.contains("GPU vendor (nvidia: CUDA, amd: ROCm, any) [nvidia]"),
+        "{text}"
+    );
+    assert!(text.contains("`intel` is not a GPU vendor"), "{text}");
     assert!(text.contains("PRIVATE key"), "{text}");
     assert!(
         !text.contains(SECRET),
@@ -81,6 +87,7 @@ fn bad_answers_are_asked_again_and_typed_forms_are_accepted() {
     assert!(spec.contains("requests: {}"), "{spec}");
     assert!(spec.contains("gpuMemoryGiB: 20 "), "{spec}");
     assert!(spec.contains("region: westeurope"), "{spec}");
+    assert!(spec.contains("vendor: nvidia "), "{spec}");
     assert!(spec.contains(&format!("sshPublicKey: \"{KEY}\"")), "{spec}");
     assert!(!spec.contains("{this file}"), "{spec}");
     assert!(spec.contains("gpuform validate chat.yaml"), "{spec}");
@@ -124,4 +131,14 @@ fn the_key_flag_takes_a_path_too() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let spec = std::fs::read_to_string(dir.path().join("s.yaml")).unwrap();
     assert!(spec.contains(KEY), "{spec}");
+    // config files, not secrets: readable like any other (issue 37 item 10; they were 0600)
+    #[cfg(unix)]
+    for f in ["s.yaml", "gpuworkload.schema.json"] {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join(f))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644, "{f}: {mode:o}");
+    }
 }

@@ -104,8 +104,11 @@ fn the_recorded_usage_list_blocks_with_the_increases_to_request() {
     );
     assert_eq!(code, 1, "{o}");
     assert!(o.contains("eastus2 (spec region): BLOCKED"), "{o}");
-    assert!(o.contains(r#"eastus2: Standard NCASv3_T4 Family vCPUs ("Standard NCASv3_T4 Family") new limit >= 16 (Current Limit: 0, Current Usage: 0, Additional Required: 16)"#), "{o}");
-    assert!(o.contains(r#"eastus2: Total Regional Low-priority vCPUs ("lowPriorityCores") new limit >= 144 (Current Limit: 100, Current Usage: 0, Additional Required: 144)"#), "{o}");
+    assert!(o.contains(r#"eastus2: Standard NCASv3_T4 Family vCPUs ("Standard NCASv3_T4 Family"): new limit of at least 16; needs 16 in all (0 in use + 16 for this pool), 16 more than the limit of 0"#), "{o}");
+    // the whole need beside the limit, and the difference: not "Additional Required: 144" beside
+    // a limit of 100, which reads as 244 (issue 37, item 10)
+    assert!(o.contains(r#"eastus2: Total Regional Low-priority vCPUs ("lowPriorityCores"): new limit of at least 144; needs 144 in all (0 in use + 144 for this pool), 44 more than the limit of 100"#), "{o}");
+    assert!(!o.contains("Additional Required"), "{o}");
     // without --skus the size checks are skipped, not failed
     assert!(
         o.contains("skipped  size offered               no SKU data for eastus2"),
@@ -126,6 +129,13 @@ fn a_size_missing_from_az_output_without_all_asks_for_all() {
     );
     assert!(o.contains("it is not offered there, or it is restricted for this subscription (az hides restricted sizes unless --all)"), "{o}");
     assert!(o.contains("fix: rerun `az vm list-skus -l eastus2 --all -o json` to see which, or choose another region"), "{o}");
+    // ... and which regions those are: the nearest allowed ones with a price for the size, with
+    // what "nearest" and "offer" mean (issue 37, item 6)
+    assert!(o.contains("the nearest allowed regions that offer Standard_NC8as_T4_v3: eastus (about 150 km), centralus (about 1,400 km), southcentralus (about 2,000 km)"), "{o}");
+    assert!(
+        o.contains("great-circle distance between Resource Manager's region coordinates"),
+        "{o}"
+    );
 }
 
 #[test]

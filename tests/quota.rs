@@ -148,7 +148,12 @@ fn a_denied_request_says_to_open_a_support_ticket_and_exits_1() {
         stdout.contains("Service and subscription limits (quotas)"),
         "{stdout}"
     );
-    assert!(stdout.contains("Additional Required: 16"), "{stdout}");
+    // the difference to ask for, said as one (issue 37, item 10: "Additional Required" read as
+    // a sum beside the limit)
+    assert!(
+        stdout.contains("16 more than the current limit of 0"),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -84,9 +84,20 @@ fn evening_trace(start: &str, days: usize) -> Trace {
 
 /// Run the schedule pass on `trace`, with the spec as written as the best reactive policy.
 fn learn_on(trace: Trace, share: Option<f64>) -> (Learned, String) {
+    learn_on_spec(SPEC, trace, share, "")
+}
+
+/// [`learn_on`] for `spec`; a non-empty `reactive_diff` stands for a reactive proposal that
+/// changed the spec (the text then carries both diffs).
+fn learn_on_spec(
+    spec_text: &str,
+    trace: Trace,
+    share: Option<f64>,
+    reactive_diff: &str,
+) -> (Learned, String) {
     let policy = Policy::default();
     let checked = check_source(
-        SPEC.to_string(),
+        spec_text.to_string(),
         "evening.yaml",
         std::env::temp_dir(),
         &policy,
@@ -102,6 +113,7 @@ fn learn_on(trace: Trace, share: Option<f64>) -> (Learned, String) {
             trace: None,
             pulled: Some(trace),
             synthetic: false,
+            synthetic_rate: None,
             seed: 1,
             days: 7,
             start: "2026-11-02T00:00:00Z",
@@ -151,8 +163,8 @@ fn learn_on(trace: Trace, share: Option<f64>) -> (Learned, String) {
         best: Some(Best {
             params,
             after: before,
-            new_text: Some(SPEC.to_string()),
-            diff: String::new(),
+            new_text: Some(spec_text.to_string()),
+            diff: reactive_diff.to_string(),
             unwritable: None,
         }),
         reason: None,
@@ -165,7 +177,7 @@ fn learn_on(trace: Trace, share: Option<f64>) -> (Learned, String) {
         input: &input,
         checked: &checked,
         policy: &policy,
-        source: SPEC,
+        source: spec_text,
         trace: &p.trace,
         workload: &p.workload,
         settings: &p.settings,
@@ -402,4 +414,49 @@ fn learned_schedules_are_written_into_every_example_and_validate() {
         done += 1;
     }
     assert!(done >= 4, "{done} examples with autoscale");
+}
+
+/// Issue 37, item 10: a spec with no time zone of its own learns, writes and prints its
+/// schedules in the region's local time (they were learned and printed in UTC for a West Europe
+/// pool); and with two diffs printed, each says which one `--write` writes.
+#[test]
+fn schedules_follow_the_region_clock_and_the_diffs_say_which_is_written() {
+    let without_zone = SPEC.replace(
+        "    schedules:\n      - {name: sunday-maintenance, timeZone: W. Europe Standard Time, days: [Sunday], start: \"03:00\", end: \"04:00\", min: 10, max: 16}\n",
+        "",
+    );
+    assert!(!without_zone.contains("timeZone"), "{without_zone}");
+    let (l, text) = learn_on_spec(
+        &without_zone,
+        evening_trace("2026-11-01T23:00:00Z", 21),
+        Some(1.0),
+        "--- evening.yaml\n+++ evening.yaml\n@@ -1 +1 @@\n-a\n+b\n",
+    );
+    assert_eq!(l.status, "proposed", "{}\n{text}", l.message);
+    assert_eq!(l.time_zone, "W. Europe Standard Time");
+    assert!(
+        text.contains("in W. Europe Standard Time (its daylight saving followed; westeurope's local time, Europe/Amsterdam: gpuform's mapping of where the region is, an assumption"),
+        "{text}"
+    );
+    // the evening peak at 18:00 Amsterdam time, started 10 minutes ahead: 17:50, not 16:50 UTC
+    let evening = l
+        .profiles
+        .iter()
+        .find(|p| p.name.contains("evening"))
+        .unwrap();
+    assert_eq!(evening.start, "17:50", "{:?}", l.profiles);
+    assert!(
+        l.new_text
+            .as_deref()
+            .unwrap()
+            .contains("timeZone: W. Europe Standard Time")
+    );
+    // two diffs, each labelled; the scheduled one is what --write writes
+    let first = text
+        .find("the reactive proposal alone (NOT what --write writes")
+        .unwrap_or_else(|| panic!("{text}"));
+    let second = text
+        .find("the scheduled proposal (what --write writes")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(first < second, "{text}");
 }

@@ -116,7 +116,8 @@ fn no_example_uses_a_restricted_or_retiring_size() {
 fn validate_names_an_unrestricted_size_next_to_a_restricted_one() {
     let yaml = std::fs::read_to_string(root().join("examples/llm-finetune-a100.yaml"))
         .unwrap()
-        .replace("Standard_NC40ads_H100_v5", "Standard_NC24ads_A100_v4")
+        .replace("Standard_ND96amsr_A100_v4", "Standard_NC24ads_A100_v4")
+        .replace("gpuMemoryGiB: 330", "gpuMemoryGiB: 70")
         .replace("image: ubuntu-hpc-22.04", "image: ubuntu-22.04");
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("a100.yaml");

@@ -53,8 +53,10 @@ error[vram-exceeds-size]: the workload peaks at 40 GiB of VRAM but Standard_NC8a
    |             ^^^^^^^^^^^^^^^^^^^^ 16 GiB of GPU memory
    |
    = note: a lower precision (fp16, int8) lowers the peak; measure it again before changing gpuMemoryGiB
-   = help: `Standard_NC64as_T4_v3` ($4.352/h in eastus) is the cheapest size that fits; or set `vmSize: auto`
+   = help: `Standard_NC40ads_H100_v5` ($6.980/h in eastus) is the cheapest size that fits; or set `vmSize: auto`
 ";
+    // (one GPU that holds the 40 GiB inference model: the 4 x T4 Standard_NC64as_T4_v3 needs
+    // tensor parallelism, issue 37 item 5)
     assert!(text.starts_with(expected), "got:\n{text}");
     assert!(text.contains("FAIL tests/fixtures/invalid/vram-exceeds-size.yaml"));
     assert!(

@@ -88,6 +88,16 @@ impl Currency {
         }
     }
 
+    /// An hourly price as every output prints one (`$0.658/h`, `EUR 0.0827/h`):
+    /// [`crate::report::number::per_hour`] with this currency's prefix.
+    pub fn per_hour(self, x: f64) -> String {
+        if self.is_usd() {
+            crate::report::number::per_hour(x)
+        } else {
+            crate::report::number::per_hour_with(&format!("{} ", self.0), x)
+        }
+    }
+
     /// A unit price: below 1 with up to 4 decimals, at least 2 (`$0.045`, `EUR 0.0827`); above
     /// as [`Currency::amount`].
     pub fn unit(self, p: f64) -> String {

@@ -332,6 +332,44 @@ pub fn plan(
     })
 }
 
+/// Driver versions the Linux NVIDIA extension lists for Ubuntu 22.x (Azure/azhpc-extensions
+/// `NvidiaGPU/resources.json` @ 12c76bc4418a595ea318d0d17e27b1dec5a7a737, 2026-04-20, copied in
+/// `../shared/azure/driver-extensions-raw/`) that a pin may name to lift a CUDA ceiling, oldest
+/// first. GRID: the versions above the 550 branch (GRID 17.x, whose 17.5 broke CUDA on A10 vGPU:
+/// the extension docs' known issue), 570.211.01 being the resource list's default (FwLink). CUDA
+/// (NC sizes): the toolkit versions the list names.
+pub const LINUX_GRID_PINS: &[&str] = &["570.211.01", "595.58.03"];
+pub const LINUX_CUDA_PINS: &[&str] = &["12.0", "12.1", "12.2", "12.8"];
+
+/// The `compute.driverVersion` that lets `size`'s driver run CUDA `want` on `os` (the oldest the
+/// extension lists that does), when the unpinned driver cannot: `None` when no listed version
+/// does, the driver is the image's, or the OS is not Ubuntu.
+pub fn pin_for_cuda(
+    size: &GpuSize,
+    os: DriverOs,
+    requested: GpuDriver,
+    image_has_drivers: bool,
+    want: (u32, u32),
+) -> Option<String> {
+    if !matches!(os, DriverOs::Ubuntu2204 | DriverOs::Ubuntu2404) {
+        return None;
+    }
+    let unpinned = plan(size, os, requested, image_has_drivers, None).ok()?;
+    let list = match unpinned.kind {
+        DriverKind::Grid => LINUX_GRID_PINS,
+        DriverKind::Cuda => LINUX_CUDA_PINS,
+        _ => return None,
+    };
+    list.iter()
+        .find(|v| {
+            plan(size, os, requested, image_has_drivers, Some(v))
+                .ok()
+                .and_then(|p| p.max_cuda)
+                .is_some_and(|max| max >= want)
+        })
+        .map(|v| v.to_string())
+}
+
 /// `"12.4"` → `(12, 4)`.
 pub fn parse_cuda(v: &str) -> Option<(u32, u32)> {
     let mut it = v.split('.');

@@ -7,7 +7,7 @@ use clap::ValueEnum;
 
 use super::common::{ExitCode, Failure};
 use crate::catalog::regions;
-use crate::spec::model::WorkloadType;
+use crate::spec::model::{GpuVendorName, WorkloadType};
 use crate::spec::starter::{self, Answers, StarterQueue};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -40,8 +40,10 @@ pub enum Queue {
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "On a terminal, init asks for what the flags do not give. Without one (a script, CI) \
-it takes the flags and the defaults and asks nothing. The spec it writes validates clean; a Linux pool \
-still needs your SSH public key (--ssh-public-key) before it renders."
+it takes the flags and the defaults and asks nothing. The spec it writes validates clean once it \
+holds your SSH public key (a Linux pool: --ssh-public-key, or the answer on a terminal); without \
+one, `validate` reports ssh-key-required until you add it. The files are written 0644, like any \
+config file (the spec holds no secret)."
 )]
 pub struct InitArgs {
     /// The spec file to write.
@@ -59,6 +61,9 @@ pub struct InitArgs {
     /// Azure region (e.g. eastus2).
     #[arg(long)]
     pub region: Option<String>,
+    /// The GPU vendor vmSize: auto may pick: nvidia (CUDA, the default), amd (ROCm) or any.
+    #[arg(long, value_name = "VENDOR", value_parser = starter::parse_vendor)]
+    pub gpu_vendor: Option<GpuVendorName>,
     /// Inference: serve requests with this model server behind a private frontend (vllm, tgi,
     /// triton, tensorrtLlm, custom; none: a queue- or schedule-driven pool).
     #[arg(long, value_name = "SERVER", value_parser = starter::parse_serve)]
@@ -153,6 +158,15 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
             "--vram {vram}: give the VRAM peak in GiB (more than 0, at most 2048)"
         )));
     }
+    let gpu_vendor = match args.gpu_vendor {
+        Some(v) => v,
+        None if tty && workload != WorkloadType::Visualization => ask(
+            "GPU vendor (nvidia: CUDA, amd: ROCm, any)",
+            "nvidia",
+            starter::parse_vendor,
+        )?,
+        None => GpuVendorName::Nvidia,
+    };
     let region = match args.region.clone() {
         Some(r) => starter::region_name(&r),
         None if tty => ask(
@@ -189,6 +203,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         name,
         workload,
         gpu_memory_gib: vram,
+        gpu_vendor,
         region,
         ssh_public_key,
         schema_path: SCHEMA_FILE.into(),
@@ -200,7 +215,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         serving: server.map(|x| (x, args.frontend.unwrap_or_default())),
     };
     let text = starter::starter(&answers);
-    write_new(&args.file, &text, args.force)?;
+    starter::write_new(&args.file, &text, args.force)?;
     crate::ci_eprintln!("wrote {}", args.file.display());
     if !args.no_schema {
         let schema = args
@@ -209,7 +224,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
             .map(|p| p.join(SCHEMA_FILE))
             .unwrap_or_else(|| PathBuf::from(SCHEMA_FILE));
         if !schema.exists() {
-            write_new(&schema, crate::spec::schema::SCHEMA_TEXT, false)?;
+            starter::write_new(&schema, crate::spec::schema::SCHEMA_TEXT, false)?;
             crate::ci_eprintln!(
                 "wrote {} (the modeline's JSON Schema, for editors)",
                 schema.display()
@@ -231,10 +246,4 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         );
     }
     Ok(ExitCode::Ok)
-}
-
-/// Write `text` to `path` through a temporary file in the same directory (never half a file).
-fn write_new(path: &std::path::Path, text: &str, replace: bool) -> Result<(), Failure> {
-    crate::io::write_whole(path, text.as_bytes(), replace)
-        .map_err(|(what, e)| Failure::from_error(ExitCode::Usage, what, &e))
 }

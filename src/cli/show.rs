@@ -55,6 +55,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                             sel.price_as_of.as_deref().unwrap_or("unknown")
                         ));
             }
+            if let Some(v) = checked.vendor_line() {
+                header.push_str(&format!("# GPU vendor: {v}\n"));
+            }
             let plan = crate::plan::Plan::build(&checked).ok();
             if let Some(d) = plan.as_ref().and_then(|p| p.devbox.as_ref()) {
                 header.push_str(&format!("# {}\n", d.describe()));

@@ -37,8 +37,7 @@ pub struct Args {
     )]
     pub trace: Option<PathBuf>,
     /// Read the arrivals from Azure Monitor: the deployed queue's metrics in this resource group
-    /// (Service Bus IncomingMessages by queue, or storage PutMessage transactions), with the
-    /// credentials and flags of `status`.
+    /// (Service Bus IncomingMessages, storage PutMessage), with the credentials of `status`.
     #[arg(long, short = 'g', value_name = "RG", conflicts_with = "synthetic")]
     pub resource_group: Option<String>,
     /// With -g: how far back to read (e.g. 14d, 7d, 36h; at most 93 days, Azure Monitor's retention).
@@ -54,9 +53,12 @@ pub struct Args {
     pub until: Option<String>,
     #[command(flatten)]
     pub azure: crate::cli::azure_args::AzureArgs,
-    /// Generate a weekly pattern from the spec's schedules instead (seeded).
+    /// Generate a seeded week shaped by the spec's schedules and capacity.max (see below).
     #[arg(long)]
     pub synthetic: bool,
+    /// With --synthetic: jobs per minute outside the schedules' windows (default: see below).
+    #[arg(long, value_name = "JOBS_PER_MIN", requires = "synthetic", value_parser = command::rate)]
+    pub synthetic_rate: Option<f64>,
     /// Seed of the synthetic trace and the Spot eviction draws.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -66,10 +68,8 @@ pub struct Args {
     /// Start of the synthetic trace (UTC; a Monday by default).
     #[arg(long, value_name = "TIME", default_value = "2026-11-02T00:00:00Z")]
     pub start: String,
-    /// An export of the GPU telemetry table (`GpuTelemetry_CL`: TimeGenerated, Computer,
-    /// UtilizationPercent; az CLI JSON, REST `tables` or portal CSV) over the trace's days: the
-    /// measured instance-hours, idle hours and peak beside the simulated ones, and the job time
-    /// when neither the spec nor --job-duration gives one. With -g it replaces the workspace's.
+    /// A `GpuTelemetry_CL` export (az CLI JSON, REST `tables` or portal CSV) over the trace's days:
+    /// measured hours beside simulated ones, the job time if nothing else gives one; beats -g's.
     #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
     pub telemetry: Option<PathBuf>,
     /// The queue to read from metrics split by EntityName (default: the spec's queue).
@@ -81,8 +81,7 @@ pub struct Args {
     /// From scale-out until a new VM serves (PT8M or 8m; overrides the size family default).
     #[arg(long, value_name = "DURATION")]
     pub provisioning: Option<String>,
-    /// How long a VM of the standby pool (deallocated, hibernated) takes to start after a scale-out
-    /// takes it, e.g. 2m or 240s (default: gpuform's assumption, 3 min; no Microsoft document gives it).
+    /// How long a standby-pool VM takes to start, e.g. 2m or 240s (default: 3 min, an assumption).
     #[arg(long, value_name = "DURATION")]
     pub standby_start: Option<String>,
     /// Jobs one VM runs at once (overrides workload.concurrentJobsPerInstance).
@@ -101,8 +100,8 @@ pub struct Args {
     /// Undocumented by Microsoft: when a profile switch clamps the count.
     #[arg(long, value_enum, default_value_t = ProfileSwitch::Immediate)]
     pub profile_switch: ProfileSwitch,
-    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage: invisible).
-    /// Default: only messages ready for delivery, as Microsoft's Service Bus metrics reference says.
+    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage:
+    /// invisible). Default: only those ready for delivery (Microsoft's Active Messages).
     #[arg(long)]
     pub queue_metric_counts_in_service: bool,
     /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance across
@@ -188,6 +187,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             trace: args.trace.as_deref(),
             pulled,
             synthetic: args.synthetic,
+            synthetic_rate: args.synthetic_rate,
             seed: args.seed,
             days: args.days,
             start: &args.start,

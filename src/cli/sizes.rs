@@ -1,15 +1,13 @@
 //! `gpuform sizes`: the catalog as a person wants to read it, cheapest first.
 
-use std::fmt::Write as _;
-
 use clap::ValueEnum;
 use serde_json::json;
 
 use super::common::{ExitCode, Failure, out};
 use super::cost::{PriceArgs, load_price_files};
+use crate::catalog;
 use crate::catalog::prices::{PriceKind, PriceOs};
-use crate::catalog::{self, SizeStatus};
-use crate::sizing::{FALLBACK_PRICE_REGION, fmt_num};
+use crate::sizing::{self, FALLBACK_PRICE_REGION};
 use crate::spec::model::WorkloadType;
 
 #[derive(Debug, clap::Args)]
@@ -26,7 +24,15 @@ pub struct Args {
     /// Only sizes with InfiniBand (multi-node training).
     #[arg(long)]
     pub infiniband: bool,
-    /// Include retired and undocumented sizes.
+    /// Only this GPU vendor's sizes.
+    #[arg(long, value_name = "VENDOR", value_parser = ["nvidia", "amd"])]
+    pub vendor: Option<String>,
+    /// Only sizes whose driver runs this CUDA version (e.g. 12.4), with the driver pin a size
+    /// needs for it.
+    #[arg(long, value_name = "X.Y", value_parser = cuda_arg)]
+    pub cuda: Option<(u32, u32)>,
+    /// Include retired, undocumented and unpriced sizes, and for inference and batch the
+    /// training-class (ND, H100-class) ones.
     #[arg(long)]
     pub all: bool,
     /// Output: a table for people, or JSON.
@@ -84,35 +90,22 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .region
         .clone()
         .unwrap_or_else(|| FALLBACK_PRICE_REGION.to_string());
-    let wl: Option<WorkloadType> = args.workload.map(Into::into);
-    let mut rows: Vec<_> = catalog::sizes()
-        .iter()
-        .filter(|s| {
-            args.all
-                || matches!(
-                    s.status,
-                    SizeStatus::Ga | SizeStatus::Limited | SizeStatus::Retiring
-                )
-        })
-        .filter(|s| {
-            args.min_gpu_memory
-                .is_none_or(|m| s.gpu_memory_gib.is_some_and(|g| g >= m))
-        })
-        .filter(|s| wl.is_none_or(|w| s.purpose.contains(&w)))
-        .filter(|s| !args.infiniband || s.infiniband)
-        .map(|s| {
-            (
-                s,
-                prices.hourly(&s.name, &region, os, PriceKind::OnDemand),
-                prices.hourly(&s.name, &region, os, PriceKind::Spot),
-            )
-        })
-        .collect();
-    rows.sort_by(|a, b| {
-        a.1.unwrap_or(f64::MAX)
-            .total_cmp(&b.1.unwrap_or(f64::MAX))
-            .then(a.0.name.cmp(&b.0.name))
-    });
+    let (rows, training, unpriced) = sizing::listing(
+        &sizing::Listing {
+            min_gpu_memory: args.min_gpu_memory,
+            workload: args.workload.map(Into::into),
+            infiniband: args.infiniband,
+            vendor: args.vendor.as_deref().map(|v| match v {
+                "amd" => catalog::GpuVendor::Amd,
+                _ => catalog::GpuVendor::Nvidia,
+            }),
+            cuda: args.cuda,
+            all: args.all,
+        },
+        prices,
+        &region,
+        os,
+    );
     let as_of = prices
         .source_for(os, PriceKind::OnDemand)
         .map(|s| s.as_of.clone())
@@ -122,10 +115,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Format::Json => {
             let v: Vec<_> = rows
                 .iter()
-                .map(|(s, od, spot)| if os == PriceOs::Linux {
-                    json!({"size": s, "region": region, "linuxOnDemandHourly": od, "linuxSpotHourly": spot})
-                } else {
-                    json!({"size": s, "region": region, "windowsOnDemandHourly": od, "windowsSpotHourly": spot})
+                .map(|r| {
+                    let (s, od, spot) = (r.size, r.on_demand, r.spot);
+                    let mut v = if os == PriceOs::Linux {
+                        json!({"size": s, "region": region, "linuxOnDemandHourly": od, "linuxSpotHourly": spot})
+                    } else {
+                        json!({"size": s, "region": region, "windowsOnDemandHourly": od, "windowsSpotHourly": spot})
+                    };
+                    if let Some(p) = &r.pin {
+                        v["driverVersionForCuda"] = json!(p);
+                    }
+                    v
                 })
                 .collect();
             out(&format!(
@@ -136,86 +136,26 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 .expect("json")
             ));
         }
-        Format::Text => {
-            let mut s = String::new();
-            let per_hour = if book.currency.is_usd() {
-                "$/h".to_string()
-            } else {
-                format!("{}/h", book.currency)
-            };
-            let _ = writeln!(
-                s,
-                "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>10}  status",
-                "size", "gpu", "vcpu", "ram GiB", "gpu mem", "gpus", "ib", "driver", per_hour
-            );
-            for (sz, od, _) in &rows {
-                let gpus = sz
-                    .gpu_count
-                    .map(|g| {
-                        if g < 1.0 {
-                            format!("1/{}", (1.0 / g).round())
-                        } else {
-                            fmt_num(g)
-                        }
-                    })
-                    .unwrap_or_else(|| "?".into());
-                let _ = writeln!(
-                    s,
-                    "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>10}  {}",
-                    sz.name,
-                    truncate(&sz.gpu_model.replace("NVIDIA ", "").replace("AMD ", ""), 20),
-                    sz.vcpus,
-                    fmt_num(sz.memory_gib),
-                    sz.gpu_memory_gib
-                        .map(|m| format!("{} GiB", fmt_num(m)))
-                        .unwrap_or_else(|| "?".into()),
-                    gpus,
-                    if sz.infiniband { "yes" } else { "-" },
-                    format!("{:?}", sz.driver.default).to_lowercase(),
-                    od.map(|p| format!("{p:.3}")).unwrap_or_else(|| "-".into()),
-                    status(sz),
-                );
-            }
-            let _ = writeln!(
-                s,
-                "\n{} sizes; {os_name} pay-as-you-go prices in {region} as of {as_of} ({}; `gpuform cost --refresh-prices` fetches current ones)",
-                rows.len(),
-                if args.prices.prices.is_empty() {
-                    "embedded table"
-                } else {
-                    "--prices files over the embedded table"
-                }
-            );
-            let unpriced = rows.iter().filter(|(_, od, _)| od.is_none()).count();
-            if unpriced > 0 {
-                let _ = writeln!(
-                    s,
-                    "{unpriced} size{} without a {os_name} pay-as-you-go price in {region} (-): no source gpuform has prices {}; give --prices FILE (Retail Prices API JSON, e.g. the cache `gpuform cost SPEC --refresh-prices` writes) to rank {}",
-                    if unpriced == 1 { "" } else { "s" },
-                    if unpriced == 1 { "it" } else { "them" },
-                    if unpriced == 1 { "it" } else { "them" },
-                );
-            }
-            out(&s);
-        }
+        Format::Text => out(&sizing::listing::text(
+            &rows,
+            &sizing::Table {
+                currency: book.currency,
+                region: &region,
+                os_name,
+                as_of: &as_of,
+                price_files: !args.prices.prices.is_empty(),
+                cuda: args.cuda,
+                training_hidden: training,
+                unpriced_hidden: unpriced,
+            },
+        )),
     }
     Ok(ExitCode::Ok)
 }
 
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n - 1).collect::<String>())
-    }
-}
-
-fn status(s: &catalog::GpuSize) -> String {
-    match s.status {
-        SizeStatus::Ga => "ga".into(),
-        SizeStatus::Limited => "limited".into(),
-        SizeStatus::Undocumented => "undocumented".into(),
-        SizeStatus::Retiring => format!("retiring {}", s.retirement.as_deref().unwrap_or("")),
-        SizeStatus::Retired => format!("retired {}", s.retirement.as_deref().unwrap_or("")),
-    }
+/// `--cuda 12.4`.
+fn cuda_arg(v: &str) -> Result<(u32, u32), String> {
+    crate::catalog::drivers::parse_cuda(v)
+        .filter(|_| v.split('.').count() <= 2)
+        .ok_or_else(|| format!("`{v}` is not a CUDA version such as 12.4"))
 }

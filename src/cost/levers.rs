@@ -6,6 +6,7 @@
 use crate::catalog::GpuSize;
 use crate::catalog::prices::{PriceKind, PriceOs};
 use crate::plan::Plan;
+use crate::report::number::{count, percent};
 use crate::sizing;
 use crate::spec::model::{Precision, Spec, Workload, WorkloadType};
 use crate::spec::schedule::{self, Origin};
@@ -34,12 +35,7 @@ fn lever(
 
 /// An hourly price with 4 decimals in the book's currency (`$0.7520`, `EUR 0.6931`).
 fn h4(pool: &Pool, x: f64) -> String {
-    let c = pool.book.currency;
-    if c.is_usd() {
-        format!("${x:.4}")
-    } else {
-        format!("{c} {x:.4}")
-    }
+    pool.book.currency.per_hour(x)
 }
 
 /// The priced pool the levers compare against.
@@ -139,7 +135,7 @@ fn auto_size_lever(pool: &Pool) -> Option<Lever> {
                 Some(v),
                 if v > 0.0 { "available" } else { "not-worth-it" },
                 format!(
-                    "{why} ({}/h instead of {}/h pay-as-you-go): set `vmSize: {}` to deploy it",
+                    "{why} ({} instead of {} pay-as-you-go): set `vmSize: {}` to deploy it",
                     h4(pool, p2.hourly),
                     h4(pool, p1.hourly),
                     alt.name
@@ -152,10 +148,53 @@ fn auto_size_lever(pool: &Pool) -> Option<Lever> {
             label,
             None,
             "missing-price",
-            format!("{why}, but a price of it or of {} is missing", size.name),
+            format!(
+                "{why}, but {}",
+                missing_prices(
+                    &[
+                        (&size.name, od, spot),
+                        (&alt.name, od2.as_ref(), spot2.as_ref())
+                    ],
+                    u,
+                    disk,
+                    &region
+                )
+            ),
             sources,
         ),
     })
+}
+
+/// Which price a comparison lacks, in words: the on-demand or the Spot price of which size (a
+/// pool with Spot hours needs both), or the disk price.
+fn missing_prices(
+    sizes: &[(&str, Option<&Priced>, Option<&Priced>)],
+    u: &super::usage::Usage,
+    disk: Option<f64>,
+    region: &str,
+) -> String {
+    let spot_needed = u.spot_hours.high > 0.0 || u.spot_hours.expected > 0.0;
+    let mut gaps = Vec::new();
+    for (name, od, spot) in sizes {
+        if od.is_none() {
+            gaps.push(format!("the pay-as-you-go price of {name} in {region}"));
+        }
+        if spot_needed && spot.is_none() {
+            gaps.push(format!("the Spot price of {name} in {region}"));
+        }
+    }
+    if disk.is_none() {
+        gaps.push("the OS disk's price".to_string());
+    }
+    if gaps.is_empty() {
+        return "a price is missing".to_string();
+    }
+    format!(
+        "{} {} missing (supply {} with --prices FILE, or --refresh-prices)",
+        gaps.join(" and "),
+        if gaps.len() == 1 { "is" } else { "are" },
+        if gaps.len() == 1 { "it" } else { "them" }
+    )
 }
 
 fn srcs(p: &[Option<&Priced>]) -> Vec<String> {
@@ -189,8 +228,8 @@ fn spot_lever(pool: &Pool) -> Lever {
                     Some(v),
                     "applied",
                     format!(
-                        "{:.0} spot instance-hours/month at {}/h instead of {}/h pay-as-you-go (the same pool all on regular priority would cost {} more)",
-                        u.spot_hours.expected,
+                        "{} spot instance-hours/month at {} instead of {} pay-as-you-go (the same pool all on regular priority would cost {} more)",
+                        count(u.spot_hours.expected.round()),
                         h4(pool, p.hourly),
                         h4(pool, o.hourly),
                         pool.book.currency.amount(v)
@@ -254,8 +293,8 @@ fn spot_lever(pool: &Pool) -> Lever {
                 Some(v),
                 "available",
                 format!(
-                    "set capacity.regularPercentAboveBase: 0 (Flexible orchestration): {:.0} instance-hours/month above regularBase {} would run on Spot at {}/h",
-                    u2.spot_hours.expected,
+                    "set capacity.regularPercentAboveBase: 0 (Flexible orchestration): {} instance-hours/month above regularBase {} would run on Spot at {}",
+                    count(u2.spot_hours.expected.round()),
                     c.regular_base,
                     h4(pool, p.hourly)
                 ),
@@ -338,8 +377,11 @@ fn reservation_levers(pool: &Pool) -> Vec<Lever> {
                 Some(v),
                 status,
                 format!(
-                    "{n} reserved instance(s) at {}/h effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {util:.0}% of the month ({covered:.0} of {paid:.0} h) instead of {}/h pay-as-you-go{}",
+                    "{n} reserved instance(s) at {} effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {} of the month ({} of {} h) instead of {} pay-as-you-go{}",
                     h4(pool, r.hourly),
+                    percent(util),
+                    count(covered.round()),
+                    count(paid.round()),
                     h4(pool, o.hourly),
                     if plan.params.windows { "; the Windows license stays pay-as-you-go" } else { "" }
                 ),
@@ -448,14 +490,14 @@ fn precision_levers(pool: &Pool) -> Vec<Lever> {
             let sources = srcs(&[od, spot, od2.as_ref(), spot2.as_ref()]);
             match (current, alt) {
                 (Some(c), Some(a)) => lever(&id, label, Some(c.expected - a.expected), "available", format!(
-                    "{} ({} GiB) fits instead of {}: same week, mix and disks priced at {}/h pay-as-you-go; validate model quality at {} first",
+                    "{} ({} GiB) fits instead of {}: same week, mix and disks priced at {} pay-as-you-go; validate model quality at {} first",
                     chosen.name,
                     chosen.gpu_memory_gib.map(sizing::fmt_num).unwrap_or_else(|| "?".into()),
                     size.name,
                     h4(pool, od2.as_ref().map(|p| p.hourly).unwrap_or_default()),
                     t.as_str()
                 ), sources),
-                _ => lever(&id, label, None, "missing-price", format!("{} would fit, but a price of it or of the current size is missing", chosen.name), sources),
+                _ => lever(&id, label, None, "missing-price", format!("{} would fit, but {}", chosen.name, missing_prices(&[(&size.name, od, spot), (&chosen.name, od2.as_ref(), spot2.as_ref())], u, disk, &region)), sources),
             }
         })
         .collect()
@@ -525,8 +567,9 @@ fn schedule_lever(pool: &Pool) -> Lever {
             Some(without.expected - with.expected),
             "applied",
             format!(
-                "without them the pool would run {:.0} instance-hours/month instead of {:.0} in the expected case",
-                u2.instance_hours.expected, u.instance_hours.expected
+                "without them the pool would run {} instance-hours/month instead of {} in the expected case",
+                count(u2.instance_hours.expected.round()),
+                count(u.instance_hours.expected.round())
             ),
             sources,
         ),

@@ -10,21 +10,12 @@ pub fn money(x: f64) -> String {
 }
 
 pub(super) fn qty(x: f64) -> String {
-    if (x - x.round()).abs() < 0.005 {
-        let s = money(x.round());
-        s.trim_start_matches('$')
-            .trim_end_matches(".00")
-            .to_string()
-    } else if x.abs() < 10.0 {
-        format!("{x:.2}")
-    } else {
-        format!("{x:.1}")
-    }
+    crate::report::number::count(x)
 }
 
 /// A count with thousands separators (`10,000`, `1,000,000`, `6.08`).
 pub fn count(x: f64) -> String {
-    qty(x)
+    crate::report::number::count(x)
 }
 
 #[cfg(test)]

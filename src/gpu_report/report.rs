@@ -153,7 +153,7 @@ pub fn to_text(r: &Report) -> String {
                 .map(sizing::fmt_num)
                 .unwrap_or_else(|| "?".into()),
             f.hourly
-                .map(|p| format!("${p:.3}/h"))
+                .map(crate::report::number::per_hour)
                 .unwrap_or_else(|| "price unknown".into())
         ));
     }

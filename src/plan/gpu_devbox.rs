@@ -255,11 +255,13 @@ pub fn idle_alert(
     );
     let price_text = match hourly {
         Some(p) if licence_extra => format!(
-            ": it costs ${p:.3}/h plus the Windows licence while it runs (Linux pay-as-you-go list price in {}: no Windows price is embedded)",
+            ": it costs {} plus the Windows licence while it runs (Linux pay-as-you-go list price in {}: no Windows price is embedded)",
+            crate::report::number::per_hour(p),
             s.region
         ),
         Some(p) => format!(
-            ": it costs ${p:.3}/h while it runs (pay-as-you-go list price in {})",
+            ": it costs {} while it runs (pay-as-you-go list price in {})",
+            crate::report::number::per_hour(p),
             s.region
         ),
         None => String::new(),
@@ -292,8 +294,9 @@ pub fn idle_alert(
         email_subject: format!(
             "{name}: the dev box is on but its GPUs averaged {METRIC_VALUE}%{each} ({MONITOR_CONDITION})",
             each = match hourly {
-                Some(p) if licence_extra => format!(", ${p:.3}/h + Windows licence"),
-                Some(p) => format!(", ${p:.3}/h"),
+                Some(p) if licence_extra =>
+                    format!(", {} + Windows licence", crate::report::number::per_hour(p)),
+                Some(p) => format!(", {}", crate::report::number::per_hour(p)),
                 None => String::new(),
             }
         ),

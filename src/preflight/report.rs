@@ -95,6 +95,33 @@ pub struct QuotaNeed {
     pub new_limit_required: i64,
 }
 
+impl QuotaNeed {
+    /// The request in plain figures: the new limit is the whole need (what is in use plus what
+    /// this pool adds), and how far it is above the limit (Azure's "Additional Required" is the
+    /// pool's share, which beside the limit reads as a sum).
+    pub fn in_words(&self) -> String {
+        use crate::report::number::count;
+        let n = |x: i64| count(x as f64);
+        let in_use = self.current_usage - self.already_in_use;
+        let over = self.new_limit_required - self.current_limit;
+        format!(
+            "needs {} in all ({} in use + {} for this pool), {}",
+            n(self.new_limit_required),
+            n(in_use),
+            n(self.additional_required),
+            if over > 0 {
+                format!(
+                    "{} more than the limit of {}",
+                    n(over),
+                    n(self.current_limit)
+                )
+            } else {
+                format!("within the limit of {}", n(self.current_limit))
+            }
+        )
+    }
+}
+
 fn is_zero(n: &i64) -> bool {
     *n == 0
 }
@@ -459,13 +486,11 @@ pub fn human(r: &Report, styled: bool) -> String {
         for (region, q) in requests {
             let _ = writeln!(
                 out,
-                "  {region}: {} ({:?}) new limit >= {} (Current Limit: {}, Current Usage: {}, Additional Required: {})",
+                "  {region}: {} ({:?}): new limit of at least {}; {}",
                 q.label,
                 q.quota,
-                q.new_limit_required,
-                q.current_limit,
-                q.current_usage,
-                q.additional_required
+                crate::report::number::count(q.new_limit_required as f64),
+                q.in_words()
             );
         }
     }
@@ -529,19 +554,22 @@ pub fn markdown(r: &Report) -> String {
         let _ = writeln!(out, "\n### Quota to request\n");
         let _ = writeln!(
             out,
-            "| Region | Quota | Current limit | Current usage | Additional required | New limit |"
+            "| Region | Quota | Current limit | In use | This pool adds | New limit (needed in all) | Above the limit by |"
         );
-        let _ = writeln!(out, "|---|---|---|---|---|---|");
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|");
         for (region, q) in requests {
+            use crate::report::number::count;
+            let n = |x: i64| count(x as f64);
             let _ = writeln!(
                 out,
-                "| {region} | {} (`{}`) | {} | {} | {} | **{}** |",
+                "| {region} | {} (`{}`) | {} | {} | {} | **{}** | {} |",
                 cell(&q.label),
                 cell(&q.quota),
-                q.current_limit,
-                q.current_usage,
-                q.additional_required,
-                q.new_limit_required
+                n(q.current_limit),
+                n(q.current_usage - q.already_in_use),
+                n(q.additional_required),
+                n(q.new_limit_required),
+                n((q.new_limit_required - q.current_limit).max(0))
             );
         }
     }
@@ -580,7 +608,8 @@ pub fn markdown(r: &Report) -> String {
 // ---------------------------------------------------------------------------------------------
 // GitHub workflow commands
 
-/// Annotations for the spec region's problems, and a notice with the verdict.
+/// Annotations for the spec region's problems, and the verdict: an error when it blocks, a
+/// warning when unknown, else a notice.
 pub fn github(r: &Report) -> String {
     let mut out = String::new();
     let p = r.primary();
@@ -612,9 +641,16 @@ pub fn github(r: &Report) -> String {
             list.join(", ")
         ));
     }
+    // the verdict is a workflow error when it blocks the deployment (a notice is easy to miss
+    // and reads as fine), a warning when it could not be decided
+    let cmd = match p.verdict {
+        Verdict::Blocked => "error",
+        Verdict::Unknown => "warning",
+        Verdict::Pass | Verdict::NotChecked => "notice",
+    };
     let _ = writeln!(
         out,
-        "::notice file={file},title={}::{}",
+        "::{cmd} file={file},title={}::{}",
         escape_property("gpuform preflight"),
         escape_data(&msg)
     );

@@ -402,13 +402,13 @@ pub fn next_steps(o: &Outcome, portal: &str, subscription: &str) -> Vec<String> 
     match o.state {
         State::Escalated | State::Denied => {
             v.push(format!(
-                "open a support request: {portal}/#create/Microsoft.Support → Issue type \"Service and subscription limits (quotas)\" → Quota type \"Compute-VM (cores-vCPUs) subscription limit increases\", {} in {}, new limit {} (Current Limit: {}, Current Usage: {}, Additional Required: {})",
+                "open a support request: {portal}/#create/Microsoft.Support → Issue type \"Service and subscription limits (quotas)\" → Quota type \"Compute-VM (cores-vCPUs) subscription limit increases\", {} in {}, new limit {} ({} more than the current limit of {}; {} in use)",
                 a.label,
                 a.region,
                 a.new_limit,
+                (a.new_limit - a.current_limit).max(0),
                 a.current_limit,
-                a.current_usage,
-                (a.new_limit - a.current_limit).max(0)
+                a.current_usage
             ));
             if a.quota
                 .eq_ignore_ascii_case(crate::facts::quota::SPOT_VCPUS)

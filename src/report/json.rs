@@ -20,6 +20,9 @@ struct FileReport<'a> {
     status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     vm_size: Option<&'a str>,
+    /// Which GPU vendor `vmSize: auto` chose and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_vendor: Option<String>,
     diagnostics: &'a [Diagnostic],
 }
 
@@ -50,6 +53,7 @@ pub fn render<C: FileResult>(results: &[C]) -> String {
                         "ok"
                     },
                     vm_size: c.vm_size(),
+                    gpu_vendor: c.gpu_vendor(),
                     diagnostics: c.diagnostics(),
                 }
             })

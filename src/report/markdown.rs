@@ -58,8 +58,13 @@ pub fn render<C: FileResult>(results: &[C]) -> String {
             .diagnostics()
             .iter()
             .any(|d| d.severity == Severity::Error);
+        // which GPU vendor `vmSize: auto` chose and why, as the text output says it
+        let vendor = c
+            .gpu_vendor()
+            .map(|v| format!(": GPU vendor {}", cell(&v)))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "- {} `{}`{size}\n",
+            "- {} `{}`{size}{vendor}\n",
             if bad { "❌" } else { "✅" },
             cell(c.path())
         ));

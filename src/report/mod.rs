@@ -5,6 +5,7 @@ pub mod ci;
 pub mod github;
 pub mod json;
 pub mod markdown;
+pub mod number;
 pub mod sarif;
 pub mod yaml;
 
@@ -18,4 +19,8 @@ pub trait FileResult {
     /// The resolved VM size, when the spec got that far and it is not `auto`.
     fn vm_size(&self) -> Option<&str>;
     fn diagnostics(&self) -> &[Diagnostic];
+    /// Which GPU vendor `vmSize: auto` chose and why (`None` for a spec that names its size).
+    fn gpu_vendor(&self) -> Option<String> {
+        None
+    }
 }

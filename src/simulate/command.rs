@@ -29,6 +29,13 @@ pub const HELP: &str = concat!(
     "--queue-metric-counts-in-service counts them). Jobs run for their exact duration, to the second. Scale-in follows ",
     "the rendered scale-in policy Default (balance zones, then the highest instance ID, busy or not; --scale-in-order ",
     "idle-first for the optimistic model); removed or evicted instances' jobs start again (restartedJobs).\n\n",
+    "--synthetic: a seeded week (--seed, --days, --start) shaped by the spec, not measured load: outside any ",
+    "window jobs arrive at 20 % of what capacity.max instances serve (instances x concurrentJobsPerInstance / ",
+    "jobDuration, per minute); a schedule that raises the minimum is a busy window at 70 % of what its max serves, ",
+    "one that lowers the maximum a quiet window at 10 %; bursts of twice the base rate for 10 minutes come about ",
+    "twice a week; arrivals per minute are Poisson draws. A pool sized by its own capacity.max is therefore never ",
+    "short of capacity by construction: --synthetic-rate N sets the base rate to N jobs a minute (the windows and ",
+    "bursts scale with it) to try another load; the trace line of the output names the rate used.\n\n",
     "Traces: a CSV `timestamp,arrivals` (ISO 8601 UTC, one row per minute, missing minutes are 0) or the JSON of ",
     "`az monitor metrics list` (Service Bus IncomingMessages split by EntityName, storage Transactions split by ",
     "ApiName, or a queue-length metric as a lower bound), detected by its shape.\n\n",
@@ -212,12 +219,13 @@ pub fn write_tuned(path: &Path, read: &str, t: &tune::Tuned) -> Result<Option<St
             let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink());
             Ok(Some(if linked {
                 format!(
-                    "wrote {} (the file the link {} names)",
+                    "wrote {} (the file the link {} names): {}",
                     target.display(),
-                    path.display()
+                    path.display(),
+                    t.written()
                 )
             } else {
-                format!("wrote {}", path.display())
+                format!("wrote {} ({})", path.display(), t.written())
             }))
         }
         Err(why) => Err(Failure::usage(format!(
@@ -299,6 +307,16 @@ pub fn write_spec(path: &Path, read: &str, new_text: &str) -> Result<PathBuf, Fa
     tmp.persist(&target)
         .map_err(|e| io("cannot replace the spec", e.error))?;
     Ok(target)
+}
+
+/// `--synthetic-rate`: jobs per minute, finite and not negative.
+pub fn rate(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..=1e6).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "`{v}` is not a rate in jobs per minute (e.g. 2 or 0.5)"
+        )),
+    }
 }
 
 /// `--robust-share`: a share in (0, 1].

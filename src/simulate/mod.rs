@@ -84,7 +84,16 @@ pub fn priority(plan: &Plan, spec: &Spec) -> Priority {
 /// windows (70 % of their maximum's throughput), those that lower the maximum are quiet (10 %
 /// of theirs), the rest of the day runs at 20 % of the pool's maximum; bursts twice a week on
 /// average. Mean rates are jobs per minute = share × instances × concurrency / job minutes.
-pub fn synthetic_for(spec: &Spec, w: &Workload, seed: u64, days: u32, start: &str) -> Synthetic {
+/// `rate` (`--synthetic-rate`, jobs per minute) replaces the rest-of-day rate, and the windows
+/// and bursts scale with it (the week keeps its shape).
+pub fn synthetic_for(
+    spec: &Spec,
+    w: &Workload,
+    seed: u64,
+    days: u32,
+    start: &str,
+    rate: Option<f64>,
+) -> Synthetic {
     let cap = &spec.spec.capacity;
     let per_instance = f64::from(w.concurrency) / w.job_minutes_exact();
     let mut windows = Vec::new();
@@ -108,7 +117,14 @@ pub fn synthetic_for(spec: &Spec, w: &Workload, seed: u64, days: u32, start: &st
             });
         }
     }
-    let base = 0.2 * f64::from(cap.max.max(1)) * per_instance;
+    let mut base = 0.2 * f64::from(cap.max.max(1)) * per_instance;
+    if let Some(r) = rate.filter(|r| r.is_finite() && *r >= 0.0) {
+        let k = if base > 0.0 { r / base } else { 0.0 };
+        for w in &mut windows {
+            w.per_minute *= k;
+        }
+        base = r;
+    }
     Synthetic {
         seed,
         days,

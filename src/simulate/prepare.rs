@@ -39,6 +39,8 @@ pub struct LoadArgs<'a> {
     /// Arrivals already read (from Azure Monitor with -g), instead of `trace`.
     pub pulled: Option<Trace>,
     pub synthetic: bool,
+    /// `--synthetic-rate`: the synthetic trace's rest-of-day rate, jobs per minute.
+    pub synthetic_rate: Option<f64>,
     pub seed: u64,
     pub days: u32,
     pub start: &'a str,
@@ -166,7 +168,7 @@ pub fn prepare_pulled(
     let trace = if let Some(t) = file_trace {
         t
     } else if a.synthetic {
-        super::synthetic_for(spec, &workload, a.seed, a.days, a.start)
+        super::synthetic_for(spec, &workload, a.seed, a.days, a.start, a.synthetic_rate)
             .generate()
             .map_err(|e| Failure::usage(format!("--start: {e}")))?
     } else {
@@ -227,6 +229,7 @@ pub fn trace_hours(
             spec: spec_path,
             trace: Some(trace),
             synthetic: false,
+            synthetic_rate: None,
             seed: 1,
             days: 7,
             start: "",

@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod defaults;
 pub mod duration;
+pub mod explain;
 pub mod model;
 pub mod policy;
 pub mod provisioning;
@@ -60,6 +61,9 @@ impl crate::report::FileResult for Checked {
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
+    fn gpu_vendor(&self) -> Option<String> {
+        self.vendor_line()
+    }
 }
 
 impl Checked {
@@ -73,6 +77,23 @@ impl Checked {
             .as_ref()
             .map(|s| s.spec.compute.vm_size.as_str())
             .filter(|v| *v != "auto")
+    }
+
+    /// Which GPU vendor `vmSize: auto` chose, and why (`None` unless gpuform chose the size).
+    pub fn vendor_line(&self) -> Option<String> {
+        if !self.auto_sized {
+            return None;
+        }
+        let sel = self.sizing.as_ref()?;
+        let size = self.size()?;
+        Some(match sel.vendor_rule {
+            model::VendorRule::Either => format!(
+                "{} ({}), the cheapest fit of either vendor, as workload.gpu.vendor: any allows",
+                model::vendor_label(size.gpu_vendor),
+                size.gpu_model
+            ),
+            _ => format!("{} ({})", sel.vendor, size.gpu_model),
+        })
     }
 
     /// The resolved size, when the spec got that far.
@@ -406,15 +427,10 @@ pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceT
         s.compute.image,
         model::Image::Alias(model::ImageAlias::Auto)
     );
-    for c in selection
-        .candidates
-        .iter_mut()
-        .filter(|c| c.rejected.is_none())
-    {
-        let Some(size) = catalog::find(c.size) else {
-            continue;
-        };
+    // the rules' verdict on `size` as the spec's: (error, warning), each `rule: message`
+    let mut verdict = |size: &'static GpuSize, driver_version: Option<&str>| {
         candidate.spec.compute.vm_size = size.name.clone();
+        candidate.spec.compute.driver_version = driver_version.map(str::to_string);
         if auto_image {
             candidate.spec.compute.image = model::Image::Alias(resolve::auto_image(Some(size)));
         }
@@ -444,14 +460,78 @@ pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceT
             findings
                 .iter()
                 .find(|(s, _)| *s == sev)
-                .map(|(_, d)| format!("{}: {}", d.rule, d.message))
+                .map(|(_, d)| (d.rule.clone(), format!("{}: {}", d.rule, d.message)))
         };
-        c.rejected = worst(crate::diag::Severity::Error);
-        if c.rejected.is_none() {
-            c.caveat = worst(crate::diag::Severity::Warning);
+        (
+            worst(crate::diag::Severity::Error),
+            worst(crate::diag::Severity::Warning).map(|(_, m)| m),
+        )
+    };
+    let want_cuda = s
+        .workload
+        .cuda
+        .as_deref()
+        .and_then(catalog::drivers::parse_cuda);
+    for c in selection
+        .candidates
+        .iter_mut()
+        .filter(|c| c.rejected.is_none() || c.split.is_some())
+    {
+        let Some(size) = catalog::find(c.size) else {
+            continue;
+        };
+        let (error, warning) = verdict(size, s.compute.driver_version.as_deref());
+        match error {
+            Some((rule, message)) => {
+                // a CUDA ceiling a pinned driver lifts: say which pin (the spec pins none)
+                if rule == "cuda-too-new"
+                    && s.compute.driver_version.is_none()
+                    && let Some(want) = want_cuda
+                {
+                    let img = resolve::image(&if auto_image {
+                        model::Image::Alias(resolve::auto_image(Some(size)))
+                    } else {
+                        s.compute.image.clone()
+                    });
+                    c.unlock = catalog::drivers::pin_for_cuda(
+                        size,
+                        img.driver_os,
+                        s.compute.gpu_driver,
+                        img.has_gpu_drivers,
+                        want,
+                    )
+                    .filter(|pin| verdict(size, Some(pin)).0.is_none());
+                }
+                c.rejected = Some(message);
+                c.split = None;
+            }
+            None if c.split.is_some() => c.caveat = warning,
+            None => {
+                c.rejected = None;
+                c.caveat = warning;
+            }
         }
     }
     sizing::rank(&mut selection);
+    // no size holds the model on one GPU: rank those that split it (the rules warn about it)
+    if selection.chosen.is_none() && selection.candidates.iter().any(|c| c.split.is_some()) {
+        for c in selection
+            .candidates
+            .iter_mut()
+            .filter(|c| c.split.is_some())
+        {
+            c.rejected = None;
+        }
+        sizing::rank(&mut selection);
+        let note = format!(
+            "no single GPU holds {} GiB: sizes that split the model across GPUs (tensor parallelism) were ranked",
+            sizing::fmt_num(s.workload.gpu_memory_gib)
+        );
+        selection.note = Some(match selection.note.take() {
+            Some(n) => format!("{n}; {note}"),
+            None => note,
+        });
+    }
     selection
 }
 

@@ -181,15 +181,73 @@ pub struct Workload {
 }
 
 impl Workload {
-    /// The GPU vendor the workload needs and why: `gpu.vendor` as written, else NVIDIA when
-    /// `cuda` is set (CUDA runs only on NVIDIA GPUs), else none.
+    /// The GPU vendor the workload needs and why, when the spec says it: `gpu.vendor` as written
+    /// (`nvidia` or `amd`), else NVIDIA when `cuda` is set (CUDA runs only on NVIDIA GPUs), else
+    /// none. `vmSize: auto` applies [`Workload::vendor_rule`], which adds the default.
     pub fn required_vendor(&self) -> Option<(crate::catalog::GpuVendor, &'static str)> {
-        if let Some(v) = self.gpu.as_ref().and_then(|g| g.vendor) {
-            return Some((v.catalog(), "workload.gpu.vendor"));
+        if let Some(v) = self
+            .gpu
+            .as_ref()
+            .and_then(|g| g.vendor)
+            .and_then(|v| v.catalog())
+        {
+            return Some((v, "workload.gpu.vendor"));
         }
         self.cuda
             .as_ref()
             .map(|_| (crate::catalog::GpuVendor::Nvidia, "workload.cuda"))
+    }
+
+    /// Which vendors `vmSize: auto` may pick, and why: what the spec says
+    /// ([`Workload::required_vendor`]), else either with `gpu.vendor: any`, else NVIDIA, the
+    /// default (nearly every inference stack people name assumes CUDA unless told otherwise).
+    pub fn vendor_rule(&self) -> VendorRule {
+        if let Some((v, why)) = self.required_vendor() {
+            return VendorRule::Only(v, why);
+        }
+        if self.gpu.as_ref().and_then(|g| g.vendor) == Some(GpuVendorName::Any) {
+            return VendorRule::Either;
+        }
+        VendorRule::Only(crate::catalog::GpuVendor::Nvidia, VENDOR_DEFAULT)
+    }
+
+    /// `workload.gpu.tensorParallelSize` as written.
+    pub fn tensor_parallel_size(&self) -> Option<u32> {
+        self.gpu.as_ref().and_then(|g| g.tensor_parallel_size)
+    }
+}
+
+/// The reason [`VendorRule::Only`] gives when the spec names no vendor.
+pub const VENDOR_DEFAULT: &str = "the default";
+
+/// The GPU vendors `vmSize: auto` may choose from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VendorRule {
+    /// One vendor, and why (`workload.gpu.vendor`, `workload.cuda`, [`VENDOR_DEFAULT`], or the
+    /// image's drivers).
+    Only(crate::catalog::GpuVendor, &'static str),
+    /// `workload.gpu.vendor: any`.
+    Either,
+}
+
+impl VendorRule {
+    pub fn allows(self, v: crate::catalog::GpuVendor) -> bool {
+        match self {
+            Self::Only(want, _) => want == v,
+            Self::Either => true,
+        }
+    }
+
+    /// One line for `show` and `validate`: which vendor and why.
+    pub fn describe(self) -> String {
+        match self {
+            Self::Only(v, VENDOR_DEFAULT) => format!(
+                "{}, the default (`workload.gpu.vendor: amd` or `any` lets vmSize: auto pick AMD)",
+                vendor_label(v)
+            ),
+            Self::Only(v, why) => format!("{}, as {why} asks", vendor_label(v)),
+            Self::Either => "NVIDIA or AMD, as workload.gpu.vendor: any allows".to_string(),
+        }
     }
 }
 
@@ -199,6 +257,11 @@ impl Workload {
 pub struct GpuRequirement {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vendor: Option<GpuVendorName>,
+    /// How many GPUs one model replica is split across (tensor parallelism), as vLLM's
+    /// `--tensor-parallel-size` and TGI's `--num-shard` take it. Absent: an inference model must
+    /// fit one GPU, unless no size offers such a GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tensor_parallel_size: Option<u32>,
 }
 
 /// A GPU vendor as the spec writes it.
@@ -207,13 +270,17 @@ pub struct GpuRequirement {
 pub enum GpuVendorName {
     Nvidia,
     Amd,
+    /// Either vendor: `vmSize: auto` ranks NVIDIA and AMD sizes together.
+    Any,
 }
 
 impl GpuVendorName {
-    pub fn catalog(self) -> crate::catalog::GpuVendor {
+    /// The catalog's vendor (`None` for `any`).
+    pub fn catalog(self) -> Option<crate::catalog::GpuVendor> {
         match self {
-            Self::Nvidia => crate::catalog::GpuVendor::Nvidia,
-            Self::Amd => crate::catalog::GpuVendor::Amd,
+            Self::Nvidia => Some(crate::catalog::GpuVendor::Nvidia),
+            Self::Amd => Some(crate::catalog::GpuVendor::Amd),
+            Self::Any => None,
         }
     }
 
@@ -221,6 +288,7 @@ impl GpuVendorName {
         match self {
             Self::Nvidia => "nvidia",
             Self::Amd => "amd",
+            Self::Any => "any",
         }
     }
 }

@@ -36,7 +36,58 @@ pub fn validate(instance: &Value) -> Vec<Diagnostic> {
     for err in validator().iter_errors(instance) {
         translate(&err, &mut out);
     }
-    out
+    fold_typos(out)
+}
+
+/// A misspelt required key is one mistake, not two: the "missing required field" the typo
+/// causes is dropped, and the unknown key's "did you mean" says the field is required (the
+/// missing-field error sat on the parent's line, before the useful one).
+fn fold_typos(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let parent = |p: &str| {
+        p.rsplit_once('/')
+            .map_or(String::new(), |(a, _)| a.to_string())
+    };
+    // (object, suggested key) of every unknown field with a suggestion
+    let typos: Vec<(String, String)> = diags
+        .iter()
+        .filter(|d| d.rule == "unknown-field")
+        .filter_map(|d| {
+            let hint = d.help.as_deref()?.strip_prefix("did you mean `")?;
+            let key = hint.split('`').next()?;
+            Some((parent(d.pointer.as_deref()?), key.to_string()))
+        })
+        .collect();
+    let folded = |d: &Diagnostic| {
+        d.rule == "missing-field"
+            && d.pointer.as_deref().is_some_and(|p| {
+                let (obj, key) = (parent(p), p.rsplit('/').next().unwrap_or_default());
+                typos.iter().any(|(o, k)| *o == obj && k == key)
+            })
+    };
+    let missing: Vec<String> = diags
+        .iter()
+        .filter(|d| folded(d))
+        .filter_map(|d| d.pointer.clone())
+        .collect();
+    diags
+        .into_iter()
+        .filter(|d| !folded(d))
+        .map(|mut d| {
+            if d.rule == "unknown-field"
+                && let Some(p) = d.pointer.clone()
+                && let Some(h) = d.help.clone()
+                && let Some(key) = h
+                    .strip_prefix("did you mean `")
+                    .and_then(|x| x.split('`').next())
+                && missing.contains(&format!("{}/{key}", parent(&p)))
+            {
+                d.help = Some(format!(
+                    "did you mean `{key}`? (`{key}` is required here and missing)"
+                ));
+            }
+            d
+        })
+        .collect()
 }
 
 fn pointer_of(err: &ValidationError<'_>) -> String {
@@ -557,6 +608,26 @@ mod tests {
             rules.contains(&("unknown-field".into(), "/spec/capacity/maxx".into())),
             "{rules:?}"
         );
+        // the typo of a required key is one finding, its "did you mean" (issue 37, item 10)
+        assert!(
+            !rules.contains(&("missing-field".into(), "/spec/capacity/max".into())),
+            "{rules:?}"
+        );
+        let typo = validate(&v)
+            .into_iter()
+            .find(|d| d.rule == "unknown-field")
+            .unwrap();
+        assert_eq!(
+            typo.help.as_deref(),
+            Some("did you mean `max`? (`max` is required here and missing)")
+        );
+        // a required key missing without a look-alike stays a missing-field error
+        let v = json!({"apiVersion": "gpuform/v1", "kind": "GpuWorkload", "metadata": {"name": "ok-name"},
+            "spec": {"region": "eastus", "workload": {"type": "training", "gpuMemoryGiB": 1}, "capacity": {"flavour": 1}}});
+        let rules: Vec<_> = validate(&v)
+            .into_iter()
+            .map(|d| (d.rule, d.pointer.unwrap_or_default()))
+            .collect();
         assert!(
             rules.contains(&("missing-field".into(), "/spec/capacity/max".into())),
             "{rules:?}"

@@ -1,7 +1,7 @@
 //! `gpuform init`: a commented starter spec from a few answers. The text is built here (the CLI
 //! only asks and writes); a test checks that what it writes validates clean.
 
-use super::model::{FrontendKind, ModelServer, WorkloadType};
+use super::model::{FrontendKind, GpuVendorName, ModelServer, WorkloadType};
 
 /// What `gpuform init` asks.
 #[derive(Debug, Clone)]
@@ -9,6 +9,8 @@ pub struct Answers {
     pub name: String,
     pub workload: WorkloadType,
     pub gpu_memory_gib: f64,
+    /// `workload.gpu.vendor` (NVIDIA unless the answer says otherwise).
+    pub gpu_vendor: GpuVendorName,
     pub region: String,
     /// The OpenSSH public key (Linux pools); `None` writes a commented placeholder.
     pub ssh_public_key: Option<String>,
@@ -143,6 +145,9 @@ spec:
     type: {kind}                  # training | inference | batch | visualization
     gpuMemoryGiB: {gib}              # the measured VRAM peak per VM; vmSize: auto picks the cheapest size that fits{precision}
     # cuda: "12.4"                # the CUDA version the framework needs: checked against the driver
+    gpu:
+      vendor: {vendor}{vendor_pad}# nvidia (CUDA, the default) | amd (ROCm) | any: the GPUs vmSize: auto may pick
+      # tensorParallelSize: 2     # split one model across N GPUs (vLLM --tensor-parallel-size); without it, one GPU holds it
   compute:
     vmSize: auto                  # or a size from `gpuform sizes`; `gpuform validate --explain` shows the ranking
     image: {image}
@@ -160,6 +165,8 @@ spec:
         file = shell_word(&a.file),
         name = a.name,
         region = a.region,
+        vendor = a.gpu_vendor.as_str(),
+        vendor_pad = " ".repeat(22usize.saturating_sub(a.gpu_vendor.as_str().len())),
     )
 }
 
@@ -284,6 +291,19 @@ pub fn ask_until<T>(
             Ok(v) => return Ok(v),
             Err(why) => writeln!(prompt, "  {why}; try again (empty takes the default)")?,
         }
+    }
+}
+
+/// `workload.gpu.vendor` as typed: `nvidia`, `NVIDIA`, `cuda`; `amd`, `rocm`; `any`, `either`.
+pub fn parse_vendor(a: &str) -> Result<GpuVendorName, String> {
+    match a.trim().to_ascii_lowercase().as_str() {
+        "nvidia" | "cuda" | "n" => Ok(GpuVendorName::Nvidia),
+        "amd" | "rocm" | "a" => Ok(GpuVendorName::Amd),
+        "any" | "either" | "both" => Ok(GpuVendorName::Any),
+        _ => Err(format!(
+            "`{}` is not a GPU vendor: nvidia (CUDA), amd (ROCm) or any",
+            a.trim()
+        )),
     }
 }
 
@@ -444,6 +464,42 @@ pub fn ssh_key_from(a: &str, home: Option<&std::path::Path>) -> Result<String, S
             "{shown} does not hold an OpenSSH public key (`ssh-ed25519 AAAA… you@host`); `ssh-keygen -t ed25519` makes one"
         )),
     }
+}
+
+/// `gpuform init` writes the spec and its schema: `text` to `path`, through a temporary
+/// file in the same directory (never half a file), 0644 like any config file.
+pub fn write_new(
+    path: &std::path::Path,
+    text: &str,
+    replace: bool,
+) -> Result<(), crate::diag::failure::Failure> {
+    use crate::diag::failure::{ExitCode, Failure};
+    let fail = |what: String, e: &(dyn std::error::Error + 'static)| {
+        Failure::from_error(ExitCode::Usage, what, e)
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| fail(format!("cannot create {}", dir.display()), &e))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+        .map_err(|e| fail(format!("cannot write in {}", dir.display()), &e))?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes())
+        .map_err(|e| fail(format!("cannot write {}", path.display()), &e))?;
+    // a temporary file is 0600; a spec and its schema are config files, readable like any other
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| fail(format!("cannot write {}", path.display()), &e))?;
+    }
+    let persisted = if replace {
+        tmp.persist(path).map(drop)
+    } else {
+        tmp.persist_noclobber(path).map(drop)
+    };
+    persisted.map_err(|e| fail(format!("cannot write {}", path.display()), &e.error))
 }
 
 #[cfg(test)]

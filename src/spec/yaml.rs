@@ -125,6 +125,11 @@ impl<'a> Positions<'a> {
         if let Some(nl) = self.text[start..end].find('\n') {
             end = start + nl;
         }
+        // a quoted scalar ends at its closing quote: the parser's span runs on over the spaces
+        // and a trailing comment after it
+        if let Some(close) = closing_quote(&self.text[start..end]) {
+            end = start + close;
+        }
         // trim the trailing whitespace a block scalar's span may include
         while end > start && self.text[..end].ends_with([' ', '\t', '\r']) {
             end -= 1;
@@ -429,6 +434,25 @@ fn convert(
     })
 }
 
+/// The byte length of the quoted scalar `text` starts with (up to and including its closing
+/// quote; `''` and `\"` are escapes, not the end), or `None` when `text` is not one.
+fn closing_quote(text: &str) -> Option<usize> {
+    let quote = text.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let mut chars = text.char_indices().skip(1).peekable();
+    while let Some((i, c)) = chars.next() {
+        if quote == '"' && c == '\\' {
+            chars.next();
+        } else if c == quote {
+            if quote == '\'' && chars.peek().is_some_and(|(_, n)| *n == '\'') {
+                chars.next();
+            } else {
+                return Some(i + c.len_utf8());
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,6 +473,21 @@ mod tests {
         let loc = p.index.locate("/spec/capacity/min").unwrap();
         assert_eq!(&text[loc.byte_start..loc.byte_end], "capacity");
         assert_eq!(p.value["spec"]["capacity"]["max"], "ten");
+    }
+
+    #[test]
+    fn a_quoted_value_is_underlined_up_to_its_closing_quote() {
+        // issue 37 item 10: the underline ran on into the trailing comment
+        let text = "region: \"westeurop\"   # the pool region\nname: 'it''s'  # a comment\nx: \"a\\\"b\" # c\n";
+        let p = parse(text).unwrap();
+        let loc = p.index.locate("/region").unwrap();
+        assert_eq!(&text[loc.byte_start..loc.byte_end], "\"westeurop\"");
+        assert_eq!(loc.end_column - loc.column, 11);
+        let loc = p.index.locate("/name").unwrap();
+        assert_eq!(&text[loc.byte_start..loc.byte_end], "'it''s'");
+        let loc = p.index.locate("/x").unwrap();
+        assert_eq!(&text[loc.byte_start..loc.byte_end], "\"a\\\"b\"");
+        assert_eq!(closing_quote("plain # c"), None);
     }
 
     #[test]

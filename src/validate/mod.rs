@@ -25,6 +25,8 @@ pub struct Outcome {
     pub path: String,
     pub vm_size: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Which GPU vendor `vmSize: auto` chose and why.
+    pub gpu_vendor: Option<String>,
 }
 
 impl FileResult for Outcome {
@@ -36,6 +38,9 @@ impl FileResult for Outcome {
     }
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+    fn gpu_vendor(&self) -> Option<String> {
+        self.gpu_vendor.clone()
     }
 }
 
@@ -75,6 +80,7 @@ pub fn run(
             } else {
                 outcomes.push(Outcome {
                     vm_size: c.vm_size().map(str::to_string),
+                    gpu_vendor: c.vendor_line(),
                     path: c.path,
                     diagnostics: c.diagnostics,
                 });

@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 
 use crate::diag::{Tally, plural, render_human};
 use crate::report;
-use crate::sizing::fmt_num;
 use crate::spec::Checked;
 
 use super::options::Options;
@@ -52,6 +51,9 @@ pub(super) fn spec_text(c: &Checked, o: &Options) -> String {
                 format!(": {}", parts.join(", "))
             }
         );
+        if let Some(v) = c.vendor_line() {
+            let _ = writeln!(s, "  GPU vendor: {v}");
+        }
     }
     if o.explain {
         s.push_str(&explain(c));
@@ -93,80 +95,7 @@ fn paint(text: &str, color: anstyle::AnsiColor, styled: bool) -> String {
 pub fn explain(c: &Checked) -> String {
     let mut s = String::new();
     let Some(spec) = &c.spec else { return s };
-    if let Some(sel) = &c.sizing {
-        let _ = writeln!(
-            s,
-            "\nsizing for {} GiB ({}), prices {} {} as of {}:",
-            fmt_num(spec.spec.workload.gpu_memory_gib),
-            spec.spec.workload.kind.as_str(),
-            sel.price_region,
-            match sel.price_os {
-                crate::catalog::prices::PriceOs::Linux => "linux",
-                crate::catalog::prices::PriceOs::Windows => "windows",
-            },
-            sel.price_as_of.as_deref().unwrap_or("unknown")
-        );
-        if let Some(n) = &sel.note {
-            let _ = writeln!(s, "  note: {n}");
-        }
-        // `chosen` only when gpuform chose: an explicit size is the spec's, whatever ranks first
-        let mark = |size: &str| {
-            if c.auto_sized {
-                if Some(size) == sel.chosen {
-                    "  <- chosen"
-                } else {
-                    ""
-                }
-            } else if size == spec.spec.compute.vm_size {
-                "  <- the spec's size"
-            } else if Some(size) == sel.chosen {
-                "  <- cheapest fit"
-            } else {
-                ""
-            }
-        };
-        let mut rank = 0;
-        for cand in &sel.candidates {
-            let price = cand
-                .hourly
-                .map(|p| format!("${p:.3}/h"))
-                .unwrap_or_else(|| "-".into());
-            let mem = cand
-                .gpu_memory_gib
-                .map(|m| format!("{} GiB", fmt_num(m)))
-                .unwrap_or_else(|| "?".into());
-            match &cand.rejected {
-                None => {
-                    rank += 1;
-                    let caveat = cand
-                        .caveat
-                        .as_deref()
-                        .map(|w| format!("  warns: {w}"))
-                        .into_iter()
-                        .chain(cand.restricted.as_deref().map(|r| format!("  {r}")))
-                        .collect::<String>();
-                    let _ = writeln!(
-                        s,
-                        "  {rank:>2}. {:<38} {:>9} {:>11}{caveat}{}",
-                        cand.size,
-                        mem,
-                        price,
-                        mark(cand.size)
-                    );
-                }
-                Some(why) => {
-                    let _ = writeln!(
-                        s,
-                        "   -  {:<38} {:>9} {:>11}  rejected: {why}{}",
-                        cand.size,
-                        mem,
-                        price,
-                        mark(cand.size)
-                    );
-                }
-            }
-        }
-    }
+    s.push_str(&crate::spec::explain::ranking(c));
     if let Some(d) = crate::plan::Plan::build(c).ok().and_then(|p| p.devbox) {
         let _ = writeln!(s, "\n{}", d.describe());
     }

@@ -151,11 +151,13 @@ pub(super) fn idle_alert(
     );
     let price_text = match hourly {
         Some(p) if licence_extra => format!(
-            " at ${p:.3}/h each plus the Windows licence (Linux pay-as-you-go list price in {}: no Windows price is embedded)",
+            " at {} each plus the Windows licence (Linux pay-as-you-go list price in {}: no Windows price is embedded)",
+            crate::report::number::per_hour(p),
             s.region
         ),
         Some(p) => format!(
-            " at ${p:.3}/h each (pay-as-you-go list price in {})",
+            " at {} each (pay-as-you-go list price in {})",
+            crate::report::number::per_hour(p),
             s.region
         ),
         None => String::new(),
@@ -181,8 +183,11 @@ pub(super) fn idle_alert(
         email_subject: format!(
             "{name}: {METRIC_VALUE} idle GPU instance(s) above the autoscale minimum{each} ({MONITOR_CONDITION})",
             each = match hourly {
-                Some(p) if licence_extra => format!(", ${p:.3}/h each + Windows licence"),
-                Some(p) => format!(", ${p:.3}/h each"),
+                Some(p) if licence_extra => format!(
+                    ", {} each + Windows licence",
+                    crate::report::number::per_hour(p)
+                ),
+                Some(p) => format!(", {} each", crate::report::number::per_hour(p)),
                 None => String::new(),
             }
         ),

@@ -66,6 +66,7 @@ pub fn build(
         .enumerate()
         .map(|(i, (t, d))| {
             let mut checks = region_checks(plan, t, d);
+            region::name_nearest(&mut checks, plan, &t.region, prices);
             // landing-zone checks concern the spec's region (the subnet and the policy
             // evaluation are the deployment's)
             if i == 0

@@ -110,9 +110,17 @@ pub(super) fn quota_checks(
                 format!("{}: {figures}", need.label),
             )
         } else {
-            check(id, title, Status::Fail, format!("{}: {figures}", need.label)).fix(format!(
-                "request a new limit of at least {} for {:?} in {r} (Current Limit: {}, Current Usage: {}, Additional Required: {})",
-                need.new_limit_required, need.quota, need.current_limit, need.current_usage, need.additional_required
+            check(
+                id,
+                title,
+                Status::Fail,
+                format!("{}: {figures}", need.label),
+            )
+            .fix(format!(
+                "request a new limit of at least {} for {:?} in {r}: the pool {}",
+                crate::report::number::count(need.new_limit_required as f64),
+                need.quota,
+                need.in_words()
             ))
         };
         c.quota = Some(need);

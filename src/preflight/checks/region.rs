@@ -133,6 +133,49 @@ fn nat_sku_check(plan: &Plan, r: &str) -> Option<Check> {
     })
 }
 
+/// A size check that blocks: its fix names the nearest regions (allowed by
+/// `spec.allowedRegions`) that offer the size, and what "nearest" and "offer" are based on.
+pub(super) fn name_nearest(
+    checks: &mut [Check],
+    plan: &Plan,
+    r: &str,
+    prices: &crate::catalog::prices::PriceTable,
+) {
+    use crate::catalog::regions::{NEAREST_BASIS, list_nearby, nearest_offering};
+    for c in checks
+        .iter_mut()
+        .filter(|c| c.id == "size" && c.status == Status::Fail)
+    {
+        let near = nearest_offering(&plan.size, r, plan.allowed_regions.as_deref(), prices, 3);
+        let add = if near.is_empty() {
+            format!(
+                "no {}region has a price for {} in gpuform's price table: choose another size",
+                if plan.allowed_regions.is_some() {
+                    "allowed "
+                } else {
+                    ""
+                },
+                plan.size
+            )
+        } else {
+            format!(
+                "the nearest {}regions that offer {}: {} ({NEAREST_BASIS}); add one to alternateRegions and rerun preflight",
+                if plan.allowed_regions.is_some() {
+                    "allowed "
+                } else {
+                    ""
+                },
+                plan.size,
+                list_nearby(&near)
+            )
+        };
+        c.fix = Some(match c.fix.take() {
+            Some(f) => format!("{f}; {add}"),
+            None => add,
+        });
+    }
+}
+
 pub(super) fn size_check<'a>(
     plan: &Plan,
     r: &str,

@@ -110,8 +110,11 @@ impl Synthetic {
             missing: vec![false; arrivals.len()],
             arrivals,
             source: format!(
-                "synthetic (seed {}, {} days from {})",
-                self.seed, self.days, self.start
+                "synthetic (seed {}, {} days from {}, {} jobs/min outside the windows)",
+                self.seed,
+                self.days,
+                self.start,
+                crate::report::number::count(self.base_per_minute)
             ),
         })
     }

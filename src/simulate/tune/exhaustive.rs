@@ -166,6 +166,7 @@ mod tests {
                 trace: None,
                 pulled: None,
                 synthetic: true,
+                synthetic_rate: None,
                 seed: 1,
                 days,
                 start: "2026-11-02T00:00:00Z",

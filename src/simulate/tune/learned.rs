@@ -45,6 +45,9 @@ pub struct Learned {
     pub message: String,
     pub days: usize,
     pub time_zone: String,
+    /// Where the time zone comes from (the spec's schedules or autoShutdown, the region's local
+    /// time, which is gpuform's mapping and said to be an assumption, or UTC).
+    pub time_zone_basis: String,
     /// How far ahead of a peak hour a schedule starts, and why.
     pub lead_minutes: u32,
     pub lead: String,
@@ -79,6 +82,7 @@ impl Learned {
             message,
             days,
             time_zone: String::new(),
+            time_zone_basis: String::new(),
             lead_minutes: 0,
             lead: String::new(),
             profiles: Vec::new(),
@@ -109,8 +113,8 @@ pub fn text(l: &Learned, cur: Currency) -> String {
         return s + "\n";
     }
     s.push_str(&format!(
-        "  schedules start {} min ahead of the learned peak hour ({}), in {} (its daylight saving followed)\n",
-        l.lead_minutes, l.lead, l.time_zone
+        "  schedules start {} min ahead of the learned peak hour ({}), in {} (its daylight saving followed; {})\n",
+        l.lead_minutes, l.lead, l.time_zone, l.time_zone_basis
     ));
     for p in &l.profiles {
         s.push_str(&format!(
@@ -150,7 +154,7 @@ pub fn text(l: &Learned, cur: Currency) -> String {
         ));
     }
     if let Some(d) = &l.diff {
-        s.push('\n');
+        s.push_str("\nthe scheduled proposal (what --write writes; against the spec as written, with its own reactive settings):\n");
         s.push_str(d);
     }
     s.push('\n');
@@ -180,6 +184,7 @@ pub fn markdown(l: &Learned, cur: Currency) -> String {
         }
     }
     if let Some(d) = &l.diff {
+        s.push_str("\nThe scheduled proposal (what `--write` writes; against the spec as written, with its own reactive settings):\n");
         s.push_str(&format!("\n```diff\n{d}```\n"));
     }
     s

@@ -147,6 +147,7 @@ fn case(edit: impl Fn(String) -> String, start: &str, arrivals: Vec<u32>, wait: 
             trace: None,
             pulled: Some(trace),
             synthetic: false,
+            synthetic_rate: None,
             seed: 1,
             days: 1,
             start: "",

@@ -61,6 +61,7 @@ pub fn text(before: &Results, t: &Tuned) -> String {
             s.push('\n');
         }
     }
+    let scheduled = t.schedule.as_ref().is_some_and(|l| l.proposed());
     match &t.best {
         Some(b) => {
             s.push_str(&format!("after:  {}\n\n", figures(&b.after)));
@@ -71,6 +72,10 @@ pub fn text(before: &Results, t: &Tuned) -> String {
                 ));
                 s.push_str(&b.diff);
             } else if b.changed() {
+                // two diffs follow when schedules are proposed: say which one --write writes
+                if scheduled {
+                    s.push_str("the reactive proposal alone (NOT what --write writes: the scheduled proposal below replaces it):\n");
+                }
                 s.push_str(&b.diff);
             } else {
                 s.push_str("the spec as written is already the cheapest policy found\n");
@@ -183,7 +188,12 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
                     "\nThe proposal, to apply by hand (gpuform cannot write it into the spec: {why}):\n\n```\n{}```\n",
                     b.diff
                 )),
-                None => s.push_str(&format!("\n```diff\n{}```\n", b.diff)),
+                None => {
+                    if t.schedule.as_ref().is_some_and(|l| l.proposed()) {
+                        s.push_str("\nThe reactive proposal alone (not what `--write` writes: the scheduled proposal below replaces it):\n");
+                    }
+                    s.push_str(&format!("\n```diff\n{}```\n", b.diff));
+                }
             }
         }
         None => s.push_str(&format!(

@@ -50,22 +50,51 @@ impl Tuned {
         }
     }
 
+    /// What `--write` wrote, for its message: the scheduled or the reactive proposal.
+    pub fn written(&self) -> &'static str {
+        if self.schedule.as_ref().is_some_and(|s| s.proposed()) {
+            "the scheduled proposal: learned schedules with their reactive settings"
+        } else {
+            "the reactive proposal"
+        }
+    }
+
     /// A proposal exists (reactive, or scheduled).
     pub fn proposes(&self) -> bool {
         self.best.is_some() || self.schedule.as_ref().is_some_and(|s| s.proposed())
     }
 }
 
-/// The time zone the schedules are learned in: the spec's schedules', else `autoShutdown`'s,
-/// else UTC.
-fn time_zone(spec: &Spec) -> String {
+/// The time zone the schedules are learned in, and written and printed in, and where it comes
+/// from: the spec's schedules', else `autoShutdown`'s, else the local time of the pool's region
+/// (its Windows name, as autoscale takes it; gpuform's mapping of where the region is, an
+/// assumption, said in the output), else UTC.
+fn time_zone(spec: &Spec) -> (String, String) {
     let s = &spec.spec;
-    s.autoscale
-        .as_ref()
-        .and_then(|a| a.schedules.first())
-        .map(|x| x.time_zone.clone())
-        .or_else(|| s.auto_shutdown.as_ref().map(|a| a.time_zone.clone()))
-        .unwrap_or_else(|| "UTC".into())
+    if let Some(x) = s.autoscale.as_ref().and_then(|a| a.schedules.first()) {
+        return (
+            x.time_zone.clone(),
+            "the spec's schedules' time zone".into(),
+        );
+    }
+    if let Some(a) = &s.auto_shutdown {
+        return (a.time_zone.clone(), "autoShutdown's time zone".into());
+    }
+    if let Some((iana, windows)) = crate::catalog::regions::local_time_zone(&s.region)
+        .and_then(|z| Some((z, crate::spec::timezones::windows_name_of_iana(z)?)))
+    {
+        return (
+            windows.to_string(),
+            format!(
+                "{}'s local time, {iana}: gpuform's mapping of where the region is, an assumption; a schedule's timeZone in the spec overrides it",
+                s.region
+            ),
+        );
+    }
+    (
+        "UTC".into(),
+        "UTC: the spec names no time zone and gpuform knows none for its region".into(),
+    )
 }
 
 /// The spec with `schedules` in place of its own.
@@ -169,7 +198,7 @@ fn propose_with(job: &Job, tuned: &Tuned, pool_edits: Vec<Edit>) -> Learned {
         );
     }
     let spec = job.input.spec;
-    let tz_name = time_zone(spec);
+    let (tz_name, tz_basis) = time_zone(spec);
     let Some(zone) = super::super::tz::zone(&tz_name) else {
         return Learned::skipped(
             "skipped",
@@ -252,6 +281,7 @@ fn propose_with(job: &Job, tuned: &Tuned, pool_edits: Vec<Edit>) -> Learned {
             )
         },
         time_zone: tz_name.clone(),
+        time_zone_basis: tz_basis,
         lead_minutes,
         lead,
         before: before_side.clone(),

@@ -171,8 +171,8 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
     let c = &s.compute;
     let img = ctx.image();
     let explicit = s.workload.gpu.as_ref().and_then(|g| g.vendor);
-    if let Some(v) = explicit
-        && v.catalog() != size.gpu_vendor
+    if let Some(v) = explicit.and_then(|v| v.catalog())
+        && v != size.gpu_vendor
     {
         out.push(
             Diagnostic::new(
@@ -181,19 +181,22 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
                     "{} has {} GPUs; `workload.gpu.vendor` asks for {}",
                     size.name,
                     vendor_label(size.gpu_vendor),
-                    vendor_label(v.catalog())
+                    vendor_label(v)
                 ),
             )
             .at("/spec/compute/vmSize")
             .label(format!("{} GPU", vendor_label(size.gpu_vendor)))
             .help(format!(
                 "use `vmSize: auto` (it picks among {} sizes), or pin a {} size",
-                vendor_label(v.catalog()),
-                vendor_label(v.catalog())
+                vendor_label(v),
+                vendor_label(v)
             ))
             .locked(),
         );
-    } else if s.workload.cuda.is_some() && explicit.is_none() && size.gpu_vendor == GpuVendor::Amd {
+    } else if s.workload.cuda.is_some()
+        && explicit.and_then(|v| v.catalog()).is_none()
+        && size.gpu_vendor == GpuVendor::Amd
+    {
         out.push(
             Diagnostic::new(
                 "cuda-needs-nvidia",

@@ -40,6 +40,6 @@ impl<'a> Context<'a> {
 
 /// `$1.23/h` style price for messages.
 pub(crate) fn per_hour(p: Option<f64>) -> String {
-    p.map(|p| format!("${p:.3}/h"))
+    p.map(crate::report::number::per_hour)
         .unwrap_or_else(|| "price unknown".into())
 }

@@ -5,8 +5,9 @@
 use super::Context;
 use crate::catalog;
 use crate::diag::Diagnostic;
-use crate::sizing::{DriverChoice, fmt_num, rejection};
+use crate::sizing::{DriverChoice, Fit, fit, fmt_num};
 use crate::spec::defaults::zones_for;
+use crate::spec::model::GpuVendorName;
 use crate::spec::schema::suggest;
 use crate::spec::yaml::escape_pointer;
 
@@ -21,6 +22,28 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         ),
         None => format!("{} GiB of GPU memory", fmt_num(wl.gpu_memory_gib)),
     };
+    // the spec pinned its size: its vendor is the spec's choice for the alternates too (without
+    // a vendor of its own, `vmSize: auto` would rank NVIDIA only)
+    let mut alternates_workload = wl.clone();
+    let pinned = ctx.size();
+    if let Some(p) = pinned
+        && wl.required_vendor().is_none()
+    {
+        let vendor = match p.gpu_vendor {
+            catalog::GpuVendor::Amd => GpuVendorName::Amd,
+            catalog::GpuVendor::Nvidia => GpuVendorName::Nvidia,
+        };
+        let gpu = alternates_workload.gpu.get_or_insert_with(Default::default);
+        if gpu.vendor != Some(GpuVendorName::Any) {
+            gpu.vendor = Some(vendor);
+        }
+    }
+    let pinned_splits = pinned.is_some_and(|p| {
+        matches!(
+            crate::sizing::gpu_split(p, wl),
+            crate::sizing::GpuSplit::Needed(_)
+        )
+    });
     for (i, raw) in s.compute.alternate_sizes.iter().enumerate() {
         let at = format!("/spec/compute/alternateSizes/{i}");
         // echoed as `clip` shows input: control characters escaped, long values cut
@@ -52,7 +75,13 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
             continue;
         }
-        if let Some(why) = rejection(size, wl, &DriverChoice::of(&s.compute)) {
+        let why = match fit(size, &alternates_workload, &DriverChoice::of(&s.compute)) {
+            Fit::Fits => None,
+            // the pinned size splits the model too: so may the sizes deploy fails over to
+            Fit::Split(..) if pinned_splits => None,
+            Fit::Split(_, why) | Fit::No(why) => Some(why),
+        };
+        if let Some(why) = why {
             out.push(
                 Diagnostic::new(
                     "alternate-size-unfit",

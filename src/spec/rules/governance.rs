@@ -29,14 +29,29 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     for (ptr, r) in &regions {
         if !regions::is_known(r) {
-            let hint = suggest(r, regions::REGIONS.iter().copied())
-                .map(|s| format!("did you mean `{s}`? "))
-                .unwrap_or_default();
-            out.push(
-                Diagnostic::new("unknown-region", format!("`{r}` is not an Azure region gpuform knows"))
+            // a spelling of a known region (`West Europe`), or one typo away from one: an error
+            // with the fix; a name close to none may be a region newer than gpuform's list
+            let arm = regions::arm_name(r);
+            let near = if regions::is_known(&arm) {
+                Some(
+                    regions::REGIONS
+                        .iter()
+                        .copied()
+                        .find(|k| *k == arm)
+                        .unwrap_or_default(),
+                )
+            } else {
+                suggest(&arm, regions::REGIONS.iter().copied())
+            };
+            out.push(match near {
+                Some(fix) => Diagnostic::new("region-typo", format!("`{r}` is not an Azure region; did you mean `{fix}`?"))
                     .at(ptr.clone())
-                    .help(format!("{hint}region names are lowercase without spaces, as `az account list-locations -o table` prints them")),
-            );
+                    .label(format!("did you mean `{fix}`?"))
+                    .help(format!("write `{fix}` (region names are lowercase without spaces, as `az account list-locations -o table` prints them)")),
+                None => Diagnostic::new("unknown-region", format!("`{r}` is not an Azure region gpuform knows"))
+                    .at(ptr.clone())
+                    .help("region names are lowercase without spaces, as `az account list-locations -o table` prints them; a region newer than gpuform's list is checked live by `gpuform preflight`"),
+            });
         }
         if let Some(allowed) = &s.allowed_regions
             && !allowed.iter().any(|a| a == r)

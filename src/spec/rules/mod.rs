@@ -1,6 +1,7 @@
 //! Semantic rules: what the schema cannot say. Each finding carries a rule id from
 //! [`crate::diag::rules::RULES`], a JSON pointer (turned into file:line:col later) and a help line.
 
+mod budget;
 mod capacity;
 mod cloud;
 pub mod compute;
@@ -39,6 +40,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     security::check(ctx, &mut out);
     shared::check(ctx, &mut out);
     governance::check(ctx, &mut out);
+    budget::check(ctx, &mut out);
     cloud::check(ctx, &mut out);
     stages::check(ctx, &mut out);
     gpu_monitoring::check(ctx, &mut out);

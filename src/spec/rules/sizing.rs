@@ -30,7 +30,155 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     if let Some(size) = ctx.size() {
         check_size(ctx, size, out);
+        unpriced(ctx, size, out);
+        pin_unlocks(ctx, size, out);
     }
+}
+
+/// The spec's size has no price in its region: the price table (the Retail Prices API) lists a
+/// size in every region Azure sells it in, so the size is most likely not offered there. Says
+/// where it is, nearest first.
+fn unpriced(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) {
+    use crate::catalog::prices::{PriceKind, PriceOs};
+    use crate::catalog::regions;
+    let s = &ctx.spec.spec;
+    let region = s.region.as_str();
+    let priced = |name: &str, r: &str| {
+        ctx.prices
+            .hourly(name, r, PriceOs::Linux, PriceKind::OnDemand)
+            .is_some()
+    };
+    // a retired size has its own error; a region the table does not price at all (a sovereign
+    // cloud, a new region) says nothing about the size
+    if size.status == SizeStatus::Retired
+        || priced(&size.name, region)
+        || !crate::catalog::sizes()
+            .iter()
+            .any(|z| priced(&z.name, region))
+    {
+        return;
+    }
+    let near = regions::nearest_offering(
+        &size.name,
+        region,
+        s.allowed_regions.as_deref(),
+        ctx.prices,
+        3,
+    );
+    let as_of = ctx
+        .prices
+        .source_for(PriceOs::Linux, PriceKind::OnDemand)
+        .map(|x| x.as_of.clone())
+        .unwrap_or_else(|| "unknown".into());
+    let mut d = Diagnostic::new(
+        "size-unpriced-in-region",
+        format!(
+            "gpuform has no price for {} in {region}: Azure most likely does not offer it there",
+            size.name
+        ),
+    )
+    .at(SIZE)
+    .label(format!("no price in {region}"))
+    .help(if near.is_empty() {
+        format!(
+            "choose a size priced in {region} (`gpuform sizes --region {region}`), or run `gpuform preflight` to read the subscription's live SKU list"
+        )
+    } else {
+        format!(
+            "the nearest {}regions with a price for it: {}; set `region:` (or `alternateRegions:`) to one of them, choose a size priced in {region} (`gpuform sizes --region {region}`), or run `gpuform preflight`, whose live SKU list decides",
+            if s.allowed_regions.is_some() { "allowed " } else { "" },
+            regions::list_nearby(&near)
+        )
+    })
+    .note(format!(
+        "the price table (Azure Retail Prices API, as of {as_of}) prices a size in every region Azure sells it in; {}",
+        regions::NEAREST_BASIS
+    ));
+    if s.workload.kind == WorkloadType::Visualization {
+        d = d.note("Windows prices are not embedded: the check reads the Linux price list");
+    }
+    out.push(d);
+}
+
+/// A cheaper size than the spec's fits once `compute.driverVersion` pins a newer driver (its
+/// default cannot run `workload.cuda`): name it, its price and the pin to write.
+fn pin_unlocks(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) {
+    let s = &ctx.spec.spec;
+    let Some(sel) = ctx.sizing else { return };
+    if s.compute.driver_version.is_some() {
+        return;
+    }
+    let current = sel
+        .candidates
+        .iter()
+        .find(|c| c.size == size.name)
+        .and_then(|c| c.hourly);
+    let Some(best) = sel
+        .candidates
+        .iter()
+        .filter(|c| c.unlock.is_some() && c.hourly.is_some())
+        .filter(|c| match current {
+            Some(p) => c.hourly.is_some_and(|h| h < p),
+            None => true,
+        })
+        .min_by(|a, b| {
+            a.hourly
+                .unwrap_or(f64::MAX)
+                .total_cmp(&b.hourly.unwrap_or(f64::MAX))
+        })
+    else {
+        return;
+    };
+    let pin = best.unlock.as_deref().unwrap_or_default();
+    let Some(alt) = crate::catalog::find(best.size) else {
+        return;
+    };
+    let img = crate::spec::resolve::image(&crate::spec::model::Image::Alias(
+        crate::spec::resolve::auto_image(Some(alt)),
+    ));
+    let default = crate::catalog::drivers::plan(
+        alt,
+        img.driver_os,
+        s.compute.gpu_driver,
+        img.has_gpu_drivers,
+        None,
+    )
+    .ok()
+    .and_then(|p| p.driver_version.map(|v| (v, p.pin_reason)));
+    let cuda = crate::catalog::drivers::cuda_for_driver(pin)
+        .or_else(|| crate::catalog::drivers::parse_cuda(pin))
+        .map(|(a, b)| format!("CUDA {a}.{b}"))
+        .unwrap_or_default();
+    let mut d = Diagnostic::new(
+        "driver-pin-unlocks-size",
+        format!(
+            "{} ({} in {}) fits this workload with a newer driver, for less than {} ({})",
+            best.size,
+            per_hour(best.hourly),
+            sel.price_region,
+            size.name,
+            per_hour(current)
+        ),
+    )
+    .at(SIZE)
+    .label("a cheaper size needs a driver pin")
+    .help(format!(
+        "write `vmSize: {}` and `driverVersion: \"{pin}\"` under compute (the extension lists {pin}; it supports {cuda}); test the workload on it before production",
+        best.size
+    ));
+    if let Some((v, reason)) = default {
+        d = d.note(match reason {
+            Some(r) => format!(
+                "its default driver is {v}, pinned by gpuform because {r}: it cannot run CUDA {}",
+                s.workload.cuda.as_deref().unwrap_or_default()
+            ),
+            None => format!(
+                "its default driver {v} cannot run CUDA {}",
+                s.workload.cuda.as_deref().unwrap_or_default()
+            ),
+        });
+    }
+    out.push(d);
 }
 
 /// The size-dependent half: run for the spec's size, and by `vmSize: auto` for every candidate
@@ -61,7 +209,8 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
             format!("; `{alt}` ({} in {region}) is the cheapest unrestricted size that fits{with} (the cheaper one is {restricted})", per_hour(Some(price)))
         })
     };
-    let suggestion = || match &cheapest {
+    let suggestion = || {
+        match &cheapest {
         Some((name, price, region)) if *name != size.name => {
             format!(
                 "`{name}` ({} in {region}) is the cheapest size that fits{}; or set `vmSize: auto`",
@@ -69,7 +218,9 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
                 unrestricted().unwrap_or_default()
             )
         }
+        _ if ctx.auto_sized => "vmSize: auto chose it: no cheaper size passes the spec's rules (`gpuform validate --explain` ranks them all)".to_string(),
         _ => "pick a size from `gpuform sizes`, or set `vmSize: auto`".to_string(),
+    }
     };
     match size.status {
         SizeStatus::Retired => out.push(
@@ -165,6 +316,38 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
             }
         }
         _ => {}
+    }
+    match crate::sizing::gpu_split(size, wl) {
+        crate::sizing::GpuSplit::Needed(n) => out.push(
+            Diagnostic::new(
+                "model-split-across-gpus",
+                format!(
+                    "no single GPU of {} holds the {} GiB model ({} GiB per GPU): it runs only split across {n} of its {} GPUs",
+                    size.name,
+                    fmt_num(need),
+                    fmt_num(crate::sizing::per_gpu_gib(size)),
+                    crate::sizing::gpus(size)
+                ),
+            )
+            .at(SIZE)
+            .label(format!("{} GiB per GPU", fmt_num(crate::sizing::per_gpu_gib(size))))
+            .help(format!(
+                "serve it with tensor parallelism (vLLM `--tensor-parallel-size {n}`, TGI `--num-shard {n}`) and set `workload.gpu.tensorParallelSize: {n}` to say so, or use a size whose single GPU holds {} GiB (`gpuform sizes --min-gpu-memory {}`)",
+                fmt_num(need),
+                fmt_num(need.ceil())
+            ))
+            .note("vmSize: auto prefers one GPU that holds the model, and splits it only when no size offers one or the spec sets tensorParallelSize"),
+        ),
+        crate::sizing::GpuSplit::Unfit(why) => out.push(
+            Diagnostic::new(
+                "tensor-parallel-size",
+                format!("{} cannot run the model as the spec splits it: {why}", size.name),
+            )
+            .at(SIZE)
+            .label("too few or too small GPUs")
+            .help(suggestion()),
+        ),
+        crate::sizing::GpuSplit::None => {}
     }
     if wl.distributed && !size.infiniband {
         out.push(
