@@ -29,5 +29,5 @@ mod setting;
 
 pub use choices::{Arrivals, Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
 pub use decide::{Decision, aggregate, decide};
-pub use replay::{Outcome, Run, Series, run};
+pub use replay::{Outcome, Run, Series, Stop, WAIT_SECONDS_KEPT, run, run_until};
 pub use setting::{Agg, Dir, Op, Profile, Recurrence, Rule, Setting, Stat, rule_from_plan};
