@@ -159,6 +159,7 @@ fn learn_on(trace: Trace, share: Option<f64>) -> (Learned, String) {
         standby: None,
         pool_search: None,
         schedule: None,
+        answer: Default::default(),
     };
     let job = Job {
         input: &input,
@@ -171,6 +172,7 @@ fn learn_on(trace: Trace, share: Option<f64>) -> (Learned, String) {
         book: &book,
         today,
         robust_share: share,
+        tuning: Default::default(),
     };
     let l = propose(&job, &tuned);
     let text = gpuform::simulate::tune::text(&tuned.best.as_ref().unwrap().after, &{
