@@ -59,6 +59,81 @@ pub fn aggregate(rule: &Rule, samples: &[Option<f64>], t: usize) -> Option<f64> 
     })
 }
 
+/// The queue metric's samples as the replay records them (whole messages, or none for a
+/// minute without data), with running sums, so that a rule of one-minute grains with a value
+/// statistic (the rules render emits) is aggregated without walking its window for the average,
+/// total and count ([`Samples::aggregate`]). The samples are integers, so every sum is exact and
+/// the values are [`aggregate`]'s to the bit (`tests::samples_aggregate_as_aggregate_does`).
+#[derive(Debug, Default)]
+pub(super) struct Samples {
+    /// The sample per minute (0 where missing) and whether it is present.
+    values: Vec<u64>,
+    present: Vec<bool>,
+    /// Sums and counts of the present samples before each minute.
+    sum: Vec<u64>,
+    count: Vec<u64>,
+    /// The same samples as [`aggregate`] reads them (the general path).
+    pub floats: Vec<Option<f64>>,
+}
+
+impl Samples {
+    pub fn with_capacity(n: usize) -> Samples {
+        let mut s = Samples {
+            values: Vec::with_capacity(n),
+            present: Vec::with_capacity(n),
+            sum: Vec::with_capacity(n + 1),
+            count: Vec::with_capacity(n + 1),
+            floats: Vec::with_capacity(n),
+        };
+        s.sum.push(0);
+        s.count.push(0);
+        s
+    }
+
+    /// The next minute's sample (`None`: no data).
+    pub fn push(&mut self, v: Option<u64>) {
+        let (s, c) = (
+            *self.sum.last().unwrap_or(&0),
+            *self.count.last().unwrap_or(&0),
+        );
+        self.values.push(v.unwrap_or(0));
+        self.present.push(v.is_some());
+        self.sum.push(s + v.unwrap_or(0));
+        self.count.push(c + u64::from(v.is_some()));
+        self.floats.push(v.map(|x| x as f64));
+    }
+
+    /// [`aggregate`] of the samples so far, at minute `t`.
+    pub fn aggregate(&self, rule: &Rule, t: usize) -> Option<f64> {
+        let value_stat = matches!(
+            rule.statistic,
+            Stat::Average | Stat::Min | Stat::Max | Stat::Sum
+        );
+        if rule.grain.max(1) != 1 || !value_stat || t >= self.values.len() {
+            return aggregate(rule, &self.floats, t);
+        }
+        let w = (rule.window.max(1) as usize).min(t + 1);
+        let lo = t + 1 - w;
+        let n = self.count[t + 1] - self.count[lo];
+        if n == 0 {
+            return None;
+        }
+        let present = || {
+            (lo..=t)
+                .filter(|&m| self.present[m])
+                .map(|m| self.values[m])
+        };
+        Some(match rule.aggregation {
+            Agg::Average => (self.sum[t + 1] - self.sum[lo]) as f64 / n as f64,
+            Agg::Total => (self.sum[t + 1] - self.sum[lo]) as f64,
+            Agg::Count => n as f64,
+            Agg::Minimum => present().min().unwrap_or(0) as f64,
+            Agg::Maximum => present().max().unwrap_or(0) as f64,
+            Agg::Last => present().last().unwrap_or(0) as f64,
+        })
+    }
+}
+
 /// The value a rule compares with its threshold at `n` instances.
 fn observed(rule: &Rule, total: f64, n: u32, zero: ZeroInstances) -> Option<f64> {
     if !rule.per_instance {
@@ -383,6 +458,20 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(400))]
+
+        #[test]
+        fn samples_aggregate_as_aggregate_does(
+            r in rules(),
+            samples in proptest::collection::vec(proptest::option::weighted(0.85, 0u64..5000), 1..60),
+            t in 0usize..70,
+        ) {
+            let mut s = super::Samples::with_capacity(samples.len());
+            for x in &samples {
+                s.push(*x);
+            }
+            let floats: Vec<Option<f64>> = samples.iter().map(|x| x.map(|v| v as f64)).collect();
+            prop_assert_eq!(bits(s.aggregate(&r, t)), bits(reference::aggregate(&r, &floats, t)));
+        }
 
         #[test]
         fn aggregate_equals_the_collecting_form(

@@ -11,7 +11,7 @@ use super::super::standby::{self, PoolState, Standby};
 use crate::cost::usage::{Priority, regular_share};
 
 use super::choices::{Arrivals, Choices, ProfileSwitch, ScaleInOrder};
-use super::decide::{Decision, aggregate, decide};
+use super::decide::{Decision, Samples, decide};
 use super::setting::{Dir, Setting};
 
 /// What the engine measured.
@@ -404,7 +404,7 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
     let mut queue: VecDeque<(u64, u32)> = VecDeque::new();
     let mut queued: u64 = 0;
     let mut in_service: u64 = 0;
-    let mut samples: Vec<Option<f64>> = Vec::with_capacity(h);
+    let mut samples = Samples::with_capacity(h);
     let mut last_action: Option<(usize, u32)> = None; // (minute, cooldown)
     let mut prev_profile: Option<u16> = None;
     // a job is late above `over` seconds; the run stops once more than `allowed` are
@@ -568,7 +568,7 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
         } else {
             queued
         };
-        samples.push((!trace.missing[t]).then_some(depth as f64));
+        samples.push((!trace.missing[t]).then_some(depth));
         o.backlog_peak = o.backlog_peak.max(queued);
 
         // billing and the chart
@@ -620,7 +620,7 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
             totals.clear();
             totals.extend(prof.rules.iter().map(|rule| {
                 t.checked_sub(delay)
-                    .and_then(|at| aggregate(rule, &samples, at))
+                    .and_then(|at| samples.aggregate(rule, at))
             }));
             match decide(prof, &totals, cur, r.choices.zero_instances) {
                 Decision::Keep => {}
