@@ -8,7 +8,7 @@ use clap::ValueEnum;
 use super::common::{ExitCode, Failure};
 use crate::catalog::regions;
 use crate::spec::model::WorkloadType;
-use crate::spec::starter::{self, Answers};
+use crate::spec::starter::{self, Answers, StarterQueue};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Workload {
@@ -29,6 +29,14 @@ impl From<Workload> for WorkloadType {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Queue {
+    /// A storage account queue (autoscale.queue.storageQueue).
+    StorageQueue,
+    /// A Service Bus namespace and queue (autoscale.queue.serviceBus).
+    ServiceBus,
+}
+
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "On a terminal, init asks for what the flags do not give. Without one (a script, CI) \
@@ -40,7 +48,7 @@ pub struct InitArgs {
     #[arg(default_value = "gpuworkload.yaml", value_name = "FILE")]
     pub file: PathBuf,
     /// metadata.name (3-24 lowercase letters, digits, hyphens).
-    #[arg(long)]
+    #[arg(long, short = 'n')]
     pub name: Option<String>,
     /// What the GPUs do.
     #[arg(long, value_enum)]
@@ -54,6 +62,10 @@ pub struct InitArgs {
     /// The OpenSSH public key for a Linux pool (the content of ~/.ssh/id_ed25519.pub).
     #[arg(long, value_name = "KEY")]
     pub ssh_public_key: Option<String>,
+    /// Scale the pool on a queue's backlog (the deployment creates the queue); without it the
+    /// autoscale block is written commented out.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub queue: Option<Queue>,
     /// Replace FILE if it exists.
     #[arg(long)]
     pub force: bool,
@@ -165,6 +177,10 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         ssh_public_key,
         schema_path: SCHEMA_FILE.into(),
         file: args.file.display().to_string(),
+        queue: args.queue.map(|q| match q {
+            Queue::StorageQueue => StarterQueue::StorageQueue,
+            Queue::ServiceBus => StarterQueue::ServiceBus,
+        }),
     };
     let text = starter::starter(&answers);
     write_new(&args.file, &text, args.force)?;

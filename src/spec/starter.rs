@@ -16,6 +16,17 @@ pub struct Answers {
     pub schema_path: String,
     /// The spec file as the user named it (the header's next commands name it).
     pub file: String,
+    /// The queue whose backlog scales the pool; `None` leaves the autoscale block commented out.
+    pub queue: Option<StarterQueue>,
+}
+
+/// The queue `gpuform init --queue` writes (the pool scales on its backlog).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StarterQueue {
+    /// `autoscale.queue.storageQueue`, a queue in a storage account the deployment creates.
+    StorageQueue,
+    /// `autoscale.queue.serviceBus`, a Service Bus namespace and queue the deployment creates.
+    ServiceBus,
 }
 
 /// Why `name` cannot be `metadata.name` (3-24 lowercase letters, digits and hyphens, starting
@@ -65,6 +76,41 @@ pub fn starter(a: &Answers) -> String {
             },
         ),
     };
+    let name_compact = a
+        .name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(22)
+        .collect::<String>();
+    let autoscale = match a.queue {
+        None => format!(
+            "  # autoscale:                    # scale on a queue's backlog and on schedules
+  #   queue:
+  #     storageQueue: {{account: st{name_compact}, queue: jobs, create: true}}
+  #     targetPerInstance: 10
+"
+        ),
+        Some(q) => {
+            let queue = match q {
+                StarterQueue::StorageQueue => {
+                    format!(
+                        "storageQueue: {{account: st{name_compact}, queue: jobs, create: true}}"
+                    )
+                }
+                StarterQueue::ServiceBus => format!(
+                    "serviceBus: {{namespace: sb-{}, queue: jobs, create: true}}",
+                    a.name
+                ),
+            };
+            format!(
+                "  autoscale:                      # scale on the queue's backlog (and on schedules)
+    queue:
+      {queue}
+      targetPerInstance: 10       # messages per instance; `gpuform simulate --tune` proposes a value
+"
+            )
+        }
+    };
     format!(
         r#"# yaml-language-server: $schema={schema}
 #
@@ -95,11 +141,7 @@ spec:
     min: 0
     max: 4
     default: 1                    # instances outside schedules; 0 with autoscale.queue scales from zero
-  # autoscale:                    # scale on a queue's backlog and on schedules
-  #   queue:
-  #     storageQueue: {{account: st{name_compact}, queue: jobs, create: true}}
-  #     targetPerInstance: 10
-  network:
+{autoscale}  network:
     addressSpace: 10.40.0.0/16    # private space; subnets are derived from it
     # inbound: [{{name: ssh-from-vpn, port: 22, sources: [10.60.0.0/16]}}]   # nothing is open by default
   monitoring:
@@ -110,12 +152,6 @@ spec:
         file = shell_word(&a.file),
         name = a.name,
         region = a.region,
-        name_compact = a
-            .name
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .take(22)
-            .collect::<String>(),
     )
 }
 

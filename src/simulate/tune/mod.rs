@@ -43,6 +43,7 @@ mod report;
 pub mod schedule;
 mod score;
 mod search;
+pub mod serving;
 mod space;
 mod variants;
 mod window;

@@ -6,8 +6,7 @@
 //! Why a bound on days and not on time: the search's work is its replays (a few thousand to
 //! a few tens of thousands, fixed by its grid) times the minutes each replays, and a bound on
 //! the minutes makes a tune's result the same on any machine, where a deadline would not.
-//! Measured (release, 2 cores; `benches/tune.rs`): a 16-week robust tune with the pool search
-//! takes about four times a 4-week one.
+//! The wall time of a robust tune with the pool search on 1, 4 and 16 weeks: `.ci/tune-bench`.
 
 use super::super::Results;
 use super::answer::Window;

@@ -11,6 +11,7 @@ mod gpu_monitoring;
 pub mod landing_zone;
 mod network;
 mod security;
+mod serving;
 mod shared;
 mod sizing;
 mod stages;
@@ -42,6 +43,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     stages::check(ctx, &mut out);
     gpu_monitoring::check(ctx, &mut out);
     workload_model::check(ctx, &mut out);
+    serving::check(&ctx.spec.spec, &mut out);
     standby::check(&ctx.spec.spec, ctx.size(), ctx.image().os, &mut out);
     out
 }
