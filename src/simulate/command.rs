@@ -190,6 +190,7 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
                     strict: t.strict,
                     progress: progress.as_ref(),
                     search_days: Some(t.search_days),
+                    reuse: None,
                 },
             };
             Some(

@@ -71,6 +71,10 @@ pub struct Outcome {
     /// VMs a scale-out took from the standby pool.
     #[serde(skip)]
     pub standby_taken: u64,
+    /// With a standby pool: the fewest ready pooled VMs a take found
+    /// ([`PoolState::least_ready`]; `u32::MAX`: none taken; 0 without a pool).
+    #[serde(skip)]
+    pub pool_least_ready: u32,
     #[serde(skip)]
     pub series: Option<Series>,
 }
@@ -470,6 +474,7 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
         {
             o.stopped = true;
             o.minutes = t + 1;
+            o.pool_least_ready = pool.as_ref().map_or(0, PoolState::least_ready);
             o.waits = waits.minutes;
             o.wait_seconds = waits.seconds;
             return o;
@@ -576,6 +581,7 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
         waits.add(end.saturating_sub(*arr), u64::from(*n));
     }
     o.unfinished = queued + in_service;
+    o.pool_least_ready = pool.as_ref().map_or(0, PoolState::least_ready);
     o.cooldown_skips = scaler.counts.cooldown_skips;
     o.deferred_scale_in = scaler.counts.deferred_scale_in;
     o.reduced_scale_in = scaler.counts.reduced_scale_in;

@@ -40,6 +40,7 @@ mod pool_check;
 mod pool_search;
 pub mod progress;
 mod report;
+pub mod reuse;
 pub mod schedule;
 mod score;
 mod search;

@@ -582,6 +582,9 @@ pub(super) fn tune_with_pool(
     let target = job.target();
     let mut j = *job;
     j.tuning.margin = Some(margin.minutes);
+    // the sizes' replays shared (the job's own trace from here on)
+    let reuse = super::reuse::Reuse::default();
+    j.tuning.reuse = Some(&reuse);
     let top = top_instances(job.input.spec);
     let sizes = standby::sizes(top);
     let bound_hours = super::super::bound::lower_bound(

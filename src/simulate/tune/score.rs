@@ -56,6 +56,9 @@ pub struct Tuning<'a> {
     /// Days of the trace the search replays (`None`: [`super::bound::SEARCH_DAYS`]); a longer
     /// trace is searched on its last days and the proposal replayed on all of it.
     pub search_days: Option<u32>,
+    /// Replays shared across the standby-pool sizes of the joint search ([`super::reuse`];
+    /// `None`: none shared). Only for replays of the job's own trace.
+    pub reuse: Option<&'a super::reuse::Reuse>,
 }
 
 impl Job<'_> {
@@ -131,6 +134,13 @@ pub(super) fn prepare(job: &Job, params: &Params, explicit_below: bool) -> Optio
 /// One replay of a prepared candidate under `choices` (stopping at `stop`): the tune's only way
 /// to the engine, so every replay counts in the progress line.
 pub(super) fn replay(job: &Job, prep: &Prepared, choices: Choices, stop: Option<Stop>) -> Outcome {
+    if let (Some(r), Some(pool)) = (job.tuning.reuse, job.settings.standby.as_ref()) {
+        let prio = priority(job.input.plan, &prep.spec);
+        let key = super::reuse::key(&prep.setting, &prio, &choices, stop.as_ref(), pool);
+        return r.replay(key, pool, || {
+            replay_setting(job, &prep.setting, &prep.spec, choices, stop)
+        });
+    }
     replay_setting(job, &prep.setting, &prep.spec, choices, stop)
 }
 
