@@ -230,3 +230,40 @@ fn a_flash_crowd_gets_a_proposal() {
         }
     }
 }
+
+/// Issue 39, item 6: a long tune shows progress on stderr when asked (stdout stays JSON) and
+/// searches at most `--tune-days` of the trace, its last days, saying so; the proposal's figures
+/// are the whole trace's.
+#[test]
+fn progress_on_stderr_and_the_search_bounded_to_the_last_days() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace(dir.path(), "two-days.csv", 2, |m| {
+        CAP * if m % 1440 >= 9 * 60 && m % 1440 < 18 * 60 {
+            0.7
+        } else {
+            0.2
+        }
+    });
+    let o = tune(&t, &["--tune-days", "1", "--progress"]);
+    let v = json(&o);
+    let w = &v["searchWindow"];
+    assert_eq!(w["days"], 1, "{v}");
+    assert_eq!(w["ofDays"], 2);
+    assert!(w["text"].as_str().unwrap().contains("--tune-days"));
+    assert_eq!(
+        v["after"]["trace"]["minutes"].as_u64(),
+        Some(2 * 1440),
+        "{}",
+        v["after"]["trace"]
+    );
+    // progress shows once a tune has run a second (`tune::progress::QUIET`): a debug build
+    // takes longer than that here, a fast release one may not
+    let err = String::from_utf8_lossy(&o.stderr);
+    if v["elapsedMs"].as_u64().unwrap() > 2000 {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("tune: ") && l.contains("replays")),
+            "no progress line on stderr:\n{err}"
+        );
+    }
+}
