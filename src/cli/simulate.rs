@@ -208,7 +208,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 robust_share: (!args.tuning.nominal).then_some(args.tuning.robust_share),
                 strict: args.tuning.strict,
                 margin: args.tuning.margin,
-                progress: args.tuning.progress,
+                progress: args.tuning.progress_mode(),
                 search_days: args.tuning.tune_days,
             }),
             schedule: !args.tuning.no_schedule,

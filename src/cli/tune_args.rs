@@ -1,7 +1,8 @@
 //! `simulate --tune`'s flags (flattened into `simulate`'s arguments): what the search asks of
 //! a proposal and how it reports. The work lives in `crate::simulate::tune`.
 
-use crate::simulate::command;
+use super::deploy::ProgressArg;
+use crate::simulate::command::{self, ProgressMode};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct TuneArgs {
@@ -28,12 +29,25 @@ pub struct TuneArgs {
     /// 30s, 0); default: learned from resampled days of the trace (none with --nominal).
     #[arg(long, value_name = "DURATION", requires = "tune", value_parser = command::margin)]
     pub margin: Option<f64>,
-    /// With --tune: show progress on stderr also when it is not a terminal (on a terminal it
-    /// is shown for any tune longer than a second).
-    #[arg(long, requires = "tune")]
-    pub progress: bool,
+    /// With --tune: progress on stderr for a tune longer than a second: a line rewritten in
+    /// place (auto: on a terminal only), lines every few seconds (plain; `--progress` alone),
+    /// or none.
+    #[arg(long, value_enum, default_value_t = ProgressArg::Auto, num_args = 0..=1, default_missing_value = "plain", requires = "tune")]
+    pub progress: ProgressArg,
     /// With --tune: the days of the trace the search replays at most (its last days; the
     /// proposal is then replayed on the whole trace).
     #[arg(long, value_name = "DAYS", default_value_t = crate::simulate::tune::SEARCH_DAYS, requires = "tune", value_parser = clap::value_parser!(u32).range(1..=366))]
     pub tune_days: u32,
+}
+
+impl TuneArgs {
+    /// `--progress` as the tune reads it.
+    pub fn progress_mode(&self) -> ProgressMode {
+        match self.progress {
+            ProgressArg::Auto => ProgressMode::Auto,
+            ProgressArg::Live => ProgressMode::Live,
+            ProgressArg::Plain => ProgressMode::Plain,
+            ProgressArg::None => ProgressMode::None,
+        }
+    }
 }

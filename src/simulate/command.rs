@@ -84,6 +84,19 @@ pub struct Options<'a> {
     pub pricing: Pricing,
 }
 
+/// `--progress` (the same values as `deploy --progress`): `auto` a line rewritten in place on a
+/// terminal and nothing elsewhere (a tune's stdout is often JSON read by a pipeline; its stderr
+/// stays quiet unless asked), `live` that line anywhere, `plain` a line every few seconds,
+/// `none` nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProgressMode {
+    #[default]
+    Auto,
+    Live,
+    Plain,
+    None,
+}
+
 /// `--tune`'s options.
 #[derive(Debug, Clone, Copy)]
 pub struct TuneOptions {
@@ -93,8 +106,8 @@ pub struct TuneOptions {
     pub strict: bool,
     /// `--margin` in minutes (`None`: learned).
     pub margin: Option<f64>,
-    /// `--progress`: progress on stderr even when it is not a terminal.
-    pub progress: bool,
+    /// `--progress`: where the tune's progress goes.
+    pub progress: ProgressMode,
     /// `--tune-days`: the days the search replays at most.
     pub search_days: u32,
 }
@@ -173,7 +186,12 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
             use std::io::IsTerminal;
             let source = l.checked.source.as_deref().unwrap_or_default();
             let tty = std::io::stderr().is_terminal();
-            let progress = (t.progress || tty).then(|| tune::Progress::stderr(tty));
+            let progress = match t.progress {
+                ProgressMode::Auto => tty.then(|| tune::Progress::stderr(true)),
+                ProgressMode::Live => Some(tune::Progress::stderr(true)),
+                ProgressMode::Plain => Some(tune::Progress::stderr(false)),
+                ProgressMode::None => None,
+            };
             let job = tune::Job {
                 input: &input,
                 checked: &l.checked,

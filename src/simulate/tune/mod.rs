@@ -37,6 +37,7 @@ mod params;
 mod pool;
 #[cfg(test)]
 mod pool_check;
+mod pool_edit;
 mod pool_search;
 pub mod progress;
 mod report;

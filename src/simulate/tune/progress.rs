@@ -164,3 +164,34 @@ impl Progress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quiet_for_a_short_tune_then_a_line_per_interval_and_a_last_one() {
+        // a tune shorter than QUIET shows nothing, not even at the end
+        let p = Progress::memory();
+        p.phase("stage 1: 721 policies");
+        p.replayed(1440);
+        p.done();
+        assert!(p.lines().is_empty(), "{:?}", p.lines());
+
+        // past QUIET: the phase shows at once, further replays within EVERY_LOG add no line,
+        // and the end says what was done
+        let mut p = Progress::memory();
+        p.started -= QUIET * 2;
+        p.phase("pool size 4 (5 of 9)");
+        p.replayed(1440);
+        p.replayed(2880);
+        p.done();
+        let lines = p.lines();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].starts_with("tune: pool size 4 (5 of 9) - 0 replays, 0 simulated days"));
+        assert!(
+            lines[1].starts_with("tune: done - 2 replays, 3 simulated days"),
+            "{lines:?}"
+        );
+    }
+}
