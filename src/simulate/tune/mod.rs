@@ -42,6 +42,7 @@ mod pool_search;
 pub mod progress;
 mod report;
 pub mod reuse;
+pub mod rewrite;
 pub mod schedule;
 mod score;
 mod search;

@@ -79,7 +79,10 @@ pub fn run(job: &Job, before: &Results, learn: bool) -> Result<Tuned, String> {
                 settings: &settings,
                 ..*job
             };
-            b.after = replay_text(&full, &b.new_text)?;
+            // a proposal gpuform cannot write keeps the window's figures
+            if let Some(text) = &b.new_text {
+                b.after = replay_text(&full, text)?;
+            }
         }
         t.answer.window = Some(Window {
             days: limit,
