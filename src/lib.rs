@@ -29,6 +29,7 @@ pub mod simulate;
 pub mod sizing;
 pub mod spec;
 pub mod status;
+pub mod validate;
 
 /// `gpuform/<version>`, also the HTTP user agent.
 pub const USER_AGENT: &str = concat!("gpuform/", env!("CARGO_PKG_VERSION"));

@@ -41,6 +41,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("simulate", 3),
     ("status", 3),
     ("gpu_report", 3),
+    ("validate", 3),
     ("cli", 4),
 ];
 

@@ -38,12 +38,24 @@ impl PriceKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Key {
-    size: String,
-    region: String,
-    os: PriceOs,
-    kind: PriceKind,
+/// Prices of one `(os, kind)`: size → region → hourly, both names lower case. Nested so that a
+/// lookup borrows the names (`HashMap<String, _>::get(&str)`) instead of building an owned key:
+/// `vmSize: auto` looks up every size of the catalog for every spec it checks.
+type Sizes = HashMap<String, HashMap<String, f64>>;
+
+/// `s` in ASCII lower case, handed to `f` without allocating when it is short (every size and
+/// region name is).
+fn with_lower<R>(s: &str, f: impl FnOnce(&str) -> R) -> R {
+    const MAX: usize = 64;
+    if s.len() > MAX {
+        return f(&s.to_ascii_lowercase());
+    }
+    let mut buf = [0u8; MAX];
+    let buf = &mut buf[..s.len()];
+    buf.copy_from_slice(s.as_bytes());
+    buf.make_ascii_lowercase();
+    // ASCII lower-casing keeps UTF-8 valid
+    f(std::str::from_utf8(buf).expect("lower-cased UTF-8 is UTF-8"))
 }
 
 /// Where a set of prices came from and how old it is.
@@ -62,7 +74,7 @@ pub struct PriceSource {
 pub struct PriceTable {
     /// Every price of the table is in this currency.
     pub currency: Currency,
-    prices: HashMap<Key, f64>,
+    prices: HashMap<(PriceOs, PriceKind), Sizes>,
     /// One entry per (os, kind) the table covers.
     pub sources: Vec<PriceSource>,
 }
@@ -111,7 +123,19 @@ impl PriceTable {
             prices: self
                 .prices
                 .iter()
-                .map(|(k, v)| (k.clone(), v * per_unit))
+                .map(|(k, sizes)| {
+                    let sizes = sizes
+                        .iter()
+                        .map(|(size, regions)| {
+                            let regions = regions
+                                .iter()
+                                .map(|(r, v)| (r.clone(), v * per_unit))
+                                .collect();
+                            (size.clone(), regions)
+                        })
+                        .collect();
+                    (*k, sizes)
+                })
                 .collect(),
             sources: self.sources.clone(),
         }
@@ -156,27 +180,18 @@ impl PriceTable {
     }
 
     pub fn insert(&mut self, size: &str, region: &str, os: PriceOs, kind: PriceKind, hourly: f64) {
-        self.prices.insert(
-            Key {
-                size: size.to_ascii_lowercase(),
-                region: region.to_ascii_lowercase(),
-                os,
-                kind,
-            },
-            hourly,
-        );
+        self.prices
+            .entry((os, kind))
+            .or_default()
+            .entry(size.to_ascii_lowercase())
+            .or_default()
+            .insert(region.to_ascii_lowercase(), hourly);
     }
 
-    /// Hourly price, when the table has it.
+    /// Hourly price, when the table has it (size and region in any case; no allocation).
     pub fn hourly(&self, size: &str, region: &str, os: PriceOs, kind: PriceKind) -> Option<f64> {
-        self.prices
-            .get(&Key {
-                size: size.to_ascii_lowercase(),
-                region: region.to_ascii_lowercase(),
-                os,
-                kind,
-            })
-            .copied()
+        let regions = with_lower(size, |size| self.prices.get(&(os, kind))?.get(size))?;
+        with_lower(region, |region| regions.get(region).copied())
     }
 
     /// The source entry that covers `(os, kind)`.
@@ -185,11 +200,15 @@ impl PriceTable {
     }
 
     pub fn len(&self) -> usize {
-        self.prices.len()
+        self.prices
+            .values()
+            .flat_map(|sizes| sizes.values())
+            .map(HashMap::len)
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.prices.is_empty()
+        self.len() == 0
     }
 
     /// Layer `other` over `self`: its prices win, its sources are added. Both tables are in one
@@ -199,7 +218,12 @@ impl PriceTable {
             self.currency, other.currency,
             "price tables in two currencies"
         );
-        self.prices.extend(other.prices);
+        for (k, sizes) in other.prices {
+            let mine = self.prices.entry(k).or_default();
+            for (size, regions) in sizes {
+                mine.entry(size).or_default().extend(regions);
+            }
+        }
         for s in other.sources {
             self.sources.retain(|x| !(x.os == s.os && x.kind == s.kind));
             self.sources.push(s);
@@ -248,5 +272,61 @@ mod tests {
                 .as_of,
             "2026-06-18"
         );
+    }
+
+    #[test]
+    fn lookups_ignore_case_at_any_length_and_overlays_win() {
+        let long = format!("Standard_{}", "X".repeat(80));
+        let mut t = PriceTable::new(Currency::USD);
+        t.insert(&long, "WestEurope", PriceOs::Linux, PriceKind::Spot, 1.5);
+        t.insert(
+            "Standard_A",
+            "westeurope",
+            PriceOs::Linux,
+            PriceKind::Spot,
+            2.0,
+        );
+        let key = (PriceOs::Linux, PriceKind::Spot);
+        assert_eq!(
+            t.hourly(&long.to_lowercase(), "westEUROPE", key.0, key.1),
+            Some(1.5)
+        );
+        assert_eq!(
+            t.hourly("standard_a", "WESTEUROPE", key.0, key.1),
+            Some(2.0)
+        );
+        assert_eq!(
+            t.hourly("standard_a", "westeurope", key.0, PriceKind::OnDemand),
+            None
+        );
+        assert_eq!(t.len(), 2);
+        let mut over = PriceTable::new(Currency::USD);
+        over.insert(
+            "STANDARD_A",
+            "westeurope",
+            PriceOs::Linux,
+            PriceKind::Spot,
+            3.0,
+        );
+        over.insert(
+            "Standard_B",
+            "westeurope",
+            PriceOs::Linux,
+            PriceKind::Spot,
+            4.0,
+        );
+        t.overlay(over);
+        assert_eq!(
+            t.hourly("Standard_A", "westeurope", key.0, key.1),
+            Some(3.0)
+        );
+        assert_eq!(t.hourly(&long, "westeurope", key.0, key.1), Some(1.5));
+        assert_eq!(t.len(), 3);
+        let eur = t.converted(0.5, Currency::parse("EUR").unwrap());
+        assert_eq!(
+            eur.hourly("standard_b", "westeurope", key.0, key.1),
+            Some(2.0)
+        );
+        assert_eq!(eur.len(), 3);
     }
 }

@@ -209,11 +209,41 @@ fn registry() -> &'static Handlebars<'static> {
         hb.register_helper("comment", Box::new(comment_helper));
         for (name, src) in TEMPLATES {
             // the templates are part of the binary and covered by tests: a syntax error is a bug
-            hb.register_template_string(name, *src)
+            let src = if *name == "main" {
+                inline_partials(src)
+            } else {
+                src.to_string()
+            };
+            hb.register_template_string(name, src)
                 .unwrap_or_else(|e| panic!("template {name}: {e}"));
         }
         hb
     })
+}
+
+/// `main.bicep.hbs` with every standalone, unindented `{{> name}}` line (no parameter, no hash)
+/// replaced by the text of template `name`: what Handlebars renders for such a partial (its
+/// lines as they are, in the same context), without the copy of the whole plan context that
+/// Handlebars makes for every partial it enters (`merge_json` clones the current value). The
+/// plan context is ~100 KB of JSON, entered by 9 partials per spec: at platform scale that copy
+/// was the largest single cost of a render. Partials with a parameter or a hash
+/// (`private_endpoint`) stay partials: their context is a small sub-object.
+fn inline_partials(main: &str) -> String {
+    let mut out = String::with_capacity(main.len() * 8);
+    for line in main.split_inclusive('\n') {
+        let name = line
+            .strip_suffix('\n')
+            .and_then(|l| l.strip_prefix("{{> "))
+            .and_then(|l| l.strip_suffix("}}"))
+            .filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        let partial = name.and_then(|n| TEMPLATES.iter().find(|(t, _)| *t == n));
+        match partial {
+            // a partial's text ends with a newline (tested), as the `{{> name}}` line did
+            Some((_, src)) => out.push_str(src),
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 fn render(template: &str, plan: &Plan) -> Result<String, RenderError> {
@@ -311,6 +341,32 @@ mod tests {
             "{\n    driverVersion: '535.161'\n    installGridNC: true\n    'odd key': 'x\\'y'\n  }"
         );
         assert_eq!(literal(&serde_json::json!({}), 4), "{}");
+    }
+
+    #[test]
+    fn inlined_partials_replace_whole_lines_only() {
+        let main =
+            inline_partials("a\n{{> network}}\n  {{> identity}}\n{{> private_endpoint x}}\n");
+        let network = TEMPLATES.iter().find(|(n, _)| *n == "network").unwrap().1;
+        assert_eq!(
+            main,
+            format!("a\n{network}  {{{{> identity}}}}\n{{{{> private_endpoint x}}}}\n")
+        );
+        for (name, src) in TEMPLATES {
+            assert!(
+                src.ends_with('\n'),
+                "template {name} must end with a newline"
+            );
+        }
+        // every partial main names without a parameter is inlined; those left take a context
+        let main = inline_partials(TEMPLATES[0].1);
+        for (at, _) in main.match_indices("{{> ") {
+            assert!(
+                main[at..].starts_with("{{> private_endpoint "),
+                "{}",
+                &main[at..]
+            );
+        }
     }
 
     #[test]

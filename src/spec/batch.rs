@@ -23,34 +23,67 @@ pub struct Batch {
 
 /// Check the files and directories in `paths`: a file named is always checked; a directory
 /// contributes every `*.yaml` / `*.yml` below it that [`looks_like_spec`] (an unreadable one is
-/// kept: checking it reports why it cannot be read).
+/// kept: checking it reports why it cannot be read). Holds every result: for many specs,
+/// [`check_paths_each`] hands them over as they come.
 pub fn check_paths(
     paths: &[PathBuf],
     policy: &Policy,
     prices: &PriceTable,
 ) -> Result<Batch, Failure> {
-    let inputs = inputs(paths)?;
-    let checked: Vec<Option<Checked>> = inputs
-        .par_iter()
-        .map(|(path, found)| {
-            if *found {
-                check_found(path, policy, prices)
-            } else {
-                Some(check_file(path, policy, prices))
-            }
-        })
-        .collect();
     let mut batch = Batch {
-        results: Vec::with_capacity(checked.len()),
+        results: Vec::new(),
         skipped: Vec::new(),
     };
-    for ((path, _), c) in inputs.into_iter().zip(checked) {
-        match c {
-            Some(c) => batch.results.push(c),
-            None => batch.skipped.push(path),
+    check_paths_each(paths, policy, prices, |found| match found {
+        Found::Spec(c) => batch.results.push(c),
+        Found::NotSpec(path) => batch.skipped.push(path),
+    })?;
+    Ok(batch)
+}
+
+/// One input of [`check_paths_each`]: a checked spec, or a YAML file found in a directory that
+/// is not a gpuform spec.
+#[derive(Debug)]
+pub enum Found {
+    Spec(Checked),
+    NotSpec(PathBuf),
+}
+
+/// Inputs checked at a time per worker thread: enough to keep every core busy between the
+/// hand-overs, few enough that memory holds a few hundred checked specs, not every one.
+const PER_THREAD: usize = 32;
+
+/// [`check_paths`], streaming: the inputs are checked in parallel a slice at a time and `each`
+/// gets every result in the order of the input, so memory holds one slice's results (a checked
+/// spec with its source, sizing and span index is tens of KB: 5,000 held to the end were
+/// ~230 MB).
+pub fn check_paths_each(
+    paths: &[PathBuf],
+    policy: &Policy,
+    prices: &PriceTable,
+    mut each: impl FnMut(Found),
+) -> Result<(), Failure> {
+    let inputs = inputs(paths)?;
+    let slice = rayon::current_num_threads().max(1) * PER_THREAD;
+    for part in inputs.chunks(slice) {
+        let checked: Vec<Option<Checked>> = part
+            .par_iter()
+            .map(|(path, found)| {
+                if *found {
+                    check_found(path, policy, prices)
+                } else {
+                    Some(check_file(path, policy, prices))
+                }
+            })
+            .collect();
+        for ((path, _), c) in part.iter().zip(checked) {
+            each(match c {
+                Some(c) => Found::Spec(c),
+                None => Found::NotSpec(path.clone()),
+            });
         }
     }
-    Ok(batch)
+    Ok(())
 }
 
 /// The files `paths` names, each with whether it was found in a directory (`true`: every
@@ -106,6 +139,43 @@ pub fn check_found(path: &Path, policy: &Policy, prices: &PriceTable) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Past one slice of parallel work, results still come in the order of the input (a
+    /// directory's files sorted), one each, and the files that are not specs in their place.
+    #[test]
+    fn streamed_results_keep_the_input_order_across_slices() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = include_str!("../../examples/shortvideo-transcode.yaml");
+        let n = rayon::current_num_threads().max(1) * PER_THREAD + 3;
+        for i in 0..n {
+            let text = if i % 7 == 3 {
+                "trigger: [main]\n"
+            } else {
+                spec
+            };
+            std::fs::write(dir.path().join(format!("{i:04}.yaml")), text).unwrap();
+        }
+        let mut seen = Vec::new();
+        check_paths_each(
+            &[dir.path().to_path_buf()],
+            &Policy::default(),
+            PriceTable::embedded(),
+            |found| {
+                seen.push(match found {
+                    Found::Spec(c) => (c.path, true),
+                    Found::NotSpec(p) => (p.display().to_string(), false),
+                })
+            },
+        )
+        .unwrap();
+        let expected: Vec<(String, bool)> = (0..n)
+            .map(|i| {
+                let path = dir.path().join(format!("{i:04}.yaml"));
+                (path.display().to_string(), i % 7 != 3)
+            })
+            .collect();
+        assert_eq!(seen, expected);
+    }
 
     /// One read and one parse give what the two steps gave: the same skips, the same findings.
     #[test]

@@ -1,0 +1,102 @@
+//! `gpuform validate`'s work: check files and directories of specs in parallel and report them
+//! as they are checked. Text goes out spec by spec; the machine formats (JSON, Markdown, SARIF,
+//! GitHub annotations) are one document each, so they keep each spec's path, size and findings
+//! only ([`Outcome`]), never the checked spec with its source and sizing. Memory stays that of a
+//! slice of specs in flight plus the findings, whatever the number of specs.
+
+mod options;
+mod text;
+
+use std::path::PathBuf;
+
+use crate::catalog::prices::PriceTable;
+use crate::diag::failure::{ExitCode, Failure};
+use crate::diag::{Diagnostic, Tally};
+use crate::report::{self, FileResult};
+use crate::spec::Policy;
+use crate::spec::batch::{Found, check_paths_each};
+
+pub use options::{Format, Options};
+pub use text::explain;
+
+/// What a machine format needs of a checked spec.
+#[derive(Debug)]
+pub struct Outcome {
+    pub path: String,
+    pub vm_size: Option<String>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl FileResult for Outcome {
+    fn path(&self) -> &str {
+        &self.path
+    }
+    fn vm_size(&self) -> Option<&str> {
+        self.vm_size.as_deref()
+    }
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+}
+
+/// Validate the specs `paths` names (files, and the specs below directories) and print the
+/// report through `out` (text: a piece per spec as it is checked; the other formats: one
+/// document at the end). Skipped YAML files are named on stderr. The exit code: 2 when a file
+/// could not be read, 1 on errors (or warnings with `deny_warnings`), else 0.
+pub fn run(
+    paths: &[PathBuf],
+    policy: &Policy,
+    prices: &PriceTable,
+    o: &Options,
+    out: &mut dyn FnMut(&str),
+) -> Result<ExitCode, Failure> {
+    let mut outcomes = Vec::new();
+    let (mut specs, mut skipped) = (0usize, 0usize);
+    let mut tally = Tally::default();
+    let mut unreadable = false;
+    check_paths_each(paths, policy, prices, |found| match found {
+        Found::NotSpec(f) => {
+            skipped += 1;
+            crate::ci_eprintln!(
+                "skipped {}: no `kind: GpuWorkload`, not a gpuform spec",
+                f.display()
+            );
+        }
+        Found::Spec(c) => {
+            specs += 1;
+            let t = Tally::of(&c.diagnostics);
+            tally.errors += t.errors;
+            tally.warnings += t.warnings;
+            tally.infos += t.infos;
+            // a file that could not be read is an I/O error (exit 2), not a finding about a spec
+            unreadable |= c.diagnostics.iter().any(|d| d.rule == "io-error");
+            if o.format == Format::Text {
+                out(&text::spec_text(&c, o));
+            } else {
+                outcomes.push(Outcome {
+                    vm_size: c.vm_size().map(str::to_string),
+                    path: c.path,
+                    diagnostics: c.diagnostics,
+                });
+            }
+        }
+    })?;
+    if specs == 0 {
+        return Err(Failure::usage("no gpuform specs found")
+            .help("a spec is a .yaml/.yml file with `kind: GpuWorkload`"));
+    }
+    out(&match o.format {
+        Format::Text => text::summary(specs, &tally, skipped, o),
+        Format::Json => report::json::render(&outcomes),
+        Format::Markdown => report::markdown::render(&outcomes),
+        Format::Sarif => report::sarif::render(&outcomes),
+        Format::Github => report::github::render(&outcomes),
+    });
+    Ok(if unreadable {
+        ExitCode::Usage
+    } else if tally.errors > 0 || (o.deny_warnings && tally.warnings > 0) {
+        ExitCode::Findings
+    } else {
+        ExitCode::Ok
+    })
+}
