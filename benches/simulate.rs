@@ -118,6 +118,7 @@ fn main() {
             book: &book,
             today: "2026-12-01",
             robust_share: Some(1.0),
+            tuning: Default::default(),
         },
         &r,
     )

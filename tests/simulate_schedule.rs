@@ -172,6 +172,7 @@ fn learn_on_spec(
         standby: None,
         pool_search: None,
         schedule: None,
+        answer: Default::default(),
     };
     let job = Job {
         input: &input,
@@ -184,6 +185,7 @@ fn learn_on_spec(
         book: &book,
         today,
         robust_share: share,
+        tuning: Default::default(),
     };
     let l = propose(&job, &tuned);
     let text = gpuform::simulate::tune::text(&tuned.best.as_ref().unwrap().after, &{

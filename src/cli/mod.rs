@@ -22,6 +22,7 @@ mod simulate;
 mod sizes;
 mod spot_args;
 mod status;
+mod tune_args;
 mod validate;
 
 use clap::{Parser, Subcommand};

@@ -114,20 +114,8 @@ pub struct Args {
     /// Write the chart (arrivals, backlog, instances by priority, active profile) as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Search the policies render can express for the cheapest that meets --wait-p95.
-    #[arg(long)]
-    pub tune: bool,
-    /// With --tune: the share of the model variants (the two queue-metric readings, a 2-minute
-    /// metric delay, arrivals spread within the minute, provisioning +/-25 %, two pessimistic
-    /// combinations) under which a proposal must meet the target (1: all).
-    #[arg(long, value_name = "SHARE", default_value_t = 1.0, requires = "tune", value_parser = command::share)]
-    pub robust_share: f64,
-    /// With --tune: tune against the nominal model only (no margin for what Azure leaves open).
-    #[arg(long, requires = "tune")]
-    pub nominal: bool,
-    /// With --tune: do not learn schedules from a trace of 14 days or more.
-    #[arg(long, requires = "tune")]
-    pub no_schedule: bool,
+    #[command(flatten)]
+    pub tuning: super::tune_args::TuneArgs,
     /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
     #[arg(long, requires = "tune")]
     pub write: bool,
@@ -216,10 +204,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         &command::Options {
             file: &file,
             svg: args.svg.as_deref(),
-            tune: args
-                .tune
-                .then_some((!args.nominal).then_some(args.robust_share)),
-            schedule: !args.no_schedule,
+            tune: args.tuning.tune.then(|| command::TuneOptions {
+                robust_share: (!args.tuning.nominal).then_some(args.tuning.robust_share),
+                strict: args.tuning.strict,
+                margin: args.tuning.margin,
+                progress: args.tuning.progress_mode(),
+                search_days: args.tuning.tune_days,
+            }),
+            schedule: !args.tuning.no_schedule,
             pricing: args.prices.request(args.azure.timeout, args.azure.retries),
         },
     )?;

@@ -52,8 +52,13 @@ pub const HELP: &str = concat!(
     "--tune with 14 days of arrivals or more also learns schedules (per local hour of the week, pre-warmed by the ",
     "provisioning delay, daylight saving followed) and proposes them when cheaper at the same robust target ",
     "(--no-schedule: off).\n\n",
-    "Exit codes: 0 printed (and written with --write), 1 --tune found no policy that meets the target, 2 usage or ",
-    "I/O errors."
+    "--tune always answers when a policy meets the target in the nominal model: when none holds under every variant ",
+    "it proposes the one that holds under the most, says what it misses and what would make it hold (--strict: no ",
+    "proposal then). It aims below the target by a margin learned from resampled days of the trace (--margin). The ",
+    "search replays at most the trace's last 112 days (--tune-days); progress goes to stderr on a terminal (--progress ",
+    "elsewhere).\n\n",
+    "Exit codes: 0 printed (and written with --write), 1 --tune found no policy that meets the target (with --strict: ",
+    "none that holds under the variants), 2 usage or I/O errors."
 );
 
 /// Everything a simulation run needs, loaded from the command line (shared with `cost --trace`).
@@ -78,12 +83,40 @@ pub struct Options<'a> {
     pub file: &'a str,
     /// `--svg FILE`: record the minutes, draw the chart and write it there.
     pub svg: Option<&'a Path>,
-    /// `--tune`, with the share of model variants a proposal must meet (`None`: nominal only).
-    pub tune: Option<Option<f64>>,
+    /// `--tune` and how.
+    pub tune: Option<TuneOptions>,
     /// With `--tune`: learn schedules from a trace of two weeks or more (`--no-schedule`: off).
     pub schedule: bool,
     /// `--prices` files and `--refresh-prices`: the prices `cost` would use.
     pub pricing: Pricing,
+}
+
+/// `--progress` (the same values as `deploy --progress`): `auto` a line rewritten in place on a
+/// terminal and nothing elsewhere (a tune's stdout is often JSON read by a pipeline; its stderr
+/// stays quiet unless asked), `live` that line anywhere, `plain` a line every few seconds,
+/// `none` nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProgressMode {
+    #[default]
+    Auto,
+    Live,
+    Plain,
+    None,
+}
+
+/// `--tune`'s options.
+#[derive(Debug, Clone, Copy)]
+pub struct TuneOptions {
+    /// The share of model variants a proposal must meet (`None`: nominal only).
+    pub robust_share: Option<f64>,
+    /// `--strict`: no fallback proposal.
+    pub strict: bool,
+    /// `--margin` in minutes (`None`: learned).
+    pub margin: Option<f64>,
+    /// `--progress`: where the tune's progress goes.
+    pub progress: ProgressMode,
+    /// `--tune-days`: the days the search replays at most.
+    pub search_days: u32,
 }
 
 /// What a run produced.
@@ -156,8 +189,16 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
     }
     let tuned = match o.tune {
         None => None,
-        Some(robust_share) => {
+        Some(t) => {
+            use std::io::IsTerminal;
             let source = l.checked.source.as_deref().unwrap_or_default();
+            let tty = std::io::stderr().is_terminal();
+            let progress = match t.progress {
+                ProgressMode::Auto => tty.then(|| tune::Progress::stderr(true)),
+                ProgressMode::Live => Some(tune::Progress::stderr(true)),
+                ProgressMode::Plain => Some(tune::Progress::stderr(false)),
+                ProgressMode::None => None,
+            };
             let job = tune::Job {
                 input: &input,
                 checked: &l.checked,
@@ -168,14 +209,19 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
                 settings: &l.settings,
                 book: &book,
                 today: &today,
-                robust_share,
+                robust_share: t.robust_share,
+                tuning: tune::Tuning {
+                    margin: t.margin,
+                    strict: t.strict,
+                    progress: progress.as_ref(),
+                    search_days: Some(t.search_days),
+                    reuse: None,
+                },
             };
-            let mut t =
-                tune::tune(&job, &results).map_err(|e| Failure::usage(format!("--tune: {e}")))?;
-            if o.schedule {
-                t.schedule = Some(tune::propose(&job, &t));
-            }
-            Some(t)
+            Some(
+                tune::run(&job, &results, o.schedule)
+                    .map_err(|e| Failure::usage(format!("--tune: {e}")))?,
+            )
         }
     };
     Ok(Outcome { results, tuned })
@@ -207,6 +253,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     }
     tmp.persist(path).map_err(|e| fail(&e.error))?;
     Ok(())
+}
+
+/// `--margin`: minutes below the target (`0.5m`, `30s`, `PT45S`, or a number of minutes), at
+/// most an hour.
+pub fn margin(v: &str) -> Result<f64, String> {
+    let t = v.trim();
+    let bad = || format!("`{v}` is not a margin: give minutes or seconds such as 0.5m, 30s or 0");
+    let minutes = if t.starts_with("PT") || t.starts_with("pt") {
+        crate::spec::schedule::parse_duration(&t.to_ascii_uppercase()).map(|s| s as f64 / 60.0)
+    } else if let Some(n) = t.strip_suffix("min").or_else(|| t.strip_suffix('m')) {
+        n.trim().parse::<f64>().ok()
+    } else if let Some(n) = t.strip_suffix('s') {
+        n.trim().parse::<f64>().ok().map(|s| s / 60.0)
+    } else {
+        t.parse::<f64>().ok()
+    };
+    match minutes {
+        Some(m) if m.is_finite() && (0.0..=60.0).contains(&m) => Ok(m),
+        _ => Err(bad()),
+    }
 }
 
 /// `--tune --write`: write the proposal into the spec ([`write_spec`]); what to say on stderr

@@ -169,6 +169,9 @@ pub fn parse_start(s: &str) -> Result<u32, String> {
 pub struct PoolState {
     vms: Vec<(usize, u32)>,
     zones: u32,
+    /// The fewest ready pooled VMs a take found (`u32::MAX`: no take yet; 0: one found none):
+    /// see [`Self::least_ready`].
+    least_ready: u32,
 }
 
 impl PoolState {
@@ -178,6 +181,7 @@ impl PoolState {
         let mut p = PoolState {
             vms: Vec::new(),
             zones: zones.max(1),
+            least_ready: u32::MAX,
         };
         for _ in 0..s.size(instances) {
             let z = p.emptiest_zone();
@@ -196,6 +200,10 @@ impl PoolState {
     /// Take a ready pooled VM in `zone` at minute `t` (the one ready longest); whether there was
     /// one.
     pub fn take_in(&mut self, t: usize, zone: u32) -> bool {
+        if self.zones == 1 {
+            let ready = self.vms.iter().filter(|v| v.0 <= t).count() as u32;
+            self.least_ready = self.least_ready.min(ready);
+        }
         let k = self
             .vms
             .iter()
@@ -240,6 +248,18 @@ impl PoolState {
             self.vms.sort_unstable();
             self.vms.truncate(want);
         }
+    }
+
+    /// The fewest ready pooled VMs any take found (`u32::MAX`: no take; 0 in a zonal scale
+    /// set, where it is not tracked). In a regional scale set a pool of `maxReady = minReady =
+    /// m` always holds `m` VMs, and a take removes the one ready longest and adds one that is
+    /// ready last: a pool `k` smaller holds the same VMs less the `k` ready longest. While every
+    /// take finds more than `k` ready, those `k` are ready all along, and the smaller pool
+    /// replays the same minutes, its own VM-minutes aside (`k` fewer a minute):
+    /// `tune::reuse` derives its replays from the larger pool's, and
+    /// `tests/simulate_standby_reuse.rs` checks them against replays of their own.
+    pub fn least_ready(&self) -> u32 {
+        if self.zones > 1 { 0 } else { self.least_ready }
     }
 
     /// Pooled VMs (ready or being built): what bills while they wait.

@@ -9,7 +9,8 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::choices::{Choices, ProfileSwitch, ZeroInstances};
-use super::decide::{Decision, aggregate, decide};
+use super::decide::{Decision, Samples, aggregate, decide};
+use super::setting::Rule;
 use super::setting::{Dir, Profile, Setting};
 
 /// What the evaluations did besides scaling.
@@ -26,6 +27,32 @@ pub struct Evaluations {
     pub missing_metric: u32,
 }
 
+/// The metric samples an evaluation aggregates: one per minute, `None` where Azure has no data
+/// point (a slice, as the request-driven pool keeps them, or the queue replay's [`Samples`]
+/// with running sums, the same values to the bit).
+pub trait Metric {
+    /// [`aggregate`] of the samples at minute `t`.
+    fn aggregate(&self, rule: &Rule, t: usize) -> Option<f64>;
+}
+
+impl Metric for [Option<f64>] {
+    fn aggregate(&self, rule: &Rule, t: usize) -> Option<f64> {
+        aggregate(rule, self, t)
+    }
+}
+
+impl Metric for Vec<Option<f64>> {
+    fn aggregate(&self, rule: &Rule, t: usize) -> Option<f64> {
+        aggregate(rule, self, t)
+    }
+}
+
+impl Metric for Samples {
+    fn aggregate(&self, rule: &Rule, t: usize) -> Option<f64> {
+        Samples::aggregate(self, rule, t)
+    }
+}
+
 /// The autoscale engine's state between evaluations.
 pub struct Autoscaler<'a> {
     setting: &'a Setting,
@@ -37,6 +64,9 @@ pub struct Autoscaler<'a> {
     /// (minute, cooldown) of the last scale action.
     last_action: Option<(usize, u32)>,
     prev_profile: Option<u16>,
+    /// The rules' aggregated metrics at an evaluation (one buffer for the whole replay: the
+    /// replay evaluates every minute).
+    totals: Vec<Option<f64>>,
     pub counts: Evaluations,
 }
 
@@ -51,6 +81,7 @@ impl<'a> Autoscaler<'a> {
             delay: c.metric_delay_minutes as usize,
             last_action: None,
             prev_profile: None,
+            totals: Vec::new(),
             counts: Evaluations::default(),
         }
     }
@@ -76,7 +107,12 @@ impl<'a> Autoscaler<'a> {
     /// Evaluate at the end of minute `t` with `cur` instances and the samples up to `t`:
     /// `Some((n, cooldown))` when autoscale scales to `n` (clamped to the active profile; never
     /// `cur`), recorded as the last action; the caller adds or removes the VMs.
-    pub fn evaluate(&mut self, t: usize, cur: u32, samples: &[Option<f64>]) -> Option<(u32, u32)> {
+    pub fn evaluate<M: Metric + ?Sized>(
+        &mut self,
+        t: usize,
+        cur: u32,
+        samples: &M,
+    ) -> Option<(u32, u32)> {
         let pi = self.timeline.get(t).copied().unwrap_or(0);
         let prof = &self.setting.profiles[pi as usize];
         let switched = self.prev_profile != Some(pi);
@@ -104,15 +140,13 @@ impl<'a> Autoscaler<'a> {
             self.counts.cooldown_skips += 1;
         } else {
             // with a collection delay, autoscale reads the metric as it was `delay` minutes ago
-            let totals: Vec<Option<f64>> = prof
-                .rules
-                .iter()
-                .map(|rule| {
-                    t.checked_sub(self.delay)
-                        .and_then(|at| aggregate(rule, samples, at))
-                })
-                .collect();
-            match decide(prof, &totals, cur, self.zero) {
+            let delay = self.delay;
+            self.totals.clear();
+            self.totals.extend(prof.rules.iter().map(|rule| {
+                t.checked_sub(delay)
+                    .and_then(|at| samples.aggregate(rule, at))
+            }));
+            match decide(prof, &self.totals, cur, self.zero) {
                 Decision::Keep => {}
                 Decision::Scale(n, cd) => target = Some((n, cd)),
                 Decision::Reduced(n, cd) => {

@@ -31,7 +31,7 @@ mod vms;
 
 pub use choices::{Arrivals, Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
 pub use decide::{Decision, aggregate, decide};
-pub use evaluate::{Autoscaler, Evaluations};
-pub use replay::{Outcome, Run, Series, run};
+pub use evaluate::{Autoscaler, Evaluations, Metric};
+pub use replay::{Outcome, Run, Series, Stop, WAIT_SECONDS_KEPT, run, run_until};
 pub use setting::{Agg, Dir, Op, Profile, Recurrence, Rule, Setting, Stat, rule_from_plan};
 pub use vms::{Machine, next_vm, next_zones, victims};

@@ -11,6 +11,7 @@ use super::super::standby::{self, PoolState, Standby};
 use crate::cost::usage::Priority;
 
 use super::choices::{Arrivals, Choices};
+use super::decide::Samples;
 use super::evaluate::Autoscaler;
 use super::setting::Setting;
 use super::vms::{Machine, next_vm, next_zones, victims};
@@ -28,6 +29,15 @@ pub struct Outcome {
     /// with the wait they had so far).
     #[serde(skip)]
     pub waits: Vec<u64>,
+    /// `wait_seconds[s]`: jobs that waited `s` seconds, for waits under a day
+    /// ([`WAIT_SECONDS_KEPT`]; longer ones are in `waits` only): the exact percentile
+    /// ([`Outcome::wait_percentile_exact`]) the tune compares with its target.
+    #[serde(skip)]
+    pub wait_seconds: Vec<u64>,
+    /// The replay stopped early ([`Stop`]): the target is missed for sure, and the other
+    /// figures are those of the minutes replayed so far.
+    #[serde(skip)]
+    pub stopped: bool,
     pub backlog_peak: u64,
     pub instance_minutes: u64,
     pub regular_minutes: u64,
@@ -61,6 +71,10 @@ pub struct Outcome {
     /// VMs a scale-out took from the standby pool.
     #[serde(skip)]
     pub standby_taken: u64,
+    /// With a standby pool: the fewest ready pooled VMs a take found
+    /// ([`PoolState::least_ready`]; `u32::MAX`: none taken; 0 without a pool).
+    #[serde(skip)]
+    pub pool_least_ready: u32,
     #[serde(skip)]
     pub series: Option<Series>,
 }
@@ -98,6 +112,25 @@ impl Outcome {
             }
         }
         (self.waits.len().saturating_sub(1)) as f64
+    }
+
+    /// [`Outcome::wait_percentile`] to the second (fractional minutes): what the waits are,
+    /// not the whole minutes the results print (a p95 "5 min" may be 5 min 50 s). Beyond a day
+    /// ([`WAIT_SECONDS_KEPT`]) it is the whole-minute figure.
+    pub fn wait_percentile_exact(&self, q: f64) -> f64 {
+        let n: u64 = self.waits.iter().sum();
+        if n == 0 {
+            return 0.0;
+        }
+        let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
+        let mut seen = 0;
+        for (s, c) in self.wait_seconds.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return s as f64 / 60.0;
+            }
+        }
+        self.wait_percentile(q)
     }
 
     pub fn wait_max(&self) -> f64 {
@@ -149,21 +182,78 @@ pub struct Run<'a> {
     pub standby: Option<&'a Standby>,
 }
 
+/// Waits kept to the second (a day): [`Outcome::wait_seconds`].
+pub const WAIT_SECONDS_KEPT: usize = 24 * 3600;
+
+/// When a replay may stop early: as soon as more jobs than the `quantile` allows are certain to
+/// wait longer than `wait_minutes` (exact percentile, [`Outcome::wait_percentile_exact`]), the
+/// target is missed whatever the rest of the trace holds: a job that started late stays late
+/// (a restart only makes its wait longer), and a job still waiting at the end of a minute
+/// waits at least until then. The tune asks only whether a candidate meets its target under a
+/// variant; a run that must miss stops there ([`run_until`]; `tests/simulate_stop.rs` checks
+/// that a run that stops misses and one that does not is the full replay).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stop {
+    pub wait_minutes: f64,
+    pub quantile: f64,
+}
+
+/// The job waits as recorded: whole minutes ([`Outcome::waits`]), seconds under a day, and how
+/// many exceed a [`Stop`]'s wait.
+struct Recorded {
+    minutes: Vec<u64>,
+    seconds: Vec<u64>,
+    /// Waits (seconds) above which a job is late (`u64::MAX`: no stop).
+    over: u64,
+    late: u64,
+}
+
+impl Recorded {
+    fn add(&mut self, wait: u64, n: u64) {
+        let m = (wait / 60) as usize;
+        if self.minutes.len() <= m {
+            self.minutes.resize(m + 1, 0);
+        }
+        self.minutes[m] += n;
+        let s = wait as usize;
+        if s < WAIT_SECONDS_KEPT {
+            if self.seconds.len() <= s {
+                self.seconds.resize(s + 1, 0);
+            }
+            self.seconds[s] += n;
+        }
+        if wait > self.over {
+            self.late += n;
+        }
+    }
+
+    /// A started job goes back to the queue: its wait no longer counts.
+    fn remove(&mut self, wait: u64) {
+        if let Some(w) = self.minutes.get_mut((wait / 60) as usize) {
+            *w = w.saturating_sub(1);
+        }
+        if let Some(w) = self.seconds.get_mut(wait as usize) {
+            *w = w.saturating_sub(1);
+        }
+        if wait > self.over {
+            self.late = self.late.saturating_sub(1);
+        }
+    }
+}
+
 /// Put a removed instance's jobs back at the head of the queue; their first start no longer
 /// counts (the job starts again and its wait runs on).
 fn requeue(
     gone: &Instance,
     d: u64,
     queue: &mut VecDeque<(u64, u32)>,
-    waits: &mut [u64],
+    waits: &mut Recorded,
     served: &mut u64,
 ) {
     let mut back: Vec<u64> = gone.busy.iter().map(|(_, arr)| *arr).collect();
     for (finish, arr) in &gone.busy {
         let started = finish.saturating_sub(d);
-        if let Some(w) = waits.get_mut((started.saturating_sub(*arr) / 60) as usize) {
-            *w = w.saturating_sub(1);
-        }
+        waits.remove(started.saturating_sub(*arr));
         *served = served.saturating_sub(1);
     }
     // the oldest arrival goes first
@@ -176,6 +266,12 @@ fn requeue(
 /// Replay the trace. Autoscale acts once a minute; jobs run for exactly the job time in seconds
 /// (a 45 s job frees its slot 45 s after it starts, and the next job starts then).
 pub fn run(r: &Run) -> Outcome {
+    run_until(r, None)
+}
+
+/// [`run`], stopping as soon as the wait target of `stop` is missed for sure
+/// ([`Outcome::stopped`]); without one, the whole replay.
+pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
     // a model variant may assume another start time for pooled VMs that have one
     let restarted;
     let r = &match (r.choices.standby_start_seconds, r.standby) {
@@ -248,17 +344,28 @@ pub fn run(r: &Run) -> Outcome {
     let mut queue: VecDeque<(u64, u32)> = VecDeque::new();
     let mut queued: u64 = 0;
     let mut in_service: u64 = 0;
-    let mut samples: Vec<Option<f64>> = Vec::with_capacity(h);
-    let mut waits: Vec<u64> = Vec::new();
-    fn record_wait(waits: &mut Vec<u64>, wait: usize, n: u64) {
-        if waits.len() <= wait {
-            waits.resize(wait + 1, 0);
+    let mut samples = Samples::with_capacity(h);
+    // a job is late above `over` seconds; the run stops once more than `allowed` are
+    let (over, allowed) = match stop {
+        Some(s) => {
+            let n = o.jobs;
+            let rank = ((s.quantile * n as f64).ceil() as u64).clamp(1, n.max(1));
+            (
+                (s.wait_minutes * 60.0).max(0.0).floor() as u64,
+                n.saturating_sub(rank),
+            )
         }
-        waits[wait] += n;
-    }
+        None => (u64::MAX, u64::MAX),
+    };
+    let mut waits = Recorded {
+        minutes: Vec::new(),
+        seconds: Vec::new(),
+        over,
+        late: 0,
+    };
     let restart = |gone: &Instance,
                    queue: &mut VecDeque<(u64, u32)>,
-                   waits: &mut Vec<u64>,
+                   waits: &mut Recorded,
                    o: &mut Outcome,
                    queued: &mut u64,
                    in_service: &mut u64| {
@@ -351,8 +458,26 @@ pub fn run(r: &Run) -> Outcome {
             queued -= 1;
             in_service += 1;
             i.busy.push((start + d, arr));
-            record_wait(&mut waits, ((start - arr) / 60) as usize, 1);
+            waits.add(start - arr, 1);
             o.served += 1;
+        }
+        // late for sure: started late, or still waiting at the end of the minute and late by then
+        if waits.late > allowed
+            || stop.is_some() && {
+                let late_queued: u64 = queue
+                    .iter()
+                    .take_while(|(arr, _)| t1.saturating_sub(*arr) > over)
+                    .map(|(_, n)| u64::from(*n))
+                    .sum();
+                waits.late + late_queued > allowed
+            }
+        {
+            o.stopped = true;
+            o.minutes = t + 1;
+            o.pool_least_ready = pool.as_ref().map_or(0, PoolState::least_ready);
+            o.waits = waits.minutes;
+            o.wait_seconds = waits.seconds;
+            return o;
         }
         // idle: ready and running nothing during the minute
         let idle_now = inst
@@ -380,7 +505,7 @@ pub fn run(r: &Run) -> Outcome {
         } else {
             queued
         };
-        samples.push((!trace.missing[t]).then_some(depth as f64));
+        samples.push((!trace.missing[t]).then_some(depth));
         o.backlog_peak = o.backlog_peak.max(queued);
 
         // billing and the chart
@@ -453,18 +578,16 @@ pub fn run(r: &Run) -> Outcome {
     // jobs not started by the end count with the wait they had so far
     let end = h as u64 * 60;
     for (arr, n) in &queue {
-        record_wait(
-            &mut waits,
-            (end.saturating_sub(*arr) / 60) as usize,
-            u64::from(*n),
-        );
+        waits.add(end.saturating_sub(*arr), u64::from(*n));
     }
     o.unfinished = queued + in_service;
+    o.pool_least_ready = pool.as_ref().map_or(0, PoolState::least_ready);
     o.cooldown_skips = scaler.counts.cooldown_skips;
     o.deferred_scale_in = scaler.counts.deferred_scale_in;
     o.reduced_scale_in = scaler.counts.reduced_scale_in;
     o.missing_metric_evaluations = scaler.counts.missing_metric;
-    o.waits = waits;
+    o.waits = waits.minutes;
+    o.wait_seconds = waits.seconds;
     o.series = series;
     o
 }

@@ -228,6 +228,11 @@ mod tests {
             book: &book,
             today,
             robust_share,
+            // the enumeration compares at the target itself: no margin
+            tuning: super::super::score::Tuning {
+                margin: Some(0.0),
+                ..Default::default()
+            },
         };
         let st = setting(&l.plan, spec).unwrap();
         let before = simulate(
@@ -323,7 +328,7 @@ mod tests {
 
     fn gap(job: &Job, params: &Params, explicit_below: bool, bound: f64) -> Gap {
         let spec = params.apply(job.input.spec, explicit_below);
-        let st = super::super::search::setting_for(&spec, job.input.plan).unwrap();
+        let st = super::super::score::setting_for(&spec, job.input.plan).unwrap();
         let prio = crate::simulate::priority(job.input.plan, job.input.spec);
         let o = crate::simulate::engine::run(&crate::simulate::engine::Run {
             setting: &st,

@@ -25,33 +25,47 @@
 //! YAML text at the spans the spec's YAML index gives, then checked again from scratch: it must
 //! validate and plan, and its figures are simulated once more from that plan.
 
+mod answer;
+mod binds;
 mod edit;
 #[cfg(test)]
 mod exhaustive;
 pub mod learn;
 mod learned;
+pub mod margin;
 mod params;
 mod pool;
 #[cfg(test)]
 mod pool_check;
+mod pool_edit;
 mod pool_search;
+pub mod progress;
 mod report;
+pub mod reuse;
 pub mod rewrite;
 pub mod schedule;
+mod score;
 mod search;
 pub mod serving;
 mod space;
 mod variants;
+mod window;
 
+pub use answer::{Answer, Fallback, Shown, Window};
+pub use binds::{Feasibility, Miss, Offer};
 pub use edit::{Edit, apply_edits, edits, set};
 pub use learned::Learned;
+pub use margin::Margin;
 pub use params::Params;
+pub use progress::Progress;
 pub use report::{json, markdown, text};
 pub use schedule::propose;
+pub use score::{Required, Tuning};
 pub use search::{
     Best, Job, Robust, Scored, Tuned, UnderVariants, Variant, variants, variants_for,
 };
 pub use space::{stage1, stage2};
+pub use window::{SEARCH_DAYS, run};
 
 /// Search, propose, verify: with a standby pool, its size and the policy together
 /// ([`pool`]); else the policy alone.

@@ -17,14 +17,16 @@ use rayon::prelude::*;
 
 use super::super::standby;
 use super::super::{Results, Settings};
+use super::answer::{self, Answer};
 use super::params::Params;
 use super::pool_search::{PoolRow, PoolSearch};
+use super::score::{Required, holds_allowing};
 use super::search::{
     AGGREGATIONS, Job, OUT_COOLDOWNS, Robust, STEPS, Scored, TARGETS, Tuned, UnderVariants,
-    Variant, WINDOWS, allowed_misses, cheaper, holds_counted, score, stage2, under_variants,
+    Variant, WINDOWS, allowed_misses, cheaper, no_policy, score, stage2, strict, under_variants,
     variants_for, verify_with,
 };
-use crate::spec::model::{ScaleOutAggregation, Spec};
+use crate::spec::model::ScaleOutAggregation;
 
 // --- the joint search over the standby pool's size and the policy (issue 23) ---------------
 
@@ -141,9 +143,13 @@ struct AtSize {
     runs: usize,
     nominal_meeting: usize,
     checked: usize,
+    /// Every policy tried that meets the target nominally (the fallback's candidates).
+    meeting: Vec<Scored>,
+    /// The fastest policy's exact nominal p95.
+    fastest_exact: f64,
 }
 
-/// The cheapest policy that meets the target under the variants (`share`; `None`: nominal
+/// The cheapest policy that meets the target under the variants (`req`; `None`: nominal
 /// only) with the pool `job.settings.standby`. Stage 1: per `(scaleOutStep, scaleOutCooldown)`,
 /// a binary search for the largest `targetPerInstance` (up to `caps`) that holds, waits
 /// growing with the target; stage 2 ([`stage2`]) around the cheapest result, walked cheapest
@@ -153,7 +159,7 @@ fn search_at(
     before: &Params,
     eb: bool,
     vs: &[Variant],
-    share: Option<f64>,
+    share: Option<&Required>,
     caps: &[Option<usize>],
     prev: Option<&Params>,
     bound_hours: f64,
@@ -168,7 +174,7 @@ fn search_at(
             (false, _) => (Some(sc), false, 1, 0),
             (true, None) => (Some(sc), true, 1, 0),
             (true, Some(sh)) => {
-                let (h, r) = holds_counted(job, p, eb, vs, sh);
+                let (h, r) = holds_allowing(job, p, eb, vs, sh);
                 (Some(sc), h, 1 + r, 1)
             }
         }
@@ -344,7 +350,7 @@ fn search_at(
                     .par_iter()
                     .map(|c| match share {
                         None => (true, 0),
-                        Some(sh) => holds_counted(job, &c.params, eb, vs, sh),
+                        Some(sh) => holds_allowing(job, &c.params, eb, vs, sh),
                     })
                     .collect();
                 for (c, (h, r)) in chunk.iter().zip(ok) {
@@ -390,6 +396,7 @@ fn search_at(
     let all = || pts.iter().map(|(s, _)| s).chain(s2.iter());
     let nominal_best = cheapest(&mut all().filter(|s| s.meets));
     let nominal_meeting = all().filter(|s| s.meets).count();
+    let meeting: Vec<Scored> = all().filter(|s| s.meets).cloned().collect();
     let policies = pts.len() + s2.len();
     let best = best.map(|b| {
         let u = under_variants(job, &b.params, eb, vs, Some(&b));
@@ -399,6 +406,7 @@ fn search_at(
     let sb = job.settings.standby.as_ref();
     let (max_ready, min_ready) = sb.map_or((0, 0), |s| (s.max_ready, s.min_ready));
     let fastest = all().map(|s| s.p95).fold(f64::INFINITY, f64::min);
+    let fastest_exact = all().map(|s| s.p95_exact).fold(f64::INFINITY, f64::min);
     let row = match &best {
         Some((b, u)) => PoolRow {
             result: pool_try(
@@ -438,6 +446,8 @@ fn search_at(
         runs,
         nominal_meeting,
         checked,
+        meeting,
+        fastest_exact,
     }
 }
 
@@ -476,94 +486,17 @@ fn pool_try(
     }
 }
 
-/// The most instances the scale set can run: `capacity.max` or a schedule's maximum.
-pub(super) fn top_instances(spec: &Spec) -> u32 {
-    let s = &spec.spec;
-    s.autoscale
-        .iter()
-        .flat_map(|a| a.schedules.iter().map(|p| p.max))
-        .chain([s.capacity.max])
-        .max()
-        .unwrap_or(s.capacity.max)
-}
+pub(super) use super::binds::top_instances;
 
-/// Remove the YAML block at `ptr` (its key's line to the next line indented no deeper).
-fn remove_block(job: &Job, ptr: &str) -> Result<super::edit::Edit, String> {
-    let text = job.source;
-    let key = job
-        .checked
-        .index
-        .spans(ptr)
-        .and_then(|s| s.key)
-        .ok_or_else(|| format!("the spec has no `{ptr}` to remove"))?;
-    let start = text[..key.byte_start].rfind('\n').map_or(0, |i| i + 1);
-    let indent = key.byte_start - start;
-    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i + 1);
-    let mut end = line_end(key.byte_start);
-    while end < text.len() {
-        let line = &text[end..line_end(end)];
-        let content = line.trim_start();
-        if !content.trim().is_empty() && line.len() - content.len() <= indent {
-            break;
-        }
-        end = line_end(end);
-    }
-    Ok(super::edit::Edit {
-        start,
-        end,
-        text: String::new(),
-        pointer: ptr.to_string(),
-        value: None,
-        unplaced: None,
-    })
-}
-
-/// The edits that give the spec a pool of `m` (`maxReady = minReady = m`; 0: no pool).
-pub(super) fn pool_edits(job: &Job, m: u32) -> Result<Vec<super::edit::Edit>, String> {
-    const AT: &str = "/spec/autoscale/standby";
-    let Some(sb) = job
-        .input
-        .spec
-        .spec
-        .autoscale
-        .as_ref()
-        .and_then(|a| a.standby.as_ref())
-    else {
-        return Ok(Vec::new());
-    };
-    if m == 0 {
-        return remove_block(job, AT).map(|e| vec![e]);
-    }
-    let (index, text) = (&job.checked.index, job.source);
-    let mut v = Vec::new();
-    if sb.max_ready != m {
-        v.push(super::edit::set(
-            index,
-            text,
-            AT,
-            "maxReady",
-            &m.to_string(),
-        )?);
-    }
-    // `minReady` as written (the model fills it in with `maxReady` when absent)
-    if index.spans(&format!("{AT}/minReady")).is_some() && sb.min_ready() != m {
-        v.push(super::edit::set(
-            index,
-            text,
-            AT,
-            "minReady",
-            &m.to_string(),
-        )?);
-    }
-    Ok(v)
-}
+pub(super) use super::pool_edit::pool_edits;
 
 /// `--tune` on a spec with a standby pool: the pool size (`maxReady = minReady`, from 0 to
 /// [`standby::sizes`]) and the policy searched together, largest pool first: a policy that
 /// misses the target with a pool misses it with a smaller one (the model's waits do not grow
 /// with the pool), so each size's stage 1 starts from the targets that held with the next
 /// larger one. The proposal is the cheapest (size, policy) that meets the target under the
-/// variants, pool disks included.
+/// variants, pool disks included; when none holds under all the required ones, the cheapest
+/// of those tried that holds under the most ([`super::answer`]).
 pub(super) fn tune_with_pool(
     job: &Job,
     before_results: &Results,
@@ -578,6 +511,14 @@ pub(super) fn tune_with_pool(
         .into_iter()
         .take(if share.is_some() { usize::MAX } else { 1 })
         .collect();
+    let pre = answer::prelude(job, &before, eb, &vs);
+    let (mut margin, req, feasibility) = (pre.margin, pre.required, pre.feasibility);
+    let target = job.target();
+    let mut j = *job;
+    j.tuning.margin = Some(margin.minutes);
+    // the sizes' replays shared (the job's own trace from here on)
+    let reuse = super::reuse::Reuse::default();
+    j.tuning.reuse = Some(&reuse);
     let top = top_instances(job.input.spec);
     let sizes = standby::sizes(top);
     let bound_hours = super::super::bound::lower_bound(
@@ -591,37 +532,65 @@ pub(super) fn tune_with_pool(
         standby: Some(current.sized(m, m)),
         ..job.settings.clone()
     };
-    let mut caps = vec![Some(grid.targets.len() - 1); grid.pairs.len()];
-    let mut found: Vec<AtSize> = Vec::new();
-    for &m in sizes.iter().rev() {
-        let settings = sized(m);
-        let j = Job {
-            settings: &settings,
-            ..*job
-        };
-        let prev = found.last().and_then(|a: &AtSize| a.row.policy.clone());
-        let at = search_at(
-            &j,
-            &before,
-            eb,
-            &vs,
-            share,
-            &caps,
-            prev.as_ref(),
-            bound_hours,
-            grid,
+    let search = |j: &Job| -> Vec<AtSize> {
+        let mut caps = vec![Some(grid.targets.len() - 1); grid.pairs.len()];
+        let mut found: Vec<AtSize> = Vec::new();
+        for (k, &m) in sizes.iter().rev().enumerate() {
+            if let Some(p) = j.tuning.progress {
+                p.phase(format!("pool size {m} ({} of {})", k + 1, sizes.len()));
+            }
+            let settings = sized(m);
+            let js = Job {
+                settings: &settings,
+                ..*j
+            };
+            let prev = found.last().and_then(|a: &AtSize| a.row.policy.clone());
+            let at = search_at(
+                &js,
+                &before,
+                eb,
+                &vs,
+                share.map(|_| &req),
+                &caps,
+                prev.as_ref(),
+                bound_hours,
+                grid,
+            );
+            caps = at.caps.clone();
+            found.push(at);
+        }
+        found.reverse();
+        found
+    };
+    let mut found = search(&j);
+    // no size reaches the target less the margin, some reach the target: the margin down to
+    // what the fastest reaches, and the search again
+    let fastest = found
+        .iter()
+        .map(|a| a.fastest_exact)
+        .fold(f64::INFINITY, f64::min);
+    if found.iter().all(|a| a.meeting.is_empty())
+        && fastest <= target + 1e-9
+        && target - fastest < margin.minutes
+    {
+        let aimed = target - margin.minutes;
+        margin.reduce(
+            target - fastest,
+            format!(
+                "no pool size and policy tried reaches p95 <= {aimed:.1} min (the target less the margin): the fastest reaches {fastest:.2} min, so the tune aims there"
+            ),
         );
-        caps = at.caps.clone();
-        found.push(at);
+        j.tuning.margin = Some(margin.minutes);
+        found = search(&j);
     }
-    found.reverse();
+    let job = &j;
     // by price, as within a size ([`cheaper`]); where a price is missing (a region the sourced
     // table lacks) by the VM-hours billed, the pool's disks then not counted: said in the report
     let by_hours = found
         .iter()
         .filter_map(|a| a.best.as_ref())
         .any(|(b, _)| b.pool_monthly.is_none());
-    let chosen = found
+    let mut chosen = found
         .iter()
         .enumerate()
         .filter_map(|(i, a)| a.best.as_ref().map(|(b, _)| (i, b)))
@@ -630,8 +599,70 @@ pub(super) fn tune_with_pool(
     let policies: usize = found.iter().map(|a| a.policies).sum();
     let mut runs: usize = found.iter().map(|a| a.runs).sum();
     let meeting: usize = found.iter().map(|a| a.nominal_meeting).sum();
+    // none holds under the required variants: the cheapest (size, policy) tried that holds
+    // under the most, one more miss allowed at a time
+    if chosen.is_none() && share.is_some() && meeting > 0 {
+        if let Some(p) = job.tuning.progress {
+            p.phase("none holds under every variant: the one that holds under the most");
+        }
+        let mut all: Vec<(usize, Scored)> = found
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| a.meeting.iter().map(move |s| (i, s.clone())))
+            .collect();
+        all.sort_by(|a, b| cheaper(&a.1, &b.1).then(a.0.cmp(&b.0)));
+        let mut r = req.clone();
+        'relax: while r.allowed + r.skip.len() + 1 < vs.len() {
+            r = r.one_more();
+            for chunk in all.chunks(8) {
+                let ok: Vec<(bool, usize)> = chunk
+                    .par_iter()
+                    .map(|(i, c)| {
+                        let settings = sized(sizes[*i]);
+                        let js = Job {
+                            settings: &settings,
+                            ..*job
+                        };
+                        holds_allowing(&js, &c.params, eb, &vs, &r)
+                    })
+                    .collect();
+                for ((i, c), (h, n)) in chunk.iter().zip(ok) {
+                    runs += n;
+                    if h {
+                        let settings = sized(sizes[*i]);
+                        let js = Job {
+                            settings: &settings,
+                            ..*job
+                        };
+                        let u = under_variants(&js, &c.params, eb, &vs, Some(c));
+                        let at = &mut found[*i];
+                        at.row = PoolRow {
+                            result: pool_try(
+                                sizes[*i],
+                                sizes[*i],
+                                c,
+                                &u,
+                                bound_hours,
+                                at.nominal_best.as_ref(),
+                                at.runs,
+                            ),
+                            policy: Some(c.params.clone()),
+                        };
+                        at.best = Some((c.clone(), u));
+                        chosen = Some(*i);
+                        break 'relax;
+                    }
+                }
+            }
+        }
+    }
     // the proposal: written into the spec, checked and simulated again with its pool
     let (mut best, mut reason, mut robust) = (None, None, None);
+    let mut answer = Answer {
+        margin: Some(margin.clone()),
+        feasibility: share.map(|_| feasibility.clone()),
+        ..Answer::default()
+    };
     if let Some(i) = chosen {
         let at = &found[i];
         let m = sizes[i];
@@ -648,19 +679,50 @@ pub(super) fn tune_with_pool(
             Ok(v) => best = Some(v),
             Err(e) => reason = Some(e),
         }
+        let sized_settings = sized(m);
+        let js = Job {
+            settings: &sized_settings,
+            ..*job
+        };
         if let Some(sh) = share {
             let before_nominal = score(job, &before, eb);
             let before_under = under_variants(job, &before, eb, &vs, before_nominal.as_ref());
-            let sized_settings = sized(m);
-            let js = Job {
-                settings: &sized_settings,
-                ..*job
-            };
             let nb_under = at
                 .nominal_best
                 .as_ref()
                 .map(|n| under_variants(&js, &n.params, eb, &vs, Some(n)));
             runs += 2 * vs.len();
+            if let Some(bn) = &before_nominal {
+                answer.shown.push(answer::shown(
+                    "before",
+                    bn,
+                    Some(&before_under),
+                    &vs,
+                    target,
+                    bound_hours,
+                ));
+            }
+            if let (Some(n), Some(nu)) = (&at.nominal_best, &nb_under) {
+                answer.shown.push(answer::shown(
+                    "nominal best",
+                    n,
+                    Some(nu),
+                    &vs,
+                    target,
+                    bound_hours,
+                ));
+            }
+            answer.shown.push(answer::shown(
+                "proposal",
+                &b,
+                Some(&u),
+                &vs,
+                target,
+                bound_hours,
+            ));
+            if u.meeting < vs.len() - allowed_misses(vs.len(), sh) {
+                answer.fallback = answer::fallback(&js, &b, &u, eb, &vs, &feasibility);
+            }
             let c = at
                 .nominal_best
                 .as_ref()
@@ -678,23 +740,59 @@ pub(super) fn tune_with_pool(
                 cost_of_robustness_percent: c
                     .and_then(|(n, a)| (n > 0.0).then(|| (a - n) / n * 100.0)),
             });
+        } else {
+            answer.shown.push(answer::shown(
+                "proposal",
+                &b,
+                None,
+                &vs,
+                target,
+                bound_hours,
+            ));
         }
     } else {
         let fastest = found
             .iter()
-            .map(|a| a.row.result.p95)
+            .map(|a| a.fastest_exact)
             .fold(f64::INFINITY, f64::min);
-        reason = Some(format!(
-            "no pool size from 0 to {} with any of the {policies} policies tried meets p95 <= {} min{} (the fastest reaches {fastest} min in the nominal model; before: {} min): raise the maximums, lower the provisioning time, or accept fewer variants (--robust-share)",
-            sizes.last().copied().unwrap_or(0),
-            job.settings.wait_target_minutes,
-            if share.is_some() {
-                " under the model variants"
-            } else {
-                ""
-            },
-            before_results.wait_minutes.p95
-        ));
+        let nominal = found
+            .iter()
+            .flat_map(|a| a.meeting.iter())
+            .cloned()
+            .collect::<Vec<_>>();
+        reason = Some(if nominal.is_empty() {
+            format!(
+                "no pool size from 0 to {} with any of the {policies} policies tried meets the target in the nominal model: {}",
+                sizes.last().copied().unwrap_or(0),
+                no_policy(
+                    job,
+                    &[Scored {
+                        params: before.clone(),
+                        p95: fastest.floor(),
+                        p95_exact: fastest,
+                        instance_hours: 0.0,
+                        pool_monthly: None,
+                        standby_monthly: None,
+                        build_hours: 0.0,
+                        meets: false,
+                    }],
+                    &feasibility,
+                    before_results
+                )
+            )
+        } else {
+            format!(
+                "no pool size from 0 to {} with any of the {policies} policies tried meets p95 <= {} min{} (the fastest reaches {fastest:.1} min in the nominal model; before: {} min): raise the maximums, lower the provisioning time, or accept fewer variants (--robust-share)",
+                sizes.last().copied().unwrap_or(0),
+                job.settings.wait_target_minutes,
+                if share.is_some() {
+                    " under the model variants"
+                } else {
+                    ""
+                },
+                before_results.wait_minutes.p95
+            )
+        });
     }
     // how the choice moves with the assumed start time of a pooled VM
     let (at_m, at_p) = match chosen {
@@ -745,8 +843,9 @@ pub(super) fn tune_with_pool(
         policies,
         runs,
         elapsed_ms: elapsed as u64,
-        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown x timeWindow a binary search (the spec's scaleOutAggregation; the other aggregations for the three cheapest that held, or for every pair when none held) on targetPerInstance, in round 1 capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each round's cheapest that holds, its cheapest nominal, the spec's policy and the next larger pool's choice, walked cheapest first; up to 2 rounds, the second running stage 1 again in the context (scale-in cooldown, tiers, minimums) of the choice so far until nothing cheaper is found; checked against an exhaustive enumeration on small grids (src/simulate/tune/pool_check.rs)".into(),
+        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown x timeWindow a binary search (the spec's scaleOutAggregation; the other aggregations for the three cheapest that held, or for every pair when none held) on targetPerInstance, in round 1 capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each round's cheapest that holds, its cheapest nominal, the spec's policy and the next larger pool's choice, walked cheapest first; up to 2 rounds, the second running stage 1 again in the context (scale-in cooldown, tiers, minimums) of the choice so far until nothing cheaper is found; a replay under a variant stops once it must miss; checked against an exhaustive enumeration on small grids (src/simulate/tune/pool_check.rs)".into(),
     };
+    strict(job, &mut best, &mut reason, &mut answer);
     Ok(Tuned {
         candidates: policies,
         meeting,
@@ -758,6 +857,7 @@ pub(super) fn tune_with_pool(
         standby: Some(choice),
         pool_search: Some(search),
         schedule: None,
+        answer,
     })
 }
 

@@ -231,6 +231,11 @@ fn compare(c: &Case, grid: &Grid, tol: &Tolerance) -> (Vec<String>, String) {
         book: &book,
         today,
         robust_share: Some(1.0),
+        // the enumeration compares at the target itself: no margin
+        tuning: super::score::Tuning {
+            margin: Some(0.0),
+            ..Default::default()
+        },
     };
     let (before, eb) = start(&job).expect("a queue policy");
     let t0 = Instant::now();

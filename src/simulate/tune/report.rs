@@ -1,6 +1,7 @@
 //! The tune's output: text, Markdown and JSON.
 
 use super::super::Results;
+use super::answer::{Answer, Shown};
 use super::search::{Robust, Tuned, UnderVariants};
 
 /// The ratio to the lower bound with the standby pool (disks, builds) counted as instance-hours
@@ -46,8 +47,16 @@ pub fn text(before: &Results, t: &Tuned) -> String {
         t.meeting,
         figures(before)
     );
+    s.push_str(&answer_head(&t.answer));
     if let Some(r) = &t.robust {
         s.push_str(&robust_text(r, t.best.is_some(), &before.cost));
+    }
+    s.push_str(&shown_text(
+        &t.answer.shown,
+        t.robust.as_ref().map_or(1, |r| r.variants.len()),
+    ));
+    if let Some(f) = &t.answer.fallback {
+        s.push_str(&format!("{}\n\n", f.text));
     }
     if let Some(j) = &t.pool_search {
         for l in j.lines(cur) {
@@ -90,6 +99,55 @@ pub fn text(before: &Results, t: &Tuned) -> String {
         s.push('\n');
         s.push_str(&super::learned::text(l, cur));
     }
+    s
+}
+
+/// The margin and the search window, before the figures.
+fn answer_head(a: &Answer) -> String {
+    let mut s = String::new();
+    if let Some(w) = &a.window {
+        s.push_str(&format!("{}\n", w.text));
+    }
+    if let Some(m) = &a.margin {
+        s.push_str(&format!("{}\n", m.how));
+        if let Some(r) = &m.reduced {
+            s.push_str(&format!("  margin used: {:.2} min ({r})\n", m.minutes));
+        }
+    }
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
+/// The candidates shown: nominal and worst p95, cost, ratio, the variants each holds under.
+fn shown_text(shown: &[Shown], variants: usize) -> String {
+    if shown.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "candidates (p95 to the second; worst over the variants; pool cost a month; ratio to the lower bound; variants held):\n",
+    );
+    for c in shown {
+        s.push_str(&format!(
+            "  {:<13} p95 {:>5.2} min, worst {:>4} min ({}), {}, {}, holds under {} of {}{}\n",
+            c.label,
+            c.p95_exact,
+            c.worst_p95,
+            c.worst_variant,
+            c.pool_monthly
+                .map_or("price missing".into(), crate::cost::format::money),
+            c.ratio.map_or("n/a".into(), |r| format!("{r:.2}x")),
+            c.holds_under.len(),
+            variants,
+            if c.misses.is_empty() {
+                String::new()
+            } else {
+                format!(" (misses: {})", c.misses.join("; "))
+            }
+        ));
+    }
+    s.push('\n');
     s
 }
 
@@ -180,22 +238,23 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
         )
     };
     s.push_str(&row("before", before));
+    if let Some(b) = &t.best {
+        s.push_str(&row("after", &b.after));
+    }
+    s.push_str(&answer_markdown(t));
     match &t.best {
-        Some(b) => {
-            s.push_str(&row("after", &b.after));
-            match &b.unwritable {
-                Some(why) => s.push_str(&format!(
-                    "\nThe proposal, to apply by hand (gpuform cannot write it into the spec: {why}):\n\n```\n{}```\n",
-                    b.diff
-                )),
-                None => {
-                    if t.schedule.as_ref().is_some_and(|l| l.proposed()) {
-                        s.push_str("\nThe reactive proposal alone (not what `--write` writes: the scheduled proposal below replaces it):\n");
-                    }
-                    s.push_str(&format!("\n```diff\n{}```\n", b.diff));
+        Some(b) => match &b.unwritable {
+            Some(why) => s.push_str(&format!(
+                "\nThe proposal, to apply by hand (gpuform cannot write it into the spec: {why}):\n\n```\n{}```\n",
+                b.diff
+            )),
+            None => {
+                if t.schedule.as_ref().is_some_and(|l| l.proposed()) {
+                    s.push_str("\nThe reactive proposal alone (not what `--write` writes: the scheduled proposal below replaces it):\n");
                 }
+                s.push_str(&format!("\n```diff\n{}```\n", b.diff));
             }
-        }
+        },
         None => s.push_str(&format!(
             "\nNo proposal: {}\n",
             t.reason.as_deref().unwrap_or("none found")
@@ -203,6 +262,40 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
     }
     if let Some(l) = &t.schedule {
         s.push_str(&super::learned::markdown(l, before.cost.currency()));
+    }
+    s
+}
+
+/// The margin, the candidates shown and the fallback, in Markdown.
+fn answer_markdown(t: &Tuned) -> String {
+    let mut s = String::new();
+    if let Some(m) = &t.answer.margin {
+        s.push_str(&format!("\n{}\n", m.how));
+    }
+    if !t.answer.shown.is_empty() {
+        s.push_str("\n| candidate | p95 | worst p95 | monthly | x bound | variants held |\n|---|---|---|---|---|---|\n");
+        let n = t.robust.as_ref().map_or(1, |r| r.variants.len());
+        for c in &t.answer.shown {
+            s.push_str(&format!(
+                "| {} | {:.2} min | {} min ({}) | {} | {} | {} of {n} |\n",
+                c.label,
+                c.p95_exact,
+                c.worst_p95,
+                c.worst_variant,
+                c.pool_monthly
+                    .map_or("n/a".into(), crate::cost::format::money),
+                c.ratio.map_or("n/a".into(), |r| format!("{r:.2}")),
+                c.holds_under.len()
+            ));
+        }
+    }
+    if let Some(f) = &t.answer.fallback {
+        s.push_str(&format!(
+            "\n{}\n",
+            f.text
+                .replace("\n  - ", "\n- ")
+                .replace("\n  to hold: ", "\n- to hold: ")
+        ));
     }
     s
 }
@@ -242,5 +335,13 @@ pub fn json(before: &Results, t: &Tuned) -> String {
     if let Some(l) = &t.schedule {
         v["schedule"] = serde_json::to_value(l).unwrap_or_default();
     }
+    let a = &t.answer;
+    v["marginMinutes"] = serde_json::json!(a.margin.as_ref().map(|m| m.minutes));
+    v["margin"] = serde_json::to_value(&a.margin).unwrap_or_default();
+    v["candidatesShown"] = serde_json::to_value(&a.shown).unwrap_or_default();
+    v["fallback"] = serde_json::to_value(&a.fallback).unwrap_or_default();
+    v["feasibility"] = serde_json::to_value(&a.feasibility).unwrap_or_default();
+    v["searchWindow"] = serde_json::to_value(&a.window).unwrap_or_default();
+    v["strictRefused"] = serde_json::json!(a.refused);
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }

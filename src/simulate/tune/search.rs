@@ -5,50 +5,24 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::super::engine::{self, Choices, Run, Setting};
-use super::super::{Input, Results, Settings, monthly_hours, price, priority, results};
-use crate::cost::PriceBook;
+use super::super::engine;
+use super::super::{Input, Results, price, priority, results};
 use crate::plan::Plan;
-use crate::spec::model::Spec;
-use crate::spec::policy::Policy;
-use crate::spec::{Checked, check_source};
+use crate::spec::check_source;
 
 use super::super::standby;
+use super::answer::{self, Answer};
 use super::edit::edits;
 use super::params::Params;
 use super::pool_search::PoolSearch;
+use super::score::{Required, holds_allowing};
 // what pool.rs draws from too
 pub(super) use super::space::{AGGREGATIONS, OUT_COOLDOWNS, STEPS, TARGETS, WINDOWS, stage2};
 use super::space::{SPACE, Space, floor_options, stage1_around, stage1_in, stage2_with};
 
-/// What a tune needs.
-pub struct Job<'a> {
-    pub input: &'a Input<'a>,
-    pub checked: &'a Checked,
-    pub policy: &'a Policy,
-    pub source: &'a str,
-    pub trace: &'a super::super::load::Trace,
-    pub workload: &'a super::super::model::Workload,
-    pub settings: &'a Settings,
-    pub book: &'a PriceBook,
-    pub today: &'a str,
-    /// The share of the model variants ([`variants`]) under which a candidate must meet the
-    /// target (1.0: all of them; `None`: the nominal model only).
-    pub robust_share: Option<f64>,
-}
-
+pub use super::score::{Job, Scored, Tuning, UnderVariants};
+pub(super) use super::score::{allowed_misses, cheaper, holds, score, score_with, under_variants};
 pub use super::variants::{Variant, variants, variants_for};
-
-/// A candidate under every variant.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UnderVariants {
-    /// p95 wait per variant, in the order of [`variants`].
-    pub p95: Vec<f64>,
-    pub worst_p95: f64,
-    /// Variants under which the candidate meets the target.
-    pub meeting: usize,
-}
 
 /// What robustness found and cost.
 #[derive(Debug, Clone, Serialize)]
@@ -70,22 +44,6 @@ pub struct Robust {
     /// Monthly pool cost of the proposal minus that of the nominal best (what the margin costs).
     pub cost_of_robustness: Option<f64>,
     pub cost_of_robustness_percent: Option<f64>,
-}
-
-/// One simulated candidate.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Scored {
-    pub params: Params,
-    pub p95: f64,
-    pub instance_hours: f64,
-    pub pool_monthly: Option<f64>,
-    /// The standby pool's share of `pool_monthly` (its disks while they wait).
-    pub standby_monthly: Option<f64>,
-    /// VM-hours spent building the standby pool's VMs (billed at the size's price; 0 without a
-    /// pool): what the pool costs beyond its disks, known even where a price is missing.
-    pub build_hours: f64,
-    pub meets: bool,
 }
 
 /// The proposal.
@@ -126,208 +84,43 @@ pub struct Tuned {
     pub pool_search: Option<PoolSearch>,
     /// Schedules learned from a trace of two weeks or more (`schedule.rs`; `None`: not asked).
     pub schedule: Option<super::learned::Learned>,
+    /// The margin, what binds, the fallback and the candidates shown (issue 40).
+    pub answer: Answer,
 }
 
-pub(super) fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
-    match crate::plan::autoscale(
-        &spec.metadata.name,
-        &spec.spec,
-        plan.queue.as_ref(),
-        plan.serving.as_ref(),
-    ) {
-        Some(a) => Setting::from_plan(&a).map(|s| s.with_zones(plan.compute.zones.len() as u32)),
-        None => Err("the spec has no autoscale setting".into()),
-    }
-}
-
-pub(super) fn score(job: &Job, params: &Params, explicit_below: bool) -> Option<Scored> {
-    score_with(job, params, explicit_below, job.settings.choices)
-}
-
-pub(super) fn score_with(
-    job: &Job,
-    params: &Params,
-    explicit_below: bool,
-    choices: Choices,
-) -> Option<Scored> {
-    let spec = params.apply(job.input.spec, explicit_below);
-    let setting = setting_for(&spec, job.input.plan).ok()?;
-    let prio = priority(job.input.plan, job.input.spec);
-    let o = engine::run(&Run {
-        setting: &setting,
-        trace: job.trace,
-        workload: job.workload,
-        priority: &prio,
-        choices,
-        seed: job.settings.seed,
-        record: false,
-        standby: job.settings.standby.as_ref(),
-    });
-    let input = Input {
-        spec: &spec,
-        ..*job.input
-    };
-    let (_, cost) = price(&input, &o, job.book, job.today);
-    let p95 = o.wait_percentile(job.settings.quantile);
-    let _ = monthly_hours(&o);
-    Some(Scored {
-        params: params.clone(),
-        p95,
-        instance_hours: o.instance_minutes as f64 / 60.0,
-        pool_monthly: cost.pool_monthly,
-        standby_monthly: cost.standby_monthly,
-        build_hours: o.standby_build_minutes as f64 / 60.0,
-        meets: p95 <= f64::from(job.settings.wait_target_minutes),
-    })
-}
-
-/// `params` under every variant (the nominal one first, already known as `nominal`).
-pub(super) fn under_variants(
-    job: &Job,
-    params: &Params,
-    explicit_below: bool,
-    vs: &[Variant],
-    nominal: Option<&Scored>,
-) -> UnderVariants {
-    let p95: Vec<f64> =
-        vs.par_iter()
-            .enumerate()
-            .map(|(i, v)| match (i, nominal) {
-                (0, Some(n)) => n.p95,
-                _ => score_with(job, params, explicit_below, v.choices)
-                    .map_or(f64::INFINITY, |s| s.p95),
-            })
-            .collect();
-    let target = f64::from(job.settings.wait_target_minutes);
-    UnderVariants {
-        worst_p95: p95.iter().cloned().fold(0.0, f64::max),
-        meeting: p95.iter().filter(|p| **p <= target).count(),
-        p95,
-    }
-}
-
-/// Variants a candidate may miss under `share`.
-pub(super) fn allowed_misses(n: usize, share: f64) -> usize {
-    n - ((share.clamp(0.0, 1.0) * n as f64 - 1e-9).ceil() as usize).min(n)
-}
-
-/// Whether `params` meets the target under enough variants: the hardest variants first (the
-/// pessimistic combinations, then the late metric and slow provisioning), stopping at the first
-/// miss too many, so most candidates cost one or two runs more than the nominal one.
-pub(super) fn holds(
-    job: &Job,
-    params: &Params,
-    explicit_below: bool,
-    vs: &[Variant],
-    share: f64,
-) -> bool {
-    holds_counted(job, params, explicit_below, vs, share).0
-}
-
-/// [`holds`], and the runs it took.
-pub(super) fn holds_counted(
-    job: &Job,
-    params: &Params,
-    explicit_below: bool,
-    vs: &[Variant],
-    share: f64,
-) -> (bool, usize) {
-    // the pessimistic combinations, the pool's slowest start, the load variants, the late
-    // metric, slow provisioning, then the rest in order (the pool's other start times last)
-    let order = hardest_first(vs);
-    let target = f64::from(job.settings.wait_target_minutes);
-    let mut misses = 0;
-    let mut runs = 0;
-    let allowed = allowed_misses(vs.len(), share);
-    for &i in &order {
-        runs += 1;
-        let p95 =
-            score_with(job, params, explicit_below, vs[i].choices).map_or(f64::INFINITY, |s| s.p95);
-        if p95 > target {
-            misses += 1;
-            if misses > allowed {
-                return (false, runs);
-            }
-        }
-    }
-    (true, runs)
-}
-
-/// The order [`holds_counted`] tries the variants in: the model's pessimistic combinations,
-/// the pool's slowest start, the load variants, then the rest (by kind, not by position, as
-/// [`variants_for`] appends the pool's after the load variants).
-fn hardest_first(vs: &[Variant]) -> Vec<usize> {
-    let model: Vec<usize> = (0..vs.len())
-        .filter(|&i| {
-            vs[i].choices.standby_start_seconds.is_none() && vs[i].choices.load.is_nominal()
-        })
-        .collect();
-    // the busier week on a slow-provisioning day before the busier week alone
-    let mut load: Vec<usize> = (0..vs.len())
-        .filter(|&i| !vs[i].choices.load.is_nominal())
-        .collect();
-    load.sort_by(|&a, &b| {
-        vs[b]
-            .choices
-            .provisioning_factor
-            .total_cmp(&vs[a].choices.provisioning_factor)
-            .then(a.cmp(&b))
-    });
-    let mut pooled: Vec<usize> = (0..vs.len())
-        .filter(|&i| vs[i].choices.standby_start_seconds.is_some())
-        .collect();
-    pooled.sort_by_key(|&i| std::cmp::Reverse(vs[i].choices.standby_start_seconds));
-    const HARDEST_MODEL: &[usize] = &[6, 7, 2, 5, 1, 3, 4, 0];
-    let m =
-        |k: &[usize]| -> Vec<usize> { k.iter().filter_map(|&j| model.get(j).copied()).collect() };
-    let mut order: Vec<usize> = m(&HARDEST_MODEL[..2]);
-    order.extend(pooled.first().copied());
-    order.extend(load);
-    order.extend(m(&HARDEST_MODEL[2..7]));
-    order.extend(pooled.iter().skip(1).copied());
-    // anything else (a shorter model set): once each, in order
-    for i in 0..vs.len() {
-        if !order.contains(&i) && i != 0 {
-            order.push(i);
-        }
-    }
-    order
-}
-
-pub(super) fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
-    // where a price is missing (for one candidate, then for all: the size, region and priority
-    // are the spec's), the VM-hours billed: the scale set's and the standby pool's builds
-    let ca = a.pool_monthly.unwrap_or(a.instance_hours + a.build_hours);
-    let cb = b.pool_monthly.unwrap_or(b.instance_hours + b.build_hours);
-    ca.total_cmp(&cb)
-        .then(a.instance_hours.total_cmp(&b.instance_hours))
-        .then(a.p95.total_cmp(&b.p95))
-}
-
-/// Whether candidates hold under the variants ([`holds`]), each policy checked once.
+/// Whether candidates hold under the required variants ([`holds_allowing`]), each policy
+/// checked once per requirement.
 #[derive(Default)]
-struct Known(std::collections::HashMap<String, bool>);
+pub(super) struct Known(std::collections::HashMap<(String, usize), bool>);
 
 impl Known {
-    fn key(p: &Params) -> String {
+    pub(super) fn key(p: &Params) -> String {
         serde_json::to_string(p).unwrap_or_default()
     }
 
-    /// [`holds`] for each of `cands` (those not yet known in parallel).
-    fn check(
+    /// [`holds_allowing`] for each of `cands` (those not yet known in parallel).
+    pub(super) fn check(
         &mut self,
         job: &Job,
         cands: &[&Scored],
         explicit_below: bool,
         vs: &[Variant],
-        share: f64,
+        req: &Required,
     ) -> Vec<bool> {
-        let keys: Vec<String> = cands.iter().map(|c| Self::key(&c.params)).collect();
-        let new: Vec<(String, bool)> = cands
+        let keys: Vec<(String, usize)> = cands
+            .iter()
+            .map(|c| (Self::key(&c.params), req.allowed))
+            .collect();
+        let new: Vec<((String, usize), bool)> = cands
             .par_iter()
             .zip(keys.par_iter())
             .filter(|(_, k)| !self.0.contains_key(*k))
-            .map(|(c, k)| (k.clone(), holds(job, &c.params, explicit_below, vs, share)))
+            .map(|(c, k)| {
+                (
+                    k.clone(),
+                    holds_allowing(job, &c.params, explicit_below, vs, req).0,
+                )
+            })
             .collect();
         self.0.extend(new);
         keys.iter().map(|k| self.0[k]).collect()
@@ -337,6 +130,24 @@ impl Known {
 /// The rounds stage 3 may take.
 const ROUNDS: usize = 4;
 
+/// The first of `cands` (cheapest first) that holds, checked 8 at a time in parallel.
+fn first_holding(
+    job: &Job,
+    cands: &[&Scored],
+    explicit_below: bool,
+    vs: &[Variant],
+    req: &Required,
+    known: &mut Known,
+) -> Option<Scored> {
+    for chunk in cands.chunks(8) {
+        let ok = known.check(job, chunk, explicit_below, vs, req);
+        if let Some((c, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
+            return Some((*c).clone());
+        }
+    }
+    None
+}
+
 /// Stage 3: from the cheapest policy that holds so far, stage 1's knobs and the window around
 /// it (its scale-in cooldown, tier and floors kept) and stage 2's (the spec's floors, as the
 /// first two stages reach them), the cheapest new one that holds becoming the next centre,
@@ -344,31 +155,29 @@ const ROUNDS: usize = 4;
 /// knobs around a few bases of stage 1; a robust policy often needs both changed (a floor with
 /// a larger target, a shorter window with another step and aggregation), which neither
 /// reaches. Within the space `tune/exhaustive.rs` enumerates.
+#[allow(clippy::too_many_arguments)]
 fn refine(
     job: &Job,
     before: &Params,
     explicit_below: bool,
     vs: &[Variant],
-    share: f64,
+    req: &Required,
     scored: &mut Vec<Scored>,
     known: &mut Known,
     space: &Space,
 ) {
     let mut meeting: Vec<&Scored> = scored.iter().filter(|s| s.meets).collect();
     meeting.sort_by(|a, b| cheaper(a, b));
-    let mut centre = None;
-    for chunk in meeting.chunks(8) {
-        let ok = known.check(job, chunk, explicit_below, vs, share);
-        if let Some((c, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
-            centre = Some((*c).clone());
-            break;
-        }
-    }
-    let Some(mut centre) = centre else { return };
+    let Some(mut centre) = first_holding(job, &meeting, explicit_below, vs, req, known) else {
+        return;
+    };
     let mut tried: std::collections::HashSet<String> =
         scored.iter().map(|s| Known::key(&s.params)).collect();
     let floors = floor_options(before);
-    for _ in 0..ROUNDS {
+    for round in 0..ROUNDS {
+        if let Some(p) = job.tuning.progress {
+            p.phase(format!("stage 3, round {} of at most {ROUNDS}", round + 1));
+        }
         let cands: Vec<Params> = stage1_around(&centre.params, before, space)
             .into_iter()
             .chain(stage2_with(&centre.params, before, &floors, space))
@@ -383,14 +192,7 @@ fn refine(
             .filter(|s| s.meets && cheaper(s, &centre).is_lt())
             .collect();
         cheaper_new.sort_by(|a, b| cheaper(a, b));
-        let mut next = None;
-        for chunk in cheaper_new.chunks(8) {
-            let ok = known.check(job, chunk, explicit_below, vs, share);
-            if let Some((c, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
-                next = Some((*c).clone());
-                break;
-            }
-        }
+        let next = first_holding(job, &cheaper_new, explicit_below, vs, req, known);
         scored.extend(new);
         match next {
             Some(n) => centre = n,
@@ -413,6 +215,43 @@ pub(super) fn start(job: &Job) -> Result<(Params, bool), String> {
     Ok((before, explicit_below))
 }
 
+/// `meets` again, at the goal of `job` (after the margin changed).
+pub(super) fn remeet(scored: &mut [Scored], job: &Job) {
+    let goal = job.goal();
+    for s in scored {
+        s.meets = s.p95_exact <= goal + 1e-9;
+    }
+}
+
+/// When no candidate reaches the target less the margin but some reach the target: the margin
+/// down to what the fastest of `scored` reaches (said in the report); whether it changed.
+pub(super) fn reduce_margin(
+    margin: &mut super::margin::Margin,
+    scored: &[Scored],
+    target: f64,
+) -> bool {
+    let fastest = scored
+        .iter()
+        .map(|s| s.p95_exact)
+        .fold(f64::INFINITY, f64::min);
+    if scored
+        .iter()
+        .any(|s| s.p95_exact <= target - margin.minutes + 1e-9)
+        || fastest > target + 1e-9
+    {
+        return false;
+    }
+    margin.reduce(
+        target - fastest,
+        format!(
+            "no policy tried reaches p95 <= {:.1} min (the target less the margin, {:.1} min): the fastest reaches {fastest:.2} min, so the tune aims there",
+            target - margin.minutes,
+            margin.minutes
+        ),
+    );
+    true
+}
+
 /// Search, propose, verify.
 pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
     tune_in(job, before_results, &SPACE)
@@ -422,16 +261,39 @@ pub fn tune(job: &Job, before_results: &Results) -> Result<Tuned, String> {
 pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Result<Tuned, String> {
     let started = Instant::now();
     let (before, explicit_below) = start(job)?;
+    let vs: Vec<Variant> = match job.robust_share {
+        Some(_) => variants_for(job.settings.choices, job.settings.standby.as_ref()),
+        None => variants(job.settings.choices).into_iter().take(1).collect(),
+    };
+    let pre = answer::prelude(job, &before, explicit_below, &vs);
+    let mut margin = pre.margin;
+    let req = pre.required;
+    let feasibility = pre.feasibility;
     let mut known = Known::default();
     let s1 = stage1_in(&before, space);
+    if let Some(p) = job.tuning.progress {
+        p.phase(format!("stage 1: {} policies", s1.len()));
+    }
+    let target = job.target();
+    let tuning = Tuning {
+        margin: Some(margin.minutes),
+        ..job.tuning
+    };
+    let mut j = Job { tuning, ..*job };
     let mut scored: Vec<Scored> = s1
         .par_iter()
-        .filter_map(|p| score(job, p, explicit_below))
+        .filter_map(|p| score(&j, p, explicit_below))
         .collect();
+    // a margin no policy of stage 1 reaches: as far below the target as the fastest reaches
+    if reduce_margin(&mut margin, &scored, target) {
+        j.tuning.margin = Some(margin.minutes);
+        remeet(&mut scored, &j);
+    }
+    let job = &j;
     let mut bases: Vec<Scored> = scored.iter().filter(|s| s.meets).cloned().collect();
     if bases.is_empty() {
         bases = scored.clone();
-        bases.sort_by(|a, b| a.p95.total_cmp(&b.p95).then(cheaper(a, b)));
+        bases.sort_by(|a, b| a.p95_exact.total_cmp(&b.p95_exact).then(cheaper(a, b)));
     } else {
         bases.sort_by(cheaper);
     }
@@ -450,14 +312,10 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
     {
         around.push(b);
     }
-    if let Some(share) = job
-        .robust_share
-        .filter(|_| bases.first().is_some_and(|b| b.meets))
-    {
-        let vs = variants_for(job.settings.choices, job.settings.standby.as_ref());
+    if job.robust_share.is_some() && bases.first().is_some_and(|b| b.meets) {
         let mut robust_found = 0;
         'walk: for chunk in bases.iter().take(64).collect::<Vec<_>>().chunks(8) {
-            let ok = known.check(job, chunk, explicit_below, &vs, share);
+            let ok = known.check(job, chunk, explicit_below, &vs, &req);
             for (c, ok) in chunk.iter().zip(ok) {
                 if ok {
                     if !around.iter().any(|a| a.params == c.params) {
@@ -485,6 +343,9 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
             }
         }
     }
+    if let Some(p) = job.tuning.progress {
+        p.phase(format!("stage 2: {} policies", s2.len()));
+    }
     scored.extend(
         s2.par_iter()
             .filter_map(|p| score(job, p, explicit_below))
@@ -493,23 +354,24 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
     // stage 3 also in the nominal mode (no variants: every policy that meets holds); without it
     // `--nominal` stopped at the first two stages' neighbourhood (on a held-out flash crowd for
     // llm-finetune-a100: $10,025/month where the robust tune's own proposal meets at $8,831)
-    let (vs, share) = match job.robust_share {
-        Some(share) => (
-            variants_for(job.settings.choices, job.settings.standby.as_ref()),
-            share,
-        ),
-        None => (Vec::new(), 1.0),
-    };
     refine(
         job,
         &before,
         explicit_below,
         &vs,
-        share,
+        &req,
         &mut scored,
         &mut known,
         space,
     );
+    // no candidate at the goal after all (stage 1 had one that the later stages could not
+    // improve on is impossible: it is still in `scored`)
+    let mut j2 = *job;
+    if reduce_margin(&mut margin, &scored, target) {
+        j2.tuning.margin = Some(margin.minutes);
+        remeet(&mut scored, &j2);
+    }
+    let job = &j2;
     let candidates = scored.len();
     let mut meeting: Vec<Scored> = scored.iter().filter(|s| s.meets).cloned().collect();
     meeting.sort_by(cheaper);
@@ -517,12 +379,32 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
     let mut best = None;
     let mut reason = None;
     let mut robust = None;
+    let mut answer = Answer {
+        margin: Some(margin.clone()),
+        feasibility: job.robust_share.map(|_| feasibility.clone()),
+        ..Answer::default()
+    };
+    let bound_hours = super::super::bound::lower_bound(
+        job.trace,
+        job.workload,
+        job.settings.wait_target_minutes,
+        job.settings.quantile,
+    )
+    .instance_hours;
     match job.robust_share {
         None => {
             // the first that validates and plans from its rewritten text
             for cand in meeting.iter().take(10) {
                 match verify(job, &before, &cand.params, explicit_below) {
                     Ok(b) => {
+                        answer.shown.push(answer::shown(
+                            "proposal",
+                            cand,
+                            None,
+                            &vs,
+                            target,
+                            bound_hours,
+                        ));
                         best = Some(b);
                         break;
                     }
@@ -531,7 +413,9 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
             }
         }
         Some(share) => {
-            let vs = variants_for(job.settings.choices, job.settings.standby.as_ref());
+            if let Some(p) = job.tuning.progress {
+                p.phase(format!("checking {n_meeting} policies under the variants"));
+            }
             let before_nominal = scored.iter().find(|s| s.params == before).cloned();
             let before_under =
                 under_variants(job, &before, explicit_below, &vs, before_nominal.as_ref());
@@ -541,40 +425,75 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
             let nominal_best_under = nominal_best
                 .as_ref()
                 .map(|n| under_variants(job, &n.params, explicit_below, &vs, Some(n)));
-            // cheapest first, a few candidates at a time in parallel
-            'walk: for chunk in meeting.chunks(8) {
-                let chunk: Vec<&Scored> = chunk.iter().collect();
-                let ok = known.check(job, &chunk, explicit_below, &vs, share);
-                for (cand, ok) in chunk.iter().zip(ok) {
-                    checked += 1;
-                    if !ok {
-                        continue;
-                    }
-                    match verify(job, &before, &cand.params, explicit_below) {
-                        Ok(b) => {
-                            let u =
-                                under_variants(job, &cand.params, explicit_below, &vs, Some(cand));
-                            best = Some(b);
-                            after = Some(((*cand).clone(), u));
-                            break 'walk;
+            // cheapest first, a few candidates at a time in parallel; when none holds, the one
+            // that holds under the most variants (one more miss allowed at a time)
+            let mut r = req.clone();
+            'relax: loop {
+                for chunk in meeting.chunks(8) {
+                    let chunk: Vec<&Scored> = chunk.iter().collect();
+                    let ok = known.check(job, &chunk, explicit_below, &vs, &r);
+                    for (cand, ok) in chunk.iter().zip(ok) {
+                        checked += 1;
+                        if !ok {
+                            continue;
                         }
-                        Err(e) => reason = Some(e),
+                        match verify(job, &before, &cand.params, explicit_below) {
+                            Ok(b) => {
+                                let u = under_variants(
+                                    job,
+                                    &cand.params,
+                                    explicit_below,
+                                    &vs,
+                                    Some(cand),
+                                );
+                                best = Some(b);
+                                after = Some(((*cand).clone(), u));
+                                break 'relax;
+                            }
+                            Err(e) => reason = Some(e),
+                        }
                     }
                 }
+                if meeting.is_empty()
+                    || reason.is_some()
+                    || r.allowed + r.skip.len() + 1 >= vs.len()
+                {
+                    break;
+                }
+                r = r.one_more();
             }
-            if best.is_none() && !meeting.is_empty() && reason.is_none() {
-                reason = Some(format!(
-                    "{n_meeting} of the {candidates} policies meet p95 <= {} min in the nominal model, but none under {} of the {} model variants (the cheapest reaches {} min in its worst variant): raise the maximums, lower the provisioning time, or accept fewer variants (--robust-share)",
-                    job.settings.wait_target_minutes,
-                    if share >= 1.0 {
-                        "all".to_string()
-                    } else {
-                        format!("{:.0} %", share * 100.0)
-                    },
-                    vs.len(),
-                    nominal_best_under
-                        .as_ref()
-                        .map_or(f64::NAN, |u| u.worst_p95),
+            if let Some((a, u)) = &after {
+                answer.fallback = answer::fallback(job, a, u, explicit_below, &vs, &feasibility)
+                    .filter(|_| u.meeting < vs.len() - allowed_misses(vs.len(), share));
+            }
+            if let Some(b) = before_nominal.as_ref() {
+                answer.shown.push(answer::shown(
+                    "before",
+                    b,
+                    Some(&before_under),
+                    &vs,
+                    target,
+                    bound_hours,
+                ));
+            }
+            if let (Some(n), Some(u)) = (&nominal_best, &nominal_best_under) {
+                answer.shown.push(answer::shown(
+                    "nominal best",
+                    n,
+                    Some(u),
+                    &vs,
+                    target,
+                    bound_hours,
+                ));
+            }
+            if let Some((a, u)) = &after {
+                answer.shown.push(answer::shown(
+                    "proposal",
+                    a,
+                    Some(u),
+                    &vs,
+                    target,
+                    bound_hours,
                 ));
             }
             let cost = |s: &Scored| s.pool_monthly;
@@ -586,7 +505,7 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
                 _ => (None, None),
             };
             robust = Some(Robust {
-                variants: vs,
+                variants: vs.clone(),
                 share,
                 before: before_under,
                 nominal_best,
@@ -599,12 +518,9 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
         }
     }
     if best.is_none() && reason.is_none() {
-        let fastest = scored.iter().map(|s| s.p95).fold(f64::INFINITY, f64::min);
-        reason = Some(format!(
-            "no policy of the {candidates} tried meets p95 <= {} min (the best reaches {fastest} min; before: {} min): raise the maximums or lower the provisioning time",
-            job.settings.wait_target_minutes, before_results.wait_minutes.p95
-        ));
+        reason = Some(no_policy(job, &scored, &feasibility, before_results));
     }
+    strict(job, &mut best, &mut reason, &mut answer);
     Ok(Tuned {
         standby: None,
         pool_search: None,
@@ -616,7 +532,60 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
         best,
         reason,
         robust,
+        answer,
     })
+}
+
+/// Why no policy meets the target even nominally: the fastest tried, and what binds.
+pub(super) fn no_policy(
+    job: &Job,
+    scored: &[Scored],
+    f: &super::binds::Feasibility,
+    before_results: &Results,
+) -> String {
+    let fastest = scored
+        .iter()
+        .map(|s| s.p95_exact)
+        .fold(f64::INFINITY, f64::min);
+    let binds = match f.need_of(0) {
+        Some(Some(n)) => format!(
+            "; the maximum binds: even {} instances all the time miss it, {n} would meet it (capacity.max: {n})",
+            f.top
+        ),
+        Some(None) => format!(
+            "; not even {} instances all the time meet it",
+            super::binds::MOST
+        ),
+        None => String::new(),
+    };
+    format!(
+        "no policy of the {} tried meets p95 <= {} min (the best reaches {fastest:.1} min; before: {} min){binds}: raise the maximums or lower the provisioning time",
+        scored.len(),
+        job.settings.wait_target_minutes,
+        before_results.wait_minutes.p95
+    )
+}
+
+/// `--strict`: a proposal that misses a required variant is refused (no proposal, exit 1, as
+/// before the tune always answered).
+pub(super) fn strict(
+    job: &Job,
+    best: &mut Option<Best>,
+    reason: &mut Option<String>,
+    answer: &mut Answer,
+) {
+    if !job.tuning.strict || best.is_none() {
+        return;
+    }
+    if let Some(f) = &answer.fallback {
+        let why = format!(
+            "--strict: no policy holds under the required share of the {} variants (the best holds under {}); {}",
+            f.variants, f.holds_under, f.text
+        );
+        *best = None;
+        *reason = Some(why.clone());
+        answer.refused = Some(why);
+    }
 }
 
 /// Write the candidate into the YAML text, check it from scratch, and simulate its plan.
@@ -647,54 +616,7 @@ pub(super) fn verify_with(
             (crate::report::yaml::to_yaml(&doc), Some(why))
         }
     };
-    let checked = check_source(
-        new_text.clone(),
-        &job.checked.path,
-        job.checked.base_dir.clone(),
-        job.policy,
-        crate::catalog::prices::PriceTable::embedded(),
-    );
-    if checked.has_errors() {
-        let first = checked
-            .diagnostics
-            .iter()
-            .find(|d| d.is_error())
-            .map(|d| d.message.clone())
-            .unwrap_or_default();
-        return Err(format!("the tuned spec does not validate: {first}"));
-    }
-    let plan = Plan::build(&checked).map_err(|e| e.to_string())?;
-    let spec = checked.spec.as_ref().ok_or("the tuned spec has no model")?;
-    let size = checked.size().ok_or("the tuned spec has no size")?;
-    let setting = super::super::setting(&plan, spec)?;
-    let input = Input {
-        spec,
-        plan: &plan,
-        size,
-        file: job.input.file,
-        auto_sized: checked.auto_sized,
-    };
-    let prio = priority(&plan, spec);
-    let o = engine::run(&Run {
-        setting: &setting,
-        trace: job.trace,
-        workload: job.workload,
-        priority: &prio,
-        choices: job.settings.choices,
-        seed: job.settings.seed,
-        record: false,
-        standby: job.settings.standby.as_ref(),
-    });
-    let (_, cost) = price(&input, &o, job.book, job.today);
-    let after = results(
-        &input,
-        &setting,
-        job.trace,
-        job.workload,
-        job.settings,
-        o,
-        cost,
-    );
+    let after = replay_text(job, &new_text)?;
     if !after.wait_target.met {
         return Err("the rewritten spec misses the target (internal mismatch)".into());
     }
@@ -724,10 +646,63 @@ pub(super) fn verify_with(
     })
 }
 
+/// Check `new_text` from scratch (validate, plan) and simulate its plan on the job's trace.
+pub(super) fn replay_text(job: &Job, new_text: &str) -> Result<Results, String> {
+    let checked = check_source(
+        new_text.to_string(),
+        &job.checked.path,
+        job.checked.base_dir.clone(),
+        job.policy,
+        crate::catalog::prices::PriceTable::embedded(),
+    );
+    if checked.has_errors() {
+        let first = checked
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .map(|d| d.message.clone())
+            .unwrap_or_default();
+        return Err(format!("the tuned spec does not validate: {first}"));
+    }
+    let plan = Plan::build(&checked).map_err(|e| e.to_string())?;
+    let spec = checked.spec.as_ref().ok_or("the tuned spec has no model")?;
+    let size = checked.size().ok_or("the tuned spec has no size")?;
+    let setting = super::super::setting(&plan, spec)?;
+    let input = Input {
+        spec,
+        plan: &plan,
+        size,
+        file: job.input.file,
+        auto_sized: checked.auto_sized,
+    };
+    let prio = priority(&plan, spec);
+    let o = engine::run(&engine::Run {
+        setting: &setting,
+        trace: job.trace,
+        workload: job.workload,
+        priority: &prio,
+        choices: job.settings.choices,
+        seed: job.settings.seed,
+        record: false,
+        standby: job.settings.standby.as_ref(),
+    });
+    let (_, cost) = price(&input, &o, job.book, job.today);
+    Ok(results(
+        &input,
+        &setting,
+        job.trace,
+        job.workload,
+        job.settings,
+        o,
+        cost,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::super::engine::Arrivals;
+    use super::super::super::engine::{Arrivals, Choices};
     use super::super::super::load::LoadChange;
+    use super::super::score::hardest_first;
     use super::super::space::stage1;
     use super::super::variants::LOAD_CHANGES;
     use super::*;

@@ -207,7 +207,7 @@ fn under(job: &Job, p: &Params, vs: &[Variant]) -> UnderVariants {
 /// Holds under `share` of the variants: the slow and late ones first, stopping at the first
 /// miss too many.
 fn holds(job: &Job, p: &Params, vs: &[Variant], share: f64) -> bool {
-    let allowed = super::search::allowed_misses(vs.len(), share);
+    let allowed = super::score::allowed_misses(vs.len(), share);
     let mut order: Vec<usize> = (1..vs.len()).collect();
     order.sort_by(|&a, &b| {
         let key = |i: usize| {
