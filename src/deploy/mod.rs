@@ -219,6 +219,13 @@ impl Request {
         );
     }
 
+    /// Pass `value` for the template parameter `name` (not part of the deployment name, which
+    /// hashes the rendered files).
+    pub fn set_parameter(&mut self, name: &str, value: Value) {
+        self.parameters
+            .insert(name.into(), serde_json::json!({ "value": value }));
+    }
+
     /// Resources in the template (top level).
     pub fn resource_count(&self) -> usize {
         self.template_json

@@ -59,6 +59,7 @@ pub fn arm_resources(p: &Plan, sb: &StandbyPool) -> Vec<Value> {
             depends.push(x(format!("resourceId({}, {name})", q(ROLE_TYPE))));
         }
     }
+    depends.extend(super::arm::standby_waits_for(p));
     let mut elasticity = json!({
         "maxReadyCapacity": sb.max_ready,
         "minReadyCapacity": sb.min_ready

@@ -79,6 +79,14 @@ pub struct StandbyPool {
     pub provider_principal_id: Option<String>,
     /// The resource provider to register before deploying.
     pub provider: &'static str,
+    /// The pool waits for the GPU telemetry policy and its identity's roles (a Flexible pool's
+    /// per-VM association): the provider creates the pooled VMs after the pool's PUT, and the
+    /// policy's DeployIfNotExists acts on VMs created once it exists; the remediation, which
+    /// waits for the pool, covers the VMs built before the assignment applies. Set by
+    /// [`crate::plan::Plan::build`].
+    pub waits_for_policy: bool,
+    /// The pool has a `dependsOn` (the provider's roles, or the policy).
+    pub waits: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -165,6 +173,8 @@ pub fn plan(name: &str, s: &WorkloadSpec) -> Option<StandbyPool> {
         provider_roles,
         provider_principal_id: sb.provider_principal_id.clone(),
         provider: facts::PROVIDER,
+        waits_for_policy: false,
+        waits: sb.provider_principal_id.is_some(),
     })
 }
 
@@ -193,6 +203,8 @@ pub fn sample() -> StandbyPool {
         provider_roles: vec![],
         provider_principal_id: None,
         provider: facts::PROVIDER,
+        waits_for_policy: false,
+        waits: false,
     }
 }
 

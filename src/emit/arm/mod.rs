@@ -81,6 +81,24 @@ pub fn template(p: &Plan) -> Value {
     })
 }
 
+/// What the standby pool waits for beyond the scale set and its own role assignments: the GPU
+/// telemetry policy and its identity's roles (a Flexible pool's per-VM association), so that
+/// every VM the pool builds is created after the policy exists and the policy's own
+/// DeployIfNotExists acts on it (the remediation, which waits for the pool, covers the VMs built
+/// before the assignment applies).
+pub fn standby_waits_for(p: &Plan) -> Vec<Value> {
+    let Some(pol) = p.gpu.as_ref().and_then(|g| g.dcr_policy.as_ref()) else {
+        return Vec::new();
+    };
+    let a = Arm { p };
+    let mut syms = vec!["gpuDcrPolicy"];
+    syms.extend(pol.roles.iter().map(|r| r.sym.as_str()));
+    match a.depends(&syms) {
+        Value::Array(v) => v,
+        _ => Vec::new(),
+    }
+}
+
 fn parameters(p: &Plan) -> Value {
     let mut m = Map::new();
     m.insert(
@@ -122,6 +140,16 @@ fn parameters(p: &Plan) -> Value {
                 "type": "string",
                 "defaultValue": "[utcNow('yyyy-MM-01')]",
                 "metadata": { "description": "First day of the month the budget starts (YYYY-MM-01). Azure refuses to change the start date of an existing budget: on later deployments pass the date the budget was created with." }
+            }),
+        );
+    }
+    if let Some(pol) = p.gpu.as_ref().and_then(|g| g.dcr_policy.as_ref()) {
+        m.insert(
+            pol.remediation_param.into(),
+            json!({
+                "type": "string",
+                "defaultValue": x(format!("format('{{0}}-{{1}}', {}, utcNow({}))", q(&pol.remediation_prefix), q(pol.remediation_stamp))),
+                "metadata": { "description": "Name of the GPU telemetry remediation this deployment starts. Azure refuses to change or replace a remediation while it is active, so each deployment names its own (gpuform deploy passes one)." }
             }),
         );
     }

@@ -302,7 +302,13 @@ pub struct DcrPolicy {
     /// Where the definition's GUID, parameters and roles were read.
     pub source: &'static str,
     pub roles: Vec<PolicyRole>,
-    pub remediation_name: String,
+    /// The template parameter that names this deployment's remediation
+    /// ([`super::REMEDIATION_PARAM`]; default `<prefix>-<utcNow>`, `gpuform deploy` passes it).
+    pub remediation_param: &'static str,
+    /// `<name>-gpu-dcr` ([`super::remediation_prefix`]).
+    pub remediation_prefix: String,
+    /// The `utcNow()` format of the default name's stamp ([`super::REMEDIATION_STAMP`]).
+    pub remediation_stamp: &'static str,
     /// The pool's region is in the definition's location list. Where it is not (the sovereign
     /// clouds' regions, as the public definition lists them) the policy associates nothing and
     /// the missing-telemetry alert says so; `gpuform validate` warns (`gpu-telemetry-region`).

@@ -42,12 +42,39 @@ pub fn dcr_policy(name: &str, s: &WorkloadSpec, windows: bool) -> Option<DcrPoli
         definition_name: def.display_name,
         source: def.source.what,
         roles,
-        remediation_name: format!("{name}-gpu-dcr-association"),
+        remediation_param: REMEDIATION_PARAM,
+        remediation_prefix: remediation_prefix(name),
+        remediation_stamp: REMEDIATION_STAMP,
         region_listed: def
             .locations
             .iter()
             .any(|l| l.eq_ignore_ascii_case(&s.region)),
     })
+}
+
+/// The template parameter that names the remediation a deployment starts.
+pub const REMEDIATION_PARAM: &str = "gpuDcrRemediationName";
+
+/// `<name>-gpu-dcr`, cut so that the prefix, a hyphen and a [`REMEDIATION_STAMP_LEN`]-digit
+/// stamp stay within 64 characters.
+pub fn remediation_prefix(name: &str) -> String {
+    let mut prefix = format!("{name}-gpu-dcr");
+    prefix.truncate(64 - 1 - REMEDIATION_STAMP_LEN);
+    prefix
+}
+
+/// `yyyyMMddHHmmssfff`: the UTC time of the deployment to the millisecond, in the template's
+/// `utcNow()` format (.NET custom date and time format strings, which `utcNow` takes).
+pub const REMEDIATION_STAMP: &str = "yyyyMMddHHmmssfff";
+pub const REMEDIATION_STAMP_LEN: usize = 17;
+
+/// The remediation's name for a deployment started at `stamp` ([`REMEDIATION_STAMP`]): each
+/// deployment starts its own, because Azure refuses to change or replace a remediation while it
+/// is active ([`crate::facts::monitoring::REMEDIATION_ACTIVE`]) and a compliance scan has no
+/// guaranteed end. `gpuform deploy` passes it; the template's default is the same from
+/// `utcNow()`.
+pub fn remediation_name(prefix: &str, stamp: &str) -> String {
+    format!("{prefix}-{stamp}")
 }
 
 /// The Logs Ingestion path (`monitoring.gpu.delivery`): `ingestion` on a Linux pool, or `auto` on
