@@ -865,6 +865,13 @@ pub const RULES: &[Rule] = &[
         "Hibernation supports only NVv4, NVadsA10 v5 and NVadsV710 v5 GPU sizes with up to 112 GB RAM, never Spot VMs (Learn, hibernate-resume), and not Trusted Launch Linux VMs (hibernate-resume-linux). Use `state: deallocated`, or one of those sizes.",
     ),
     r(
+        "standby-hibernation-os-disk",
+        E,
+        "standby",
+        "A hibernated standby pool whose OS disk cannot hold the VM's memory",
+        "Hibernation writes the VM's memory to its OS disk: \"A persistent OS disk large enough to store the contents of the RAM, OS and other applications running on the VM\" is a prerequisite (Learn, hibernate-resume). Set compute.osDisk.sizeGiB to at least the size's memory plus the OS and applications, or use `state: deallocated`.",
+    ),
+    r(
         "standby-spot",
         E,
         "standby",
@@ -894,7 +901,7 @@ pub const RULES: &[Rule] = &[
     ),
     r(
         "standby-provider-roles",
-        I,
+        W,
         "standby",
         "The Standby Pool resource provider needs roles before the pool works",
         "The provider's per-tenant principal (\"Standby Pool Resource Provider\") needs Virtual Machine Contributor, Network Contributor and Managed Identity Operator (Learn, standby-pools-configure-permissions), and `Microsoft.StandbyPool` must be registered (up to 30 minutes). Give `autoscale.standby.providerPrincipalId` to have the template grant the roles on the resource group, or grant them before deploying.",

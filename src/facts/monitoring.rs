@@ -139,3 +139,25 @@ pub const DCRA_FLEXIBLE: Source = Source::doc(
     "Learn, the page on data collection rule associations (dated 2026-01-20, as issue 20 quotes it: associate the DCR with each VM of a Flexible scale set; the built-in DCR-association policies)",
     "2026-12-03",
 );
+
+/// "A remediation may not be changed or replaced while it is active": a PUT of a remediation
+/// name that is still running is refused (`InvalidUpdateRemediationRequest`, HTTP 400), and a
+/// compliance scan (`ReEvaluateCompliance`) has no guaranteed end. So each deployment starts a
+/// remediation of its own name (`crate::plan::gpu_monitoring::remediation_name`). No Microsoft
+/// page states the rule; Azure's answer is quoted in Azure/azure-policy#1234 (excerpt in
+/// `tests/fixtures/sources/deploy-refusals.json`).
+pub const REMEDIATION_ACTIVE: Source = Source::doc(
+    "https://github.com/Azure/azure-policy/issues/1234 (InvalidUpdateRemediationRequest: \"The request to update remediation '<name>' is invalid. A remediation may not be changed or replaced while it is active.\")",
+    "2026-12-05",
+);
+
+/// "A policy or initiative is newly assigned to a scope. It takes around five minutes for the
+/// assignment to be applied to the defined scope", and a resource created in a scope with an
+/// assignment is evaluated at its creation ("This event doesn't cause an evaluation of other
+/// resources"). So a VM created before the new assignment applies is associated only by a
+/// remediation (or the daily scan), which is why the remediation starts after the standby pool:
+/// the pool builds its VMs after its PUT.
+pub const ASSIGNMENT_APPLIES: Source = Source::doc(
+    "https://learn.microsoft.com/azure/governance/policy/how-to/get-compliance-data (MicrosoftDocs/azure-docs articles/governance/policy/how-to/get-compliance-data.md@01a70e6d63198cb512640f2218aefbba2bf9f861, \"Evaluation triggers\")",
+    "2026-12-05",
+);

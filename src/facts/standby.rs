@@ -55,13 +55,21 @@ pub const HIBERNATION: Source = Source::doc(
     "2026-12-03",
 );
 
-/// Learn, "Hibernating a Linux VM": "Hibernation isn't supported with Trusted Launch for Linux
-/// VMs".
+/// Learn, "Hibernating Linux virtual machines": "Hibernation isn't supported with Trusted Launch
+/// for Linux VMs", and the guest must be configured after the VM is created
+/// ([`super::extensions::LINUX_HIBERNATE`]).
 pub const HIBERNATION_LINUX: Source = Source::doc(
     "https://learn.microsoft.com/azure/virtual-machines/linux/hibernate-resume-linux \
-     (MicrosoftDocs/azure-docs articles/virtual-machines/linux/hibernate-resume-linux.md, page 2024-05-20)",
-    "2026-12-03",
+     (MicrosoftDocs/azure-docs articles/virtual-machines/linux/hibernate-resume-linux.md@007f5cbae2be54bbde4d7ba3d6028ad7107509bf, page 2024-05-16)",
+    "2026-12-05",
 );
+
+/// "Prerequisites to use hibernation: [...] A persistent OS disk large enough to store the
+/// contents of the RAM, OS and other applications running on the VM is connected." The RAM
+/// alone is what gpuform can check (the OS and applications are the image's and the workload's):
+/// validation refuses an OS disk smaller than the size's memory and says that the OS and
+/// applications need room on top. Source: [`HIBERNATION`] ("Prerequisites to use hibernation").
+pub const HIBERNATION_OS_DISK_HOLDS_RAM: bool = true;
 
 pub const INSTANCE_MIX: Source = Source::doc(
     "https://learn.microsoft.com/azure/virtual-machine-scale-sets/instance-mix-overview \

@@ -149,6 +149,29 @@ pub(super) fn plan(
             identity_auth: false,
         });
     }
+    // a hibernated standby pool: its Linux VMs need the guest set up to hibernate (a swap file
+    // that holds the RAM, the resume settings); the portal installs the extension, a template
+    // must (facts::extensions::LINUX_HIBERNATE)
+    let hibernated = crate::spec::standby::of(s)
+        .is_some_and(|sb| sb.state == crate::spec::standby::StandbyState::Hibernated);
+    if hibernated && linux {
+        let ext = crate::facts::extensions::LINUX_HIBERNATE;
+        extensions.push(Extension {
+            name: ext.kind.to_string(),
+            publisher: ext.publisher,
+            kind: ext.kind,
+            type_handler_version: ext.type_handler_version,
+            // as Learn installs it (`--enable-auto-upgrade true`)
+            enable_automatic_upgrade: true,
+            settings: Map::new(),
+            provision_after: Vec::new(),
+            comment: Some(
+                "Hibernation of the standby pool's VMs: configures the guest (a swap file that holds the RAM, resume from it); only the portal installs it by itself."
+                    .into(),
+            ),
+            identity_auth: false,
+        });
+    }
     let health = c.health_probe.as_ref().map(|p| {
         let mut settings = Map::new();
         settings.insert("protocol".into(), Value::String(p.protocol.as_str().into()));

@@ -46,6 +46,28 @@ pub fn check_size(s: &WorkloadSpec, size: &GpuSize, out: &mut Vec<Diagnostic>) {
             .note(source(facts::HIBERNATION)),
         );
     }
+    // the VM's memory goes to its OS disk when it hibernates
+    let disk = s.compute.os_disk.size_gib;
+    let ram = size.memory_gib.ceil() as u32;
+    if facts::HIBERNATION_OS_DISK_HOLDS_RAM && disk < ram {
+        out.push(
+            Diagnostic::new(
+                "standby-hibernation-os-disk",
+                format!(
+                    "a {disk} GiB OS disk cannot hold the {} GiB of RAM of {} when it hibernates",
+                    crate::sizing::fmt_num(size.memory_gib),
+                    size.name
+                ),
+            )
+            .at("/spec/compute/osDisk/sizeGiB")
+            .label(format!("at least {ram} GiB, plus the OS and applications"))
+            .help(format!(
+                "set `compute.osDisk.sizeGiB` to at least {ram} plus what the image and the workload take (hibernation writes the memory to the OS disk), or use `state: deallocated`"
+            ))
+            .note("\"A persistent OS disk large enough to store the contents of the RAM, OS and other applications running on the VM\" is a prerequisite of hibernation")
+            .note(source(facts::HIBERNATION)),
+        );
+    }
 }
 
 /// `size`: the spec's resolved size; `os`: its image's operating system.
