@@ -268,8 +268,46 @@ fn provider_roles_are_the_pages_roles_with_builtin_guids() {
         );
     }
     for g in facts::GALLERY_ROLES {
-        assert!(perms.contains(&format!("**{g}**")), "{g}");
+        assert!(perms.contains(&format!("**{}**", g.name)), "{}", g.name);
     }
+    // every role gpuform asks for, on any scope, is a built-in role of that GUID
+    for r in facts::PROVIDER_ROLES
+        .iter()
+        .chain(facts::GALLERY_ROLES)
+        .chain([&facts::SUBNET_ROLE, &facts::DISK_ENCRYPTION_SET_ROLE])
+    {
+        let found = builtin.iter().find(|(n, _)| n == r.name);
+        assert_eq!(found.map(|(_, id)| id.as_str()), Some(r.id), "{}", r.name);
+    }
+    // Virtual Machine Contributor cannot read a disk encryption set; the role asked for can
+    let actions = |name: &str| -> Vec<String> {
+        ["roles", "supplementalRoles"]
+            .iter()
+            .flat_map(|k| table[*k].as_array().cloned().unwrap_or_default())
+            .find(|r| r["name"] == name)
+            .map(|r| {
+                r["actions"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|a| a.as_str().unwrap().to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let grants = |acts: &[String], action: &str| {
+        acts.iter().any(|a| {
+            let a = a.trim_end_matches('*');
+            action.to_ascii_lowercase().starts_with(a)
+                || (a.starts_with("*/") && action.to_ascii_lowercase().ends_with(&a[1..]))
+        })
+    };
+    let read = "Microsoft.Compute/diskEncryptionSets/read";
+    assert!(!grants(&actions("Virtual Machine Contributor"), read));
+    assert!(grants(&actions(facts::DISK_ENCRYPTION_SET_ROLE.name), read));
+    // and the page names the cases: gallery images in another subscription, subnets
+    assert!(perms.contains("compute gallery images in other subscriptions"));
 }
 
 /// The type data: the shared kit's file when beside the checkout, else the vendored summary.

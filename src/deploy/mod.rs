@@ -8,6 +8,7 @@
 pub mod alternates;
 pub mod ask;
 pub mod context;
+pub mod day_two;
 pub mod errors;
 pub mod failover;
 pub mod finished;

@@ -38,7 +38,7 @@ pub struct Prepared {
     pub day_two: DayTwo,
 }
 
-/// The parts of the plan a deployment reads Azure for before it starts.
+/// The parts of the plan a deployment reads Azure for before it starts ([`super::day_two`]).
 #[derive(Debug, Clone, Default)]
 pub struct DayTwo {
     /// `(parameter, prefix)` of the remediation each deployment names anew.
@@ -344,6 +344,14 @@ fn attempt(
             eprintln!(
                 "deploy: GPU telemetry remediation {name} (each deployment starts its own: Azure refuses to replace one while it is active)"
             );
+        }
+    }
+    if let (Some(_), Some(pool)) = (&group, &day_two.standby) {
+        // what Azure refuses to replace: a role held under another name, a pool going between
+        // Deallocated and Hibernated (super::day_two)
+        super::day_two::roles_held(azure, &rg, pool, &mut request);
+        if !opts.what_if {
+            super::day_two::state_change(azure, &rg, pool, path)?;
         }
     }
     let target = Target {

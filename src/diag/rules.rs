@@ -907,6 +907,13 @@ pub const RULES: &[Rule] = &[
         "The provider's per-tenant principal (\"Standby Pool Resource Provider\") needs Virtual Machine Contributor, Network Contributor and Managed Identity Operator (Learn, standby-pools-configure-permissions), and `Microsoft.StandbyPool` must be registered (up to 30 minutes). Give `autoscale.standby.providerPrincipalId` to have the template grant the roles on the resource group, or grant them before deploying.",
     ),
     r(
+        "standby-provider-scopes",
+        W,
+        "standby",
+        "The Standby Pool resource provider needs roles beyond the pool's resource group",
+        "An existing subnet in another group (network.existingSubnet) needs Network Contributor there; a Compute Gallery image (image.id) needs Compute Gallery Sharing Admin and Compute Gallery Artifacts Publisher on its gallery, in whatever group or subscription (Learn, standby-pools-configure-permissions: \"compute gallery images in other subscriptions\", \"Virtual networks and subnets\"). The template's grants on the pool's group do not reach there, so validate prints the `az role assignment create` lines and preflight checks them. Without them the pool never fills.",
+    ),
+    r(
         "instance-mix-gpu",
         E,
         "schema",

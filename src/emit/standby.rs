@@ -10,6 +10,7 @@ use crate::plan::standby::StandbyPool;
 
 const VMSS_TYPE: &str = "Microsoft.Compute/virtualMachineScaleSets";
 const ROLE_TYPE: &str = "Microsoft.Authorization/roleAssignments";
+const DES_TYPE: &str = "Microsoft.Compute/diskEncryptionSets";
 
 /// A string literal inside an ARM expression.
 fn q(s: &str) -> String {
@@ -43,20 +44,50 @@ pub fn arm_resources(p: &Plan, sb: &StandbyPool) -> Vec<Value> {
     let mut out = Vec::new();
     let mut depends = vec![x(vmss_id(p))];
     if let Some(principal) = &sb.provider_principal_id {
+        // a role the principal holds there already is left out (RoleAssignmentExists otherwise)
+        let unless_held = |role: &str| {
+            x(format!(
+                "not(contains(parameters({}), {}))",
+                q(sb.roles_held_param),
+                q(role)
+            ))
+        };
+        let role = |r: &crate::plan::standby::ProviderRoleAssignment| {
+            json!({
+                "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', {})", q(r.role_id))),
+                "principalId": lit(principal),
+                "principalType": "ServicePrincipal",
+                "description": lit(&r.description)
+            })
+        };
         for r in sb.rendered_roles() {
             let name = role_name(principal, r.role_id);
             out.push(json!({
+                "condition": unless_held(r.role_id),
                 "type": ROLE_TYPE,
                 "apiVersion": p.api.role_assignments,
                 "name": x(name.clone()),
-                "properties": {
-                    "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', {})", q(r.role_id))),
-                    "principalId": lit(principal),
-                    "principalType": "ServicePrincipal",
-                    "description": lit(&r.description)
-                }
+                "properties": role(r)
             }));
             depends.push(x(format!("resourceId({}, {name})", q(ROLE_TYPE))));
+        }
+        if let (Some(r), Some(des)) = (&sb.des_role, &sb.des_name) {
+            // scoped to the disk encryption set (an extension resource on it)
+            let des_id = format!("resourceId({}, {})", q(DES_TYPE), q(des));
+            let name = format!("guid({des_id}, {}, {})", q(principal), q(r.role_id));
+            out.push(json!({
+                "condition": unless_held(r.role_id),
+                "type": ROLE_TYPE,
+                "apiVersion": p.api.role_assignments,
+                "scope": format!("{DES_TYPE}/{des}"),
+                "name": x(name.clone()),
+                "properties": role(r),
+                "dependsOn": [x(des_id.clone())]
+            }));
+            depends.push(x(format!(
+                "extensionResourceId({des_id}, {}, {name})",
+                q(ROLE_TYPE)
+            )));
         }
     }
     depends.extend(super::arm::standby_waits_for(p));

@@ -246,7 +246,10 @@ impl Plan {
         // the standby pool: its provider is registered, and its VMs count against quota
         // whatever their state (maxReady of them on top of the scale set's peak)
         let standby = (!dev_box)
-            .then(|| crate::plan::standby::plan(&spec.metadata.name, s))
+            .then(|| {
+                let des = crate::plan::security::cmk_des_name(&spec.metadata.name, s);
+                crate::plan::standby::plan(&spec.metadata.name, s, des.as_deref())
+            })
             .flatten();
         if let Some(p) = &standby {
             providers.push(p.provider);

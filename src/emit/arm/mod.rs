@@ -143,6 +143,20 @@ fn parameters(p: &Plan) -> Value {
             }),
         );
     }
+    if let Some(sb) = p
+        .standby
+        .as_ref()
+        .filter(|s| s.provider_principal_id.is_some())
+    {
+        m.insert(
+            sb.roles_held_param.into(),
+            json!({
+                "type": "array",
+                "defaultValue": [],
+                "metadata": { "description": "Role definition GUIDs the Standby Pool resource provider's principal holds already where this template assigns them (granted by hand): the template leaves them out, as Azure refuses a second assignment of the same role, principal and scope (RoleAssignmentExists). gpuform deploy reads them." }
+            }),
+        );
+    }
     if let Some(pol) = p.gpu.as_ref().and_then(|g| g.dcr_policy.as_ref()) {
         m.insert(
             pol.remediation_param.into(),

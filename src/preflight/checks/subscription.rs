@@ -107,6 +107,10 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
             p,
             sub.standby_roles.as_ref(),
         ));
+        out.extend(crate::preflight::standby::scopes_check(
+            p,
+            sub.standby_roles.as_ref(),
+        ));
     }
     out.push(key_vault_check(plan, sub));
     for (g, f) in &sub.global_names {

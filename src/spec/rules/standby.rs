@@ -210,10 +210,46 @@ pub fn check(s: &WorkloadSpec, size: Option<&GpuSize>, os: OsType, out: &mut Vec
             .note(source(facts::OVERVIEW)),
         );
     }
+    let grants = standby::scope_grants(s);
+    if !grants.is_empty() {
+        let who = standby::principal_arg(sb.provider_principal_id.as_deref());
+        let listed: Vec<String> = grants
+            .iter()
+            .map(|g| format!("{} on {} ({})", g.role_name, g.what, g.scope))
+            .collect();
+        let mut d = Diagnostic::new(
+            "standby-provider-scopes",
+            format!(
+                "the standby pool's provider (\"{}\") also needs {}: the template's grants on the pool's resource group do not reach another group or subscription, and without them the pool never fills",
+                facts::PROVIDER_PRINCIPAL_NAME,
+                listed.join("; ")
+            ),
+        )
+        .at_key(AT)
+        .help(format!(
+            "grant them before deploying (a subnet in the pool's own group needs nothing more):\n{}",
+            grants
+                .iter()
+                .map(|g| g.az_line(&who))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ))
+        .note(source(facts::PERMISSIONS));
+        if sb.provider_principal_id.is_none() {
+            d = d.note("$(az ad sp list ...) looks the provider's principal up by the name the permissions page gives; `gpuform preflight -g RG` checks the grants");
+        }
+        out.push(d);
+    }
     if sb.provider_principal_id.is_none() {
+        let cmk =
+            s.security.disk_encryption == crate::spec::model::DiskEncryption::CustomerManagedKey;
         let roles: Vec<String> = facts::PROVIDER_ROLES
             .iter()
             .map(|r| format!("{} ({})", r.name, r.id))
+            .chain(cmk.then(|| {
+                let r = facts::DISK_ENCRYPTION_SET_ROLE;
+                format!("{} ({}) on the disk encryption set", r.name, r.id)
+            }))
             .collect();
         out.push(
             Diagnostic::new(
