@@ -282,6 +282,13 @@ pub const RULES: &[Rule] = &[
         "Service Bus queue names have 1-260 letters, digits, periods, hyphens and underscores and start and end with a letter or digit (Azure resource name rules); `/` cannot be addressed through Azure Resource Manager.",
     ),
     r(
+        "autoscale-storage-queue-locked",
+        I,
+        "autoscale",
+        "Autoscale reads a Storage queue of a locked-down account (an assumption)",
+        "Autoscale reads a Storage queue's length as a special metric (ApproximateMessageCount, autoscale-common-metrics). The account gpuform creates has shared keys and public network access disabled, and no Microsoft page says autoscale can read the metric then: gpuform assumes it can. If it cannot, no scale-out rule fires (a `min: 0` pool never starts). Service Bus (`autoscale.queue.serviceBus`, ActiveMessages, a platform metric) is the documented path; or check once after deploying that a message scales the pool out.",
+    ),
+    r(
         "schedule-overlap",
         W,
         "autoscale",
