@@ -19,6 +19,7 @@ pub mod client;
 pub mod cloud;
 pub mod deployments;
 pub mod error;
+pub mod group_api;
 pub mod http;
 pub mod landing_zone;
 pub mod landing_zone_api;

@@ -448,7 +448,7 @@ pub const RULES: &[Rule] = &[
         W,
         "network",
         "No zone-redundant NAT gateway in the region",
-        "Microsoft's NAT SKU page lists regions without StandardV2 (Canada East, Indonesia Central, Israel Northwest, Qatar Central, Sweden South, West India). A pool across zones there gets one Standard NAT gateway without a zone: a subnet takes one NAT gateway.",
+        "Microsoft's NAT SKU page lists regions without StandardV2 (Canada East, Indonesia Central, Israel Northwest, Qatar Central, Sweden South, West India), and no page lists StandardV2 in Azure Government or Azure operated by 21Vianet. A pool across zones there gets one Standard NAT gateway without a zone: a subnet takes one NAT gateway.",
     ),
     r(
         "cuda-needs-nvidia",
@@ -819,7 +819,7 @@ pub const RULES: &[Rule] = &[
         W,
         "monitoring",
         "GPU telemetry cannot reach a Flexible scale set's VMs in this region",
-        "A Flexible scale set's VMs each need the GPU data collection rule associated; gpuform assigns the built-in DeployIfNotExists policy that does it, whose definition lists the regions it acts in. Elsewhere (the sovereign clouds' regions, as the public definition lists them) no VM is associated, the GPU table stays empty and the missing-telemetry alert fires. A Linux pool takes the Logs Ingestion API there unless `monitoring.gpu.delivery: agent` says otherwise; a Windows pool: use `compute.orchestration: uniform` (its association reaches every VM), or turn monitoring.gpu off.",
+        "A Flexible scale set's VMs each need the GPU data collection rule associated; gpuform assigns the built-in DeployIfNotExists policy that does it, whose definition (one per cloud: Azure Government has its own, with its regions; 21Vianet has none) lists the regions it acts in. Elsewhere no VM is associated, the GPU table stays empty and the missing-telemetry alert fires. A Linux pool takes the Logs Ingestion API there unless `monitoring.gpu.delivery: agent` says otherwise; a Windows pool: use `compute.orchestration: uniform` (its association reaches every VM), or turn monitoring.gpu off.",
     ),
     r(
         "gpu-telemetry-ingestion",

@@ -99,6 +99,11 @@ pub struct Extension {
     pub identity_auth: bool,
 }
 
+/// The scale set's resource name.
+pub fn scale_set_name(name: &str) -> String {
+    format!("vmss-{name}")
+}
+
 pub(super) fn plan(
     name: &str,
     s: &WorkloadSpec,
@@ -249,7 +254,7 @@ pub(super) fn plan(
             caching,
         };
     Compute {
-        name: format!("vmss-{name}"),
+        name: scale_set_name(name),
         vm_size: c.vm_size.clone(),
         capacity: cap.default_count(),
         zones: c.zones.clone(),

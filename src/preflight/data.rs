@@ -106,4 +106,7 @@ pub struct SubscriptionData {
     /// The caller's permissions at the resource group; `Some` when the template assigns the
     /// GPU DCR-association policy ([`super::plan::Plan::dcr_policy`]).
     pub permissions: Option<Fetch<Vec<crate::azure::landing_zone::Permission>>>,
+    /// The group's VMs and policy assignments; `Some` when the template assigns the GPU
+    /// DCR-association policy, live, with -g ([`super::policy_scope`]).
+    pub policy_scope: Option<super::policy_scope::Data>,
 }

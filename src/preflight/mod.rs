@@ -9,6 +9,7 @@ pub mod landing_zone;
 pub mod names;
 mod permissions;
 pub mod plan;
+pub mod policy_scope;
 pub mod report;
 mod role;
 pub mod spot;
@@ -97,6 +98,7 @@ pub async fn gather_live(
         plan.standby_app_id.as_deref(),
     );
     let permissions = permissions::gather(api, plan);
+    let policy_scope = policy_scope::gather(api, plan);
     let (
         regions,
         providers,
@@ -123,6 +125,7 @@ pub async fn gather_live(
         permissions
     );
     let standby_roles = standby_roles.await;
+    let policy_scope = policy_scope.await;
     let sub = SubscriptionData {
         providers,
         encryption_at_host: feature,
@@ -135,6 +138,7 @@ pub async fn gather_live(
         spot,
         standby_roles,
         permissions,
+        policy_scope,
     };
     let fatal = regions
         .iter()
@@ -258,6 +262,7 @@ impl Offline {
                 }),
             spot: None,
             standby_roles: None,
+            policy_scope: None,
             permissions: plan
                 .dcr_policy
                 .as_ref()

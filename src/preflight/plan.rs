@@ -174,6 +174,9 @@ pub struct Plan {
     /// pools with GPU monitoring; `plan::gpu_monitoring::dcr_policy`): the deploying identity
     /// must be allowed the assignment ([`super::permissions`]).
     pub dcr_policy: Option<String>,
+    /// The same assignment's scope: what it covers in the group ([`super::policy_scope`]).
+    #[serde(skip)]
+    pub dcr_scope: Option<super::policy_scope::Assignment>,
     /// The template creates a NAT gateway for a pool across zones: its SKU depends on the
     /// region ([`crate::facts::nat`], `plan::network::nat_for_zones`).
     pub nat_across_zones: bool,
@@ -254,6 +257,15 @@ impl Plan {
         if let Some(p) = &standby {
             providers.push(p.provider);
         }
+        // the GPU telemetry policy the template assigns (not on the Logs Ingestion path)
+        let dcr = (s.monitoring.gpu.enabled == Some(true))
+            .then(|| {
+                let windows = image.os == OsType::Windows;
+                crate::plan::gpu_monitoring::dcr_policy(&spec.metadata.name, s, windows).filter(
+                    |p| crate::plan::gpu_monitoring::ingestion(s, windows, Some(p)).is_none(),
+                )
+            })
+            .flatten();
         let (regular, spot) = match &standby {
             Some(p) if p.counts_against_quota && regular == 0 && spot > 0 => {
                 (regular, spot + p.max_ready)
@@ -312,15 +324,13 @@ impl Plan {
                 && !dev_box
                 && s.compute.zones.len() > 1,
             // not on the Logs Ingestion path, which assigns no policy
-            dcr_policy: (s.monitoring.gpu.enabled == Some(true))
-                .then(|| {
-                    let windows = image.os == OsType::Windows;
-                    crate::plan::gpu_monitoring::dcr_policy(&spec.metadata.name, s, windows).filter(
-                        |p| crate::plan::gpu_monitoring::ingestion(s, windows, Some(p)).is_none(),
-                    )
-                })
-                .flatten()
-                .map(|d| d.definition_name.to_string()),
+            dcr_policy: dcr.as_ref().map(|d| d.definition_name.to_string()),
+            dcr_scope: dcr.as_ref().map(|d| super::policy_scope::Assignment {
+                name: d.assignment_name.clone(),
+                definition_id: d.definition_id,
+                windows: image.os == OsType::Windows,
+                vmss: crate::plan::scale_set_name(&spec.metadata.name),
+            }),
             workspace: super::landing_zone::WorkspaceInputs::of(spec),
             standby,
             standby_app_id: None,

@@ -35,20 +35,24 @@ pub fn dcr_policy(name: &str, s: &WorkloadSpec, windows: bool) -> Option<DcrPoli
         .collect();
     let mut assignment_name = format!("{name}-gpu-dcr-association");
     assignment_name.truncate(64);
+    // one definition per cloud (Azure Government has its own files, versions and regions)
+    let cloud = s.effective_cloud().name();
+    let in_cloud = def.in_cloud(cloud);
     Some(DcrPolicy {
         assignment_name,
         display_name: format!("{name}: associate every VM with the GPU telemetry rule"),
         definition_id: def.id,
         definition_name: def.display_name,
-        source: def.source.what,
+        source: in_cloud.map_or(
+            "Azure/azure-policy has no definition file of it for this cloud",
+            |c| c.source.what,
+        ),
+        definition_version: in_cloud.map(|c| c.version),
         roles,
         remediation_param: REMEDIATION_PARAM,
         remediation_prefix: remediation_prefix(name),
         remediation_stamp: REMEDIATION_STAMP,
-        region_listed: def
-            .locations
-            .iter()
-            .any(|l| l.eq_ignore_ascii_case(&s.region)),
+        region_listed: def.acts_in(cloud, &s.region),
     })
 }
 
@@ -89,10 +93,21 @@ pub fn ingestion(s: &WorkloadSpec, windows: bool, policy: Option<&DcrPolicy>) ->
     }
     let why = match (s.monitoring.gpu.delivery, policy) {
         (GpuDelivery::Ingestion, _) => "monitoring.gpu.delivery: ingestion".to_string(),
-        (GpuDelivery::Auto, Some(p)) if !p.region_listed => format!(
-            "the built-in policy {} that associates each VM of a Flexible scale set does not list the region {}",
-            p.definition_id, s.region
-        ),
+        (GpuDelivery::Auto, Some(p)) if !p.region_listed => match p.definition_version {
+            Some(v) => format!(
+                "the built-in policy {} that associates each VM of a Flexible scale set does not list the region {} ({} {v}, {})",
+                p.definition_id,
+                s.region,
+                s.effective_cloud().name(),
+                p.source
+            ),
+            None => format!(
+                "the built-in policy {} that associates each VM of a Flexible scale set has no definition for {} ({})",
+                p.definition_id,
+                s.effective_cloud().name(),
+                p.source
+            ),
+        },
         _ => return None,
     };
     Some(Ingestion {

@@ -112,6 +112,10 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
             sub.standby_roles.as_ref(),
         ));
     }
+    out.extend(crate::preflight::policy_scope::scope_check(
+        plan,
+        sub.policy_scope.as_ref(),
+    ));
     out.push(key_vault_check(plan, sub));
     for (g, f) in &sub.global_names {
         out.push(global_name_check(plan, g, f));
