@@ -47,9 +47,10 @@ pub struct ApiVersions {
     pub action_groups: &'static str,
     pub metric_alerts: &'static str,
     /// 2021-05-01-preview, the version Azure Verified Modules use. The render names explicit
-    /// log categories (no `categoryGroup`), but the only GA version in the type data,
-    /// 2016-09-01, is the legacy ServiceDiagnosticSettings shape (a fixed name and a required
-    /// `location`), not the extension resource scoped to a resource.
+    /// log categories (no `categoryGroup`), but the type data's two GA versions, 2015-07-01 and
+    /// 2016-09-01 (monitor_1 types.json of each), are the legacy ServiceDiagnosticSettings shape
+    /// (their bodies carry a `location`; neither has `logAnalyticsDestinationType` nor
+    /// `eventHubName`), not the extension resource 2021-05-01-preview describes.
     pub diagnostic_settings: &'static str,
     pub budgets: &'static str,
     /// dataCollectionEndpoints, dataCollectionRules, dataCollectionRuleAssociations.

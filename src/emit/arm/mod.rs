@@ -232,9 +232,17 @@ fn base_outputs(a: &Arm) -> Value {
             "value": x(format!("reference({}, '{}').clientId", a.id("identity"), api.identity)),
             "metadata": { "description": "Client id of the pool's managed identity (for SDK sign-in on the VMs)." }
         },
+        // built from the name and the cloud's Key Vault DNS suffix: a reference() to a vault in
+        // another subscription (a landing zone's) fails for a deployer without read there
         "vaultUri": {
             "type": "string",
-            "value": x(format!("reference({}, '{}').vaultUri", a.id("vault"), api.key_vault)),
+            "value": x(format!(
+                "format('https://{{0}}{{1}}/', {}, environment().suffixes.keyvaultDns)",
+                match &a.p.vault.existing {
+                    Some(e) => q(&e.name),
+                    None => "variables('vaultName')".to_string(),
+                }
+            )),
             "metadata": { "description": "URI of the Key Vault." }
         },
         "logAnalyticsWorkspaceId": { "type": "string", "value": x(a.id("workspace")), "metadata": { "description": "Resource id of the Log Analytics workspace." } },

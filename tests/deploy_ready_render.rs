@@ -1,5 +1,5 @@
-//! The standby pool in every rendered template (issue 38): what Azure needs around the pool, held
-//! against the sources, never against gpuform's constants.
+//! Every rendered template against what Azure needs on day two (issue 38), held against the
+//! sources, never against gpuform's constants.
 //!
 //! - A hibernated pool of Linux VMs carries the guest setup: "Once you've created a VM with
 //!   hibernation enabled, you need to configure the guest OS", by the extension Learn installs
@@ -9,6 +9,9 @@
 //!   created under an assignment that applies ("around five minutes" after it is assigned,
 //!   get-compliance-data.md @ 01a70e6, in `deploy-refusals.json`): the pool waits for the GPU
 //!   telemetry policy and its roles, and the remediation waits for the pool.
+//! - The `vaultUri` output is built from the vault's name and the cloud's Key Vault DNS suffix
+//!   (`environment().suffixes.keyvaultDns`), never read with `reference()`: a landing zone's
+//!   vault is in another subscription, where the deployer may have no read.
 
 mod sources;
 
@@ -167,4 +170,84 @@ fn the_pool_waits_for_the_telemetry_policy_and_the_remediation_for_the_pool() {
         assert!(block.contains("\n    gpuDcrPolicy\n"), "{name}: {block}");
     }
     assert!(both >= 2, "pools with a telemetry remediation: {both}");
+}
+
+#[test]
+fn the_vault_uri_output_never_reads_the_vault() {
+    let mut existing = 0;
+    for r in render_all() {
+        let name = r.spec.display();
+        let v = r.arm["outputs"]["vaultUri"]["value"].as_str().unwrap();
+        assert!(!v.contains("reference("), "{name}: {v}");
+        assert!(
+            v.contains("environment().suffixes.keyvaultDns"),
+            "{name}: {v}"
+        );
+        assert!(v.starts_with("[format('https://{0}{1}/', "), "{name}: {v}");
+        let bicep = r
+            .bicep
+            .lines()
+            .find(|l| l.starts_with("output vaultUri "))
+            .unwrap();
+        assert!(!bicep.contains("properties.vaultUri"), "{name}: {bicep}");
+        assert!(
+            bicep.contains("environment().suffixes.keyvaultDns"),
+            "{name}: {bicep}"
+        );
+        // a landing zone's vault: its literal name, no expression on the other subscription
+        if r.arm.to_string().contains("existingKeyVault") || !v.contains("variables('vaultName')") {
+            existing += 1;
+        }
+    }
+    assert!(existing >= 1, "no render with an existing vault");
+}
+
+/// Microsoft's troubleshooting of a pool that does not fill starts from its execution log
+/// (`SVMPoolExecutionLog`, standby-pools-configure-permissions): every rendered pool sends its
+/// log categories, as the supported-logs page lists them (log-categories.json), to the workspace.
+#[test]
+fn every_standby_pool_sends_its_logs_to_the_workspace() {
+    let doc = read_json(&sources::source_path(
+        "azure/log-categories.json",
+        "log-categories.json",
+    ));
+    let mut want: Vec<String> = doc["logCategories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["resourceType"] == POOL)
+        .map(|c| c["category"].as_str().unwrap().to_string())
+        .collect();
+    want.sort();
+    assert!(!want.is_empty(), "the source lists no category of {POOL}");
+    let mut pools = 0;
+    for r in render_all() {
+        let Some(pool) = of_type(&r, POOL).into_iter().next() else {
+            continue;
+        };
+        pools += 1;
+        let name = r.spec.display();
+        let scope = format!("{POOL}/{}", pool["name"].as_str().unwrap());
+        let setting = of_type(&r, "Microsoft.Insights/diagnosticSettings")
+            .into_iter()
+            .find(|d| d["scope"] == scope.as_str())
+            .unwrap_or_else(|| panic!("{name}: no diagnostic setting on the pool"));
+        let mut got: Vec<String> = setting["properties"]["logs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["category"].as_str().unwrap().to_string())
+            .collect();
+        got.sort();
+        assert_eq!(got, want, "{name}");
+        assert!(
+            setting["properties"]["workspaceId"]
+                .as_str()
+                .unwrap()
+                .contains("Microsoft.OperationalInsights/workspaces"),
+            "{name}"
+        );
+        assert!(r.bicep.contains("  scope: standbyPool\n"), "{name}");
+    }
+    assert!(pools >= 2);
 }
