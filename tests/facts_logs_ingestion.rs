@@ -186,8 +186,8 @@ fn the_dce_is_the_endpoint_because_the_rule_is_not_direct() {
 /// the PowerShell one written in when the script is packed), not from a literal of their own.
 #[test]
 fn the_instance_metadata_request_is_the_pages_and_the_collectors_take_it_from_the_facts() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/sources/instance-metadata.json");
+    let p =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sources/instance-metadata.json");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
     let example = doc["filterExample"].as_str().unwrap();
     assert_eq!(li::IMDS_INSTANCE_URL, example.split('?').next().unwrap());
@@ -217,6 +217,8 @@ fn the_instance_metadata_request_is_the_pages_and_the_collectors_take_it_from_th
         li::IMDS_INSTANCE_URL,
         li::IMDS_INSTANCE_API_VERSION
     );
-    assert!(install_script(1, "nvidia").contains(&format!("Environment=GPUFORM_IMDS_URL={want}\n")));
+    assert!(
+        install_script(1, "nvidia").contains(&format!("Environment=GPUFORM_IMDS_URL={want}\n"))
+    );
     assert!(windows_collector_compact().contains(&format!("$ImdsUrl = '{want}'")));
 }

@@ -13,8 +13,9 @@ use url::Url;
 use super::retail::{self, Page};
 use crate::azure::http::PublicPipeline;
 
-pub const DEFAULT_ENDPOINT: &str = "https://prices.azure.com/api/retail/prices";
-pub const API_VERSION: &str = "2023-01-01-preview";
+/// The Retail Prices API and its version ([`crate::facts::prices`]).
+pub const DEFAULT_ENDPOINT: &str = crate::facts::prices::RETAIL_PRICES_ENDPOINT;
+pub const API_VERSION: &str = crate::facts::prices::RETAIL_PRICES_API_VERSION;
 /// armSkuName values per request (the filter grows with each; keep URLs short).
 const SKUS_PER_QUERY: usize = 10;
 
@@ -57,7 +58,7 @@ pub enum FetchError {
 }
 
 /// OData filters for the VM prices of `skus` in `region` (batched), and one for managed disks.
-/// Filter values are case-sensitive from api-version 2023-01-01-preview.
+/// Filter values are case-sensitive from the api-version gpuform calls ([`API_VERSION`]).
 pub fn filters(region: &str, skus: &[String]) -> Vec<String> {
     let mut out: Vec<String> = skus
         .chunks(SKUS_PER_QUERY)

@@ -41,7 +41,7 @@ pub fn load_files(paths: &[PathBuf]) -> Result<(PriceBook, Vec<(Parsed, FixedSou
         let text = read_input(path, crate::io::limits::PRICES, "the prices file")?;
         let doc = retail::parse_document(&text).map_err(|e| {
             Failure::from_error(ExitCode::Usage, format!("cannot use the prices file {}", path.display()), &e)
-                .help("give Azure Retail Prices API JSON: {\"Items\": [...]} as https://prices.azure.com/api/retail/prices returns it, or an array of such pages")
+                .help(format!("give Azure Retail Prices API JSON: {{\"Items\": [...]}} as {} returns it, or an array of such pages", crate::facts::prices::RETAIL_PRICES_ENDPOINT))
         })?;
         let (as_of, how) = match &doc.fetched_at {
             Some(t) => (t.clone(), "fetched"),

@@ -26,6 +26,7 @@ pub mod monitoring;
 pub mod naming;
 pub mod nat;
 pub mod placement;
+pub mod prices;
 pub mod private_dns;
 pub mod quota;
 pub mod roles;

@@ -31,7 +31,8 @@ pub struct Compute {
     /// Trusted Launch with Secure Boot off (the driver extension builds unsigned modules).
     pub trusted_launch: bool,
     /// `securityProfile.securityType`, always explicit: `Standard` or `TrustedLaunch`. Without
-    /// it, a subscription registered for Microsoft.Compute/TrustedLaunchByDefaultPreview (and
+    /// it, a subscription registered for Trusted Launch as default
+    /// ([`crate::facts::arm::TRUSTED_LAUNCH_DEFAULT_FEATURE`]; and
     /// every subscription from Compute API 2025-11-01) creates Gen2 scale sets as Trusted
     /// Launch with Secure Boot on, which the Linux GRID driver and the driver extensions'
     /// unsigned modules do not survive (Learn, "Trusted Launch for Azure VMs"). `Standard`

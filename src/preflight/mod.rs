@@ -21,7 +21,10 @@ use futures::future::join_all;
 
 use crate::azure::models::{ListShape, ResourceSku, Usage};
 use crate::azure::{ArmApi, ArmError};
-pub use data::{RegionData, SkuData, SubscriptionData, TRUSTED_LAUNCH_DEFAULT_FEATURE, VaultName};
+pub use data::{
+    RegionData, SkuData, SubscriptionData, TRUSTED_LAUNCH_DEFAULT_FEATURE,
+    TRUSTED_LAUNCH_DEFAULT_NAMESPACE, VaultName,
+};
 pub use fetch::Fetch;
 pub use plan::{GlobalKind, GlobalName, Plan, Role, Target};
 pub use report::{Check, RegionReport, Report, Status, Verdict};
@@ -72,8 +75,11 @@ pub async fn gather_live(
     );
     let tl_default = async {
         Fetch::from_result(
-            api.feature_state("Microsoft.Compute", TRUSTED_LAUNCH_DEFAULT_FEATURE)
-                .await,
+            api.feature_state(
+                TRUSTED_LAUNCH_DEFAULT_NAMESPACE,
+                TRUSTED_LAUNCH_DEFAULT_FEATURE,
+            )
+            .await,
         )
     };
     let lz = async {

@@ -71,7 +71,11 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
     {
         const ID: &str = "feature-trusted-launch-default";
         const TITLE: &str = "Trusted Launch default";
-        let name = format!("Microsoft.Compute/{}", TRUSTED_LAUNCH_DEFAULT_FEATURE);
+        let name = format!(
+            "{}/{}",
+            crate::preflight::data::TRUSTED_LAUNCH_DEFAULT_NAMESPACE,
+            TRUSTED_LAUNCH_DEFAULT_FEATURE
+        );
         let ours = if plan.trusted_launch {
             "TrustedLaunch with Secure Boot off"
         } else {
