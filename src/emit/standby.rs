@@ -39,8 +39,10 @@ fn role_name(principal: &str, role_id: &str) -> String {
     format!("guid(resourceGroup().id, {}, {})", q(principal), q(role_id))
 }
 
-/// The pool and its role assignments, in the order main.bicep declares them.
-pub fn arm_resources(p: &Plan, sb: &StandbyPool) -> Vec<Value> {
+/// The pool and its role assignments, in the order main.bicep declares them. `waits_for`: what
+/// else the pool waits for (the DCR-association policy and its roles: `emit::arm`'s
+/// `standby_waits_for`, passed in so this file does not reach up into the ARM emitter).
+pub fn arm_resources(p: &Plan, sb: &StandbyPool, waits_for: Vec<Value>) -> Vec<Value> {
     let mut out = Vec::new();
     let mut depends = vec![x(vmss_id(p))];
     if let Some(principal) = &sb.provider_principal_id {
@@ -90,7 +92,7 @@ pub fn arm_resources(p: &Plan, sb: &StandbyPool) -> Vec<Value> {
             )));
         }
     }
-    depends.extend(super::arm::standby_waits_for(p));
+    depends.extend(waits_for);
     let mut elasticity = json!({
         "maxReadyCapacity": sb.max_ready,
         "minReadyCapacity": sb.min_ready
@@ -132,10 +134,11 @@ pub fn arm_extend(sb: &StandbyPool, resources: &mut [Value]) {
     }
 }
 
-/// Everything `azuredeploy.json` gains from the plan's standby pool, appended to `resources`.
-pub fn arm(p: &Plan, resources: &mut Vec<Value>) {
+/// Everything `azuredeploy.json` gains from the plan's standby pool, appended to `resources`
+/// (`waits_for`: see [`arm_resources`]).
+pub fn arm(p: &Plan, waits_for: Vec<Value>, resources: &mut Vec<Value>) {
     if let Some(sb) = &p.standby {
         arm_extend(sb, resources);
-        resources.extend(arm_resources(p, sb));
+        resources.extend(arm_resources(p, sb, waits_for));
     }
 }

@@ -176,7 +176,7 @@ pub struct Plan {
     pub dcr_policy: Option<String>,
     /// The same assignment's scope: what it covers in the group ([`super::policy_scope`]).
     #[serde(skip)]
-    pub dcr_scope: Option<super::policy_scope::Assignment>,
+    pub dcr_scope: Option<PolicyAssignment>,
     /// The template creates a NAT gateway for a pool across zones: its SKU depends on the
     /// region ([`crate::facts::nat`], `plan::network::nat_for_zones`).
     pub nat_across_zones: bool,
@@ -325,7 +325,7 @@ impl Plan {
                 && s.compute.zones.len() > 1,
             // not on the Logs Ingestion path, which assigns no policy
             dcr_policy: dcr.as_ref().map(|d| d.definition_name.to_string()),
-            dcr_scope: dcr.as_ref().map(|d| super::policy_scope::Assignment {
+            dcr_scope: dcr.as_ref().map(|d| PolicyAssignment {
                 name: d.assignment_name.clone(),
                 definition_id: d.definition_id,
                 windows: image.os == OsType::Windows,
@@ -393,4 +393,16 @@ mod tests {
         let x = Existing::from_vm("vm-dev", &vm);
         assert_eq!((x.regular, x.spot), (1, 0));
     }
+}
+
+/// The DCR-association policy assignment the template makes ([`Plan::dcr_scope`]; what it
+/// reaches in the group is checked by [`super::policy_scope`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyAssignment {
+    pub name: String,
+    /// The built-in definition's GUID.
+    pub definition_id: &'static str,
+    pub windows: bool,
+    /// The pool's scale set (its VMs are the ones meant).
+    pub vmss: String,
 }

@@ -17,17 +17,6 @@ use super::report::{Check, Status};
 const ID: &str = "gpu-telemetry-policy-scope";
 const TITLE: &str = "what the GPU telemetry policy reaches";
 
-/// The assignment the template makes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Assignment {
-    pub name: String,
-    /// The built-in definition's GUID.
-    pub definition_id: &'static str,
-    pub windows: bool,
-    /// The pool's scale set (its VMs are the ones meant).
-    pub vmss: String,
-}
-
 /// What preflight read about the group.
 #[derive(Debug, Clone)]
 pub struct Data {

@@ -54,7 +54,7 @@ pub fn template(p: &Plan) -> Value {
     if p.autoscale.is_some() {
         autoscale(&a, &mut resources);
     }
-    super::standby::arm(p, &mut resources);
+    super::standby::arm(p, standby_waits_for(p), &mut resources);
     monitoring(&a, &mut resources);
     if let Some(g) = &p.gpu {
         gpu_monitoring(&a, g, &mut resources);
