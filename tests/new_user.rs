@@ -374,12 +374,24 @@ fn an_iana_time_zone_name_suggests_the_windows_name() {
 
 // ---- item 17: the README's sample spec validates as pasted ---------------------------------
 
-/// The ```yaml blocks of the README that are gpuform specs.
+/// README.md and the book's chapters (docs/src/*.md; issue 37 moved the reference there).
+fn doc_texts() -> Vec<String> {
+    let mut texts = vec![std::fs::read_to_string(root().join("README.md")).unwrap()];
+    let mut chapters: Vec<_> = std::fs::read_dir(root().join("docs/src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    chapters.sort();
+    texts.extend(chapters.iter().map(|p| std::fs::read_to_string(p).unwrap()));
+    texts
+}
+
+/// The ```yaml blocks of the README and the book that are gpuform specs.
 fn readme_specs() -> Vec<String> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let mut specs = Vec::new();
     let mut block: Option<String> = None;
-    for line in readme.lines() {
+    for line in doc_texts().iter().flat_map(|t| t.lines()) {
         match &mut block {
             None if line.trim_start().starts_with("```yaml") => block = Some(String::new()),
             Some(b) if line.trim_start().starts_with("```") => {
@@ -401,7 +413,10 @@ fn readme_specs() -> Vec<String> {
 #[test]
 fn the_readme_sample_specs_validate_as_pasted() {
     let specs = readme_specs();
-    assert!(!specs.is_empty(), "the README has a sample spec");
+    assert!(
+        !specs.is_empty(),
+        "the README or the book has a sample spec"
+    );
     let dir = tempfile::tempdir().unwrap();
     for (i, text) in specs.iter().enumerate() {
         let path = write(dir.path(), &format!("readme-{i}.yaml"), text);
@@ -464,6 +479,45 @@ fn init_writes_a_commented_starter_spec_that_validates_clean() {
             "{kind}: {stdout}\n{text}"
         );
     }
+    // the serving path (issue 36): every frontend with a server that has documented defaults
+    // and one that has none
+    for (server, frontend) in [
+        ("vllm", "applicationGateway"),
+        ("tgi", "loadBalancer"),
+        ("triton", "both"),
+    ] {
+        let file = dir.path().join(format!("serve-{server}.yaml"));
+        gpuform()
+            .args([
+                "init",
+                file.to_str().unwrap(),
+                "--workload",
+                "inference",
+                "--vram",
+                "20",
+            ])
+            .args([
+                "--region",
+                "westeurope",
+                "--serve",
+                server,
+                "--frontend",
+                frontend,
+            ])
+            .args(["--ssh-public-key", KEY])
+            .write_stdin("")
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(&format!("server: {server}")), "{text}");
+        assert!(text.contains(&format!("kind: {frontend}")), "{text}");
+        let out = gpuform().arg("validate").arg(&file).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("0 errors, 0 warnings"),
+            "{server}: {stdout}\n{text}"
+        );
+    }
     // the modeline's schema is written beside it, and is the schema
     let schema = std::fs::read_to_string(dir.path().join("gpuworkload.schema.json")).unwrap();
     let embedded = gpuform().arg("schema").output().unwrap().stdout;
@@ -487,6 +541,47 @@ fn init_writes_a_commented_starter_spec_that_validates_clean() {
         .assert()
         .success()
         .stderr(predicate::str::contains("add your SSH public key"));
+}
+
+/// `init --queue` writes a queue-driven pool (issue 37: the README's tour goes from `init` to
+/// `simulate --tune`, which needs `autoscale.queue`); the spec validates clean and tunes.
+#[test]
+fn init_with_a_queue_writes_a_pool_that_scales_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, field) in [
+        (
+            "storage-queue",
+            "storageQueue: {account: stmypool, queue: jobs, create: true}",
+        ),
+        (
+            "service-bus",
+            "serviceBus: {namespace: sb-my-pool, queue: jobs, create: true}",
+        ),
+    ] {
+        let file = dir.path().join(format!("{kind}/my-pool.yaml"));
+        gpuform()
+            .args(["init", file.to_str().unwrap(), "--queue", kind])
+            .args(["--ssh-public-key", KEY])
+            .write_stdin("")
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("\n  autoscale:"), "{text}");
+        assert!(text.contains(field), "{text}");
+        let out = gpuform().arg("validate").arg(&file).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{kind}: {stdout}\n{text}");
+        let show = gpuform()
+            .args(["show", "--output", "json"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+        assert_eq!(
+            doc["spec"]["autoscale"]["queue"]["targetPerInstance"], 10,
+            "{doc}"
+        );
+    }
 }
 
 #[test]

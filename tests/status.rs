@@ -489,15 +489,15 @@ fn status_of_a_dev_box_reads_the_vm_and_its_schedule() {
     assert_eq!(v["cost"]["budget"], 800.0);
 }
 
-/// The README's "A day in the life" shows this screen and says it is the golden: every line it
-/// shows (its `...` lines elide) is a line of the golden, so a changed estimate or layout cannot
-/// leave the README behind.
+/// The book's "A day in the life" (docs/src/day-in-the-life.md, the README's until issue 37)
+/// shows this screen and says it is the golden: every line it shows (its `...` lines elide) is a
+/// line of the golden, so a changed estimate or layout cannot leave the docs behind.
 #[test]
 fn the_readme_status_screen_is_the_golden() {
-    let readme = std::fs::read_to_string("README.md").unwrap();
+    let readme = std::fs::read_to_string("docs/src/day-in-the-life.md").unwrap();
     let start = readme
         .find("$ gpuform status examples/shortvideo-transcode.yaml")
-        .expect("the README shows the status screen");
+        .expect("A day in the life shows the status screen");
     let block = &readme[start..];
     let block = &block[..block.find("```").unwrap()];
     let golden = std::fs::read_to_string("tests/golden/status/shortvideo-peak.txt").unwrap();
@@ -509,7 +509,7 @@ fn the_readme_status_screen_is_the_golden() {
         }
         assert!(
             golden_lines.contains(&line),
-            "README status line not in the golden: {line:?}"
+            "day-in-the-life.md status line not in the golden: {line:?}"
         );
         shown += 1;
     }

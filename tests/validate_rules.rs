@@ -186,24 +186,46 @@ fn policy_changes_required_tags_and_severities() {
     );
 }
 
-#[test]
-fn schema_defaults_match_the_model_defaults() {
-    // A minimal spec: every default the schema announces must be what the model applies.
-    let dir = std::env::temp_dir().join(format!("gpuform-defaults-{}", std::process::id()));
+/// How many schema defaults a minimal spec `text` resolves as the schema says.
+fn defaults_compared(name: &str, text: &str) -> usize {
+    let dir = std::env::temp_dir().join(format!("gpuform-defaults-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("minimal.yaml");
-    std::fs::write(
-        &f,
-        "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {name: minimal}\nspec:\n  region: eastus\n  workload: {type: inference, gpuMemoryGiB: 10}\n  capacity: {max: 2}\n  autoscale: {schedules: []}\n",
-    )
-    .unwrap();
+    std::fs::write(&f, text).unwrap();
     let c = check_file(&f, &Policy::default(), PriceTable::embedded());
     let resolved = serde_json::to_value(c.spec.as_ref().unwrap()).unwrap();
     let schema = gpuform::spec::schema::schema_json();
     let mut checked = 0;
     walk_defaults(schema, schema, "", &resolved, &mut checked);
-    assert!(checked >= 25, "only {checked} defaults compared");
     std::fs::remove_dir_all(dir).ok();
+    checked
+}
+
+#[test]
+fn schema_defaults_match_the_model_defaults() {
+    // A minimal spec: every default the schema announces must be what the model applies.
+    let checked = defaults_compared(
+        "minimal",
+        "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {name: minimal}\nspec:\n  region: eastus\n  workload: {type: inference, gpuMemoryGiB: 10}\n  capacity: {max: 2}\n  autoscale: {schedules: []}\n",
+    );
+    assert!(checked >= 25, "only {checked} defaults compared");
+}
+
+#[test]
+fn schema_defaults_of_serving_match_the_model_defaults() {
+    // the serving block and autoscale.requests with every default left out (issue 36)
+    let all = defaults_compared(
+        "serving",
+        "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {name: minimal}\nspec:\n  region: eastus\n  workload: {type: inference, gpuMemoryGiB: 10}\n  capacity: {max: 2}\n  serving: {server: vllm}\n  autoscale: {requests: {targetPerInstance: 100}}\n",
+    );
+    let without = defaults_compared(
+        "serving-none",
+        "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata: {name: minimal}\nspec:\n  region: eastus\n  workload: {type: inference, gpuMemoryGiB: 10}\n  capacity: {max: 2}\n  autoscale: {schedules: []}\n",
+    );
+    // protocol, frontend kind/privateLink/min/max/delegateSubnet, modelLoadTime,
+    // requestTimeout, upgrade mode/maxSurge, richHealthStates, requests.scaleOutAggregation
+    // is written only when given (Option): at least the eleven of serving
+    assert!(all >= without + 11, "{all} vs {without}");
 }
 
 /// Compare each `default` in the schema with the resolved spec at the same place.

@@ -148,21 +148,26 @@ pub fn how_to_check_extension(cloud: Cloud, region: &str, extension: &str) -> St
 /// Where `gpuform cost` gets a cloud's prices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PriceSource {
-    /// The public Azure Retail Prices API ([`crate::facts::prices::RETAIL_PRICES_ENDPOINT`],
-    /// USD): it carries the public cloud's regions and Azure Government's (`armRegionName`
-    /// `usgovvirginia`, `usgovarizona`, `usgovtexas`, ...; the meters' `location` is "US Gov
-    /// Virginia" etc.).
+    /// The public Azure Retail Prices API (`prices.azure.com`, USD): it carries the public
+    /// cloud's regions and Azure Government's (`armRegionName` `usgovvirginia`, `usgovarizona`,
+    /// `usgovtexas`, ...; the meters' `location` is "US Gov Virginia" etc.).
     RetailApi,
     /// No price source gpuform reads.
     None { why: &'static str },
 }
 
 /// Azure operated by 21Vianet publishes its retail prices only as a CSV price sheet
-/// ([`crate::facts::prices::CHINA_PRICE_SHEET`], Microsoft Learn, "Azure Retail Prices API for
-/// China", read 2026-12-02): the response is a download URL, and the page does not document the
-/// CSV's columns. gpuform does not read it, so it has no China prices; the budget gate stays
+/// ([`crate::facts::retail_prices::CHINA_PRICE_SHEET`], Microsoft Learn, "Azure Retail Prices API
+/// for China", read 2026-12-02): the response is a download URL, and the page does not document
+/// the CSV's columns. gpuform does not read it, so it has no China prices; the budget gate stays
 /// undecided, as for any missing price.
-const CHINA_PRICES: &str = "no public price source for AzureChinaCloud that gpuform reads: 21Vianet publishes retail prices (CNY) only as a CSV price sheet whose columns are not documented, and the Retail Prices API gpuform reads has no China regions";
+const CHINA_PRICES: &str = crate::facts::retail_prices::CHINA_NO_PRICES;
+
+#[cfg(test)]
+#[test]
+fn the_china_price_sheet_is_the_facts() {
+    assert!(CHINA_PRICES.contains(crate::facts::retail_prices::CHINA_PRICE_SHEET));
+}
 
 pub fn price_source(cloud: Cloud) -> PriceSource {
     match cloud {

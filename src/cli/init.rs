@@ -8,7 +8,7 @@ use clap::ValueEnum;
 use super::common::{ExitCode, Failure};
 use crate::catalog::regions;
 use crate::spec::model::WorkloadType;
-use crate::spec::starter::{self, Answers};
+use crate::spec::starter::{self, Answers, StarterQueue};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Workload {
@@ -29,6 +29,14 @@ impl From<Workload> for WorkloadType {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Queue {
+    /// A storage account queue (autoscale.queue.storageQueue).
+    StorageQueue,
+    /// A Service Bus namespace and queue (autoscale.queue.serviceBus).
+    ServiceBus,
+}
+
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "On a terminal, init asks for what the flags do not give. Without one (a script, CI) \
@@ -40,7 +48,7 @@ pub struct InitArgs {
     #[arg(default_value = "gpuworkload.yaml", value_name = "FILE")]
     pub file: PathBuf,
     /// metadata.name (3-24 lowercase letters, digits, hyphens).
-    #[arg(long)]
+    #[arg(long, short = 'n')]
     pub name: Option<String>,
     /// What the GPUs do.
     #[arg(long, value_enum)]
@@ -51,9 +59,20 @@ pub struct InitArgs {
     /// Azure region (e.g. eastus2).
     #[arg(long)]
     pub region: Option<String>,
+    /// Inference: serve requests with this model server behind a private frontend (vllm, tgi,
+    /// triton, tensorrtLlm, custom; none: a queue- or schedule-driven pool).
+    #[arg(long, value_name = "SERVER", value_parser = starter::parse_serve)]
+    pub serve: Option<starter::Serve>,
+    /// With --serve: applicationGateway (counts requests), loadBalancer or both.
+    #[arg(long, value_name = "KIND", value_parser = starter::parse_frontend)]
+    pub frontend: Option<crate::spec::model::FrontendKind>,
     /// The OpenSSH public key for a Linux pool (the content of ~/.ssh/id_ed25519.pub).
     #[arg(long, value_name = "KEY")]
     pub ssh_public_key: Option<String>,
+    /// Scale the pool on a queue's backlog (the deployment creates the queue); without it the
+    /// autoscale block is written commented out.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub queue: Option<Queue>,
     /// Replace FILE if it exists.
     #[arg(long)]
     pub force: bool,
@@ -111,6 +130,15 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         )?,
         None => WorkloadType::Inference,
     };
+    let server = match args.serve {
+        Some(s) => s.0,
+        None if tty && workload == WorkloadType::Inference => ask(
+            "serve requests behind a private frontend? model server (vllm, tgi, triton, tensorrtLlm, custom; empty: a queue-driven pool)",
+            "",
+            starter::parse_server,
+        )?,
+        None => None,
+    };
     let vram = match args.vram {
         Some(v) => v,
         None if tty => ask(
@@ -165,6 +193,11 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         ssh_public_key,
         schema_path: SCHEMA_FILE.into(),
         file: args.file.display().to_string(),
+        queue: args.queue.map(|q| match q {
+            Queue::StorageQueue => StarterQueue::StorageQueue,
+            Queue::ServiceBus => StarterQueue::ServiceBus,
+        }),
+        serving: server.map(|x| (x, args.frontend.unwrap_or_default())),
     };
     let text = starter::starter(&answers);
     write_new(&args.file, &text, args.force)?;

@@ -1,6 +1,6 @@
 //! The command line: one module per command; this file parses arguments and dispatches.
 //!
-//! Exit codes (stable, documented in the README): 0 success (warnings allowed), 1 findings
+//! Exit codes (stable, documented in docs/src/reference.md): 0 success (warnings allowed), 1 findings
 //! (validation errors, a blocked preflight, a failed deployment, a budget gate), 2 usage, I/O or
 //! access errors, 130 interrupted (Ctrl-C).
 

@@ -23,7 +23,7 @@ pub struct Args {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// The resolved spec as YAML.
-    #[value(alias = "yaml")]
+    #[value(aliases = ["human", "table", "yaml"])]
     Text,
     Json,
 }
@@ -55,11 +55,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                             sel.price_as_of.as_deref().unwrap_or("unknown")
                         ));
             }
-            if let Some(d) = crate::plan::Plan::build(&checked)
-                .ok()
-                .and_then(|p| p.devbox)
-            {
+            let plan = crate::plan::Plan::build(&checked).ok();
+            if let Some(d) = plan.as_ref().and_then(|p| p.devbox.as_ref()) {
                 header.push_str(&format!("# {}\n", d.describe()));
+            }
+            for line in plan
+                .as_ref()
+                .and_then(|p| p.serving.as_ref())
+                .map(|sv| sv.describe())
+                .unwrap_or_default()
+            {
+                header.push_str(&format!("# {line}\n"));
             }
             header.push_str(
                 "# the JSON Schema for editors: `gpuform schema > gpuworkload.schema.json`\n",

@@ -1,5 +1,4 @@
-//! `gpuform simulate SPEC --trace FILE | --synthetic`: parse the flags, load, print. The work
-//! lives in `crate::simulate`.
+//! `gpuform simulate SPEC --trace FILE | --synthetic`: parse the flags, load, print (`crate::simulate`).
 
 use std::path::PathBuf;
 
@@ -16,6 +15,7 @@ use crate::simulate::{pull, report, tune};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,
@@ -75,15 +75,14 @@ pub struct Args {
     /// The queue to read from metrics split by EntityName (default: the spec's queue).
     #[arg(long, value_name = "NAME")]
     pub entity: Option<String>,
-    /// How long one job takes on one VM (ISO 8601, e.g. PT2M; overrides workload.jobDuration).
+    /// How long one job takes on one VM (PT2M or 2m; overrides workload.jobDuration).
     #[arg(long, value_name = "DURATION")]
     pub job_duration: Option<String>,
-    /// From scale-out until a new VM serves (ISO 8601, e.g. PT8M; overrides the size family default).
+    /// From scale-out until a new VM serves (PT8M or 8m; overrides the size family default).
     #[arg(long, value_name = "DURATION")]
     pub provisioning: Option<String>,
-    /// How long a VM of the standby pool (deallocated, hibernated) takes to start after a
-    /// scale-out takes it, e.g. 2m or 240s (default: gpuform's assumption, 3 minutes; no
-    /// Microsoft document gives it).
+    /// How long a VM of the standby pool (deallocated, hibernated) takes to start after a scale-out
+    /// takes it, e.g. 2m or 240s (default: gpuform's assumption, 3 min; no Microsoft document gives it).
     #[arg(long, value_name = "DURATION")]
     pub standby_start: Option<String>,
     /// Jobs one VM runs at once (overrides workload.concurrentJobsPerInstance).
@@ -92,7 +91,7 @@ pub struct Args {
     /// Spot evictions per Spot instance-hour (e.g. 0.01).
     #[arg(long, value_name = "RATE")]
     pub spot_evictions_per_hour: Option<f64>,
-    /// The p95 wait target (ISO 8601 or 10m): reported as met or missed, used by the lower
+    /// The p95 wait target (PT10M or 10m): reported as met or missed, used by the lower
     /// bound and by --tune.
     #[arg(long, value_name = "DURATION", default_value = "PT10M")]
     pub wait_p95: String,
@@ -102,14 +101,12 @@ pub struct Args {
     /// Undocumented by Microsoft: when a profile switch clamps the count.
     #[arg(long, value_enum, default_value_t = ProfileSwitch::Immediate)]
     pub profile_switch: ProfileSwitch,
-    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage:
-    /// invisible). Default: only messages ready for delivery, as Microsoft's Service Bus metrics
-    /// reference defines Active Messages.
+    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage: invisible).
+    /// Default: only messages ready for delivery, as Microsoft's Service Bus metrics reference says.
     #[arg(long)]
     pub queue_metric_counts_in_service: bool,
-    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance
-    /// across zones, then the highest instance ID, busy or not); `idle-first` is gpuform's older,
-    /// optimistic model.
+    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance across
+    /// zones, then the highest instance ID, busy or not); `idle-first`: gpuform's older, optimistic model.
     #[arg(long, value_enum, default_value_t = ScaleInOrder::Default)]
     pub scale_in_order: ScaleInOrder,
     /// Output: text, a JSON document, or Markdown for $GITHUB_STEP_SUMMARY.
@@ -135,6 +132,8 @@ pub struct Args {
     /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
     #[arg(long, requires = "tune")]
     pub write: bool,
+    #[command(flatten)]
+    pub prices: super::cost::PricingArgs,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -221,6 +220,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 .tune
                 .then_some((!args.nominal).then_some(args.robust_share)),
             schedule: !args.no_schedule,
+            pricing: args.prices.request(args.azure.timeout, args.azure.retries),
         },
     )?;
     let results = &done.results;

@@ -104,6 +104,34 @@ pub const APPLICATION_HEALTH_WINDOWS: VmExtension = VmExtension {
     source: Source::doc(HEALTH, READ),
 };
 
+/// Binary Health States (1.0): HTTP 200 is Healthy, anything else Unhealthy. Serving probes a
+/// model server's own health path, which answers an empty 200 (no `ApplicationHealthState`
+/// body, which Rich Health States need): [`super::serving::HEALTH_STATES`].
+pub const APPLICATION_HEALTH_LINUX_BINARY: VmExtension = VmExtension {
+    publisher: "Microsoft.ManagedServices",
+    kind: "ApplicationHealthLinux",
+    os: Os::Linux,
+    type_handler_version: "1.0",
+    source: Source::doc(HEALTH, READ),
+};
+
+pub const APPLICATION_HEALTH_WINDOWS_BINARY: VmExtension = VmExtension {
+    publisher: "Microsoft.ManagedServices",
+    kind: "ApplicationHealthWindows",
+    os: Os::Windows,
+    type_handler_version: "1.0",
+    source: Source::doc(HEALTH, READ),
+};
+
+/// The Application Health extension with Binary (1.0) or Rich (2.0) health states.
+pub const fn application_health_states(windows: bool, rich: bool) -> VmExtension {
+    match (windows, rich) {
+        (_, true) => application_health(windows),
+        (true, false) => APPLICATION_HEALTH_WINDOWS_BINARY,
+        (false, false) => APPLICATION_HEALTH_LINUX_BINARY,
+    }
+}
+
 /// Custom Script Extension v2 for Linux. MicrosoftDocs/azure-compute-docs
 /// custom-script-linux.md@b39bae45ff83124c12a58679dc368872d5f59fee (2025-08-18).
 pub const CUSTOM_SCRIPT_LINUX: VmExtension = VmExtension {
@@ -216,6 +244,8 @@ pub const ALL: &[VmExtension] = &[
     AMD_GPU_DRIVER_WINDOWS,
     APPLICATION_HEALTH_LINUX,
     APPLICATION_HEALTH_WINDOWS,
+    APPLICATION_HEALTH_LINUX_BINARY,
+    APPLICATION_HEALTH_WINDOWS_BINARY,
     CUSTOM_SCRIPT_LINUX,
     CUSTOM_SCRIPT_WINDOWS,
     AZURE_MONITOR_LINUX_AGENT,

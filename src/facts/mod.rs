@@ -4,7 +4,7 @@
 //! `catalog`, `preflight` and `cost` read their constants from here, so a fact is written once
 //! and its source sits beside it.
 //!
-//! The rule (README, "Where each fact comes from"): every entry names its [`Source`] (a URL, or a
+//! The rule (docs/src/facts.md, "Where each fact comes from"): every entry names its [`Source`] (a URL, or a
 //! repository path and commit) and the date it was read. A fact no source settles is an
 //! [`Source::assumption`], and every output that depends on it says so. Tests compare these
 //! facts with the sources themselves (`../shared/azure/*.json`, or the dated copies under
@@ -26,10 +26,11 @@ pub mod monitoring;
 pub mod naming;
 pub mod nat;
 pub mod placement;
-pub mod prices;
 pub mod private_dns;
 pub mod quota;
+pub mod retail_prices;
 pub mod roles;
+pub mod serving;
 pub mod spot;
 pub mod spot_placement;
 pub mod standby;

@@ -63,6 +63,16 @@ pub const METRICS: &[MetricEntry] = &[
         ),
     },
     MetricEntry {
+        namespace: "Microsoft.Network/applicationGateways",
+        metric: "AvgRequestCountPerHealthyHost",
+        aggregations: &["Average"],
+        dimensions: &["BackendSettingsPool"],
+        source: Source::doc(
+            "https://learn.microsoft.com/azure/azure-monitor/reference/supported-metrics/microsoft-network-applicationgateways-metrics (MicrosoftDocs/azure-monitor-docs microsoft-network-applicationgateways-metrics.md@0e7def834f033a08b05108269ad84b420348e12f, 2026-07-13)",
+            "2026-12-05",
+        ),
+    },
+    MetricEntry {
         namespace: "Microsoft.Storage/storageAccounts/queueServices",
         metric: "QueueMessageCount",
         aggregations: &["Average"],

@@ -18,6 +18,9 @@ mod monitoring;
 mod network;
 mod scaling;
 pub mod security;
+pub mod serving;
+#[cfg(test)]
+mod serving_tests;
 pub mod shared;
 pub mod standby;
 
@@ -83,6 +86,9 @@ pub struct Plan {
     pub prerequisites: Vec<shared::Prerequisite>,
     /// `autoscale.standby`: the standby pool attached to the scale set (issue 23).
     pub standby: Option<standby::StandbyPool>,
+    /// `spec.serving`: the request-driven pool's private frontend, health, upgrades and request
+    /// target (issue 36); the request autoscale rules are in `autoscale.rules`.
+    pub serving: Option<serving::Serving>,
 }
 
 /// Why a checked spec cannot be planned.
@@ -230,7 +236,12 @@ impl Plan {
         let vault = security::vault(&name, s, &network);
         let cmk = security::cmk(&name, s, &vault);
         let queue = scaling::queue(&name, s, &network);
+        let serving = serving::plan(&name, s, &network);
         let mut compute = compute::plan(&name, s, size, &image, &driver, cloud_init, cmk.as_ref());
+        if let Some(sv) = &serving {
+            // before GPU monitoring, which adds its own health probe only where none is
+            serving::extend_compute(&mut compute, sv);
+        }
         if let Some(g) = &gpu {
             gpu_monitoring::extend_compute(
                 &mut compute,
@@ -247,7 +258,7 @@ impl Plan {
         let autoscale = if devbox.is_some() {
             None
         } else {
-            scaling::autoscale(&name, s, queue.as_ref())
+            scaling::autoscale(&name, s, queue.as_ref(), serving.as_ref())
         };
         if let (Some(g), None) = (gpu.as_mut(), devbox.as_ref()) {
             // the alert that says when the other GPU alerts are blind
@@ -319,6 +330,7 @@ impl Plan {
             roles,
             gpu,
             standby,
+            serving,
         })
     }
 }

@@ -29,6 +29,16 @@ pub struct Network {
     pub route_table: Option<RouteTable>,
     /// Who owns the private endpoints' DNS zones.
     pub dns: DnsPlan,
+    /// Serving: the Application Gateway's dedicated subnet (own VNet only).
+    pub gateway_subnet: Option<Subnet>,
+    /// Its NSG: the AzureLoadBalancer service tag and the clients on the listener's port.
+    pub nsg_gateway: Option<Nsg>,
+    /// Serving: the Private Link service's NAT subnet (`privateLinkServiceNetworkPolicies:
+    /// Disabled`).
+    pub private_link_subnet: Option<Subnet>,
+    /// Serving: who may call the frontend (`serving.frontend.clientSources`, else the VNet's
+    /// address space; empty in a landing zone).
+    pub serving_client_sources: Vec<String>,
 }
 
 impl Network {
@@ -58,6 +68,8 @@ pub struct Nsg {
 pub struct NsgRule {
     pub name: String,
     pub priority: u32,
+    /// `Allow` (the spec's rules, the frontend's) or `Deny` (serving: the rest of the VNet on
+    /// the model server's ports).
     /// `Tcp`, `Udp` or `*`.
     pub protocol: &'static str,
     /// `22` or `8000-8100`.
@@ -68,6 +80,7 @@ pub struct NsgRule {
     pub sources: Vec<String>,
     /// The workload subnet.
     pub destination: String,
+    pub access: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -178,6 +191,10 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec) -> Network {
             existing: Some(existing),
             route_table: None,
             dns,
+            gateway_subnet: None,
+            nsg_gateway: None,
+            private_link_subnet: None,
+            serving_client_sources: Vec::new(),
         };
     }
     // defaults::apply derived the subnets; validation refused specs without a workload subnet
@@ -201,12 +218,16 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec) -> Network {
                 r.sources.clone()
             },
             destination: workload_prefix.clone(),
+            access: "Allow",
         })
-        .collect();
+        .collect::<Vec<_>>();
     let pe_subnet = n.private_endpoint_subnet.as_ref().map(|p| Subnet {
         name: "snet-private-endpoints".into(),
         prefix: p.clone(),
     });
+    let serving = serving_network(name, s, &workload_prefix);
+    let mut rules = rules;
+    rules.extend(serving.workload_rules);
     Network {
         vnet_name: format!("vnet-{name}"),
         address_space: Some(n.address_space.clone()),
@@ -228,6 +249,174 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec) -> Network {
         existing: None,
         route_table: landing_zone::route_table(name, s),
         dns,
+        gateway_subnet: serving.gateway_subnet,
+        nsg_gateway: serving.nsg_gateway,
+        private_link_subnet: serving.private_link_subnet,
+        serving_client_sources: serving.client_sources,
+    }
+}
+
+/// First priority of the serving rules on the workload subnet: before the spec's own
+/// ([`FIRST_RULE_PRIORITY`]), so the frontend is admitted whatever those say.
+pub const SERVING_RULE_PRIORITY: u32 = 500;
+/// The serving deny rules: after the spec's own allow rules, so a rule the spec writes for the
+/// model server's port still applies; before Azure's default `AllowVnetInBound` (65000).
+pub const SERVING_DENY_PRIORITY: u32 = 4000;
+
+/// What serving adds to the own VNet's network.
+#[derive(Default)]
+struct ServingNetwork {
+    workload_rules: Vec<NsgRule>,
+    gateway_subnet: Option<Subnet>,
+    nsg_gateway: Option<Nsg>,
+    private_link_subnet: Option<Subnet>,
+    client_sources: Vec<String>,
+}
+
+/// Serving's subnets and NSG rules: the model server's ports admit only the frontend (the
+/// gateway's subnet, the load balancer's clients, the Private Link service's NAT subnet) and
+/// the AzureLoadBalancer service tag (the load balancer's probes); the rest of the VNet is
+/// denied on those ports (Azure's default rules allow the whole VNet); nothing from the
+/// Internet (Azure's default `DenyAllInBound`).
+fn serving_network(name: &str, s: &WorkloadSpec, workload: &str) -> ServingNetwork {
+    let Some(sv) = s.serving.as_ref() else {
+        return ServingNetwork::default();
+    };
+    let Some(port) = sv.port else {
+        return ServingNetwork::default();
+    };
+    let health = sv.health_port.unwrap_or(port);
+    let kind = sv.frontend.kind;
+    let client_sources = if sv.frontend.client_sources.is_empty() {
+        vec![s.network.address_space.clone()]
+    } else {
+        sv.frontend.client_sources.clone()
+    };
+    let gateway_subnet = kind
+        .has_gateway()
+        .then(|| sv.frontend.subnet.clone())
+        .flatten()
+        .map(|prefix| Subnet {
+            name: "snet-appgw".into(),
+            prefix,
+        });
+    let private_link_subnet = (sv.frontend.private_link && kind.has_load_balancer())
+        .then(|| sv.frontend.private_link_subnet.clone())
+        .flatten()
+        .map(|prefix| Subnet {
+            name: "snet-private-link".into(),
+            prefix,
+        });
+    // who reaches the model server: the gateway's instances, the load balancer's clients (it
+    // keeps their addresses), the Private Link service's NAT addresses
+    let mut sources: Vec<String> = Vec::new();
+    if let Some(g) = &gateway_subnet {
+        sources.push(g.prefix.clone());
+    }
+    if kind.has_load_balancer() {
+        sources.extend(client_sources.iter().cloned());
+    }
+    if let Some(p) = &private_link_subnet {
+        sources.push(p.prefix.clone());
+    }
+    sources.dedup();
+    let rule = |name: &str, priority: u32, port: u16, from: &[String], access| NsgRule {
+        name: name.to_string(),
+        priority,
+        protocol: "Tcp",
+        port: port.to_string(),
+        source: (from.len() == 1).then(|| from[0].clone()),
+        sources: if from.len() == 1 {
+            Vec::new()
+        } else {
+            from.to_vec()
+        },
+        destination: workload.to_string(),
+        access,
+    };
+    let mut workload_rules = vec![rule(
+        "allow-serving-from-frontend",
+        SERVING_RULE_PRIORITY,
+        port,
+        &sources,
+        "Allow",
+    )];
+    if health != port {
+        workload_rules.push(rule(
+            "allow-health-from-frontend",
+            SERVING_RULE_PRIORITY + 10,
+            health,
+            &sources,
+            "Allow",
+        ));
+    }
+    if kind.has_load_balancer() {
+        workload_rules.push(rule(
+            "allow-health-from-azure-lb",
+            SERVING_RULE_PRIORITY + 20,
+            health,
+            &[crate::facts::serving::PROBE_SERVICE_TAG.to_string()],
+            "Allow",
+        ));
+    }
+    let vnet = ["VirtualNetwork".to_string()];
+    workload_rules.push(rule(
+        "deny-serving-from-vnet",
+        SERVING_DENY_PRIORITY,
+        port,
+        &vnet,
+        "Deny",
+    ));
+    if health != port {
+        workload_rules.push(rule(
+            "deny-health-from-vnet",
+            SERVING_DENY_PRIORITY + 10,
+            health,
+            &vnet,
+            "Deny",
+        ));
+    }
+    // the gateway's subnet: the AzureLoadBalancer tag (the only rule a private-only gateway
+    // needs, facts::serving::GATEWAY_NSG) and the clients on the listener's port
+    let nsg_gateway = gateway_subnet.as_ref().map(|g| {
+        let to = |name: &str, priority, port: &str, from: &[String]| NsgRule {
+            name: name.to_string(),
+            priority,
+            protocol: if port == "*" { "*" } else { "Tcp" },
+            port: port.to_string(),
+            source: (from.len() == 1).then(|| from[0].clone()),
+            sources: if from.len() == 1 {
+                Vec::new()
+            } else {
+                from.to_vec()
+            },
+            destination: g.prefix.clone(),
+            access: "Allow",
+        };
+        Nsg {
+            name: format!("nsg-{name}-appgw"),
+            rules: vec![
+                to(
+                    "allow-azure-load-balancer",
+                    SERVING_RULE_PRIORITY,
+                    "*",
+                    &[crate::facts::serving::PROBE_SERVICE_TAG.to_string()],
+                ),
+                to(
+                    "allow-clients",
+                    SERVING_RULE_PRIORITY + 10,
+                    &port.to_string(),
+                    &client_sources,
+                ),
+            ],
+        }
+    });
+    ServingNetwork {
+        workload_rules,
+        gateway_subnet,
+        nsg_gateway,
+        private_link_subnet,
+        client_sources,
     }
 }
 

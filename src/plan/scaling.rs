@@ -78,14 +78,36 @@ pub struct Recurrence {
     pub minute: u32,
 }
 
+/// The resource whose metric an autoscale rule reads (its `metricResourceUri`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MetricSource {
+    /// The Service Bus namespace (`ActiveMessages`, filtered to the queue).
+    ServiceBusNamespace,
+    /// The storage queue itself (autoscale's special `ApproximateMessageCount`).
+    StorageQueue,
+    /// The serving pool's Application Gateway (`AvgRequestCountPerHealthyHost`, filtered to the
+    /// backend pool and settings: `plan.serving.gateway`).
+    ApplicationGateway,
+}
+
+/// A metric dimension filter of a rule (`Equals`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricDimension {
+    pub name: &'static str,
+    pub value: String,
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AutoscaleRule {
     pub comment: String,
     pub metric_name: &'static str,
     pub metric_namespace: &'static str,
-    /// The metric comes from the Service Bus namespace (`true`) or the storage queue itself.
-    pub metric_on_namespace: bool,
+    /// Where the metric comes from: the Service Bus namespace, the storage queue, or the
+    /// serving pool's gateway (the queue-only `metric_on_namespace` before issue 36).
+    pub metric_source: MetricSource,
     pub time_grain: &'static str,
     pub statistic: &'static str,
     pub time_window: String,
@@ -93,8 +115,9 @@ pub struct AutoscaleRule {
     pub operator: &'static str,
     pub threshold: u32,
     pub divide_per_instance: bool,
-    /// `EntityName` = the queue, for Service Bus namespace metrics.
-    pub entity_dimension: Option<String>,
+    /// The rule's dimension filter: `EntityName` = the queue (Service Bus), or
+    /// `BackendSettingsPool` = `<pool>~<settings>` (the gateway).
+    pub dimension: Option<MetricDimension>,
     pub direction: &'static str,
     /// `ChangeCount` value (as a string, as the template takes it).
     pub change: String,
@@ -163,7 +186,12 @@ pub(super) fn queue(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Q
     })
 }
 
-pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<Autoscale> {
+pub fn autoscale(
+    name: &str,
+    s: &WorkloadSpec,
+    queue: Option<&Queue>,
+    serving: Option<&super::serving::Serving>,
+) -> Option<Autoscale> {
     if !schedule::has_setting(s) {
         // a fixed-size pool: nothing to scale
         return None;
@@ -200,20 +228,20 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
     {
         let target = trigger.target_per_instance;
         let below = trigger.scale_in_below.unwrap_or(0);
-        let (metric_name, metric_namespace, on_ns, divide, dim) = match q.kind {
+        let (source, metric_name, metric_namespace, divide, dim) = match q.kind {
             // Azure Monitor namespace metric, filtered to the queue and divided per instance
             QueueKind::ServiceBus => (
+                MetricSource::ServiceBusNamespace,
                 "ActiveMessages",
                 "Microsoft.ServiceBus/namespaces",
-                true,
                 true,
                 Some(q.queue.clone()),
             ),
             // the storage queue's special metric: its threshold is already per instance
             QueueKind::Storage => (
+                MetricSource::StorageQueue,
                 STORAGE_QUEUE_LENGTH.metric,
                 STORAGE_QUEUE_LENGTH.namespace,
-                false,
                 false,
                 None,
             ),
@@ -229,7 +257,7 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
             comment,
             metric_name,
             metric_namespace,
-            metric_on_namespace: on_ns,
+            metric_source: source,
             time_grain: "PT1M",
             statistic: "Average",
             time_window: a.time_window.clone(),
@@ -241,7 +269,10 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
             operator,
             threshold,
             divide_per_instance: divide,
-            entity_dimension: dim.clone(),
+            dimension: dim.clone().map(|value| MetricDimension {
+                name: "EntityName",
+                value,
+            }),
             direction,
             change: change.to_string(),
             cooldown: cooldown.to_string(),
@@ -300,10 +331,96 @@ pub fn autoscale(name: &str, s: &WorkloadSpec, queue: Option<&Queue>) -> Option<
             )
         });
     }
+    // the request rules read the spec as it is (the tuner varies it) and the gateway's names
+    if let (Some(a), Some(g)) = (
+        s.autoscale.as_ref(),
+        serving.and_then(|sv| sv.gateway.as_ref()),
+    ) && let Some(t) = super::serving::resolved_request_target(s)
+    {
+        rules.extend(request_rules(a, &t, g));
+    }
     Some(Autoscale {
         name: format!("as-{name}"),
         profiles,
         rules,
         emails: s.monitoring.alert_emails.clone(),
     })
+}
+
+/// The request rules: `AvgRequestCountPerHealthyHost` of the serving pool's gateway, already a
+/// per-instance count (requests a minute per healthy backend host), so not divided again.
+fn request_rules(
+    a: &crate::spec::model::Autoscale,
+    t: &super::serving::RequestTarget,
+    g: &super::serving::Gateway,
+) -> Vec<AutoscaleRule> {
+    use crate::facts::serving as f;
+    let aggregation = a
+        .requests
+        .as_ref()
+        .and_then(|r| r.scale_out_aggregation)
+        .unwrap_or_default();
+    let how = match aggregation {
+        ScaleOutAggregation::Average => "",
+        ScaleOutAggregation::Maximum => " in any minute of the window",
+        ScaleOutAggregation::Last => " in the window's last minute",
+    };
+    let rule = |comment: String,
+                operator: &'static str,
+                threshold: u32,
+                direction: &'static str,
+                cooldown: &str,
+                change: u32| AutoscaleRule {
+        comment,
+        metric_name: f::REQUEST_METRIC,
+        metric_namespace: f::REQUEST_METRIC_NAMESPACE,
+        metric_source: MetricSource::ApplicationGateway,
+        time_grain: f::REQUEST_METRIC_GRAIN,
+        statistic: f::REQUEST_METRIC_STATISTIC,
+        time_window: a.time_window.clone(),
+        time_aggregation: if direction == "Increase" {
+            aggregation.azure()
+        } else {
+            crate::facts::autoscale::TIME_AGGREGATION_DEFAULT
+        },
+        operator,
+        threshold,
+        divide_per_instance: false,
+        dimension: Some(MetricDimension {
+            name: f::REQUEST_METRIC_DIMENSION,
+            value: g.metric_dimension.clone(),
+        }),
+        direction,
+        change: change.to_string(),
+        cooldown: cooldown.to_string(),
+    };
+    let step = t.scale_out_step;
+    let by = if step == 1 {
+        String::new()
+    } else {
+        format!(" by {step}")
+    };
+    let mut out = vec![rule(
+        format!(
+            "Scale out{by} above {} requests a minute per healthy instance{how} ({}).",
+            t.per_instance, t.from
+        ),
+        "GreaterThan",
+        t.per_instance,
+        "Increase",
+        &a.scale_out_cooldown,
+        step,
+    )];
+    out.push(rule(
+        format!(
+            "Scale in below {} requests a minute per healthy instance: one instance fewer still stays under {}. With no requests the gateway reports no data point and this rule does not fire.",
+            t.scale_in_below, t.per_instance
+        ),
+        "LessThan",
+        t.scale_in_below,
+        "Decrease",
+        &a.scale_in_cooldown,
+        1,
+    ));
+    out
 }

@@ -29,35 +29,8 @@ pub use crate::spec::provisioning::{
     PROVISIONING_DEFAULTS, PROVISIONING_FALLBACK, provisioning_default,
 };
 
-/// Parse a duration as the command line takes it: ISO 8601 (`PT2M`, `PT45S`) or a short form
-/// (`10m`, `90s`, `1h`, `2h30m`). Returns seconds.
-pub fn parse_flag_duration(s: &str) -> Option<u64> {
-    let t = s.trim();
-    if let Some(v) = parse_duration(&t.to_ascii_uppercase()) {
-        return Some(v);
-    }
-    let mut secs = 0u64;
-    let mut num = String::new();
-    let mut any = false;
-    for ch in t.chars() {
-        if ch.is_ascii_digit() {
-            num.push(ch);
-            continue;
-        }
-        let mult = match ch.to_ascii_lowercase() {
-            'd' => 86_400,
-            'h' => 3600,
-            'm' => 60,
-            's' => 1,
-            _ => return None,
-        };
-        let n: u64 = num.parse().ok()?;
-        secs = secs.checked_add(n.checked_mul(mult)?)?;
-        num.clear();
-        any = true;
-    }
-    (any && num.is_empty()).then_some(secs)
-}
+/// The command line's duration parser, shared with the spec (one place: `spec::schedule`).
+pub use crate::spec::schedule::parse_flag_duration;
 
 /// Whole minutes, rounding up (for display and for minute-grained settings).
 pub fn ceil_minutes(secs: u64) -> u32 {

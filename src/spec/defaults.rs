@@ -83,6 +83,25 @@ pub fn gpu_idle_minutes() -> u32 {
 pub fn gpu_memory_alert_percent() -> u32 {
     90
 }
+/// `serving.modelLoadTime` when the spec does not measure it: Azure's documented default repair
+/// grace period (30 minutes, serving.md E4), long enough that repairs never replace an instance
+/// that is still loading a large model. Measure yours and set it.
+pub fn model_load_time() -> String {
+    "30m".into()
+}
+/// `serving.requestTimeout`: Azure documents no default (serving.md B10); five minutes lets a
+/// long streamed completion finish.
+pub fn request_timeout() -> String {
+    "300s".into()
+}
+/// `serving.frontend.capacity.min`: one gateway instance kept warm (a new one takes minutes).
+pub fn gateway_min() -> u32 {
+    1
+}
+/// `serving.frontend.capacity.max`: Azure's documented default maximum (serving.md B13).
+pub fn gateway_max() -> u32 {
+    crate::facts::serving::GATEWAY_DEFAULT_MAX
+}
 
 /// Why the GPU collector cannot run on this pool (`None`: it can). The collector reads NVIDIA's
 /// `nvidia-smi` (on Linux AMD sizes ROCm's `amd-smi`, else `rocm-smi`): on Linux a Python
@@ -169,6 +188,9 @@ pub fn apply(spec: &mut Spec) {
     {
         probe.path = Some("/".into());
     }
+    if let Some(sv) = s.serving.as_mut() {
+        serving_defaults(sv);
+    }
     // an existing subnet (landing zone) has its own range: nothing to derive
     if s.network.existing_subnet.is_none()
         && let Ok(space) = s.network.address_space.parse::<Ipv4Net>()
@@ -191,6 +213,80 @@ pub fn apply(spec: &mut Spec) {
         if s.network.private_endpoint_subnet.is_none() {
             s.network.private_endpoint_subnet = pe.map(|n| n.to_string());
         }
+        if let Some(sv) = s.serving.as_mut() {
+            // the frontend's own subnets, after the workload and private endpoint subnets
+            let mut taken: Vec<Ipv4Net> = [
+                &s.network.workload_subnet,
+                &s.network.private_endpoint_subnet,
+                &sv.frontend.subnet,
+                &sv.frontend.private_link_subnet,
+            ]
+            .into_iter()
+            .filter_map(given)
+            .collect();
+            let after = taken
+                .iter()
+                .map(|n| u32::from(n.broadcast()))
+                .max()
+                .and_then(|b| b.checked_add(1))
+                .map(Ipv4Addr::from)
+                .unwrap_or(space.network());
+            let space = space.trunc();
+            if sv.frontend.kind.has_gateway() && sv.frontend.subnet.is_none() {
+                let prefix = crate::facts::serving::GATEWAY_SUBNET_PREFIX.max(space.prefix_len());
+                if let Some(n) = first_free(space, prefix, after, &taken) {
+                    taken.push(n);
+                    sv.frontend.subnet = Some(n.to_string());
+                }
+            }
+            if sv.frontend.private_link
+                && sv.frontend.kind.has_load_balancer()
+                && sv.frontend.private_link_subnet.is_none()
+                && let Some(n) = first_free(
+                    space,
+                    crate::facts::serving::PLS_SUBNET_PREFIX.max(space.prefix_len()),
+                    after,
+                    &taken,
+                )
+            {
+                sv.frontend.private_link_subnet = Some(n.to_string());
+            }
+        }
+    }
+}
+
+/// The model server's defaults where its documentation gives them
+/// ([`crate::facts::serving::server_defaults`]), and the drain timeout from the request timeout.
+fn serving_defaults(sv: &mut Serving) {
+    let known = sv
+        .server
+        .and_then(|x| crate::facts::serving::server_defaults(x.as_str()));
+    if sv.port.is_none() {
+        sv.port = known.and_then(|k| match sv.protocol {
+            ServingProtocol::Http => k.port,
+            ServingProtocol::Grpc => k.grpc_port,
+        });
+    }
+    if sv.health_port.is_none() {
+        sv.health_port = match sv.protocol {
+            ServingProtocol::Http => sv.port,
+            ServingProtocol::Grpc => known.and_then(|k| k.http_port),
+        };
+    }
+    if sv.health_path.is_none() {
+        sv.health_path = known.and_then(|k| k.health_path).map(String::from);
+    }
+    // a request in flight may run until the request timeout: drain that long (Azure's maximum
+    // is 3600 s); an unparsable timeout is left for the rules
+    if sv.drain_timeout.is_none()
+        && let Some(ms) = super::schedule::parse_duration_millis(&sv.request_timeout)
+    {
+        let max = crate::facts::serving::DRAIN_SECONDS.1;
+        sv.drain_timeout = Some(if ms > max * 1000 {
+            format!("{max}s")
+        } else {
+            sv.request_timeout.clone()
+        });
     }
 }
 
@@ -247,12 +343,12 @@ fn derive_subnets(
     let preferred = prefix_for(max).min(24).max(space.prefix_len());
     let pe_after = |w: Ipv4Net| {
         let after = u32::from(w.broadcast()).checked_add(1).map(Ipv4Addr::from);
-        first_free(space, 27, after.unwrap_or(space.network()), Some(w))
+        first_free(space, 27, after.unwrap_or(space.network()), &[w])
     };
     if workload.is_none() && pe.is_none() {
         // both derived: the largest workload subnet that still leaves room for the /27
         for p in preferred..=prefix_for(max).max(preferred) {
-            if let Some(w) = first_free(space, p, space.network(), None)
+            if let Some(w) = first_free(space, p, space.network(), &[])
                 && let Some(e) = pe_after(w)
             {
                 return (Some(w), Some(e));
@@ -261,23 +357,18 @@ fn derive_subnets(
     }
     let workload = workload.or_else(|| {
         (preferred..=prefix_for(max).max(preferred))
-            .find_map(|p| first_free(space, p, space.network(), pe))
+            .find_map(|p| first_free(space, p, space.network(), pe.as_slice()))
     });
     let pe = pe.or_else(|| match workload {
         Some(w) => pe_after(w),
-        None => first_free(space, 27, space.network(), None),
+        None => first_free(space, 27, space.network(), &[]),
     });
     (workload, pe)
 }
 
 /// The first aligned `/prefix` inside `space` at or after `from` (wrapping around to the start
 /// of the space) that does not overlap `avoid`.
-fn first_free(
-    space: Ipv4Net,
-    prefix: u8,
-    from: Ipv4Addr,
-    avoid: Option<Ipv4Net>,
-) -> Option<Ipv4Net> {
+fn first_free(space: Ipv4Net, prefix: u8, from: Ipv4Addr, avoid: &[Ipv4Net]) -> Option<Ipv4Net> {
     if prefix < space.prefix_len() || prefix > 32 {
         return None;
     }
@@ -289,12 +380,15 @@ fn first_free(
         let mut a = start.div_ceil(size) * size;
         while a < end && a + size <= hi {
             let net = Ipv4Net::new(Ipv4Addr::from(a as u32), prefix).ok()?;
-            match avoid {
-                Some(x) if net.contains(&x.network()) || x.contains(&net.network()) => {
+            match avoid
+                .iter()
+                .find(|x| net.contains(&x.network()) || x.contains(&net.network()))
+            {
+                Some(x) => {
                     // skip past the taken range
                     a = ((addr(x.broadcast()) + 1).div_ceil(size) * size).max(a + size);
                 }
-                _ => return Some(net),
+                None => return Some(net),
             }
         }
     }

@@ -14,6 +14,7 @@ mod monitoring;
 mod network;
 mod scaling;
 mod security;
+mod serving;
 mod standby;
 
 /// Spec vocabulary the catalog keys on; defined in the lower `catalog` floor, named here too.
@@ -23,6 +24,7 @@ pub use monitoring::*;
 pub use network::*;
 pub use scaling::*;
 pub use security::*;
+pub use serving::*;
 pub use standby::*;
 
 pub const API_VERSION: &str = "gpuform/v1";
@@ -88,6 +90,9 @@ pub struct WorkloadSpec {
     pub capacity: Capacity,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autoscale: Option<Autoscale>,
+    /// A request-driven pool of model servers behind a private frontend (issue 36).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serving: Option<Serving>,
     #[serde(default)]
     pub network: Network,
     #[serde(default)]
@@ -164,7 +169,11 @@ pub struct Workload {
     pub gpu: Option<GpuRequirement>,
     /// How long one queued job takes on one VM (ISO 8601); `gpuform simulate` and the
     /// policy rules use it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::spec::duration::opt_iso_string"
+    )]
     pub job_duration: Option<String>,
     /// Jobs one VM runs at once (1 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]

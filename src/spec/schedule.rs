@@ -65,8 +65,11 @@ pub fn has_setting(s: &WorkloadSpec) -> bool {
 /// (the rules report them).
 pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
     let c = &s.capacity;
-    // the queue rules (scale out, scale in) apply in every profile but scale-to-zero
-    let has_rules = s.autoscale.as_ref().is_some_and(|a| a.queue.is_some());
+    // the queue or request rules (scale out, scale in) apply in every profile but scale-to-zero
+    let has_rules = s
+        .autoscale
+        .as_ref()
+        .is_some_and(|a| a.queue.is_some() || a.requests.is_some());
     let mut out = vec![Profile {
         name: "default".into(),
         origin: Origin::Default,
@@ -364,36 +367,21 @@ pub fn overlaps(s: &WorkloadSpec) -> Vec<(usize, usize)> {
     out
 }
 
-/// ISO 8601 duration (`PT5M`, `P1D`, `PT1H30M`) in seconds.
+/// A duration as people write it, in milliseconds: ISO 8601 (`PT2M`, `PT0.5S`; a lowercase `pt2m`
+/// too) or a short form (`800ms`, `2s`, `1.5s`, `10m`, `1h`, `2h30m`, `1d`): the one parser of
+/// durations, [`super::duration::millis`]. `None` for anything else, an empty text, or an overflow.
+pub fn parse_duration_millis(s: &str) -> Option<u64> {
+    super::duration::millis(s)
+}
+
+/// Parse a duration as the command line takes it: ISO 8601 (`PT2M`, `PT45S`) or a short form
+/// (`10m`, `90s`, `1h`, `2h30m`). Returns whole seconds (`None` for a fraction of a second).
+pub fn parse_flag_duration(s: &str) -> Option<u64> {
+    super::duration::seconds(s)
+}
+
+/// A duration (ISO 8601 `PT5M`, `P1D`, `PT1H30M`, or a short form `5m`, `2d`) in whole seconds:
+/// the one grammar of [`super::duration`].
 pub fn parse_duration(s: &str) -> Option<u64> {
-    let rest = s.strip_prefix('P')?;
-    let (date, time) = match rest.split_once('T') {
-        Some((d, t)) => (d, Some(t)),
-        None => (rest, None),
-    };
-    let mut secs = 0u64;
-    let mut any = false;
-    let mut take = |part: &str, units: &[(char, u64)]| -> Option<()> {
-        let mut num = String::new();
-        for ch in part.chars() {
-            if ch.is_ascii_digit() {
-                num.push(ch);
-            } else {
-                let (_, mult) = units.iter().find(|(u, _)| *u == ch)?;
-                let n: u64 = num.parse().ok()?;
-                secs = secs.checked_add(n.checked_mul(*mult)?)?;
-                num.clear();
-                any = true;
-            }
-        }
-        num.is_empty().then_some(())
-    };
-    take(date, &[('D', 86400)])?;
-    if let Some(t) = time {
-        if t.is_empty() {
-            return None;
-        }
-        take(t, &[('H', 3600), ('M', 60), ('S', 1)])?;
-    }
-    any.then_some(secs)
+    super::duration::seconds(s)
 }

@@ -109,6 +109,36 @@ fn durations() {
     assert_eq!(parse_duration("P1DT1S"), Some(86401));
     assert_eq!(parse_duration("PT"), None);
     assert_eq!(parse_duration("P"), None);
-    assert_eq!(parse_duration("5M"), None);
+    // one grammar (spec::duration): the short forms too, units in any case
+    assert_eq!(parse_duration("5M"), Some(300));
+    assert_eq!(parse_duration("5"), None);
     assert_eq!(parse_duration("PT5X"), None);
+}
+
+#[test]
+fn durations_as_people_write_them() {
+    use super::schedule::{parse_duration_millis as ms, parse_flag_duration};
+    for (text, want) in [
+        ("2s", 2000),
+        ("800ms", 800),
+        ("1.5s", 1500),
+        ("8m", 480_000),
+        ("1h30m", 5_400_000),
+        ("1d", 86_400_000),
+        ("PT30S", 30_000),
+        ("pt2m", 120_000),
+        ("PT0.5S", 500),
+        ("PT1M0.25S", 60_250),
+        (" 300s ", 300_000),
+    ] {
+        assert_eq!(ms(text), Some(want), "{text}");
+    }
+    for bad in ["", "s", "2x", "1..5s", "PT", "P", "PT0.1234S", "-3s", "2 s"] {
+        assert_eq!(ms(bad), None, "{bad}");
+    }
+    // the command line's whole seconds: the same parser
+    assert_eq!(parse_flag_duration("PT45S"), Some(45));
+    assert_eq!(parse_flag_duration("10m"), Some(600));
+    assert_eq!(parse_flag_duration("2h30m"), Some(9000));
+    assert_eq!(parse_flag_duration("1500ms"), None);
 }

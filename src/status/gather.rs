@@ -139,9 +139,9 @@ pub async fn gather(
                     "/subscriptions/{sub}/resourceGroups/{qrg}/providers/Microsoft.ServiceBus/namespaces/{}",
                     q.parent
                 ),
-                rule.entity_dimension
+                rule.dimension
                     .as_ref()
-                    .map(|e| format!("EntityName eq '{e}'")),
+                    .map(|d| format!("{} eq '{}'", d.name, d.value)),
             ),
             crate::plan::QueueKind::Storage => (
                 format!(

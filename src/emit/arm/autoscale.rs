@@ -1,4 +1,4 @@
-//! Queue-driven autoscale (templates/autoscale.bicep.hbs).
+//! Queue- and request-driven autoscale (templates/autoscale.bicep.hbs).
 
 use serde_json::{Value, json};
 
@@ -72,6 +72,13 @@ pub(super) fn autoscale(a: &Arm, out: &mut Vec<Value>) {
             }
         }
     }
+    if asp
+        .rules
+        .iter()
+        .any(|r| r.metric_source == MetricSource::ApplicationGateway)
+    {
+        deps.push("agw");
+    }
     if let Some(qu) = &p.queue {
         // what the rules' metricResourceUri names (depends() leaves out existing resources)
         match qu.kind {
@@ -83,10 +90,10 @@ pub(super) fn autoscale(a: &Arm, out: &mut Vec<Value>) {
         .rules
         .iter()
         .map(|r| {
-            let uri = if r.metric_on_namespace {
-                x(a.id("sbNamespace"))
-            } else {
-                x(format!("format('{{0}}/services/queue/queues/{{1}}', {}, {})", a.id("storage"), q(&p.queue.as_ref().expect("queue").queue)))
+            let uri = match r.metric_source {
+                MetricSource::ServiceBusNamespace => x(a.id("sbNamespace")),
+                MetricSource::StorageQueue => x(format!("format('{{0}}/services/queue/queues/{{1}}', {}, {})", a.id("storage"), q(&p.queue.as_ref().expect("queue").queue))),
+                MetricSource::ApplicationGateway => x(a.id("agw")),
             };
             let mut trigger = json!({
                 "metricName": r.metric_name,
@@ -100,8 +107,8 @@ pub(super) fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                 "threshold": r.threshold,
                 "dividePerInstance": r.divide_per_instance,
             });
-            if let Some(entity) = &r.entity_dimension {
-                put(&mut trigger, "dimensions", json!([ { "DimensionName": "EntityName", "Operator": "Equals", "Values": [ lit(entity) ] } ]));
+            if let Some(d) = &r.dimension {
+                put(&mut trigger, "dimensions", json!([ { "DimensionName": d.name, "Operator": "Equals", "Values": [ lit(&d.value) ] } ]));
             }
             json!({
                 "metricTrigger": trigger,

@@ -24,10 +24,14 @@
 
 mod choices;
 mod decide;
+mod evaluate;
 mod replay;
 mod setting;
+mod vms;
 
 pub use choices::{Arrivals, Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
 pub use decide::{Decision, aggregate, decide};
+pub use evaluate::{Autoscaler, Evaluations};
 pub use replay::{Outcome, Run, Series, run};
 pub use setting::{Agg, Dir, Op, Profile, Recurrence, Rule, Setting, Stat, rule_from_plan};
+pub use vms::{Machine, next_vm, next_zones, victims};

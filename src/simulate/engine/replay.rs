@@ -8,11 +8,12 @@ use serde::Serialize;
 use super::super::load::Trace;
 use super::super::model::Workload;
 use super::super::standby::{self, PoolState, Standby};
-use crate::cost::usage::{Priority, regular_share};
+use crate::cost::usage::Priority;
 
-use super::choices::{Arrivals, Choices, ProfileSwitch, ScaleInOrder};
-use super::decide::{Decision, aggregate, decide};
-use super::setting::{Dir, Setting};
+use super::choices::{Arrivals, Choices};
+use super::evaluate::Autoscaler;
+use super::setting::Setting;
+use super::vms::{Machine, next_vm, next_zones, victims};
 
 /// What the engine measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -115,6 +116,24 @@ struct Instance {
     busy: Vec<(u64, u64)>,
 }
 
+impl Machine for Instance {
+    fn id(&self) -> u64 {
+        self.id
+    }
+    fn zone(&self) -> u32 {
+        self.zone
+    }
+    fn ready_at(&self) -> usize {
+        self.ready_at
+    }
+    fn spot(&self) -> bool {
+        self.spot
+    }
+    fn busy(&self) -> usize {
+        self.busy.len()
+    }
+}
+
 /// Everything one run needs.
 pub struct Run<'a> {
     pub setting: &'a Setting,
@@ -154,86 +173,6 @@ fn requeue(
     }
 }
 
-/// The instances a scale-in from `inst.len()` to `n` removes (indices), keeping the
-/// regular/Spot mix; within it by `order`.
-fn victims(
-    inst: &[Instance],
-    n: u32,
-    t: usize,
-    priority: &Priority,
-    zones: u32,
-    order: ScaleInOrder,
-) -> Vec<usize> {
-    let cur = inst.len();
-    let keep_regular = regular_share(priority, f64::from(n)).round() as usize;
-    let regular_now = inst.iter().filter(|i| !i.spot).count();
-    let total = cur.saturating_sub(n as usize);
-    let mut drop_regular = regular_now.saturating_sub(keep_regular).min(total);
-    let mut drop_spot = total - drop_regular;
-    let spot_now = cur - regular_now;
-    if drop_spot > spot_now {
-        drop_regular += drop_spot - spot_now;
-        drop_spot = spot_now;
-    }
-    let mut gone = vec![false; cur];
-    let mut out = Vec::with_capacity(total);
-    let zones = zones.max(1) as usize;
-    for (spot, mut count) in [(false, drop_regular), (true, drop_spot)] {
-        while count > 0 {
-            let pick = match order {
-                ScaleInOrder::Default => {
-                    // the zone with the most VMs left, then the highest instance ID in it
-                    let mut per_zone = vec![0usize; zones];
-                    for (k, i) in inst.iter().enumerate() {
-                        if !gone[k] {
-                            per_zone[i.zone as usize % zones] += 1;
-                        }
-                    }
-                    inst.iter()
-                        .enumerate()
-                        .filter(|(k, i)| !gone[*k] && i.spot == spot)
-                        .max_by_key(|(_, i)| (per_zone[i.zone as usize % zones], i.id))
-                        .map(|(k, _)| k)
-                }
-                ScaleInOrder::IdleFirst => inst
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, i)| !gone[*k] && i.spot == spot)
-                    .min_by_key(|(k, i)| {
-                        (
-                            if i.ready_at > t { 0 } else { 1 },
-                            i.busy.len(),
-                            std::cmp::Reverse(*k),
-                        )
-                    })
-                    .map(|(k, _)| k),
-            };
-            let Some(k) = pick else { break };
-            gone[k] = true;
-            out.push(k);
-            count -= 1;
-        }
-    }
-    out
-}
-
-/// The zones of the next `n` VMs of a scale-out: each goes to the zone with the fewest VMs (the
-/// scale set spreads them; the lowest zone on a tie).
-fn next_zones(inst: &[Instance], zones: u32, n: u32) -> Vec<u32> {
-    let zones = zones.max(1) as usize;
-    let mut per_zone = vec![0usize; zones];
-    for i in inst {
-        per_zone[i.zone as usize % zones] += 1;
-    }
-    (0..n)
-        .map(|_| {
-            let z = (0..zones).min_by_key(|z| (per_zone[*z], *z)).unwrap_or(0);
-            per_zone[z] += 1;
-            z as u32
-        })
-        .collect()
-}
-
 /// Replay the trace. Autoscale acts once a minute; jobs run for exactly the job time in seconds
 /// (a 45 s job frees its slot 45 s after it starts, and the next job starts then).
 pub fn run(r: &Run) -> Outcome {
@@ -264,8 +203,8 @@ pub fn run(r: &Run) -> Outcome {
     let p = (f64::from(w.provisioning_minutes) * r.choices.provisioning_factor.max(0.0)).round()
         as usize;
     let zones = r.setting.zones.max(1);
-    let delay = r.choices.metric_delay_minutes as usize;
-    let timeline = r.setting.timeline(trace.start, h);
+    let mut scaler = Autoscaler::new(r.setting, trace.start, h, &r.choices);
+    let timeline = scaler.timeline().to_vec();
     let mut rng = rand_pcg::Pcg64::seed_from_u64(r.seed);
     let evict_p = w.spot_evictions_per_hour / 60.0;
 
@@ -285,25 +224,21 @@ pub fn run(r: &Run) -> Outcome {
         free_slots: Vec::with_capacity(h),
     });
 
-    // the pool starts at the first profile's default, warm
-    let first = &r.setting.profiles[timeline.first().copied().unwrap_or(0) as usize];
     let mut inst: Vec<Instance> = Vec::new();
     let mut next_id: u64 = 0;
     let mut add = |inst: &mut Vec<Instance>, ready_at: usize| {
-        let n = inst.len() as u32 + 1;
-        let regular_needed = regular_share(r.priority, f64::from(n)).round() as usize;
-        let regular_now = inst.iter().filter(|i| !i.spot).count();
-        let zone = next_zones(inst, zones, 1)[0];
+        let (zone, spot) = next_vm(inst, r.priority, zones);
         inst.push(Instance {
             id: next_id,
             zone,
             ready_at,
-            spot: regular_now >= regular_needed,
+            spot,
             busy: Vec::with_capacity(c),
         });
         next_id += 1;
     };
-    for _ in 0..first.default.clamp(first.min, first.max) {
+    // the pool starts at the first profile's default, warm
+    for _ in 0..scaler.initial() {
         add(&mut inst, 0);
     }
     let mut pool = r
@@ -314,8 +249,6 @@ pub fn run(r: &Run) -> Outcome {
     let mut queued: u64 = 0;
     let mut in_service: u64 = 0;
     let mut samples: Vec<Option<f64>> = Vec::with_capacity(h);
-    let mut last_action: Option<(usize, u32)> = None; // (minute, cooldown)
-    let mut prev_profile: Option<u16> = None;
     let mut waits: Vec<u64> = Vec::new();
     fn record_wait(waits: &mut Vec<u64>, wait: usize, n: u64) {
         if waits.len() <= wait {
@@ -469,57 +402,9 @@ pub fn run(r: &Run) -> Outcome {
         }
 
         // autoscale evaluates at the end of the minute
-        let pi = timeline[t];
-        let prof = &r.setting.profiles[pi as usize];
-        let switched = prev_profile != Some(pi);
-        prev_profile = Some(pi);
         let cur = inst.len() as u32;
-        let mut target: Option<(u32, u32)> = None;
-        let in_cooldown = last_action.is_some_and(|(at, cd)| t < at + cd as usize);
-        let outside = cur < prof.min || cur > prof.max;
-        if outside
-            && (r.choices.profile_switch == ProfileSwitch::Immediate && switched || !in_cooldown)
-        {
-            let n = cur.clamp(prof.min, prof.max);
-            let dir = if n > cur {
-                Dir::Increase
-            } else {
-                Dir::Decrease
-            };
-            let cd = prof
-                .rules
-                .iter()
-                .find(|r| r.direction == dir)
-                .map_or(0, |r| r.cooldown);
-            target = Some((n, cd));
-        } else if in_cooldown {
-            o.cooldown_skips += 1;
-        } else {
-            // with a collection delay, autoscale reads the metric as it was `delay` minutes ago
-            let totals: Vec<Option<f64>> = prof
-                .rules
-                .iter()
-                .map(|rule| {
-                    t.checked_sub(delay)
-                        .and_then(|at| aggregate(rule, &samples, at))
-                })
-                .collect();
-            match decide(prof, &totals, cur, r.choices.zero_instances) {
-                Decision::Keep => {}
-                Decision::Scale(n, cd) => target = Some((n, cd)),
-                Decision::Reduced(n, cd) => {
-                    o.reduced_scale_in += 1;
-                    target = Some((n, cd));
-                }
-                Decision::Deferred => o.deferred_scale_in += 1,
-                Decision::MissingMetric(n) => {
-                    o.missing_metric_evaluations += 1;
-                    target = Some((n, 0));
-                }
-            }
-        }
-        if let Some((n, cd)) = target {
-            let n = n.clamp(prof.min, prof.max);
+        let target = scaler.evaluate(t, cur, &samples);
+        if let Some((n, _)) = target {
             if n > cur {
                 // pooled VMs first (their start delay), the rest provisions
                 let ready_at = match (r.standby, pool.as_mut()) {
@@ -536,7 +421,6 @@ pub fn run(r: &Run) -> Outcome {
                     add(&mut inst, at);
                 }
                 o.scale_out += 1;
-                last_action = Some((t, cd));
             } else if n < cur {
                 // the rendered scale-in policy chooses the VMs, busy or not: their jobs go back
                 // to the queue (the message lock is lost and the job is delivered again)
@@ -555,7 +439,6 @@ pub fn run(r: &Run) -> Outcome {
                     );
                 }
                 o.scale_in += 1;
-                last_action = Some((t, cd));
             }
         }
         // the pool refills (at the provisioning delay) to Azure's size for the instances now
@@ -577,6 +460,10 @@ pub fn run(r: &Run) -> Outcome {
         );
     }
     o.unfinished = queued + in_service;
+    o.cooldown_skips = scaler.counts.cooldown_skips;
+    o.deferred_scale_in = scaler.counts.deferred_scale_in;
+    o.reduced_scale_in = scaler.counts.reduced_scale_in;
+    o.missing_metric_evaluations = scaler.counts.missing_metric;
     o.waits = waits;
     o.series = series;
     o

@@ -127,7 +127,7 @@ fn weekday(d: &str) -> Result<Weekday, String> {
 
 /// The rule as the plan emits it (same fields as the rendered `metricTrigger`/`scaleAction`).
 pub fn rule_from_plan(r: &plan::AutoscaleRule) -> Result<Rule, String> {
-    let special = !r.metric_on_namespace
+    let special = r.metric_source == plan::MetricSource::StorageQueue
         && matches!(
             r.metric_name,
             "ApproximateMessageCount" | "ActiveMessageCount"
@@ -135,7 +135,13 @@ pub fn rule_from_plan(r: &plan::AutoscaleRule) -> Result<Rule, String> {
     Ok(Rule {
         metric: r.metric_name.to_string(),
         per_instance: r.divide_per_instance || special,
-        instance_averaged: !r.divide_per_instance && r.metric_name == "Percentage CPU",
+        // averages over instances: CPU, and Application Gateway's requests a minute per
+        // healthy host (serving.md B11; its name in `facts::serving` once that lands)
+        instance_averaged: !r.divide_per_instance
+            && matches!(
+                r.metric_name,
+                "Percentage CPU" | "AvgRequestCountPerHealthyHost"
+            ),
         grain: minutes(r.time_grain, "timeGrain")?,
         window: minutes(&r.time_window, "timeWindow")?,
         statistic: match r.statistic {

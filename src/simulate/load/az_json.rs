@@ -9,11 +9,24 @@ use super::trace::{LoadError, MAX_MINUTES, Trace, minute_of};
 /// with `ApiName = PutMessage` (Total). A gauge of the queue length (`ActiveMessages`,
 /// `QueueMessageCount`) gives only a lower bound (its increases); it is used when nothing
 /// better is present, and the trace's source says so.
+///
+/// A request-driven pool's requests come from its Application Gateway
+/// (`Microsoft.Network/applicationGateways`, `../shared/azure/metrics.json`, split by
+/// `BackendSettingsPool`): `TotalRequests` ("Count of successful requests that Application
+/// Gateway has served", Total) plus `FailedRequests` (Total) where exported; else
+/// `AvgRequestCountPerHealthyHost` (Average, requests a minute per healthy host) times
+/// `HealthyHostCount` (Average) of the same minute.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
     Incoming,
     PutMessage,
     Gauge,
+    /// `TotalRequests` and `FailedRequests`: summed.
+    Requests,
+    /// `AvgRequestCountPerHealthyHost`: times the healthy hosts.
+    PerHost,
+    /// `HealthyHostCount`: only to multiply [`Kind::PerHost`] with.
+    Healthy,
 }
 
 impl Kind {
@@ -22,8 +35,16 @@ impl Kind {
             "IncomingMessages" => Some(Kind::Incoming),
             "Transactions" => Some(Kind::PutMessage),
             "ActiveMessages" | "QueueMessageCount" | "Messages" => Some(Kind::Gauge),
+            "TotalRequests" | "FailedRequests" => Some(Kind::Requests),
+            "AvgRequestCountPerHealthyHost" => Some(Kind::PerHost),
+            "HealthyHostCount" => Some(Kind::Healthy),
             _ => None,
         }
+    }
+
+    /// Read from the point's average (a gauge or a per-host average), else its total.
+    fn averaged(self) -> bool {
+        matches!(self, Kind::Gauge | Kind::PerHost | Kind::Healthy)
     }
 }
 
@@ -138,7 +159,10 @@ struct MetaValue {
 impl Keep for MetaValue {
     fn keep(self) -> Option<Self> {
         let n = self.name.value.as_deref()?;
-        (n.eq_ignore_ascii_case("entityname") || n.eq_ignore_ascii_case("apiname")).then_some(self)
+        (n.eq_ignore_ascii_case("entityname")
+            || n.eq_ignore_ascii_case("apiname")
+            || n.eq_ignore_ascii_case("backendsettingspool"))
+        .then_some(self)
     }
 }
 
@@ -241,6 +265,8 @@ impl<'de> serde::Deserialize<'de> for Docs {
 
 struct Series {
     kind: Kind,
+    /// A [`Kind::PerHost`] series already multiplied by the healthy hosts.
+    product: bool,
     metric: String,
     entity: Option<String>,
     interval_min: i64,
@@ -303,8 +329,12 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
                 }
                 series.push(Series {
                     kind: base,
+                    product: false,
                     metric: name.clone(),
-                    entity: ts.meta("entityname").map(str::to_string),
+                    entity: ts
+                        .meta("entityname")
+                        .or_else(|| ts.meta("backendsettingspool"))
+                        .map(str::to_string),
                     interval_min,
                     points: ts.data,
                 });
@@ -347,19 +377,31 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
     }
     if entity.is_none() && entities.len() > 1 {
         return Err(jerr(format!(
-            "the metrics are split over several queues ({}); say which with --entity",
+            "the metrics are split over several queues or backend pools ({}); say which with --entity",
             listed()
         )));
     }
-    let pick = [Kind::Incoming, Kind::PutMessage, Kind::Gauge]
+    // the gateway's per-host average times its healthy hosts, minute by minute
+    let per_host = per_host_requests(&series, &wanted).map_err(jerr)?;
+    series.extend(per_host);
+    let pick = [
+        Kind::Incoming,
+        Kind::PutMessage,
+        Kind::Requests,
+        Kind::PerHost,
+        Kind::Gauge,
+    ]
         .into_iter()
         .find_map(|k| {
-            let v: Vec<&Series> = series.iter().filter(|s| s.kind == k && wanted(s)).collect();
+            let v: Vec<&Series> = series
+                .iter()
+                .filter(|s| s.kind == k && wanted(s) && !(k == Kind::PerHost && !s.product))
+                .collect();
             (!v.is_empty()).then_some(v)
         })
         .ok_or_else(|| {
             jerr(format!(
-                "no queue metric to read arrivals from (found: {}); export IncomingMessages (Service Bus) or Transactions split by ApiName (storage queues)",
+                "no queue metric or gateway request metric to read arrivals from (found: {}); export IncomingMessages (Service Bus) or Transactions split by ApiName (storage queues), or the Application Gateway's TotalRequests and FailedRequests (a request-driven pool)",
                 if seen.is_empty() {
                     "none".to_string()
                 } else {
@@ -397,7 +439,7 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
         let mut prev: Option<f64> = None;
         for p in &s.points {
             let i0 = ((p.t - start) / 60) as usize;
-            let Some(v) = p.value(kind == Kind::Gauge) else {
+            let Some(v) = p.value(kind.averaged()) else {
                 prev = None;
                 continue;
             };
@@ -447,6 +489,16 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
             "{} increases: a lower bound on arrivals (export IncomingMessages for the real count)",
             pick[0].metric
         ),
+        Kind::Requests => {
+            let mut names: Vec<&str> = pick.iter().map(|s| s.metric.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            format!("Application Gateway {} (Total)", names.join(" + "))
+        }
+        Kind::PerHost | Kind::Healthy => {
+            "Application Gateway AvgRequestCountPerHealthyHost x HealthyHostCount (Average)"
+                .to_string()
+        }
     };
     Ok(Trace {
         start: Timestamp::from_second(start).map_err(|e| jerr(e.to_string()))?,
@@ -457,8 +509,70 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
             pick[0]
                 .entity
                 .as_ref()
-                .map(|e| format!(", EntityName {}", crate::diag::clip(e)))
+                .map(|e| format!(
+                    ", {} {}",
+                    if matches!(kind, Kind::Requests | Kind::PerHost) {
+                        "BackendSettingsPool"
+                    } else {
+                        "EntityName"
+                    },
+                    crate::diag::clip(e)
+                ))
                 .unwrap_or_default()
         ),
     })
+}
+
+/// `AvgRequestCountPerHealthyHost` × `HealthyHostCount` per minute, one series per backend
+/// pool: the requests the gateway sent that pool (a minute without a per-host value had no
+/// request). A per-host series without its healthy-host count cannot be read.
+fn per_host_requests(
+    series: &[Series],
+    wanted: &dyn Fn(&Series) -> bool,
+) -> Result<Vec<Series>, String> {
+    let mut out = Vec::new();
+    for s in series
+        .iter()
+        .filter(|s| s.kind == Kind::PerHost && wanted(s))
+    {
+        let Some(healthy) = series
+            .iter()
+            .find(|h| h.kind == Kind::Healthy && h.entity == s.entity && wanted(h))
+        else {
+            return Err(
+                "AvgRequestCountPerHealthyHost is a per-host average: export HealthyHostCount beside it (requests = the average x the healthy hosts), or better TotalRequests and FailedRequests".into(),
+            );
+        };
+        if healthy.interval_min != s.interval_min {
+            return Err("AvgRequestCountPerHealthyHost and HealthyHostCount have different intervals: export both with the same --interval".into());
+        }
+        let hosts: std::collections::HashMap<i64, f64> = healthy
+            .points
+            .iter()
+            .filter_map(|p| p.value(true).map(|v| (p.t, v)))
+            .collect();
+        let points = s
+            .points
+            .iter()
+            .map(|p| {
+                let v = match (p.value(true), hosts.get(&p.t)) {
+                    (Some(a), Some(h)) => a * h,
+                    _ => f64::NAN,
+                };
+                Point {
+                    t: p.t,
+                    v: [v, f64::NAN, f64::NAN, f64::NAN],
+                }
+            })
+            .collect();
+        out.push(Series {
+            kind: Kind::PerHost,
+            product: true,
+            metric: s.metric.clone(),
+            entity: s.entity.clone(),
+            interval_min: s.interval_min,
+            points,
+        });
+    }
+    Ok(out)
 }

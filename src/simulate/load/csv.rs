@@ -1,10 +1,12 @@
-//! A CSV trace: `timestamp,arrivals`, one row per minute.
+//! A CSV trace: `timestamp,arrivals` (queue jobs) or `timestamp,requests` (a request-driven
+//! pool's requests; `time,requests` too), one row per minute.
 
 use jiff::Timestamp;
 
 use super::trace::{LoadError, MAX_MINUTES, Trace, minute_of};
 
-/// `timestamp,arrivals` rows, one per minute (missing minutes are 0).
+/// `timestamp,arrivals` (or `timestamp,requests`, `time,requests`) rows, one per minute
+/// (missing minutes are 0).
 pub fn parse_csv(file: &str, text: &str) -> Result<Trace, LoadError> {
     let err = |line: usize, message: String| LoadError::Csv {
         file: file.to_string(),
@@ -28,11 +30,16 @@ pub fn parse_csv(file: &str, text: &str) -> Result<Trace, LoadError> {
         .split(',')
         .map(|c| c.trim().to_ascii_lowercase())
         .collect();
-    if cols != ["timestamp", "arrivals"] {
+    let known = [
+        ["timestamp", "arrivals"],
+        ["timestamp", "requests"],
+        ["time", "requests"],
+    ];
+    if !known.iter().any(|k| cols == k) {
         return Err(err(
             header.0,
             format!(
-                "the header is `{}`; expected `timestamp,arrivals`",
+                "the header is `{}`; expected `timestamp,arrivals` (queue jobs) or `timestamp,requests` (requests a minute)",
                 crate::diag::clip(header.1.trim())
             ),
         ));
@@ -76,7 +83,7 @@ pub fn parse_csv(file: &str, text: &str) -> Result<Trace, LoadError> {
             err(
                 line,
                 format!(
-                    "`{}` is not a whole number of arrivals (0 or more)",
+                    "`{}` is not a whole number of arrivals or requests (0 or more)",
                     crate::diag::clip(n.trim())
                 ),
             )

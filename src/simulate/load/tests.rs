@@ -326,3 +326,81 @@ fn a_surge_lands_in_each_weeks_quietest_hour_and_lowers_nothing() {
     assert!(c.jobs() > t.jobs() + 2 * 50 * 35);
     assert!(c.source.contains("60-min surge"));
 }
+
+/// The gateway's exports, in the `Metrics - List` response shape `az monitor metrics list -o
+/// json` prints (azure-rest-api-specs
+/// specification/monitor/resource-manager/Microsoft.Insights/stable/2023-10-01/examples/GetMetric.json
+/// @ 6051055e, read 2026-12-06: `{cost, timespan, interval, value: [{id, type, name: {value,
+/// localizedValue}, displayDescription, unit, timeseries: [{metadatavalues: [{name: {value},
+/// value}], data: [{timeStamp, total|average}]}], errorCode}], namespace, resourceregion}`,
+/// dimension names lower-cased in `metadatavalues`), with the metric names, units and
+/// aggregations of `../shared/azure/metrics.json` (Microsoft.Network/applicationGateways).
+fn gateway_fixture(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/fixtures/simulate/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+#[test]
+fn csv_of_requests() {
+    for header in ["timestamp,requests", "time,requests", "Timestamp, Requests"] {
+        let t = parse(
+            "r.csv",
+            &format!("{header}\n2026-11-02T00:00:00Z,300\n2026-11-02T00:02:00Z,420\n"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(t.arrivals, vec![300, 0, 420]);
+    }
+    let e = parse("r.csv", "timestamp,rps\n", None).unwrap_err();
+    assert!(matches!(e, LoadError::Csv { line: 1, .. }), "{e}");
+    assert!(e.to_string().contains("timestamp,requests"), "{e}");
+}
+
+#[test]
+fn gateway_requests_are_successful_plus_failed() {
+    let t = parse("agw.json", &gateway_fixture("az-appgw-requests.json"), None).unwrap();
+    // 600+0, 540+6, no point (no traffic), 0+0, 1200+3
+    assert_eq!(t.arrivals, vec![600, 546, 0, 0, 1203]);
+    assert_eq!(t.missing, vec![false, false, true, false, false]);
+    assert!(
+        t.source.contains("FailedRequests + TotalRequests"),
+        "{}",
+        t.source
+    );
+    assert!(
+        t.source
+            .contains("BackendSettingsPool pool-vllm~settings-vllm")
+    );
+    // the pool named: the same; another pool: refused with the ones present
+    let named = parse(
+        "agw.json",
+        &gateway_fixture("az-appgw-requests.json"),
+        Some("pool-vllm~settings-vllm"),
+    )
+    .unwrap();
+    assert_eq!(named.arrivals, t.arrivals);
+    let e = parse(
+        "agw.json",
+        &gateway_fixture("az-appgw-requests.json"),
+        Some("other~x"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("pool-vllm~settings-vllm"), "{e}");
+}
+
+#[test]
+fn gateway_per_host_average_times_the_healthy_hosts() {
+    let text = gateway_fixture("az-appgw-perhost.json");
+    let t = parse("agw.json", &text, None).unwrap();
+    // 300×2, 275.5×2, none, 410×3, 400×3
+    assert_eq!(t.arrivals, vec![600, 551, 0, 1230, 1200]);
+    assert!(t.missing[2]);
+    // without HealthyHostCount the average cannot be turned into requests
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["value"].as_array_mut().unwrap().truncate(1);
+    let e = parse("agw.json", &v.to_string(), None).unwrap_err();
+    assert!(e.to_string().contains("HealthyHostCount"), "{e}");
+}

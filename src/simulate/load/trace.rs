@@ -54,10 +54,10 @@ impl LoadError {
     pub fn help(&self) -> &'static str {
         match self {
             LoadError::Csv { .. } => {
-                "a CSV trace has the header `timestamp,arrivals` and one row per minute: `2026-11-02T18:05:00Z,42` (ISO 8601 UTC, whole minutes, increasing; missing minutes count as 0)"
+                "a CSV trace has the header `timestamp,arrivals` (queue jobs) or `timestamp,requests` (a request-driven pool) and one row per minute: `2026-11-02T18:05:00Z,42` (ISO 8601 UTC, whole minutes, increasing; missing minutes count as 0)"
             }
             LoadError::Json { .. } => {
-                "export the queue's metrics with `az monitor metrics list --resource NAMESPACE_ID --metric IncomingMessages ActiveMessages --filter \"EntityName eq 'QUEUE'\" --interval PT1M --aggregation Total Average --start-time ... --end-time ... -o json`"
+                "export the queue's metrics with `az monitor metrics list --resource NAMESPACE_ID --metric IncomingMessages ActiveMessages --filter \"EntityName eq 'QUEUE'\" --interval PT1M --aggregation Total Average --start-time ... --end-time ... -o json`; a request-driven pool's with `az monitor metrics list --resource GATEWAY_ID --metric TotalRequests FailedRequests --filter \"BackendSettingsPool eq 'POOL~SETTINGS'\" --interval PT1M --aggregation Total --start-time ... --end-time ... -o json`"
             }
             LoadError::Empty { .. } => "the trace needs at least one minute of data",
             LoadError::TooLong { .. } => "simulate at most a year; a few weeks are usually enough",

@@ -38,6 +38,7 @@ mod pool_search;
 mod report;
 pub mod schedule;
 mod search;
+pub mod serving;
 mod space;
 mod variants;
 

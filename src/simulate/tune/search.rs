@@ -123,7 +123,12 @@ pub struct Tuned {
 }
 
 pub(super) fn setting_for(spec: &Spec, plan: &Plan) -> Result<Setting, String> {
-    match crate::plan::autoscale(&spec.metadata.name, &spec.spec, plan.queue.as_ref()) {
+    match crate::plan::autoscale(
+        &spec.metadata.name,
+        &spec.spec,
+        plan.queue.as_ref(),
+        plan.serving.as_ref(),
+    ) {
         Some(a) => Setting::from_plan(&a).map(|s| s.with_zones(plan.compute.zones.len() as u32)),
         None => Err("the spec has no autoscale setting".into()),
     }

@@ -1,4 +1,4 @@
-//! `spec.autoscale`: queue triggers, scale-out tiers and recurring schedules.
+//! `spec.autoscale`: queue and request triggers, scale-out tiers and recurring schedules.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,12 +9,24 @@ use super::super::defaults as d;
 pub struct Autoscale {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueTrigger>,
-    #[serde(default = "d::scale_out_cooldown")]
+    /// Scale on the requests the pool serves (with `spec.serving`; issue 36).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<RequestTrigger>,
+    #[serde(
+        default = "d::scale_out_cooldown",
+        deserialize_with = "crate::spec::duration::iso_string"
+    )]
     pub scale_out_cooldown: String,
-    #[serde(default = "d::scale_in_cooldown")]
+    #[serde(
+        default = "d::scale_in_cooldown",
+        deserialize_with = "crate::spec::duration::iso_string"
+    )]
     pub scale_in_cooldown: String,
     /// Window the queue metric is averaged over (ISO 8601, PT5M–PT12H).
-    #[serde(default = "d::time_window")]
+    #[serde(
+        default = "d::time_window",
+        deserialize_with = "crate::spec::duration::iso_string"
+    )]
     pub time_window: String,
     #[serde(default)]
     pub schedules: Vec<Schedule>,
@@ -185,4 +197,23 @@ pub struct Schedule {
     pub max: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<u32>,
+}
+
+/// `autoscale.requests`: scale on the gateway's requests per minute per healthy instance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RequestTrigger {
+    /// Requests per minute per healthy instance (the metric's unit) above which autoscale adds
+    /// instances; derived from `serving.concurrency` and the service time when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_per_instance: Option<u32>,
+    /// Remove an instance below this (default: the largest value that cannot flap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_in_below: Option<u32>,
+    /// Instances added per scale-out (1 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_out_step: Option<u32>,
+    /// The scale-out rule's `timeAggregation` (as `autoscale.queue`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_out_aggregation: Option<ScaleOutAggregation>,
 }

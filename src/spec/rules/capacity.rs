@@ -135,7 +135,8 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     let profiles = schedule::profiles(s);
     let has_queue = s.autoscale.as_ref().is_some_and(|a| a.queue.is_some());
-    if !has_queue && profiles.iter().all(|p| p.default == 0) {
+    // a serving pool at zero: `serving-scale-from-zero` says why and what to do
+    if !has_queue && s.serving.is_none() && profiles.iter().all(|p| p.default == 0) {
         out.push(
             Diagnostic::new("scale-from-zero-needs-queue", "the pool sits at zero instances: no queue rule scales it out and no profile starts any VM")
                 .at("/spec/capacity/default")

@@ -64,7 +64,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 format!("the platform team must {}", p.what),
             )
             .at(at)
-            .help("README, \"Shared monitoring and keys\": why gpuform deploys nothing outside the pool's resource group"),
+            .help("docs/src/landing-zones.md, \"Shared monitoring and keys\": why gpuform deploys nothing outside the pool's resource group"),
         );
     }
 }

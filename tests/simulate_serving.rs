@@ -1,0 +1,273 @@
+//! The request-driven pool's latency models against the M/M/c closed form (Erlang C) and
+//! against each other (issue 36).
+//!
+//! The request simulation ([`des`]) draws arrivals and service times and queues each request
+//! at a VM; the analytic model ([`fluid`]) mixes Erlang C per minute with a fluid backlog; the
+//! closed form here is computed from its own formula (`P(W > x) = C·e^{-(cμ-λ)x}`), not from
+//! the simulator's code paths, with C from the Erlang B recursion written out below.
+
+use gpuform::cost::usage::Priority;
+use gpuform::simulate::engine::{Choices, Setting, ZeroInstances};
+use gpuform::simulate::load::Trace;
+use gpuform::simulate::serving::{des, fluid, pool};
+use rand_core::{Rng, SeedableRng};
+
+/// Erlang C written out independently of `serving::erlang` (same recursion, own code).
+fn erlang_c(c: u32, a: f64) -> f64 {
+    let mut b = 1.0;
+    for j in 1..=c {
+        b = a * b / (j as f64 + a * b);
+    }
+    let c = c as f64;
+    c * b / (c - a * (1.0 - b))
+}
+
+/// p95 of the wait in M/M/c: `ln(C / 0.05) / (cμ - λ)`.
+fn mmc_p95_wait(c: u32, lambda: f64, mu: f64) -> f64 {
+    let pw = erlang_c(c, lambda / mu);
+    (pw / 0.05).ln() / (c as f64 * mu - lambda)
+}
+
+/// A Poisson process of `per_minute` requests a minute: counts per minute drawn as Poisson.
+fn poisson_trace(per_minute: f64, minutes: usize, seed: u64) -> Trace {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    // Knuth's product method, in pieces of at most 200 (a sum of Poissons is Poisson; e^-200
+    // is still a normal double)
+    let pieces = (per_minute / 200.0).ceil().max(1.0);
+    let limit = (-per_minute / pieces).exp();
+    let arrivals = (0..minutes)
+        .map(|_| {
+            let mut k = 0u32;
+            for _ in 0..pieces as usize {
+                let mut p = 1.0;
+                loop {
+                    p *= ((rng.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+                    if p < limit {
+                        break;
+                    }
+                    k += 1;
+                }
+            }
+            k
+        })
+        .collect::<Vec<_>>();
+    Trace {
+        start: "2026-11-02T00:00:00Z".parse().unwrap(),
+        missing: vec![false; arrivals.len()],
+        arrivals,
+        source: "poisson".into(),
+    }
+}
+
+fn fixed_pool(n: u32, trace: &Trace) -> pool::Pool {
+    pool::replay(
+        &Setting::fixed(n),
+        trace,
+        &Priority::Regular,
+        &Choices::default(),
+        0,
+        0.0,
+        1,
+    )
+}
+
+fn knobs(concurrency: u32, service: f64) -> des::Knobs {
+    des::Knobs {
+        concurrency,
+        service_seconds: service,
+        drain_seconds: 60.0,
+        request_timeout_seconds: 300.0,
+    }
+}
+
+#[test]
+fn steady_load_agrees_with_erlang_c_on_the_p95_wait() {
+    // one VM serving 16 requests at once, 2 s each (μ = 0.5/s), at ρ = 0.9: λ = 7.2/s;
+    // one day of Poisson arrivals (about 622,000 requests)
+    let (c, s, rho) = (16u32, 2.0, 0.9);
+    let lambda = rho * c as f64 / s;
+    let trace = poisson_trace(lambda * 60.0, 1440, 7);
+    let closed = mmc_p95_wait(c, lambda, 1.0 / s);
+    assert!(closed > 1.0, "the test needs a real wait: {closed}");
+    let p = fixed_pool(1, &trace);
+    let sim = des::run(&p, &trace, &knobs(c, s), 3);
+    let got = sim.wait.percentile(0.95, sim.failed()).unwrap();
+    eprintln!(
+        "p95 wait: Erlang C {closed:.3} s, simulated {got:.3} s, analytic {:.3} s",
+        fluid::run(&p, &trace, c, s)
+            .quantile(0.95, true)
+            .unwrap_or(f64::NAN)
+    );
+    assert!(
+        (got - closed).abs() / closed < 0.05,
+        "simulated p95 wait {got:.3} s vs Erlang C {closed:.3} s"
+    );
+    let analytic = fluid::run(&p, &trace, c, s).quantile(0.95, true).unwrap();
+    assert!(
+        (analytic - closed).abs() / closed < 0.05,
+        "analytic p95 wait {analytic:.3} s vs Erlang C {closed:.3} s"
+    );
+    // and the simulation beside the analytic model on the latency (wait + service)
+    let sim_lat = sim.latency.percentile(0.95, 0).unwrap();
+    let an_lat = fluid::run(&p, &trace, c, s).quantile(0.95, false).unwrap();
+    assert!(
+        (sim_lat - an_lat).abs() / an_lat < 0.05,
+        "latency p95: simulated {sim_lat:.3} s, analytic {an_lat:.3} s"
+    );
+}
+
+#[test]
+fn a_lightly_loaded_vm_waits_for_nothing() {
+    // ρ = 0.3 on 8 slots: Erlang C is below 5 %, so the p95 wait is 0 in both
+    let (c, s) = (8u32, 1.5);
+    let lambda = 0.3 * c as f64 / s;
+    assert!(erlang_c(c, lambda * s) < 0.05);
+    let trace = poisson_trace(lambda * 60.0, 240, 11);
+    let p = fixed_pool(1, &trace);
+    let sim = des::run(&p, &trace, &knobs(c, s), 5);
+    assert_eq!(sim.wait.percentile(0.95, 0), Some(0.0));
+    assert_eq!(fluid::run(&p, &trace, c, s).quantile(0.95, true), Some(0.0));
+    // the latency is the service time's p95: 1.5 s × ln 20 = 4.49 s
+    let lat = sim.latency.percentile(0.95, 0).unwrap();
+    assert!((lat - 1.5 * 20f64.ln()).abs() < 0.15, "{lat}");
+}
+
+#[test]
+fn round_robin_waits_no_longer_than_a_random_split() {
+    // 4 VMs of 4 slots at ρ = 0.85: the analytic model splits requests at random (each VM an
+    // M/M/4 at λ/4, as Erlang C), the gateway deals them in turn, which smooths each VM's
+    // arrivals: the simulated p95 wait is below the closed form, not above it
+    let (n, c, s) = (4u32, 4u32, 1.0);
+    let lambda = 0.85 * (n * c) as f64 / s;
+    let trace = poisson_trace(lambda * 60.0, 720, 21);
+    let p = fixed_pool(n, &trace);
+    let closed = mmc_p95_wait(c, lambda / n as f64, 1.0 / s);
+    let sim = des::run(&p, &trace, &knobs(c, s), 9);
+    let got = sim.wait.percentile(0.95, 0).unwrap();
+    assert!(
+        got <= closed * 1.02,
+        "round robin {got:.3} s vs random {closed:.3} s"
+    );
+    let analytic = fluid::run(&p, &trace, c, s).quantile(0.95, true).unwrap();
+    assert!(
+        (analytic - closed).abs() / closed < 0.05,
+        "{analytic} vs {closed}"
+    );
+}
+
+#[test]
+fn overload_builds_a_backlog_both_models_see() {
+    // 30 minutes at 1.5 times what one VM serves, then 30 at half: the backlog grows by
+    // (1.5 - 1) × 480 = 240 requests a minute, then drains; both models put the worst waits
+    // near the end of the overload (about 7,200 requests ahead / 8 a second = 15 min)
+    let (c, s) = (16u32, 2.0);
+    let cap = c as f64 / s * 60.0; // 480 a minute
+    let mut a = vec![(1.5 * cap) as u32; 30];
+    a.extend(vec![(0.5 * cap) as u32; 60]);
+    let trace = Trace {
+        start: "2026-11-02T00:00:00Z".parse().unwrap(),
+        missing: vec![false; a.len()],
+        arrivals: a,
+        source: "overload".into(),
+    };
+    let p = fixed_pool(1, &trace);
+    let sim = des::run(&p, &trace, &knobs(c, s), 1);
+    let an = fluid::run(&p, &trace, c, s);
+    let sim_max = sim.wait.max();
+    assert!((sim_max - 900.0).abs() / 900.0 < 0.1, "{sim_max}");
+    let (sp, ap) = (
+        sim.latency.percentile(0.95, 0).unwrap(),
+        an.quantile(0.95, false).unwrap(),
+    );
+    assert!(
+        (sp - ap).abs() / ap < 0.1,
+        "p95: simulated {sp}, analytic {ap}"
+    );
+}
+
+/// A diurnal day: a sine between `low` and `high` requests a minute, Poisson counts.
+fn diurnal(low: f64, high: f64, minutes: usize, seed: u64) -> Trace {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let arrivals = (0..minutes)
+        .map(|t| {
+            let phase = (t as f64 / 1440.0) * std::f64::consts::TAU;
+            let mean = low + (high - low) * 0.5 * (1.0 - phase.cos());
+            // normal approximation of the Poisson count (means in the hundreds)
+            let u1 = ((rng.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+            let u2 = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+            (mean + z * mean.sqrt()).round().max(0.0) as u32
+        })
+        .collect::<Vec<_>>();
+    Trace {
+        start: "2026-11-02T00:00:00Z".parse().unwrap(),
+        missing: vec![false; arrivals.len()],
+        arrivals,
+        source: "diurnal".into(),
+    }
+}
+
+#[test]
+fn autoscaled_day_the_two_models_agree() {
+    use gpuform::simulate::engine::{Agg, Dir, Op, Profile, Rule, Stat};
+    // a day from 50 to 3,000 requests a minute on VMs of 16 slots at 2 s (480 a minute at
+    // full load), scaled out above 350 a minute per healthy VM and in below 150, 8 minutes
+    // to load the model
+    let rule = |direction, op, threshold, cooldown| Rule {
+        metric: "AvgRequestCountPerHealthyHost".into(),
+        per_instance: false,
+        instance_averaged: true,
+        grain: 1,
+        window: 5,
+        statistic: Stat::Average,
+        aggregation: Agg::Average,
+        op,
+        threshold,
+        direction,
+        change: 1,
+        cooldown,
+    };
+    let setting = Setting {
+        profiles: vec![Profile {
+            name: "default".into(),
+            min: 1,
+            max: 20,
+            default: 1,
+            recurrence: None,
+            rules: vec![
+                rule(Dir::Increase, Op::Gt, 350.0, 3),
+                rule(Dir::Decrease, Op::Lt, 150.0, 10),
+            ],
+        }],
+        zones: 1,
+    };
+    let trace = diurnal(50.0, 3000.0, 1440, 5);
+    let choices = Choices {
+        zero_instances: ZeroInstances::Missing,
+        ..Choices::default()
+    };
+    let p = pool::replay(&setting, &trace, &Priority::Regular, &choices, 8, 0.0, 1);
+    assert!(
+        p.peak >= 7,
+        "the peak needs 3000 / 480 = 6.3 VMs: {}",
+        p.peak
+    );
+    let (c, s) = (16, 2.0);
+    let sim = des::run(&p, &trace, &knobs(c, s), 2);
+    let an = fluid::run(&p, &trace, c, s);
+    for q in [0.5, 0.95, 0.99] {
+        let a = an.quantile(q, false).unwrap();
+        let d = sim.latency.percentile(q, sim.failed()).unwrap();
+        assert!(
+            (a - d).abs() / d < 0.15,
+            "p{q}: analytic {a:.2} s, simulated {d:.2} s"
+        );
+    }
+    // the share within a 10 s target, to a percentage point
+    let within_sim = sim.latency.at_most(10.0) as f64 / sim.requests as f64;
+    let within_an = an.share_within(10.0, false);
+    assert!(
+        (within_sim - within_an).abs() < 0.01,
+        "{within_sim} vs {within_an}"
+    );
+}
