@@ -39,6 +39,9 @@ $ProgramData = if ($env:ProgramData) { $env:ProgramData } else { 'C:\ProgramData
 $Root = Join-Path $ProgramData 'gpuform'
 $LogDir = if ($env:GPUFORM_GPU_LOG_DIR) { $env:GPUFORM_GPU_LOG_DIR } else { Join-Path $Root 'logs' }
 $StateDir = if ($env:GPUFORM_GPU_STATE_DIR) { $env:GPUFORM_GPU_STATE_DIR } else { Join-Path $Root 'state' }
+# The instance metadata service's compute endpoint (priority, VM id): gpuform writes it in when it
+# packs the script from its facts (templates/gpu-collector.ps1 keeps the placeholder).
+$ImdsUrl = '@@GPUFORM_IMDS_URL@@'
 $KeepDays = 2
 $Stale = 300
 $Inv = [Globalization.CultureInfo]::InvariantCulture
@@ -155,9 +158,9 @@ function Get-Imds {
             try { return (Get-Content -LiteralPath $f -Raw | ConvertFrom-Json) } catch { }
         }
     }
-    if ($src) { return $null }
+    if ($src -or $ImdsUrl.StartsWith('@@')) { return $null }
     try {
-        $req = [System.Net.WebRequest]::Create('http://169.254.169.254/metadata/instance/compute?api-version=2021-02-01')
+        $req = [System.Net.WebRequest]::Create($ImdsUrl)
         $req.Headers.Add('Metadata', 'true')
         $req.Proxy = $null
         $req.Timeout = 2000

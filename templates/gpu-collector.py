@@ -18,12 +18,16 @@
 #
 # Logs Ingestion path (monitoring.gpu.delivery; the collect service's environment, set by the
 # template): after each sample the collector posts the rows not yet sent to
-# GPUFORM_INGEST_ENDPOINT/dataCollectionRules/GPUFORM_INGEST_DCR/streams/GPUFORM_INGEST_STREAM
-# ?api-version=GPUFORM_INGEST_API_VERSION as JSON arrays of at most GPUFORM_INGEST_MAX_BYTES,
+# GPUFORM_INGEST_ENDPOINT + GPUFORM_INGEST_ROUTE ({ruleId} = GPUFORM_INGEST_DCR, {stream} =
+# GPUFORM_INGEST_STREAM) with the api-version GPUFORM_INGEST_API_VERSION, as JSON arrays of at
+# most GPUFORM_INGEST_MAX_BYTES,
 # with a bearer token for the pool's identity (GPUFORM_INGEST_CLIENT_ID, audience
 # GPUFORM_INGEST_AUDIENCE) from GPUFORM_INGEST_TOKEN_URL (the instance metadata service). A 429
 # or 5xx is retried after Retry-After (else 1, 2, 4 s); what is still not sent stays in the log
 # files and goes with the next sample. The token is never written anywhere.
+#
+# The instance metadata service's compute endpoint (priority, VM id) is GPUFORM_IMDS_URL, set by
+# the collect service from gpuform's facts; without it the rows carry no priority or VM id.
 #
 # Python 3 standard library only (every Ubuntu image has python3: cloud-init runs on it).
 # Environment (tests): GPUFORM_GPU_LOG_DIR, GPUFORM_GPU_STATE_DIR, GPUFORM_IMDS_FILE, GPUFORM_JOBS_FILE,
@@ -98,13 +102,11 @@ def imds():
             return json.load(f)
     except (OSError, ValueError):
         pass
-    if src:
+    url = os.environ.get("GPUFORM_IMDS_URL", "")
+    if src or not url:
         return {}
     try:
-        req = urllib.request.Request(
-            "http://169.254.169.254/metadata/instance/compute?api-version=2021-02-01",
-            headers={"Metadata": "true"},
-        )
+        req = urllib.request.Request(url, headers={"Metadata": "true"})
         with urllib.request.urlopen(req, timeout=2) as r:
             data = json.load(r)
         with open(cache, "w") as f:
@@ -501,7 +503,8 @@ def collect(expected, vendor="nvidia"):
 
 
 # ---------------------------------------------------------------- Logs Ingestion API
-INGEST_KEYS = ("ENDPOINT", "DCR", "STREAM", "API_VERSION", "AUDIENCE", "TOKEN_URL", "MAX_BYTES")
+INGEST_KEYS = ("ENDPOINT", "ROUTE", "DCR", "STREAM", "API_VERSION", "AUDIENCE", "TOKEN_URL",
+               "MAX_BYTES")
 # attempts per call on 429/5xx/no answer, and the longest wait the collector honours (it runs
 # once a minute; what is not sent now goes with the next sample)
 ATTEMPTS = 4
@@ -564,9 +567,11 @@ def wait_after(code, headers, attempt):
 
 def post(c, tok, body):
     """(ok, message): one call, retried on 429/5xx/no answer."""
-    url = "%s/dataCollectionRules/%s/streams/%s?api-version=%s" % (
-        c["ENDPOINT"].rstrip("/"), urllib.parse.quote(c["DCR"]),
-        urllib.parse.quote(c["STREAM"]), urllib.parse.quote(c["API_VERSION"]),
+    route = (c["ROUTE"].replace("{ruleId}", urllib.parse.quote(c["DCR"]))
+             .replace("{stream}", urllib.parse.quote(c["STREAM"])))
+    url = "%s%s?%s" % (
+        c["ENDPOINT"].rstrip("/"), route,
+        urllib.parse.urlencode({"api-version": c["API_VERSION"]}),
     )
     msg = ""
     for attempt in range(ATTEMPTS):

@@ -11,6 +11,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use common::refuse::AzureFacts;
 use common::*;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex, query_param};
@@ -261,9 +262,22 @@ fn a_deployment_that_succeeds_after_several_polls() {
         body.starts_with(&prefix),
         "the PUT body does not embed the rendered template verbatim"
     );
-    let sent: Value = serde_json::from_str(&body).unwrap();
+    let mut sent: Value = serde_json::from_str(&body).unwrap();
     let params: Value =
         serde_json::from_str(&rendered(&spec(), "azuredeploy.parameters.json")).unwrap();
+    // plus the name of the remediation this deployment starts (issue 38)
+    let remediation = sent["properties"]["parameters"]
+        .as_object_mut()
+        .unwrap()
+        .remove("gpuDcrRemediationName")
+        .unwrap();
+    assert!(
+        remediation["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("shortvideo-transcode-gpu-dcr-2"),
+        "{remediation}"
+    );
     assert_eq!(sent["properties"]["parameters"], params["parameters"]);
     assert_eq!(sent["properties"]["mode"], "Incremental");
     // the name in the URL is the one printed
@@ -1797,10 +1811,26 @@ fn a_key_vault_role_not_yet_honoured_is_deployed_again_once() {
         o.contains("succeeded (resource group rg-shortvideo-prod"),
         "{o}"
     );
-    // the same deployment, byte for byte, twice
+    // the same deployment twice, but for the remediation's name: the first attempt may have
+    // started its remediation, which Azure does not let a later PUT replace while it is active
     let puts = put_bodies(&fake);
     assert_eq!(puts.len(), 2);
-    assert_eq!(puts[0], puts[1]);
+    let mut bodies: Vec<Value> = puts
+        .iter()
+        .map(|b| serde_json::from_slice(b).unwrap())
+        .collect();
+    let names: Vec<Value> = bodies
+        .iter_mut()
+        .map(|b| {
+            b["properties"]["parameters"]
+                .as_object_mut()
+                .unwrap()
+                .remove("gpuDcrRemediationName")
+                .unwrap()
+        })
+        .collect();
+    assert_ne!(names[0], names[1]);
+    assert_eq!(bodies[0], bodies[1]);
 }
 
 #[test]
@@ -2098,4 +2128,119 @@ fn a_dev_box_redeployed_after_keep_data_attaches_its_kept_disks() {
     assert!(!e.contains("kept by destroy --keep-data"), "{e}");
     let body: Value = serde_json::from_slice(bodies.last().unwrap()).unwrap();
     assert!(body.to_string().contains("\"createOption\":\"FromImage\""));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Day two (issue 38): what a redeployment must not replace
+
+/// The names of the remediations a deployment body starts (literal or from its parameters).
+fn remediation_names(body: &[u8]) -> Vec<String> {
+    let v: Value = serde_json::from_slice(body).unwrap();
+    v["properties"]["template"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["type"] == "Microsoft.PolicyInsights/remediations")
+        .map(|r| {
+            let n = r["name"].as_str().unwrap();
+            match n
+                .strip_prefix("[parameters('")
+                .and_then(|p| p.strip_suffix("')]"))
+            {
+                Some(p) => v["properties"]["parameters"][p]["value"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("deploy passes no value for {p}"))
+                    .to_string(),
+                None => n.to_string(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_second_deploy_while_the_first_remediation_runs_succeeds() {
+    // Azure refuses to change or replace a remediation while it is active
+    // (InvalidUpdateRemediationRequest, Azure/azure-policy#1234), and a compliance scan has no
+    // guaranteed end: the fake keeps every remediation a deployment starts active
+    let facts = AzureFacts::load().tracking_remediations();
+    let fake = FakeArm::new()
+        .resource_group(RG, "eastus2")
+        .refusing(facts.clone())
+        .start();
+    deployment_flow(
+        &fake,
+        vec![status("Succeeded"), status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    for run in 1..=2 {
+        let out = deploy(&fake, &spec())
+            .arg("--skip-preflight")
+            .output()
+            .unwrap();
+        let (o, e) = texts(&out);
+        assert_eq!(out.status.code(), Some(0), "run {run}:\n{o}\n{e}");
+        assert!(
+            e.contains("deploy: GPU telemetry remediation shortvideo-transcode-gpu-dcr-"),
+            "{e}"
+        );
+    }
+    let puts = put_bodies(&fake);
+    assert_eq!(puts.len(), 2);
+    let (first, second) = (remediation_names(&puts[0]), remediation_names(&puts[1]));
+    assert_eq!(first.len(), 1);
+    assert_ne!(first, second);
+    assert_eq!(facts.remediations().len(), 2, "{:?}", facts.remediations());
+    // the deployment name is the same: the same files
+    let name = |r: &wiremock::Request| r.url.path().rsplit('/').next().unwrap().to_string();
+    let names: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.method.as_str() == "PUT" && r.url.path().contains("/deployments/"))
+        .map(name)
+        .collect();
+    assert_eq!(names[0], names[1]);
+}
+
+#[test]
+fn the_fake_refuses_a_deployment_that_replaces_an_active_remediation() {
+    // the name every deployment used before issue 38, still running from an earlier one
+    let fake = FakeArm::new()
+        .resource_group(RG, "eastus2")
+        .refusing(
+            AzureFacts::load().with_active_remediation("shortvideo-transcode-gpu-dcr-association"),
+        )
+        .start();
+    deployment_flow(
+        &fake,
+        vec![status("Succeeded")],
+        happy_ops(),
+        succeeded_deployment(),
+    );
+    // the same template with the remediation's old, fixed name is refused as Azure refuses it
+    let mut body: Value = serde_json::from_str(&rendered(&spec(), "azuredeploy.json")).unwrap();
+    for r in body["resources"].as_array_mut().unwrap() {
+        if r["type"] == "Microsoft.PolicyInsights/remediations" {
+            r["name"] = json!("shortvideo-transcode-gpu-dcr-association");
+        }
+    }
+    let facts =
+        AzureFacts::load().with_active_remediation("shortvideo-transcode-gpu-dcr-association");
+    let put = serde_json::to_vec(
+        &json!({"properties": {"mode": "Incremental", "template": body, "parameters": {}}}),
+    )
+    .unwrap();
+    let (code, message) = facts.refusal(&put).expect("refused");
+    assert_eq!(code, "InvalidUpdateRemediationRequest");
+    assert_eq!(
+        message,
+        "The request to update remediation 'shortvideo-transcode-gpu-dcr-association' is invalid. A remediation may not be changed or replaced while it is active."
+    );
+    // gpuform's deployment names its own and goes through
+    let out = deploy(&fake, &spec())
+        .arg("--skip-preflight")
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
 }

@@ -77,8 +77,14 @@ fn every_api_version_in_the_facts_layer_is_published_for_its_types() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     let src = gpuform::facts::api::SOURCE;
     assert!(!src.assumption && src.what.contains("bicep-types-az"));
-    // the old path still names the same versions (other branches import it from there)
-    assert_eq!(gpuform::plan::API.vmss, api.vmss);
+    // the versions the plan renders (its own path to them) are published too
+    let plan = gpuform::plan::API;
+    let problems: Vec<String> = plan
+        .entries()
+        .into_iter()
+        .filter_map(|(t, v)| check(&known, t, v).err())
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
@@ -147,18 +153,43 @@ fn every_cloud_endpoint_is_the_one_azure_cli_and_the_national_cloud_page_name() 
 }
 
 #[test]
-fn every_sovereign_region_gpuform_lists_is_named_with_its_clouds_prefix() {
-    // the assumption behind Cloud::for_region, held against the sourced region lists
-    let doc = read_json(&sources::root().join("src/catalog/sovereign_sizes.json"));
+fn every_region_microsoft_lists_is_in_its_cloud_by_the_prefix_rule() {
+    // the assumption behind Cloud::for_region (facts::clouds::REGION_PREFIX), held against
+    // Microsoft's region lists: 21Vianet's regions page, the Azure Government copy of the
+    // DCR-association definition, and the public copy's (tests/fixtures/sources/)
+    let fixtures = sources::root().join("tests/fixtures/sources");
+    let china = read_json(&fixtures.join("sovereign-regions.json"));
+    let dcra = read_json(&fixtures.join("dcr-association-policy.json"));
+    let mut lists: Vec<(Cloud, Vec<String>)> = vec![(
+        Cloud::AzureChinaCloud,
+        china["AzureChinaCloud"]["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_string())
+            .collect(),
+    )];
+    for d in dcra["definitions"].as_array().unwrap() {
+        let cloud = Cloud::parse(d["cloud"].as_str().unwrap()).unwrap();
+        lists.push((
+            cloud,
+            d["locations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_str().unwrap().to_string())
+                .collect(),
+        ));
+    }
     let mut n = 0;
-    for (name, entry) in doc["clouds"].as_object().unwrap() {
-        let cloud = Cloud::parse(name).unwrap();
-        for r in entry["regions"].as_array().unwrap() {
+    for (cloud, regions) in &lists {
+        for r in regions {
             n += 1;
-            assert_eq!(Cloud::for_region(r.as_str().unwrap()), cloud, "{r}");
+            assert_eq!(Cloud::for_region(r), *cloud, "{r}");
         }
     }
-    assert!(n >= 4);
+    assert!(n >= 60, "{n}");
+    assert!(lists.iter().any(|(c, _)| *c == Cloud::AzureUSGovernment));
 }
 
 #[test]
@@ -169,9 +200,11 @@ fn every_api_version_the_client_calls_on_a_resource_type_is_published() {
         .filter_map(|(t, v)| check(&known, t, v).err())
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-    // the old paths still name the same versions
-    assert_eq!(
+    // the version the deployment client calls (its own path to it) is published
+    check(
+        &known,
+        "Microsoft.Resources/deployments",
         gpuform::azure::deployments::DEPLOYMENTS_API,
-        gpuform::facts::api::DEPLOYMENTS_API
-    );
+    )
+    .unwrap();
 }

@@ -31,8 +31,16 @@ struct Known {
 
 fn known() -> Known {
     let doc = read_json(&source_path("azure/extensions.json", "extensions.json"));
+    // extensions.json does not list the Linux hibernation extension: its page's dated excerpt, in
+    // the same shape (tests/fixtures/sources/hibernation.json)
+    let hibernation = read_json(&sources::root().join("tests/fixtures/sources/hibernation.json"));
     let mut extensions = BTreeMap::new();
-    for e in doc["extensions"].as_array().unwrap() {
+    for e in doc["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(hibernation["extensions"].as_array().unwrap())
+    {
         let s = |k: &str| e[k].as_str().unwrap().to_ascii_lowercase();
         let accepted = e["typeHandlerVersion"]["accepted"]
             .as_array()

@@ -23,6 +23,13 @@ fn workspace_id() -> String {
     )
 }
 
+/// The public endpoint of Learn's request format (the scheme and host of its endpoint template).
+fn learn_endpoint() -> String {
+    let doc = excerpt();
+    let template = doc["requestFormat"]["endpoint"].as_str().unwrap();
+    template.split("/{apiVersion}").next().unwrap().to_string()
+}
+
 /// The query URL the sources give for `cloud`: Learn's endpoint template for the public cloud,
 /// the Azure CLI's host for the others, with Learn's version and the workspace GUID.
 fn expected_url(cloud: Cloud) -> String {
@@ -33,7 +40,7 @@ fn expected_url(cloud: Cloud) -> String {
         Cloud::AzureCloud => template.to_string(),
         c => {
             let host = doc["clouds"]["endpoints"][c.name()].as_str().unwrap();
-            template.replace("https://api.loganalytics.azure.com", host)
+            template.replace(&learn_endpoint(), host)
         }
     };
     template
@@ -166,8 +173,8 @@ fn every_cloud_has_the_sources_endpoint_and_scope() {
             "{cloud}"
         );
         let expected = match cloud {
-            // Learn: `api.loganalytics.io` "is being replaced by `api.loganalytics.azure.com`"
-            Cloud::AzureCloud => "https://api.loganalytics.azure.com".to_string(),
+            // Learn's request format (its endpoint replaces the CLI's `api.loganalytics.io`)
+            Cloud::AzureCloud => learn_endpoint(),
             c => doc["clouds"]["endpoints"][c.name()]
                 .as_str()
                 .unwrap()
@@ -179,11 +186,13 @@ fn every_cloud_has_the_sources_endpoint_and_scope() {
             "{cloud}"
         );
     }
+    // and Learn says that host replaces the one the CLI names
+    let host = learn_endpoint().trim_start_matches("https://").to_string();
     assert!(
         doc["clouds"]["publicReplacement"]
             .as_str()
             .unwrap()
-            .contains("replaced by `api.loganalytics.azure.com`")
+            .contains(&format!("replaced by `{host}`"))
     );
 }
 

@@ -179,3 +179,46 @@ fn the_dce_is_the_endpoint_because_the_rule_is_not_direct() {
     assert!(endpoint.contains("Direct"));
     assert!(li::ENDPOINT_CHOICE.contains("kind Direct"));
 }
+
+/// The instance metadata service's compute endpoint the collectors read (priority, VM id): the
+/// page's filtered route, a supported API version, one in which both fields exist. Both
+/// collectors take it from the facts layer (the Python one through its service's environment,
+/// the PowerShell one written in when the script is packed), not from a literal of their own.
+#[test]
+fn the_instance_metadata_request_is_the_pages_and_the_collectors_take_it_from_the_facts() {
+    let p =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sources/instance-metadata.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let example = doc["filterExample"].as_str().unwrap();
+    assert_eq!(li::IMDS_INSTANCE_URL, example.split('?').next().unwrap());
+    let versions: Vec<&str> = doc["supportedApiVersions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(versions.contains(&li::IMDS_INSTANCE_API_VERSION));
+    for (field, since) in doc["computeFieldsIntroduced"].as_object().unwrap() {
+        assert!(
+            li::IMDS_INSTANCE_API_VERSION >= since.as_str().unwrap(),
+            "{field}"
+        );
+    }
+    // the collectors carry no endpoint of their own
+    use gpuform::plan::gpu_monitoring::{
+        COLLECTOR, WINDOWS_COLLECTOR, install_script, windows_collector_compact,
+    };
+    for script in [COLLECTOR, WINDOWS_COLLECTOR] {
+        assert!(!script.contains("169.254.169.254"));
+        assert!(!script.contains("api-version="));
+    }
+    let want = format!(
+        "{}?api-version={}",
+        li::IMDS_INSTANCE_URL,
+        li::IMDS_INSTANCE_API_VERSION
+    );
+    assert!(
+        install_script(1, "nvidia").contains(&format!("Environment=GPUFORM_IMDS_URL={want}\n"))
+    );
+    assert!(windows_collector_compact().contains(&format!("$ImdsUrl = '{want}'")));
+}

@@ -444,3 +444,87 @@ fn the_heartbeat_fact_is_the_learn_pages() {
         "no rendered dev box with the missing-telemetry alert"
     );
 }
+
+/// The built-in DCR-association definitions, one per cloud, held against the files of
+/// Azure/azure-policy (the dated excerpt `tests/fixtures/sources/dcr-association-policy.json`:
+/// name, version, regions, roles of the public and the Azure Government copy). 21Vianet has no
+/// copy in the repository, so gpuform knows none there.
+#[test]
+fn each_clouds_dcr_association_definition_is_its_file_in_azure_policy() {
+    use gpuform::facts::monitoring::{DCRA_VM_LINUX, DCRA_VM_WINDOWS};
+    let doc = sources::read_json(
+        &sources::root().join("tests/fixtures/sources/dcr-association-policy.json"),
+    );
+    let commit = doc["commit"].as_str().unwrap();
+    let mut seen = 0;
+    for d in doc["definitions"].as_array().unwrap() {
+        let s = |k: &str| d[k].as_str().unwrap();
+        let def = if s("os") == "Linux" {
+            DCRA_VM_LINUX
+        } else {
+            DCRA_VM_WINDOWS
+        };
+        assert_eq!(def.id, s("name"));
+        assert_eq!(def.display_name, s("displayName"));
+        let c = def
+            .in_cloud(s("cloud"))
+            .unwrap_or_else(|| panic!("{} {}: no definition", s("cloud"), s("os")));
+        assert_eq!(c.version, s("version"), "{} {}", s("cloud"), s("os"));
+        let want: Vec<&str> = d["locations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap())
+            .collect();
+        assert_eq!(c.locations, want.as_slice(), "{} {}", s("cloud"), s("os"));
+        assert!(
+            c.source.what.contains(s("path")) && c.source.what.contains(commit),
+            "{}",
+            c.source.what
+        );
+        let roles: Vec<String> = d["roleDefinitionIds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().rsplit('/').next().unwrap().to_string())
+            .collect();
+        assert_eq!(def.role_ids, roles.as_slice());
+        seen += 1;
+    }
+    assert_eq!(seen, 4);
+    // the regions issue 38 names: in the public copy now, and the Government copy's own
+    for r in ["indonesiacentral", "malaysiawest", "newzealandnorth"] {
+        assert!(DCRA_VM_LINUX.acts_in("AzureCloud", r), "{r}");
+    }
+    assert!(DCRA_VM_LINUX.acts_in("AzureUSGovernment", "usgovvirginia"));
+    assert!(!DCRA_VM_LINUX.acts_in("AzureCloud", "usgovvirginia"));
+    assert!(DCRA_VM_LINUX.in_cloud("AzureChinaCloud").is_none());
+}
+
+/// Where the definition acts, a Flexible Linux pool is associated by it; where it does not, the
+/// collector posts through the Logs Ingestion API. Azure Government's copy lists usgovvirginia,
+/// so the US Government variant now takes the policy (before: the ingestion path, chosen on the
+/// public copy's list).
+#[test]
+fn the_delivery_path_follows_the_pools_clouds_definition() {
+    let rendered = sources::render_all();
+    let arm = |name: &str| {
+        &rendered
+            .iter()
+            .find(|r| r.spec.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} not rendered"))
+            .arm
+    };
+    let has = |v: &Value, ty: &str| {
+        v["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["type"] == ty)
+    };
+    let usgov = arm("cloud-usgov.yaml");
+    assert!(has(usgov, "Microsoft.Authorization/policyAssignments"));
+    assert!(!usgov.to_string().contains("logsIngestion.endpoint"));
+    let china = arm("cloud-china.yaml");
+    assert!(!has(china, "Microsoft.Authorization/policyAssignments"));
+}

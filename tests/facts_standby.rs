@@ -268,8 +268,46 @@ fn provider_roles_are_the_pages_roles_with_builtin_guids() {
         );
     }
     for g in facts::GALLERY_ROLES {
-        assert!(perms.contains(&format!("**{g}**")), "{g}");
+        assert!(perms.contains(&format!("**{}**", g.name)), "{}", g.name);
     }
+    // every role gpuform asks for, on any scope, is a built-in role of that GUID
+    for r in facts::PROVIDER_ROLES
+        .iter()
+        .chain(facts::GALLERY_ROLES)
+        .chain([&facts::SUBNET_ROLE, &facts::DISK_ENCRYPTION_SET_ROLE])
+    {
+        let found = builtin.iter().find(|(n, _)| n == r.name);
+        assert_eq!(found.map(|(_, id)| id.as_str()), Some(r.id), "{}", r.name);
+    }
+    // Virtual Machine Contributor cannot read a disk encryption set; the role asked for can
+    let actions = |name: &str| -> Vec<String> {
+        ["roles", "supplementalRoles"]
+            .iter()
+            .flat_map(|k| table[*k].as_array().cloned().unwrap_or_default())
+            .find(|r| r["name"] == name)
+            .map(|r| {
+                r["actions"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|a| a.as_str().unwrap().to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let grants = |acts: &[String], action: &str| {
+        acts.iter().any(|a| {
+            let a = a.trim_end_matches('*');
+            action.to_ascii_lowercase().starts_with(a)
+                || (a.starts_with("*/") && action.to_ascii_lowercase().ends_with(&a[1..]))
+        })
+    };
+    let read = "Microsoft.Compute/diskEncryptionSets/read";
+    assert!(!grants(&actions("Virtual Machine Contributor"), read));
+    assert!(grants(&actions(facts::DISK_ENCRYPTION_SET_ROLE.name), read));
+    // and the page names the cases: gallery images in another subscription, subnets
+    assert!(perms.contains("compute gallery images in other subscriptions"));
 }
 
 /// The type data: the shared kit's file when beside the checkout, else the vendored summary.
@@ -338,11 +376,16 @@ fn the_rendered_body_fits_the_type_data() {
         assert!(states.contains(&s.azure_name().to_string()), "{s:?}");
     }
     // the newest GA version of the type
+    assert_eq!(facts::API_VERSION, newest_ga());
+}
+
+/// The newest GA API version of the pool's type in the type data (the source).
+fn newest_ga() -> String {
     let all = sources::read_json(&sources::source_path(
         "conformance/types/all-versions.json",
         "api-versions.json",
     ));
-    let newest_ga = all["types"][facts::RESOURCE_TYPE]
+    all["types"]["Microsoft.StandbyPool/standbyVirtualMachinePools"]
         .as_array()
         .unwrap()
         .iter()
@@ -350,8 +393,38 @@ fn the_rendered_body_fits_the_type_data() {
         .filter(|v| !v.contains("preview"))
         .max()
         .unwrap()
-        .to_string();
-    assert_eq!(facts::API_VERSION, newest_ga);
+        .to_string()
+}
+
+/// The roles the permissions page's steps assign to the provider (typed from the page, each
+/// held against its excerpt) with their GUIDs from the built-in roles table: the source of what
+/// the templates must grant, never `facts::PROVIDER_ROLES`.
+fn page_roles() -> Vec<(String, String)> {
+    let perms = page(&excerpts(), "permissions");
+    let table = sources::read_json(&sources::source_path(
+        "azure/builtin-roles.json",
+        "builtin-roles.json",
+    ));
+    [
+        "Virtual Machine Contributor",
+        "Network Contributor",
+        "Managed Identity Operator",
+    ]
+    .iter()
+    .map(|name| {
+        assert!(
+            perms.contains(&format!("**{name}**")),
+            "{name} not on the page"
+        );
+        let id = ["roles", "supplementalRoles"]
+            .iter()
+            .flat_map(|k| table[*k].as_array().cloned().unwrap_or_default())
+            .find(|r| r["name"] == *name)
+            .and_then(|r| r["id"].as_str().map(str::to_ascii_lowercase))
+            .unwrap_or_else(|| panic!("{name} not in the built-in roles table"));
+        (name.to_string(), id)
+    })
+    .collect()
 }
 
 fn check(path: &Path) -> spec::Checked {
@@ -541,7 +614,7 @@ fn the_pool_is_rendered_attached_to_the_flexible_scale_set() {
         .iter()
         .find(|r| r["type"] == facts::RESOURCE_TYPE)
         .expect("a standby pool");
-    assert_eq!(pool["apiVersion"], facts::API_VERSION);
+    assert_eq!(pool["apiVersion"], newest_ga().as_str());
     let name = pool["name"].as_str().unwrap();
     assert!(Regex::new(r"^[a-zA-Z0-9-]{3,24}$").unwrap().is_match(name));
     let vmss = res
@@ -580,8 +653,8 @@ fn the_pool_is_rendered_attached_to_the_flexible_scale_set() {
     }));
     assert!(bicep.contains("attachedVirtualMachineScaleSetId: vmss.id"));
     assert!(bicep.contains("Grant them before deploying"));
-    for r in facts::PROVIDER_ROLES {
-        assert!(bicep.contains(r.name) && bicep.contains(r.id), "{}", r.name);
+    for (name, id) in page_roles() {
+        assert!(bicep.contains(&name) && bicep.contains(&id), "{name}");
     }
     assert!(!bicep.contains("hibernationEnabled"));
 }
@@ -615,20 +688,35 @@ fn a_hibernated_pool_with_the_principal_grants_the_roles_and_enables_hibernation
                 && r["properties"]["principalId"] == "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
         })
         .collect();
-    assert_eq!(granted.len(), facts::PROVIDER_ROLES.len());
-    for r in facts::PROVIDER_ROLES {
-        assert!(granted.iter().any(|g| {
-            g["properties"]["roleDefinitionId"]
-                .as_str()
-                .unwrap()
-                .contains(r.id)
-        }));
+    let roles = page_roles();
+    assert_eq!(granted.len(), roles.len());
+    for (name, id) in &roles {
+        assert!(
+            granted.iter().any(|g| {
+                g["properties"]["roleDefinitionId"]
+                    .as_str()
+                    .unwrap()
+                    .contains(id.as_str())
+            }),
+            "{name}"
+        );
     }
-    // the pool waits for its roles
-    assert_eq!(
-        pool["dependsOn"].as_array().unwrap().len(),
-        1 + facts::PROVIDER_ROLES.len()
-    );
+    // the pool waits for each of its roles (and for the telemetry policy: tests/standby_render.rs)
+    let waits: Vec<&str> = pool["dependsOn"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for (name, id) in &roles {
+        assert!(
+            waits
+                .iter()
+                .any(|d| d.contains("roleAssignments") && d.contains(id.as_str())),
+            "{name}: {waits:?}"
+        );
+    }
+    assert_eq!(pool["apiVersion"], newest_ga().as_str());
     assert!(bicep.contains("hibernationEnabled: true"));
     assert!(bicep.contains("standbyProviderRole0"));
 }

@@ -236,6 +236,11 @@ fn the_faults_alert_waits_for_the_driver_and_counts_new_ecc_errors_once_per_samp
     rows.extend((0..=10).map(|m| Row::health("broken", m, "nvidia-smi-failed")));
     // a VM whose driver is still missing 45 minutes after its first sample: reported
     rows.extend((0..=45).map(|m| Row::health("nodriver", m, "tool-missing")));
+    // a driver that took 29 minutes: health rows from the first sample (32 minutes ago) to 3
+    // minutes ago, then ok. Inside its grace, never reported (the 20-minute grace it had before
+    // issue 38 paged here with the samples of its minutes 22-29)
+    rows.extend((3..=32).map(|m| Row::health("slowdriver", m, "nvidia-smi-failed")));
+    rows.extend((0..=2).map(|m| Row::ok("slowdriver", m, 0, Some(50.0))));
     // an uncorrected ECC error 3 minutes ago: the counter goes 0 -> 1 and stays
     for m in 0..=60 {
         rows.push(

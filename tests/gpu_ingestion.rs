@@ -31,7 +31,7 @@ use common::builtin_role_id;
 mod scripts;
 use scripts::{fixture, tmpdir, write_exec};
 
-const USGOV: &str = "tests/fixtures/render/variants/cloud-usgov.yaml";
+const USGOV: &str = "tests/fixtures/gpu/usgov-ingestion.yaml";
 const CHINA: &str = "tests/fixtures/render/variants/cloud-china.yaml";
 const DCR_ID: &str = "dcr-0123456789abcdef0123456789abcdef";
 const CLIENT_ID: &str = "9c1f8a52-7e43-4d1b-a8f0-3b6c2d5e4f10";

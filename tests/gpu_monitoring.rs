@@ -1694,16 +1694,27 @@ fn the_install_command_carries_the_whole_collector_and_fits_a_command_line() {
             .unwrap();
         assert_eq!(script, windows_collector_compact());
     }
-    // compacting drops comments, blank lines and indentation, and nothing else
+    // compacting drops comments, blank lines and indentation, and nothing else; packing writes
+    // in the instance metadata endpoint (held against instance-metadata-service.md by
+    // tests/facts_logs_ingestion.rs)
     let compact = windows_collector_compact();
-    let kept: Vec<&str> = WINDOWS_COLLECTOR
+    let imds = format!(
+        "{}?api-version={}",
+        gpuform::facts::logs_ingestion::IMDS_INSTANCE_URL,
+        gpuform::facts::logs_ingestion::IMDS_INSTANCE_API_VERSION
+    );
+    let kept: Vec<String> = WINDOWS_COLLECTOR
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.replace("@@GPUFORM_IMDS_URL@@", &imds))
         .collect();
+    assert!(compact.contains(&format!("$ImdsUrl = '{imds}'")));
     assert_eq!(compact.lines().collect::<Vec<_>>(), kept);
     // which is safe only without here-strings (whose lines keep their blanks)
-    assert!(!WINDOWS_COLLECTOR.contains("@'") && !WINDOWS_COLLECTOR.contains("@\""));
+    // (the placeholder's `'@@` is not a here-string)
+    let source = WINDOWS_COLLECTOR.replace("@@", "");
+    assert!(!source.contains("@'") && !source.contains("@\""));
 }
 
 #[test]

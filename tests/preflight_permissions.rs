@@ -246,3 +246,120 @@ fn the_roles_and_actions_are_the_sources() {
     assert_eq!(ex["permissionsApi"]["apiVersion"], PERMISSIONS_API);
     assert!(strings(&ex["wildcards"]["excerpts"]).join(" ").contains("A wildcard (`*`) extends a permission to everything that matches the action string you provide"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// What the assignment reaches (issue 38): every Linux VM of the group, not only the pool's
+
+/// The public copy of the Linux DCR-association definition (dated excerpt of Azure/azure-policy).
+fn linux_definition() -> String {
+    let doc = read_json(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/sources/dcr-association-policy.json"),
+    );
+    doc["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["cloud"] == "AzureCloud" && d["os"] == "Linux")
+        .unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `Virtual Machines - List` of the group (the answer's shape: `value[].properties.
+/// storageProfile.osDisk.osType`, `virtualMachineScaleSet.id`) and `Policy Assignments - List
+/// For Resource Group` (`value[].properties.policyDefinitionId`, `scope`).
+fn group(fake: &FakeAzure, vms: &[(&str, &str, Option<&str>)], assignments: &[(&str, &str)]) {
+    let vms: Vec<Value> = vms
+        .iter()
+        .map(|(name, os, vmss)| {
+            let mut p = json!({"storageProfile": {"osDisk": {"osType": os}}});
+            if let Some(v) = vmss {
+                p["virtualMachineScaleSet"] = json!({"id": FakeAzure::sub_path(&format!(
+                    "resourceGroups/{RG}/providers/Microsoft.Compute/virtualMachineScaleSets/{v}"
+                ))});
+            }
+            json!({"name": name, "type": "Microsoft.Compute/virtualMachines", "properties": p})
+        })
+        .collect();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(&format!(
+                "resourceGroups/{RG}/providers/Microsoft.Compute/virtualMachines"
+            ))))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": vms}))),
+    );
+    let assignments: Vec<Value> = assignments
+        .iter()
+        .map(|(name, def)| {
+            json!({"name": name, "type": "Microsoft.Authorization/policyAssignments", "properties": {
+                "policyDefinitionId": format!("/providers/Microsoft.Authorization/policyDefinitions/{def}"),
+                "scope": FakeAzure::sub_path(&format!("resourceGroups/{RG}"))
+            }})
+        })
+        .collect();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(FakeAzure::sub_path(&format!(
+                "resourceGroups/{RG}/providers/Microsoft.Authorization/policyAssignments"
+            ))))
+            .and(query_param("$filter", "atScope()"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": assignments}))),
+    );
+}
+
+fn scope_line(o: &str) -> &str {
+    o.lines()
+        .find(|l| l.contains("what the GPU telemetry policy reaches"))
+        .unwrap_or_else(|| panic!("no policy scope check in:\n{o}"))
+}
+
+#[test]
+fn preflight_says_when_the_policy_reaches_other_vms_or_another_pools_assignment() {
+    let def = linux_definition();
+    // only the pool's VMs, and only its own assignment: a pass that says the scope
+    let f = fake();
+    group(
+        &f,
+        &[(
+            "shortvideo-transcode_1a2b",
+            "Linux",
+            Some("vmss-shortvideo-transcode"),
+        )],
+        &[("shortvideo-transcode-gpu-dcr-association", &def)],
+    );
+    let (_, o, e) = run(&f);
+    let l = scope_line(&o);
+    assert!(l.trim_start().starts_with("pass"), "{l}\n{e}");
+    assert!(l.contains("every Linux VM of rg-shortvideo"), "{l}");
+
+    // a Linux VM of something else and another pool's assignment of the same definition
+    let f = fake();
+    group(
+        &f,
+        &[
+            (
+                "shortvideo-transcode_1a2b",
+                "Linux",
+                Some("vmss-shortvideo-transcode"),
+            ),
+            ("jumpbox", "Linux", None),
+            ("win-build", "Windows", None),
+        ],
+        &[
+            ("shortvideo-transcode-gpu-dcr-association", &def),
+            ("other-pool-gpu-dcr-association", &def),
+        ],
+    );
+    let (_, o, e) = run(&f);
+    let l = scope_line(&o);
+    assert!(l.trim_start().starts_with("warn"), "{l}\n{e}");
+    assert!(
+        l.contains("1 Linux VM of rg-shortvideo outside vmss-shortvideo-transcode (jumpbox)"),
+        "{l}"
+    );
+    assert!(!l.contains("win-build"), "{l}");
+    assert!(l.contains("other-pool-gpu-dcr-association"), "{l}");
+    assert!(l.contains("twice"), "{l}");
+}

@@ -292,7 +292,13 @@ fn egress_problems(o: &Out) -> Vec<String> {
                     ));
                 }
             }
-            _ if NO_STANDARD_V2_NAT.contains(&o.region.as_str()) => {
+            // the SKU page lists public-cloud regions only: no page lists StandardV2 in Azure
+            // Government or Azure operated by 21Vianet (facts::nat::SOVEREIGN)
+            _ if NO_STANDARD_V2_NAT.contains(&o.region.as_str())
+                || ["china", "usgov", "usdod"]
+                    .iter()
+                    .any(|c| o.region.starts_with(c)) =>
+            {
                 // no StandardV2 in the region: one Standard gateway without a zone (a subnet
                 // takes one NAT gateway)
                 if nsku != "Standard" || !nz.is_empty() {

@@ -91,6 +91,18 @@ fn graph_found() -> ResponseTemplate {
 
 /// ARM's role assignments of the principal at the group, with these roles.
 fn assignments(fake: &FakeAzure, roles: &[&str]) {
+    assignments_at(fake, &group(), roles, PRINCIPAL);
+}
+
+/// `/subscriptions/SUB/resourceGroups/RG`.
+fn group() -> String {
+    format!("/subscriptions/{SUB}/resourceGroups/{RG}")
+}
+
+/// ARM's role assignments of `principal` listed at `scope` (Role Assignments - List For Scope,
+/// `$filter=principalId eq`), with these roles assigned at `scope` itself under names
+/// `0000000{i}-...` (granted by hand).
+fn assignments_at(fake: &FakeAzure, scope: &str, roles: &[&str], principal: &str) {
     let value: Vec<Value> = roles
         .iter()
         .enumerate()
@@ -98,11 +110,11 @@ fn assignments(fake: &FakeAzure, roles: &[&str]) {
             json!({
                 "properties": {
                     "roleDefinitionId": format!("/subscriptions/{SUB}/providers/Microsoft.Authorization/roleDefinitions/{}", builtin_role_id(r)),
-                    "principalId": PRINCIPAL,
+                    "principalId": principal,
                     "principalType": "ServicePrincipal",
-                    "scope": format!("/subscriptions/{SUB}/resourceGroups/{RG}"),
+                    "scope": scope,
                 },
-                "id": format!("/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.Authorization/roleAssignments/0000000{i}-0000-0000-0000-000000000000"),
+                "id": format!("{scope}/providers/Microsoft.Authorization/roleAssignments/0000000{i}-0000-0000-0000-000000000000"),
                 "type": "Microsoft.Authorization/roleAssignments",
                 "name": format!("0000000{i}-0000-0000-0000-000000000000"),
             })
@@ -110,12 +122,12 @@ fn assignments(fake: &FakeAzure, roles: &[&str]) {
         .collect();
     fake.mount(
         Mock::given(method("GET"))
-            .and(path(FakeAzure::sub_path(&format!(
-                "resourceGroups/{RG}/providers/Microsoft.Authorization/roleAssignments"
-            ))))
+            .and(path(format!(
+                "{scope}/providers/Microsoft.Authorization/roleAssignments"
+            )))
             .and(query_param(
                 "$filter",
-                format!("principalId eq '{PRINCIPAL}'").as_str(),
+                format!("principalId eq '{principal}'").as_str(),
             ))
             .respond_with(VersionedGet {
                 facts: AzureFacts::load(),
@@ -330,11 +342,11 @@ fn the_specs_principal_overrides_the_graph_lookup() {
     let spec = dir.path().join("standby.yaml");
     std::fs::write(&spec, text).unwrap();
     let f = fake(80);
-    assignments(&f, &ROLES[..1]);
+    // nothing held yet: the template grants everything
+    assignments(&f, &[]);
     let (code, v, e) = preflight(&f, &spec, true);
     assert_eq!(code, 0, "{v:#}\n{e}");
     let c = one(&v, "standby-roles");
-    // the template grants what is missing
     assert_eq!(status_of(c), "pass", "{c}");
     assert!(message(c).contains("the template grants them"), "{c}");
     assert!(
@@ -553,4 +565,357 @@ fn the_fake_refuses_an_api_version_azure_does_not_list() {
     );
     assert!(!known.iter().any(|v| v == "2026-04-02"), "{known:?}");
     assert!(facts.versions("Microsoft.StandbyPool/nope").is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Day two (issue 38): roles held already, roles beyond the group, a state change
+
+/// The example with the provider's principal in the spec.
+fn with_principal() -> (tempfile::TempDir, std::path::PathBuf) {
+    let text = std::fs::read_to_string(example()).unwrap().replace(
+        "      state: deallocated\n",
+        &format!("      state: deallocated\n      providerPrincipalId: {PRINCIPAL}\n"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("standby.yaml");
+    std::fs::write(&spec, text).unwrap();
+    (dir, spec)
+}
+
+#[test]
+fn preflight_sees_a_role_granted_by_hand_that_the_template_would_assign_again() {
+    // Virtual Machine Contributor granted by hand on the group (another name than the
+    // template's guid()): Azure refuses the template's second assignment (RoleAssignmentExists)
+    let (_dir, spec) = with_principal();
+    let f = fake(80);
+    assignments(&f, &ROLES[..1]);
+    let (code, v, e) = preflight(&f, &spec, true);
+    assert_eq!(code, 0, "a warning does not block: {v:#}\n{e}");
+    let c = one(&v, "standby-roles");
+    assert_eq!(status_of(c), "warn", "{c}");
+    assert!(message(c).contains("RoleAssignmentExists"), "{c}");
+    assert!(
+        message(c).contains(
+            "Virtual Machine Contributor (assignment 00000000-0000-0000-0000-000000000000)"
+        ),
+        "{c}"
+    );
+    let fix = c["fix"].as_str().unwrap();
+    assert!(
+        fix.contains(&format!(
+            "standbyProviderRolesHeld='[\"{}\"]'",
+            builtin_role_id("Virtual Machine Contributor")
+        )),
+        "{fix}"
+    );
+}
+
+/// A deployment PUT is accepted and succeeds at once; its GET and operations answer so.
+fn accepting_deployments(fake: &FakeAzure) {
+    let re = format!(
+        r"(?i)^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+$"
+    );
+    let done = json!({"name": "d", "properties": {"provisioningState": "Succeeded", "mode": "Incremental", "outputs": {}}});
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(wiremock::matchers::path_regex(re.as_str()))
+            .respond_with(ResponseTemplate::new(201).set_body_json(done.clone())),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(wiremock::matchers::path_regex(re.as_str()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(done)),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(wiremock::matchers::path_regex(format!(
+                r"(?i)^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+/operations$"
+            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": []}))),
+    );
+}
+
+fn deploy(f: &FakeAzure, spec: &std::path::Path) -> (i32, String, String) {
+    let out = f
+        .gpuform()
+        .arg("deploy")
+        .arg(spec)
+        .args([
+            "--resource-group",
+            RG,
+            "--yes",
+            "--skip-preflight",
+            "--arm-endpoint",
+        ])
+        .arg(format!("{}/", f.base))
+        .args(["--retry-delay-ms", "50", "--poll-interval", "0.05"])
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    (out.status.code().unwrap_or(-1), o, e)
+}
+
+fn deployment_puts(f: &FakeAzure) -> Vec<Value> {
+    f.requests()
+        .iter()
+        .filter(|r| r.method.as_str() == "PUT" && r.url.path().contains("/deployments/"))
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_role_granted_by_hand_under_another_name_is_left_out_of_the_deployment() {
+    let (_dir, spec) = with_principal();
+    let vmc = builtin_role_id("Virtual Machine Contributor");
+    // Azure holds Virtual Machine Contributor for the principal on the group, granted by hand
+    let facts = AzureFacts::load().with_role_assignment(
+        &vmc,
+        PRINCIPAL,
+        &group(),
+        "00000000-0000-0000-0000-000000000000",
+    );
+    let f = FakeArm::new()
+        .resource_group(RG, REGION)
+        .refusing(facts.clone())
+        .start();
+    assignments(&f, &ROLES[..1]);
+    accepting_deployments(&f);
+    let (code, o, e) = deploy(&f, &spec);
+    assert_eq!(code, 0, "{o}\n{e}");
+    assert!(
+        e.contains(&format!(
+            "deploy: the Standby Pool provider's principal {PRINCIPAL} holds Virtual Machine Contributor on {RG} already: the template leaves it out"
+        )),
+        "{e}"
+    );
+    let puts = deployment_puts(&f);
+    assert_eq!(puts.len(), 1);
+    assert_eq!(
+        puts[0]["properties"]["parameters"]["standbyProviderRolesHeld"]["value"],
+        json!([vmc])
+    );
+    // the same template without the parameter is what Azure refuses
+    let mut bare = puts[0].clone();
+    bare["properties"]["parameters"]
+        .as_object_mut()
+        .unwrap()
+        .remove("standbyProviderRolesHeld");
+    let path = format!(
+        "/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft.Resources/deployments/d"
+    );
+    let (code, message) = facts
+        .refusal_at(&path, &serde_json::to_vec(&bare).unwrap())
+        .expect("refused");
+    assert_eq!(code, "RoleAssignmentExists");
+    assert_eq!(
+        message,
+        "The role assignment already exists. The ID of the existing role assignment is 00000000000000000000000000000000."
+    );
+    // what the deployment sent (the held role left out) goes through
+    assert!(
+        facts
+            .refusal_at(&path, &serde_json::to_vec(&puts[0]).unwrap())
+            .is_none()
+    );
+}
+
+#[test]
+fn a_pool_going_from_deallocated_to_hibernated_stops_with_the_steps() {
+    let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/render/variants/standby-hibernated.yaml");
+    let pool = "sbp-variant-standby";
+    let facts = AzureFacts::load().with_standby_pool(pool, "Deallocated");
+    let f = FakeArm::new()
+        .resource_group(RG, REGION)
+        .refusing(facts.clone())
+        .start();
+    // the pool in the group, Deallocated (the standby pool's GET, answered for the type data's
+    // API versions only)
+    f.mount(
+        Mock::given(method("GET"))
+            .and(path(format!(
+                "{}/providers/Microsoft.StandbyPool/standbyVirtualMachinePools/{pool}",
+                group()
+            )))
+            .respond_with(VersionedGet {
+                facts: AzureFacts::load(),
+                resource_type: "Microsoft.StandbyPool/standbyVirtualMachinePools".into(),
+                location: REGION.into(),
+                body: json!({"name": pool, "type": "Microsoft.StandbyPool/standbyVirtualMachinePools",
+                    "properties": {"virtualMachineState": "Deallocated", "provisioningState": "Succeeded",
+                        "elasticityProfile": {"maxReadyCapacity": 2, "minReadyCapacity": 1}}}),
+            }),
+    );
+    accepting_deployments(&f);
+    let (code, o, e) = deploy(&f, &spec);
+    assert_ne!(code, 0, "{o}\n{e}");
+    assert!(
+        deployment_puts(&f).is_empty(),
+        "a deployment Azure refuses was sent"
+    );
+    let all = format!("{o}\n{e}");
+    assert!(
+        all.contains(&format!(
+            "the standby pool {pool} is Deallocated and the spec asks for Hibernated"
+        )),
+        "{all}"
+    );
+    assert!(
+        all.contains(&format!(
+            "az standby-vm-pool update --resource-group {RG} --name {pool} --vm-state Running"
+        )),
+        "{all}"
+    );
+    // the fake refuses the direct transition, as the page says Azure does
+    let rendered = std::process::Command::new(env!("CARGO_BIN_EXE_gpuform"))
+        .arg("render")
+        .arg(&spec)
+        .args(["--stdout", "azuredeploy.json"])
+        .output()
+        .unwrap();
+    let template: Value = serde_json::from_slice(&rendered.stdout).unwrap();
+    let body =
+        json!({"properties": {"mode": "Incremental", "template": template, "parameters": {}}});
+    let (code, message) = facts
+        .refusal_at(
+            &format!("/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft.Resources/deployments/d"),
+            &serde_json::to_vec(&body).unwrap(),
+        )
+        .expect("refused");
+    assert_eq!(code, "BadRequest");
+    assert!(message.contains("Transitioning between a Stopped (deallocated) state and a hibernated state is not supported"), "{message}");
+    // and the other way round
+    let back = AzureFacts::load().with_standby_pool(pool, "Hibernated");
+    let mut deallocated = body.clone();
+    for r in deallocated["properties"]["template"]["resources"]
+        .as_array_mut()
+        .unwrap()
+    {
+        if r["type"] == "Microsoft.StandbyPool/standbyVirtualMachinePools" {
+            r["properties"]["virtualMachineState"] = json!("Deallocated");
+        }
+    }
+    assert!(back.refusal_at(&format!("/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft.Resources/deployments/d"), &serde_json::to_vec(&deallocated).unwrap()).is_some());
+}
+
+fn landing_zone_pool() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/preflight/standby-landing-zone.yaml")
+}
+const SUBNET: &str = "/subscriptions/7c1f2e3d-4a5b-4c6d-8e9f-0a1b2c3d4e5f/resourceGroups/rg-lz-search-network/providers/Microsoft.Network/virtualNetworks/vnet-lz-search-weu/subnets/snet-gpu-batch";
+const GALLERY: &str = "/subscriptions/5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a/resourceGroups/rg-images/providers/Microsoft.Compute/galleries/galGpu";
+
+#[test]
+fn validate_prints_the_grants_beyond_the_group_with_their_az_lines() {
+    let out = clean_command()
+        .args(["validate", "--output", "json"])
+        .arg(landing_zone_pool())
+        .output()
+        .unwrap();
+    let (o, e) = texts(&out);
+    let v: Value = serde_json::from_str(&o).unwrap_or_else(|err| panic!("{err}: {o}\n{e}"));
+    let mut found = Vec::new();
+    fn walk<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+        match v {
+            Value::Object(m) => {
+                if m.get("rule").and_then(Value::as_str) == Some("standby-provider-scopes")
+                    || m.get("id").and_then(Value::as_str) == Some("standby-provider-scopes")
+                {
+                    out.push(v);
+                }
+                m.values().for_each(|x| walk(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    walk(&v, &mut found);
+    assert_eq!(found.len(), 1, "{v:#}");
+    let d = found[0].to_string();
+    assert!(d.contains("\"warning\""), "{d}");
+    let who = "$(az ad sp list --display-name \\\"Standby Pool Resource Provider\\\" --query [0].id -o tsv)";
+    for (role, scope) in [
+        ("Network Contributor", SUBNET),
+        ("Compute Gallery Sharing Admin", GALLERY),
+        ("Compute Gallery Artifacts Publisher", GALLERY),
+    ] {
+        let line = format!(
+            "az role assignment create --assignee-object-id {who} --assignee-principal-type ServicePrincipal --role \\\"{role}\\\" --scope {scope}"
+        );
+        assert!(d.contains(&line), "{line}\nin {d}");
+    }
+}
+
+#[test]
+fn preflight_checks_the_grants_beyond_the_group() {
+    let f = FakeArm::new()
+        .subscription(&[(REGION, 80)])
+        .resource_group(RG, REGION)
+        .start();
+    graph(&f, graph_found());
+    assignments(&f, &ROLES);
+    // the gallery's roles are granted; the subnet's Network Contributor is not
+    assignments_at(
+        &f,
+        GALLERY,
+        &[
+            "Compute Gallery Sharing Admin",
+            "Compute Gallery Artifacts Publisher",
+        ],
+        PRINCIPAL,
+    );
+    assignments_at(&f, SUBNET, &[], PRINCIPAL);
+    let (_, v, e) = preflight(&f, &landing_zone_pool(), true);
+    let c = one(&v, "standby-scopes");
+    assert_eq!(status_of(c), "fail", "{c}\n{e}");
+    assert!(
+        message(c).contains("lacks Network Contributor on the existing subnet"),
+        "{c}"
+    );
+    assert!(!message(c).contains("Compute Gallery"), "{c}");
+    assert_eq!(
+        c["fix"].as_str().unwrap(),
+        format!(
+            "az role assignment create --assignee-object-id {PRINCIPAL} --assignee-principal-type ServicePrincipal --role \"Network Contributor\" --scope {SUBNET}"
+        )
+    );
+    // the roles asked at each scope, with the principal's filter
+    let asked: Vec<String> = f
+        .requests()
+        .iter()
+        .filter(|r| r.url.path().ends_with("/roleAssignments"))
+        .map(|r| r.url.path().to_string())
+        .collect();
+    assert!(asked.iter().any(|p| p.starts_with(SUBNET)), "{asked:?}");
+    assert!(asked.iter().any(|p| p.starts_with(GALLERY)), "{asked:?}");
+
+    // granted everywhere: pass; the other subscription refusing the read: a warning with the lines
+    let f = FakeArm::new()
+        .subscription(&[(REGION, 80)])
+        .resource_group(RG, REGION)
+        .start();
+    graph(&f, graph_found());
+    assignments(&f, &ROLES);
+    assignments_at(&f, SUBNET, &["Network Contributor"], PRINCIPAL);
+    f.mount(
+        Mock::given(method("GET"))
+            .and(path(format!("{GALLERY}/providers/Microsoft.Authorization/roleAssignments")))
+            .respond_with(ResponseTemplate::new(403).set_body_json(json!({"error": {
+                "code": "AuthorizationFailed",
+                "message": "The client does not have authorization to perform action 'Microsoft.Authorization/roleAssignments/read' over scope."
+            }}))),
+    );
+    let (_, v, e) = preflight(&f, &landing_zone_pool(), true);
+    let c = one(&v, "standby-scopes");
+    assert_eq!(status_of(c), "warn", "{c}\n{e}");
+    assert!(message(c).contains("could not read"), "{c}");
+    assert_eq!(
+        c["fix"]
+            .as_str()
+            .unwrap()
+            .matches("az role assignment create")
+            .count(),
+        2,
+        "{c}"
+    );
 }

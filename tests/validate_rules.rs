@@ -106,6 +106,12 @@ fn every_invalid_fixture_fails_with_its_rule_on_its_line() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
+/// The warnings an example keeps on purpose, with why: (file, rule).
+/// - batch-inference-standby.yaml, standby-provider-roles: the Standby Pool provider's principal
+///   differs per tenant, so the example cannot name it; its missing roles are a warning (issue 38).
+const EXAMPLE_WARNINGS: &[(&str, &str)] =
+    &[("batch-inference-standby.yaml", "standby-provider-roles")];
+
 #[test]
 fn every_example_validates_clean() {
     let policy = Policy::default();
@@ -115,10 +121,12 @@ fn every_example_validates_clean() {
         if p.extension().is_some_and(|e| e == "yaml") {
             n += 1;
             let c = check_file(&p, &policy, PriceTable::embedded());
+            let file = p.file_name().unwrap().to_string_lossy().into_owned();
             let bad: Vec<_> = c
                 .diagnostics
                 .iter()
                 .filter(|d| d.severity >= Severity::Warning)
+                .filter(|d| !EXAMPLE_WARNINGS.contains(&(file.as_str(), d.rule.as_str())))
                 .collect();
             assert!(bad.is_empty(), "{}: {:#?}", p.display(), bad);
             assert!(c.spec.is_some());
@@ -362,6 +370,14 @@ fn a_service_bus_namespace_needs_no_private_endpoint_subnet() {
 /// Rules no fixture in tests/fixtures/invalid can trigger, and where they are covered instead.
 const NOT_IN_FIXTURES: &[(&str, &str)] = &[
     (
+        "standby-provider-scopes",
+        "a warning on a landing-zone spec: tests/standby_live.rs validate_prints_the_grants_beyond_the_group_with_their_az_lines",
+    ),
+    (
+        "autoscale-storage-queue-locked",
+        "an info on the examples: a_locked_down_storage_queue_is_an_assumption_printed_at_validate below",
+    ),
+    (
         "io-error",
         "no file to hold it: io_errors_are_diagnostics below",
     ),
@@ -496,4 +512,48 @@ fn the_cloud_follows_the_region_unless_the_spec_names_it() {
         assert_eq!(spec.spec.cloud, None);
         assert_eq!(spec.spec.effective_cloud(), cloud, "{region}");
     }
+}
+
+#[test]
+fn a_locked_down_storage_queue_is_an_assumption_printed_at_validate() {
+    let policy = Policy::default();
+    let at = |file: &str| {
+        check_file(Path::new(file), &policy, PriceTable::embedded())
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.rule == "autoscale-storage-queue-locked")
+            .collect::<Vec<_>>()
+    };
+    // the example's queue lives in an account the template creates without shared keys or
+    // public network access: autoscale's special metric there is gpuform's assumption
+    let d = at("examples/batch-inference-standby.yaml");
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(d[0].message.starts_with("ASSUMPTION: "), "{}", d[0].message);
+    assert!(
+        d[0].message.contains("stcatalogaiprod/infer-jobs"),
+        "{}",
+        d[0].message
+    );
+    assert!(
+        d[0].message.contains("`capacity.min: 0`"),
+        "{}",
+        d[0].message
+    );
+    assert!(
+        d[0].help
+            .as_deref()
+            .unwrap()
+            .contains("autoscale.queue.serviceBus"),
+        "{:?}",
+        d[0].help
+    );
+    assert!(
+        d[0].notes
+            .iter()
+            .any(|n| n.contains("no Microsoft page says")),
+        "{:?}",
+        d[0].notes
+    );
+    // a Service Bus queue (the documented path) is not an assumption
+    assert!(at("examples/shortvideo-transcode.yaml").is_empty());
 }

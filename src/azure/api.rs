@@ -58,6 +58,11 @@ pub trait ArmApi: Send + Sync {
     fn standby(&self) -> Option<&dyn super::standby_api::StandbyApi> {
         None
     }
+    /// The group's VMs and policy assignments (issue 38: what the GPU telemetry policy reaches).
+    /// `None` (the default) for in-memory fakes.
+    fn group(&self) -> Option<&dyn super::group_api::GroupApi> {
+        None
+    }
 }
 
 /// ARM for one subscription.
@@ -117,6 +122,10 @@ impl ArmApi for Arm {
     }
 
     fn standby(&self) -> Option<&dyn super::standby_api::StandbyApi> {
+        Some(self)
+    }
+
+    fn group(&self) -> Option<&dyn super::group_api::GroupApi> {
         Some(self)
     }
 

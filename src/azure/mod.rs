@@ -20,6 +20,8 @@ pub mod client;
 pub mod cloud;
 pub mod deployments;
 pub mod error;
+pub mod group_api;
+pub mod group_arm;
 pub mod http;
 pub mod landing_zone;
 pub mod landing_zone_api;

@@ -612,8 +612,8 @@ impl Arm {
     }
 
     /// Activity log events of the resource group between `since` and `until` (RFC 3339), with
-    /// the `$filter` pattern "List events for a resource group" of the spec (`eventTimestamp ge
-    /// … and eventTimestamp le … and resourceGroupName eq …`; "No other syntax is allowed").
+    /// the `$filter` pattern "List events for a resource group" of the spec
+    /// ([`crate::facts::api::activity_log_filter`]; "No other syntax is allowed").
     pub async fn activity_log(
         &self,
         rg: &str,
@@ -624,13 +624,12 @@ impl Arm {
             format!("read the activity log of {rg}"),
             "Microsoft.Insights/eventtypes/values/read (e.g. Reader on the resource group)",
         );
-        let filter = format!(
-            "eventTimestamp ge '{since}' and eventTimestamp le '{until}' and resourceGroupName eq '{rg}'"
-        );
+        let filter = crate::facts::api::activity_log_filter(rg, since, until);
         let url = self.client.url(
             &format!(
-                "subscriptions/{}/providers/Microsoft.Insights/eventtypes/management/values",
-                self.subscription()
+                "subscriptions/{}/{}",
+                self.subscription(),
+                crate::facts::api::ACTIVITY_LOG_PATH
             ),
             ACTIVITY_LOG_API,
             &[("$filter", &filter)],

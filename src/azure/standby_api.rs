@@ -30,12 +30,47 @@ pub struct ServicePrincipalList {
 /// What Microsoft Graph needs to read service principals (the Graph error's fix).
 pub const GRAPH_PERMISSION: &str = "Microsoft Graph Application.Read.All (or Directory.Read.All; a member user can read service principals by default)";
 
+/// One role assignment of a principal (`{name, properties: {roleDefinitionId, scope}}`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HeldRole {
+    /// `/subscriptions/.../roleDefinitions/<guid>`.
+    pub role_definition_id: String,
+    /// Where it is assigned (`/subscriptions/S`, `/subscriptions/S/resourceGroups/G`, a
+    /// resource id).
+    pub scope: String,
+    /// The assignment's name (a GUID).
+    pub name: String,
+}
+
+impl HeldRole {
+    /// The role definition's GUID, lower case.
+    pub fn role_guid(&self) -> String {
+        self.role_definition_id
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+    }
+
+    /// Assigned exactly at `scope` (not inherited from above, not on a child).
+    pub fn at(&self, scope: &str) -> bool {
+        self.scope
+            .trim_end_matches('/')
+            .eq_ignore_ascii_case(scope.trim_end_matches('/'))
+    }
+}
+
 /// The reads.
 #[async_trait::async_trait]
 pub trait StandbyApi: Send + Sync {
     /// The service principals of `app_id` in the signed-in tenant (normally zero or one).
     async fn service_principals(&self, app_id: &str) -> Result<Vec<ServicePrincipal>, ArmError>;
-    /// The role definition ids (`/subscriptions/.../roleDefinitions/<guid>`) assigned to
-    /// `principal` at, above or below resource group `rg`.
-    async fn role_assignments(&self, rg: &str, principal: &str) -> Result<Vec<String>, ArmError>;
+    /// The role assignments of `principal` at, above or below `scope` (a resource group's
+    /// path `/subscriptions/S/resourceGroups/G`, or any resource id): Role Assignments - List
+    /// For Scope with `$filter=principalId eq '{id}'`.
+    async fn role_assignments(
+        &self,
+        scope: &str,
+        principal: &str,
+    ) -> Result<Vec<HeldRole>, ArmError>;
 }

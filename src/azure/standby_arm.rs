@@ -2,15 +2,19 @@
 
 use serde::Deserialize;
 
-use super::api::{Arm, ArmApi};
+use super::api::Arm;
 use super::client::Op;
 use super::error::ArmError;
-use super::standby_api::{GRAPH_PERMISSION, ServicePrincipal, ServicePrincipalList, StandbyApi};
+use super::standby_api::{
+    GRAPH_PERMISSION, HeldRole, ServicePrincipal, ServicePrincipalList, StandbyApi,
+};
 use crate::facts::api::API;
 use crate::facts::standby::GRAPH_SERVICE_PRINCIPALS_PATH;
 
 #[derive(Deserialize)]
 struct Assignment {
+    #[serde(default)]
+    name: Option<String>,
     #[serde(default)]
     properties: Option<AssignmentProperties>,
 }
@@ -20,6 +24,8 @@ struct Assignment {
 struct AssignmentProperties {
     #[serde(default)]
     role_definition_id: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
 }
 
 #[async_trait::async_trait]
@@ -41,14 +47,18 @@ impl StandbyApi for Arm {
         Ok(list.value)
     }
 
-    async fn role_assignments(&self, rg: &str, principal: &str) -> Result<Vec<String>, ArmError> {
+    async fn role_assignments(
+        &self,
+        scope: &str,
+        principal: &str,
+    ) -> Result<Vec<HeldRole>, ArmError> {
         let op = Op::new(
-            format!("list the role assignments of the Standby Pool provider on {rg}"),
+            format!("list the role assignments of the Standby Pool provider on {scope}"),
             "Microsoft.Authorization/roleAssignments/read (Reader has it)",
         );
         let path = format!(
-            "subscriptions/{}/resourceGroups/{rg}/providers/Microsoft.Authorization/roleAssignments",
-            self.subscription()
+            "{}/providers/Microsoft.Authorization/roleAssignments",
+            scope.trim_matches('/')
         );
         let filter = format!("principalId eq '{}'", principal.replace('\'', "''"));
         let url = self
@@ -57,7 +67,14 @@ impl StandbyApi for Arm {
         let list: Vec<Assignment> = self.client.get_all(&op, url).await?;
         Ok(list
             .into_iter()
-            .filter_map(|a| a.properties?.role_definition_id)
+            .filter_map(|a| {
+                let p = a.properties?;
+                Some(HeldRole {
+                    role_definition_id: p.role_definition_id?,
+                    scope: p.scope.unwrap_or_default(),
+                    name: a.name.unwrap_or_default(),
+                })
+            })
             .collect())
     }
 }

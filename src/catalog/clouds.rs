@@ -156,16 +156,12 @@ pub enum PriceSource {
     None { why: &'static str },
 }
 
-/// Azure operated by 21Vianet publishes its retail prices only as a CSV price sheet behind
-/// `https://prices.azure.cn/api/retail/pricesheet/download?api-version=2023-06-01-preview`
-/// (Microsoft Learn, "Azure Retail Prices API for China", read 2026-12-02): the response is a
-/// download URL, and the page does not document the CSV's columns. gpuform does not read it, so
-/// it has no China prices; the budget gate stays undecided, as for any missing price.
-const CHINA_PRICES: &str = concat!(
-    "no public price source for AzureChinaCloud that gpuform reads: 21Vianet publishes its own retail prices in CNY (a price list of its own, not a conversion of the global one) only as a CSV price sheet (",
-    "https://prices.azure.cn/api/retail/pricesheet/download?api-version=2023-06-01-preview",
-    ") whose columns are not documented, and the global Retail Prices API \"only supports prices on Commercial Cloud\": asked in CNY it converts the global prices, which are not Azure China's"
-);
+/// Azure operated by 21Vianet publishes its retail prices only as a CSV price sheet
+/// ([`crate::facts::retail_prices::CHINA_PRICE_SHEET`], Microsoft Learn, "Azure Retail Prices API
+/// for China", read 2026-12-02): the response is a download URL, and the page does not document
+/// the CSV's columns. gpuform does not read it, so it has no China prices; the budget gate stays
+/// undecided, as for any missing price.
+const CHINA_PRICES: &str = crate::facts::retail_prices::CHINA_NO_PRICES;
 
 #[cfg(test)]
 #[test]

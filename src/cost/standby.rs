@@ -91,24 +91,13 @@ mod tests {
     fn pool(state: StandbyState, max: u32, min: u32) -> StandbyPool {
         let vm = state.vm_state();
         StandbyPool {
-            name: "sbp-x".into(),
-            resource_type: crate::facts::standby::RESOURCE_TYPE,
-            api_version: crate::facts::standby::API_VERSION,
             max_ready: max,
             min_ready: min,
             state,
             vm_state: vm.azure_name(),
-            hibernation: false,
-            start_seconds: 180,
-            start_assumed: true,
             bills_compute: vm.bills_compute(),
             reserves_capacity: vm.reserves_capacity(),
-            counts_against_quota: true,
-            post_provisioning_delay: None,
-            post_provisioning_seconds: 0,
-            provider_roles: vec![],
-            provider_principal_id: None,
-            provider: crate::facts::standby::PROVIDER,
+            ..crate::plan::standby::sample()
         }
     }
 

@@ -8,6 +8,7 @@
 pub mod alternates;
 pub mod ask;
 pub mod context;
+pub mod day_two;
 pub mod errors;
 pub mod failover;
 pub mod finished;
@@ -217,6 +218,13 @@ impl Request {
             "budgetStartDate".into(),
             serde_json::json!({ "value": start }),
         );
+    }
+
+    /// Pass `value` for the template parameter `name` (not part of the deployment name, which
+    /// hashes the rendered files).
+    pub fn set_parameter(&mut self, name: &str, value: Value) {
+        self.parameters
+            .insert(name.into(), serde_json::json!({ "value": value }));
     }
 
     /// Resources in the template (top level).

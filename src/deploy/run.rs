@@ -33,6 +33,17 @@ pub struct Prepared {
     /// The template as JSON (preflight's landing-zone checks ask Azure Policy about it).
     template_json: Option<Value>,
     parameters: String,
+    /// What the template leaves to the deployment: the GPU telemetry remediation's name
+    /// parameter and prefix, and the standby pool (its state and provider roles).
+    pub day_two: DayTwo,
+}
+
+/// The parts of the plan a deployment reads Azure for before it starts ([`super::day_two`]).
+#[derive(Debug, Clone, Default)]
+pub struct DayTwo {
+    /// `(parameter, prefix)` of the remediation each deployment names anew.
+    pub remediation: Option<(&'static str, String)>,
+    pub standby: Option<crate::plan::standby::StandbyPool>,
 }
 
 /// Render the template and its parameters, name the deployment and read the secure
@@ -42,6 +53,15 @@ pub fn prepare(checked: &Checked, name: Option<&str>) -> Result<Prepared, Error>
         .spec
         .as_ref()
         .expect("a spec without errors has a model");
+    let plan = crate::plan::Plan::build(checked).map_err(crate::emit::RenderError::from)?;
+    let day_two = DayTwo {
+        remediation: plan
+            .gpu
+            .as_ref()
+            .and_then(|g| g.dcr_policy.as_ref())
+            .map(|pol| (pol.remediation_param, pol.remediation_prefix.clone())),
+        standby: plan.standby.clone(),
+    };
     let template = crate::emit::arm_template(checked)?;
     // preflight's landing-zone checks ask Azure Policy about the resources of this template
     let template_json: Option<Value> = serde_json::from_str(&template).ok();
@@ -59,6 +79,7 @@ pub fn prepare(checked: &Checked, name: Option<&str>) -> Result<Prepared, Error>
         secrets,
         template_json,
         parameters,
+        day_two,
     })
 }
 
@@ -260,6 +281,7 @@ fn attempt(
         secrets,
         template_json,
         parameters,
+        day_two,
     } = prepared;
     let rg = opts.resource_group.trim().to_string();
     let region = spec.spec.region.trim().to_ascii_lowercase();
@@ -311,6 +333,25 @@ fn attempt(
             Err(e) => crate::ci_eprintln!(
                 "deploy: warning: {e}; if the budget exists from an earlier month, the deployment fails with \"start date cannot be updated\""
             ),
+        }
+    }
+    if let Some((param, prefix)) = &day_two.remediation {
+        // Azure refuses to change or replace an active remediation; each deployment starts one
+        // of its own (the deployment name stays the same for the same files)
+        let name = crate::plan::gpu_monitoring::remediation_name(prefix, &utc_stamp());
+        request.set_parameter(param, Value::String(name.clone()));
+        if !opts.what_if {
+            eprintln!(
+                "deploy: GPU telemetry remediation {name} (each deployment starts its own: Azure refuses to replace one while it is active)"
+            );
+        }
+    }
+    if let (Some(_), Some(pool)) = (&group, &day_two.standby) {
+        // what Azure refuses to replace: a role held under another name, a pool going between
+        // Deallocated and Hibernated (super::day_two)
+        super::day_two::roles_held(azure, &rg, pool, &mut request);
+        if !opts.what_if {
+            super::day_two::state_change(azure, &rg, pool, path)?;
         }
     }
     let target = Target {
@@ -414,11 +455,23 @@ fn attempt(
         let mut attempt = 1;
         loop {
             stage.set(Stage::Starting);
-            let accepted = match azure
-                .arm
-                .put_deployment(&rg, &request.name, body.clone())
-                .await
-            {
+            // once more after a role not yet honoured: the first attempt may have started its
+            // remediation, which may not be replaced while active, so this one names its own
+            let body = match (&day_two.remediation, attempt) {
+                (Some((param, prefix)), 2..) => {
+                    let mut again = request.clone();
+                    again.set_parameter(
+                        param,
+                        Value::String(crate::plan::gpu_monitoring::remediation_name(
+                            prefix,
+                            &utc_stamp(),
+                        )),
+                    );
+                    again.body(&secrets)
+                }
+                _ => body.clone(),
+            };
+            let accepted = match azure.arm.put_deployment(&rg, &request.name, body).await {
                 Ok(a) => a,
                 Err(e)
                     if e.status == Some(409) && e.code.as_deref() == Some("DeploymentActive") =>
@@ -538,6 +591,23 @@ fn attempt(
         fixes::finished(&target, path, spec, &finished),
         view.elapsed(),
     ))
+}
+
+/// Now in UTC as `yyyyMMddHHmmssfff` ([`crate::plan::gpu_monitoring::REMEDIATION_STAMP`]).
+fn utc_stamp() -> String {
+    let t = time::OffsetDateTime::now_utc();
+    let s = format!(
+        "{:04}{:02}{:02}{:02}{:02}{:02}{:03}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.millisecond()
+    );
+    debug_assert_eq!(s.len(), crate::plan::gpu_monitoring::REMEDIATION_STAMP_LEN);
+    s
 }
 
 /// `text` on one line, at most `max` characters.

@@ -226,11 +226,12 @@ pub async fn existing(
     apis: &BTreeMap<String, String>,
 ) -> Result<Vec<bool>, ArmError> {
     let checks = targets.iter().map(|t| async move {
-        let api = apis
-            .get(&t.resource_type.to_ascii_lowercase())
-            .map(String::as_str)
-            .unwrap_or("2021-04-01");
-        match arm.get_resource(&t.id, api).await {
+        // the template's version of the type, else gpuform's own (never another type's: each
+        // type has its own list); without one the GET cannot be made and the DELETE will tell
+        let Some(api) = api_for(apis, &t.resource_type) else {
+            return Ok(true);
+        };
+        match arm.get_resource(&t.id, &api).await {
             Ok(v) => Ok(v.is_some()),
             Err(e) if e.is_fatal() || e.status == Some(403) => Err(e),
             Err(_) => Ok(true),
@@ -242,9 +243,35 @@ pub async fn existing(
         .collect()
 }
 
+/// The API version to address `resource_type` with: the rendered template's, else the one
+/// gpuform renders or reads it with ([`crate::facts::api::version_for`]).
+pub fn api_for(apis: &BTreeMap<String, String>, resource_type: &str) -> Option<String> {
+    apis.get(&resource_type.to_ascii_lowercase())
+        .cloned()
+        .or_else(|| crate::facts::api::version_for(resource_type).map(str::to_string))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_type_the_template_lacks_takes_gpuforms_version_of_that_type_never_a_fallback() {
+        let apis: BTreeMap<String, String> = [(
+            "microsoft.keyvault/vaults".to_string(),
+            "2025-05-01".to_string(),
+        )]
+        .into();
+        assert_eq!(
+            api_for(&apis, "Microsoft.KeyVault/vaults").as_deref(),
+            Some("2025-05-01")
+        );
+        assert_eq!(
+            api_for(&apis, "Microsoft.Compute/disks").as_deref(),
+            Some(crate::facts::api::DISKS_API)
+        );
+        assert_eq!(api_for(&apis, "Microsoft.Web/sites"), None);
+    }
 
     #[test]
     fn another_operation_in_progress_is_transient_and_backs_off() {

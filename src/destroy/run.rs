@@ -393,10 +393,7 @@ pub fn run(
                 eprintln!("destroy: deleting {}", label(t));
             }
             let done = futures::future::join_all(batch.iter().map(|t| {
-                let api = apis
-                    .get(&t.resource_type.to_ascii_lowercase())
-                    .cloned()
-                    .unwrap_or_default();
+                let api = super::delete::api_for(&apis, &t.resource_type).unwrap_or_default();
                 async move { delete_one(arm, t, &api, polling).await }
             }))
             .await;

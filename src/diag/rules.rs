@@ -310,6 +310,13 @@ pub const RULES: &[Rule] = &[
         "Service Bus queue names have 1-260 letters, digits, periods, hyphens and underscores and start and end with a letter or digit (Azure resource name rules); `/` cannot be addressed through Azure Resource Manager.",
     ),
     r(
+        "autoscale-storage-queue-locked",
+        I,
+        "autoscale",
+        "Autoscale reads a Storage queue of a locked-down account (an assumption)",
+        "Autoscale reads a Storage queue's length as a special metric (ApproximateMessageCount, autoscale-common-metrics). The account gpuform creates has shared keys and public network access disabled, and no Microsoft page says autoscale can read the metric then: gpuform assumes it can. If it cannot, no scale-out rule fires (a `min: 0` pool never starts). Service Bus (`autoscale.queue.serviceBus`, ActiveMessages, a platform metric) is the documented path; or check once after deploying that a message scales the pool out.",
+    ),
+    r(
         "schedule-overlap",
         W,
         "autoscale",
@@ -469,7 +476,7 @@ pub const RULES: &[Rule] = &[
         W,
         "network",
         "No zone-redundant NAT gateway in the region",
-        "Microsoft's NAT SKU page lists regions without StandardV2 (Canada East, Indonesia Central, Israel Northwest, Qatar Central, Sweden South, West India). A pool across zones there gets one Standard NAT gateway without a zone: a subnet takes one NAT gateway.",
+        "Microsoft's NAT SKU page lists regions without StandardV2 (Canada East, Indonesia Central, Israel Northwest, Qatar Central, Sweden South, West India), and no page lists StandardV2 in Azure Government or Azure operated by 21Vianet. A pool across zones there gets one Standard NAT gateway without a zone: a subnet takes one NAT gateway.",
     ),
     r(
         "cuda-needs-nvidia",
@@ -861,7 +868,7 @@ pub const RULES: &[Rule] = &[
         W,
         "monitoring",
         "GPU telemetry cannot reach a Flexible scale set's VMs in this region",
-        "A Flexible scale set's VMs each need the GPU data collection rule associated; gpuform assigns the built-in DeployIfNotExists policy that does it, whose definition lists the regions it acts in. Elsewhere (the sovereign clouds' regions, as the public definition lists them) no VM is associated, the GPU table stays empty and the missing-telemetry alert fires. A Linux pool takes the Logs Ingestion API there unless `monitoring.gpu.delivery: agent` says otherwise; a Windows pool: use `compute.orchestration: uniform` (its association reaches every VM), or turn monitoring.gpu off.",
+        "A Flexible scale set's VMs each need the GPU data collection rule associated; gpuform assigns the built-in DeployIfNotExists policy that does it, whose definition (one per cloud: Azure Government has its own, with its regions; 21Vianet has none) lists the regions it acts in. Elsewhere no VM is associated, the GPU table stays empty and the missing-telemetry alert fires. A Linux pool takes the Logs Ingestion API there unless `monitoring.gpu.delivery: agent` says otherwise; a Windows pool: use `compute.orchestration: uniform` (its association reaches every VM), or turn monitoring.gpu off.",
     ),
     r(
         "gpu-telemetry-ingestion",
@@ -914,6 +921,13 @@ pub const RULES: &[Rule] = &[
         "Hibernation supports only NVv4, NVadsA10 v5 and NVadsV710 v5 GPU sizes with up to 112 GB RAM, never Spot VMs (Learn, hibernate-resume), and not Trusted Launch Linux VMs (hibernate-resume-linux). Use `state: deallocated`, or one of those sizes.",
     ),
     r(
+        "standby-hibernation-os-disk",
+        E,
+        "standby",
+        "A hibernated standby pool whose OS disk cannot hold the VM's memory",
+        "Hibernation writes the VM's memory to its OS disk: \"A persistent OS disk large enough to store the contents of the RAM, OS and other applications running on the VM\" is a prerequisite (Learn, hibernate-resume). Set compute.osDisk.sizeGiB to at least the size's memory plus the OS and applications, or use `state: deallocated`.",
+    ),
+    r(
         "standby-spot",
         E,
         "standby",
@@ -943,10 +957,17 @@ pub const RULES: &[Rule] = &[
     ),
     r(
         "standby-provider-roles",
-        I,
+        W,
         "standby",
         "The Standby Pool resource provider needs roles before the pool works",
         "The provider's per-tenant principal (\"Standby Pool Resource Provider\") needs Virtual Machine Contributor, Network Contributor and Managed Identity Operator (Learn, standby-pools-configure-permissions), and `Microsoft.StandbyPool` must be registered (up to 30 minutes). Give `autoscale.standby.providerPrincipalId` to have the template grant the roles on the resource group, or grant them before deploying.",
+    ),
+    r(
+        "standby-provider-scopes",
+        W,
+        "standby",
+        "The Standby Pool resource provider needs roles beyond the pool's resource group",
+        "An existing subnet in another group (network.existingSubnet) needs Network Contributor there; a Compute Gallery image (image.id) needs Compute Gallery Sharing Admin and Compute Gallery Artifacts Publisher on its gallery, in whatever group or subscription (Learn, standby-pools-configure-permissions: \"compute gallery images in other subscriptions\", \"Virtual networks and subnets\"). The template's grants on the pool's group do not reach there, so validate prints the `az role assignment create` lines and preflight checks them. Without them the pool never fills.",
     ),
     r(
         "instance-mix-gpu",

@@ -10,6 +10,7 @@ use crate::plan::standby::StandbyPool;
 
 const VMSS_TYPE: &str = "Microsoft.Compute/virtualMachineScaleSets";
 const ROLE_TYPE: &str = "Microsoft.Authorization/roleAssignments";
+const DES_TYPE: &str = "Microsoft.Compute/diskEncryptionSets";
 
 /// A string literal inside an ARM expression.
 fn q(s: &str) -> String {
@@ -38,27 +39,60 @@ fn role_name(principal: &str, role_id: &str) -> String {
     format!("guid(resourceGroup().id, {}, {})", q(principal), q(role_id))
 }
 
-/// The pool and its role assignments, in the order main.bicep declares them.
-pub fn arm_resources(p: &Plan, sb: &StandbyPool) -> Vec<Value> {
+/// The pool and its role assignments, in the order main.bicep declares them. `waits_for`: what
+/// else the pool waits for (the DCR-association policy and its roles: `emit::arm`'s
+/// `standby_waits_for`, passed in so this file does not reach up into the ARM emitter).
+pub fn arm_resources(p: &Plan, sb: &StandbyPool, waits_for: Vec<Value>) -> Vec<Value> {
     let mut out = Vec::new();
     let mut depends = vec![x(vmss_id(p))];
     if let Some(principal) = &sb.provider_principal_id {
+        // a role the principal holds there already is left out (RoleAssignmentExists otherwise)
+        let unless_held = |role: &str| {
+            x(format!(
+                "not(contains(parameters({}), {}))",
+                q(sb.roles_held_param),
+                q(role)
+            ))
+        };
+        let role = |r: &crate::plan::standby::ProviderRoleAssignment| {
+            json!({
+                "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', {})", q(r.role_id))),
+                "principalId": lit(principal),
+                "principalType": "ServicePrincipal",
+                "description": lit(&r.description)
+            })
+        };
         for r in sb.rendered_roles() {
             let name = role_name(principal, r.role_id);
             out.push(json!({
+                "condition": unless_held(r.role_id),
                 "type": ROLE_TYPE,
                 "apiVersion": p.api.role_assignments,
                 "name": x(name.clone()),
-                "properties": {
-                    "roleDefinitionId": x(format!("subscriptionResourceId('Microsoft.Authorization/roleDefinitions', {})", q(r.role_id))),
-                    "principalId": lit(principal),
-                    "principalType": "ServicePrincipal",
-                    "description": lit(&r.description)
-                }
+                "properties": role(r)
             }));
             depends.push(x(format!("resourceId({}, {name})", q(ROLE_TYPE))));
         }
+        if let (Some(r), Some(des)) = (&sb.des_role, &sb.des_name) {
+            // scoped to the disk encryption set (an extension resource on it)
+            let des_id = format!("resourceId({}, {})", q(DES_TYPE), q(des));
+            let name = format!("guid({des_id}, {}, {})", q(principal), q(r.role_id));
+            out.push(json!({
+                "condition": unless_held(r.role_id),
+                "type": ROLE_TYPE,
+                "apiVersion": p.api.role_assignments,
+                "scope": format!("{DES_TYPE}/{des}"),
+                "name": x(name.clone()),
+                "properties": role(r),
+                "dependsOn": [x(des_id.clone())]
+            }));
+            depends.push(x(format!(
+                "extensionResourceId({des_id}, {}, {name})",
+                q(ROLE_TYPE)
+            )));
+        }
     }
+    depends.extend(waits_for);
     let mut elasticity = json!({
         "maxReadyCapacity": sb.max_ready,
         "minReadyCapacity": sb.min_ready
@@ -100,10 +134,11 @@ pub fn arm_extend(sb: &StandbyPool, resources: &mut [Value]) {
     }
 }
 
-/// Everything `azuredeploy.json` gains from the plan's standby pool, appended to `resources`.
-pub fn arm(p: &Plan, resources: &mut Vec<Value>) {
+/// Everything `azuredeploy.json` gains from the plan's standby pool, appended to `resources`
+/// (`waits_for`: see [`arm_resources`]).
+pub fn arm(p: &Plan, waits_for: Vec<Value>, resources: &mut Vec<Value>) {
     if let Some(sb) = &p.standby {
         arm_extend(sb, resources);
-        resources.extend(arm_resources(p, sb));
+        resources.extend(arm_resources(p, sb, waits_for));
     }
 }

@@ -48,9 +48,10 @@ pub struct ApiVersions {
     pub action_groups: &'static str,
     pub metric_alerts: &'static str,
     /// 2021-05-01-preview, the version Azure Verified Modules use. The render names explicit
-    /// log categories (no `categoryGroup`), but the only GA version in the type data,
-    /// 2016-09-01, is the legacy ServiceDiagnosticSettings shape (a fixed name and a required
-    /// `location`), not the extension resource scoped to a resource.
+    /// log categories (no `categoryGroup`), but the type data's two GA versions, 2015-07-01 and
+    /// 2016-09-01 (monitor_1 types.json of each), are the legacy ServiceDiagnosticSettings shape
+    /// (their bodies carry a `location`; neither has `logAnalyticsDestinationType` nor
+    /// `eventHubName`), not the extension resource 2021-05-01-preview describes.
     pub diagnostic_settings: &'static str,
     pub budgets: &'static str,
     /// dataCollectionEndpoints, dataCollectionRules, dataCollectionRuleAssociations.
@@ -284,6 +285,18 @@ pub const METRICS_API: &str = "2023-10-01";
 /// `tests/fixtures/sources/activity-log-api.json`, held by `tests/facts_activity_log.rs`.
 pub const ACTIVITY_LOG_API: &str = "2015-04-01";
 
+/// The Activity Logs - List route below the subscription (same source as [`ACTIVITY_LOG_API`]).
+pub const ACTIVITY_LOG_PATH: &str = "providers/Microsoft.Insights/eventtypes/management/values";
+
+/// The spec's `$filter` for the events of a resource group between two times (RFC 3339): its
+/// "List events for a resource group" pattern ("No other syntax is allowed"). Same source as
+/// [`ACTIVITY_LOG_API`].
+pub fn activity_log_filter(rg: &str, since: &str, until: &str) -> String {
+    format!(
+        "eventTimestamp ge '{since}' and eventTimestamp le '{until}' and resourceGroupName eq '{rg}'"
+    )
+}
+
 /// specification/alertsmanagement/.../AlertsManagement/preview/2019-05-05-preview
 /// (Alerts_GetAll: GET /subscriptions/{id}/providers/Microsoft.AlertsManagement/alerts).
 pub const ALERTS_API: &str = "2019-05-05-preview";
@@ -345,3 +358,15 @@ pub const CLIENT_RESOURCE_TYPES: &[(&str, &str)] = &[
     ("Microsoft.Quota/quotas", QUOTA_API),
     ("Microsoft.OperationalInsights/workspaces", WORKSPACES_API),
 ];
+
+/// The version gpuform uses for `resource_type` (any case): the render's
+/// ([`ApiVersions::entries`]), else the client's ([`CLIENT_RESOURCE_TYPES`]); both are held
+/// against the type data by `tests/facts_api.rs`. `None` for a type gpuform neither renders nor
+/// reads (no version of another type is valid for it: each type has its own list).
+pub fn version_for(resource_type: &str) -> Option<&'static str> {
+    API.entries()
+        .into_iter()
+        .chain(CLIENT_RESOURCE_TYPES.iter().copied())
+        .find(|(t, _)| t.eq_ignore_ascii_case(resource_type))
+        .map(|(_, v)| v)
+}

@@ -41,3 +41,15 @@ pub const MISSING_REGISTRATION_SOURCE: Source = Source::doc(
      {resource-provider-namespace}\"; fix: register the provider)",
     "2026-12-03",
 );
+
+/// The subscription feature of "Trusted Launch as default" (TLaD): "register the feature
+/// `TrustedLaunchByDefaultPreview` under the `Microsoft.Compute` namespace"; with it, new Gen2
+/// scale sets deployed by templates become Trusted Launch (Secure Boot on) unless the template
+/// says otherwise. Source: [`TRUSTED_LAUNCH_DEFAULT`].
+pub const TRUSTED_LAUNCH_DEFAULT_NAMESPACE: &str = "Microsoft.Compute";
+pub const TRUSTED_LAUNCH_DEFAULT_FEATURE: &str = "TrustedLaunchByDefaultPreview";
+
+pub const TRUSTED_LAUNCH_DEFAULT: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machines/trusted-launch (MicrosoftDocs/azure-compute-docs articles/virtual-machines/trusted-launch.md@d84c7a8d600494dc46deee77fe6d1a837599ab1f, page 2026-07-27, \"Enable TLaD\")",
+    "2026-12-05",
+);

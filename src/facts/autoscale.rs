@@ -55,6 +55,25 @@ pub const STORAGE_APPROXIMATE_MESSAGE_COUNT: QueueMetricFact = QueueMetricFact {
     ),
 };
 
+/// Autoscale reads a Storage queue's length as a "special metric" (`ApproximateMessageCount`,
+/// empty metric namespace, the queue's URI as the resource: Learn, "Commonly used Storage
+/// metrics", autoscale-common-metrics.md@0e35105e, excerpt `autoscale-queue-metrics.json`), not
+/// from Azure Monitor's platform metrics of the account. The storage account gpuform creates
+/// has `allowSharedKeyAccess: false` and `publicNetworkAccess: Disabled`; no Microsoft page says
+/// whether autoscale can still read the queue's length then (searched: the autoscale common
+/// metrics and settings pages, the storage account network security and shared-key pages). If
+/// it cannot, a pool with `min: 0` never scales out. gpuform assumes it can and says so at
+/// validate (`autoscale-storage-queue-locked`); Service Bus `ActiveMessages`
+/// ([`SERVICE_BUS_ACTIVE_MESSAGES`]), a platform metric of the namespace, is the documented
+/// path.
+pub const STORAGE_QUEUE_LOCKED_DOWN: Source = Source::assumption(
+    "no Microsoft page says autoscale can read a Storage queue's length (the special metric \
+     ApproximateMessageCount, autoscale-common-metrics) from an account with shared keys and \
+     public network access disabled; gpuform assumes it can (Service Bus ActiveMessages is the \
+     documented path)",
+    "2026-12-05",
+);
+
 /// The metric fact for an autoscale rule's metric name (`None`: not a queue-depth metric).
 pub fn queue_metric(name: &str) -> Option<&'static QueueMetricFact> {
     match name {

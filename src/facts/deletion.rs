@@ -51,13 +51,14 @@ pub const CHILDREN: &[ChildDeletion] = &[
     ChildDeletion {
         parent: "Microsoft.Network/privateEndpoints",
         child: "Microsoft.Network/privateEndpoints/privateDnsZoneGroups",
-        rule: Rule::BeforeParent,
-        source: Source::assumption(
-            "no page says whether deleting a private endpoint deletes its DNS zone groups; \
-             ARM has a DELETE for them (REST PrivateDnsZoneGroups - Delete, \
-             learn.microsoft.com/rest/api/virtualnetwork/private-dns-zone-groups/delete), so \
-             the conservative reading is to delete the group (and its A records) first",
-            "2026-12-03",
+        rule: Rule::WithParent,
+        source: Source::doc(
+            "https://learn.microsoft.com/azure/cloud-adoption-framework/scenarios/cloud-scale-analytics/eslz-network-considerations \
+             (Cloud Adoption Framework, \"Implement Azure DNS resolver for private endpoints\", ms.date 2022-03-04: the \
+             records the DNS zone groups create \"follow the lifecycle of the private endpoints. It's automatically \
+             removed when the private endpoint is deleted\"); the zone group is a child of the endpoint \
+             (Microsoft.Network/privateEndpoints/privateDnsZoneGroups)",
+            "2026-12-05",
         ),
     },
     ChildDeletion {

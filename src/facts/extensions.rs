@@ -181,6 +181,25 @@ pub const AZURE_MONITOR_WINDOWS_AGENT: VmExtension = VmExtension {
     source: Source::doc(AMA_VERSIONS, READ),
 };
 
+/// The Linux guest setup for hibernation (a swap file that holds the RAM and the resume
+/// settings): "Once you've created a VM with hibernation enabled, you need to configure the guest
+/// OS to successfully hibernate your VM"; "When you create a Hibernation-enabled VM via the Azure
+/// portal, the LinuxHibernationExtension is automatically installed on the VM" (only there: a
+/// template installs it itself). The page installs publisher `Microsoft.CPlat.Core`, type
+/// `LinuxHibernateExtension`, version 1.0, with automatic upgrades (`--enable-auto-upgrade
+/// true`). `../shared/azure/extensions.json` does not list it; the dated excerpt is
+/// `tests/fixtures/sources/hibernation.json`.
+pub const LINUX_HIBERNATE: VmExtension = VmExtension {
+    publisher: "Microsoft.CPlat.Core",
+    kind: "LinuxHibernateExtension",
+    os: Os::Linux,
+    type_handler_version: "1.0",
+    source: Source::doc(
+        "https://learn.microsoft.com/azure/virtual-machines/linux/hibernate-resume-linux (MicrosoftDocs/azure-docs articles/virtual-machines/linux/hibernate-resume-linux.md@007f5cbae2be54bbde4d7ba3d6028ad7107509bf, page 2024-05-16)",
+        "2026-12-05",
+    ),
+};
+
 pub const fn application_health(windows: bool) -> VmExtension {
     if windows {
         APPLICATION_HEALTH_WINDOWS
@@ -231,4 +250,5 @@ pub const ALL: &[VmExtension] = &[
     CUSTOM_SCRIPT_WINDOWS,
     AZURE_MONITOR_LINUX_AGENT,
     AZURE_MONITOR_WINDOWS_AGENT,
+    LINUX_HIBERNATE,
 ];

@@ -51,6 +51,23 @@ pub const RETRY_AFTER: &str = "Retry-After";
 pub const IMDS_TOKEN_URL: &str = "http://169.254.169.254/metadata/identity/oauth2/token";
 pub const IMDS_TOKEN_API_VERSION: &str = "2018-02-01";
 
+/// The instance metadata service's compute endpoint the collectors read the VM's priority and
+/// id from: `GET /metadata/instance/compute?api-version=...` with `Metadata: true`. 2021-02-01
+/// is on the page's list of supported versions and has `priority` (introduced 2020-12-01) and
+/// `vmId`. Source: [`IMDS_INSTANCE`] (excerpt `tests/fixtures/sources/instance-metadata.json`).
+pub const IMDS_INSTANCE_URL: &str = "http://169.254.169.254/metadata/instance/compute";
+pub const IMDS_INSTANCE_API_VERSION: &str = "2021-02-01";
+
+pub const IMDS_INSTANCE: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machines/instance-metadata-service (MicrosoftDocs/azure-compute-docs articles/virtual-machines/instance-metadata-service.md@1dc6d3b8a9340908bc53610bc739534ec59b56d0, page 2023-04-11)",
+    "2026-12-05",
+);
+
+/// [`IMDS_INSTANCE_URL`] with its `api-version`, as the collectors call it.
+pub fn imds_instance_request() -> String {
+    format!("{IMDS_INSTANCE_URL}?api-version={IMDS_INSTANCE_API_VERSION}")
+}
+
 /// The token audience (the IMDS `resource`) of the Logs Ingestion API in `cloud`.
 pub const fn audience(cloud: Cloud) -> &'static str {
     match cloud {

@@ -136,6 +136,18 @@ pub const LOG_CATEGORIES: &[LogEntry] = &[
             READ,
         ),
     },
+    // the standby pool's execution log: where Microsoft's troubleshooting starts ("Query the
+    // SVMPoolExecutionLog table", standby-pools-configure-permissions); the type has no metrics
+    // page (../shared/azure/metrics.json `noPage`), so no metric category
+    LogEntry {
+        resource_type: "Microsoft.StandbyPool/standbyVirtualMachinePools",
+        log_categories: &["Execution", "Request"],
+        metric_categories: &[],
+        source: Source::doc(
+            "https://learn.microsoft.com/azure/azure-monitor/reference/supported-logs/microsoft-standbypool-standbyvirtualmachinepools-logs (MicrosoftDocs/azure-monitor-docs articles/azure-monitor/reference/supported-logs/microsoft-standbypool-standbyvirtualmachinepools-logs.md: category names of the 2025-04-16 version; the page at 1a7476cea4c3675f9f26f335c13e938dc11b55ff, 2026-07-14, lists the same two display names)",
+            "2026-12-05",
+        ),
+    },
 ];
 
 /// The table entry of a resource type (case-insensitive, as ARM compares types).

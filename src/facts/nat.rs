@@ -42,15 +42,38 @@ pub const NO_STANDARD_V2: &[&str] = &[
     "westindia",
 ];
 
-/// Does Microsoft's SKU page list `region` (ARM name, any case, spaces ignored) as offering
-/// StandardV2 NAT gateways? A region the page does not name is taken to offer it.
-pub fn standard_v2_offered(region: &str) -> bool {
+/// The SKU page is the public cloud's (its region names are public regions), and no page found
+/// lists StandardV2 NAT gateways in Azure Government or Azure operated by 21Vianet (searched
+/// 2026-12-05: the NAT SKU page, the NAT gateway overview and availability-zones pages, the
+/// Azure Government and 21Vianet documentation's service lists). gpuform renders StandardV2
+/// only where a source lists it: in a sovereign cloud a pool across zones gets one Standard
+/// gateway without a zone (and the `nat-standardv2-unavailable` warning).
+pub const SOVEREIGN: Source = Source::doc(
+    "https://learn.microsoft.com/azure/nat-gateway/nat-sku lists public-cloud regions only; no page found lists StandardV2 NAT gateways in Azure Government or Azure operated by 21Vianet",
+    "2026-12-05",
+);
+
+/// Why `region` (ARM name, any case, spaces ignored) gets no StandardV2 NAT gateway: the SKU
+/// page names it ([`SOURCE`]), or it is a sovereign cloud's, which no page lists ([`SOVEREIGN`]).
+/// `None`: the page's cloud, not named on its list (taken to offer it, [`NO_SKU_API`]).
+pub fn standard_v2_missing(region: &str) -> Option<&'static str> {
     let r: String = region
         .chars()
         .filter(|c| !c.is_whitespace())
         .flat_map(char::to_lowercase)
         .collect();
-    !NO_STANDARD_V2.contains(&r.as_str())
+    if super::clouds::Cloud::for_region(&r) != super::clouds::Cloud::AzureCloud {
+        Some("no page lists StandardV2 NAT gateways in its cloud")
+    } else if NO_STANDARD_V2.contains(&r.as_str()) {
+        Some("Microsoft's NAT SKU page lists it without StandardV2")
+    } else {
+        None
+    }
+}
+
+/// Does a source list StandardV2 NAT gateways in `region`? ([`standard_v2_missing`].)
+pub fn standard_v2_offered(region: &str) -> bool {
+    standard_v2_missing(region).is_none()
 }
 
 #[cfg(test)]
@@ -71,5 +94,8 @@ mod tests {
         }
         assert!(standard_v2_offered("westeurope"));
         assert!(standard_v2_offered("swedencentral"));
+        // no page lists StandardV2 in the sovereign clouds
+        assert!(!standard_v2_offered("usgovvirginia"));
+        assert!(!standard_v2_offered("chinanorth3"));
     }
 }

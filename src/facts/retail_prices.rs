@@ -92,6 +92,14 @@ pub const CONVERSION_RULE: &str = "Azure prices in USD; a non-USD invoice conver
 pub const CHINA_PRICE_SHEET: &str =
     "https://prices.azure.cn/api/retail/pricesheet/download?api-version=2023-06-01-preview";
 
+/// Why `gpuform cost` has no prices for AzureChinaCloud (the price sheet's address written out:
+/// `concat!` takes literals only; `catalog::clouds` holds it against [`CHINA_PRICE_SHEET`]).
+pub const CHINA_NO_PRICES: &str = concat!(
+    "no public price source for AzureChinaCloud that gpuform reads: 21Vianet publishes its own retail prices in CNY (a price list of its own, not a conversion of the global one) only as a CSV price sheet (",
+    "https://prices.azure.cn/api/retail/pricesheet/download?api-version=2023-06-01-preview",
+    ") whose columns are not documented, and the global Retail Prices API \"only supports prices on Commercial Cloud\": asked in CNY it converts the global prices, which are not Azure China's"
+);
+
 pub const CHINA_SOURCE: Source = Source::doc(
     "https://learn.microsoft.com/rest/api/cost-management/retail-prices/azure-retail-prices-china; \
      https://docs.azure.cn/en-us/cost-management-billing/microsoft-customer-agreement/microsoft-customer-agreement-faq",

@@ -55,13 +55,21 @@ pub const HIBERNATION: Source = Source::doc(
     "2026-12-03",
 );
 
-/// Learn, "Hibernating a Linux VM": "Hibernation isn't supported with Trusted Launch for Linux
-/// VMs".
+/// Learn, "Hibernating Linux virtual machines": "Hibernation isn't supported with Trusted Launch
+/// for Linux VMs", and the guest must be configured after the VM is created
+/// ([`super::extensions::LINUX_HIBERNATE`]).
 pub const HIBERNATION_LINUX: Source = Source::doc(
     "https://learn.microsoft.com/azure/virtual-machines/linux/hibernate-resume-linux \
-     (MicrosoftDocs/azure-docs articles/virtual-machines/linux/hibernate-resume-linux.md, page 2024-05-20)",
-    "2026-12-03",
+     (MicrosoftDocs/azure-docs articles/virtual-machines/linux/hibernate-resume-linux.md@007f5cbae2be54bbde4d7ba3d6028ad7107509bf, page 2024-05-16)",
+    "2026-12-05",
 );
+
+/// "Prerequisites to use hibernation: [...] A persistent OS disk large enough to store the
+/// contents of the RAM, OS and other applications running on the VM is connected." The RAM
+/// alone is what gpuform can check (the OS and applications are the image's and the workload's):
+/// validation refuses an OS disk smaller than the size's memory and says that the OS and
+/// applications need room on top. Source: [`HIBERNATION`] ("Prerequisites to use hibernation").
+pub const HIBERNATION_OS_DISK_HOLDS_RAM: bool = true;
 
 pub const INSTANCE_MIX: Source = Source::doc(
     "https://learn.microsoft.com/azure/virtual-machine-scale-sets/instance-mix-overview \
@@ -201,6 +209,28 @@ impl VmState {
     }
 }
 
+/// "Update or delete a standby pool" (MicrosoftDocs/azure-compute-docs
+/// `standby-pools-update-delete.md`@0c6223e9484d9281f960129ff81c76e16e2eb2cf, page 2026-05-19):
+/// "Transitioning between a Stopped (deallocated) state and a hibernated state is not supported.
+/// If using a Stopped (deallocated) pool and you want to instead use a hibernated pool, first
+/// transition to a running pool then update the provisioning state to hibernated." Its table of
+/// supported transitions also lists Hibernated → Stopped (deallocated), which the sentence says
+/// is not supported; gpuform takes the sentence (neither direction), the conservative reading.
+pub const STATE_TRANSITIONS: Source = Source::doc(
+    "https://learn.microsoft.com/azure/virtual-machine-scale-sets/standby-pools-update-delete \
+     (MicrosoftDocs/azure-compute-docs articles/virtual-machine-scale-sets/standby-pools-update-delete.md@0c6223e9484d9281f960129ff81c76e16e2eb2cf, page 2026-05-19)",
+    "2026-12-05",
+);
+
+/// Can a pool go from `virtualMachineState` `from` to `to` in one update? Not between
+/// Deallocated and Hibernated, either way. Source: [`STATE_TRANSITIONS`].
+pub fn state_change_supported(from: &str, to: &str) -> bool {
+    let d = VmState::Deallocated.azure_name();
+    let h = VmState::Hibernated.azure_name();
+    let pair = |a: &str, b: &str| from.eq_ignore_ascii_case(a) && to.eq_ignore_ascii_case(b);
+    !(pair(d, h) || pair(h, d))
+}
+
 /// Flexible orchestration only: "Standby pools are only supported with Virtual Machine Scale Sets
 /// using Flexible Orchestration. Uniform Orchestration is not supported." Source: [`OVERVIEW`]
 /// (and [`FAQ`]).
@@ -273,7 +303,8 @@ pub struct ProviderRole {
 /// steps' Operator is the smaller grant and covers assigning the pool's identity to its VMs),
 /// and for Compute Gallery images also Compute Gallery Sharing Admin and Compute Gallery
 /// Artifacts Publisher (gpuform's gallery images are the spec's `image.id`; see
-/// [`GALLERY_ROLES`]). Source: [`PERMISSIONS`]; GUIDs from the built-in roles table
+/// [`GALLERY_ROLES`]; a subnet of another group, [`SUBNET_ROLE`]; customer-managed disk keys,
+/// [`DISK_ENCRYPTION_SET_ROLE`]). Source: [`PERMISSIONS`]; GUIDs from the built-in roles table
 /// (`super::roles`' source).
 pub const PROVIDER_ROLES: &[ProviderRole] = &[
     ProviderRole {
@@ -293,12 +324,51 @@ pub const PROVIDER_ROLES: &[ProviderRole] = &[
     },
 ];
 
-/// The extra roles for Compute Gallery images (names as the page gives them). Source:
-/// [`PERMISSIONS`].
-pub const GALLERY_ROLES: &[&str] = &[
-    "Compute Gallery Sharing Admin",
-    "Compute Gallery Artifacts Publisher",
+/// The extra roles for Compute Gallery images: "If you're using images stored in Compute Gallery
+/// assign the **Compute Gallery Sharing Admin** and **Compute Gallery Artifacts Publisher** roles
+/// as well", and "If your standby pool uses resources, such as compute gallery images, stored in a
+/// different subscription, ensure the standby pool resource provider has access to those
+/// resources. You may need to assign roles in the other subscription". gpuform asks for them on
+/// the gallery of the spec's `image.id` (wherever it is: the roles on the pool's group never
+/// reach another group or subscription). Source: [`PERMISSIONS`]; GUIDs from the built-in roles
+/// table.
+pub const GALLERY_ROLES: &[ProviderRole] = &[
+    ProviderRole {
+        name: "Compute Gallery Sharing Admin",
+        id: "1ef6a3be-d0ac-425d-8c01-acb62866290b",
+        why: "reads the gallery image the pooled VMs are built from",
+    },
+    ProviderRole {
+        name: "Compute Gallery Artifacts Publisher",
+        id: "85a2d0d9-2eba-4c9c-b355-11c2cc0788ab",
+        why: "uses the gallery image version the pooled VMs are built from",
+    },
 ];
+
+/// An existing subnet (a landing zone's, `network.existingSubnet`) in another resource group:
+/// the pooled VMs' NICs join it (`Microsoft.Network/virtualNetworks/subnets/join/action`), which
+/// Network Contributor on the pool's group does not reach. The permissions page lists "Virtual
+/// networks and subnets" among "the necessary permissions for all required resources". gpuform
+/// asks for Network Contributor (the page's role for networking) on the subnet. Source:
+/// [`PERMISSIONS`].
+pub const SUBNET_ROLE: ProviderRole = ProviderRole {
+    name: "Network Contributor",
+    id: "4d97b98b-1d4f-4787-a291-c67834d212e7",
+    why: "joins the pooled VMs' network interfaces to the existing subnet",
+};
+
+/// Customer-managed disk keys: the pooled VMs' disks name the disk encryption set, which they
+/// must read (`Microsoft.Compute/diskEncryptionSets/read`); Virtual Machine Contributor does not
+/// grant it (its actions cover `Microsoft.Compute/disks/*` reads and writes, not disk encryption
+/// sets: the built-in roles table), and the permissions page asks for "the necessary permissions
+/// for all required resources, including but not limited to" images, networks, identities and
+/// storage. Reader is the smallest built-in role that has the action; gpuform grants it on the
+/// disk encryption set only. Source: [`PERMISSIONS`] and the built-in roles table.
+pub const DISK_ENCRYPTION_SET_ROLE: ProviderRole = ProviderRole {
+    name: "Reader",
+    id: "acdd72a7-3385-48ef-bd42-f606fba81ae7",
+    why: "reads the disk encryption set the pooled VMs' disks use (Virtual Machine Contributor has no Microsoft.Compute/diskEncryptionSets/read)",
+};
 
 /// The provider's principal as the portal names it ("Search for **Standby Pool Resource
 /// Provider**"). Its object id differs per tenant, so a template cannot name it. Source:

@@ -31,7 +31,8 @@ pub struct Compute {
     /// Trusted Launch with Secure Boot off (the driver extension builds unsigned modules).
     pub trusted_launch: bool,
     /// `securityProfile.securityType`, always explicit: `Standard` or `TrustedLaunch`. Without
-    /// it, a subscription registered for Microsoft.Compute/TrustedLaunchByDefaultPreview (and
+    /// it, a subscription registered for Trusted Launch as default
+    /// ([`crate::facts::arm::TRUSTED_LAUNCH_DEFAULT_FEATURE`]; and
     /// every subscription from Compute API 2025-11-01) creates Gen2 scale sets as Trusted
     /// Launch with Secure Boot on, which the Linux GRID driver and the driver extensions'
     /// unsigned modules do not survive (Learn, "Trusted Launch for Azure VMs"). `Standard`
@@ -99,6 +100,11 @@ pub struct Extension {
     pub identity_auth: bool,
 }
 
+/// The scale set's resource name.
+pub fn scale_set_name(name: &str) -> String {
+    format!("vmss-{name}")
+}
+
 pub(super) fn plan(
     name: &str,
     s: &WorkloadSpec,
@@ -146,6 +152,29 @@ pub(super) fn plan(
             settings,
             provision_after: Vec::new(),
             comment: Some(comment),
+            identity_auth: false,
+        });
+    }
+    // a hibernated standby pool: its Linux VMs need the guest set up to hibernate (a swap file
+    // that holds the RAM, the resume settings); the portal installs the extension, a template
+    // must (facts::extensions::LINUX_HIBERNATE)
+    let hibernated = crate::spec::standby::of(s)
+        .is_some_and(|sb| sb.state == crate::spec::standby::StandbyState::Hibernated);
+    if hibernated && linux {
+        let ext = crate::facts::extensions::LINUX_HIBERNATE;
+        extensions.push(Extension {
+            name: ext.kind.to_string(),
+            publisher: ext.publisher,
+            kind: ext.kind,
+            type_handler_version: ext.type_handler_version,
+            // as Learn installs it (`--enable-auto-upgrade true`)
+            enable_automatic_upgrade: true,
+            settings: Map::new(),
+            provision_after: Vec::new(),
+            comment: Some(
+                "Hibernation of the standby pool's VMs: configures the guest (a swap file that holds the RAM, resume from it); only the portal installs it by itself."
+                    .into(),
+            ),
             identity_auth: false,
         });
     }
@@ -226,7 +255,7 @@ pub(super) fn plan(
             caching,
         };
     Compute {
-        name: format!("vmss-{name}"),
+        name: scale_set_name(name),
         vm_size: c.vm_size.clone(),
         capacity: cap.default_count(),
         zones: c.zones.clone(),

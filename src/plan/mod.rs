@@ -17,7 +17,7 @@ mod landing_zone_tests;
 mod monitoring;
 mod network;
 mod scaling;
-mod security;
+pub mod security;
 pub mod serving;
 #[cfg(test)]
 mod serving_tests;
@@ -281,7 +281,15 @@ impl Plan {
 
         let prerequisites = shared::prerequisites(&name, s, gpu.is_some());
         // a standby pool attaches to a scale set: a dev box has none
-        let standby = devbox.is_none().then(|| standby::plan(&name, s)).flatten();
+        let mut standby = devbox
+            .is_none()
+            .then(|| standby::plan(&name, s, cmk.as_ref().map(|c| c.des_name.as_str())))
+            .flatten();
+        if let Some(sb) = standby.as_mut() {
+            // the pool's VMs are built under the GPU telemetry policy (item 3 of issue 38)
+            sb.waits_for_policy = gpu.as_ref().is_some_and(|g| g.dcr_policy.is_some());
+            sb.waits = sb.provider_principal_id.is_some() || sb.waits_for_policy;
+        }
 
         Ok(Plan {
             source_file: Path::new(&checked.path)

@@ -209,6 +209,16 @@ pub(super) fn plan(
         });
     }
 
+    // the standby pool's execution log, where troubleshooting a pool that does not fill starts
+    // (a dev box has no pool: the caller plans none)
+    if crate::spec::standby::of(s).is_some() && !super::devbox::applies(s) {
+        diagnostics.push(diagnostic(
+            "standbyPoolDiagnostics",
+            "standbyPool",
+            "Microsoft.StandbyPool/standbyVirtualMachinePools",
+        ));
+    }
+
     let mut alerts = Vec::new();
     let queue_rules = autoscale.is_some_and(|a| !a.rules.is_empty());
     if queue_rules && s.capacity.max > s.capacity.min {

@@ -126,14 +126,18 @@ fn compute_zones(s: &WorkloadSpec) -> &[String] {
 ///   the `nat-standardv2-unavailable` warning say.
 pub fn nat_for_zones(name: &str, region: &str, zones: &[String]) -> Nat {
     let (sku, nat_zones, comment) = match zones.len() {
-        n if n > 1 && !crate::facts::nat::standard_v2_offered(region) => (
-            "Standard",
-            Vec::new(),
-            format!(
-                "Pool across zones {}: {region} has no StandardV2 (zone-redundant) NAT gateway (Microsoft's NAT SKU page), and a subnet takes one NAT gateway, so a Standard gateway without a zone serves every zone: egress fails if its zone fails.",
-                zones.join(", ")
-            ),
-        ),
+        n if n > 1
+            && let Some(why) = crate::facts::nat::standard_v2_missing(region) =>
+        {
+            (
+                "Standard",
+                Vec::new(),
+                format!(
+                    "Pool across zones {}: {region} has no StandardV2 (zone-redundant) NAT gateway ({why}), and a subnet takes one NAT gateway, so a Standard gateway without a zone serves every zone: egress fails if its zone fails.",
+                    zones.join(", ")
+                ),
+            )
+        }
         0 => (
             "Standard",
             Vec::new(),

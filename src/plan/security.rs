@@ -75,6 +75,16 @@ pub(super) fn vault(name: &str, s: &WorkloadSpec, network: &Network) -> Vault {
     }
 }
 
+/// The disk encryption set's name.
+fn des_name(name: &str) -> String {
+    format!("des-{name}")
+}
+
+/// The disk encryption set of customer-managed disk keys, when the spec asks for them.
+pub fn cmk_des_name(name: &str, s: &WorkloadSpec) -> Option<String> {
+    (s.security.disk_encryption == DiskEncryption::CustomerManagedKey).then(|| des_name(name))
+}
+
 pub(super) fn cmk(name: &str, s: &WorkloadSpec, vault: &Vault) -> Option<Cmk> {
     if s.security.disk_encryption != DiskEncryption::CustomerManagedKey {
         return None;
@@ -97,7 +107,7 @@ pub(super) fn cmk(name: &str, s: &WorkloadSpec, vault: &Vault) -> Option<Cmk> {
         rotate_after: "P1Y",
         expiry: "P2Y",
         notify_before_expiry: "P30D",
-        des_name: format!("des-{name}"),
+        des_name: des_name(name),
         encryption_type: "EncryptionAtRestWithCustomerKey",
         key_role: "desCryptoUser",
         suppressions,

@@ -35,6 +35,8 @@ pub struct ProviderRoleAssignment {
     pub description: String,
 }
 
+pub use crate::spec::standby::{ScopeGrant, az_grant, gallery_of, principal_arg, scope_grants};
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StandbyPool {
@@ -77,8 +79,24 @@ pub struct StandbyPool {
     pub provider_roles: Vec<ProviderRoleAssignment>,
     /// The provider's principal object id, when the spec gives it.
     pub provider_principal_id: Option<String>,
+    /// Customer-managed disk keys: the role on the disk encryption set (in the pool's group: the
+    /// template grants it with the principal, scoped to the set), and the set's name.
+    pub des_role: Option<ProviderRoleAssignment>,
+    pub des_name: Option<String>,
+    /// Grants beyond the pool's group ([`ScopeGrant`]).
+    pub scope_grants: Vec<ScopeGrant>,
+    /// [`ROLES_HELD_PARAM`], for the templates.
+    pub roles_held_param: &'static str,
     /// The resource provider to register before deploying.
     pub provider: &'static str,
+    /// The pool waits for the GPU telemetry policy and its identity's roles (a Flexible pool's
+    /// per-VM association): the provider creates the pooled VMs after the pool's PUT, and the
+    /// policy's DeployIfNotExists acts on VMs created once it exists; the remediation, which
+    /// waits for the pool, covers the VMs built before the assignment applies. Set by
+    /// [`crate::plan::Plan::build`].
+    pub waits_for_policy: bool,
+    /// The pool has a `dependsOn` (the provider's roles, or the policy).
+    pub waits: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -96,7 +114,8 @@ impl StandbyPool {
         facts::pool_size(self.max_ready, self.min_ready, instances)
     }
 
-    /// Role assignments the template renders (none without the principal).
+    /// Role assignments the template renders on the resource group (none without the
+    /// principal).
     pub fn rendered_roles(&self) -> &[ProviderRoleAssignment] {
         if self.provider_principal_id.is_some() {
             &self.provider_roles
@@ -104,7 +123,19 @@ impl StandbyPool {
             &[]
         }
     }
+
+    /// Every role the provider needs in the pool's group: the group's roles, and the disk
+    /// encryption set's.
+    pub fn group_roles(&self) -> Vec<&ProviderRoleAssignment> {
+        self.provider_roles.iter().chain(&self.des_role).collect()
+    }
 }
+
+/// The template parameter that lists the role GUIDs the provider's principal holds already where
+/// the template would assign them (granted by hand): the template leaves those out, as Azure
+/// refuses a second assignment of the same role, principal and scope under another name
+/// (`RoleAssignmentExists`). `gpuform deploy` reads them and passes it.
+pub const ROLES_HELD_PARAM: &str = "standbyProviderRolesHeld";
 
 /// The pool's resource name: `sbp-<name>`, or `<name>` itself where that exceeds 24 characters
 /// (`metadata.name` is 3-24 lowercase letters, digits and hyphens).
@@ -123,8 +154,9 @@ pub fn pool_name(name: &str) -> String {
     }
 }
 
-/// Plan the standby pool of `s`, if it has one.
-pub fn plan(name: &str, s: &WorkloadSpec) -> Option<StandbyPool> {
+/// Plan the standby pool of `s`, if it has one; `des_name`: the disk encryption set of
+/// customer-managed keys, when the pool has one.
+pub fn plan(name: &str, s: &WorkloadSpec, des_name: Option<&str>) -> Option<StandbyPool> {
     let sb = crate::spec::standby::of(s)?;
     let state = sb.state;
     let vm = state.vm_state();
@@ -164,7 +196,21 @@ pub fn plan(name: &str, s: &WorkloadSpec) -> Option<StandbyPool> {
             .map_or(0, |s| s.min(u32::MAX as u64) as u32),
         provider_roles,
         provider_principal_id: sb.provider_principal_id.clone(),
+        des_role: des_name.map(|_| {
+            let r = facts::DISK_ENCRYPTION_SET_ROLE;
+            ProviderRoleAssignment {
+                sym: "standbyProviderDesRole".into(),
+                role_name: r.name,
+                role_id: r.id,
+                description: format!("The Standby Pool resource provider {}.", r.why),
+            }
+        }),
+        des_name: des_name.map(str::to_string),
+        scope_grants: scope_grants(s),
+        roles_held_param: ROLES_HELD_PARAM,
         provider: facts::PROVIDER,
+        waits_for_policy: false,
+        waits: sb.provider_principal_id.is_some(),
     })
 }
 
@@ -192,7 +238,13 @@ pub fn sample() -> StandbyPool {
         post_provisioning_seconds: 0,
         provider_roles: vec![],
         provider_principal_id: None,
+        des_role: None,
+        des_name: None,
+        scope_grants: vec![],
+        roles_held_param: ROLES_HELD_PARAM,
         provider: facts::PROVIDER,
+        waits_for_policy: false,
+        waits: false,
     }
 }
 

@@ -76,9 +76,8 @@ pub struct VaultName {
 }
 
 /// Subscription-wide data (the same for every region).
-/// The subscription feature of "Trusted Launch as default" (Learn, "Trusted Launch for Azure
-/// VMs": register `TrustedLaunchByDefaultPreview` under the `Microsoft.Compute` namespace).
-pub const TRUSTED_LAUNCH_DEFAULT_FEATURE: &str = "TrustedLaunchByDefaultPreview";
+/// The subscription feature of "Trusted Launch as default" ([`crate::facts::arm::TRUSTED_LAUNCH_DEFAULT`]).
+pub use crate::facts::arm::{TRUSTED_LAUNCH_DEFAULT_FEATURE, TRUSTED_LAUNCH_DEFAULT_NAMESPACE};
 
 #[derive(Debug, Clone)]
 pub struct SubscriptionData {
@@ -91,7 +90,7 @@ pub struct SubscriptionData {
     pub deleted_vaults: Option<Fetch<Vec<DeletedVault>>>,
     /// The answers for [`Plan::global_names`], in that order.
     pub global_names: Vec<(GlobalName, Fetch<VaultName>)>,
-    /// State of Microsoft.Compute/TrustedLaunchByDefaultPreview (Trusted Launch as default):
+    /// State of the Trusted Launch as default feature ([`TRUSTED_LAUNCH_DEFAULT_FEATURE`]):
     /// reported for every spec, as the rendered scale set's securityType must not depend on it.
     pub trusted_launch_default: Fetch<String>,
     /// Landing-zone answers (subnet, route table, Azure Policy); `Some` when the plan has
@@ -106,4 +105,7 @@ pub struct SubscriptionData {
     /// The caller's permissions at the resource group; `Some` when the template assigns the
     /// GPU DCR-association policy ([`super::plan::Plan::dcr_policy`]).
     pub permissions: Option<Fetch<Vec<crate::azure::landing_zone::Permission>>>,
+    /// The group's VMs and policy assignments; `Some` when the template assigns the GPU
+    /// DCR-association policy, live, with -g ([`super::policy_scope`]).
+    pub policy_scope: Option<super::policy_scope::Data>,
 }

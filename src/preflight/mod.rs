@@ -9,6 +9,7 @@ pub mod landing_zone;
 pub mod names;
 mod permissions;
 pub mod plan;
+pub mod policy_scope;
 pub mod report;
 mod role;
 pub mod spot;
@@ -20,7 +21,10 @@ use futures::future::join_all;
 
 use crate::azure::models::{ListShape, ResourceSku, Usage};
 use crate::azure::{ArmApi, ArmError};
-pub use data::{RegionData, SkuData, SubscriptionData, TRUSTED_LAUNCH_DEFAULT_FEATURE, VaultName};
+pub use data::{
+    RegionData, SkuData, SubscriptionData, TRUSTED_LAUNCH_DEFAULT_FEATURE,
+    TRUSTED_LAUNCH_DEFAULT_NAMESPACE, VaultName,
+};
 pub use fetch::Fetch;
 pub use plan::{GlobalKind, GlobalName, Plan, Role, Target};
 pub use report::{Check, RegionReport, Report, Status, Verdict};
@@ -71,8 +75,11 @@ pub async fn gather_live(
     );
     let tl_default = async {
         Fetch::from_result(
-            api.feature_state("Microsoft.Compute", TRUSTED_LAUNCH_DEFAULT_FEATURE)
-                .await,
+            api.feature_state(
+                TRUSTED_LAUNCH_DEFAULT_NAMESPACE,
+                TRUSTED_LAUNCH_DEFAULT_FEATURE,
+            )
+            .await,
         )
     };
     let lz = async {
@@ -97,6 +104,7 @@ pub async fn gather_live(
         plan.standby_app_id.as_deref(),
     );
     let permissions = permissions::gather(api, plan);
+    let policy_scope = policy_scope::gather(api, plan);
     let (
         regions,
         providers,
@@ -123,6 +131,7 @@ pub async fn gather_live(
         permissions
     );
     let standby_roles = standby_roles.await;
+    let policy_scope = policy_scope.await;
     let sub = SubscriptionData {
         providers,
         encryption_at_host: feature,
@@ -135,6 +144,7 @@ pub async fn gather_live(
         spot,
         standby_roles,
         permissions,
+        policy_scope,
     };
     let fatal = regions
         .iter()
@@ -258,6 +268,7 @@ impl Offline {
                 }),
             spot: None,
             standby_roles: None,
+            policy_scope: None,
             permissions: plan
                 .dcr_policy
                 .as_ref()

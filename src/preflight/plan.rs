@@ -174,6 +174,9 @@ pub struct Plan {
     /// pools with GPU monitoring; `plan::gpu_monitoring::dcr_policy`): the deploying identity
     /// must be allowed the assignment ([`super::permissions`]).
     pub dcr_policy: Option<String>,
+    /// The same assignment's scope: what it covers in the group ([`super::policy_scope`]).
+    #[serde(skip)]
+    pub dcr_scope: Option<PolicyAssignment>,
     /// The template creates a NAT gateway for a pool across zones: its SKU depends on the
     /// region ([`crate::facts::nat`], `plan::network::nat_for_zones`).
     pub nat_across_zones: bool,
@@ -246,11 +249,23 @@ impl Plan {
         // the standby pool: its provider is registered, and its VMs count against quota
         // whatever their state (maxReady of them on top of the scale set's peak)
         let standby = (!dev_box)
-            .then(|| crate::plan::standby::plan(&spec.metadata.name, s))
+            .then(|| {
+                let des = crate::plan::security::cmk_des_name(&spec.metadata.name, s);
+                crate::plan::standby::plan(&spec.metadata.name, s, des.as_deref())
+            })
             .flatten();
         if let Some(p) = &standby {
             providers.push(p.provider);
         }
+        // the GPU telemetry policy the template assigns (not on the Logs Ingestion path)
+        let dcr = (s.monitoring.gpu.enabled == Some(true))
+            .then(|| {
+                let windows = image.os == OsType::Windows;
+                crate::plan::gpu_monitoring::dcr_policy(&spec.metadata.name, s, windows).filter(
+                    |p| crate::plan::gpu_monitoring::ingestion(s, windows, Some(p)).is_none(),
+                )
+            })
+            .flatten();
         let (regular, spot) = match &standby {
             Some(p) if p.counts_against_quota && regular == 0 && spot > 0 => {
                 (regular, spot + p.max_ready)
@@ -309,15 +324,13 @@ impl Plan {
                 && !dev_box
                 && s.compute.zones.len() > 1,
             // not on the Logs Ingestion path, which assigns no policy
-            dcr_policy: (s.monitoring.gpu.enabled == Some(true))
-                .then(|| {
-                    let windows = image.os == OsType::Windows;
-                    crate::plan::gpu_monitoring::dcr_policy(&spec.metadata.name, s, windows).filter(
-                        |p| crate::plan::gpu_monitoring::ingestion(s, windows, Some(p)).is_none(),
-                    )
-                })
-                .flatten()
-                .map(|d| d.definition_name.to_string()),
+            dcr_policy: dcr.as_ref().map(|d| d.definition_name.to_string()),
+            dcr_scope: dcr.as_ref().map(|d| PolicyAssignment {
+                name: d.assignment_name.clone(),
+                definition_id: d.definition_id,
+                windows: image.os == OsType::Windows,
+                vmss: crate::plan::scale_set_name(&spec.metadata.name),
+            }),
             workspace: super::landing_zone::WorkspaceInputs::of(spec),
             standby,
             standby_app_id: None,
@@ -380,4 +393,16 @@ mod tests {
         let x = Existing::from_vm("vm-dev", &vm);
         assert_eq!((x.regular, x.spot), (1, 0));
     }
+}
+
+/// The DCR-association policy assignment the template makes ([`Plan::dcr_scope`]; what it
+/// reaches in the group is checked by [`super::policy_scope`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyAssignment {
+    pub name: String,
+    /// The built-in definition's GUID.
+    pub definition_id: &'static str,
+    pub windows: bool,
+    /// The pool's scale set (its VMs are the ones meant).
+    pub vmss: String,
 }

@@ -5,22 +5,31 @@
 //! - the provider's per-tenant principal: the spec's `providerPrincipalId`, else looked up in
 //!   Microsoft Graph by the provider's app id ([`facts::PROVIDER_APP_ID`], an assumption: no
 //!   Microsoft page gives it, so the output says so and a flag overrides it), and its roles on
-//!   the resource group ([`facts::PROVIDER_ROLES`], [`facts::ROLE_ASSIGNMENTS_LIST`]): what is
-//!   missing, with the `az role assignment create` line that grants it;
+//!   the resource group ([`facts::PROVIDER_ROLES`], [`facts::ROLE_ASSIGNMENTS_LIST`], and
+//!   Reader on the disk encryption set with customer-managed keys,
+//!   [`facts::DISK_ENCRYPTION_SET_ROLE`]): what is missing, with the `az role assignment create`
+//!   line that grants it; with the spec's principal, the roles it holds already where the
+//!   template assigns them (granted by hand: Azure refuses a second assignment under another name,
+//!   `RoleAssignmentExists`, so deploy leaves them out);
+//! - its roles beyond the group ([`StandbyPool::scope_grants`]: an existing subnet in another
+//!   group, the Compute Gallery of `image.id`), which no template of the group can grant;
 //! - pooled VMs count against vCPU quota ("Ensure you have enough quota to complete the standby
 //!   pool creation", [`facts::FAQ`]): `maxReady` × the size's vCPUs on top of the scale set
 //!   ([`super::plan::Plan::from_spec`] adds them to the peak).
 
 use crate::azure::ArmApi;
-use crate::azure::standby_api::ServicePrincipal;
-use crate::facts::standby::{self as facts, ProviderRole};
-use crate::plan::standby::StandbyPool;
+use crate::azure::standby_api::{HeldRole, ServicePrincipal};
+use crate::facts::standby as facts;
+use crate::plan::standby::{
+    ProviderRoleAssignment, ROLES_HELD_PARAM, ScopeGrant, StandbyPool, az_grant, principal_arg,
+};
 
 use super::fetch::Fetch;
 use super::report::{Check, Status};
 
 pub const ID_PROVIDER: &str = "standby-provider";
 pub const ID_ROLES: &str = "standby-roles";
+pub const ID_SCOPES: &str = "standby-scopes";
 
 /// Where the provider's principal came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,8 +48,64 @@ pub struct RolesData {
     pub resource_group: String,
     /// The principal (`Got(None)`: Graph has no service principal of that app id).
     pub principal: Fetch<Option<ServicePrincipal>>,
-    /// The role definition ids assigned to it at the group; `None` when there is no principal.
-    pub assignments: Option<Fetch<Vec<String>>>,
+    /// Its role assignments at, above or below the group; `None` when there is no principal.
+    pub assignments: Option<Fetch<Vec<HeldRole>>>,
+    /// Its role assignments at each scope beyond the group ([`StandbyPool::scope_grants`]), in
+    /// their order (one read per distinct scope); empty without a principal.
+    pub beyond: Vec<Fetch<Vec<HeldRole>>>,
+}
+
+/// `/subscriptions/{sub}/resourceGroups/{rg}`.
+pub fn group_scope(sub: &str, rg: &str) -> String {
+    format!("/subscriptions/{sub}/resourceGroups/{rg}")
+}
+
+/// Where the template assigns `role`: the group, or (the disk encryption set's role) the set.
+pub fn template_scope(pool: &StandbyPool, role: &ProviderRoleAssignment, group: &str) -> String {
+    match (&pool.des_role, &pool.des_name) {
+        (Some(d), Some(des)) if d.sym == role.sym => {
+            format!("{group}/providers/Microsoft.Compute/diskEncryptionSets/{des}")
+        }
+        _ => group.to_string(),
+    }
+}
+
+/// Does an assignment at `held` reach `scope` (the same scope or one above it)?
+fn reaches(held: &str, scope: &str) -> bool {
+    let (h, s) = (
+        held.trim_end_matches('/').to_ascii_lowercase(),
+        scope.trim_end_matches('/').to_ascii_lowercase(),
+    );
+    !h.is_empty() && (s == h || s.starts_with(&format!("{h}/")))
+}
+
+/// Is `role` (a GUID) granted at `scope` by one of `held`?
+fn holds(held: &[HeldRole], role: &str, scope: &str) -> bool {
+    held.iter()
+        .any(|h| h.role_guid() == role.to_ascii_lowercase() && reaches(&h.scope, scope))
+}
+
+/// The role GUIDs the principal holds exactly where the template would assign them (granted by
+/// hand): the template must leave them out ([`ROLES_HELD_PARAM`]), as Azure refuses a second
+/// assignment of the same role, principal and scope under another name (`RoleAssignmentExists`).
+/// An assignment the template itself made earlier is the same name, and leaving it out of an
+/// Incremental deployment keeps it.
+pub fn held_where_the_template_assigns(
+    pool: &StandbyPool,
+    sub: &str,
+    rg: &str,
+    held: &[HeldRole],
+) -> Vec<&'static str> {
+    let group = group_scope(sub, rg);
+    pool.group_roles()
+        .into_iter()
+        .filter(|r| {
+            let at = template_scope(pool, r, &group);
+            held.iter()
+                .any(|h| h.role_guid() == r.role_id.to_ascii_lowercase() && h.at(&at))
+        })
+        .map(|r| r.role_id)
+        .collect()
 }
 
 /// Ask Graph and ARM (nothing without a standby pool, a resource group, or a live API).
@@ -75,9 +140,26 @@ pub async fn gather(
             )
         }
     };
-    let assignments = match &principal {
-        Fetch::Got(Some(p)) => Some(Fetch::from_result(reads.role_assignments(rg, &p.id).await)),
-        _ => None,
+    let group = group_scope(api.subscription(), rg);
+    let (assignments, beyond) = match &principal {
+        Fetch::Got(Some(p)) => {
+            let at_group = Fetch::from_result(reads.role_assignments(&group, &p.id).await);
+            let mut beyond: Vec<Fetch<Vec<HeldRole>>> = Vec::new();
+            let mut read: Vec<(String, Fetch<Vec<HeldRole>>)> = Vec::new();
+            for g in &pool.scope_grants {
+                let got = match read.iter().find(|(s, _)| s.eq_ignore_ascii_case(&g.scope)) {
+                    Some((_, f)) => f.clone(),
+                    None => {
+                        let f = Fetch::from_result(reads.role_assignments(&g.scope, &p.id).await);
+                        read.push((g.scope.clone(), f.clone()));
+                        f
+                    }
+                };
+                beyond.push(got);
+            }
+            (Some(at_group), beyond)
+        }
+        _ => (None, Vec::new()),
     };
     Some(RolesData {
         from,
@@ -85,34 +167,8 @@ pub async fn gather(
         resource_group: rg.to_string(),
         principal,
         assignments,
+        beyond,
     })
-}
-
-/// The roles of [`facts::PROVIDER_ROLES`] that none of `granted` (role definition ids,
-/// `.../roleDefinitions/<guid>`) grants.
-pub fn missing_roles(granted: &[String]) -> Vec<&'static ProviderRole> {
-    let granted: Vec<String> = granted
-        .iter()
-        .map(|id| id.rsplit('/').next().unwrap_or("").to_ascii_lowercase())
-        .collect();
-    facts::PROVIDER_ROLES
-        .iter()
-        .filter(|r| !granted.iter().any(|g| *g == r.id.to_ascii_lowercase()))
-        .collect()
-}
-
-/// The `az` lines that grant `missing` to `principal` on the group.
-pub fn grant_fix(missing: &[&ProviderRole], principal: &str, sub: &str, rg: &str) -> String {
-    missing
-        .iter()
-        .map(|r| {
-            format!(
-                "az role assignment create --assignee-object-id {principal} --assignee-principal-type ServicePrincipal --role \"{}\" --scope /subscriptions/{sub}/resourceGroups/{rg}",
-                r.name
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// The provider's registration check from its state (`None`: not asked).
@@ -162,22 +218,55 @@ fn lookup_hint() -> String {
     )
 }
 
-/// The roles check from what [`gather`] read (`None`: not looked up; the roles are listed).
-pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
-    let names = facts::PROVIDER_ROLES
-        .iter()
-        .map(|r| r.name)
-        .collect::<Vec<_>>()
-        .join(", ");
-    let who = facts::PROVIDER_PRINCIPAL_NAME;
-    let check = |status, message: String, fix: Option<String>| Check {
-        id: ID_ROLES,
-        title: "Standby Pool provider roles",
+fn check(
+    id: &'static str,
+    title: &'static str,
+    status: Status,
+    message: String,
+    fix: Option<String>,
+) -> Check {
+    Check {
+        id,
+        title,
         status,
         message,
         fix,
         quota: None,
         error: None,
+    }
+}
+
+/// The app id's note for messages.
+fn app_note(d: &RolesData) -> String {
+    match &d.from {
+        PrincipalFrom::Graph {
+            app_id,
+            assumed: true,
+        } => format!(
+            " (app id {app_id} is gpuform's assumption: no Microsoft page gives it; --standby-provider-app-id or GPUFORM_STANDBY_PROVIDER_APP_ID overrides it)"
+        ),
+        PrincipalFrom::Graph { app_id, .. } => format!(" (app id {app_id})"),
+        PrincipalFrom::Spec => " (autoscale.standby.providerPrincipalId)".to_string(),
+    }
+}
+
+/// The roles check from what [`gather`] read (`None`: not looked up; the roles are listed).
+pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
+    let all = pool.group_roles();
+    let names = all
+        .iter()
+        .map(|r| r.role_name)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let who = facts::PROVIDER_PRINCIPAL_NAME;
+    let check = |status, message: String, fix: Option<String>| {
+        check(
+            ID_ROLES,
+            "Standby Pool provider roles",
+            status,
+            message,
+            fix,
+        )
     };
     let Some(d) = data else {
         return match &pool.provider_principal_id {
@@ -199,16 +288,8 @@ pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
         };
     };
     let (sub, rg) = (d.subscription.as_str(), d.resource_group.as_str());
-    let app_note = match &d.from {
-        PrincipalFrom::Graph {
-            app_id,
-            assumed: true,
-        } => format!(
-            " (app id {app_id} is gpuform's assumption: no Microsoft page gives it; --standby-provider-app-id or GPUFORM_STANDBY_PROVIDER_APP_ID overrides it)"
-        ),
-        PrincipalFrom::Graph { app_id, .. } => format!(" (app id {app_id})"),
-        PrincipalFrom::Spec => " (autoscale.standby.providerPrincipalId)".to_string(),
-    };
+    let group = group_scope(sub, rg);
+    let app_note = app_note(d);
     let p = match &d.principal {
         Fetch::Got(Some(p)) => p,
         Fetch::Got(None) => {
@@ -256,27 +337,77 @@ pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
         }
         _ => format!("'{who}' ({})", p.id),
     };
+    let grant = |roles: &[&ProviderRoleAssignment]| {
+        roles
+            .iter()
+            .map(|r| az_grant(&p.id, r.role_name, &template_scope(pool, r, &group)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
     match &d.assignments {
         Some(Fetch::Got(list)) => {
-            let missing = missing_roles(list);
+            let missing: Vec<&ProviderRoleAssignment> = all
+                .iter()
+                .copied()
+                .filter(|r| !holds(list, r.role_id, &template_scope(pool, r, &group)))
+                .collect();
+            let m: Vec<&str> = missing.iter().map(|r| r.role_name).collect();
+            if d.from == PrincipalFrom::Spec {
+                // the template grants them: what it must not grant twice
+                let held = held_where_the_template_assigns(pool, sub, rg, list);
+                if held.is_empty() {
+                    return check(
+                        Status::Pass,
+                        if missing.is_empty() {
+                            format!("{shown} holds {names} on {rg}{app_note}")
+                        } else {
+                            format!(
+                                "{shown} lacks {} on {rg} today; the template grants them (autoscale.standby.providerPrincipalId)",
+                                m.join(", ")
+                            )
+                        },
+                        None,
+                    );
+                }
+                let held_names: Vec<String> = all
+                    .iter()
+                    .filter(|r| held.contains(&r.role_id))
+                    .map(|r| {
+                        let at = template_scope(pool, r, &group);
+                        let name = list
+                            .iter()
+                            .find(|h| h.role_guid() == r.role_id && h.at(&at))
+                            .map(|h| h.name.as_str())
+                            .unwrap_or("?");
+                        format!("{} (assignment {name})", r.role_name)
+                    })
+                    .collect();
+                let json = format!(
+                    "[{}]",
+                    held.iter()
+                        .map(|g| format!("\"{g}\""))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                );
+                return check(
+                    Status::Warn,
+                    format!(
+                        "{shown} holds {} on {rg} already, where the template assigns {} too: unless those are the template's own assignments from an earlier deployment, Azure refuses a second assignment of the same role, principal and scope under another name (RoleAssignmentExists); gpuform deploy leaves the held roles out (parameter {ROLES_HELD_PARAM})",
+                        held_names.join(", "),
+                        if held.len() == 1 { "it" } else { "them" }
+                    ),
+                    Some(format!(
+                        "deploying with az: az deployment group create -g {rg} --template-file main.bicep --parameters main.bicepparam --parameters {ROLES_HELD_PARAM}='{json}' (or remove autoscale.standby.providerPrincipalId: the roles are granted)"
+                    )),
+                );
+            }
             if missing.is_empty() {
                 check(
                     Status::Pass,
                     format!("{shown} holds {names} on {rg}{app_note}"),
                     None,
                 )
-            } else if d.from == PrincipalFrom::Spec {
-                let m: Vec<&str> = missing.iter().map(|r| r.name).collect();
-                check(
-                    Status::Pass,
-                    format!(
-                        "{shown} lacks {} on {rg} today; the template grants them (autoscale.standby.providerPrincipalId)",
-                        m.join(", ")
-                    ),
-                    None,
-                )
             } else {
-                let m: Vec<&str> = missing.iter().map(|r| r.name).collect();
                 check(
                     Status::Fail,
                     format!(
@@ -285,7 +416,7 @@ pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
                     ),
                     Some(format!(
                         "{} (or set autoscale.standby.providerPrincipalId: {} and the template grants them)",
-                        grant_fix(&missing, &p.id, sub, rg),
+                        grant(&missing),
                         p.id
                     )),
                 )
@@ -293,7 +424,6 @@ pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
         }
         // a group the deployment creates: nothing can be assigned on it yet
         Some(Fetch::Failed(e)) if e.status == Some(404) => {
-            let all: Vec<&ProviderRole> = facts::PROVIDER_ROLES.iter().collect();
             let mut c = check(
                 Status::Warn,
                 format!(
@@ -302,7 +432,7 @@ pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
                 ),
                 Some(format!(
                     "{} (or set autoscale.standby.providerPrincipalId: {} and the template grants them)",
-                    grant_fix(&all, &p.id, sub, rg),
+                    grant(&all),
                     p.id
                 )),
             );
@@ -327,6 +457,102 @@ pub fn roles_check(pool: &StandbyPool, data: Option<&RolesData>) -> Check {
             Some(lookup_hint()),
         ),
     }
+}
+
+/// The grants beyond the pool's group ([`StandbyPool::scope_grants`]): an existing subnet in
+/// another group, the Compute Gallery of `image.id`. The template cannot make them; a missing one
+/// fails with its `az` line. `None` when the pool needs none.
+pub fn scopes_check(pool: &StandbyPool, data: Option<&RolesData>) -> Option<Check> {
+    if pool.scope_grants.is_empty() {
+        return None;
+    }
+    let check = |status, message: String, fix: Option<String>| {
+        check(
+            ID_SCOPES,
+            "Standby Pool provider roles beyond the group",
+            status,
+            message,
+            fix,
+        )
+    };
+    let listed = |grants: &[&ScopeGrant]| {
+        grants
+            .iter()
+            .map(|g| format!("{} on {} ({})", g.role_name, g.what, g.scope))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let all: Vec<&ScopeGrant> = pool.scope_grants.iter().collect();
+    let principal = data.and_then(|d| match &d.principal {
+        Fetch::Got(Some(p)) => Some(p.id.clone()),
+        _ => None,
+    });
+    let lines = |grants: &[&ScopeGrant], p: &str| {
+        grants
+            .iter()
+            .map(|g| g.az_line(p))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let Some(p) = principal else {
+        let p = principal_arg(pool.provider_principal_id.as_deref());
+        return Some(check(
+            Status::Warn,
+            format!(
+                "not checked (the provider's principal was not found or -g RG not given): the pool needs {}; the template's grants on its resource group do not reach there",
+                listed(&all)
+            ),
+            Some(lines(&all, &p)),
+        ));
+    };
+    let d = data.expect("a principal comes from the data");
+    let mut missing: Vec<&ScopeGrant> = Vec::new();
+    let mut unread: Vec<(&ScopeGrant, String)> = Vec::new();
+    for (g, f) in pool.scope_grants.iter().zip(&d.beyond) {
+        match f {
+            Fetch::Got(list) if holds(list, g.role_id, &g.scope) => {}
+            Fetch::Got(_) => missing.push(g),
+            Fetch::Failed(e) => unread.push((g, e.summary())),
+            Fetch::Skipped(why) => unread.push((g, why.clone())),
+        }
+    }
+    Some(if !missing.is_empty() {
+        check(
+            Status::Fail,
+            format!(
+                "'{}' ({p}) lacks {}: the pool cannot build its VMs (the template's grants on the resource group do not reach there)",
+                facts::PROVIDER_PRINCIPAL_NAME,
+                listed(&missing)
+            ),
+            Some(lines(&missing, &p)),
+        )
+    } else if !unread.is_empty() {
+        let gs: Vec<&ScopeGrant> = unread.iter().map(|(g, _)| *g).collect();
+        check(
+            Status::Warn,
+            format!(
+                "could not read the role assignments of '{}' ({p}) on {} ({}): not checked",
+                facts::PROVIDER_PRINCIPAL_NAME,
+                listed(&gs),
+                unread
+                    .iter()
+                    .map(|(_, e)| e.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            Some(lines(&gs, &p)),
+        )
+    } else {
+        check(
+            Status::Pass,
+            format!(
+                "'{}' ({p}) holds {}",
+                facts::PROVIDER_PRINCIPAL_NAME,
+                listed(&all)
+            ),
+            None,
+        )
+    })
 }
 
 /// vCPUs the pool's VMs hold against quota: `maxReady` × vCPUs (pooled VMs count against the
@@ -360,12 +586,48 @@ mod tests {
         );
     }
 
-    fn data(assignments: Vec<String>) -> RolesData {
+    /// The sample pool with the provider's roles (and the disk encryption set's when `cmk`).
+    fn roles_pool(cmk: bool) -> StandbyPool {
+        let spec = |des: Option<&str>| {
+            let mut p = pool();
+            p.provider_roles = facts::PROVIDER_ROLES
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ProviderRoleAssignment {
+                    sym: format!("standbyProviderRole{i}"),
+                    role_name: r.name,
+                    role_id: r.id,
+                    description: String::new(),
+                })
+                .collect();
+            if let Some(d) = des {
+                let r = facts::DISK_ENCRYPTION_SET_ROLE;
+                p.des_role = Some(ProviderRoleAssignment {
+                    sym: "standbyProviderDesRole".into(),
+                    role_name: r.name,
+                    role_id: r.id,
+                    description: String::new(),
+                });
+                p.des_name = Some(d.into());
+            }
+            p
+        };
+        spec(cmk.then_some("des-x"))
+    }
+
+    fn held(role: &str, scope: &str, name: &str) -> HeldRole {
+        HeldRole {
+            role_definition_id: format!(
+                "/subscriptions/s/providers/Microsoft.Authorization/roleDefinitions/{role}"
+            ),
+            scope: scope.into(),
+            name: name.into(),
+        }
+    }
+
+    fn data(from: PrincipalFrom, assignments: Vec<HeldRole>) -> RolesData {
         RolesData {
-            from: PrincipalFrom::Graph {
-                app_id: "a".into(),
-                assumed: true,
-            },
+            from,
             subscription: "s".into(),
             resource_group: "rg".into(),
             principal: Fetch::Got(Some(ServicePrincipal {
@@ -374,17 +636,24 @@ mod tests {
                 display_name: Some(facts::PROVIDER_PRINCIPAL_NAME.into()),
             })),
             assignments: Some(Fetch::Got(assignments)),
+            beyond: Vec::new(),
         }
     }
+
+    fn graph() -> PrincipalFrom {
+        PrincipalFrom::Graph {
+            app_id: "a".into(),
+            assumed: true,
+        }
+    }
+
+    const RG: &str = "/subscriptions/s/resourceGroups/rg";
 
     #[test]
     fn missing_roles_are_listed_with_the_grant() {
         let all = facts::PROVIDER_ROLES;
-        let one = vec![format!(
-            "/subscriptions/s/providers/Microsoft.Authorization/roleDefinitions/{}",
-            all[0].id
-        )];
-        let c = roles_check(&pool(), Some(&data(one)));
+        let one = vec![held(all[0].id, RG, "n0")];
+        let c = roles_check(&roles_pool(false), Some(&data(graph(), one)));
         assert_eq!(c.status, Status::Fail);
         let fix = c.fix.unwrap();
         assert_eq!(
@@ -393,15 +662,90 @@ mod tests {
         );
         assert!(!fix.contains(all[0].name), "{fix}");
         assert!(c.message.contains("assumption"), "{}", c.message);
-        let every = all
-            .iter()
-            .map(|r| format!("/x/roleDefinitions/{}", r.id))
-            .collect();
+        let every = all.iter().map(|r| held(r.id, RG, "n")).collect();
         assert_eq!(
-            roles_check(&pool(), Some(&data(every))).status,
+            roles_check(&roles_pool(false), Some(&data(graph(), every))).status,
             Status::Pass
         );
         assert_eq!(roles_check(&pool(), None).status, Status::Warn);
+    }
+
+    #[test]
+    fn a_role_on_a_child_resource_does_not_grant_the_group() {
+        let child = facts::PROVIDER_ROLES
+            .iter()
+            .map(|r| {
+                held(
+                    r.id,
+                    &format!("{RG}/providers/Microsoft.Network/virtualNetworks/v"),
+                    "n",
+                )
+            })
+            .collect();
+        let c = roles_check(&roles_pool(false), Some(&data(graph(), child)));
+        assert_eq!(c.status, Status::Fail, "{}", c.message);
+        // inherited from the subscription: granted
+        let sub = facts::PROVIDER_ROLES
+            .iter()
+            .map(|r| held(r.id, "/subscriptions/s", "n"))
+            .collect();
+        let c = roles_check(&roles_pool(false), Some(&data(graph(), sub)));
+        assert_eq!(c.status, Status::Pass, "{}", c.message);
+    }
+
+    #[test]
+    fn customer_managed_keys_need_the_disk_encryption_set_read() {
+        let every: Vec<HeldRole> = facts::PROVIDER_ROLES
+            .iter()
+            .map(|r| held(r.id, RG, "n"))
+            .collect();
+        let c = roles_check(&roles_pool(true), Some(&data(graph(), every.clone())));
+        assert_eq!(c.status, Status::Fail);
+        let fix = c.fix.unwrap();
+        assert!(
+            fix.contains(&format!(
+                "--role \"Reader\" --scope {RG}/providers/Microsoft.Compute/diskEncryptionSets/des-x"
+            )),
+            "{fix}"
+        );
+    }
+
+    #[test]
+    fn roles_granted_by_hand_under_another_name_are_seen_with_the_spec_principal() {
+        let mut p = roles_pool(false);
+        p.provider_principal_id = Some("p".into());
+        let hand = vec![held(
+            facts::PROVIDER_ROLES[1].id,
+            RG,
+            "0a2b7dc5-8eb4-4970-9418-694f83a6c164",
+        )];
+        let c = roles_check(&p, Some(&data(PrincipalFrom::Spec, hand.clone())));
+        assert_eq!(c.status, Status::Warn, "{}", c.message);
+        assert!(c.message.contains("RoleAssignmentExists"), "{}", c.message);
+        assert!(
+            c.message.contains("0a2b7dc5-8eb4-4970-9418-694f83a6c164"),
+            "{}",
+            c.message
+        );
+        let fix = c.fix.unwrap();
+        assert!(
+            fix.contains(&format!(
+                "{ROLES_HELD_PARAM}='[\"{}\"]'",
+                facts::PROVIDER_ROLES[1].id
+            )),
+            "{fix}"
+        );
+        assert_eq!(
+            held_where_the_template_assigns(&p, "s", "rg", &hand),
+            vec![facts::PROVIDER_ROLES[1].id]
+        );
+        // held on the subscription, not where the template assigns: no conflict
+        let above = vec![held(facts::PROVIDER_ROLES[1].id, "/subscriptions/s", "x")];
+        assert!(held_where_the_template_assigns(&p, "s", "rg", &above).is_empty());
+        assert_eq!(
+            roles_check(&p, Some(&data(PrincipalFrom::Spec, above))).status,
+            Status::Pass
+        );
     }
 
     #[test]

@@ -268,8 +268,10 @@ impl Respond for Seq {
 /// refuses to delete the parent while the child exists. Sources, read 2026-12-03:
 /// - zone links: azure-cli#15010 (DELETE privateDnsZones → 409 while links exist),
 ///   Azure/ResourceModules#823, Azure/deployment-stacks#227;
-/// - private endpoint DNS zone groups: no page settles it; the fake refuses (the strict reading,
-///   so a client that relies on the cascade is caught);
+/// - private endpoint DNS zone groups: the Cloud Adoption Framework's data landing zone network
+///   page ("The lifecycle of the DNS records follows the lifecycle of the private endpoints. It's
+///   automatically removed when the private endpoint is deleted", read 2026-12-05): they go with
+///   the endpoint;
 /// - Key Vault keys: Azure/azure-policy SoftDeleteMustBeEnabled_Audit.json ("deleting a key
 ///   vault ... deletes all secrets, keys, and certificates"); ARM has no DELETE for keys;
 /// - Service Bus queues: Learn Remove-AzServiceBusNamespace ("also removes all associated
@@ -285,7 +287,7 @@ pub const AZURE_CHILDREN: &[(&str, &str, bool)] = &[
     (
         "microsoft.network/privateendpoints",
         "microsoft.network/privateendpoints/privatednszonegroups",
-        true,
+        false,
     ),
     (
         "microsoft.keyvault/vaults",

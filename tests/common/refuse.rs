@@ -35,6 +35,20 @@
 //!   the fake answers ARM's generic `BadRequest` with the sources' sentence, so a test can see the
 //!   refusal but must not match a code Azure may not use.
 //!
+//! - day two (stateful: what the subscription already holds, [`AzureFacts::with_active_remediation`],
+//!   [`AzureFacts::tracking_remediations`], [`AzureFacts::with_role_assignment`],
+//!   [`AzureFacts::with_standby_pool`]; codes and messages from the dated excerpts in
+//!   `tests/fixtures/sources/deploy-refusals.json`, read 2026-12-05):
+//!   - a `Microsoft.PolicyInsights/remediations` whose name is an active remediation's:
+//!     `InvalidUpdateRemediationRequest`, "The request to update remediation '<name>' is invalid.
+//!     A remediation may not be changed or replaced while it is active." (Azure/azure-policy#1234);
+//!   - a role assignment of the same role to the same principal at the same scope as an existing
+//!     one under another name: `RoleAssignmentExists`, "The role assignment already exists. The ID
+//!     of the existing role assignment is <id without dashes>." (HTTP 409 in the reports);
+//!   - a standby pool whose `virtualMachineState` goes from Deallocated to Hibernated or back:
+//!     Learn's "Transitioning between a Stopped (deallocated) state and a hibernated state is not
+//!     supported" (standby-pools-update-delete); its code is an assumption (`BadRequest`).
+//!
 //! Azure reports the role and extension errors from the failed resource operation (the
 //! deployment ends `Failed` with `DeploymentFailed` around them) and the API version error at
 //! validation or from the operation; the fake refuses all three when the deployment is
@@ -43,6 +57,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use wiremock::{Match, Request, Respond, ResponseTemplate};
@@ -67,6 +82,31 @@ pub struct AzureFacts {
     unregistered: BTreeSet<String>,
     /// Subscription features not registered (`namespace/name`, lower case).
     unregistered_features: BTreeSet<String>,
+    /// What the subscription holds already (shared by the clones the fake's mocks keep).
+    state: Arc<Mutex<Held>>,
+    /// The dated excerpts of the day-two refusals.
+    day_two: Value,
+}
+
+/// A role assignment that exists already: (role GUID, principal, scope, name), lower case.
+#[derive(Clone, Debug)]
+struct HeldAssignment {
+    role: String,
+    principal: String,
+    scope: String,
+    name: String,
+}
+
+#[derive(Default)]
+struct Held {
+    /// Active remediations (names, lower case). A deployment may not start one of these names
+    /// again, not even with the same body (a remediation is replaced by any PUT while active).
+    remediations: BTreeSet<String>,
+    /// Record the remediations of every deployment the fake lets through as active.
+    track_remediations: bool,
+    assignments: Vec<HeldAssignment>,
+    /// Standby pools: name (lower case) → `virtualMachineState`.
+    pools: BTreeMap<String, String>,
 }
 
 impl AzureFacts {
@@ -88,7 +128,7 @@ impl AzureFacts {
             );
         }
         let e = source("azure/extensions.json", "extensions.json");
-        let extensions = e["extensions"]
+        let extensions: Vec<(String, String)> = e["extensions"]
             .as_array()
             .unwrap()
             .iter()
@@ -99,13 +139,83 @@ impl AzureFacts {
                 )
             })
             .collect();
+        let extensions = extensions
+            .into_iter()
+            .chain(vendored_extensions())
+            .collect();
+        let day_two: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/fixtures/sources/deploy-refusals.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
         Self {
             roles,
             api,
             extensions,
             unregistered: BTreeSet::new(),
             unregistered_features: BTreeSet::new(),
+            state: Arc::new(Mutex::new(Held::default())),
+            day_two,
         }
+    }
+
+    /// A remediation named `name` is running (started by an earlier deployment or by hand).
+    pub fn with_active_remediation(self, name: &str) -> Self {
+        self.state
+            .lock()
+            .unwrap()
+            .remediations
+            .insert(name.to_ascii_lowercase());
+        self
+    }
+
+    /// Every remediation a deployment the fake lets through starts stays active (a compliance
+    /// scan has no guaranteed end): a later deployment may not replace it.
+    pub fn tracking_remediations(self) -> Self {
+        self.state.lock().unwrap().track_remediations = true;
+        self
+    }
+
+    /// The names of the remediations the subscription holds (active).
+    pub fn remediations(&self) -> Vec<String> {
+        self.state
+            .lock()
+            .unwrap()
+            .remediations
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// `principal` holds role `role` (a GUID) at `scope` (`/subscriptions/.../resourceGroups/..`)
+    /// under the assignment name `name` (granted by hand, say).
+    pub fn with_role_assignment(
+        self,
+        role: &str,
+        principal: &str,
+        scope: &str,
+        name: &str,
+    ) -> Self {
+        self.state.lock().unwrap().assignments.push(HeldAssignment {
+            role: role.to_ascii_lowercase(),
+            principal: principal.to_ascii_lowercase(),
+            scope: scope.trim_end_matches('/').to_ascii_lowercase(),
+            name: name.to_ascii_lowercase(),
+        });
+        self
+    }
+
+    /// A standby pool `name` exists with `virtualMachineState` `state`.
+    pub fn with_standby_pool(self, name: &str, state: &str) -> Self {
+        self.state
+            .lock()
+            .unwrap()
+            .pools
+            .insert(name.to_ascii_lowercase(), state.to_string());
+        self
     }
 
     /// Azure without this built-in role (a test's way to see a refusal of a template gpuform
@@ -145,6 +255,14 @@ impl AzureFacts {
 
     /// The first thing in the PUT body's template Azure refuses: (code, message).
     pub fn refusal(&self, body: &[u8]) -> Option<(String, String)> {
+        self.refusal_at("", body)
+    }
+
+    /// [`Self::refusal`] of a deployment PUT to `path` (`/subscriptions/S/resourcegroups/RG/
+    /// providers/Microsoft.Resources/deployments/NAME`): also what the subscription holds
+    /// already refuses. A deployment let through records the remediations it starts when
+    /// [`Self::tracking_remediations`].
+    pub fn refusal_at(&self, path: &str, body: &[u8]) -> Option<(String, String)> {
         let doc: Value = serde_json::from_slice(body).ok()?;
         let template = &doc["properties"]["template"];
         // the parameter's value, else a literal default, else the fake resource group's region
@@ -156,7 +274,98 @@ impl AzureFacts {
             .to_owned();
         let mut found = None;
         self.walk(template, &location, &mut found);
+        if found.is_some() {
+            return found;
+        }
+        let found = self.day_two_refusal(path, &doc);
+        if found.is_none() {
+            let mut held = self.state.lock().unwrap();
+            if held.track_remediations {
+                held.remediations.extend(remediation_names(&doc));
+            }
+        }
         found
+    }
+
+    /// What the subscription's state refuses (see the module comment).
+    fn day_two_refusal(&self, path: &str, doc: &Value) -> Option<(String, String)> {
+        let held = self.state.lock().unwrap();
+        let d = &self.day_two;
+        for name in remediation_names(doc) {
+            if held.remediations.contains(&name) {
+                let r = &d["activeRemediation"];
+                return Some((
+                    r["code"].as_str().unwrap().into(),
+                    r["messageTemplate"]
+                        .as_str()
+                        .unwrap()
+                        .replace("{name}", &name),
+                ));
+            }
+        }
+        // the deployment's resource group: /subscriptions/S/resourcegroups/RG
+        let segs: Vec<&str> = path.split('/').collect();
+        let group = (segs.len() > 4).then(|| {
+            format!("/subscriptions/{}/resourcegroups/{}", segs[2], segs[4]).to_ascii_lowercase()
+        });
+        for r in resources(doc) {
+            let ty = r["type"].as_str().unwrap_or_default();
+            if ty.eq_ignore_ascii_case("Microsoft.Authorization/roleAssignments")
+                && r.get("scope").is_none()
+                && condition(doc, &r["condition"])
+                && let Some(group) = &group
+            {
+                let p = &r["properties"];
+                let principal = p["principalId"].as_str().unwrap_or_default();
+                let role = p["roleDefinitionId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .trim_end_matches([']', ')', '\''])
+                    .rsplit(['/', '\''])
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let name = eval_str(doc, &r["name"]).map(|n| n.to_ascii_lowercase());
+                if principal.starts_with('[') {
+                    continue; // a principal only Azure knows (a new identity's): nothing held
+                }
+                if let Some(h) = held.assignments.iter().find(|h| {
+                    h.role == role
+                        && h.principal == principal.to_ascii_lowercase()
+                        && h.scope == *group
+                        && name.as_deref() != Some(h.name.as_str())
+                }) {
+                    let x = &d["roleAssignmentExists"];
+                    return Some((
+                        x["code"].as_str().unwrap().into(),
+                        x["messageTemplate"]
+                            .as_str()
+                            .unwrap()
+                            .replace("{existingNameWithoutDashes}", &h.name.replace('-', "")),
+                    ));
+                }
+            }
+            if ty.eq_ignore_ascii_case("Microsoft.StandbyPool/standbyVirtualMachinePools")
+                && let (Some(name), Some(to)) = (
+                    eval_str(doc, &r["name"]),
+                    r["properties"]["virtualMachineState"].as_str(),
+                )
+                && let Some(from) = held.pools.get(&name.to_ascii_lowercase())
+            {
+                let pair = [from.to_ascii_lowercase(), to.to_ascii_lowercase()];
+                if pair == ["deallocated", "hibernated"] || pair == ["hibernated", "deallocated"] {
+                    let t = &d["standbyStateTransition"];
+                    return Some((
+                        t["code"].as_str().unwrap().into(),
+                        format!(
+                            "Standby pool '{name}' cannot change its virtualMachineState from {from} to {to}: {}",
+                            t["quote"].as_str().unwrap()
+                        ),
+                    ));
+                }
+            }
+        }
+        None
     }
 
     fn walk(&self, v: &Value, location: &str, found: &mut Option<(String, String)>) {
@@ -357,12 +566,110 @@ impl Respond for VersionedGet {
     }
 }
 
+/// The top-level resources of a deployment body's template.
+fn resources(doc: &Value) -> Vec<&Value> {
+    doc["properties"]["template"]["resources"]
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default()
+}
+
+/// A template parameter's value in a deployment body: the body's, else a literal default.
+fn parameter<'a>(doc: &'a Value, name: &str) -> Option<&'a Value> {
+    if let Some(v) = doc["properties"]["parameters"]
+        .get(name)
+        .and_then(|p| p.get("value"))
+    {
+        return Some(v);
+    }
+    let d = doc["properties"]["template"]["parameters"]
+        .get(name)?
+        .get("defaultValue")?;
+    (!d.as_str().is_some_and(|s| s.starts_with('['))).then_some(d)
+}
+
+/// A string property as the deployment would evaluate it: a literal, or
+/// `[parameters('name')]`; `None` for any other expression (only Azure knows it).
+fn eval_str(doc: &Value, v: &Value) -> Option<String> {
+    let s = v.as_str()?;
+    if !s.starts_with('[') {
+        return Some(s.to_string());
+    }
+    let name = s.strip_prefix("[parameters('")?.strip_suffix("')]")?;
+    parameter(doc, name)?.as_str().map(str::to_string)
+}
+
+/// A resource's `condition`: absent or not evaluable is true (the resource is deployed);
+/// `[not(contains(parameters('p'), 'x'))]` is evaluated.
+fn condition(doc: &Value, c: &Value) -> bool {
+    match c {
+        Value::Null => true,
+        Value::Bool(b) => *b,
+        Value::String(s) => {
+            let Some(rest) = s.strip_prefix("[not(contains(parameters('") else {
+                return true;
+            };
+            let Some((param, item)) = rest.split_once("'), '") else {
+                return true;
+            };
+            let Some(item) = item.strip_suffix("'))]") else {
+                return true;
+            };
+            match parameter(doc, param).and_then(Value::as_array) {
+                Some(list) => !list
+                    .iter()
+                    .any(|v| v.as_str().is_some_and(|v| v.eq_ignore_ascii_case(item))),
+                None => true,
+            }
+        }
+        _ => true,
+    }
+}
+
+/// The names (lower case) of the remediations a deployment body starts, where they can be known.
+fn remediation_names(doc: &Value) -> Vec<String> {
+    resources(doc)
+        .into_iter()
+        .filter(|r| {
+            r["type"]
+                .as_str()
+                .is_some_and(|t| t.eq_ignore_ascii_case("Microsoft.PolicyInsights/remediations"))
+        })
+        .filter_map(|r| eval_str(doc, &r["name"]))
+        .map(|n| n.to_ascii_lowercase())
+        .collect()
+}
+
+/// Extensions gpuform renders that `../shared/azure/extensions.json` does not list, from the
+/// dated copies of their pages in `tests/fixtures/sources/` (`hibernation.json`).
+fn vendored_extensions() -> Vec<(String, String)> {
+    let p =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sources/hibernation.json");
+    let Ok(text) = std::fs::read_to_string(p) else {
+        return Vec::new();
+    };
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["extensions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["publisher"].as_str().unwrap().to_ascii_lowercase(),
+                e["type"].as_str().unwrap().to_ascii_lowercase(),
+            )
+        })
+        .collect()
+}
+
 /// Matches a deployment PUT Azure refuses.
 pub struct Refused(pub AzureFacts);
 
 impl Match for Refused {
     fn matches(&self, request: &Request) -> bool {
-        self.0.refusal(&request.body).is_some()
+        self.0
+            .refusal_at(request.url.path(), &request.body)
+            .is_some()
     }
 }
 
@@ -371,7 +678,10 @@ pub struct Refusal(pub AzureFacts);
 
 impl Respond for Refusal {
     fn respond(&self, request: &Request) -> ResponseTemplate {
-        let (code, message) = self.0.refusal(&request.body).unwrap_or_default();
+        let (code, message) = self
+            .0
+            .refusal_at(request.url.path(), &request.body)
+            .unwrap_or_default();
         let name = request
             .url
             .path()

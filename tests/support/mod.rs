@@ -270,8 +270,20 @@ pub fn resources(bicep: &str) -> Result<Vec<BicepResource>, String> {
             .split_once('@')
             .ok_or("resource type without an API version")?;
         let existing = rest.contains(" existing ");
+        // a conditional resource: `resource sym 'type' = if (cond) {` is ARM's `condition`
+        let condition = rest
+            .split_once("= if (")
+            .and_then(|(_, c)| c.trim_end().strip_suffix(") {"))
+            // Bicep's unary `!` is ARM's `not()`, which the expression reader knows
+            .map(|c| match c.trim().strip_prefix('!') {
+                Some(inner) => expr(&format!("not({inner})")),
+                None => expr(c.trim()),
+            });
         let mut children = Vec::new();
-        let body = parse_object(&mut lines, &mut children)?;
+        let mut body = parse_object(&mut lines, &mut children)?;
+        if let (Some(c), Value::Object(m)) = (condition, &mut body) {
+            m.insert("condition".into(), c);
+        }
         let parent = body
             .get("parent")
             .and_then(|p| p.get("$expr"))

@@ -126,10 +126,15 @@ pub(super) fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
             }));
             remediation_deps.push(r.sym.as_str());
         }
+        // after the standby pool, whose VMs the provider creates after the pool's PUT (and the
+        // pool waits for the policy: super::super::standby)
+        if p.standby.is_some() {
+            remediation_deps.push("standbyPool");
+        }
         out.push(json!({
             "type": "Microsoft.PolicyInsights/remediations",
             "apiVersion": p.api.policy_remediations,
-            "name": lit(&pol.remediation_name),
+            "name": x(format!("parameters('{}')", pol.remediation_param)),
             "properties": {
                 "policyAssignmentId": x(a.id("gpuDcrPolicy")),
                 "resourceDiscoveryMode": "ReEvaluateCompliance"

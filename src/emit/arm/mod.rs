@@ -57,7 +57,7 @@ pub fn template(p: &Plan) -> Value {
     if p.autoscale.is_some() {
         autoscale(&a, &mut resources);
     }
-    super::standby::arm(p, &mut resources);
+    super::standby::arm(p, standby_waits_for(p), &mut resources);
     monitoring(&a, &mut resources);
     if let Some(g) = &p.gpu {
         gpu_monitoring(&a, g, &mut resources);
@@ -86,6 +86,24 @@ pub fn template(p: &Plan) -> Value {
         "resources": resources,
         "outputs": outputs(&a),
     })
+}
+
+/// What the standby pool waits for beyond the scale set and its own role assignments: the GPU
+/// telemetry policy and its identity's roles (a Flexible pool's per-VM association), so that
+/// every VM the pool builds is created after the policy exists and the policy's own
+/// DeployIfNotExists acts on it (the remediation, which waits for the pool, covers the VMs built
+/// before the assignment applies).
+pub fn standby_waits_for(p: &Plan) -> Vec<Value> {
+    let Some(pol) = p.gpu.as_ref().and_then(|g| g.dcr_policy.as_ref()) else {
+        return Vec::new();
+    };
+    let a = Arm { p };
+    let mut syms = vec!["gpuDcrPolicy"];
+    syms.extend(pol.roles.iter().map(|r| r.sym.as_str()));
+    match a.depends(&syms) {
+        Value::Array(v) => v,
+        _ => Vec::new(),
+    }
 }
 
 fn parameters(p: &Plan) -> Value {
@@ -129,6 +147,30 @@ fn parameters(p: &Plan) -> Value {
                 "type": "string",
                 "defaultValue": "[utcNow('yyyy-MM-01')]",
                 "metadata": { "description": "First day of the month the budget starts (YYYY-MM-01). Azure refuses to change the start date of an existing budget: on later deployments pass the date the budget was created with." }
+            }),
+        );
+    }
+    if let Some(sb) = p
+        .standby
+        .as_ref()
+        .filter(|s| s.provider_principal_id.is_some())
+    {
+        m.insert(
+            sb.roles_held_param.into(),
+            json!({
+                "type": "array",
+                "defaultValue": [],
+                "metadata": { "description": "Role definition GUIDs the Standby Pool resource provider's principal holds already where this template assigns them (granted by hand): the template leaves them out, as Azure refuses a second assignment of the same role, principal and scope (RoleAssignmentExists). gpuform deploy reads them." }
+            }),
+        );
+    }
+    if let Some(pol) = p.gpu.as_ref().and_then(|g| g.dcr_policy.as_ref()) {
+        m.insert(
+            pol.remediation_param.into(),
+            json!({
+                "type": "string",
+                "defaultValue": x(format!("format('{{0}}-{{1}}', {}, utcNow({}))", q(&pol.remediation_prefix), q(pol.remediation_stamp))),
+                "metadata": { "description": "Name of the GPU telemetry remediation this deployment starts. Azure refuses to change or replace a remediation while it is active, so each deployment names its own (gpuform deploy passes one)." }
             }),
         );
     }
@@ -215,9 +257,17 @@ fn base_outputs(a: &Arm) -> Value {
             "value": x(format!("reference({}, '{}').clientId", a.id("identity"), api.identity)),
             "metadata": { "description": "Client id of the pool's managed identity (for SDK sign-in on the VMs)." }
         },
+        // built from the name and the cloud's Key Vault DNS suffix: a reference() to a vault in
+        // another subscription (a landing zone's) fails for a deployer without read there
         "vaultUri": {
             "type": "string",
-            "value": x(format!("reference({}, '{}').vaultUri", a.id("vault"), api.key_vault)),
+            "value": x(format!(
+                "format('https://{{0}}{{1}}/', {}, environment().suffixes.keyvaultDns)",
+                match &a.p.vault.existing {
+                    Some(e) => q(&e.name),
+                    None => "variables('vaultName')".to_string(),
+                }
+            )),
             "metadata": { "description": "URI of the Key Vault." }
         },
         "logAnalyticsWorkspaceId": { "type": "string", "value": x(a.id("workspace")), "metadata": { "description": "Resource id of the Log Analytics workspace." } },

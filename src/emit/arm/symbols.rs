@@ -346,6 +346,15 @@ impl Arm<'_> {
                 "Microsoft.Insights/workbooks",
                 vec![Name::Expr(gpu_workbook_name(gpu()))],
             ),
+            "standbyPool" => here(
+                "Microsoft.StandbyPool/standbyVirtualMachinePools",
+                vec![Name::lit(
+                    &p.standby
+                        .as_ref()
+                        .expect("a standby pool symbol without the pool")
+                        .name,
+                )],
+            ),
             "gpuDcrPolicy" => here(
                 "Microsoft.Authorization/policyAssignments",
                 vec![Name::lit(&dcr_policy(gpu()).assignment_name)],

@@ -201,7 +201,10 @@ pub(super) fn idle_alert(
 /// for the same reason; a VM whose driver is still missing after it is reported.
 pub const DRIVER_GRACE_MINUTES: u32 = 30;
 /// The faults rule looks back this far for each VM's first sample (so a VM's age is known up to
-/// the grace period) and counts the faults of the last [`FAULT_MINUTES`].
+/// the grace period) and counts the faults of the last [`FAULT_MINUTES`]; a health row counts
+/// only when it was written at least [`DRIVER_GRACE_MINUTES`] after the VM's first row (a VM
+/// first seen 32 minutes ago pages on its rows of the last 2 minutes, never on those of its
+/// minutes 22-29).
 pub const FAULT_LOOKBACK_MINUTES: u32 = 60;
 pub const FAULT_MINUTES: u32 = 10;
 
@@ -210,7 +213,7 @@ pub const FAULT_MINUTES: u32 = 10;
 /// keep the rule firing until the VM reboots).
 pub(super) fn faults_alert(name: &str, vendor: &str) -> LogAlert {
     let query = format!(
-        "let Since = now() - {FAULT_MINUTES}m;\nlet Seen = {TABLE}\n| where TimeGenerated > now() - {FAULT_LOOKBACK_MINUTES}m\n| summarize FirstSeen = min(TimeGenerated) by Computer;\nlet Health = {TABLE}\n| where TimeGenerated > Since and Status != \"ok\"\n| join kind=inner Seen on Computer\n| where FirstSeen <= now() - {DRIVER_GRACE_MINUTES}m\n| summarize FaultSamples = count(), LastMessage = take_any(Message) by Computer, Kind = Status;\nlet Xid = {TABLE}\n| where TimeGenerated > Since and XidErrors > 0\n| summarize FaultSamples = dcount(TimeGenerated), XidCodeSet = make_set(XidCodes) by Computer, Kind = \"xid\";\nlet Ecc = {TABLE}\n| where TimeGenerated > Since and Status == \"ok\" and isnotnull(EccUncorrected)\n| summarize arg_max(TimeGenerated, EccUncorrected), EccMin = min(EccUncorrected) by Computer, GpuIndex\n| where EccUncorrected > EccMin\n| summarize FaultSamples = sum(EccUncorrected - EccMin) by Computer, Kind = \"ecc-uncorrected\";\nunion Health, Xid, Ecc\n| project Computer, Kind, FaultSamples"
+        "let Since = now() - {FAULT_MINUTES}m;\nlet Seen = {TABLE}\n| where TimeGenerated > now() - {FAULT_LOOKBACK_MINUTES}m\n| summarize FirstSeen = min(TimeGenerated) by Computer;\nlet Health = {TABLE}\n| where TimeGenerated > Since and Status != \"ok\"\n| join kind=inner Seen on Computer\n| where TimeGenerated >= FirstSeen + {DRIVER_GRACE_MINUTES}m\n| summarize FaultSamples = count(), LastMessage = take_any(Message) by Computer, Kind = Status;\nlet Xid = {TABLE}\n| where TimeGenerated > Since and XidErrors > 0\n| summarize FaultSamples = dcount(TimeGenerated), XidCodeSet = make_set(XidCodes) by Computer, Kind = \"xid\";\nlet Ecc = {TABLE}\n| where TimeGenerated > Since and Status == \"ok\" and isnotnull(EccUncorrected)\n| summarize arg_max(TimeGenerated, EccUncorrected), EccMin = min(EccUncorrected) by Computer, GpuIndex\n| where EccUncorrected > EccMin\n| summarize FaultSamples = sum(EccUncorrected - EccMin) by Computer, Kind = \"ecc-uncorrected\";\nunion Health, Xid, Ecc\n| project Computer, Kind, FaultSamples"
     );
     LogAlert {
         sym: "gpuAlertFaults",

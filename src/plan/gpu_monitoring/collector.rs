@@ -8,7 +8,12 @@ use super::model::*;
 /// leading blanks). Tests check it still holds every statement of [`WINDOWS_COLLECTOR`].
 pub fn windows_collector_compact() -> String {
     let mut out = String::new();
-    for line in WINDOWS_COLLECTOR.lines() {
+    // the instance metadata endpoint from the facts layer (the script keeps a placeholder)
+    let script = WINDOWS_COLLECTOR.replace(
+        IMDS_URL_PLACEHOLDER,
+        &crate::facts::logs_ingestion::imds_instance_request(),
+    );
+    for line in script.lines() {
         let l = line.trim();
         if l.is_empty() || l.starts_with('#') {
             continue;
@@ -46,12 +51,19 @@ pub fn install_script(expected_gpus: u32, vendor: &str) -> String {
     install_script_with(expected_gpus, vendor, None)
 }
 
+/// The Windows collector's placeholder for the instance metadata endpoint.
+pub const IMDS_URL_PLACEHOLDER: &str = "@@GPUFORM_IMDS_URL@@";
+
 /// The collector service's environment on the Logs Ingestion path: where and how it posts its
 /// rows (the three placeholders are replaced by the template at deployment; see [`Ingestion`]).
 pub fn ingestion_environment(ing: &Ingestion) -> String {
     format!(
-        "Environment=GPUFORM_INGEST_ENDPOINT={INGEST_ENDPOINT}\nEnvironment=GPUFORM_INGEST_DCR={INGEST_DCR}\nEnvironment=GPUFORM_INGEST_STREAM={STREAM}\nEnvironment=GPUFORM_INGEST_API_VERSION={}\nEnvironment=GPUFORM_INGEST_AUDIENCE={}\nEnvironment=GPUFORM_INGEST_CLIENT_ID={INGEST_CLIENT_ID}\nEnvironment=GPUFORM_INGEST_TOKEN_URL={}\nEnvironment=GPUFORM_INGEST_MAX_BYTES={}\n",
-        ing.api_version, ing.audience, ing.token_url, ing.max_body_bytes
+        "Environment=GPUFORM_INGEST_ENDPOINT={INGEST_ENDPOINT}\nEnvironment=GPUFORM_INGEST_ROUTE={}\nEnvironment=GPUFORM_INGEST_DCR={INGEST_DCR}\nEnvironment=GPUFORM_INGEST_STREAM={STREAM}\nEnvironment=GPUFORM_INGEST_API_VERSION={}\nEnvironment=GPUFORM_INGEST_AUDIENCE={}\nEnvironment=GPUFORM_INGEST_CLIENT_ID={INGEST_CLIENT_ID}\nEnvironment=GPUFORM_INGEST_TOKEN_URL={}\nEnvironment=GPUFORM_INGEST_MAX_BYTES={}\n",
+        crate::facts::logs_ingestion::ROUTE,
+        ing.api_version,
+        ing.audience,
+        ing.token_url,
+        ing.max_body_bytes
     )
 }
 
@@ -77,6 +89,7 @@ Description=gpuform GPU sample ({tool} to {LOG_PATTERN})
 [Service]
 Type=oneshot
 ExecStart=/usr/local/lib/gpuform/gpuform-gpu collect {expected_gpus} {vendor}
+Environment=GPUFORM_IMDS_URL={imds}
 {env}SuccessExitStatus=1
 GPUFORM_EOF
 cat > /etc/systemd/system/gpuform-gpu-collect.timer <<'GPUFORM_EOF'
@@ -115,6 +128,7 @@ systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
             "Azure Monitor Agent"
         },
         env = ing.map(ingestion_environment).unwrap_or_default(),
+        imds = crate::facts::logs_ingestion::imds_instance_request(),
     )
 }
 

@@ -308,13 +308,23 @@ pub struct DcrPolicy {
     pub display_name: String,
     pub definition_id: &'static str,
     pub definition_name: &'static str,
-    /// Where the definition's GUID, parameters and roles were read.
+    /// Where the definition's GUID, parameters, roles and regions were read (the pool's cloud's
+    /// copy of it).
     pub source: &'static str,
+    /// The version of the pool's cloud's copy (`None`: no copy for that cloud).
+    pub definition_version: Option<&'static str>,
     pub roles: Vec<PolicyRole>,
-    pub remediation_name: String,
-    /// The pool's region is in the definition's location list. Where it is not (the sovereign
-    /// clouds' regions, as the public definition lists them) the policy associates nothing and
-    /// the missing-telemetry alert says so; `gpuform validate` warns (`gpu-telemetry-region`).
+    /// The template parameter that names this deployment's remediation
+    /// ([`super::REMEDIATION_PARAM`]; default `<prefix>-<utcNow>`, `gpuform deploy` passes it).
+    pub remediation_param: &'static str,
+    /// `<name>-gpu-dcr` ([`super::remediation_prefix`]).
+    pub remediation_prefix: String,
+    /// The `utcNow()` format of the default name's stamp ([`super::REMEDIATION_STAMP`]).
+    pub remediation_stamp: &'static str,
+    /// The pool's region is in its cloud's definition's location list. Where it is not (a region
+    /// the list lacks, or a cloud without a copy of the definition: 21Vianet's) the policy
+    /// associates nothing; a Linux pool takes the Logs Ingestion API there, a Windows pool warns
+    /// (`gpu-telemetry-region`).
     pub region_listed: bool,
 }
 

@@ -35,19 +35,50 @@ pub fn dcr_policy(name: &str, s: &WorkloadSpec, windows: bool) -> Option<DcrPoli
         .collect();
     let mut assignment_name = format!("{name}-gpu-dcr-association");
     assignment_name.truncate(64);
+    // one definition per cloud (Azure Government has its own files, versions and regions)
+    let cloud = s.effective_cloud().name();
+    let in_cloud = def.in_cloud(cloud);
     Some(DcrPolicy {
         assignment_name,
         display_name: format!("{name}: associate every VM with the GPU telemetry rule"),
         definition_id: def.id,
         definition_name: def.display_name,
-        source: def.source.what,
+        source: in_cloud.map_or(
+            "Azure/azure-policy has no definition file of it for this cloud",
+            |c| c.source.what,
+        ),
+        definition_version: in_cloud.map(|c| c.version),
         roles,
-        remediation_name: format!("{name}-gpu-dcr-association"),
-        region_listed: def
-            .locations
-            .iter()
-            .any(|l| l.eq_ignore_ascii_case(&s.region)),
+        remediation_param: REMEDIATION_PARAM,
+        remediation_prefix: remediation_prefix(name),
+        remediation_stamp: REMEDIATION_STAMP,
+        region_listed: def.acts_in(cloud, &s.region),
     })
+}
+
+/// The template parameter that names the remediation a deployment starts.
+pub const REMEDIATION_PARAM: &str = "gpuDcrRemediationName";
+
+/// `<name>-gpu-dcr`, cut so that the prefix, a hyphen and a [`REMEDIATION_STAMP_LEN`]-digit
+/// stamp stay within 64 characters.
+pub fn remediation_prefix(name: &str) -> String {
+    let mut prefix = format!("{name}-gpu-dcr");
+    prefix.truncate(64 - 1 - REMEDIATION_STAMP_LEN);
+    prefix
+}
+
+/// `yyyyMMddHHmmssfff`: the UTC time of the deployment to the millisecond, in the template's
+/// `utcNow()` format (.NET custom date and time format strings, which `utcNow` takes).
+pub const REMEDIATION_STAMP: &str = "yyyyMMddHHmmssfff";
+pub const REMEDIATION_STAMP_LEN: usize = 17;
+
+/// The remediation's name for a deployment started at `stamp` ([`REMEDIATION_STAMP`]): each
+/// deployment starts its own, because Azure refuses to change or replace a remediation while it
+/// is active ([`crate::facts::monitoring::REMEDIATION_ACTIVE`]) and a compliance scan has no
+/// guaranteed end. `gpuform deploy` passes it; the template's default is the same from
+/// `utcNow()`.
+pub fn remediation_name(prefix: &str, stamp: &str) -> String {
+    format!("{prefix}-{stamp}")
 }
 
 /// The Logs Ingestion path (`monitoring.gpu.delivery`): `ingestion` on a Linux pool, or `auto` on
@@ -62,10 +93,21 @@ pub fn ingestion(s: &WorkloadSpec, windows: bool, policy: Option<&DcrPolicy>) ->
     }
     let why = match (s.monitoring.gpu.delivery, policy) {
         (GpuDelivery::Ingestion, _) => "monitoring.gpu.delivery: ingestion".to_string(),
-        (GpuDelivery::Auto, Some(p)) if !p.region_listed => format!(
-            "the built-in policy {} that associates each VM of a Flexible scale set does not list the region {}",
-            p.definition_id, s.region
-        ),
+        (GpuDelivery::Auto, Some(p)) if !p.region_listed => match p.definition_version {
+            Some(v) => format!(
+                "the built-in policy {} that associates each VM of a Flexible scale set does not list the region {} ({} {v}, {})",
+                p.definition_id,
+                s.region,
+                s.effective_cloud().name(),
+                p.source
+            ),
+            None => format!(
+                "the built-in policy {} that associates each VM of a Flexible scale set has no definition for {} ({})",
+                p.definition_id,
+                s.effective_cloud().name(),
+                p.source
+            ),
+        },
         _ => return None,
     };
     Some(Ingestion {

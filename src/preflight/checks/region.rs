@@ -127,7 +127,7 @@ fn nat_sku_check(plan: &Plan, r: &str) -> Option<Check> {
             NAT_SKU,
             "NAT gateway SKU",
             Status::Warn,
-            format!("{r} has no StandardV2 NAT gateway: the render gives the pool across zones {} one Standard NAT gateway without a zone, and egress fails if its zone fails; {basis}", list(&plan.zones)),
+            format!("{r} has no StandardV2 NAT gateway ({}): the render gives the pool across zones {} one Standard NAT gateway without a zone, and egress fails if its zone fails; {basis}", nat::standard_v2_missing(r).unwrap_or_default(), list(&plan.zones)),
         )
         .fix("pin one zone (compute.zones), choose a region with StandardV2, or accept the regional gateway")
     })

@@ -71,7 +71,11 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
     {
         const ID: &str = "feature-trusted-launch-default";
         const TITLE: &str = "Trusted Launch default";
-        let name = format!("Microsoft.Compute/{}", TRUSTED_LAUNCH_DEFAULT_FEATURE);
+        let name = format!(
+            "{}/{}",
+            crate::preflight::data::TRUSTED_LAUNCH_DEFAULT_NAMESPACE,
+            TRUSTED_LAUNCH_DEFAULT_FEATURE
+        );
         let ours = if plan.trusted_launch {
             "TrustedLaunch with Secure Boot off"
         } else {
@@ -107,7 +111,15 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
             p,
             sub.standby_roles.as_ref(),
         ));
+        out.extend(crate::preflight::standby::scopes_check(
+            p,
+            sub.standby_roles.as_ref(),
+        ));
     }
+    out.extend(crate::preflight::policy_scope::scope_check(
+        plan,
+        sub.policy_scope.as_ref(),
+    ));
     out.push(key_vault_check(plan, sub));
     for (g, f) in &sub.global_names {
         out.push(global_name_check(plan, g, f));

@@ -62,6 +62,7 @@ fn plan() -> Plan {
         existing: None,
         landing_zone: None,
         dcr_policy: None,
+        dcr_scope: None,
         nat_across_zones: false,
         workspace: None,
         standby: None,
@@ -395,6 +396,7 @@ fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
         workspace: None,
         spot: None,
         standby_roles: None,
+        policy_scope: None,
         permissions: None,
     };
     let r = build(
@@ -472,6 +474,7 @@ fn sub_with(
         workspace: None,
         spot: None,
         standby_roles: None,
+        policy_scope: None,
         permissions: None,
     }
 }

@@ -125,8 +125,12 @@ fn telemetry_region(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         Diagnostic::new(
             "gpu-telemetry-region",
             format!(
-                "GPU telemetry: the built-in policy that associates each VM of a Flexible scale set with the GPU data collection rule does not act in {} (its definition {} lists no such region), so no GPU telemetry would arrive",
-                s.region, def.definition_id
+                "GPU telemetry: the built-in policy that associates each VM of a Flexible scale set with the GPU data collection rule does not act in {} (its definition {} in {}{} lists no such region: {}), so no GPU telemetry would arrive",
+                s.region,
+                def.definition_id,
+                s.effective_cloud().name(),
+                def.definition_version.map(|v| format!(" {v}")).unwrap_or_default(),
+                def.source
             ),
         )
         .at("/spec/compute/orchestration")

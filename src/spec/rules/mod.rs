@@ -11,6 +11,7 @@ mod governance;
 mod gpu_monitoring;
 pub mod landing_zone;
 mod network;
+mod queue;
 mod security;
 mod serving;
 mod shared;
@@ -44,6 +45,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     cloud::check(ctx, &mut out);
     stages::check(ctx, &mut out);
     gpu_monitoring::check(ctx, &mut out);
+    queue::check(ctx, &mut out);
     workload_model::check(ctx, &mut out);
     serving::check(&ctx.spec.spec, &mut out);
     standby::check(&ctx.spec.spec, ctx.size(), ctx.image().os, &mut out);

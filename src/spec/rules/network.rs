@@ -92,15 +92,17 @@ fn nat_sku(s: &crate::spec::model::WorkloadSpec, out: &mut Vec<Diagnostic>) {
     if s.network.outbound != crate::spec::model::Outbound::NatGateway
         || s.compute.zones.len() < 2
         || dev_box
-        || crate::facts::nat::standard_v2_offered(&s.region)
     {
         return;
     }
+    let Some(why) = crate::facts::nat::standard_v2_missing(&s.region) else {
+        return;
+    };
     out.push(
         Diagnostic::new(
             "nat-standardv2-unavailable",
             format!(
-                "{} has no StandardV2 (zone-redundant) NAT gateway: the pool across zones {} gets one Standard NAT gateway without a zone, and loses egress if that zone fails",
+                "{} has no StandardV2 (zone-redundant) NAT gateway ({why}): the pool across zones {} gets one Standard NAT gateway without a zone, and loses egress if that zone fails",
                 s.region,
                 s.compute.zones.join(", ")
             ),
@@ -108,7 +110,7 @@ fn nat_sku(s: &crate::spec::model::WorkloadSpec, out: &mut Vec<Diagnostic>) {
         .at("/spec/compute/zones")
         .label("zones without zone-redundant egress")
         .help("pin one zone (the gateway then lives in it, with the VMs), choose a region with StandardV2, or accept the regional gateway")
-        .note(format!("regions without StandardV2 NAT gateways: {}", crate::facts::nat::SOURCE.what)),
+        .note(format!("regions without StandardV2 NAT gateways: {}; {}", crate::facts::nat::SOURCE.what, crate::facts::nat::SOVEREIGN.what)),
     );
 }
 

@@ -46,6 +46,28 @@ pub fn check_size(s: &WorkloadSpec, size: &GpuSize, out: &mut Vec<Diagnostic>) {
             .note(source(facts::HIBERNATION)),
         );
     }
+    // the VM's memory goes to its OS disk when it hibernates
+    let disk = s.compute.os_disk.size_gib;
+    let ram = size.memory_gib.ceil() as u32;
+    if facts::HIBERNATION_OS_DISK_HOLDS_RAM && disk < ram {
+        out.push(
+            Diagnostic::new(
+                "standby-hibernation-os-disk",
+                format!(
+                    "a {disk} GiB OS disk cannot hold the {} GiB of RAM of {} when it hibernates",
+                    crate::sizing::fmt_num(size.memory_gib),
+                    size.name
+                ),
+            )
+            .at("/spec/compute/osDisk/sizeGiB")
+            .label(format!("at least {ram} GiB, plus the OS and applications"))
+            .help(format!(
+                "set `compute.osDisk.sizeGiB` to at least {ram} plus what the image and the workload take (hibernation writes the memory to the OS disk), or use `state: deallocated`"
+            ))
+            .note("\"A persistent OS disk large enough to store the contents of the RAM, OS and other applications running on the VM\" is a prerequisite of hibernation")
+            .note(source(facts::HIBERNATION)),
+        );
+    }
 }
 
 /// `size`: the spec's resolved size; `os`: its image's operating system.
@@ -188,10 +210,46 @@ pub fn check(s: &WorkloadSpec, size: Option<&GpuSize>, os: OsType, out: &mut Vec
             .note(source(facts::OVERVIEW)),
         );
     }
+    let grants = standby::scope_grants(s);
+    if !grants.is_empty() {
+        let who = standby::principal_arg(sb.provider_principal_id.as_deref());
+        let listed: Vec<String> = grants
+            .iter()
+            .map(|g| format!("{} on {} ({})", g.role_name, g.what, g.scope))
+            .collect();
+        let mut d = Diagnostic::new(
+            "standby-provider-scopes",
+            format!(
+                "the standby pool's provider (\"{}\") also needs {}: the template's grants on the pool's resource group do not reach another group or subscription, and without them the pool never fills",
+                facts::PROVIDER_PRINCIPAL_NAME,
+                listed.join("; ")
+            ),
+        )
+        .at_key(AT)
+        .help(format!(
+            "grant them before deploying (a subnet in the pool's own group needs nothing more):\n{}",
+            grants
+                .iter()
+                .map(|g| g.az_line(&who))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ))
+        .note(source(facts::PERMISSIONS));
+        if sb.provider_principal_id.is_none() {
+            d = d.note("$(az ad sp list ...) looks the provider's principal up by the name the permissions page gives; `gpuform preflight -g RG` checks the grants");
+        }
+        out.push(d);
+    }
     if sb.provider_principal_id.is_none() {
+        let cmk =
+            s.security.disk_encryption == crate::spec::model::DiskEncryption::CustomerManagedKey;
         let roles: Vec<String> = facts::PROVIDER_ROLES
             .iter()
             .map(|r| format!("{} ({})", r.name, r.id))
+            .chain(cmk.then(|| {
+                let r = facts::DISK_ENCRYPTION_SET_ROLE;
+                format!("{} ({}) on the disk encryption set", r.name, r.id)
+            }))
             .collect();
         out.push(
             Diagnostic::new(
