@@ -9,7 +9,7 @@
 use gpuform::cost::usage::Priority;
 use gpuform::simulate::engine::{Choices, Setting, ZeroInstances};
 use gpuform::simulate::load::Trace;
-use gpuform::simulate::serving::{des, fluid, pool};
+use gpuform::simulate::serving::{des, erlang, fluid, pool};
 use rand_core::{Rng, SeedableRng};
 
 /// Erlang C written out independently of `serving::erlang` (same recursion, own code).
@@ -75,6 +75,7 @@ fn knobs(concurrency: u32, service: f64) -> des::Knobs {
     des::Knobs {
         concurrency,
         service_seconds: service,
+        service_shift_seconds: 0.0,
         drain_seconds: 60.0,
         request_timeout_seconds: 300.0,
     }
@@ -130,6 +131,59 @@ fn a_lightly_loaded_vm_waits_for_nothing() {
     // the latency is the service time's p95: 1.5 s × ln 20 = 4.49 s
     let lat = sim.latency.percentile(0.95, 0).unwrap();
     assert!((lat - 1.5 * 20f64.ln()).abs() < 0.15, "{lat}");
+}
+
+#[test]
+fn a_measured_spread_agrees_between_the_models_and_with_its_p95() {
+    // requests that vary less than exponentially: mean 2 s, p95 4.28 s (2.14 x the mean, the
+    // spread of Azure's LLM conversation trace), 16 slots; the simulation draws a constant part
+    // and an exponential, the analytic model uses Allen-Cunneen's M/G/k waits
+    let (c, mean, p95) = (16u32, 2.0, 4.28);
+    let service = erlang::Service::from_p95(mean, p95);
+    let k = des::Knobs {
+        service_shift_seconds: service.shift,
+        ..knobs(c, mean)
+    };
+    // lightly loaded: the latency's p95 is the service's own
+    let trace = poisson_trace(0.3 * c as f64 / mean * 60.0, 240, 13);
+    let p = fixed_pool(1, &trace);
+    let sim = des::run(&p, &trace, &k, 5);
+    let lat = sim.latency.percentile(0.95, 0).unwrap();
+    assert!((lat - p95).abs() / p95 < 0.03, "{lat} vs {p95}");
+    let an = fluid::run(&p, &trace, c, service)
+        .quantile(0.95, false)
+        .unwrap();
+    assert!((an - p95).abs() / p95 < 0.01, "{an} vs {p95}");
+    // at ρ = 0.9 requests wait: both models on the latency and the wait
+    let lambda = 0.9 * c as f64 / mean;
+    let trace = poisson_trace(lambda * 60.0, 1440, 7);
+    let p = fixed_pool(1, &trace);
+    let sim = des::run(&p, &trace, &k, 3);
+    let an = fluid::run(&p, &trace, c, service);
+    let exp = fluid::run(&p, &trace, c, mean);
+    for q in [0.5, 0.95, 0.99] {
+        let (d, a) = (
+            sim.latency.percentile(q, 0).unwrap(),
+            an.quantile(q, false).unwrap(),
+        );
+        eprintln!("latency p{q}: simulated {d:.3} s, analytic {a:.3} s");
+        assert!(
+            (d - a).abs() / d < 0.03,
+            "latency p{q}: simulated {d:.3} s, analytic {a:.3} s"
+        );
+    }
+    let (dw, aw) = (
+        sim.wait.percentile(0.95, 0).unwrap(),
+        an.quantile(0.95, true).unwrap(),
+    );
+    let ew = exp.quantile(0.95, true).unwrap();
+    eprintln!("p95 wait: simulated {dw:.3} s, analytic {aw:.3} s, exponential service {ew:.3} s");
+    assert!(
+        (dw - aw).abs() / dw < 0.08,
+        "p95 wait: simulated {dw:.3} s, analytic {aw:.3} s"
+    );
+    // less spread, less waiting than the exponential service of the same mean
+    assert!(aw < ew && dw < ew, "{dw} {aw} {ew}");
 }
 
 #[test]

@@ -1,5 +1,4 @@
-//! `gpuform simulate SPEC --trace FILE | --synthetic`: parse the flags, load, print. The work
-//! lives in `crate::simulate`.
+//! `gpuform simulate SPEC --trace FILE | --synthetic`: parse the flags, load, print (`crate::simulate`).
 
 use std::path::PathBuf;
 
@@ -28,7 +27,7 @@ pub struct Args {
     /// The spec whose rendered autoscale setting is replayed.
     #[arg(value_name = "SPEC")]
     pub spec: PathBuf,
-    /// Job arrivals: a CSV `timestamp,arrivals` or `az monitor metrics list -o json` output.
+    /// Job arrivals (CSV `timestamp,arrivals`), a serving spec's requests (`timestamp,requests`), or `az monitor metrics list -o json` output.
     #[arg(
         long,
         value_name = "FILE",
@@ -66,27 +65,25 @@ pub struct Args {
     /// Start of the synthetic trace (UTC; a Monday by default).
     #[arg(long, value_name = "TIME", default_value = "2026-11-02T00:00:00Z")]
     pub start: String,
-    /// An export of the GPU telemetry table (`GpuTelemetry_CL`: TimeGenerated, Computer,
-    /// UtilizationPercent; az CLI JSON, REST `tables` or portal CSV) over the trace's days: the
-    /// measured instance-hours, idle hours and peak beside the simulated ones, and the job time
-    /// when neither the spec nor --job-duration gives one. With -g it replaces the workspace's.
+    /// An export of the GPU telemetry table (`GpuTelemetry_CL`: TimeGenerated, Computer, UtilizationPercent;
+    /// az CLI JSON, REST `tables` or portal CSV) over the trace's days: the measured instance-hours, idle hours
+    /// and peak beside the simulated ones, and the job time when neither the spec nor --job-duration gives one. With -g it replaces the workspace's.
     #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
     pub telemetry: Option<PathBuf>,
-    /// The queue to read from metrics split by EntityName (default: the spec's queue).
+    /// The queue (EntityName) or a serving spec's backend pool (BackendSettingsPool) to read from split metrics (default: the spec's).
     #[arg(long, value_name = "NAME")]
     pub entity: Option<String>,
     /// How long one job takes on one VM (ISO 8601, e.g. PT2M; overrides workload.jobDuration).
     #[arg(long, value_name = "DURATION")]
     pub job_duration: Option<String>,
-    /// From scale-out until a new VM serves (ISO 8601, e.g. PT8M; overrides the size family default).
+    /// From scale-out until a new VM serves (ISO 8601, e.g. PT8M; overrides the size family default or serving.modelLoadTime).
     #[arg(long, value_name = "DURATION")]
     pub provisioning: Option<String>,
-    /// How long a VM of the standby pool (deallocated, hibernated) takes to start after a
-    /// scale-out takes it, e.g. 2m or 240s (default: gpuform's assumption, 3 minutes; no
-    /// Microsoft document gives it).
+    /// How long a VM of the standby pool (deallocated, hibernated) takes to start after a scale-out takes it,
+    /// e.g. 2m or 240s (default: gpuform's assumption, 3 minutes; no Microsoft document gives it).
     #[arg(long, value_name = "DURATION")]
     pub standby_start: Option<String>,
-    /// Jobs one VM runs at once (overrides workload.concurrentJobsPerInstance).
+    /// Jobs (requests) one VM runs at once (overrides workload.concurrentJobsPerInstance or serving.concurrency).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub concurrency: Option<u32>,
     /// Spot evictions per Spot instance-hour (e.g. 0.01).
@@ -96,20 +93,18 @@ pub struct Args {
     /// bound and by --tune.
     #[arg(long, value_name = "DURATION", default_value = "PT10M")]
     pub wait_p95: String,
-    /// Undocumented by Microsoft: a per-instance metric at 0 instances.
-    #[arg(long, value_enum, default_value_t = ZeroInstances::One)]
-    pub zero_instances: ZeroInstances,
+    /// Undocumented by Microsoft: a per-instance metric at 0 instances (default: one; a serving pool's gateway with no healthy host: missing).
+    #[arg(long, value_enum)]
+    pub zero_instances: Option<ZeroInstances>,
     /// Undocumented by Microsoft: when a profile switch clamps the count.
     #[arg(long, value_enum, default_value_t = ProfileSwitch::Immediate)]
     pub profile_switch: ProfileSwitch,
-    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage:
-    /// invisible). Default: only messages ready for delivery, as Microsoft's Service Bus metrics
-    /// reference defines Active Messages.
+    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage: invisible). Default: only
+    /// messages ready for delivery, as Microsoft's Service Bus metrics reference defines Active Messages.
     #[arg(long)]
     pub queue_metric_counts_in_service: bool,
-    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance
-    /// across zones, then the highest instance ID, busy or not); `idle-first` is gpuform's older,
-    /// optimistic model.
+    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance across zones, then the
+    /// highest instance ID, busy or not); `idle-first` is gpuform's older, optimistic model.
     #[arg(long, value_enum, default_value_t = ScaleInOrder::Default)]
     pub scale_in_order: ScaleInOrder,
     /// Output: text, a JSON document, or Markdown for $GITHUB_STEP_SUMMARY.
@@ -135,6 +130,10 @@ pub struct Args {
     /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
     #[arg(long, requires = "tune")]
     pub write: bool,
+    /// A serving spec's latency target, p95 of the requests (10s, 800ms, PT10S): reported as met
+    /// or missed, used by the clairvoyant reference and by --tune (default: serving.latencyP95).
+    #[arg(long, value_name = "DURATION")]
+    pub latency_p95: Option<String>,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -200,7 +199,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             spot_evictions_per_hour: args.spot_evictions_per_hour,
             wait_p95: &args.wait_p95,
             choices: Choices {
-                zero_instances: args.zero_instances,
+                zero_instances: args.zero_instances.unwrap_or(ZeroInstances::One),
                 profile_switch: args.profile_switch,
                 queue_metric_counts_in_service: args.queue_metric_counts_in_service,
                 scale_in_order: args.scale_in_order,

@@ -39,6 +39,8 @@ mod report;
 pub mod schedule;
 mod search;
 pub mod serving;
+pub mod serving_report;
+pub mod serving_spec;
 mod space;
 mod variants;
 

@@ -549,6 +549,8 @@ mod tests {
             concurrency: 16,
             service_seconds: 4.0,
             service_from: "test".into(),
+            service_p95_seconds: 4.0 * crate::simulate::serving::erlang::EXP_P95_FACTOR,
+            service_p95_from: "test".into(),
             ready_minutes: 12,
             ready_from: "test".into(),
             latency_target_seconds: 14.0,
