@@ -351,7 +351,7 @@ pub mod limits {
     /// `simulate --trace` / `cost --trace`: a CSV of one row per minute (a year is ~20 MB) or an
     /// `az monitor metrics list` export.
     pub const TRACE: u64 = 256 * 1024 * 1024;
-    /// `gpu-report --export`: a Log Analytics query result.
+    /// `gpu-report --telemetry`: a Log Analytics query result.
     pub const EXPORT: u64 = 256 * 1024 * 1024;
 }
 

@@ -79,4 +79,7 @@ fn the_release_workflow_builds_every_platform_with_checksums_on_tags() {
     let pipelines =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/pipelines")).unwrap();
     assert!(pipelines.contains("vendor.github-workflows .github/workflows/release.yml"));
+    // and the action and the Azure Pipelines template against theirs (issue 37, item 7)
+    assert!(pipelines.contains("vendor.github-actions action.yml"));
+    assert!(pipelines.contains("ci/azure-pipelines/gpuform.yml"));
 }

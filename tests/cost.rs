@@ -623,30 +623,7 @@ fn a_narrower_precision_that_opens_a_cheaper_size_is_priced() {
     assert_eq!(lever(&v, "precision-int8")["status"], "not-applicable");
 }
 
-#[test]
-fn a_budget_in_another_currency_is_not_compared() {
-    let dir = tempfile::tempdir().unwrap();
-    let eur = dir.path().join("eur.yaml");
-    std::fs::write(
-        &eur,
-        std::fs::read_to_string(FIXED).unwrap().replace(
-            "budget: {monthly: 1000}",
-            "budget: {monthly: 1000, currency: EUR}",
-        ),
-    )
-    .unwrap();
-    let v = json(&[eur.to_str().unwrap()]);
-    assert_eq!(v["budget"]["status"], "skipped");
-    assert!(
-        v["budget"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("gpuform prices in USD")
-    );
-    cost(&[eur.to_str().unwrap()])
-        .code(0)
-        .stderr(predicates::str::contains("exceeds").not());
-}
+// a budget in another currency than USD: tests/cost_currency.rs
 
 #[test]
 fn private_endpoints_are_priced_only_when_rendered() {

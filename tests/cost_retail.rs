@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use gpuform::azure::HttpSettings;
 use gpuform::azure::http::PublicPipeline;
+use gpuform::catalog::currency::Currency;
 use gpuform::catalog::prices::{PriceKind, PriceOs};
 use gpuform::cost::fetch::{self, FetchError, FetchOptions};
 use gpuform::cost::retail;
@@ -126,12 +127,12 @@ async fn follows_next_page_link_and_parses_every_page() {
         .mount(&server)
         .await;
     let filter = &fetch::filters("eastus2", &["Standard_NC8as_T4_v3".to_string()])[0];
-    let pages = fetch::fetch_filter(&client(), &opts(&server), filter)
+    let pages = fetch::fetch_filter(&client(), &opts(&server), filter, Currency::USD)
         .await
         .unwrap();
     assert_eq!(pages.len(), 2);
     let doc = retail::parse_document(&serde_json::to_string(&pages).unwrap()).unwrap();
-    let p = retail::build(&doc.pages, "test", "2026-12-02").unwrap();
+    let p = retail::build(&doc.pages, "test", "2026-12-02", Currency::USD).unwrap();
     let h = |os, kind| p.vm.hourly("Standard_NC8as_T4_v3", "eastus2", os, kind);
     assert_eq!(h(PriceOs::Linux, PriceKind::OnDemand), Some(0.80));
     assert_eq!(h(PriceOs::Linux, PriceKind::Spot), Some(0.10));
@@ -166,6 +167,7 @@ async fn retries_429_then_succeeds() {
         &client(),
         &opts(&server),
         "serviceName eq 'Virtual Machines'",
+        Currency::USD,
     )
     .await
     .unwrap();
@@ -181,7 +183,7 @@ async fn a_persistent_500_fails_after_the_attempts() {
         .expect(3)
         .mount(&server)
         .await;
-    let err = fetch::fetch_filter(&client(), &opts(&server), "x")
+    let err = fetch::fetch_filter(&client(), &opts(&server), "x", Currency::USD)
         .await
         .unwrap_err();
     match &err {
@@ -204,7 +206,7 @@ async fn a_persistent_500_fails_after_the_attempts() {
         .mount(&server)
         .await;
     assert!(matches!(
-        fetch::fetch_filter(&client(), &opts(&server), "x").await,
+        fetch::fetch_filter(&client(), &opts(&server), "x", Currency::USD).await,
         Err(FetchError::Status { status: 404, .. })
     ));
 }
@@ -229,7 +231,7 @@ async fn each_try_is_bounded_by_the_timeout() {
         ..fast()
     };
     let started = std::time::Instant::now();
-    let err = fetch::fetch_filter(&http.pipeline(None), &opts(&server), "x")
+    let err = fetch::fetch_filter(&http.pipeline(None), &opts(&server), "x", Currency::USD)
         .await
         .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(3), "{err}");
@@ -254,7 +256,7 @@ async fn malformed_json_and_foreign_links_are_refused() {
         .respond_with(ResponseTemplate::new(200).set_body_string("{\"Items\": ["))
         .mount(&server)
         .await;
-    let err = fetch::fetch_filter(&client(), &opts(&server), "x")
+    let err = fetch::fetch_filter(&client(), &opts(&server), "x", Currency::USD)
         .await
         .unwrap_err();
     assert!(matches!(err, FetchError::Malformed { .. }), "{err:?}");
@@ -267,7 +269,7 @@ async fn malformed_json_and_foreign_links_are_refused() {
         .mount(&server)
         .await;
     assert!(matches!(
-        fetch::fetch_filter(&client(), &opts(&server), "x").await,
+        fetch::fetch_filter(&client(), &opts(&server), "x", Currency::USD).await,
         Err(FetchError::Malformed { .. })
     ));
 
@@ -281,7 +283,7 @@ async fn malformed_json_and_foreign_links_are_refused() {
         .mount(&server)
         .await;
     assert!(matches!(
-        fetch::fetch_filter(&client(), &opts(&server), "x").await,
+        fetch::fetch_filter(&client(), &opts(&server), "x", Currency::USD).await,
         Err(FetchError::ForeignLink { .. })
     ));
 }

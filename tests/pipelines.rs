@@ -232,10 +232,14 @@ fn github_actions_recipe() {
     // least privilege by default, more per job
     assert_eq!(v["permissions"], serde_json::json!({"contents": "read"}));
     let jobs = v["jobs"].as_object().unwrap();
-    for j in ["build", "validate", "plan", "deploy"] {
+    for j in ["check", "plan", "deploy"] {
         assert!(jobs.contains_key(j), "job {j} missing");
     }
-    assert_eq!(jobs["validate"]["permissions"]["security-events"], "write");
+    // annotations need no Advanced Security: the check job asks for nothing more than reading
+    assert_eq!(
+        jobs["check"]["permissions"],
+        serde_json::json!({"contents": "read"})
+    );
     for j in ["plan", "deploy"] {
         assert_eq!(jobs[j]["permissions"]["id-token"], "write", "{j}");
         assert_eq!(jobs[j]["permissions"]["contents"], "read", "{j}");
@@ -245,7 +249,7 @@ fn github_actions_recipe() {
                 .is_some_and(|u| u.starts_with("azure/login@"))
         }));
     }
-    for j in ["validate", "plan"] {
+    for j in ["check", "plan"] {
         assert!(
             jobs[j]["if"]
                 .as_str()
@@ -259,40 +263,60 @@ fn github_actions_recipe() {
         deploy_if.contains("github.event_name == 'push'") && deploy_if.contains("refs/heads/main")
     );
     assert_eq!(jobs["deploy"]["environment"], "production");
-    // actions pinned by major version
+    // third-party actions pinned by major version, gpuform's action by release
     let mut uses = Vec::new();
     for job in jobs.values() {
         for s in job["steps"].as_array().unwrap() {
             if let Some(u) = s["uses"].as_str() {
-                uses.push(u.to_string());
+                uses.push((u.to_string(), s["with"].clone()));
             }
         }
     }
-    for u in &uses {
-        let (_, version) = u.split_once('@').unwrap();
-        assert!(
-            version.starts_with('v') && version[1..].chars().all(|c| c.is_ascii_digit()),
-            "{u} is not pinned to a major version"
-        );
+    for (u, _) in &uses {
+        let (name, version) = u.split_once('@').unwrap();
+        let parts: Vec<&str> = version.trim_start_matches('v').split('.').collect();
+        let numeric = version.starts_with('v')
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+        assert!(numeric, "{u} is not pinned to a version");
+        if name == "OWNER/gpuform" {
+            assert_eq!(
+                parts.len(),
+                3,
+                "{u}: the action is pinned to a release (vX.Y.Z)"
+            );
+        }
     }
+    // the action: validate and cost with a budget gate, the render check, preflight and what-if
+    let gpuform: Vec<&Value> = uses
+        .iter()
+        .filter(|(u, _)| u.starts_with("OWNER/gpuform@"))
+        .map(|(_, w)| w)
+        .collect();
+    let with_commands = |c: &str| gpuform.iter().find(|w| w["commands"] == c).copied();
+    let check = with_commands("validate,cost").expect("validate and cost");
+    assert!(!check["budget"].as_str().unwrap_or_default().is_empty());
+    assert!(check["specs"].as_str().is_some());
     assert!(
-        uses.iter()
-            .any(|u| u.starts_with("github/codeql-action/upload-sarif@"))
+        with_commands("render-check").unwrap()["rendered"]
+            .as_str()
+            .is_some()
     );
-    // the commands
+    assert!(
+        with_commands("preflight,what-if").unwrap()["resource-group"]
+            .as_str()
+            .is_some()
+    );
+    assert!(
+        with_commands("").is_some(),
+        "the deploy job installs gpuform through the action"
+    );
+    // the commands the recipe runs itself
     let cmds = all_commands(&v);
     assert_commands_parse("github-actions.yml", &cmds);
-    assert!(has_command(&cmds, &["validate", "--output", "sarif"]));
-    assert!(has_command(&cmds, &["render", "--check"]));
-    assert!(has_command(&cmds, &["cost", "markdown"]));
-    assert!(has_command(&cmds, &["preflight", "markdown"]));
-    assert!(has_command(
-        &cmds,
-        &["deploy", "--what-if", "--fail-on-delete"]
-    ));
     assert!(has_command(&cmds, &["deploy", "--yes"]));
-    // summaries go to the job summary
-    assert!(text.matches(">> \"$GITHUB_STEP_SUMMARY\"").count() >= 4);
+    assert!(text.contains(">> \"$GITHUB_STEP_SUMMARY\""));
 }
 
 #[test]
@@ -303,43 +327,53 @@ fn azure_pipelines_recipe() {
         serde_json::json!(["main"])
     );
     assert_eq!(v["pr"]["branches"]["include"], serde_json::json!(["main"]));
+    // the template comes from gpuform's repository, pinned to a release tag
+    let repo = &v["resources"]["repositories"][0];
+    assert_eq!(repo["repository"], "gpuform");
+    assert_eq!(repo["name"], "OWNER/gpuform");
+    assert!(repo["ref"].as_str().unwrap().starts_with("refs/tags/v"));
     let stages: Vec<&Value> = v["stages"].as_array().unwrap().iter().collect();
     let names: Vec<&str> = stages
         .iter()
         .map(|s| s["stage"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["build", "validate", "deploy"]);
+    assert_eq!(names, ["validate", "deploy"]);
     assert!(
-        stages[1]["condition"]
+        stages[0]["condition"]
             .as_str()
             .unwrap()
             .contains("'PullRequest'")
     );
     assert!(
-        stages[2]["condition"]
+        stages[1]["condition"]
             .as_str()
             .unwrap()
             .contains("refs/heads/main")
     );
-    let deploy_job = &stages[2]["jobs"][0];
+    let deploy_job = &stages[1]["jobs"][0];
     assert_eq!(deploy_job["deployment"], "deploy");
     assert_eq!(deploy_job["environment"], "production");
     // every Azure step: AzureCLI@2 with the service connection, the SPN in the environment and
-    // the job token mapped for --auth pipelines
-    let mut tasks = Vec::new();
-    fn find_tasks<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+    // the job token mapped for --auth pipelines; every install through the template
+    let (mut tasks, mut templates) = (Vec::new(), Vec::new());
+    fn find<'a>(v: &'a Value, tasks: &mut Vec<&'a Value>, templates: &mut Vec<&'a Value>) {
         match v {
             Value::Object(m) => {
                 if m.get("task").and_then(Value::as_str) == Some("AzureCLI@2") {
-                    out.push(v);
+                    tasks.push(v);
                 }
-                m.values().for_each(|x| find_tasks(x, out));
+                if m.get("template").and_then(Value::as_str)
+                    == Some("ci/azure-pipelines/gpuform.yml@gpuform")
+                {
+                    templates.push(v);
+                }
+                m.values().for_each(|x| find(x, tasks, templates));
             }
-            Value::Array(a) => a.iter().for_each(|x| find_tasks(x, out)),
+            Value::Array(a) => a.iter().for_each(|x| find(x, tasks, templates)),
             _ => {}
         }
     }
-    find_tasks(&v, &mut tasks);
+    find(&v, &mut tasks, &mut templates);
     assert_eq!(tasks.len(), 2);
     for t in &tasks {
         assert_eq!(t["inputs"]["addSpnToEnvironment"], true);
@@ -353,11 +387,19 @@ fn azure_pipelines_recipe() {
             assert!(c.windows(2).any(|w| w == ["--auth", "pipelines"]), "{c:?}");
         }
     }
+    let commands: Vec<&str> = templates
+        .iter()
+        .map(|t| t["parameters"]["commands"].as_str().unwrap())
+        .collect();
+    assert_eq!(commands, ["validate,cost", "render-check", ""]);
+    assert!(
+        !templates[0]["parameters"]["budget"]
+            .as_str()
+            .unwrap()
+            .is_empty()
+    );
     let cmds = all_commands(&v);
     assert_commands_parse("azure-pipelines.yml", &cmds);
-    assert!(has_command(&cmds, &["validate", "--output", "sarif"]));
-    assert!(has_command(&cmds, &["render", "--check"]));
-    assert!(has_command(&cmds, &["cost", "markdown"]));
     assert!(has_command(&cmds, &["preflight", "markdown"]));
     assert!(has_command(
         &cmds,

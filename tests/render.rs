@@ -422,7 +422,16 @@ fn equivalence_problems(bicep_text: &str, arm: &Value) -> Vec<String> {
             Err(e) => problems.push(format!("cannot read ARM {s}: {e}")),
         }
         for k in named {
-            if !arm_by_key.contains_key(&k) && !existing.contains_key(&k) {
+            // a part of a deployed resource (a load balancer's probe, a gateway's listener),
+            // named from inside that resource's own body
+            let part_of_deployed = arm_by_key.keys().any(|d| {
+                k.scope.is_none()
+                    && k.rg.is_none()
+                    && k.names.len() > d.names.len()
+                    && k.names.starts_with(&d.names)
+                    && k.ty.starts_with(&format!("{}/", d.ty))
+            });
+            if !arm_by_key.contains_key(&k) && !existing.contains_key(&k) && !part_of_deployed {
                 problems.push(format!(
                     "{s} names {k}, which is neither deployed nor an existing resource of main.bicep"
                 ));

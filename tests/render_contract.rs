@@ -1057,8 +1057,20 @@ fn nsg_problems(o: &Out) -> Vec<String> {
         }
         return p;
     };
-    let workload = vnet["properties"]["subnets"][0]["properties"]["addressPrefix"].clone();
+    let subnets = vnet["properties"]["subnets"].as_array().unwrap();
     for nsg in of(&o.arm, "Microsoft.Network/networkSecurityGroups") {
+        // the subnet this NSG is attached to: its rules are scoped to it (the workload
+        // subnet's, or a serving gateway's own subnet)
+        let name = nsg["name"].as_str().unwrap();
+        let subnet = subnets
+            .iter()
+            .find(|s| {
+                s["properties"]["networkSecurityGroup"]["id"]
+                    .as_str()
+                    .is_some_and(|id| id.contains(&format!("'{name}'")))
+            })
+            .map(|s| s["properties"]["addressPrefix"].clone())
+            .unwrap_or_else(|| subnets[0]["properties"]["addressPrefix"].clone());
         let mut prios = std::collections::BTreeSet::new();
         for r in nsg["properties"]["securityRules"].as_array().unwrap() {
             let pr = &r["properties"];
@@ -1069,7 +1081,10 @@ fn nsg_problems(o: &Out) -> Vec<String> {
                     o.at
                 ));
             }
-            if pr["direction"] != "Inbound" || pr["access"] != "Allow" {
+            // inbound allows; serving's denies close the model server's ports to the rest of
+            // the VNet (they can only take access away)
+            let deny_vnet = pr["access"] == "Deny" && pr["sourceAddressPrefix"] == "VirtualNetwork";
+            if pr["direction"] != "Inbound" || (pr["access"] != "Allow" && !deny_vnet) {
                 p.push(format!(
                     "{}: rule {} is not an inbound allow",
                     o.at, r["name"]
@@ -1088,9 +1103,9 @@ fn nsg_problems(o: &Out) -> Vec<String> {
                     p.push(format!("{}: rule {} allows from {s}", o.at, r["name"]));
                 }
             }
-            if pr["destinationAddressPrefix"] != workload {
+            if pr["destinationAddressPrefix"] != subnet {
                 p.push(format!(
-                    "{}: rule {} is not scoped to the workload subnet",
+                    "{}: rule {} is not scoped to the subnet of its NSG",
                     o.at, r["name"]
                 ));
             }

@@ -161,7 +161,17 @@ pub enum PriceSource {
 /// (Microsoft Learn, "Azure Retail Prices API for China", read 2026-12-02): the response is a
 /// download URL, and the page does not document the CSV's columns. gpuform does not read it, so
 /// it has no China prices; the budget gate stays undecided, as for any missing price.
-const CHINA_PRICES: &str = "no public price source for AzureChinaCloud that gpuform reads: 21Vianet publishes retail prices (CNY) only as a CSV price sheet (https://prices.azure.cn/api/retail/pricesheet/download?api-version=2023-06-01-preview) whose columns are not documented, and the Retail Prices API gpuform reads (prices.azure.com) has no China regions";
+const CHINA_PRICES: &str = concat!(
+    "no public price source for AzureChinaCloud that gpuform reads: 21Vianet publishes its own retail prices in CNY (a price list of its own, not a conversion of the global one) only as a CSV price sheet (",
+    "https://prices.azure.cn/api/retail/pricesheet/download?api-version=2023-06-01-preview",
+    ") whose columns are not documented, and the global Retail Prices API \"only supports prices on Commercial Cloud\": asked in CNY it converts the global prices, which are not Azure China's"
+);
+
+#[cfg(test)]
+#[test]
+fn the_china_price_sheet_is_the_facts() {
+    assert!(CHINA_PRICES.contains(crate::facts::retail_prices::CHINA_PRICE_SHEET));
+}
 
 pub fn price_source(cloud: Cloud) -> PriceSource {
     match cloud {

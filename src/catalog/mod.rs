@@ -2,6 +2,7 @@
 //! facts in `../shared/azure` (see `sizes.json` `_meta`).
 
 pub mod clouds;
+pub mod currency;
 pub mod drivers;
 pub mod kinds;
 pub mod prices;

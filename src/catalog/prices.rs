@@ -6,6 +6,8 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use super::currency::Currency;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PriceOs {
@@ -56,9 +58,10 @@ pub struct PriceSource {
     pub note: Option<String>,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PriceTable {
-    pub currency: String,
+    /// Every price of the table is in this currency.
+    pub currency: Currency,
     prices: HashMap<Key, f64>,
     /// One entry per (os, kind) the table covers.
     pub sources: Vec<PriceSource>,
@@ -76,7 +79,7 @@ struct EmbeddedFile {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct EmbeddedMeta {
-    currency: String,
+    currency: Currency,
     on_demand: EmbeddedSource,
     spot: EmbeddedSource,
 }
@@ -91,10 +94,26 @@ struct EmbeddedSource {
 }
 
 impl PriceTable {
-    pub fn new(currency: &str) -> Self {
+    pub fn new(currency: Currency) -> Self {
         Self {
-            currency: currency.into(),
-            ..Default::default()
+            currency,
+            prices: HashMap::new(),
+            sources: Vec::new(),
+        }
+    }
+
+    /// The same prices in another currency: each multiplied by `per_unit` (units of `to` per
+    /// unit of this table's currency). The sources keep their names; the caller says how the
+    /// figures were converted.
+    pub fn converted(&self, per_unit: f64, to: Currency) -> PriceTable {
+        PriceTable {
+            currency: to,
+            prices: self
+                .prices
+                .iter()
+                .map(|(k, v)| (k.clone(), v * per_unit))
+                .collect(),
+            sources: self.sources.clone(),
         }
     }
 
@@ -104,7 +123,7 @@ impl PriceTable {
         TABLE.get_or_init(|| {
             let f: EmbeddedFile = serde_json::from_str(include_str!("prices.json"))
                 .expect("embedded prices.json is valid (tested)");
-            let mut t = PriceTable::new(&f.meta.currency);
+            let mut t = PriceTable::new(f.meta.currency);
             for (size, regions) in &f.on_demand_linux {
                 for (region, p) in regions {
                     t.insert(size, region, PriceOs::Linux, PriceKind::OnDemand, *p);
@@ -173,8 +192,13 @@ impl PriceTable {
         self.prices.is_empty()
     }
 
-    /// Layer `other` over `self`: its prices win, its sources are added.
+    /// Layer `other` over `self`: its prices win, its sources are added. Both tables are in one
+    /// currency (the price book checks it before: [`crate::catalog::currency::Mixed`]).
     pub fn overlay(&mut self, other: PriceTable) {
+        debug_assert_eq!(
+            self.currency, other.currency,
+            "price tables in two currencies"
+        );
         self.prices.extend(other.prices);
         for s in other.sources {
             self.sources.retain(|x| !(x.os == s.os && x.kind == s.kind));
@@ -190,7 +214,7 @@ mod tests {
     #[test]
     fn embedded_table_has_dated_linux_prices() {
         let t = PriceTable::embedded();
-        assert_eq!(t.currency, "USD");
+        assert_eq!(t.currency, Currency::USD);
         assert_eq!(
             t.hourly(
                 "Standard_NC8as_T4_v3",

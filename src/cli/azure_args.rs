@@ -31,8 +31,8 @@ pub struct AzureArgs {
     /// Microsoft Graph endpoint (https) [default: the cloud's]; the token scope stays the cloud's.
     #[arg(long, value_name = "URL", env = "GPUFORM_GRAPH_ENDPOINT")]
     pub graph_endpoint: Option<String>,
-    /// Seconds each HTTP try may take, body included.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    /// How long each HTTP try may take, body included (30s, 2m; a bare number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = super::common::secs)]
     pub timeout: f64,
     /// Retries per call after throttling (429, honouring Retry-After), 5xx, timeouts and dropped connections.
     #[arg(long, value_name = "N", default_value_t = 5)]

@@ -227,3 +227,14 @@ pub fn plan_of(
         }
     })
 }
+
+/// A duration flag in seconds (`--timeout 30s`, `2m`, `PT1M`, or the old bare number of seconds):
+/// the one duration grammar of `crate::spec::duration`.
+pub fn secs(v: &str) -> Result<f64, String> {
+    crate::spec::duration::flag_seconds(v, 1.0)
+}
+
+/// A duration flag in hours (`--prices-max-age 24h`, `1d`, or the old bare number of hours).
+pub fn hours(v: &str) -> Result<f64, String> {
+    crate::spec::duration::flag_seconds(v, 3600.0).map(|s| s / 3600.0)
+}

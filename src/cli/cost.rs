@@ -8,17 +8,16 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::common::{ExitCode, Failure, PolicyArgs, load_valid, out, plan_of, styled};
+use crate::catalog::currency::{Currency, Money};
 use crate::catalog::prices::PriceTable;
 use crate::cost::PriceBook;
 use crate::cost::command::{self, Hooks, Request};
 use crate::cost::fetch;
-use crate::cost::fixed::FixedSource;
 use crate::cost::prices::Refresh;
-use crate::cost::retail::Parsed;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    #[value(alias = "table")]
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,
@@ -29,23 +28,18 @@ pub enum Format {
 pub struct PriceArgs {
     /// Azure Retail Prices API JSON (one page, an array of pages, or a gpuform cache file) whose
     /// prices replace the embedded ones; repeatable. Windows, spot, reservation and managed disk
-    /// rows are recognised.
+    /// rows are recognised. In the spec's currency (monitoring.budget.currency); USD pages of the
+    /// same meters beside them give the rate for the embedded (USD) figures.
     #[arg(long, value_name = "FILE")]
     pub prices: Vec<PathBuf>,
 }
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The spec to price.
-    #[arg(value_name = "SPEC")]
-    pub spec: PathBuf,
-    /// Output: a table for people, JSON (amounts in US dollars), or Markdown for $GITHUB_STEP_SUMMARY.
-    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-    #[command(flatten)]
-    pub prices: PriceArgs,
-    /// Query the public Azure Retail Prices API for the spec's region and sizes (cached with its
-    /// fetch date; no credentials needed).
+/// The `--refresh-prices` flags, shared with `gpuform simulate` (each command has its own
+/// `--timeout` and `--retries`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RefreshArgs {
+    /// Query the public Azure Retail Prices API for the spec's region and sizes, in the spec's
+    /// currency (cached with its fetch date; no credentials needed).
     #[arg(long)]
     pub refresh_prices: bool,
     /// Retail Prices API endpoint (for mirrors and tests).
@@ -54,23 +48,72 @@ pub struct Args {
     /// Where --refresh-prices caches answers (default $XDG_CACHE_HOME/gpuform or ~/.cache/gpuform).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Reuse cached prices younger than this many hours instead of querying again (0: always query).
-    #[arg(long, value_name = "HOURS", default_value_t = 24.0)]
+    /// Reuse cached prices younger than this instead of querying again (24h, 2d; a bare number
+    /// is hours; 0: always query).
+    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = super::common::hours)]
     pub prices_max_age: f64,
-    /// Seconds each HTTP try of --refresh-prices may take, body included (as for preflight/deploy).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    /// First retry back-off of --refresh-prices in milliseconds (doubles per retry).
+    #[arg(long, value_name = "MS", default_value_t = 800, hide = true)]
+    pub prices_retry_delay_ms: u64,
+}
+
+impl RefreshArgs {
+    /// The refresh these flags ask for (used with --refresh-prices).
+    pub fn refresh(&self, timeout: f64, retries: u32) -> Refresh {
+        Refresh {
+            endpoint: self.prices_endpoint.clone(),
+            cache_dir: self.cache_dir.clone(),
+            max_age: self.prices_max_age,
+            timeout,
+            retries,
+            retry_delay_ms: self.prices_retry_delay_ms,
+        }
+    }
+}
+
+/// `--prices` and the `--refresh-prices` flags together (`gpuform simulate`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct PricingArgs {
+    #[command(flatten)]
+    pub prices: PriceArgs,
+    #[command(flatten)]
+    pub refresh: RefreshArgs,
+}
+
+impl PricingArgs {
+    pub fn request(&self, timeout: f64, retries: u32) -> crate::cost::prices::Pricing {
+        crate::cost::prices::Pricing {
+            files: self.prices.prices.clone(),
+            refresh: (self.refresh.refresh_prices).then(|| self.refresh.refresh(timeout, retries)),
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The spec to price.
+    #[arg(value_name = "SPEC")]
+    pub spec: PathBuf,
+    /// Output: a table for people, JSON (amounts in the estimate's `currency`), or Markdown for $GITHUB_STEP_SUMMARY.
+    #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    #[command(flatten)]
+    pub prices: PriceArgs,
+    #[command(flatten)]
+    pub refresh: RefreshArgs,
+    /// How long each HTTP try of --refresh-prices may take, body included (as for
+    /// preflight/deploy; 30s, 2m; a bare number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = super::common::secs)]
     pub timeout: f64,
     /// Retries per --refresh-prices request after throttling (429, honouring Retry-After), 5xx,
     /// timeouts and dropped connections; DNS failures and refused connections are not retried.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
-    /// First retry back-off of --refresh-prices in milliseconds (doubles per retry).
-    #[arg(long, value_name = "MS", default_value_t = 800, hide = true)]
-    pub prices_retry_delay_ms: u64,
-    /// Exit 1 when the expected monthly cost (USD) exceeds AMOUNT.
-    #[arg(long, value_name = "AMOUNT")]
-    pub fail_above: Option<f64>,
-    /// A previous `gpuform cost --format json` output to compare with (for pull requests).
+    /// Exit 1 when the expected monthly cost exceeds AMOUNT, in the spec's currency
+    /// (monitoring.budget.currency, USD without it); `5000 EUR` names it, and must match.
+    #[arg(long, value_name = "AMOUNT", value_parser = amount)]
+    pub fail_above: Option<(f64, Option<Currency>)>,
+    /// A previous `gpuform cost --output json` output to compare with (for pull requests).
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Exit 1 when the expected cost grew more than N percent over --baseline.
@@ -96,22 +139,24 @@ pub struct Args {
     /// metrics list` JSON) as the expected case.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// With --trace: how long one job takes (ISO 8601; overrides workload.jobDuration).
+    /// With --trace: how long one job takes (PT2M or 2m; overrides workload.jobDuration).
     #[arg(long, value_name = "DURATION", requires = "trace")]
     pub job_duration: Option<String>,
-    /// With --trace: from scale-out until a new VM serves (ISO 8601; overrides the family default).
+    /// With --trace: from scale-out until a new VM serves (PT8M or 8m; overrides the family default).
     #[arg(long, value_name = "DURATION", requires = "trace")]
     pub provisioning: Option<String>,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
 
-/// Read `--prices` files into a price book (VM prices layered in order) and keep their parsed
-/// contents for the disk prices of the spec's region.
-pub fn load_price_files(
-    args: &PriceArgs,
-) -> Result<(PriceBook, Vec<(Parsed, FixedSource)>), Failure> {
+/// Read `--prices` files into a price book in their own currency (for commands without a spec).
+pub fn load_price_files(args: &PriceArgs) -> Result<PriceBook, Failure> {
     crate::cost::prices::load_files(&args.prices)
+}
+
+/// `--fail-above`: `5000`, `5000 EUR`, `EUR 5000`.
+fn amount(v: &str) -> Result<(f64, Option<Currency>), String> {
+    Money::parse(v)
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
@@ -124,15 +169,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         },
         styled: styled(),
         prices: args.prices.prices.clone(),
-        refresh_prices: args.refresh_prices,
-        refresh: Refresh {
-            endpoint: args.prices_endpoint.clone(),
-            cache_dir: args.cache_dir.clone(),
-            max_age: args.prices_max_age,
-            timeout: args.timeout,
-            retries: args.retries,
-            retry_delay_ms: args.prices_retry_delay_ms,
-        },
+        refresh_prices: args.refresh.refresh_prices,
+        refresh: args.refresh.refresh(args.timeout, args.retries),
         fail_above: args.fail_above,
         baseline: args.baseline.clone(),
         fail_increase_percent: args.fail_increase_percent,

@@ -75,6 +75,7 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Output {
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,

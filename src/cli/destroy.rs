@@ -48,8 +48,11 @@ pub struct Args {
     pub resource_group: String,
     /// Delete without asking (without it and without a terminal, e.g. in pipelines, destroy only
     /// lists what would be deleted and exits 2).
-    #[arg(long, short = 'y')]
+    #[arg(long, short = 'y', conflicts_with = "what_if")]
     pub yes: bool,
+    /// Only list what would be deleted, in order, and delete nothing (exit 0; --dry-run still works).
+    #[arg(long, alias = "dry-run")]
+    pub what_if: bool,
     /// Keep the Key Vault (with its keys and diagnostic settings) and the data disks (a Flexible
     /// set's instances get deleteOption Detach first; a dev box keeps its OS and data disks).
     #[arg(long)]
@@ -75,6 +78,7 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Output {
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
 }
@@ -105,7 +109,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         spec_path: &args.spec,
         resource_group: &args.resource_group,
         yes: args.yes,
-        dry_run: !args.yes && !interactive,
+        dry_run: args.what_if || (!args.yes && !interactive),
         keep_data: args.keep_data,
         deployments: &args.deployments,
         polling,
@@ -142,7 +146,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     if group == rg { "" } else { " --no-follow" }
                 )),
             }
-            ExitCode::Usage
+            // asked for (--what-if): done; without --yes off a terminal: not what was asked
+            if args.what_if {
+                ExitCode::Ok
+            } else {
+                ExitCode::Usage
+            }
         }
         Ended::Declined => super::common::DECLINED,
         Ended::Interrupted => ExitCode::Interrupted,

@@ -1,4 +1,4 @@
-//! `gpuform gpu-report SPEC --export FILE`: the measured VRAM peak from an export of the GPU
+//! `gpuform gpu-report SPEC --telemetry FILE`: the measured VRAM peak from an export of the GPU
 //! telemetry table against `workload.gpuMemoryGiB`, and the sizes that fit it. Exit codes: 0
 //! printed, 1 the measured peak exceeds gpuMemoryGiB, 2 usage or I/O errors (an unreadable or
 //! unrecognised export).
@@ -18,8 +18,9 @@ pub struct Args {
     pub spec: PathBuf,
     /// Query result of GpuTelemetry_CL: the JSON of `az monitor log-analytics query`, the REST
     /// API answer, or the portal's CSV export (columns Computer, MemoryUsedMiB, and
-    /// TimeGenerated and GpuIndex for per-VM sums).
-    #[arg(long, value_name = "FILE")]
+    /// TimeGenerated and GpuIndex for per-VM sums); the file `simulate --telemetry` reads
+    /// (--export still works).
+    #[arg(long = "telemetry", alias = "export", value_name = "FILE")]
     pub export: PathBuf,
     /// Output: text or a JSON document.
     #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
@@ -30,6 +31,7 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
 }

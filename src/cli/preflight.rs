@@ -24,8 +24,7 @@ pub struct Args {
     /// Also check REGION (repeatable); the spec's region and alternateRegions are always checked.
     #[arg(long = "region", value_name = "REGION")]
     pub regions: Vec<String>,
-    /// The resource group the spec is deployed in: the instances its scale set runs already do
-    /// not count twice against quota (a redeployment).
+    /// The resource group the spec is deployed in (its running instances count once against quota).
     #[arg(long, short = 'g', value_name = "RG", conflicts_with_all = ["usages", "skus"])]
     pub resource_group: Option<String>,
     /// Output: a table for people, JSON, Markdown for $GITHUB_STEP_SUMMARY, or GitHub annotations.
@@ -44,13 +43,15 @@ pub struct Args {
     /// the Azure Quota API (asks on a terminal; with --yes submits; otherwise a dry run).
     #[arg(long, conflicts_with_all = ["usages", "skus"])]
     pub request_quota: bool,
-    /// Also ask Azure Policy whether it would deny any resource the template creates (always
-    /// done for a landing-zone spec: network.existingSubnet or userDefinedRouting egress).
+    /// Also ask Azure Policy whether it would deny what the template creates (always for a landing zone).
     #[arg(long)]
     pub azure_policy: bool,
     /// With --request-quota: submit without asking.
     #[arg(long, short = 'y', requires = "request_quota")]
     pub yes: bool,
+    /// With --request-quota: only print the requests (--dry-run still works).
+    #[arg(long, alias = "dry-run", requires = "request_quota")]
+    pub what_if: bool,
     /// The Standby Pool resource provider's app id to look its principal up by in Microsoft
     /// Graph [default: gpuform's assumption, which no Microsoft page confirms].
     #[arg(long, value_name = "APP_ID", env = "GPUFORM_STANDBY_PROVIDER_APP_ID")]
@@ -63,7 +64,7 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    #[value(alias = "table")]
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,
@@ -121,6 +122,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         } else {
             let mode = if args.yes {
                 quota_cli::Mode::Submit
+            } else if args.what_if {
+                quota_cli::Mode::DryRun
             } else if quota_cli::interactive() {
                 quota_cli::Mode::Ask
             } else {

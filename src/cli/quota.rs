@@ -37,7 +37,7 @@ pub const QUOTA_HELP: &str = concat!(
     "Exit codes: 0 every request approved, nothing missing, or a dry run printed; 1 a request was denied, needs a ",
     "support ticket or is still in progress; 2 usage or access errors, or you answered no (nothing was requested); ",
     "130 interrupted (submitted requests keep going).\n\n",
-    "Without --submit/--yes gpuform asks on a terminal, and only prints what it would request (a dry run) when there ",
+    "Without --yes gpuform asks on a terminal, and only prints what it would request (a dry run) when there ",
     "is no terminal or CI is set. The identity needs Microsoft.Quota/quotas/write (the Quota Request Operator role) ",
     "on the subscription, and the subscription registered for Microsoft.Quota (409 MissingSubscriptionRegistration ",
     "otherwise: az provider register --namespace Microsoft.Quota, or --register-providers). Credentials, cloud and ",
@@ -55,17 +55,23 @@ pub struct Args {
     /// The resource group the pool runs in: its running instances already count as in use.
     #[arg(long, short = 'g', value_name = "RG")]
     pub resource_group: Option<String>,
-    /// Submit without asking (alias --yes).
-    #[arg(long, visible_alias = "yes", short = 'y', conflicts_with = "dry_run")]
+    /// Submit without asking (--submit still works).
+    #[arg(
+        long = "yes",
+        short = 'y',
+        alias = "submit",
+        conflicts_with = "dry_run"
+    )]
     pub submit: bool,
-    /// Only print what would be requested.
-    #[arg(long)]
+    /// Only print what would be requested (--dry-run still works).
+    #[arg(long = "what-if", alias = "dry-run")]
     pub dry_run: bool,
     /// Result on stdout.
     #[arg(long, alias = "format", value_name = "FORMAT", value_enum, default_value_t = Output::Text)]
     pub output: Output,
-    /// Stop following a request after this many seconds (it keeps going in Azure).
-    #[arg(long, value_name = "SECS", default_value_t = 900.0)]
+    /// Stop following a request after this long (it keeps going in Azure; 15m, 1h; a bare
+    /// number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = super::common::secs)]
     pub wait: f64,
     /// Seconds between polls when Azure sends no Retry-After.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, hide = true)]
@@ -82,6 +88,7 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Output {
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
 }
@@ -154,7 +161,7 @@ fn request(args: Args) -> Result<ExitCode, Failure> {
     };
     if mode == Mode::DryRun && !args.dry_run && !asks.is_empty() {
         eprintln!(
-            "quota: no terminal to ask on (or CI is set): a dry run; pass --submit to file the requests"
+            "quota: no terminal to ask on (or CI is set): a dry run; pass --yes to file the requests"
         );
     }
     file(&rt, &session, &asks, &region, mode, polling, args.output)

@@ -40,14 +40,42 @@ pub struct Args {
     pub policy: PolicyArgs,
 }
 
+/// The format names of `--output` across the commands: given where render expects a directory,
+/// they are refused (issue 37: `render --output markdown` silently made a directory `markdown`).
+const FORMAT_NAMES: [&str; 8] = [
+    "text", "json", "markdown", "sarif", "github", "human", "table", "yaml",
+];
+
 /// The directory to write (if any) and the output format: `--output` names a format (text |
 /// json); any other value is the directory `--output DIR` named before `-o/--out-dir` existed.
 fn target(args: &Args) -> Result<(Option<PathBuf>, Format), Failure> {
     let (legacy_dir, format) = match args.output.as_deref() {
         None | Some("text") => (None, Format::Text),
         Some("json") => (None, Format::Json),
+        Some(f) if FORMAT_NAMES.contains(&f) => {
+            return Err(Failure::usage(format!(
+                "render prints text or json, not {f} (`--output {f}` would once have made a directory named {f})"
+            ))
+            .help(format!(
+                "--output text|json chooses what render prints; -o DIR names the directory (-o ./{f} for a directory of that name)"
+            )));
+        }
         Some(other) => (Some(PathBuf::from(other)), Format::Text),
     };
+    for (flag, dir) in [("--out-dir", &args.out_dir), ("--check", &args.check)] {
+        if let Some(f) = dir
+            .as_ref()
+            .and_then(|d| d.to_str())
+            .filter(|d| FORMAT_NAMES.contains(d))
+        {
+            return Err(Failure::usage(format!(
+                "{flag} {f}: `{f}` is an output format, not a directory"
+            ))
+            .help(format!(
+                "--output {f} chooses a format where a command prints one; write ./{f} for a directory of that name"
+            )));
+        }
+    }
     let dir = match (legacy_dir, &args.out_dir) {
         (Some(d), Some(o)) => {
             return Err(Failure::usage(format!(

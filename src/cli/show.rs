@@ -23,7 +23,7 @@ pub struct Args {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// The resolved spec as YAML.
-    #[value(alias = "yaml")]
+    #[value(aliases = ["human", "table", "yaml"])]
     Text,
     Json,
 }

@@ -10,11 +10,11 @@ use crate::cli::azure_args::runtime;
 use crate::simulate::command::{self, Loaded};
 use crate::simulate::engine::{Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
 use crate::simulate::prepare::{LoadArgs, prepare_pulled};
-use crate::simulate::pull::Telemetry;
-use crate::simulate::{pull, report, tune};
+use crate::simulate::{pull, pull::Telemetry, report, tune};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,
@@ -66,21 +66,21 @@ pub struct Args {
     #[arg(long, value_name = "TIME", default_value = "2026-11-02T00:00:00Z")]
     pub start: String,
     /// An export of the GPU telemetry table (`GpuTelemetry_CL`: TimeGenerated, Computer, UtilizationPercent;
-    /// az CLI JSON, REST `tables` or portal CSV) over the trace's days: the measured instance-hours, idle hours
-    /// and peak beside the simulated ones, and the job time when neither the spec nor --job-duration gives one. With -g it replaces the workspace's.
+    /// az CLI JSON, REST `tables` or portal CSV) over the trace's days: the measured instance-hours, idle hours and peak
+    /// beside the simulated ones, and the job time when neither the spec nor --job-duration gives one; with -g it replaces the workspace's.
     #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
     pub telemetry: Option<PathBuf>,
     /// The queue (EntityName) or a serving spec's backend pool (BackendSettingsPool) to read from split metrics (default: the spec's).
     #[arg(long, value_name = "NAME")]
     pub entity: Option<String>,
-    /// How long one job takes on one VM (ISO 8601, e.g. PT2M; overrides workload.jobDuration).
+    /// How long one job takes on one VM (PT2M or 2m; overrides workload.jobDuration).
     #[arg(long, value_name = "DURATION")]
     pub job_duration: Option<String>,
-    /// From scale-out until a new VM serves (ISO 8601, e.g. PT8M; overrides the size family default or serving.modelLoadTime).
+    /// From scale-out until a new VM serves (PT8M or 8m; overrides the size default or modelLoadTime).
     #[arg(long, value_name = "DURATION")]
     pub provisioning: Option<String>,
-    /// How long a VM of the standby pool (deallocated, hibernated) takes to start after a scale-out takes it,
-    /// e.g. 2m or 240s (default: gpuform's assumption, 3 minutes; no Microsoft document gives it).
+    /// How long a VM of the standby pool (deallocated, hibernated) takes to start after a scale-out
+    /// takes it, e.g. 2m or 240s (default: gpuform's assumption, 3 min; no Microsoft document gives it).
     #[arg(long, value_name = "DURATION")]
     pub standby_start: Option<String>,
     /// Jobs (requests) one VM runs at once (overrides workload.concurrentJobsPerInstance or serving.concurrency).
@@ -89,8 +89,7 @@ pub struct Args {
     /// Spot evictions per Spot instance-hour (e.g. 0.01).
     #[arg(long, value_name = "RATE")]
     pub spot_evictions_per_hour: Option<f64>,
-    /// The p95 wait target (ISO 8601 or 10m): reported as met or missed, used by the lower
-    /// bound and by --tune.
+    /// The p95 wait target (PT10M or 10m): reported as met or missed, used by the bound and --tune.
     #[arg(long, value_name = "DURATION", default_value = "PT10M")]
     pub wait_p95: String,
     /// Undocumented by Microsoft: a per-instance metric at 0 instances (default: one; a serving pool's gateway with no healthy host: missing).
@@ -99,12 +98,12 @@ pub struct Args {
     /// Undocumented by Microsoft: when a profile switch clamps the count.
     #[arg(long, value_enum, default_value_t = ProfileSwitch::Immediate)]
     pub profile_switch: ProfileSwitch,
-    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage: invisible). Default: only
-    /// messages ready for delivery, as Microsoft's Service Bus metrics reference defines Active Messages.
+    /// The queue metric also counts messages a worker holds (Service Bus: locked; storage: invisible).
+    /// Default: only messages ready for delivery, as Microsoft's Service Bus metrics reference says.
     #[arg(long)]
     pub queue_metric_counts_in_service: bool,
-    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance across zones, then the
-    /// highest instance ID, busy or not); `idle-first` is gpuform's older, optimistic model.
+    /// Which VMs a scale-in removes: `default` follows the rendered scale-in policy (balance across
+    /// zones, then the highest instance ID, busy or not); `idle-first`: gpuform's older, optimistic model.
     #[arg(long, value_enum, default_value_t = ScaleInOrder::Default)]
     pub scale_in_order: ScaleInOrder,
     /// Output: text, a JSON document, or Markdown for $GITHUB_STEP_SUMMARY.
@@ -130,10 +129,11 @@ pub struct Args {
     /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
     #[arg(long, requires = "tune")]
     pub write: bool,
-    /// A serving spec's latency target, p95 of the requests (10s, 800ms, PT10S): reported as met
-    /// or missed, used by the clairvoyant reference and by --tune (default: serving.latencyP95).
+    /// A serving spec's p95 latency target (10s, 800ms, PT10S): met or missed, used by the bound and --tune (default: serving.latencyP95).
     #[arg(long, value_name = "DURATION")]
     pub latency_p95: Option<String>,
+    #[command(flatten)]
+    pub prices: super::cost::PricingArgs,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -220,6 +220,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 .tune
                 .then_some((!args.nominal).then_some(args.robust_share)),
             schedule: !args.no_schedule,
+            pricing: args.prices.request(args.azure.timeout, args.azure.retries),
         },
     )?;
     let results = &done.results;

@@ -91,6 +91,7 @@ pub fn run(a: &Args) -> Result<ExitCode, Failure> {
         &Options {
             file: &file,
             tune: a.tune.then_some((!a.nominal).then_some(a.robust_share)),
+            pricing: a.prices.request(a.azure.timeout, a.azure.retries),
         },
     )?;
     let r = &done.results;

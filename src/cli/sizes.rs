@@ -67,13 +67,13 @@ impl From<WorkloadArg> for WorkloadType {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    #[value(alias = "table")]
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let (book, _) = load_price_files(&args.prices)?;
+    let book = load_price_files(&args.prices)?;
     let prices = &book.merged;
     let os = if args.os == OsArg::Windows {
         PriceOs::Windows
@@ -130,16 +130,23 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 .collect();
             out(&format!(
                 "{}\n",
-                serde_json::to_string_pretty(&json!({"pricesAsOf": as_of, "sizes": v}))
-                    .expect("json")
+                serde_json::to_string_pretty(
+                    &json!({"pricesAsOf": as_of, "currency": book.currency, "sizes": v})
+                )
+                .expect("json")
             ));
         }
         Format::Text => {
             let mut s = String::new();
+            let per_hour = if book.currency.is_usd() {
+                "$/h".to_string()
+            } else {
+                format!("{}/h", book.currency)
+            };
             let _ = writeln!(
                 s,
                 "{:<36} {:<20} {:>5} {:>8} {:>10} {:>8}  {:<6} {:<6} {:>10}  status",
-                "size", "gpu", "vcpu", "ram GiB", "gpu mem", "gpus", "ib", "driver", "$/h"
+                "size", "gpu", "vcpu", "ram GiB", "gpu mem", "gpus", "ib", "driver", per_hour
             );
             for (sz, od, _) in &rows {
                 let gpus = sz
@@ -179,6 +186,16 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     "--prices files over the embedded table"
                 }
             );
+            let unpriced = rows.iter().filter(|(_, od, _)| od.is_none()).count();
+            if unpriced > 0 {
+                let _ = writeln!(
+                    s,
+                    "{unpriced} size{} without a {os_name} pay-as-you-go price in {region} (-): no source gpuform has prices {}; give --prices FILE (Retail Prices API JSON, e.g. the cache `gpuform cost SPEC --refresh-prices` writes) to rank {}",
+                    if unpriced == 1 { "" } else { "s" },
+                    if unpriced == 1 { "it" } else { "them" },
+                    if unpriced == 1 { "it" } else { "them" },
+                );
+            }
             out(&s);
         }
     }

@@ -39,8 +39,8 @@ pub struct Args {
     /// Output: text for a terminal, JSON, or Markdown for $GITHUB_STEP_SUMMARY.
     #[arg(long, alias = "format", value_name = "FORMAT", value_enum, default_value_t = Output::Text)]
     pub output: Output,
-    /// Refresh every SECS seconds (text output) until Ctrl-C.
-    #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "30")]
+    /// Refresh every DURATION (text output) until Ctrl-C (30s, 1m; a bare number is seconds).
+    #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "30s", value_parser = super::common::secs)]
     pub watch: Option<f64>,
     /// Skip the drift section (ARM what-if of the spec against the group).
     #[arg(long)]
@@ -60,6 +60,7 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Output {
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
     Markdown,

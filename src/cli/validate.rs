@@ -18,7 +18,7 @@ pub struct Args {
     /// Spec files or directories (every *.yaml / *.yml spec below them).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Output: text for people, JSON, SARIF 2.1.0 (code scanning), or GitHub annotations.
+    /// Output: text for people, JSON, Markdown ($GITHUB_STEP_SUMMARY), SARIF 2.1.0 (code scanning), or GitHub annotations.
     #[arg(long = "output", alias = "format", value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Exit 1 on warnings too.
@@ -36,9 +36,10 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    #[value(alias = "human")]
+    #[value(aliases = ["human", "table"])]
     Text,
     Json,
+    Markdown,
     Sarif,
     Github,
 }
@@ -62,6 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let text = match args.format {
         Format::Text => human(&results, &args, skipped),
         Format::Json => report::json::render(&results),
+        Format::Markdown => report::markdown::render(&results),
         Format::Sarif => report::sarif::render(&results),
         Format::Github => report::github::render(&results),
     };

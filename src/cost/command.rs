@@ -5,18 +5,17 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::catalog::prices::PriceTable;
+use crate::catalog::currency::{Currency, Money};
 use crate::diag::failure::{ExitCode, Failure, read_input};
 use crate::plan::Plan;
 use crate::spec::model::Spec;
 use crate::spec::{Checked, Policy};
 
-use super::clock::{now_rfc3339, today};
+use super::clock::today;
 use super::estimate::estimate;
-use super::fixed::FixedSource;
 use super::gates::{self, Gate};
 use super::model::{Options, SimulatedHours};
-use super::prices::{self, Refresh};
+use super::prices::{self, Refresh, Want};
 use super::{format, retail};
 
 /// The output format.
@@ -37,7 +36,8 @@ pub struct Request {
     pub prices: Vec<PathBuf>,
     pub refresh_prices: bool,
     pub refresh: Refresh,
-    pub fail_above: Option<f64>,
+    /// `--fail-above`: the amount, and its currency when the flag names one (else the spec's).
+    pub fail_above: Option<(f64, Option<Currency>)>,
     pub baseline: Option<PathBuf>,
     pub fail_increase_percent: Option<f64>,
     pub expected_utilization: f64,
@@ -84,7 +84,7 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
             args.expected_utilization
         )));
     }
-    if let Some(a) = args.fail_above {
+    if let Some((a, _)) = args.fail_above {
         non_negative("--fail-above", a)?;
     }
     if let Some(a) = args.fail_increase_percent
@@ -93,37 +93,30 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
         return Err(Failure::usage("--fail-increase-percent must be a number"));
     }
     let policy = (hooks.policy)()?;
-    let (mut book, mut parsed) = prices::load_files(&args.prices)?;
-    let mut notes = Vec::new();
-
-    if args.refresh_prices {
-        // the region and workload decide which prices to fetch: read the spec once quietly
-        let pre = crate::spec::check_file(&args.spec, &policy, PriceTable::embedded());
-        if let Some(spec) = pre.spec.as_ref() {
-            let p = prices::refresh(&args.refresh, spec, &mut book, &mut notes)?;
-            let src = FixedSource {
-                id: "retail-api-disks".into(),
-                name: "Azure Retail Prices API: managed disk prices".into(),
-                as_of: p
-                    .vm
-                    .sources
-                    .first()
-                    .map(|s| s.as_of.clone())
-                    .unwrap_or_else(now_rfc3339),
-                confidence: "live".into(),
-                note: format!("{} items read", p.items),
-            };
-            parsed.push((p, src));
-        }
-    }
-
-    // vmSize: auto ranks with the embedded table, as in render: price the size render emits
-    // (a lever says what auto would pick with the --prices/--refresh-prices figures)
     let checked = (hooks.check)(&args.spec, &policy)?;
     let spec = checked
         .spec
         .as_ref()
         .ok_or_else(|| Failure::usage(format!("{} could not be read", args.spec.display())))?;
+    // the spec's currency: prices, totals, the budget and every gate are in it
+    let want = Want::of(&checked)?;
+    let limit = match args.fail_above {
+        Some((amount, Some(c))) if c != want.currency => {
+            return Err(Failure::usage(format!(
+                "--fail-above {} is in {c}, but the spec prices in {} ({})",
+                c.amount(amount),
+                want.currency,
+                want.at
+            ))
+            .cause("gpuform never compares amounts in two currencies")
+            .help(format!(
+                "give the amount in {0} (--fail-above {amount} {0}, or without a code), or change monitoring.budget.currency",
+                want.currency
+            )));
+        }
+        Some((amount, c)) => Some(Money::new(amount, c.unwrap_or(want.currency))),
+        None => None,
+    };
     let size = checked.size().ok_or_else(|| {
         Failure::usage(format!(
             "{}: vmSize {} is not in gpuform's catalog; nothing to price",
@@ -131,10 +124,16 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
             spec.spec.compute.vm_size
         ))
     })?;
-    for (p, src) in &parsed {
-        book.add_disks(p, &spec.spec.region, src.clone());
-    }
-    // price exactly what render emits
+    let gathered = prices::gather(
+        spec,
+        want.clone(),
+        &args.prices,
+        args.refresh_prices.then_some(&args.refresh),
+    )?;
+    let book = &gathered.book;
+    let mut notes = gathered.notes.clone();
+    // vmSize: auto ranks with the embedded table, as in render: price the size render emits
+    // (a lever says what auto would pick with the --prices/--refresh-prices figures)
     let plan = (hooks.plan)(&checked, &args.spec)?;
 
     let simulated = match &args.trace {
@@ -156,7 +155,7 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
         &args.spec.display().to_string(),
         size,
         checked.auto_sized,
-        &book,
+        book,
         &opts,
     );
     if let Some(sel) = checked.sizing.as_ref().filter(|_| checked.auto_sized) {
@@ -183,6 +182,26 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
                 )
             })?;
             baseline_complete = base.totals.decidable();
+            // a baseline in another currency compares nothing: say where each is set
+            if !base.currency.eq_ignore_ascii_case(&est.currency) {
+                return Err(Failure::usage(format!(
+                    "the baseline {} is in {} ({}: /currency), this estimate in {} ({})",
+                    path.display(),
+                    base.currency,
+                    path.display(),
+                    est.currency,
+                    if gathered.fallback.is_some() {
+                        format!("the embedded USD prices: no {} price was given", want.currency)
+                    } else {
+                        want.at.clone()
+                    }
+                ))
+                .cause("gpuform never compares amounts in two currencies")
+                .help(format!(
+                    "price both in one currency: regenerate the baseline with `gpuform cost SPEC --output json` from the same spec and price source (--refresh-prices or --prices FILE in {})",
+                    want.currency
+                )));
+            }
             // a baseline of another spec compares apples with pears: say so (issue 10, item 17)
             if base.spec != est.spec || !base.region.eq_ignore_ascii_case(&est.region) {
                 let w = format!(
@@ -201,15 +220,17 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
         None => None,
     };
     let mut results: Vec<Gate> = Vec::new();
-    if let Some(limit) = args.fail_above {
+    if let Some(limit) = limit {
         results.push(gates::fail_above(&est, limit));
     }
+    let est_currency = Currency::parse(&est.currency).unwrap_or(Currency::USD);
     if let (Some(n), Some(d)) = (args.fail_increase_percent, diff.as_ref()) {
         results.push(gates::fail_increase(
             d,
             n,
             est.totals.decidable(),
             baseline_complete,
+            est_currency,
         ));
     }
 
@@ -236,6 +257,22 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
             .filter(|g| g.undecided())
             .map(|g| g.name.as_str())
             .collect();
+        if let Some(why) = &gathered.fallback
+            && limit.is_some_and(|l| l.currency != est_currency)
+        {
+            return Err(Failure::usage(format!(
+                "cannot decide the cost gate{} {}: the limit is in {}, and this estimate is in {est_currency}",
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", "),
+                want.currency
+            ))
+            .cause(why.clone())
+            .help(format!(
+                "`gpuform cost {} --refresh-prices ...` prices in {} and decides the gate",
+                args.spec.display(),
+                want.currency
+            )));
+        }
         if !est.totals.expected_known {
             return Err(Failure::usage(format!(
                 "cannot decide the cost gate{} {}: the expected cost is unknown",

@@ -15,10 +15,9 @@ use super::lines::{fixed_lines, gpu_monitoring_lines};
 use super::model::*;
 use super::money::count;
 use super::usage::{self, Cases, HOURS_PER_MONTH, Priority};
-use super::{gates, levers, retail, sovereign};
+use super::{currency, gates, levers, retail, sovereign};
 
-const PRICES_HELP: &str =
-    "supply it with --prices FILE (Azure Retail Prices API JSON) or --refresh-prices";
+const PRICES_HELP: &str = "no source gpuform has prices it offline: `gpuform cost SPEC --refresh-prices` (or `gpuform simulate SPEC ... --refresh-prices`) fetches it from the Retail Prices API; offline, give --prices FILE (Retail Prices API JSON, such as the cache file --refresh-prices writes)";
 
 /// Price what render emits for a checked spec: `plan` is `Plan::build` of it (every resource
 /// and SKU is read from there), `spec` supplies the workload and the scaling policy whose week
@@ -82,12 +81,14 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
         u.spot_hours.expected = h.spot;
     }
     let f = &book.fixed;
+    let cur = book.currency;
     let mut lines: Vec<Line> = Vec::new();
     let mut missing: Vec<Missing> = Vec::new();
     let os_name = retail::os_label(os);
 
     // compute
     let vm_price = |kind| book.vm(&size.name, &region, os, kind);
+    let vm_help = |kind| currency::vm_help(book, &size.name, &region, os, kind);
     let od = vm_price(PriceKind::OnDemand);
     lines.push(vm_line(
         "compute-regular",
@@ -95,7 +96,10 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
         od.as_ref(),
         u.regular_hours,
         regular_assumption(&priority),
-        || format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
+        (
+            format!("{os_name} pay-as-you-go price of {} in {region}", size.name),
+            vm_help(PriceKind::OnDemand),
+        ),
         &mut missing,
     ));
     let spot = vm_price(PriceKind::Spot);
@@ -111,8 +115,14 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             },
             if sp.max_price < 0.0 {
                 "; maxPrice -1 pays up to pay-as-you-go".to_string()
-            } else {
+            } else if cur.is_usd() {
                 format!("; maxPrice ${}/h", sp.max_price)
+            } else {
+                // Azure takes the Spot max price in US dollars, whatever the billing currency
+                format!(
+                    "; maxPrice ${}/h (US dollars, as Azure takes it)",
+                    sp.max_price
+                )
             }
         );
         lines.push(vm_line(
@@ -121,7 +131,10 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             spot.as_ref(),
             u.spot_hours,
             assumption,
-            || format!("{os_name} spot price of {} in {region}", size.name),
+            (
+                format!("{os_name} spot price of {} in {region}", size.name),
+                vm_help(PriceKind::Spot),
+            ),
             &mut missing,
         ));
     }
@@ -146,7 +159,20 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
     for (id, what, disk) in disks {
         let (sku, gib) = (disk.storage_account_type, disk.size_gib);
         let price = match disk_type(sku) {
-            Some(kind) => f.disk(kind, gib),
+            // an embedded (USD) disk price in a book in another currency without a rate: missing
+            Some(kind) => match f.disk(kind, gib) {
+                DiskPrice::Tier { ref source, .. } | DiskPrice::PerGib { ref source, .. }
+                    if !book.embedded_usable() && book.is_embedded(source) =>
+                {
+                    DiskPrice::Missing {
+                        what: format!(
+                            "{cur} price of a {} disk of {gib} GiB (the embedded table has it in USD only)",
+                            kind.as_str()
+                        ),
+                    }
+                }
+                p => p,
+            },
             None => DiskPrice::Missing {
                 what: format!("{sku} disk of {gib} GiB: a disk type gpuform has no prices for"),
             },
@@ -159,7 +185,8 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
                 source,
             } => (
                 format!(
-                    "{what} {sku} {gib} GiB (billed as {tier}, {tier_gib} GiB, ${monthly:.2}/month)"
+                    "{what} {sku} {gib} GiB (billed as {tier}, {tier_gib} GiB, {}/month)",
+                    cur.amount(monthly)
                 ),
                 Some(monthly),
                 Some(source),
@@ -170,13 +197,18 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
                 source,
             } => (
                 format!(
-                    "{what} {sku} {gib} GiB (${per_gib_month:.4}/GiB-month, baseline IOPS/throughput)"
+                    "{what} {sku} {gib} GiB ({}/GiB-month, baseline IOPS/throughput)",
+                    cur.unit(per_gib_month)
                 ),
                 Some(monthly),
                 Some(source),
             ),
             DiskPrice::Missing { what: price } => {
-                missing.push(Missing { line: id.clone(), price, help: "supply it with --prices FILE (Retail Prices API items of serviceName 'Storage') or --refresh-prices".into() });
+                missing.push(Missing {
+                    line: id.clone(),
+                    price,
+                    help: currency::disk_help(book),
+                });
                 (format!("{what} {sku} {gib} GiB"), None, None)
             }
         };
@@ -200,6 +232,11 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
                     ""
                 }
             ) },
+            converted: source
+                .as_ref()
+                .filter(|s| book.is_embedded(s))
+                .and(book.rate.as_ref())
+                .map(|r| r.describe()),
             source,
         });
     }
@@ -218,7 +255,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             missing.push(Missing {
                 line: "standby-pool".into(),
                 price: "the disk (or VM) price of the pool's VMs".into(),
-                help: "supply it with --prices FILE or --refresh-prices".into(),
+                help: currency::disk_help(book),
             });
         }
         lines.push(Line {
@@ -229,6 +266,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             unit: "pooled VM-month".into(),
             quantity: Cases::all(f64::from(c.vms)),
             amount: Cases::all(c.monthly),
+            converted: None,
             assumption: format!(
                 "the pool at its largest, max(maxReady - capacity.min, minReady) = {} VMs, all month; a {} VM bills {} (standby-pools overview); `gpuform simulate` replays how many wait",
                 c.vms,
@@ -263,6 +301,10 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
             .map_or(lines.len(), |i| i + 1);
         lines.splice(at..at, gpu_lines);
     }
+
+    // in another currency than USD: the embedded figures are converted (said on each line) or,
+    // without a rate, withheld (currency.rs)
+    currency::settle(book, &mut lines, &mut missing);
 
     // a sovereign cloud prices only what a public source prices for it (sovereign.rs)
     let sovereign_note =
@@ -324,7 +366,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
     }
     let sources: Vec<SourceUse> = by_id.into_values().collect();
 
-    let budget = gates::budget_check(plan, &totals);
+    let budget = gates::budget_check(plan, &totals, cur);
     let mut notes: Vec<String> = sovereign_note.into_iter().collect();
     if plan.queue.as_ref().is_some_and(|q| !q.create) {
         notes.push(
@@ -366,7 +408,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
         region,
         vm_size: size.name.clone(),
         os,
-        currency: "USD".into(),
+        currency: cur.code().into(),
         hours_per_month: HOURS_PER_MONTH,
         options: opts.clone(),
         assumptions: assumptions(plan, opts),
@@ -492,21 +534,21 @@ fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
 }
 
 /// A compute line: instance-hours at an hourly VM price; a missing price is recorded in
-/// `missing` (described by `what`).
+/// `missing` (described by `what`, with its help when it has one).
 fn vm_line(
     id: &str,
     label: String,
     price: Option<&Priced>,
     hours: Cases<f64>,
     assumption: String,
-    what: impl FnOnce() -> String,
+    (what, help): (String, Option<String>),
     missing: &mut Vec<Missing>,
 ) -> Line {
     if price.is_none() {
         missing.push(Missing {
             line: id.into(),
-            price: what(),
-            help: PRICES_HELP.into(),
+            price: what,
+            help: help.unwrap_or_else(|| PRICES_HELP.into()),
         });
     }
     Line {
@@ -519,5 +561,8 @@ fn vm_line(
         amount: hours.map(|q| price.map(|p| p.hourly * q)),
         assumption,
         source: price.map(|p| p.source.clone()),
+        converted: price
+            .and_then(|p| p.converted.as_ref())
+            .map(|r| r.describe()),
     }
 }

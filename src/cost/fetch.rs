@@ -12,9 +12,11 @@ use url::Url;
 
 use super::retail::{self, Page};
 use crate::azure::http::PublicPipeline;
+use crate::catalog::currency::Currency;
+use crate::facts::retail_prices;
 
-pub const DEFAULT_ENDPOINT: &str = "https://prices.azure.com/api/retail/prices";
-pub const API_VERSION: &str = "2023-01-01-preview";
+pub const DEFAULT_ENDPOINT: &str = retail_prices::ENDPOINT;
+pub const API_VERSION: &str = retail_prices::API_VERSION;
 /// armSkuName values per request (the filter grows with each; keep URLs short).
 const SKUS_PER_QUERY: usize = 10;
 
@@ -54,6 +56,14 @@ pub enum FetchError {
     ForeignLink { link: String, endpoint: String },
     #[error("more than {0} pages; stopping (is the filter too wide?)")]
     TooManyPages(usize),
+    #[error(
+        "{url} answered in {got}, not in the {asked} asked for (currencyCode); refusing prices in a currency gpuform did not ask for"
+    )]
+    WrongCurrency {
+        url: String,
+        asked: Currency,
+        got: String,
+    },
 }
 
 /// OData filters for the VM prices of `skus` in `region` (batched), and one for managed disks.
@@ -97,13 +107,22 @@ fn encode(s: &str) -> String {
     o
 }
 
-pub fn first_url(endpoint: &Url, filter: &str) -> Url {
+/// The first request of a filter. A currency other than USD is asked for as the overview page
+/// writes it (`currencyCode='EUR'`); USD, the API's default, adds nothing.
+pub fn first_url(endpoint: &Url, filter: &str, currency: Currency) -> Url {
     let mut u = endpoint.clone();
     let mut q = u.query().map(|q| format!("{q}&")).unwrap_or_default();
     q.push_str(&format!(
         "api-version={API_VERSION}&meterRegion=%27primary%27&%24filter={}",
         encode(filter)
     ));
+    if !currency.is_usd() {
+        q.push_str(&format!(
+            "&{}=%27{}%27",
+            retail_prices::CURRENCY_PARAMETER,
+            currency.code()
+        ));
+    }
     u.set_query(Some(&q));
     u
 }
@@ -138,14 +157,15 @@ fn snippet(s: &str) -> String {
     }
 }
 
-/// Every page of one filter, following NextPageLink. Pages are returned as raw JSON (what the
-/// cache stores) after checking each parses as a page.
+/// Every page of one filter in `currency`, following NextPageLink. Pages are returned as raw
+/// JSON (what the cache stores) after checking each parses as a page in that currency.
 pub async fn fetch_filter(
     client: &PublicPipeline,
     o: &FetchOptions,
     filter: &str,
+    currency: Currency,
 ) -> Result<Vec<serde_json::Value>, FetchError> {
-    let mut url = first_url(&o.endpoint, filter);
+    let mut url = first_url(&o.endpoint, filter, currency);
     let mut pages = Vec::new();
     loop {
         if pages.len() >= o.max_pages {
@@ -162,6 +182,19 @@ pub async fn fetch_filter(
                 url: url.to_string(),
                 detail: e.to_string(),
             })?;
+        let got = page
+            .currency(pages.len())
+            .map_err(|e| FetchError::Malformed {
+                url: url.to_string(),
+                detail: e.to_string(),
+            })?;
+        if got != currency {
+            return Err(FetchError::WrongCurrency {
+                url: url.to_string(),
+                asked: currency,
+                got: got.to_string(),
+            });
+        }
         pages.push(value);
         match page.next_page_link.filter(|l| !l.is_empty()) {
             None => return Ok(pages),
@@ -190,25 +223,42 @@ pub struct CacheDoc {
     pub fetched_at: String,
     pub endpoint: String,
     pub api_version: String,
+    /// The currency asked for (caches written before currencies were asked for are USD).
+    #[serde(default = "usd")]
+    pub currency: Currency,
     pub filters: Vec<String>,
+    /// The pages in `currency`, then (when it is not USD) the first filter's pages again in USD:
+    /// the same meters in both currencies, from which the rate is read ([`retail::rate`]).
     pub pages: Vec<serde_json::Value>,
 }
 
-/// Fetch all filters.
+fn usd() -> Currency {
+    Currency::USD
+}
+
+/// Fetch all filters in `currency`; for another currency than USD, also the first filter in USD
+/// (the rate's meters).
 pub async fn fetch_all(
     client: &PublicPipeline,
     o: &FetchOptions,
     filters: &[String],
     fetched_at: &str,
+    currency: Currency,
 ) -> Result<CacheDoc, FetchError> {
     let mut pages = Vec::new();
     for f in filters {
-        pages.extend(fetch_filter(client, o, f).await?);
+        pages.extend(fetch_filter(client, o, f, currency).await?);
+    }
+    if !currency.is_usd()
+        && let Some(f) = filters.first()
+    {
+        pages.extend(fetch_filter(client, o, f, Currency::USD).await?);
     }
     Ok(CacheDoc {
         fetched_at: fetched_at.to_string(),
         endpoint: o.endpoint.to_string(),
         api_version: API_VERSION.into(),
+        currency,
         filters: filters.to_vec(),
         pages,
     })
@@ -224,11 +274,22 @@ pub fn default_cache_dir() -> Option<PathBuf> {
         .map(|h| PathBuf::from(h).join(".cache").join("gpuform"))
 }
 
-/// The cache file for one set of filters against one endpoint.
-pub fn cache_path(dir: &Path, region: &str, endpoint: &Url, filters: &[String]) -> PathBuf {
+/// The cache file for one set of filters in one currency against one endpoint.
+pub fn cache_path(
+    dir: &Path,
+    region: &str,
+    endpoint: &Url,
+    filters: &[String],
+    currency: Currency,
+) -> PathBuf {
     let mut h = Sha256::new();
     h.update(endpoint.as_str().as_bytes());
     h.update(API_VERSION.as_bytes());
+    if !currency.is_usd() {
+        // a USD cache keeps the name it had before currencies were asked for
+        h.update(b"\ncurrencyCode=");
+        h.update(currency.code().as_bytes());
+    }
     for f in filters {
         h.update(b"\n");
         h.update(f.as_bytes());
@@ -239,7 +300,14 @@ pub fn cache_path(dir: &Path, region: &str, endpoint: &Url, filters: &[String]) 
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
-    dir.join(format!("retail-prices-{region}-{hex}.json"))
+    if currency.is_usd() {
+        dir.join(format!("retail-prices-{region}-{hex}.json"))
+    } else {
+        dir.join(format!(
+            "retail-prices-{region}-{}-{hex}.json",
+            currency.code().to_ascii_lowercase()
+        ))
+    }
 }
 
 pub fn read_cache(path: &Path) -> Option<CacheDoc> {
@@ -272,6 +340,7 @@ mod tests {
         let u = first_url(
             &Url::parse(DEFAULT_ENDPOINT).unwrap(),
             "serviceName eq 'Virtual Machines'",
+            Currency::USD,
         );
         let q: Vec<(String, String)> = u
             .query_pairs()
@@ -281,6 +350,17 @@ mod tests {
         assert!(q.contains(&("meterRegion".into(), "'primary'".into())));
         assert!(q.contains(&("$filter".into(), "serviceName eq 'Virtual Machines'".into())));
         assert!(u.as_str().contains("%20eq%20"), "{u}");
+        assert!(
+            !q.iter().any(|(k, _)| k == "currencyCode"),
+            "USD is the default"
+        );
+        let eur = first_url(
+            &Url::parse(DEFAULT_ENDPOINT).unwrap(),
+            "serviceName eq 'Virtual Machines'",
+            Currency::parse("EUR").unwrap(),
+        );
+        // as the overview page writes it: currencyCode='EUR'
+        assert!(eur.as_str().ends_with("&currencyCode=%27EUR%27"), "{eur}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalog::currency::Currency;
 use crate::spec::model::DiskType;
 
 /// Where one group of fixed prices comes from.
@@ -30,6 +31,10 @@ pub struct DiskTier {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FixedPrices {
+    /// The currency of the figures (the embedded file is USD; [`FixedPrices::converted_embedded`]
+    /// changes it).
+    #[serde(skip, default = "usd")]
+    pub currency: Currency,
     pub sources: Vec<FixedSource>,
     /// Disk SKU (`Premium_LRS`) → tier name (`P10`) → (size GiB, monthly price).
     disks: BTreeMap<String, BTreeMap<String, (u32, f64)>>,
@@ -64,6 +69,10 @@ pub struct FixedPrices {
     pub service_bus_per_million_operations: f64,
     /// Storage account SKU (`Standard_GRS`) → price per 10,000 queue operations.
     pub storage_queue_per10k_operations: BTreeMap<String, f64>,
+}
+
+fn usd() -> Currency {
+    Currency::USD
 }
 
 /// Tier sizes per disk family (the billed size is the next tier up from the provisioned size).
@@ -194,6 +203,52 @@ impl FixedPrices {
         self.premium_v2_per_gib_month = Some(per_gib_month);
         self.disk_sources
             .insert("PremiumV2_LRS".into(), source_id.to_string());
+    }
+
+    /// The embedded figures multiplied by `per_usd` (they are USD list prices); disk prices a
+    /// `--prices` file or `--refresh-prices` supplied are kept as they are.
+    pub fn converted_embedded(&self, per_usd: f64, to: Currency) -> FixedPrices {
+        let mut f = self.clone();
+        f.currency = to;
+        let embedded =
+            |src: Option<&String>| src.is_none_or(|s| FixedPrices::embedded().source(s).is_some());
+        for (sku, tiers) in f.disks.iter_mut() {
+            for (tier, (_, monthly)) in tiers.iter_mut() {
+                if embedded(self.disk_sources.get(&format!("{sku}/{tier}"))) {
+                    *monthly *= per_usd;
+                }
+            }
+        }
+        if f.premium_v2_per_gib_month.is_some() && embedded(self.disk_sources.get("PremiumV2_LRS"))
+        {
+            f.premium_v2_per_gib_month = f.premium_v2_per_gib_month.map(|p| p * per_usd);
+        }
+        for x in [
+            &mut f.nat_gateway_hourly,
+            &mut f.nat_gateway_per_gb,
+            &mut f.public_ip_hourly,
+            &mut f.private_endpoint_hourly,
+            &mut f.private_dns_zone_monthly,
+            &mut f.log_analytics_per_gb,
+            &mut f.log_analytics_retention_per_gb_month,
+            &mut f.metric_alert_monthly,
+            &mut f.key_vault_per10k_operations,
+            &mut f.key_vault_advanced_key_per10k_operations,
+            &mut f.key_vault_hsm_key_monthly,
+            &mut f.key_vault_hsm_advanced_key_monthly,
+            &mut f.key_vault_rotation,
+            &mut f.service_bus_standard_hourly,
+            &mut f.service_bus_per_million_operations,
+        ] {
+            *x *= per_usd;
+        }
+        for v in f.log_alert_monthly_by_frequency.values_mut() {
+            *v *= per_usd;
+        }
+        for v in f.storage_queue_per10k_operations.values_mut() {
+            *v *= per_usd;
+        }
+        f
     }
 
     pub fn add_source(&mut self, s: FixedSource) {

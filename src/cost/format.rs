@@ -8,31 +8,25 @@ use super::model::Estimate;
 use super::retail::os_label;
 use super::usage::Cases;
 
+use crate::catalog::currency::Currency;
+
 use super::money::qty;
 pub use super::money::{count, money};
 
-fn opt_money(x: Option<f64>) -> String {
-    x.map(money).unwrap_or_else(|| "missing".into())
+fn opt_money(c: Currency, x: Option<f64>) -> String {
+    x.map(|x| c.amount(x)).unwrap_or_else(|| "missing".into())
 }
 
-fn unit_price(p: Option<f64>, unit: &str) -> String {
+fn unit_price(c: Currency, p: Option<f64>, unit: &str) -> String {
     match p {
         None => "price missing".into(),
-        Some(p) if p != 0.0 && p.abs() < 1.0 => format!("${} per {unit}", small(p)),
-        Some(p) => format!("{} per {unit}", money(p)),
+        Some(p) => format!("{} per {unit}", c.unit(p)),
     }
 }
 
-/// A price below $1 with up to 4 decimals, at least 2 (`0.50`, `0.045`, `0.0827`).
-fn small(p: f64) -> String {
-    let s = format!("{p:.4}");
-    let t = s.trim_end_matches('0');
-    let decimals = t.split('.').nth(1).map_or(0, str::len);
-    if decimals < 2 {
-        format!("{p:.2}")
-    } else {
-        t.to_string()
-    }
+/// The estimate's currency.
+fn currency_of(e: &Estimate) -> Currency {
+    Currency::parse(&e.currency).unwrap_or(Currency::USD)
 }
 
 fn heading(s: &mut String, styled: bool, text: &str) {
@@ -92,29 +86,39 @@ fn hours3(single: bool, c: Cases<f64>) -> String {
 }
 
 /// The expected total as shown: "unknown (≥ $X)" when the expected GPU hours are unknown.
-fn expected_total(t: &super::model::Totals) -> String {
+fn expected_total(c: Currency, t: &super::model::Totals) -> String {
     if t.expected_known {
-        money(t.expected)
+        c.amount(t.expected)
     } else {
-        format!("unknown (≥ {})", money(t.expected))
+        format!("unknown (≥ {})", c.amount(t.expected))
     }
 }
 
 /// The human table.
 pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) -> String {
+    let c = currency_of(e);
+    let money = |x: f64| c.amount(x);
     let mut s = String::new();
     heading(
         &mut s,
         styled,
         &format!(
-            "gpuform cost: {} — {} ({}) in {}, USD per month of {} h",
+            "gpuform cost: {} — {} ({}) in {}, {} per month of {} h",
             e.spec,
             e.vm_size,
             os_label(e.os),
             e.region,
+            e.currency,
             e.hours_per_month
         ),
     );
+    if let Some(b) = e.budget.as_ref().filter(|b| b.currency != e.currency) {
+        let _ = writeln!(
+            s,
+            "note: the budget is in {}, these figures in {}: no {} price was given, so nothing is compared or gated in {} (Budget, below, says what to run)",
+            b.currency, e.currency, b.currency, b.currency
+        );
+    }
     s.push('\n');
     let single = fixed(e);
     heading(&mut s, styled, "Autoscale profiles over one UTC week");
@@ -186,7 +190,7 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
             group = &l.group;
             let _ = writeln!(s, "{:>w$}  [{group}]", "", w = 3 * W + 2);
         }
-        let mut amount = l.amount.map(opt_money);
+        let mut amount = l.amount.map(|x| opt_money(c, x));
         if !e.totals.expected_known && l.quantity.low != l.quantity.high {
             amount.expected = "unknown".into();
         }
@@ -195,7 +199,7 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
             format!(
                 "{} × {}",
                 qty(l.quantity.expected),
-                unit_price(l.unit_price, &l.unit)
+                unit_price(c, l.unit_price, &l.unit)
             )
         } else {
             format!(
@@ -203,14 +207,20 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
                 qty(l.quantity.low),
                 qty(l.quantity.expected),
                 qty(l.quantity.high),
-                unit_price(l.unit_price, &l.unit)
+                unit_price(c, l.unit_price, &l.unit)
             )
         };
         let _ = writeln!(
             s,
             "{:>w$}  {}",
             "",
-            dim(styled, &format!("{q}; {}", l.assumption)),
+            dim(
+                styled,
+                &match &l.converted {
+                    Some(cv) => format!("{q}; {}; {cv}", l.assumption),
+                    None => format!("{q}; {}", l.assumption),
+                }
+            ),
             w = 3 * W + 2
         );
     }
@@ -307,9 +317,9 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
             let _ = writeln!(
                 s,
                 "{:>W$} {:>W$} {:>W$}  {}",
-                opt_money(l.before),
-                opt_money(l.after),
-                signed(l.delta),
+                opt_money(c, l.before),
+                opt_money(c, l.after),
+                signed(c, l.delta),
                 l.label
             );
         }
@@ -322,7 +332,7 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
             "{:>W$} {:>W$} {:>W$}  total{pct}",
             money(d.before),
             money(d.after),
-            signed(d.delta)
+            signed(c, d.delta)
         );
     }
     if !gates.is_empty() {
@@ -344,11 +354,11 @@ pub fn table(e: &Estimate, diff: Option<&Diff>, gates: &[Gate], styled: bool) ->
     s
 }
 
-fn signed(x: f64) -> String {
+fn signed(c: Currency, x: f64) -> String {
     if x > 0.0049 {
-        format!("+{}", money(x))
+        format!("+{}", c.amount(x))
     } else {
-        money(x)
+        c.amount(x)
     }
 }
 
@@ -358,16 +368,19 @@ fn md_escape(s: &str) -> String {
 
 /// Markdown for pull-request comments and `$GITHUB_STEP_SUMMARY`.
 pub fn markdown(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
+    let c = currency_of(e);
+    let money = |x: f64| c.amount(x);
     let mut s = String::new();
     let _ = writeln!(s, "### gpuform cost: `{}`\n", e.spec);
     let _ = writeln!(
         s,
-        "`{}` ({}) in `{}`, USD per month of {} h. Expected **{}**{} (low {}, high {}).\n",
+        "`{}` ({}) in `{}`, {} per month of {} h. Expected **{}**{} (low {}, high {}).\n",
         e.vm_size,
         os_label(e.os),
         e.region,
+        e.currency,
         e.hours_per_month,
-        expected_total(&e.totals),
+        expected_total(c, &e.totals),
         if e.totals.complete {
             ""
         } else {
@@ -376,6 +389,16 @@ pub fn markdown(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
         money(e.totals.low),
         money(e.totals.high)
     );
+    if let Some(b) = e.budget.as_ref().filter(|b| b.currency != e.currency) {
+        let _ = writeln!(
+            s,
+            "> **Note:** the budget is in {}, these figures in {}: nothing is compared or gated in {}. {}\n",
+            b.currency,
+            e.currency,
+            b.currency,
+            md_escape(&b.message)
+        );
+    }
     if let Some(d) = diff {
         let pct = d
             .percent
@@ -387,7 +410,7 @@ pub fn markdown(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
             d.baseline_file,
             money(d.before),
             money(d.after),
-            signed(d.delta)
+            signed(c, d.delta)
         );
         if !d.lines.is_empty() {
             let _ = writeln!(
@@ -399,9 +422,9 @@ pub fn markdown(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
                     s,
                     "| {} | {} | {} | {} |",
                     md_escape(&l.label),
-                    opt_money(l.before),
-                    opt_money(l.after),
-                    signed(l.delta)
+                    opt_money(c, l.before),
+                    opt_money(c, l.after),
+                    signed(c, l.delta)
                 );
             }
             s.push('\n');
@@ -434,18 +457,21 @@ pub fn markdown(e: &Estimate, diff: Option<&Diff>, gates: &[Gate]) -> String {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} |",
-            md_escape(&l.label),
-            unit_price(l.unit_price, &l.unit),
-            opt_money(l.amount.low),
-            opt_money(l.amount.expected),
-            opt_money(l.amount.high)
+            md_escape(&match &l.converted {
+                Some(cv) => format!("{} ({cv})", l.label),
+                None => l.label.clone(),
+            }),
+            unit_price(c, l.unit_price, &l.unit),
+            opt_money(c, l.amount.low),
+            opt_money(c, l.amount.expected),
+            opt_money(c, l.amount.high)
         );
     }
     let _ = writeln!(
         s,
         "| **Total** | | **{}** | **{}** | **{}** |\n",
         money(e.totals.low),
-        expected_total(&e.totals),
+        expected_total(c, &e.totals),
         money(e.totals.high)
     );
     let _ = writeln!(s, "| Saving lever | Status | Per month |\n|---|---|---:|");

@@ -3,31 +3,40 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalog::currency::{Currency, Money};
 use crate::plan::Plan;
 
 use super::model::{BudgetCheck, Estimate, SCHEMA_VERSION, Totals};
-use super::money::money;
 
-/// Compare the expected monthly cost with `monitoring.budget.monthly` (the budget render emits).
-pub fn budget_check(plan: &Plan, t: &Totals) -> Option<BudgetCheck> {
+/// Compare the expected monthly cost (in `currency`, the estimate's) with
+/// `monitoring.budget.monthly` (the budget render emits, in `monitoring.budget.currency`). An
+/// estimate in another currency than the budget's (no price in it was given) decides nothing:
+/// the check is undecided and says what to run.
+pub fn budget_check(plan: &Plan, t: &Totals, currency: Currency) -> Option<BudgetCheck> {
     let b = plan.monitoring.budget.as_ref()?;
-    if !b.currency.eq_ignore_ascii_case("USD") {
+    let budget_currency = Currency::parse(&b.currency);
+    let Some(bc) = budget_currency.filter(|c| *c == currency) else {
+        let shown = match budget_currency {
+            Some(c) => c.amount(b.amount),
+            None => format!("{} {}", b.amount, b.currency),
+        };
         return Some(BudgetCheck {
             monthly: b.amount,
             currency: b.currency.clone(),
-            status: "skipped".into(),
+            status: "undecided".into(),
             percent_of_budget: None,
             message: format!(
-                "the budget is in {}; gpuform prices in USD, so the comparison is skipped",
+                "the budget is {shown} and this estimate is in {currency}: gpuform compares amounts in one currency only and had no {0} price (or USD → {0} rate) to price in; `gpuform cost SPEC --refresh-prices` asks the Retail Prices API in {0}, or give --prices FILE fetched with currencyCode='{0}'",
                 b.currency
             ),
         });
-    }
-    let pct = if b.amount > 0.0 {
-        Some(t.expected / b.amount * 100.0)
-    } else {
-        None
     };
+    let money = |x: f64| bc.amount(x);
+    let expected = Money::new(t.expected, currency);
+    let budget = Money::new(b.amount, bc);
+    let pct = expected
+        .percent_of(budget)
+        .expect("one currency, checked above");
     let partial = if !t.expected_known {
         " (a lower bound: the expected GPU hours of a pool that scales from zero are unknown)"
     } else if t.complete {
@@ -35,7 +44,10 @@ pub fn budget_check(plan: &Plan, t: &Totals) -> Option<BudgetCheck> {
     } else {
         " (a lower bound: some prices are missing)"
     };
-    let (status, message) = if t.expected > b.amount {
+    let over = expected
+        .exceeds(budget)
+        .expect("one currency, checked above");
+    let (status, message) = if over {
         (
             "over",
             format!(
@@ -108,7 +120,8 @@ pub enum BaselineError {
     Version { found: u64 },
 }
 
-/// The largest number a cost report holds (USD a month; counts and hours are far smaller).
+/// The largest number a cost report holds (an amount a month, in any currency the API prices
+/// in; counts and hours are far smaller).
 const MAX_BASELINE_NUMBER: f64 = 1e15;
 
 /// The JSON pointer and value of the first number beyond [`MAX_BASELINE_NUMBER`].
@@ -237,7 +250,22 @@ impl Gate {
 
 const UNDECIDED: &str = "undecided: prices are missing, the total is a lower bound";
 
-pub fn fail_above(e: &Estimate, limit: f64) -> Gate {
+/// `--fail-above`: `limit` is in the estimate's currency unless it says otherwise; an amount in
+/// another currency than the estimate's decides nothing (undecided, with what to run).
+pub fn fail_above(e: &Estimate, limit: Money) -> Gate {
+    let cur = Currency::parse(&e.currency).unwrap_or(Currency::USD);
+    let money = |x: f64| cur.amount(x);
+    if limit.currency != cur {
+        return Gate::new(
+            "fail-above",
+            None,
+            format!(
+                "undecided: --fail-above {limit} and this estimate is in {cur}: gpuform compares amounts in one currency only; price in {0} with `gpuform cost SPEC --refresh-prices` (or --prices FILE fetched with currencyCode='{0}')",
+                limit.currency
+            ),
+        );
+    }
+    let limit = limit.amount;
     let t = e.totals.expected;
     if t > limit {
         let lower = if e.totals.decidable() {
@@ -294,7 +322,9 @@ pub fn fail_increase(
     max_percent: f64,
     now_complete: bool,
     baseline_complete: bool,
+    currency: Currency,
 ) -> Gate {
+    let money = |x: f64| currency.amount(x);
     let exceeds = match d.percent {
         Some(p) => p > max_percent,
         None => d.after > 0.0,

@@ -32,8 +32,14 @@ fn lever(
     }
 }
 
-fn money(x: f64) -> String {
-    super::money::money(x)
+/// An hourly price with 4 decimals in the book's currency (`$0.7520`, `EUR 0.6931`).
+fn h4(pool: &Pool, x: f64) -> String {
+    let c = pool.book.currency;
+    if c.is_usd() {
+        format!("${x:.4}")
+    } else {
+        format!("{c} {x:.4}")
+    }
 }
 
 /// The priced pool the levers compare against.
@@ -133,8 +139,10 @@ fn auto_size_lever(pool: &Pool) -> Option<Lever> {
                 Some(v),
                 if v > 0.0 { "available" } else { "not-worth-it" },
                 format!(
-                    "{why} (${:.4}/h instead of ${:.4}/h pay-as-you-go): set `vmSize: {}` to deploy it",
-                    p2.hourly, p1.hourly, alt.name
+                    "{why} ({}/h instead of {}/h pay-as-you-go): set `vmSize: {}` to deploy it",
+                    h4(pool, p2.hourly),
+                    h4(pool, p1.hourly),
+                    alt.name
                 ),
                 sources,
             )
@@ -181,11 +189,11 @@ fn spot_lever(pool: &Pool) -> Lever {
                     Some(v),
                     "applied",
                     format!(
-                        "{:.0} spot instance-hours/month at ${:.4}/h instead of ${:.4}/h pay-as-you-go (the same pool all on regular priority would cost {} more)",
+                        "{:.0} spot instance-hours/month at {}/h instead of {}/h pay-as-you-go (the same pool all on regular priority would cost {} more)",
                         u.spot_hours.expected,
-                        p.hourly,
-                        o.hourly,
-                        money(v)
+                        h4(pool, p.hourly),
+                        h4(pool, o.hourly),
+                        pool.book.currency.amount(v)
                     ),
                     sources,
                 )
@@ -246,8 +254,10 @@ fn spot_lever(pool: &Pool) -> Lever {
                 Some(v),
                 "available",
                 format!(
-                    "set capacity.regularPercentAboveBase: 0 (Flexible orchestration): {:.0} instance-hours/month above regularBase {} would run on Spot at ${:.4}/h",
-                    u2.spot_hours.expected, c.regular_base, p.hourly
+                    "set capacity.regularPercentAboveBase: 0 (Flexible orchestration): {:.0} instance-hours/month above regularBase {} would run on Spot at {}/h",
+                    u2.spot_hours.expected,
+                    c.regular_base,
+                    h4(pool, p.hourly)
                 ),
                 sources,
             )
@@ -328,9 +338,9 @@ fn reservation_levers(pool: &Pool) -> Vec<Lever> {
                 Some(v),
                 status,
                 format!(
-                    "{n} reserved instance(s) at ${:.4}/h effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {util:.0}% of the month ({covered:.0} of {paid:.0} h) instead of ${:.4}/h pay-as-you-go{}",
-                    r.hourly,
-                    o.hourly,
+                    "{n} reserved instance(s) at {}/h effective, paid for all {HOURS_PER_MONTH} h; in the expected case they are used {util:.0}% of the month ({covered:.0} of {paid:.0} h) instead of {}/h pay-as-you-go{}",
+                    h4(pool, r.hourly),
+                    h4(pool, o.hourly),
                     if plan.params.windows { "; the Windows license stays pay-as-you-go" } else { "" }
                 ),
                 srcs(&[Some(r), Some(o)]),
@@ -438,11 +448,11 @@ fn precision_levers(pool: &Pool) -> Vec<Lever> {
             let sources = srcs(&[od, spot, od2.as_ref(), spot2.as_ref()]);
             match (current, alt) {
                 (Some(c), Some(a)) => lever(&id, label, Some(c.expected - a.expected), "available", format!(
-                    "{} ({} GiB) fits instead of {}: same week, mix and disks priced at ${:.4}/h pay-as-you-go; validate model quality at {} first",
+                    "{} ({} GiB) fits instead of {}: same week, mix and disks priced at {}/h pay-as-you-go; validate model quality at {} first",
                     chosen.name,
                     chosen.gpu_memory_gib.map(sizing::fmt_num).unwrap_or_else(|| "?".into()),
                     size.name,
-                    od2.as_ref().map(|p| p.hourly).unwrap_or_default(),
+                    h4(pool, od2.as_ref().map(|p| p.hourly).unwrap_or_default()),
                     t.as_str()
                 ), sources),
                 _ => lever(&id, label, None, "missing-price", format!("{} would fit, but a price of it or of the current size is missing", chosen.name), sources),

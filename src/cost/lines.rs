@@ -35,6 +35,7 @@ impl From<Fixed<'_>> for Line {
             amount: Cases::all(f.unit_price.map(|p| p * f.quantity)),
             assumption: f.assumption,
             source: f.unit_price.map(|_| f.source.into()),
+            converted: None,
         }
     }
 }
@@ -78,6 +79,7 @@ pub(super) fn gpu_monitoring_lines(
             g.columns.len()
         ),
         source: Some("monitor".into()),
+        converted: None,
     });
     }
     for a in &g.alerts {
@@ -142,6 +144,7 @@ pub(super) fn gpu_monitoring_lines(
             amount: series.map(|q| unit_price.map(|p| p * q)),
             assumption,
             source: unit_price.map(|_| "monitor".into()),
+            converted: None,
         });
     }
 }
@@ -297,9 +300,9 @@ pub(super) fn fixed_lines(
         Some(c) => (
             f.key_vault_advanced_key_per10k_operations,
             format!(
-                "; priced at the {} key's 'advanced key' rate, an upper bound (secret reads bill ${}/10k)",
+                "; priced at the {} key's 'advanced key' rate, an upper bound (secret reads bill {}/10k)",
                 key_name(c),
-                f.key_vault_per10k_operations
+                f.currency.unit(f.key_vault_per10k_operations)
             ),
         ),
         None => (f.key_vault_per10k_operations, String::new()),

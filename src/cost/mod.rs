@@ -11,6 +11,7 @@
 mod book;
 pub mod clock;
 pub mod command;
+mod currency;
 mod estimate;
 pub mod fetch;
 pub mod fixed;

@@ -97,6 +97,10 @@ pub struct Line {
     pub amount: Cases<Option<f64>>,
     pub assumption: String,
     pub source: Option<String>,
+    /// When the unit price is an embedded USD figure converted into the estimate's currency:
+    /// the rate, its source and its date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub converted: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -156,7 +160,8 @@ pub struct Lever {
 pub struct BudgetCheck {
     pub monthly: f64,
     pub currency: String,
-    /// `ok`, `over`, `skipped`, `undecided` (under budget, but prices are missing).
+    /// `ok`, `over`, `undecided` (under budget, but prices are missing; or the estimate is not
+    /// in the budget's currency: no price in it was given). `skipped` is no longer written.
     pub status: String,
     pub percent_of_budget: Option<f64>,
     pub message: String,

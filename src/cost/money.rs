@@ -1,20 +1,12 @@
 //! Amounts and counts as people read them (`$1,234.56`, `10,000`): the lowest file of `cost`,
-//! shared by the formats, the gates and the levers.
+//! shared by the formats, the gates and the levers. Amounts in any currency:
+//! [`crate::catalog::currency`] ([`Money`], [`Currency`]).
 
-/// `$1,234.56`, `-$12.00`.
+pub use crate::catalog::currency::{Currency, Money};
+
+/// `$1,234.56`, `-$12.00`: a USD amount ([`Currency::amount`] prints any currency).
 pub fn money(x: f64) -> String {
-    let neg = x < -0.0049;
-    let cents = (x.abs() * 100.0).round() as u64;
-    let (whole, frac) = (cents / 100, cents % 100);
-    let digits = whole.to_string();
-    let mut grouped = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(ch);
-    }
-    format!("{}${grouped}.{frac:02}", if neg { "-" } else { "" })
+    Currency::USD.amount(x)
 }
 
 pub(super) fn qty(x: f64) -> String {

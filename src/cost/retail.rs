@@ -2,6 +2,12 @@
 //! array of pages, or gpuform's own cache file (`{"fetchedAt": ..., "pages": [...]}`), turned into
 //! a [`PriceTable`] of VM prices plus managed disk prices.
 //!
+//! Currency: a page is in its `BillingCurrency` (the API sets it to the `currencyCode` asked
+//! for), else its items' `currencyCode`, else USD (the API's default); an item in another
+//! currency than its page is refused with its place. [`split`] keeps the pages in the currency
+//! asked for and the USD pages beside them, which only [`rate`] reads: the API's own answer to
+//! "what is this meter in EUR and in USD", the one USD → EUR rate gpuform uses.
+//!
 //! Classification (facts.md §7): Linux and Windows share `meterName`; Windows is only told apart
 //! by `productName` ending in " Windows"; Spot by `skuName`/`meterName` ending in " Spot";
 //! " Low Priority" meters are legacy Batch and ignored; `type` is `Consumption` (pay-as-you-go
@@ -12,6 +18,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::catalog::currency::Currency;
 use crate::catalog::prices::{PriceKind, PriceOs, PriceSource, PriceTable};
 use crate::spec::model::DiskType;
 
@@ -49,6 +56,10 @@ pub struct Item {
     pub is_primary_meter_region: Option<bool>,
     #[serde(default)]
     pub effective_start_date: Option<String>,
+    #[serde(default)]
+    pub meter_id: Option<String>,
+    #[serde(default)]
+    pub tier_minimum_units: Option<f64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -74,9 +85,159 @@ pub enum RetailError {
     #[error("not Azure Retail Prices API JSON: {0}")]
     Shape(String),
     #[error(
-        "the prices are in {found}; gpuform estimates in USD (query the API without currencyCode)"
+        "{at}: currency {found:?} is not one the Azure Retail Prices API prices in ({})",
+        Currency::supported()
     )]
-    Currency { found: String },
+    Unsupported { at: String, found: String },
+    #[error("{at}: the item is in {found}, its page in {page}: one page holds one currency")]
+    MixedInPage {
+        at: String,
+        found: Currency,
+        page: Currency,
+    },
+}
+
+impl Page {
+    /// The page's currency: `BillingCurrency`, else its first item's `currencyCode`, else USD
+    /// (the API answers in USD unless asked otherwise). `p` is the page's index, for messages.
+    pub fn currency(&self, p: usize) -> Result<Currency, RetailError> {
+        let code = self
+            .billing_currency
+            .as_deref()
+            .map(|c| (c, format!("page {p}, BillingCurrency")))
+            .or_else(|| {
+                self.items.iter().enumerate().find_map(|(i, it)| {
+                    it.currency_code
+                        .as_deref()
+                        .map(|c| (c, format!("page {p}, item {i}, currencyCode")))
+                })
+            });
+        let Some((code, at)) = code else {
+            return Ok(Currency::USD);
+        };
+        let page = Currency::parse(code).ok_or_else(|| RetailError::Unsupported {
+            at,
+            found: code.to_string(),
+        })?;
+        for (i, it) in self.items.iter().enumerate() {
+            if let Some(c) = it.currency_code.as_deref() {
+                let at = format!("page {p}, item {i} ({} {})", it.arm_sku_name, it.meter_name);
+                let found = Currency::parse(c).ok_or_else(|| RetailError::Unsupported {
+                    at: at.clone(),
+                    found: c.to_string(),
+                })?;
+                if found != page {
+                    return Err(RetailError::MixedInPage { at, found, page });
+                }
+            }
+        }
+        Ok(page)
+    }
+}
+
+/// A document's pages by currency.
+#[derive(Debug, Clone, Default)]
+pub struct ByCurrency {
+    /// (currency, its pages, the index of the first of them in the document), in order of
+    /// appearance.
+    pub groups: Vec<(Currency, Vec<Page>, usize)>,
+}
+
+impl ByCurrency {
+    pub fn currencies(&self) -> Vec<Currency> {
+        self.groups.iter().map(|(c, _, _)| *c).collect()
+    }
+
+    pub fn pages(&self, c: Currency) -> Vec<Page> {
+        self.groups
+            .iter()
+            .filter(|(g, _, _)| *g == c)
+            .flat_map(|(_, p, _)| p.clone())
+            .collect()
+    }
+}
+
+/// Group `pages` by their currency (each page checked).
+pub fn split(pages: &[Page]) -> Result<ByCurrency, RetailError> {
+    let mut out = ByCurrency::default();
+    for (p, page) in pages.iter().enumerate() {
+        let c = page.currency(p)?;
+        match out.groups.iter_mut().find(|(g, _, _)| *g == c) {
+            Some((_, v, _)) => v.push(page.clone()),
+            None => out.groups.push((c, vec![page.clone()], p)),
+        }
+    }
+    Ok(out)
+}
+
+/// The smallest USD price a meter must have to count towards a rate: non-USD prices carry fewer
+/// significant digits, so a cheap meter's ratio is mostly rounding.
+pub const RATE_MIN_USD: f64 = 1.0;
+
+/// A USD → `to` rate read off the same meters priced in both currencies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundRate {
+    pub per_usd: f64,
+    /// Meters that priced it (USD price at least [`RATE_MIN_USD`]).
+    pub meters: usize,
+    /// The smallest and largest ratio among them.
+    pub spread: (f64, f64),
+}
+
+/// The USD → `to` rate of the API's own answer: the median of `to`/USD over the meters both
+/// `target` and `usd` price (same meter, type, term, tier and region), among those at
+/// [`RATE_MIN_USD`] or more. `None` when no meter is in both.
+pub fn rate(target: &[Page], usd: &[Page]) -> Option<FoundRate> {
+    type MeterKey = (
+        String,
+        String,
+        String,
+        String,
+        String,
+        String,
+        String,
+        String,
+    );
+    let key = |i: &Item| -> MeterKey {
+        (
+            i.meter_id.clone().unwrap_or_default(),
+            i.arm_region_name.to_ascii_lowercase(),
+            i.arm_sku_name.clone(),
+            i.meter_name.clone(),
+            i.product_name.clone(),
+            i.price_type.clone(),
+            i.reservation_term.clone().unwrap_or_default(),
+            format!("{}", i.tier_minimum_units.unwrap_or(0.0)),
+        )
+    };
+    let base: BTreeMap<MeterKey, f64> = usd
+        .iter()
+        .flat_map(|p| &p.items)
+        .filter(|i| i.retail_price >= RATE_MIN_USD)
+        .map(|i| (key(i), i.retail_price))
+        .collect();
+    let mut ratios: Vec<f64> = target
+        .iter()
+        .flat_map(|p| &p.items)
+        .filter(|i| i.retail_price > 0.0)
+        .filter_map(|i| base.get(&key(i)).map(|u| i.retail_price / u))
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    ratios.sort_by(f64::total_cmp);
+    let n = ratios.len();
+    let median = if n % 2 == 1 {
+        ratios[n / 2]
+    } else {
+        (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0
+    };
+    Some(FoundRate {
+        per_usd: median,
+        meters: n,
+        spread: (ratios[0], ratios[n - 1]),
+    })
 }
 
 /// What a document contained.
@@ -87,10 +248,12 @@ pub struct Document {
     pub fetched_at: Option<String>,
 }
 
-/// The most an hourly meter may cost: the largest GPU VM is a few hundred USD an hour.
+/// The most an hourly meter may cost, in any currency the API prices in: the largest GPU VM is a
+/// few hundred USD an hour, some 200,000 in the currency with the most units per dollar (KRW).
 pub const MAX_HOURLY_PRICE: f64 = 1e6;
-/// The most any item may cost (reservations are priced for their whole 1- or 3-year term).
-pub const MAX_ITEM_PRICE: f64 = 1e9;
+/// The most any item may cost (reservations are priced for their whole 1- or 3-year term: a
+/// 3-year reservation of the largest GPU VM is billions of won).
+pub const MAX_ITEM_PRICE: f64 = 1e12;
 
 /// Read one page, an array of pages, or a cache file.
 pub fn parse_document(text: &str) -> Result<Document, RetailError> {
@@ -107,8 +270,12 @@ pub fn parse_document(text: &str) -> Result<Document, RetailError> {
             };
             if !price.is_finite() || price < 0.0 || price > limit {
                 return Err(RetailError::Shape(format!(
-                    "page {p}, item {i} ({} {} in {}): retailPrice {price} per {} is not a plausible price (0 to {limit} USD)",
-                    item.arm_sku_name, item.meter_name, item.arm_region_name, item.unit_of_measure
+                    "page {p}, item {i} ({} {} in {}): retailPrice {price} per {} is not a plausible price (0 to {limit} {})",
+                    item.arm_sku_name,
+                    item.meter_name,
+                    item.arm_region_name,
+                    item.unit_of_measure,
+                    item.currency_code.as_deref().unwrap_or("USD")
                 )));
             }
         }
@@ -264,8 +431,10 @@ pub fn classify(i: &Item) -> Class {
 }
 
 /// Prices read from Retail Prices API pages.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Parsed {
+    /// The currency of every price below.
+    pub currency: Currency,
     pub vm: PriceTable,
     /// (region, disk SKU name, tier) → (disk SKU, monthly price).
     pub disks: BTreeMap<(String, String, String), (DiskType, f64)>,
@@ -289,28 +458,36 @@ fn rank(i: &Item) -> (bool, String) {
     )
 }
 
-/// Build tables from pages. `source` names the origin in the estimate; `as_of` is its date.
-pub fn build(pages: &[Page], source: &str, as_of: &str) -> Result<Parsed, RetailError> {
+/// Build tables from pages, all in `currency` (checked: a page in another is refused). `source`
+/// names the origin in the estimate; `as_of` is its date.
+pub fn build(
+    pages: &[Page],
+    source: &str,
+    as_of: &str,
+    currency: Currency,
+) -> Result<Parsed, RetailError> {
     // (size, region, os, kind) -> (rank of the item, hourly price)
     type VmKey = (String, String, PriceOs, PriceKind);
     let mut vm: BTreeMap<VmKey, ((bool, String), f64)> = BTreeMap::new();
     let mut out = Parsed {
-        vm: PriceTable::new("USD"),
-        ..Default::default()
+        vm: PriceTable::new(currency),
+        currency,
+        disks: BTreeMap::new(),
+        premium_v2: BTreeMap::new(),
+        items: 0,
+        ignored: 0,
     };
-    for p in pages {
-        if let Some(c) = p.billing_currency.as_deref().filter(|c| *c != "USD") {
-            return Err(RetailError::Currency {
-                found: c.to_string(),
+    for (n, p) in pages.iter().enumerate() {
+        let c = p.currency(n)?;
+        if c != currency {
+            return Err(RetailError::MixedInPage {
+                at: format!("page {n}"),
+                found: c,
+                page: currency,
             });
         }
         for i in &p.items {
             out.items += 1;
-            if let Some(c) = i.currency_code.as_deref().filter(|c| *c != "USD") {
-                return Err(RetailError::Currency {
-                    found: c.to_string(),
-                });
-            }
             match classify(i) {
                 Class::Vm {
                     size,
@@ -435,5 +612,97 @@ mod tests {
         );
         let dev = with("type", "DevTestConsumption".into());
         assert!(matches!(classify(&dev), Class::Ignored(_)));
+    }
+
+    fn priced(cur: &str, meter: &str, price: f64) -> Item {
+        item(serde_json::json!({
+            "currencyCode": cur, "retailPrice": price, "armRegionName": "westeurope",
+            "armSkuName": "Standard_NC4as_T4_v3", "meterName": meter, "meterId": meter,
+            "productName": "Virtual Machines NCasT4_v3 Series", "skuName": meter,
+            "serviceName": "Virtual Machines", "type": "Consumption", "unitOfMeasure": "1 Hour"
+        }))
+    }
+
+    fn page_of(cur: Option<&str>, items: Vec<Item>) -> Page {
+        Page {
+            items,
+            next_page_link: None,
+            billing_currency: cur.map(String::from),
+        }
+    }
+
+    #[test]
+    fn a_page_is_in_one_currency() {
+        let eur = Currency::parse("EUR").unwrap();
+        let p = page_of(Some("EUR"), vec![priced("EUR", "a", 1.0)]);
+        assert_eq!(p.currency(0).unwrap(), eur);
+        // no BillingCurrency: the items say; nothing says: USD, the API's default
+        assert_eq!(
+            page_of(None, vec![priced("EUR", "a", 1.0)])
+                .currency(0)
+                .unwrap(),
+            eur
+        );
+        assert_eq!(page_of(None, vec![]).currency(0).unwrap(), Currency::USD);
+        let mixed = page_of(
+            Some("EUR"),
+            vec![priced("EUR", "a", 1.0), priced("GBP", "b", 1.0)],
+        );
+        let e = mixed.currency(3).unwrap_err().to_string();
+        assert!(
+            e.starts_with("page 3, item 1 (Standard_NC4as_T4_v3 b): the item is in GBP"),
+            "{e}"
+        );
+        let odd = page_of(Some("XYZ"), vec![]);
+        assert!(
+            odd.currency(0)
+                .unwrap_err()
+                .to_string()
+                .contains("\"XYZ\" is not one")
+        );
+    }
+
+    #[test]
+    fn the_rate_is_the_median_of_the_same_meters_at_a_dollar_or_more() {
+        let usd = vec![page_of(
+            Some("USD"),
+            vec![
+                priced("USD", "a", 2.0),
+                priced("USD", "b", 10.0),
+                priced("USD", "c", 4.0),
+                priced("USD", "cheap", 0.01),
+            ],
+        )];
+        let eur = vec![page_of(
+            Some("EUR"),
+            vec![
+                priced("EUR", "a", 1.84),
+                priced("EUR", "b", 9.3),
+                priced("EUR", "c", 3.64),
+                // rounding makes a cheap meter's ratio meaningless: left out
+                priced("EUR", "cheap", 0.02),
+                priced("EUR", "only-in-eur", 5.0),
+            ],
+        )];
+        let r = rate(&eur, &usd).unwrap();
+        assert_eq!(r.meters, 3);
+        assert!((r.per_usd - 0.92).abs() < 1e-12, "{r:?}");
+        assert!((r.spread.0 - 0.91).abs() < 1e-12 && (r.spread.1 - 0.93).abs() < 1e-12);
+        assert!(rate(&eur, &[]).is_none());
+    }
+
+    #[test]
+    fn pages_split_by_currency_and_build_refuses_another() {
+        let pages = vec![
+            page_of(Some("EUR"), vec![priced("EUR", "a", 1.84)]),
+            page_of(Some("USD"), vec![priced("USD", "a", 2.0)]),
+        ];
+        let by = split(&pages).unwrap();
+        let eur = Currency::parse("EUR").unwrap();
+        assert_eq!(by.currencies(), vec![eur, Currency::USD]);
+        assert_eq!(by.pages(eur).len(), 1);
+        let built = build(&by.pages(eur), "t", "2026-12-05", eur).unwrap();
+        assert_eq!(built.vm.currency, eur);
+        assert!(build(&pages, "t", "2026-12-05", eur).is_err());
     }
 }

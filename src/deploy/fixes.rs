@@ -136,6 +136,9 @@ fn fill_fixes(outcome: &mut Outcome, target: &Target, path: &std::path::Path, sp
     if let Some(fix) = location_fix(outcome, target, path) {
         outcome.fixes.push(fix);
     }
+    if let Some(fix) = feature_fix(outcome, path) {
+        outcome.fixes.push(fix);
+    }
     for d in outcome.diagnoses.clone() {
         match d {
             Diagnosis::Quota(q) => outcome.fixes.push(quota_fix(&q, spec, &request)),
@@ -328,6 +331,47 @@ fn location_fix(outcome: &Outcome, target: &Target, path: &std::path::Path) -> O
         hit.message.as_deref().unwrap_or("no message"),
         crate::facts::capacity::INVALID_RESOURCE_LOCATION.what,
         path.display()
+    ))
+}
+
+/// Azure refused a private-only Application Gateway: the subscription lacks
+/// `EnableApplicationGatewayNetworkIsolation` ([`crate::facts::serving::GATEWAY_FEATURE`]).
+/// Name the spec's place that asks for the gateway, the registration and the next command.
+fn feature_fix(outcome: &Outcome, path: &std::path::Path) -> Option<String> {
+    use crate::facts::serving as f;
+    fn find(d: &ErrorDetail) -> bool {
+        d.code.as_deref() == Some(f::GATEWAY_FEATURE_ERROR_CODE)
+            || d.message
+                .as_deref()
+                .is_some_and(|m| m.contains("without Public IP is not supported"))
+            || d.details.iter().any(find)
+    }
+    if !error_trees(outcome).into_iter().any(find) {
+        return None;
+    }
+    // where the spec asks for the gateway (file:line:col), when the file still reads
+    let at = crate::io::read_bounded(path, crate::spec::MAX_FILE_BYTES)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|text| crate::spec::yaml::parse(&text).ok())
+        .and_then(|y| {
+            y.index
+                .locate_key("/spec/serving/frontend/kind")
+                .or_else(|| y.index.locate_key("/spec/serving/frontend"))
+                .or_else(|| y.index.locate_key("/spec/serving"))
+        })
+        .map(|l| format!("{}:{}:{}", path.display(), l.line, l.column))
+        .unwrap_or_else(|| path.display().to_string());
+    let feat = f::GATEWAY_FEATURE;
+    Some(format!(
+        "{}: the subscription has not registered {}/{}, which a private-only Application Gateway needs ({at}: serving.frontend asks for one); run `{}`, wait until `az feature show --namespace {} --name {} --query properties.state` says Registered (up to {} minutes), then deploy again; or use `serving.frontend.kind: loadBalancer` (no request autoscale)",
+        f::GATEWAY_FEATURE_ERROR_CODE,
+        feat.namespace,
+        feat.name,
+        feat.command(),
+        feat.namespace,
+        feat.name,
+        f::FEATURE_REGISTRATION_MINUTES
     ))
 }
 

@@ -1062,6 +1062,13 @@ pub const RULES: &[Rule] = &[
         "A load balancer (L4) cannot count requests: its metrics are bytes, packets, SYNs, SNAT and availability. Request autoscale needs the Application Gateway (frontend.kind applicationGateway or both).",
     ),
     r(
+        "requests-aggregation",
+        E,
+        "serving",
+        "A request scale-out aggregation the metric does not list",
+        "Microsoft's supported-metrics table lists Average only for AvgRequestCountPerHealthyHost; scale out faster with scaleOutStep or a shorter timeWindow.",
+    ),
+    r(
         "requests-target-missing",
         E,
         "serving",

@@ -32,6 +32,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         "private_endpoint",
         include_str!("../../templates/private_endpoint.bicep.hbs"),
     ),
+    ("serving", include_str!("../../templates/serving.bicep.hbs")),
     ("compute", include_str!("../../templates/compute.bicep.hbs")),
     ("devbox", include_str!("../../templates/devbox.bicep.hbs")),
     (

@@ -26,7 +26,8 @@ pub const SOURCE: Source = Source::doc(
 #[serde(rename_all = "camelCase")]
 pub struct ApiVersions {
     /// virtualNetworks, subnets, networkSecurityGroups, publicIPAddresses, natGateways,
-    /// privateEndpoints (+ privateDnsZoneGroups).
+    /// privateEndpoints (+ privateDnsZoneGroups); serving's loadBalancers,
+    /// applicationGateways and privateLinkServices.
     pub network: &'static str,
     pub private_dns: &'static str,
     pub identity: &'static str,
@@ -109,6 +110,11 @@ impl ApiVersions {
             ("Microsoft.Network/networkSecurityGroups", self.network),
             ("Microsoft.Network/publicIPAddresses", self.network),
             ("Microsoft.Network/natGateways", self.network),
+            // serving (issue 36): the internal load balancer, the private Application
+            // Gateway v2 and the Private Link service
+            ("Microsoft.Network/loadBalancers", self.network),
+            ("Microsoft.Network/applicationGateways", self.network),
+            ("Microsoft.Network/privateLinkServices", self.network),
             ("Microsoft.Network/routeTables", self.network),
             ("Microsoft.Network/privateEndpoints", self.network),
             (

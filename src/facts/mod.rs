@@ -28,6 +28,7 @@ pub mod nat;
 pub mod placement;
 pub mod private_dns;
 pub mod quota;
+pub mod retail_prices;
 pub mod roles;
 pub mod serving;
 pub mod spot;

@@ -19,6 +19,14 @@ const READ: &str = "2026-12-05";
 /// The fact sheet every entry below quotes.
 pub const SHEET: &str = "../shared/azure/serving.md (retrieved 2026-12-05)";
 
+// ---------------------------------------------------------------- resource types
+
+/// The resource types serving renders, all at the Network API version of
+/// [`super::api::ApiVersions::network`] (in the type data: `tests/facts_api.rs`).
+pub const LOAD_BALANCER_TYPE: &str = "Microsoft.Network/loadBalancers";
+pub const GATEWAY_TYPE: &str = "Microsoft.Network/applicationGateways";
+pub const PRIVATE_LINK_SERVICE_TYPE: &str = "Microsoft.Network/privateLinkServices";
+
 // ---------------------------------------------------------------- load balancer
 
 /// The only load balancer SKU gpuform renders. A Flexible scale set does not support Basic
@@ -159,6 +167,14 @@ pub const GATEWAY_DELEGATION_SERVICE: &str = "Microsoft.Network/applicationGatew
 /// features, "WebSocket and HTTP/2 traffic"): no gRPC to the model servers through a gateway.
 pub const GATEWAY_BACKEND_HTTP11: Source = Source::doc(
     "https://learn.microsoft.com/azure/application-gateway/features#websocket-and-http2-traffic ('HTTP/2 protocol support is available to clients that connect to application gateway listeners only. Communication with backend server pools is always HTTP/1.1.', as quoted by the CIS Azure Foundations benchmark 7.13)",
+    READ,
+);
+/// The gateway's TLS policy: the strictest predefined one, TLS 1.2 minimum, 1.3 enabled, no CBC
+/// ciphers ("20220101S": minimum protocol version 1.2). It governs HTTPS listeners; the
+/// rendered listener is HTTP inside the VNet (a TLS listener needs a certificate, not rendered).
+pub const GATEWAY_SSL_POLICY: &str = "AppGwSslPolicy20220101S";
+pub const GATEWAY_SSL_POLICY_SOURCE: Source = Source::doc(
+    "MicrosoftDocs/azure-docs articles/application-gateway/application-gateway-ssl-policy-overview.md @ ba5d7abf09b935686420b801bb9928960c3fd004 (ms.date 2023-06-06): predefined policy table, 20220101S minimum protocol version 1.2, enabled 1.2 and 1.3",
     READ,
 );
 /// Backend settings protocol and the listener protocol the render uses (HTTP inside the VNet).

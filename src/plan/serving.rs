@@ -68,6 +68,9 @@ pub struct Serving {
     /// Subscription features the deployment needs and render cannot register (preflight
     /// checks them).
     pub required_features: Vec<Feature>,
+    /// The commands that register them, `; `-joined (the templates' `prerequisites`
+    /// metadata); empty when none.
+    pub prerequisites: String,
     /// What is an assumption rather than a sourced fact (printed by `show`, written into the
     /// rendered files).
     pub assumptions: Vec<String>,
@@ -125,6 +128,8 @@ pub struct Gateway {
     pub probe_timeout: u32,
     pub unhealthy_threshold: u32,
     pub probe_status_codes: &'static str,
+    /// The predefined TLS policy (for HTTPS listeners added later; the rendered one is HTTP).
+    pub ssl_policy: &'static str,
     /// `BackendSettingsPool` = `<pool>~<settings>`: the request metric's dimension value.
     pub metric_dimension: String,
     /// `frontend.delegateSubnet` (the delegation is not documented: off by default).
@@ -357,6 +362,7 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Se
                 probe_timeout: 10,
                 unhealthy_threshold: 3,
                 probe_status_codes: f::GATEWAY_PROBE_STATUS,
+                ssl_policy: f::GATEWAY_SSL_POLICY,
                 delegate_subnet: sv.frontend.delegate_subnet,
                 delegation_service: f::GATEWAY_DELEGATION_SERVICE,
             })
@@ -456,7 +462,11 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Se
         ),
         "Whether a scale set deleting an instance waits for the frontend's connection draining is not documented: in-flight requests on a removed instance may be cut; drainTimeout covers instances the gateway removes.".to_string(),
     ];
-    if gateway.is_some() {
+    if let Some(g) = &gateway {
+        assumptions.push(format!(
+            "The gateway's listener is HTTP on port {} inside the VNet: TLS termination needs a certificate, which gpuform does not render; the TLS policy {} applies to any HTTPS listener you add.",
+            g.port, g.ssl_policy
+        ));
         assumptions.push(format!(
             "The gateway subnet is {}delegated: Microsoft documents no delegation for Application Gateway (serving.md B6); `serving.frontend.delegateSubnet` {}.",
             if sv.frontend.delegate_subnet { "" } else { "not " },
@@ -508,6 +518,11 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Se
         request_target,
         health,
         upgrade,
+        prerequisites: required_features
+            .iter()
+            .map(|f| f.command())
+            .collect::<Vec<_>>()
+            .join("; "),
         required_features,
         assumptions,
         notes,

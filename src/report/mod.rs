@@ -3,6 +3,7 @@
 
 pub mod github;
 pub mod json;
+pub mod markdown;
 pub mod sarif;
 pub mod yaml;
 

@@ -9,8 +9,8 @@ use super::measured::Measured;
 use super::model::Workload;
 use super::results::Results;
 use super::{Input, Settings, report, tune};
-use crate::cost::PriceBook;
 use crate::cost::clock::today;
+use crate::cost::prices::{self, Pricing, Want};
 use crate::diag::failure::{ExitCode, Failure};
 use crate::plan::Plan;
 
@@ -75,6 +75,8 @@ pub struct Options<'a> {
     pub tune: Option<Option<f64>>,
     /// With `--tune`: learn schedules from a trace of two weeks or more (`--no-schedule`: off).
     pub schedule: bool,
+    /// `--prices` files and `--refresh-prices`: the prices `cost` would use.
+    pub pricing: Pricing,
 }
 
 /// What a run produced.
@@ -104,7 +106,14 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
     };
     let setting = super::setting(&l.plan, spec)
         .map_err(|e| Failure::usage(format!("{}: the rendered autoscale setting: {e}", o.file)))?;
-    let book = PriceBook::embedded();
+    // the prices and the currency `gpuform cost` would use for this spec
+    let gathered = prices::gather(
+        spec,
+        Want::of(&l.checked)?,
+        &o.pricing.files,
+        o.pricing.refresh.as_ref(),
+    )?;
+    let book = gathered.book;
     let today = today();
     let mut results = super::simulate(
         &input,
@@ -130,6 +139,10 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
         results.measured = Some(m);
     }
     results.warnings = l.warnings.clone();
+    results.assumptions.extend(gathered.notes.iter().cloned());
+    results
+        .warnings
+        .extend(super::pricing::unpriced(&results, o.tune.is_some(), o.file));
     if let Some(path) = o.svg {
         let svg = report::svg(&results).map_err(|e| Failure::usage(format!("--svg: {e}")))?;
         write_atomic(path, svg.as_bytes())?;

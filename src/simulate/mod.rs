@@ -15,6 +15,7 @@ pub mod load;
 pub mod measured;
 pub mod model;
 pub mod prepare;
+pub mod pricing;
 pub mod pull;
 pub mod report;
 pub mod results;
@@ -210,6 +211,7 @@ pub fn price(input: &Input, o: &Outcome, book: &PriceBook, today: &str) -> (cost
         pool_monthly: pool,
         complete: est.totals.complete,
         standby_monthly: standby.and_then(|s| s.1),
+        missing: est.missing.clone(),
     };
     (est, c)
 }

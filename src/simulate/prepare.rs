@@ -16,7 +16,7 @@ use super::pull::Telemetry;
 pub fn duration(flag: &str, v: &str) -> Result<u64, Failure> {
     parse_flag_duration(v).ok_or_else(|| {
         Failure::usage(format!("{flag} `{v}` is not a duration"))
-            .help("give ISO 8601 (PT2M, PT45S, PT1H) or a short form (2m, 45s, 1h)")
+            .help(format!("give {}", crate::spec::duration::FORMS))
     })
 }
 

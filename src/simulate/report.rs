@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 use plotters::prelude::*;
 
 use super::Results;
-use crate::cost::format::money;
 
 fn ratio(r: &Results) -> String {
     r.lower_bound
@@ -15,8 +14,8 @@ fn ratio(r: &Results) -> String {
 
 fn cost(r: &Results) -> String {
     match r.cost.monthly {
-        Some(m) => money(m),
-        None => "price missing".to_string(),
+        Some(m) => r.cost.fmt(m),
+        None => format!("price missing ({}: see the warning below)", r.cost.currency),
     }
 }
 

@@ -118,6 +118,22 @@ pub struct Cost {
     /// pooled VM-hours the replay measured; part of `monthly` and `pool_monthly`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub standby_monthly: Option<f64>,
+    /// The prices `gpuform cost` could not find (each with what to run for it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<crate::cost::Missing>,
+}
+
+impl Cost {
+    /// The currency of every amount here.
+    pub fn currency(&self) -> crate::catalog::currency::Currency {
+        crate::catalog::currency::Currency::parse(&self.currency)
+            .unwrap_or(crate::catalog::currency::Currency::USD)
+    }
+
+    /// An amount in this cost's currency (`$1,234.56`, `EUR 1,234.56`).
+    pub fn fmt(&self, x: f64) -> String {
+        self.currency().amount(x)
+    }
 }
 
 impl Measured {

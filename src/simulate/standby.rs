@@ -13,6 +13,8 @@
 
 use serde::Serialize;
 
+use crate::catalog::currency::Currency;
+
 use crate::facts::standby as facts;
 use crate::plan::standby::StandbyPool;
 
@@ -329,8 +331,9 @@ pub struct PoolTry {
 }
 
 impl PoolTry {
-    /// `, 1.31x bound (1.35x with the pool counted), standby pool $40/month (disks, builds)` (what is known).
-    pub fn bound_text(&self) -> String {
+    /// `, 1.31x bound (1.35x with the pool counted), standby pool $40/month (disks, builds)` (what
+    /// is known), amounts in `cur`.
+    pub fn bound_text(&self, cur: Currency) -> String {
         let mut s = String::new();
         if let Some(r) = self.ratio {
             s.push_str(&format!(", {r:.2}x bound"));
@@ -339,7 +342,10 @@ impl PoolTry {
             }
         }
         if let Some(m) = self.standby_monthly.filter(|m| *m > 0.0) {
-            s.push_str(&format!(", standby pool ${m:.0}/month (disks, builds)"));
+            s.push_str(&format!(
+                ", standby pool {}/month (disks, builds)",
+                cur.whole(m)
+            ));
         }
         s
     }
@@ -365,14 +371,15 @@ pub struct PoolChoice {
 
 impl PoolChoice {
     /// Lines for the text report.
-    pub fn lines(&self) -> Vec<String> {
-        self.lines_with(true)
+    pub fn lines(&self, cur: Currency) -> Vec<String> {
+        self.lines_with(true, cur)
     }
 
     /// Lines for the text report; `tried`: a line per size tried (the joint search prints its
     /// own).
-    pub fn lines_with(&self, tried: bool) -> Vec<String> {
-        let money = |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("${m:.0}/month"));
+    pub fn lines_with(&self, tried: bool, cur: Currency) -> Vec<String> {
+        let money =
+            |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("{}/month", cur.whole(m)));
         let mut out = vec![format!(
             "standby pool (pooled VMs start in {}: {}):",
             minutes_label(self.start_seconds),
@@ -386,7 +393,7 @@ impl PoolChoice {
                 t.p95,
                 t.worst_p95,
                 money(t.monthly),
-                t.bound_text(),
+                t.bound_text(cur),
                 if t.meets { "" } else { ", misses the target" }
             ));
         }

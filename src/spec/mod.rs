@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod defaults;
+pub mod duration;
 pub mod model;
 pub mod policy;
 pub mod provisioning;

@@ -169,7 +169,11 @@ pub struct Workload {
     pub gpu: Option<GpuRequirement>,
     /// How long one queued job takes on one VM (ISO 8601); `gpuform simulate` and the
     /// policy rules use it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::spec::duration::opt_iso_string"
+    )]
     pub job_duration: Option<String>,
     /// Jobs one VM runs at once (1 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]

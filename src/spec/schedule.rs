@@ -368,106 +368,20 @@ pub fn overlaps(s: &WorkloadSpec) -> Vec<(usize, usize)> {
 }
 
 /// A duration as people write it, in milliseconds: ISO 8601 (`PT2M`, `PT0.5S`; a lowercase `pt2m`
-/// too) or a short form (`800ms`, `2s`, `1.5s`, `10m`, `1h`, `2h30m`, `1d`). The one parser of
-/// durations the spec's serving block and the command line's flags share (`parse_flag_duration`
-/// is its whole-second view). `None` for anything else, an empty text, or an overflow.
+/// too) or a short form (`800ms`, `2s`, `1.5s`, `10m`, `1h`, `2h30m`, `1d`): the one parser of
+/// durations, [`super::duration::millis`]. `None` for anything else, an empty text, or an overflow.
 pub fn parse_duration_millis(s: &str) -> Option<u64> {
-    let t = s.trim();
-    let upper = t.to_ascii_uppercase();
-    if let Some(rest) = upper.strip_prefix('P') {
-        // ISO 8601, the seconds possibly fractional (`PT0.5S`)
-        let (whole, frac) = match rest.split_once('.') {
-            Some((w, f)) => (w, Some(f)),
-            None => (rest, None),
-        };
-        return match frac {
-            None => parse_duration(&upper).and_then(|secs| secs.checked_mul(1000)),
-            Some(f) => {
-                let digits = f.strip_suffix('S')?;
-                if digits.is_empty()
-                    || digits.len() > 3
-                    || !digits.bytes().all(|b| b.is_ascii_digit())
-                {
-                    return None;
-                }
-                let ms: u64 = format!("{digits:0<3}").parse().ok()?;
-                let secs = parse_duration(&format!("P{whole}S"))?;
-                secs.checked_mul(1000)?.checked_add(ms)
-            }
-        };
-    }
-    let mut total = 0u64;
-    let mut num = String::new();
-    let mut any = false;
-    let mut chars = t.chars().peekable();
-    while let Some(ch) = chars.next() {
-        if ch.is_ascii_digit() || ch == '.' {
-            num.push(ch);
-            continue;
-        }
-        let unit_ms: f64 = match ch.to_ascii_lowercase() {
-            'd' => 86_400_000.0,
-            'h' => 3_600_000.0,
-            'm' if chars.peek().is_some_and(|c| c.eq_ignore_ascii_case(&'s')) => {
-                chars.next();
-                1.0
-            }
-            'm' => 60_000.0,
-            's' => 1000.0,
-            _ => return None,
-        };
-        if num.is_empty() || num.matches('.').count() > 1 {
-            return None;
-        }
-        let n: f64 = num.parse().ok()?;
-        let ms = (n * unit_ms).round();
-        if !ms.is_finite() || ms > u64::MAX as f64 / 2.0 {
-            return None;
-        }
-        total = total.checked_add(ms as u64)?;
-        num.clear();
-        any = true;
-    }
-    (any && num.is_empty()).then_some(total)
+    super::duration::millis(s)
 }
 
 /// Parse a duration as the command line takes it: ISO 8601 (`PT2M`, `PT45S`) or a short form
 /// (`10m`, `90s`, `1h`, `2h30m`). Returns whole seconds (`None` for a fraction of a second).
 pub fn parse_flag_duration(s: &str) -> Option<u64> {
-    let ms = parse_duration_millis(s)?;
-    (ms % 1000 == 0).then_some(ms / 1000)
+    super::duration::seconds(s)
 }
 
-/// ISO 8601 duration (`PT5M`, `P1D`, `PT1H30M`) in seconds.
+/// A duration (ISO 8601 `PT5M`, `P1D`, `PT1H30M`, or a short form `5m`, `2d`) in whole seconds:
+/// the one grammar of [`super::duration`].
 pub fn parse_duration(s: &str) -> Option<u64> {
-    let rest = s.strip_prefix('P')?;
-    let (date, time) = match rest.split_once('T') {
-        Some((d, t)) => (d, Some(t)),
-        None => (rest, None),
-    };
-    let mut secs = 0u64;
-    let mut any = false;
-    let mut take = |part: &str, units: &[(char, u64)]| -> Option<()> {
-        let mut num = String::new();
-        for ch in part.chars() {
-            if ch.is_ascii_digit() {
-                num.push(ch);
-            } else {
-                let (_, mult) = units.iter().find(|(u, _)| *u == ch)?;
-                let n: u64 = num.parse().ok()?;
-                secs = secs.checked_add(n.checked_mul(*mult)?)?;
-                num.clear();
-                any = true;
-            }
-        }
-        num.is_empty().then_some(())
-    };
-    take(date, &[('D', 86400)])?;
-    if let Some(t) = time {
-        if t.is_empty() {
-            return None;
-        }
-        take(t, &[('H', 3600), ('M', 60), ('S', 1)])?;
-    }
-    any.then_some(secs)
+    super::duration::seconds(s)
 }

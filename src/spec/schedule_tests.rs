@@ -109,7 +109,9 @@ fn durations() {
     assert_eq!(parse_duration("P1DT1S"), Some(86401));
     assert_eq!(parse_duration("PT"), None);
     assert_eq!(parse_duration("P"), None);
-    assert_eq!(parse_duration("5M"), None);
+    // one grammar (spec::duration): the short forms too, units in any case
+    assert_eq!(parse_duration("5M"), Some(300));
+    assert_eq!(parse_duration("5"), None);
     assert_eq!(parse_duration("PT5X"), None);
 }
 

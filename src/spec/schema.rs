@@ -199,9 +199,18 @@ fn translate(err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
         }
         _ => {
             let (what, help) = constraint_text(err, &field);
+            // a duration's pattern is no help to read: name the forms instead
+            let label = match err.kind() {
+                ValidationErrorKind::Pattern { pattern }
+                    if crate::spec::duration::is_duration_pattern(pattern) =>
+                {
+                    "not a duration (e.g. PT2M or 2m)".to_string()
+                }
+                _ => first_clause(&err.to_string()),
+            };
             let mut d = Diagnostic::new("invalid-value", what)
                 .at(ptr.clone())
-                .label(first_clause(&err.to_string()));
+                .label(label);
             if let Some(h) = help {
                 d = d.help(h);
             } else if let Some(desc) =
@@ -253,6 +262,14 @@ fn constraint_text(err: &ValidationError<'_>, field: &str) -> (String, Option<St
             format!("`{field}` lists the same item twice"),
             Some("remove the duplicate".into()),
         ),
+        ValidationErrorKind::Pattern { pattern }
+            if crate::spec::duration::is_duration_pattern(pattern) =>
+        {
+            (
+                format!("`{field}` is not a duration: {got}"),
+                Some(format!("give {}", crate::spec::duration::FORMS)),
+            )
+        }
         ValidationErrorKind::Pattern { .. } => {
             // `West Europe` is the portal's name of `westeurope`: say so, as for a typo
             let region = err

@@ -24,6 +24,16 @@
 //!   "The subscription is not registered to use namespace '<ns>'. See https://aka.ms/rps-not-found
 //!   for how to register subscriptions." (Learn, "Resolve errors for resource provider
 //!   registration", https://learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-register-resource-provider).
+//! - serving (issue 36, `../shared/azure/serving.md`, read 2026-12-05): a private-only
+//!   Application Gateway (no public frontend IP) in a subscription without the
+//!   `EnableApplicationGatewayNetworkIsolation` registration ([`AzureFacts::without_feature`]):
+//!   `ApplicationGatewayFrontendIpCannotHavePublicIpAndSubnet`, "Application Gateway without
+//!   Public IP is not supported for the selected SKU tier Standard_v2" (serving.md B1, the
+//!   SupportArticles-docs error page); a Basic load balancer (retired 2025-09-30, and no Flexible
+//!   scale set takes one: serving.md A3) and a load balancer HTTP probe on a port Azure does not
+//!   probe (serving.md A6). Azure's own code and text for those two are NOT FOUND in the sources:
+//!   the fake answers ARM's generic `BadRequest` with the sources' sentence, so a test can see the
+//!   refusal but must not match a code Azure may not use.
 //!
 //! Azure reports the role and extension errors from the failed resource operation (the
 //! deployment ends `Failed` with `DeploymentFailed` around them) and the API version error at
@@ -55,6 +65,8 @@ pub struct AzureFacts {
     api: BTreeMap<String, Vec<String>>,
     extensions: BTreeSet<(String, String)>,
     unregistered: BTreeSet<String>,
+    /// Subscription features not registered (`namespace/name`, lower case).
+    unregistered_features: BTreeSet<String>,
 }
 
 impl AzureFacts {
@@ -92,6 +104,7 @@ impl AzureFacts {
             api,
             extensions,
             unregistered: BTreeSet::new(),
+            unregistered_features: BTreeSet::new(),
         }
     }
 
@@ -113,6 +126,13 @@ impl AzureFacts {
     /// A subscription that has not registered resource provider `namespace`.
     pub fn unregistered(mut self, namespace: &str) -> Self {
         self.unregistered.insert(namespace.to_ascii_lowercase());
+        self
+    }
+
+    /// A subscription that has not registered the preview/opt-in feature `namespace/name`.
+    pub fn without_feature(mut self, namespace: &str, name: &str) -> Self {
+        self.unregistered_features
+            .insert(format!("{namespace}/{name}").to_ascii_lowercase());
         self
     }
 
@@ -201,6 +221,10 @@ impl AzureFacts {
                         Some(_) => {}
                     }
                 }
+                if let Some(refusal) = self.serving_refusal(m) {
+                    *found = Some(refusal);
+                    return;
+                }
                 if let (Some(p), Some(t), Some(ver)) =
                     (s("publisher"), s("type"), s("typeHandlerVersion"))
                     && !self
@@ -226,6 +250,62 @@ impl AzureFacts {
 }
 
 impl AzureFacts {
+    /// What Azure refuses of a serving frontend resource (`m` is a resource object).
+    fn serving_refusal(&self, m: &serde_json::Map<String, Value>) -> Option<(String, String)> {
+        use gpuform::facts::serving as f;
+        let ty = m.get("type").and_then(Value::as_str)?;
+        let props = m.get("properties")?;
+        if ty.eq_ignore_ascii_case(f::GATEWAY_TYPE) {
+            let feature = format!(
+                "{}/{}",
+                f::GATEWAY_FEATURE.namespace,
+                f::GATEWAY_FEATURE.name
+            )
+            .to_ascii_lowercase();
+            let public = props["frontendIPConfigurations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|fe| fe["properties"].get("publicIPAddress").is_some());
+            if !public && self.unregistered_features.contains(&feature) {
+                let tier = props["sku"]["tier"].as_str().unwrap_or("Standard_v2");
+                return Some((
+                    f::GATEWAY_FEATURE_ERROR_CODE.into(),
+                    format!(
+                        "Application Gateway without Public IP is not supported for the selected SKU tier {tier}. Supported SKU tiers are Standard, WAF"
+                    ),
+                ));
+            }
+        }
+        if ty.eq_ignore_ascii_case(f::LOAD_BALANCER_TYPE) {
+            let sku = m
+                .get("sku")
+                .and_then(|k| k["name"].as_str())
+                .unwrap_or_default();
+            if sku.eq_ignore_ascii_case(f::LB_SKU_REFUSED) {
+                return Some((
+                    "BadRequest".into(),
+                    "On September 30, 2025, Basic Load Balancer was retired; Flexible orchestration supports the Standard SKU only.".into(),
+                ));
+            }
+            for p in props["probes"].as_array().into_iter().flatten() {
+                let http = p["properties"]["protocol"].as_str().is_some_and(|x| {
+                    x.eq_ignore_ascii_case("http") || x.eq_ignore_ascii_case("https")
+                });
+                let port = p["properties"]["port"].as_u64().unwrap_or(0) as u16;
+                if http && f::LB_PROBE_REFUSED_PORTS.contains(&port) {
+                    return Some((
+                        "BadRequest".into(),
+                        format!(
+                            "HTTP probes may not target port {port} (ports 19, 21, 25, 70, 110, 119, 143, 220, 993)."
+                        ),
+                    ));
+                }
+            }
+        }
+        None
+    }
+
     /// The API versions Azure knows for `resource_type` (empty: an unknown type).
     pub fn versions(&self, resource_type: &str) -> Vec<String> {
         self.api

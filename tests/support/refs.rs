@@ -640,6 +640,13 @@ impl Bicep<'_> {
             }
             B::Ident(s) => return Err(format!("`{s}` is used as a value")),
             B::Child(..) => return Err(format!("{b:?} is used as a value")),
+            // Bicep's resourceId() is ARM's: the id of the resource it names
+            B::Call(f, args) if f.eq_ignore_ascii_case("resourceId") => arm_call(
+                "resourceid",
+                args.iter()
+                    .map(|a| self.translate(a))
+                    .collect::<Result<_, _>>()?,
+            )?,
             B::Call(f, args) => Expr::Call(
                 f.to_ascii_lowercase(),
                 args.iter()

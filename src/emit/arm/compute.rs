@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use crate::plan::*;
 
-use super::expr::{lit, lit_text, literalize, n, put, x};
+use super::expr::{lit, lit_text, literalize, n, put, q, x};
 use super::monitoring::ama_settings;
 use super::symbols::Arm;
 
@@ -92,6 +92,25 @@ pub(super) fn compute(a: &Arm, out: &mut Vec<Value>) {
         "scaleInPolicy".into(),
         json!({ "rules": ["Default"], "forceDeletion": false }),
     );
+    if let Some(u) = p.serving.as_ref().map(|sv| &sv.upgrade) {
+        let mut policy = json!({ "mode": u.mode });
+        if u.rolling {
+            put(
+                &mut policy,
+                "rollingUpgradePolicy",
+                json!({
+                    "maxBatchInstancePercent": u.max_batch_instance_percent,
+                    "maxUnhealthyInstancePercent": u.max_unhealthy_instance_percent,
+                    "maxUnhealthyUpgradedInstancePercent": u.max_unhealthy_upgraded_instance_percent,
+                    "pauseTimeBetweenBatches": lit(&u.pause_time_between_batches),
+                    "prioritizeUnhealthyInstances": true,
+                    "rollbackFailedInstancesOnPolicyBreach": false,
+                    "maxSurge": u.max_surge
+                }),
+            );
+        }
+        props.insert("upgradePolicy".into(), policy);
+    }
     if let Some(h) = &c.health {
         props.insert("automaticRepairsPolicy".into(), json!({ "enabled": true, "gracePeriod": lit(&h.grace_period), "repairAction": "Replace" }));
     }
@@ -166,10 +185,26 @@ pub(super) fn compute(a: &Arm, out: &mut Vec<Value>) {
     if c.flexible {
         put(&mut nic_props, "deleteOption", json!("Delete"));
     }
+    let mut ipconfig = json!({ "primary": true, "subnet": { "id": x(a.id("workloadSubnet")) } });
+    // serving: the NICs join the frontends' backend pools
+    if let Some(lb) = p.serving.as_ref().and_then(|sv| sv.load_balancer.as_ref()) {
+        put(
+            &mut ipconfig,
+            "loadBalancerBackendAddressPools",
+            json!([ { "id": x(format!("format('{{0}}/backendAddressPools/{{1}}', {}, {})", a.id("lb"), q(&lb.pool_name))) } ]),
+        );
+    }
+    if let Some(g) = p.serving.as_ref().and_then(|sv| sv.gateway.as_ref()) {
+        put(
+            &mut ipconfig,
+            "applicationGatewayBackendAddressPools",
+            json!([ { "id": x(format!("format('{{0}}/backendAddressPools/{{1}}', {}, {})", a.id("agw"), q(&g.pool_name))) } ]),
+        );
+    }
     put(
         &mut nic_props,
         "ipConfigurations",
-        json!([ { "name": "ipconfig1", "properties": { "primary": true, "subnet": { "id": x(a.id("workloadSubnet")) } } } ]),
+        json!([ { "name": "ipconfig1", "properties": ipconfig } ]),
     );
     let mut net = Map::new();
     if c.flexible {
@@ -235,6 +270,14 @@ pub(super) fn compute(a: &Arm, out: &mut Vec<Value>) {
     );
     put(&mut res, "properties", Value::Object(props));
     let mut deps = vec!["identity", "vnet"];
+    if let Some(sv) = &p.serving {
+        if sv.load_balancer.is_some() {
+            deps.push("lb");
+        }
+        if sv.gateway.is_some() {
+            deps.push("agw");
+        }
+    }
     if p.gpu.as_ref().is_some_and(|g| g.ingestion.is_some()) {
         // the custom data carries the DCE's endpoint and the DCR's immutable id
         deps.extend(["gpuDce", "gpuDcr"]);

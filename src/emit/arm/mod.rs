@@ -16,6 +16,7 @@ mod monitoring;
 mod network;
 mod private_endpoint;
 mod security;
+mod serving;
 mod symbols;
 
 use serde_json::{Map, Value, json};
@@ -32,6 +33,7 @@ use gpu_monitoring::gpu_monitoring;
 use monitoring::monitoring;
 use network::network;
 use security::{identity, keyvault};
+use serving::serving;
 use symbols::Arm;
 
 pub const TEMPLATE_SCHEMA: &str =
@@ -46,6 +48,7 @@ pub fn template(p: &Plan) -> Value {
     network(&a, &mut resources);
     identity(&a, &mut resources);
     keyvault(&a, &mut resources);
+    serving(&a, &mut resources);
     if p.devbox.is_some() {
         devbox(&a, &mut resources);
     } else {
@@ -68,6 +71,10 @@ pub fn template(p: &Plan) -> Value {
     metadata.insert("name".into(), lit(&p.name));
     if let Some(d) = &p.description {
         metadata.insert("description".into(), lit(d));
+    }
+    if let Some(sv) = p.serving.as_ref().filter(|sv| !sv.prerequisites.is_empty()) {
+        // what the subscription needs before this template deploys (render cannot do it)
+        metadata.insert("prerequisites".into(), lit(&sv.prerequisites));
     }
 
     json!({
@@ -160,6 +167,24 @@ fn outputs(a: &Arm) -> Value {
             &mut o,
             "gpuWorkbookId",
             json!({ "type": "string", "value": x(a.id("gpuWorkbook")), "metadata": { "description": "Resource id of the GPU workbook (open it in the portal: Monitor > Workbooks)." } }),
+        );
+    }
+    if let Some(g) = a.p.serving.as_ref().and_then(|sv| sv.gateway.as_ref()) {
+        put(
+            &mut o,
+            "gatewayPrivateIp",
+            json!({ "type": "string", "value": lit(&g.private_ip), "metadata": { "description": lit(&format!("Private IP address of the Application Gateway: clients call http://{}:{}.", g.private_ip, g.port)) } }),
+        );
+    }
+    if a.p
+        .serving
+        .as_ref()
+        .is_some_and(|sv| sv.private_link.is_some())
+    {
+        put(
+            &mut o,
+            "privateLinkServiceAlias",
+            json!({ "type": "string", "value": x(format!("reference({}, '{}').alias", a.id("pls"), a.p.api.network)), "metadata": { "description": "Alias of the Private Link service: consumers in other VNets or tenants create a private endpoint to it." } }),
         );
     }
     o

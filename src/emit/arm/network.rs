@@ -17,30 +17,7 @@ pub(super) fn network(a: &Arm, out: &mut Vec<Value>) {
     else {
         return;
     };
-    let rules: Vec<Value> = nsg_workload
-        .rules
-        .iter()
-        .map(|r| {
-            let mut props = json!({
-                "priority": r.priority,
-                "direction": "Inbound",
-                "access": "Allow",
-                "protocol": r.protocol,
-                "sourcePortRange": "*",
-            });
-            match &r.source {
-                Some(s) => put(&mut props, "sourceAddressPrefix", lit(s)),
-                None => put(
-                    &mut props,
-                    "sourceAddressPrefixes",
-                    Value::Array(r.sources.iter().map(|s| lit(s)).collect()),
-                ),
-            }
-            put(&mut props, "destinationPortRange", lit(&r.port));
-            put(&mut props, "destinationAddressPrefix", lit(&r.destination));
-            json!({ "name": lit(&r.name), "properties": props })
-        })
-        .collect();
+    let rules = security_rules(&nsg_workload.rules);
     out.push(json!({
         "type": "Microsoft.Network/networkSecurityGroups",
         "apiVersion": api,
@@ -49,6 +26,16 @@ pub(super) fn network(a: &Arm, out: &mut Vec<Value>) {
         "tags": a.tags(),
         "properties": { "securityRules": rules }
     }));
+    if let Some(nsg) = &net.nsg_gateway {
+        out.push(json!({
+            "type": "Microsoft.Network/networkSecurityGroups",
+            "apiVersion": api,
+            "name": lit(&nsg.name),
+            "location": "[parameters('location')]",
+            "tags": a.tags(),
+            "properties": { "securityRules": security_rules(&nsg.rules) }
+        }));
+    }
     if let Some(nsg) = &net.nsg_pe {
         out.push(json!({
             "type": "Microsoft.Network/networkSecurityGroups",
@@ -125,7 +112,39 @@ pub(super) fn network(a: &Arm, out: &mut Vec<Value>) {
             }
         }));
     }
+    // serving: the gateway's dedicated subnet (Azure manages its egress: no
+    // defaultOutboundAccess, which does not apply to managed subnets) and the Private Link
+    // service's NAT subnet
+    if let Some(g) = &net.gateway_subnet {
+        let mut props = json!({
+            "addressPrefix": lit(&g.prefix),
+            "networkSecurityGroup": { "id": x(a.id("nsgGateway")) },
+        });
+        if let Some(gw) = p.serving.as_ref().and_then(|sv| sv.gateway.as_ref())
+            && gw.delegate_subnet
+        {
+            put(
+                &mut props,
+                "delegations",
+                json!([ { "name": "applicationGateways", "properties": { "serviceName": gw.delegation_service } } ]),
+            );
+        }
+        subnets.push(json!({ "name": lit(&g.name), "properties": props }));
+    }
+    if let Some(pl) = &net.private_link_subnet {
+        subnets.push(json!({
+            "name": lit(&pl.name),
+            "properties": {
+                "addressPrefix": lit(&pl.prefix),
+                "defaultOutboundAccess": false,
+                "privateLinkServiceNetworkPolicies": "Disabled"
+            }
+        }));
+    }
     let mut deps = vec!["nsgWorkload"];
+    if net.nsg_gateway.is_some() {
+        deps.push("nsgGateway");
+    }
     if net.nsg_pe.is_some() {
         deps.push("nsgPrivateEndpoints");
     }
@@ -147,6 +166,34 @@ pub(super) fn network(a: &Arm, out: &mut Vec<Value>) {
         },
         "dependsOn": a.depends(&deps)
     }));
+}
+
+/// An NSG's `securityRules`: inbound, the rule's access (the spec's rules and the frontend's
+/// allow; serving denies the rest of the VNet on the model server's ports).
+fn security_rules(rules: &[NsgRule]) -> Vec<Value> {
+    rules
+        .iter()
+        .map(|r| {
+            let mut props = json!({
+                "priority": r.priority,
+                "direction": "Inbound",
+                "access": r.access,
+                "protocol": r.protocol,
+                "sourcePortRange": "*",
+            });
+            match &r.source {
+                Some(s) => put(&mut props, "sourceAddressPrefix", lit(s)),
+                None => put(
+                    &mut props,
+                    "sourceAddressPrefixes",
+                    Value::Array(r.sources.iter().map(|s| lit(s)).collect()),
+                ),
+            }
+            put(&mut props, "destinationPortRange", lit(&r.port));
+            put(&mut props, "destinationAddressPrefix", lit(&r.destination));
+            json!({ "name": lit(&r.name), "properties": props })
+        })
+        .collect()
 }
 
 /// `outbound: userDefinedRouting` on the own VNet: the default route to the hub firewall

@@ -126,11 +126,55 @@ impl Arm<'_> {
         let gpu = || p.gpu.as_ref().expect("gpu symbol without GPU monitoring");
         let devbox = || p.devbox.as_ref().expect("dev box symbol without a dev box");
         let net = &p.network;
+        let serving = || p.serving.as_ref().expect("serving symbol without serving");
         match sym {
             "nsgWorkload" => here(
                 "Microsoft.Network/networkSecurityGroups",
                 vec![Name::lit(
                     &net.nsg_workload.as_ref().expect("workload nsg").name,
+                )],
+            ),
+            "nsgGateway" => here(
+                "Microsoft.Network/networkSecurityGroups",
+                vec![Name::lit(
+                    &net.nsg_gateway.as_ref().expect("gateway nsg").name,
+                )],
+            ),
+            "gatewaySubnet" => here(
+                landing_zone::SUBNET_TYPE,
+                vec![
+                    Name::lit(&net.vnet_name),
+                    Name::lit(&net.gateway_subnet.as_ref().expect("gateway subnet").name),
+                ],
+            ),
+            "privateLinkSubnet" => here(
+                landing_zone::SUBNET_TYPE,
+                vec![
+                    Name::lit(&net.vnet_name),
+                    Name::lit(
+                        &net.private_link_subnet
+                            .as_ref()
+                            .expect("private link subnet")
+                            .name,
+                    ),
+                ],
+            ),
+            "lb" => here(
+                crate::facts::serving::LOAD_BALANCER_TYPE,
+                vec![Name::lit(
+                    &serving().load_balancer.as_ref().expect("lb").name,
+                )],
+            ),
+            "agw" => here(
+                crate::facts::serving::GATEWAY_TYPE,
+                vec![Name::lit(
+                    &serving().gateway.as_ref().expect("gateway").name,
+                )],
+            ),
+            "pls" => here(
+                crate::facts::serving::PRIVATE_LINK_SERVICE_TYPE,
+                vec![Name::lit(
+                    &serving().private_link.as_ref().expect("private link").name,
                 )],
             ),
             "nsgPrivateEndpoints" => here(

@@ -169,7 +169,7 @@ pub fn build(
         subscription_checks,
         regions: reports,
         ranking,
-        currency: prices.currency.clone(),
+        currency: prices.currency.code().to_string(),
         price_as_of,
     }
 }

@@ -364,7 +364,7 @@ fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
             usages("Standard NCASv3_T4 Family", 48),
         )
     };
-    let mut prices = PriceTable::new("USD");
+    let mut prices = PriceTable::new(crate::catalog::currency::Currency::USD);
     prices.insert(
         "Standard_NC8as_T4_v3",
         "eastus",

@@ -6,8 +6,8 @@ use super::super::Input;
 use super::super::tune::serving_spec::{SpecJob, SpecTuned, tune_spec};
 use super::prepare::Prepared;
 use super::results::{ServingResults, run as simulate};
-use crate::cost::PriceBook;
 use crate::cost::clock::today;
+use crate::cost::prices::{self, Pricing, Want};
 use crate::diag::failure::Failure;
 use crate::plan::Plan;
 
@@ -25,6 +25,8 @@ pub struct Options<'a> {
     pub file: &'a str,
     /// `--tune`, with the share of the variants a proposal must hold under (`None`: nominal).
     pub tune: Option<Option<f64>>,
+    /// `--prices` files and `--refresh-prices`: the prices `cost` would use.
+    pub pricing: Pricing,
 }
 
 /// What a run produced.
@@ -65,7 +67,14 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
     };
     let setting = super::super::setting(&l.plan, spec)
         .map_err(|e| Failure::usage(format!("{}: the rendered autoscale setting: {e}", o.file)))?;
-    let book = PriceBook::embedded();
+    // the prices and the currency `gpuform cost` would use for this spec
+    let book = prices::gather(
+        spec,
+        Want::of(&l.checked)?,
+        &o.pricing.files,
+        o.pricing.refresh.as_ref(),
+    )?
+    .book;
     let today = today();
     let p = &l.prepared;
     let results = simulate(

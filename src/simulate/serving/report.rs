@@ -113,12 +113,11 @@ pub fn text(r: &ServingResults) -> String {
         "cost:     {}{}\n",
         r.cost.monthly.map_or("price missing".into(), |m| format!(
             "{}/month",
-            crate::cost::format::money(m)
+            r.cost.fmt(m)
         )),
-        r.cost.pool_monthly.map_or(String::new(), |p| format!(
-            " (the pool {})",
-            crate::cost::format::money(p)
-        ))
+        r.cost
+            .pool_monthly
+            .map_or(String::new(), |p| format!(" (the pool {})", r.cost.fmt(p)))
     ));
     s.push_str("\nassumptions:\n");
     for a in &r.assumptions {
@@ -158,10 +157,9 @@ pub fn markdown(r: &ServingResults) -> String {
         r.lower_bound
             .ratio
             .map_or("n/a".into(), |x| format!("{x:.2}")),
-        r.cost.monthly.map_or("price missing".into(), |m| format!(
-            "{}/month",
-            crate::cost::format::money(m)
-        ))
+        r.cost
+            .monthly
+            .map_or("price missing".into(), |m| format!("{}/month", r.cost.fmt(m)))
     ));
     s
 }

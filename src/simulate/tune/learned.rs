@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::params::Params;
-use crate::cost::format::money;
+use crate::catalog::currency::Currency;
 use crate::spec::model::Schedule;
 
 use super::super::Results;
@@ -97,7 +97,8 @@ impl Learned {
 }
 
 /// The text section.
-pub fn text(l: &Learned) -> String {
+pub fn text(l: &Learned, cur: Currency) -> String {
+    let money = |x: f64| cur.amount(x);
     let mut s = format!("{}\n", l.message);
     if l.status == "skipped" || l.status == "none" {
         return s + "\n";
@@ -159,7 +160,8 @@ fn days_text(days: &[crate::spec::model::Day]) -> String {
 }
 
 /// The Markdown section.
-pub fn markdown(l: &Learned) -> String {
+pub fn markdown(l: &Learned, cur: Currency) -> String {
+    let money = |x: f64| cur.amount(x);
     let mut s = format!("\n{}\n", l.message);
     if let (Some(b), Some(a)) = (&l.before, &l.after) {
         s.push_str("\n| | p95 nominal | p95 worst case | monthly (pool) |\n|---|---|---|---|\n");

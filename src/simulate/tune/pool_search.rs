@@ -40,8 +40,9 @@ pub struct PoolSearch {
 
 impl PoolSearch {
     /// Lines for the text report.
-    pub fn lines(&self) -> Vec<String> {
-        let money = |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("${m:.0}/month"));
+    pub fn lines(&self, cur: crate::catalog::currency::Currency) -> Vec<String> {
+        let money =
+            |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("{}/month", cur.whole(m)));
         let mut out = vec![format!(
             "joint search: pool size x policy, {} policies ({} runs with the variants) in {} ms; sizes 0-{} ({}); {}",
             self.policies, self.runs, self.elapsed_ms, self.largest, self.limits, self.pruning
@@ -55,9 +56,9 @@ impl PoolSearch {
                     t.p95,
                     t.worst_p95,
                     money(t.monthly),
-                    t.bound_text(),
+                    t.bound_text(cur),
                     t.cost_of_robustness
-                        .map_or(String::new(), |c| format!(", robustness ${c:.0}/month")),
+                        .map_or(String::new(), |c| format!(", robustness {}/month", cur.whole(c))),
                     p.target_per_instance,
                     p.scale_out_step,
                     p.scale_out_cooldown_minutes,

@@ -30,12 +30,13 @@ fn figures(r: &Results) -> String {
         bound,
         r.cost.monthly.map_or("price missing".into(), |m| format!(
             "{}/month",
-            crate::cost::format::money(m)
+            r.cost.fmt(m)
         ))
     )
 }
 
 pub fn text(before: &Results, t: &Tuned) -> String {
+    let cur = before.cost.currency();
     let mut s = format!(
         "tuned {} for p95 <= {} min: {} policies simulated in {} ms, {} meet the target\n\nbefore: {}\n",
         before.spec,
@@ -46,16 +47,16 @@ pub fn text(before: &Results, t: &Tuned) -> String {
         figures(before)
     );
     if let Some(r) = &t.robust {
-        s.push_str(&robust_text(r, t.best.is_some()));
+        s.push_str(&robust_text(r, t.best.is_some(), &before.cost));
     }
     if let Some(j) = &t.pool_search {
-        for l in j.lines() {
+        for l in j.lines(cur) {
             s.push_str(&l);
             s.push('\n');
         }
     }
     if let Some(p) = &t.standby {
-        for l in p.lines_with(t.pool_search.is_none()) {
+        for l in p.lines_with(t.pool_search.is_none(), cur) {
             s.push_str(&l);
             s.push('\n');
         }
@@ -76,7 +77,7 @@ pub fn text(before: &Results, t: &Tuned) -> String {
     }
     if let Some(l) = &t.schedule {
         s.push('\n');
-        s.push_str(&super::learned::text(l));
+        s.push_str(&super::learned::text(l, cur));
     }
     s
 }
@@ -97,7 +98,7 @@ fn robust_json(r: &Robust) -> serde_json::Value {
     })
 }
 
-fn robust_text(r: &Robust, proposed: bool) -> String {
+fn robust_text(r: &Robust, proposed: bool, cost: &super::super::Cost) -> String {
     let share = if r.share >= 1.0 {
         "all".to_string()
     } else {
@@ -131,7 +132,7 @@ fn robust_text(r: &Robust, proposed: bool) -> String {
             worst(u),
             n.pool_monthly.map_or("price missing".into(), |m| format!(
                 "{}/month pool",
-                crate::cost::format::money(m)
+                cost.fmt(m)
             ))
         ));
     }
@@ -141,7 +142,7 @@ fn robust_text(r: &Robust, proposed: bool) -> String {
     if proposed && let Some(c) = r.cost_of_robustness {
         s.push_str(&format!(
             "  cost of robustness: {}/month{} over the cheapest policy that meets the target in the nominal model only\n",
-            crate::cost::format::money(c),
+            cost.fmt(c),
             r.cost_of_robustness_percent
                 .map_or(String::new(), |p| format!(" ({p:+.1} %)"))
         ));
@@ -164,9 +165,7 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
             r.lower_bound
                 .ratio
                 .map_or("n/a".into(), |x| format!("{x:.2}")),
-            r.cost
-                .monthly
-                .map_or("n/a".into(), crate::cost::format::money)
+            r.cost.monthly.map_or("n/a".into(), |m| r.cost.fmt(m))
         )
     };
     s.push_str(&row("before", before));
@@ -181,7 +180,7 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
         )),
     }
     if let Some(l) = &t.schedule {
-        s.push_str(&super::learned::markdown(l));
+        s.push_str(&super::learned::markdown(l, before.cost.currency()));
     }
     s
 }

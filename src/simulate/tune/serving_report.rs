@@ -4,7 +4,6 @@ use super::super::serving::report::secs;
 use super::super::serving::results::ServingResults;
 use super::serving::{Tuned, UnderVariants};
 use super::serving_spec::SpecTuned;
-use crate::cost::format::money;
 
 fn opt(x: Option<f64>) -> String {
     x.map_or("failed".into(), secs)
@@ -28,9 +27,10 @@ fn figures(r: &ServingResults) -> String {
         r.lower_bound
             .ratio
             .map_or("n/a".into(), |x| format!("{x:.2}")),
-        r.cost
-            .monthly
-            .map_or("price missing".into(), |m| format!("{}/month", money(m)))
+        r.cost.monthly.map_or("price missing".into(), |m| format!(
+            "{}/month",
+            r.cost.fmt(m)
+        ))
     )
 }
 
@@ -161,7 +161,7 @@ pub fn markdown(before: &ServingResults, st: &SpecTuned) -> String {
             r.lower_bound
                 .ratio
                 .map_or("n/a".into(), |x| format!("{x:.2}")),
-            r.cost.monthly.map_or("n/a".into(), money)
+            r.cost.monthly.map_or("n/a".into(), |m| r.cost.fmt(m))
         )
     };
     s.push_str(&row("before", before));

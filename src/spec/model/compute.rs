@@ -262,7 +262,10 @@ pub struct HealthProbe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// How long automatic repairs waits after a state change before repairing (ISO 8601, PT10M–PT90M).
-    #[serde(default = "d::repair_grace_period")]
+    #[serde(
+        default = "d::repair_grace_period",
+        deserialize_with = "crate::spec::duration::iso_string"
+    )]
     pub grace_period: String,
 }
 

@@ -12,12 +12,21 @@ pub struct Autoscale {
     /// Scale on the requests the pool serves (with `spec.serving`; issue 36).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<RequestTrigger>,
-    #[serde(default = "d::scale_out_cooldown")]
+    #[serde(
+        default = "d::scale_out_cooldown",
+        deserialize_with = "crate::spec::duration::iso_string"
+    )]
     pub scale_out_cooldown: String,
-    #[serde(default = "d::scale_in_cooldown")]
+    #[serde(
+        default = "d::scale_in_cooldown",
+        deserialize_with = "crate::spec::duration::iso_string"
+    )]
     pub scale_in_cooldown: String,
     /// Window the queue metric is averaged over (ISO 8601, PT5M–PT12H).
-    #[serde(default = "d::time_window")]
+    #[serde(
+        default = "d::time_window",
+        deserialize_with = "crate::spec::duration::iso_string"
+    )]
     pub time_window: String,
     #[serde(default)]
     pub schedules: Vec<Schedule>,

@@ -20,7 +20,11 @@ pub struct Standby {
     pub state: StandbyState,
     /// `elasticityProfile.postProvisioningDelay` (ISO 8601, API 2025-10-01 on): how long a
     /// pooled VM waits after provisioning before a scale-out can take it. Absent: not rendered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::spec::duration::opt_iso_string"
+    )]
     pub post_provisioning_delay: Option<String>,
     /// Object id of the "Standby Pool Resource Provider" service principal in the tenant: the
     /// template grants it the provider's roles when given.

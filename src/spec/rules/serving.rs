@@ -399,6 +399,18 @@ fn frontend(s: &WorkloadSpec, sv: &Serving, out: &mut Vec<Diagnostic>) {
 /// The frontend's own subnets: inside the address space, apart from the others, big enough.
 fn subnets(s: &WorkloadSpec, sv: &Serving, out: &mut Vec<Diagnostic>) {
     if s.network.existing_subnet.is_some() {
+        if sv.frontend.private_link && sv.frontend.kind.has_load_balancer() {
+            out.push(
+                Diagnostic::new(
+                    "serving-subnet",
+                    "the Private Link service needs a NAT subnet with its network policies off, and with network.existingSubnet gpuform creates no subnet",
+                )
+                .at(format!("{AT}/frontend/privateLink"))
+                .help("drop privateLink in a landing zone (the platform team can add a Private Link service to the load balancer), or use a VNet of the pool's own")
+                .note(source(facts::PLS_SUBNET_POLICY))
+                .locked(),
+            );
+        }
         return;
     }
     let Ok(space) = s.network.address_space.parse::<Ipv4Net>() else {
@@ -528,6 +540,24 @@ fn requests_rules(s: &WorkloadSpec, sv: &Serving, out: &mut Vec<Diagnostic>) {
                 "serving.md A8: azure-docs monitor-load-balancer-reference.md @ 0064c4b (2024-05-24) and microsoft-network-loadbalancers-metrics.md @ 916560d: VipAvailability, DipAvailability, ByteCount, PacketCount, SYNCount, SnatConnectionCount, AllocatedSnatPorts, UsedSnatPorts, GlobalBackendAvailability; no request or latency metric",
                 "2026-12-05",
             )))
+            .locked(),
+        );
+    }
+    if let Some(agg) = r.scale_out_aggregation
+        && agg != crate::spec::model::ScaleOutAggregation::Average
+    {
+        out.push(
+            Diagnostic::new(
+                "requests-aggregation",
+                format!(
+                    "scaleOutAggregation {} is not an aggregation Microsoft lists for {}: only Average",
+                    agg.as_str(),
+                    facts::REQUEST_METRIC
+                ),
+            )
+            .at("/spec/autoscale/requests/scaleOutAggregation")
+            .help("leave scaleOutAggregation out (average), or scale out faster with scaleOutStep or a shorter timeWindow")
+            .note(source(facts::REQUEST_METRIC_SOURCE))
             .locked(),
         );
     }

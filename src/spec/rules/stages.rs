@@ -49,7 +49,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     if let Some(text) = s.workload.job_duration.as_deref() {
         let problem = match parse_duration(text) {
             None => Some(format!(
-                "`{}` is not an ISO 8601 duration with a length",
+                "`{}` is not a duration with a length (PT2M or 2m)",
                 clip(text)
             )),
             Some(0) => Some(format!("`{}` is zero", clip(text))),

@@ -1,0 +1,8 @@
+// Parameters of main.bicep for GPU pool `variant-serve-pls` (rendered by gpuform from serving-private-link.yaml).
+using 'main.bicep'
+
+param location = 'eastus2'
+
+param adminUsername = 'azureuser'
+
+param sshPublicKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com'
