@@ -325,3 +325,157 @@ fn autoscaled_day_the_two_models_agree() {
         "{within_sim} vs {within_an}"
     );
 }
+
+// ---- the command: a serving spec's plan feeds the replay and the tune (no re-derivation) ----
+
+const SPEC: &str = "tests/fixtures/simulate/serving/llm-chat.yaml";
+const RAMP: &str = "tests/fixtures/simulate/serving/ramp.requests.csv";
+
+fn gpuform(args: &[&str]) -> (i32, String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_gpuform"))
+        .args(args)
+        .env("GPUFORM_OFFLINE", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = gpuform(args);
+    assert!(code == 0 || code == 1, "exit {code}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"))
+}
+
+fn f(v: &serde_json::Value, ptr: &str) -> f64 {
+    v.pointer(ptr)
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or_else(|| panic!("no number at {ptr}"))
+}
+
+#[test]
+fn simulate_reads_the_serving_plan_and_its_target() {
+    // the spec says concurrency 16, serviceTime 2s, latencyP95 10s; the ramp never queues, so
+    // the p95 latency is an exponential 2 s service's own: 2 x ln 20 (written out here)
+    let v = json(&["simulate", SPEC, "--trace", RAMP, "--output", "json"]);
+    assert_eq!(v["mode"], "requests", "{v}");
+    assert_eq!(f(&v, "/latencyTarget/seconds"), 10.0);
+    let p95 = f(&v, "/latencySeconds/p95");
+    let want = 2.0 * 20f64.ln();
+    assert!((p95 - want).abs() / want < 0.03, "p95 {p95} vs {want}");
+    assert!(f(&v, "/lowerBound/ratio") >= 1.0, "{}", v["lowerBound"]);
+    assert!(f(&v, "/cost/monthly") > 0.0);
+    // --latency-p95 replaces the spec's target; --concurrency halves the slots (more waiting)
+    let v = json(&[
+        "simulate",
+        SPEC,
+        "--trace",
+        RAMP,
+        "--output",
+        "json",
+        "--latency-p95",
+        "20s",
+    ]);
+    assert_eq!(f(&v, "/latencyTarget/seconds"), 20.0);
+    // a target below the service's own p95 (6.0 s) is unreachable: said, and no ratio
+    let v = json(&[
+        "simulate",
+        SPEC,
+        "--trace",
+        RAMP,
+        "--output",
+        "json",
+        "--latency-p95",
+        "5s",
+    ]);
+    assert!(v["lowerBound"]["ratio"].is_null(), "{}", v["lowerBound"]);
+    assert!(v.to_string().contains("no number of VMs meets it"), "{v}");
+}
+
+#[test]
+fn simulate_of_one_fixed_vm_agrees_with_erlang_c() {
+    // one VM (capacity 1..1) of 16 slots, 2 s per request, 432 requests a minute: rho = 0.9;
+    // the command's p95 wait against M/M/c written out in this file
+    let dir = tempfile::tempdir().unwrap();
+    let spec = std::fs::read_to_string(SPEC)
+        .unwrap()
+        .replace("    min: 1\n    max: 6\n", "    min: 1\n    max: 1\n");
+    let spec_path = dir.path().join("one.yaml");
+    std::fs::write(&spec_path, spec).unwrap();
+    // Poisson counts a minute (the closed form's arrivals; a flat count a minute waits less)
+    let mut csv = String::from("timestamp,requests\n");
+    for (m, n) in poisson_trace(432.0, 1440, 7).arrivals.iter().enumerate() {
+        csv.push_str(&format!("2026-11-02T{:02}:{:02}:00Z,{n}\n", m / 60, m % 60));
+    }
+    let trace_path = dir.path().join("flat.requests.csv");
+    std::fs::write(&trace_path, csv).unwrap();
+    let v = json(&[
+        "simulate",
+        spec_path.to_str().unwrap(),
+        "--trace",
+        trace_path.to_str().unwrap(),
+        "--output",
+        "json",
+        "--seed",
+        "3",
+    ]);
+    let sim = f(&v, "/waitSeconds/p95");
+    let closed = mmc_p95_wait(16, 432.0 / 60.0, 0.5);
+    eprintln!("p95 wait: command {sim:.3} s, Erlang C {closed:.3} s");
+    assert!((sim - closed).abs() / closed < 0.05, "{sim} vs {closed}");
+}
+
+#[test]
+fn a_queue_trace_for_a_serving_spec_is_refused_at_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("jobs.csv");
+    std::fs::write(&p, "timestamp,arrivals\n2026-11-02T00:00:00Z,3\n").unwrap();
+    let (code, _, err) = gpuform(&["simulate", SPEC, "--trace", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("request-driven pool") && err.contains(":1"),
+        "{err}"
+    );
+    let (code, _, err) = gpuform(&["simulate", SPEC, "--synthetic"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--synthetic does not apply"), "{err}");
+}
+
+#[test]
+fn tune_proposes_a_valid_serving_policy_that_meets_the_target() {
+    let (code, text, err) = gpuform(&["simulate", SPEC, "--trace", RAMP, "--tune"]);
+    assert_eq!(code, 0, "{err}\n{text}");
+    // the report says the proposal's nominal p95, its cost and its ratio to the bound
+    let after = text
+        .lines()
+        .find(|l| l.starts_with("after:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        after.contains("met") && after.contains("x bound") && after.contains("/month"),
+        "{after}"
+    );
+    let v = json(&[
+        "simulate", SPEC, "--trace", RAMP, "--tune", "--output", "json",
+    ]);
+    assert_eq!(v["mode"], "requests");
+    assert_eq!(v["holdsUnderAll"], true, "{v}");
+    // written back into the spec it validates (the gateway metric allows only Average)
+    assert!(v["unwritten"].is_null(), "{}", v["unwritten"]);
+    assert_eq!(v["afterPolicy"]["scaleOutAggregation"], "average");
+    assert!(
+        v["diff"]
+            .as_str()
+            .is_some_and(|d| d.contains("targetPerInstance"))
+    );
+    let (target, p95) = (
+        f(&v, "/after/latencyTarget/seconds"),
+        f(&v, "/after/latencySeconds/p95"),
+    );
+    assert_eq!(target, 10.0);
+    assert!(p95 <= target, "{p95}");
+    assert!(f(&v, "/after/cost/monthly") <= f(&v, "/before/cost/monthly"));
+    assert!(f(&v, "/after/lowerBound/ratio") >= 1.0);
+}
