@@ -408,3 +408,29 @@ mod tests {
         ));
     }
 }
+
+/// Write `bytes` to `path` through a temporary file in the same directory, so the path holds the
+/// old file or the whole new one, never half of it; without `replace` an existing file is kept
+/// and the write fails. The error says what could not be done (`cannot write PATH`).
+pub fn write_whole(
+    path: &Path,
+    bytes: &[u8],
+    replace: bool,
+) -> Result<(), (String, std::io::Error)> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| (format!("cannot create {}", dir.display()), e))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+        .map_err(|e| (format!("cannot write in {}", dir.display()), e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| (format!("cannot write {}", path.display()), e))?;
+    let persisted = if replace {
+        tmp.persist(path).map(drop)
+    } else {
+        tmp.persist_noclobber(path).map(drop)
+    };
+    persisted.map_err(|e| (format!("cannot write {}", path.display()), e.error))
+}

@@ -1,6 +1,6 @@
 //! `gpuform init`: a commented starter spec from a few answers (issue 10, item 18).
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
@@ -163,7 +163,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         None => "eastus2".into(),
     };
     if !regions::is_known(&region) {
-        eprintln!(
+        crate::ci_eprintln!(
             "warning: `{region}` is not a region gpuform knows; check the spelling (`az account list-locations -o table`)"
         );
     }
@@ -201,7 +201,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
     };
     let text = starter::starter(&answers);
     write_new(&args.file, &text, args.force)?;
-    eprintln!("wrote {}", args.file.display());
+    crate::ci_eprintln!("wrote {}", args.file.display());
     if !args.no_schema {
         let schema = args
             .file
@@ -210,20 +210,20 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
             .unwrap_or_else(|| PathBuf::from(SCHEMA_FILE));
         if !schema.exists() {
             write_new(&schema, crate::spec::schema::SCHEMA_TEXT, false)?;
-            eprintln!(
+            crate::ci_eprintln!(
                 "wrote {} (the modeline's JSON Schema, for editors)",
                 schema.display()
             );
         }
     }
     if answers.ssh_public_key.is_none() && workload != WorkloadType::Visualization {
-        eprintln!(
+        crate::ci_eprintln!(
             "next: add your SSH public key (compute.sshPublicKey) to {}, then `gpuform validate {}`",
             args.file.display(),
             args.file.display()
         );
     } else {
-        eprintln!(
+        crate::ci_eprintln!(
             "next: `gpuform validate {}`, then `gpuform render {} -o out/{}`",
             args.file.display(),
             args.file.display(),
@@ -235,23 +235,6 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
 
 /// Write `text` to `path` through a temporary file in the same directory (never half a file).
 fn write_new(path: &std::path::Path, text: &str, replace: bool) -> Result<(), Failure> {
-    let fail = |what: String, e: &(dyn std::error::Error + 'static)| {
-        Failure::from_error(ExitCode::Usage, what, e)
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| fail(format!("cannot create {}", dir.display()), &e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
-        .map_err(|e| fail(format!("cannot write in {}", dir.display()), &e))?;
-    tmp.write_all(text.as_bytes())
-        .map_err(|e| fail(format!("cannot write {}", path.display()), &e))?;
-    let persisted = if replace {
-        tmp.persist(path).map(drop)
-    } else {
-        tmp.persist_noclobber(path).map(drop)
-    };
-    persisted.map_err(|e| fail(format!("cannot write {}", path.display()), &e.error))
+    crate::io::write_whole(path, text.as_bytes(), replace)
+        .map_err(|(what, e)| Failure::from_error(ExitCode::Usage, what, &e))
 }
