@@ -634,6 +634,7 @@ mod tests {
         {
             assert!(best.cost() <= t.before.cost() + 1e-9);
         }
-        assert!(t.candidates > 500, "{}", t.candidates);
+        // Average only (the gateway metric's one aggregation): some 300 candidates
+        assert!(t.candidates > 250, "{}", t.candidates);
     }
 }
