@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use gpuform::cost::usage::Priority;
 use gpuform::simulate::engine::{Agg, Choices, Dir, Op, Profile, Rule, Setting, Stat};
 use gpuform::simulate::load;
-use gpuform::simulate::serving::{self, Model, bound, des, fluid, pool};
+use gpuform::simulate::serving::{self, Model, bound, des, erlang, fluid, pool};
 use gpuform::simulate::tune::Params;
 use gpuform::simulate::tune::serving as tune;
 use gpuform::spec::defaults::flap_safe_scale_in;
@@ -68,6 +68,8 @@ fn main() {
         concurrency: 16,
         service_seconds: 4.0,
         service_from: "bench".into(),
+        service_p95_seconds: 4.0 * erlang::EXP_P95_FACTOR,
+        service_p95_from: "bench".into(),
         ready_minutes: 12,
         ready_from: "bench".into(),
         latency_target_seconds: 10.0,
@@ -103,6 +105,7 @@ fn main() {
             &des::Knobs {
                 concurrency: 16,
                 service_seconds: 4.0,
+                service_shift_seconds: 0.0,
                 drain_seconds: 300.0,
                 request_timeout_seconds: 300.0,
             },
@@ -156,6 +159,8 @@ fn examples() -> Vec<Example> {
         concurrency,
         service_seconds,
         service_from: "the example".into(),
+        service_p95_seconds: service_seconds * erlang::EXP_P95_FACTOR,
+        service_p95_from: "the example".into(),
         ready_minutes,
         ready_from: "the example's modelLoadTime".into(),
         latency_target_seconds: target,

@@ -9,7 +9,7 @@
 use gpuform::cost::usage::Priority;
 use gpuform::simulate::engine::{Choices, Setting, ZeroInstances};
 use gpuform::simulate::load::Trace;
-use gpuform::simulate::serving::{des, fluid, pool};
+use gpuform::simulate::serving::{des, erlang, fluid, pool};
 use rand_core::{Rng, SeedableRng};
 
 /// Erlang C written out independently of `serving::erlang` (same recursion, own code).
@@ -75,6 +75,7 @@ fn knobs(concurrency: u32, service: f64) -> des::Knobs {
     des::Knobs {
         concurrency,
         service_seconds: service,
+        service_shift_seconds: 0.0,
         drain_seconds: 60.0,
         request_timeout_seconds: 300.0,
     }
@@ -130,6 +131,59 @@ fn a_lightly_loaded_vm_waits_for_nothing() {
     // the latency is the service time's p95: 1.5 s × ln 20 = 4.49 s
     let lat = sim.latency.percentile(0.95, 0).unwrap();
     assert!((lat - 1.5 * 20f64.ln()).abs() < 0.15, "{lat}");
+}
+
+#[test]
+fn a_measured_spread_agrees_between_the_models_and_with_its_p95() {
+    // requests that vary less than exponentially: mean 2 s, p95 4.28 s (2.14 x the mean, the
+    // spread of Azure's LLM conversation trace), 16 slots; the simulation draws a constant part
+    // and an exponential, the analytic model uses Allen-Cunneen's M/G/k waits
+    let (c, mean, p95) = (16u32, 2.0, 4.28);
+    let service = erlang::Service::from_p95(mean, p95);
+    let k = des::Knobs {
+        service_shift_seconds: service.shift,
+        ..knobs(c, mean)
+    };
+    // lightly loaded: the latency's p95 is the service's own
+    let trace = poisson_trace(0.3 * c as f64 / mean * 60.0, 240, 13);
+    let p = fixed_pool(1, &trace);
+    let sim = des::run(&p, &trace, &k, 5);
+    let lat = sim.latency.percentile(0.95, 0).unwrap();
+    assert!((lat - p95).abs() / p95 < 0.03, "{lat} vs {p95}");
+    let an = fluid::run(&p, &trace, c, service)
+        .quantile(0.95, false)
+        .unwrap();
+    assert!((an - p95).abs() / p95 < 0.01, "{an} vs {p95}");
+    // at ρ = 0.9 requests wait: both models on the latency and the wait
+    let lambda = 0.9 * c as f64 / mean;
+    let trace = poisson_trace(lambda * 60.0, 1440, 7);
+    let p = fixed_pool(1, &trace);
+    let sim = des::run(&p, &trace, &k, 3);
+    let an = fluid::run(&p, &trace, c, service);
+    let exp = fluid::run(&p, &trace, c, mean);
+    for q in [0.5, 0.95, 0.99] {
+        let (d, a) = (
+            sim.latency.percentile(q, 0).unwrap(),
+            an.quantile(q, false).unwrap(),
+        );
+        eprintln!("latency p{q}: simulated {d:.3} s, analytic {a:.3} s");
+        assert!(
+            (d - a).abs() / d < 0.03,
+            "latency p{q}: simulated {d:.3} s, analytic {a:.3} s"
+        );
+    }
+    let (dw, aw) = (
+        sim.wait.percentile(0.95, 0).unwrap(),
+        an.quantile(0.95, true).unwrap(),
+    );
+    let ew = exp.quantile(0.95, true).unwrap();
+    eprintln!("p95 wait: simulated {dw:.3} s, analytic {aw:.3} s, exponential service {ew:.3} s");
+    assert!(
+        (dw - aw).abs() / dw < 0.08,
+        "p95 wait: simulated {dw:.3} s, analytic {aw:.3} s"
+    );
+    // less spread, less waiting than the exponential service of the same mean
+    assert!(aw < ew && dw < ew, "{dw} {aw} {ew}");
 }
 
 #[test]
@@ -270,4 +324,158 @@ fn autoscaled_day_the_two_models_agree() {
         (within_sim - within_an).abs() < 0.01,
         "{within_sim} vs {within_an}"
     );
+}
+
+// ---- the command: a serving spec's plan feeds the replay and the tune (no re-derivation) ----
+
+const SPEC: &str = "tests/fixtures/simulate/serving/llm-chat.yaml";
+const RAMP: &str = "tests/fixtures/simulate/serving/ramp.requests.csv";
+
+fn gpuform(args: &[&str]) -> (i32, String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_gpuform"))
+        .args(args)
+        .env("GPUFORM_OFFLINE", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = gpuform(args);
+    assert!(code == 0 || code == 1, "exit {code}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"))
+}
+
+fn f(v: &serde_json::Value, ptr: &str) -> f64 {
+    v.pointer(ptr)
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or_else(|| panic!("no number at {ptr}"))
+}
+
+#[test]
+fn simulate_reads_the_serving_plan_and_its_target() {
+    // the spec says concurrency 16, serviceTime 2s, latencyP95 10s; the ramp never queues, so
+    // the p95 latency is an exponential 2 s service's own: 2 x ln 20 (written out here)
+    let v = json(&["simulate", SPEC, "--trace", RAMP, "--output", "json"]);
+    assert_eq!(v["mode"], "requests", "{v}");
+    assert_eq!(f(&v, "/latencyTarget/seconds"), 10.0);
+    let p95 = f(&v, "/latencySeconds/p95");
+    let want = 2.0 * 20f64.ln();
+    assert!((p95 - want).abs() / want < 0.03, "p95 {p95} vs {want}");
+    assert!(f(&v, "/lowerBound/ratio") >= 1.0, "{}", v["lowerBound"]);
+    assert!(f(&v, "/cost/monthly") > 0.0);
+    // --latency-p95 replaces the spec's target; --concurrency halves the slots (more waiting)
+    let v = json(&[
+        "simulate",
+        SPEC,
+        "--trace",
+        RAMP,
+        "--output",
+        "json",
+        "--latency-p95",
+        "20s",
+    ]);
+    assert_eq!(f(&v, "/latencyTarget/seconds"), 20.0);
+    // a target below the service's own p95 (6.0 s) is unreachable: said, and no ratio
+    let v = json(&[
+        "simulate",
+        SPEC,
+        "--trace",
+        RAMP,
+        "--output",
+        "json",
+        "--latency-p95",
+        "5s",
+    ]);
+    assert!(v["lowerBound"]["ratio"].is_null(), "{}", v["lowerBound"]);
+    assert!(v.to_string().contains("no number of VMs meets it"), "{v}");
+}
+
+#[test]
+fn simulate_of_one_fixed_vm_agrees_with_erlang_c() {
+    // one VM (capacity 1..1) of 16 slots, 2 s per request, 432 requests a minute: rho = 0.9;
+    // the command's p95 wait against M/M/c written out in this file
+    let dir = tempfile::tempdir().unwrap();
+    let spec = std::fs::read_to_string(SPEC)
+        .unwrap()
+        .replace("    min: 1\n    max: 6\n", "    min: 1\n    max: 1\n");
+    let spec_path = dir.path().join("one.yaml");
+    std::fs::write(&spec_path, spec).unwrap();
+    // Poisson counts a minute (the closed form's arrivals; a flat count a minute waits less)
+    let mut csv = String::from("timestamp,requests\n");
+    for (m, n) in poisson_trace(432.0, 1440, 7).arrivals.iter().enumerate() {
+        csv.push_str(&format!("2026-11-02T{:02}:{:02}:00Z,{n}\n", m / 60, m % 60));
+    }
+    let trace_path = dir.path().join("flat.requests.csv");
+    std::fs::write(&trace_path, csv).unwrap();
+    let v = json(&[
+        "simulate",
+        spec_path.to_str().unwrap(),
+        "--trace",
+        trace_path.to_str().unwrap(),
+        "--output",
+        "json",
+        "--seed",
+        "3",
+    ]);
+    let sim = f(&v, "/waitSeconds/p95");
+    let closed = mmc_p95_wait(16, 432.0 / 60.0, 0.5);
+    eprintln!("p95 wait: command {sim:.3} s, Erlang C {closed:.3} s");
+    assert!((sim - closed).abs() / closed < 0.05, "{sim} vs {closed}");
+}
+
+#[test]
+fn a_queue_trace_for_a_serving_spec_is_refused_at_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("jobs.csv");
+    std::fs::write(&p, "timestamp,arrivals\n2026-11-02T00:00:00Z,3\n").unwrap();
+    let (code, _, err) = gpuform(&["simulate", SPEC, "--trace", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("request-driven pool") && err.contains(":1"),
+        "{err}"
+    );
+    let (code, _, err) = gpuform(&["simulate", SPEC, "--synthetic"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--synthetic does not apply"), "{err}");
+}
+
+#[test]
+fn tune_proposes_a_valid_serving_policy_that_meets_the_target() {
+    let (code, text, err) = gpuform(&["simulate", SPEC, "--trace", RAMP, "--tune"]);
+    assert_eq!(code, 0, "{err}\n{text}");
+    // the report says the proposal's nominal p95, its cost and its ratio to the bound
+    let after = text
+        .lines()
+        .find(|l| l.starts_with("after:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        after.contains("met") && after.contains("x bound") && after.contains("/month"),
+        "{after}"
+    );
+    let v = json(&[
+        "simulate", SPEC, "--trace", RAMP, "--tune", "--output", "json",
+    ]);
+    assert_eq!(v["mode"], "requests");
+    assert_eq!(v["holdsUnderAll"], true, "{v}");
+    // written back into the spec it validates (the gateway metric allows only Average)
+    assert!(v["unwritten"].is_null(), "{}", v["unwritten"]);
+    assert_eq!(v["afterPolicy"]["scaleOutAggregation"], "average");
+    assert!(
+        v["diff"]
+            .as_str()
+            .is_some_and(|d| d.contains("targetPerInstance"))
+    );
+    let (target, p95) = (
+        f(&v, "/after/latencyTarget/seconds"),
+        f(&v, "/after/latencySeconds/p95"),
+    );
+    assert_eq!(target, 10.0);
+    assert!(p95 <= target, "{p95}");
+    assert!(f(&v, "/after/cost/monthly") <= f(&v, "/before/cost/monthly"));
+    assert!(f(&v, "/after/lowerBound/ratio") >= 1.0);
 }

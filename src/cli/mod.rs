@@ -19,6 +19,7 @@ mod schema;
 mod session;
 mod show;
 mod simulate;
+mod simulate_serving;
 mod sizes;
 mod spot_args;
 mod status;
@@ -177,6 +178,9 @@ pub fn main() -> i32 {
         Command::Quota(a) => quota::run(a),
         Command::Destroy(a) => destroy::run(a),
         Command::Status(a) => status::run(a),
+        Command::Simulate(a) if crate::simulate::serving::command::is_serving(&a.spec) => {
+            simulate_serving::run(&a)
+        }
         Command::Simulate(a) => simulate::run(a),
         Command::Init(a) => init::run_init(a),
         Command::Completions(a) => man::run_completions(a, command()),

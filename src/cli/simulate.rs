@@ -10,8 +10,7 @@ use crate::cli::azure_args::runtime;
 use crate::simulate::command::{self, Loaded};
 use crate::simulate::engine::{Choices, ProfileSwitch, ScaleInOrder, ZeroInstances};
 use crate::simulate::prepare::{LoadArgs, prepare_pulled};
-use crate::simulate::pull::Telemetry;
-use crate::simulate::{pull, report, tune};
+use crate::simulate::{pull, pull::Telemetry, report, tune};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -28,7 +27,7 @@ pub struct Args {
     /// The spec whose rendered autoscale setting is replayed.
     #[arg(value_name = "SPEC")]
     pub spec: PathBuf,
-    /// Job arrivals: a CSV `timestamp,arrivals` or `az monitor metrics list -o json` output.
+    /// Job arrivals (CSV `timestamp,arrivals`), a serving spec's requests (`timestamp,requests`), or `az monitor metrics list -o json` output.
     #[arg(
         long,
         value_name = "FILE",
@@ -72,31 +71,30 @@ pub struct Args {
     /// measured hours beside simulated ones, the job time if nothing else gives one; beats -g's.
     #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
     pub telemetry: Option<PathBuf>,
-    /// The queue to read from metrics split by EntityName (default: the spec's queue).
+    /// The queue (EntityName) or a serving spec's backend pool (BackendSettingsPool) to read from split metrics (default: the spec's).
     #[arg(long, value_name = "NAME")]
     pub entity: Option<String>,
     /// How long one job takes on one VM (PT2M or 2m; overrides workload.jobDuration).
     #[arg(long, value_name = "DURATION")]
     pub job_duration: Option<String>,
-    /// From scale-out until a new VM serves (PT8M or 8m; overrides the size family default).
+    /// From scale-out until a new VM serves (PT8M or 8m; overrides the size default or modelLoadTime).
     #[arg(long, value_name = "DURATION")]
     pub provisioning: Option<String>,
     /// How long a standby-pool VM takes to start, e.g. 2m or 240s (default: 3 min, an assumption).
     #[arg(long, value_name = "DURATION")]
     pub standby_start: Option<String>,
-    /// Jobs one VM runs at once (overrides workload.concurrentJobsPerInstance).
+    /// Jobs (requests) one VM runs at once (overrides workload.concurrentJobsPerInstance or serving.concurrency).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub concurrency: Option<u32>,
     /// Spot evictions per Spot instance-hour (e.g. 0.01).
     #[arg(long, value_name = "RATE")]
     pub spot_evictions_per_hour: Option<f64>,
-    /// The p95 wait target (PT10M or 10m): reported as met or missed, used by the lower
-    /// bound and by --tune.
+    /// The p95 wait target (PT10M or 10m): reported as met or missed, used by the bound and --tune.
     #[arg(long, value_name = "DURATION", default_value = "PT10M")]
     pub wait_p95: String,
-    /// Undocumented by Microsoft: a per-instance metric at 0 instances.
-    #[arg(long, value_enum, default_value_t = ZeroInstances::One)]
-    pub zero_instances: ZeroInstances,
+    /// Undocumented by Microsoft: a per-instance metric at 0 instances (default: one; a serving pool's gateway with no healthy host: missing).
+    #[arg(long, value_enum)]
+    pub zero_instances: Option<ZeroInstances>,
     /// Undocumented by Microsoft: when a profile switch clamps the count.
     #[arg(long, value_enum, default_value_t = ProfileSwitch::Immediate)]
     pub profile_switch: ProfileSwitch,
@@ -119,6 +117,9 @@ pub struct Args {
     /// With --tune: rewrite the spec in place (comments and layout kept outside the changed fields).
     #[arg(long, requires = "tune")]
     pub write: bool,
+    /// A serving spec's p95 latency target (10s, 800ms, PT10S): met or missed, used by the bound and --tune (default: serving.latencyP95).
+    #[arg(long, value_name = "DURATION")]
+    pub latency_p95: Option<String>,
     #[command(flatten)]
     pub prices: super::cost::PricingArgs,
     #[command(flatten)]
@@ -187,7 +188,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             spot_evictions_per_hour: args.spot_evictions_per_hour,
             wait_p95: &args.wait_p95,
             choices: Choices {
-                zero_instances: args.zero_instances,
+                zero_instances: args.zero_instances.unwrap_or(ZeroInstances::One),
                 profile_switch: args.profile_switch,
                 queue_metric_counts_in_service: args.queue_metric_counts_in_service,
                 scale_in_order: args.scale_in_order,

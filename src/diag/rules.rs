@@ -1055,6 +1055,27 @@ pub const RULES: &[Rule] = &[
         "The service time is serviceTime, or outputTokens / (tokensPerSecond / concurrency): one of the two, complete.",
     ),
     r(
+        "serving-service-spread",
+        E,
+        "serving",
+        "serviceTimeP95 or outputTokensP95 without its mean, or below it",
+        "serviceTimeP95 spreads serviceTime (outputTokensP95 spreads outputTokens): the p95 of the same measurement as the mean, at or above it.",
+    ),
+    r(
+        "serving-service-spread-tail",
+        W,
+        "serving",
+        "A service-time p95 above the exponential's (3.0 x the mean)",
+        "simulate models service times from a constant (p95 = the mean) to the exponential (p95 = ln 20 x the mean); a heavier tail is simulated as exponential, optimistic about the slowest requests.",
+    ),
+    r(
+        "serving-latency-unreachable",
+        W,
+        "serving",
+        "latencyP95 below what one request takes at p95 without any wait",
+        "The service time's own p95 (serviceTimeP95, else the exponential's: ln 20 x serviceTime) is more than latencyP95: no number of instances meets the target, simulate --tune proposes none and a latency alert would fire all day.",
+    ),
+    r(
         "serving-private-link-gateway",
         E,
         "serving",

@@ -50,6 +50,11 @@ pub struct Serving {
     pub service_time_seconds: Option<f64>,
     /// Where `service_time_seconds` came from (`serviceTime 2s`, `tokensPerSecond ...`).
     pub service_time_from: Option<String>,
+    /// The p95 of one request's time, seconds (`serviceTimeP95`, or `outputTokensP95` at the
+    /// same tokens a second); `None`: not measured (the simulator takes the exponential's).
+    pub service_time_p95_seconds: Option<f64>,
+    /// Where `service_time_p95_seconds` came from.
+    pub service_time_p95_from: Option<String>,
     pub latency_p95_seconds: Option<f64>,
     /// VM start to healthy: repairs' grace period, the rolling upgrade's pause, the simulated
     /// provisioning time.
@@ -216,6 +221,23 @@ pub fn service_time(sv: &crate::spec::model::Serving) -> Option<(f64, String)> {
                 "{out} output tokens at {} tokens/s shared by {c} concurrent requests",
                 crate::sizing::fmt_num(tps)
             ),
+        )
+    })
+}
+
+/// The p95 of the service time in seconds and where it came from: `serviceTimeP95` beside
+/// `serviceTime`, or `outputTokensP95` at the rate the mean's tokens give.
+pub fn service_time_p95(sv: &crate::spec::model::Serving) -> Option<(f64, String)> {
+    if sv.service_time.is_some() {
+        let t = sv.service_time_p95.as_deref()?;
+        return secs(t).map(|s| (s, format!("serviceTimeP95 {t}")));
+    }
+    let (mean, _) = service_time(sv)?;
+    let (out, p95) = (sv.output_tokens?, sv.output_tokens_p95?);
+    (out > 0).then(|| {
+        (
+            mean * f64::from(p95) / f64::from(out),
+            format!("outputTokensP95 {p95} (of a mean {out} output tokens)"),
         )
     })
 }
@@ -487,6 +509,8 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Se
         concurrency: sv.concurrency,
         service_time_seconds: st.as_ref().map(|(s, _)| *s),
         service_time_from: st.map(|(_, how)| how),
+        service_time_p95_seconds: service_time_p95(sv).map(|(s, _)| s),
+        service_time_p95_from: service_time_p95(sv).map(|(_, how)| how),
         latency_p95_seconds: sv.latency_p95.as_deref().and_then(secs),
         model_load_seconds,
         request_timeout_seconds,

@@ -2,7 +2,7 @@
 
 use jiff::Timestamp;
 
-use super::trace::{LoadError, MAX_MINUTES, Trace, minute_of};
+use super::trace::{LoadError, MAX_MINUTES, Measure, Trace, minute_of};
 
 /// The metrics that carry arrivals, in order of preference: Service Bus `IncomingMessages`
 /// (messages sent to the entity per interval, Total) and the storage account's `Transactions`
@@ -39,6 +39,14 @@ impl Kind {
             "AvgRequestCountPerHealthyHost" => Some(Kind::PerHost),
             "HealthyHostCount" => Some(Kind::Healthy),
             _ => None,
+        }
+    }
+
+    /// What the metric counts: a queue's jobs or a gateway's requests.
+    fn measure(self) -> Measure {
+        match self {
+            Kind::Incoming | Kind::PutMessage | Kind::Gauge => Measure::Jobs,
+            Kind::Requests | Kind::PerHost | Kind::Healthy => Measure::Requests,
         }
     }
 
@@ -281,6 +289,18 @@ struct Series {
 /// are read), and every loop is bounded by the input's size or [`MAX_MINUTES`]: an interval's
 /// total is spread over its minutes through a difference array, not minute by minute.
 pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Trace, LoadError> {
+    parse_az_json_expecting(file, text, entity, None).map(|(t, _)| t)
+}
+
+/// [`parse_az_json`], and what the trace counts. With `expect`, only the metrics of that
+/// measure are read, and a file that has none of them but the other's is refused saying so
+/// (a serving spec given a queue's export, or the other way round).
+pub fn parse_az_json_expecting(
+    file: &str,
+    text: &str,
+    entity: Option<&str>,
+    expect: Option<Measure>,
+) -> Result<(Trace, Measure), LoadError> {
     let jerr = |message: String| LoadError::Json {
         file: file.to_string(),
         message,
@@ -341,6 +361,31 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
             }
         }
     }
+    if let Some(want) = expect {
+        let other: Vec<String> = {
+            let mut v: Vec<String> = series
+                .iter()
+                .filter(|s| s.kind.measure() != want)
+                .map(|s| s.metric.clone())
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        series.retain(|s| s.kind.measure() == want);
+        if series.is_empty() && !other.is_empty() {
+            return Err(jerr(match want {
+                Measure::Requests => format!(
+                    "these are a queue's metrics ({}), and the spec is a request-driven pool (serving): its trace is the Application Gateway's requests; export TotalRequests and FailedRequests split by BackendSettingsPool",
+                    other.join(", ")
+                ),
+                Measure::Jobs => format!(
+                    "these are an Application Gateway's request metrics ({}), and the spec is queue-driven: its trace is the queue's arrivals; export IncomingMessages (Service Bus) or Transactions split by ApiName (storage queues)",
+                    other.join(", ")
+                ),
+            }));
+        }
+    }
     // the queue: by --entity, else the only one
     let entities: Vec<String> = {
         let mut e: Vec<String> = series.iter().filter_map(|s| s.entity.clone()).collect();
@@ -369,9 +414,16 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
         && !entities.is_empty()
         && !entities.iter().any(|e| e.eq_ignore_ascii_case(want))
     {
+        let gateway = series.iter().any(|s| s.kind.measure() == Measure::Requests);
         return Err(jerr(format!(
-            "no time series for the queue `{}`; the EntityName values present are {}",
+            "no time series for the {} `{}`; the {} values present are {}",
+            if gateway { "backend pool" } else { "queue" },
             crate::diag::clip(want),
+            if gateway {
+                "BackendSettingsPool"
+            } else {
+                "EntityName"
+            },
             listed()
         )));
     }
@@ -500,7 +552,7 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
                 .to_string()
         }
     };
-    Ok(Trace {
+    let trace = Trace {
         start: Timestamp::from_second(start).map_err(|e| jerr(e.to_string()))?,
         arrivals,
         missing,
@@ -520,7 +572,8 @@ pub fn parse_az_json(file: &str, text: &str, entity: Option<&str>) -> Result<Tra
                 ))
                 .unwrap_or_default()
         ),
-    })
+    };
+    Ok((trace, kind.measure()))
 }
 
 /// `AvgRequestCountPerHealthyHost` × `HealthyHostCount` per minute, one series per backend

@@ -3,11 +3,22 @@
 
 use jiff::Timestamp;
 
-use super::trace::{LoadError, MAX_MINUTES, Trace, minute_of};
+use super::trace::{LoadError, MAX_MINUTES, Measure, Trace, minute_of};
 
 /// `timestamp,arrivals` (or `timestamp,requests`, `time,requests`) rows, one per minute
 /// (missing minutes are 0).
 pub fn parse_csv(file: &str, text: &str) -> Result<Trace, LoadError> {
+    parse_csv_expecting(file, text, None).map(|(t, _)| t)
+}
+
+/// [`parse_csv`], and what the trace counts (its header says: `arrivals` are a queue's jobs,
+/// `requests` a gateway's requests). With `expect`, a header of the other measure is refused at
+/// its line.
+pub fn parse_csv_expecting(
+    file: &str,
+    text: &str,
+    expect: Option<Measure>,
+) -> Result<(Trace, Measure), LoadError> {
     let err = |line: usize, message: String| LoadError::Csv {
         file: file.to_string(),
         line,
@@ -43,6 +54,29 @@ pub fn parse_csv(file: &str, text: &str) -> Result<Trace, LoadError> {
                 crate::diag::clip(header.1.trim())
             ),
         ));
+    }
+    let measure = if cols[1] == "arrivals" {
+        Measure::Jobs
+    } else {
+        Measure::Requests
+    };
+    match (expect, measure) {
+        (Some(Measure::Requests), Measure::Jobs) => {
+            return Err(err(
+                header.0,
+                "the header `timestamp,arrivals` is a queue's jobs a minute, and the spec is a request-driven pool (serving): its trace is requests a minute, header `timestamp,requests`".into(),
+            ));
+        }
+        (Some(Measure::Jobs), Measure::Requests) => {
+            return Err(err(
+                header.0,
+                format!(
+                    "the header `{}` is a gateway's requests a minute, and the spec is queue-driven: its trace is the queue's arrivals, header `timestamp,arrivals`",
+                    crate::diag::clip(header.1.trim())
+                ),
+            ));
+        }
+        _ => {}
     }
     let mut start: Option<Timestamp> = None;
     let mut last: Option<i64> = None;
@@ -116,10 +150,13 @@ pub fn parse_csv(file: &str, text: &str) -> Result<Trace, LoadError> {
         });
     };
     let missing = vec![false; arrivals.len()];
-    Ok(Trace {
-        start,
-        arrivals,
-        missing,
-        source: format!("{file} (CSV)"),
-    })
+    Ok((
+        Trace {
+            start,
+            arrivals,
+            missing,
+            source: format!("{file} (CSV)"),
+        },
+        measure,
+    ))
 }

@@ -33,6 +33,14 @@ impl Trace {
     }
 }
 
+/// What a trace counts: a queue's jobs (`arrivals`) or a gateway's requests (`requests`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Measure {
+    Jobs,
+    Requests,
+}
+
 /// Why a trace cannot be read; `line` is 1-based where it applies.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum LoadError {

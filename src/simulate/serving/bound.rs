@@ -16,6 +16,7 @@ use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
+use super::erlang::Service;
 use super::fluid::steady;
 use crate::simulate::load::Trace;
 
@@ -31,7 +32,7 @@ pub struct Bound {
 }
 
 /// The share of `a` requests a minute on `n` VMs done within `target` seconds.
-fn within(n: u32, a: f64, k: u32, s: f64, target: f64) -> f64 {
+fn within(n: u32, a: f64, k: u32, s: Service, target: f64) -> f64 {
     if n == 0 {
         return 0.0;
     }
@@ -53,10 +54,10 @@ impl Ord for Cost {
     }
 }
 
-/// The reference for `trace`: `k` slots a VM, mean service `s` seconds, target `target`
-/// seconds at quantile `q`.
-pub fn lower_bound(trace: &Trace, k: u32, s: f64, target: f64, q: f64) -> Bound {
-    let s = s.max(1e-6);
+/// The reference for `trace`: `k` slots a VM, service `s` (a mean in seconds: exponential),
+/// target `target` seconds at quantile `q`.
+pub fn lower_bound(trace: &Trace, k: u32, s: impl Into<Service>, target: f64, q: f64) -> Bound {
+    let s: Service = s.into();
     let k = k.max(1);
     let h = trace.minutes();
     let mut n = vec![0u32; h];
@@ -68,7 +69,7 @@ pub fn lower_bound(trace: &Trace, k: u32, s: f64, target: f64, q: f64) -> Bound 
         if a == 0.0 {
             continue;
         }
-        let work = a * s / 60.0 / f64::from(k);
+        let work = a * s.mean / 60.0 / f64::from(k);
         let mut m = (work.floor() as u32).max(1);
         // a target the service time alone misses is never met: stop adding VMs once another
         // one no longer helps (the minute keeps the count where waiting has vanished)

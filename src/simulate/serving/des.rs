@@ -8,7 +8,8 @@
 //!   never at the gateway. With no healthy VM the gateway answers 502 at once: the request
 //!   fails.
 //! - Each VM serves `concurrency` requests at once, first come first served; a request's
-//!   service time is exponential with the model's mean. Its latency is its wait plus its
+//!   service time is exponential with the model's mean, or a constant part then exponential
+//!   (the model's measured p95: [`super::erlang::Service`]). Its latency is its wait plus its
 //!   service (to the last byte).
 //! - A VM a scale-in removes takes no new request from the next minute; requests it still
 //!   holds finish if they end within the drain timeout, else they fail (cut). A Spot eviction
@@ -63,7 +64,10 @@ struct Server {
 #[derive(Debug, Clone, Copy)]
 pub struct Knobs {
     pub concurrency: u32,
+    /// The mean service time, seconds.
     pub service_seconds: f64,
+    /// The constant part of it (a shifted exponential; 0: exponential).
+    pub service_shift_seconds: f64,
     pub drain_seconds: f64,
     pub request_timeout_seconds: f64,
 }
@@ -77,7 +81,10 @@ fn uniform(rng: &mut rand_pcg::Pcg64) -> f64 {
 pub fn run(pool: &Pool, trace: &Trace, k: &Knobs, seed: u64) -> Served {
     let h = trace.minutes();
     let c = k.concurrency.max(1) as usize;
-    let mean_us = (k.service_seconds.max(1e-6)) * US;
+    let mean = k.service_seconds.max(1e-6);
+    let shift = k.service_shift_seconds.clamp(0.0, mean);
+    let shift_us = shift * US;
+    let mean_us = (mean - shift) * US;
     let drain_us = (k.drain_seconds.max(0.0) * US) as u64;
     let timeout_us = (k.request_timeout_seconds.max(0.0) * US) as u64;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed ^ 0x5e4f_1a7e_d00d_cafe);
@@ -161,7 +168,7 @@ pub fn run(pool: &Pool, trace: &Trace, k: &Knobs, seed: u64) -> Served {
                 let Reverse(free) = s.slots.pop().unwrap_or(Reverse(arr));
                 free.max(arr)
             };
-            let service = (-uniform(&mut rng).ln() * mean_us) as u64;
+            let service = (shift_us - uniform(&mut rng).ln() * mean_us) as u64;
             let finish = start + service;
             s.slots.push(Reverse(finish));
             let (lat, wait) = (finish - arr, start - arr);

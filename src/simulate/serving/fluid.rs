@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 
-use super::erlang::{Part, erlang_c};
+use super::erlang::{Part, Service, erlang_c};
 use super::pool::Pool;
 use crate::simulate::load::Trace;
 
@@ -89,22 +89,29 @@ impl Analytic {
     }
 }
 
-/// The steady part of `a` requests in a minute on `n` VMs of `k` slots, mean service `s`
-/// seconds (`None` when the pool is saturated).
-pub fn steady(n: u32, a: f64, k: u32, s: f64) -> Option<Part> {
+/// The steady part of `a` requests in a minute on `n` VMs of `k` slots and service `s`
+/// (`None` when the pool is saturated).
+///
+/// M/M/k for the exponential; for a service of another spread (squared coefficient of
+/// variation `c²`) the M/G/k approximation of Allen and Cunneen: the probability of waiting is
+/// Erlang C's, the mean wait M/M/k's times `(1 + c²) / 2` (Allen, Probability, Statistics and
+/// Queueing Theory, 2nd ed., §6.4; Tijms, A First Course in Stochastic Models, §5.5), the wait
+/// kept exponential.
+pub fn steady(n: u32, a: f64, k: u32, s: impl Into<Service>) -> Option<Part> {
     if n == 0 {
         return None;
     }
-    let mu = 1.0 / s;
+    let s: Service = s.into();
     let lambda = a / 60.0 / f64::from(n);
-    let offered = lambda * s;
+    let offered = lambda * s.mean;
     if offered >= f64::from(k) {
         return None;
     }
     Some(Part::Steady {
         p_wait: erlang_c(k, offered),
-        theta: f64::from(k) * mu - lambda,
-        mu,
+        theta: (f64::from(k) / s.mean - lambda) * 2.0 / (1.0 + s.cv2()),
+        mu: s.mu(),
+        shift: s.shift,
     })
 }
 
@@ -144,9 +151,10 @@ pub fn rates(arrivals: &[u32]) -> Vec<f64> {
 }
 
 /// The analytic latencies of `trace` on the pool's healthy VMs.
-pub fn run(pool: &Pool, trace: &Trace, k: u32, service_seconds: f64) -> Analytic {
-    let s = service_seconds.max(1e-6);
-    let mu = 1.0 / s;
+pub fn run(pool: &Pool, trace: &Trace, k: u32, service: impl Into<Service>) -> Analytic {
+    let service: Service = service.into();
+    let s = service.mean;
+    let (mu, shift) = (service.mu(), service.shift);
     let mut out = Analytic::default();
     let mut steady_at: HashMap<(u16, i32), usize> = HashMap::new();
     let rate_of = rates(&trace.arrivals);
@@ -175,7 +183,7 @@ pub fn run(pool: &Pool, trace: &Trace, k: u32, service_seconds: f64) -> Analytic
             if a == 0.0 {
                 continue;
             }
-            if let Some(p) = steady(u32::from(n), per_minute, k, s) {
+            if let Some(p) = steady(u32::from(n), per_minute, k, service) {
                 // rates within 0.5 % of each other share a part (a few hundred per VM count)
                 let key = (n, (per_minute.max(1e-3).ln() * 200.0).round() as i32);
                 match steady_at.get(&key) {
@@ -198,6 +206,7 @@ pub fn run(pool: &Pool, trace: &Trace, k: u32, service_seconds: f64) -> Analytic
                         from: backlog / rate,
                         to: end / rate,
                         mu,
+                        shift,
                     },
                 ));
             }
@@ -213,15 +222,17 @@ pub fn run(pool: &Pool, trace: &Trace, k: u32, service_seconds: f64) -> Analytic
                         from: 0.0,
                         to: backlog / rate,
                         mu,
+                        shift,
                     },
                 ));
             }
             let late = a - early;
             if late > 0.0 {
-                let p = steady(u32::from(n), per_minute, k, s).unwrap_or(Part::Backlog {
+                let p = steady(u32::from(n), per_minute, k, service).unwrap_or(Part::Backlog {
                     from: 0.0,
                     to: 0.0,
                     mu,
+                    shift,
                 });
                 out.parts.push((late, p));
             }

@@ -7,7 +7,8 @@
 //! - [`des`]: the seeded request-level simulation the report shows;
 //! - [`fluid`]: the analytic model (Erlang C per minute and a backlog carried across
 //!   saturated minutes) the tuner screens with; [`erlang`]: the closed forms;
-//! - [`bound`]: the clairvoyant reference; [`results`]: the figures; [`report`]: text and JSON.
+//! - [`bound`]: the clairvoyant reference; [`results`]: the figures; [`report`]: text and JSON;
+//! - [`prepare`]: the model from `plan.serving` and the trace; [`command`]: the run and the tune.
 //!
 //! Why two latency models: the report's figures come from simulating each request (arrival
 //! times, round robin, per-VM queues, scale-in cuts), which is exact for the model but costs a
@@ -17,11 +18,13 @@
 //! M/M/c closed form and with each other in the tests (`tests/simulate_serving.rs`).
 
 pub mod bound;
+pub mod command;
 pub mod des;
 pub mod erlang;
 pub mod fluid;
 pub mod hist;
 pub mod pool;
+pub mod prepare;
 pub mod report;
 pub mod results;
 
@@ -37,10 +40,15 @@ use crate::cost::usage::Priority;
 pub struct Model {
     /// Requests one VM serves at once (vLLM's `max_num_seqs`, ...).
     pub concurrency: u32,
-    /// Mean seconds of one request at that concurrency (exponentially distributed).
+    /// Mean seconds of one request at that concurrency.
     pub service_seconds: f64,
     /// Where the service time came from.
     pub service_from: String,
+    /// The p95 of one request's service time alone: measured (`serving.serviceTimeP95`), else
+    /// the exponential's (mean × ln 20, the conservative default); see [`erlang::Service`].
+    pub service_p95_seconds: f64,
+    /// Where that p95 came from.
+    pub service_p95_from: String,
     /// Minutes from a scale-out until the VM is healthy (boot, extensions, model load).
     pub ready_minutes: u32,
     pub ready_from: String,
@@ -86,10 +94,22 @@ impl Model {
         60.0 * f64::from(self.concurrency) / self.service_seconds
     }
 
+    /// One request's service time: the mean and p95 as a shifted exponential.
+    pub fn service(&self) -> erlang::Service {
+        erlang::Service::from_p95(self.service_seconds, self.service_p95_seconds)
+    }
+
+    /// Whether the service alone, without any wait, reaches the latency target at the quantile
+    /// (else no number of VMs meets it).
+    pub fn reachable(&self) -> bool {
+        self.service().quantile(self.quantile) <= self.latency_target_seconds + 1e-9
+    }
+
     pub fn knobs(&self) -> des::Knobs {
         des::Knobs {
             concurrency: self.concurrency,
             service_seconds: self.service_seconds,
+            service_shift_seconds: self.service().shift,
             drain_seconds: self.drain_seconds,
             request_timeout_seconds: self.request_timeout_seconds,
         }
@@ -159,7 +179,7 @@ pub fn screen(
     seed: u64,
 ) -> Screened {
     let (t, p) = replay(setting, trace, priority, choices, m, seed);
-    let a = fluid::run(&p, &t, m.concurrency, m.service_seconds);
+    let a = fluid::run(&p, &t, m.concurrency, m.service());
     let within = a.share_within(m.latency_target_seconds, false);
     Screened {
         latency: a.quantile(m.quantile, false),
@@ -182,6 +202,6 @@ pub fn simulate(
 ) -> (Trace, pool::Pool, des::Served, fluid::Analytic) {
     let (t, p) = replay(setting, trace, priority, choices, m, seed);
     let served = des::run(&p, &t, &m.knobs(), seed);
-    let a = fluid::run(&p, &t, m.concurrency, m.service_seconds);
+    let a = fluid::run(&p, &t, m.concurrency, m.service());
     (t, p, served, a)
 }

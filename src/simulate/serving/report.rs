@@ -129,6 +129,41 @@ pub fn text(r: &ServingResults) -> String {
     s
 }
 
+/// Markdown for `$GITHUB_STEP_SUMMARY`: the figures as a table.
+pub fn markdown(r: &ServingResults) -> String {
+    let mut s = format!(
+        "### gpuform simulate: `{}` (request-driven pool)\n\n| | p50 | p95 | p99 | max |\n|---|---|---|---|---|\n| latency | {} | {} | {} | {} |\n| waiting | {} | {} | {} | {} |\n\n",
+        r.spec,
+        opt(r.latency_seconds.p50),
+        opt(r.latency_seconds.p95),
+        opt(r.latency_seconds.p99),
+        secs(r.latency_seconds.max),
+        opt(r.wait_seconds.p50),
+        opt(r.wait_seconds.p95),
+        opt(r.wait_seconds.p99),
+        secs(r.wait_seconds.max)
+    );
+    s.push_str(&format!(
+        "Target p{:.0} <= {}: **{}** ({:.2} % within). Instances: peak {}, mean {:.2}; {:.1} VM-hours ({:.1} idle), {:.1} idle GPU-hours; {} x the clairvoyant reference; {}.\n",
+        r.latency_target.quantile * 100.0,
+        secs(r.latency_target.seconds),
+        if r.latency_target.met { "met" } else { "missed" },
+        r.latency_target.within_share * 100.0,
+        r.peak_instances,
+        r.mean_instances,
+        r.instance_hours.total,
+        r.instance_hours.idle,
+        r.idle_gpu_hours,
+        r.lower_bound
+            .ratio
+            .map_or("n/a".into(), |x| format!("{x:.2}")),
+        r.cost
+            .monthly
+            .map_or("price missing".into(), |m| format!("{}/month", r.cost.fmt(m)))
+    ));
+    s
+}
+
 pub fn json(r: &ServingResults) -> String {
     serde_json::to_string_pretty(r).unwrap_or_default() + "\n"
 }

@@ -168,7 +168,7 @@ fn gather(
     let b: Bound = bound::lower_bound(
         t,
         m.concurrency,
-        m.service_seconds,
+        m.service(),
         m.latency_target_seconds,
         m.quantile,
     );
@@ -240,15 +240,35 @@ fn gather(
         evictions: p.evictions,
         lower_bound: ServingBound {
             instance_hours: b.instance_hours,
-            ratio: (b.instance_hours > 0.0).then(|| total / b.instance_hours),
+            // a target the service alone misses has no reference: no number of VMs meets it
+            ratio: (b.instance_hours > 0.0 && m.reachable()).then(|| total / b.instance_hours),
             peak_instances: b.peak_instances,
             definition: b.definition,
         },
         cost,
         assumptions: assumptions(m, choices),
-        warnings: Vec::new(),
+        warnings: unreachable(m).into_iter().collect(),
         pool: p,
     }
+}
+
+/// The warning when the latency target is below what the service alone reaches at its
+/// quantile: no number of VMs meets it, and the reference has no ratio.
+pub fn unreachable(m: &Model) -> Option<String> {
+    (!m.reachable()).then(|| {
+        format!(
+            "the target p{:.0} <= {:.1} s is below what one request's service alone takes at p{:.0} ({:.1} s: {}): no number of VMs meets it, and the clairvoyant reference gives no ratio; raise serving.latencyP95 (or --latency-p95) above it, or give the measured serving.serviceTimeP95 if your requests vary less",
+            m.quantile * 100.0,
+            m.latency_target_seconds,
+            m.quantile * 100.0,
+            m.service().quantile(m.quantile),
+            if m.service().shift > 0.0 {
+                m.service_p95_from.clone()
+            } else {
+                format!("exponential, {:.2} s x ln 20", m.service_seconds)
+            }
+        )
+    })
 }
 
 /// Every modelling assumption of the request-driven replay, in words.
@@ -277,8 +297,24 @@ pub fn assumptions(m: &Model, c: &Choices) -> Vec<String> {
             }
         ),
         format!(
-            "requests arrive at random times within each minute (Poisson), the gateway sends each to the next healthy VM in turn, and each VM serves {} at once, first come first served, each taking {:.2} s on average, exponentially distributed ({}); latency is the wait at the VM plus the service",
-            m.concurrency, m.service_seconds, m.service_from
+            "requests arrive at random times within each minute (Poisson), the gateway sends each to the next healthy VM in turn, and each VM serves {} at once, first come first served, each taking {:.2} s on average ({}), {}; latency is the wait at the VM plus the service",
+            m.concurrency,
+            m.service_seconds,
+            m.service_from,
+            if m.service().shift > 0.0 {
+                format!(
+                    "{:.2} s at p95 ({}): a constant {:.2} s then exponential, and waits as in M/G/k by Allen and Cunneen's approximation (Erlang C's chance of waiting, the mean wait scaled by (1 + CV^2) / 2)",
+                    m.service_p95_seconds,
+                    m.service_p95_from,
+                    m.service().shift
+                )
+            } else {
+                format!(
+                    "exponentially distributed, so {:.2} s at p95 ({}: conservative for LLM completions, whose lengths vary less; serving.serviceTimeP95 gives a measured p95)",
+                    m.service().quantile(0.95),
+                    m.service_p95_from
+                )
+            }
         ),
         "with no healthy VM the gateway answers at once (502): those requests fail and count above every latency".into(),
         format!(

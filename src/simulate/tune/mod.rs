@@ -47,6 +47,8 @@ pub mod schedule;
 mod score;
 mod search;
 pub mod serving;
+pub mod serving_report;
+pub mod serving_spec;
 mod space;
 mod variants;
 mod window;

@@ -43,6 +43,15 @@ pub struct Serving {
     /// Mean output tokens per request (with `tokensPerSecond`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u32>,
+    /// The p95 of one request's time at that concurrency, measured beside `serviceTime`: how
+    /// much requests vary (the simulator's service-time spread). Absent: exponential, whose p95
+    /// is 3.0 × the mean (conservative for LLM completions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_time_p95: Option<String>,
+    /// With `outputTokens`: the p95 of the output tokens per request (the spread, as
+    /// `serviceTimeP95`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens_p95: Option<u32>,
     /// The latency target (p95) `simulate --tune` and the latency alert use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_p95: Option<String>,

@@ -14,6 +14,7 @@ mod network;
 mod queue;
 mod security;
 mod serving;
+mod serving_latency;
 mod shared;
 mod sizing;
 mod stages;
@@ -48,6 +49,9 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     queue::check(ctx, &mut out);
     workload_model::check(ctx, &mut out);
     serving::check(&ctx.spec.spec, &mut out);
+    if let Some(sv) = &ctx.spec.spec.serving {
+        serving_latency::check(sv, &mut out);
+    }
     standby::check(&ctx.spec.spec, ctx.size(), ctx.image().os, &mut out);
     out
 }
