@@ -31,6 +31,7 @@ pub mod quota;
 pub mod retail_prices;
 pub mod roles;
 pub mod serving;
+pub mod serving_ops;
 pub mod spot;
 pub mod spot_placement;
 pub mod standby;
