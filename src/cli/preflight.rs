@@ -85,6 +85,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     plan.spot_readings = args.spot.readings();
     plan.landing_zone =
         pf::landing_zone::Inputs::for_checked(&checked, plan.max, args.azure_policy);
+    plan.serving = pf::serving::Inputs::for_checked(&checked);
     let mut ctx = Context {
         spec_path: checked.path.clone(),
         ..Default::default()

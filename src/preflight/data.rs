@@ -106,4 +106,7 @@ pub struct SubscriptionData {
     /// The caller's permissions at the resource group; `Some` when the template assigns the
     /// GPU DCR-association policy ([`super::plan::Plan::dcr_policy`]).
     pub permissions: Option<Fetch<Vec<crate::azure::landing_zone::Permission>>>,
+    /// A serving pool's required subscription features and their states
+    /// ([`super::plan::Plan::serving`]).
+    pub serving_features: Vec<(crate::facts::serving::Feature, Fetch<String>)>,
 }

@@ -11,6 +11,7 @@ mod permissions;
 pub mod plan;
 pub mod report;
 mod role;
+pub mod serving;
 pub mod spot;
 pub mod standby;
 
@@ -97,6 +98,7 @@ pub async fn gather_live(
         plan.standby_app_id.as_deref(),
     );
     let permissions = permissions::gather(api, plan);
+    let serving_features = serving::gather(api, plan.serving.as_ref());
     let (
         regions,
         providers,
@@ -109,6 +111,7 @@ pub async fn gather_live(
         workspace,
         spot,
         permissions,
+        serving_features,
     ) = futures::join!(
         regions,
         providers,
@@ -120,7 +123,8 @@ pub async fn gather_live(
         lz,
         workspace,
         spot,
-        permissions
+        permissions,
+        serving_features
     );
     let standby_roles = standby_roles.await;
     let sub = SubscriptionData {
@@ -135,6 +139,7 @@ pub async fn gather_live(
         spot,
         standby_roles,
         permissions,
+        serving_features,
     };
     let fatal = regions
         .iter()
@@ -151,6 +156,7 @@ pub async fn gather_live(
             .as_ref()
             .and_then(landing_zone::Data::fatal)])
         .chain([sub.permissions.as_ref().and_then(Fetch::error)])
+        .chain(sub.serving_features.iter().map(|(_, f)| f.error()))
         .flatten()
         .find(|e| e.is_fatal());
     if let Some(e) = fatal {
@@ -262,6 +268,7 @@ impl Offline {
                 .dcr_policy
                 .as_ref()
                 .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+            serving_features: serving::skipped(plan.serving.as_ref(), LIVE_ONLY),
         };
         (regions, sub)
     }

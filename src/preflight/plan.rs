@@ -190,6 +190,9 @@ pub struct Plan {
     /// The readings of the Spot questions no page settles (flags; defaults: the stricter).
     #[serde(skip)]
     pub spot_readings: SpotReadings,
+    /// A serving pool's frontend (issue 36): set by the command from the resolved plan
+    /// ([`super::serving::Inputs::for_checked`]).
+    pub serving: Option<super::serving::Inputs>,
 }
 
 /// Where no Microsoft page settles a Spot question, preflight takes the stricter reading; these
@@ -322,6 +325,7 @@ impl Plan {
             standby,
             standby_app_id: None,
             spot_readings: SpotReadings::default(),
+            serving: None,
         }
     }
 

@@ -67,6 +67,7 @@ fn plan() -> Plan {
         standby: None,
         standby_app_id: None,
         spot_readings: Default::default(),
+        serving: None,
     }
 }
 
@@ -396,6 +397,7 @@ fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
         spot: None,
         standby_roles: None,
         permissions: None,
+        serving_features: Vec::new(),
     };
     let r = build(
         &t,
@@ -473,6 +475,7 @@ fn sub_with(
         spot: None,
         standby_roles: None,
         permissions: None,
+        serving_features: Vec::new(),
     }
 }
 
