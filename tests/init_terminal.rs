@@ -58,13 +58,15 @@ fn bad_answers_are_asked_again_and_typed_forms_are_accepted() {
         ),
     )
     .unwrap();
-    // name: a bad one, then `My Pool`; workload: `LLM Chat`; VRAM: `twenty`, then `20 GB`;
-    // region: `West Europe`; key: the private key's path (refused), then the .pub path
-    let answers = "1x\nMy Pool\nLLM Chat\ntwenty\n20 GB\nWest Europe\n~/.ssh/id_ed25519\n~/.ssh/id_ed25519.pub\n";
+    // name: a bad one, then `My Pool`; workload: `LLM Chat`; serving: `text generation`
+    // (refused), then `vLLM`; VRAM: `twenty`, then `20 GB`; region: `West Europe`; key: the
+    // private key's path (refused), then the .pub path
+    let answers = "1x\nMy Pool\nLLM Chat\ntext generation\nvLLM\ntwenty\n20 GB\nWest Europe\n~/.ssh/id_ed25519\n~/.ssh/id_ed25519.pub\n";
     let (code, text) = init_on_a_terminal(dir.path(), "chat.yaml", answers);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("cannot be metadata.name"), "{text}");
     assert!(text.contains("not a number of GiB"), "{text}");
+    assert!(text.contains("is not a model server"), "{text}");
     assert!(text.contains("PRIVATE key"), "{text}");
     assert!(
         !text.contains(SECRET),
@@ -73,6 +75,10 @@ fn bad_answers_are_asked_again_and_typed_forms_are_accepted() {
     let spec = std::fs::read_to_string(dir.path().join("chat.yaml")).unwrap();
     assert!(spec.contains("name: my-pool"), "{spec}");
     assert!(spec.contains("type: inference"), "{spec}");
+    // the serving path: a vLLM pool behind a private Application Gateway, request autoscale
+    assert!(spec.contains("server: vllm"), "{spec}");
+    assert!(spec.contains("kind: applicationGateway"), "{spec}");
+    assert!(spec.contains("requests: {}"), "{spec}");
     assert!(spec.contains("gpuMemoryGiB: 20 "), "{spec}");
     assert!(spec.contains("region: westeurope"), "{spec}");
     assert!(spec.contains(&format!("sshPublicKey: \"{KEY}\"")), "{spec}");
@@ -98,7 +104,7 @@ fn no_answer_at_all_is_a_usage_error_not_a_loop() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    // `inferencing` is accepted; then the input ends at the VRAM question
+    // `inferencing` is accepted; then the input ends at the serving question
     let (code, text) = init_on_a_terminal(dir.path(), "x.yaml --name pool-a", "inferencing\n\x04");
     assert_eq!(code, Some(2), "{text}");
     assert!(!dir.path().join("x.yaml").exists(), "{text}");

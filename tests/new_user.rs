@@ -479,6 +479,45 @@ fn init_writes_a_commented_starter_spec_that_validates_clean() {
             "{kind}: {stdout}\n{text}"
         );
     }
+    // the serving path (issue 36): every frontend with a server that has documented defaults
+    // and one that has none
+    for (server, frontend) in [
+        ("vllm", "applicationGateway"),
+        ("tgi", "loadBalancer"),
+        ("triton", "both"),
+    ] {
+        let file = dir.path().join(format!("serve-{server}.yaml"));
+        gpuform()
+            .args([
+                "init",
+                file.to_str().unwrap(),
+                "--workload",
+                "inference",
+                "--vram",
+                "20",
+            ])
+            .args([
+                "--region",
+                "westeurope",
+                "--serve",
+                server,
+                "--frontend",
+                frontend,
+            ])
+            .args(["--ssh-public-key", KEY])
+            .write_stdin("")
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(&format!("server: {server}")), "{text}");
+        assert!(text.contains(&format!("kind: {frontend}")), "{text}");
+        let out = gpuform().arg("validate").arg(&file).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("0 errors, 0 warnings"),
+            "{server}: {stdout}\n{text}"
+        );
+    }
     // the modeline's schema is written beside it, and is the schema
     let schema = std::fs::read_to_string(dir.path().join("gpuworkload.schema.json")).unwrap();
     let embedded = gpuform().arg("schema").output().unwrap().stdout;

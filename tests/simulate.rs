@@ -1128,7 +1128,9 @@ fn tune_rewriter_on_every_example_with_any_tunable_keys_removed() {
             continue;
         }
         let full = std::fs::read_to_string(&path).unwrap();
-        if !full.contains("targetPerInstance") {
+        // queue-driven examples only: a serving example's `requests.targetPerInstance` is
+        // tuned by the serving tuner (tests/simulate_serving.rs), not by this rewriter
+        if !full.contains("targetPerInstance") || !full.contains("queue:") {
             continue;
         }
         // the tunable keys the example writes on a line of their own

@@ -59,6 +59,13 @@ pub struct InitArgs {
     /// Azure region (e.g. eastus2).
     #[arg(long)]
     pub region: Option<String>,
+    /// Inference: serve requests with this model server behind a private frontend (vllm, tgi,
+    /// triton, tensorrtLlm, custom; none: a queue- or schedule-driven pool).
+    #[arg(long, value_name = "SERVER", value_parser = starter::parse_serve)]
+    pub serve: Option<starter::Serve>,
+    /// With --serve: applicationGateway (counts requests), loadBalancer or both.
+    #[arg(long, value_name = "KIND", value_parser = starter::parse_frontend)]
+    pub frontend: Option<crate::spec::model::FrontendKind>,
     /// The OpenSSH public key for a Linux pool (the content of ~/.ssh/id_ed25519.pub).
     #[arg(long, value_name = "KEY")]
     pub ssh_public_key: Option<String>,
@@ -123,6 +130,15 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         )?,
         None => WorkloadType::Inference,
     };
+    let server = match args.serve {
+        Some(s) => s.0,
+        None if tty && workload == WorkloadType::Inference => ask(
+            "serve requests behind a private frontend? model server (vllm, tgi, triton, tensorrtLlm, custom; empty: a queue-driven pool)",
+            "",
+            starter::parse_server,
+        )?,
+        None => None,
+    };
     let vram = match args.vram {
         Some(v) => v,
         None if tty => ask(
@@ -181,6 +197,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
             Queue::StorageQueue => StarterQueue::StorageQueue,
             Queue::ServiceBus => StarterQueue::ServiceBus,
         }),
+        serving: server.map(|x| (x, args.frontend.unwrap_or_default())),
     };
     let text = starter::starter(&answers);
     write_new(&args.file, &text, args.force)?;

@@ -1,7 +1,7 @@
 //! `gpuform init`: a commented starter spec from a few answers. The text is built here (the CLI
 //! only asks and writes); a test checks that what it writes validates clean.
 
-use super::model::WorkloadType;
+use super::model::{FrontendKind, ModelServer, WorkloadType};
 
 /// What `gpuform init` asks.
 #[derive(Debug, Clone)]
@@ -18,6 +18,9 @@ pub struct Answers {
     pub file: String,
     /// The queue whose backlog scales the pool; `None` leaves the autoscale block commented out.
     pub queue: Option<StarterQueue>,
+    /// Inference: a request-driven pool of this model server behind a private frontend
+    /// (`None`: a queue- or schedule-driven pool).
+    pub serving: Option<(ModelServer, FrontendKind)>,
 }
 
 /// The queue `gpuform init --queue` writes (the pool scales on its backlog).
@@ -82,7 +85,7 @@ pub fn starter(a: &Answers) -> String {
         .filter(|c| c.is_ascii_alphanumeric())
         .take(22)
         .collect::<String>();
-    let autoscale = match a.queue {
+    let queue_autoscale = match a.queue {
         None => format!(
             "  # autoscale:                    # scale on a queue's backlog and on schedules
   #   queue:
@@ -111,6 +114,13 @@ pub fn starter(a: &Answers) -> String {
             )
         }
     };
+    let (capacity, autoscale) = match a.serving.filter(|_| a.workload == WorkloadType::Inference) {
+        Some((server, kind)) => ("    min: 1\n    max: 4".to_string(), serving_block(server, kind)),
+        None => (
+            "    min: 0\n    max: 4\n    default: 1                    # instances outside schedules; 0 with autoscale.queue scales from zero".to_string(),
+            queue_autoscale,
+        ),
+    };
     format!(
         r#"# yaml-language-server: $schema={schema}
 #
@@ -138,9 +148,7 @@ spec:
     image: {image}
     {sign_in}
   capacity:
-    min: 0
-    max: 4
-    default: 1                    # instances outside schedules; 0 with autoscale.queue scales from zero
+{capacity}
 {autoscale}  network:
     addressSpace: 10.40.0.0/16    # private space; subnets are derived from it
     # inbound: [{{name: ssh-from-vpn, port: 22, sources: [10.60.0.0/16]}}]   # nothing is open by default
@@ -153,6 +161,81 @@ spec:
         name = a.name,
         region = a.region,
     )
+}
+
+/// The starter's `serving` and `autoscale.requests` blocks (docs/src/serving.md).
+fn serving_block(server: ModelServer, kind: FrontendKind) -> String {
+    // servers without a documented default port and health path get placeholders to fill in
+    let ports = match server {
+        ModelServer::Vllm | ModelServer::Triton => String::new(),
+        _ => "    port: 8080                    # REQUIRED: the port your server listens on\n    healthPath: /health           # REQUIRED: answers 200 once the model is loaded\n".to_string(),
+    };
+    let requests = if kind.has_gateway() {
+        "  autoscale:\n    requests: {}                  # scale on requests per healthy instance (target derived from concurrency and serviceTime)\n"
+    } else {
+        "  # a load balancer cannot count requests: a fixed pool, or schedules (autoscale.schedules)\n"
+    };
+    format!(
+        "  serving:                        # a request-driven pool behind a private frontend (never a public IP)\n    server: {}{}\n{ports}    frontend:\n      kind: {}{}\n    concurrency: 16               # requests one instance serves at once (vLLM --max-num-seqs)\n    serviceTime: 2s               # mean time of one request at that concurrency: measure it\n    modelLoadTime: 15m            # VM start to healthy: repairs wait this long\n{requests}",
+        server.as_str(),
+        match server {
+            ModelServer::Vllm => "                  # port 8000, GET /health",
+            ModelServer::Triton => "                # port 8000, GET /v2/health/ready",
+            _ => "",
+        },
+        kind.as_str(),
+        if kind.has_gateway() {
+            "    # needs `az feature register --namespace Microsoft.Network --name EnableApplicationGatewayNetworkIsolation`"
+        } else {
+            ""
+        }
+    )
+}
+
+/// `--serve`'s value: a model server, or none.
+#[derive(Debug, Clone, Copy)]
+pub struct Serve(pub Option<ModelServer>);
+
+/// `--serve SERVER` ([`parse_server`]).
+pub fn parse_serve(a: &str) -> Result<Serve, String> {
+    parse_server(a).map(Serve)
+}
+
+/// `--serve` / the serving question: a model server, or `none`/empty for no serving.
+pub fn parse_server(a: &str) -> Result<Option<ModelServer>, String> {
+    let w = a.trim().to_ascii_lowercase().replace(['-', '_', ' '], "");
+    Ok(Some(match w.as_str() {
+        "" | "none" | "no" | "n" | "queue" => return Ok(None),
+        "vllm" => ModelServer::Vllm,
+        "tgi" | "textgenerationinference" => ModelServer::Tgi,
+        "triton" => ModelServer::Triton,
+        "tensorrtllm" | "trtllm" => ModelServer::TensorrtLlm,
+        "custom" => ModelServer::Custom,
+        _ => {
+            return Err(format!(
+                "`{}` is not a model server: vllm, tgi, triton, tensorrtLlm, custom, or none",
+                a.trim()
+            ));
+        }
+    }))
+}
+
+/// `--frontend`: the private frontend's kind.
+pub fn parse_frontend(a: &str) -> Result<FrontendKind, String> {
+    match a
+        .trim()
+        .to_ascii_lowercase()
+        .replace(['-', '_', ' '], "")
+        .as_str()
+    {
+        "" | "applicationgateway" | "appgw" | "gateway" => Ok(FrontendKind::ApplicationGateway),
+        "loadbalancer" | "lb" => Ok(FrontendKind::LoadBalancer),
+        "both" => Ok(FrontendKind::Both),
+        _ => Err(format!(
+            "`{}` is not a frontend: applicationGateway, loadBalancer or both",
+            a.trim()
+        )),
+    }
 }
 
 /// `path` as one shell word in the header's commands (quoted when it needs it).

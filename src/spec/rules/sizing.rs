@@ -174,8 +174,19 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
                 .help("use an ND size with InfiniBand (Standard_ND96isr_H100_v5, Standard_ND96amsr_A100_v4), or set `distributed: false` for single-node training"),
         );
     }
+    // a training-class size is worth a warning only when an inference-class size would do: when
+    // every unrestricted size that fits the model is training-class (a 70B model in fp16 needs
+    // 140 GB and more), there is nothing better to suggest (without a selection, warn)
+    let inference_class_fits = ctx.sizing.is_none_or(|sel| {
+        sel.candidates.iter().any(|c| {
+            c.rejected.is_none()
+                && c.restricted.is_none()
+                && crate::catalog::find(c.size).is_some_and(|g| !(g.is_nd() || g.is_h100_class()))
+        })
+    });
     if matches!(wl.kind, WorkloadType::Inference | WorkloadType::Batch)
         && (size.is_nd() || size.is_h100_class())
+        && inference_class_fits
     {
         out.push(
             Diagnostic::new(
