@@ -329,6 +329,15 @@ impl Plan {
         }
     }
 
+    /// What the checked spec adds: the landing zone's inputs (`azure_policy`: read Azure Policy
+    /// assignments) and a serving pool's frontend, from the resolved plan.
+    pub fn with_checked(mut self, checked: &crate::spec::Checked, azure_policy: bool) -> Plan {
+        self.landing_zone =
+            super::landing_zone::Inputs::for_checked(checked, self.max, azure_policy);
+        self.serving = super::serving::Inputs::for_checked(checked);
+        self
+    }
+
     /// The deployment goes to `rg` (whose ARM id is `group_id` when the group exists): the
     /// derived vault name becomes known.
     pub fn set_resource_group(&mut self, subscription: &str, rg: &str, group_id: Option<&str>) {
