@@ -4,9 +4,10 @@
 //! [`super::serving`]; this file holds what the operations commands add.
 //!
 //! Every entry names its source (repository path and commit, or URL, with the page's date where
-//! it has one) and the date it was read. `tests/facts_serving_ops.rs` holds each entry against
-//! the source itself (`../shared/azure/metrics.json`, the fact sheet `serving.md`, the dated
-//! excerpts in `tests/fixtures/sources/serving-ops.json`), never against these constants.
+//! it has one) and the date it was read. The Azure refusals are held against Azure's messages in
+//! the fake ARM (tests/common `delete_refusal`, tests/destroy.rs), the prices against the quotes
+//! in `tests/fixtures/sources/serving-frontend-prices.json` (tests/cost_serving.rs). The status
+//! metrics are not used yet (no test compares them with `../shared/azure/metrics.json`).
 
 use super::Source;
 use super::serving::Feature;
