@@ -1308,3 +1308,317 @@ fn a_destroy_that_followed_a_failover_leaves_the_group_and_says_how_to_remove_it
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stdout.contains("failover deploy placed"), "{stdout}");
 }
+
+/// A serving pool (issue 36): the frontend's resources as its deployment lists them, the
+/// apis of a template that declares only the pool (the serving render names no types of its own
+/// yet), and `gpuform destroy`'s inventory deleted one by one against the fake's rules written
+/// from Azure's refusals (`delete_refusal`: InUseSubnetCannotBeDeleted,
+/// LoadBalancerInUseByVirtualMachineScaleSet, CannotDeleteLoadBalancerWithPrivateLinkService).
+#[test]
+fn a_serving_pools_frontend_goes_in_an_order_azure_accepts_with_versions_of_its_own_types() {
+    use gpuform::azure::operate::{DeploymentRecord, RecordProperties, ResourceId};
+    let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/serving/chat-both.yaml");
+    let checked = gpuform::spec::check_file(
+        &spec,
+        &gpuform::spec::Policy::default(),
+        gpuform::catalog::prices::PriceTable::embedded(),
+    );
+    let plan = gpuform::plan::Plan::build(&checked).unwrap();
+    let p = format!("/subscriptions/{SUB}/resourceGroups/rg-chat/providers");
+    let sv = plan.serving.as_ref().unwrap();
+    let ids: Vec<String> = [
+        format!("Microsoft.Insights/autoscaleSettings/as-chat"),
+        format!(
+            "Microsoft.Compute/virtualMachineScaleSets/{}",
+            plan.compute.name
+        ),
+        format!(
+            "Microsoft.Network/virtualNetworks/{}",
+            plan.network.vnet_name
+        ),
+        format!(
+            "Microsoft.Network/virtualNetworks/{}/subnets/snet-appgw",
+            plan.network.vnet_name
+        ),
+        format!("Microsoft.Network/networkSecurityGroups/nsg-chat-appgw"),
+        format!(
+            "Microsoft.Network/applicationGateways/{}",
+            sv.gateway.as_ref().unwrap().name
+        ),
+        format!(
+            "Microsoft.Network/loadBalancers/{}",
+            sv.load_balancer.as_ref().unwrap().name
+        ),
+        format!(
+            "Microsoft.Network/privateLinkServices/{}",
+            sv.private_link.as_ref().unwrap().name
+        ),
+    ]
+    .iter()
+    .map(|i| format!("{p}/{i}"))
+    .collect();
+    // the template of today's render: the pool's types, not the frontend's
+    let mut apis: std::collections::BTreeMap<String, String> = [
+        "microsoft.insights/autoscalesettings",
+        "microsoft.compute/virtualmachinescalesets",
+        "microsoft.network/virtualnetworks",
+        "microsoft.network/virtualnetworks/subnets",
+        "microsoft.network/networksecuritygroups",
+    ]
+    .iter()
+    .map(|t| (t.to_string(), "2025-05-01".to_string()))
+    .collect();
+    let record = DeploymentRecord {
+        name: "chat-0a1b2c3d".into(),
+        properties: RecordProperties {
+            output_resources: ids.iter().map(|id| ResourceId { id: id.clone() }).collect(),
+            ..Default::default()
+        },
+    };
+    // without the frontend's versions its resources would be left alone
+    let before = gpuform::destroy::inventory(&[&record], &apis, false);
+    assert_eq!(before.foreign.len(), 3, "{:#?}", before.foreign);
+    gpuform::destroy::serving::add_frontend_versions(&plan, &mut apis);
+    // each type its own version from the type data, never a fallback date
+    let types: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/conformance/types/all-versions.json"),
+        )
+        .or_else(|_| {
+            std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/fixtures/sources/api-versions.json"),
+            )
+        })
+        .unwrap(),
+    )
+    .unwrap();
+    for ty in [
+        "Microsoft.Network/applicationGateways",
+        "Microsoft.Network/loadBalancers",
+        "Microsoft.Network/privateLinkServices",
+    ] {
+        let v = &apis[&ty.to_ascii_lowercase()];
+        let known = types["types"][ty]
+            .as_array()
+            .unwrap_or_else(|| panic!("{ty} not in the type data"));
+        assert!(known.iter().any(|k| k == v.as_str()), "{ty} {v}");
+    }
+    let inv = gpuform::destroy::inventory(&[&record], &apis, false);
+    assert!(inv.foreign.is_empty(), "{:#?}", inv.foreign);
+    let order: Vec<String> = inv
+        .delete
+        .iter()
+        .map(|t| t.id.to_ascii_lowercase())
+        .collect();
+    let mut remaining = order.clone();
+    for k in &order {
+        let others: Vec<String> = remaining.iter().filter(|r| *r != k).cloned().collect();
+        assert!(
+            delete_refusal(k, &others).is_none(),
+            "Azure refuses to delete {k} while {others:#?} exist"
+        );
+        remaining.retain(|r| r != k && !r.starts_with(&format!("{k}/")));
+    }
+    let at = |tail: &str| {
+        order
+            .iter()
+            .position(|d| d.ends_with(&tail.to_ascii_lowercase()))
+            .unwrap_or_else(|| panic!("{tail}: {order:#?}"))
+    };
+    assert!(at("autoscalesettings/as-chat") < at("virtualmachinescalesets/vmss-chat"));
+    assert!(at("privatelinkservices/pls-chat") < at("loadbalancers/lbi-chat"));
+    assert!(at("virtualmachinescalesets/vmss-chat") < at("applicationgateways/agw-chat"));
+    assert!(at("applicationgateways/agw-chat") < at("virtualnetworks/vnet-chat"));
+    // the old order (the frontend among "the rest", after the VNet) is what Azure refuses
+    let vnet = order.iter().find(|o| o.ends_with("/vnet-chat")).unwrap();
+    let with_gateway: Vec<String> = order.iter().filter(|o| *o != vnet).cloned().collect();
+    let code = |t: &str, rest: &[String]| refusal_of(t, rest).map(|(_, c, _)| c);
+    assert_eq!(
+        code(vnet, &with_gateway),
+        Some("InUseSubnetCannotBeDeleted")
+    );
+    let lb = order.iter().find(|o| o.ends_with("/lbi-chat")).unwrap();
+    assert_eq!(
+        code(lb, &order),
+        Some("LoadBalancerInUseByVirtualMachineScaleSet")
+    );
+    let no_vmss: Vec<String> = order
+        .iter()
+        .filter(|o| !o.contains("virtualmachinescalesets"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        code(lb, &no_vmss),
+        Some("CannotDeleteLoadBalancerWithPrivateLinkService")
+    );
+}
+
+const SERVING_RG: &str = "rg-chat";
+const SERVING_DEPLOYMENT: &str = "chat-0a1b2c3d";
+
+fn serving_spec() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/serving/chat-both.yaml")
+}
+
+/// The output resources of tests/fixtures/serving/chat-both.yaml's deployment that matter to
+/// the order: the pool, its network and the whole frontend (both kinds and the Private Link
+/// service, with their subnets and the gateway's diagnostic setting).
+fn serving_outputs() -> Vec<String> {
+    let p = format!("/subscriptions/{SUB}/resourceGroups/{SERVING_RG}/providers");
+    let net = "Microsoft.Network";
+    vec![
+        format!("{p}/{net}/networkSecurityGroups/nsg-chat-workload"),
+        format!("{p}/{net}/networkSecurityGroups/nsg-chat-appgw"),
+        format!("{p}/{net}/publicIPAddresses/pip-chat-nat"),
+        format!("{p}/{net}/natGateways/ng-chat"),
+        format!("{p}/{net}/virtualNetworks/vnet-chat"),
+        format!("{p}/{net}/virtualNetworks/vnet-chat/subnets/snet-workload"),
+        format!("{p}/{net}/virtualNetworks/vnet-chat/subnets/snet-appgw"),
+        format!("{p}/{net}/virtualNetworks/vnet-chat/subnets/snet-private-link"),
+        format!("{p}/Microsoft.ManagedIdentity/userAssignedIdentities/id-chat"),
+        format!("{p}/{net}/loadBalancers/lbi-chat"),
+        format!("{p}/{net}/privateLinkServices/pls-chat"),
+        format!("{p}/{net}/applicationGateways/agw-chat"),
+        format!(
+            "{p}/{net}/applicationGateways/agw-chat/providers/Microsoft.Insights/diagnosticSettings/to-log-analytics"
+        ),
+        format!("{p}/Microsoft.Compute/virtualMachineScaleSets/vmss-chat"),
+        format!("{p}/Microsoft.Insights/autoscaleSettings/as-chat"),
+        format!("{p}/Microsoft.OperationalInsights/workspaces/log-chat"),
+    ]
+}
+
+fn serving_group(fake: &FakeAzure) -> Arc<Mutex<State>> {
+    fake_group_of(
+        fake,
+        Fixture {
+            rg: SERVING_RG,
+            deployment: SERVING_DEPLOYMENT,
+            outputs: serving_outputs(),
+            devbox_vm: None,
+        },
+    )
+}
+
+/// `destroy --what-if` lists the frontend in its order; `destroy --yes` deletes it against a
+/// fake that refuses what Azure refuses (a VNet whose subnets the gateway, the load balancer or
+/// the Private Link service use: InUseSubnetCannotBeDeleted; a load balancer a scale set or a
+/// Private Link service uses: LoadBalancerInUseByVirtualMachineScaleSet,
+/// CannotDeleteLoadBalancerWithPrivateLinkService) without one refusal, in one run.
+#[test]
+fn a_serving_pools_frontend_is_listed_by_what_if_and_destroyed_without_a_refusal() {
+    let fake = FakeArm::new().start();
+    let state = serving_group(&fake);
+    // the network's deletes are long-running, as Microsoft.Network answers them
+    for t in [
+        "applicationgateways/agw-chat",
+        "loadbalancers/lbi-chat",
+        "privatelinkservices/pls-chat",
+    ] {
+        state.lock().unwrap().accepted.insert(t.into());
+    }
+    let mut c = fake.gpuform();
+    let out = c
+        .arg("destroy")
+        .arg(serving_spec())
+        .args([
+            "-g",
+            SERVING_RG,
+            "--what-if",
+            "--arm-endpoint",
+            &format!("{}/", fake.base),
+        ])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    assert!(deleted_in_order(&state).is_empty());
+    let line = |what: &str| {
+        stderr
+            .lines()
+            .position(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("{what} is not listed: {stderr}"))
+    };
+    let (vmss, pls, lb, agw, vnet) = (
+        line("virtualMachineScaleSets vmss-chat"),
+        line("privateLinkServices pls-chat"),
+        line("loadBalancers lbi-chat"),
+        line("applicationGateways agw-chat"),
+        line("virtualNetworks vnet-chat"),
+    );
+    assert!(vmss < pls && pls < lb && vmss < agw, "{stderr}");
+    assert!(lb < vnet && agw < vnet, "{stderr}");
+    assert!(
+        !stderr.contains("types the spec does not declare"),
+        "{stderr}"
+    );
+
+    let out = destroy_of(&fake, &serving_spec(), SERVING_RG)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    let s = state.lock().unwrap();
+    assert!(s.refused.is_empty(), "Azure would refuse {:#?}", s.refused);
+    drop(s);
+    let order = deleted_in_order(&state);
+    let at = |t: &str| position(&order, t);
+    assert!(at("autoscalesettings/as-chat") < at("virtualmachinescalesets/vmss-chat"));
+    assert!(at("virtualmachinescalesets/vmss-chat") < at("loadbalancers/lbi-chat"));
+    assert!(at("privatelinkservices/pls-chat") < at("loadbalancers/lbi-chat"));
+    assert!(at("virtualmachinescalesets/vmss-chat") < at("applicationgateways/agw-chat"));
+    for f in [
+        "applicationgateways/agw-chat",
+        "loadbalancers/lbi-chat",
+        "privatelinkservices/pls-chat",
+    ] {
+        assert!(at(f) < at("virtualnetworks/vnet-chat"), "{f}: {order:#?}");
+        assert_eq!(count(&order, f), 1, "{order:#?}");
+    }
+    // the subnets and the gateway's diagnostic setting go with their parents
+    assert!(!order.iter().any(|d| d.contains("/subnets/")), "{order:#?}");
+}
+
+/// Consumers' private endpoints still connected to the Private Link service: Azure refuses its
+/// delete (SupportArticles-docs cannot-delete-load-balancer-private-link-service.md). destroy
+/// stops before the load balancer and the VNet, and says how to find and remove the
+/// connections.
+#[test]
+fn a_private_link_service_with_connections_stops_destroy_with_the_commands_that_free_it() {
+    let fake = FakeArm::new().start();
+    let state = serving_group(&fake);
+    let pls = format!(
+        "/subscriptions/{SUB}/resourceGroups/{SERVING_RG}/providers/Microsoft.Network/privateLinkServices/pls-chat"
+    );
+    state.lock().unwrap().fail.insert(
+        "privatelinkservices/pls-chat".into(),
+        vec![ResponseTemplate::new(400).set_body_json(arm_error(
+            "PrivateLinkServiceWithPrivateEndpointConnectionsCannotBeDeleted",
+            &format!("Private link service {pls} cannot be deleted since it has 1 private endpoint connection. Please delete all private endpoint connections before deleting the private link service."),
+        ))],
+    );
+    let out = destroy_of(&fake, &serving_spec(), SERVING_RG)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}\n{stdout}");
+    assert!(
+        stdout.contains("az network private-link-service connection delete -g rg-chat --service-name pls-chat -n CONNECTION"),
+        "{stdout}"
+    );
+    let s = state.lock().unwrap();
+    assert!(s.refused.is_empty(), "Azure would refuse {:#?}", s.refused);
+    assert!(
+        !s.deleted
+            .iter()
+            .any(|d| d.ends_with("loadbalancers/lbi-chat"))
+    );
+    assert!(
+        !s.deleted
+            .iter()
+            .any(|d| d.ends_with("virtualnetworks/vnet-chat"))
+    );
+}

@@ -974,3 +974,92 @@ fn a_throttled_name_check_is_retried_and_a_storage_account_name_checked() {
         json!({"name": "stllmfinetune", "type": "Microsoft.Storage/storageAccounts"})
     );
 }
+
+/// tests/fixtures/serving/chat-gateway.yaml moved to the fake's size and region: a pool behind
+/// the private-only Application Gateway.
+fn serving_spec(dir: &std::path::Path) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/serving/chat-gateway.yaml"),
+    )
+    .unwrap()
+    .replace("Standard_NV36ads_A10_v5", SIZE)
+    .replace("gpuMemoryGiB: 20", "gpuMemoryGiB: 12")
+    .replace("westeurope", "eastus2")
+    // within the fake's 48 vCPUs of family quota
+    .replace("capacity: {min: 2, max: 8}", "capacity: {min: 2, max: 4}");
+    let p = dir.join("chat.yaml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn gateway_feature_path() -> String {
+    FakeAzure::sub_path(
+        "providers/Microsoft.Features/providers/Microsoft.Network/features/EnableApplicationGatewayNetworkIsolation",
+    )
+}
+
+/// The Features API's answer (Microsoft.Features 2021-07-01, the shape of
+/// ../shared/azure/recordings/feature-registration-EncryptionAtHost.json).
+fn gateway_feature(state: &str) -> serde_json::Value {
+    json!({"id": format!("/subscriptions/{SUB}/providers/Microsoft.Features/providers/Microsoft.Network/features/EnableApplicationGatewayNetworkIsolation"),
+           "name": "Microsoft.Network/EnableApplicationGatewayNetworkIsolation", "properties": {"state": state},
+           "type": "Microsoft.Features/providers/features"})
+}
+
+/// A private-only Application Gateway needs Microsoft.Network/EnableApplicationGatewayNetworkIsolation
+/// registered (serving.md B3): not registered, preflight blocks and gives the exact commands.
+#[test]
+fn a_private_gateway_without_its_feature_blocks_with_the_register_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(gateway_feature_path()))
+            .and(query_param("api-version", "2021-07-01"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(gateway_feature("NotRegistered")),
+            ),
+    );
+    let out = fake.preflight(&serving_spec(dir.path())).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        o.contains("Microsoft.Network/EnableApplicationGatewayNetworkIsolation is NotRegistered"),
+        "{o}"
+    );
+    assert!(
+        o.contains("az feature register --namespace Microsoft.Network --name EnableApplicationGatewayNetworkIsolation; wait until `az feature show --namespace Microsoft.Network --name EnableApplicationGatewayNetworkIsolation -o json` says Registered (up to 30 minutes), then az provider register --namespace Microsoft.Network"),
+        "{o}"
+    );
+    // the gateway's subnet (derived /24) holds the gateway's 10 instances (the default maximum)
+    // and its frontend IP
+    assert!(
+        o.contains("snet-appgw 10.60.2.0/24: 251 usable addresses for up to 10 gateway instances"),
+        "{o}"
+    );
+}
+
+/// Registered (after a throttled first answer, retried): the check passes and the pool is ready.
+#[test]
+fn a_private_gateway_with_its_feature_registered_passes_through_a_429() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(gateway_feature_path()))
+            .respond_with(seq(vec![
+                ResponseTemplate::new(429)
+                    .insert_header("Retry-After", "1")
+                    .set_body_json(arm_error("TooManyRequests", "throttled")),
+                ResponseTemplate::new(200).set_body_json(gateway_feature("Registered")),
+            ])),
+    );
+    let out = fake.preflight(&serving_spec(dir.path())).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}\n{e}");
+    assert!(
+        o.contains("Microsoft.Network/EnableApplicationGatewayNetworkIsolation is Registered"),
+        "{o}"
+    );
+}

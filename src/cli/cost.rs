@@ -129,6 +129,13 @@ pub struct Args {
     /// Data through the NAT gateway assumed, in GB per month.
     #[arg(long, value_name = "GB", default_value_t = 100.0)]
     pub nat_gb: f64,
+    /// A serving pool's Application Gateway: capacity units billed in an average hour (default:
+    /// the 10 each minimum instance reserves).
+    #[arg(long, value_name = "N")]
+    pub gateway_capacity_units: Option<f64>,
+    /// A serving pool's internal load balancer: data processed assumed, in GB per month.
+    #[arg(long, value_name = "GB", default_value_t = crate::cost::model::default_lb_gb())]
+    pub lb_gb: f64,
     /// Key Vault operations assumed per month.
     #[arg(long, value_name = "N", default_value_t = 10_000.0)]
     pub key_vault_ops: f64,
@@ -177,6 +184,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         expected_utilization: args.expected_utilization,
         log_gb_per_day: args.log_gb_per_day,
         nat_gb: args.nat_gb,
+        gateway_capacity_units: args.gateway_capacity_units,
+        lb_gb: args.lb_gb,
         key_vault_ops: args.key_vault_ops,
         queue_ops: args.queue_ops,
         trace: args.trace.clone(),

@@ -80,11 +80,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .spec
         .as_ref()
         .expect("a spec without errors has a model");
-    let mut plan = Plan::from_spec(spec, &args.regions);
+    let mut plan = Plan::from_spec(spec, &args.regions).with_checked(&checked, args.azure_policy);
     plan.standby_app_id = args.standby_provider_app_id.clone();
     plan.spot_readings = args.spot.readings();
-    plan.landing_zone =
-        pf::landing_zone::Inputs::for_checked(&checked, plan.max, args.azure_policy);
     let mut ctx = Context {
         spec_path: checked.path.clone(),
         ..Default::default()

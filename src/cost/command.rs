@@ -43,6 +43,10 @@ pub struct Request {
     pub expected_utilization: f64,
     pub log_gb_per_day: f64,
     pub nat_gb: f64,
+    /// A serving pool's gateway: capacity units in an average hour (`None`: the reserved ones).
+    pub gateway_capacity_units: Option<f64>,
+    /// A serving pool's internal load balancer: GB processed a month.
+    pub lb_gb: f64,
     pub key_vault_ops: f64,
     pub queue_ops: f64,
     pub trace: Option<PathBuf>,
@@ -72,6 +76,11 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
     for (n, v) in [
         ("--log-gb-per-day", args.log_gb_per_day),
         ("--nat-gb", args.nat_gb),
+        ("--lb-gb", args.lb_gb),
+        (
+            "--gateway-capacity-units",
+            args.gateway_capacity_units.unwrap_or(0.0),
+        ),
         ("--key-vault-ops", args.key_vault_ops),
         ("--queue-ops", args.queue_ops),
         ("--prices-max-age", args.refresh.max_age),
@@ -144,6 +153,8 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
         expected_utilization_percent: args.expected_utilization,
         log_gb_per_day: args.log_gb_per_day,
         nat_gb_per_month: args.nat_gb,
+        gateway_capacity_units: args.gateway_capacity_units,
+        lb_gb_per_month: args.lb_gb,
         key_vault_operations_per_month: args.key_vault_ops,
         queue_operations_per_month: args.queue_ops,
         today: today(),

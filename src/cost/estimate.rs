@@ -282,6 +282,7 @@ Give it a load: `gpuform simulate SPEC --trace FILE` replays your queue, then `g
     }
 
     fixed_lines(plan, f, opts, &mut lines, &mut missing);
+    super::serving::serving_lines(plan, f, opts, &mut lines);
     if let Some(g) = &plan.gpu {
         // next to the other monitoring lines
         let mut gpu_lines = Vec::new();
@@ -498,6 +499,7 @@ fn assumptions(plan: &Plan, o: &Options) -> Vec<String> {
             count(o.nat_gb_per_month)
         ));
     }
+    v.extend(super::serving::assumptions(plan, o));
     match &plan.monitoring.workspace.existing {
         None => v.push(format!(
             "{} GB/day ingested into Log Analytics (--log-gb-per-day)",

@@ -44,6 +44,14 @@ pub struct FixedPrices {
     /// Premium SSD v2: per GiB-month of provisioned capacity (no embedded figure).
     #[serde(default)]
     pub premium_v2_per_gib_month: Option<f64>,
+    /// A serving pool's frontend (issue 36): Application Gateway Standard_v2's fixed hourly
+    /// price and its capacity unit-hour; Standard Load Balancer's hourly charge for the first
+    /// rules, each further rule-hour, and data processed per GB.
+    pub gateway_v2_fixed_hourly: f64,
+    pub gateway_v2_capacity_unit_hourly: f64,
+    pub load_balancer_included_rules_hourly: f64,
+    pub load_balancer_overage_rule_hourly: f64,
+    pub load_balancer_per_gb: f64,
     pub nat_gateway_hourly: f64,
     pub nat_gateway_per_gb: f64,
     pub public_ip_hourly: f64,
@@ -224,6 +232,11 @@ impl FixedPrices {
             f.premium_v2_per_gib_month = f.premium_v2_per_gib_month.map(|p| p * per_usd);
         }
         for x in [
+            &mut f.gateway_v2_fixed_hourly,
+            &mut f.gateway_v2_capacity_unit_hourly,
+            &mut f.load_balancer_included_rules_hourly,
+            &mut f.load_balancer_overage_rule_hourly,
+            &mut f.load_balancer_per_gb,
             &mut f.nat_gateway_hourly,
             &mut f.nat_gateway_per_gb,
             &mut f.public_ip_hourly,

@@ -23,6 +23,7 @@ pub mod model;
 pub mod money;
 pub mod prices;
 pub mod retail;
+pub mod serving;
 pub mod sovereign;
 pub mod standby;
 pub mod usage;

@@ -23,6 +23,13 @@ pub struct Options {
     pub expected_utilization_percent: f64,
     pub log_gb_per_day: f64,
     pub nat_gb_per_month: f64,
+    /// A serving pool's Application Gateway: capacity units billed in an average hour (`None`:
+    /// the reserved ones, 10 per minimum instance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway_capacity_units: Option<f64>,
+    /// A serving pool's internal load balancer: data processed per month.
+    #[serde(default = "default_lb_gb")]
+    pub lb_gb_per_month: f64,
     pub key_vault_operations_per_month: f64,
     pub queue_operations_per_month: f64,
     /// `YYYY-MM-DD`: the date price ages are counted to.
@@ -45,12 +52,19 @@ pub struct SimulatedHours {
     pub trace_hours: f64,
 }
 
+/// `--lb-gb`'s default: GB a month through the internal load balancer.
+pub fn default_lb_gb() -> f64 {
+    100.0
+}
+
 impl Default for Options {
     fn default() -> Self {
         Self {
             expected_utilization_percent: 0.0,
             log_gb_per_day: 0.2,
             nat_gb_per_month: 100.0,
+            gateway_capacity_units: None,
+            lb_gb_per_month: default_lb_gb(),
             key_vault_operations_per_month: 10_000.0,
             queue_operations_per_month: 1_000_000.0,
             today: String::new(),

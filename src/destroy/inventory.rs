@@ -78,10 +78,15 @@ pub fn parse_id(id: &str) -> Option<Target> {
 /// 1. the compute: the scale set, a dev box's VM
 /// 2. what the VM held: its NIC (Azure refuses to delete a NIC attached to a VM, and a VNet whose
 ///    subnet holds a NIC: InUseSubnetCannotBeDeleted) and the disks the VM created; a private
-///    endpoint's DNS zone groups (before the endpoint, `facts::deletion`)
+///    endpoint's DNS zone groups (before the endpoint, `facts::deletion`); a serving pool's
+///    Private Link service (Azure refuses to delete the load balancer whose
+///    frontend it uses: CannotDeleteLoadBalancerWithPrivateLinkService, `facts::serving_ops`)
 /// 3. private endpoints, the action group, the disk encryption set (after the disks it encrypts),
 ///    a private DNS zone's virtual network links (Azure refuses to delete the zone while they
-///    exist: `facts::deletion`)
+///    exist: `facts::deletion`); a serving pool's internal load balancer and Application
+///    Gateway, after the scale set that joins their backend pools
+///    (LoadBalancerInUseByVirtualMachineScaleSet) and before the virtual network whose subnets
+///    they sit in (InUseSubnetCannotBeDeleted)
 /// 4. virtual networks, private DNS zones
 /// 5. NAT gateways, network security groups
 /// 6. the rest (public IPs, identity, workspace, data collection rules, ...)
@@ -110,11 +115,14 @@ pub fn stage(resource_type: &str) -> u8 {
         "microsoft.compute/virtualmachinescalesets" | "microsoft.compute/virtualmachines" => 1,
         "microsoft.network/networkinterfaces"
         | "microsoft.compute/disks"
-        | "microsoft.network/privateendpoints/privatednszonegroups" => 2,
+        | "microsoft.network/privateendpoints/privatednszonegroups"
+        | "microsoft.network/privatelinkservices" => 2,
         "microsoft.network/privateendpoints"
         | "microsoft.insights/actiongroups"
         | "microsoft.compute/diskencryptionsets"
-        | "microsoft.network/privatednszones/virtualnetworklinks" => 3,
+        | "microsoft.network/privatednszones/virtualnetworklinks"
+        | "microsoft.network/loadbalancers"
+        | "microsoft.network/applicationgateways" => 3,
         "microsoft.network/virtualnetworks" | "microsoft.network/privatednszones" => 4,
         "microsoft.network/natgateways" | "microsoft.network/networksecuritygroups" => 5,
         "microsoft.keyvault/vaults" => 7,

@@ -26,6 +26,7 @@ pub mod delete;
 pub mod inventory;
 pub mod report;
 pub mod run;
+pub mod serving;
 
 pub use delete::{
     Deletion, Polling, conflict_backoff, delete_one, existing, follow, is_conflicting_operation,

@@ -157,10 +157,13 @@ pub fn run(
             spec.metadata.name
         )));
     }
+    // a serving pool's frontend: its types with versions of their own, even where the
+    // template (an older render's) does not name them
+    let mut apis = apis;
+    super::serving::add_frontend_versions(plan, &mut apis);
     let mut inv = inventory(&mine, &apis, opts.keep_data);
     // a dev box's disks: the VM creates them (deleteOption Detach), so they are not output
     // resources; read them from the VM and delete them after it (keep them with --keep-data)
-    let mut apis = apis;
     let mut hand_attached: Vec<String> = Vec::new();
     let mut delete_option_delete: Vec<String> = Vec::new();
     if let Some(devbox) = &plan.devbox {
@@ -397,7 +400,13 @@ pub fn run(
                 async move { delete_one(arm, t, &api, polling).await }
             }))
             .await;
-            for d in done {
+            for mut d in done {
+                // Azure's in-use refusals of the frontend say what has to go first
+                if let (Some(e), Some(t)) = (d.error.as_mut(), batch.iter().find(|t| t.id == d.id))
+                    && e.help.is_none()
+                {
+                    e.help = super::serving::in_use_help(t, e);
+                }
                 match d.result {
                     "failed" => {
                         failed = true;

@@ -34,6 +34,7 @@ pub mod regions;
 pub mod retail_prices;
 pub mod roles;
 pub mod serving;
+pub mod serving_ops;
 pub mod spot;
 pub mod spot_placement;
 pub mod standby;

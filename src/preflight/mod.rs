@@ -12,6 +12,7 @@ pub mod plan;
 pub mod policy_scope;
 pub mod report;
 mod role;
+pub mod serving;
 pub mod spot;
 pub mod standby;
 
@@ -105,6 +106,7 @@ pub async fn gather_live(
     );
     let permissions = permissions::gather(api, plan);
     let policy_scope = policy_scope::gather(api, plan);
+    let serving_features = serving::gather(api, plan.serving.as_ref());
     let (
         regions,
         providers,
@@ -117,6 +119,7 @@ pub async fn gather_live(
         workspace,
         spot,
         permissions,
+        serving_features,
     ) = futures::join!(
         regions,
         providers,
@@ -128,7 +131,8 @@ pub async fn gather_live(
         lz,
         workspace,
         spot,
-        permissions
+        permissions,
+        serving_features
     );
     let standby_roles = standby_roles.await;
     let policy_scope = policy_scope.await;
@@ -145,6 +149,7 @@ pub async fn gather_live(
         standby_roles,
         permissions,
         policy_scope,
+        serving_features,
     };
     let fatal = regions
         .iter()
@@ -161,6 +166,7 @@ pub async fn gather_live(
             .as_ref()
             .and_then(landing_zone::Data::fatal)])
         .chain([sub.permissions.as_ref().and_then(Fetch::error)])
+        .chain(sub.serving_features.iter().map(|(_, f)| f.error()))
         .flatten()
         .find(|e| e.is_fatal());
     if let Some(e) = fatal {
@@ -273,6 +279,7 @@ impl Offline {
                 .dcr_policy
                 .as_ref()
                 .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
+            serving_features: serving::skipped(plan.serving.as_ref(), LIVE_ONLY),
         };
         (regions, sub)
     }

@@ -193,6 +193,9 @@ pub struct Plan {
     /// The readings of the Spot questions no page settles (flags; defaults: the stricter).
     #[serde(skip)]
     pub spot_readings: SpotReadings,
+    /// A serving pool's frontend (issue 36): set by the command from the resolved plan
+    /// ([`super::serving::Inputs::for_checked`]).
+    pub serving: Option<super::serving::Inputs>,
 }
 
 /// Where no Microsoft page settles a Spot question, preflight takes the stricter reading; these
@@ -335,7 +338,17 @@ impl Plan {
             standby,
             standby_app_id: None,
             spot_readings: SpotReadings::default(),
+            serving: None,
         }
+    }
+
+    /// What the checked spec adds: the landing zone's inputs (`azure_policy`: read Azure Policy
+    /// assignments) and a serving pool's frontend, from the resolved plan.
+    pub fn with_checked(mut self, checked: &crate::spec::Checked, azure_policy: bool) -> Plan {
+        self.landing_zone =
+            super::landing_zone::Inputs::for_checked(checked, self.max, azure_policy);
+        self.serving = super::serving::Inputs::for_checked(checked);
+        self
     }
 
     /// The deployment goes to `rg` (whose ARM id is `group_id` when the group exists): the

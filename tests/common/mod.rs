@@ -352,9 +352,22 @@ pub fn type_of(id: &str) -> Option<String> {
 ///
 /// - 409 `CannotDeleteResource` "Cannot delete resource while nested resources exist" for a
 ///   parent whose refusing child ([`AZURE_CHILDREN`]) remains (azure-cli#15010);
-/// - 400 `InUseSubnetCannotBeDeleted` for a VNet while a NIC or a private endpoint (in its
-///   subnets) remains (the dependants gpuform renders).
+/// - 400 `InUseSubnetCannotBeDeleted` for a VNet while a NIC, a private endpoint, an
+///   Application Gateway, an internal load balancer or a Private Link service (in its subnets)
+///   remains (the dependants gpuform renders);
+/// - 400 `LoadBalancerInUseByVirtualMachineScaleSet` for a load balancer while a scale set
+///   remains (its NIC profile joins the backend pool; load-balancer-common-deployment-errors.md
+///   @ e37fe81), and 400 `CannotDeleteLoadBalancerWithPrivateLinkService` while a Private Link
+///   service on its frontend remains (SupportArticles-docs
+///   cannot-delete-load-balancer-private-link-service.md @ 4eb125e), with Azure's messages.
 pub fn delete_refusal(target: &str, remaining: &[String]) -> Option<ResponseTemplate> {
+    refusal_of(target, remaining).map(|(status, code, message)| {
+        ResponseTemplate::new(status).set_body_json(arm_error(code, &message))
+    })
+}
+
+/// [`delete_refusal`]'s answer as (HTTP status, Azure's error code, message).
+pub fn refusal_of(target: &str, remaining: &[String]) -> Option<(u16, &'static str, String)> {
     let ty = type_of(target)?;
     let nested: Vec<&String> = remaining
         .iter()
@@ -368,25 +381,54 @@ pub fn delete_refusal(target: &str, remaining: &[String]) -> Option<ResponseTemp
         })
         .collect();
     if let Some(first) = nested.first() {
-        return Some(ResponseTemplate::new(409).set_body_json(arm_error(
+        return Some((
+            409,
             "CannotDeleteResource",
-            &format!(
+            format!(
                 "Cannot delete resource while nested resources exist. Some existing nested resource IDs include: '{first}'. Please delete all nested resources before deleting this resource."
             ),
-        )));
+        ));
+    }
+    let remaining_of = |ty: &str| remaining.iter().find(|r| type_of(r).as_deref() == Some(ty));
+    if ty == "microsoft.network/loadbalancers" {
+        if let Some(vmss) = remaining_of("microsoft.compute/virtualmachinescalesets") {
+            return Some((
+                400,
+                "LoadBalancerInUseByVirtualMachineScaleSet",
+                format!(
+                    "Cannot delete load balancer {target} since its child resources {} are in use by virtual machine scale set {vmss}.",
+                    target.rsplit('/').next().unwrap_or_default()
+                ),
+            ));
+        }
+        if let Some(pls) = remaining_of("microsoft.network/privatelinkservices") {
+            return Some((
+                400,
+                "CannotDeleteLoadBalancerWithPrivateLinkService",
+                format!(
+                    "Cannot delete load balancer {target} since it is referenced by private link service {pls}. Please delete private link service prior to deleting load balancer."
+                ),
+            ));
+        }
     }
     if ty == "microsoft.network/virtualnetworks" {
         let user = remaining.iter().find(|r| {
             type_of(r).is_some_and(|t| {
                 t == "microsoft.network/networkinterfaces"
                     || t == "microsoft.network/privateendpoints"
+                    || t == "microsoft.network/applicationgateways"
+                    || t == "microsoft.network/loadbalancers"
+                    || t == "microsoft.network/privatelinkservices"
             })
         });
         if let Some(u) = user {
-            return Some(ResponseTemplate::new(400).set_body_json(arm_error(
+            return Some((
+                400,
                 "InUseSubnetCannotBeDeleted",
-                &format!("Subnet is in use by {u} and cannot be deleted. In order to delete the subnet, delete all the resources within the subnet."),
-            )));
+                format!(
+                    "Subnet is in use by {u} and cannot be deleted. In order to delete the subnet, delete all the resources within the subnet."
+                ),
+            ));
         }
     }
     None

@@ -97,6 +97,12 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
         });
     }
 
+    // a serving pool's frontend: its features and the gateway's subnet
+    out.extend(crate::preflight::serving::checks(
+        plan.serving.as_ref(),
+        &sub.serving_features,
+    ));
+
     if let Some(p) = &plan.standby {
         let state = sub
             .providers

@@ -68,6 +68,7 @@ fn plan() -> Plan {
         standby: None,
         standby_app_id: None,
         spot_readings: Default::default(),
+        serving: None,
     }
 }
 
@@ -398,6 +399,7 @@ fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
         standby_roles: None,
         policy_scope: None,
         permissions: None,
+        serving_features: Vec::new(),
     };
     let r = build(
         &t,
@@ -476,6 +478,7 @@ fn sub_with(
         standby_roles: None,
         policy_scope: None,
         permissions: None,
+        serving_features: Vec::new(),
     }
 }
 
