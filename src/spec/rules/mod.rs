@@ -12,6 +12,7 @@ pub mod landing_zone;
 mod network;
 mod security;
 mod serving;
+mod serving_gpu;
 mod shared;
 mod sizing;
 mod stages;
@@ -44,6 +45,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     gpu_monitoring::check(ctx, &mut out);
     workload_model::check(ctx, &mut out);
     serving::check(&ctx.spec.spec, &mut out);
+    serving_gpu::check(ctx, &mut out);
     standby::check(&ctx.spec.spec, ctx.size(), ctx.image().os, &mut out);
     out
 }
