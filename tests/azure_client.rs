@@ -21,6 +21,11 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const TENANT: &str = "tenant-1";
 
+/// Tokens in the shape of JWTs (a JSON header naming its `alg`, JSON claims, a signature):
+/// gpuform sends nothing else as a client assertion.
+const GH_JWT: &str = "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJyZXBvOm9yZy9hcHA6cmVmOnJlZnMvaGVhZHMvbWFpbiJ9.Z2l0aHViLXNpZ25hdHVyZQ";
+const K8S_JWT: &str = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6bWw6cnVubmVyIn0.azhzLXNpZ25hdHVyZQ";
+
 /// Sends every `*.fake.test` request to the local server (scheme, host and port rewritten).
 
 fn endpoints(cloud: Cloud) -> Endpoints {
@@ -358,14 +363,14 @@ async fn github_actions_oidc_token_becomes_the_client_assertion() {
         .and(query_param("audience", "api://AzureADTokenExchange"))
         .and(header("authorization", "Bearer gh-request-token"))
         .respond_with(
-            ResponseTemplate::new(200).set_body_json(json!({"count": 1, "value": "gh-oidc-jwt"})),
+            ResponseTemplate::new(200).set_body_json(json!({"count": 1, "value": GH_JWT})),
         )
         .expect(1)
         .mount(&server)
         .await;
     Mock::given(method("POST"))
         .and(path(format!("/{TENANT}/oauth2/v2.0/token")))
-        .and(body_string_contains("client_assertion=gh-oidc-jwt"))
+        .and(body_string_contains(format!("client_assertion={GH_JWT}")))
         .and(body_string_contains("client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"token_type": "Bearer", "expires_in": 3599, "access_token": "tok-gh"})))
         .expect(1)
@@ -398,7 +403,7 @@ async fn github_actions_oidc_token_becomes_the_client_assertion() {
 async fn workload_identity_reads_the_token_file() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .and(body_string_contains("client_assertion=k8s-sa-jwt"))
+        .and(body_string_contains(format!("client_assertion={K8S_JWT}")))
         .respond_with(ResponseTemplate::new(200).set_body_json(
             json!({"token_type": "Bearer", "expires_in": 3599, "access_token": "tok-wi"}),
         ))
@@ -415,7 +420,7 @@ async fn workload_identity_reads_the_token_file() {
         .await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("token");
-    std::fs::write(&file, "k8s-sa-jwt").unwrap();
+    std::fs::write(&file, format!("{K8S_JWT}\n")).unwrap();
     let env = Env::from_pairs([
         ("AZURE_TENANT_ID", TENANT.to_string()),
         ("AZURE_CLIENT_ID", "app-wi".to_string()),

@@ -58,7 +58,7 @@ fn the_query_goes_where_the_sources_say_in_every_cloud() {
             mount(&server, &workspace_id(), GUID, answer).await;
             let (arm, seen) = connect(&server, cloud).await;
             let rows = arm
-                .log_query(&workspace_id(), "GpuTelemetry_CL | take 1", "PT15M")
+                .log_query(&workspace_id(), "GpuTelemetry_CL | take 1", "PT15M", 10)
                 .await
                 .unwrap_or_else(|e| panic!("{cloud}: {e}"));
             // Learn's response example, read as rows keyed by column

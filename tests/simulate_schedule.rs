@@ -151,8 +151,9 @@ fn learn_on(trace: Trace, share: Option<f64>) -> (Learned, String) {
         best: Some(Best {
             params,
             after: before,
-            new_text: SPEC.to_string(),
+            new_text: Some(SPEC.to_string()),
             diff: String::new(),
+            unwritable: None,
         }),
         reason: None,
         robust: None,

@@ -21,18 +21,15 @@ use std::time::Duration;
 
 use azure_core::cloud::{CloudConfiguration, CustomConfiguration};
 use azure_core::credentials::{Secret, TokenCredential};
-use azure_core::http::{
-    ClientMethodOptions, ClientOptions, Context, Method, Pipeline, PipelineSendOptions, Request,
-};
+use azure_core::http::ClientOptions;
 use azure_identity::{
     AzureCliCredential, AzureCliCredentialOptions, AzurePipelinesCredential,
-    AzurePipelinesCredentialOptions, ClientAssertion, ClientAssertionCredential,
-    ClientAssertionCredentialOptions, ClientSecretCredential, ClientSecretCredentialOptions,
-    ManagedIdentityCredential, ManagedIdentityCredentialOptions, UserAssignedId,
-    WorkloadIdentityCredential, WorkloadIdentityCredentialOptions,
+    AzurePipelinesCredentialOptions, ClientAssertionCredential, ClientAssertionCredentialOptions,
+    ClientSecretCredential, ClientSecretCredentialOptions, ManagedIdentityCredential,
+    ManagedIdentityCredentialOptions, UserAssignedId,
 };
-use url::Url;
 
+use super::assertion::{GithubOidc, TokenFile, https_endpoint, local_identity_endpoint};
 use super::cloud::Endpoints;
 use super::error::ArmError;
 use super::http::{HttpSettings, Transport};
@@ -292,9 +289,10 @@ pub fn choose(mode: AuthMode, env: &Env, probe: &dyn Probe) -> Result<AuthChoice
                 reason: "AZURE_FEDERATED_TOKEN_FILE is set".into(),
             }));
         }
-        if env.get("ACTIONS_ID_TOKEN_REQUEST_URL").is_some()
+        if let Some(url) = env.get("ACTIONS_ID_TOKEN_REQUEST_URL")
             && (m == AuthMode::Workload || env.get("AZURE_CLIENT_ID").is_some())
         {
+            https_endpoint("ACTIONS_ID_TOKEN_REQUEST_URL", url)?;
             need(
                 env,
                 m,
@@ -325,7 +323,8 @@ pub fn choose(mode: AuthMode, env: &Env, probe: &dyn Probe) -> Result<AuthChoice
             PIPELINES_HELP,
         )?
         .to_string();
-        need(env, m, &["SYSTEM_OIDCREQUESTURI"], PIPELINES_HELP)?;
+        let uri = need(env, m, &["SYSTEM_OIDCREQUESTURI"], PIPELINES_HELP)?;
+        https_endpoint("SYSTEM_OIDCREQUESTURI", uri)?;
         need(env, m, &["SYSTEM_ACCESSTOKEN"], PIPELINES_HELP)?;
         let tenant = need(
             env,
@@ -363,13 +362,20 @@ pub fn choose(mode: AuthMode, env: &Env, probe: &dyn Probe) -> Result<AuthChoice
             reason: "AZURE_CLIENT_SECRET is set".into(),
         })
     };
-    let managed = |m: AuthMode, source: &'static str, reason: &str| AuthChoice {
-        mode: m,
-        method: AuthMethod::ManagedIdentity {
-            client_id: env.get("AZURE_CLIENT_ID").map(str::to_string),
-            source,
-        },
-        reason: reason.to_string(),
+    let managed = |m: AuthMode, source: &'static str, reason: &str| {
+        for var in ["IDENTITY_ENDPOINT", "MSI_ENDPOINT"] {
+            if let Some(v) = env.get(var) {
+                local_identity_endpoint(var, v)?;
+            }
+        }
+        Ok::<AuthChoice, ArmError>(AuthChoice {
+            mode: m,
+            method: AuthMethod::ManagedIdentity {
+                client_id: env.get("AZURE_CLIENT_ID").map(str::to_string),
+                source,
+            },
+            reason: reason.to_string(),
+        })
     };
     let app_service =
         || env.get("IDENTITY_ENDPOINT").is_some() || env.get("MSI_ENDPOINT").is_some();
@@ -390,11 +396,13 @@ pub fn choose(mode: AuthMode, env: &Env, probe: &dyn Probe) -> Result<AuthChoice
             )
         }),
         AuthMode::Pipelines => pipelines(mode),
-        AuthMode::ManagedIdentity => Ok(if app_service() {
-            managed(mode, "App Service", "")
-        } else {
-            managed(mode, "instance metadata service", "")
-        }),
+        AuthMode::ManagedIdentity => {
+            if app_service() {
+                managed(mode, "App Service", "")
+            } else {
+                managed(mode, "instance metadata service", "")
+            }
+        }
         AuthMode::Auto => {
             if let Some(c) = workload(mode)? {
                 return Ok(c);
@@ -413,7 +421,7 @@ pub fn choose(mode: AuthMode, env: &Env, probe: &dyn Probe) -> Result<AuthChoice
                 return secret(mode);
             }
             if app_service() {
-                return Ok(managed(mode, "App Service", "IDENTITY_ENDPOINT is set"));
+                return managed(mode, "App Service", "IDENTITY_ENDPOINT is set");
             }
             if probe.az_on_path(env) {
                 return pick(
@@ -424,11 +432,11 @@ pub fn choose(mode: AuthMode, env: &Env, probe: &dyn Probe) -> Result<AuthChoice
                 );
             }
             if probe.imds_reachable() {
-                return Ok(managed(
+                return managed(
                     mode,
                     "instance metadata service",
                     "the Azure instance metadata service answers (Azure VM)",
-                ));
+                );
             }
             Err(ArmError::config("choose a credential", "no Azure credentials found (--auth auto)").with_help(
                 "sign in with `az login`, or set AZURE_TENANT_ID + AZURE_CLIENT_ID + AZURE_CLIENT_SECRET, or AZURE_FEDERATED_TOKEN_FILE, \
@@ -452,7 +460,7 @@ fn credential_options(
         .to_string();
     ClientOptions {
         cloud: Some(Arc::new(CloudConfiguration::Custom(custom))),
-        ..http.client_options(transport)
+        ..http.client_options(transport, super::http::BodyLimit::TOKEN)
     }
 }
 
@@ -499,23 +507,31 @@ pub(crate) fn credential(
             tenant,
             client_id,
             file,
-        } => WorkloadIdentityCredential::new(Some(WorkloadIdentityCredentialOptions {
-            credential_options: ClientAssertionCredentialOptions {
-                client_options: opts(),
-            },
-            client_id: Some(client_id.clone()),
-            tenant_id: Some(tenant.clone()),
-            token_file_path: Some(file.clone()),
-        }))
-        .map_err(wrap)?,
-        AuthMethod::GithubOidc { tenant, client_id } => {
-            let url = env.get("ACTIONS_ID_TOKEN_REQUEST_URL").unwrap_or_default();
-            let request_url = Url::parse(url).map_err(|e| {
-                ArmError::config(
-                    op,
-                    format!("ACTIONS_ID_TOKEN_REQUEST_URL is not a URL: {e}"),
+        } => {
+            // read once now (a file that is not a regular file, too large or not a JWT fails
+            // here, before anything is sent), and again for every token request
+            super::assertion::read_token_file(file, http.timeout).map_err(|m| {
+                ArmError::new(super::error::ErrorKind::Credential, op, m).with_help(
+                    "point AZURE_FEDERATED_TOKEN_FILE at the token file your platform writes (a JWT)",
                 )
             })?;
+            let assertion = TokenFile {
+                path: file.clone(),
+                timeout: http.timeout,
+            };
+            ClientAssertionCredential::new(
+                tenant.clone(),
+                client_id.clone(),
+                assertion,
+                Some(ClientAssertionCredentialOptions {
+                    client_options: opts(),
+                }),
+            )
+            .map_err(wrap)?
+        }
+        AuthMethod::GithubOidc { tenant, client_id } => {
+            let url = env.get("ACTIONS_ID_TOKEN_REQUEST_URL").unwrap_or_default();
+            let request_url = https_endpoint("ACTIONS_ID_TOKEN_REQUEST_URL", url)?;
             let token = env
                 .get("ACTIONS_ID_TOKEN_REQUEST_TOKEN")
                 .unwrap_or_default()
@@ -523,7 +539,7 @@ pub(crate) fn credential(
             let assertion = GithubOidc {
                 request_url,
                 request_token: Secret::new(token),
-                pipeline: http.azure_pipeline(transport, Vec::new()),
+                pipeline: http.azure_pipeline(transport, super::http::BodyLimit::TOKEN, Vec::new()),
             };
             ClientAssertionCredential::new(
                 tenant.clone(),
@@ -540,6 +556,11 @@ pub(crate) fn credential(
             client_id,
             service_connection,
         } => {
+            // the credential reads the URI from the process environment: the same value, checked
+            https_endpoint(
+                "SYSTEM_OIDCREQUESTURI",
+                env.get("SYSTEM_OIDCREQUESTURI").unwrap_or_default(),
+            )?;
             let token = env
                 .get("SYSTEM_ACCESSTOKEN")
                 .unwrap_or_default()
@@ -558,6 +579,11 @@ pub(crate) fn credential(
             .map_err(wrap)?
         }
         AuthMethod::ManagedIdentity { client_id, .. } => {
+            for var in ["IDENTITY_ENDPOINT", "MSI_ENDPOINT"] {
+                if let Some(v) = env.get(var) {
+                    local_identity_endpoint(var, v)?;
+                }
+            }
             ManagedIdentityCredential::new(Some(ManagedIdentityCredentialOptions {
                 user_assigned_id: client_id.clone().map(UserAssignedId::ClientId),
                 client_options: opts(),
@@ -593,75 +619,6 @@ impl TokenCredential for Bounded {
                 ),
             )),
         }
-    }
-}
-
-/// The GitHub Actions OIDC token as a client assertion (audience `api://AzureADTokenExchange`).
-struct GithubOidc {
-    request_url: Url,
-    request_token: Secret,
-    pipeline: Pipeline,
-}
-
-impl fmt::Debug for GithubOidc {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GithubOidc")
-            .field(
-                "request_url",
-                &self.request_url.origin().ascii_serialization(),
-            )
-            .finish_non_exhaustive()
-    }
-}
-
-#[async_trait::async_trait]
-impl ClientAssertion for GithubOidc {
-    async fn secret(
-        &self,
-        _options: Option<ClientMethodOptions<'_>>,
-    ) -> azure_core::Result<String> {
-        use azure_core::error::ErrorKind as K;
-        let mut url = self.request_url.clone();
-        url.query_pairs_mut()
-            .append_pair("audience", "api://AzureADTokenExchange");
-        let mut req = Request::new(url, Method::Get);
-        req.insert_header(
-            "authorization",
-            format!("Bearer {}", self.request_token.secret()),
-        );
-        req.insert_header("accept", "application/json");
-        let res = self
-            .pipeline
-            .send(
-                &Context::new(),
-                &mut req,
-                Some(PipelineSendOptions {
-                    skip_checks: true,
-                    ..Default::default()
-                }),
-            )
-            .await?;
-        let status = u16::from(res.status());
-        if !(200..300).contains(&status) {
-            return Err(azure_core::Error::with_message(
-                K::Credential,
-                format!(
-                    "GitHub's OIDC token endpoint answered HTTP {status}; the job needs `permissions: id-token: write`"
-                ),
-            ));
-        }
-        #[derive(serde::Deserialize)]
-        struct Answer {
-            value: String,
-        }
-        let a: Answer = serde_json::from_slice(res.body().as_ref()).map_err(|e| {
-            azure_core::Error::with_error(
-                K::Credential,
-                e,
-                "GitHub's OIDC token endpoint answered without a token",
-            )
-        })?;
-        Ok(a.value)
     }
 }
 

@@ -16,7 +16,7 @@ use url::Url;
 
 use super::cloud::Endpoints;
 use super::error::{ArmError, ErrorDetail, ErrorKind};
-use super::http::{HttpSettings, Transport};
+use super::http::{BodyLimit, HttpSettings, Transport, fmt_bytes};
 
 /// HTTP verbs ARM uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +105,7 @@ impl ArmClient {
             endpoints.cloud.arm_endpoint(),
             &endpoints.scope,
         );
-        Self::for_service(service, credential, http, transport)
+        Self::for_service(service, credential, http, transport, BodyLimit::ARM)
     }
 
     /// A client for the cloud's Logs Query API (Log Analytics data plane): the same pipeline
@@ -122,7 +122,7 @@ impl ArmClient {
             endpoints.cloud.logs_query_endpoint(),
             &endpoints.logs_scope,
         );
-        Self::for_service(service, credential, http, transport)
+        Self::for_service(service, credential, http, transport, BodyLimit::LOGS)
     }
 
     /// `(endpoint, the cloud's own endpoint, token scope)` of one service.
@@ -131,6 +131,7 @@ impl ArmClient {
         credential: Arc<dyn TokenCredential>,
         http: &HttpSettings,
         transport: Option<&Transport>,
+        limit: BodyLimit,
     ) -> Self {
         let auth: Arc<dyn Policy> = Arc::new(BearerTokenAuthorizationPolicy::new(
             credential,
@@ -139,7 +140,7 @@ impl ArmClient {
         Self {
             endpoint: endpoint.clone(),
             cloud_endpoint: Url::parse(cloud_endpoint).expect("cloud endpoints are URLs"),
-            pipeline: http.azure_pipeline(transport, vec![auth]),
+            pipeline: http.azure_pipeline(transport, limit, vec![auth]),
         }
     }
 
@@ -156,7 +157,7 @@ impl ArmClient {
             endpoints.cloud.graph_endpoint(),
             &endpoints.graph_scope,
         );
-        Self::for_service(service, credential, http, transport)
+        Self::for_service(service, credential, http, transport, BodyLimit::ARM)
     }
 
     /// `{endpoint}{path}?k=v&...` without an `api-version` (Microsoft Graph; the Logs Query API's
@@ -327,12 +328,16 @@ impl ArmClient {
         self.send(op, Verb::Put, url, Some(body)).await?.json(op)
     }
 
-    /// GET a list and follow `nextLink` until the last page.
+    /// GET a list and follow `nextLink` until the last page: at most
+    /// [`ARM_LISTING_MAX_PAGES`](crate::facts::limits::ARM_LISTING_MAX_PAGES) pages and
+    /// [`ARM_LISTING_MAX_BYTES`](crate::facts::limits::ARM_LISTING_MAX_BYTES) in all, and never
+    /// the same link twice (a `nextLink` that points back is a loop, not more pages).
     pub async fn get_all<T: DeserializeOwned>(
         &self,
         op: &Op,
         url: Url,
     ) -> Result<Vec<T>, ArmError> {
+        use crate::facts::limits::{ARM_LISTING_MAX_BYTES, ARM_LISTING_MAX_PAGES};
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Page<T> {
@@ -341,19 +346,37 @@ impl ArmClient {
             #[serde(default)]
             next_link: Option<String>,
         }
+        let stop = |why: String| {
+            ArmError::new(ErrorKind::Decode, &op.what, why).with_help(
+                "Azure (or a proxy in front of it) keeps paging; report it with the request ids above, or narrow the request",
+            )
+        };
         let mut out = Vec::new();
         let mut next = Some(url);
-        let mut pages = 0;
+        let mut seen = std::collections::HashSet::new();
+        let (mut pages, mut bytes) = (0usize, 0u64);
         while let Some(u) = next.take() {
-            pages += 1;
-            if pages > 1000 {
-                return Err(ArmError::new(
-                    ErrorKind::Decode,
-                    &op.what,
-                    "ARM kept returning nextLink after 1000 pages",
-                ));
+            if !seen.insert(u.as_str().to_string()) {
+                return Err(stop(format!(
+                    "the listing's nextLink points back to a page already read (page {}): a loop, not more pages",
+                    pages + 1
+                )));
             }
-            let page: Page<T> = self.get_json(op, u).await?;
+            pages += 1;
+            if pages > ARM_LISTING_MAX_PAGES {
+                return Err(stop(format!(
+                    "the listing kept returning nextLink after {ARM_LISTING_MAX_PAGES} pages (gpuform's limit, an assumption: no maximum is documented)"
+                )));
+            }
+            let res = self.send(op, Verb::Get, u, None).await?;
+            bytes = bytes.saturating_add(res.body.len() as u64);
+            if bytes > ARM_LISTING_MAX_BYTES {
+                return Err(stop(format!(
+                    "the listing's pages came to more than {} after {pages} pages (gpuform's limit, an assumption: no maximum is documented)",
+                    fmt_bytes(ARM_LISTING_MAX_BYTES)
+                )));
+            }
+            let page: Page<T> = res.json(op)?;
             out.extend(page.value);
             if let Some(link) = page.next_link.filter(|l| !l.is_empty()) {
                 next = Some(self.follow(op, &link)?);
@@ -394,13 +417,36 @@ fn decode<T: DeserializeOwned>(
     request_id: Option<&str>,
 ) -> Result<T, ArmError> {
     serde_json::from_slice(body).map_err(|e| {
-        let preview: String = String::from_utf8_lossy(&body[..body.len().min(120)]).chars().filter(|c| !c.is_control()).collect();
-        let mut err = ArmError::new(ErrorKind::Decode, &op.what, format!("ARM's answer is not the JSON gpuform expects: {e}"));
-        err.causes = vec![format!("the answer starts with: {preview}")];
-        err.request_id = request_id.map(str::to_string);
-        err.help = Some("a proxy may have answered instead of Azure (check --arm-endpoint and proxy settings); otherwise retry later".into());
-        err
+        not_json(
+            op,
+            body,
+            request_id,
+            format!("ARM's answer is not the JSON gpuform expects: {e}"),
+            "check --arm-endpoint and proxy settings",
+        )
     })
+}
+
+/// An answer that is not what gpuform reads: the message, the answer's first bytes (controls
+/// left out), and the likely cause (a proxy answering instead of Azure; `check` says what to look at).
+pub(super) fn not_json(
+    op: &Op,
+    body: &[u8],
+    request_id: Option<&str>,
+    message: String,
+    check: &str,
+) -> ArmError {
+    let preview: String = String::from_utf8_lossy(&body[..body.len().min(120)])
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    let mut err = ArmError::new(ErrorKind::Decode, &op.what, message);
+    err.causes = vec![format!("the answer starts with: {preview}")];
+    err.request_id = request_id.map(str::to_string);
+    err.help = Some(format!(
+        "a proxy may have answered instead of Azure ({check}); otherwise retry later"
+    ));
+    err
 }
 
 fn http_error(op: &Op, status: u16, body: &[u8], request_id: Option<String>) -> ArmError {

@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::http::{NetFailure, Timeout, TlsFailure};
+use super::http::{AnswerTooLarge, NetFailure, Throttled, Timeout, TlsFailure};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -179,6 +179,25 @@ impl ArmError {
             e.help = Some(
                 "if a proxy or firewall inspects TLS, point SSL_CERT_FILE (or SSL_CERT_DIR) at a PEM bundle that contains its CA; \
                  otherwise check the endpoint (--arm-endpoint, AZURE_AUTHORITY_HOST)"
+                    .into(),
+            );
+            return e;
+        }
+        if let Some(t) = find::<Throttled>(err) {
+            let mut e = Self::new(ErrorKind::Http, operation, t.to_string());
+            e.status = Some(t.status);
+            e.causes = causes;
+            e.help = Some(
+                "Azure is throttling these requests: run again later, or raise --timeout to let gpuform wait longer (up to the limit above)"
+                    .into(),
+            );
+            return e;
+        }
+        if let Some(t) = find::<AnswerTooLarge>(err) {
+            let mut e = Self::new(ErrorKind::Decode, operation, t.to_string());
+            e.causes = causes;
+            e.help = Some(
+                "a proxy may be answering instead of Azure (check --arm-endpoint, GPUFORM_LOGS_ENDPOINT and the proxy settings); otherwise narrow the request"
                     .into(),
             );
             return e;

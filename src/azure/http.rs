@@ -39,18 +39,221 @@ impl Default for HttpSettings {
 /// The HTTP client underneath. Production uses azure_core's default (reqwest + rustls, trusting
 /// the OS store or `SSL_CERT_FILE`); tests pass one that sends `https://*.fake.test` to a local
 /// server. It is only ever a constructor argument: nothing reads it from the environment.
+/// Either way every answer's body is read through [`Capped`].
 #[derive(Debug, Clone)]
-pub struct Transport(pub(crate) azure_core::http::Transport);
+pub struct Transport(pub(crate) Arc<dyn azure_core::http::HttpClient>);
 
 impl Transport {
     pub fn new(client: Arc<dyn azure_core::http::HttpClient>) -> Self {
-        Self(azure_core::http::Transport::new(client))
+        Self(client)
+    }
+}
+
+/// The most bytes of one answer's body a pipeline reads (per service: Resource Manager, the Logs
+/// Query API, sign-in), from [`crate::facts::limits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyLimit {
+    pub bytes: u64,
+    /// Microsoft documents this bound (else it is gpuform's assumption, said in the message).
+    pub documented: bool,
+}
+
+impl BodyLimit {
+    pub const ARM: BodyLimit = BodyLimit {
+        bytes: crate::facts::limits::ARM_ANSWER_MAX_BYTES,
+        documented: false,
+    };
+    pub const LOGS: BodyLimit = BodyLimit {
+        bytes: crate::facts::limits::LOG_QUERY_MAX_BYTES,
+        documented: true,
+    };
+    pub const TOKEN: BodyLimit = BodyLimit {
+        bytes: crate::facts::limits::TOKEN_ANSWER_MAX_BYTES,
+        documented: false,
+    };
+}
+
+/// An answer longer than the pipeline reads: the call ends (never retried) instead of memory
+/// filling up.
+#[derive(Debug, thiserror::Error)]
+#[error("{host} sent more than {} in one answer{}, the most gpuform reads ({}); it stopped reading", fmt_bytes(*.limit), match .declared { Some(n) => format!(" (Content-Length {})", fmt_bytes(*n)), None => String::new() }, if *.documented { "the service's documented maximum" } else { "an assumption: no maximum is documented" })]
+pub struct AnswerTooLarge {
+    pub host: String,
+    pub limit: u64,
+    pub declared: Option<u64>,
+    pub documented: bool,
+}
+
+/// `1.5 MiB`, `100 MiB`, `512 bytes`.
+pub fn fmt_bytes(n: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if n >= MIB {
+        if n.is_multiple_of(MIB) {
+            format!("{} MiB", n / MIB)
+        } else {
+            format!("{:.1} MiB", n as f64 / MIB as f64)
+        }
+    } else if n >= 1024 {
+        format!("{} KiB", n / 1024)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// The transport: the HTTP client, with each answer's body cut off after `limit` bytes (a
+/// `Content-Length` beyond it ends the call before the body is read).
+#[derive(Debug)]
+struct Capped {
+    client: Arc<dyn azure_core::http::HttpClient>,
+    limit: BodyLimit,
+}
+
+#[async_trait::async_trait]
+impl Policy for Capped {
+    async fn send(
+        &self,
+        _ctx: &Context,
+        request: &mut Request,
+        _next: &[Arc<dyn Policy>],
+    ) -> PolicyResult {
+        use futures::StreamExt;
+        let res = self.client.execute_request(request).await?;
+        let (status, headers, body) = res.deconstruct();
+        let host = host_of(request);
+        let BodyLimit {
+            bytes: limit,
+            documented,
+        } = self.limit;
+        let too_large = move |declared| {
+            azure_core::Error::new(
+                ErrorKind::Other,
+                AnswerTooLarge {
+                    host: host.clone(),
+                    limit,
+                    declared,
+                    documented,
+                },
+            )
+        };
+        const CONTENT_LENGTH: azure_core::http::headers::HeaderName =
+            azure_core::http::headers::HeaderName::from_static("content-length");
+        if let Some(n) = headers
+            .get_optional_str(&CONTENT_LENGTH)
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|n| *n > limit)
+        {
+            return Err(too_large(Some(n)));
+        }
+        let mut seen = 0u64;
+        let capped = body.map(move |chunk| {
+            let chunk = chunk?;
+            seen = seen.saturating_add(chunk.len() as u64);
+            if seen > limit {
+                Err(too_large(None))
+            } else {
+                Ok(chunk)
+            }
+        });
+        Ok(azure_core::http::AsyncRawResponse::new(
+            status,
+            headers,
+            Box::pin(capped),
+        ))
+    }
+}
+
+/// A 429 or 503 whose `Retry-After` asks for a longer wait than gpuform makes: the call ends
+/// at once with the figure (never retried), instead of sleeping for it.
+#[derive(Debug, thiserror::Error)]
+#[error("{host} answered HTTP {status} and asked to wait {} before trying again ({header}); gpuform waits at most {} at a time (the smaller of --timeout and {} s, an assumption: Azure documents no largest Retry-After)", fmt_wait(*.asked), fmt_duration(*.cap), crate::facts::limits::RETRY_AFTER_MAX_SECS)]
+pub struct Throttled {
+    pub host: String,
+    pub status: u16,
+    pub header: &'static str,
+    pub asked: Duration,
+    pub cap: Duration,
+}
+
+fn fmt_wait(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 2 * 86_400 {
+        format!("{} days", s / 86_400)
+    } else if s >= 2 * 3600 {
+        format!("{} hours", s / 3600)
+    } else {
+        fmt_duration(d)
+    }
+}
+
+/// Caps the wait a throttled answer asks for ([`Throttled`]); runs inside the retry policy, so
+/// the retry only ever sleeps for what is left.
+#[derive(Debug)]
+struct RetryAfterCap {
+    cap: Duration,
+}
+
+#[async_trait::async_trait]
+impl Policy for RetryAfterCap {
+    async fn send(
+        &self,
+        ctx: &Context,
+        request: &mut Request,
+        next: &[Arc<dyn Policy>],
+    ) -> PolicyResult {
+        use azure_core::http::headers::{RETRY_AFTER, RETRY_AFTER_MS, X_MS_RETRY_AFTER_MS};
+        let res = next[0].send(ctx, request, &next[1..]).await?;
+        let status = u16::from(res.status());
+        if status != 429 && status != 503 {
+            return Ok(res);
+        }
+        // the headers azure_core's retry policy reads, in its order
+        for (name, header) in [
+            (X_MS_RETRY_AFTER_MS, "x-ms-retry-after-ms"),
+            (RETRY_AFTER_MS, "retry-after-ms"),
+            (RETRY_AFTER, "Retry-After"),
+        ] {
+            let Some(asked) = azure_core::http::policies::get_retry_after(
+                res.headers(),
+                azure_core::time::OffsetDateTime::now_utc,
+                &[name],
+            ) else {
+                continue;
+            };
+            let asked = Duration::try_from(asked).unwrap_or_default();
+            if asked > self.cap {
+                return Err(azure_core::Error::new(
+                    ErrorKind::Other,
+                    Throttled {
+                        host: host_of(request),
+                        status,
+                        header,
+                        asked,
+                        cap: self.cap,
+                    },
+                ));
+            }
+            break;
+        }
+        Ok(res)
     }
 }
 
 impl HttpSettings {
-    /// Client options for an azure_core pipeline (ours or a credential's).
-    pub(crate) fn client_options(&self, transport: Option<&Transport>) -> ClientOptions {
+    /// The longest a throttled answer may make gpuform wait at once: the smaller of `--timeout`
+    /// and [`crate::facts::limits::RETRY_AFTER_MAX_SECS`].
+    pub fn retry_after_cap(&self) -> Duration {
+        self.timeout.min(Duration::from_secs(
+            crate::facts::limits::RETRY_AFTER_MAX_SECS,
+        ))
+    }
+
+    /// Client options for an azure_core pipeline (ours or a credential's), reading at most
+    /// `limit` bytes of each answer.
+    pub(crate) fn client_options(
+        &self,
+        transport: Option<&Transport>,
+        limit: BodyLimit,
+    ) -> ClientOptions {
         let to_time = |d: Duration| {
             azure_core::time::Duration::milliseconds(d.as_millis().min(i64::MAX as u128) as i64)
         };
@@ -60,13 +263,22 @@ impl HttpSettings {
             max_total_elapsed: to_time(self.max_elapsed),
             max_delay: to_time(self.max_delay),
         });
+        let client = transport
+            .map(|t| t.0.clone())
+            .unwrap_or_else(|| azure_core::http::new_http_client(None));
         ClientOptions {
             retry,
-            transport: transport.map(|t| t.0.clone()),
+            transport: Some(azure_core::http::Transport::with_policy(Arc::new(Capped {
+                client,
+                limit,
+            }))),
             per_call_policies: vec![Arc::new(UserAgent)],
             per_try_policies: vec![
                 Arc::new(RetryReport {
                     max_retries: self.max_retries,
+                }),
+                Arc::new(RetryAfterCap {
+                    cap: self.retry_after_cap(),
                 }),
                 Arc::new(TimeoutPolicy {
                     timeout: self.timeout,
@@ -342,7 +554,7 @@ impl HttpSettings {
     /// A [`PublicPipeline`] (no token is ever attached, so plain-http test servers work too).
     /// `transport: None` is the real network.
     pub fn pipeline(&self, transport: Option<&Transport>) -> PublicPipeline {
-        PublicPipeline(self.azure_pipeline(transport, Vec::new()))
+        PublicPipeline(self.azure_pipeline(transport, BodyLimit::ARM, Vec::new()))
     }
 
     /// gpuform's azure_core pipeline (user agent, retry, timeouts, TLS failures), with `per_try`
@@ -350,12 +562,13 @@ impl HttpSettings {
     pub(super) fn azure_pipeline(
         &self,
         transport: Option<&Transport>,
+        limit: BodyLimit,
         per_try: Vec<std::sync::Arc<dyn azure_core::http::policies::Policy>>,
     ) -> azure_core::http::Pipeline {
         azure_core::http::Pipeline::new(
             Some("gpuform"),
             Some(env!("CARGO_PKG_VERSION")),
-            self.client_options(transport),
+            self.client_options(transport, limit),
             Vec::new(),
             per_try,
             None,

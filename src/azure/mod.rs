@@ -14,6 +14,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod api;
+pub mod assertion;
 pub mod auth;
 pub mod client;
 pub mod cloud;
@@ -22,6 +23,7 @@ pub mod error;
 pub mod http;
 pub mod landing_zone;
 pub mod landing_zone_api;
+pub mod log_answer;
 pub mod models;
 pub mod operate;
 pub mod resource_graph;

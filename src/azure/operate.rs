@@ -14,6 +14,7 @@ use super::api::{Arm, ArmApi};
 use super::client::{Op, Verb, enc};
 use super::deployments::{Accepted, DEPLOYMENTS_API, Polled};
 use super::error::{ArmError, ErrorDetail, ErrorKind};
+pub use super::log_answer::LogAnswer;
 use super::models::null_default;
 
 pub use crate::facts::api::ACTIVITY_LOG_API;
@@ -659,17 +660,20 @@ impl Arm {
     /// (`properties.customerId`) read through ARM, then `POST v1/workspaces/{GUID}/query`
     /// ([`LOG_QUERY_API`]; Learn's request format). The first table's rows as objects keyed by
     /// column name.
+    /// At most `max_rows` rows are read (the rest of a longer answer is dropped as it is
+    /// parsed; [`Self::log_query_at`]).
     pub async fn log_query(
         &self,
         workspace_id: &str,
         query: &str,
         timespan: &str,
+        max_rows: usize,
     ) -> Result<Vec<serde_json::Map<String, Value>>, ArmError> {
         let guid = self.workspace_guid(workspace_id).await?;
-        let v = self
-            .log_query_at(workspace_id, &guid, query, timespan)
+        let a = self
+            .log_query_at(workspace_id, &guid, query, timespan, max_rows)
             .await?;
-        Ok(query_rows(&v))
+        Ok(query_rows(&a.value))
     }
 
     /// The workspace's GUID (`properties.customerId`, the "workspace ID" the Logs Query API
@@ -703,15 +707,18 @@ impl Arm {
     }
 
     /// `POST v1/workspaces/{guid}/query` with `query` over `timespan` (an ISO 8601 duration or a
-    /// `START/END` pair): the answer as the API sends it (`tables[{name, columns, rows}]`).
-    /// `workspace_id` (the ARM id) names the workspace in messages.
+    /// `START/END` pair): the answer as the API sends it (`tables[{name, columns, rows}]`), read
+    /// by what the question can need: the first table, at most `max_rows` of its rows (the rest
+    /// counted in [`LogAnswer::rows`] and dropped as they are parsed), the body at most the
+    /// API's documented maximum. `workspace_id` (the ARM id) names the workspace in messages.
     pub async fn log_query_at(
         &self,
         workspace_id: &str,
         guid: &str,
         query: &str,
         timespan: &str,
-    ) -> Result<Value, ArmError> {
+        max_rows: usize,
+    ) -> Result<LogAnswer, ArmError> {
         let Some(logs) = &self.logs else {
             return Err(ArmError::config(
                 "query the Log Analytics workspace",
@@ -727,7 +734,16 @@ impl Arm {
             &[],
         );
         let body = json!({ "query": query, "timespan": timespan });
-        logs.post_json(&op, url, &body).await
+        let res = logs.send(&op, Verb::Post, url, Some(&body)).await?;
+        super::log_answer::parse(&res.body, max_rows).map_err(|e| {
+            super::client::not_json(
+                &op,
+                &res.body,
+                res.request_id.as_deref(),
+                format!("the Logs Query API's answer is not the JSON gpuform expects: {e}"),
+                "check GPUFORM_LOGS_ENDPOINT and the proxy settings",
+            )
+        })
     }
 
     /// Month-to-date actual cost of the resource group: (amount, currency).

@@ -47,6 +47,7 @@ impl Arm {
         let mut rows = Vec::new();
         let mut token: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
+        let mut bytes = 0u64;
         for _ in 0..MAX_PAGES {
             let mut options = json!({"resultFormat": "objectArray"});
             if let Some(t) = &token {
@@ -57,6 +58,17 @@ impl Arm {
                 .client
                 .send(&op, Verb::Post, url.clone(), Some(&body))
                 .await?;
+            bytes = bytes.saturating_add(res.body.len() as u64);
+            if bytes > crate::facts::limits::ARM_LISTING_MAX_BYTES {
+                return Err(ArmError::new(
+                    ErrorKind::Decode,
+                    &op.what,
+                    format!(
+                        "Resource Graph's pages came to more than {} (gpuform's limit, an assumption: no maximum is documented)",
+                        super::http::fmt_bytes(crate::facts::limits::ARM_LISTING_MAX_BYTES)
+                    ),
+                ));
+            }
             let page: Page = res.json(&op)?;
             match page.data {
                 Value::Array(a) => rows.extend(a),

@@ -161,7 +161,7 @@ impl AzureArgs {
                 )));
             }
         };
-        eprintln!("{command}: {}", choice.announce());
+        crate::ci_eprintln!("{command}: {}", choice.announce());
         let connect = Connect {
             endpoints,
             http: self.http()?,

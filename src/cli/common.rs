@@ -67,20 +67,33 @@ pub fn print_failure(f: &Failure) {
     let style = anstyle::Style::new()
         .bold()
         .fg_color(Some(anstyle::AnsiColor::Red.into()));
-    let _ = writeln!(err, "{style}error{style:#}: {}", f.message);
+    let say = |s: &str| crate::report::ci::text(s).into_owned();
+    let _ = writeln!(err, "{style}error{style:#}: {}", say(&f.message));
     for c in &f.causes {
-        let _ = writeln!(err, "  caused by: {c}");
+        let _ = writeln!(err, "  caused by: {}", say(c));
     }
     if let Some(h) = &f.help {
-        let _ = writeln!(err, "  help: {h}");
+        let _ = writeln!(err, "  help: {}", say(h));
     }
 }
 
-/// Write to stdout; a closed pipe (`| head`) is not an error worth a panic.
+/// Write to stdout (a closed pipe is no panic), escaped for CI runners ([`crate::report::ci::auto`]).
 pub fn out(text: &str) {
+    let mut o = anstream::stdout();
+    let _ = o.write_all(crate::report::ci::auto(text).as_bytes());
+    let _ = o.flush();
+}
+
+/// gpuform's own workflow commands (`--output github`), whose values are escaped in them.
+pub fn out_commands(text: &str) {
     let mut o = anstream::stdout();
     let _ = o.write_all(text.as_bytes());
     let _ = o.flush();
+}
+
+/// One line on stderr, escaped like [`out`]'s text.
+pub fn say(line: &str) {
+    eprintln!("{}", crate::report::ci::text(line));
 }
 
 /// Policy flags shared by every command that reads specs.
@@ -131,10 +144,10 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
         if is_spec {
             out.push(f);
         } else {
-            eprintln!(
+            say(&format!(
                 "skipped {}: no `kind: GpuWorkload`, not a gpuform spec",
                 f.display()
-            );
+            ));
         }
     }
     Ok(out)
@@ -173,11 +186,8 @@ pub fn load_valid_holding(
     let mut err = anstream::stderr();
     let shown = |d: &&Diagnostic| held.is_none() || d.severity != Severity::Info;
     for d in checked.diagnostics.iter().filter(shown) {
-        let _ = write!(
-            err,
-            "{}\n\n",
-            render_human(d, checked.source.as_deref(), styled_stderr())
-        );
+        let shown = render_human(d, checked.source.as_deref(), styled_stderr());
+        let _ = write!(err, "{}\n\n", crate::report::ci::text(&shown));
     }
     let t = Tally::of(&checked.diagnostics);
     held.inspect(|h| h.hold(path, t.infos));

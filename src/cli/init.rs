@@ -163,7 +163,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
         None => "eastus2".into(),
     };
     if !regions::is_known(&region) {
-        eprintln!(
+        crate::ci_eprintln!(
             "warning: `{region}` is not a region gpuform knows; check the spelling (`az account list-locations -o table`)"
         );
     }
@@ -201,7 +201,7 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
     };
     let text = starter::starter(&answers);
     write_new(&args.file, &text, args.force)?;
-    eprintln!("wrote {}", args.file.display());
+    crate::ci_eprintln!("wrote {}", args.file.display());
     if !args.no_schema {
         let schema = args
             .file
@@ -210,20 +210,20 @@ pub fn run_init(args: InitArgs) -> Result<ExitCode, Failure> {
             .unwrap_or_else(|| PathBuf::from(SCHEMA_FILE));
         if !schema.exists() {
             write_new(&schema, crate::spec::schema::SCHEMA_TEXT, false)?;
-            eprintln!(
+            crate::ci_eprintln!(
                 "wrote {} (the modeline's JSON Schema, for editors)",
                 schema.display()
             );
         }
     }
     if answers.ssh_public_key.is_none() && workload != WorkloadType::Visualization {
-        eprintln!(
+        crate::ci_eprintln!(
             "next: add your SSH public key (compute.sshPublicKey) to {}, then `gpuform validate {}`",
             args.file.display(),
             args.file.display()
         );
     } else {
-        eprintln!(
+        crate::ci_eprintln!(
             "next: `gpuform validate {}`, then `gpuform render {} -o out/{}`",
             args.file.display(),
             args.file.display(),

@@ -102,13 +102,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
 
     let report = checks::build(&plan, &regions, &sub, ctx, prices);
-    let text = match args.format {
-        Format::Text => report::human(&report, styled()),
-        Format::Json => report::json(&report),
-        Format::Markdown => report::markdown(&report),
-        Format::Github => report::github(&report),
-    };
-    out(&text);
+    match args.format {
+        Format::Text => out(&report::human(&report, styled())),
+        Format::Json => out(&report::json(&report)),
+        Format::Markdown => out(&report::markdown(&report)),
+        Format::Github => super::common::out_commands(&report::github(&report)),
+    }
     if args.request_quota
         && report.primary().verdict == Verdict::Blocked
         && let Some((session, rt)) = &connected
@@ -116,7 +115,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         let region = plan.primary().to_string();
         let asks = crate::quota::asks(&report, std::slice::from_ref(&region));
         if asks.is_empty() {
-            eprintln!(
+            crate::ci_eprintln!(
                 "preflight: {region} is blocked by more than quota; requesting quota would not unblock it"
             );
         } else {
@@ -127,7 +126,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             } else if quota_cli::interactive() {
                 quota_cli::Mode::Ask
             } else {
-                eprintln!(
+                crate::ci_eprintln!(
                     "preflight: no terminal to ask on (or CI is set): the quota requests are a dry run; pass --yes to file them"
                 );
                 quota_cli::Mode::DryRun

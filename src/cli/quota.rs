@@ -160,7 +160,7 @@ fn request(args: Args) -> Result<ExitCode, Failure> {
         Mode::DryRun
     };
     if mode == Mode::DryRun && !args.dry_run && !asks.is_empty() {
-        eprintln!(
+        crate::ci_eprintln!(
             "quota: no terminal to ask on (or CI is set): a dry run; pass --yes to file the requests"
         );
     }

@@ -121,7 +121,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     if let Some(h) = &held {
         let lines = h.summary();
         for line in &lines {
-            eprintln!("{line}");
+            super::common::say(line);
         }
         if !lines.is_empty() {
             eprintln!("(`gpuform render --verbose` prints the infos; `gpuform validate` too)");

@@ -172,7 +172,7 @@ fn pull(args: &Args, rg: &str) -> Result<pull::Pulled, Failure> {
         .block_on(pull::pull(&session.arm, &plan, rg.trim(), w, telemetry))
         .map_err(|e| e.failure(crate::cli::azure_args::arm_failure))?;
     for w in &p.telemetry.warnings {
-        eprintln!("simulate: warning: {w}");
+        super::common::say(&format!("simulate: warning: {w}"));
     }
     Ok(p)
 }
@@ -233,11 +233,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         if !t.proposes() {
             return Ok(ExitCode::Findings);
         }
-        if args.write
-            && let Some(text) = t.to_write()
-        {
-            command::write_atomic(&args.spec, text.as_bytes())?;
-            eprintln!("wrote {}", args.spec.display());
+        if args.write {
+            let read = l.checked.source.as_deref().unwrap_or_default();
+            if let Some(said) = command::write_tuned(&args.spec, read, t)? {
+                eprintln!("{said}");
+            }
         }
         return Ok(ExitCode::Ok);
     }

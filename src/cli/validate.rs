@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::common::{ExitCode, Failure, PolicyArgs, out, styled};
+use super::common::{ExitCode, Failure, PolicyArgs, out, out_commands, say, styled};
 use crate::catalog::prices::PriceTable;
 use crate::diag::{Tally, plural, render_human};
 use crate::report;
@@ -49,10 +49,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     // each file read and parsed once, in parallel (the test of being a spec included)
     let batch = spec::batch::check_paths(&args.paths, &policy, PriceTable::embedded())?;
     for f in &batch.skipped {
-        eprintln!(
+        say(&format!(
             "skipped {}: no `kind: GpuWorkload`, not a gpuform spec",
             f.display()
-        );
+        ));
     }
     let (results, skipped) = (batch.results, batch.skipped.len());
     if results.is_empty() {
@@ -60,14 +60,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             .help("a spec is a .yaml/.yml file with `kind: GpuWorkload`"));
     }
     let tally = Tally::of(results.iter().flat_map(|c| c.diagnostics.iter()));
-    let text = match args.format {
-        Format::Text => human(&results, &args, skipped),
-        Format::Json => report::json::render(&results),
-        Format::Markdown => report::markdown::render(&results),
-        Format::Sarif => report::sarif::render(&results),
-        Format::Github => report::github::render(&results),
-    };
-    out(&text);
+    match args.format {
+        Format::Text => out(&human(&results, &args, skipped)),
+        Format::Json => out(&report::json::render(&results)),
+        Format::Markdown => out(&report::markdown::render(&results)),
+        Format::Sarif => out(&report::sarif::render(&results)),
+        Format::Github => out_commands(&report::github::render(&results)),
+    }
     // a file that could not be read is an I/O error (exit 2), not a finding about a spec
     let unreadable = results
         .iter()

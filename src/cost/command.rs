@@ -212,7 +212,7 @@ pub fn run(args: &Request, hooks: &Hooks) -> Result<ExitCode, Failure> {
                     est.spec,
                     est.region
                 );
-                eprintln!("warning: {w}");
+                eprintln!("warning: {}", crate::report::ci::text(&w));
                 est.notes.push(w);
             }
             Some(gates::diff(&base, &path.display().to_string(), &est))

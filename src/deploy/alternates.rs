@@ -37,7 +37,7 @@ pub fn alternatives(azure: &Azure, path: &std::path::Path, spec: &Spec) -> Alter
             spot_scores: Vec::new(),
         };
     }
-    eprintln!(
+    crate::ci_eprintln!(
         "deploy: running preflight for the alternate regions ({})",
         plan.targets[1..]
             .iter()

@@ -55,19 +55,20 @@ pub fn preflight(
     let primary = report.primary();
     match primary.verdict {
         Verdict::Pass => {
-            eprintln!(
+            crate::ci_eprintln!(
                 "deploy: preflight {} ({}): PASS",
-                primary.region, report.size
+                primary.region,
+                report.size
             );
             Ok(None)
         }
         Verdict::Unknown | Verdict::NotChecked => {
-            eprintln!(
+            crate::ci_eprintln!(
                 "deploy: preflight {} could not answer every check; deploying anyway (ARM will refuse what cannot work):",
                 primary.region
             );
             for r in &primary.reasons {
-                eprintln!("  - {r}");
+                crate::ci_eprintln!("  - {r}");
             }
             Ok(None)
         }

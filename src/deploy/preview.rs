@@ -63,7 +63,7 @@ pub fn what_if(
         )
     } else {
         // the group does not exist yet (--create-resource-group): everything is new
-        eprintln!(
+        crate::ci_eprintln!(
             "deploy: the resource group {} does not exist yet; deploy would create it and every resource below",
             target.rg
         );
@@ -85,12 +85,12 @@ pub fn would_delete(w: &WhatIf) -> bool {
     if w.deletions.is_empty() {
         return false;
     }
-    eprintln!(
+    crate::ci_eprintln!(
         "deploy: --fail-on-delete: {} would be deleted:",
         crate::diag::plural(w.deletions.len(), "thing")
     );
     for d in &w.deletions {
-        eprintln!("  - {d}");
+        crate::ci_eprintln!("  - {d}");
     }
     true
 }

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use crate::azure::deployments::Operation;
+use crate::report::ci;
 
 use super::errors::target_label;
 
@@ -75,11 +76,11 @@ impl Progress {
         match self.mode {
             Mode::Quiet => {}
             Mode::Plain => {
-                let _ = writeln!(self.out, "{}  {text}", clock());
+                let _ = writeln!(self.out, "{}", ci::text(&format!("{}  {text}", clock())));
             }
             Mode::Live => {
                 self.clear();
-                let _ = writeln!(self.out, "{text}");
+                let _ = writeln!(self.out, "{}", ci::text(text));
                 self.draw();
             }
         }
@@ -92,7 +93,8 @@ impl Progress {
         if status != self.status {
             self.status = status.to_string();
             if self.mode == Mode::Plain {
-                let _ = writeln!(self.out, "{}  deployment {}: {status}", clock(), self.title);
+                let line = format!("{}  deployment {}: {status}", clock(), self.title);
+                let _ = writeln!(self.out, "{}", ci::text(&line));
             }
         }
         for op in ops {
@@ -138,14 +140,14 @@ impl Progress {
                     } else {
                         String::new()
                     };
-                    let _ = writeln!(
-                        self.out,
+                    let line = format!(
                         "{}  {:<10} {}  {}{dur}",
                         clock(),
                         r.state,
                         r.resource_type,
                         r.name
                     );
+                    let _ = writeln!(self.out, "{}", ci::text(&line));
                 }
             }
             Mode::Live => {
@@ -231,7 +233,7 @@ impl Progress {
         // wrapping onto a second row, so moving up `drawn` lines always lands on the table
         let _ = write!(self.out, "\x1b[?7l");
         for l in &lines {
-            let _ = writeln!(self.out, "{}", l.trim_end());
+            let _ = writeln!(self.out, "{}", ci::text(l.trim_end()));
         }
         let _ = write!(self.out, "\x1b[?7h");
         self.drawn = lines.len();

@@ -143,7 +143,7 @@ pub fn run(
                         Some(u)
                     }
                     Err(e) => {
-                        eprintln!(
+                        crate::ci_eprintln!(
                             "deploy: could not read the quota of {} ({}); trying {} anyway",
                             p.region,
                             e.summary(),
@@ -155,7 +155,7 @@ pub fn run(
             };
             match usages.as_deref().and_then(|u| failover::no_quota(u, &need)) {
                 Some(why) => {
-                    eprintln!("deploy: skipping {}: {why}", p.label());
+                    crate::ci_eprintln!("deploy: skipping {}: {why}", p.label());
                     attempts.push(skipped(p, why));
                     next = failover::next(&ladder, i, code);
                 }
@@ -163,7 +163,7 @@ pub fn run(
             }
         }
         let Some((i, p)) = next else {
-            eprintln!(
+            crate::ci_eprintln!(
                 "deploy: {} for {}; no other placement left (tried {} of {}{})",
                 code.code,
                 ladder[at].label(),
@@ -201,7 +201,7 @@ pub fn run(
                     p.region,
                     crate::facts::capacity::LOCATION_IMMUTABLE.what
                 );
-                eprintln!("deploy: {} for {}; {why}", code.code, ladder[at].label());
+                crate::ci_eprintln!("deploy: {} for {}; {why}", code.code, ladder[at].label());
                 o.fixes.push(format!(
                     "to fail over to {} deploy again with --per-region-resource-group (it deploys {} into {}, created with the spec's tags), or remove what the failed deployment left in {home_rg} first (gpuform destroy {} -g {home_rg} --no-follow); destroy and status find the {} group by themselves",
                     p.region,
@@ -215,7 +215,7 @@ pub fn run(
                 return Ok(ended);
             }
         };
-        eprintln!(
+        crate::ci_eprintln!(
             "deploy: {} for {}; trying {}{} (next {})",
             code.code,
             ladder[at].label(),
@@ -286,7 +286,7 @@ fn attempt(
             &disk_names,
         ))?;
         if !kept.is_empty() {
-            eprintln!(
+            crate::ci_eprintln!(
                 "deploy: disk{} {} exist{} in {rg} (kept by destroy --keep-data): the dev box attaches {} instead of creating {}",
                 if kept.len() == 1 { "" } else { "s" },
                 kept.join(", "),
@@ -302,13 +302,13 @@ fn attempt(
     if let (Some(_), Some(budget)) = (&group, request.budget_name()) {
         match azure.rt.block_on(azure.arm.budget_start_date(&rg, &budget)) {
             Ok(Some(start)) => {
-                eprintln!(
+                crate::ci_eprintln!(
                     "deploy: budget {budget} exists since {start}; keeping its start date (Azure cannot change it)"
                 );
                 request.keep_budget_start(&start);
             }
             Ok(None) => {}
-            Err(e) => eprintln!(
+            Err(e) => crate::ci_eprintln!(
                 "deploy: warning: {e}; if the budget exists from an earlier month, the deployment fails with \"start date cannot be updated\""
             ),
         }
@@ -351,7 +351,7 @@ fn attempt(
         Some(g) => format!("resource group {rg} ({}) exists", g.location),
         None => format!("resource group {rg} will be created in {region}"),
     };
-    eprintln!(
+    crate::ci_eprintln!(
         "deploy: {group_line}; deployment {} ({} resources, Incremental: resources not in the template are left alone)",
         request.name,
         request.resource_count()
@@ -367,12 +367,14 @@ fn attempt(
             polling,
             spec,
         ) {
-            Ok(w) => eprint!("{}", w.prompt_summary()),
+            Ok(w) => crate::ci_eprint!("{}", w.prompt_summary()),
             Err(e) => {
                 let (message, help) = e.headline();
-                eprintln!("deploy: the what-if failed, so the changes cannot be shown: {message}");
+                crate::ci_eprintln!(
+                    "deploy: the what-if failed, so the changes cannot be shown: {message}"
+                );
                 if let Some(h) = &help {
-                    eprintln!("  help: {h}");
+                    crate::ci_eprintln!("  help: {h}");
                 }
             }
         }
@@ -383,7 +385,7 @@ fn attempt(
             request.name, azure.subscription
         ))
     {
-        eprintln!("deploy: not confirmed; nothing was changed");
+        crate::ci_eprintln!("deploy: not confirmed; nothing was changed");
         return Ok(Ended::Declined);
     }
 
@@ -407,7 +409,7 @@ fn attempt(
                 .create_resource_group(&rg, &region, &spec.metadata.tags)
                 .await?;
             stage.set(Stage::GroupCreated);
-            eprintln!("deploy: created the resource group {rg} in {region}");
+            crate::ci_eprintln!("deploy: created the resource group {rg} in {region}");
         }
         let mut attempt = 1;
         loop {
@@ -421,7 +423,7 @@ fn attempt(
                 Err(e)
                     if e.status == Some(409) && e.code.as_deref() == Some("DeploymentActive") =>
                 {
-                    eprintln!(
+                    crate::ci_eprintln!(
                         "deploy: a deployment named {} is already running in {rg}; following it",
                         request.name
                     );
@@ -441,7 +443,7 @@ fn attempt(
             if attempt == 1 && finished.state() != "Succeeded" {
                 let trees = errors::trees(&finished);
                 if let Some(why) = super::retry::role_propagation(trees.iter()) {
-                    eprintln!(
+                    crate::ci_eprintln!(
                         "deploy: {} failed because Key Vault does not honour the new role assignment yet ({}); role assignments take minutes to propagate, so gpuform deploys {} once more in {}",
                         request.name,
                         one_line(&why, 160),
@@ -496,7 +498,7 @@ fn attempt(
                     ));
                 }
             }
-            eprint!("{msg}");
+            crate::ci_eprint!("{msg}");
             return Ok(Ended::Interrupted);
         }
         Err(e) => {

@@ -92,13 +92,13 @@ pub fn write_streaming(
     // say what the swap replaced: a second render into the same DIR must not lose files silently
     if let Some(r) = replaced.filter(|r| r.files > 0) {
         if r.removed.is_empty() {
-            eprintln!(
+            crate::ci_eprintln!(
                 "replaced {} (it held {} of an earlier render)",
                 dir.display(),
                 crate::diag::plural(r.files, "file")
             );
         } else {
-            eprintln!(
+            crate::ci_eprintln!(
                 "replaced {}: removed {} of an earlier render that this one does not write: {}",
                 dir.display(),
                 crate::diag::plural(r.removed.len(), "file"),
@@ -324,13 +324,13 @@ pub fn check(dir: &Path, units: &[Unit], format: Format, out: &Out) -> Result<Ex
         })));
     }
     if stale == 0 {
-        eprintln!("{} is up to date ({} files)", dir.display(), want.len());
+        crate::ci_eprintln!("{} is up to date ({} files)", dir.display(), want.len());
         return Ok(ExitCode::Ok);
     }
     if format == Format::Text {
         out(&diff);
     }
-    eprintln!(
+    crate::ci_eprintln!(
         "{} is out of date: {} file(s) differ; run `gpuform render {} -o {}`",
         dir.display(),
         stale,

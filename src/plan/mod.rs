@@ -116,7 +116,7 @@ pub enum PlanError {
     #[error("{path}: cannot add the GPU collector to the cloud-init file: {message}")]
     CloudInitMerge { path: String, message: String },
     #[error(
-        "{path}: the cloud-init file and the GPU collector together are {bytes} bytes; Azure takes at most 65535 bytes of custom data"
+        "{path}: the cloud-init file and the GPU collector together are {bytes} bytes as Azure receives them (after the deployment's values replace gpuform's placeholders); Azure takes at most 65535 bytes of custom data"
     )]
     CustomDataTooLarge { path: String, bytes: usize },
     #[error("cannot read the cloud-init file {path}")]
@@ -208,34 +208,23 @@ impl Plan {
             // Nor does a dev box carry the collector in custom data: a Custom Script Extension
             // installs it (gpu_devbox::extend), and the spec's file stays its custom data
             Some(g) if g.kind == "Linux" && !devbox::applies(s) => {
-                let bytes = gpu_monitoring::custom_data_full(
-                    user_cloud_init.as_deref(),
-                    g.expected_gpus,
-                    g.vendor,
-                    g.ingestion.as_ref(),
-                    &gpu_scaling
-                        .as_ref()
-                        .map(serving_gpu::environment)
-                        .unwrap_or_default(),
-                )
-                .map_err(|e| PlanError::CloudInitMerge {
-                    path: checked.path.clone(),
-                    message: e.0,
-                })?;
-                // on the Logs Ingestion path the template's values replace placeholders
-                let grows = if g.ingestion.is_some() {
-                    gpu_monitoring::INGEST_EXPANSION_BYTES
-                } else {
-                    0
-                } + if gpu_scaling.is_some() {
-                    serving_gpu::APPI_EXPANSION_BYTES
-                } else {
-                    0
-                };
-                if (bytes.len() + grows) as u64 > gpu_monitoring::MAX_CUSTOM_DATA_BYTES {
+                // what Azure receives: after the template's values replace gpuform's
+                // placeholders (the `cloud-init` rule asks the same)
+                let env = gpu_scaling
+                    .as_ref()
+                    .map(serving_gpu::environment)
+                    .unwrap_or_default();
+                let (bytes, received) =
+                    gpu_monitoring::custom_data_for_env(g, user_cloud_init.as_deref(), &env)
+                        .map_err(|e| PlanError::CloudInitMerge {
+                            path: checked.path.clone(),
+                            message: e.0,
+                        })?;
+                let received = received + serving_gpu::received_growth(&bytes);
+                if received as u64 > gpu_monitoring::MAX_CUSTOM_DATA_BYTES {
                     return Err(PlanError::CustomDataTooLarge {
                         path: checked.path.clone(),
-                        bytes: bytes.len(),
+                        bytes: received,
                     });
                 }
                 Some(base64(&bytes))

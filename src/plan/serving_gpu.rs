@@ -26,10 +26,19 @@ pub const METRIC_NAME: &str = "GpuUtilizationPercent";
 /// Placeholder of the component's connection string in the install script.
 pub const APPI_CONNECTION: &str = "@@GPUFORM_APPI_CONNECTION@@";
 
-/// Bytes the connection string and the client id may add to the custom data over their
-/// placeholders (a connection string of four keys, two GUIDs and two regional URLs stays under
-/// 300 characters; a client id is a GUID).
-pub const APPI_EXPANSION_BYTES: usize = 400;
+/// The longest connection string the template may put in for [`APPI_CONNECTION`]: four keys,
+/// two GUIDs and two regional URLs stay under 300 characters; 400 leaves room (an assumption:
+/// no page bounds it). The client id's placeholder is the Logs Ingestion path's, counted by
+/// `gpu_monitoring::received_bytes`.
+pub const APPI_CONNECTION_MAX_BYTES: usize = 400;
+
+/// Bytes the connection string adds to `custom` over its placeholders.
+pub fn received_growth(custom: &[u8]) -> usize {
+    String::from_utf8_lossy(custom)
+        .matches(APPI_CONNECTION)
+        .count()
+        * APPI_CONNECTION_MAX_BYTES.saturating_sub(APPI_CONNECTION.len())
+}
 
 /// `plan.serving.gpuScaling`: what the GPU scale rules, the component and the collector share.
 #[derive(Debug, Clone, Serialize)]

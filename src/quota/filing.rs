@@ -72,12 +72,12 @@ pub fn file(
         }
         return Ok(ExitCode::Ok);
     }
-    eprintln!(
+    crate::ci_eprintln!(
         "quota: the spec needs these limits in {region} (subscription {}):",
         f.subscription
     );
     for a in asks {
-        eprintln!("{}", ask_line(a));
+        crate::ci_eprintln!("{}", ask_line(a));
     }
     let submit = match mode {
         Mode::DryRun => false,
@@ -114,7 +114,7 @@ pub fn file(
             }
         }
         return Ok(if mode == Mode::Ask {
-            eprintln!("quota: not confirmed; nothing was requested");
+            crate::ci_eprintln!("quota: not confirmed; nothing was requested");
             DECLINED
         } else {
             ExitCode::Ok
@@ -123,9 +123,9 @@ pub fn file(
     let mut outcomes: Vec<Outcome> = Vec::new();
     let work = async {
         for a in asks {
-            let mut note = |s: String| eprintln!("quota: {s}");
+            let mut note = |s: String| crate::ci_eprintln!("quota: {s}");
             let o = super::submit(f.arm, a, polling, &mut note).await?;
-            eprintln!("quota: {} in {}: {}", a.quota, a.region, o.state.label());
+            crate::ci_eprintln!("quota: {} in {}: {}", a.quota, a.region, o.state.label());
             outcomes.push(o);
         }
         Ok::<(), ArmError>(())
@@ -138,7 +138,7 @@ pub fn file(
     });
     match res {
         None => {
-            eprintln!(
+            crate::ci_eprintln!(
                 "\nquota: interrupted; requests already submitted keep going in Azure. See them with:\n  az quota request list --scope /subscriptions/{}/providers/Microsoft.Compute/locations/{region}",
                 f.subscription
             );

@@ -4,9 +4,11 @@
 use super::FileResult;
 use crate::diag::Severity;
 
-/// Escape a message for a workflow command (`%`, CR and LF).
+/// Escape a message for a workflow command (`%`, CR and LF), with what the runners find anywhere
+/// in a line broken first ([`super::ci::command_data`]).
 pub(crate) fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    super::ci::command_data(s)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }

@@ -1,6 +1,7 @@
 //! Output formats for diagnostics (human, JSON, SARIF, GitHub annotations) and a small YAML
 //! writer for `gpuform show`.
 
+pub mod ci;
 pub mod github;
 pub mod json;
 pub mod markdown;

@@ -9,7 +9,9 @@ pub fn to_yaml(v: &Value) -> String {
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    out
+    // every `##` is inside a double-quoted scalar ([`needs_quotes`]), where `\u0023` reads back
+    // as `#`: no line a CI runner takes for a command (`super::ci`)
+    super::ci::json(&out).into_owned()
 }
 
 fn is_scalar(v: &Value) -> bool {
@@ -183,5 +185,9 @@ fn needs_quotes(s: &str) -> bool {
     if s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c)) {
         return true;
     }
-    s.contains(": ") || s.contains(" #") || s.ends_with(':') || s.chars().any(|c| c.is_control())
+    s.contains(": ")
+        || s.contains(" #")
+        || s.contains("##")
+        || s.ends_with(':')
+        || s.chars().any(|c| c.is_control())
 }

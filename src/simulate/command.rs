@@ -202,6 +202,105 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `--tune --write`: write the proposal into the spec ([`write_spec`]); what to say on stderr
+/// (`None`: nothing to write). A proposal the spec's text cannot carry is a failure naming why.
+pub fn write_tuned(path: &Path, read: &str, t: &tune::Tuned) -> Result<Option<String>, Failure> {
+    match t.to_write() {
+        Ok(None) => Ok(None),
+        Ok(Some(text)) => {
+            let target = write_spec(path, read, text)?;
+            let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink());
+            Ok(Some(if linked {
+                format!(
+                    "wrote {} (the file the link {} names)",
+                    target.display(),
+                    path.display()
+                )
+            } else {
+                format!("wrote {}", path.display())
+            }))
+        }
+        Err(why) => Err(Failure::usage(format!(
+            "--write: {} was not changed: {why}",
+            path.display()
+        ))
+        .help("apply the proposal printed above by hand")),
+    }
+}
+
+/// `--write`: replace the spec at `path` (read as `read`, without its byte-order mark) with
+/// `new_text`, which the tune has checked to mean exactly the intended document. Through a
+/// symlink, the file the link names is written (the link stays). Refused, with the reason and
+/// nothing changed, when the file is not a regular file or changed since it was read. The byte-order
+/// mark is kept; the new bytes go to a temporary file beside the target (the target's permissions),
+/// are read back and compared, and replace the target by a rename. Returns the file written.
+pub fn write_spec(path: &Path, read: &str, new_text: &str) -> Result<PathBuf, Failure> {
+    use std::io::Write;
+    let refuse = |why: String| {
+        Failure::usage(format!(
+            "--write: {} was not changed: {why}",
+            path.display()
+        ))
+        .help("apply the proposal printed above by hand, or fix the cause and run again")
+    };
+    let target = std::fs::canonicalize(path)
+        .map_err(|e| refuse(format!("cannot resolve the path ({e})")))?;
+    let meta = crate::io::check_regular(&target).map_err(|e| refuse(e.to_string()))?;
+    let on_disk = crate::io::read_bounded(&target, crate::spec::MAX_FILE_BYTES)
+        .map_err(|e| refuse(e.to_string()))?;
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let bom = on_disk.starts_with(BOM);
+    if on_disk[if bom { BOM.len() } else { 0 }..] != *read.as_bytes() {
+        return Err(refuse(format!(
+            "{} changed since gpuform read it",
+            target.display()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(new_text.len() + BOM.len());
+    if bom {
+        bytes.extend_from_slice(BOM);
+    }
+    bytes.extend_from_slice(new_text.as_bytes());
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let io = |what: &str, e: std::io::Error| refuse(format!("{what} in {}: {e}", dir.display()));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".gpuform-write-")
+        .tempfile_in(&dir)
+        .map_err(|e| io("cannot create a temporary file", e))?;
+    tmp.write_all(&bytes)
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| io("cannot write the temporary file", e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode();
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))
+            .map_err(|e| io("cannot give the temporary file the spec's permissions", e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = meta;
+    // what is on disk now is what was checked, byte for byte, and still parses to it
+    let back =
+        std::fs::read(tmp.path()).map_err(|e| io("cannot read the temporary file back", e))?;
+    let same = back == bytes
+        && crate::spec::yaml::parse(new_text).ok().map(|p| p.value)
+            == std::str::from_utf8(&back[if bom { BOM.len() } else { 0 }..])
+                .ok()
+                .and_then(|t| crate::spec::yaml::parse(t).ok())
+                .map(|p| p.value);
+    if !same {
+        return Err(refuse(
+            "the temporary file read back differs from the checked text".into(),
+        ));
+    }
+    tmp.persist(&target)
+        .map_err(|e| io("cannot replace the spec", e.error))?;
+    Ok(target)
+}
+
 /// `--robust-share`: a share in (0, 1].
 pub fn share(v: &str) -> Result<f64, String> {
     match v.parse::<f64>() {

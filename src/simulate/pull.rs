@@ -29,6 +29,7 @@ use serde_json::Value;
 
 use super::load::{self, Trace};
 use super::measured::Counts;
+use crate::azure::operate::LogAnswer;
 use crate::azure::{Arm, ArmApi, ArmError};
 use crate::diag::failure::Failure;
 use crate::facts::roles::{LOG_ANALYTICS_READER, MONITORING_READER};
@@ -256,7 +257,7 @@ pub async fn pull(
                 .monitoring
                 .workspace
                 .resource_id(arm.subscription(), rg);
-            match gpu_telemetry(arm, &ws, &trace, ask.idle_threshold_percent).await {
+            match gpu_telemetry(arm, &ws, &trace, ask.idle_threshold_percent, &mut warnings).await {
                 Ok(None) => {
                     warnings.push(format!(
                         "the workspace {ws} has no {TABLE} rows between {} and {}: the telemetry is not arriving (`gpuform status SPEC -g {rg}` checks the collectors) or the pool did not run; the run has the arrivals only",
@@ -312,34 +313,46 @@ pub fn telemetry_query(from: Timestamp, to: Timestamp, threshold: u32) -> String
 }
 
 /// The GPU telemetry of the trace's window, summarised per minute by the workspace. `None`
-/// when the workspace holds no row of the table for the window.
+/// when the workspace holds no row of the table for the window. An answer with more rows than
+/// its span has minutes is cut to that many, and `notes` says so.
 pub async fn gpu_telemetry(
     arm: &Arm,
     workspace: &str,
     trace: &Trace,
     threshold: u32,
+    notes: &mut Vec<String>,
 ) -> Result<Option<Counts>, PullError> {
     let fail = |e| PullError::Arm(with_role(e, LOG_ANALYTICS_READER.name, workspace));
     let guid = arm.workspace_guid(workspace).await.map_err(fail)?;
     let (start, end) = (trace.start, window_end(trace));
-    let ask = |q: String, from: Timestamp, to: Timestamp| {
+    // each answer read by what its question can need: the totals are one row, a span of the
+    // per-minute query one row per minute of it (1,440 for a day)
+    let ask = |q: String, from: Timestamp, to: Timestamp, max_rows: usize| {
         let guid = &guid;
         async move {
-            let v = arm
-                .log_query_at(workspace, guid, &q, &format!("{from}/{to}"))
+            let a = arm
+                .log_query_at(workspace, guid, &q, &format!("{from}/{to}"), max_rows)
                 .await
                 .map_err(|e| PullError::Arm(with_role(e, LOG_ANALYTICS_READER.name, workspace)))?;
-            Ok::<Value, PullError>(v)
+            Ok::<LogAnswer, PullError>(a)
         }
     };
-    let Some(mut counts) = totals(workspace, &ask(totals_query(start, end), start, end).await?)?
-    else {
+    let first = ask(totals_query(start, end), start, end, 1).await?;
+    let Some(mut counts) = totals(workspace, &first.value)? else {
         return Ok(None);
     };
     let minutes = trace.minutes();
     for (from, to) in days(end, minutes as u64).map_err(PullError::Trace)? {
-        let answer = ask(telemetry_query(from, to, threshold), from, to).await?;
-        add_minutes(&mut counts, workspace, start, minutes, &answer)?;
+        let need = (to.duration_since(from).as_secs().max(0) as usize).div_ceil(60);
+        let answer = ask(telemetry_query(from, to, threshold), from, to, need).await?;
+        if let Some(cut) = answer.cut() {
+            notes.push(format!(
+                "the workspace {} answered {} rows for {from} to {to}, where one per minute makes at most {need}: the {cut} after the first {need} were left out (read, not kept)",
+                workspace.rsplit('/').next().unwrap_or(workspace),
+                answer.rows
+            ));
+        }
+        add_minutes(&mut counts, workspace, start, minutes, &answer.value)?;
     }
     Ok(Some(counts))
 }

@@ -93,7 +93,8 @@ pub async fn reporting(arm: &Arm, plan: &Plan, rg: &str) -> Option<Result<Report
         Some(q) => (q.clone(), format!("PT{SILENCE_GRACE_MINUTES}M")),
         None => (query(), format!("PT{REPORTING_MINUTES}M")),
     };
-    let r = arm.log_query(&id, &q, &span).await.map(|rows| {
+    // both queries summarise to one row; only the first is read
+    let r = arm.log_query(&id, &q, &span, 1).await.map(|rows| {
         let row = rows.first();
         Reported {
             reporting: number(row, "Reporting"),

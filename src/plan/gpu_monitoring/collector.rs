@@ -195,6 +195,15 @@ pub fn custom_data_full(
             "the cloud-init file contains gpuform's MIME boundary `{BOUNDARY}`"
         )));
     }
+    // the template replaces the placeholders wherever they are in the custom data: only
+    // gpuform's own may be there, or the file would change (and grow) at deployment
+    if ing.is_some()
+        && let Some((ph, _)) = PLACEHOLDER_VALUES.iter().find(|(ph, _)| text.contains(ph))
+    {
+        return Err(MergeError(format!(
+            "the cloud-init file contains gpuform's placeholder `{ph}`, which the template replaces with a deployment value on the Logs Ingestion path (in the whole custom data, the file included)"
+        )));
+    }
     let part = |ctype: &str, file: &str, body: &str| {
         let mut p = format!(
             "--{BOUNDARY}\nContent-Type: {ctype}; charset=\"utf-8\"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\nContent-Disposition: attachment; filename=\"{file}\"\n\n{body}"
@@ -214,6 +223,51 @@ pub fn custom_data_full(
     ));
     out.push_str(&format!("--{BOUNDARY}--\n"));
     Ok(out.into_bytes())
+}
+
+/// Bytes of `custom` once the template has put the deployment's values in for every placeholder
+/// it holds, each at its longest ([`PLACEHOLDER_VALUES`]): the size Azure receives on the Logs
+/// Ingestion path, which [`MAX_CUSTOM_DATA_BYTES`] bounds.
+pub fn received_bytes(custom: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(custom);
+    let grows: usize = PLACEHOLDER_VALUES
+        .iter()
+        .map(|(ph, max)| text.matches(ph).count() * max.saturating_sub(ph.len()))
+        .sum();
+    custom.len() + grows
+}
+
+/// The custom data of a Linux pool with the collector: the merged bytes ([`custom_data_with`])
+/// and their size as Azure receives them ([`received_bytes`] on the Logs Ingestion path).
+/// `render` and `validate` both ask this, so they cannot disagree.
+pub fn custom_data_for(
+    g: &GpuMonitoring,
+    user: Option<&[u8]>,
+) -> Result<(Vec<u8>, usize), MergeError> {
+    custom_data_for_env(g, user, "")
+}
+
+/// [`custom_data_for`] with extra collector environment ([`install_script_full`]): a serving
+/// pool's GPU-utilisation metric settings, whose client-id placeholder [`received_bytes`]
+/// counts; the caller adds what its own placeholders grow by.
+pub fn custom_data_for_env(
+    g: &GpuMonitoring,
+    user: Option<&[u8]>,
+    extra_env: &str,
+) -> Result<(Vec<u8>, usize), MergeError> {
+    let bytes = custom_data_full(
+        user,
+        g.expected_gpus,
+        g.vendor,
+        g.ingestion.as_ref(),
+        extra_env,
+    )?;
+    let received = if g.ingestion.is_some() || !extra_env.is_empty() {
+        received_bytes(&bytes)
+    } else {
+        bytes.len()
+    };
+    Ok((bytes, received))
 }
 
 /// GB a day the table ingests at `vms` VMs of `size` (one row per GPU per minute).

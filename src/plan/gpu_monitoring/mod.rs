@@ -54,7 +54,7 @@ use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
 use crate::spec::model::WorkloadSpec;
 
 /// The monitoring plan, or `None` when `monitoring.gpu.enabled` resolved to false.
-pub(super) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMonitoring> {
+pub(crate) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMonitoring> {
     if s.monitoring.gpu.enabled != Some(true) {
         return None;
     }

@@ -31,8 +31,8 @@ pub const SAMPLE_SECONDS: u32 = 60;
 /// (about 22 columns, names, GUIDs, hostnames); 400 bytes is the assumption cost states.
 pub const BYTES_PER_ROW: u32 = 400;
 
-/// Azure's limit on `customData` before base64 (as the `cloud-init` rule checks it).
-pub const MAX_CUSTOM_DATA_BYTES: u64 = 65_535;
+/// Azure's limit on `customData` before base64 ([`crate::facts::limits::CUSTOM_DATA_SOURCE`]).
+pub const MAX_CUSTOM_DATA_BYTES: u64 = crate::facts::limits::CUSTOM_DATA_MAX_BYTES;
 /// Monitoring Metrics Publisher (built-in role; source in the facts layer).
 pub const MONITORING_METRICS_PUBLISHER: &str = crate::facts::roles::MONITORING_METRICS_PUBLISHER.id;
 
@@ -282,10 +282,19 @@ pub const PLACEHOLDERS: Placeholders = Placeholders {
 pub const INGEST_ENDPOINT: &str = "@@GPUFORM_INGEST_ENDPOINT@@";
 pub const INGEST_DCR: &str = "@@GPUFORM_INGEST_DCR@@";
 pub const INGEST_CLIENT_ID: &str = "@@GPUFORM_INGEST_CLIENT_ID@@";
-/// Bytes the three values may add to the custom data over their placeholders (an endpoint
-/// `https://<dce>-<suffix>.<region>-1.ingest.monitor.azure.com` is under 120 characters, an
-/// immutable id `dcr-` + 32 hex, a client id a GUID): kept free under Azure's custom data limit.
-pub const INGEST_EXPANSION_BYTES: usize = 200;
+/// Each placeholder and the longest value the template puts in for it
+/// ([`crate::facts::limits::INGEST_VALUES_SOURCE`]).
+pub const PLACEHOLDER_VALUES: [(&str, usize); 3] = [
+    (
+        INGEST_ENDPOINT,
+        crate::facts::limits::INGEST_ENDPOINT_MAX_BYTES,
+    ),
+    (INGEST_DCR, crate::facts::limits::INGEST_DCR_ID_MAX_BYTES),
+    (
+        INGEST_CLIENT_ID,
+        crate::facts::limits::INGEST_CLIENT_ID_MAX_BYTES,
+    ),
+];
 
 /// The built-in "Configure Linux/Windows Virtual Machines to be associated with a Data
 /// Collection Rule" policy, assigned to the pool's resource group with a system-assigned

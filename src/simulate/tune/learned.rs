@@ -60,8 +60,12 @@ pub struct Learned {
     pub candidates: usize,
     pub candidates_checked: usize,
     pub elapsed_ms: u64,
-    /// The change to the spec, as a unified diff (`--write` writes it).
+    /// The change to the spec, as a unified diff (`--write` writes it), or the changes one per
+    /// line when the text cannot carry them ([`Self::unwritable`]).
     pub diff: Option<String>,
+    /// Why the proposal cannot be written into the spec's text (apply it by hand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unwritable: Option<String>,
     #[serde(skip)]
     pub new_text: Option<String>,
     #[serde(skip)]
@@ -86,6 +90,7 @@ impl Learned {
             candidates_checked: 0,
             elapsed_ms: 0,
             diff: None,
+            unwritable: None,
             new_text: None,
             after_results: None,
         }

@@ -36,6 +36,7 @@ mod pool;
 mod pool_check;
 mod pool_search;
 mod report;
+pub mod rewrite;
 pub mod schedule;
 mod search;
 pub mod serving;

@@ -512,6 +512,9 @@ fn remove_block(job: &Job, ptr: &str) -> Result<super::edit::Edit, String> {
         start,
         end,
         text: String::new(),
+        pointer: ptr.to_string(),
+        value: None,
+        unplaced: None,
     })
 }
 

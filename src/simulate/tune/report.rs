@@ -64,7 +64,13 @@ pub fn text(before: &Results, t: &Tuned) -> String {
     match &t.best {
         Some(b) => {
             s.push_str(&format!("after:  {}\n\n", figures(&b.after)));
-            if b.changed() {
+            if let Some(why) = &b.unwritable {
+                s.push_str(&format!(
+                    "the proposal, to apply by hand (gpuform cannot write it into {}: {why}):\n",
+                    before.spec
+                ));
+                s.push_str(&b.diff);
+            } else if b.changed() {
                 s.push_str(&b.diff);
             } else {
                 s.push_str("the spec as written is already the cheapest policy found\n");
@@ -172,7 +178,13 @@ pub fn markdown(before: &Results, t: &Tuned) -> String {
     match &t.best {
         Some(b) => {
             s.push_str(&row("after", &b.after));
-            s.push_str(&format!("\n```diff\n{}```\n", b.diff));
+            match &b.unwritable {
+                Some(why) => s.push_str(&format!(
+                    "\nThe proposal, to apply by hand (gpuform cannot write it into the spec: {why}):\n\n```\n{}```\n",
+                    b.diff
+                )),
+                None => s.push_str(&format!("\n```diff\n{}```\n", b.diff)),
+            }
         }
         None => s.push_str(&format!(
             "\nNo proposal: {}\n",
@@ -202,6 +214,7 @@ pub fn json(before: &Results, t: &Tuned) -> String {
         "after": t.best.as_ref().map(|b| &b.after),
         "afterPolicy": t.best.as_ref().map(|b| &b.params),
         "diff": t.best.as_ref().map(|b| &b.diff),
+        "unwritable": t.best.as_ref().and_then(|b| b.unwritable.as_ref()),
         "reason": t.reason,
         "robust": robust,
         "worstCaseP95": worst,

@@ -31,15 +31,23 @@ const FEW: usize = 4;
 
 impl Tuned {
     /// The text `--write` saves: the scheduled proposal when there is one, else the reactive
-    /// one (`None`: nothing to write).
-    pub fn to_write(&self) -> Option<&str> {
+    /// one (`Ok(None)`: nothing to write; `Err`: the proposal cannot be written into the spec's
+    /// text, and why).
+    pub fn to_write(&self) -> Result<Option<&str>, String> {
         if let Some(s) = self.schedule.as_ref().filter(|s| s.proposed()) {
-            return s.new_text.as_deref();
+            return match (&s.new_text, &s.unwritable) {
+                (Some(t), _) => Ok(Some(t.as_str())),
+                (None, Some(why)) => Err(why.clone()),
+                (None, None) => Ok(None),
+            };
         }
-        self.best
-            .as_ref()
-            .filter(|b| b.changed())
-            .map(|b| b.new_text.as_str())
+        match self.best.as_ref().filter(|b| b.changed()) {
+            None => Ok(None),
+            Some(b) => match (&b.new_text, &b.unwritable) {
+                (Some(t), _) => Ok(Some(t.as_str())),
+                (None, why) => Err(why.clone().unwrap_or_else(|| "no text".into())),
+            },
+        }
     }
 
     /// A proposal exists (reactive, or scheduled).
@@ -393,7 +401,7 @@ fn propose_with(job: &Job, tuned: &Tuned, pool_edits: Vec<Edit>) -> Learned {
         explicit_below,
         pool_edits,
     ) {
-        Ok((text, diff, res)) => {
+        Ok((text, diff, res, unwritable)) => {
             out.status = "proposed";
             out.saving = before_side.as_ref().and_then(|b| {
                 let (x, y) = (b.pool_monthly?, after.pool_monthly?);
@@ -416,7 +424,13 @@ fn propose_with(job: &Job, tuned: &Tuned, pool_edits: Vec<Edit>) -> Learned {
                     ""
                 }
             );
-            out.new_text = Some(text);
+            if let Some(why) = &unwritable {
+                out.message.push_str(&format!(
+                    "; gpuform cannot write them into the spec ({why}): apply the changes below by hand"
+                ));
+            }
+            out.new_text = text;
+            out.unwritable = unwritable;
             out.diff = Some(diff);
             out.after_results = Some(res);
         }
@@ -552,17 +566,6 @@ fn block(indent: &str, scheds: &[Schedule]) -> String {
     t
 }
 
-/// The end of everything below `ptr` (a nested collection's own span may stop short).
-fn furthest(index: &SpanIndex, ptr: &str, depth: u32) -> usize {
-    let mut end = index.spans(ptr).map_or(0, |s| s.value.byte_end);
-    if depth < 16 {
-        for c in index.children(ptr) {
-            end = end.max(furthest(index, &c, depth + 1));
-        }
-    }
-    end
-}
-
 /// The edit that puts `scheds` in place of the spec's `autoscale.schedules` (or adds the key).
 pub fn schedules_edit(index: &SpanIndex, text: &str, scheds: &[Schedule]) -> Result<Edit, String> {
     let ptr = "/spec/autoscale/schedules";
@@ -588,7 +591,11 @@ pub fn schedules_edit(index: &SpanIndex, text: &str, scheds: &[Schedule]) -> Res
             }
             None => e.text.replace(MARK, &flow()),
         };
-        return Ok(Edit { text: t, ..e });
+        return Ok(Edit {
+            text: t,
+            value: Some(super::edit::meaning(&flow())),
+            ..e
+        });
     };
     let body = text.get(n.value.byte_start..).unwrap_or("");
     let Some(key) = n.key else {
@@ -596,18 +603,17 @@ pub fn schedules_edit(index: &SpanIndex, text: &str, scheds: &[Schedule]) -> Res
     };
     let line_start = text[..key.byte_start].rfind('\n').map_or(0, |i| i + 1);
     let inline = !text[key.byte_end..n.value.byte_start].contains('\n');
+    let meant = Some(super::edit::meaning(&flow()));
     if body.trim_start().starts_with('[') && inline {
-        return Ok(Edit {
-            start: n.value.byte_start,
-            end: n.value.byte_end,
-            text: flow(),
-        });
+        // the whole flow list: its span may stop before the closing bracket
+        let e = set(index, text, "/spec/autoscale", "schedules", &flow())?;
+        return Ok(Edit { value: meant, ..e });
     }
     let indent: String = text[line_start..key.byte_start]
         .chars()
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();
-    let last = furthest(index, ptr, 0).min(text.len());
+    let last = super::edit::furthest(index, ptr, 0).min(text.len());
     let anchor = text[..last].trim_end().len().max(key.byte_end);
     let eol = text[anchor..]
         .find('\n')
@@ -620,12 +626,15 @@ pub fn schedules_edit(index: &SpanIndex, text: &str, scheds: &[Schedule]) -> Res
         start: line_start,
         end: eol,
         text: t,
+        pointer: ptr.to_string(),
+        value: meant,
+        unplaced: None,
     })
 }
 
 /// Write the reactive changes and the schedules into the YAML text, check it from scratch, and
 /// simulate its plan (the tune's own [`verify_with`], the schedules as one more edit):
-/// (text, diff, results).
+/// (text, diff, results, why the text cannot carry them).
 fn verify(
     job: &Job,
     before: &Params,
@@ -633,7 +642,7 @@ fn verify(
     scheds: &[Schedule],
     explicit_below: bool,
     mut extra: Vec<Edit>,
-) -> Result<(String, String, Results), String> {
+) -> Result<(Option<String>, String, Results, Option<String>), String> {
     // the reactive knobs through the tune's rewriter (the old schedules' fields untouched)
     let mut reactive = p.clone();
     reactive.schedule_mins = before.schedule_mins.clone();
@@ -641,5 +650,5 @@ fn verify(
     let schedules = schedules_edit(&job.checked.index, job.source, scheds)?;
     extra.push(schedules);
     let best = verify_with(job, before, &reactive, explicit_below, extra)?;
-    Ok((best.new_text, best.diff, best.after))
+    Ok((best.new_text, best.diff, best.after, best.unwritable))
 }

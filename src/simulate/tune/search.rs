@@ -14,7 +14,7 @@ use crate::spec::policy::Policy;
 use crate::spec::{Checked, check_source};
 
 use super::super::standby;
-use super::edit::{apply_edits, edits};
+use super::edit::edits;
 use super::params::Params;
 use super::pool_search::PoolSearch;
 // what pool.rs draws from too
@@ -93,8 +93,14 @@ pub struct Scored {
 pub struct Best {
     pub params: Params,
     pub after: Results,
-    pub new_text: String,
+    /// The spec's text with the proposal written in, checked to mean exactly the intended
+    /// document ([`super::rewrite`]); `None` when the text cannot carry it ([`Self::unwritable`]).
+    pub new_text: Option<String>,
+    /// The unified diff of the rewrite, or (when it cannot be written) the changes, one per line.
     pub diff: String,
+    /// Why the proposal cannot be written into the spec's text (it was simulated from the
+    /// intended document instead; the user applies it by hand).
+    pub unwritable: Option<String>,
 }
 
 impl Best {
@@ -629,7 +635,18 @@ pub(super) fn verify_with(
 ) -> Result<Best, String> {
     let mut edits = edits(before, p, explicit_below, &job.checked.index, job.source)?;
     edits.extend(extra);
-    let new_text = apply_edits(job.source, edits);
+    // the text with the edits, if it means exactly the intended document; else the intended
+    // document itself (the proposal is still checked and simulated, and printed to apply by hand)
+    let (new_text, unwritable) = match super::rewrite::rewrite(job.source, &edits) {
+        Ok(t) => (t, None),
+        Err(why) => {
+            let old = crate::spec::yaml::parse(job.source)
+                .map_err(|d| d.message)?
+                .value;
+            let doc = super::rewrite::intended(&old, &edits);
+            (crate::report::yaml::to_yaml(&doc), Some(why))
+        }
+    };
     let checked = check_source(
         new_text.clone(),
         &job.checked.path,
@@ -681,6 +698,18 @@ pub(super) fn verify_with(
     if !after.wait_target.met {
         return Err("the rewritten spec misses the target (internal mismatch)".into());
     }
+    if unwritable.is_some() {
+        let old = crate::spec::yaml::parse(job.source)
+            .map_err(|d| d.message)?
+            .value;
+        return Ok(Best {
+            params: p.clone(),
+            after,
+            new_text: None,
+            diff: super::rewrite::describe(&old, &edits),
+            unwritable,
+        });
+    }
     let diff = similar::TextDiff::from_lines(job.source, &new_text)
         .unified_diff()
         .context_radius(2)
@@ -689,8 +718,9 @@ pub(super) fn verify_with(
     Ok(Best {
         params: p.clone(),
         after,
-        new_text,
+        new_text: Some(new_text),
         diff,
+        unwritable: None,
     })
 }
 

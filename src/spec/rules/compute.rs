@@ -7,8 +7,9 @@ use crate::diag::Diagnostic;
 use crate::spec::model::{GpuVendorName, HyperVGeneration, OsType, SecurityType, vendor_label};
 use crate::spec::resolve;
 
-/// Custom data is at most 65535 bytes before base64 (Azure's limit on `customData`).
-pub const MAX_CUSTOM_DATA_BYTES: u64 = 65_535;
+/// Custom data is at most 65535 bytes before base64 (Azure's limit on `customData`:
+/// [`crate::facts::limits::CUSTOM_DATA_SOURCE`]).
+pub const MAX_CUSTOM_DATA_BYTES: u64 = crate::facts::limits::CUSTOM_DATA_MAX_BYTES;
 
 /// Admin names Azure refuses for VMs and scale sets.
 pub const RESERVED_ADMIN_NAMES: &[&str] = &[
@@ -155,7 +156,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         .at(at)
                         .help("render combines the file with the GPU collector's part as multipart MIME and cannot if the file holds that boundary: remove or change the line"),
                     ),
-                    Ok(_) => {}
+                    Ok(text) => custom_data_received(ctx, text.as_bytes(), at, out),
                 }
             }
         }
@@ -371,6 +372,57 @@ pub fn ssh_key_problem(key: &str) -> Option<String> {
         return Some("the key body is not base64 (it starts with AAAA in a real key)".into());
     }
     None
+}
+
+/// The custom data Azure will receive, as `render` assembles it (`plan::Plan::build`): with the
+/// GPU collector's part on a Linux pool, and on the Logs Ingestion path after the template puts
+/// the deployment's values in for gpuform's placeholders. Refused here when it cannot be
+/// assembled or is larger than Azure takes, so `validate` says no where `deploy` would fail.
+fn custom_data_received(ctx: &Context<'_>, user: &[u8], at: &str, out: &mut Vec<Diagnostic>) {
+    use crate::plan::gpu_monitoring as gm;
+    if ctx.ranking() {
+        return;
+    }
+    let Some(size) = ctx.size() else { return };
+    // `monitoring.gpu.enabled` as the plan will see it (resolved after the rules)
+    let mut spec = ctx.spec.clone();
+    crate::spec::defaults::resolve_gpu_monitoring(&mut spec);
+    let s = &spec.spec;
+    let Some(g) = gm::plan(&spec.metadata.name, s, size) else {
+        return;
+    };
+    if g.kind != "Linux" || crate::plan::devbox::applies(s) {
+        return;
+    }
+    // a serving pool's GPU scale metric adds its settings to the collector (plan::serving_gpu)
+    let scaling = crate::plan::serving_gpu::plan(&spec.metadata.name, s);
+    let env = scaling
+        .as_ref()
+        .map(crate::plan::serving_gpu::environment)
+        .unwrap_or_default();
+    match gm::custom_data_for_env(&g, Some(user), &env).map(|(b, r)| {
+        let grows = crate::plan::serving_gpu::received_growth(&b);
+        (b, r + grows)
+    }) {
+        Err(e) => out.push(
+            Diagnostic::new("cloud-init", e.0)
+                .at(at)
+                .help("remove or change it in the cloud-init file (GPU monitoring combines the file with its own part), or turn the collector off with `monitoring.gpu.enabled: false`"),
+        ),
+        Ok((_, received)) if received as u64 > gm::MAX_CUSTOM_DATA_BYTES => out.push(
+            Diagnostic::new(
+                "cloud-init",
+                format!(
+                    "the cloud-init file and the GPU collector come to {received} bytes as Azure receives them{}; Azure takes at most {} bytes of custom data",
+                    if g.ingestion.is_some() { " (the Logs Ingestion values in place of gpuform's placeholders, at their longest)" } else { "" },
+                    gm::MAX_CUSTOM_DATA_BYTES
+                ),
+            )
+            .at(at)
+            .help("make the file smaller (download large scripts at boot with `#include` or a runcmd), or turn the collector off with `monitoring.gpu.enabled: false`"),
+        ),
+        Ok(_) => {}
+    }
 }
 
 #[cfg(test)]

@@ -21,10 +21,12 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         ),
         None => format!("{} GiB of GPU memory", fmt_num(wl.gpu_memory_gib)),
     };
-    for (i, name) in s.compute.alternate_sizes.iter().enumerate() {
+    for (i, raw) in s.compute.alternate_sizes.iter().enumerate() {
         let at = format!("/spec/compute/alternateSizes/{i}");
-        let Some(size) = catalog::find(name) else {
-            let hint = suggest(name, catalog::names())
+        // echoed as `clip` shows input: control characters escaped, long values cut
+        let name = crate::diag::clip(raw);
+        let Some(size) = catalog::find(raw) else {
+            let hint = suggest(raw, catalog::names())
                 .map(|h| format!("did you mean `{h}`? "))
                 .unwrap_or_default();
             out.push(
@@ -69,9 +71,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     let mut deploys_to: Vec<&str> = vec![s.region.as_str()];
     deploys_to.extend(s.alternate_regions.iter().map(String::as_str));
-    for region in s.compute.zones_by_region.keys() {
-        let at = format!("/spec/compute/zonesByRegion/{}", escape_pointer(region));
-        if !deploys_to.iter().any(|r| r.eq_ignore_ascii_case(region)) {
+    for raw in s.compute.zones_by_region.keys() {
+        let at = format!("/spec/compute/zonesByRegion/{}", escape_pointer(raw));
+        let region = crate::diag::clip(raw);
+        if !deploys_to.iter().any(|r| r.eq_ignore_ascii_case(raw)) {
             out.push(
                 Diagnostic::new(
                     "zones-by-region-conflict",
@@ -82,7 +85,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
         if let Some(allowed) = &s.allowed_regions
-            && !allowed.iter().any(|a| a.eq_ignore_ascii_case(region))
+            && !allowed.iter().any(|a| a.eq_ignore_ascii_case(raw))
         {
             out.push(
                 Diagnostic::new(
