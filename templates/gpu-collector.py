@@ -28,6 +28,15 @@
 #
 # The instance metadata service's compute endpoint (priority, VM id) is GPUFORM_IMDS_URL, set by
 # the collect service from gpuform's facts; without it the rows carry no priority or VM id.
+# GPU-utilisation scaling (autoscale.gpuUtilization of a serving pool; the collect service's
+# environment, set by the template): after each sample the collector posts one metric item,
+# GPUFORM_APPI_METRIC = the mean utilisation over the VM's GPUs that answered ("ok" rows), to
+# the IngestionEndpoint of GPUFORM_APPI_CONNECTION (the component's connection string) +
+# GPUFORM_APPI_ROUTE (the track protocol), without a namespace (the Azure.ApplicationInsights
+# namespace autoscale reads), with a token for the pool's identity (GPUFORM_APPI_CLIENT_ID,
+# audience GPUFORM_APPI_AUDIENCE) from GPUFORM_APPI_TOKEN_URL. A minute without an "ok" row
+# sends nothing (autoscale sees no point from this VM). A failed post is not retried later: an
+# old utilisation is no use to autoscale.
 #
 # Python 3 standard library only (every Ubuntu image has python3: cloud-init runs on it).
 # Environment (tests): GPUFORM_GPU_LOG_DIR, GPUFORM_GPU_STATE_DIR, GPUFORM_IMDS_FILE, GPUFORM_JOBS_FILE,
@@ -493,6 +502,8 @@ def collect(expected, vendor="nvidia"):
     # the Logs Ingestion path sends the new lines itself (the agent reads them otherwise); a
     # failed upload is retried with the next sample and does not make the VM unhealthy
     ingest()
+    # the serving pool's scale metric (a failure is logged, the VM stays healthy)
+    send_metric(rows, stamp)
     # files older than KEEP_DAYS are gone
     cutoff = (t - datetime.timedelta(days=KEEP_DAYS)).strftime("%Y%m%d")
     for old in glob.glob(os.path.join(LOG_DIR, "gpu-*.json")):
@@ -573,6 +584,11 @@ def post(c, tok, body):
         c["ENDPOINT"].rstrip("/"), route,
         urllib.parse.urlencode({"api-version": c["API_VERSION"]}),
     )
+    return post_url(url, tok, body)
+
+
+def post_url(url, tok, body):
+    """(ok, message): one POST of a JSON body, retried on 429/5xx/no answer."""
     msg = ""
     for attempt in range(ATTEMPTS):
         req = urllib.request.Request(url, data=body, method="POST", headers={
@@ -666,6 +682,71 @@ def ingest():
     if not result["ok"]:
         sys.stderr.write("gpuform-gpu: logs ingestion: %s\n" % result["message"])
     return 0 if result["ok"] else 1
+
+
+# ---------------------------------------------------------------- Application Insights metric
+APPI_KEYS = ("CONNECTION", "METRIC", "ROUTE", "AUDIENCE", "TOKEN_URL")
+# the track protocol's metric item (Application Insights data-plane REST spec v2.1)
+METRIC_ENVELOPE = "Microsoft.ApplicationInsights.Metric"
+METRIC_BASE_TYPE = "MetricData"
+
+
+def appi_config():
+    """The metric's settings, or None when the pool does not scale on GPU utilisation."""
+    c = {k: os.environ.get("GPUFORM_APPI_" + k, "") for k in APPI_KEYS}
+    if not all(c.values()) or "@@" in c["CONNECTION"]:
+        return None
+    parts = dict(p.split("=", 1) for p in c["CONNECTION"].split(";") if "=" in p)
+    c["IKEY"] = parts.get("InstrumentationKey", "").strip()
+    c["ENDPOINT"] = parts.get("IngestionEndpoint", "").strip()
+    if not c["IKEY"] or "://" not in c["ENDPOINT"]:
+        return None
+    cid = os.environ.get("GPUFORM_APPI_CLIENT_ID", "")
+    c["CLIENT_ID"] = "" if "@@" in cid else cid
+    return c
+
+
+def utilization(rows):
+    """Mean utilisation (percent) over the GPUs that answered, or None."""
+    vals = [
+        r["UtilizationPercent"] for r in rows
+        if r.get("Status") == "ok" and isinstance(r.get("UtilizationPercent"), (int, float))
+    ]
+    return sum(vals) / len(vals) if vals else None
+
+
+def metric_item(c, value, stamp):
+    """One metric item of the track protocol; no `ns`: the default custom-metric namespace."""
+    return {
+        "name": METRIC_ENVELOPE,
+        "time": stamp,
+        "iKey": c["IKEY"],
+        "tags": {"ai.cloud.roleInstance": socket.gethostname()},
+        "data": {
+            "baseType": METRIC_BASE_TYPE,
+            "baseData": {"ver": 2, "metrics": [{"name": c["METRIC"], "value": round(value, 2)}]},
+        },
+    }
+
+
+def send_metric(rows, stamp):
+    """Post this minute's GPU utilisation; 0 when sent or nothing to send, 1 on failure."""
+    c = appi_config()
+    if c is None:
+        return 0
+    value = utilization(rows)
+    if value is None:
+        return 0
+    tok, why = token({"AUDIENCE": c["AUDIENCE"], "CLIENT_ID": c["CLIENT_ID"], "TOKEN_URL": c["TOKEN_URL"]})
+    if tok is None:
+        ok, msg = False, why
+    else:
+        body = json.dumps([metric_item(c, value, stamp)], separators=(",", ":")).encode()
+        ok, msg = post_url(c["ENDPOINT"].rstrip("/") + "/" + c["ROUTE"], tok, body)
+    if not ok:
+        sys.stderr.write("gpuform-gpu: gpu utilization metric: %s\n" % msg)
+        return 1
+    return 0
 
 
 def health():

@@ -839,6 +839,21 @@ fn metric_problems(o: &Out) -> Vec<String> {
                 if ns.is_empty() {
                     continue; // the storage queue's ApproximateMessageCount: autoscale's own
                 }
+                // an Application Insights custom metric (a serving pool's GPU utilisation, issue
+                // 36): in a namespace autoscale reads custom metrics in (the page's note); its
+                // name is the collector's (tests/serving_gpu.rs)
+                if t["metricResourceUri"]
+                    .as_str()
+                    .is_some_and(|u| u.contains("Microsoft.Insights/components"))
+                {
+                    if !app_insights_autoscale_namespaces().iter().any(|n| n == ns) {
+                        p.push(format!(
+                            "{}: autoscale reads no Application Insights custom metric in {ns}",
+                            o.at
+                        ));
+                    }
+                    continue;
+                }
                 let m = t["metricName"].as_str().unwrap_or("");
                 match source_metric(ns, m) {
                     None => p.push(format!(
@@ -856,6 +871,33 @@ fn metric_problems(o: &Out) -> Vec<String> {
         }
     }
     p
+}
+
+/// The namespaces autoscale reads Application Insights custom metrics in, from the note of
+/// Learn's autoscale-custom-metric page (tests/fixtures/sources/app-insights.json).
+fn app_insights_autoscale_namespaces() -> Vec<String> {
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/fixtures/sources/app-insights.json")).unwrap(),
+    )
+    .unwrap();
+    let note = doc["excerpts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "autoscale-namespaces")
+        .and_then(|e| e["text"].as_str())
+        .unwrap()
+        .replace('*', "");
+    let note = note.split_whitespace().collect::<Vec<_>>().join(" ");
+    note.split("published to ")
+        .nth(1)
+        .unwrap()
+        .split(" namespaces")
+        .next()
+        .unwrap()
+        .split(" and ")
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]
@@ -973,6 +1015,12 @@ fn role_problems(o: &Out) -> Vec<String> {
         (
             gpuform::plan::gpu_monitoring::MONITORING_METRICS_PUBLISHER,
             "Microsoft.Insights/dataCollectionRules",
+        ),
+        // a serving pool's GPU scale metric (issue 36): publish to its Application Insights
+        // component only (Microsoft Entra authenticated ingestion)
+        (
+            gpuform::plan::gpu_monitoring::MONITORING_METRICS_PUBLISHER,
+            "Microsoft.Insights/components",
         ),
         // the dev box's start workflow: start and read, on the VM only
         (

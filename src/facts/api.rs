@@ -70,6 +70,10 @@ pub struct ApiVersions {
     /// Its remediation for the VMs that exist before it acts
     /// (`Microsoft.PolicyInsights/remediations`; newest GA in bicep-types-az).
     pub policy_remediations: &'static str,
+    /// The Application Insights component a serving pool's GPU scale rule reads
+    /// (`Microsoft.Insights/components`; 2020-02-02, the newest GA in bicep-types-az, the first
+    /// with `WorkspaceResourceId` and `DisableLocalAuth` outside a preview).
+    pub app_insights: &'static str,
 }
 
 pub const API: ApiVersions = ApiVersions {
@@ -97,6 +101,7 @@ pub const API: ApiVersions = ApiVersions {
     logic: "2019-05-01",
     policy_assignments: "2026-07-01",
     policy_remediations: "2024-10-01",
+    app_insights: "2020-02-02",
 };
 
 impl ApiVersions {
@@ -195,6 +200,7 @@ impl ApiVersions {
                 "Microsoft.PolicyInsights/remediations",
                 self.policy_remediations,
             ),
+            ("Microsoft.Insights/components", self.app_insights),
         ]
     }
 }

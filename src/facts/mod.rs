@@ -11,6 +11,7 @@
 //! `tests/fixtures/sources/`), never with the code's own values.
 
 pub mod api;
+pub mod app_insights;
 pub mod arm;
 pub mod authorization;
 pub mod autoscale;

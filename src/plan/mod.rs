@@ -19,6 +19,7 @@ mod network;
 mod scaling;
 pub mod security;
 pub mod serving;
+pub mod serving_gpu;
 #[cfg(test)]
 mod serving_tests;
 pub mod shared;
@@ -197,21 +198,29 @@ impl Plan {
             None => None,
         };
         let mut gpu = gpu_monitoring::plan(&spec.metadata.name, s, size);
+        // a serving pool's GPU-utilisation metric rides on the collector (before its custom data)
+        let gpu_scaling = gpu
+            .as_ref()
+            .and_then(|_| serving_gpu::plan(&spec.metadata.name, s));
         let cloud_init = match &gpu {
             // Windows does not run custom data: its collector comes with the Custom Script
             // Extension (gpu_monitoring::extend_compute), and the spec's file stays as it is.
             // Nor does a dev box carry the collector in custom data: a Custom Script Extension
             // installs it (gpu_devbox::extend), and the spec's file stays its custom data
             Some(g) if g.kind == "Linux" && !devbox::applies(s) => {
-                // what Azure receives: on the Logs Ingestion path after the template's values
-                // replace gpuform's placeholders (the `cloud-init` rule asks the same)
+                // what Azure receives: after the template's values replace gpuform's
+                // placeholders (the `cloud-init` rule asks the same)
+                let env = gpu_scaling
+                    .as_ref()
+                    .map(serving_gpu::environment)
+                    .unwrap_or_default();
                 let (bytes, received) =
-                    gpu_monitoring::custom_data_for(g, user_cloud_init.as_deref()).map_err(
-                        |e| PlanError::CloudInitMerge {
+                    gpu_monitoring::custom_data_for_env(g, user_cloud_init.as_deref(), &env)
+                        .map_err(|e| PlanError::CloudInitMerge {
                             path: checked.path.clone(),
                             message: e.0,
-                        },
-                    )?;
+                        })?;
+                let received = received + serving_gpu::received_growth(&bytes);
                 if received as u64 > gpu_monitoring::MAX_CUSTOM_DATA_BYTES {
                     return Err(PlanError::CustomDataTooLarge {
                         path: checked.path.clone(),
@@ -229,7 +238,11 @@ impl Plan {
         let vault = security::vault(&name, s, &network);
         let cmk = security::cmk(&name, s, &vault);
         let queue = scaling::queue(&name, s, &network);
-        let serving = serving::plan(&name, s, &network);
+        let mut serving = serving::plan(&name, s, &network);
+        if let (Some(sv), Some(g)) = (serving.as_mut(), gpu_scaling) {
+            sv.assumptions.extend(g.assumptions.iter().cloned());
+            sv.gpu_scaling = Some(g);
+        }
         let mut compute = compute::plan(&name, s, size, &image, &driver, cloud_init, cmk.as_ref());
         if let Some(sv) = &serving {
             // before GPU monitoring, which adds its own health probe only where none is
@@ -277,6 +290,9 @@ impl Plan {
         let mut roles = security::roles(&vault, cmk.as_ref(), queue.as_ref());
         if gpu.is_some() {
             roles.push(gpu_monitoring::publisher_role());
+        }
+        if serving.as_ref().is_some_and(|sv| sv.gpu_scaling.is_some()) {
+            roles.push(serving_gpu::publisher_role());
         }
 
         let prerequisites = shared::prerequisites(&name, s, gpu.is_some());

@@ -89,6 +89,9 @@ pub enum MetricSource {
     /// The serving pool's Application Gateway (`AvgRequestCountPerHealthyHost`, filtered to the
     /// backend pool and settings: `plan.serving.gateway`).
     ApplicationGateway,
+    /// The serving pool's Application Insights component: the GPU utilisation the collector
+    /// sends (`plan.serving.gpuScaling`).
+    ApplicationInsights,
 }
 
 /// A metric dimension filter of a rule (`Equals`).
@@ -339,6 +342,13 @@ pub fn autoscale(
     {
         rules.extend(request_rules(a, &t, g));
     }
+    // the GPU rules read the Application Insights metric the collector sends
+    if let (Some(a), Some(g)) = (
+        s.autoscale.as_ref(),
+        serving.and_then(|sv| sv.gpu_scaling.as_ref()),
+    ) {
+        rules.extend(gpu_rules(a, g));
+    }
     Some(Autoscale {
         name: format!("as-{name}"),
         profiles,
@@ -423,4 +433,66 @@ fn request_rules(
         1,
     ));
     out
+}
+
+/// The GPU rules: the pool's mean GPU utilisation (percent), one point a minute from each VM in
+/// the Application Insights component, averaged by autoscale over the window. Already a mean
+/// per GPU, so not divided per instance. Scale-in needs every rule (the request rules too) to
+/// agree; scale-out any one.
+fn gpu_rules(
+    a: &crate::spec::model::Autoscale,
+    g: &super::serving_gpu::GpuScaling,
+) -> Vec<AutoscaleRule> {
+    let rule = |comment: String,
+                operator: &'static str,
+                threshold: u32,
+                direction: &'static str,
+                cooldown: &str,
+                change: u32| AutoscaleRule {
+        comment,
+        metric_name: g.metric_name,
+        metric_namespace: g.metric_namespace,
+        metric_source: MetricSource::ApplicationInsights,
+        time_grain: "PT1M",
+        statistic: "Average",
+        time_window: a.time_window.clone(),
+        time_aggregation: crate::facts::autoscale::TIME_AGGREGATION_DEFAULT,
+        operator,
+        threshold,
+        divide_per_instance: false,
+        dimension: None,
+        direction,
+        change: change.to_string(),
+        cooldown: cooldown.to_string(),
+    };
+    let step = g.scale_out_step;
+    let by = if step == 1 {
+        String::new()
+    } else {
+        format!(" by {step}")
+    };
+    vec![
+        rule(
+            format!(
+                "Scale out{by} when the pool's mean GPU utilisation is above {}% (Application Insights metric {} sent by each VM's collector).",
+                g.scale_out_above, g.metric_name
+            ),
+            "GreaterThan",
+            g.scale_out_above,
+            "Increase",
+            &a.scale_out_cooldown,
+            step,
+        ),
+        rule(
+            format!(
+                "Scale in when the pool's mean GPU utilisation is below {}% ({}); with no points (no VM answering) this rule does not fire.",
+                g.scale_in_below, g.scale_in_from
+            ),
+            "LessThan",
+            g.scale_in_below,
+            "Decrease",
+            &a.scale_in_cooldown,
+            1,
+        ),
+    ]
 }

@@ -76,6 +76,9 @@ pub struct Serving {
     pub assumptions: Vec<String>,
     /// What the user must know before and after the first deployment.
     pub notes: Vec<String>,
+    /// `autoscale.gpuUtilization`: the Application Insights component, the metric and its
+    /// thresholds (`plan::serving_gpu`); `None` without it.
+    pub gpu_scaling: Option<super::serving_gpu::GpuScaling>,
 }
 
 /// The internal Standard Load Balancer (L4).
@@ -526,6 +529,7 @@ pub(super) fn plan(name: &str, s: &WorkloadSpec, network: &Network) -> Option<Se
         required_features,
         assumptions,
         notes,
+        gpu_scaling: None,
     })
 }
 
@@ -545,6 +549,17 @@ impl Serving {
             out.push(format!(
                 "autoscale.requests: scale out above {} requests/min per healthy instance, in below {} ({})",
                 r.per_instance, r.scale_in_below, r.from
+            ));
+        }
+        if let Some(g) = &self.gpu_scaling {
+            out.push(format!(
+                "autoscale.gpuUtilization: scale out above {}% mean GPU utilisation, in below {}% ({}); metric {} ({}) in Application Insights {}",
+                g.scale_out_above,
+                g.scale_in_below,
+                g.scale_in_from,
+                g.metric_name,
+                g.metric_namespace,
+                g.component_name
             ));
         }
         out.extend(self.notes.iter().cloned());

@@ -69,7 +69,7 @@ pub fn profiles(s: &WorkloadSpec) -> Vec<Profile> {
     let has_rules = s
         .autoscale
         .as_ref()
-        .is_some_and(|a| a.queue.is_some() || a.requests.is_some());
+        .is_some_and(|a| a.queue.is_some() || a.requests.is_some() || a.gpu_utilization.is_some());
     let mut out = vec![Profile {
         name: "default".into(),
         origin: Origin::Default,

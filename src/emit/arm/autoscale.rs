@@ -79,6 +79,13 @@ pub(super) fn autoscale(a: &Arm, out: &mut Vec<Value>) {
     {
         deps.push("agw");
     }
+    if asp
+        .rules
+        .iter()
+        .any(|r| r.metric_source == MetricSource::ApplicationInsights)
+    {
+        deps.push("appi");
+    }
     if let Some(qu) = &p.queue {
         // what the rules' metricResourceUri names (depends() leaves out existing resources)
         match qu.kind {
@@ -94,6 +101,7 @@ pub(super) fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                 MetricSource::ServiceBusNamespace => x(a.id("sbNamespace")),
                 MetricSource::StorageQueue => x(format!("format('{{0}}/services/queue/queues/{{1}}', {}, {})", a.id("storage"), q(&p.queue.as_ref().expect("queue").queue))),
                 MetricSource::ApplicationGateway => x(a.id("agw")),
+                MetricSource::ApplicationInsights => x(a.id("appi")),
             };
             let mut trigger = json!({
                 "metricName": r.metric_name,

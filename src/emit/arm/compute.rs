@@ -277,6 +277,10 @@ pub(super) fn compute(a: &Arm, out: &mut Vec<Value>) {
         if sv.gateway.is_some() {
             deps.push("agw");
         }
+        if sv.gpu_scaling.is_some() && c.custom_data.is_some() {
+            // the custom data carries the component's connection string
+            deps.push("appi");
+        }
     }
     if p.gpu.as_ref().is_some_and(|g| g.ingestion.is_some()) {
         // the custom data carries the DCE's endpoint and the DCR's immutable id
@@ -322,11 +326,39 @@ pub(super) fn extension_properties(a: &Arm, e: &Extension) -> Value {
 /// (`plan::gpu_monitoring::Ingestion`; templates/gpu_monitoring.bicep.hbs `gpuCustomData`).
 fn ingestion_custom_data(a: &Arm) -> Option<Value> {
     let p = a.p;
-    let ph = &p.gpu.as_ref()?.ingestion.as_ref()?.placeholders;
     p.compute.custom_data.as_ref()?;
+    let inner = ingestion_replacements(a);
+    let Some(g) = p.serving.as_ref().and_then(|sv| sv.gpu_scaling.as_ref()) else {
+        return inner.map(|e| x(format!("base64({e})")));
+    };
+    // a serving pool's GPU scale metric: the component's connection string, and the identity's
+    // client id where the Logs Ingestion path has not replaced it already
+    let connection = format!(
+        "reference({}, '{}').ConnectionString",
+        a.id("appi"),
+        p.api.app_insights
+    );
+    let e = match inner {
+        Some(e) => format!("replace({e}, '{}', {connection})", g.connection_placeholder),
+        None => format!(
+            "replace(replace(base64ToString(variables('customData')), '{}', {connection}), '{}', reference({}, '{}').clientId)",
+            g.connection_placeholder,
+            g.client_id_placeholder,
+            a.id("identity"),
+            p.api.identity
+        ),
+    };
+    Some(x(format!("base64({e})")))
+}
+
+/// The Logs Ingestion path's `replace()` chain over the custom data (without the outer
+/// `base64()`), or `None` off that path.
+fn ingestion_replacements(a: &Arm) -> Option<String> {
+    let p = a.p;
+    let ph = &p.gpu.as_ref()?.ingestion.as_ref()?.placeholders;
     let api = &p.api;
-    Some(x(format!(
-        "base64(replace(replace(replace(base64ToString(variables('customData')), '{}', reference({}, '{}').logsIngestion.endpoint), '{}', reference({}, '{}').immutableId), '{}', reference({}, '{}').clientId))",
+    Some(format!(
+        "replace(replace(replace(base64ToString(variables('customData')), '{}', reference({}, '{}').logsIngestion.endpoint), '{}', reference({}, '{}').immutableId), '{}', reference({}, '{}').clientId)",
         ph.endpoint,
         a.id("gpuDce"),
         api.data_collection,
@@ -336,5 +368,5 @@ fn ingestion_custom_data(a: &Arm) -> Option<Value> {
         ph.client_id,
         a.id("identity"),
         api.identity
-    )))
+    ))
 }

@@ -27,6 +27,32 @@ pub(super) fn serving(a: &Arm, out: &mut Vec<Value>) {
     if let Some(g) = &sv.gateway {
         out.push(gateway(a, g));
     }
+    if let Some(g) = &sv.gpu_scaling {
+        out.push(app_insights(a, g));
+    }
+}
+
+/// The Application Insights component of GPU-utilisation scaling (templates/serving.bicep.hbs
+/// `appi`): workspace-based, local authentication disabled.
+fn app_insights(a: &Arm, g: &crate::plan::serving_gpu::GpuScaling) -> Value {
+    json!({
+        "type": crate::facts::app_insights::COMPONENT_TYPE,
+        "apiVersion": a.p.api.app_insights,
+        "name": lit(&g.component_name),
+        "location": "[parameters('location')]",
+        "tags": a.tags(),
+        "kind": g.component_kind,
+        "properties": {
+            "Application_Type": g.application_type,
+            "WorkspaceResourceId": x(a.id("workspace")),
+            "IngestionMode": g.ingestion_mode,
+            "DisableLocalAuth": true,
+            "DisableIpMasking": false,
+            "publicNetworkAccessForIngestion": "Enabled",
+            "publicNetworkAccessForQuery": "Enabled"
+        },
+        "dependsOn": a.depends(&["workspace"])
+    })
 }
 
 fn load_balancer(a: &Arm, lb: &LoadBalancer) -> Value {

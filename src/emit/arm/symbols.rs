@@ -171,6 +171,16 @@ impl Arm<'_> {
                     &serving().gateway.as_ref().expect("gateway").name,
                 )],
             ),
+            "appi" => here(
+                crate::facts::app_insights::COMPONENT_TYPE,
+                vec![Name::lit(
+                    &serving()
+                        .gpu_scaling
+                        .as_ref()
+                        .expect("gpu scaling")
+                        .component_name,
+                )],
+            ),
             "pls" => here(
                 crate::facts::serving::PRIVATE_LINK_SERVICE_TYPE,
                 vec![Name::lit(

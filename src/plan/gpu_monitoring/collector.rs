@@ -69,6 +69,18 @@ pub fn ingestion_environment(ing: &Ingestion) -> String {
 
 /// [`install_script`], and on the Logs Ingestion path the collector's upload settings.
 pub fn install_script_with(expected_gpus: u32, vendor: &str, ing: Option<&Ingestion>) -> String {
+    install_script_full(expected_gpus, vendor, ing, "")
+}
+
+/// [`install_script_with`], and `extra_env` (systemd `Environment=` lines, each ending in a
+/// newline) in the collect service: a serving pool's GPU-utilisation metric settings
+/// (`plan::serving_gpu::environment`).
+pub fn install_script_full(
+    expected_gpus: u32,
+    vendor: &str,
+    ing: Option<&Ingestion>,
+    extra_env: &str,
+) -> String {
     assert!(
         !COLLECTOR.contains("GPUFORM_EOF"),
         "the collector must not contain the heredoc delimiter"
@@ -127,7 +139,7 @@ systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
         } else {
             "Azure Monitor Agent"
         },
-        env = ing.map(ingestion_environment).unwrap_or_default(),
+        env = ing.map(ingestion_environment).unwrap_or_default() + extra_env,
         imds = crate::facts::logs_ingestion::imds_instance_request(),
     )
 }
@@ -157,7 +169,18 @@ pub fn custom_data_with(
     vendor: &str,
     ing: Option<&Ingestion>,
 ) -> Result<Vec<u8>, MergeError> {
-    let script = install_script_with(expected_gpus, vendor, ing);
+    custom_data_full(user, expected_gpus, vendor, ing, "")
+}
+
+/// [`custom_data_with`] with extra collector environment ([`install_script_full`]).
+pub fn custom_data_full(
+    user: Option<&[u8]>,
+    expected_gpus: u32,
+    vendor: &str,
+    ing: Option<&Ingestion>,
+    extra_env: &str,
+) -> Result<Vec<u8>, MergeError> {
+    let script = install_script_full(expected_gpus, vendor, ing, extra_env);
     let Some(user) = user else {
         return Ok(script.into_bytes());
     };
@@ -235,8 +258,25 @@ pub fn custom_data_for(
     g: &GpuMonitoring,
     user: Option<&[u8]>,
 ) -> Result<(Vec<u8>, usize), MergeError> {
-    let bytes = custom_data_with(user, g.expected_gpus, g.vendor, g.ingestion.as_ref())?;
-    let received = if g.ingestion.is_some() {
+    custom_data_for_env(g, user, "")
+}
+
+/// [`custom_data_for`] with extra collector environment ([`install_script_full`]): a serving
+/// pool's GPU-utilisation metric settings, whose client-id placeholder [`received_bytes`]
+/// counts; the caller adds what its own placeholders grow by.
+pub fn custom_data_for_env(
+    g: &GpuMonitoring,
+    user: Option<&[u8]>,
+    extra_env: &str,
+) -> Result<(Vec<u8>, usize), MergeError> {
+    let bytes = custom_data_full(
+        user,
+        g.expected_gpus,
+        g.vendor,
+        g.ingestion.as_ref(),
+        extra_env,
+    )?;
+    let received = if g.ingestion.is_some() || !extra_env.is_empty() {
         received_bytes(&bytes)
     } else {
         bytes.len()

@@ -189,11 +189,16 @@ pub fn rule_from_plan(r: &plan::AutoscaleRule) -> Result<Rule, String> {
 
 impl Setting {
     /// Read the plan's autoscale setting: every profile in emitted order, each metric-driven
-    /// profile with the plan's rules.
+    /// profile with the plan's rules. A serving pool's GPU-utilisation rules (Application
+    /// Insights) are left out: the simulator replays one load trace (queue or requests) and has
+    /// no GPU-utilisation series, so it cannot evaluate them (docs/src/serving.md says so; with
+    /// them Azure scales in only when they agree too, so the simulation's scale-ins are an upper
+    /// bound).
     pub fn from_plan(a: &plan::Autoscale) -> Result<Setting, String> {
         let rules: Vec<Rule> = a
             .rules
             .iter()
+            .filter(|r| r.metric_source != plan::MetricSource::ApplicationInsights)
             .map(rule_from_plan)
             .collect::<Result<_, _>>()?;
         let mut profiles = Vec::new();

@@ -12,6 +12,10 @@ pub struct Autoscale {
     /// Scale on the requests the pool serves (with `spec.serving`; issue 36).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<RequestTrigger>,
+    /// Scale on the pool's GPU utilisation too (with `spec.serving` and `monitoring.gpu`):
+    /// an Application Insights custom metric the collector sends (issue 36).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_utilization: Option<GpuUtilizationTrigger>,
     #[serde(
         default = "d::scale_out_cooldown",
         deserialize_with = "crate::spec::duration::iso_string"
@@ -216,4 +220,19 @@ pub struct RequestTrigger {
     /// The scale-out rule's `timeAggregation` (as `autoscale.queue`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale_out_aggregation: Option<ScaleOutAggregation>,
+}
+
+/// `autoscale.gpuUtilization`: scale on the mean GPU utilisation of the pool (percent), which
+/// each VM's collector sends to the pool's Application Insights component once a minute.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GpuUtilizationTrigger {
+    /// Add an instance when the pool's mean GPU utilisation over `timeWindow` is above this.
+    pub scale_out_above: u32,
+    /// Remove an instance below this (default: the largest value that cannot flap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_in_below: Option<u32>,
+    /// Instances added per scale-out (1 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_out_step: Option<u32>,
 }

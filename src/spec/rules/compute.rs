@@ -397,7 +397,16 @@ fn custom_data_received(ctx: &Context<'_>, user: &[u8], at: &str, out: &mut Vec<
     if g.kind != "Linux" || crate::plan::devbox::applies(s) {
         return;
     }
-    match gm::custom_data_for(&g, Some(user)) {
+    // a serving pool's GPU scale metric adds its settings to the collector (plan::serving_gpu)
+    let scaling = crate::plan::serving_gpu::plan(&spec.metadata.name, s);
+    let env = scaling
+        .as_ref()
+        .map(crate::plan::serving_gpu::environment)
+        .unwrap_or_default();
+    match gm::custom_data_for_env(&g, Some(user), &env).map(|(b, r)| {
+        let grows = crate::plan::serving_gpu::received_growth(&b);
+        (b, r + grows)
+    }) {
         Err(e) => out.push(
             Diagnostic::new("cloud-init", e.0)
                 .at(at)

@@ -14,6 +14,7 @@ mod network;
 mod queue;
 mod security;
 mod serving;
+mod serving_gpu;
 mod serving_latency;
 mod shared;
 mod sizing;
@@ -52,6 +53,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Diagnostic> {
     if let Some(sv) = &ctx.spec.spec.serving {
         serving_latency::check(sv, &mut out);
     }
+    serving_gpu::check(ctx, &mut out);
     standby::check(&ctx.spec.spec, ctx.size(), ctx.image().os, &mut out);
     out
 }
