@@ -337,6 +337,14 @@ fn every_rendered_metric_and_diagnostic_category_is_documented() {
                     if !ok {
                         problems.insert(at(path, format!("autoscale metric {name} without a namespace is not a documented special metric ({uri})")));
                     }
+                } else if app_insights_custom(ns) {
+                    // a custom metric gpuform's collector sends to Application Insights: autoscale
+                    // reads those only in the namespaces Microsoft's page names (serving_gpu.rs
+                    // holds the name against what the collector sends)
+                    let uri = str_of(t, "metricResourceUri").unwrap_or_default();
+                    if !uri.contains("Microsoft.Insights/components") {
+                        problems.insert(at(path, format!("custom metric {name} in {ns} not read from an Application Insights component ({uri})")));
+                    }
                 } else {
                     let dims = dimension_names(t.get("dimensions"), "DimensionName");
                     for a in [agg, stat] {
@@ -527,4 +535,28 @@ fn the_delivery_path_follows_the_pools_clouds_definition() {
     assert!(!usgov.to_string().contains("logsIngestion.endpoint"));
     let china = arm("cloud-china.yaml");
     assert!(!has(china, "Microsoft.Authorization/policyAssignments"));
+}
+
+/// Is `ns` a namespace in which Microsoft's autoscale page says custom Application Insights
+/// metrics can drive autoscale? Read from the dated excerpt of autoscale-custom-metric.md in
+/// tests/fixtures/sources/app-insights.json ("supported only for metrics published to
+/// **Standard** and **Azure.ApplicationInsights** namespaces").
+fn app_insights_custom(ns: &str) -> bool {
+    let d = read_json(&sources::root().join("tests/fixtures/sources/app-insights.json"));
+    let text = d["excerpts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "autoscale-namespaces")
+        .and_then(|e| e["text"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let named: Vec<&str> = text
+        .split("**")
+        .skip(1)
+        .step_by(2)
+        .filter(|w| !w.contains(' '))
+        .collect();
+    assert!(named.contains(&"Azure.ApplicationInsights"), "{text}");
+    ns != "Standard" && named.contains(&ns)
 }

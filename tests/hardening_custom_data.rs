@@ -118,11 +118,12 @@ fn received(custom: &[u8]) -> usize {
 
 #[test]
 fn placeholders_in_the_users_file_are_refused_on_the_ingestion_path_only() {
-    // the file: a note repeating the endpoint placeholder a thousand times (34 KB, which
-    // the deployment would turn into ~150 KB)
+    // the file: a note repeating the endpoint placeholder 900 times (31 KB, which the
+    // deployment would turn into ~135 KB; the 1,000 no longer fit beside the collector,
+    // which grew with GPU-utilisation scaling)
     let body = format!(
         "write_files:\n  - path: /etc/notes\n    content: |\n{}",
-        format!("      {ENDPOINT}\n").repeat(1000)
+        format!("      {ENDPOINT}\n").repeat(900)
     );
     let dir = tempfile::tempdir().unwrap();
     let s = spec(dir.path(), "ingestion", &body);
@@ -141,7 +142,7 @@ fn placeholders_in_the_users_file_are_refused_on_the_ingestion_path_only() {
     assert!(!replaced);
     assert_eq!(
         String::from_utf8_lossy(&custom).matches(ENDPOINT).count(),
-        1000
+        900
     );
 }
 

@@ -517,6 +517,28 @@ fn refused_where_it_cannot_work_with_where_and_why() {
         assert_eq!(d.pointer.as_deref(), Some(at), "{rule}");
         assert!(d.location.is_some(), "{rule}: located");
     }
+    // a scale-in threshold that flaps at the smallest pool that scales in (min 1: two VMs to one
+    // doubles the mean, 60 % becomes 120 % >= 75 %) is a located warning
+    let c = gpuform::spec::check_source(
+        text.replace(
+            "scaleOutAbove: 75",
+            "scaleOutAbove: 75\n      scaleInBelow: 60",
+        ),
+        "serving-gpu.yaml",
+        PathBuf::from("."),
+        &Policy::default(),
+        PriceTable::embedded(),
+    );
+    let d = c
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "gpu-scaling-flap")
+        .unwrap_or_else(|| panic!("gpu-scaling-flap: {:#?}", c.diagnostics));
+    assert!(!d.is_error(), "a warning");
+    assert_eq!(
+        d.pointer.as_deref(),
+        Some("/spec/autoscale/gpuUtilization/scaleInBelow")
+    );
     // the valid variant says what it renders and what is an assumption (info)
     let c = check_file(
         Path::new(VARIANT),

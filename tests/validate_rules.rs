@@ -370,6 +370,26 @@ fn a_service_bus_namespace_needs_no_private_endpoint_subnet() {
 /// Rules no fixture in tests/fixtures/invalid can trigger, and where they are covered instead.
 const NOT_IN_FIXTURES: &[(&str, &str)] = &[
     (
+        "gpu-scaling-needs-serving",
+        "a variant edited in place: tests/serving_gpu.rs refused_where_it_cannot_work_with_where_and_why",
+    ),
+    (
+        "gpu-scaling-cloud",
+        "a variant edited in place: tests/serving_gpu.rs refused_where_it_cannot_work_with_where_and_why",
+    ),
+    (
+        "gpu-scaling-thresholds",
+        "a variant edited in place: tests/serving_gpu.rs refused_where_it_cannot_work_with_where_and_why",
+    ),
+    (
+        "gpu-scaling-flap",
+        "a variant edited in place: tests/serving_gpu.rs refused_where_it_cannot_work_with_where_and_why",
+    ),
+    (
+        "gpu-scaling",
+        "an info on the valid variant: tests/serving_gpu.rs refused_where_it_cannot_work_with_where_and_why",
+    ),
+    (
         "standby-provider-scopes",
         "a warning on a landing-zone spec: tests/standby_live.rs validate_prints_the_grants_beyond_the_group_with_their_az_lines",
     ),
