@@ -22,7 +22,10 @@ fn every_serving_metric_status_reads_is_in_the_supported_metrics_table() {
             .map(|s| s.as_str().unwrap().to_string())
             .collect()
     };
-    let reads: Vec<_> = GATEWAY_READS.iter().chain(LOAD_BALANCER_READS.iter()).collect();
+    let reads: Vec<_> = GATEWAY_READS
+        .iter()
+        .chain(LOAD_BALANCER_READS.iter())
+        .collect();
     assert_eq!(reads.len(), 6);
     for (m, aggregation) in reads {
         let r = records
@@ -34,7 +37,12 @@ fn every_serving_metric_status_reads_is_in_the_supported_metrics_table() {
                     .eq_ignore_ascii_case(m.namespace)
                     && r["name"] == m.name
             })
-            .unwrap_or_else(|| panic!("{} is not a metric of {} in metrics.json", m.name, m.namespace));
+            .unwrap_or_else(|| {
+                panic!(
+                    "{} is not a metric of {} in metrics.json",
+                    m.name, m.namespace
+                )
+            });
         assert_eq!(r["unit"], m.unit, "{}: unit", m.name);
         let listed = strings(&r["aggregations"]);
         assert!(
