@@ -515,3 +515,188 @@ fn the_readme_status_screen_is_the_golden() {
     }
     assert!(shown > 10, "{shown} lines compared");
 }
+
+/// A "Metrics - List" answer in the shape Azure Monitor sends (tests/fixtures/status/metrics.json,
+/// the REST specification's example): one timeseries without dimensions whose points carry the
+/// asked aggregation (`None`: a minute Azure lists without a value), or no timeseries at all
+/// (`points` empty: what an idle gateway gives).
+fn monitor_answer(id: &str, metric: &str, unit: &str, agg: &str, points: &[Option<f64>]) -> Value {
+    let data: Vec<Value> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut d =
+                serde_json::json!({"timeStamp": format!("2026-12-02T12:{:02}:00Z", 15 + i)});
+            if let Some(v) = p {
+                d[agg.to_ascii_lowercase()] = serde_json::json!(v);
+            }
+            d
+        })
+        .collect();
+    let timeseries = if points.is_empty() {
+        serde_json::json!([])
+    } else {
+        serde_json::json!([{"metadatavalues": [], "data": data}])
+    };
+    serde_json::json!({
+        "cost": 0,
+        "timespan": "2026-12-02T12:15:00Z/2026-12-02T12:30:00Z",
+        "interval": "PT1M",
+        "namespace": id.split("/providers/").nth(1).unwrap().rsplit_once('/').unwrap().0,
+        "resourceregion": "eastus2",
+        "value": [{
+            "id": format!("{id}/providers/Microsoft.Insights/metrics/{metric}"),
+            "type": "Microsoft.Insights/metrics",
+            "name": {"value": metric, "localizedValue": metric},
+            "unit": unit,
+            "timeseries": timeseries,
+            "errorCode": "Success"
+        }]
+    })
+}
+
+#[test]
+fn status_of_a_serving_pool_shows_its_frontends_metrics_and_says_no_data() {
+    const SRV_RG: &str = "rg-llm-70b";
+    let fake = FakeArm::new().start();
+    // the resource names are the plan's: the JSON says them, the requests are checked below
+    let ok = |v: Value| ResponseTemplate::new(200).set_body_json(v);
+    let gw_re = format!(
+        r"^/subscriptions/{SUB}/resourceGroups/{SRV_RG}/providers/Microsoft\.Network/applicationGateways/([^/]+)/providers/Microsoft\.Insights/metrics$"
+    );
+    let lb_re = format!(
+        r"^/subscriptions/{SUB}/resourceGroups/{SRV_RG}/providers/Microsoft\.Network/loadBalancers/([^/]+)/providers/Microsoft\.Insights/metrics$"
+    );
+    let gw_id =
+        "/subscriptions/x/resourceGroups/y/providers/Microsoft.Network/applicationGateways/agw";
+    let lb_id = "/subscriptions/x/resourceGroups/y/providers/Microsoft.Network/loadBalancers/lb";
+    let gateway: [(&str, &str, &str, &[Option<f64>]); 5] = [
+        (
+            "TotalRequests",
+            "Count",
+            "Total",
+            &[Some(1180.0), None, Some(1204.0)],
+        ),
+        // idle minutes of failures: Azure sends no timeseries
+        ("FailedRequests", "Count", "Total", &[]),
+        (
+            "HealthyHostCount",
+            "Count",
+            "Average",
+            &[Some(3.0), Some(2.0)],
+        ),
+        (
+            "UnhealthyHostCount",
+            "Count",
+            "Average",
+            &[Some(1.0), Some(0.0)],
+        ),
+        (
+            "BackendLastByteResponseTime",
+            "MilliSeconds",
+            "Average",
+            &[Some(900.0), Some(1234.4)],
+        ),
+    ];
+    for (metric, unit, agg, points) in gateway {
+        fake.mount(
+            Mock::given(method("GET"))
+                .and(wiremock::matchers::path_regex(gw_re.clone()))
+                .and(query_param("metricnames", metric))
+                .and(query_param("aggregation", agg))
+                .respond_with(ok(monitor_answer(gw_id, metric, unit, agg, points))),
+        );
+    }
+    // the load balancer: minutes listed without a value (no probe data)
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(wiremock::matchers::path_regex(lb_re.clone()))
+            .and(query_param("metricnames", "DipAvailability"))
+            .and(query_param("aggregation", "Average"))
+            .respond_with(ok(monitor_answer(
+                lb_id,
+                "DipAvailability",
+                "Count",
+                "Average",
+                &[None, None],
+            ))),
+    );
+    let run = |extra: &[&str]| {
+        let mut c = fake.gpuform();
+        c.arg("status")
+            .arg(examples("llm-70b-tensor-parallel.yaml"))
+            .args([
+                "-g",
+                SRV_RG,
+                "--now",
+                NOW,
+                "--no-drift",
+                "--no-follow",
+                "--arm-endpoint",
+                &format!("{}/", fake.base),
+                "--retry-delay-ms",
+                "50",
+            ])
+            .args(extra);
+        c.output().unwrap()
+    };
+    let out = run(&["--output", "json"]);
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let s = &v["serving"];
+    assert_eq!(s["frontend"], "both", "{s}");
+    assert_eq!(s["windowMinutes"], 15);
+    let g = &s["gateway"];
+    assert_eq!(g["requests"], 1204.0, "{g}");
+    assert_eq!(g["failedRequests"], Value::Null, "{g}");
+    assert_eq!(g["healthyHosts"], 2.0, "{g}");
+    assert_eq!(g["unhealthyHosts"], 0.0, "{g}");
+    assert_eq!(g["backendLastByteMs"], 1234.4, "{g}");
+    let lb = &s["loadBalancer"];
+    assert_eq!(lb["probeAvailability"], Value::Null, "{lb}");
+    // each figure was asked for the plan's resource, over the last 15 minutes per minute
+    let reqs = fake.requests();
+    let gw_name = g["name"].as_str().unwrap();
+    let lb_name = lb["name"].as_str().unwrap();
+    for (name, kind, n) in [
+        (gw_name, "applicationGateways", 5),
+        (lb_name, "loadBalancers", 1),
+    ] {
+        let asked: Vec<_> = reqs
+            .iter()
+            .filter(|r| {
+                r.url.path()
+                    == FakeAzure::sub_path(&format!(
+                        "resourceGroups/{SRV_RG}/providers/Microsoft.Network/{kind}/{name}/providers/Microsoft.Insights/metrics"
+                    ))
+            })
+            .collect();
+        assert_eq!(asked.len(), n, "{kind} {name}");
+        for r in asked {
+            let q: Vec<(String, String)> = r
+                .url
+                .query_pairs()
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+            assert!(q.contains(&("timespan".into(), "PT15M".into())), "{q:?}");
+            assert!(q.contains(&("interval".into(), "PT1M".into())), "{q:?}");
+        }
+    }
+    // text: values shown, the absent ones said as no data rather than 0
+    let out = run(&[]);
+    let (stdout, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "Serving frontend\n  both frontend; each figure is the latest minute with data in the last 15 minutes\n  gateway {gw_name}: requests 1204, failed no data (no traffic?)\n  gateway {gw_name}: healthy hosts 2.0, unhealthy hosts 0.0\n  gateway {gw_name}: backend last-byte response time 1234 ms (average;"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "load balancer {lb_name}: health probe status no data (no traffic?) (average;"
+        )),
+        "{stdout}"
+    );
+}

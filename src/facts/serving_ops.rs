@@ -7,7 +7,9 @@
 //! it has one) and the date it was read. The Azure refusals are held against Azure's messages in
 //! the fake ARM (tests/common `delete_refusal`, tests/destroy.rs), the prices against the quotes
 //! in `tests/fixtures/sources/serving-frontend-prices.json` (tests/cost_serving.rs). The status
-//! metrics are not used yet (no test compares them with `../shared/azure/metrics.json`).
+//! metrics `gpuform status` reads (`status::serving::GATEWAY_READS`, `LOAD_BALANCER_READS`) are
+//! held against `../shared/azure/metrics.json` by tests/facts_serving_ops.rs;
+//! `GATEWAY_TOTAL_TIME` is not read yet.
 
 use super::Source;
 use super::serving::Feature;

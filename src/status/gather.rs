@@ -200,7 +200,8 @@ pub async fn gather(
         }
     };
     let reporting = super::telemetry::reporting(arm, plan, rg);
-    let (instances, vm_state, autoscale, queue, activity, alerts, cost, drift_section, reporting) = futures::join!(
+    let serving = super::serving::gather(arm, plan, rg);
+    let (
         instances,
         vm_state,
         autoscale,
@@ -209,7 +210,19 @@ pub async fn gather(
         alerts,
         cost,
         drift_section,
-        reporting
+        reporting,
+        serving,
+    ) = futures::join!(
+        instances,
+        vm_state,
+        autoscale,
+        queue,
+        activity,
+        alerts,
+        cost,
+        drift_section,
+        reporting,
+        serving
     );
 
     let instances = match instances.transpose() {
@@ -315,5 +328,6 @@ pub async fn gather(
         cost,
         drift: drift_section?,
         telemetry,
+        serving: serving?,
     })
 }

@@ -10,7 +10,9 @@
 //! the active autoscale profile is the one `simulate` puts in force at "now" (the plan's
 //! profiles in their Windows time zones with daylight saving) and is compared with the setting
 //! Azure has; the GPU telemetry section counts the running instances that wrote no
-//! `GpuTelemetry_CL` row lately (the missing-telemetry alert's condition).
+//! `GpuTelemetry_CL` row lately (the missing-telemetry alert's condition); a serving pool's
+//! frontend shows its requests, healthy hosts and latency from Azure Monitor metrics
+//! ([`serving`]).
 
 // `ArmError` carries the whole error tree; it is built once per failed call.
 #![allow(clippy::result_large_err)]
@@ -24,6 +26,7 @@ mod model;
 mod render;
 mod schedule;
 mod section;
+pub mod serving;
 pub mod standby;
 mod telemetry;
 

@@ -119,6 +119,9 @@ pub struct Status {
     /// monitoring).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<Section<super::telemetry::Telemetry>>,
+    /// The serving frontend's requests, hosts and latency (absent without `plan.serving`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serving: Option<super::serving::Serving>,
 }
 
 /// The dev box: the VM's state as Azure reports it and its schedule as the plan renders it.
@@ -186,5 +189,9 @@ impl Status {
             && missing(&self.alerts)
             && missing(&self.cost)
             && missing(&self.drift)
+            && self
+                .serving
+                .as_ref()
+                .is_none_or(super::serving::nothing_available)
     }
 }

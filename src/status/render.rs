@@ -111,6 +111,9 @@ fn sections(s: &Status) -> Vec<(&'static str, Vec<String>)> {
     if let Some(t) = &s.telemetry {
         out.push(("GPU telemetry", na(t, super::telemetry::lines)));
     }
+    if let Some(sv) = &s.serving {
+        out.push(("Serving frontend", super::serving::lines(sv)));
+    }
     out.extend(vec![
         (
             "Queue",
