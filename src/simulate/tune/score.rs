@@ -410,3 +410,26 @@ pub(super) fn cheaper(a: &Scored, b: &Scored) -> std::cmp::Ordering {
         .then(a.instance_hours.total_cmp(&b.instance_hours))
         .then(a.p95_exact.total_cmp(&b.p95_exact))
 }
+
+/// Check a tuned spec's text from scratch, as `validate` would, beside the spec it came from
+/// (`original`: its path and base directory); the first error is why it cannot be written.
+pub(super) fn recheck(
+    text: String,
+    original: &Checked,
+    policy: &Policy,
+) -> Result<Checked, String> {
+    let checked = crate::spec::check_source(
+        text,
+        &original.path,
+        original.base_dir.clone(),
+        policy,
+        crate::catalog::prices::PriceTable::embedded(),
+    );
+    if let Some(first) = checked.diagnostics.iter().find(|d| d.is_error()) {
+        return Err(format!(
+            "the tuned spec does not validate: {}",
+            first.message
+        ));
+    }
+    Ok(checked)
+}

@@ -8,7 +8,6 @@ use serde::Serialize;
 use super::super::engine;
 use super::super::{Input, Results, price, priority, results};
 use crate::plan::Plan;
-use crate::spec::check_source;
 
 use super::super::standby;
 use super::answer::{self, Answer};
@@ -648,22 +647,7 @@ pub(super) fn verify_with(
 
 /// Check `new_text` from scratch (validate, plan) and simulate its plan on the job's trace.
 pub(super) fn replay_text(job: &Job, new_text: &str) -> Result<Results, String> {
-    let checked = check_source(
-        new_text.to_string(),
-        &job.checked.path,
-        job.checked.base_dir.clone(),
-        job.policy,
-        crate::catalog::prices::PriceTable::embedded(),
-    );
-    if checked.has_errors() {
-        let first = checked
-            .diagnostics
-            .iter()
-            .find(|d| d.is_error())
-            .map(|d| d.message.clone())
-            .unwrap_or_default();
-        return Err(format!("the tuned spec does not validate: {first}"));
-    }
+    let checked = super::score::recheck(new_text.to_string(), job.checked, job.policy)?;
     let plan = Plan::build(&checked).map_err(|e| e.to_string())?;
     let spec = checked.spec.as_ref().ok_or("the tuned spec has no model")?;
     let size = checked.size().ok_or("the tuned spec has no size")?;

@@ -17,11 +17,11 @@ use super::score::setting_for;
 use super::serving::{Job, Tuned, tune};
 use crate::cost::PriceBook;
 use crate::plan::Plan;
+use crate::spec::Checked;
 use crate::spec::defaults::{flap_safe_scale_in, lowest_min};
 use crate::spec::model::{ScaleOutAggregation, Spec};
 use crate::spec::policy::Policy;
 use crate::spec::schedule::parse_duration;
-use crate::spec::{Checked, check_source};
 
 const REQUESTS: &str = "/spec/autoscale/requests";
 
@@ -309,22 +309,7 @@ fn write(
         job.source,
     )?;
     let new_text = apply_edits(job.source, e);
-    let checked = check_source(
-        new_text.clone(),
-        &job.checked.path,
-        job.checked.base_dir.clone(),
-        job.policy,
-        crate::catalog::prices::PriceTable::embedded(),
-    );
-    if checked.has_errors() {
-        let first = checked
-            .diagnostics
-            .iter()
-            .find(|d| d.is_error())
-            .map(|d| d.message.clone())
-            .unwrap_or_default();
-        return Err(format!("the tuned spec does not validate: {first}"));
-    }
+    let checked = super::score::recheck(new_text.clone(), job.checked, job.policy)?;
     let plan = Plan::build(&checked).map_err(|e| e.to_string())?;
     let spec = checked.spec.as_ref().ok_or("the tuned spec has no model")?;
     let size = checked.size().ok_or("the tuned spec has no size")?;
