@@ -36,6 +36,57 @@ pub fn parse(body: &[u8], max_rows: usize) -> serde_json::Result<LogAnswer> {
     Ok(a)
 }
 
+/// A value of another type than the one expected (a string, number, boolean or null where a
+/// list or object belongs) is kept as it is, clipped when a string, for the caller to call
+/// malformed; it counts no rows.
+macro_rules! kept_as_they_are {
+    () => {
+        fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+            Ok((Value::String(crate::diag::clip(v).into_owned()), 0, 0))
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+            Ok((Value::Bool(v), 0, 0))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+            Ok((Value::from(v), 0, 0))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+            Ok((Value::from(v), 0, 0))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+            Ok((Value::from(v), 0, 0))
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok((Value::Null, 0, 0))
+        }
+    };
+}
+
+/// An object whose `key` is read through `seed` (which bounds and counts rows) and whose other
+/// keys are kept as they are: the answer's top level (`tables`) and a table (`rows`).
+fn object_with<'de, A, S>(
+    mut m: A,
+    key: &str,
+    seed: S,
+) -> Result<(Map<String, Value>, usize, usize), A::Error>
+where
+    A: MapAccess<'de>,
+    S: DeserializeSeed<'de, Value = (Value, usize, usize)> + Copy,
+{
+    let mut out = Map::new();
+    let (mut rows, mut kept) = (0, 0);
+    while let Some(k) = m.next_key::<String>()? {
+        if k == key {
+            let (v, r, kp) = m.next_value_seed(seed)?;
+            (rows, kept) = (r, kp);
+            out.insert(k, v);
+        } else {
+            out.insert(k, m.next_value::<Value>()?);
+        }
+    }
+    Ok((out, rows, kept))
+}
+
 struct Top {
     max_rows: usize,
 }
@@ -52,20 +103,11 @@ impl<'de> Visitor<'de> for Top {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a Logs Query API answer (a JSON object)")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<LogAnswer, A::Error> {
-        let mut out = Map::new();
-        let (mut rows, mut kept) = (0, 0);
-        while let Some(k) = m.next_key::<String>()? {
-            if k == "tables" {
-                let (v, r, kp) = m.next_value_seed(Tables {
-                    max_rows: self.max_rows,
-                })?;
-                (rows, kept) = (r, kp);
-                out.insert(k, v);
-            } else {
-                out.insert(k, m.next_value::<Value>()?);
-            }
-        }
+    fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<LogAnswer, A::Error> {
+        let seed = Tables {
+            max_rows: self.max_rows,
+        };
+        let (out, rows, kept) = object_with(m, "tables", seed)?;
         Ok(LogAnswer {
             value: Value::Object(out),
             rows,
@@ -76,6 +118,7 @@ impl<'de> Visitor<'de> for Top {
 
 /// `tables`: the first one bounded, the others skipped (a value of another type kept as is, for
 /// the caller to call malformed).
+#[derive(Clone, Copy)]
 struct Tables {
     max_rows: usize,
 }
@@ -106,27 +149,11 @@ impl<'de> Visitor<'de> for Tables {
         while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok((Value::Object(Map::new()), 0, 0))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok((Value::String(crate::diag::clip(v).into_owned()), 0, 0))
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok((Value::Bool(v), 0, 0))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok((Value::from(v), 0, 0))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok((Value::from(v), 0, 0))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok((Value::from(v), 0, 0))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok((Value::Null, 0, 0))
-    }
+    kept_as_they_are!();
 }
 
 /// One table: `rows` bounded, the other keys (`name`, `columns`) kept.
+#[derive(Clone, Copy)]
 struct Table {
     max_rows: usize,
 }
@@ -143,47 +170,22 @@ impl<'de> Visitor<'de> for Table {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a table")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
-        let mut out = Map::new();
-        let (mut rows, mut kept) = (0, 0);
-        while let Some(k) = m.next_key::<String>()? {
-            if k == "rows" {
-                let (v, r, kp) = m.next_value_seed(Rows {
-                    max_rows: self.max_rows,
-                })?;
-                (rows, kept) = (r, kp);
-                out.insert(k, v);
-            } else {
-                out.insert(k, m.next_value::<Value>()?);
-            }
-        }
+    fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Self::Value, A::Error> {
+        let seed = Rows {
+            max_rows: self.max_rows,
+        };
+        let (out, rows, kept) = object_with(m, "rows", seed)?;
         Ok((Value::Object(out), rows, kept))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
         while s.next_element::<IgnoredAny>()?.is_some() {}
         Ok((Value::Array(Vec::new()), 0, 0))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok((Value::String(crate::diag::clip(v).into_owned()), 0, 0))
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok((Value::Bool(v), 0, 0))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok((Value::from(v), 0, 0))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok((Value::from(v), 0, 0))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok((Value::from(v), 0, 0))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok((Value::Null, 0, 0))
-    }
+    kept_as_they_are!();
 }
 
 /// `rows`: the first `max_rows` kept, the rest counted and skipped as they are parsed.
+#[derive(Clone, Copy)]
 struct Rows {
     max_rows: usize,
 }
@@ -221,24 +223,7 @@ impl<'de> Visitor<'de> for Rows {
         while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok((Value::Object(Map::new()), 0, 0))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok((Value::String(crate::diag::clip(v).into_owned()), 0, 0))
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok((Value::Bool(v), 0, 0))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok((Value::from(v), 0, 0))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok((Value::from(v), 0, 0))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok((Value::from(v), 0, 0))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok((Value::Null, 0, 0))
-    }
+    kept_as_they_are!();
 }
 
 #[cfg(test)]
