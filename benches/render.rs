@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_file;
 use gpuform::emit;
-use gpuform::spec::{Policy, check_file};
+use gpuform::spec::Policy;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

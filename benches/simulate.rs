@@ -8,12 +8,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_file;
 use gpuform::cost::PriceBook;
 use gpuform::plan::Plan;
 use gpuform::simulate::engine::{self, Run};
 use gpuform::simulate::model::{Overrides, Workload};
 use gpuform::simulate::{self, Input, Settings, tune};
-use gpuform::spec::{Policy, check_file};
+use gpuform::spec::Policy;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

@@ -10,7 +10,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use gpuform::catalog::prices::PriceTable;
-use gpuform::spec::{Policy, check_source};
+use gpuform::check::check_source;
+use gpuform::spec::Policy;
 
 const EXAMPLES: [&str; 5] = [
     include_str!("../examples/shortvideo-transcode.yaml"),

@@ -3,7 +3,9 @@
 //!
 //! Where things live:
 //! - [`facts`]: every Azure constant (role GUIDs, ...) with its source and date;
-//! - [`spec`]: reading a spec, the JSON Schema, the typed model, defaults and the rules;
+//! - [`spec`]: reading a spec, the JSON Schema, the typed model and defaults;
+//! - [`check`]: the pipeline every command starts from and the semantic rules (above `spec` and
+//!   `plan`: some rules read the plan's derivations);
 //! - [`catalog`] and [`sizing`]: GPU sizes, drivers, prices and `vmSize: auto`;
 //! - [`diag`] and [`report`]: diagnostics and their output formats;
 //! - [`plan`] and [`emit`]: the resolved deployment plan and its Bicep / ARM emitters;
@@ -12,6 +14,7 @@
 
 pub mod azure;
 pub mod catalog;
+pub mod check;
 pub mod cli;
 pub mod cost;
 pub mod deploy;
@@ -36,16 +39,3 @@ pub const USER_AGENT: &str = concat!("gpuform/", env!("CARGO_PKG_VERSION"));
 
 /// The git commit the binary was built from (`unknown` from a source archive; see build.rs).
 pub const COMMIT: &str = env!("GPUFORM_COMMIT");
-
-/// `gpuform --version`: the version, the commit and the date of the embedded price table.
-pub fn long_version() -> String {
-    use catalog::prices::{PriceKind, PriceOs, PriceTable};
-    let prices = PriceTable::embedded()
-        .source_for(PriceOs::Linux, PriceKind::OnDemand)
-        .map(|s| s.as_of.clone())
-        .unwrap_or_else(|| "unknown".into());
-    format!(
-        "{} (commit {COMMIT}; embedded price table as of {prices})",
-        env!("CARGO_PKG_VERSION")
-    )
-}

@@ -83,7 +83,7 @@ pub struct Candidate {
     pub restricted: Option<String>,
     /// An inference model no single GPU of the size holds, but its GPUs together do: the
     /// tensor-parallel size the split needs. Such a size is rejected (`rejected` says why) and
-    /// ranked only when no size fits on one GPU (`crate::spec::rank_sizes`).
+    /// ranked only when no size fits on one GPU (`crate::check::rank_sizes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub split: Option<u32>,
     /// A size a rule rejects only for the driver's CUDA ceiling, which a pinned
@@ -498,7 +498,7 @@ pub fn restriction(size: &GpuSize) -> Option<String> {
 
 /// Order the candidates (fitting ones cheapest first, unrestricted before restricted ones, then
 /// the rejected ones) and choose the first that fits. Called again after the rules reject more candidates
-/// (`crate::spec::rank_sizes`).
+/// (`crate::check::rank_sizes`).
 pub fn rank(selection: &mut Selection) {
     selection.candidates.sort_by(|a, b| {
         a.rejected

@@ -4,6 +4,10 @@
 //!
 //! 1. a top-level module imports one on a higher floor ([`FLOORS`], the table of ARCHITECTURE.md);
 //! 2. files import each other in a circle (also inside one module);
+//! 2b. modules import each other in a circle: the files of each module folded into one node,
+//!     at every level (the top-level modules, then the children of each module, a module's own
+//!     `mod.rs` a node of its own). Two top-level modules on one floor may import each other
+//!     one way only, so `spec` → `plan` → `spec` fails even when no two files close a circle;
 //! 3. a `src/cli/*.rs` file is over [`MAX_CLI_LINES`] lines;
 //! 4. a source file is over [`MAX_LINES`] lines (data tables in [`DATA_FILES`] excepted).
 //!
@@ -11,7 +15,9 @@
 //! the file itself uses `Item`); an arrow to `Item` through it lands on the file that defines
 //! `Item`. So a `mod.rs` that only declares and re-exports its submodules does not make a circle
 //! with them, while a `mod.rs` whose own code calls a child that calls back into it does.
-//! Arrows inside `#[cfg(test)]` modules count like any other (the tests of a file are part of it).
+//! Arrows inside `#[cfg(test)]` modules count like any other (the tests of a file are part of it),
+//! and every `.rs` file under `src/` is read: `src/spec`, test files (`*_tests.rs`, `tests.rs`)
+//! and all.
 //!
 //! The allowlists below hold the violations that existed when this test was written (issue 25 is
 //! removing them). They can only shrink: the test also fails when an allowlisted violation is
@@ -32,17 +38,18 @@ const FLOORS: &[(&str, u32)] = &[
     ("spec", 2),
     ("sizing", 2),
     ("plan", 2),
-    ("emit", 3),
-    ("cost", 3),
-    ("deploy", 3),
-    ("destroy", 3),
-    ("preflight", 3),
-    ("quota", 3),
-    ("simulate", 3),
-    ("status", 3),
-    ("gpu_report", 3),
-    ("validate", 3),
-    ("cli", 4),
+    ("check", 3),
+    ("emit", 4),
+    ("cost", 4),
+    ("deploy", 4),
+    ("destroy", 4),
+    ("preflight", 4),
+    ("quota", 4),
+    ("simulate", 4),
+    ("status", 4),
+    ("gpu_report", 4),
+    ("validate", 4),
+    ("cli", 5),
 ];
 
 /// Lines a `src/cli/*.rs` file may have (arguments, one call into the command's module, output).
@@ -63,6 +70,25 @@ const KNOWN_UP_ARROWS: &[(&str, &str)] = &[];
 /// strongly connected component, sorted). Remove an entry when the circle is broken.
 /// (Empty since the issue-25 refactor: keep it so.)
 const KNOWN_CIRCLES: &[&[&str]] = &[];
+
+/// Import circles between modules that existed on 2026-12-05, when this check was added (each
+/// the set of modules of one strongly connected component, as `a::b` paths, sorted; no two
+/// files close a circle in any of them). Remove an entry when the circle is broken. `spec` <->
+/// `plan` is not here: issue 41 moved the rules that read the plan out of `spec` into `check`.
+const KNOWN_MODULE_CIRCLES: &[&[&str]] = &[
+    // `spec` keeps `Checked::sizing` (a `sizing::Selection`), `explain` and `starter` rank sizes;
+    // `sizing` reads the spec's model and `spec::resolve`
+    &["sizing", "spec"],
+    // the serving tuner drives the serving simulator, whose command reads the tuned spec
+    &["simulate::serving", "simulate::tune"],
+    // the model's serde defaults call `spec::defaults`, which reads the model back
+    &[
+        "spec::defaults",
+        "spec::model",
+        "spec::resolve",
+        "spec::schedule",
+    ],
+];
 
 /// Source files over [`MAX_LINES`] on 2026-12-03. Remove an entry when the file is split.
 const KNOWN_LONG_FILES: &[&str] = &[];
@@ -814,6 +840,92 @@ fn circle_arrows(c: &Crate, arrows: &BTreeSet<Arrow>, scc: &[usize]) -> Vec<Stri
         .collect()
 }
 
+/// The node of file `fi` when the files under module `parent` are folded into its children:
+/// the child module of `parent` it is in (`a::b`), `parent (own file)` for the file of `parent`
+/// itself, or None when the file is not under `parent`.
+fn module_node(c: &Crate, fi: usize, parent: &[String]) -> Option<String> {
+    let m = &c.files[fi].module;
+    let d = parent.len();
+    if m.len() < d || m[..d] != *parent {
+        return None;
+    }
+    Some(if m.len() == d {
+        let own = if d == 0 {
+            "crate".to_string()
+        } else {
+            m.join("::")
+        };
+        format!("{own} (own file)")
+    } else {
+        m[..=d].join("::")
+    })
+}
+
+/// A circle between modules: the module whose children it joins, and the sorted nodes
+/// ([`module_node`]) of the circle.
+type ModuleCircle = (Vec<String>, Vec<String>);
+
+/// Import circles between modules, at every level: for each module `m` (the crate root too),
+/// the files under `m` are folded into one node per child module of `m` (the file of `m`
+/// itself, its `mod.rs`, is a node of its own), and the arrows between those nodes are searched
+/// for circles.
+fn module_circles(c: &Crate, arrows: &BTreeSet<Arrow>) -> Vec<ModuleCircle> {
+    let mut parents: BTreeSet<Vec<String>> = BTreeSet::new();
+    for f in &c.files {
+        for k in 0..f.module.len() {
+            parents.insert(f.module[..k].to_vec());
+        }
+    }
+    let mut out = Vec::new();
+    for parent in &parents {
+        let mut ids: BTreeMap<String, usize> = BTreeMap::new();
+        let mut edges = BTreeSet::new();
+        for a in arrows {
+            let (Some(from), Some(to)) =
+                (module_node(c, a.from, parent), module_node(c, a.to, parent))
+            else {
+                continue;
+            };
+            if from == to {
+                continue;
+            }
+            let n = ids.len();
+            let fi = *ids.entry(from).or_insert(n);
+            let n = ids.len();
+            let ti = *ids.entry(to).or_insert(n);
+            edges.insert(Arrow {
+                from: fi,
+                line: 0,
+                to: ti,
+            });
+        }
+        let name: BTreeMap<usize, &String> = ids.iter().map(|(k, v)| (*v, k)).collect();
+        for scc in circles(ids.len(), &edges) {
+            let mut v: Vec<String> = scc.iter().map(|i| name[i].clone()).collect();
+            v.sort();
+            out.push((parent.clone(), v));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The arrows between the modules of one module circle, as `file:line -> file` lines.
+fn module_circle_arrows(c: &Crate, arrows: &BTreeSet<Arrow>, circle: &ModuleCircle) -> Vec<String> {
+    let (parent, nodes) = circle;
+    let node = |fi| module_node(c, fi, parent).filter(|n| nodes.contains(n));
+    arrows
+        .iter()
+        .filter(|a| matches!((node(a.from), node(a.to)), (Some(f), Some(t)) if f != t))
+        .map(|a| {
+            format!(
+                "    src/{}:{} -> src/{}",
+                c.files[a.from].rel, a.line, c.files[a.to].rel
+            )
+        })
+        .collect()
+}
+
 /// Compares what is measured with an allowlist: (new violations, allowlisted ones now gone).
 fn against<T: Ord + Clone>(measured: &BTreeSet<T>, known: &BTreeSet<T>) -> (Vec<T>, Vec<T>) {
     (
@@ -883,6 +995,32 @@ fn the_crate_keeps_its_floors_has_no_new_circles_and_no_new_long_files() {
         ));
     }
 
+    // 2b. circles between modules
+    let mcircles = module_circles(&c, &arrows);
+    let measured_m: BTreeSet<Vec<String>> = mcircles.iter().map(|(_, v)| v.clone()).collect();
+    let known_m: BTreeSet<Vec<String>> = KNOWN_MODULE_CIRCLES
+        .iter()
+        .map(|k| {
+            let mut v: Vec<String> = k.iter().map(|s| s.to_string()).collect();
+            v.sort();
+            v
+        })
+        .collect();
+    let (new_m, gone_m) = against(&measured_m, &known_m);
+    for mc in mcircles.iter().filter(|(_, v)| new_m.contains(v)) {
+        failures.push(format!(
+            "an import circle between {} modules: {:?}; break it by moving the shared piece down (or the code that needs both up); its arrows:\n{}",
+            mc.1.len(),
+            mc.1,
+            module_circle_arrows(&c, &arrows, mc).join("\n")
+        ));
+    }
+    for circle in &gone_m {
+        failures.push(format!(
+            "KNOWN_MODULE_CIRCLES lists {circle:?}, which is no longer a circle (broken or changed): remove it from the list"
+        ));
+    }
+
     // 3 and 4. long files
     let line_count: BTreeMap<&str, usize> = sources
         .iter()
@@ -936,17 +1074,22 @@ fn the_crate_keeps_its_floors_has_no_new_circles_and_no_new_long_files() {
     by_size.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let up = up_pairs.len();
     println!(
-        "architecture: {} files, {} arrows between files, {} file pairs with arrows up a floor, {} import circles ({} files in them), {} cli files over {MAX_CLI_LINES} lines, {} files over {MAX_LINES} lines",
+        "architecture: {} files, {} arrows between files, {} file pairs with arrows up a floor, {} import circles ({} files in them), {} module circles ({} modules in them), {} cli files over {MAX_CLI_LINES} lines, {} files over {MAX_LINES} lines",
         c.files.len(),
         arrows.len(),
         up,
         sccs.len(),
         sccs.iter().map(Vec::len).sum::<usize>(),
+        mcircles.len(),
+        mcircles.iter().map(|(_, v)| v.len()).sum::<usize>(),
         fat_cli.len(),
         long.len()
     );
     for s in &sccs {
         println!("  circle: {}", names(&c, s).join(" "));
+    }
+    for (_, v) in &mcircles {
+        println!("  module circle: {}", v.join(" "));
     }
     println!("  largest files:");
     for (rel, n) in by_size.iter().take(10) {
@@ -960,6 +1103,10 @@ fn the_crate_keeps_its_floors_has_no_new_circles_and_no_new_long_files() {
         }
         println!("];\nconst KNOWN_CIRCLES: &[&[&str]] = &[");
         for circle in &measured {
+            println!("    &{circle:?},");
+        }
+        println!("];\nconst KNOWN_MODULE_CIRCLES: &[&[&str]] = &[");
+        for circle in &measured_m {
             println!("    &{circle:?},");
         }
         println!("];\nconst KNOWN_LONG_FILES: &[&str] = &[");
@@ -1136,4 +1283,70 @@ fn an_allowlist_reports_new_violations_and_the_ones_that_are_gone() {
     let measured: BTreeSet<&str> = ["a", "b"].into();
     let known: BTreeSet<&str> = ["b", "c"].into();
     assert_eq!(against(&measured, &known), (vec!["a"], vec!["c"]));
+}
+
+#[test]
+fn two_modules_that_import_each_other_are_a_circle_even_when_no_two_files_are() {
+    // spec/mod.rs -> spec/rules.rs -> plan/mod.rs -> spec/model.rs: no file circle, but the
+    // modules `spec` and `plan` import each other (issue 41)
+    let files = [
+        ("lib.rs", "pub mod spec;\npub mod plan;\n"),
+        (
+            "spec/mod.rs",
+            "pub mod model;\npub mod rules;\npub use model::Spec;\npub fn check(s: &Spec) { rules::run(s) }\n",
+        ),
+        ("spec/model.rs", "pub struct Spec;\n"),
+        (
+            "spec/rules.rs",
+            "use crate::spec::Spec;\npub fn run(s: &Spec) { crate::plan::derive(s); }\n",
+        ),
+        (
+            "plan/mod.rs",
+            "use crate::spec::Spec;\npub fn derive(_: &Spec) {}\n",
+        ),
+    ];
+    let c = tree(&files);
+    let arrows = c.arrows();
+    assert!(circles(c.files.len(), &arrows).is_empty());
+    let mc = module_circles(&c, &arrows);
+    assert_eq!(mc.len(), 1, "{mc:?}");
+    assert_eq!(mc[0].1, vec!["plan", "spec"]);
+    assert_eq!(
+        module_circle_arrows(&c, &arrows, &mc[0]),
+        vec![
+            "    src/spec/rules.rs:2 -> src/plan/mod.rs",
+            "    src/plan/mod.rs:1 -> src/spec/model.rs",
+        ]
+    );
+    // the rules moved to a module above both: no circle at any level
+    let mut files = files;
+    files[0].1 = "pub mod spec;\npub mod plan;\npub mod check;\n";
+    files[1].1 = "pub mod model;\npub use model::Spec;\n";
+    let mut files = files.to_vec();
+    files.retain(|(r, _)| *r != "spec/rules.rs");
+    files.push((
+        "check/mod.rs",
+        "use crate::spec::Spec;\npub fn run(s: &Spec) { crate::plan::derive(s); }\n",
+    ));
+    let c = tree(&files);
+    assert!(module_circles(&c, &c.arrows()).is_empty());
+}
+
+#[test]
+fn children_of_one_module_that_import_each_other_are_a_circle() {
+    // inside `plan`: a.rs -> b/x.rs, b/y.rs -> a.rs (no file circle; `plan::a` <-> `plan::b`)
+    let c = tree(&[
+        ("lib.rs", "pub mod plan;\n"),
+        ("plan/mod.rs", "pub mod a;\npub mod b;\n"),
+        ("plan/a.rs", "pub fn fa() { super::b::x::fx(); }\n"),
+        ("plan/b/mod.rs", "pub mod x;\npub mod y;\n"),
+        ("plan/b/x.rs", "pub fn fx() {}\n"),
+        ("plan/b/y.rs", "pub fn fy() { crate::plan::a::fa(); }\n"),
+    ]);
+    let arrows = c.arrows();
+    assert!(circles(c.files.len(), &arrows).is_empty());
+    let mc = module_circles(&c, &arrows);
+    assert_eq!(mc.len(), 1, "{mc:?}");
+    assert_eq!(mc[0].0, vec!["plan"]);
+    assert_eq!(mc[0].1, vec!["plan::a", "plan::b"]);
 }

@@ -858,7 +858,7 @@ fn cost_lines_match_the_rendered_template() {
     specs.sort();
     assert!(specs.len() >= 7, "{specs:?}");
     for path in &specs {
-        let checked = gpuform::spec::check_file(path, &Policy::default(), PriceTable::embedded());
+        let checked = gpuform::check::check_file(path, &Policy::default(), PriceTable::embedded());
         assert!(!checked.has_errors(), "{}", path.display());
         let plan = Plan::build(&checked).unwrap();
         let arm: Value =

@@ -1319,7 +1319,7 @@ fn a_serving_pools_frontend_goes_in_an_order_azure_accepts_with_versions_of_its_
     use gpuform::azure::operate::{DeploymentRecord, RecordProperties, ResourceId};
     let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/serving/chat-both.yaml");
-    let checked = gpuform::spec::check_file(
+    let checked = gpuform::check::check_file(
         &spec,
         &gpuform::spec::Policy::default(),
         gpuform::catalog::prices::PriceTable::embedded(),

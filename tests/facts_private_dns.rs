@@ -9,7 +9,7 @@ use gpuform::catalog::prices::PriceTable;
 use gpuform::emit;
 use gpuform::facts::clouds::Cloud;
 use gpuform::facts::private_dns::{ZoneOf, zone_name};
-use gpuform::spec::{self, Policy};
+use gpuform::spec::Policy;
 use regex::Regex;
 use serde_json::Value;
 
@@ -65,7 +65,7 @@ fn specs() -> Vec<PathBuf> {
 }
 
 fn render(path: &Path) -> (String, String) {
-    let checked = spec::check_file(path, &Policy::default(), PriceTable::embedded());
+    let checked = gpuform::check::check_file(path, &Policy::default(), PriceTable::embedded());
     assert!(!checked.has_errors(), "{}", path.display());
     let files = emit::render(&checked).unwrap().files;
     let get = |n: &str| {

@@ -428,11 +428,11 @@ fn page_roles() -> Vec<(String, String)> {
 }
 
 fn check(path: &Path) -> spec::Checked {
-    spec::check_file(path, &Policy::default(), PriceTable::embedded())
+    gpuform::check::check_file(path, &Policy::default(), PriceTable::embedded())
 }
 
 fn check_text(text: &str) -> spec::Checked {
-    spec::check_source(
+    gpuform::check::check_source(
         text.to_string(),
         "t.yaml",
         PathBuf::from("examples"),

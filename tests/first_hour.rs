@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_source;
 use gpuform::diag::Severity;
-use gpuform::spec::{Checked, Policy, check_source};
+use gpuform::spec::{Checked, Policy};
 use serde_json::Value;
 
 const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com";
@@ -545,7 +546,7 @@ fn the_int8_lever_names_the_missing_spot_price() {
 
 #[test]
 fn the_a100_example_runs_on_an_a100() {
-    let c = gpuform::spec::check_file(
+    let c = gpuform::check::check_file(
         Path::new("examples/llm-finetune-a100.yaml"),
         &Policy::default(),
         PriceTable::embedded(),

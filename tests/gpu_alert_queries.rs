@@ -13,9 +13,9 @@ mod kql;
 use std::path::Path;
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_file;
 use gpuform::plan::Plan;
 use gpuform::plan::gpu_monitoring::{LogAlert, TABLE};
-use gpuform::spec::check_file;
 use gpuform::spec::policy::Policy;
 use serde_json::{Value, json};
 

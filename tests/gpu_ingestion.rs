@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use gpuform::catalog::prices::PriceTable;
-use gpuform::spec::check_file;
+use gpuform::check::check_file;
 use gpuform::spec::policy::Policy;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_file;
 use gpuform::plan::gpu_monitoring::{COLLECTOR, COLUMNS, TABLE};
-use gpuform::spec::check_file;
 use gpuform::spec::policy::Policy;
 use serde_json::Value;
 
@@ -1020,7 +1020,7 @@ fn the_thresholds_come_from_the_spec() {
         text.contains("idleThresholdPercent: 25"),
         "the example has a monitoring block"
     );
-    let c = gpuform::spec::check_source(
+    let c = gpuform::check::check_source(
         text,
         "llm.yaml",
         PathBuf::from("examples"),
@@ -1240,7 +1240,7 @@ fn a_dev_box_keeps_its_cloud_init_as_custom_data() {
             "    vmSize: auto\n    cloudInit: ./cloud-init/transcode.yaml\n",
         );
     assert!(text.contains("cloudInit"));
-    let c = gpuform::spec::check_source(
+    let c = gpuform::check::check_source(
         text,
         "dev.yaml",
         PathBuf::from("examples"),
@@ -2054,7 +2054,7 @@ fn mi300x_boots_the_rocm_image_and_samples_amd_smi() {
             "    orchestration: uniform\n",
             "    orchestration: uniform\n    image: ubuntu-hpc-22.04\n",
         );
-    let c = gpuform::spec::check_source(
+    let c = gpuform::check::check_source(
         text,
         "mi300x.yaml",
         PathBuf::from("tests"),

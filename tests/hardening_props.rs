@@ -16,11 +16,12 @@ mod cpu_budget;
 use cpu_budget::Budget;
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_source;
 use gpuform::cost::{self, Options, PriceBook};
 use gpuform::diag::Severity;
 use gpuform::diag::rules::RULES;
 use gpuform::plan::Plan;
-use gpuform::spec::{Checked, Policy, check_source};
+use gpuform::spec::{Checked, Policy};
 use proptest::prelude::*;
 
 const EXAMPLES: [&str; 5] = [

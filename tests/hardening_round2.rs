@@ -106,7 +106,7 @@ fn check_text(
     dir: &std::path::Path,
     policy: &gpuform::spec::Policy,
 ) -> gpuform::spec::Checked {
-    gpuform::spec::check_source(
+    gpuform::check::check_source(
         text.to_string(),
         "t.yaml",
         dir.to_path_buf(),
@@ -180,7 +180,7 @@ fn what_later_stages_refuse_is_a_validation_error() {
         dir.join("ci.yaml"),
         format!(
             "#!/bin/sh\necho '--{}'\n",
-            gpuform::spec::rules::MIME_BOUNDARY
+            gpuform::check::rules::MIME_BOUNDARY
         ),
     )
     .unwrap();

@@ -9,7 +9,8 @@
 use std::path::PathBuf;
 
 use gpuform::catalog::prices::PriceTable;
-use gpuform::spec::{Policy, check_source};
+use gpuform::check::check_source;
+use gpuform::spec::Policy;
 use serde_json::Value;
 
 fn example(name: &str) -> (String, PathBuf) {

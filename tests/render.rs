@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use gpuform::catalog::prices::PriceTable;
 use gpuform::emit::{self, Rendered, bicep};
-use gpuform::spec::{self, Policy};
+use gpuform::spec::Policy;
 use proptest::prelude::*;
 use serde_json::Value;
 use support::refs;
@@ -50,7 +50,7 @@ fn all_specs() -> Vec<PathBuf> {
 }
 
 fn render_file(path: &Path) -> Rendered {
-    let checked = spec::check_file(path, &Policy::default(), PriceTable::embedded());
+    let checked = gpuform::check::check_file(path, &Policy::default(), PriceTable::embedded());
     assert!(
         !checked.has_errors(),
         "{} has validation errors: {:?}",
@@ -150,7 +150,7 @@ fn output_is_deterministic() {
 #[test]
 fn arm_template_function_returns_the_rendered_bytes() {
     for ex in examples() {
-        let checked = spec::check_file(&ex, &Policy::default(), PriceTable::embedded());
+        let checked = gpuform::check::check_file(&ex, &Policy::default(), PriceTable::embedded());
         let arm = emit::arm_template(&checked).unwrap();
         assert_eq!(arm, file(&render_file(&ex), emit::ARM_TEMPLATE));
         assert_eq!(
@@ -827,7 +827,7 @@ fn a_spot_mix_on_a_uniform_scale_set_is_refused_not_rendered_all_spot() {
     let mut policy = Policy::default();
     policy.overrides.insert("spot-needs-flexible".into(), None);
     let path = root().join("tests/fixtures/render/spot-mix-uniform.yaml");
-    let checked = spec::check_file(&path, &policy, PriceTable::embedded());
+    let checked = gpuform::check::check_file(&path, &policy, PriceTable::embedded());
     assert!(
         checked
             .diagnostics
@@ -853,7 +853,7 @@ fn a_spot_mix_on_a_uniform_scale_set_is_refused_not_rendered_all_spot() {
         .replace("regularBase: 2", "regularBase: 0")
         .replace("regularPercentAboveBase: 50", "regularPercentAboveBase: 0");
     std::fs::write(&all_spot, text).unwrap();
-    let checked = spec::check_file(&all_spot, &policy, PriceTable::embedded());
+    let checked = gpuform::check::check_file(&all_spot, &policy, PriceTable::embedded());
     assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
     let arm: Value = serde_json::from_str(&emit::arm_template(&checked).unwrap()).unwrap();
     let vmss = arm["resources"]
@@ -875,7 +875,7 @@ fn a_spot_mix_on_a_uniform_scale_set_is_refused_not_rendered_all_spot() {
 #[test]
 fn adversarial_strings_keep_their_meaning() {
     let path = root().join("tests/fixtures/render/adversarial.yaml");
-    let checked = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
+    let checked = gpuform::check::check_file(&path, &Policy::default(), PriceTable::embedded());
     let spec = checked.spec.clone().unwrap();
     let r = render_file(&path);
     let bicep_text = file(&r, emit::MAIN_BICEP);

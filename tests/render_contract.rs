@@ -15,8 +15,8 @@ use gpuform::azure::cloud::Cloud;
 use gpuform::catalog::prices::PriceTable;
 use gpuform::emit;
 use gpuform::plan::{log_entry, roles};
+use gpuform::spec::Policy;
 use gpuform::spec::model::{DnsZoneMode, Outbound};
-use gpuform::spec::{self, Policy};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -70,7 +70,7 @@ struct Out {
 }
 
 fn render(path: &Path) -> Out {
-    let checked = spec::check_file(path, &Policy::default(), PriceTable::embedded());
+    let checked = gpuform::check::check_file(path, &Policy::default(), PriceTable::embedded());
     assert!(!checked.has_errors(), "{}", path.display());
     let region = checked.spec.as_ref().unwrap().spec.region.clone();
     let net = checked.spec.as_ref().unwrap().spec.network.clone();
@@ -385,7 +385,7 @@ fn a_pool_across_zones_where_standard_v2_nat_is_not_offered_gets_a_standard_gate
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("qatar.yaml");
     std::fs::write(&path, text).unwrap();
-    let checked = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
+    let checked = gpuform::check::check_file(&path, &Policy::default(), PriceTable::embedded());
     assert!(
         checked
             .diagnostics
@@ -1421,7 +1421,7 @@ fn budgets_and_action_groups_fit_their_rest_contract() {
 #[test]
 fn a_budget_without_contact_emails_is_refused_before_render() {
     let path = root().join("tests/fixtures/invalid/budget-no-contacts.yaml");
-    let checked = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
+    let checked = gpuform::check::check_file(&path, &Policy::default(), PriceTable::embedded());
     assert!(
         checked
             .diagnostics

@@ -12,8 +12,9 @@ mod support;
 use std::collections::BTreeSet;
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_source;
 use gpuform::emit;
-use gpuform::spec::{Policy, check_source};
+use gpuform::spec::Policy;
 use serde_json::Value;
 
 const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com";

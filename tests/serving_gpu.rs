@@ -16,7 +16,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use gpuform::catalog::prices::PriceTable;
-use gpuform::spec::check_file;
+use gpuform::check::check_file;
 use gpuform::spec::policy::Policy;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
@@ -501,7 +501,7 @@ fn refused_where_it_cannot_work_with_where_and_why() {
         ),
     ];
     for (spec, rule, at) in cases {
-        let c = gpuform::spec::check_source(
+        let c = gpuform::check::check_source(
             spec,
             "serving-gpu.yaml",
             PathBuf::from("."),
@@ -519,7 +519,7 @@ fn refused_where_it_cannot_work_with_where_and_why() {
     }
     // a scale-in threshold that flaps at the smallest pool that scales in (min 1: two VMs to one
     // doubles the mean, 60 % becomes 120 % >= 75 %) is a located warning
-    let c = gpuform::spec::check_source(
+    let c = gpuform::check::check_source(
         text.replace(
             "scaleOutAbove: 75",
             "scaleOutAbove: 75\n      scaleInBelow: 60",

@@ -8,7 +8,7 @@ use gpuform::catalog::prices::PriceTable;
 use gpuform::cost::{self, Options, PriceBook};
 use gpuform::emit;
 use gpuform::plan::Plan;
-use gpuform::spec::{self, Checked, policy::Policy};
+use gpuform::spec::{Checked, policy::Policy};
 use serde_json::Value;
 
 const WS: &str = "/subscriptions/99999999-8888-7777-6666-555555555555/resourceGroups/rg-platform-management/providers/Microsoft.OperationalInsights/workspaces/log-platform-central";
@@ -17,7 +17,7 @@ const AG: &str = "/subscriptions/99999999-8888-7777-6666-555555555555/resourceGr
 const KV: &str = "/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/rg-spoke-keys/providers/Microsoft.KeyVault/vaults/kv-spoke-gpu";
 
 fn check_text(text: String) -> Checked {
-    spec::check_source(
+    gpuform::check::check_source(
         text,
         "shared.yaml",
         PathBuf::from("examples"),
@@ -63,7 +63,7 @@ fn of<'a>(arm: &'a Value, ty: &str) -> Vec<&'a Value> {
 }
 
 fn variant() -> Checked {
-    let c = spec::check_file(
+    let c = gpuform::check::check_file(
         std::path::Path::new("tests/fixtures/render/variants/shared-services.yaml"),
         &Policy::default(),
         PriceTable::embedded(),
@@ -268,13 +268,14 @@ fn the_platform_team_gets_the_table_and_the_role_to_grant() {
         let path = e.unwrap().path();
         if path.extension().is_some_and(|x| x == "yaml") {
             if path.ends_with("landing-zone-spoke.yaml") {
-                let c = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
+                let c =
+                    gpuform::check::check_file(&path, &Policy::default(), PriceTable::embedded());
                 let p = Plan::build(&c).unwrap().prerequisites;
                 assert_eq!(p.len(), 1, "{p:?}");
                 assert_eq!(p[0].kind, "table");
                 continue;
             }
-            let c = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
+            let c = gpuform::check::check_file(&path, &Policy::default(), PriceTable::embedded());
             assert!(
                 Plan::build(&c).unwrap().prerequisites.is_empty(),
                 "{}",

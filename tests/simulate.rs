@@ -884,8 +884,9 @@ fn tuned_spec_is_written_renders_and_validates() {
 #[test]
 fn tune_edits_keep_layout_and_validate() {
     use gpuform::catalog::prices::PriceTable;
+    use gpuform::check::{check_file, check_source};
     use gpuform::simulate::tune::{Params, apply_edits, edits};
-    use gpuform::spec::{Policy, check_file, check_source};
+    use gpuform::spec::Policy;
     let path = std::path::Path::new("examples/llm-finetune-a100.yaml");
     let checked = check_file(path, &Policy::default(), PriceTable::embedded());
     let text = checked.source.clone().unwrap();
@@ -1109,8 +1110,9 @@ fn telemetry_needs_a_trace_and_a_readable_export() {
 #[test]
 fn tune_rewriter_on_every_example_with_any_tunable_keys_removed() {
     use gpuform::catalog::prices::PriceTable;
+    use gpuform::check::check_source;
     use gpuform::simulate::tune::{Params, apply_edits, edits};
-    use gpuform::spec::{Policy, check_source};
+    use gpuform::spec::Policy;
     const KEYS: &[&str] = &[
         "scaleOutStep",
         "scaleOutTiers",

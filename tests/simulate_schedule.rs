@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_source;
 use gpuform::cost::PriceBook;
 use gpuform::plan::Plan;
 use gpuform::simulate::engine::Choices;
@@ -13,7 +14,6 @@ use gpuform::simulate::prepare::{LoadArgs, prepare};
 use gpuform::simulate::tune::learn::{self, Shape};
 use gpuform::simulate::tune::{Best, Job, Learned, Params, Tuned, propose};
 use gpuform::simulate::{Input, setting, simulate};
-use gpuform::spec::check_source;
 use gpuform::spec::policy::Policy;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;

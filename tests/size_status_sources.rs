@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use gpuform::catalog::prices::PriceTable;
 use gpuform::sizing::{DriverChoice, select};
+use gpuform::spec::Policy;
 use gpuform::spec::model::{GpuDriver, Image, ImageAlias, Workload, WorkloadType};
-use gpuform::spec::{self, Policy};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -101,7 +101,7 @@ fn no_example_uses_a_restricted_or_retiring_size() {
         if p.extension().and_then(|x| x.to_str()) != Some("yaml") {
             continue;
         }
-        let c = spec::check_file(&p, &Policy::default(), PriceTable::embedded());
+        let c = gpuform::check::check_file(&p, &Policy::default(), PriceTable::embedded());
         let Some(s) = c.spec.as_ref() else { continue };
         let size = &s.spec.compute.vm_size;
         assert!(
@@ -122,7 +122,7 @@ fn validate_names_an_unrestricted_size_next_to_a_restricted_one() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("a100.yaml");
     std::fs::write(&p, yaml).unwrap();
-    let c = spec::check_file(&p, &Policy::default(), PriceTable::embedded());
+    let c = gpuform::check::check_file(&p, &Policy::default(), PriceTable::embedded());
     let d = c
         .diagnostics
         .iter()

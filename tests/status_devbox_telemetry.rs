@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use gpuform::catalog::prices::PriceTable;
-use gpuform::spec::check_file;
+use gpuform::check::check_file;
 use gpuform::spec::policy::Policy;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, query_param};

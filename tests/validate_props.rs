@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_source;
 use gpuform::diag::render_human;
-use gpuform::spec::{Checked, Policy, check_source};
+use gpuform::spec::{Checked, Policy};
 use proptest::prelude::*;
 
 fn check(text: &str) -> Checked {

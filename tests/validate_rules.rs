@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use gpuform::catalog::prices::PriceTable;
+use gpuform::check::check_file;
 use gpuform::diag::Severity;
-use gpuform::spec::{Policy, check_file};
+use gpuform::spec::Policy;
 
 struct Expect {
     rule: String,
@@ -286,7 +287,7 @@ fn with_network(network: &str) -> gpuform::spec::Checked {
     let start = text.find("  network:\n").unwrap();
     let end = text.find("    inbound:\n").unwrap();
     let text = format!("{}  network:\n{network}{}", &text[..start], &text[end..]);
-    gpuform::spec::check_source(
+    gpuform::check::check_source(
         text,
         "net.yaml",
         PathBuf::from("examples"),
@@ -330,7 +331,7 @@ fn auto_sizing_never_picks_a_size_whose_driver_fails() {
             "    vmSize: auto\n",
             "    vmSize: auto\n    image: ubuntu-24.04\n",
         );
-    let c = gpuform::spec::check_source(
+    let c = gpuform::check::check_source(
         text,
         "noble.yaml",
         PathBuf::from("examples"),
@@ -350,7 +351,7 @@ fn a_service_bus_namespace_needs_no_private_endpoint_subnet() {
             "  monitoring:",
             "  autoscale:\n    queue:\n      serviceBus: {namespace: sb-jobs-test, queue: jobs, create: true}\n      targetPerInstance: 10\n  security: {keyVault: {publicNetworkAccess: true}}\n  monitoring:",
         );
-    let c = gpuform::spec::check_source(
+    let c = gpuform::check::check_source(
         text,
         "sb.yaml",
         PathBuf::from("tests/fixtures/invalid"),
@@ -411,7 +412,7 @@ const NOT_IN_FIXTURES: &[(&str, &str)] = &[
     ),
     (
         "autoscale-rule-limit",
-        "holds by construction: src/spec/rules/capacity.rs rendered_profiles_stay_within_the_rule_limit",
+        "holds by construction: src/check/rules/tests.rs rendered_profiles_stay_within_the_rule_limit",
     ),
     (
         "size-retiring",

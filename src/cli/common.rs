@@ -129,13 +129,13 @@ impl PolicyArgs {
     }
 }
 
-/// Expand files and directories into spec files ([`spec::batch::inputs`]): a file named is
+/// Expand files and directories into spec files ([`crate::check::batch::inputs`]): a file named is
 /// always kept; of the files found in a directory, those that look like a gpuform spec (an
 /// unreadable one is kept: checking it reports why it cannot be read); each skipped file is said
 /// on stderr, so a directory never drops a file silently.
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let mut out = Vec::new();
-    for (f, found) in spec::batch::inputs(paths)? {
+    for (f, found) in crate::check::batch::inputs(paths)? {
         let is_spec = !found
             || crate::io::read_bounded(&f, spec::MAX_FILE_BYTES)
                 .ok()
@@ -182,7 +182,7 @@ pub fn load_valid_holding(
             path.display()
         )));
     }
-    let checked = spec::check_file(path, policy, prices);
+    let checked = crate::check::check_file(path, policy, prices);
     let mut err = anstream::stderr();
     let shown = |d: &&Diagnostic| held.is_none() || d.severity != Severity::Info;
     for d in checked.diagnostics.iter().filter(shown) {

@@ -144,11 +144,25 @@ pub fn command() -> clap::Command {
     Cli::command()
 }
 
+/// `gpuform --version`: the version, the commit and the date of the embedded price table.
+fn long_version() -> String {
+    use crate::COMMIT;
+    use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
+    let prices = PriceTable::embedded()
+        .source_for(PriceOs::Linux, PriceKind::OnDemand)
+        .map(|s| s.as_of.clone())
+        .unwrap_or_else(|| "unknown".into());
+    format!(
+        "{} (commit {COMMIT}; embedded price table as of {prices})",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// Run the CLI with the process arguments; returns the exit code.
 pub fn main() -> i32 {
     use clap::FromArgMatches;
     // the version line carries the commit and the price table's date (built at run time)
-    let version: &'static str = Box::leak(crate::long_version().into_boxed_str());
+    let version: &'static str = Box::leak(long_version().into_boxed_str());
     let parsed = command()
         .version(version)
         .try_get_matches()

@@ -69,12 +69,12 @@ pub fn levers(pool: &Pool) -> Vec<Lever> {
 
 /// The cheapest catalog size for `workload` ranked with the estimate's prices, as `vmSize: auto`
 /// ranks: fit, price and every size-dependent rule of the spec (cost's only call of
-/// [`crate::spec::rank_sizes`]; the default policy's severities).
+/// [`crate::check::rank_sizes`]; the default policy's severities).
 fn cheapest_fit(pool: &Pool, workload: &Workload) -> Option<&'static GpuSize> {
     let mut spec = pool.spec.clone();
     spec.spec.workload = workload.clone();
     spec.spec.region = spec.spec.region.to_ascii_lowercase();
-    crate::spec::rank_sizes(
+    crate::check::rank_sizes(
         &spec,
         std::path::Path::new("."),
         &crate::spec::Policy::default(),

@@ -268,7 +268,7 @@ mod tests {
         let text = format!(
             "apiVersion: gpuform/v1\nkind: GpuWorkload\nmetadata:\n  name: pool-fo\n  tags: {{project: p, team: t, env: dev, costCenter: cc-1}}\nspec:\n  region: eastus\n  alternateRegions: [westus3]\n  allowedRegions: [eastus, westus3]\n  workload:\n    type: inference\n    gpuMemoryGiB: 12\n    precision: fp16\n  compute:\n    vmSize: Standard_NC8as_T4_v3\n    sshPublicKey: \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com\"\n{extra}  capacity:\n    min: 1\n    max: 2\n"
         );
-        let c = crate::spec::check_source(
+        let c = crate::check::check_source(
             text,
             "t.yaml",
             ".".into(),

@@ -598,7 +598,7 @@ pub const RULES: &[Rule] = &[
         "A region name one typo away from a known region",
         "The template would fail (or deploy to a region nobody meant) with a misspelt location. The message names the region it is close to; region names are lowercase without spaces (e.g. westeurope).",
     ),
-    // --- sovereign clouds (src/spec/rules/cloud.rs) ---------------------------------------
+    // --- sovereign clouds (src/check/rules/cloud.rs) ---------------------------------------
     r(
         "cloud-region-mismatch",
         E,

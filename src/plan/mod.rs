@@ -12,16 +12,12 @@ pub mod devbox;
 pub mod gpu_devbox;
 pub mod gpu_monitoring;
 pub mod landing_zone;
-#[cfg(test)]
-mod landing_zone_tests;
 mod monitoring;
 mod network;
 mod scaling;
 pub mod security;
 pub mod serving;
 pub mod serving_gpu;
-#[cfg(test)]
-mod serving_tests;
 pub mod shared;
 pub mod standby;
 
@@ -187,7 +183,7 @@ impl Plan {
                 let bytes = crate::io::read_confined(
                     &checked.base_dir,
                     rel,
-                    crate::spec::rules::compute::MAX_CUSTOM_DATA_BYTES,
+                    crate::facts::limits::CUSTOM_DATA_MAX_BYTES,
                 )
                 .map_err(|source| PlanError::CloudInit {
                     path: checked.base_dir.join(rel).display().to_string(),

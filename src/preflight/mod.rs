@@ -367,7 +367,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/examples/shortvideo-transcode.yaml"
         ));
-        let c = crate::spec::check_file(
+        let c = crate::check::check_file(
             path,
             &crate::spec::Policy::default(),
             crate::catalog::prices::PriceTable::embedded(),

@@ -1,5 +1,5 @@
 //! How long a new VM needs before it serves (boot + GPU driver), per size series. Shared by the
-//! workload-model rules (`spec::rules::workload_model`) and `gpuform simulate`
+//! workload-model rules (`check::rules::workload_model`) and `gpuform simulate`
 //! (`simulate::model` re-exports it); it lives here so the spec rules do not reach up to
 //! `simulate`.
 

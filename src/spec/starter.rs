@@ -424,7 +424,7 @@ pub fn ssh_key_from(a: &str, home: Option<&std::path::Path>) -> Result<String, S
     let looks_like_key = a.split_whitespace().count() >= 2
         && (a.starts_with("ssh-") || a.starts_with("ecdsa-") || a.starts_with("sk-"));
     if looks_like_key || a.contains("PRIVATE KEY") {
-        return match super::rules::ssh_key_problem(a) {
+        return match super::ssh_key::ssh_key_problem(a) {
             None => Ok(a.to_string()),
             Some(p) => Err(format!("the SSH public key is not usable: {p}")),
         };
@@ -458,7 +458,7 @@ pub fn ssh_key_from(a: &str, home: Option<&std::path::Path>) -> Result<String, S
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with('#'))
         .unwrap_or_default();
-    match super::rules::ssh_key_problem(line) {
+    match super::ssh_key::ssh_key_problem(line) {
         None => Ok(line.to_string()),
         Some(_) => Err(format!(
             "{shown} does not hold an OpenSSH public key (`ssh-ed25519 AAAA… you@host`); `ssh-keygen -t ed25519` makes one"

@@ -10,11 +10,11 @@ mod text;
 use std::path::PathBuf;
 
 use crate::catalog::prices::PriceTable;
+use crate::check::batch::{Found, check_paths_each};
 use crate::diag::failure::{ExitCode, Failure};
 use crate::diag::{Diagnostic, Tally};
 use crate::report::{self, FileResult};
 use crate::spec::Policy;
-use crate::spec::batch::{Found, check_paths_each};
 
 pub use options::{Format, Options};
 pub use text::explain;

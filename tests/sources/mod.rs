@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use gpuform::catalog::prices::PriceTable;
 use gpuform::emit;
-use gpuform::spec::{self, Policy};
+use gpuform::spec::Policy;
 use serde_json::Value;
 
 pub fn root() -> PathBuf {
@@ -58,7 +58,8 @@ pub fn render_all() -> Vec<Rendered> {
     specs()
         .into_iter()
         .map(|path| {
-            let checked = spec::check_file(&path, &Policy::default(), PriceTable::embedded());
+            let checked =
+                gpuform::check::check_file(&path, &Policy::default(), PriceTable::embedded());
             assert!(
                 !checked.has_errors(),
                 "{}: {:?}",

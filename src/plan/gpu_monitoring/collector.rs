@@ -144,8 +144,13 @@ systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
     )
 }
 
-/// The boundary validation refuses in a cloud-init file (one constant for both).
-pub(super) const BOUNDARY: &str = crate::spec::rules::MIME_BOUNDARY;
+/// gpuform's MIME boundary in the custom data it assembles when GPU monitoring adds its part to
+/// a cloud-init file; validation refuses a file containing it (`check::rules::MIME_BOUNDARY`
+/// is this constant).
+pub const MIME_BOUNDARY: &str = "==GPUFORM-GPU-MONITORING==";
+
+/// The boundary of the assembled custom data ([`MIME_BOUNDARY`]).
+pub(super) const BOUNDARY: &str = MIME_BOUNDARY;
 
 /// Why the spec's cloud-init cannot be combined with the collector's.
 #[derive(Debug, Clone, PartialEq, Eq)]

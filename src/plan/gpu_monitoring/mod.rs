@@ -152,6 +152,3 @@ pub(crate) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
         licence_extra,
     })
 }
-
-#[cfg(test)]
-pub(super) mod tests;

@@ -729,7 +729,7 @@ fn the_nat_sku_check_reports_the_pages_list_and_says_it_is_not_live() {
         env!("CARGO_MANIFEST_DIR"),
         "/examples/shortvideo-transcode.yaml"
     ));
-    let c = crate::spec::check_file(
+    let c = crate::check::check_file(
         spec_path,
         &crate::spec::Policy::default(),
         PriceTable::embedded(),

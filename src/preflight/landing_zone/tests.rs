@@ -91,7 +91,7 @@ fn route(checks: &[Check]) -> &Check {
 /// not gpuform's; preflight reads it and says what the platform team must create.
 #[test]
 fn a_missing_gpu_table_in_the_existing_workspace_fails_with_the_command() {
-    let checked = crate::spec::check_file(
+    let checked = crate::check::check_file(
         std::path::Path::new("tests/fixtures/render/variants/shared-services.yaml"),
         &crate::spec::Policy::default(),
         crate::catalog::prices::PriceTable::embedded(),
@@ -294,7 +294,7 @@ fn private_endpoints_share_the_subnet_unless_another_one_is_named() {
     )
     .unwrap();
     let of = |text: String| {
-        let checked = crate::spec::check_source(
+        let checked = crate::check::check_source(
             text,
             "t.yaml",
             std::path::PathBuf::from("."),

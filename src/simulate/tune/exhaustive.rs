@@ -123,13 +123,14 @@ pub(super) fn cost(s: &Scored) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::check_file;
     use crate::cost::PriceBook;
     use crate::plan::Plan;
     use crate::simulate::engine::Choices;
     use crate::simulate::prepare::{LoadArgs, Prepared, prepare};
     use crate::simulate::{Input, setting, simulate};
+    use crate::spec::Checked;
     use crate::spec::policy::Policy;
-    use crate::spec::{Checked, check_file};
 
     struct Loaded {
         checked: Checked,

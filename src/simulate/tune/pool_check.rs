@@ -123,7 +123,7 @@ fn case(edit: impl Fn(String) -> String, start: &str, arrivals: Vec<u32>, wait: 
     let path = PathBuf::from("examples/batch-inference-standby.yaml");
     let text = edit(std::fs::read_to_string(&path).expect("the example"));
     let policy = Policy::default();
-    let checked = crate::spec::check_source(
+    let checked = crate::check::check_source(
         text,
         "examples/batch-inference-standby.yaml",
         PathBuf::from("examples"),

@@ -418,7 +418,7 @@ pub(super) fn recheck(
     original: &Checked,
     policy: &Policy,
 ) -> Result<Checked, String> {
-    let checked = crate::spec::check_source(
+    let checked = crate::check::check_source(
         text,
         &original.path,
         original.base_dir.clone(),

@@ -1,7 +1,7 @@
 //! `spec.serving` and `spec.autoscale.requests`: a request-driven pool of GPU model servers
 //! (vLLM, TGI, Triton, TensorRT-LLM) behind a private frontend (issue 36). The names follow
 //! the agreed interface (`/work/coord/serving-interface.md`); the facts they rely on are in
-//! [`crate::facts::serving`], the rules in `spec::rules::serving`, the resolved values in
+//! [`crate::facts::serving`], the rules in `check::rules::serving`, the resolved values in
 //! `plan::serving`.
 
 use serde::{Deserialize, Serialize};

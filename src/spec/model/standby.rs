@@ -1,6 +1,6 @@
 //! `spec.autoscale.standby`: a standby pool attached to the scale set (issue 23). The facts it
 //! follows (pool size, states, limits, roles) are in [`crate::facts::standby`]; the rules that
-//! refuse what Azure does not support are in `spec::rules::standby`; the plan is `plan::standby`.
+//! refuse what Azure does not support are in `check::rules::standby`; the plan is `plan::standby`.
 
 use serde::{Deserialize, Serialize};
 

@@ -8,8 +8,9 @@ use crate::spec::schedule::parse_duration;
 use super::context::Context;
 
 /// gpuform's MIME boundary in the custom data it assembles when GPU monitoring adds its part to
-/// a cloud-init file (`plan::gpu_monitoring`); a file containing it cannot be combined.
-pub const MIME_BOUNDARY: &str = "==GPUFORM-GPU-MONITORING==";
+/// a cloud-init file (defined by the plan that assembles it); a file containing it cannot be
+/// combined.
+pub use crate::plan::gpu_monitoring::MIME_BOUNDARY;
 
 /// The longest `workload.jobDuration`: the longest trace `simulate` replays (a year, 366 days);
 /// a job longer than that cannot start and finish inside any trace.

@@ -1,6 +1,11 @@
+//! Tests of `plan/gpu_monitoring` on checked specs (`crate::check::check_file`, then the GPU
+//! monitoring plan or `Plan::build`). They live in the check layer, above the plan: a test inside
+//! `plan` that ran the check would import a floor above its own.
+
 use serde_json::Value;
 
-use super::*;
+use crate::catalog::prices::PriceTable;
+use crate::plan::gpu_monitoring::*;
 
 /// KQL words that are not column references: operators, functions, literals.
 pub(crate) const KQL_WORDS: &[&str] = &[
@@ -176,7 +181,7 @@ pub(crate) fn kql_idents(q: &str) -> (Vec<String>, Vec<String>) {
 }
 
 fn plan_of(example: &str) -> GpuMonitoring {
-    let c = crate::spec::check_file(
+    let c = crate::check::check_file(
         std::path::Path::new(example),
         &crate::spec::policy::Policy::default(),
         PriceTable::embedded(),
@@ -377,7 +382,7 @@ fn custom_data_merges_as_multipart_mime() {
     assert!(out.contains("Content-Type: text/cloud-config; charset=\"utf-8\""));
     assert!(out.contains("packages: [ffmpeg]\n"));
     assert!(out.contains("Content-Type: text/x-shellscript"));
-    assert!(out.trim_end().ends_with(&format!("--{BOUNDARY}--")));
+    assert!(out.trim_end().ends_with(&format!("--{MIME_BOUNDARY}--")));
     // no user file: the script alone
     let alone = String::from_utf8(custom_data(None, 8, "nvidia").unwrap()).unwrap();
     assert!(alone.starts_with("#!/bin/sh\n"));
@@ -410,9 +415,7 @@ fn ingestion_estimate_states_its_arithmetic() {
     assert!((gb - 0.001152).abs() < 1e-9, "{gb}");
 }
 
-/// GPU monitoring on a dev box (`plan/gpu_devbox.rs`), checked on whole plans. These tests live
-/// here rather than in `gpu_devbox.rs`, so that file imports neither `plan/mod.rs` nor
-/// `spec/mod.rs` (which would close an import circle through the spec rules).
+/// GPU monitoring on a dev box (`plan/gpu_devbox.rs`), checked on whole plans.
 mod dev_box {
     use serde_json::Value;
 
@@ -421,7 +424,7 @@ mod dev_box {
     use crate::plan::gpu_monitoring::{COLUMNS, MONTH_MS, TABLE};
 
     fn plan_of(example: &str) -> crate::plan::Plan {
-        let c = crate::spec::check_file(
+        let c = crate::check::check_file(
             std::path::Path::new(example),
             &crate::spec::policy::Policy::default(),
             PriceTable::embedded(),
@@ -540,7 +543,7 @@ mod dev_box {
     }
 }
 
-/// The spec rules (`spec/rules/compute.rs`, constant in `spec/rules/stages.rs`) refuse cloud-init
+/// The spec rules (`check/rules/compute.rs`, constant in `check/rules/stages.rs`) refuse cloud-init
 /// files holding the MIME boundary the plan builds its multipart custom data with; the same string.
 #[test]
 fn the_boundary_is_the_one_render_uses() {
@@ -548,6 +551,6 @@ fn the_boundary_is_the_one_render_uses() {
     assert!(
         String::from_utf8(merged)
             .unwrap()
-            .contains(crate::spec::rules::MIME_BOUNDARY)
+            .contains(crate::check::rules::MIME_BOUNDARY)
     );
 }

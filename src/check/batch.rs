@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{
-    Checked, MAX_FILE_BYTES, Policy, check_file, check_parsed, check_source, discover,
-    is_spec_document, looks_like_spec, mentions_spec, yaml,
-};
+use super::{check_file, check_parsed, check_source};
 use crate::catalog::prices::PriceTable;
 use crate::diag::failure::{ExitCode, Failure};
+use crate::spec::{
+    Checked, MAX_FILE_BYTES, Policy, discover, is_spec_document, looks_like_spec, mentions_spec,
+    yaml,
+};
 
 /// The specs checked, in the order given (a directory's files sorted), and the YAML files found
 /// in directories that are not gpuform specs (skipped, in the same order).

@@ -1,12 +1,13 @@
-//! Tests of `plan/landing_zone.rs` on checked specs. They live beside it, not inside it: they
-//! check whole specs (`spec::check_source`), and the spec rules import `plan/landing_zone.rs`.
-//! Nothing imports this file.
+//! Tests of `plan/landing_zone.rs` on checked specs (`crate::check::check_source`). They live
+//! in the check layer, above the plan: a test inside `plan` that ran the check would import a
+//! floor above its own.
 
-use super::common::PrivateDnsZone;
-use super::landing_zone::*;
 use crate::catalog::prices::PriceTable;
+use crate::check::check_source;
 use crate::facts::clouds::Cloud;
-use crate::spec::{Policy, check_source};
+use crate::plan::PrivateDnsZone;
+use crate::plan::landing_zone::*;
+use crate::spec::Policy;
 
 const SUB: &str = "7c1f2e3d-4a5b-4c6d-8e9f-0a1b2c3d4e5f";
 

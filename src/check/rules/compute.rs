@@ -6,6 +6,7 @@ use crate::catalog::{DefaultDriver, GpuSize, GpuVendor};
 use crate::diag::Diagnostic;
 use crate::spec::model::{GpuVendorName, HyperVGeneration, OsType, SecurityType, vendor_label};
 use crate::spec::resolve;
+use crate::spec::ssh_key::ssh_key_problem;
 
 /// Custom data is at most 65535 bytes before base64 (Azure's limit on `customData`:
 /// [`crate::facts::limits::CUSTOM_DATA_SOURCE`]).
@@ -342,41 +343,6 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
     }
 }
 
-/// Why `key` is not an OpenSSH public key, if it is not.
-pub fn ssh_key_problem(key: &str) -> Option<String> {
-    let key = key.trim();
-    if key.contains("PRIVATE KEY") {
-        return Some("this is a private key; never put it in a spec".into());
-    }
-    let mut parts = key.split_whitespace();
-    let (Some(kind), Some(body)) = (parts.next(), parts.next()) else {
-        return Some("expected `<type> <base64 key> [comment]`".into());
-    };
-    const TYPES: [&str; 7] = [
-        "ssh-ed25519",
-        "ssh-rsa",
-        "ecdsa-sha2-nistp256",
-        "ecdsa-sha2-nistp384",
-        "ecdsa-sha2-nistp521",
-        "sk-ssh-ed25519@openssh.com",
-        "sk-ecdsa-sha2-nistp256@openssh.com",
-    ];
-    if !TYPES.contains(&kind) {
-        return Some(format!(
-            "`{kind}` is not an SSH public key type Azure accepts"
-        ));
-    }
-    if body.len() < 16
-        || !body.starts_with("AAAA")
-        || !body
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
-    {
-        return Some("the key body is not base64 (it starts with AAAA in a real key)".into());
-    }
-    None
-}
-
 /// The custom data Azure will receive, as `render` assembles it (`plan::Plan::build`): with the
 /// GPU collector's part on a Linux pool, and on the Logs Ingestion path after the template puts
 /// the deployment's values in for gpuform's placeholders. Refused here when it cannot be
@@ -425,23 +391,5 @@ fn custom_data_received(ctx: &Context<'_>, user: &[u8], at: &str, out: &mut Vec<
             .help("make the file smaller (download large scripts at boot with `#include` or a runcmd), or turn the collector off with `monitoring.gpu.enabled: false`"),
         ),
         Ok(_) => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ssh_keys() {
-        assert!(ssh_key_problem("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example.com").is_none());
-        assert!(ssh_key_problem("ssh-ed25519").is_some());
-        assert!(ssh_key_problem("ssh-dss AAAAB3NzaC1kc3MAAACBA").is_some());
-        assert!(
-            ssh_key_problem("-----BEGIN OPENSSH PRIVATE KEY-----")
-                .unwrap()
-                .contains("private")
-        );
-        assert!(ssh_key_problem("ssh-rsa not-base64!!").is_some());
     }
 }

@@ -20,11 +20,8 @@ mod shared;
 mod sizing;
 mod stages;
 pub mod standby;
-#[cfg(test)]
-mod tests;
 mod workload_model;
 
-pub use compute::ssh_key_problem;
 pub use context::Context;
 pub use stages::MIME_BOUNDARY;
 

@@ -1,10 +1,11 @@
 //! Tests of `plan/serving.rs` and of the request rules in `plan/scaling.rs` on checked specs
-//! (`spec::check_source`, then `Plan::build`). They live beside the module, not inside it: the
-//! spec rules import `plan/serving.rs`. Nothing imports this file.
+//! (`crate::check::check_source`, then `Plan::build`). They live in the check layer, above the
+//! plan: a test inside `plan` that ran the check would import a floor above its own.
 
-use super::*;
 use crate::catalog::prices::PriceTable;
-use crate::spec::{Policy, check_source};
+use crate::check::check_source;
+use crate::plan::*;
+use crate::spec::Policy;
 
 const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIT6t8MFGDBjrDDzp2JXe3CIMMd6hupoyimypHKIa8Ja ops@example.com";
 

@@ -1,5 +1,5 @@
 //! What every rule reads: the checked spec and its surroundings. It sits below
-//! `spec/rules/mod.rs` (which runs the rules) so the rule files do not import their module root.
+//! `check/rules/mod.rs` (which runs the rules) so the rule files do not import their module root.
 
 use std::path::Path;
 
@@ -27,7 +27,7 @@ impl<'a> Context<'a> {
     }
 
     /// The rules run for one candidate of `vmSize: auto`'s ranking ([`super::size_checks`] from
-    /// `spec::rank_sizes`), which reads each finding's rule, severity and message only; the final
+    /// `crate::check::rank_sizes`), which reads each finding's rule, severity and message only; the final
     /// check of a spec has its selection in `sizing`.
     pub fn ranking(&self) -> bool {
         self.sizing.is_none()

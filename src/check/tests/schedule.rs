@@ -1,13 +1,13 @@
-//! Tests of `spec/schedule.rs` on checked specs. They live beside it, not inside it, because they
-//! check a whole spec (`spec::check_source`) and `spec/mod.rs` imports the rules that import
-//! the schedule: nothing imports this file.
+//! Tests of `spec/schedule.rs` on checked specs (`crate::check::check_source`). They live in the
+//! check layer, above the spec: a test inside `spec` that ran the check would import a floor
+//! above its own.
 
-use super::model::{Day, WorkloadSpec};
-use super::schedule::*;
 use crate::catalog::prices::PriceTable;
+use crate::spec::model::{Day, WorkloadSpec};
+use crate::spec::schedule::*;
 
 fn spec_of(text: &str) -> WorkloadSpec {
-    let checked = crate::spec::check_source(
+    let checked = crate::check::check_source(
         text.to_string(),
         "t.yaml",
         std::path::PathBuf::from("."),
@@ -117,7 +117,7 @@ fn durations() {
 
 #[test]
 fn durations_as_people_write_them() {
-    use super::schedule::{parse_duration_millis as ms, parse_flag_duration};
+    use crate::spec::schedule::{parse_duration_millis as ms, parse_flag_duration};
     for (text, want) in [
         ("2s", 2000),
         ("800ms", 800),

@@ -1,11 +1,12 @@
 //! Tests of the rules on whole specs and plans (`check_file`/`check_source`, `Plan::build`).
-//! They live here, not in the rule files, so a rule file never imports `spec/mod.rs` or
-//! `plan/mod.rs` (which import the rules): nothing imports this file.
+//! They live here, not in the rule files, so `check::rules` never imports `check/mod.rs` (which
+//! runs the rules): nothing imports this file.
 
-// from spec/rules/capacity.rs
+// from check/rules/capacity.rs
 use crate::catalog::prices::PriceTable;
+use crate::check::check_file;
 use crate::plan::Plan;
-use crate::spec::{Policy, check_file};
+use crate::spec::Policy;
 
 /// Azure's limit on the rules of one autoscale profile.
 const MAX_RULES_PER_PROFILE: usize = 10;
@@ -20,7 +21,7 @@ fn a_spot_dev_box_may_deallocate_on_eviction() {
         )
     };
     let ids = |max: u32| -> Vec<String> {
-        crate::spec::check_source(
+        crate::check::check_source(
             text(max),
             "t.yaml",
             std::path::PathBuf::from("."),
