@@ -1,8 +1,6 @@
 //! `vmSize: auto`: rank every catalog size for a workload and pick the cheapest that fits,
 //! with the reason each other size was rejected.
 
-use serde::Serialize;
-
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
 use crate::catalog::{self, Arch, GpuSize, SizeStatus, drivers};
 use crate::spec::model::{
@@ -12,6 +10,7 @@ use crate::spec::model::{
 use crate::spec::resolve;
 
 pub mod listing;
+pub use crate::spec::selection::{Candidate, Selection};
 pub use listing::{Listed, Listing, Table, listing};
 
 /// What of the spec's compute section decides whether a size's GPU driver works: the image
@@ -60,69 +59,6 @@ impl<'a> DriverChoice<'a> {
 
 /// Region whose prices rank sizes when the table has none for the spec's region.
 pub const FALLBACK_PRICE_REGION: &str = "eastus";
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Candidate {
-    pub size: &'static str,
-    pub gpu_memory_gib: Option<f64>,
-    pub gpu_count: Option<f64>,
-    pub vcpus: u32,
-    /// Hourly on-demand price used for ranking.
-    pub hourly: Option<f64>,
-    /// `None` when the size fits; otherwise why not.
-    pub rejected: Option<String>,
-    /// A fitting size on which a rule of the spec warns (`rule: message`): ranked after every
-    /// size without one, chosen only when no size avoids a warning.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub caveat: Option<String>,
-    /// A fitting size the catalog marks as restricted (`status: limited`, e.g. "no net-new
-    /// capacity"): ranked after every unrestricted fitting size, so `vmSize: auto` (and the fixes
-    /// validate suggests) pick it only when nothing else fits.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub restricted: Option<String>,
-    /// An inference model no single GPU of the size holds, but its GPUs together do: the
-    /// tensor-parallel size the split needs. Such a size is rejected (`rejected` says why) and
-    /// ranked only when no size fits on one GPU (`crate::check::rank_sizes`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub split: Option<u32>,
-    /// A size a rule rejects only for the driver's CUDA ceiling, which a pinned
-    /// `compute.driverVersion` lifts: the version to write.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unlock: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Selection {
-    pub chosen: Option<&'static str>,
-    /// Region whose prices ranked the sizes.
-    pub price_region: String,
-    /// The OS whose prices ranked the sizes (Linux prices rank Windows pools when the table has
-    /// no Windows prices; this is said in `note`).
-    pub price_os: PriceOs,
-    pub price_as_of: Option<String>,
-    pub note: Option<String>,
-    /// Which GPU vendors the ranking allowed, and why (`show` and `validate` say it).
-    pub vendor: String,
-    #[serde(skip)]
-    pub vendor_rule: VendorRule,
-    /// Fitting sizes cheapest first, then the rejected ones.
-    pub candidates: Vec<Candidate>,
-}
-
-impl Selection {
-    pub fn chosen_size(&self) -> Option<&'static GpuSize> {
-        self.chosen.and_then(catalog::find)
-    }
-
-    pub fn chosen_price(&self) -> Option<f64> {
-        self.candidates
-            .iter()
-            .find(|c| Some(c.size) == self.chosen)
-            .and_then(|c| c.hourly)
-    }
-}
 
 /// Why `size` cannot serve `workload` with the pool's image and driver (ignoring price), or
 /// `None` when it can.

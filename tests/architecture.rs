@@ -76,9 +76,6 @@ const KNOWN_CIRCLES: &[&[&str]] = &[];
 /// files close a circle in any of them). Remove an entry when the circle is broken. `spec` <->
 /// `plan` is not here: issue 41 moved the rules that read the plan out of `spec` into `check`.
 const KNOWN_MODULE_CIRCLES: &[&[&str]] = &[
-    // `spec` keeps `Checked::sizing` (a `sizing::Selection`), `explain` and `starter` rank sizes;
-    // `sizing` reads the spec's model and `spec::resolve`
-    &["sizing", "spec"],
     // the serving tuner drives the serving simulator, whose command reads the tuned spec
     &["simulate::serving", "simulate::tune"],
     // the model's serde defaults call `spec::defaults`, which reads the model back

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::Checked;
-use crate::sizing::fmt_num;
+use crate::report::number::short as fmt_num;
 
 /// The ranking table of `c` (empty when the spec did not get that far).
 pub fn ranking(c: &Checked) -> String {

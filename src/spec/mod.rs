@@ -12,6 +12,7 @@ pub mod provisioning;
 pub mod resolve;
 pub mod schedule;
 pub mod schema;
+pub mod selection;
 pub mod ssh_key;
 pub mod standby;
 pub mod starter;
@@ -22,9 +23,9 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::GpuSize;
 use crate::diag::Diagnostic;
-use crate::sizing::Selection;
 pub use model::Spec;
 pub use policy::Policy;
+pub use selection::Selection;
 use yaml::SpanIndex;
 
 /// Specs are short; a file beyond this is a wrong path, not a spec.

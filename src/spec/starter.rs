@@ -63,7 +63,7 @@ fn yaml_quote(s: &str) -> String {
 /// field a team usually changes next.
 pub fn starter(a: &Answers) -> String {
     let kind = a.workload.as_str();
-    let gib = crate::sizing::fmt_num(a.gpu_memory_gib);
+    let gib = crate::report::number::short(a.gpu_memory_gib);
     let precision = match a.workload {
         WorkloadType::Visualization => String::new(),
         _ => "\n    precision: fp16                 # fp32 | tf32 | bf16 | fp16 | fp8 | int8 | int4: the precision gpuMemoryGiB was measured at".to_string(),
