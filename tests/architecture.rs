@@ -78,13 +78,6 @@ const KNOWN_CIRCLES: &[&[&str]] = &[];
 const KNOWN_MODULE_CIRCLES: &[&[&str]] = &[
     // the serving tuner drives the serving simulator, whose command reads the tuned spec
     &["simulate::serving", "simulate::tune"],
-    // the model's serde defaults call `spec::defaults`, which reads the model back
-    &[
-        "spec::defaults",
-        "spec::model",
-        "spec::resolve",
-        "spec::schedule",
-    ],
 ];
 
 /// Source files over [`MAX_LINES`] on 2026-12-03. Remove an entry when the file is split.

@@ -1,7 +1,8 @@
 //! Every default of the spec, in one place.
 //!
-//! Constant defaults are the functions below (referenced by `#[serde(default = ...)]` in the
-//! model and by `default` in the JSON Schema; a test keeps the two in step). Defaults that
+//! Constant defaults are the functions of [`super::model::defaults`], re-exported here
+//! (referenced by `#[serde(default = ...)]` in the model and by `default` in the JSON Schema; a
+//! test keeps the two in step). Defaults that
 //! depend on other fields are filled by [`apply`], which runs once after parsing, so that
 //! `gpuform show` prints the spec every later stage sees.
 
@@ -11,96 +12,15 @@ use ipnet::Ipv4Net;
 
 use super::model::*;
 
-pub fn vm_size() -> String {
-    "auto".into()
-}
-pub fn admin_username() -> String {
-    "azureuser".into()
-}
-pub fn image_version() -> String {
-    "latest".into()
-}
-pub fn generation() -> HyperVGeneration {
-    HyperVGeneration::V2
-}
-pub fn os_disk_size() -> u32 {
-    128
-}
+pub use super::model::defaults::*;
+
+/// `compute.osDisk.type` and `dataDisks[].type`: [`DiskType::default`].
 pub fn disk_type() -> DiskType {
-    DiskType::PremiumLrs
+    DiskType::default()
 }
+/// `dataDisks[].caching`: [`DiskCaching::default`].
 pub fn data_disk_caching() -> DiskCaching {
-    DiskCaching::ReadOnly
-}
-pub fn yes() -> bool {
-    true
-}
-pub fn repair_grace_period() -> String {
-    "PT30M".into()
-}
-pub fn capacity_min() -> u32 {
-    1
-}
-pub fn regular_percent_above_base() -> u32 {
-    100
-}
-pub fn spot_max_price() -> f64 {
-    -1.0
-}
-pub fn scale_out_cooldown() -> String {
-    "PT5M".into()
-}
-pub fn scale_in_cooldown() -> String {
-    "PT15M".into()
-}
-pub fn time_window() -> String {
-    "PT5M".into()
-}
-pub fn address_space() -> String {
-    "10.0.0.0/16".into()
-}
-pub fn soft_delete_days() -> u32 {
-    90
-}
-pub fn log_retention_days() -> u32 {
-    30
-}
-pub fn currency() -> String {
-    "USD".into()
-}
-pub fn budget_thresholds() -> Vec<f64> {
-    vec![50.0, 80.0, 100.0]
-}
-pub fn auto_start_time() -> String {
-    "08:00".into()
-}
-pub fn gpu_idle_threshold_percent() -> u32 {
-    10
-}
-pub fn gpu_idle_minutes() -> u32 {
-    60
-}
-pub fn gpu_memory_alert_percent() -> u32 {
-    90
-}
-/// `serving.modelLoadTime` when the spec does not measure it: Azure's documented default repair
-/// grace period (30 minutes, serving.md E4), long enough that repairs never replace an instance
-/// that is still loading a large model. Measure yours and set it.
-pub fn model_load_time() -> String {
-    "30m".into()
-}
-/// `serving.requestTimeout`: Azure documents no default (serving.md B10); five minutes lets a
-/// long streamed completion finish.
-pub fn request_timeout() -> String {
-    "300s".into()
-}
-/// `serving.frontend.capacity.min`: one gateway instance kept warm (a new one takes minutes).
-pub fn gateway_min() -> u32 {
-    1
-}
-/// `serving.frontend.capacity.max`: Azure's documented default maximum (serving.md B13).
-pub fn gateway_max() -> u32 {
-    crate::facts::serving::GATEWAY_DEFAULT_MAX
+    DiskCaching::default()
 }
 
 /// Why the GPU collector cannot run on this pool (`None`: it can). The collector reads NVIDIA's

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 mod compute;
+pub mod defaults;
 mod monitoring;
 mod network;
 mod scaling;

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::super::defaults as d;
+use super::defaults as d;
 use crate::catalog::kinds::{GpuDriver, HyperVGeneration};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,6 +172,13 @@ pub enum DiskType {
     PremiumV2Lrs,
 }
 
+/// The spec's default disk type (`compute.osDisk.type`, `dataDisks[].type`).
+impl Default for DiskType {
+    fn default() -> Self {
+        Self::PremiumLrs
+    }
+}
+
 impl DiskType {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -197,7 +204,7 @@ impl DiskType {
 pub struct OsDisk {
     #[serde(default = "d::os_disk_size", rename = "sizeGiB")]
     pub size_gib: u32,
-    #[serde(default = "d::disk_type", rename = "type")]
+    #[serde(default, rename = "type")]
     pub kind: DiskType,
 }
 
@@ -205,7 +212,7 @@ impl Default for OsDisk {
     fn default() -> Self {
         Self {
             size_gib: d::os_disk_size(),
-            kind: d::disk_type(),
+            kind: DiskType::default(),
         }
     }
 }
@@ -215,6 +222,13 @@ pub enum DiskCaching {
     None,
     ReadOnly,
     ReadWrite,
+}
+
+/// The spec's default data-disk caching (`dataDisks[].caching`).
+impl Default for DiskCaching {
+    fn default() -> Self {
+        Self::ReadOnly
+    }
 }
 
 impl DiskCaching {
@@ -232,9 +246,9 @@ impl DiskCaching {
 pub struct DataDisk {
     #[serde(rename = "sizeGiB")]
     pub size_gib: u32,
-    #[serde(default = "d::disk_type", rename = "type")]
+    #[serde(default, rename = "type")]
     pub kind: DiskType,
-    #[serde(default = "d::data_disk_caching")]
+    #[serde(default)]
     pub caching: DiskCaching,
 }
 

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::super::defaults as d;
+use super::defaults as d;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -45,7 +45,7 @@ impl Default for Monitoring {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GpuMonitoring {
     /// `None` (absent): on where the image can run the collector; filled in by
-    /// [`super::defaults::resolve_gpu_monitoring`] after validation.
+    /// [`crate::spec::defaults::resolve_gpu_monitoring`] after validation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// A GPU is idle below this average utilisation (percent).

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::super::defaults as d;
+use super::defaults as d;
 
 /// `spec.serving`: present means a request-driven pool (online inference).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
