@@ -338,7 +338,7 @@ fn the_write_benchmark_hook_copies_the_render_and_prints_the_ratio() {
         .args([
             "render",
             example("shortvideo-transcode.yaml").to_str().unwrap(),
-            example("cad-viz.yaml").to_str().unwrap(),
+            example("windows-viz-nv.yaml").to_str().unwrap(),
             "-o",
             out.to_str().unwrap(),
         ])
@@ -367,7 +367,7 @@ fn the_write_benchmark_hook_copies_the_render_and_prints_the_ratio() {
         .env_remove("GPUFORM_BENCH_WRITE_TO")
         .args([
             "render",
-            example("cad-viz.yaml").to_str().unwrap(),
+            example("windows-viz-nv.yaml").to_str().unwrap(),
             "-o",
             plain.to_str().unwrap(),
         ])
