@@ -45,11 +45,9 @@ pub fn pool_wait(off: bool, seconds: f64) -> Result<Option<Duration>, Failure> {
     if off {
         return Ok(None);
     }
-    Duration::try_from_secs_f64(seconds).map(Some).map_err(|_| {
-        Failure::usage(format!(
-            "--pool-wait must be a number of minutes, not {minutes}"
-        ))
-    })
+    Duration::try_from_secs_f64(seconds)
+        .map(Some)
+        .map_err(|_| Failure::usage(format!("--pool-wait must be a duration, not {seconds} s")))
 }
 
 /// A signed-in ARM client for one subscription, and the runtime to drive it.
