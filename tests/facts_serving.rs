@@ -425,3 +425,47 @@ fn every_rendered_serving_resource_follows_the_facts() {
     // the examples and the render variants reach every serving resource
     assert!(seen.0 >= 3 && seen.1 >= 3 && seen.2 >= 2, "{seen:?}");
 }
+
+/// The frontend's network limits preflight checks (`facts::serving_ops::{GATEWAY_LIMIT,
+/// LOAD_BALANCER_LIMIT}`): the usage names and labels are those of a recorded `az network usage
+/// list` answer, the documented limits those of the limits pages.
+#[test]
+fn the_frontend_network_limits_are_the_recorded_usages_and_the_limits_pages() {
+    use gpuform::facts::serving_ops as ops;
+    let cli = excerpt("network-usages-cli");
+    let names: Vec<(String, String)> =
+        Regex::new(r#""localizedValue": "([^"]+)",\s*"value": "([^"]+)""#)
+            .unwrap()
+            .captures_iter(&cli)
+            .map(|c| (c[1].to_string(), c[2].to_string()))
+            .collect();
+    for l in [ops::GATEWAY_LIMIT, ops::LOAD_BALANCER_LIMIT] {
+        assert!(
+            names.contains(&(l.localized.to_string(), l.usage.to_string())),
+            "{} / {} not in the recorded usages {names:?}",
+            l.localized,
+            l.usage
+        );
+        assert!(!l.source.assumption);
+    }
+    let number = |text: &str, row: &str| -> u32 {
+        let re = Regex::new(&format!(r"\| *{row} *\| *([0-9,]+)")).unwrap();
+        re.captures(text)
+            .unwrap_or_else(|| panic!("no row {row} in {text}"))[1]
+            .replace(',', "")
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(
+        ops::GATEWAY_LIMIT.documented,
+        number(&excerpt("gateway-limit"), "Azure Application Gateway")
+    );
+    let lb = excerpt("lb-limit");
+    assert!(lb.contains("per region per subscription"), "{lb}");
+    assert_eq!(
+        ops::LOAD_BALANCER_LIMIT.documented,
+        number(&lb, "Load balancers")
+    );
+    // preflight's fix asks support to raise a full limit: the page says how
+    assert!(excerpt("network-limit-raise").contains("customer support request"));
+}

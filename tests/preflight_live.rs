@@ -1062,4 +1062,83 @@ fn a_private_gateway_with_its_feature_registered_passes_through_a_429() {
         o.contains("Microsoft.Network/EnableApplicationGatewayNetworkIsolation is Registered"),
         "{o}"
     );
+    // the gateway counts against the region's network quota, read live
+    assert!(
+        o.contains(
+            "Application Gateways in eastus2: 0 of 1000 in use, the frontend needs 1 (1000 free)"
+        ),
+        "{o}"
+    );
+}
+
+fn network_usages_path() -> String {
+    FakeAzure::sub_path("providers/Microsoft.Network/locations/eastus2/usages")
+}
+
+/// Every Application Gateway the region allows is in use: Azure would refuse the deployment, so
+/// preflight blocks before it, with the count and what to do.
+#[test]
+fn a_region_with_no_application_gateway_left_blocks_the_serving_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(gateway_feature_path()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(gateway_feature("Registered"))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(network_usages_path()))
+            .and(query_param("api-version", gpuform::facts::api::API.network))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(network_usages((3, 1000), (1000, 1000))),
+            ),
+    );
+    let out = fake.preflight(&serving_spec(dir.path())).output().unwrap();
+    let (o, e) = texts(&out);
+    assert_eq!(out.status.code(), Some(1), "{o}\n{e}");
+    assert!(
+        o.contains("Application Gateways in eastus2: 1000 of 1000 in use, the frontend needs 1: none free; Azure refuses the deployment"),
+        "{o}"
+    );
+    assert!(
+        o.contains("ask Azure support to raise the Application Gateways limit"),
+        "{o}"
+    );
+    assert!(
+        o.contains("az network list-usages --location eastus2 -o table"),
+        "{o}"
+    );
+}
+
+/// The network usages answer 500 every time: the check is Unknown with the command to look
+/// yourself, never a pass, and the other checks still run.
+#[test]
+fn network_usages_that_keep_failing_leave_the_frontend_quota_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(gateway_feature_path()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(gateway_feature("Registered"))),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(network_usages_path()))
+            .respond_with(
+                ResponseTemplate::new(500)
+                    .set_body_json(arm_error("InternalServerError", "try later")),
+            ),
+    );
+    let out = fake.preflight(&serving_spec(dir.path())).output().unwrap();
+    let (o, e) = texts(&out);
+    assert!(
+        o.contains("could not read network quota usage in eastus2"),
+        "{o}\n{e}"
+    );
+    assert!(!o.contains("Application Gateways in eastus2:"), "{o}");
+    assert!(
+        o.contains("Microsoft.Network/EnableApplicationGatewayNetworkIsolation is Registered"),
+        "{o}"
+    );
 }

@@ -24,6 +24,9 @@ pub trait ArmApi: Send + Sync {
     async fn resource_skus(&self, location: &str) -> Result<Vec<ResourceSku>, ArmError>;
     /// Compute quota usages in `location`.
     async fn usages(&self, location: &str) -> Result<Vec<Usage>, ArmError>;
+    /// Network quota usage in a region (`Microsoft.Network/locations/{location}/usages`): the
+    /// serving frontend's load balancers and application gateways count against it.
+    async fn network_usages(&self, location: &str) -> Result<Vec<Usage>, ArmError>;
     /// `registrationState` of a resource provider namespace (`Registered`, `NotRegistered`, ...).
     async fn provider_state(&self, namespace: &str) -> Result<String, ArmError>;
     /// `properties.state` of a preview feature (`Registered`, `NotRegistered`, `Pending`, ...).
@@ -153,6 +156,21 @@ impl ArmApi for Arm {
                 "providers/Microsoft.Compute/locations/{location}/usages"
             )),
             USAGES_API,
+            &[],
+        );
+        self.client.get_all(&op, url).await
+    }
+
+    async fn network_usages(&self, location: &str) -> Result<Vec<Usage>, ArmError> {
+        let op = Op::new(
+            format!("read network quota usage in {location}"),
+            "Microsoft.Network/locations/usages/read (e.g. Reader on the subscription)",
+        );
+        let url = self.client.url(
+            &self.sub_path(&format!(
+                "providers/Microsoft.Network/locations/{location}/usages"
+            )),
+            crate::facts::api::API.network,
             &[],
         );
         self.client.get_all(&op, url).await

@@ -108,7 +108,7 @@ pub struct SubscriptionData {
     /// The group's VMs and policy assignments; `Some` when the template assigns the GPU
     /// DCR-association policy, live, with -g ([`super::policy_scope`]).
     pub policy_scope: Option<super::policy_scope::Data>,
-    /// A serving pool's required subscription features and their states
-    /// ([`super::plan::Plan::serving`]).
-    pub serving_features: Vec<(crate::facts::serving::Feature, Fetch<String>)>,
+    /// A serving pool's required subscription features and their states, and the region's
+    /// network usages ([`super::plan::Plan::serving`]).
+    pub serving: super::serving::Gathered,
 }

@@ -106,7 +106,7 @@ pub async fn gather_live(
     );
     let permissions = permissions::gather(api, plan);
     let policy_scope = policy_scope::gather(api, plan);
-    let serving_features = serving::gather(api, plan.serving.as_ref());
+    let serving = serving::gather(api, plan.serving.as_ref());
     let (
         regions,
         providers,
@@ -119,7 +119,7 @@ pub async fn gather_live(
         workspace,
         spot,
         permissions,
-        serving_features,
+        serving,
     ) = futures::join!(
         regions,
         providers,
@@ -132,7 +132,7 @@ pub async fn gather_live(
         workspace,
         spot,
         permissions,
-        serving_features
+        serving
     );
     let standby_roles = standby_roles.await;
     let policy_scope = policy_scope.await;
@@ -149,7 +149,7 @@ pub async fn gather_live(
         standby_roles,
         permissions,
         policy_scope,
-        serving_features,
+        serving,
     };
     let fatal = regions
         .iter()
@@ -166,7 +166,7 @@ pub async fn gather_live(
             .as_ref()
             .and_then(landing_zone::Data::fatal)])
         .chain([sub.permissions.as_ref().and_then(Fetch::error)])
-        .chain(sub.serving_features.iter().map(|(_, f)| f.error()))
+        .chain(sub.serving.errors())
         .flatten()
         .find(|e| e.is_fatal());
     if let Some(e) = fatal {
@@ -279,7 +279,7 @@ impl Offline {
                 .dcr_policy
                 .as_ref()
                 .map(|_| Fetch::Skipped(LIVE_ONLY.into())),
-            serving_features: serving::skipped(plan.serving.as_ref(), LIVE_ONLY),
+            serving: serving::skipped(plan.serving.as_ref(), LIVE_ONLY),
         };
         (regions, sub)
     }
@@ -311,6 +311,9 @@ mod tests {
         async fn usages(&self, _: &str) -> Result<Vec<Usage>, ArmError> {
             self.calls.fetch_add(1, Ordering::SeqCst);
             self.fail_usages.clone().map_or(Ok(vec![]), Err)
+        }
+        async fn network_usages(&self, _: &str) -> Result<Vec<Usage>, ArmError> {
+            Ok(vec![])
         }
         async fn provider_state(&self, _: &str) -> Result<String, ArmError> {
             Ok("Registered".into())

@@ -1,13 +1,15 @@
 //! A serving pool's frontend (issue 36): the subscription features it needs registered (the
 //! private-only Application Gateway's `Microsoft.Network/EnableApplicationGatewayNetworkIsolation`,
 //! MaxSurge rolling upgrades' `Microsoft.Compute/MaxSurgeRollingUpgrade`), read with the Features
-//! API, and the gateway's dedicated subnet against what its instances need.
+//! API, the gateway's dedicated subnet against what its instances need, and the region's network
+//! quota (`Usages - List` of Microsoft.Network) for the load balancer and gateway it creates.
 //!
 //! The inputs come from the one resolved plan (`plan.serving`), never from the spec again.
 
 use ipnet::Ipv4Net;
 
 use crate::azure::ArmApi;
+use crate::azure::models::{Usage, find_usage};
 use crate::facts::serving::{self as sf, Feature};
 use crate::facts::serving_ops as f;
 use crate::spec::Checked;
@@ -23,6 +25,20 @@ pub struct Inputs {
     pub features: Vec<Feature>,
     /// The gateway's subnet (name, prefix) and its autoscale maximum.
     pub gateway_subnet: Option<(String, String, u32)>,
+    /// The region the frontend is created in.
+    pub region: String,
+    /// The network limits the frontend counts against: one Application Gateway and/or one
+    /// Standard Load Balancer (`plan.serving.gateway` / `plan.serving.load_balancer`).
+    #[serde(skip)]
+    pub frontends: Vec<f::NetworkLimit>,
+}
+
+/// What preflight read live for a serving pool.
+#[derive(Debug, Clone)]
+pub struct Gathered {
+    pub features: Vec<(Feature, Fetch<String>)>,
+    /// The region's network usages; `None` when the pool has no frontend to count.
+    pub network: Option<Fetch<Vec<Usage>>>,
 }
 
 impl Inputs {
@@ -44,34 +60,68 @@ impl Inputs {
                     g.max_capacity,
                 )
             }),
+            region: plan.params.location.clone(),
+            frontends: sv
+                .gateway
+                .as_ref()
+                .map(|_| f::GATEWAY_LIMIT)
+                .into_iter()
+                .chain(sv.load_balancer.as_ref().map(|_| f::LOAD_BALANCER_LIMIT))
+                .collect(),
         })
     }
 }
 
-/// Each required feature's `properties.state`, read live.
-pub async fn gather(api: &dyn ArmApi, inputs: Option<&Inputs>) -> Vec<(Feature, Fetch<String>)> {
+/// Each required feature's `properties.state` and the region's network usages, read live.
+pub async fn gather(api: &dyn ArmApi, inputs: Option<&Inputs>) -> Gathered {
     let Some(i) = inputs else {
-        return Vec::new();
+        return Gathered {
+            features: Vec::new(),
+            network: None,
+        };
     };
-    futures::future::join_all(i.features.iter().map(|feat| async move {
+    let features = futures::future::join_all(i.features.iter().map(|feat| async move {
         (
             *feat,
             Fetch::from_result(api.feature_state(feat.namespace, feat.name).await),
         )
-    }))
-    .await
+    }));
+    let network = async {
+        if i.frontends.is_empty() {
+            None
+        } else {
+            Some(Fetch::from_result(api.network_usages(&i.region).await))
+        }
+    };
+    let (features, network) = futures::join!(features, network);
+    Gathered { features, network }
 }
 
-/// Offline: every feature is read live only.
-pub fn skipped(inputs: Option<&Inputs>, why: &str) -> Vec<(Feature, Fetch<String>)> {
-    inputs
-        .map(|i| {
-            i.features
-                .iter()
-                .map(|feat| (*feat, Fetch::Skipped(why.to_string())))
-                .collect()
-        })
-        .unwrap_or_default()
+/// Offline: features and network usages are read live only.
+pub fn skipped(inputs: Option<&Inputs>, why: &str) -> Gathered {
+    Gathered {
+        features: inputs
+            .map(|i| {
+                i.features
+                    .iter()
+                    .map(|feat| (*feat, Fetch::Skipped(why.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        network: inputs
+            .filter(|i| !i.frontends.is_empty())
+            .map(|_| Fetch::Skipped(why.to_string())),
+    }
+}
+
+impl Gathered {
+    /// Errors that end preflight (authentication and the like), as the other reads do.
+    pub fn errors(&self) -> impl Iterator<Item = Option<&crate::azure::ArmError>> {
+        self.features
+            .iter()
+            .map(|(_, f)| f.error())
+            .chain(self.network.as_ref().map(Fetch::error))
+    }
 }
 
 /// The check's id and title (both fixed words, so reports and pipelines can match them).
@@ -202,14 +252,102 @@ pub fn subnet_check(name: &str, prefix: &str, max_capacity: u32) -> Check {
     }
 }
 
+/// One frontend resource against the region's network limit: the frontend needs one more
+/// (on a redeployment, `redeploy`, the existing one is in the count already, so a full quota
+/// only warns). A usage list without the entry is Unknown (the documented limit is said), not a
+/// pass.
+pub fn network_check(
+    limit: &f::NetworkLimit,
+    region: &str,
+    usages: &Fetch<Vec<Usage>>,
+    redeploy: bool,
+) -> Check {
+    let (id, title) = if limit.usage == f::GATEWAY_LIMIT.usage {
+        ("quota-application-gateways", "Application Gateway quota")
+    } else {
+        ("quota-load-balancers", "Load Balancer quota")
+    };
+    let list = format!("az network list-usages --location {region} -o table");
+    match usages {
+        Fetch::Got(u) => match find_usage(u, limit.usage) {
+            Some((u, _)) => {
+                let free = u.limit - u.current_value;
+                let what = format!(
+                    "{} in {region}: {} of {} in use, the frontend needs 1",
+                    limit.localized, u.current_value, u.limit
+                );
+                if free >= 1 {
+                    base(id, title, Status::Pass, format!("{what} ({free} free)"))
+                } else if redeploy {
+                    base(
+                        id,
+                        title,
+                        Status::Warn,
+                        format!(
+                            "{what}: none free; a redeployment reuses its own, a new one is refused"
+                        ),
+                    )
+                    .with_fix(format!("check with `{list}`"))
+                } else {
+                    base(
+                        id,
+                        title,
+                        Status::Fail,
+                        format!("{what}: none free; Azure refuses the deployment"),
+                    )
+                    .with_fix(format!(
+                        "delete unused ones in {region} or ask Azure support to raise the {} limit (documented default {}), then run gpuform preflight again; `{list}` shows the count",
+                        limit.localized, limit.documented
+                    ))
+                }
+            }
+            None => base(
+                id,
+                title,
+                Status::Unknown,
+                format!(
+                    "no usage named {:?} in the network usages of {region} (the documented limit is {} per region per subscription)",
+                    limit.usage, limit.documented
+                ),
+            )
+            .with_fix(format!("check it yourself: `{list}`")),
+        },
+        Fetch::Failed(e) => {
+            let mut c = base(
+                id,
+                title,
+                Status::Unknown,
+                format!("could not {}: {}", e.operation, e.summary()),
+            );
+            c.fix = Some(
+                e.help
+                    .clone()
+                    .unwrap_or_else(|| format!("check it yourself: `{list}`")),
+            );
+            c.error = Some(e.clone());
+            c
+        }
+        Fetch::Skipped(why) => base(id, title, Status::Skipped, why.clone())
+            .with_fix(format!("or check it yourself: `{list}`")),
+    }
+}
+
 /// Every serving check of the subscription.
-pub fn checks(inputs: Option<&Inputs>, features: &[(Feature, Fetch<String>)]) -> Vec<Check> {
-    let mut out: Vec<Check> = features
+pub fn checks(inputs: Option<&Inputs>, gathered: &Gathered, redeploy: bool) -> Vec<Check> {
+    let mut out: Vec<Check> = gathered
+        .features
         .iter()
         .map(|(feat, state)| feature_check(feat, state))
         .collect();
     if let Some((name, prefix, max)) = inputs.and_then(|i| i.gateway_subnet.as_ref()) {
         out.push(subnet_check(name, prefix, *max));
+    }
+    if let (Some(i), Some(network)) = (inputs, gathered.network.as_ref()) {
+        out.extend(
+            i.frontends
+                .iter()
+                .map(|l| network_check(l, &i.region, network, redeploy)),
+        );
     }
     out
 }
@@ -272,6 +410,46 @@ mod tests {
         assert_eq!(
             subnet_check("snet-appgw", "10.0.1.0/28", 11).status,
             Status::Fail
+        );
+    }
+
+    fn usages(gateways: (i64, i64)) -> Fetch<Vec<Usage>> {
+        Fetch::Got(
+            serde_json::from_value(serde_json::json!([
+                {"currentValue": 1, "limit": 1000, "name": {"localizedValue": "Load Balancers", "value": "LoadBalancers"}, "unit": "Count"},
+                {"currentValue": gateways.0, "limit": gateways.1, "name": {"localizedValue": "Application Gateways", "value": "ApplicationGateways"}, "unit": "Count"}
+            ]))
+            .unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_full_network_quota_blocks_a_new_frontend_and_warns_a_redeployment() {
+        let lim = f::GATEWAY_LIMIT;
+        assert_eq!(
+            network_check(&lim, "eastus2", &usages((999, 1000)), false).status,
+            Status::Pass
+        );
+        let c = network_check(&lim, "eastus2", &usages((1000, 1000)), false);
+        assert_eq!(c.status, Status::Fail, "{}", c.message);
+        // a redeployment's own gateway is in the count already
+        let c = network_check(&lim, "eastus2", &usages((1000, 1000)), true);
+        assert_eq!(c.status, Status::Warn, "{}", c.message);
+        // an answer without the entry is not a pass
+        let c = network_check(&lim, "eastus2", &Fetch::Got(Vec::new()), false);
+        assert_eq!(c.status, Status::Unknown, "{}", c.message);
+        assert!(c.message.contains("1000 per region"), "{}", c.message);
+        // the load balancer reads its own entry
+        let c = network_check(
+            &f::LOAD_BALANCER_LIMIT,
+            "eastus2",
+            &usages((1000, 1000)),
+            false,
+        );
+        assert_eq!(c.status, Status::Pass, "{}", c.message);
+        assert!(
+            c.message
+                .starts_with("Load Balancers in eastus2: 1 of 1000")
         );
     }
 }

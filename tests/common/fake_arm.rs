@@ -33,8 +33,8 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use super::refuse;
 use super::{
-    CLIENT, FAMILY, SUB, T4, TENANT, TOKEN, clean_command, disk_sku, feature, feature_path, sku,
-    trusted_launch_default, trusted_launch_default_path, usages,
+    CLIENT, FAMILY, SUB, T4, TENANT, TOKEN, clean_command, disk_sku, feature, feature_path,
+    network_usages, sku, trusted_launch_default, trusted_launch_default_path, usages,
 };
 
 /// How a test wants the fake ARM: signed in (Entra's token endpoint) unless [`Self::signed_out`],
@@ -368,6 +368,15 @@ impl FakeAzure {
                     ))))
                     .and(bearer())
                     .respond_with(ok(usages(*limit, 100, 200)))
+                    .with_priority(10),
+            );
+            self.mount(
+                Mock::given(method("GET"))
+                    .and(path(Self::sub_path(&format!(
+                        "providers/Microsoft.Network/locations/{r}/usages"
+                    ))))
+                    .and(bearer())
+                    .respond_with(ok(network_usages((2, 1000), (0, 1000))))
                     .with_priority(10),
             );
         }

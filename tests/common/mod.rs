@@ -137,6 +137,21 @@ pub fn usages(family_limit: i64, cores_limit: i64, spot_limit: i64) -> Value {
     ]})
 }
 
+/// A region's network usages (`GET .../providers/Microsoft.Network/locations/{r}/usages`), in
+/// the shape of the recorded `az network usage list` answer (azure-cli command_specs.py @
+/// b49d173, tests/fixtures/sources/serving-sources.json `network-usages-cli`).
+pub fn network_usages(load_balancers: (i64, i64), gateways: (i64, i64)) -> Value {
+    json!({"value": [
+        usage("VirtualNetworks", "Virtual Networks", 3, 1000),
+        usage("NetworkSecurityGroups", "Network Security Groups", 4, 5000),
+        usage("PublicIPAddresses", "Public IP Addresses", 1, 1000),
+        usage("NetworkInterfaces", "Network Interfaces", 12, 65536),
+        usage("LoadBalancers", "Load Balancers", load_balancers.0, load_balancers.1),
+        usage("ApplicationGateways", "Application Gateways", gateways.0, gateways.1),
+        usage("RouteTables", "Route Tables", 0, 200)
+    ]})
+}
+
 /// eastus2 as the running pool of examples/shortvideo-transcode.yaml leaves it: 2 regular + 18
 /// Spot VMs of 8 vCPUs use the whole family (16) and Spot (144) quota.
 pub fn usages_full_by_the_pool() -> Value {

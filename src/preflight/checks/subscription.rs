@@ -97,10 +97,11 @@ pub fn subscription_checks(plan: &Plan, sub: &SubscriptionData) -> Vec<Check> {
         });
     }
 
-    // a serving pool's frontend: its features and the gateway's subnet
+    // a serving pool's frontend: its features, the gateway's subnet, the network quota
     out.extend(crate::preflight::serving::checks(
         plan.serving.as_ref(),
-        &sub.serving_features,
+        &sub.serving,
+        plan.existing.is_some(),
     ));
 
     if let Some(p) = &plan.standby {

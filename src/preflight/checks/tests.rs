@@ -399,7 +399,10 @@ fn verdicts_rank_cheapest_first_with_unknown_prices_last() {
         standby_roles: None,
         policy_scope: None,
         permissions: None,
-        serving_features: Vec::new(),
+        serving: crate::preflight::serving::Gathered {
+            features: Vec::new(),
+            network: None,
+        },
     };
     let r = build(
         &t,
@@ -478,7 +481,10 @@ fn sub_with(
         standby_roles: None,
         policy_scope: None,
         permissions: None,
-        serving_features: Vec::new(),
+        serving: crate::preflight::serving::Gathered {
+            features: Vec::new(),
+            network: None,
+        },
     }
 }
 
