@@ -852,3 +852,55 @@ fn post_provisioning_delay_is_in_the_rendered_version_and_dynamic_sizing_is_not_
     ));
     assert!(bad.has_errors());
 }
+
+/// The runtime view and the state update deploy uses (issue 38), against the dated copies of the
+/// REST specs' examples (`tests/fixtures/sources/standby-runtime-view.json`).
+#[test]
+fn the_runtime_view_and_the_update_follow_the_rest_examples() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/sources/standby-runtime-view.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let view = &doc["runtimeView"];
+    // the view's path under the pool, from the example's id
+    let id = view["body"]["id"].as_str().unwrap();
+    let pool = id.split("/runtimeViews/").next().unwrap();
+    assert_eq!(&id[pool.len() + 1..], facts::RUNTIME_VIEW_PATH);
+    assert!(
+        view["path"]
+            .as_str()
+            .unwrap()
+            .ends_with(facts::RUNTIME_VIEW_PATH)
+    );
+    // every state of the example, and only those
+    let mut example: Vec<String> =
+        view["body"]["properties"]["instanceCountSummary"][0]["instanceCountsByState"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["state"].as_str().unwrap().to_ascii_lowercase())
+            .collect();
+    let mut ours: Vec<String> = facts::RUNTIME_STATES
+        .iter()
+        .map(|s| s.to_ascii_lowercase())
+        .collect();
+    example.sort();
+    ours.sort();
+    assert_eq!(ours, example);
+    // the update is a PATCH of virtualMachineState, with a state the type data knows
+    let u = &doc["update"];
+    assert_eq!(u["method"], "PATCH");
+    let state = u["request"]["properties"]["virtualMachineState"]
+        .as_str()
+        .unwrap();
+    assert_eq!(state, facts::VmState::Running.azure_name());
+    // the sources named in the facts are the copies' sources
+    for (fact, copy) in [
+        (facts::RUNTIME_VIEW.what, view["source"].as_str().unwrap()),
+        (facts::UPDATE.what, u["source"].as_str().unwrap()),
+    ] {
+        let commit = copy.split('@').nth(1).unwrap().split(' ').next().unwrap();
+        assert!(fact.contains(commit), "{fact} does not name {commit}");
+    }
+    // no figure for the fill: an assumption, said so
+    assert!(facts::FILL_TIME.assumption);
+}

@@ -325,3 +325,53 @@ fn a_directory_counts_infos_per_directory_and_verbose_prints_them() {
         loud.len()
     );
 }
+
+/// The benchmark hook of `.ci/render-scale` (issue 41): with GPUFORM_BENCH_WRITE_TO the same
+/// process writes the files it rendered again, every one byte for byte into the same layout,
+/// and prints the two times and their ratio; without it nothing extra is written or printed.
+#[test]
+fn the_write_benchmark_hook_copies_the_render_and_prints_the_ratio() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, copy) = (tmp.path().join("out"), tmp.path().join("copy"));
+    let a = gpuform()
+        .env("GPUFORM_BENCH_WRITE_TO", &copy)
+        .args([
+            "render",
+            example("shortvideo-transcode.yaml").to_str().unwrap(),
+            example("windows-viz-nv.yaml").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("bench: render "))
+        .unwrap_or_else(|| panic!("no bench line in {stderr}"));
+    assert!(
+        line.contains("writing the same 10 files") && line.contains("x on wall"),
+        "{line}"
+    );
+    for dir in ["shortvideo-transcode", "cad-viz"] {
+        for f in FILES {
+            assert_eq!(
+                std::fs::read(copy.join(dir).join(f)).unwrap(),
+                std::fs::read(out.join(dir).join(f)).unwrap(),
+                "{dir}/{f}"
+            );
+        }
+    }
+    let plain = tmp.path().join("plain");
+    let a = gpuform()
+        .env_remove("GPUFORM_BENCH_WRITE_TO")
+        .args([
+            "render",
+            example("windows-viz-nv.yaml").to_str().unwrap(),
+            "-o",
+            plain.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    assert!(!String::from_utf8_lossy(&a.get_output().stderr).contains("bench:"));
+}

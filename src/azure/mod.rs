@@ -34,6 +34,7 @@ pub mod spot_arm;
 pub mod spot_placement;
 pub mod standby_api;
 pub mod standby_arm;
+pub mod standby_pool;
 
 pub use api::{Arm, ArmApi};
 pub use auth::{AuthChoice, AuthMethod, AuthMode, Env, Probe, SystemProbe};

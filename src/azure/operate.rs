@@ -346,7 +346,7 @@ impl Arm {
 }
 
 /// A resource id as a URL path (each segment percent-encoded).
-fn path_of(id: &str) -> String {
+pub(super) fn path_of(id: &str) -> String {
     id.trim_start_matches('/')
         .split('/')
         .map(enc)

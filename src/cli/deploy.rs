@@ -67,6 +67,12 @@ pub struct Args {
     /// Vault does not honour yet (see src/deploy/retry.rs).
     #[arg(long, value_name = "SECS", default_value_t = deploy::retry::DEFAULT_WAIT_SECS, hide = true)]
     pub role_retry_wait: f64,
+    /// How long to wait for the standby pool to fill (then remediate its telemetry) or to run (a bare number: minutes).
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = |v: &str| crate::spec::duration::flag_seconds(v, 60.0))]
+    pub pool_wait: f64,
+    /// Do not wait for the standby pool (exit 3 with the remediation to run later).
+    #[arg(long)]
+    pub no_pool_wait: bool,
     #[command(flatten)]
     pub azure: AzureArgs,
     #[command(flatten)]
@@ -90,21 +96,16 @@ pub enum ProgressArg {
 }
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     args.azure.check()?;
+    let secs = |flag: &str, v: f64| {
+        Duration::try_from_secs_f64(v)
+            .map_err(|_| Failure::usage(format!("{flag} must be a number of seconds, not {v}")))
+    };
     let polling = Polling {
-        interval: Duration::try_from_secs_f64(args.poll_interval).map_err(|_| {
-            Failure::usage(format!(
-                "--poll-interval must be a number of seconds, not {}",
-                args.poll_interval
-            ))
-        })?,
+        interval: secs("--poll-interval", args.poll_interval)?,
         ..Polling::default()
     };
-    let role_retry_wait = Duration::try_from_secs_f64(args.role_retry_wait).map_err(|_| {
-        Failure::usage(format!(
-            "--role-retry-wait must be a number of seconds, not {}",
-            args.role_retry_wait
-        ))
-    })?;
+    let role_retry_wait = secs("--role-retry-wait", args.role_retry_wait)?;
+    let pool_wait = deploy::context::pool_wait(args.no_pool_wait, args.pool_wait)?;
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !args.what_if && !args.yes && !interactive {
         return Err(Failure::usage(
@@ -144,6 +145,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         name: args.name.as_deref(),
         polling,
         role_retry_wait,
+        pool_wait,
         progress: match args.progress {
             ProgressArg::Live => progress::Mode::Live,
             ProgressArg::Plain => progress::Mode::Plain,
@@ -199,7 +201,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 Output::Markdown => out(&report::markdown(&o)),
                 Output::Text => out(&report::text(&o, elapsed)),
             }
-            if o.provisioning_state == "Succeeded" {
+            if o.provisioning_state == "Succeeded" && !o.follow_up.is_empty() {
+                ExitCode::FollowUp
+            } else if o.provisioning_state == "Succeeded" {
                 ExitCode::Ok
             } else {
                 ExitCode::Findings

@@ -9,6 +9,7 @@ use tokio::runtime::Runtime;
 use super::Polling;
 use super::progress;
 use crate::azure::{Arm, Cloud};
+use crate::diag::failure::Failure;
 use crate::preflight::plan::Existing;
 
 /// The command line's choices for one deploy.
@@ -31,9 +32,22 @@ pub struct Options<'a> {
     /// How long to wait before deploying once more after a role assignment Key Vault did not
     /// honour yet.
     pub role_retry_wait: Duration,
+    /// `--pool-wait`: how long to wait for the standby pool (to fill after the deployment, or to
+    /// run before a change between Deallocated and Hibernated); `None`: `--no-pool-wait`.
+    pub pool_wait: Option<Duration>,
     pub progress: progress::Mode,
     /// Colour on stderr.
     pub styled_stderr: bool,
+}
+
+/// `--pool-wait DURATION` (in seconds here) / `--no-pool-wait` ([`Options::pool_wait`]).
+pub fn pool_wait(off: bool, seconds: f64) -> Result<Option<Duration>, Failure> {
+    if off {
+        return Ok(None);
+    }
+    Duration::try_from_secs_f64(seconds)
+        .map(Some)
+        .map_err(|_| Failure::usage(format!("--pool-wait must be a duration, not {seconds} s")))
 }
 
 /// A signed-in ARM client for one subscription, and the runtime to drive it.
@@ -77,4 +91,21 @@ impl Target<'_> {
             n = self.name
         )
     }
+}
+
+/// Now in UTC as `yyyyMMddHHmmssfff` ([`crate::plan::gpu_monitoring::REMEDIATION_STAMP`]).
+pub fn utc_stamp() -> String {
+    let t = time::OffsetDateTime::now_utc();
+    let s = format!(
+        "{:04}{:02}{:02}{:02}{:02}{:02}{:03}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.millisecond()
+    );
+    debug_assert_eq!(s.len(), crate::plan::gpu_monitoring::REMEDIATION_STAMP_LEN);
+    s
 }

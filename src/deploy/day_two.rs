@@ -8,8 +8,9 @@
 //! - the standby pool's current `virtualMachineState`: "Transitioning between a Stopped
 //!   (deallocated) state and a hibernated state is not supported [...] first transition to a
 //!   running pool then update the provisioning state to hibernated" (Learn,
-//!   standby-pools-update-delete, [`crate::facts::standby::STATE_TRANSITIONS`]). The deploy stops
-//!   before anything changes and gives the steps.
+//!   standby-pools-update-delete, [`crate::facts::standby::STATE_TRANSITIONS`]). Deploy takes the
+//!   pool through Running ([`super::pool::through_running`]); with `--no-pool-wait`, or when
+//!   that fails, it stops with the steps by hand.
 //!
 //! The GPU telemetry remediation's per-deployment name is set in [`super::run`].
 
@@ -100,32 +101,45 @@ fn current_state(azure: &Azure, rg: &str, pool: &StandbyPool) -> Option<String> 
     }
 }
 
-/// Stop before a deployment Azure refuses: the pool going from Deallocated to Hibernated or
-/// back, which must go through Running first. `Err` carries the steps.
+/// What a deployment Azure refuses needs first: the pool going from Deallocated to Hibernated or
+/// back must go through Running. `Ok(Some(from))`: deploy sequences it ([`super::pool::through_running`],
+/// after the confirmation); `Err` with the steps by hand when it may not (`sequence` false:
+/// `--no-pool-wait`).
 pub fn state_change(
     azure: &Azure,
     rg: &str,
     pool: &StandbyPool,
     spec_path: &std::path::Path,
-) -> Result<(), Failure> {
+    sequence: bool,
+) -> Result<Option<String>, Failure> {
     let Some(from) = current_state(azure, rg, pool) else {
-        return Ok(());
+        return Ok(None);
     };
-    let to = pool.vm_state;
-    if facts::state_change_supported(&from, to) {
-        return Ok(());
+    if facts::state_change_supported(&from, pool.vm_state) {
+        return Ok(None);
     }
+    if !sequence {
+        return Err(steps(rg, pool, &from, spec_path).cause(
+            "--no-pool-wait: deploy does not take the pool through Running (that waits for its VMs)",
+        ));
+    }
+    Ok(Some(from))
+}
+
+/// The refusal with the steps by hand through Running.
+pub fn steps(rg: &str, pool: &StandbyPool, from: &str, spec_path: &std::path::Path) -> Failure {
+    let to = pool.vm_state;
     let running = facts::VmState::Running.azure_name();
-    Err(Failure::usage(format!(
+    Failure::usage(format!(
         "the standby pool {} is {from} and the spec asks for {to}: Azure does not change a pool between Deallocated and Hibernated (\"first transition to a running pool\", {})",
         pool.name,
         facts::STATE_TRANSITIONS.what
     ))
     .help(format!(
-        "1. az standby-vm-pool update --resource-group {rg} --name {} --vm-state {running}\n2. wait until `az standby-vm-pool show --resource-group {rg} --name {} --query provisioningState -o tsv` says Succeeded\n3. gpuform deploy {} --resource-group {rg} (it sets {to})\nA running pool with autoscale is not supported by Azure (standby-pools-overview), so keep step 1 short; or delete the pool instead (az standby-vm-pool delete --resource-group {rg} --name {}), and the deployment creates it {to} with new VMs",
+        "1. az standby-vm-pool update --resource-group {rg} --name {} --vm-state {running}\n2. wait until `az standby-vm-pool status --resource-group {rg} --name {}` counts every VM {running}\n3. gpuform deploy {} --resource-group {rg} (it sets {to})\nA running pool with autoscale is not supported by Azure (standby-pools-overview), so keep step 1 short; or delete the pool instead (az standby-vm-pool delete --resource-group {rg} --name {}), and the deployment creates it {to} with new VMs",
         pool.name,
         pool.name,
         spec_path.display(),
         pool.name
-    )))
+    ))
 }

@@ -75,6 +75,7 @@ pub fn finished(target: &Target, path: &std::path::Path, spec: &Spec, f: &Finish
         portal: target.portal(),
         gpu_workbook,
         attempts: Vec::new(),
+        follow_up: Vec::new(),
     };
     if state != "Succeeded" {
         let trees = error_trees(&outcome);
@@ -104,6 +105,7 @@ pub fn rejection(target: &Target, path: &std::path::Path, spec: &Spec, e: &ArmEr
         portal: target.portal(),
         gpu_workbook: None,
         attempts: Vec::new(),
+        follow_up: Vec::new(),
     };
     fill_fixes(&mut outcome, target, path, spec);
     outcome

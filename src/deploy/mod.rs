@@ -15,6 +15,7 @@ pub mod finished;
 pub mod fixes;
 pub mod gate;
 pub mod landed;
+pub mod pool;
 pub mod preview;
 pub mod progress;
 pub mod report;

@@ -42,6 +42,10 @@ pub struct Outcome {
     /// Capacity failover: every placement tried, in order (absent when only the spec's own was).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub attempts: Vec<Attempt>,
+    /// What is left to do after a deployment that succeeded (e.g. the GPU telemetry
+    /// remediation for a standby pool that did not fill in time): exit code 3.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub follow_up: Vec<String>,
 }
 
 /// One placement capacity failover tried (`deploy --output json`'s `attempts`).
@@ -154,6 +158,12 @@ pub fn text(o: &Outcome, elapsed: Duration) -> String {
         if let Some(url) = &o.gpu_workbook {
             let _ = writeln!(s, "GPU workbook: {url}");
         }
+        if !o.follow_up.is_empty() {
+            let _ = writeln!(s, "follow-up needed:");
+            for f in &o.follow_up {
+                let _ = writeln!(s, "  - {f}");
+            }
+        }
         return s;
     }
     if let Some(e) = &o.error {
@@ -253,6 +263,16 @@ pub fn markdown(o: &Outcome) -> String {
         }
         let _ = writeln!(s, "```");
     }
+    if !o.follow_up.is_empty() {
+        let _ = writeln!(s, "\n**Follow-up needed:**\n");
+        for f in &o.follow_up {
+            let _ = writeln!(
+                s,
+                "- {}",
+                f.lines().map(str::trim).collect::<Vec<_>>().join(" ")
+            );
+        }
+    }
     if !o.fixes.is_empty() {
         let _ = writeln!(s, "\n**Fix:**\n");
         for f in &o.fixes {
@@ -288,6 +308,7 @@ mod tests {
             portal: "https://portal.azure.com/#@/x".into(),
             gpu_workbook: None,
             attempts: Vec::new(),
+            follow_up: Vec::new(),
         }
     }
 

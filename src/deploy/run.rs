@@ -43,6 +43,8 @@ pub struct Prepared {
 pub struct DayTwo {
     /// `(parameter, prefix)` of the remediation each deployment names anew.
     pub remediation: Option<(&'static str, String)>,
+    /// The GPU telemetry policy assignment's name (its remediation follows the standby pool).
+    pub assignment: Option<String>,
     pub standby: Option<crate::plan::standby::StandbyPool>,
 }
 
@@ -60,6 +62,11 @@ pub fn prepare(checked: &Checked, name: Option<&str>) -> Result<Prepared, Error>
             .as_ref()
             .and_then(|g| g.dcr_policy.as_ref())
             .map(|pol| (pol.remediation_param, pol.remediation_prefix.clone())),
+        assignment: plan
+            .gpu
+            .as_ref()
+            .and_then(|g| g.dcr_policy.as_ref())
+            .map(|pol| pol.assignment_name.clone()),
         standby: plan.standby.clone(),
     };
     let template = crate::emit::arm_template(checked)?;
@@ -338,7 +345,8 @@ fn attempt(
     if let Some((param, prefix)) = &day_two.remediation {
         // Azure refuses to change or replace an active remediation; each deployment starts one
         // of its own (the deployment name stays the same for the same files)
-        let name = crate::plan::gpu_monitoring::remediation_name(prefix, &utc_stamp());
+        let name =
+            crate::plan::gpu_monitoring::remediation_name(prefix, &super::context::utc_stamp());
         request.set_parameter(param, Value::String(name.clone()));
         if !opts.what_if {
             eprintln!(
@@ -346,12 +354,23 @@ fn attempt(
             );
         }
     }
+    // the pool's state when it must go through Running before the deployment
+    let mut through_running: Option<String> = None;
     if let (Some(_), Some(pool)) = (&group, &day_two.standby) {
         // what Azure refuses to replace: a role held under another name, a pool going between
         // Deallocated and Hibernated (super::day_two)
         super::day_two::roles_held(azure, &rg, pool, &mut request);
         if !opts.what_if {
-            super::day_two::state_change(azure, &rg, pool, path)?;
+            through_running =
+                super::day_two::state_change(azure, &rg, pool, path, opts.pool_wait.is_some())?;
+            if let Some(from) = &through_running {
+                crate::ci_eprintln!(
+                    "deploy: the standby pool {} is {from} and the spec asks for {}: after confirmation deploy sets it Running, waits until its VMs run (at most {}), then deploys",
+                    pool.name,
+                    pool.vm_state,
+                    fmt_elapsed(opts.pool_wait.unwrap_or_default())
+                );
+            }
         }
     }
     let target = Target {
@@ -431,6 +450,14 @@ fn attempt(
     }
 
     // ---- phase 2: changes (Ctrl-C leaves the deployment running and says how to follow it)
+    if let (Some(from), Some(pool), Some(limit)) =
+        (&through_running, &day_two.standby, opts.pool_wait)
+    {
+        let steps = super::day_two::steps(&rg, pool, from, path);
+        if !super::pool::through_running(azure, &rg, pool, from, limit, &polling, steps)? {
+            return Ok(Ended::Interrupted);
+        }
+    }
     #[derive(Clone, Copy, PartialEq)]
     enum Stage {
         Before,
@@ -464,7 +491,7 @@ fn attempt(
                         param,
                         Value::String(crate::plan::gpu_monitoring::remediation_name(
                             prefix,
-                            &utc_stamp(),
+                            &super::context::utc_stamp(),
                         )),
                     );
                     again.body(&secrets)
@@ -587,27 +614,26 @@ fn attempt(
             };
         }
     };
-    Ok(Ended::Done(
-        fixes::finished(&target, path, spec, &finished),
-        view.elapsed(),
-    ))
-}
-
-/// Now in UTC as `yyyyMMddHHmmssfff` ([`crate::plan::gpu_monitoring::REMEDIATION_STAMP`]).
-fn utc_stamp() -> String {
-    let t = time::OffsetDateTime::now_utc();
-    let s = format!(
-        "{:04}{:02}{:02}{:02}{:02}{:02}{:03}",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.millisecond()
-    );
-    debug_assert_eq!(s.len(), crate::plan::gpu_monitoring::REMEDIATION_STAMP_LEN);
-    s
+    let mut outcome = fixes::finished(&target, path, spec, &finished);
+    if let (true, Some(pool), Some((_, prefix)), Some(assignment)) = (
+        outcome.provisioning_state == "Succeeded",
+        &day_two.standby,
+        &day_two.remediation,
+        &day_two.assignment,
+    ) {
+        // the provider fills the pool after the deployment: its VMs need a remediation of
+        // their own (super::pool)
+        let telemetry = super::pool::Telemetry { assignment, prefix };
+        outcome.follow_up.extend(super::pool::fill_then_remediate(
+            azure,
+            &rg,
+            pool,
+            &telemetry,
+            opts.pool_wait,
+            &polling,
+        ));
+    }
+    Ok(Ended::Done(outcome, view.elapsed()))
 }
 
 /// `text` on one line, at most `max` characters.

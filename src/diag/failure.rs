@@ -10,6 +10,9 @@ pub enum ExitCode {
     Ok = 0,
     Findings = 1,
     Usage = 2,
+    /// The command did its job and something is left for later (deploy: deployed, but the GPU
+    /// telemetry remediation of a standby pool's VMs has to be run by hand).
+    FollowUp = 3,
     /// Ctrl-C (128 + SIGINT), e.g. deploy stopped following a deployment that keeps running.
     Interrupted = 130,
 }

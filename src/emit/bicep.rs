@@ -8,9 +8,10 @@
 
 use std::sync::OnceLock;
 
+use handlebars::template::TemplateElement;
 use handlebars::{
     Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
-    RenderErrorReason,
+    RenderErrorReason, Template,
 };
 use serde_json::Value;
 
@@ -56,7 +57,21 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 
 /// Escape text for the inside of a single-quoted Bicep string: `\`, `'`, `${` (interpolation),
 /// newline, carriage return, tab, and every other control character as `\u{…}`.
+///
+/// Handlebars calls it for every `{{value}}` of every template: most values need no escaping,
+/// and those are copied in one go (printable ASCII other than `\`, `'` and `$`: the characters
+/// the loop below would push unchanged).
 pub fn escape(s: &str) -> String {
+    if s.bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && !matches!(b, b'\\' | b'\'' | b'$'))
+    {
+        return s.to_owned();
+    }
+    escape_chars(s)
+}
+
+/// [`escape`] character by character.
+fn escape_chars(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -207,43 +222,72 @@ fn registry() -> &'static Handlebars<'static> {
         hb.register_helper("obj", Box::new(obj_helper));
         hb.register_helper("num", Box::new(num_helper));
         hb.register_helper("comment", Box::new(comment_helper));
-        for (name, src) in TEMPLATES {
-            // the templates are part of the binary and covered by tests: a syntax error is a bug
-            let src = if *name == "main" {
-                inline_partials(src)
-            } else {
-                src.to_string()
-            };
-            hb.register_template_string(name, src)
-                .unwrap_or_else(|e| panic!("template {name}: {e}"));
+        // the templates are part of the binary and covered by tests: a syntax error is a bug
+        let compiled: Vec<(&str, Template)> = TEMPLATES
+            .iter()
+            .map(|(name, src)| {
+                let t = Template::compile_with_name(src, name.to_string())
+                    .unwrap_or_else(|e| panic!("template {name}: {e}"));
+                (*name, t)
+            })
+            .collect();
+        for (name, t) in &compiled {
+            let mut t = t.clone();
+            if *name == "main" {
+                splice_partials(&mut t, &compiled);
+            }
+            hb.register_template(name, t);
         }
         hb
     })
 }
 
-/// `main.bicep.hbs` with every standalone, unindented `{{> name}}` line (no parameter, no hash)
-/// replaced by the text of template `name`: what Handlebars renders for such a partial (its
-/// lines as they are, in the same context), without the copy of the whole plan context that
-/// Handlebars makes for every partial it enters (`merge_json` clones the current value). The
-/// plan context is ~100 KB of JSON, entered by 9 partials per spec: at platform scale that copy
-/// was the largest single cost of a render. Partials with a parameter or a hash
-/// (`private_endpoint`) stay partials: their context is a small sub-object.
-fn inline_partials(main: &str) -> String {
-    let mut out = String::with_capacity(main.len() * 8);
-    for line in main.split_inclusive('\n') {
-        let name = line
-            .strip_suffix('\n')
-            .and_then(|l| l.strip_prefix("{{> "))
-            .and_then(|l| l.strip_suffix("}}"))
-            .filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-        let partial = name.and_then(|n| TEMPLATES.iter().find(|(t, _)| *t == n));
-        match partial {
-            // a partial's text ends with a newline (tested), as the `{{> name}}` line did
-            Some((_, src)) => out.push_str(src),
-            None => out.push_str(line),
+/// Replace, in `t` and the blocks inside it, every partial `{{> name}}` that takes no parameter,
+/// no hash and no indentation by the compiled elements of template `name`: what Handlebars
+/// renders for such a partial (its elements, in the same context), without the copy of the
+/// whole plan context that Handlebars makes for every partial it enters (`merge_json` clones
+/// the current value). The plan context is ~100 KB of JSON, entered by 9 partials per spec: at
+/// platform scale that copy was the largest single cost of a render. Partials with a parameter
+/// or a hash (`private_endpoint`) stay partials: their context is a small sub-object.
+///
+/// Splicing compiled templates rather than pasting their text into `main.bicep.hbs` keeps the
+/// compile fast: Handlebars 6 finds each element's line and column by counting from the start
+/// of its template, so one template of all the text took ~0.13 s to compile per process.
+fn splice_partials(t: &mut Template, partials: &[(&str, Template)]) {
+    let elements = std::mem::take(&mut t.elements);
+    let mut mapping = std::mem::take(&mut t.mapping).into_iter();
+    for mut el in elements {
+        let at = mapping.next();
+        let spliced = match &el {
+            TemplateElement::PartialExpression(d)
+                if d.params.is_empty()
+                    && d.hash.is_empty()
+                    && d.template.is_none()
+                    && d.indent.as_deref().unwrap_or_default().is_empty() =>
+            {
+                let name = d.name.as_name().unwrap_or_default();
+                partials.iter().find(|(n, _)| *n == name && *n != "main")
+            }
+            _ => None,
+        };
+        if let Some((_, p)) = spliced {
+            let mut p = p.clone();
+            splice_partials(&mut p, partials);
+            t.elements.extend(p.elements);
+            t.mapping.extend(p.mapping);
+            continue;
         }
+        if let TemplateElement::HelperBlock(h) = &mut el {
+            for inner in [h.template.as_mut(), h.inverse.as_mut()]
+                .into_iter()
+                .flatten()
+            {
+                splice_partials(inner, partials);
+            }
+        }
+        t.elements.push(el);
+        t.mapping.extend(at);
     }
-    out
 }
 
 fn render(template: &str, plan: &Plan) -> Result<String, RenderError> {
@@ -326,6 +370,17 @@ mod tests {
         assert_eq!(escape("Zürich ☃"), "Zürich ☃");
     }
 
+    proptest::proptest! {
+        /// The copy-through path of `escape` is taken only where the character loop would
+        /// change nothing: any string escapes the same either way.
+        #[test]
+        fn escape_fast_path_agrees_with_the_character_loop(
+            s in "([ -~]|[\\\\'$\\{\\n\\r\\t\\u{0}-\\u{1f}\\u{7f}-\\u{a0}]|\\PC){0,40}"
+        ) {
+            proptest::prop_assert_eq!(escape(&s), escape_chars(&s));
+        }
+    }
+
     #[test]
     fn numbers_are_bicep_literals() {
         assert_eq!(literal(&serde_json::json!(-1.0), 0), "-1");
@@ -343,30 +398,72 @@ mod tests {
         assert_eq!(literal(&serde_json::json!({}), 4), "{}");
     }
 
+    /// Every partial of main.bicep.hbs without a parameter is spliced in, at any depth of
+    /// blocks; those left take a context (a parameter or a hash).
     #[test]
-    fn inlined_partials_replace_whole_lines_only() {
-        let main =
-            inline_partials("a\n{{> network}}\n  {{> identity}}\n{{> private_endpoint x}}\n");
-        let network = TEMPLATES.iter().find(|(n, _)| *n == "network").unwrap().1;
-        assert_eq!(
-            main,
-            format!("a\n{network}  {{{{> identity}}}}\n{{{{> private_endpoint x}}}}\n")
+    fn partials_without_a_context_are_spliced_into_main() {
+        fn partials(t: &Template, out: &mut Vec<String>) {
+            for el in &t.elements {
+                match el {
+                    TemplateElement::PartialExpression(d) => {
+                        out.push(d.name.as_name().unwrap_or_default().to_string())
+                    }
+                    TemplateElement::HelperBlock(h) => {
+                        for inner in [h.template.as_ref(), h.inverse.as_ref()]
+                            .into_iter()
+                            .flatten()
+                        {
+                            partials(inner, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let compiled: Vec<(&str, Template)> = TEMPLATES
+            .iter()
+            .map(|(n, src)| (*n, Template::compile(src).unwrap()))
+            .collect();
+        let mut before = Vec::new();
+        partials(&compiled[0].1, &mut before);
+        assert!(
+            before.iter().any(|n| n == "network") && before.iter().any(|n| n == "gpu_monitoring")
         );
-        for (name, src) in TEMPLATES {
-            assert!(
-                src.ends_with('\n'),
-                "template {name} must end with a newline"
-            );
+        let mut main = compiled[0].1.clone();
+        splice_partials(&mut main, &compiled);
+        let mut after = Vec::new();
+        partials(&main, &mut after);
+        assert!(after.iter().all(|n| n == "private_endpoint"), "{after:?}");
+        assert_eq!(main.elements.len(), main.mapping.len());
+
+        // the spliced template renders what Handlebars renders for the partials, and indented
+        // or parameterised partials stay partials
+        let mut hb = Handlebars::new();
+        hb.set_strict_mode(true);
+        let parts = [
+            (
+                "p",
+                Template::compile("{{#if on}}\n  x: {{v}}\n{{/if}}\n").unwrap(),
+            ),
+            ("q", Template::compile("q{{v}}\n").unwrap()),
+        ];
+        for (n, t) in &parts {
+            hb.register_template(n, t.clone());
         }
-        // every partial main names without a parameter is inlined; those left take a context
-        let main = inline_partials(TEMPLATES[0].1);
-        for (at, _) in main.match_indices("{{> ") {
-            assert!(
-                main[at..].starts_with("{{> private_endpoint "),
-                "{}",
-                &main[at..]
-            );
-        }
+        let src =
+            "a\n{{> p}}\n{{#if on}}\n{{> q}}\n{{else}}\nno\n{{/if}}\n  {{> q}}\n{{> q v=1}}\nz\n";
+        let mut spliced = Template::compile(src).unwrap();
+        splice_partials(&mut spliced, &parts);
+        hb.register_template("spliced", spliced.clone());
+        hb.register_template_string("plain", src).unwrap();
+        let data = serde_json::json!({ "on": true, "v": "V" });
+        assert_eq!(
+            hb.render("spliced", &data).unwrap(),
+            hb.render("plain", &data).unwrap()
+        );
+        let mut left = Vec::new();
+        partials(&spliced, &mut left);
+        assert_eq!(left, ["q", "q"]);
     }
 
     #[test]

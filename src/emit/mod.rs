@@ -2,6 +2,7 @@
 //! the set of files `gpuform render` writes.
 
 pub mod arm;
+mod bench;
 pub mod bicep;
 pub mod standby;
 pub mod write;

@@ -87,8 +87,13 @@ pub fn write_streaming(
     format: Format,
     out: &Out,
 ) -> Result<ExitCode, Failure> {
+    let started = super::bench::start();
     let (replaced, written) =
         write_atomically(dir, |staging| render_into(staging, paths, load, several))?;
+    if std::env::var_os(super::bench::ENV).is_some() {
+        let files: Vec<PathBuf> = written.iter().flat_map(Written::rel_paths).collect();
+        super::bench::compare_with_writing(&started, dir, &files);
+    }
     // say what the swap replaced: a second render into the same DIR must not lose files silently
     if let Some(r) = replaced.filter(|r| r.files > 0) {
         if r.removed.is_empty() {

@@ -53,3 +53,14 @@ pub const TRUSTED_LAUNCH_DEFAULT: Source = Source::doc(
     "https://learn.microsoft.com/azure/virtual-machines/trusted-launch (MicrosoftDocs/azure-compute-docs articles/virtual-machines/trusted-launch.md@d84c7a8d600494dc46deee77fe6d1a837599ab1f, page 2026-07-27, \"Enable TLaD\")",
     "2026-12-05",
 );
+
+/// The `$schema` of a deployment template and of its parameters file (the 2019-04-01 schemas ARM
+/// and Bicep write). Source: [`TEMPLATE_SCHEMA_SOURCE`].
+pub const TEMPLATE_SCHEMA: &str =
+    "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#";
+pub const PARAMETERS_SCHEMA: &str =
+    "https://schema.management.azure.com/schemas/2019-04-01/deploymentParameters.json#";
+pub const TEMPLATE_SCHEMA_SOURCE: Source = Source::doc(
+    "https://learn.microsoft.com/azure/azure-resource-manager/templates/syntax (\"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\"); https://learn.microsoft.com/azure/azure-resource-manager/templates/parameter-files",
+    "2026-12-05",
+);

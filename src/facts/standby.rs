@@ -231,6 +231,69 @@ pub fn state_change_supported(from: &str, to: &str) -> bool {
     !(pair(d, h) || pair(h, d))
 }
 
+/// The pool's runtime view: `GET {pool id}/runtimeViews/latest` answers
+/// `properties.instanceCountSummary[]`, one entry per zone (`zone`, absent without zones) with
+/// `instanceCountsByState[] {state, count}`, and `provisioningState`. Sources: the REST spec's
+/// example (Azure/azure-rest-api-specs `specification/standbypool/StandbyPool.Management/
+/// examples/2026-04-01/StandbyVirtualMachinePoolRuntimeViews_Get.json`@baf570062c37a6972ce903988e0fc7b7580d76eb;
+/// dated copy `tests/fixtures/sources/standby-runtime-view.json`) and Learn, "Get standby pool
+/// and instance details" ("Use the standby pool runtime view APIs to get the current status of
+/// your standby pool including how many instances are available"). The state names are spelt
+/// in both cases across versions and pages (`creating`, `Creating`): compare them ignoring case.
+pub const RUNTIME_VIEW: Source = Source::doc(
+    "Azure/azure-rest-api-specs specification/standbypool/StandbyPool.Management/examples/2026-04-01/StandbyVirtualMachinePoolRuntimeViews_Get.json@baf570062c37a6972ce903988e0fc7b7580d76eb; \
+     https://learn.microsoft.com/azure/virtual-machine-scale-sets/standby-pools-get-details \
+     (MicrosoftDocs/azure-compute-docs articles/virtual-machine-scale-sets/standby-pools-get-details.md@883ff7bbc5259f994e7ef96832cbbeb5e1538d6f, page 2026-05-19)",
+    "2026-12-05",
+);
+
+/// The runtime view's name under the pool. Source: [`RUNTIME_VIEW`].
+pub const RUNTIME_VIEW_PATH: &str = "runtimeViews/latest";
+
+/// The states of `instanceCountsByState` (2025-10-01 and later: the 2025-03-01 example lacks the
+/// two hibernation states). Source: [`RUNTIME_VIEW`].
+pub const RUNTIME_STATES: &[&str] = &[
+    "Creating",
+    "Running",
+    "Deallocating",
+    "Deallocated",
+    "Starting",
+    "Deleting",
+    "Hibernating",
+    "Hibernated",
+];
+
+/// "Note: any resources in the Running state may still be installing extensions / not fully
+/// provisioned" (the runtime view's `instanceCountSummary`, Learn's JavaScript reference
+/// `@azure/arm-standbypool` StandbyVirtualMachinePoolRuntimeViewResourceProperties). So a
+/// Deallocated or Hibernated pool with VMs counted Running is still filling.
+pub const RUNTIME_VIEW_RUNNING: Source = Source::doc(
+    "https://learn.microsoft.com/javascript/api/@azure/arm-standbypool/standbyvirtualmachinepoolruntimeviewresourceproperties (instanceCountSummary)",
+    "2026-12-05",
+);
+
+/// A pool's `virtualMachineState` is changed with `PATCH` of the pool
+/// (`StandbyVirtualMachinePools_Update`, body `{"properties": {"virtualMachineState": ..}}`,
+/// answered 200 with the pool), as `az standby-vm-pool update --vm-state` does. Sources: the REST
+/// spec's example (Azure/azure-rest-api-specs `specification/standbypool/StandbyPool.Management/
+/// examples/2025-03-01/StandbyVirtualMachinePools_Update.json`@058439034be46014fc18ed01c825925eea370e64)
+/// and [`STATE_TRANSITIONS`].
+pub const UPDATE: Source = Source::doc(
+    "Azure/azure-rest-api-specs specification/standbypool/StandbyPool.Management/examples/2025-03-01/StandbyVirtualMachinePools_Update.json@058439034be46014fc18ed01c825925eea370e64",
+    "2026-12-05",
+);
+
+/// How long the standby provider takes to fill a pool after its PUT: no page gives a figure
+/// (searched: the standby pools overview, FAQ, create, get-details and update pages). It builds
+/// GPU VMs (driver and extensions) and deallocates or hibernates them, so gpuform waits up to
+/// 30 minutes by default (`deploy --pool-wait`), an assumption said where it is used.
+pub const FILL_MINUTES: u32 = 30;
+pub const FILL_TIME: Source = Source::assumption(
+    "no Microsoft page says how long a standby pool takes to fill after its PUT; gpuform waits up \
+     to 30 minutes (deploy --pool-wait MINUTES)",
+    "2026-12-05",
+);
+
 /// Flexible orchestration only: "Standby pools are only supported with Virtual Machine Scale Sets
 /// using Flexible Orchestration. Uniform Orchestration is not supported." Source: [`OVERVIEW`]
 /// (and [`FAQ`]).

@@ -216,6 +216,7 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
                     progress: progress.as_ref(),
                     search_days: Some(t.search_days),
                     reuse: None,
+                    unpruned: false,
                 },
             };
             Some(

@@ -5,6 +5,7 @@
 //! refused and alias expansion bounded.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use saphyr::{MarkedYaml, Scalar, YamlData, YamlLoader};
 use saphyr_parser::{Event, Marker, Parser, Span, SpannedEventReceiver};
@@ -317,7 +318,7 @@ pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
         ));
     }
     let mut index = SpanIndex::default();
-    let value = convert(&doc, String::new(), None, &pos, &mut index)?;
+    let value = convert(&doc, &mut String::new(), None, &pos, &mut index)?;
     Ok(ParsedYaml { value, index })
 }
 
@@ -346,9 +347,11 @@ pub(crate) fn unescape_pointer(seg: &str) -> String {
     seg.replace("~1", "/").replace("~0", "~")
 }
 
+/// `node` as a JSON value, its spans (and its children's) indexed under `pointer`, which each
+/// level extends for its children and restores (one buffer for the whole tree).
 fn convert(
     node: &MarkedYaml<'_>,
-    pointer: String,
+    pointer: &mut String,
     key: Option<Location>,
     pos: &Positions<'_>,
     index: &mut SpanIndex,
@@ -357,7 +360,7 @@ fn convert(
     let unsupported = |msg: String, help: &str| {
         let mut d = Diagnostic::new("yaml-unsupported", msg).help(help.to_string());
         d.location = Some(loc);
-        d.pointer = Some(pointer.clone());
+        d.pointer = Some(pointer.to_string());
         d
     };
     let is_collection = matches!(node.data, YamlData::Mapping(_) | YamlData::Sequence(_));
@@ -388,8 +391,11 @@ fn convert(
         YamlData::Representation(s, ..) => Value::String(s.to_string()),
         YamlData::Sequence(items) => {
             let mut out = Vec::with_capacity(items.len());
+            let len = pointer.len();
             for (i, item) in items.iter().enumerate() {
-                out.push(convert(item, format!("{pointer}/{i}"), None, pos, index)?);
+                let _ = write!(pointer, "/{i}");
+                out.push(convert(item, pointer, None, pos, index)?);
+                pointer.truncate(len);
             }
             Value::Array(out)
         }
@@ -410,8 +416,15 @@ fn convert(
                         return Err(d);
                     }
                 };
-                let child = format!("{pointer}/{}", escape_pointer(&name));
-                let value = convert(v, child, Some(key_loc), pos, index)?;
+                let len = pointer.len();
+                pointer.push('/');
+                if name.contains(['~', '/']) {
+                    pointer.push_str(&escape_pointer(&name));
+                } else {
+                    pointer.push_str(&name);
+                }
+                let value = convert(v, pointer, Some(key_loc), pos, index)?;
+                pointer.truncate(len);
                 out.insert(name, value);
             }
             Value::Object(out)

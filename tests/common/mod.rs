@@ -15,6 +15,7 @@ pub mod log_query;
 pub mod recorder;
 pub mod refuse;
 pub mod spot;
+pub mod standby_pool;
 
 #[allow(unused_imports)]
 pub use fake_arm::{FakeArm, FakeAzure, TestCa, resource_group, token_path, token_response};

@@ -107,6 +107,9 @@ struct Held {
     assignments: Vec<HeldAssignment>,
     /// Standby pools: name (lower case) → `virtualMachineState`.
     pools: BTreeMap<String, String>,
+    /// Standby pools: name (lower case) → (the state before the last change, reads of the
+    /// runtime view since it) ([`crate::common::standby_pool`]).
+    pool_changes: BTreeMap<String, (Option<String>, u32)>,
 }
 
 impl AzureFacts {
@@ -218,6 +221,73 @@ impl AzureFacts {
         self
     }
 
+    /// The pool's `virtualMachineState`, if the subscription holds it.
+    pub fn pool_state(&self, name: &str) -> Option<String> {
+        self.state
+            .lock()
+            .unwrap()
+            .pools
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+    }
+
+    /// A pool changes (or gets) its state: the runtime view starts over from the transition.
+    pub fn set_pool_state(&self, name: &str, state: &str) {
+        let mut held = self.state.lock().unwrap();
+        let key = name.to_ascii_lowercase();
+        let before = held.pools.insert(key.clone(), state.to_string());
+        held.pool_changes.insert(key, (before, 0));
+    }
+
+    /// One read of the pool's runtime view: (the state before the last change, reads since it,
+    /// this one included).
+    pub fn pool_read(&self, name: &str) -> (Option<String>, u32) {
+        let mut held = self.state.lock().unwrap();
+        let e = held
+            .pool_changes
+            .entry(name.to_ascii_lowercase())
+            .or_insert((None, 0));
+        e.1 += 1;
+        e.clone()
+    }
+
+    /// A direct change of a pool's state Azure refuses (Deallocated ↔ Hibernated): (code,
+    /// message) from the dated excerpt.
+    pub fn pool_transition_refusal(&self, name: &str, to: &str) -> Option<(String, String)> {
+        let from = self.pool_state(name)?;
+        let pair = [from.to_ascii_lowercase(), to.to_ascii_lowercase()];
+        if pair == ["deallocated", "hibernated"] || pair == ["hibernated", "deallocated"] {
+            let t = &self.day_two["standbyStateTransition"];
+            return Some((
+                t["code"].as_str().unwrap().into(),
+                format!(
+                    "Standby pool '{name}' cannot change its virtualMachineState from {from} to {to}: {}",
+                    t["quote"].as_str().unwrap()
+                ),
+            ));
+        }
+        None
+    }
+
+    /// Start a remediation outside a deployment: refused while one of that name is active, as
+    /// a deployment's is.
+    pub fn start_remediation(&self, name: &str) -> Result<(), (String, String)> {
+        let mut held = self.state.lock().unwrap();
+        let key = name.to_ascii_lowercase();
+        if held.remediations.contains(&key) {
+            let r = &self.day_two["activeRemediation"];
+            return Err((
+                r["code"].as_str().unwrap().into(),
+                r["messageTemplate"]
+                    .as_str()
+                    .unwrap()
+                    .replace("{name}", name),
+            ));
+        }
+        held.remediations.insert(key);
+        Ok(())
+    }
+
     /// Azure without this built-in role (a test's way to see a refusal of a template gpuform
     /// really renders).
     pub fn without_role(mut self, guid: &str) -> Self {
@@ -282,6 +352,19 @@ impl AzureFacts {
             let mut held = self.state.lock().unwrap();
             if held.track_remediations {
                 held.remediations.extend(remediation_names(&doc));
+            }
+            drop(held);
+            // the pools the deployment creates or changes take the template's state
+            for r in resources(&doc) {
+                if r["type"].as_str().is_some_and(|t| {
+                    t.eq_ignore_ascii_case("Microsoft.StandbyPool/standbyVirtualMachinePools")
+                }) && let (Some(name), Some(to)) = (
+                    eval_str(&doc, &r["name"]),
+                    r["properties"]["virtualMachineState"].as_str(),
+                ) && self.pool_state(&name).as_deref() != Some(to)
+                {
+                    self.set_pool_state(&name, to);
+                }
             }
         }
         found

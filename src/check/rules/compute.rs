@@ -357,7 +357,7 @@ fn custom_data_received(ctx: &Context<'_>, user: &[u8], at: &str, out: &mut Vec<
     let mut spec = ctx.spec.clone();
     crate::spec::defaults::resolve_gpu_monitoring(&mut spec);
     let s = &spec.spec;
-    let Some(g) = gm::plan(&spec.metadata.name, s, size) else {
+    let Some(g) = gm::for_custom_data(&spec.metadata.name, s, size) else {
         return;
     };
     if g.kind != "Linux" || crate::plan::devbox::applies(s) {

@@ -190,6 +190,59 @@ fn plan_of(example: &str) -> GpuMonitoring {
     plan(&spec.metadata.name, &spec.spec, c.size().unwrap()).expect("gpu monitoring on")
 }
 
+/// The custom-data check's cut-down plan gives the custom data (and the size Azure receives)
+/// the full plan gives, for every example and render variant that monitors its GPUs, with and
+/// without a user cloud-init file; it leaves out only the emitters' alerts and workbook.
+#[test]
+fn the_custom_data_plan_gives_the_full_plans_custom_data() {
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["examples", "tests/fixtures/render/variants"] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "yaml") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut compared = 0;
+    for f in &files {
+        let c = crate::spec::check_file(
+            f,
+            &crate::spec::policy::Policy::default(),
+            PriceTable::embedded(),
+        );
+        let (Some(spec), Some(size)) = (c.spec.as_ref(), c.size()) else {
+            continue;
+        };
+        let full = plan(&spec.metadata.name, &spec.spec, size);
+        let cut = for_custom_data(&spec.metadata.name, &spec.spec, size);
+        assert_eq!(full.is_some(), cut.is_some(), "{}", f.display());
+        let (Some(full), Some(cut)) = (full, cut) else {
+            continue;
+        };
+        assert!(cut.alerts.is_empty() && cut.workbook.serialized_data.is_empty());
+        assert_eq!(
+            (full.kind, full.delivery, full.expected_gpus, full.dce),
+            (cut.kind, cut.delivery, cut.expected_gpus, cut.dce),
+            "{}",
+            f.display()
+        );
+        for user in [None, Some(&b"#cloud-config\npackages: [jq]\n"[..])] {
+            for env in ["", "GPUFORM_X=1\n"] {
+                assert_eq!(
+                    custom_data_for_env(&full, user, env).map_err(|e| e.0),
+                    custom_data_for_env(&cut, user, env).map_err(|e| e.0),
+                    "{}",
+                    f.display()
+                );
+            }
+        }
+        compared += 1;
+    }
+    assert!(compared >= 4, "only {compared} specs monitor their GPUs");
+}
+
 #[test]
 fn every_alert_query_refers_only_to_declared_columns() {
     for ex in [

@@ -36,10 +36,7 @@ use security::{identity, keyvault};
 use serving::serving;
 use symbols::Arm;
 
-pub const TEMPLATE_SCHEMA: &str =
-    "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#";
-pub const PARAMETERS_SCHEMA: &str =
-    "https://schema.management.azure.com/schemas/2019-04-01/deploymentParameters.json#";
+pub use crate::facts::arm::{PARAMETERS_SCHEMA, TEMPLATE_SCHEMA};
 
 /// The deployment template.
 pub fn template(p: &Plan) -> Value {

@@ -55,6 +55,24 @@ use crate::spec::model::WorkloadSpec;
 
 /// The monitoring plan, or `None` when `monitoring.gpu.enabled` resolved to false.
 pub(crate) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMonitoring> {
+    build(name, s, size, true)
+}
+
+/// [`plan`] for what the collector's custom data depends on (kind, delivery, ingestion, GPUs,
+/// vendor), without what only the emitters read: no alerts, an empty workbook and transform.
+/// For the rule that checks the custom data Azure receives (`spec::rules::compute`), which
+/// runs for every spec `validate` checks: the workbook alone was 5 % of its CPU time. Never
+/// hand it to an emitter.
+pub(crate) fn for_custom_data(
+    name: &str,
+    s: &WorkloadSpec,
+    size: &GpuSize,
+) -> Option<GpuMonitoring> {
+    build(name, s, size, false)
+}
+
+/// [`plan`], with the alerts, workbook and transform only when `views` (see [`for_custom_data`]).
+fn build(name: &str, s: &WorkloadSpec, size: &GpuSize, views: bool) -> Option<GpuMonitoring> {
     if s.monitoring.gpu.enabled != Some(true) {
         return None;
     }
@@ -74,6 +92,50 @@ pub(crate) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
     } else {
         (linux_price, false)
     };
+    let policy = dcr_policy(name, s, windows);
+    let ingestion = ingestion(s, windows, policy.as_ref());
+    let dce = s.monitoring.existing_workspace.is_none() || ingestion.is_some();
+    let delivery = if super::devbox::applies(s) {
+        "vm"
+    } else if ingestion.is_some() {
+        "ingestion"
+    } else if policy.is_some() {
+        "policy"
+    } else {
+        "vmss"
+    };
+    if !views {
+        return Some(GpuMonitoring {
+            table: TABLE,
+            stream: STREAM,
+            columns: COLUMNS,
+            retention_days: s.monitoring.log_retention_days,
+            dce_name: format!("dce-{name}"),
+            dcr_name: format!("dcr-{name}-gpu"),
+            association_name: "gpu-telemetry",
+            delivery,
+            dcr_policy: if ingestion.is_some() { None } else { policy },
+            ingestion,
+            dce,
+            kind: if windows { "Windows" } else { "Linux" },
+            file_pattern: if windows {
+                WINDOWS_LOG_PATTERN
+            } else {
+                LOG_PATTERN
+            },
+            transform_kql: String::new(),
+            workbook: Workbook {
+                name_seed: String::new(),
+                display_name: String::new(),
+                serialized_data: String::new(),
+            },
+            alerts: Vec::new(),
+            expected_gpus: whole_gpus(size),
+            vendor: vendor(size),
+            hourly_price,
+            licence_extra,
+        });
+    }
     let columns: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
     let transform_kql = format!(
         "source | project {}",
@@ -114,9 +176,6 @@ pub(crate) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
         },
         faults_alert(name, vendor(size)),
     ];
-    let policy = dcr_policy(name, s, windows);
-    let ingestion = ingestion(s, windows, policy.as_ref());
-    let dce = s.monitoring.existing_workspace.is_none() || ingestion.is_some();
     Some(GpuMonitoring {
         table: TABLE,
         stream: STREAM,
@@ -125,15 +184,7 @@ pub(crate) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
         dce_name: format!("dce-{name}"),
         dcr_name: format!("dcr-{name}-gpu"),
         association_name: "gpu-telemetry",
-        delivery: if super::devbox::applies(s) {
-            "vm"
-        } else if ingestion.is_some() {
-            "ingestion"
-        } else if policy.is_some() {
-            "policy"
-        } else {
-            "vmss"
-        },
+        delivery,
         dcr_policy: if ingestion.is_some() { None } else { policy },
         ingestion,
         dce,

@@ -92,7 +92,7 @@ pub fn prelude(job: &Job, before: &Params, explicit_below: bool, vs: &[Variant])
             if let Some(p) = job.tuning.progress {
                 p.phase("learning the margin from resampled days");
             }
-            margin::learn(job, before, explicit_below)
+            margin::learn(job, before, explicit_below, vs)
         }
     };
     let top = binds::top_instances(job.input.spec);

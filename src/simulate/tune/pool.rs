@@ -343,7 +343,16 @@ fn search_at(
             }
             let scored: Vec<Scored> = cands.par_iter().filter_map(|p| score(job, p, eb)).collect();
             runs += cands.len();
-            let mut meeting: Vec<&Scored> = scored.iter().filter(|s| s.meets).collect();
+            // cheapest first, and only those cheaper than the choice so far (the walk stops at
+            // the first that is not: no variant is replayed for it or after it)
+            let mut meeting: Vec<&Scored> = scored
+                .iter()
+                .filter(|s| {
+                    s.meets
+                        && (job.tuning.unpruned
+                            || best.as_ref().is_none_or(|b| cheaper(s, b).is_lt()))
+                })
+                .collect();
             meeting.sort_by(|a, b| cheaper(a, b));
             'walk: for chunk in meeting.chunks(4) {
                 let ok: Vec<(bool, usize)> = chunk
@@ -518,7 +527,9 @@ pub(super) fn tune_with_pool(
     j.tuning.margin = Some(margin.minutes);
     // the sizes' replays shared (the job's own trace from here on)
     let reuse = super::reuse::Reuse::default();
-    j.tuning.reuse = Some(&reuse);
+    if !job.tuning.unpruned {
+        j.tuning.reuse = Some(&reuse);
+    }
     let top = top_instances(job.input.spec);
     let sizes = standby::sizes(top);
     let bound_hours = super::super::bound::lower_bound(

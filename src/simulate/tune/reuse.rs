@@ -11,6 +11,12 @@
 //! VM-minutes a minute ([`derive`]). The replays are the same to the bit as replays of their own
 //! (`tests/simulate_standby_reuse.rs`; `pool_check.rs` compares the search with an exhaustive
 //! enumeration that does not reuse).
+//!
+//! A replay asked with a [`Stop`] is answered by a whole replay kept for the same setting and
+//! variant (the caller asks only whether the target is met: a whole replay says it as well),
+//! and a whole replay by one asked with a stop that did not stop (a run that does not stop is
+//! the whole replay, `tests/simulate_stop.rs`): the proposal's figures under every variant, for
+//! the report, reuse the replays that found it holds.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -37,26 +43,29 @@ impl std::fmt::Debug for Reuse {
 struct Kept {
     size: u32,
     outcome: Outcome,
+    /// The stop it was asked with (a stopped outcome answers only the same one).
+    stop: Option<Stop>,
 }
 
 /// Outcomes larger than this (waits kept to the second over long tails) are not kept.
 const MOST_KEPT_BYTES: usize = 64 * 1024;
 
-/// The key of a replay: everything it depends on but the pool's size (the trace, workload and
-/// seed are the search's own, the same for every replay that meets this cache).
-pub fn key(
-    setting: &Setting,
-    priority: &Priority,
-    choices: &Choices,
-    stop: Option<&Stop>,
-    pool: &Standby,
-) -> String {
+/// The key of a replay: everything it depends on but the pool's size and the stop (the trace,
+/// workload and seed are the search's own, the same for every replay that meets this cache).
+pub fn key(setting: &Setting, priority: &Priority, choices: &Choices, pool: &Standby) -> String {
     let p = Standby {
         max_ready: 0,
         min_ready: 0,
         ..pool.clone()
     };
-    format!("{setting:?}|{priority:?}|{choices:?}|{stop:?}|{p:?}")
+    format!("{setting:?}|{priority:?}|{choices:?}|{p:?}")
+}
+
+/// Whether `kept` (asked with `kept_stop`) answers a replay asked with `stop`: a whole replay
+/// answers any (one asked with a stop gets the whole figures, and the same answer to whether
+/// the target is met), a stopped one only the same stop.
+fn answers(kept: &Outcome, kept_stop: Option<&Stop>, stop: Option<&Stop>) -> bool {
+    !kept.stopped || kept_stop == stop
 }
 
 /// The size a pool of `maxReady = minReady` has (`None`: another shape, not shared).
@@ -94,13 +103,21 @@ pub fn derive(o: &Outcome, from: u32, to: u32) -> Option<Outcome> {
 }
 
 impl Reuse {
-    /// The replay `key` at `pool`'s size: a kept one within reach, else `run`'s (kept).
-    pub fn replay(&self, key: String, pool: &Standby, run: impl FnOnce() -> Outcome) -> Outcome {
+    /// The replay `key` at `pool`'s size, asked with `stop`: a kept one within reach that
+    /// answers it, else `run`'s (kept, unless a whole one is kept and `run`'s stopped).
+    pub fn replay(
+        &self,
+        key: String,
+        pool: &Standby,
+        stop: Option<&Stop>,
+        run: impl FnOnce() -> Outcome,
+    ) -> Outcome {
         let Some(m) = size(pool) else {
             return run();
         };
         if let Ok(kept) = self.kept.lock()
             && let Some(k) = kept.get(&key)
+            && answers(&k.outcome, k.stop.as_ref(), stop)
             && let Some(o) = derive(&k.outcome, k.size, m)
         {
             if k.size != m {
@@ -114,12 +131,15 @@ impl Reuse {
         if bytes <= MOST_KEPT_BYTES
             && o.series.is_none()
             && let Ok(mut kept) = self.kept.lock()
+            // a whole replay kept (at a larger size) is not replaced by a stopped one
+            && (!o.stopped || kept.get(&key).is_none_or(|k| k.outcome.stopped))
         {
             kept.insert(
                 key,
                 Kept {
                     size: m,
                     outcome: o.clone(),
+                    stop: stop.copied(),
                 },
             );
         }

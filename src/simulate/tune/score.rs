@@ -59,6 +59,10 @@ pub struct Tuning<'a> {
     /// Replays shared across the standby-pool sizes of the joint search ([`super::reuse`];
     /// `None`: none shared). Only for replays of the job's own trace.
     pub reuse: Option<&'a super::reuse::Reuse>,
+    /// Search without the pruning that cannot change the answer (issue 40, item 1): no replay
+    /// shared across pool sizes, a variant check for every candidate the walks reach. The tests
+    /// compare the pruned search with this one (`pool_check.rs`); `--tune` never sets it.
+    pub unpruned: bool,
 }
 
 impl Job<'_> {
@@ -136,8 +140,8 @@ pub(super) fn prepare(job: &Job, params: &Params, explicit_below: bool) -> Optio
 pub(super) fn replay(job: &Job, prep: &Prepared, choices: Choices, stop: Option<Stop>) -> Outcome {
     if let (Some(r), Some(pool)) = (job.tuning.reuse, job.settings.standby.as_ref()) {
         let prio = priority(job.input.plan, &prep.spec);
-        let key = super::reuse::key(&prep.setting, &prio, &choices, stop.as_ref(), pool);
-        return r.replay(key, pool, || {
+        let key = super::reuse::key(&prep.setting, &prio, &choices, pool);
+        return r.replay(key, pool, stop.as_ref(), || {
             replay_setting(job, &prep.setting, &prep.spec, choices, stop)
         });
     }
