@@ -207,7 +207,7 @@ fn the_custom_data_plan_gives_the_full_plans_custom_data() {
     files.sort();
     let mut compared = 0;
     for f in &files {
-        let c = crate::spec::check_file(
+        let c = crate::check::check_file(
             f,
             &crate::spec::policy::Policy::default(),
             PriceTable::embedded(),
