@@ -192,7 +192,7 @@ pub fn main() -> i32 {
         Command::Quota(a) => quota::run(a),
         Command::Destroy(a) => destroy::run(a),
         Command::Status(a) => status::run(a),
-        Command::Simulate(a) if crate::simulate::serving::command::is_serving(&a.spec) => {
+        Command::Simulate(a) if crate::simulate::serving_command::is_serving(&a.spec) => {
             simulate_serving::run(&a)
         }
         Command::Simulate(a) => simulate::run(a),

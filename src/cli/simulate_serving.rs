@@ -7,9 +7,9 @@ use super::simulate::{Args, Format};
 use crate::catalog::prices::PriceTable;
 use crate::simulate::command::write_atomic;
 use crate::simulate::engine::ZeroInstances;
-use crate::simulate::serving::command::{self, Loaded, Options};
 use crate::simulate::serving::prepare::{self, prepare};
 use crate::simulate::serving::report;
+use crate::simulate::serving_command::{self as command, Loaded, Options};
 use crate::simulate::tune::serving_report;
 
 /// The flags of a queue-driven replay that mean nothing for requests, refused by name.

@@ -5,6 +5,8 @@
 //! - [`model`]: job time, concurrency, provisioning delay per size family, Spot evictions;
 //! - [`engine`]: Azure Monitor autoscale semantics and the FIFO queue, minute by minute;
 //! - [`bound`]: the clairvoyant lower bound; [`tune`]: the search for a cheaper policy;
+//! - [`serving`]: the request-driven pool's simulator; [`serving_command`]: its run and its tune
+//!   (above both `serving` and `tune`);
 //! - [`measured`]: the GPU telemetry of the same window beside the simulation (`--telemetry`);
 //! - [`report`]: text, JSON, Markdown and the SVG chart.
 
@@ -20,6 +22,7 @@ pub mod pull;
 pub mod report;
 pub mod results;
 pub mod serving;
+pub mod serving_command;
 pub mod standby;
 pub mod tune;
 pub mod tz;

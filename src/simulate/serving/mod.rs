@@ -8,7 +8,8 @@
 //! - [`fluid`]: the analytic model (Erlang C per minute and a backlog carried across
 //!   saturated minutes) the tuner screens with; [`erlang`]: the closed forms;
 //! - [`bound`]: the clairvoyant reference; [`results`]: the figures; [`report`]: text and JSON;
-//! - [`prepare`]: the model from `plan.serving` and the trace; [`command`]: the run and the tune.
+//! - [`prepare`]: the model from `plan.serving` and the trace; the run and the tune are
+//!   [`super::serving_command`] (beside `tune`, which drives this module).
 //!
 //! Why two latency models: the report's figures come from simulating each request (arrival
 //! times, round robin, per-VM queues, scale-in cuts), which is exact for the model but costs a
@@ -18,7 +19,6 @@
 //! M/M/c closed form and with each other in the tests (`tests/simulate_serving.rs`).
 
 pub mod bound;
-pub mod command;
 pub mod des;
 pub mod erlang;
 pub mod fluid;

@@ -1,11 +1,15 @@
 //! `gpuform simulate` of a request-driven pool, below the CLI: the setting the plan emits, the
 //! run, and `--tune --latency-p95` ([`crate::simulate::tune::serving_spec`]). The CLI declares
 //! the arguments, loads the spec ([`Loaded`]) and chooses the output.
+//!
+//! Beside [`super::serving`] and [`super::tune`], not inside either: it drives both (the
+//! serving simulator and the serving tuner, which itself drives the simulator), so the arrows
+//! run serving_command -> tune -> serving and never back.
 
-use super::super::Input;
-use super::super::tune::serving_spec::{SpecJob, SpecTuned, tune_spec};
-use super::prepare::Prepared;
-use super::results::{ServingResults, run as simulate};
+use super::Input;
+use super::serving::prepare::Prepared;
+use super::serving::results::{ServingResults, run as simulate};
+use super::tune::serving_spec::{SpecJob, SpecTuned, tune_spec};
 use crate::cost::clock::today;
 use crate::cost::prices::{self, Pricing, Want};
 use crate::diag::failure::Failure;
@@ -65,7 +69,7 @@ pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
         file: o.file,
         auto_sized: l.checked.auto_sized,
     };
-    let setting = super::super::setting(&l.plan, spec)
+    let setting = super::setting(&l.plan, spec)
         .map_err(|e| Failure::usage(format!("{}: the rendered autoscale setting: {e}", o.file)))?;
     // the prices and the currency `gpuform cost` would use for this spec
     let book = prices::gather(
