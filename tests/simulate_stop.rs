@@ -3,69 +3,14 @@
 //! whole-minute one, over generated traces, policies and model choices.
 
 use gpuform::cost::usage::Priority;
-use gpuform::simulate::engine::{
-    self, Agg, Arrivals, Choices, Dir, Op, Profile, Rule, Run, Setting, Stat, Stop,
-};
+use gpuform::simulate::engine::{self, Arrivals, Choices, Run, Setting, Stop};
 use gpuform::simulate::load::Trace;
 use gpuform::simulate::model::Workload;
 use proptest::prelude::*;
 
-fn rule(dir: Dir, threshold: f64, change: u32, cooldown: u32, window: u32, agg: Agg) -> Rule {
-    Rule {
-        metric: "ActiveMessages".into(),
-        per_instance: true,
-        instance_averaged: false,
-        grain: 1,
-        window,
-        statistic: Stat::Average,
-        aggregation: agg,
-        op: if dir == Dir::Increase { Op::Gt } else { Op::Lt },
-        threshold,
-        direction: dir,
-        change,
-        cooldown,
-    }
-}
-
-/// A queue-driven setting as render emits one: scale out above `target` per instance, in
-/// below `below`.
-fn setting(
-    (min, max, target, below): (u32, u32, u32, u32),
-    (step, out_cd, in_cd, window, agg): (u32, u32, u32, u32, usize),
-) -> Setting {
-    let agg = [Agg::Average, Agg::Maximum, Agg::Last][agg];
-    Setting {
-        profiles: vec![Profile {
-            name: "p".into(),
-            min,
-            max: max.max(min).max(1),
-            default: min,
-            recurrence: None,
-            rules: vec![
-                rule(Dir::Increase, f64::from(target), step, out_cd, window, agg),
-                rule(
-                    Dir::Decrease,
-                    f64::from(below),
-                    1,
-                    in_cd,
-                    window,
-                    Agg::Average,
-                ),
-            ],
-        }],
-        zones: 1,
-    }
-}
-
-fn trace(arrivals: Vec<u32>, missing: Vec<bool>) -> Trace {
-    let n = arrivals.len();
-    Trace {
-        start: "2026-11-02T00:00:00Z".parse().unwrap(),
-        missing: missing.into_iter().cycle().take(n).collect(),
-        arrivals,
-        source: "generated".into(),
-    }
-}
+#[path = "common/generated.rs"]
+mod generated;
+use generated::{setting, trace};
 
 fn replay(s: &Setting, t: &Trace, w: &Workload, c: Choices, stop: Option<Stop>) -> engine::Outcome {
     engine::run_until(
