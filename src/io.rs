@@ -108,6 +108,10 @@ impl std::error::Error for ReadError {}
 /// Paths whose files are the kernel's or devices, whatever their type says.
 const PSEUDO_ROOTS: &[&str] = &["/proc", "/sys", "/dev"];
 
+/// Under those roots, the tmpfs for shared memory holds ordinary files (people and CI jobs keep
+/// workspaces there: it is RAM): its regular files are read like any other.
+const TMPFS_UNDER_PSEUDO: &[&str] = &["/dev/shm"];
+
 fn kind_of(ft: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
@@ -156,6 +160,7 @@ pub fn check_regular(path: &Path) -> Result<std::fs::Metadata, ReadError> {
     }
     if let Ok(real) = std::fs::canonicalize(path)
         && PSEUDO_ROOTS.iter().any(|r| real.starts_with(r))
+        && !TMPFS_UNDER_PSEUDO.iter().any(|r| real.starts_with(r))
     {
         return Err(ReadError::NotRegular {
             path: path.to_path_buf(),
@@ -386,6 +391,22 @@ mod tests {
         }
         let e = read_bounded(dir.path(), 100).unwrap_err();
         assert!(e.to_string().contains("directory"), "{e}");
+        // a regular file on the shared-memory tmpfs is an ordinary file; a FIFO there is not
+        if Path::new("/dev/shm").is_dir()
+            && let Ok(shm) = tempfile::tempdir_in("/dev/shm")
+        {
+            let f = shm.path().join("spec.yaml");
+            std::fs::write(&f, "apiVersion: x\n").unwrap();
+            assert_eq!(read_bounded(&f, 100).unwrap(), b"apiVersion: x\n");
+            let fifo = shm.path().join("pipe.yaml");
+            if std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .is_ok_and(|s| s.success())
+            {
+                assert!(read_bounded(&fifo, 100).is_err());
+            }
+        }
         let e = read_bounded(&dir.path().join("nope"), 100).unwrap_err();
         assert!(matches!(e, ReadError::NotFound { .. }));
     }
