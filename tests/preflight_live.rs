@@ -1071,6 +1071,18 @@ fn a_private_gateway_with_its_feature_registered_passes_through_a_429() {
     );
 }
 
+/// The healthy fake with the private gateway's feature Registered: what the network-quota tests
+/// start from.
+fn registered_gateway() -> FakeAzure {
+    let fake = healthy();
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path(gateway_feature_path()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(gateway_feature("Registered"))),
+    );
+    fake
+}
+
 fn network_usages_path() -> String {
     FakeAzure::sub_path("providers/Microsoft.Network/locations/eastus2/usages")
 }
@@ -1080,12 +1092,7 @@ fn network_usages_path() -> String {
 #[test]
 fn a_region_with_no_application_gateway_left_blocks_the_serving_pool() {
     let dir = tempfile::tempdir().unwrap();
-    let fake = healthy();
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path(gateway_feature_path()))
-            .respond_with(ResponseTemplate::new(200).set_body_json(gateway_feature("Registered"))),
-    );
+    let fake = registered_gateway();
     fake.mount(
         Mock::given(method("GET"))
             .and(path(network_usages_path()))
@@ -1116,12 +1123,7 @@ fn a_region_with_no_application_gateway_left_blocks_the_serving_pool() {
 #[test]
 fn network_usages_that_keep_failing_leave_the_frontend_quota_unknown() {
     let dir = tempfile::tempdir().unwrap();
-    let fake = healthy();
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(path(gateway_feature_path()))
-            .respond_with(ResponseTemplate::new(200).set_body_json(gateway_feature("Registered"))),
-    );
+    let fake = registered_gateway();
     fake.mount(
         Mock::given(method("GET"))
             .and(path(network_usages_path()))

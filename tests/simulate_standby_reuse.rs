@@ -14,7 +14,7 @@ use proptest::prelude::*;
 
 #[path = "common/generated.rs"]
 mod generated;
-use generated::{setting, trace};
+use generated::{setting, trace, workload};
 
 fn pool(m: u32, start_seconds: u32, post: u32, bills_compute: bool) -> Standby {
     Standby {
@@ -72,14 +72,7 @@ proptest! {
     ) {
         let s = setting(limits, knobs);
         let t = trace(arrivals, missing);
-        let w = Workload {
-            job_minutes: job.div_ceil(60) as u32,
-            job_seconds: job,
-            concurrency: c,
-            provisioning_minutes: prov,
-            provisioning_source: "test".into(),
-            spot_evictions_per_hour: 0.0,
-        };
+        let w = workload(job, c, prov);
         let choices = Choices {
             arrivals: if spread { Arrivals::Spread } else { Arrivals::StartOfMinute },
             metric_delay_minutes: delay,
@@ -109,14 +102,7 @@ fn reach_follows_the_fewest_ready() {
         }
     }
     let t = trace(arrivals, vec![false]);
-    let w = Workload {
-        job_minutes: 2,
-        job_seconds: 120,
-        concurrency: 1,
-        provisioning_minutes: 8,
-        provisioning_source: "test".into(),
-        spot_evictions_per_hour: 0.0,
-    };
+    let w = workload(120, 1, 8);
     let s = setting((0, 4, 1, 1), (1, 1, 5, 5, 1));
     let run = |m: u32, zones: u32| {
         let mut s = s.clone();

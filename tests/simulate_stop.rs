@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 #[path = "common/generated.rs"]
 mod generated;
-use generated::{setting, trace};
+use generated::{setting, trace, workload};
 
 fn replay(s: &Setting, t: &Trace, w: &Workload, c: Choices, stop: Option<Stop>) -> engine::Outcome {
     engine::run_until(
@@ -45,14 +45,7 @@ proptest! {
     ) {
         let s = setting(limits, knobs);
         let t = trace(arrivals, missing);
-        let w = Workload {
-            job_minutes: job.div_ceil(60) as u32,
-            job_seconds: job,
-            concurrency: c,
-            provisioning_minutes: prov,
-            provisioning_source: "test".into(),
-            spot_evictions_per_hour: 0.0,
-        };
+        let w = workload(job, c, prov);
         let choices = Choices {
             arrivals: if spread { Arrivals::Spread } else { Arrivals::StartOfMinute },
             queue_metric_counts_in_service: in_service,
@@ -83,14 +76,7 @@ fn a_pool_that_cannot_keep_up_stops_early() {
         *a = 6;
     }
     let t = trace(arrivals, vec![false]);
-    let w = Workload {
-        job_minutes: 2,
-        job_seconds: 120,
-        concurrency: 1,
-        provisioning_minutes: 8,
-        provisioning_source: "test".into(),
-        spot_evictions_per_hour: 0.0,
-    };
+    let w = workload(120, 1, 8);
     let stop = Stop {
         wait_minutes: 5.0,
         quantile: 0.95,

@@ -4,6 +4,7 @@
 
 use gpuform::simulate::engine::{Agg, Dir, Op, Profile, Rule, Setting, Stat};
 use gpuform::simulate::load::Trace;
+use gpuform::simulate::model::Workload;
 
 pub fn rule(dir: Dir, threshold: f64, change: u32, cooldown: u32, window: u32, agg: Agg) -> Rule {
     Rule {
@@ -59,5 +60,18 @@ pub fn trace(arrivals: Vec<u32>, missing: Vec<bool>) -> Trace {
         missing: missing.into_iter().cycle().take(n).collect(),
         arrivals,
         source: "generated".into(),
+    }
+}
+
+/// A workload of `job` seconds per job, `c` jobs per VM at once, `prov` minutes to provision, no
+/// Spot evictions.
+pub fn workload(job: u64, c: u32, prov: u32) -> Workload {
+    Workload {
+        job_minutes: job.div_ceil(60) as u32,
+        job_seconds: job,
+        concurrency: c,
+        provisioning_minutes: prov,
+        provisioning_source: "test".into(),
+        spot_evictions_per_hour: 0.0,
     }
 }
