@@ -21,3 +21,15 @@ pub const TOKEN_FILE_MAX_SOURCE: Source = Source::assumption(
      is usual, so gpuform reads at most 64 KiB and refuses a larger file",
     "2026-12-05",
 );
+
+/// Entra's sign-in error lookup page: Learn, "Microsoft Entra authentication and authorization
+/// error codes", "Lookup current error code information": error codes and messages change, so
+/// for the current text look the code up at this page
+/// (<https://learn.microsoft.com/entra/identity-platform/reference-error-codes>; the same link
+/// as "sign-in error lookup tool" on the sign-in logs page; read 2026-12-05).
+pub const ERROR_LOOKUP: &str = "https://login.microsoftonline.com/error";
+
+pub const ERROR_LOOKUP_SOURCE: Source = Source::doc(
+    "https://learn.microsoft.com/entra/identity-platform/reference-error-codes (\"Lookup current error code information\")",
+    "2026-12-05",
+);
