@@ -372,7 +372,7 @@ fn aadsts_meaning(code: &str) -> String {
             "no federated credential matches this token"
         }
         "AADSTS50034" => "the user account does not exist in this tenant",
-        _ => return format!("see {}", crate::facts::identity::ERROR_LOOKUP),
+        _ => return format!("see {}", crate::facts::identity::error_lookup(code)),
     };
     meaning.to_string()
 }
@@ -397,7 +397,7 @@ fn aadsts_help(code: &str) -> String {
         _ => {
             return format!(
                 "look the code up at {} and fix the credential",
-                crate::facts::identity::ERROR_LOOKUP
+                crate::facts::identity::error_lookup(code)
             );
         }
     };
@@ -407,6 +407,14 @@ fn aadsts_help(code: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_aadsts_code_links_to_its_own_lookup_entry() {
+        assert!(aadsts_meaning("AADSTS50058").ends_with("/error?code=50058"));
+        assert!(aadsts_help("AADSTS50058").contains("/error?code=50058 "));
+        // a known code keeps gpuform's own words
+        assert_eq!(aadsts_meaning("AADSTS7000215"), "invalid client secret");
+    }
 
     #[test]
     fn aadsts_codes_are_extracted_from_messy_text() {
