@@ -369,7 +369,7 @@ fn search_at(
                 })
                 .collect();
             meeting.sort_by(|a, b| cheaper(a, b));
-            'walk: for chunk in meeting.chunks(4) {
+            'walk: for chunk in meeting.chunks(super::score::walk_chunk()) {
                 let ok: Vec<(bool, usize)> = chunk
                     .par_iter()
                     .map(|c| match share {
@@ -617,7 +617,7 @@ pub(super) fn tune_with_pool(
         let mut r = req.clone();
         'relax: while r.allowed + r.skip.len() + 1 < vs.len() {
             r = r.one_more();
-            for chunk in all.chunks(8) {
+            for chunk in all.chunks(super::score::walk_chunk()) {
                 let ok: Vec<(bool, usize)> = chunk
                     .par_iter()
                     .map(|(i, c)| {

@@ -507,3 +507,13 @@ pub(super) fn recheck(
     }
     Ok(checked)
 }
+
+/// How many candidates a cheapest-first walk checks under the variants at once: one per thread
+/// of the pool. The walk stops at the first candidate that holds, so each one checked beside
+/// it is wasted when it holds (a candidate that holds is replayed under every variant); a
+/// wider chunk than the threads can run at once saves no time and wastes replays. The answer
+/// does not depend on it: the candidates are looked at in the same order and the first that
+/// holds is the same.
+pub fn walk_chunk() -> usize {
+    rayon::current_num_threads().max(1)
+}

@@ -20,7 +20,9 @@ pub(super) use super::space::{AGGREGATIONS, OUT_COOLDOWNS, STEPS, TARGETS, WINDO
 use super::space::{SPACE, Space, floor_options, stage1_around, stage1_in, stage2_with};
 
 pub use super::score::{Job, Scored, Tuning, UnderVariants};
-pub(super) use super::score::{allowed_misses, cheaper, holds, score, score_with, under_variants};
+pub(super) use super::score::{
+    allowed_misses, cheaper, holds, score, score_with, under_variants, walk_chunk,
+};
 pub use super::variants::{Variant, variants, variants_for};
 
 /// What robustness found and cost.
@@ -138,7 +140,7 @@ fn first_holding(
     req: &Required,
     known: &mut Known,
 ) -> Option<Scored> {
-    for chunk in cands.chunks(8) {
+    for chunk in cands.chunks(walk_chunk()) {
         let ok = known.check(job, chunk, explicit_below, vs, req);
         if let Some((c, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
             return Some((*c).clone());
@@ -324,7 +326,12 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
     }
     if job.robust_share.is_some() && bases.first().is_some_and(|b| b.meets) {
         let mut robust_found = 0;
-        'walk: for chunk in bases.iter().take(64).collect::<Vec<_>>().chunks(8) {
+        'walk: for chunk in bases
+            .iter()
+            .take(64)
+            .collect::<Vec<_>>()
+            .chunks(walk_chunk())
+        {
             let ok = known.check(job, chunk, explicit_below, &vs, &req);
             for (c, ok) in chunk.iter().zip(ok) {
                 if ok {
@@ -442,7 +449,7 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
             // that holds under the most variants (one more miss allowed at a time)
             let mut r = req.clone();
             'relax: loop {
-                for chunk in meeting.chunks(8) {
+                for chunk in meeting.chunks(walk_chunk()) {
                     let chunk: Vec<&Scored> = chunk.iter().collect();
                     let ok = known.check(job, &chunk, explicit_below, &vs, &r);
                     for (cand, ok) in chunk.iter().zip(ok) {
