@@ -241,6 +241,21 @@ impl Recorded {
     }
 }
 
+/// [`free_at`] of an instance still booting.
+const NOT_READY: u64 = u64::MAX;
+
+/// The second in minute `t` (starting at `t0`) the earliest slot of `i` is free: at once with
+/// a slot free (fewer than `c` busy), else when its first job ends; [`NOT_READY`] while it boots.
+fn free_at(i: &Instance, t: usize, t0: u64, c: usize) -> u64 {
+    if i.ready_at > t {
+        NOT_READY
+    } else if i.busy.len() < c {
+        t0
+    } else {
+        i.busy.iter().map(|(f, _)| *f).min().unwrap_or(t0).max(t0)
+    }
+}
+
 /// Put a removed instance's jobs back at the head of the queue; their first start no longer
 /// counts (the job starts again and its wait runs on).
 fn requeue(
@@ -342,6 +357,8 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
         .map(|s| PoolState::warm(s, inst.len() as u32, zones));
     // waiting jobs: (arrival second, count)
     let mut queue: VecDeque<(u64, u32)> = VecDeque::new();
+    // per instance, the second its earliest slot frees in the current minute ([`free_at`])
+    let mut frees: Vec<u64> = Vec::new();
     let mut queued: u64 = 0;
     let mut in_service: u64 = 0;
     let mut samples = Samples::with_capacity(h);
@@ -418,18 +435,19 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
             queued += u64::from(a);
         }
         // dispatch FIFO: the earliest free slot of a ready instance takes the next job, at the
-        // second the slot frees or the job arrives
+        // second the slot frees or the job arrives (the first instance of the earliest on a
+        // tie); each instance's earliest free second is worked out once a minute and again only
+        // for the instance that took a job
+        if !queue.is_empty() {
+            frees.clear();
+            frees.extend(inst.iter().map(|i| free_at(i, t, t0, c)));
+        }
         while let Some(&(arr, _)) = queue.front() {
             let mut best: Option<(u64, usize)> = None;
-            for (k, i) in inst.iter().enumerate() {
-                if i.ready_at > t {
+            for (k, &free) in frees.iter().enumerate() {
+                if free == NOT_READY {
                     continue;
                 }
-                let free = if i.busy.len() < c {
-                    t0
-                } else {
-                    i.busy.iter().map(|(f, _)| *f).min().unwrap_or(t0).max(t0)
-                };
                 if best.is_none_or(|(f, _)| free < f) {
                     best = Some((free, k));
                     if free == t0 {
@@ -458,6 +476,7 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
             queued -= 1;
             in_service += 1;
             i.busy.push((start + d, arr));
+            frees[k] = free_at(i, t, t0, c);
             waits.add(start - arr, 1);
             o.served += 1;
         }
@@ -479,11 +498,6 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
             o.wait_seconds = waits.seconds;
             return o;
         }
-        // idle: ready and running nothing during the minute
-        let idle_now = inst
-            .iter()
-            .filter(|i| i.ready_at <= t && i.busy.is_empty())
-            .count() as u64;
         if let Some(s) = series.as_mut() {
             let free: usize = inst
                 .iter()
@@ -492,11 +506,22 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
                 .sum();
             s.free_slots.push(free as u32);
         }
-        // completions up to the end of the minute
+        // one pass over the instances (the replay's every minute): idle (ready and running
+        // nothing during the minute, before the completions), the completions up to the end of
+        // the minute, and what bills: Spot and booting
+        let (mut idle_now, mut spot, mut booting) = (0u64, 0u64, 0u64);
         for i in inst.iter_mut() {
-            let before = i.busy.len();
-            i.busy.retain(|(f, _)| *f > t1);
-            in_service -= (before - i.busy.len()) as u64;
+            if i.ready_at > t {
+                booting += 1;
+            } else if i.busy.is_empty() {
+                idle_now += 1;
+            }
+            spot += u64::from(i.spot);
+            if !i.busy.is_empty() {
+                let before = i.busy.len();
+                i.busy.retain(|(f, _)| *f > t1);
+                in_service -= (before - i.busy.len()) as u64;
+            }
         }
         // the queue metric at the end of the minute: the messages ready for delivery (waiting),
         // plus, with --queue-metric-counts-in-service, those a worker holds
@@ -510,12 +535,10 @@ pub fn run_until(r: &Run, stop: Option<Stop>) -> Outcome {
 
         // billing and the chart
         let n = inst.len() as u64;
-        let spot = inst.iter().filter(|i| i.spot).count() as u64;
         o.instance_minutes += n;
         o.spot_minutes += spot;
         o.regular_minutes += n - spot;
         o.idle_minutes += idle_now;
-        let booting = inst.iter().filter(|i| i.ready_at > t).count() as u64;
         o.provisioning_minutes += booting;
         o.peak_instances = o.peak_instances.max(n as u32);
         if let Some(s) = series.as_mut() {

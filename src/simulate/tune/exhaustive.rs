@@ -92,7 +92,7 @@ pub(super) fn search(job: &Job, points: &[Params], explicit_below: bool) -> Foun
     if job.robust_share.is_none() {
         cheapest_robust = meeting.first().cloned();
     } else {
-        'walk: for chunk in meeting.chunks(8) {
+        'walk: for chunk in meeting.chunks(super::score::walk_chunk()) {
             let ok: Vec<bool> = chunk
                 .par_iter()
                 .map(|c| holds(job, &c.params, explicit_below, &vs, share))

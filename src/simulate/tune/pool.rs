@@ -19,8 +19,8 @@ use super::super::standby;
 use super::super::{Results, Settings};
 use super::answer::{self, Answer};
 use super::params::Params;
-use super::pool_search::{PoolRow, PoolSearch};
-use super::score::{Required, holds_allowing};
+use super::pool_search::{PoolRow, PoolSearch, pool_try};
+use super::score::{Required, complete, holds_allowing, score_or_miss};
 use super::search::{
     AGGREGATIONS, Job, OUT_COOLDOWNS, Robust, STEPS, Scored, TARGETS, Tuned, UnderVariants,
     Variant, WINDOWS, allowed_misses, cheaper, no_policy, score, stage2, strict, under_variants,
@@ -167,7 +167,7 @@ fn search_at(
 ) -> AtSize {
     // (score, holds, runs, checked under the variants)
     let try_one = |p: &Params| -> (Option<Scored>, bool, usize, usize) {
-        let Some(sc) = score(job, p, eb) else {
+        let Some(sc) = score_or_miss(job, p, eb) else {
             return (None, false, 1, 0);
         };
         match (sc.meets, share) {
@@ -286,6 +286,18 @@ fn search_at(
             runs += r;
             checked += c;
         }
+        // none of the round meets the target nominally: the fastest of them is a base of
+        // stage 2, so their figures are needed whole
+        if !pts[round_start..].iter().any(|(s, _)| s.meets) {
+            runs += complete(
+                job,
+                pts[round_start..]
+                    .iter_mut()
+                    .map(|(s, _)| s)
+                    .collect::<Vec<_>>(),
+                eb,
+            );
+        }
         let new_pts = &pts[round_start..];
         if let Some(b) = cheapest(&mut new_pts.iter().filter(|(_, h)| *h).map(|(s, _)| s))
             && best.as_ref().is_none_or(|x| cheaper(&b, x).is_lt())
@@ -341,7 +353,10 @@ fn search_at(
                     }
                 }
             }
-            let scored: Vec<Scored> = cands.par_iter().filter_map(|p| score(job, p, eb)).collect();
+            let scored: Vec<Scored> = cands
+                .par_iter()
+                .filter_map(|p| score_or_miss(job, p, eb))
+                .collect();
             runs += cands.len();
             // cheapest first, and only those cheaper than the choice so far (the walk stops at
             // the first that is not: no variant is replayed for it or after it)
@@ -354,7 +369,7 @@ fn search_at(
                 })
                 .collect();
             meeting.sort_by(|a, b| cheaper(a, b));
-            'walk: for chunk in meeting.chunks(4) {
+            'walk: for chunk in meeting.chunks(super::score::walk_chunk()) {
                 let ok: Vec<(bool, usize)> = chunk
                     .par_iter()
                     .map(|c| match share {
@@ -401,6 +416,18 @@ fn search_at(
             }
             _ => break,
         }
+    }
+    // the row of a size where none holds gives the fastest policy's p95, and the margin comes
+    // down to the fastest's when no size has one that meets it: then every figure is needed
+    if best.is_none() || !pts.iter().map(|(s, _)| s).chain(s2.iter()).any(|s| s.meets) {
+        runs += complete(
+            job,
+            pts.iter_mut()
+                .map(|(s, _)| s)
+                .chain(s2.iter_mut())
+                .collect::<Vec<_>>(),
+            eb,
+        );
     }
     let all = || pts.iter().map(|(s, _)| s).chain(s2.iter());
     let nominal_best = cheapest(&mut all().filter(|s| s.meets));
@@ -457,41 +484,6 @@ fn search_at(
         checked,
         meeting,
         fastest_exact,
-    }
-}
-
-/// A pool size's figures for `s`: the ratio to the lower bound, also with the standby pool (disks, builds)
-/// counted as instance-hours at the pool's own price per instance-hour.
-fn pool_try(
-    max_ready: u32,
-    min_ready: u32,
-    s: &Scored,
-    u: &UnderVariants,
-    bound_hours: f64,
-    nominal_best: Option<&Scored>,
-    runs: usize,
-) -> standby::PoolTry {
-    let ratio = (bound_hours > 0.0).then(|| s.instance_hours / bound_hours);
-    let with = match (ratio, s.pool_monthly, s.standby_monthly) {
-        (Some(r), Some(pool), Some(sb)) if pool - sb > 0.0 => Some(r * pool / (pool - sb)),
-        (Some(r), _, None) => Some(r),
-        _ => None,
-    };
-    standby::PoolTry {
-        max_ready,
-        min_ready,
-        p95: s.p95,
-        worst_p95: u.worst_p95,
-        monthly: s.pool_monthly,
-        meets: true,
-        standby_monthly: s.standby_monthly,
-        ratio,
-        ratio_with_standby: with,
-        cost_of_robustness: nominal_best
-            .and_then(|n| n.pool_monthly)
-            .zip(s.pool_monthly)
-            .map(|(n, a)| a - n),
-        simulated: runs,
     }
 }
 
@@ -625,7 +617,7 @@ pub(super) fn tune_with_pool(
         let mut r = req.clone();
         'relax: while r.allowed + r.skip.len() + 1 < vs.len() {
             r = r.one_more();
-            for chunk in all.chunks(8) {
+            for chunk in all.chunks(super::score::walk_chunk()) {
                 let ok: Vec<(bool, usize)> = chunk
                     .par_iter()
                     .map(|(i, c)| {
@@ -786,6 +778,7 @@ pub(super) fn tune_with_pool(
                         standby_monthly: None,
                         build_hours: 0.0,
                         meets: false,
+                        missed: false,
                     }],
                     &feasibility,
                     before_results

@@ -542,3 +542,99 @@ fn the_pruned_pool_search_answers_what_the_unpruned_one_does() {
         assert!(x["chosen"].is_number(), "seed {seed}: no proposal: {x}");
     }
 }
+
+/// Issue 40, item 3: a nominal replay that stops once the goal is missed for sure
+/// ([`super::score::score_or_miss`]) says whether a policy meets exactly as the whole replay
+/// does, and one that does not stop gives the whole replay's figures; a stopped one made whole
+/// ([`super::score::complete`]) is the whole replay. On seeded random evenings, every point of
+/// the small grid and stage 2 around the spec's policy, at pool sizes 0 and 2, with a goal of a
+/// fractional minute (a learned margin) and a whole one.
+#[test]
+fn a_nominal_replay_stopped_at_the_goal_answers_as_the_whole_one() {
+    use super::score::{complete, score_or_miss};
+    use rand_core::{Rng, SeedableRng};
+    let (mut stopped, mut whole) = (0, 0);
+    for seed in [2u64, 5] {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+        let rates: Vec<f64> = (0..6)
+            .map(|_| 0.05 + 0.85 * (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
+            .collect();
+        let mut acc = 0.0;
+        let a: Vec<u32> = (0..6 * 60)
+            .map(|m| {
+                let jitter = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                acc += rates[m / 60] * (0.5 + jitter);
+                let k = acc.floor();
+                acc -= k;
+                k as u32
+            })
+            .collect();
+        let c = case(small_spec, AT_14, a, "5m");
+        let spec = c.checked.spec.as_ref().expect("a spec");
+        let input = Input {
+            spec,
+            plan: &c.plan,
+            size: c.checked.size().expect("a size"),
+            file: "examples/batch-inference-standby.yaml",
+            auto_sized: c.checked.auto_sized,
+        };
+        let book = PriceBook::embedded();
+        for (m, margin) in [(0u32, 0.7), (2, 0.0), (2, 1.35)] {
+            let settings = Settings {
+                standby: c.settings.standby.as_ref().map(|s| s.sized(m, m)),
+                ..c.settings.clone()
+            };
+            let job = Job {
+                input: &input,
+                checked: &c.checked,
+                policy: &c.policy,
+                source: c.checked.source.as_deref().unwrap_or_default(),
+                trace: &c.trace,
+                workload: &c.workload,
+                settings: &settings,
+                book: &book,
+                today: "2026-12-01",
+                robust_share: Some(1.0),
+                tuning: super::score::Tuning {
+                    margin: Some(margin),
+                    ..Default::default()
+                },
+            };
+            let (before, eb) = start(&job).expect("a queue policy");
+            let mut points = small().points(&before);
+            points.extend(stage2(&before, &before));
+            let json = |s: &Scored| serde_json::to_value(s).expect("json");
+            for p in &points {
+                let Some(full) = score(&job, p, eb) else {
+                    continue;
+                };
+                let mut quick = score_or_miss(&job, p, eb).expect("scored as the whole one");
+                assert_eq!(
+                    quick.meets,
+                    full.meets,
+                    "seed {seed}, pool {m}, {}",
+                    brief(p)
+                );
+                if quick.missed {
+                    stopped += 1;
+                    assert!(quick.p95_exact.is_infinite() && !full.meets);
+                    assert_eq!(complete(&job, vec![&mut quick], eb), 1);
+                } else {
+                    whole += 1;
+                }
+                assert!(!quick.missed);
+                assert_eq!(
+                    json(&quick),
+                    json(&full),
+                    "seed {seed}, pool {m}, {}",
+                    brief(p)
+                );
+            }
+        }
+    }
+    // both paths taken
+    assert!(
+        stopped > 10 && whole > 10,
+        "stopped {stopped}, whole {whole}"
+    );
+}

@@ -4,8 +4,9 @@
 
 use serde::Serialize;
 
-use super::super::standby::PoolTry;
+use super::super::standby::{self, PoolTry};
 use super::params::Params;
+use super::score::{Scored, UnderVariants};
 
 /// One pool size of `--tune`'s joint search: the cheapest policy that meets the target with a
 /// pool of that size, and its figures.
@@ -78,5 +79,40 @@ impl PoolSearch {
             });
         }
         out
+    }
+}
+
+/// A pool size's figures for `s`: the ratio to the lower bound, also with the standby pool (disks, builds)
+/// counted as instance-hours at the pool's own price per instance-hour.
+pub(super) fn pool_try(
+    max_ready: u32,
+    min_ready: u32,
+    s: &Scored,
+    u: &UnderVariants,
+    bound_hours: f64,
+    nominal_best: Option<&Scored>,
+    runs: usize,
+) -> standby::PoolTry {
+    let ratio = (bound_hours > 0.0).then(|| s.instance_hours / bound_hours);
+    let with = match (ratio, s.pool_monthly, s.standby_monthly) {
+        (Some(r), Some(pool), Some(sb)) if pool - sb > 0.0 => Some(r * pool / (pool - sb)),
+        (Some(r), _, None) => Some(r),
+        _ => None,
+    };
+    standby::PoolTry {
+        max_ready,
+        min_ready,
+        p95: s.p95,
+        worst_p95: u.worst_p95,
+        monthly: s.pool_monthly,
+        meets: true,
+        standby_monthly: s.standby_monthly,
+        ratio,
+        ratio_with_standby: with,
+        cost_of_robustness: nominal_best
+            .and_then(|n| n.pool_monthly)
+            .zip(s.pool_monthly)
+            .map(|(n, a)| a - n),
+        simulated: runs,
     }
 }

@@ -351,7 +351,7 @@ fn propose_with(job: &Job, tuned: &Tuned, pool_edits: Vec<Edit>) -> Learned {
     let not_cheaper: Option<&Candidate> = meeting.get(cut).copied();
     let mut chosen: Option<&Candidate> = None;
     // under the variants, a few at a time in parallel, cheapest first
-    'walk: for chunk in meeting[..cut].chunks(4) {
+    'walk: for chunk in meeting[..cut].chunks(super::score::walk_chunk()) {
         let ok: Vec<bool> = chunk
             .par_iter()
             .map(|c| {

@@ -94,6 +94,11 @@ pub struct Scored {
     pub build_hours: f64,
     /// The exact p95 is within the goal ([`Job::goal`]).
     pub meets: bool,
+    /// The nominal replay stopped once the goal was missed for sure ([`score_or_miss`]): `meets`
+    /// is false and exact, the other figures are not known (infinite); [`complete`] replays it
+    /// whole where they are needed.
+    #[serde(skip)]
+    pub missed: bool,
 }
 
 /// A candidate under every variant.
@@ -198,11 +203,16 @@ pub(super) fn score_prepared(
     choices: Choices,
 ) -> Scored {
     let o = replay(job, prep, choices, None);
+    scored_of(job, params, prep, &o)
+}
+
+/// A candidate's figures from its whole nominal replay `o`.
+fn scored_of(job: &Job, params: &Params, prep: &Prepared, o: &Outcome) -> Scored {
     let input = Input {
         spec: &prep.spec,
         ..*job.input
     };
-    let (_, cost) = price(&input, &o, job.book, job.today);
+    let (_, cost) = price(&input, o, job.book, job.today);
     let exact = o.wait_percentile_exact(job.settings.quantile);
     Scored {
         params: params.clone(),
@@ -213,7 +223,67 @@ pub(super) fn score_prepared(
         standby_monthly: cost.standby_monthly,
         build_hours: o.standby_build_minutes as f64 / 60.0,
         meets: exact <= job.goal() + 1e-9,
+        missed: false,
     }
+}
+
+/// How far above the goal the stop of [`score_or_miss`] sits, minutes: a replay that stops has
+/// more jobs than the quantile allows waiting at least a whole second over the goal plus this,
+/// so its exact p95 is over `goal + 1e-9` (what `meets` compares) by far more than any rounding;
+/// a wait between the two (none, but for a goal a few microseconds under a whole second) only
+/// means a whole replay.
+const GOAL_SLACK_MINUTES: f64 = 1e-6;
+
+/// [`score`], except that the nominal replay stops as soon as the goal ([`Job::goal`]) is missed
+/// for sure (issue 40, item 3: about half the policies a search tries miss it, and most of their
+/// replay is not needed to know that): such a candidate comes back [`Scored::missed`], not
+/// meeting, its other figures unknown. The searches use them only to know that they do not meet;
+/// where a non-meeting candidate's figures matter (the fastest when none meets), they
+/// [`complete`] it first. With [`Tuning::unpruned`], whole replays as [`score`].
+pub(super) fn score_or_miss(job: &Job, params: &Params, explicit_below: bool) -> Option<Scored> {
+    if job.tuning.unpruned {
+        return score(job, params, explicit_below);
+    }
+    let prep = prepare(job, params, explicit_below)?;
+    let stop = Stop {
+        wait_minutes: job.goal() + GOAL_SLACK_MINUTES,
+        quantile: job.settings.quantile,
+    };
+    let o = replay(job, &prep, job.settings.choices, Some(stop));
+    if !o.stopped {
+        // a run that does not stop is the whole replay (`tests/simulate_stop.rs`)
+        return Some(scored_of(job, params, &prep, &o));
+    }
+    Some(Scored {
+        params: params.clone(),
+        p95: f64::INFINITY,
+        p95_exact: f64::INFINITY,
+        instance_hours: f64::INFINITY,
+        pool_monthly: None,
+        standby_monthly: None,
+        build_hours: f64::INFINITY,
+        meets: false,
+        missed: true,
+    })
+}
+
+/// Replay the [`Scored::missed`] of `scored` whole (in parallel), so that all their figures are
+/// known; how many it replayed.
+pub(super) fn complete<'s>(
+    job: &Job,
+    scored: impl IntoParallelIterator<Item = &'s mut Scored>,
+    explicit_below: bool,
+) -> usize {
+    scored
+        .into_par_iter()
+        .filter(|s| s.missed)
+        .map(|s| {
+            if let Some(full) = score(job, &s.params, explicit_below) {
+                *s = full;
+            }
+            1
+        })
+        .sum()
 }
 
 /// The exact p95 of a prepared candidate under `choices`, or infinity once it must exceed the
@@ -436,4 +506,14 @@ pub(super) fn recheck(
         ));
     }
     Ok(checked)
+}
+
+/// How many candidates a cheapest-first walk checks under the variants at once: one per thread
+/// of the pool. The walk stops at the first candidate that holds, so each one checked beside
+/// it is wasted when it holds (a candidate that holds is replayed under every variant); a
+/// wider chunk than the threads can run at once saves no time and wastes replays. The answer
+/// does not depend on it: the candidates are looked at in the same order and the first that
+/// holds is the same.
+pub fn walk_chunk() -> usize {
+    rayon::current_num_threads().max(1)
 }

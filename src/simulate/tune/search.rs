@@ -14,13 +14,15 @@ use super::answer::{self, Answer};
 use super::edit::edits;
 use super::params::Params;
 use super::pool_search::PoolSearch;
-use super::score::{Required, holds_allowing};
+use super::score::{Required, complete, holds_allowing, score_or_miss};
 // what pool.rs draws from too
 pub(super) use super::space::{AGGREGATIONS, OUT_COOLDOWNS, STEPS, TARGETS, WINDOWS, stage2};
 use super::space::{SPACE, Space, floor_options, stage1_around, stage1_in, stage2_with};
 
 pub use super::score::{Job, Scored, Tuning, UnderVariants};
-pub(super) use super::score::{allowed_misses, cheaper, holds, score, score_with, under_variants};
+pub(super) use super::score::{
+    allowed_misses, cheaper, holds, score, score_with, under_variants, walk_chunk,
+};
 pub use super::variants::{Variant, variants, variants_for};
 
 /// What robustness found and cost.
@@ -138,7 +140,7 @@ fn first_holding(
     req: &Required,
     known: &mut Known,
 ) -> Option<Scored> {
-    for chunk in cands.chunks(8) {
+    for chunk in cands.chunks(walk_chunk()) {
         let ok = known.check(job, chunk, explicit_below, vs, req);
         if let Some((c, _)) = chunk.iter().zip(ok).find(|(_, ok)| *ok) {
             return Some((*c).clone());
@@ -184,7 +186,7 @@ fn refine(
             .collect();
         let new: Vec<Scored> = cands
             .par_iter()
-            .filter_map(|p| score(job, p, explicit_below))
+            .filter_map(|p| score_or_miss(job, p, explicit_below))
             .collect();
         let mut cheaper_new: Vec<&Scored> = new
             .iter()
@@ -281,9 +283,20 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
     let mut j = Job { tuning, ..*job };
     let mut scored: Vec<Scored> = s1
         .par_iter()
-        .filter_map(|p| score(&j, p, explicit_below))
+        .filter_map(|p| {
+            // the spec's own policy whole: the report shows it
+            if *p == before {
+                score(&j, p, explicit_below)
+            } else {
+                score_or_miss(&j, p, explicit_below)
+            }
+        })
         .collect();
     // a margin no policy of stage 1 reaches: as far below the target as the fastest reaches
+    // (then every figure is needed)
+    if !scored.iter().any(|s| s.meets) {
+        complete(&j, &mut scored, explicit_below);
+    }
     if reduce_margin(&mut margin, &scored, target) {
         j.tuning.margin = Some(margin.minutes);
         remeet(&mut scored, &j);
@@ -313,7 +326,12 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
     }
     if job.robust_share.is_some() && bases.first().is_some_and(|b| b.meets) {
         let mut robust_found = 0;
-        'walk: for chunk in bases.iter().take(64).collect::<Vec<_>>().chunks(8) {
+        'walk: for chunk in bases
+            .iter()
+            .take(64)
+            .collect::<Vec<_>>()
+            .chunks(walk_chunk())
+        {
             let ok = known.check(job, chunk, explicit_below, &vs, &req);
             for (c, ok) in chunk.iter().zip(ok) {
                 if ok {
@@ -347,7 +365,7 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
     }
     scored.extend(
         s2.par_iter()
-            .filter_map(|p| score(job, p, explicit_below))
+            .filter_map(|p| score_or_miss(job, p, explicit_below))
             .collect::<Vec<_>>(),
     );
     // stage 3 also in the nominal mode (no variants: every policy that meets holds); without it
@@ -366,6 +384,9 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
     // no candidate at the goal after all (stage 1 had one that the later stages could not
     // improve on is impossible: it is still in `scored`)
     let mut j2 = *job;
+    if !scored.iter().any(|s| s.meets) {
+        complete(job, &mut scored, explicit_below);
+    }
     if reduce_margin(&mut margin, &scored, target) {
         j2.tuning.margin = Some(margin.minutes);
         remeet(&mut scored, &j2);
@@ -428,7 +449,7 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
             // that holds under the most variants (one more miss allowed at a time)
             let mut r = req.clone();
             'relax: loop {
-                for chunk in meeting.chunks(8) {
+                for chunk in meeting.chunks(walk_chunk()) {
                     let chunk: Vec<&Scored> = chunk.iter().collect();
                     let ok = known.check(job, &chunk, explicit_below, &vs, &r);
                     for (cand, ok) in chunk.iter().zip(ok) {
@@ -517,6 +538,7 @@ pub(super) fn tune_in(job: &Job, before_results: &Results, space: &Space) -> Res
         }
     }
     if best.is_none() && reason.is_none() {
+        complete(job, &mut scored, explicit_below);
         reason = Some(no_policy(job, &scored, &feasibility, before_results));
     }
     strict(job, &mut best, &mut reason, &mut answer);

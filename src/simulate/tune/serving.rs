@@ -309,7 +309,7 @@ fn first_holding<'c>(
     want: usize,
 ) -> Vec<&'c Candidate> {
     let mut out = Vec::new();
-    for chunk in meeting.chunks(8) {
+    for chunk in meeting.chunks(super::score::walk_chunk()) {
         let ok: Vec<bool> = chunk
             .par_iter()
             .map(|c| holds(job, &c.params, vs, share))
@@ -373,7 +373,7 @@ pub fn tune(job: &Job, before: &Params) -> Result<Tuned, String> {
     let mut rejected = 0;
     let mut best: Option<(Candidate, f64, Option<f64>)> = None;
     let mut robust = false;
-    'walk: for chunk in meeting.chunks(8) {
+    'walk: for chunk in meeting.chunks(super::score::walk_chunk()) {
         let ok: Vec<bool> = chunk
             .par_iter()
             .map(|c| holds(job, &c.params, &vs, share))
