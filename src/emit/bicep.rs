@@ -62,12 +62,27 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 /// and those are copied in one go (printable ASCII other than `\`, `'` and `$`: the characters
 /// the loop below would push unchanged).
 pub fn escape(s: &str) -> String {
-    if s.bytes()
-        .all(|b| (b' '..=b'~').contains(&b) && !matches!(b, b'\\' | b'\'' | b'$'))
-    {
+    if copies_through(s.as_bytes()) {
         return s.to_owned();
     }
     escape_chars(s)
+}
+
+/// Whether every byte of `s` is printable ASCII other than `\`, `'` and `$`. Blocks of 64 bytes
+/// are tested without an early exit inside the block, which the compiler turns into vector
+/// instructions: the base64 custom data (~45 KB per spec) went through a byte-at-a-time test
+/// that was ~9 % of a render's CPU time at platform scale (issue 41).
+fn copies_through(s: &[u8]) -> bool {
+    fn plain(b: u8) -> bool {
+        (b' '..=b'~').contains(&b) & (b != b'\\') & (b != b'\'') & (b != b'$')
+    }
+    let mut blocks = s.chunks_exact(64);
+    for block in &mut blocks {
+        if !block.iter().fold(true, |ok, &b| ok & plain(b)) {
+            return false;
+        }
+    }
+    blocks.remainder().iter().all(|&b| plain(b))
 }
 
 /// [`escape`] character by character.

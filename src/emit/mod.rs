@@ -4,6 +4,7 @@
 pub mod arm;
 mod bench;
 pub mod bicep;
+mod pretty;
 pub mod standby;
 pub mod write;
 
@@ -63,11 +64,11 @@ pub const FILES: [&str; 5] = [
 
 const TEMPLATE_CAPACITY: usize = 96 * 1024;
 
-/// Pretty JSON with a newline; `capacity` is a guess of its size (an ARM template is ~100 KB:
+/// Pretty JSON with a newline (as serde_json prints it, [`pretty`]); `capacity` is a guess of its size (an ARM template is ~100 KB:
 /// starting big saves growing the buffer a dozen times).
 fn json_text(v: &serde_json::Value, capacity: usize) -> String {
     let mut buf = Vec::with_capacity(capacity);
-    serde_json::to_writer_pretty(&mut buf, v).expect("serde_json values always serialise");
+    pretty::write(&mut buf, v);
     buf.push(b'\n');
     String::from_utf8(buf).expect("serde_json writes UTF-8")
 }
