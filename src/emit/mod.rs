@@ -62,10 +62,12 @@ pub const FILES: [&str; 5] = [
     ARM_PARAMETERS,
 ];
 
-const TEMPLATE_CAPACITY: usize = 96 * 1024;
+/// The size of one buffer for `main.bicep` or `azuredeploy.json` (60-135 KB for the examples):
+/// large enough that a render does not copy them into a buffer twice the size halfway through.
+const TEMPLATE_CAPACITY: usize = 160 * 1024;
 
-/// Pretty JSON with a newline (as serde_json prints it, [`pretty`]); `capacity` is a guess of its size (an ARM template is ~100 KB:
-/// starting big saves growing the buffer a dozen times).
+/// Pretty JSON with a newline (as serde_json prints it, [`pretty`]); `capacity` is a guess of
+/// its size.
 fn json_text(v: &serde_json::Value, capacity: usize) -> String {
     let mut buf = Vec::with_capacity(capacity);
     pretty::write(&mut buf, v);
