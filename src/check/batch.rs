@@ -108,6 +108,23 @@ pub fn inputs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, Failure> {
     Ok(inputs)
 }
 
+/// Of [`inputs`], which to check, in the same order: a file named always; a file found in a
+/// directory when it [`looks_like_spec`] (an unreadable one too: checking it reports why). The
+/// files are read and parsed in parallel: a render of thousands of specs parsed them one by one
+/// on one core before its own parallel work began (issue 41).
+pub fn to_check(inputs: &[(PathBuf, bool)]) -> Vec<bool> {
+    inputs
+        .par_iter()
+        .map(|(f, found)| {
+            !found
+                || crate::io::read_bounded(f, MAX_FILE_BYTES)
+                    .ok()
+                    .map(|b| looks_like_spec(&String::from_utf8_lossy(&b)))
+                    .unwrap_or(true)
+        })
+        .collect()
+}
+
 /// A file found in a directory: `None` when it is not a spec ([`looks_like_spec`]), otherwise
 /// what [`check_file`] gives, from one read and one parse.
 pub fn check_found(path: &Path, policy: &Policy, prices: &PriceTable) -> Option<Checked> {

@@ -10,7 +10,7 @@ use anstream::ColorChoice as AnsiChoice;
 use crate::catalog::prices::PriceTable;
 pub use crate::diag::failure::{DECLINED, ExitCode, Failure, read_input};
 use crate::diag::{Diagnostic, HeldInfos, Severity, Tally, render_human};
-use crate::spec::{self, Checked, Policy};
+use crate::spec::{Checked, Policy};
 
 /// When to colour output (`--color`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -135,12 +135,9 @@ impl PolicyArgs {
 /// on stderr, so a directory never drops a file silently.
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let mut out = Vec::new();
-    for (f, found) in crate::check::batch::inputs(paths)? {
-        let is_spec = !found
-            || crate::io::read_bounded(&f, spec::MAX_FILE_BYTES)
-                .ok()
-                .map(|b| spec::looks_like_spec(&String::from_utf8_lossy(&b)))
-                .unwrap_or(true);
+    let inputs = crate::check::batch::inputs(paths)?;
+    let to_check = crate::check::batch::to_check(&inputs);
+    for ((f, _), is_spec) in inputs.into_iter().zip(to_check) {
         if is_spec {
             out.push(f);
         } else {

@@ -35,11 +35,16 @@ const WINDOWS_ACL: &str = "$null=icacls $d /setowner '*S-1-5-32-544' /T /C;$null
 /// decodes the collector (gzip + base64 inside the command, no download), writes it to
 /// [`WINDOWS_SCRIPT_PATH`] and runs its `install` step, which registers the scheduled tasks.
 pub fn windows_install_command(expected_gpus: u32) -> String {
-    use std::io::Write;
-    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    z.write_all(windows_collector_compact().as_bytes())
-        .expect("gzip into memory");
-    let packed = super::super::common::base64(&z.finish().expect("gzip into memory"));
+    // the collector is the same for every spec: gzip (at the best level) and base64 it once per
+    // process, not once per Windows spec (a render of thousands of specs, issue 41)
+    static PACKED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let packed = PACKED.get_or_init(|| {
+        use std::io::Write;
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(windows_collector_compact().as_bytes())
+            .expect("gzip into memory");
+        super::super::common::base64(&z.finish().expect("gzip into memory"))
+    });
     format!(
         "powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -Command \"$d=Join-Path $env:ProgramData 'gpuform';$null=New-Item -ItemType Directory -Force -Path $d;{WINDOWS_ACL}$f=Join-Path $d 'gpuform-gpu.ps1';$b=[Convert]::FromBase64String('{packed}');$z=New-Object IO.Compression.GZipStream((New-Object IO.MemoryStream(,$b)),[IO.Compression.CompressionMode]::Decompress);[IO.File]::WriteAllText($f,(New-Object IO.StreamReader($z)).ReadToEnd());& $f install {expected_gpus} {HEALTH_PORT};exit $LASTEXITCODE\""
     )
