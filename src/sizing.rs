@@ -1,6 +1,9 @@
 //! `vmSize: auto`: rank every catalog size for a workload and pick the cheapest that fits,
 //! with the reason each other size was rejected.
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
 use crate::catalog::{self, Arch, GpuSize, SizeStatus, drivers};
 use crate::spec::model::{
@@ -239,6 +242,27 @@ fn vendor_rejection(
     None
 }
 
+/// [`unsuitable`] for the `i`-th size of the catalog, from a table computed once: the reason
+/// depends on the size and the kind of workload only.
+fn unsuitable_cached(i: usize, size: &GpuSize, kind: WorkloadType) -> Option<&'static str> {
+    const KINDS: [WorkloadType; 4] = [
+        WorkloadType::Training,
+        WorkloadType::Inference,
+        WorkloadType::Batch,
+        WorkloadType::Visualization,
+    ];
+    static TABLE: OnceLock<Vec<[Option<String>; 4]>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        catalog::sizes()
+            .iter()
+            .map(|s| KINDS.map(|k| unsuitable(s, k)))
+            .collect()
+    });
+    debug_assert!(std::ptr::eq(&catalog::sizes()[i], size));
+    let k = KINDS.iter().position(|k| *k == kind)?;
+    table.get(i)?[k].as_deref()
+}
+
 /// Why `size` is no choice for any `kind` workload whatever the spec says (lifecycle, VM
 /// types gpuform does not render, the family's purpose), or `None`.
 pub fn unsuitable(size: &GpuSize, kind: WorkloadType) -> Option<String> {
@@ -338,15 +362,21 @@ pub fn select(
     }
     let candidates: Vec<Candidate> = catalog::sizes()
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
             let hourly = prices.hourly(&s.name, &price_region, price_os, PriceKind::OnDemand);
-            let (mut rejected, mut split) = match fit(s, workload, driver) {
-                Fit::Fits => (None, None),
-                Fit::Split(n, why) => (Some(why), Some(n)),
-                Fit::No(why) => (Some(why), None),
-            };
+            // what `fit` says, the reasons that hold for every spec borrowed from one table
+            let (mut rejected, mut split): (Option<Cow<'static, str>>, _) =
+                match unsuitable_cached(i, s, workload.kind) {
+                    Some(why) => (Some(Cow::Borrowed(why)), None),
+                    None => match fit(s, workload, driver) {
+                        Fit::Fits => (None, None),
+                        Fit::Split(n, why) => (Some(why.into()), Some(n)),
+                        Fit::No(why) => (Some(why.into()), None),
+                    },
+                };
             if (rejected.is_none() || split.is_some()) && hourly.is_none() {
-                rejected = Some(format!("not offered in {price_region} (no price)"));
+                rejected = Some(format!("not offered in {price_region} (no price)").into());
                 split = None;
             }
             Candidate {
@@ -436,7 +466,9 @@ pub fn restriction(size: &GpuSize) -> Option<String> {
 /// the rejected ones) and choose the first that fits. Called again after the rules reject more candidates
 /// (`crate::check::rank_sizes`).
 pub fn rank(selection: &mut Selection) {
-    selection.candidates.sort_by(|a, b| {
+    // unstable: the last key, the size's name, is unique, so the order is the stable sort's
+    // (without its scratch allocation)
+    selection.candidates.sort_unstable_by(|a, b| {
         a.rejected
             .is_some()
             .cmp(&b.rejected.is_some())
