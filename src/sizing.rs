@@ -462,25 +462,28 @@ pub fn restriction(size: &GpuSize) -> Option<String> {
     })
 }
 
+/// `x` as an integer that orders as [`f64::total_cmp`] orders the floats.
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
+}
+
 /// Order the candidates (fitting ones cheapest first, unrestricted before restricted ones, then
 /// the rejected ones) and choose the first that fits. Called again after the rules reject more candidates
 /// (`crate::check::rank_sizes`).
 pub fn rank(selection: &mut Selection) {
-    // unstable: the last key, the size's name, is unique, so the order is the stable sort's
-    // (without its scratch allocation)
-    selection.candidates.sort_unstable_by(|a, b| {
-        a.rejected
-            .is_some()
-            .cmp(&b.rejected.is_some())
-            .then(a.restricted.is_some().cmp(&b.restricted.is_some()))
-            .then(a.caveat.is_some().cmp(&b.caveat.is_some()))
-            .then(
-                a.hourly
-                    .unwrap_or(f64::MAX)
-                    .total_cmp(&b.hourly.unwrap_or(f64::MAX)),
-            )
-            .then(a.vcpus.cmp(&b.vcpus))
-            .then(a.size.cmp(b.size))
+    // sorted by a small key computed once per candidate, then the candidates (large structs)
+    // moved once into place; the last key, the size's name, is unique, so the order is that of
+    // comparing the candidates field by field
+    selection.candidates.sort_by_cached_key(|c| {
+        (
+            c.rejected.is_some(),
+            c.restricted.is_some(),
+            c.caveat.is_some(),
+            total_order_key(c.hourly.unwrap_or(f64::MAX)),
+            c.vcpus,
+            c.size,
+        )
     });
     selection.chosen = selection
         .candidates
@@ -516,6 +519,33 @@ mod tests {
             gpu: None,
             job_duration: None,
             concurrent_jobs_per_instance: None,
+        }
+    }
+
+    /// The ranking's integer key orders prices as `total_cmp` does.
+    #[test]
+    fn the_price_key_orders_as_total_cmp() {
+        let xs = [
+            f64::MAX,
+            0.0,
+            -0.0,
+            0.25,
+            1.5,
+            12.0,
+            1e-300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -3.0,
+            f64::NAN,
+        ];
+        for a in xs {
+            for b in xs {
+                assert_eq!(
+                    total_order_key(a).cmp(&total_order_key(b)),
+                    a.total_cmp(&b),
+                    "{a} {b}"
+                );
+            }
         }
     }
 

@@ -58,7 +58,13 @@ impl<'p, 't> Builder<'p, 't> {
             pos,
             stack: Vec::new(),
             pointer: String::new(),
-            index: SpanIndex::default(),
+            // about a node a line (a few more in flow lists): sized once, not grown by rehashing
+            index: SpanIndex {
+                nodes: rustc_hash::FxHashMap::with_capacity_and_hasher(
+                    lines(pos.text) + lines(pos.text) / 4,
+                    Default::default(),
+                ),
+            },
             root: None,
         }
     }
@@ -236,4 +242,9 @@ impl<'p, 't> Builder<'p, 't> {
         }
         Direct::More
     }
+}
+
+/// Lines of `text`.
+fn lines(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
 }
