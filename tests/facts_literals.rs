@@ -20,43 +20,7 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 
 /// `(file, the literal, why it is still there)`.
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "src/azure/error.rs",
-        "login.microsoftonline.com",
-        "Entra's error lookup page in the AADSTS help text (&'static str arms); to move into facts::identity",
-    ),
-    (
-        "src/azure/resource_id.rs",
-        "00000000-0000-0000-0000-000000000000",
-        "a placeholder in an error message that shows what a subscription id looks like, not an Azure fact",
-    ),
-    (
-        "src/diag/rules.rs",
-        "privatelink.vaultcore.azure.net",
-        "prose of the rule table (static text); the zones rendered come from facts::private_dns",
-    ),
-    (
-        "src/diag/rules.rs",
-        "privatelink.queue.core.windows.net",
-        "prose of the rule table (static text); the zones rendered come from facts::private_dns",
-    ),
-    (
-        "src/plan/landing_zone.rs",
-        "download.microsoft.com",
-        "the driver extensions' download hosts in the landing zone's allow list: no page lists them yet (to become a sourced fact or a said assumption)",
-    ),
-    (
-        "src/plan/landing_zone.rs",
-        "go.microsoft.com",
-        "as download.microsoft.com",
-    ),
-    (
-        "src/check/rules/network.rs",
-        "download.microsoft.com",
-        "help text of the outbound rule (prose naming what a firewall must let through; the same host as src/plan/landing_zone.rs's egress list, which is not sourced either)",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

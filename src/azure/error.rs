@@ -252,7 +252,7 @@ impl ArmError {
         e.code = aadsts.clone();
         e.causes = causes;
         e.help = match (kind, aadsts.as_deref()) {
-            (ErrorKind::Credential, Some(code)) => Some(aadsts_help(code).to_string()),
+            (ErrorKind::Credential, Some(code)) => Some(aadsts_help(code)),
             (ErrorKind::Credential, None) => Some("check the credential gpuform chose (see --auth) and that it can sign in to this tenant".into()),
             (ErrorKind::Connection, _) => Some("check network access to the endpoint (proxy settings: HTTPS_PROXY / NO_PROXY)".into()),
             _ => None,
@@ -361,8 +361,8 @@ pub fn aadsts_code(text: &str) -> Option<String> {
     (!digits.is_empty()).then(|| format!("AADSTS{digits}"))
 }
 
-fn aadsts_meaning(code: &str) -> &'static str {
-    match code {
+fn aadsts_meaning(code: &str) -> String {
+    let meaning = match code {
         "AADSTS7000215" => "invalid client secret",
         "AADSTS7000222" => "the client secret has expired",
         "AADSTS7000218" => "no client secret or assertion was sent",
@@ -372,12 +372,13 @@ fn aadsts_meaning(code: &str) -> &'static str {
             "no federated credential matches this token"
         }
         "AADSTS50034" => "the user account does not exist in this tenant",
-        _ => "see https://login.microsoftonline.com/error",
-    }
+        _ => return format!("see {}", crate::facts::identity::error_lookup(code)),
+    };
+    meaning.to_string()
 }
 
-fn aadsts_help(code: &str) -> &'static str {
-    match code {
+fn aadsts_help(code: &str) -> String {
+    let help = match code {
         "AADSTS7000215" | "AADSTS7000222" => {
             "AZURE_CLIENT_SECRET is wrong or expired: create a new secret for the app registration and update the variable"
         }
@@ -393,13 +394,27 @@ fn aadsts_help(code: &str) -> &'static str {
         "AADSTS70021" | "AADSTS700213" | "AADSTS700211" | "AADSTS700212" => {
             "add a federated credential to the app whose issuer and subject match this pipeline (e.g. repo:ORG/REPO:ref:refs/heads/main or :environment:NAME)"
         }
-        _ => "look the code up at https://login.microsoftonline.com/error and fix the credential",
-    }
+        _ => {
+            return format!(
+                "look the code up at {} and fix the credential",
+                crate::facts::identity::error_lookup(code)
+            );
+        }
+    };
+    help.to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_aadsts_code_links_to_its_own_lookup_entry() {
+        assert!(aadsts_meaning("AADSTS50058").ends_with("/error?code=50058"));
+        assert!(aadsts_help("AADSTS50058").contains("/error?code=50058 "));
+        // a known code keeps gpuform's own words
+        assert_eq!(aadsts_meaning("AADSTS7000215"), "invalid client secret");
+    }
 
     #[test]
     fn aadsts_codes_are_extracted_from_messy_text() {

@@ -26,6 +26,7 @@ pub mod http;
 pub mod landing_zone;
 pub mod landing_zone_api;
 pub mod log_answer;
+pub mod metric_point;
 pub mod models;
 pub mod operate;
 pub mod resource_graph;

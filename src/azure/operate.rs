@@ -560,7 +560,8 @@ impl Arm {
         )
     }
 
-    /// The latest non-empty `aggregation` value of a metric over the last 15 minutes.
+    /// The latest non-empty `aggregation` value of a metric over the last 15 minutes, at one
+    /// minute (a `Total` or `Count` from the last whole minute: [`super::metric_point::latest_point`]).
     pub async fn metric_now(
         &self,
         resource_id: &str,
@@ -574,21 +575,11 @@ impl Arm {
         );
         let url = self.metrics_url(resource_id, metric, aggregation, "PT15M", "PT1M", filter);
         let v: Value = self.client.get_json(&op, url).await?;
-        let key = aggregation.to_ascii_lowercase();
-        let latest = v
-            .pointer("/value/0/timeseries")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .flat_map(|ts| {
-                ts.get("data")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .filter_map(|p| p.get(&key).and_then(Value::as_f64))
-            .next_back();
-        Ok(latest)
+        Ok(super::metric_point::latest_point(
+            &v,
+            aggregation,
+            time::Duration::minutes(1),
+        ))
     }
 
     /// A metric's time series over `timespan` (`START/END`, ISO 8601) at `interval` (Azure

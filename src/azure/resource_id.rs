@@ -66,7 +66,7 @@ impl ArmId {
         let subscription = segs.get(1).copied().unwrap_or_default();
         if !is_guid(subscription) {
             return Err(IdError(format!(
-                "`{}` is not a subscription id (a GUID such as 00000000-0000-0000-0000-000000000000)",
+                "`{}` is not a subscription id (a GUID: 8-4-4-4-12 hexadecimal digits)",
                 crate::diag::clip(subscription)
             )));
         }

@@ -725,7 +725,7 @@ pub const RULES: &[Rule] = &[
         E,
         "network",
         "privateDnsZones.mode: existing without the zone a private endpoint needs",
-        "In mode existing every private endpoint the plan creates (a private Key Vault, a storage queue gpuform creates) needs the resource id of the platform team's zone of its service (privatelink.vaultcore.azure.net, privatelink.queue.core.windows.net in the public cloud).",
+        "In mode existing every private endpoint the plan creates (a private Key Vault, a storage queue gpuform creates) needs the resource id of the platform team's zone of its service; the message names the zone for the spec's cloud (the names are Microsoft's per-cloud table, see docs/src/landing-zones.md).",
     ),
     r(
         "private-dns-zone-mismatch",

@@ -19,6 +19,7 @@ pub mod capacity;
 pub mod clouds;
 pub mod custom_tables;
 pub mod deletion;
+pub mod egress;
 pub mod extensions;
 pub mod identity;
 pub mod images;

@@ -10,6 +10,7 @@ use super::common::PrivateDnsZone;
 use crate::azure::resource_id::ArmId;
 use crate::catalog::GpuSize;
 use crate::facts::clouds::Cloud;
+use crate::facts::egress;
 use crate::spec::model::{DnsZoneMode, OsType, Outbound, WorkloadSpec};
 
 /// `Microsoft.Network/virtualNetworks/subnets`.
@@ -231,20 +232,35 @@ pub struct AllowEntry {
     pub why: &'static str,
 }
 
+/// The hosts the pool's GPU driver extension downloads from (none when the pool installs no
+/// driver extension), by vendor and OS ([`egress::driver_download_hosts`], sourced there).
+pub fn driver_download_hosts(s: &WorkloadSpec, size: Option<&GpuSize>) -> &'static [&'static str] {
+    let Some(ext) = size
+        .and_then(|z| crate::spec::resolve::driver(s, z).ok())
+        .and_then(|d| d.extension)
+    else {
+        return &[];
+    };
+    let vendor = if ext.kind.starts_with("Amd") {
+        egress::Vendor::Amd
+    } else {
+        egress::Vendor::Nvidia
+    };
+    let windows = crate::spec::resolve::image(&s.compute.image).os == OsType::Windows;
+    egress::driver_download_hosts(vendor, windows)
+}
+
 /// What the hub firewall must let through for this pool (egress by user-defined routing).
 ///
 /// - GPU driver extension: the download hosts in the extensions' resource lists
-///   (Azure/azhpc-extensions `NvidiaGPU/resources.json`, `AmdGPU/…`; summarised in
-///   `shared/azure/driver-extensions.json`: "downloads from download.microsoft.com /
-///   developer.download.nvidia.com repos"; the `go.microsoft.com/fwlink` entries redirect to
-///   download.microsoft.com).
+///   ([`egress::driver_download_hosts`], sourced there).
 /// - Azure Monitor Agent (GPU monitoring): Learn, "Azure Monitor agent network configuration"
 ///   and "Network firewall requirements for monitoring Kubernetes cluster" (the per-cloud
 ///   tables): `global.handler.control.<monitor>`, `<region>.handler.control.<monitor>`,
 ///   `*.ods.<opinsights>`, `*.oms.<opinsights>`, the data collection endpoint
 ///   `*.ingest.<monitor>`; service tag `AzureMonitor`.
-/// - Package mirrors of the image: Azure's Ubuntu images name `azure.archive.ubuntu.com` in
-///   their apt sources (the driver extension installs kernel headers through apt).
+/// - Ubuntu's package hosts ([`egress::UBUNTU_PACKAGE_HOSTS`], sourced there): the driver
+///   extension installs kernel headers through apt.
 /// - Entra ID and Resource Manager of the cloud ([`Cloud::authority_host`],
 ///   [`Cloud::arm_endpoint`]): the workload's SDK sign-in and management calls.
 pub fn firewall_allow_list(
@@ -262,27 +278,24 @@ pub fn firewall_allow_list(
         }
     };
     let image = crate::spec::resolve::image(&s.compute.image);
-    let extension = size
-        .and_then(|z| crate::spec::resolve::driver(s, z).ok())
-        .and_then(|d| d.extension);
-    if let Some(ext) = &extension {
-        let why = "GPU driver extension downloads";
-        add("download.microsoft.com".into(), "https:443", why);
-        add("go.microsoft.com".into(), "https:443", why);
-        if ext.kind.starts_with("Nvidia") && !image.os.eq(&OsType::Windows) {
-            add("developer.download.nvidia.com".into(), "https:443", why);
-        }
-        if ext.kind.starts_with("Amd") && !image.os.eq(&OsType::Windows) {
-            add("repo.radeon.com".into(), "https:443", why);
-        }
+    for host in driver_download_hosts(s, size) {
+        add(
+            (*host).into(),
+            "https:443",
+            "GPU driver extension downloads",
+        );
     }
     if image.os == OsType::Windows {
-        add("WindowsUpdate".into(), "FQDN tag", "Windows updates");
+        add(
+            egress::WINDOWS_UPDATE_TAG.into(),
+            "FQDN tag",
+            "Windows updates",
+        );
     } else if image.label.starts_with("ubuntu") || image.publisher.as_deref() == Some("Canonical") {
-        let why =
-            "the image's Ubuntu package mirror (apt; the driver extension installs kernel headers)";
-        add("azure.archive.ubuntu.com".into(), "http:80", why);
-        add("azure.archive.ubuntu.com".into(), "https:443", why);
+        let why = "Ubuntu's package hosts (apt; the driver extension installs kernel headers)";
+        for host in egress::UBUNTU_PACKAGE_HOSTS {
+            add((*host).into(), egress::UBUNTU_PACKAGE_PORT, why);
+        }
     }
     let gpu_monitoring =
         s.monitoring.gpu.enabled.unwrap_or_else(|| {

@@ -5,6 +5,7 @@ use ipnet::Ipv4Net;
 use super::context::Context;
 use crate::catalog::GpuSize;
 use crate::diag::Diagnostic;
+use crate::plan::landing_zone;
 use crate::spec::defaults::AZURE_RESERVED_ADDRESSES;
 use crate::spec::model::Outbound;
 use crate::spec::resolve;
@@ -335,11 +336,14 @@ pub fn check_size(ctx: &Context<'_>, size: &GpuSize, out: &mut Vec<Diagnostic>) 
         out.push(
                     Diagnostic::new("outbound-none-driver", "no NAT gateway, but the GPU driver extension downloads drivers from the Internet")
                         .at("/spec/network/outbound")
-                        .help(if s.network.existing_subnet.is_some() {
-                            // a spoke cannot take a NAT gateway (existing-subnet-conflict)
-                            "use `outbound: userDefinedRouting` (validation then lists what the hub firewall must allow), or make sure the subnet's route lets download.microsoft.com and developer.download.nvidia.com through"
-                        } else {
-                            "keep `outbound: natGateway`, or make sure a firewall route lets download.microsoft.com and developer.download.nvidia.com through"
+                        .help({
+                            let hosts = landing_zone::driver_download_hosts(s, Some(size)).join(", ");
+                            if s.network.existing_subnet.is_some() {
+                                // a spoke cannot take a NAT gateway (existing-subnet-conflict)
+                                format!("use `outbound: userDefinedRouting` (validation then lists what the hub firewall must allow), or make sure the subnet's route lets the extension's download hosts through: {hosts}")
+                            } else {
+                                format!("keep `outbound: natGateway`, or make sure a firewall route lets the extension's download hosts through: {hosts}")
+                            }
                         }),
                 );
     }

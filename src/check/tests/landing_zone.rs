@@ -187,3 +187,34 @@ fn expected_zone_names_follow_the_cloud() {
         "privatelink.queue.core.chinacloudapi.cn"
     );
 }
+
+#[test]
+fn the_driver_hosts_follow_the_gpu_vendor() {
+    let s = spec(
+        "westeurope",
+        &format!(
+            "    existingSubnet: {}\n    outbound: userDefinedRouting",
+            subnet("rg-net", "vnet-a", "snet-gpu")
+        ),
+    );
+    let targets = |size: &str| -> Vec<String> {
+        let z = crate::catalog::find(size);
+        assert!(z.is_some(), "{size} is in the catalog");
+        firewall_allow_list(&s.spec, z, Cloud::AzureCloud)
+            .into_iter()
+            .filter(|e| e.why == "GPU driver extension downloads")
+            .map(|e| e.target)
+            .collect()
+    };
+    // the lists of Azure/azhpc-extensions: NVIDIA's Ubuntu entries name NVIDIA's CUDA repository,
+    // AMD's Linux lists AMD's ROCm repository and no NVIDIA host
+    let nvidia = targets("Standard_NC4as_T4_v3");
+    assert!(
+        nvidia.iter().any(|t| t == "developer.download.nvidia.com"),
+        "{nvidia:?}"
+    );
+    assert!(!nvidia.iter().any(|t| t == "repo.radeon.com"), "{nvidia:?}");
+    let amd = targets("Standard_NV12ads_V710_v5");
+    assert!(amd.iter().any(|t| t == "repo.radeon.com"), "{amd:?}");
+    assert!(!amd.iter().any(|t| t.contains("nvidia")), "{amd:?}");
+}
