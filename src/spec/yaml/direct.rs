@@ -16,7 +16,7 @@ use saphyr::Scalar;
 use saphyr_parser::{Event, Marker, Span};
 use serde_json::{Map, Number, Value};
 
-use super::{NodeSpans, Positions, SpanIndex, escape_pointer};
+use super::spans::{NodeSpans, Positions, SpanIndex, escape_pointer};
 use crate::diag::Location;
 
 /// What one event made of the document, or why the direct path gives up.
