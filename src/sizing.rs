@@ -1,6 +1,9 @@
 //! `vmSize: auto`: rank every catalog size for a workload and pick the cheapest that fits,
 //! with the reason each other size was rejected.
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use crate::catalog::prices::{PriceKind, PriceOs, PriceTable};
 use crate::catalog::{self, Arch, GpuSize, SizeStatus, drivers};
 use crate::spec::model::{
@@ -239,6 +242,27 @@ fn vendor_rejection(
     None
 }
 
+/// [`unsuitable`] for the `i`-th size of the catalog, from a table computed once: the reason
+/// depends on the size and the kind of workload only.
+fn unsuitable_cached(i: usize, size: &GpuSize, kind: WorkloadType) -> Option<&'static str> {
+    const KINDS: [WorkloadType; 4] = [
+        WorkloadType::Training,
+        WorkloadType::Inference,
+        WorkloadType::Batch,
+        WorkloadType::Visualization,
+    ];
+    static TABLE: OnceLock<Vec<[Option<String>; 4]>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        catalog::sizes()
+            .iter()
+            .map(|s| KINDS.map(|k| unsuitable(s, k)))
+            .collect()
+    });
+    debug_assert!(std::ptr::eq(&catalog::sizes()[i], size));
+    let k = KINDS.iter().position(|k| *k == kind)?;
+    table.get(i)?[k].as_deref()
+}
+
 /// Why `size` is no choice for any `kind` workload whatever the spec says (lifecycle, VM
 /// types gpuform does not render, the family's purpose), or `None`.
 pub fn unsuitable(size: &GpuSize, kind: WorkloadType) -> Option<String> {
@@ -338,15 +362,21 @@ pub fn select(
     }
     let candidates: Vec<Candidate> = catalog::sizes()
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
             let hourly = prices.hourly(&s.name, &price_region, price_os, PriceKind::OnDemand);
-            let (mut rejected, mut split) = match fit(s, workload, driver) {
-                Fit::Fits => (None, None),
-                Fit::Split(n, why) => (Some(why), Some(n)),
-                Fit::No(why) => (Some(why), None),
-            };
+            // what `fit` says, the reasons that hold for every spec borrowed from one table
+            let (mut rejected, mut split): (Option<Cow<'static, str>>, _) =
+                match unsuitable_cached(i, s, workload.kind) {
+                    Some(why) => (Some(Cow::Borrowed(why)), None),
+                    None => match fit(s, workload, driver) {
+                        Fit::Fits => (None, None),
+                        Fit::Split(n, why) => (Some(why.into()), Some(n)),
+                        Fit::No(why) => (Some(why.into()), None),
+                    },
+                };
             if (rejected.is_none() || split.is_some()) && hourly.is_none() {
-                rejected = Some(format!("not offered in {price_region} (no price)"));
+                rejected = Some(format!("not offered in {price_region} (no price)").into());
                 split = None;
             }
             Candidate {
@@ -432,23 +462,28 @@ pub fn restriction(size: &GpuSize) -> Option<String> {
     })
 }
 
+/// `x` as an integer that orders as [`f64::total_cmp`] orders the floats.
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
+}
+
 /// Order the candidates (fitting ones cheapest first, unrestricted before restricted ones, then
 /// the rejected ones) and choose the first that fits. Called again after the rules reject more candidates
 /// (`crate::check::rank_sizes`).
 pub fn rank(selection: &mut Selection) {
-    selection.candidates.sort_by(|a, b| {
-        a.rejected
-            .is_some()
-            .cmp(&b.rejected.is_some())
-            .then(a.restricted.is_some().cmp(&b.restricted.is_some()))
-            .then(a.caveat.is_some().cmp(&b.caveat.is_some()))
-            .then(
-                a.hourly
-                    .unwrap_or(f64::MAX)
-                    .total_cmp(&b.hourly.unwrap_or(f64::MAX)),
-            )
-            .then(a.vcpus.cmp(&b.vcpus))
-            .then(a.size.cmp(b.size))
+    // sorted by a small key computed once per candidate, then the candidates (large structs)
+    // moved once into place; the last key, the size's name, is unique, so the order is that of
+    // comparing the candidates field by field
+    selection.candidates.sort_by_cached_key(|c| {
+        (
+            c.rejected.is_some(),
+            c.restricted.is_some(),
+            c.caveat.is_some(),
+            total_order_key(c.hourly.unwrap_or(f64::MAX)),
+            c.vcpus,
+            c.size,
+        )
     });
     selection.chosen = selection
         .candidates
@@ -484,6 +519,33 @@ mod tests {
             gpu: None,
             job_duration: None,
             concurrent_jobs_per_instance: None,
+        }
+    }
+
+    /// The ranking's integer key orders prices as `total_cmp` does.
+    #[test]
+    fn the_price_key_orders_as_total_cmp() {
+        let xs = [
+            f64::MAX,
+            0.0,
+            -0.0,
+            0.25,
+            1.5,
+            12.0,
+            1e-300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -3.0,
+            f64::NAN,
+        ];
+        for a in xs {
+            for b in xs {
+                assert_eq!(
+                    total_order_key(a).cmp(&total_order_key(b)),
+                    a.total_cmp(&b),
+                    "{a} {b}"
+                );
+            }
         }
     }
 

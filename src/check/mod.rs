@@ -327,7 +327,7 @@ pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceT
                     )
                     .filter(|pin| verdict(size, Some(pin)).0.is_none());
                 }
-                c.rejected = Some(message);
+                c.rejected = Some(message.into());
                 c.split = None;
             }
             None if c.split.is_some() => c.caveat = warning,

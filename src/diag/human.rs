@@ -12,12 +12,17 @@ use super::{Diagnostic, Severity};
 /// `password=` / `Password=` and `client_secret=` in connection strings and SAS URLs. JSON and
 /// SARIF output never carry the source; the human output must not either.
 pub fn redact_secrets(src: &str) -> std::borrow::Cow<'_, str> {
+    // memmem (SIMD) rather than `str::find`: this runs over the whole file for every finding
+    // shown (issue 41)
+    let find = |from: usize, needle: &str| {
+        memchr::memmem::find(&src.as_bytes()[from..], needle.as_bytes())
+    };
     let mut mask: Vec<(usize, usize)> = Vec::new();
     // PEM private keys
     let mut from = 0;
-    while let Some(i) = src[from..].find("PRIVATE KEY-----") {
+    while let Some(i) = find(from, "PRIVATE KEY-----") {
         let body = from + i + "PRIVATE KEY-----".len();
-        let end = match src[body..].find("-----END") {
+        let end = match find(body, "-----END") {
             Some(j) => body + j,
             None => {
                 // the rest of the line, then lines of base64 (after indentation)
@@ -54,7 +59,7 @@ pub fn redact_secrets(src: &str) -> std::borrow::Cow<'_, str> {
         "client_secret=",
     ] {
         let mut from = 0;
-        while let Some(i) = src[from..].find(key) {
+        while let Some(i) = find(from, key) {
             let start = from + i + key.len();
             let end = src[start..]
                 .find(|c: char| c == ';' || c == '&' || c == '"' || c == '\'' || c.is_whitespace())
@@ -84,8 +89,34 @@ pub fn redact_secrets(src: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// The line of `src` that holds `start..end` (a span within one non-empty line): its byte range
+/// and 1-based number. `None` (render the whole source) for anything else: a span past the
+/// end, across lines or on an empty line, and text with carriage returns (whose line breaks
+/// the renderer may count otherwise).
+fn one_line(src: &str, start: usize, end: usize) -> Option<(usize, usize, usize)> {
+    if start >= src.len() || end < start || src.contains('\r') {
+        return None;
+    }
+    let from = src[..start].rfind('\n').map_or(0, |i| i + 1);
+    let to = src[start..].find('\n').map_or(src.len(), |i| start + i);
+    if end > to || from == to {
+        return None;
+    }
+    let line = 1 + src.as_bytes()[..from]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count();
+    Some((from, to, line))
+}
+
 /// Render one diagnostic. `source` is the file's text when it could be read.
 pub fn render_human(diag: &Diagnostic, source: Option<&str>, styled: bool) -> String {
+    render(diag, source, styled, true)
+}
+
+/// [`render_human`]; `slice`: hand the renderer the annotated line only when [`one_line`] finds
+/// it (`false`: always the whole source, the reference the tests compare with).
+fn render(diag: &Diagnostic, source: Option<&str>, styled: bool, slice: bool) -> String {
     let redacted = source.map(redact_secrets);
     let source = redacted.as_deref();
     let level = match diag.severity {
@@ -103,12 +134,26 @@ pub fn render_human(diag: &Diagnostic, source: Option<&str>, styled: bool) -> St
                 && src.is_char_boundary(loc.byte_start)
                 && src.is_char_boundary(loc.byte_end) =>
         {
-            let mut ann = AnnotationKind::Primary.span(loc.byte_start..loc.byte_end);
+            // the snippet shows the annotated line only: hand over that line (the renderer
+            // splits and measures every line of what it gets, for each finding)
+            let sliced = slice
+                .then(|| one_line(src, loc.byte_start, loc.byte_end))
+                .flatten();
+            let (text, first_line, span) = match sliced {
+                Some((from, to, line)) => (
+                    &src[from..to],
+                    line,
+                    loc.byte_start - from..loc.byte_end - from,
+                ),
+                None => (src, 1, loc.byte_start..loc.byte_end),
+            };
+            let mut ann = AnnotationKind::Primary.span(span);
             if let Some(label) = &diag.label {
                 ann = ann.label(label.as_str());
             }
             elements.push(
-                Snippet::source(src)
+                Snippet::source(text)
+                    .line_start(first_line)
                     .path(diag.file.as_str())
                     .fold(true)
                     .annotation(ann)
@@ -140,6 +185,50 @@ pub fn render_human(diag: &Diagnostic, source: Option<&str>, styled: bool) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Handing the renderer the annotated line alone (issue 41: it measured the whole file for
+    /// every finding) renders every finding as the whole file did: spans at every place of a
+    /// file with long, wide, tabbed, empty and unterminated lines, a label or none, styled or
+    /// not.
+    #[test]
+    fn one_line_renders_as_the_whole_source() {
+        let long = format!("long: {}\n", "x".repeat(300));
+        let texts = [
+            format!("a: 1\n\nspec:\n  name: é ü 漢字\n\tb: tab\n{long}  k: [1, 2]\nlast: line"),
+            "only: one\n".to_string(),
+            "x\r\ny: 2\r\n".to_string(),
+        ];
+        let mut checked = 0;
+        for text in &texts {
+            let bounds: Vec<usize> = (0..=text.len())
+                .filter(|i| text.is_char_boundary(*i))
+                .collect();
+            for (n, &start) in bounds.iter().enumerate() {
+                for &end in bounds[n..].iter().take(4).chain(bounds.last()) {
+                    for (label, styled) in [(None, false), (Some("here"), true)] {
+                        let mut d = Diagnostic::new("some-rule", "a finding").help("do this");
+                        d.file = "spec.yaml".into();
+                        d.label = label.map(str::to_string);
+                        d.location = Some(crate::diag::Location {
+                            line: 1,
+                            column: 1,
+                            end_line: 1,
+                            end_column: 1,
+                            byte_start: start,
+                            byte_end: end,
+                        });
+                        assert_eq!(
+                            render(&d, Some(text), styled, true),
+                            render(&d, Some(text), styled, false),
+                            "{start}..{end} of {text:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
 
     const KEY: &str = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW";
 

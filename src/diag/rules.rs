@@ -1224,8 +1224,23 @@ pub const RULES: &[Rule] = &[
     ),
 ];
 
+/// The rule `id` names. A map built once: every finding looks its rule up (severity, policy),
+/// and `vmSize: auto` does it for every candidate size's findings (a linear search over every
+/// rule was a visible share of `validate`).
 pub fn find(id: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.id == id)
+    static BY_ID: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static Rule>> =
+        std::sync::OnceLock::new();
+    BY_ID
+        .get_or_init(|| {
+            // the first rule of an id wins, as the linear search it replaces did
+            let mut m = rustc_hash::FxHashMap::default();
+            for r in RULES {
+                m.entry(r.id).or_insert(r);
+            }
+            m
+        })
+        .get(id)
+        .copied()
 }
 
 /// Rules a policy cannot downgrade or switch off: without them passing there is no spec (input,

@@ -34,9 +34,10 @@ pub const APPI_CONNECTION_MAX_BYTES: usize = 400;
 
 /// Bytes the connection string adds to `custom` over its placeholders.
 pub fn received_growth(custom: &[u8]) -> usize {
-    String::from_utf8_lossy(custom)
-        .matches(APPI_CONNECTION)
-        .count()
+    // the placeholder is ASCII, so its matches in the bytes are its matches in the text (an
+    // invalid sequence never holds an ASCII byte); memmem: `validate` counts them in the whole
+    // custom data (tens of KB) of every spec
+    memchr::memmem::find_iter(custom, APPI_CONNECTION.as_bytes()).count()
         * APPI_CONNECTION_MAX_BYTES.saturating_sub(APPI_CONNECTION.len())
 }
 
@@ -179,6 +180,25 @@ pub(crate) fn publisher_role() -> super::common::RoleAssignment {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every placeholder counts, none twice, whatever bytes surround it (invalid UTF-8 too: the
+    /// text view of the bytes has the same matches).
+    #[test]
+    fn the_growth_counts_every_placeholder_once() {
+        let per = APPI_CONNECTION_MAX_BYTES - APPI_CONNECTION.len();
+        assert_eq!(received_growth(b"no placeholder"), 0);
+        let mut custom = b"\xff\xfe".to_vec();
+        custom.extend_from_slice(APPI_CONNECTION.as_bytes());
+        custom.extend_from_slice(b"\xc3");
+        custom.extend_from_slice(APPI_CONNECTION.as_bytes());
+        custom.extend_from_slice(APPI_CONNECTION.as_bytes());
+        custom.extend_from_slice(&APPI_CONNECTION.as_bytes()[..10]);
+        assert_eq!(received_growth(&custom), 3 * per);
+        let lossy = String::from_utf8_lossy(&custom)
+            .matches(APPI_CONNECTION)
+            .count();
+        assert_eq!(lossy, 3);
+    }
 
     #[test]
     fn the_derived_scale_in_cannot_flap_and_is_the_largest_that_cannot() {

@@ -3,6 +3,8 @@
 //! itself lives in `crate::sizing` (which re-exports these types), so `sizing` imports `spec`
 //! and never the other way.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::model::VendorRule;
@@ -18,8 +20,10 @@ pub struct Candidate {
     pub vcpus: u32,
     /// Hourly on-demand price used for ranking.
     pub hourly: Option<f64>,
-    /// `None` when the size fits; otherwise why not.
-    pub rejected: Option<String>,
+    /// `None` when the size fits; otherwise why not (borrowed when the reason is the same for
+    /// every spec, e.g. a retired size: `vmSize: auto` ranks every size of the catalog for every
+    /// spec, and formatting those reasons anew each time was a tenth of `validate`'s time).
+    pub rejected: Option<Cow<'static, str>>,
     /// A fitting size on which a rule of the spec warns (`rule: message`): ranked after every
     /// size without one, chosen only when no size avoids a warning.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -8,10 +8,17 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use saphyr::{MarkedYaml, Scalar, YamlData, YamlLoader};
-use saphyr_parser::{Event, Marker, Parser, Span, SpannedEventReceiver};
+use saphyr_parser::{Event, Parser, ScanError, Span, SpannedEventReceiver};
 use serde_json::{Map, Number, Value};
 
 use crate::diag::{Diagnostic, Location};
+
+mod direct;
+mod spans;
+
+use spans::Positions;
+pub use spans::{NodeSpans, SpanIndex};
+pub(crate) use spans::{escape_pointer, unescape_pointer};
 
 /// Alias expansion budget in nodes: far above any real spec, far below a billion laughs.
 pub const ALIAS_NODE_LIMIT: usize = 10_000;
@@ -27,137 +34,9 @@ const NODE_BYTES: u64 = 16;
 /// Nesting budget (mappings and sequences): a spec needs about eight levels.
 pub const MAX_DEPTH: usize = 64;
 
-/// Where a node and (for mapping values) its key sit in the file.
-#[derive(Debug, Clone, Copy)]
-pub struct NodeSpans {
-    pub key: Option<Location>,
-    pub value: Location,
-    /// The value is a mapping or sequence (underline the key rather than the whole block).
-    pub is_collection: bool,
-}
-
-/// JSON pointer → where its node (and, for mapping values, its key) sits in the file.
-#[derive(Debug, Clone, Default)]
-pub struct SpanIndex {
-    nodes: HashMap<String, NodeSpans>,
-}
-
-impl SpanIndex {
-    /// The best place to underline for `pointer`: a scalar's value, a collection's key; for a
-    /// pointer that does not exist (a missing field), its nearest existing parent.
-    pub fn locate(&self, pointer: &str) -> Option<Location> {
-        let mut p = pointer;
-        loop {
-            if let Some(n) = self.nodes.get(p) {
-                return Some(if n.is_collection {
-                    n.key.unwrap_or(n.value)
-                } else {
-                    n.value
-                });
-            }
-            if p.is_empty() {
-                return None;
-            }
-            p = match p.rfind('/') {
-                Some(i) => &p[..i],
-                None => "",
-            };
-        }
-    }
-
-    /// The spans of exactly `pointer` (no fallback to a parent), for tools that edit the text.
-    pub fn spans(&self, pointer: &str) -> Option<NodeSpans> {
-        self.nodes.get(pointer).copied()
-    }
-
-    /// Pointers of the direct children of `pointer` (mapping keys or sequence items).
-    pub fn children(&self, pointer: &str) -> Vec<String> {
-        let prefix = format!("{pointer}/");
-        let mut v: Vec<String> = self
-            .nodes
-            .keys()
-            .filter(|k| k.starts_with(&prefix) && !k[prefix.len()..].contains('/'))
-            .cloned()
-            .collect();
-        v.sort();
-        v
-    }
-
-    /// The key of `pointer` (for findings about a name: unknown fields, tag names), else
-    /// [`Self::locate`].
-    pub fn locate_key(&self, pointer: &str) -> Option<Location> {
-        match self.nodes.get(pointer) {
-            Some(NodeSpans { key: Some(k), .. }) => Some(*k),
-            _ => self.locate(pointer),
-        }
-    }
-}
-
 pub struct ParsedYaml {
     pub value: Value,
     pub index: SpanIndex,
-}
-
-/// Maps saphyr's character markers to byte offsets and 1-based columns.
-struct Positions<'a> {
-    text: &'a str,
-    /// Byte offset of every char index, plus the end.
-    char_to_byte: Vec<usize>,
-}
-
-impl<'a> Positions<'a> {
-    fn new(text: &'a str) -> Self {
-        let mut char_to_byte: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
-        char_to_byte.push(text.len());
-        Self { text, char_to_byte }
-    }
-
-    fn byte(&self, m: &Marker) -> usize {
-        self.char_to_byte
-            .get(m.index())
-            .copied()
-            .unwrap_or(self.text.len())
-    }
-
-    /// A location for `span`, clipped to the first line so underlines stay readable.
-    fn location(&self, span: &Span) -> Location {
-        let start = self.byte(&span.start);
-        let mut end = self.byte(&span.end).max(start);
-        if let Some(nl) = self.text[start..end].find('\n') {
-            end = start + nl;
-        }
-        // a quoted scalar ends at its closing quote: the parser's span runs on over the spaces
-        // and a trailing comment after it
-        if let Some(close) = closing_quote(&self.text[start..end]) {
-            end = start + close;
-        }
-        // trim the trailing whitespace a block scalar's span may include
-        while end > start && self.text[..end].ends_with([' ', '\t', '\r']) {
-            end -= 1;
-        }
-        if end == start && start < self.text.len() {
-            // zero-width: widen to one character so the caret shows
-            end = start + self.text[start..].chars().next().map_or(0, char::len_utf8);
-            if self.text[start..end].contains('\n') {
-                end = start;
-            }
-        }
-        let line = span.start.line().max(1);
-        let column = span.start.col() + 1;
-        let width = self.text[start..end].chars().count();
-        Location {
-            line,
-            column,
-            end_line: line,
-            end_column: column + width,
-            byte_start: start,
-            byte_end: end,
-        }
-    }
-
-    fn point(&self, m: &Marker) -> Location {
-        self.location(&Span::new(*m, *m))
-    }
 }
 
 /// Counts the size of the document as the loader will build it, before the loader expands an
@@ -215,19 +94,43 @@ impl Expansion {
 /// Parse `text` (the whole file) into one JSON value. Errors are diagnostics without `file`.
 pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
     let pos = Positions::new(text);
-    let mut loader: YamlLoader<'_, MarkedYaml<'_>> = YamlLoader::default();
-    loader.alias_limit(ALIAS_NODE_LIMIT);
-    // Feed the loader event by event rather than through `Parser::load`, which recurses once per
-    // nesting level: a few thousand `- ` would overflow the stack. Depth is counted here instead.
+    // a spec's usual shape straight from the events; anything else through the loader
+    match parse_direct(text, &pos)? {
+        Some(parsed) => Ok(parsed),
+        None => parse_loaded(text, &pos),
+    }
+}
+
+/// [`parse`] by [`direct::Builder`]: `None` when the document is not one it builds.
+fn parse_direct(text: &str, pos: &Positions<'_>) -> Result<Option<ParsedYaml>, Diagnostic> {
+    let mut builder = direct::Builder::new(pos);
+    let mut other = false;
+    let scan_error = feed(text, pos, |ev, span| {
+        other = matches!(builder.on_event(ev, span), direct::Direct::Other);
+        !other
+    })?;
+    if other || scan_error.is_some() {
+        return Ok(None);
+    }
+    Ok(builder
+        .finish()
+        .map(|(value, index)| ParsedYaml { value, index }))
+}
+
+/// Every event of `text` to `each` while it returns `true`, with the nesting depth and the
+/// alias expansion counted before each (an error once over budget). Returns the scanner's error.
+fn feed<'t>(
+    text: &'t str,
+    pos: &Positions<'t>,
+    mut each: impl FnMut(Event<'t>, Span) -> bool,
+) -> Result<Option<ScanError>, Diagnostic> {
+    // Event by event rather than through `Parser::load`, which recurses once per nesting level:
+    // a few thousand `- ` would overflow the stack. Depth is counted here instead.
     let mut depth = 0usize;
     let mut expansion = Expansion::default();
-    let mut scan_error = None;
     for event in Parser::new_from_str(text) {
         match event {
-            Err(e) => {
-                scan_error = Some(e);
-                break;
-            }
+            Err(e) => return Ok(Some(e)),
             Ok((ev, span)) => {
                 match ev {
                     Event::SequenceStart(..) | Event::MappingStart(..) => {
@@ -254,10 +157,24 @@ pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
                     d.location = Some(pos.point(&span.start));
                     return Err(d);
                 }
-                loader.on_event(ev, span);
+                if !each(ev, span) {
+                    break;
+                }
             }
         }
     }
+    Ok(None)
+}
+
+/// [`parse`] through saphyr's loader (its document tree, then [`convert`]): every document
+/// the direct path does not take, and the reference for what it does.
+fn parse_loaded(text: &str, pos: &Positions<'_>) -> Result<ParsedYaml, Diagnostic> {
+    let mut loader: YamlLoader<'_, MarkedYaml<'_>> = YamlLoader::default();
+    loader.alias_limit(ALIAS_NODE_LIMIT);
+    let scan_error = feed(text, pos, |ev, span| {
+        loader.on_event(ev, span);
+        true
+    })?;
     let scan_error = scan_error.or_else(|| loader.error().cloned());
     if let Some(e) = scan_error {
         let info = e.info().to_string();
@@ -318,7 +235,7 @@ pub fn parse(text: &str) -> Result<ParsedYaml, Diagnostic> {
         ));
     }
     let mut index = SpanIndex::default();
-    let value = convert(&doc, &mut String::new(), None, &pos, &mut index)?;
+    let value = convert(&doc, &mut String::new(), None, pos, &mut index)?;
     Ok(ParsedYaml { value, index })
 }
 
@@ -335,16 +252,6 @@ fn too_deep(at: Location) -> Diagnostic {
 
 fn short_label(info: &str) -> String {
     info.split(" at ").next().unwrap_or(info).to_string()
-}
-
-/// One JSON pointer segment for a key (RFC 6901: `~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_pointer(seg: &str) -> String {
-    seg.replace('~', "~0").replace('/', "~1")
-}
-
-/// The key a JSON pointer segment stands for (the inverse of [`escape_pointer`]).
-pub(crate) fn unescape_pointer(seg: &str) -> String {
-    seg.replace("~1", "/").replace("~0", "~")
 }
 
 /// `node` as a JSON value, its spans (and its children's) indexed under `pointer`, which each
@@ -447,28 +354,107 @@ fn convert(
     })
 }
 
-/// The byte length of the quoted scalar `text` starts with (up to and including its closing
-/// quote; `''` and `\"` are escapes, not the end), or `None` when `text` is not one.
-fn closing_quote(text: &str) -> Option<usize> {
-    let quote = text.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let mut chars = text.char_indices().skip(1).peekable();
-    while let Some((i, c)) = chars.next() {
-        if quote == '"' && c == '\\' {
-            chars.next();
-        } else if c == quote {
-            if quote == '\'' && chars.peek().is_some_and(|(_, n)| *n == '\'') {
-                chars.next();
-            } else {
-                return Some(i + c.len_utf8());
+#[cfg(test)]
+mod tests {
+    use super::spans::closing_quote;
+    use super::*;
+
+    /// What a parse gave, comparable: the value, every index entry (sorted), or the error.
+    fn shape(r: &Result<ParsedYaml, Diagnostic>) -> String {
+        match r {
+            Ok(p) => {
+                let mut nodes: Vec<_> = p.index.nodes.iter().collect();
+                nodes.sort_by(|a, b| a.0.cmp(b.0));
+                format!("{}\n{nodes:?}", serde_json::to_string(&p.value).unwrap())
+            }
+            Err(d) => format!("error {d:?}"),
+        }
+    }
+
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                yaml_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                out.push(p);
             }
         }
     }
-    None
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+    /// The direct path (events straight into JSON, issue 41) gives what the loader gives, value,
+    /// spans and errors alike, on every YAML file of the repository and on what it must leave
+    /// to the loader; and it takes every example (else it saves nothing).
+    #[test]
+    fn the_direct_path_gives_what_the_loader_gives() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        yaml_files(&root.join("examples"), &mut files);
+        yaml_files(&root.join("tests/fixtures"), &mut files);
+        assert!(files.len() > 20, "{}", files.len());
+        let mut texts: Vec<(String, String)> = files
+            .iter()
+            .filter_map(|f| Some((f.display().to_string(), std::fs::read_to_string(f).ok()?)))
+            .collect();
+        let edge = [
+            "a: 1\n1: 2\n",
+            "1: a\n\"1\": b\n",
+            "1: a\n0x1: b\n",
+            "true: a\n\"true\": b\n",
+            "a: 1\na: 2\n",
+            "~: 1\n",
+            "1.5: x\n",
+            ": x\n",
+            "? [a]\n: 1\n",
+            "? {a: 1}\n: 1\n",
+            "a: !!str 1\n",
+            "a: !!int x\n",
+            "!!map {a: 1}\n",
+            "a: &x 1\nb: *x\n",
+            "a: &x [1, 2]\nb: *x\n",
+            "a: *x\n",
+            "a: .nan\n",
+            "a: .inf\n",
+            "a: -.inf\n",
+            "a: 1e400\n",
+            "scalar\n",
+            "~\n",
+            "",
+            "# c\n",
+            "a: 1\n---\nb: 2\n",
+            "a: 1\n---\n",
+            "---\n---\na: 1\n",
+            "- a\n- b\n",
+            "[a, {b: c}, [d]]\n",
+            "a: [1, 2\n",
+            "a:\n  b: 1\n c: 2\n",
+            "a: \"x\"   # c\nb: 'it''s'\nc: |\n  l1\n  l2\nd: >-\n  f\n",
+            "\"a/b\": 1\n\"c~d\": {\"e/f\": [1]}\n",
+            "name: é\nx: \"ü\"\nz: [ä, {ö: 1}]\n",
+            "a:\nb: ~\nc: null\nd: yes\ne: 0o17\nf: +12\ng: 0x-1\n",
+            "{a: 1, a: 2}\n",
+            "a: {b: 1, b: 2}\n",
+            "a:\n  - b: 1\n    b: 2\n",
+        ];
+        texts.extend(edge.iter().map(|t| (format!("{t:?}"), t.to_string())));
+        for (name, text) in &texts {
+            let pos = Positions::new(text);
+            let loaded = parse_loaded(text, &pos);
+            assert_eq!(shape(&parse(text)), shape(&loaded), "{name}");
+        }
+        for f in files
+            .iter()
+            .filter(|f| f.starts_with(root.join("examples")))
+        {
+            let text = std::fs::read_to_string(f).unwrap();
+            let pos = Positions::new(&text);
+            assert!(
+                matches!(parse_direct(&text, &pos), Ok(Some(_))),
+                "{}",
+                f.display()
+            );
+        }
+    }
 
     #[test]
     fn pointers_map_to_lines_and_columns() {
