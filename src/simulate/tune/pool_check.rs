@@ -504,6 +504,27 @@ fn answer_of(t: &super::search::Tuned) -> serde_json::Value {
     })
 }
 
+/// A seeded random evening of six hours: hourly rates drawn from 0.05 to 0.9 jobs a minute,
+/// whole jobs a minute drawn around them (the rates, and the arrivals per minute).
+fn random_evening(seed: u64) -> (Vec<f64>, Vec<u32>) {
+    use rand_core::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let rates: Vec<f64> = (0..6)
+        .map(|_| 0.05 + 0.85 * (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
+        .collect();
+    let mut acc = 0.0;
+    let a: Vec<u32> = (0..6 * 60)
+        .map(|m| {
+            let jitter = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            acc += rates[m / 60] * (0.5 + jitter);
+            let k = acc.floor();
+            acc -= k;
+            k as u32
+        })
+        .collect();
+    (rates, a)
+}
+
 /// Issue 40, item 1: the pruning `--tune` does (replays shared across pool sizes, a whole replay
 /// answering a stopped one, no variant check in a walk past the choice so far) changes no
 /// answer: on seeded random evenings (hourly rates drawn from 0.05 to 0.9 jobs a minute, whole
@@ -511,22 +532,8 @@ fn answer_of(t: &super::search::Tuned) -> serde_json::Value {
 /// size, figures and rows (each run prints the runs both took).
 #[test]
 fn the_pruned_pool_search_answers_what_the_unpruned_one_does() {
-    use rand_core::{Rng, SeedableRng};
     for seed in [1u64, 3] {
-        let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
-        let rates: Vec<f64> = (0..6)
-            .map(|_| 0.05 + 0.85 * (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
-            .collect();
-        let mut acc = 0.0;
-        let a: Vec<u32> = (0..6 * 60)
-            .map(|m| {
-                let jitter = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-                acc += rates[m / 60] * (0.5 + jitter);
-                let k = acc.floor();
-                acc -= k;
-                k as u32
-            })
-            .collect();
+        let (rates, a) = random_evening(seed);
         let c = case(small_spec, AT_14, a, "5m");
         let pruned = tune_case(&c, &small(), false);
         let unpruned = tune_case(&c, &small(), true);
@@ -552,23 +559,9 @@ fn the_pruned_pool_search_answers_what_the_unpruned_one_does() {
 #[test]
 fn a_nominal_replay_stopped_at_the_goal_answers_as_the_whole_one() {
     use super::score::{complete, score_or_miss};
-    use rand_core::{Rng, SeedableRng};
     let (mut stopped, mut whole) = (0, 0);
     for seed in [2u64, 5] {
-        let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
-        let rates: Vec<f64> = (0..6)
-            .map(|_| 0.05 + 0.85 * (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
-            .collect();
-        let mut acc = 0.0;
-        let a: Vec<u32> = (0..6 * 60)
-            .map(|m| {
-                let jitter = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-                acc += rates[m / 60] * (0.5 + jitter);
-                let k = acc.floor();
-                acc -= k;
-                k as u32
-            })
-            .collect();
+        let (_, a) = random_evening(seed);
         let c = case(small_spec, AT_14, a, "5m");
         let spec = c.checked.spec.as_ref().expect("a spec");
         let input = Input {
