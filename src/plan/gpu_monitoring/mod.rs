@@ -104,37 +104,39 @@ fn build(name: &str, s: &WorkloadSpec, size: &GpuSize, views: bool) -> Option<Gp
     } else {
         "vmss"
     };
+    // without views (the custom-data plan) no transform, workbook or alerts
+    let mut monitoring = GpuMonitoring {
+        table: TABLE,
+        stream: STREAM,
+        columns: COLUMNS,
+        retention_days: s.monitoring.log_retention_days,
+        dce_name: format!("dce-{name}"),
+        dcr_name: format!("dcr-{name}-gpu"),
+        association_name: "gpu-telemetry",
+        delivery,
+        dcr_policy: if ingestion.is_some() { None } else { policy },
+        ingestion,
+        dce,
+        kind: if windows { "Windows" } else { "Linux" },
+        file_pattern: if windows {
+            WINDOWS_LOG_PATTERN
+        } else {
+            LOG_PATTERN
+        },
+        transform_kql: String::new(),
+        workbook: Workbook {
+            name_seed: String::new(),
+            display_name: String::new(),
+            serialized_data: String::new(),
+        },
+        alerts: Vec::new(),
+        expected_gpus: whole_gpus(size),
+        vendor: vendor(size),
+        hourly_price,
+        licence_extra,
+    };
     if !views {
-        return Some(GpuMonitoring {
-            table: TABLE,
-            stream: STREAM,
-            columns: COLUMNS,
-            retention_days: s.monitoring.log_retention_days,
-            dce_name: format!("dce-{name}"),
-            dcr_name: format!("dcr-{name}-gpu"),
-            association_name: "gpu-telemetry",
-            delivery,
-            dcr_policy: if ingestion.is_some() { None } else { policy },
-            ingestion,
-            dce,
-            kind: if windows { "Windows" } else { "Linux" },
-            file_pattern: if windows {
-                WINDOWS_LOG_PATTERN
-            } else {
-                LOG_PATTERN
-            },
-            transform_kql: String::new(),
-            workbook: Workbook {
-                name_seed: String::new(),
-                display_name: String::new(),
-                serialized_data: String::new(),
-            },
-            alerts: Vec::new(),
-            expected_gpus: whole_gpus(size),
-            vendor: vendor(size),
-            hourly_price,
-            licence_extra,
-        });
+        return Some(monitoring);
     }
     let columns: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
     let transform_kql = format!(
@@ -176,30 +178,9 @@ fn build(name: &str, s: &WorkloadSpec, size: &GpuSize, views: bool) -> Option<Gp
         },
         faults_alert(name, vendor(size)),
     ];
-    Some(GpuMonitoring {
-        table: TABLE,
-        stream: STREAM,
-        columns: COLUMNS,
-        retention_days: s.monitoring.log_retention_days,
-        dce_name: format!("dce-{name}"),
-        dcr_name: format!("dcr-{name}-gpu"),
-        association_name: "gpu-telemetry",
-        delivery,
-        dcr_policy: if ingestion.is_some() { None } else { policy },
-        ingestion,
-        dce,
-        kind: if windows { "Windows" } else { "Linux" },
-        file_pattern: if windows {
-            WINDOWS_LOG_PATTERN
-        } else {
-            LOG_PATTERN
-        },
-        transform_kql,
-        workbook: workbook::workbook(name, s, hourly_price, licence_extra, tool(vendor(size))),
-        alerts,
-        expected_gpus: whole_gpus(size),
-        vendor: vendor(size),
-        hourly_price,
-        licence_extra,
-    })
+    monitoring.transform_kql = transform_kql;
+    monitoring.workbook =
+        workbook::workbook(name, s, hourly_price, licence_extra, tool(vendor(size)));
+    monitoring.alerts = alerts;
+    Some(monitoring)
 }
