@@ -126,33 +126,42 @@ pub struct Outcome {
     pub tuned: Option<tune::Tuned>,
 }
 
-/// Simulate the loaded spec and trace, write the chart with `--svg`, and tune with `--tune`.
-pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
-    let spec = l
-        .checked
+/// What both simulate commands (queue and serving) start from: the spec's input, the autoscale
+/// setting its plan renders, and the prices and currency `gpuform cost` would use for it.
+pub(super) fn start<'a>(
+    checked: &'a crate::spec::Checked,
+    plan: &'a Plan,
+    file: &'a str,
+    pricing: &Pricing,
+) -> Result<(Input<'a>, super::engine::Setting, prices::Gathered), Failure> {
+    let spec = checked
         .spec
         .as_ref()
-        .ok_or_else(|| Failure::usage(format!("{}: the spec did not validate", o.file)))?;
-    let size = l
-        .checked
+        .ok_or_else(|| Failure::usage(format!("{file}: the spec did not validate")))?;
+    let size = checked
         .size()
-        .ok_or_else(|| Failure::usage(format!("{}: the spec has no VM size", o.file)))?;
+        .ok_or_else(|| Failure::usage(format!("{file}: the spec has no VM size")))?;
     let input = Input {
         spec,
-        plan: &l.plan,
+        plan,
         size,
-        file: o.file,
-        auto_sized: l.checked.auto_sized,
+        file,
+        auto_sized: checked.auto_sized,
     };
-    let setting = super::setting(&l.plan, spec)
-        .map_err(|e| Failure::usage(format!("{}: the rendered autoscale setting: {e}", o.file)))?;
-    // the prices and the currency `gpuform cost` would use for this spec
+    let setting = super::setting(plan, spec)
+        .map_err(|e| Failure::usage(format!("{file}: the rendered autoscale setting: {e}")))?;
     let gathered = prices::gather(
         spec,
-        Want::of(&l.checked)?,
-        &o.pricing.files,
-        o.pricing.refresh.as_ref(),
+        Want::of(checked)?,
+        &pricing.files,
+        pricing.refresh.as_ref(),
     )?;
+    Ok((input, setting, gathered))
+}
+
+/// Simulate the loaded spec and trace, write the chart with `--svg`, and tune with `--tune`.
+pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
+    let (input, setting, gathered) = start(&l.checked, &l.plan, o.file, &o.pricing)?;
     let book = gathered.book;
     let today = today();
     let mut results = super::simulate(

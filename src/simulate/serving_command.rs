@@ -6,12 +6,11 @@
 //! serving simulator and the serving tuner, which itself drives the simulator), so the arrows
 //! run serving_command -> tune -> serving and never back.
 
-use super::Input;
 use super::serving::prepare::Prepared;
 use super::serving::results::{ServingResults, run as simulate};
 use super::tune::serving_spec::{SpecJob, SpecTuned, tune_spec};
 use crate::cost::clock::today;
-use crate::cost::prices::{self, Pricing, Want};
+use crate::cost::prices::Pricing;
 use crate::diag::failure::Failure;
 use crate::plan::Plan;
 
@@ -53,32 +52,9 @@ pub fn is_serving(path: &std::path::Path) -> bool {
 /// Simulate the loaded spec and trace through the autoscale setting its plan emits; tune with
 /// `--tune`.
 pub fn run(l: &Loaded, o: &Options) -> Result<Outcome, Failure> {
-    let spec = l
-        .checked
-        .spec
-        .as_ref()
-        .ok_or_else(|| Failure::usage(format!("{}: the spec did not validate", o.file)))?;
-    let size = l
-        .checked
-        .size()
-        .ok_or_else(|| Failure::usage(format!("{}: the spec has no VM size", o.file)))?;
-    let input = Input {
-        spec,
-        plan: &l.plan,
-        size,
-        file: o.file,
-        auto_sized: l.checked.auto_sized,
-    };
-    let setting = super::setting(&l.plan, spec)
-        .map_err(|e| Failure::usage(format!("{}: the rendered autoscale setting: {e}", o.file)))?;
-    // the prices and the currency `gpuform cost` would use for this spec
-    let book = prices::gather(
-        spec,
-        Want::of(&l.checked)?,
-        &o.pricing.files,
-        o.pricing.refresh.as_ref(),
-    )?
-    .book;
+    let (input, setting, gathered) =
+        super::command::start(&l.checked, &l.plan, o.file, &o.pricing)?;
+    let book = gathered.book;
     let today = today();
     let p = &l.prepared;
     let results = simulate(
