@@ -26,30 +26,6 @@ fn spec() -> std::path::PathBuf {
         .join("tests/fixtures/render/variants/standby-hibernated.yaml")
 }
 
-fn accepting_deployments(fake: &FakeAzure) {
-    let re = format!(
-        r"(?i)^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+$"
-    );
-    let done = json!({"name": "d", "properties": {"provisioningState": "Succeeded", "mode": "Incremental", "outputs": {}}});
-    fake.mount(
-        Mock::given(method("PUT"))
-            .and(wiremock::matchers::path_regex(re.as_str()))
-            .respond_with(ResponseTemplate::new(201).set_body_json(done.clone())),
-    );
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(wiremock::matchers::path_regex(re.as_str()))
-            .respond_with(ResponseTemplate::new(200).set_body_json(done)),
-    );
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(wiremock::matchers::path_regex(format!(
-                r"(?i)^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+/operations$"
-            )))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": []}))),
-    );
-}
-
 /// A fake holding `facts`, the pool settling after `settle` reads of its runtime view.
 fn fake(facts: &AzureFacts, settle: u32) -> FakeAzure {
     let f = FakeArm::new()
@@ -57,7 +33,7 @@ fn fake(facts: &AzureFacts, settle: u32) -> FakeAzure {
         .refusing(facts.clone())
         .start();
     standby_pool::mount(&f, facts, (SUB, RG), POOL, 2, settle);
-    accepting_deployments(&f);
+    standby_pool::accepting_deployments(&f, (SUB, RG));
     f
 }
 

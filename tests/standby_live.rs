@@ -610,31 +610,6 @@ fn preflight_sees_a_role_granted_by_hand_that_the_template_would_assign_again() 
     );
 }
 
-/// A deployment PUT is accepted and succeeds at once; its GET and operations answer so.
-fn accepting_deployments(fake: &FakeAzure) {
-    let re = format!(
-        r"(?i)^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+$"
-    );
-    let done = json!({"name": "d", "properties": {"provisioningState": "Succeeded", "mode": "Incremental", "outputs": {}}});
-    fake.mount(
-        Mock::given(method("PUT"))
-            .and(wiremock::matchers::path_regex(re.as_str()))
-            .respond_with(ResponseTemplate::new(201).set_body_json(done.clone())),
-    );
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(wiremock::matchers::path_regex(re.as_str()))
-            .respond_with(ResponseTemplate::new(200).set_body_json(done)),
-    );
-    fake.mount(
-        Mock::given(method("GET"))
-            .and(wiremock::matchers::path_regex(format!(
-                r"(?i)^/subscriptions/{SUB}/resourcegroups/{RG}/providers/Microsoft\.Resources/deployments/[^/]+/operations$"
-            )))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": []}))),
-    );
-}
-
 fn deploy(f: &FakeAzure, spec: &std::path::Path) -> (i32, String, String) {
     let out = f
         .gpuform()
@@ -681,7 +656,7 @@ fn a_role_granted_by_hand_under_another_name_is_left_out_of_the_deployment() {
     // the pool fills after the deployment, then its telemetry remediation (tests/standby_day_two.rs)
     common::standby_pool::mount(&f, &facts, (SUB, RG), POOL, 2, 0);
     assignments(&f, &ROLES[..1]);
-    accepting_deployments(&f);
+    common::standby_pool::accepting_deployments(&f, (SUB, RG));
     let (code, o, e) = deploy(&f, &spec);
     assert_eq!(code, 0, "{o}\n{e}");
     assert!(
@@ -750,7 +725,7 @@ fn a_pool_going_from_deallocated_to_hibernated_stops_with_the_steps() {
                         "elasticityProfile": {"maxReadyCapacity": 2, "minReadyCapacity": 1}}}),
             }),
     );
-    accepting_deployments(&f);
+    common::standby_pool::accepting_deployments(&f, (SUB, RG));
     let (code, o, e) = deploy(&f, &spec);
     assert_ne!(code, 0, "{o}\n{e}");
     assert!(

@@ -212,3 +212,29 @@ pub fn mount(
             .with_priority(6),
     );
 }
+
+/// A deployment PUT in the group is accepted and succeeds at once; its GET and operations
+/// answer so.
+pub fn accepting_deployments(fake: &FakeAzure, (sub, rg): (&str, &str)) {
+    let re = format!(
+        r"(?i)^/subscriptions/{sub}/resourcegroups/{rg}/providers/Microsoft\.Resources/deployments/[^/]+$"
+    );
+    let done = json!({"name": "d", "properties": {"provisioningState": "Succeeded", "mode": "Incremental", "outputs": {}}});
+    fake.mount(
+        Mock::given(method("PUT"))
+            .and(path_regex(re.as_str()))
+            .respond_with(ResponseTemplate::new(201).set_body_json(done.clone())),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(re.as_str()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(done)),
+    );
+    fake.mount(
+        Mock::given(method("GET"))
+            .and(path_regex(format!(
+                r"(?i)^/subscriptions/{sub}/resourcegroups/{rg}/providers/Microsoft\.Resources/deployments/[^/]+/operations$"
+            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"value": []}))),
+    );
+}
