@@ -6,6 +6,7 @@ mod bench;
 pub mod bicep;
 mod pretty;
 pub mod standby;
+mod value;
 pub mod write;
 
 use crate::plan::{Plan, PlanError};

@@ -3,7 +3,9 @@
 //! attached to the scale set, and the provider's role assignments when the spec names its
 //! principal. Kept apart from `arm.rs` (it imports nothing from it).
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::emit::value::json;
 
 use crate::plan::Plan;
 use crate::plan::standby::StandbyPool;

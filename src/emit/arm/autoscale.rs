@@ -1,6 +1,8 @@
 //! Queue- and request-driven autoscale (templates/autoscale.bicep.hbs).
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::emit::value::json;
 
 use crate::plan::*;
 
@@ -120,7 +122,7 @@ pub(super) fn autoscale(a: &Arm, out: &mut Vec<Value>) {
             }
             json!({
                 "metricTrigger": trigger,
-                "scaleAction": { "direction": r.direction, "type": "ChangeCount", "value": r.change, "cooldown": lit(&r.cooldown) }
+                "scaleAction": { "direction": r.direction, "type": "ChangeCount", "value": &r.change, "cooldown": lit(&r.cooldown) }
             })
         })
         .collect();
@@ -138,7 +140,7 @@ pub(super) fn autoscale(a: &Arm, out: &mut Vec<Value>) {
                     "recurrence",
                     json!({
                         "frequency": "Week",
-                        "schedule": { "timeZone": lit(&rec.time_zone), "days": rec.days, "hours": [rec.hour], "minutes": [rec.minute] }
+                        "schedule": { "timeZone": lit(&rec.time_zone), "days": &rec.days, "hours": [rec.hour], "minutes": [rec.minute] }
                     }),
                 );
             }

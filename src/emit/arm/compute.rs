@@ -1,6 +1,8 @@
 //! The scale set (templates/compute.bicep.hbs) and the VM profile pieces the dev box shares.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use crate::emit::value::json;
 
 use crate::plan::*;
 

@@ -1,6 +1,8 @@
 //! The dev box VM (templates/devbox.bicep.hbs).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use crate::emit::value::json;
 
 use crate::plan::*;
 
@@ -233,7 +235,7 @@ pub(super) fn devbox(a: &Arm, out: &mut Vec<Value>) {
                             "startTime": "2025-01-01T00:00:00",
                             "timeZone": lit(&st.time_zone),
                             "schedule": {
-                                "weekDays": st.week_days,
+                                "weekDays": &st.week_days,
                                 "hours": [st.hour],
                                 "minutes": [st.minute]
                             }

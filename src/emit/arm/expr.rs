@@ -1,6 +1,8 @@
 //! The spelling of ARM values: literals, expressions, numbers; shared by every resource family.
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::emit::value::json;
 
 /// A literal string value: ARM would evaluate a string that starts with `[` and ends with `]`
 /// as an expression; `[[` escapes it.

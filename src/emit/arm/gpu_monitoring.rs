@@ -1,6 +1,8 @@
 //! GPU monitoring (templates/gpu_monitoring.bicep.hbs).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use crate::emit::value::json;
 
 use crate::plan::gpu_monitoring::GpuMonitoring;
 

@@ -19,7 +19,9 @@ mod security;
 mod serving;
 mod symbols;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use crate::emit::value::json;
 
 use crate::plan::*;
 

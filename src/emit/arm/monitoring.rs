@@ -1,6 +1,8 @@
 //! Monitoring (templates/monitoring.bicep.hbs): workspace, action group, alerts, budget.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use crate::emit::value::json;
 
 use super::expr::{lit, n, put, x};
 use super::symbols::Arm;

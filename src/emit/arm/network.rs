@@ -1,6 +1,8 @@
 //! The network (templates/network.bicep.hbs): VNet, subnets, NSGs, route tables.
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::emit::value::json;
 
 use crate::plan::*;
 

@@ -1,6 +1,8 @@
 //! Private endpoints (templates/private_endpoint.bicep.hbs) with their DNS zone groups.
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::emit::value::json;
 
 use crate::plan::*;
 

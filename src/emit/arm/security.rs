@@ -1,6 +1,8 @@
 //! Identity and Key Vault (templates/identity.bicep.hbs, templates/keyvault.bicep.hbs).
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::emit::value::json;
 
 use super::expr::{lit, put, q, x};
 use super::private_endpoint::private_endpoint;

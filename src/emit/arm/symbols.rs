@@ -1,7 +1,9 @@
 //! The symbols of main.bicep as ARM sees them: each symbol's type and name (`resourceId()`,
 //! `scope`, `dependsOn`), found in the plan.
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::emit::value::json;
 
 use crate::plan::gpu_monitoring::{DcrPolicy, GpuMonitoring};
 use crate::plan::*;
