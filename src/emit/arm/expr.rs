@@ -20,12 +20,30 @@ pub(super) fn lit_text(s: &str) -> String {
 
 /// A string literal inside an ARM expression: single quotes, `'` doubled.
 pub fn q(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
+    let mut out = String::with_capacity(s.len() + 2);
+    push_q(&mut out, s);
+    out
 }
 
-/// `[expr]` as a JSON string.
-pub(super) fn x(expr: impl AsRef<str>) -> Value {
-    Value::String(format!("[{}]", expr.as_ref()))
+/// [`q`] of `s`, appended to `out` (no string of its own).
+pub(super) fn push_q(out: &mut String, s: &str) {
+    out.push('\'');
+    let mut parts = s.split('\'');
+    out.push_str(parts.next().unwrap_or_default());
+    for part in parts {
+        out.push_str("''");
+        out.push_str(part);
+    }
+    out.push('\'');
+}
+
+/// `[expr]` as a JSON string (an owned expression is bracketed in place, not copied).
+pub(super) fn x(expr: impl Into<String>) -> Value {
+    let mut s: String = expr.into();
+    s.reserve(2);
+    s.insert(0, '[');
+    s.push(']');
+    Value::String(s)
 }
 
 /// A JSON number from an f64 (integers without a fraction).
@@ -54,5 +72,20 @@ pub(super) fn literalize(v: &Value) -> Value {
                 .collect(),
         ),
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `q` doubles every quote wherever it is; `x` brackets owned and borrowed expressions alike.
+    #[test]
+    fn quotes_and_brackets() {
+        for s in ["", "'", "''", "a'b", "'a'", "it's 'x'", "plain"] {
+            assert_eq!(q(s), format!("'{}'", s.replace('\'', "''")), "{s:?}");
+        }
+        assert_eq!(x("f()"), Value::String("[f()]".into()));
+        assert_eq!(x(String::from("g('a')")), Value::String("[g('a')]".into()));
     }
 }

@@ -8,7 +8,7 @@ use crate::emit::value::json;
 use crate::plan::gpu_monitoring::{DcrPolicy, GpuMonitoring};
 use crate::plan::*;
 
-use super::expr::{lit, q, x};
+use super::expr::{lit, push_q, q, x};
 
 pub(super) struct Arm<'a> {
     pub(super) p: &'a Plan,
@@ -401,20 +401,47 @@ impl Arm<'_> {
     /// The resource id expression of a Bicep symbol: `resourceId()`, or
     /// `extensionResourceId()` for a role assignment.
     pub(super) fn id(&self, sym: &str) -> String {
+        let mut out = String::with_capacity(96);
+        self.push_id(&mut out, sym);
+        out
+    }
+
+    /// [`Arm::id`], appended to `out`: one string per id, not one per part of it (ids are
+    /// written for every reference and `dependsOn` of every resource).
+    fn push_id(&self, out: &mut String, sym: &str) {
         let t = self.target(sym);
-        let names = t.names.iter().map(Name::arg).collect::<Vec<_>>().join(", ");
         match (t.scope, &t.sub, &t.rg) {
-            (Some(scope), _, _) => format!(
-                "extensionResourceId({}, {}, {names})",
-                self.id(scope),
-                q(t.ty)
-            ),
-            (None, Some(sub), Some(rg)) => {
-                format!("resourceId({}, {}, {}, {names})", q(sub), q(rg), q(t.ty))
+            (Some(scope), _, _) => {
+                out.push_str("extensionResourceId(");
+                self.push_id(out, scope);
+                out.push_str(", ");
             }
-            (None, _, Some(rg)) => format!("resourceId({}, {}, {names})", q(rg), q(t.ty)),
-            (None, _, None) => format!("resourceId({}, {names})", q(t.ty)),
+            (None, Some(sub), Some(rg)) => {
+                out.push_str("resourceId(");
+                push_q(out, sub);
+                out.push_str(", ");
+                push_q(out, rg);
+                out.push_str(", ");
+            }
+            (None, _, Some(rg)) => {
+                out.push_str("resourceId(");
+                push_q(out, rg);
+                out.push_str(", ");
+            }
+            (None, _, None) => out.push_str("resourceId("),
         }
+        push_q(out, t.ty);
+        out.push_str(", ");
+        for (i, name) in t.names.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            match name {
+                Name::Lit(s) => push_q(out, s),
+                Name::Expr(e) => out.push_str(e),
+            }
+        }
+        out.push(')');
     }
 
     /// The `scope` value of an extension resource (role assignment, diagnostic setting) on
@@ -464,7 +491,13 @@ impl Arm<'_> {
         Value::Array(
             syms.iter()
                 .filter(|s| self.target(s).deployed)
-                .map(|s| x(self.id(s)))
+                .map(|s| {
+                    let mut id = String::with_capacity(96);
+                    id.push('[');
+                    self.push_id(&mut id, s);
+                    id.push(']');
+                    Value::String(id)
+                })
                 .collect(),
         )
     }
