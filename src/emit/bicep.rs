@@ -87,28 +87,42 @@ fn copies_through(s: &[u8]) -> bool {
 
 /// [`escape`] of a string that needs it: the characters that stay as they are are copied in
 /// runs between the ones replaced (the GPU workbook's JSON, ~5 KB per spec, has many quotes).
+/// The string is walked byte by byte, not decoded into characters: every character replaced is
+/// ASCII or one of the C1 controls U+0080-U+009F (UTF-8 `C2 80`-`C2 9F`), the only controls
+/// above ASCII (`char::is_control` is the general category Cc).
 fn escape_chars(s: &str) -> String {
+    let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len() + 8);
     let mut copied = 0;
-    let mut chars = s.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
         let code;
-        let replacement = match c {
-            '\\' => "\\\\",
-            '\'' => "\\'",
-            '\n' => "\\n",
-            '\r' => "\\r",
-            '\t' => "\\t",
-            '$' if chars.peek().map(|&(_, n)| n) == Some('{') => "\\$",
-            c if c.is_control() => {
-                code = format!("\\u{{{:X}}}", c as u32);
-                &code
+        let (replacement, width) = match b {
+            b'\\' => ("\\\\", 1),
+            b'\'' => ("\\'", 1),
+            b'\n' => ("\\n", 1),
+            b'\r' => ("\\r", 1),
+            b'\t' => ("\\t", 1),
+            b'$' if bytes.get(i + 1) == Some(&b'{') => ("\\$", 1),
+            0x00..=0x1f | 0x7f => {
+                code = format!("\\u{{{b:X}}}");
+                (code.as_str(), 1)
             }
-            _ => continue,
+            // U+0080-U+009F: the code point is the second byte
+            0xc2 if matches!(bytes.get(i + 1), Some(0x80..=0x9f)) => {
+                code = format!("\\u{{{:X}}}", bytes[i + 1]);
+                (code.as_str(), 2)
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.push_str(&s[copied..i]);
         out.push_str(replacement);
-        copied = i + c.len_utf8();
+        i += width;
+        copied = i;
     }
     out.push_str(&s[copied..]);
     out
@@ -194,6 +208,10 @@ fn obj_helper(
 /// Text for a `//` comment: control characters (line breaks) become spaces, so a value can
 /// never end the comment. Quotes stay as they are.
 pub fn comment(s: &str) -> String {
+    // most values hold no control character (C0, DEL, or C1 after a 0xC2 byte): copied whole
+    if !s.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+        return s.to_owned();
+    }
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
@@ -394,6 +412,12 @@ mod tests {
         assert_eq!(escape("l1\nl2\r\t"), "l1\\nl2\\r\\t");
         assert_eq!(escape("\u{1}"), "\\u{1}");
         assert_eq!(escape("Zürich ☃"), "Zürich ☃");
+        // C1 controls (two bytes in UTF-8) are escaped, the other characters of that lead byte not
+        assert_eq!(
+            escape("a\u{85}b\u{9f}\u{a0}©'"),
+            "a\\u{85}b\\u{9F}\u{a0}©\\'"
+        );
+        assert_eq!(comment("a\u{85}b\nc ©"), "a b c ©");
     }
 
     /// The escape as first written, one character at a time: what [`escape`] (its copy-through
