@@ -701,16 +701,16 @@ fn stage_one_checks_the_cheapest_first_and_finds_what_checking_every_pair_finds(
         let mut largest: Vec<Option<usize>> = vec![None; grid.pairs.len()];
         let mut truth: Option<Scored> = None;
         let mut meeting_pairs = 0;
-        for i in 0..grid.pairs.len() {
+        for (pair, held_at) in grid.pairs.iter().zip(largest.iter_mut()) {
             let mut meets_any = false;
             for t in (0..grid.targets.len()).rev() {
-                let p = with_target(&before, grid.targets[t], grid.pairs[i]);
+                let p = with_target(&before, grid.targets[t], *pair);
                 let Some(sc) = score(&job, &p, eb) else {
                     continue;
                 };
                 meets_any |= sc.meets;
-                if sc.meets && largest[i].is_none() && holds(&job, &p, eb, &vs, 1.0) {
-                    largest[i] = Some(t);
+                if sc.meets && held_at.is_none() && holds(&job, &p, eb, &vs, 1.0) {
+                    *held_at = Some(t);
                     if truth.as_ref().is_none_or(|b| cheaper(&sc, b).is_lt()) {
                         truth = Some(sc);
                     }
