@@ -228,7 +228,10 @@ fn search_at(
             .chain(best.iter())
             .min_by(|a, b| cheaper(a, b))
             .cloned();
-        let none_held = first_best.is_none() && !ran.presumed;
+        // this round's own (the choice of an earlier round does not count: none held in
+        // this context)
+        let none_held =
+            !ran.presumed && !per.iter().any(|(_, pts, ..)| pts.iter().any(|(_, h)| *h));
         held.sort_by(|a, b| cheaper(a.0, b.0));
         let mut top: Vec<(u32, u32, u32)> = Vec::new();
         for (_, sc) in held {
