@@ -39,6 +39,7 @@ mod pool;
 mod pool_check;
 mod pool_edit;
 mod pool_search;
+mod pool_stage1;
 pub mod progress;
 mod report;
 pub mod reuse;

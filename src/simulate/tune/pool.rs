@@ -2,8 +2,10 @@
 //!
 //! For each pool size (`maxReady = minReady`, [`standby::sizes`]), largest first, the cheapest
 //! policy that meets the target under the model variants, in rounds ([`search_at`]): stage 1
-//! binary-searches `targetPerInstance` per `scaleOutStep` x `scaleOutCooldown` x `timeWindow`
-//! (in round 1 capped by what held with the next larger pool), stage 2 ([`stage2`]) tries the
+//! ([`Stage1`]) binary-searches `targetPerInstance` per `scaleOutStep` x `scaleOutCooldown` x
+//! `timeWindow` for the largest that meets the goal (in round 1 capped by what the next larger
+//! pool left) and checks those under the variants cheapest first, up to the first that holds;
+//! stage 2 ([`stage2`]) tries the
 //! cooldowns, window, tiers and minimums around the cheapest; the next round runs stage 1 again
 //! in the context of the choice so far (a target that misses with the spec's floor or scale-in
 //! cooldown may hold with the chosen one). The proposal is the cheapest (size, policy), pool
@@ -20,6 +22,8 @@ use super::super::{Results, Settings};
 use super::answer::{self, Answer};
 use super::params::Params;
 use super::pool_search::{PoolRow, PoolSearch, pool_try};
+pub(super) use super::pool_stage1::Pair;
+use super::pool_stage1::Stage1;
 use super::score::{Required, complete, holds_allowing, score_or_miss};
 use super::search::{
     AGGREGATIONS, Job, OUT_COOLDOWNS, Robust, STEPS, Scored, TARGETS, Tuned, UnderVariants,
@@ -78,7 +82,7 @@ impl Grid {
         let mut v: Vec<Params> = Vec::new();
         for pair in &self.pairs {
             for t in &self.targets {
-                let p = with_target(before, *t, *pair);
+                let p = super::pool_stage1::with_target(before, *t, *pair);
                 if !v.contains(&p) {
                     v.push(p);
                 }
@@ -86,25 +90,6 @@ impl Grid {
         }
         v
     }
-}
-
-/// `(scaleOutStep, scaleOutCooldown, scaleOutAggregation, timeWindow)`: stage 1 searches
-/// `targetPerInstance` within each.
-pub(super) type Pair = (u32, u32, ScaleOutAggregation, u32);
-
-pub(super) fn with_target(
-    before: &Params,
-    t: u32,
-    (step, cooldown, aggregation, window): Pair,
-) -> Params {
-    let mut p = before.clone();
-    p.target_per_instance = t;
-    p.scale_out_step = step;
-    p.scale_out_cooldown_minutes = cooldown;
-    p.scale_out_aggregation = aggregation;
-    p.time_window_minutes = window;
-    p.scale_out_tiers.retain(|tier| tier.above > t);
-    p
 }
 
 /// Rounds of stage 1 and stage 2 per pool size (see [`search_at`]).
@@ -150,10 +135,12 @@ struct AtSize {
 }
 
 /// The cheapest policy that meets the target under the variants (`req`; `None`: nominal
-/// only) with the pool `job.settings.standby`. Stage 1: per `(scaleOutStep, scaleOutCooldown)`,
-/// a binary search for the largest `targetPerInstance` (up to `caps`) that holds, waits
-/// growing with the target; stage 2 ([`stage2`]) around the cheapest result, walked cheapest
-/// first and stopped at the first that is not cheaper.
+/// only) with the pool `job.settings.standby`. Stage 1 ([`Stage1`]): per `(scaleOutStep,
+/// scaleOutCooldown)`, a binary search for the largest `targetPerInstance` (up to `caps`; the cap
+/// first when `capped`, it comes from the next larger pool) that meets the goal, waits growing
+/// with the target, those checked under the variants cheapest first up to the first that holds;
+/// stage 2 ([`stage2`]) around the cheapest result, walked cheapest first and stopped at the
+/// first that is not cheaper.
 fn search_at(
     job: &Job,
     before: &Params,
@@ -162,58 +149,22 @@ fn search_at(
     share: Option<&Required>,
     caps: &[Option<usize>],
     prev: Option<&Params>,
+    capped: bool,
     bound_hours: f64,
     grid: &Grid,
 ) -> AtSize {
-    // (score, holds, runs, checked under the variants)
-    let try_one = |p: &Params| -> (Option<Scored>, bool, usize, usize) {
-        let Some(sc) = score_or_miss(job, p, eb) else {
-            return (None, false, 1, 0);
-        };
-        match (sc.meets, share) {
-            (false, _) => (Some(sc), false, 1, 0),
-            (true, None) => (Some(sc), true, 1, 0),
-            (true, Some(sh)) => {
-                let (h, r) = holds_allowing(job, p, eb, vs, sh);
-                (Some(sc), h, 1 + r, 1)
-            }
-        }
-    };
     let pairs = &grid.pairs;
     let targets = &grid.targets;
-    // stage 1 in the context `ctx` (its scale-in cooldown, window, tiers and minimums; the
-    // search's own fields replaced): per pair of `idx`, the binary search up to `caps`
-    let search = |ctx: &Params,
-                  idx: &[usize],
-                  caps: &[Option<usize>]|
-     -> Vec<(usize, Vec<(Scored, bool)>, Option<usize>, usize, usize)> {
-        idx.par_iter()
-            .map(|&i| {
-                let pair = pairs[i];
-                let mut pts = Vec::new();
-                let (mut runs, mut checked, mut found) = (0, 0, None);
-                let Some(cap) = caps[i] else {
-                    return (i, pts, None, 0, 0);
-                };
-                let (mut lo, mut hi) = (0usize, cap.min(targets.len() - 1) + 1);
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    let (sc, h, r, c) = try_one(&with_target(ctx, targets[mid], pair));
-                    runs += r;
-                    checked += c;
-                    if let Some(sc) = sc {
-                        pts.push((sc, h));
-                    }
-                    if h {
-                        found = Some(mid);
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                (i, pts, found, runs, checked)
-            })
-            .collect()
+    // stage 1 in a context (its scale-in cooldown, window, tiers and minimums; the search's
+    // own fields replaced): per pair the largest target up to the caps that meets the goal,
+    // checked under the variants cheapest first ([`Stage1`])
+    let st = Stage1 {
+        job,
+        pairs,
+        targets,
+        eb,
+        vs,
+        share,
     };
     let spec_agg = if pairs.iter().any(|p| p.2 == before.scale_out_aggregation) {
         before.scale_out_aggregation
@@ -226,10 +177,20 @@ fn search_at(
     let (mut runs, mut checked) = (0, 0);
     // pairs not searched at this size keep their cap for the next smaller pool
     let mut next_caps: Vec<Option<usize>> = caps.to_vec();
-    let (sc, h, r, c) = try_one(before);
-    runs += r;
-    checked += c;
-    pts.extend(sc.map(|s| (s, h)));
+    runs += 1;
+    if let Some(sc) = score_or_miss(job, before, eb) {
+        let h = match (sc.meets, share) {
+            (false, _) => false,
+            (true, None) => true,
+            (true, Some(sh)) => {
+                let (h, r) = holds_allowing(job, before, eb, vs, sh);
+                runs += r;
+                checked += 1;
+                h
+            }
+        };
+        pts.push((sc, h));
+    }
     let mut best: Option<Scored> = None;
     // Rounds: stage 1 in a context, then stage 2 around what it found; the next round runs
     // stage 1 again in the context of the round's choice (its scale-in cooldown, window, tiers
@@ -248,16 +209,29 @@ fn search_at(
         let first: Vec<usize> = (0..pairs.len())
             .filter(|i| pairs[*i].2 == spec_agg)
             .collect();
-        let mut per = search(&ctx, &first, round_caps);
+        let from_larger = capped && round == 0;
+        let ran = st.run(&ctx, &first, round_caps, from_larger, best.as_ref());
+        let mut per = ran.per;
+        // those that held, and those the walk presumes to hold (no cheaper than one that held)
         let mut held: Vec<(&Scored, (u32, u32, u32))> = per
             .iter()
             .flat_map(|(i, pts, ..)| {
                 let (step, cd, _, w) = pairs[*i];
                 pts.iter()
-                    .filter(|(_, h)| *h)
+                    .filter(|(s, h)| *h || s.meets)
                     .map(move |(s, _)| (s, (step, cd, w)))
             })
             .collect();
+        let first_best = per
+            .iter()
+            .flat_map(|(_, pts, ..)| pts.iter().filter(|(_, h)| *h).map(|(s, _)| s))
+            .chain(best.iter())
+            .min_by(|a, b| cheaper(a, b))
+            .cloned();
+        // this round's own (the choice of an earlier round does not count: none held in
+        // this context)
+        let none_held =
+            !ran.presumed && !per.iter().any(|(_, pts, ..)| pts.iter().any(|(_, h)| *h));
         held.sort_by(|a, b| cheaper(a.0, b.0));
         let mut top: Vec<(u32, u32, u32)> = Vec::new();
         for (_, sc) in held {
@@ -265,10 +239,10 @@ fn search_at(
                 top.push(sc);
             }
         }
-        // none held with the spec's aggregation: the others for every pair (the full grid's
-        // flat week found no policy at pool 0 when only the fastest pair tried them, where a
-        // Maximum-aggregated one with a smaller step holds)
-        let none_held = top.is_empty();
+        // none held with the spec's aggregation (none checked held, and none was left
+        // unchecked as no cheaper than one that held): the others for every pair (the full
+        // grid's flat week found no policy at pool 0 when only the fastest pair tried them,
+        // where a Maximum-aggregated one with a smaller step holds)
         top.truncate(3);
         let second: Vec<usize> = (0..pairs.len())
             .filter(|i| {
@@ -276,7 +250,10 @@ fn search_at(
                     && (none_held || top.contains(&(pairs[*i].0, pairs[*i].1, pairs[*i].3)))
             })
             .collect();
-        per.extend(search(&ctx, &second, round_caps));
+        per.extend(
+            st.run(&ctx, &second, round_caps, from_larger, first_best.as_ref())
+                .per,
+        );
         let round_start = pts.len();
         for (i, p, f, r, c) in per {
             pts.extend(p);
@@ -556,6 +533,7 @@ pub(super) fn tune_with_pool(
                 share.map(|_| &req),
                 &caps,
                 prev.as_ref(),
+                k > 0,
                 bound_hours,
                 grid,
             );
@@ -847,7 +825,7 @@ pub(super) fn tune_with_pool(
         policies,
         runs,
         elapsed_ms: elapsed as u64,
-        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown x timeWindow a binary search (the spec's scaleOutAggregation; the other aggregations for the three cheapest that held, or for every pair when none held) on targetPerInstance, in round 1 capped by the largest that held with the next larger pool (assumes waits grow with the target and shrink with the pool); stage 2 around each round's cheapest that holds, its cheapest nominal, the spec's policy and the next larger pool's choice, walked cheapest first; up to 2 rounds, the second running stage 1 again in the context (scale-in cooldown, tiers, minimums) of the choice so far until nothing cheaper is found; a replay under a variant stops once it must miss; checked against an exhaustive enumeration on small grids (src/simulate/tune/pool_check.rs)".into(),
+        pruning: "largest pool first; per scaleOutStep x scaleOutCooldown x timeWindow a binary search (the spec's scaleOutAggregation; the other aggregations for the three cheapest that met the target, or for every pair when none held) on targetPerInstance for the largest that meets the target nominally, in round 1 capped by what the next larger pool left and tried at the cap first (the largest that held, or that met it where it was not checked; assumes waits grow with the target and shrink with the pool), those checked under the variants cheapest first up to the first that holds (one that misses searched below); stage 2 around each round's cheapest that holds, its cheapest nominal, the spec's policy and the next larger pool's choice, walked cheapest first; up to 2 rounds, the second running stage 1 again in the context (scale-in cooldown, tiers, minimums) of the choice so far until nothing cheaper is found; a replay under a variant stops once it must miss; checked against an exhaustive enumeration on small grids (src/simulate/tune/pool_check.rs)".into(),
     };
     strict(job, &mut best, &mut reason, &mut answer);
     Ok(Tuned {
