@@ -94,10 +94,11 @@ pub fn fit(size: &GpuSize, workload: &Workload, driver: &DriverChoice<'_>) -> Fi
     match size.gpu_memory_gib {
         None => return Fit::No("GPU memory not documented".into()),
         Some(m) if m < need => {
+            // one allocation: `vmSize: auto` says this of most sizes for every spec
             return Fit::No(format!(
                 "{} GiB GPU memory < {} GiB needed",
-                fmt_num(m),
-                fmt_num(need)
+                Short(m),
+                Short(need)
             ));
         }
         _ => {}
@@ -263,6 +264,15 @@ fn unsuitable_cached(i: usize, size: &GpuSize, kind: WorkloadType) -> Option<&'s
     table.get(i)?[k].as_deref()
 }
 
+/// [`restriction`] of the `i`th catalog size, formatted once per process (it depends on the
+/// catalog alone) rather than once per spec.
+fn restriction_cached(i: usize, size: &GpuSize) -> Option<String> {
+    static TABLE: OnceLock<Vec<Option<String>>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| catalog::sizes().iter().map(restriction).collect());
+    debug_assert!(std::ptr::eq(&catalog::sizes()[i], size));
+    table.get(i).cloned().unwrap_or_else(|| restriction(size))
+}
+
 /// Why `size` is no choice for any `kind` workload whatever the spec says (lifecycle, VM
 /// types gpuform does not render, the family's purpose), or `None`.
 pub fn unsuitable(size: &GpuSize, kind: WorkloadType) -> Option<String> {
@@ -319,8 +329,36 @@ pub fn fmt_num(x: f64) -> String {
     crate::report::number::short(x)
 }
 
+/// [`fmt_num`] written into the message being formatted, without a string of its own.
+struct Short(f64);
+
+impl std::fmt::Display for Short {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        if (x - x.round()).abs() < 1e-9 {
+            write!(f, "{}", x.round() as i64)
+        } else {
+            write!(f, "{x:.1}")
+        }
+    }
+}
+
 /// Rank all catalog sizes for `workload` in `region`.
 pub fn select(
+    workload: &Workload,
+    region: &str,
+    driver: &DriverChoice<'_>,
+    prices: &PriceTable,
+) -> Selection {
+    let mut selection = select_unranked(workload, region, driver, prices);
+    rank(&mut selection);
+    selection
+}
+
+/// [`select`] before [`rank`]: the candidates in the catalog's order and none chosen, for a
+/// caller that changes their verdicts and ranks once after (`vmSize: auto`'s ranking, for every
+/// spec checked).
+pub fn select_unranked(
     workload: &Workload,
     region: &str,
     driver: &DriverChoice<'_>,
@@ -331,21 +369,23 @@ pub fn select(
     } else {
         PriceOs::Linux
     };
-    let has_os_prices = catalog::sizes().iter().any(|s| {
-        prices
-            .hourly(&s.name, region, wanted_os, PriceKind::OnDemand)
-            .is_some()
-    });
+    let wanted = prices.in_region(region, wanted_os, PriceKind::OnDemand);
+    let has_os_prices = catalog::sizes()
+        .iter()
+        .any(|s| wanted.hourly(&s.name).is_some());
     let price_os = if has_os_prices {
         wanted_os
     } else {
         PriceOs::Linux
     };
-    let region_has_prices = catalog::sizes().iter().any(|s| {
-        prices
-            .hourly(&s.name, region, price_os, PriceKind::OnDemand)
-            .is_some()
-    });
+    let region_has_prices = if price_os == wanted_os {
+        has_os_prices
+    } else {
+        let in_region = prices.in_region(region, price_os, PriceKind::OnDemand);
+        catalog::sizes()
+            .iter()
+            .any(|s| in_region.hourly(&s.name).is_some())
+    };
     let price_region = if region_has_prices {
         region.to_string()
     } else {
@@ -360,11 +400,13 @@ pub fn select(
             "the price table has no prices for {region}; ranked by {FALLBACK_PRICE_REGION} prices"
         ));
     }
+    // the table and the region looked up once, then each size (72 sizes for every spec)
+    let priced = prices.in_region(&price_region, price_os, PriceKind::OnDemand);
     let candidates: Vec<Candidate> = catalog::sizes()
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let hourly = prices.hourly(&s.name, &price_region, price_os, PriceKind::OnDemand);
+            let hourly = priced.hourly(&s.name);
             // what `fit` says, the reasons that hold for every spec borrowed from one table
             let (mut rejected, mut split): (Option<Cow<'static, str>>, _) =
                 match unsuitable_cached(i, s, workload.kind) {
@@ -380,7 +422,7 @@ pub fn select(
                 split = None;
             }
             Candidate {
-                restricted: restriction(s),
+                restricted: restriction_cached(i, s),
                 size: s.name.as_str(),
                 gpu_memory_gib: s.gpu_memory_gib,
                 gpu_count: s.gpu_count,
@@ -396,7 +438,7 @@ pub fn select(
     let price_as_of = prices
         .source_for(price_os, PriceKind::OnDemand)
         .map(|s| s.as_of.clone());
-    let mut selection = Selection {
+    Selection {
         chosen: None,
         price_region,
         price_os,
@@ -405,9 +447,7 @@ pub fn select(
         vendor: vendor_rule(workload, driver.image).describe(),
         vendor_rule: vendor_rule(workload, driver.image),
         candidates,
-    };
-    rank(&mut selection);
-    selection
+    }
 }
 
 /// The cheapest fitting size the catalog does not restrict, for `workload` in `region`, whatever
@@ -495,6 +535,39 @@ pub fn rank(selection: &mut Selection) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A number written in a message reads as [`fmt_num`] writes it.
+    #[test]
+    fn short_numbers_read_as_fmt_num() {
+        for x in [
+            0.0,
+            0.5,
+            1.0,
+            15.999_999_999_9,
+            16.0,
+            16.04,
+            16.05,
+            24.25,
+            80.0,
+            1e-10,
+            -2.5,
+            1e12,
+        ] {
+            assert_eq!(Short(x).to_string(), fmt_num(x), "{x}");
+        }
+    }
+
+    /// The restriction formatted once per process is the one [`restriction`] formats, for
+    /// every size of the catalog (some are restricted).
+    #[test]
+    fn cached_restrictions_are_the_restrictions() {
+        let mut restricted = 0;
+        for (i, s) in catalog::sizes().iter().enumerate() {
+            assert_eq!(restriction_cached(i, s), restriction(s), "{}", s.name);
+            restricted += usize::from(restriction(s).is_some());
+        }
+        assert!(restricted > 0);
+    }
 
     const UBUNTU: Image = Image::Alias(ImageAlias::Ubuntu2204);
     const AUTO: Image = Image::Alias(ImageAlias::Auto);

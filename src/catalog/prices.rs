@@ -74,6 +74,21 @@ pub struct PriceSource {
     pub note: Option<String>,
 }
 
+/// [`PriceTable::in_region`]: one region's prices of one `(os, kind)`.
+pub struct RegionPrices<'a> {
+    sizes: Option<&'a Sizes>,
+    /// Lower case, as the table's keys.
+    region: String,
+}
+
+impl RegionPrices<'_> {
+    /// Hourly price of `size` (any case), when the table has it: [`PriceTable::hourly`].
+    pub fn hourly(&self, size: &str) -> Option<f64> {
+        let regions = with_lower(size, |size| self.sizes?.get(size))?;
+        regions.get(self.region.as_str()).copied()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct PriceTable {
     /// Every price of the table is in this currency.
@@ -198,6 +213,17 @@ impl PriceTable {
         with_lower(region, |region| regions.get(region).copied())
     }
 
+    /// The prices of `(os, kind)` in `region`, for looking up many sizes: the `(os, kind)`
+    /// table and the region's lower-case name are found once, not once per size (`vmSize: auto`
+    /// prices every size of the catalog for every spec it checks). Same answers as
+    /// [`Self::hourly`].
+    pub fn in_region(&self, region: &str, os: PriceOs, kind: PriceKind) -> RegionPrices<'_> {
+        RegionPrices {
+            sizes: self.prices.get(&(os, kind)),
+            region: region.to_ascii_lowercase(),
+        }
+    }
+
     /// The source entry that covers `(os, kind)`.
     pub fn source_for(&self, os: PriceOs, kind: PriceKind) -> Option<&PriceSource> {
         self.sources.iter().find(|s| s.os == os && s.kind == kind)
@@ -238,6 +264,48 @@ impl PriceTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One region's prices answer as the table does: every size of the catalog and of the
+    /// table, in any case, in regions with and without prices, for every OS and kind.
+    #[test]
+    fn region_prices_answer_as_the_table() {
+        let mut t = PriceTable::embedded().clone();
+        t.insert(
+            "Standard_X_Only_Windows",
+            "WestEurope",
+            PriceOs::Windows,
+            PriceKind::OnDemand,
+            1.5,
+        );
+        let mut sizes: Vec<String> = super::super::sizes()
+            .iter()
+            .map(|s| s.name.clone())
+            .collect();
+        sizes.extend(sizes.clone().iter().map(|s| s.to_ascii_uppercase()));
+        sizes.push("Standard_X_Only_Windows".into());
+        sizes.push("no-such-size".into());
+        let mut found = 0;
+        for region in [
+            "eastus",
+            "EastUS2",
+            "westeurope",
+            "swedencentral",
+            "nowhere",
+            "",
+        ] {
+            for os in [PriceOs::Linux, PriceOs::Windows] {
+                for kind in [PriceKind::OnDemand, PriceKind::Spot, PriceKind::Reserved1Y] {
+                    let r = t.in_region(region, os, kind);
+                    for size in &sizes {
+                        let want = t.hourly(size, region, os, kind);
+                        assert_eq!(r.hourly(size), want, "{size} {region} {os:?} {kind:?}");
+                        found += usize::from(want.is_some());
+                    }
+                }
+            }
+        }
+        assert!(found > 100, "{found}");
+    }
 
     #[test]
     fn embedded_table_has_dated_linux_prices() {

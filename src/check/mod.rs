@@ -246,7 +246,9 @@ fn resolve_size(
 pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceTable) -> Selection {
     let s = &spec.spec;
     let driver = sizing::DriverChoice::of(&s.compute);
-    let mut selection = sizing::select(&s.workload, &s.region, &driver, prices);
+    // ranked once, after the verdicts below (the order before them does not matter: each
+    // candidate's verdict is its own, and the ranking's last key, the name, is unique)
+    let mut selection = sizing::select_unranked(&s.workload, &s.region, &driver, prices);
     let mut candidate = spec.clone();
     let auto_image = matches!(
         s.compute.image,

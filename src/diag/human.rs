@@ -111,14 +111,28 @@ fn one_line(src: &str, start: usize, end: usize) -> Option<(usize, usize, usize)
 
 /// Render one diagnostic. `source` is the file's text when it could be read.
 pub fn render_human(diag: &Diagnostic, source: Option<&str>, styled: bool) -> String {
-    render(diag, source, styled, true)
+    render(diag, source.map(redact_secrets).as_deref(), styled, true)
 }
 
-/// [`render_human`]; `slice`: hand the renderer the annotated line only when [`one_line`] finds
-/// it (`false`: always the whole source, the reference the tests compare with).
-fn render(diag: &Diagnostic, source: Option<&str>, styled: bool, slice: bool) -> String {
+/// Render every diagnostic of one file to `each`, as [`render_human`] renders each: the
+/// source's secrets are masked once for all of them, not once per finding (the masking reads
+/// the whole file).
+pub fn render_human_each(
+    diags: &[Diagnostic],
+    source: Option<&str>,
+    styled: bool,
+    mut each: impl FnMut(String),
+) {
     let redacted = source.map(redact_secrets);
-    let source = redacted.as_deref();
+    for d in diags {
+        each(render(d, redacted.as_deref(), styled, true));
+    }
+}
+
+/// [`render_human`] of a source whose secrets are masked already ([`redact_secrets`]); `slice`:
+/// hand the renderer the annotated line only when [`one_line`] finds it (`false`: always the
+/// whole source, the reference the tests compare with).
+fn render(diag: &Diagnostic, source: Option<&str>, styled: bool, slice: bool) -> String {
     let level = match diag.severity {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
@@ -281,5 +295,43 @@ mod tests {
         let out = render_human(&d, Some(&src), false);
         assert!(out.contains("x.yaml:1:15"), "{out}");
         assert!(!out.contains(&KEY[..12]), "{out}");
+    }
+
+    /// A file's findings rendered together (the source masked once) are what each rendered
+    /// alone gives: masked secrets, every place, with and without a source, styled or not.
+    #[test]
+    fn findings_rendered_together_render_as_each_alone() {
+        let src = format!(
+            "conn: \"Endpoint=sb://x/;SharedAccessKey=c2VjcmV0c2VjcmV0;\"\nsshPublicKey: \"-----BEGIN OPENSSH PRIVATE KEY-----\\n{KEY}\"\nimage: x\n"
+        );
+        let diags: Vec<Diagnostic> = (0..src.len())
+            .step_by(7)
+            .map(|start| {
+                let end = src[start..].find('\n').map_or(src.len(), |i| start + i);
+                let mut d = Diagnostic::new("x", format!("at {start}"));
+                d.file = "x.yaml".into();
+                d.location = Some(super::super::Location {
+                    line: 1,
+                    column: 1,
+                    end_line: 1,
+                    end_column: 1,
+                    byte_start: start,
+                    byte_end: end.min(start + 5),
+                });
+                d
+            })
+            .collect();
+        for source in [Some(src.as_str()), Some("a: b\n"), None] {
+            for styled in [false, true] {
+                let mut together = Vec::new();
+                render_human_each(&diags, source, styled, |s| together.push(s));
+                let alone: Vec<String> = diags
+                    .iter()
+                    .map(|d| render_human(d, source, styled))
+                    .collect();
+                assert_eq!(together, alone);
+                assert!(together.iter().all(|s| !s.contains("c2VjcmV0c2VjcmV0")));
+            }
+        }
     }
 }

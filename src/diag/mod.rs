@@ -6,7 +6,7 @@ mod human;
 pub mod rules;
 pub mod severity;
 
-pub use human::render_human;
+pub use human::{render_human, render_human_each};
 pub use rules::{RULES, Rule};
 pub use severity::Severity;
 

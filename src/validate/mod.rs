@@ -10,7 +10,7 @@ mod text;
 use std::path::PathBuf;
 
 use crate::catalog::prices::PriceTable;
-use crate::check::batch::{Found, check_paths_each};
+use crate::check::batch::{Found, check_paths_map};
 use crate::diag::failure::{ExitCode, Failure};
 use crate::diag::{Diagnostic, Tally};
 use crate::report::{self, FileResult};
@@ -44,6 +44,12 @@ impl FileResult for Outcome {
     }
 }
 
+/// One spec's part of the report: its text, or what a machine format keeps of it.
+enum Shown {
+    Text(String),
+    Outcome(Outcome),
+}
+
 /// Validate the specs `paths` names (files, and the specs below directories) and print the
 /// report through `out` (text: a piece per spec as it is checked; the other formats: one
 /// document at the end). Skipped YAML files are named on stderr. The exit code: 2 when a file
@@ -59,7 +65,25 @@ pub fn run(
     let (mut specs, mut skipped) = (0usize, 0usize);
     let mut tally = Tally::default();
     let mut unreadable = false;
-    check_paths_each(paths, policy, prices, |found| match found {
+    // each spec's report is made on the thread that checked it (in parallel), and handed over
+    // in the order of the input
+    let report = |c: crate::spec::Checked| {
+        let t = Tally::of(&c.diagnostics);
+        // a file that could not be read is an I/O error (exit 2), not a finding about a spec
+        let unreadable = c.diagnostics.iter().any(|d| d.rule == "io-error");
+        let shown = if o.format == Format::Text {
+            Shown::Text(text::spec_text(&c, o))
+        } else {
+            Shown::Outcome(Outcome {
+                vm_size: c.vm_size().map(str::to_string),
+                gpu_vendor: c.vendor_line(),
+                path: c.path,
+                diagnostics: c.diagnostics,
+            })
+        };
+        (t, unreadable, shown)
+    };
+    check_paths_map(paths, policy, prices, report, |found| match found {
         Found::NotSpec(f) => {
             skipped += 1;
             crate::ci_eprintln!(
@@ -67,23 +91,15 @@ pub fn run(
                 f.display()
             );
         }
-        Found::Spec(c) => {
+        Found::Spec((t, io_error, shown)) => {
             specs += 1;
-            let t = Tally::of(&c.diagnostics);
             tally.errors += t.errors;
             tally.warnings += t.warnings;
             tally.infos += t.infos;
-            // a file that could not be read is an I/O error (exit 2), not a finding about a spec
-            unreadable |= c.diagnostics.iter().any(|d| d.rule == "io-error");
-            if o.format == Format::Text {
-                out(&text::spec_text(&c, o));
-            } else {
-                outcomes.push(Outcome {
-                    vm_size: c.vm_size().map(str::to_string),
-                    gpu_vendor: c.vendor_line(),
-                    path: c.path,
-                    diagnostics: c.diagnostics,
-                });
+            unreadable |= io_error;
+            match shown {
+                Shown::Text(s) => out(&s),
+                Shown::Outcome(outcome) => outcomes.push(outcome),
             }
         }
     })?;

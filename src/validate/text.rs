@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::diag::{Tally, plural, render_human};
+use crate::diag::{Tally, plural, render_human_each};
 use crate::report;
 use crate::spec::Checked;
 
@@ -13,9 +13,9 @@ use super::options::Options;
 pub(super) fn spec_text(c: &Checked, o: &Options) -> String {
     let styled = o.styled;
     let mut s = String::new();
-    for d in &c.diagnostics {
-        let _ = write!(s, "{}\n\n", render_human(d, c.source.as_deref(), styled));
-    }
+    render_human_each(&c.diagnostics, c.source.as_deref(), styled, |shown| {
+        let _ = write!(s, "{shown}\n\n");
+    });
     let t = Tally::of(&c.diagnostics);
     if !o.quiet {
         let status = if t.errors > 0 {

@@ -353,9 +353,15 @@ fn custom_data_received(ctx: &Context<'_>, user: &[u8], at: &str, out: &mut Vec<
         return;
     }
     let Some(size) = ctx.size() else { return };
-    // `monitoring.gpu.enabled` as the plan will see it (resolved after the rules)
-    let mut spec = ctx.spec.clone();
-    crate::spec::defaults::resolve_gpu_monitoring(&mut spec);
+    // `monitoring.gpu.enabled` as the plan will see it (resolved after the rules; a copy of
+    // the spec only when there is something to resolve)
+    let spec = if ctx.spec.spec.monitoring.gpu.enabled.is_some() {
+        std::borrow::Cow::Borrowed(ctx.spec)
+    } else {
+        let mut spec = ctx.spec.clone();
+        crate::spec::defaults::resolve_gpu_monitoring(&mut spec);
+        std::borrow::Cow::Owned(spec)
+    };
     let s = &spec.spec;
     let Some(g) = gm::for_custom_data(&spec.metadata.name, s, size) else {
         return;

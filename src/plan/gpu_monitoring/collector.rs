@@ -1,6 +1,8 @@
 //! The collector's installation: the Linux install script merged into cloud-init custom data,
 //! the Windows install command, and the ingestion estimate.
 
+use std::fmt::Write as _;
+
 use super::model::*;
 
 /// The Windows collector as the install command carries it: comment and blank lines dropped,
@@ -228,23 +230,25 @@ pub fn custom_data_full(
             "the cloud-init file contains gpuform's placeholder `{ph}`, which the template replaces with a deployment value on the Logs Ingestion path (in the whole custom data, the file included)"
         )));
     }
-    let part = |ctype: &str, file: &str, body: &str| {
-        let mut p = format!(
-            "--{BOUNDARY}\nContent-Type: {ctype}; charset=\"utf-8\"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\nContent-Disposition: attachment; filename=\"{file}\"\n\n{body}"
+    // each part written straight into one buffer sized for all of it: `validate` assembles
+    // this (tens of KB) for every spec it checks
+    let mut out = String::with_capacity(text.len() + script.len() + 1024);
+    let _ = write!(
+        out,
+        "Content-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\nMIME-Version: 1.0\n\n"
+    );
+    let mut part = |ctype: &str, file: &str, body: &str| {
+        let _ = write!(
+            out,
+            "--{BOUNDARY}\nContent-Type: {ctype}; charset=\"utf-8\"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\nContent-Disposition: attachment; filename=\"{file}\"\n\n"
         );
-        if !p.ends_with('\n') {
-            p.push('\n');
+        out.push_str(body);
+        if !out.ends_with('\n') {
+            out.push('\n');
         }
-        p
     };
-    let mut out =
-        format!("Content-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\nMIME-Version: 1.0\n\n");
-    out.push_str(&part(kind, "spec-cloud-init", text));
-    out.push_str(&part(
-        "text/x-shellscript",
-        "gpuform-gpu-monitoring.sh",
-        &script,
-    ));
+    part(kind, "spec-cloud-init", text);
+    part("text/x-shellscript", "gpuform-gpu-monitoring.sh", &script);
     out.push_str(&format!("--{BOUNDARY}--\n"));
     Ok(out.into_bytes())
 }

@@ -94,7 +94,7 @@ impl<'p, 't> Builder<'p, 't> {
                     return Direct::Other;
                 };
                 if let Some(Frame {
-                    open: Open::Map(map, key @ None),
+                    open: Open::Map(_, key @ None),
                     ..
                 }) = self.stack.last_mut()
                 {
@@ -105,10 +105,8 @@ impl<'p, 't> Builder<'p, 't> {
                         Scalar::Boolean(b) => b.to_string(),
                         _ => return Direct::Other,
                     };
-                    // twice (or `1` and `"1"`): the loader tells a duplicate from a distinct key
-                    if map.contains_key(&name) {
-                        return Direct::Other;
-                    }
+                    // twice (or `1` and `"1"`): found when the value goes in ([`Self::add`]),
+                    // so each key is hashed once
                     *key = Some((name, self.pos.location(&span)));
                     return Direct::More;
                 }
@@ -237,7 +235,10 @@ impl<'p, 't> Builder<'p, 't> {
                 let Some((name, _)) = key.take() else {
                     return Direct::Other;
                 };
-                map.insert(name, value);
+                // a key twice (or `1` and `"1"`): the loader tells a duplicate from a distinct key
+                if map.insert(name, value).is_some() {
+                    return Direct::Other;
+                }
             }
         }
         Direct::More
