@@ -216,18 +216,13 @@ mod tests {
         let name = String::from("[x]");
         let opt: Option<u32> = None;
         let list: Vec<Value> = vec![Value::from(1), Value::from("two")];
-        let ours = json!({
-            "type": "Microsoft.X/y",
-            "props": props.clone(),
-            "ref": &props,
-            "name": &name,
-            "owned": name.clone(),
-            "n": 3u32, "neg": -4i64, "f": 0.5, "nan": f64::NAN, "t": true,
-            "none": opt, "some": Some(7u8), "null": null,
-            "nested": { "arr": [ { "k": "v" }, [], [1, null, "s"], list.clone() ], "empty": {} },
-            "last": "trailing",
-        });
-        let theirs = serde_json::json!({
+        // one literal, given to both macros
+        macro_rules! both {
+            ($($t:tt)+) => {
+                (json!($($t)+), serde_json::json!($($t)+))
+            };
+        }
+        let (ours, theirs) = both!({
             "type": "Microsoft.X/y",
             "props": props.clone(),
             "ref": &props,

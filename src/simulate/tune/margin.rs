@@ -190,16 +190,6 @@ fn references(job: &Job, before: &Params, explicit_below: bool) -> Vec<(Params, 
     } else {
         vec![own, fastest]
     };
-    let with = |t: u32, (step, cd, agg, w): (u32, u32, ScaleOutAggregation, u32)| {
-        let mut p = before.clone();
-        p.target_per_instance = t;
-        p.scale_out_step = step;
-        p.scale_out_cooldown_minutes = cd;
-        p.scale_out_aggregation = agg;
-        p.time_window_minutes = w;
-        p.scale_out_tiers.retain(|tier| tier.above > t);
-        p
-    };
     let q = job.settings.quantile;
     let target = job.target();
     let mut out: Vec<(Params, f64)> = pairs
@@ -209,7 +199,7 @@ fn references(job: &Job, before: &Params, explicit_below: bool) -> Vec<(Params, 
             let mut found = None;
             while lo < hi {
                 let mid = (lo + hi) / 2;
-                let p = with(TARGETS[mid], pair);
+                let p = before.with_target(TARGETS[mid], pair);
                 let p95 = prepare(job, &p, explicit_below)
                     .map(|prep| {
                         replay(job, &prep, job.settings.choices, None).wait_percentile_exact(q)

@@ -6,6 +6,10 @@ use crate::spec::defaults::{flap_safe_scale_in, lowest_min};
 use crate::spec::model::{ScaleOutAggregation, ScaleOutTier, Spec};
 use crate::spec::schedule::parse_duration;
 
+/// `(scaleOutStep, scaleOutCooldown, scaleOutAggregation, timeWindow)`: the pool search's stage 1
+/// and the margin's references search `targetPerInstance` within each.
+pub(super) type Pair = (u32, u32, ScaleOutAggregation, u32);
+
 /// The knobs of a queue-driven policy.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -90,6 +94,28 @@ impl Params {
 }
 
 impl Params {
+    /// `targetPerInstance` set to `t`, and the scale-out tiers that no longer start above the
+    /// target dropped (a tier adds instances above the target).
+    pub(super) fn set_target(&mut self, t: u32) {
+        self.target_per_instance = t;
+        self.scale_out_tiers.retain(|tier| tier.above > t);
+    }
+
+    /// These knobs with `pair`'s scale-out and a target of `t` (see [`Params::set_target`]).
+    pub(super) fn with_target(
+        &self,
+        t: u32,
+        (step, cooldown, aggregation, window): Pair,
+    ) -> Params {
+        let mut p = self.clone();
+        p.set_target(t);
+        p.scale_out_step = step;
+        p.scale_out_cooldown_minutes = cooldown;
+        p.scale_out_aggregation = aggregation;
+        p.time_window_minutes = window;
+        p
+    }
+
     /// Explicit defaults stay inside the (new) minimums.
     pub(super) fn clamp_defaults(&mut self) {
         if let Some(d) = self.capacity_default.as_mut() {

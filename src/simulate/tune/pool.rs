@@ -20,9 +20,9 @@ use rayon::prelude::*;
 use super::super::standby;
 use super::super::{Results, Settings};
 use super::answer::{self, Answer};
+pub(super) use super::params::Pair;
 use super::params::Params;
 use super::pool_search::{PoolRow, PoolSearch, pool_try};
-pub(super) use super::pool_stage1::Pair;
 use super::pool_stage1::Stage1;
 use super::score::{Required, complete, holds_allowing, score_or_miss};
 use super::search::{
@@ -82,7 +82,7 @@ impl Grid {
         let mut v: Vec<Params> = Vec::new();
         for pair in &self.pairs {
             for t in &self.targets {
-                let p = super::pool_stage1::with_target(before, *t, *pair);
+                let p = before.with_target(*t, *pair);
                 if !v.contains(&p) {
                     v.push(p);
                 }

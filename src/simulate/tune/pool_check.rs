@@ -19,7 +19,7 @@ use super::super::load::Trace;
 use super::super::prepare::{LoadArgs, prepare};
 use super::super::{Input, Settings, standby};
 use super::pool::{Grid, top_instances, tune_with_pool};
-use super::pool_stage1::{Stage1, with_target};
+use super::pool_stage1::Stage1;
 use super::search::{Job, Scored, Variant, cheaper, holds, score, stage2, start, variants_for};
 use crate::catalog::prices::PriceTable;
 use crate::cost::PriceBook;
@@ -118,6 +118,45 @@ struct Case {
     policy: Policy,
 }
 
+/// The day the cases price on.
+const TODAY: &str = "2026-12-01";
+
+impl Case {
+    /// The simulator's input for this case.
+    fn input(&self) -> Input<'_> {
+        Input {
+            spec: self.checked.spec.as_ref().expect("a spec"),
+            plan: &self.plan,
+            size: self.checked.size().expect("a size"),
+            file: "examples/batch-inference-standby.yaml",
+            auto_sized: self.checked.auto_sized,
+        }
+    }
+
+    /// A robust tune's job (every variant required) on this case with `settings` and `tuning`.
+    fn job<'a>(
+        &'a self,
+        input: &'a Input<'a>,
+        book: &'a PriceBook,
+        settings: &'a Settings,
+        tuning: super::score::Tuning<'a>,
+    ) -> Job<'a> {
+        Job {
+            input,
+            checked: &self.checked,
+            policy: &self.policy,
+            source: self.checked.source.as_deref().unwrap_or_default(),
+            trace: &self.trace,
+            workload: &self.workload,
+            settings,
+            book,
+            today: TODAY,
+            robust_share: Some(1.0),
+            tuning,
+        }
+    }
+}
+
 /// `examples/batch-inference-standby.yaml` edited by `edit`, with `arrivals` (one per minute
 /// from `start`, UTC), 2-minute jobs and a p95 target of `wait`.
 fn case(edit: impl Fn(String) -> String, start: &str, arrivals: Vec<u32>, wait: &str) -> Case {
@@ -200,15 +239,9 @@ struct Tolerance {
 /// `tol` allows (empty: it never is) and a summary.
 fn compare(c: &Case, grid: &Grid, tol: &Tolerance) -> (Vec<String>, String) {
     let spec = c.checked.spec.as_ref().expect("a spec");
-    let input = Input {
-        spec,
-        plan: &c.plan,
-        size: c.checked.size().expect("a size"),
-        file: "examples/batch-inference-standby.yaml",
-        auto_sized: c.checked.auto_sized,
-    };
+    let input = c.input();
     let book = PriceBook::embedded();
-    let today = "2026-12-01";
+    let today = TODAY;
     let setting = super::super::setting(&c.plan, spec).expect("a setting");
     let results = super::super::simulate(
         &input,
@@ -220,24 +253,12 @@ fn compare(c: &Case, grid: &Grid, tol: &Tolerance) -> (Vec<String>, String) {
         today,
         false,
     );
-    let source = c.checked.source.as_deref().unwrap_or_default();
-    let job = Job {
-        input: &input,
-        checked: &c.checked,
-        policy: &c.policy,
-        source,
-        trace: &c.trace,
-        workload: &c.workload,
-        settings: &c.settings,
-        book: &book,
-        today,
-        robust_share: Some(1.0),
-        // the enumeration compares at the target itself: no margin
-        tuning: super::score::Tuning {
-            margin: Some(0.0),
-            ..Default::default()
-        },
+    // the enumeration compares at the target itself: no margin
+    let tuning = super::score::Tuning {
+        margin: Some(0.0),
+        ..Default::default()
     };
+    let job = c.job(&input, &book, &c.settings, tuning);
     let (before, eb) = start(&job).expect("a queue policy");
     let t0 = Instant::now();
     let tuned = tune_with_pool(&job, &results, before.clone(), eb, t0, grid).expect("a tune");
@@ -438,15 +459,9 @@ fn where_the_specs_aggregation_never_holds_the_others_are_searched_for_every_pai
 /// pruned as `--tune` runs it or not ([`super::score::Tuning::unpruned`]).
 fn tune_case(c: &Case, grid: &Grid, unpruned: bool) -> super::search::Tuned {
     let spec = c.checked.spec.as_ref().expect("a spec");
-    let input = Input {
-        spec,
-        plan: &c.plan,
-        size: c.checked.size().expect("a size"),
-        file: "examples/batch-inference-standby.yaml",
-        auto_sized: c.checked.auto_sized,
-    };
+    let input = c.input();
     let book = PriceBook::embedded();
-    let today = "2026-12-01";
+    let today = TODAY;
     let setting = super::super::setting(&c.plan, spec).expect("a setting");
     let results = super::super::simulate(
         &input,
@@ -458,22 +473,11 @@ fn tune_case(c: &Case, grid: &Grid, unpruned: bool) -> super::search::Tuned {
         today,
         false,
     );
-    let job = Job {
-        input: &input,
-        checked: &c.checked,
-        policy: &c.policy,
-        source: c.checked.source.as_deref().unwrap_or_default(),
-        trace: &c.trace,
-        workload: &c.workload,
-        settings: &c.settings,
-        book: &book,
-        today,
-        robust_share: Some(1.0),
-        tuning: super::score::Tuning {
-            unpruned,
-            ..Default::default()
-        },
+    let tuning = super::score::Tuning {
+        unpruned,
+        ..Default::default()
     };
+    let job = c.job(&input, &book, &c.settings, tuning);
     let (before, eb) = start(&job).expect("a queue policy");
     tune_with_pool(&job, &results, before, eb, Instant::now(), grid).expect("a tune")
 }
@@ -564,36 +568,18 @@ fn a_nominal_replay_stopped_at_the_goal_answers_as_the_whole_one() {
     for seed in [2u64, 5] {
         let (_, a) = random_evening(seed);
         let c = case(small_spec, AT_14, a, "5m");
-        let spec = c.checked.spec.as_ref().expect("a spec");
-        let input = Input {
-            spec,
-            plan: &c.plan,
-            size: c.checked.size().expect("a size"),
-            file: "examples/batch-inference-standby.yaml",
-            auto_sized: c.checked.auto_sized,
-        };
+        let input = c.input();
         let book = PriceBook::embedded();
         for (m, margin) in [(0u32, 0.7), (2, 0.0), (2, 1.35)] {
             let settings = Settings {
                 standby: c.settings.standby.as_ref().map(|s| s.sized(m, m)),
                 ..c.settings.clone()
             };
-            let job = Job {
-                input: &input,
-                checked: &c.checked,
-                policy: &c.policy,
-                source: c.checked.source.as_deref().unwrap_or_default(),
-                trace: &c.trace,
-                workload: &c.workload,
-                settings: &settings,
-                book: &book,
-                today: "2026-12-01",
-                robust_share: Some(1.0),
-                tuning: super::score::Tuning {
-                    margin: Some(margin),
-                    ..Default::default()
-                },
+            let tuning = super::score::Tuning {
+                margin: Some(margin),
+                ..Default::default()
             };
+            let job = c.job(&input, &book, &settings, tuning);
             let (before, eb) = start(&job).expect("a queue policy");
             let mut points = small().points(&before);
             points.extend(stage2(&before, &before));
@@ -657,31 +643,13 @@ fn stage_one_checks_the_cheapest_first_and_finds_what_checking_every_pair_finds(
         .expect("a thread pool");
     for (name, a, wait) in evenings {
         let c = case(small_spec, AT_14, a, wait);
-        let spec = c.checked.spec.as_ref().expect("a spec");
-        let input = Input {
-            spec,
-            plan: &c.plan,
-            size: c.checked.size().expect("a size"),
-            file: "examples/batch-inference-standby.yaml",
-            auto_sized: c.checked.auto_sized,
-        };
+        let input = c.input();
         let book = PriceBook::embedded();
-        let job = Job {
-            input: &input,
-            checked: &c.checked,
-            policy: &c.policy,
-            source: c.checked.source.as_deref().unwrap_or_default(),
-            trace: &c.trace,
-            workload: &c.workload,
-            settings: &c.settings,
-            book: &book,
-            today: "2026-12-01",
-            robust_share: Some(1.0),
-            tuning: super::score::Tuning {
-                margin: Some(0.0),
-                ..Default::default()
-            },
+        let tuning = super::score::Tuning {
+            margin: Some(0.0),
+            ..Default::default()
         };
+        let job = c.job(&input, &book, &c.settings, tuning);
         let (before, eb) = start(&job).expect("a queue policy");
         let vs = variants_for(c.settings.choices, c.settings.standby.as_ref());
         let req = super::score::Required::share_of(vs.len(), 1.0);
@@ -704,7 +672,7 @@ fn stage_one_checks_the_cheapest_first_and_finds_what_checking_every_pair_finds(
         for (pair, held_at) in grid.pairs.iter().zip(largest.iter_mut()) {
             let mut meets_any = false;
             for t in (0..grid.targets.len()).rev() {
-                let p = with_target(&before, grid.targets[t], *pair);
+                let p = before.with_target(grid.targets[t], *pair);
                 let Some(sc) = score(&job, &p, eb) else {
                     continue;
                 };

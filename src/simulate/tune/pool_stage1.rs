@@ -24,29 +24,9 @@
 
 use rayon::prelude::*;
 
-use super::params::Params;
+use super::params::{Pair, Params};
 use super::score::{Job, Required, Scored, cheaper, holds_allowing, score_or_miss, walk_chunk};
 use super::variants::Variant;
-use crate::spec::model::ScaleOutAggregation;
-
-/// `(scaleOutStep, scaleOutCooldown, scaleOutAggregation, timeWindow)`: stage 1 searches
-/// `targetPerInstance` within each.
-pub(super) type Pair = (u32, u32, ScaleOutAggregation, u32);
-
-pub(super) fn with_target(
-    before: &Params,
-    t: u32,
-    (step, cooldown, aggregation, window): Pair,
-) -> Params {
-    let mut p = before.clone();
-    p.target_per_instance = t;
-    p.scale_out_step = step;
-    p.scale_out_cooldown_minutes = cooldown;
-    p.scale_out_aggregation = aggregation;
-    p.time_window_minutes = window;
-    p.scale_out_tiers.retain(|tier| tier.above > t);
-    p
-}
 
 /// One pair's stage 1: every candidate scored (and whether it was found to hold), the cap it
 /// leaves for the next smaller pool, the replays and the candidates checked under the variants.
@@ -84,7 +64,7 @@ struct Pairwise {
 
 impl Stage1<'_> {
     fn at(&self, ctx: &Params, i: usize, t: usize) -> Params {
-        with_target(ctx, self.targets[t], self.pairs[i])
+        ctx.with_target(self.targets[t], self.pairs[i])
     }
 
     /// Whether target `t` of pair `s.i` meets the goal nominally (scored once).

@@ -132,8 +132,7 @@ fn reactive_bases(best: &Params) -> Vec<Params> {
     for t in targets {
         for floor in [best.capacity_min, best.capacity_min.min(1)] {
             let mut p = best.clone();
-            p.target_per_instance = t;
-            p.scale_out_tiers.retain(|tier| tier.above > t);
+            p.set_target(t);
             p.capacity_min = floor;
             if !v.contains(&p) {
                 v.push(p);

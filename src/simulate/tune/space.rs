@@ -48,11 +48,10 @@ pub(super) fn stage1_in(before: &Params, space: &Space) -> Vec<Params> {
             for &s in space.steps {
                 for &c in space.out_cooldowns {
                     let mut p = before.clone();
-                    p.target_per_instance = t;
+                    p.set_target(t);
                     p.scale_out_step = s;
                     p.scale_out_cooldown_minutes = c;
                     p.scale_out_aggregation = agg;
-                    p.scale_out_tiers.retain(|tier| tier.above > t);
                     if !v.contains(&p) {
                         v.push(p);
                     }
