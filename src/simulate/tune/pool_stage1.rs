@@ -62,6 +62,21 @@ struct Pairwise {
     checked: usize,
 }
 
+impl Pairwise {
+    /// Pair `i`, nothing searched yet.
+    fn new(i: usize) -> Pairwise {
+        Pairwise {
+            i,
+            pts: Vec::new(),
+            meeting: None,
+            found: None,
+            checked_top: false,
+            runs: 0,
+            checked: 0,
+        }
+    }
+}
+
 impl Stage1<'_> {
     fn at(&self, ctx: &Params, i: usize, t: usize) -> Params {
         ctx.with_target(self.targets[t], self.pairs[i])
@@ -104,15 +119,7 @@ impl Stage1<'_> {
 
     /// The largest target up to `cap` that meets the goal (`capped`: the cap first).
     fn largest_meeting(&self, ctx: &Params, i: usize, cap: usize, capped: bool) -> Pairwise {
-        let mut s = Pairwise {
-            i,
-            pts: Vec::new(),
-            meeting: None,
-            found: None,
-            checked_top: false,
-            runs: 0,
-            checked: 0,
-        };
+        let mut s = Pairwise::new(i);
         if self.targets.is_empty() {
             return s;
         }
@@ -236,15 +243,7 @@ impl Stage1<'_> {
             // the chunk's pairs, checked in parallel
             let mut taken: Vec<(usize, Pairwise)> = Vec::new();
             for &k in &chunk {
-                let placeholder = Pairwise {
-                    i: per[k].i,
-                    pts: Vec::new(),
-                    meeting: None,
-                    found: None,
-                    checked_top: false,
-                    runs: 0,
-                    checked: 0,
-                };
+                let placeholder = Pairwise::new(per[k].i);
                 taken.push((k, std::mem::replace(&mut per[k], placeholder)));
             }
             let snapshot = best.clone();
