@@ -15,6 +15,7 @@ use handlebars::{
 };
 use serde_json::Value;
 
+use super::hbs;
 use crate::plan::Plan;
 
 /// The templates, embedded: (registry name, source).
@@ -62,10 +63,18 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 /// and those are copied in one go (printable ASCII other than `\`, `'` and `$`: the characters
 /// the loop below would push unchanged).
 pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    escape_into(s, &mut out);
+    out
+}
+
+/// [`escape`], appended to `out`.
+pub fn escape_into(s: &str, out: &mut String) {
     if copies_through(s.as_bytes()) {
-        return s.to_owned();
+        out.push_str(s);
+    } else {
+        escape_chars(s, out);
     }
-    escape_chars(s)
 }
 
 /// Whether every byte of `s` is printable ASCII other than `\`, `'` and `$`. Blocks of 64 bytes
@@ -90,9 +99,9 @@ fn copies_through(s: &[u8]) -> bool {
 /// The string is walked byte by byte, not decoded into characters: every character replaced is
 /// ASCII or one of the C1 controls U+0080-U+009F (UTF-8 `C2 80`-`C2 9F`), the only controls
 /// above ASCII (`char::is_control` is the general category Cc).
-fn escape_chars(s: &str) -> String {
+fn escape_chars(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len() + 8);
+    out.reserve(s.len() + 8);
     let mut copied = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -125,7 +134,6 @@ fn escape_chars(s: &str) -> String {
         copied = i;
     }
     out.push_str(&s[copied..]);
-    out
 }
 
 /// A Bicep number literal: integers as they are, other values through `json('…')` (Bicep has
@@ -333,32 +341,72 @@ fn splice_partials(t: &mut Template, partials: &[(&str, Template)]) {
     }
 }
 
-fn render(template: &str, plan: &Plan) -> Result<String, RenderError> {
-    registry().render(template, plan)
+/// The templates compiled into [`hbs::Node`]s, in the order of [`TEMPLATES`] (`main` with the
+/// partials that take no context spliced in, as [`registry`] splices them).
+fn compiled() -> &'static [hbs::Nodes] {
+    static COMPILED: OnceLock<Vec<hbs::Nodes>> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        let templates: Vec<(&str, Template)> = TEMPLATES
+            .iter()
+            .map(|(name, src)| {
+                let t = Template::compile_with_name(src, name.to_string())
+                    .unwrap_or_else(|e| panic!("template {name}: {e}"));
+                (*name, t)
+            })
+            .collect();
+        templates
+            .iter()
+            .map(|(_, t)| hbs::compile(t, &templates))
+            .collect()
+    })
+}
+
+fn template_index(name: &str) -> usize {
+    TEMPLATES
+        .iter()
+        .position(|(n, _)| *n == name)
+        .expect("a template of TEMPLATES")
+}
+
+/// Render template `name` with the plan value `root` into `out`.
+fn render_compiled(name: &str, root: &Value, out: &mut String) -> Result<(), RenderError> {
+    let partials = compiled();
+    hbs::Renderer { partials, root }.render(&partials[template_index(name)], out)
 }
 
 /// `main.bicep` and `main.bicepparam`, from one serialisation of the plan (the templates read
-/// the plan as a JSON value; building it is a large share of a render).
+/// the plan as a JSON value), through the compiled templates ([`hbs`]).
 pub fn main_and_param(plan: &Plan) -> Result<(String, String), RenderError> {
     let ctx = Context::wraps(plan)?;
-    let reg = registry();
     // main.bicep is 60-115 KB for the examples: one buffer of that size rather than a copy
     // into one twice the size halfway through
-    let mut main = Vec::with_capacity(160 * 1024);
-    reg.render_with_context_to_write("main", &ctx, &mut main)?;
-    let main = String::from_utf8(main)
-        .map_err(|e| RenderErrorReason::Other(format!("main.bicep is not UTF-8: {e}")))?;
-    Ok((main, reg.render_with_context("bicepparam", &ctx)?))
+    let mut main = String::with_capacity(160 * 1024);
+    render_compiled("main", ctx.data(), &mut main)?;
+    let mut param = String::with_capacity(1024);
+    render_compiled("bicepparam", ctx.data(), &mut param)?;
+    Ok((main, param))
+}
+
+/// [`main_and_param`] through the handlebars crate: the oracle the compiled templates are
+/// tested against (tests/render.rs), not used by gpuform itself.
+#[doc(hidden)]
+pub fn handlebars_main_and_param(plan: &Plan) -> Result<(String, String), RenderError> {
+    let ctx = Context::wraps(plan)?;
+    let reg = registry();
+    Ok((
+        reg.render_with_context("main", &ctx)?,
+        reg.render_with_context("bicepparam", &ctx)?,
+    ))
 }
 
 /// `main.bicep`.
 pub fn main_bicep(plan: &Plan) -> Result<String, RenderError> {
-    render("main", plan)
+    Ok(main_and_param(plan)?.0)
 }
 
 /// `main.bicepparam`.
 pub fn bicepparam(plan: &Plan) -> Result<String, RenderError> {
-    render("bicepparam", plan)
+    Ok(main_and_param(plan)?.1)
 }
 
 /// `bicepconfig.json`: the security-relevant linter rules raised to errors.
