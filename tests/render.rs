@@ -195,6 +195,29 @@ fn compiled_templates_render_what_handlebars_renders() {
     assert!(compared >= 20, "{compared} plans compared");
 }
 
+/// The buffers a `render -o DIR` worker keeps from spec to spec hold, after each spec, exactly
+/// the files a fresh render of that spec gives (nothing of the spec before survives), in the
+/// order of `Rendered`: the specs rendered one after another, large after small and back.
+#[test]
+fn reused_buffers_render_each_spec_as_a_fresh_render() {
+    let plans: Vec<_> = every_valid_spec()
+        .into_iter()
+        .filter_map(|(p, c)| Some((p, gpuform::plan::Plan::build(&c).ok()?)))
+        .collect();
+    let mut buffers = emit::Buffers::default();
+    for (path, plan) in plans.iter().chain(plans.iter().rev()) {
+        buffers.render(plan).unwrap();
+        let fresh = emit::render_plan(plan).unwrap();
+        let reused: Vec<(&str, &[u8])> = buffers.files().to_vec();
+        let expected: Vec<(&str, &[u8])> = fresh
+            .files
+            .iter()
+            .map(|(n, t)| (*n, t.as_bytes()))
+            .collect();
+        assert!(reused == expected, "{}", path.display());
+    }
+}
+
 #[test]
 fn output_is_deterministic() {
     for ex in all_specs() {

@@ -377,14 +377,23 @@ fn render_compiled(name: &str, root: &Value, out: &mut String) -> Result<(), Ren
 /// `main.bicep` and `main.bicepparam`, from one serialisation of the plan (the templates read
 /// the plan as a JSON value), through the compiled templates ([`hbs`]).
 pub fn main_and_param(plan: &Plan) -> Result<(String, String), RenderError> {
-    let ctx = Context::wraps(plan)?;
     // main.bicep is 60-115 KB for the examples: one buffer of that size rather than a copy
     // into one twice the size halfway through
     let mut main = String::with_capacity(160 * 1024);
-    render_compiled("main", ctx.data(), &mut main)?;
     let mut param = String::with_capacity(1024);
-    render_compiled("bicepparam", ctx.data(), &mut param)?;
+    main_and_param_into(plan, &mut main, &mut param)?;
     Ok((main, param))
+}
+
+/// [`main_and_param`], appended to `main` and `param`.
+pub fn main_and_param_into(
+    plan: &Plan,
+    main: &mut String,
+    param: &mut String,
+) -> Result<(), RenderError> {
+    let ctx = Context::wraps(plan)?;
+    render_compiled("main", ctx.data(), main)?;
+    render_compiled("bicepparam", ctx.data(), param)
 }
 
 /// [`main_and_param`] through the handlebars crate: the oracle the compiled templates are
@@ -411,9 +420,13 @@ pub fn bicepparam(plan: &Plan) -> Result<String, RenderError> {
 
 /// `bicepconfig.json`: the security-relevant linter rules raised to errors.
 pub fn bicepconfig() -> String {
-    // the same for every spec: built once per process
+    bicepconfig_str().to_owned()
+}
+
+/// [`bicepconfig`], the same for every spec: built once per process.
+pub fn bicepconfig_str() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(bicepconfig_text).clone()
+    TEXT.get_or_init(bicepconfig_text)
 }
 
 fn bicepconfig_text() -> String {
