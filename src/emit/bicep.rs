@@ -94,6 +94,23 @@ fn copies_through(s: &[u8]) -> bool {
     blocks.remainder().iter().all(|&b| plain(b))
 }
 
+/// The bytes [`escape_chars`] looks at: those it may replace (`\\`, `'`, `$`, C0 controls, DEL)
+/// and 0xC2, the lead byte of the C1 controls.
+static SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = b < 0x20
+            || b == 0x7f
+            || b == 0xc2
+            || b == b'\\' as usize
+            || b == b'\'' as usize
+            || b == b'$' as usize;
+        b += 1;
+    }
+    t
+};
+
 /// [`escape`] of a string that needs it: the characters that stay as they are are copied in
 /// runs between the ones replaced (the GPU workbook's JSON, ~5 KB per spec, has many quotes).
 /// The string is walked byte by byte, not decoded into characters: every character replaced is
@@ -105,6 +122,12 @@ fn escape_chars(s: &str, out: &mut String) {
     let mut copied = 0;
     let mut i = 0;
     while i < bytes.len() {
+        // the bytes that never change are skipped by a table lookup each, not the match below
+        // (a jump per byte was ~5 % of a render's CPU time at platform scale, issue 41)
+        if !SPECIAL[bytes[i] as usize] {
+            i += 1;
+            continue;
+        }
         let b = bytes[i];
         let code;
         let (replacement, width) = match b {

@@ -407,6 +407,10 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
                 };
                 for seg in segs {
                     let next = match v {
+                        // a small object is searched in order rather than through SipHash
+                        Value::Object(m) if m.len() <= 12 => {
+                            m.iter().find(|(k, _)| *k == seg).map(|(_, v)| v)
+                        }
                         Value::Object(m) => m.get(seg.as_str()),
                         Value::Array(items) => match seg.parse::<usize>() {
                             Ok(i) => items.get(i),
