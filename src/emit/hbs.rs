@@ -20,7 +20,7 @@ use handlebars::template::{HelperTemplate, Parameter, TemplateElement};
 use handlebars::{JsonRender, JsonTruthy, Path, RenderError, RenderErrorReason, Template};
 use serde_json::Value;
 
-use super::bicep::{comment, escape_into, literal, number};
+use super::bicep_text::{comment, escape_into, literal, number};
 
 /// A compiled template.
 pub(super) type Nodes = Vec<Node>;

@@ -4,6 +4,7 @@
 pub mod arm;
 mod bench;
 pub mod bicep;
+mod bicep_text;
 mod hbs;
 mod pretty;
 pub mod standby;
