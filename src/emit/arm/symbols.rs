@@ -1,7 +1,7 @@
 //! The symbols of main.bicep as ARM sees them: each symbol's type and name (`resourceId()`,
 //! `scope`, `dependsOn`), found in the plan.
 
-use serde_json::Value;
+use crate::emit::value::Value;
 
 use crate::emit::value::json;
 
@@ -496,7 +496,7 @@ impl Arm<'_> {
                     id.push('[');
                     self.push_id(&mut id, s);
                     id.push(']');
-                    Value::String(id)
+                    Value::String(id.into())
                 })
                 .collect(),
         )
@@ -508,7 +508,7 @@ impl Arm<'_> {
 
     pub(super) fn meta(suppressions: &[Suppression]) -> Option<Value> {
         (!suppressions.is_empty()).then(|| {
-            json!({ "checkov": suppressions.iter().map(|s| Value::String(format!("{}: {}", s.check, s.reason))).collect::<Vec<_>>() })
+            json!({ "checkov": suppressions.iter().map(|s| Value::from(format!("{}: {}", s.check, s.reason))).collect::<Vec<_>>() })
         })
     }
 }
