@@ -69,7 +69,7 @@ const TEMPLATE_CAPACITY: usize = 160 * 1024;
 
 /// Pretty JSON with a newline (as serde_json prints it, [`pretty`]); `capacity` is a guess of
 /// its size.
-fn json_text(v: &serde_json::Value, capacity: usize) -> String {
+fn json_text(v: &value::Value, capacity: usize) -> String {
     let mut buf = Vec::with_capacity(capacity);
     pretty::write(&mut buf, v);
     buf.push(b'\n');
@@ -84,10 +84,7 @@ pub fn render_plan(plan: &Plan) -> Result<Rendered, RenderError> {
             (MAIN_BICEP, main),
             (BICEPPARAM, param),
             (BICEPCONFIG, bicep::bicepconfig()),
-            (
-                ARM_TEMPLATE,
-                json_text(&arm::template(plan), TEMPLATE_CAPACITY),
-            ),
+            (ARM_TEMPLATE, json_text(&arm::tree(plan), TEMPLATE_CAPACITY)),
             (ARM_PARAMETERS, json_text(&arm::parameters_file(plan), 1024)),
         ],
     })
@@ -101,7 +98,7 @@ pub fn render(checked: &Checked) -> Result<Rendered, RenderError> {
 /// The ARM template (`azuredeploy.json`) of a checked spec, byte for byte what `render` writes.
 pub fn arm_template(checked: &Checked) -> Result<String, RenderError> {
     Ok(json_text(
-        &arm::template(&Plan::build(checked)?),
+        &arm::tree(&Plan::build(checked)?),
         TEMPLATE_CAPACITY,
     ))
 }
@@ -121,7 +118,7 @@ pub fn arm_template_attaching(checked: &Checked, kept: &[String]) -> Result<Stri
     if let Some(d) = plan.devbox.as_mut() {
         d.kept_disks = kept.to_vec();
     }
-    Ok(json_text(&arm::template(&plan), TEMPLATE_CAPACITY))
+    Ok(json_text(&arm::tree(&plan), TEMPLATE_CAPACITY))
 }
 
 /// The ARM parameters file (`azuredeploy.parameters.json`) of a checked spec.
