@@ -71,7 +71,7 @@ const TEMPLATE_CAPACITY: usize = 160 * 1024;
 
 /// Pretty JSON with a newline (as serde_json prints it, [`pretty`]); `capacity` is a guess of
 /// its size.
-fn json_text(v: &serde_json::Value, capacity: usize) -> String {
+fn json_text(v: &value::Value, capacity: usize) -> String {
     let mut buf = Vec::with_capacity(capacity);
     pretty::write(&mut buf, v);
     buf.push(b'\n');
@@ -112,7 +112,7 @@ impl Buffers {
         self.param.clear();
         self.main.reserve(TEMPLATE_CAPACITY);
         bicep::main_and_param_into(plan, &mut self.main, &mut self.param)?;
-        json_into(&arm::template(plan), &mut self.arm, TEMPLATE_CAPACITY);
+        json_into(&arm::tree(plan), &mut self.arm, TEMPLATE_CAPACITY);
         json_into(&arm::parameters_file(plan), &mut self.arm_params, 1024);
         Ok(())
     }
@@ -130,7 +130,7 @@ impl Buffers {
 }
 
 /// [`json_text`] into `buf` (cleared first).
-fn json_into(v: &serde_json::Value, buf: &mut Vec<u8>, capacity: usize) {
+fn json_into(v: &value::Value, buf: &mut Vec<u8>, capacity: usize) {
     buf.clear();
     buf.reserve(capacity);
     pretty::write(buf, v);
@@ -145,7 +145,7 @@ pub fn render(checked: &Checked) -> Result<Rendered, RenderError> {
 /// The ARM template (`azuredeploy.json`) of a checked spec, byte for byte what `render` writes.
 pub fn arm_template(checked: &Checked) -> Result<String, RenderError> {
     Ok(json_text(
-        &arm::template(&Plan::build(checked)?),
+        &arm::tree(&Plan::build(checked)?),
         TEMPLATE_CAPACITY,
     ))
 }
@@ -165,7 +165,7 @@ pub fn arm_template_attaching(checked: &Checked, kept: &[String]) -> Result<Stri
     if let Some(d) = plan.devbox.as_mut() {
         d.kept_disks = kept.to_vec();
     }
-    Ok(json_text(&arm::template(&plan), TEMPLATE_CAPACITY))
+    Ok(json_text(&arm::tree(&plan), TEMPLATE_CAPACITY))
 }
 
 /// The ARM parameters file (`azuredeploy.parameters.json`) of a checked spec.

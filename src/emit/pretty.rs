@@ -1,4 +1,5 @@
-//! Pretty JSON text of a [`Value`], byte for byte what `serde_json::to_writer_pretty` writes
+//! Pretty JSON text of a [`Value`] (the ARM emitters' tree, `emit::value`), byte for byte what
+//! `serde_json::to_writer_pretty` writes of the same JSON
 //! (two-space indentation, `"key": value`, `[]` and `{}` for empty containers, serde_json's
 //! string escapes), written straight into one buffer.
 //!
@@ -7,7 +8,7 @@
 //! of bytes that need no escape are found with a test the compiler vectorises and copied in one
 //! go (issue 41: render at platform scale). A property test holds it to serde_json's output.
 
-use serde_json::Value;
+use super::value::Value;
 
 /// `v` as pretty JSON, appended to `out`.
 pub fn write(out: &mut Vec<u8>, v: &Value) {
@@ -117,10 +118,12 @@ fn string(out: &mut Vec<u8>, s: &str) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use serde_json::Value;
 
+    /// `v` in the emitters' tree, printed.
     fn ours(v: &Value) -> String {
         let mut out = Vec::new();
-        write(&mut out, v);
+        write(&mut out, &super::Value::from(v));
         String::from_utf8(out).unwrap()
     }
 

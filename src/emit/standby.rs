@@ -3,7 +3,7 @@
 //! attached to the scale set, and the provider's role assignments when the spec names its
 //! principal. Kept apart from `arm.rs` (it imports nothing from it).
 
-use serde_json::Value;
+use crate::emit::value::Value;
 
 use crate::emit::value::json;
 
@@ -22,14 +22,14 @@ fn q(s: &str) -> String {
 /// A literal string value (`[` at the start escaped as ARM requires).
 fn lit(s: &str) -> Value {
     if s.starts_with('[') && s.ends_with(']') {
-        Value::String(format!("[{s}"))
+        Value::from(format!("[{s}"))
     } else {
-        Value::String(s.to_string())
+        Value::from(s.to_string())
     }
 }
 
 fn x(expr: String) -> Value {
-    Value::String(format!("[{expr}]"))
+    Value::from(format!("[{expr}]"))
 }
 
 fn vmss_id(p: &Plan) -> String {

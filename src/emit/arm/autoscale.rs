@@ -1,6 +1,6 @@
 //! Queue- and request-driven autoscale (templates/autoscale.bicep.hbs).
 
-use serde_json::Value;
+use crate::emit::value::Value;
 
 use crate::emit::value::json;
 

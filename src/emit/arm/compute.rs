@@ -1,6 +1,6 @@
 //! The scale set (templates/compute.bicep.hbs) and the VM profile pieces the dev box shares.
 
-use serde_json::{Map, Value};
+use crate::emit::value::{Map, Value};
 
 use crate::emit::value::json;
 
@@ -12,7 +12,7 @@ use super::symbols::Arm;
 
 /// The `osProfile` a scale set's VM profile and the dev box's VM share; `name` is the one key
 /// that differs (`computerNamePrefix` on a scale set, `computerName` on a VM).
-pub(super) fn os_profile(c: &Compute, name: (&str, &str)) -> Map<String, Value> {
+pub(super) fn os_profile(c: &Compute, name: (&'static str, &str)) -> Map {
     let mut os = Map::new();
     os.insert(name.0.into(), lit(name.1));
     os.insert(
@@ -264,7 +264,7 @@ pub(super) fn compute(a: &Arm, out: &mut Vec<Value>) {
         json!({ "name": lit(&c.vm_size), "tier": "Standard", "capacity": c.capacity }),
     );
     let mut uai = Map::new();
-    uai.insert(format!("[{}]", a.id("identity")), json!({}));
+    uai.insert(format!("[{}]", a.id("identity")).into(), json!({}));
     put(
         &mut res,
         "identity",

@@ -1,6 +1,6 @@
 //! The dev box VM (templates/devbox.bicep.hbs).
 
-use serde_json::{Map, Value};
+use crate::emit::value::{Map, Value};
 
 use crate::emit::value::json;
 
@@ -147,7 +147,7 @@ pub(super) fn devbox(a: &Arm, out: &mut Vec<Value>) {
         put(&mut vm, "zones", json!([lit(z)]));
     }
     let mut uai = Map::new();
-    uai.insert(format!("[{}]", a.id("identity")), json!({}));
+    uai.insert(format!("[{}]", a.id("identity")).into(), json!({}));
     put(
         &mut vm,
         "identity",

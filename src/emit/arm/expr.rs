@@ -1,13 +1,13 @@
 //! The spelling of ARM values: literals, expressions, numbers; shared by every resource family.
 
-use serde_json::Value;
+use crate::emit::value::Value;
 
 use crate::emit::value::json;
 
 /// A literal string value: ARM would evaluate a string that starts with `[` and ends with `]`
 /// as an expression; `[[` escapes it.
 pub fn lit(s: &str) -> Value {
-    Value::String(lit_text(s))
+    Value::String(lit_text(s).into())
 }
 
 pub(super) fn lit_text(s: &str) -> String {
@@ -43,7 +43,7 @@ pub(super) fn x(expr: impl Into<String>) -> Value {
     s.reserve(2);
     s.insert(0, '[');
     s.push(']');
-    Value::String(s)
+    Value::String(s.into())
 }
 
 /// A JSON number from an f64 (integers without a fraction).
@@ -55,23 +55,23 @@ pub(super) fn n(v: f64) -> Value {
     }
 }
 /// Insert `key: value` into an object value.
-pub(super) fn put(obj: &mut Value, key: &str, value: Value) {
+pub(super) fn put(obj: &mut Value, key: &'static str, value: Value) {
     if let Value::Object(m) = obj {
-        m.insert(key.to_string(), value);
+        m.insert(key.into(), value);
     }
 }
 
 /// Plan values (extension settings) as ARM literals.
-pub(super) fn literalize(v: &Value) -> Value {
+pub(super) fn literalize(v: &serde_json::Value) -> Value {
     match v {
-        Value::String(s) => lit(s),
-        Value::Array(a) => Value::Array(a.iter().map(literalize).collect()),
-        Value::Object(m) => Value::Object(
+        serde_json::Value::String(s) => lit(s),
+        serde_json::Value::Array(a) => Value::Array(a.iter().map(literalize).collect()),
+        serde_json::Value::Object(m) => Value::Object(
             m.iter()
                 .map(|(k, v)| (lit_text(k), literalize(v)))
                 .collect(),
         ),
-        other => other.clone(),
+        other => Value::from(other),
     }
 }
 
@@ -85,7 +85,7 @@ mod tests {
         for s in ["", "'", "''", "a'b", "'a'", "it's 'x'", "plain"] {
             assert_eq!(q(s), format!("'{}'", s.replace('\'', "''")), "{s:?}");
         }
-        assert_eq!(x("f()"), Value::String("[f()]".into()));
-        assert_eq!(x(String::from("g('a')")), Value::String("[g('a')]".into()));
+        assert_eq!(x("f()"), Value::from("[f()]"));
+        assert_eq!(x(String::from("g('a')")), Value::from("[g('a')]"));
     }
 }

@@ -1,6 +1,6 @@
 //! GPU monitoring (templates/gpu_monitoring.bicep.hbs).
 
-use serde_json::{Map, Value};
+use crate::emit::value::{Map, Value};
 
 use crate::emit::value::json;
 
@@ -52,7 +52,7 @@ pub(super) fn gpu_monitoring(a: &Arm, g: &GpuMonitoring, out: &mut Vec<Value>) {
     }
     let mut streams = Map::new();
     streams.insert(
-        g.stream.to_string(),
+        g.stream.to_string().into(),
         json!({ "columns": g.columns.iter().map(|c| json!({ "name": c.name, "type": c.stream_type })).collect::<Vec<_>>() }),
     );
     let mut dcr = json!({

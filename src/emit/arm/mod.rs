@@ -1,5 +1,5 @@
-//! ARM JSON (`azuredeploy.json`, `azuredeploy.parameters.json`) built with serde_json from the
-//! same plan the Bicep templates render, never from a template. It is the deployment `bicep
+//! ARM JSON (`azuredeploy.json`, `azuredeploy.parameters.json`) built as a JSON tree
+//! (`emit::value`, printed by `emit::pretty` as serde_json prints it) from the same plan the Bicep templates render, never from a template. It is the deployment `bicep
 //! build main.bicep` describes: the same resources, names, API versions and properties, with
 //! symbolic references spelled as `resourceId()` / `reference()` and explicit `dependsOn`.
 //!
@@ -19,7 +19,7 @@ mod security;
 mod serving;
 mod symbols;
 
-use serde_json::{Map, Value};
+use crate::emit::value::{Map, Value};
 
 use crate::emit::value::json;
 
@@ -40,8 +40,14 @@ use symbols::Arm;
 
 pub use crate::facts::arm::{PARAMETERS_SCHEMA, TEMPLATE_SCHEMA};
 
-/// The deployment template.
-pub fn template(p: &Plan) -> Value {
+/// The deployment template as JSON (for the commands that read it: destroy, the landing
+/// zone's preflight, tests).
+pub fn template(p: &Plan) -> serde_json::Value {
+    tree(p).into_serde()
+}
+
+/// The deployment template, in the tree `emit` prints.
+pub(crate) fn tree(p: &Plan) -> Value {
     let a = Arm { p };
     let mut resources: Vec<Value> = Vec::new();
     network(&a, &mut resources);
@@ -191,7 +197,7 @@ fn parameters(p: &Plan) -> Value {
 
 fn variables(p: &Plan) -> Value {
     let mut m = Map::new();
-    let tags: Map<String, Value> = p.tags.iter().map(|(k, v)| (lit_text(k), lit(v))).collect();
+    let tags: Map = p.tags.iter().map(|(k, v)| (lit_text(k), lit(v))).collect();
     m.insert("tags".into(), Value::Object(tags));
     if let Some(cd) = &p.compute.custom_data {
         m.insert("customData".into(), lit(cd));
@@ -291,7 +297,7 @@ fn base_outputs(a: &Arm) -> Value {
 }
 
 /// `azuredeploy.parameters.json`: the values `main.bicepparam` sets (never a secret).
-pub fn parameters_file(p: &Plan) -> Value {
+pub(crate) fn parameters_file(p: &Plan) -> Value {
     let mut m = Map::new();
     m.insert(
         "location".into(),

@@ -1,6 +1,6 @@
 //! Monitoring (templates/monitoring.bicep.hbs): workspace, action group, alerts, budget.
 
-use serde_json::{Map, Value};
+use crate::emit::value::{Map, Value};
 
 use crate::emit::value::json;
 
@@ -117,7 +117,7 @@ pub(super) fn monitoring(a: &Arm, out: &mut Vec<Value>) {
             if m.notifies {
                 put(&mut o, "contactGroups", Value::Array(action_group_ids(a)));
             }
-            notes.insert(nt.key.clone(), o);
+            notes.insert(nt.key.clone().into(), o);
         }
         let mut res = json!({
             "type": "Microsoft.Consumption/budgets",

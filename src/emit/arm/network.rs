@@ -1,6 +1,6 @@
 //! The network (templates/network.bicep.hbs): VNet, subnets, NSGs, route tables.
 
-use serde_json::Value;
+use crate::emit::value::Value;
 
 use crate::emit::value::json;
 

@@ -1,6 +1,6 @@
 //! Private endpoints (templates/private_endpoint.bicep.hbs) with their DNS zone groups.
 
-use serde_json::Value;
+use crate::emit::value::Value;
 
 use crate::emit::value::json;
 

@@ -1,6 +1,6 @@
 //! Identity and Key Vault (templates/identity.bicep.hbs, templates/keyvault.bicep.hbs).
 
-use serde_json::Value;
+use crate::emit::value::Value;
 
 use crate::emit::value::json;
 

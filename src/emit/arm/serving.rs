@@ -1,7 +1,7 @@
 //! The serving frontend (templates/serving.bicep.hbs): the internal Standard Load Balancer, the
 //! Private Link service on it, and the private-only Application Gateway v2.
 
-use serde_json::Value;
+use crate::emit::value::Value;
 
 use crate::emit::value::json;
 

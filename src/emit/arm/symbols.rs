@@ -1,7 +1,7 @@
 //! The symbols of main.bicep as ARM sees them: each symbol's type and name (`resourceId()`,
 //! `scope`, `dependsOn`), found in the plan.
 
-use serde_json::Value;
+use crate::emit::value::Value;
 
 use crate::emit::value::json;
 
@@ -15,14 +15,16 @@ pub(super) struct Arm<'a> {
 }
 
 /// One segment of a resource name: literal text, or an ARM expression.
-pub(super) enum Name {
-    Lit(String),
+/// Literal text is borrowed from the plan (symbols are looked up for every reference and
+/// `dependsOn` of every resource: no copy of each name each time).
+pub(super) enum Name<'a> {
+    Lit(&'a str),
     Expr(String),
 }
 
-impl Name {
-    pub(super) fn lit(s: &str) -> Name {
-        Name::Lit(s.to_string())
+impl<'a> Name<'a> {
+    pub(super) fn lit(s: &'a str) -> Name<'a> {
+        Name::Lit(s)
     }
 
     /// The segment as an argument of an ARM function.
@@ -43,24 +45,24 @@ impl Name {
 }
 
 /// Where the resource of a Bicep symbol is: what `resourceId()` and `scope` paths need.
-pub(super) struct Target {
+pub(super) struct Target<'a> {
     pub(super) ty: &'static str,
     /// One segment per level of the type.
-    pub(super) names: Vec<Name>,
+    pub(super) names: Vec<Name<'a>>,
     /// Resource group of an existing resource outside the deployment's group.
-    pub(super) rg: Option<String>,
+    pub(super) rg: Option<&'a str>,
     /// Subscription of an existing resource in another subscription (with `rg`): the shared
     /// services of a landing zone (`plan::shared`).
-    pub(super) sub: Option<String>,
+    pub(super) sub: Option<&'a str>,
     /// Extension resources (role assignments): the symbol of the resource they are scoped to.
     pub(super) scope: Option<&'static str>,
     /// The template deploys it (otherwise main.bicep declares it `existing`).
     pub(super) deployed: bool,
 }
 
-impl Arm<'_> {
+impl<'a> Arm<'a> {
     /// The one table of symbols: each symbol's type and name, found in the plan.
-    pub(super) fn target(&self, sym: &str) -> Target {
+    pub(super) fn target(&self, sym: &str) -> Target<'a> {
         let p = self.p;
         let here = |ty, names| Target {
             ty,
@@ -71,24 +73,24 @@ impl Arm<'_> {
             deployed: true,
         };
         // a landing zone's shared resource: referenced by subscription, group and name
-        let shared = |ty, e: &shared::ExistingRef| Target {
+        let shared = |ty, e: &'a shared::ExistingRef| Target {
             ty,
             names: vec![Name::lit(&e.name)],
-            rg: Some(e.resource_group.clone()),
-            sub: Some(e.subscription.clone()),
+            rg: Some(e.resource_group.as_str()),
+            sub: Some(e.subscription.as_str()),
             scope: None,
             deployed: false,
         };
         // landing zones: a subnet (or its VNet) of the platform team's, `existing` in main.bicep
-        let elsewhere = |ty, r: &landing_zone::SubnetRef, subnet: bool| Target {
+        let elsewhere = |ty, r: &'a landing_zone::SubnetRef, subnet: bool| Target {
             ty,
             names: if subnet {
                 vec![Name::lit(&r.vnet), Name::lit(&r.subnet)]
             } else {
                 vec![Name::lit(&r.vnet)]
             },
-            rg: Some(r.resource_group.clone()),
-            sub: Some(r.subscription.clone()),
+            rg: Some(r.resource_group.as_str()),
+            sub: Some(r.subscription.as_str()),
             scope: None,
             deployed: false,
         };
@@ -102,7 +104,7 @@ impl Arm<'_> {
         let queue_level = |ty, names| Target {
             ty,
             names,
-            rg: queue().resource_group.clone(),
+            rg: queue().resource_group.as_deref(),
             sub: None,
             scope: None,
             deployed: queue().create,
@@ -409,7 +411,11 @@ impl Arm<'_> {
     /// [`Arm::id`], appended to `out`: one string per id, not one per part of it (ids are
     /// written for every reference and `dependsOn` of every resource).
     fn push_id(&self, out: &mut String, sym: &str) {
-        let t = self.target(sym);
+        self.push_target_id(out, &self.target(sym));
+    }
+
+    /// The id of target `t`, appended to `out`.
+    fn push_target_id(&self, out: &mut String, t: &Target) {
         match (t.scope, &t.sub, &t.rg) {
             (Some(scope), _, _) => {
                 out.push_str("extensionResourceId(");
@@ -481,34 +487,36 @@ impl Arm<'_> {
         )
     }
 
-    pub(super) fn zone_name(&self, pe: &PrivateEndpoint) -> Name {
+    pub(super) fn zone_name(&self, pe: &PrivateEndpoint) -> Name<'a> {
         Name::Expr(pe.zone.arm_expr(pe.storage_service))
     }
 
     /// `dependsOn` the resources of `syms` that the template deploys: an `existing` resource
     /// (a queue the spec does not create) is not part of the deployment.
     pub(super) fn depends(&self, syms: &[&str]) -> Value {
+        // each symbol looked up once (a role assignment's name is itself built of two ids)
         Value::Array(
             syms.iter()
-                .filter(|s| self.target(s).deployed)
-                .map(|s| {
+                .map(|s| self.target(s))
+                .filter(|t| t.deployed)
+                .map(|t| {
                     let mut id = String::with_capacity(96);
                     id.push('[');
-                    self.push_id(&mut id, s);
+                    self.push_target_id(&mut id, &t);
                     id.push(']');
-                    Value::String(id)
+                    Value::String(id.into())
                 })
                 .collect(),
         )
     }
 
     pub(super) fn tags(&self) -> Value {
-        x("variables('tags')")
+        Value::from("[variables('tags')]")
     }
 
     pub(super) fn meta(suppressions: &[Suppression]) -> Option<Value> {
         (!suppressions.is_empty()).then(|| {
-            json!({ "checkov": suppressions.iter().map(|s| Value::String(format!("{}: {}", s.check, s.reason))).collect::<Vec<_>>() })
+            json!({ "checkov": suppressions.iter().map(|s| Value::from(format!("{}: {}", s.check, s.reason))).collect::<Vec<_>>() })
         })
     }
 }
