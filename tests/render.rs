@@ -140,6 +140,84 @@ fn golden_files_match_every_example_and_fixture() {
     );
 }
 
+/// Every spec under examples/ and tests/fixtures/ that checks without errors (the render
+/// fixtures and the cost, serving, GPU, ... fixtures that are specs).
+fn every_valid_spec() -> Vec<(PathBuf, gpuform::spec::Checked)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "yaml") {
+                out.push(p);
+            }
+        }
+    }
+    let mut paths = examples();
+    walk(&root().join("tests/fixtures"), &mut paths);
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let checked =
+                gpuform::check::check_file(&p, &Policy::default(), PriceTable::embedded());
+            (!checked.has_errors()).then_some((p, checked))
+        })
+        .collect()
+}
+
+/// The compiled templates (src/emit/hbs.rs) render what the handlebars crate renders from the
+/// same templates, byte for byte, for every example and fixture that renders.
+#[test]
+fn compiled_templates_render_what_handlebars_renders() {
+    let specs = every_valid_spec();
+    assert!(specs.len() >= 20, "{} specs", specs.len());
+    let mut compared = 0;
+    for (path, checked) in &specs {
+        let Ok(plan) = gpuform::plan::Plan::build(checked) else {
+            continue;
+        };
+        let fast = bicep::main_and_param(&plan).unwrap();
+        let oracle = bicep::handlebars_main_and_param(&plan).unwrap();
+        assert!(
+            fast.0 == oracle.0,
+            "{}: main.bicep differs from Handlebars' at byte {}",
+            path.display(),
+            fast.0
+                .bytes()
+                .zip(oracle.0.bytes())
+                .position(|(a, b)| a != b)
+                .unwrap_or(fast.0.len().min(oracle.0.len()))
+        );
+        assert_eq!(fast.1, oracle.1, "{}: main.bicepparam", path.display());
+        compared += 1;
+    }
+    assert!(compared >= 20, "{compared} plans compared");
+}
+
+/// The buffers a `render -o DIR` worker keeps from spec to spec hold, after each spec, exactly
+/// the files a fresh render of that spec gives (nothing of the spec before survives), in the
+/// order of `Rendered`: the specs rendered one after another, large after small and back.
+#[test]
+fn reused_buffers_render_each_spec_as_a_fresh_render() {
+    let plans: Vec<_> = every_valid_spec()
+        .into_iter()
+        .filter_map(|(p, c)| Some((p, gpuform::plan::Plan::build(&c).ok()?)))
+        .collect();
+    let mut buffers = emit::Buffers::default();
+    for (path, plan) in plans.iter().chain(plans.iter().rev()) {
+        buffers.render(plan).unwrap();
+        let fresh = emit::render_plan(plan).unwrap();
+        let reused: Vec<(&str, &[u8])> = buffers.files().to_vec();
+        let expected: Vec<(&str, &[u8])> = fresh
+            .files
+            .iter()
+            .map(|(n, t)| (*n, t.as_bytes()))
+            .collect();
+        assert!(reused == expected, "{}", path.display());
+    }
+}
+
 #[test]
 fn output_is_deterministic() {
     for ex in all_specs() {

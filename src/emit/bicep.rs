@@ -15,6 +15,8 @@ use handlebars::{
 };
 use serde_json::Value;
 
+pub use super::bicep_text::{comment, escape, escape_into, literal, number};
+use super::hbs;
 use crate::plan::Plan;
 
 /// The templates, embedded: (registry name, source).
@@ -55,139 +57,6 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Escape text for the inside of a single-quoted Bicep string: `\`, `'`, `${` (interpolation),
-/// newline, carriage return, tab, and every other control character as `\u{…}`.
-///
-/// Handlebars calls it for every `{{value}}` of every template: most values need no escaping,
-/// and those are copied in one go (printable ASCII other than `\`, `'` and `$`: the characters
-/// the loop below would push unchanged).
-pub fn escape(s: &str) -> String {
-    if copies_through(s.as_bytes()) {
-        return s.to_owned();
-    }
-    escape_chars(s)
-}
-
-/// Whether every byte of `s` is printable ASCII other than `\`, `'` and `$`. Blocks of 64 bytes
-/// are tested without an early exit inside the block, which the compiler turns into vector
-/// instructions: the base64 custom data (~45 KB per spec) went through a byte-at-a-time test
-/// that was ~9 % of a render's CPU time at platform scale (issue 41).
-fn copies_through(s: &[u8]) -> bool {
-    fn plain(b: u8) -> bool {
-        (b' '..=b'~').contains(&b) & (b != b'\\') & (b != b'\'') & (b != b'$')
-    }
-    let mut blocks = s.chunks_exact(64);
-    for block in &mut blocks {
-        if !block.iter().fold(true, |ok, &b| ok & plain(b)) {
-            return false;
-        }
-    }
-    blocks.remainder().iter().all(|&b| plain(b))
-}
-
-/// [`escape`] of a string that needs it: the characters that stay as they are are copied in
-/// runs between the ones replaced (the GPU workbook's JSON, ~5 KB per spec, has many quotes).
-/// The string is walked byte by byte, not decoded into characters: every character replaced is
-/// ASCII or one of the C1 controls U+0080-U+009F (UTF-8 `C2 80`-`C2 9F`), the only controls
-/// above ASCII (`char::is_control` is the general category Cc).
-fn escape_chars(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len() + 8);
-    let mut copied = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let code;
-        let (replacement, width) = match b {
-            b'\\' => ("\\\\", 1),
-            b'\'' => ("\\'", 1),
-            b'\n' => ("\\n", 1),
-            b'\r' => ("\\r", 1),
-            b'\t' => ("\\t", 1),
-            b'$' if bytes.get(i + 1) == Some(&b'{') => ("\\$", 1),
-            0x00..=0x1f | 0x7f => {
-                code = format!("\\u{{{b:X}}}");
-                (code.as_str(), 1)
-            }
-            // U+0080-U+009F: the code point is the second byte
-            0xc2 if matches!(bytes.get(i + 1), Some(0x80..=0x9f)) => {
-                code = format!("\\u{{{:X}}}", bytes[i + 1]);
-                (code.as_str(), 2)
-            }
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        out.push_str(&s[copied..i]);
-        out.push_str(replacement);
-        i += width;
-        copied = i;
-    }
-    out.push_str(&s[copied..]);
-    out
-}
-
-/// A Bicep number literal: integers as they are, other values through `json('…')` (Bicep has
-/// no decimal literals).
-pub fn number(n: &serde_json::Number) -> String {
-    if n.is_i64() || n.is_u64() {
-        return n.to_string();
-    }
-    let f = n.as_f64().unwrap_or(0.0);
-    if f.fract() == 0.0 && f.abs() < 9.0e15 {
-        format!("{}", f as i64)
-    } else {
-        format!("json('{f}')")
-    }
-}
-
-/// Any JSON value as a Bicep literal; nested lines are indented from `indent`.
-pub fn literal(v: &Value, indent: usize) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => number(n),
-        Value::String(s) => format!("'{}'", escape(s)),
-        Value::Array(items) if items.is_empty() => "[]".into(),
-        Value::Array(items) => {
-            let pad = " ".repeat(indent + 2);
-            let mut out = String::from("[\n");
-            for item in items {
-                out.push_str(&format!("{pad}{}\n", literal(item, indent + 2)));
-            }
-            out.push_str(&" ".repeat(indent));
-            out.push(']');
-            out
-        }
-        Value::Object(map) if map.is_empty() => "{}".into(),
-        Value::Object(map) => {
-            let pad = " ".repeat(indent + 2);
-            let mut out = String::from("{\n");
-            for (k, item) in map {
-                out.push_str(&format!("{pad}{}: {}\n", key(k), literal(item, indent + 2)));
-            }
-            out.push_str(&" ".repeat(indent));
-            out.push('}');
-            out
-        }
-    }
-}
-
-/// An object key: bare when it is an identifier, quoted otherwise.
-fn key(k: &str) -> String {
-    let ident = k
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ident {
-        k.to_string()
-    } else {
-        format!("'{}'", escape(k))
-    }
-}
-
 /// `{{obj value indent}}`: a JSON value (usually an object) as a Bicep literal.
 fn obj_helper(
     h: &Helper,
@@ -203,18 +72,6 @@ fn obj_helper(
     let indent = h.param(1).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
     out.write(&literal(v, indent))?;
     Ok(())
-}
-
-/// Text for a `//` comment: control characters (line breaks) become spaces, so a value can
-/// never end the comment. Quotes stay as they are.
-pub fn comment(s: &str) -> String {
-    // most values hold no control character (C0, DEL, or C1 after a 0xC2 byte): copied whole
-    if !s.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
-        return s.to_owned();
-    }
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 /// `{{comment value}}`: a string for a `//` comment line.
@@ -333,39 +190,92 @@ fn splice_partials(t: &mut Template, partials: &[(&str, Template)]) {
     }
 }
 
-fn render(template: &str, plan: &Plan) -> Result<String, RenderError> {
-    registry().render(template, plan)
+/// The templates compiled into [`hbs::Node`]s, in the order of [`TEMPLATES`] (`main` with the
+/// partials that take no context spliced in, as [`registry`] splices them).
+fn compiled() -> &'static [hbs::Nodes] {
+    static COMPILED: OnceLock<Vec<hbs::Nodes>> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        let templates: Vec<(&str, Template)> = TEMPLATES
+            .iter()
+            .map(|(name, src)| {
+                let t = Template::compile_with_name(src, name.to_string())
+                    .unwrap_or_else(|e| panic!("template {name}: {e}"));
+                (*name, t)
+            })
+            .collect();
+        templates
+            .iter()
+            .map(|(_, t)| hbs::compile(t, &templates))
+            .collect()
+    })
+}
+
+fn template_index(name: &str) -> usize {
+    TEMPLATES
+        .iter()
+        .position(|(n, _)| *n == name)
+        .expect("a template of TEMPLATES")
+}
+
+/// Render template `name` with the plan value `root` into `out`.
+fn render_compiled(name: &str, root: &Value, out: &mut String) -> Result<(), RenderError> {
+    let partials = compiled();
+    hbs::Renderer { partials, root }.render(&partials[template_index(name)], out)
 }
 
 /// `main.bicep` and `main.bicepparam`, from one serialisation of the plan (the templates read
-/// the plan as a JSON value; building it is a large share of a render).
+/// the plan as a JSON value), through the compiled templates ([`hbs`]).
 pub fn main_and_param(plan: &Plan) -> Result<(String, String), RenderError> {
-    let ctx = Context::wraps(plan)?;
-    let reg = registry();
     // main.bicep is 60-115 KB for the examples: one buffer of that size rather than a copy
     // into one twice the size halfway through
-    let mut main = Vec::with_capacity(160 * 1024);
-    reg.render_with_context_to_write("main", &ctx, &mut main)?;
-    let main = String::from_utf8(main)
-        .map_err(|e| RenderErrorReason::Other(format!("main.bicep is not UTF-8: {e}")))?;
-    Ok((main, reg.render_with_context("bicepparam", &ctx)?))
+    let mut main = String::with_capacity(160 * 1024);
+    let mut param = String::with_capacity(1024);
+    main_and_param_into(plan, &mut main, &mut param)?;
+    Ok((main, param))
+}
+
+/// [`main_and_param`], appended to `main` and `param`.
+pub fn main_and_param_into(
+    plan: &Plan,
+    main: &mut String,
+    param: &mut String,
+) -> Result<(), RenderError> {
+    let ctx = Context::wraps(plan)?;
+    render_compiled("main", ctx.data(), main)?;
+    render_compiled("bicepparam", ctx.data(), param)
+}
+
+/// [`main_and_param`] through the handlebars crate: the oracle the compiled templates are
+/// tested against (tests/render.rs), not used by gpuform itself.
+#[doc(hidden)]
+pub fn handlebars_main_and_param(plan: &Plan) -> Result<(String, String), RenderError> {
+    let ctx = Context::wraps(plan)?;
+    let reg = registry();
+    Ok((
+        reg.render_with_context("main", &ctx)?,
+        reg.render_with_context("bicepparam", &ctx)?,
+    ))
 }
 
 /// `main.bicep`.
 pub fn main_bicep(plan: &Plan) -> Result<String, RenderError> {
-    render("main", plan)
+    Ok(main_and_param(plan)?.0)
 }
 
 /// `main.bicepparam`.
 pub fn bicepparam(plan: &Plan) -> Result<String, RenderError> {
-    render("bicepparam", plan)
+    Ok(main_and_param(plan)?.1)
 }
 
 /// `bicepconfig.json`: the security-relevant linter rules raised to errors.
 pub fn bicepconfig() -> String {
-    // the same for every spec: built once per process
+    bicepconfig_str().to_owned()
+}
+
+/// [`bicepconfig`], the same for every spec: built once per process.
+pub fn bicepconfig_str() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(bicepconfig_text).clone()
+    TEXT.get_or_init(bicepconfig_text)
 }
 
 fn bicepconfig_text() -> String {

@@ -142,6 +142,11 @@ pub fn write_streaming(
     Ok(ExitCode::Ok)
 }
 
+thread_local! {
+    /// The buffers of [`render_into`]'s worker threads.
+    static BUFFERS: std::cell::RefCell<super::Buffers> = std::cell::RefCell::default();
+}
+
 fn render_into(
     staging: &Path,
     paths: &[PathBuf],
@@ -158,22 +163,30 @@ fn render_into(
                 .as_ref()
                 .map(|s| s.metadata.name.clone())
                 .unwrap_or_default();
-            let rendered = super::render(&checked).map_err(|e| render_failure(path, &e))?;
+            let plan = crate::plan::Plan::build(&checked)
+                .map_err(|e| render_failure(path, &RenderError::from(e)))?;
             drop(checked);
             let subdir = several.then_some(name);
             let target = match &subdir {
                 Some(s) => staging.join(s),
                 None => staging.to_path_buf(),
             };
-            std::fs::create_dir_all(&target)
-                .map_err(|e| io_failure(format!("cannot create {}", target.display()), &e))?;
-            let mut files = Vec::with_capacity(rendered.files.len());
-            for (n, text) in &rendered.files {
-                let p = target.join(n);
-                std::fs::write(&p, text)
-                    .map_err(|e| io_failure(format!("cannot write {}", p.display()), &e))?;
-                files.push(n.to_string());
-            }
+            // each worker thread renders into the same buffers spec after spec
+            let files = BUFFERS.with_borrow_mut(|buffers| {
+                buffers
+                    .render(&plan)
+                    .map_err(|e| render_failure(path, &e))?;
+                std::fs::create_dir_all(&target)
+                    .map_err(|e| io_failure(format!("cannot create {}", target.display()), &e))?;
+                let mut files = Vec::with_capacity(FILES.len());
+                for (n, bytes) in buffers.files() {
+                    let p = target.join(n);
+                    std::fs::write(&p, bytes)
+                        .map_err(|e| io_failure(format!("cannot write {}", p.display()), &e))?;
+                    files.push(n.to_string());
+                }
+                Ok::<_, Failure>(files)
+            })?;
             Ok(Written {
                 spec: path.clone(),
                 subdir,
