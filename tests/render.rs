@@ -166,6 +166,47 @@ fn every_valid_spec() -> Vec<(PathBuf, gpuform::spec::Checked)> {
         .collect()
 }
 
+/// The byte offset where two texts first differ (the shorter one's length if one is a prefix).
+fn first_difference(a: &str, b: &str) -> usize {
+    a.bytes()
+        .zip(b.bytes())
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
+}
+
+/// The ARM JSON writer (`emit::value`'s tree printed by `emit::pretty`) held to serde_json
+/// independently of the emitters and the goldens: for every example and fixture that renders,
+/// `azuredeploy.json` and `azuredeploy.parameters.json` are valid JSON and exactly the text
+/// serde_json's pretty printer writes of that JSON (with the final newline). A wrong separator,
+/// indentation, escape or number fails here (issue 41: the ARM template is no longer built as a
+/// `serde_json::Value`).
+#[test]
+fn every_rendered_arm_file_is_serde_jsons_pretty_text() {
+    let mut rendered = 0;
+    for (path, checked) in &every_valid_spec() {
+        let Ok(files) = emit::render(checked) else {
+            continue;
+        };
+        for (name, text) in &files.files {
+            if !name.ends_with(".json") || *name == emit::BICEPCONFIG {
+                continue;
+            }
+            let v: Value = serde_json::from_str(text)
+                .unwrap_or_else(|e| panic!("{} {name}: not JSON: {e}", path.display()));
+            let pretty = serde_json::to_string_pretty(&v).unwrap() + "\n";
+            assert!(
+                *text == pretty,
+                "{} {name}: not serde_json's pretty text (first difference at byte {})",
+                path.display(),
+                first_difference(text, &pretty)
+            );
+        }
+        rendered += 1;
+    }
+    // the examples and the render fixtures at least (84 specs rendered when this was written)
+    assert!(rendered >= 60, "only {rendered} specs rendered");
+}
+
 /// The compiled templates (src/emit/hbs.rs) render what the handlebars crate renders from the
 /// same templates, byte for byte, for every example and fixture that renders.
 #[test]
@@ -183,11 +224,7 @@ fn compiled_templates_render_what_handlebars_renders() {
             fast.0 == oracle.0,
             "{}: main.bicep differs from Handlebars' at byte {}",
             path.display(),
-            fast.0
-                .bytes()
-                .zip(oracle.0.bytes())
-                .position(|(a, b)| a != b)
-                .unwrap_or(fast.0.len().min(oracle.0.len()))
+            first_difference(&fast.0, &oracle.0)
         );
         assert_eq!(fast.1, oracle.1, "{}: main.bicepparam", path.display());
         compared += 1;

@@ -113,6 +113,20 @@ fn num_helper(
     }
 }
 
+/// [`TEMPLATES`] parsed by the handlebars crate, in their order: what both the registry (the
+/// oracle) and the compiled templates start from.
+fn parsed_templates() -> Vec<(&'static str, Template)> {
+    // the templates are part of the binary and covered by tests: a syntax error is a bug
+    TEMPLATES
+        .iter()
+        .map(|(name, src)| {
+            let t = Template::compile_with_name(src, name.to_string())
+                .unwrap_or_else(|e| panic!("template {name}: {e}"));
+            (*name, t)
+        })
+        .collect()
+}
+
 fn registry() -> &'static Handlebars<'static> {
     static REG: OnceLock<Handlebars<'static>> = OnceLock::new();
     REG.get_or_init(|| {
@@ -122,15 +136,7 @@ fn registry() -> &'static Handlebars<'static> {
         hb.register_helper("obj", Box::new(obj_helper));
         hb.register_helper("num", Box::new(num_helper));
         hb.register_helper("comment", Box::new(comment_helper));
-        // the templates are part of the binary and covered by tests: a syntax error is a bug
-        let compiled: Vec<(&str, Template)> = TEMPLATES
-            .iter()
-            .map(|(name, src)| {
-                let t = Template::compile_with_name(src, name.to_string())
-                    .unwrap_or_else(|e| panic!("template {name}: {e}"));
-                (*name, t)
-            })
-            .collect();
+        let compiled = parsed_templates();
         for (name, t) in &compiled {
             let mut t = t.clone();
             if *name == "main" {
@@ -195,14 +201,7 @@ fn splice_partials(t: &mut Template, partials: &[(&str, Template)]) {
 fn compiled() -> &'static [hbs::Nodes] {
     static COMPILED: OnceLock<Vec<hbs::Nodes>> = OnceLock::new();
     COMPILED.get_or_init(|| {
-        let templates: Vec<(&str, Template)> = TEMPLATES
-            .iter()
-            .map(|(name, src)| {
-                let t = Template::compile_with_name(src, name.to_string())
-                    .unwrap_or_else(|e| panic!("template {name}: {e}"));
-                (*name, t)
-            })
-            .collect();
+        let templates = parsed_templates();
         templates
             .iter()
             .map(|(_, t)| hbs::compile(t, &templates))
