@@ -59,12 +59,11 @@ impl<'p, 't> Builder<'p, 't> {
             stack: Vec::new(),
             pointer: String::new(),
             // about a node a line (a few more in flow lists): sized once, not grown by rehashing
-            index: SpanIndex {
-                nodes: rustc_hash::FxHashMap::with_capacity_and_hasher(
-                    lines(pos.text) + lines(pos.text) / 4,
-                    Default::default(),
-                ),
-            },
+            index: SpanIndex::with_capacity(
+                lines(pos.text) + lines(pos.text) / 4,
+                // a pointer is about 24 bytes
+                (lines(pos.text) + lines(pos.text) / 4) * 24,
+            ),
             root: None,
         }
     }
@@ -123,8 +122,8 @@ impl<'p, 't> Builder<'p, 't> {
                 let Some((key, parent_len)) = self.enter() else {
                     return Direct::Other;
                 };
-                self.index.nodes.insert(
-                    self.pointer.clone(),
+                self.index.insert(
+                    &self.pointer,
                     NodeSpans {
                         key,
                         value: self.pos.location(&span),
@@ -166,8 +165,8 @@ impl<'p, 't> Builder<'p, 't> {
                 };
                 // the loader's span of a collection: its start event to its end event's start
                 let loc = self.pos.location(&Span::new(frame.start, span.start));
-                self.index.nodes.insert(
-                    self.pointer.clone(),
+                self.index.insert(
+                    &self.pointer,
                     NodeSpans {
                         key: frame.key,
                         value: loc,
