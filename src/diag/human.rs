@@ -271,7 +271,7 @@ mod tests {
             body in "[ -~]{0,220}|[a-z: ]{1,30}[\t é漢]?[a-z ]{0,10}",
             blank_lines in proptest::sample::select(vec![0usize, 3, 8, 98, 998, 9998]),
             span in (0usize..240, 0usize..60),
-            label in proptest::option::of("[ -~]{0,90}"),
+            label in proptest::option::of("[ -~]{0,130}"),
             notes in proptest::collection::vec("[ -~]{0,90}", 0..3),
             help in proptest::option::of("[ -~]{0,90}"),
             message in "[ -~]{1,120}",
@@ -349,7 +349,7 @@ mod tests {
     /// writes it, and one byte more goes to annotate-snippets.
     #[test]
     fn the_widest_plain_finding_is_what_annotate_snippets_writes() {
-        for (len, label_len, fast) in [(100, 40, true), (101, 40, false), (100, 41, false)] {
+        for (len, label_len, fast) in [(128, 100, true), (129, 100, false), (128, 101, false)] {
             let line = format!("k: {}", "v".repeat(len - 3));
             let src = format!("{}{line}\n", "\n".repeat(12_345));
             let mut d = Diagnostic::new("wide", "a wide finding");

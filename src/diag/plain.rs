@@ -10,12 +10,14 @@ use std::fmt::Write as _;
 
 use super::{Diagnostic, Severity};
 
-/// Longest source line taken (in bytes, all ASCII): well inside the width at which
-/// annotate-snippets starts to cut long lines.
-const MAX_LINE: usize = 100;
+/// The widest gutter and source line taken (line-number digits plus the line's bytes, all
+/// ASCII): annotate-snippets cuts a line when the digits, ` | ` and the line pass its width of
+/// 140 columns (measured: a line of 136 bytes at line 1 is whole, 137 is cut); this stays four
+/// columns inside. Labels do not make it cut (measured up to 120 columns past a 133-byte line).
+const MAX_GUTTER_AND_LINE: usize = 133;
 
-/// Longest label taken: the underline and its label stay inside that width too.
-const MAX_LABEL: usize = 40;
+/// Longest label taken (measured to render whole up to 120 bytes).
+const MAX_LABEL: usize = 100;
 
 /// `diag` rendered as annotate-snippets renders it unstyled with ASCII decorations, when it has
 /// the simple shape: `line` is the source line (without its line break) holding the span
@@ -39,7 +41,7 @@ pub(super) fn render(
             .as_deref()
             .is_none_or(|l| plain(l) && !l.trim().is_empty() && l.len() <= MAX_LABEL)
         && !line.is_empty()
-        && line.len() <= MAX_LINE
+        && number.to_string().len() + line.len() <= MAX_GUTTER_AND_LINE
         && line.bytes().all(|b| b.is_ascii_graphic() || b == b' ')
         && !line.ends_with(' ')
         && start < end
