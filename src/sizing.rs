@@ -372,7 +372,8 @@ pub fn select_unranked(
     let wanted = prices.in_region(region, wanted_os, PriceKind::OnDemand);
     let has_os_prices = catalog::sizes()
         .iter()
-        .any(|s| wanted.hourly(&s.name).is_some());
+        .enumerate()
+        .any(|(i, s)| wanted.hourly_at(i, &s.name).is_some());
     let price_os = if has_os_prices {
         wanted_os
     } else {
@@ -384,7 +385,8 @@ pub fn select_unranked(
         let in_region = prices.in_region(region, price_os, PriceKind::OnDemand);
         catalog::sizes()
             .iter()
-            .any(|s| in_region.hourly(&s.name).is_some())
+            .enumerate()
+            .any(|(i, s)| in_region.hourly_at(i, &s.name).is_some())
     };
     let price_region = if region_has_prices {
         region.to_string()
@@ -406,7 +408,7 @@ pub fn select_unranked(
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let hourly = priced.hourly(&s.name);
+            let hourly = priced.hourly_at(i, &s.name);
             // what `fit` says, the reasons that hold for every spec borrowed from one table
             let (mut rejected, mut split): (Option<Cow<'static, str>>, _) =
                 match unsuitable_cached(i, s, workload.kind) {
