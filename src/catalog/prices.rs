@@ -80,7 +80,7 @@ pub struct RegionPrices<'a> {
     /// Lower case, as the table's keys.
     region: String,
     /// The price of each size of the catalog, in the catalog's order ([`Self::hourly_at`]).
-    by_catalog: std::sync::Arc<[Option<f64>]>,
+    by_catalog: CatalogPrices,
 }
 
 impl RegionPrices<'_> {
@@ -104,10 +104,11 @@ impl RegionPrices<'_> {
 
 /// Each (os, kind, region)'s prices of the catalog's sizes in the catalog's order, filled as
 /// [`PriceTable::in_region`] is asked for them; emptied when the table changes.
+/// A region's prices of the catalog's sizes, in the catalog's order.
+type CatalogPrices = std::sync::Arc<[Option<f64>]>;
+
 #[derive(Default)]
-struct ByCatalog(
-    std::sync::Mutex<FxHashMap<(PriceOs, PriceKind, String), std::sync::Arc<[Option<f64>]>>>,
-);
+struct ByCatalog(std::sync::Mutex<FxHashMap<(PriceOs, PriceKind, String), CatalogPrices>>);
 
 impl Clone for ByCatalog {
     /// A clone fills its own.
@@ -272,7 +273,7 @@ impl PriceTable {
         prices.by_catalog = match cached {
             Some(v) => v,
             None => {
-                let v: std::sync::Arc<[Option<f64>]> = super::sizes()
+                let v: CatalogPrices = super::sizes()
                     .iter()
                     .map(|s| prices.hourly(&s.name))
                     .collect();
