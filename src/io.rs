@@ -311,7 +311,26 @@ impl std::error::Error for ConfinedError {}
 
 /// The tree the files a spec names must stay in: the git work tree holding `spec_dir` (the
 /// nearest ancestor with a `.git` entry), else `spec_dir` itself; canonical.
+///
+/// Found once per directory and process: a directory of specs with `cloudInit` files asked it
+/// for every spec (a readlink(2) per component and a stat(2) per ancestor; issue 41). A cached
+/// root stays safe if the directory changes under the run: the file's own real path, resolved
+/// at each read, must still lie inside it.
 pub fn confinement_root(spec_dir: &Path) -> std::io::Result<PathBuf> {
+    type Roots = std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>;
+    static ROOTS: std::sync::OnceLock<Roots> = std::sync::OnceLock::new();
+    let roots = ROOTS.get_or_init(Default::default);
+    if let Some(root) = roots.lock().ok().and_then(|r| r.get(spec_dir).cloned()) {
+        return Ok(root);
+    }
+    let root = find_confinement_root(spec_dir)?;
+    if let Ok(mut r) = roots.lock() {
+        r.insert(spec_dir.to_path_buf(), root.clone());
+    }
+    Ok(root)
+}
+
+fn find_confinement_root(spec_dir: &Path) -> std::io::Result<PathBuf> {
     let dir = if spec_dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -496,6 +515,34 @@ mod tests {
             Some(k) => eprintln!("skipped: the work tree is on filesystem {k:#x}, not a disk one"),
             None => eprintln!("skipped: no `stat -f` here"),
         }
+    }
+
+    /// The confinement root is found once per directory; a directory whose symlink is swapped
+    /// to another tree after that still cannot reach that tree's files (their real path is
+    /// outside the root found first).
+    #[test]
+    fn a_cached_confinement_root_still_confines() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("specs")).unwrap();
+        std::fs::write(repo.join("specs/ci.yaml"), "#cloud-config\n").unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret"), "key").unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(repo.join("specs"), &link).unwrap();
+        let root = confinement_root(&link).unwrap();
+        assert_eq!(root, std::fs::canonicalize(&repo).unwrap());
+        assert_eq!(
+            read_confined(&link, "ci.yaml", 100).unwrap(),
+            b"#cloud-config\n"
+        );
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        assert_eq!(confinement_root(&link).unwrap(), root, "cached");
+        let e = read_confined(&link, "secret", 100).unwrap_err();
+        assert!(matches!(e, ConfinedError::Outside { .. }), "{e}");
     }
 
     #[test]
