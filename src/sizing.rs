@@ -37,16 +37,16 @@ impl<'a> DriverChoice<'a> {
 
     /// The OS the pool runs (`image: auto` is always Linux).
     pub fn os(&self) -> OsType {
-        resolve::image(self.image).os
+        resolve::image_basics(self.image).os
     }
 
     /// Why the pool's driver would not work on `size`, in the words of the driver plan.
     fn problem(&self, size: &GpuSize) -> Option<String> {
         let img = match self.image {
             Image::Alias(ImageAlias::Auto) => {
-                resolve::image(&Image::Alias(resolve::auto_image(Some(size))))
+                resolve::image_basics(&Image::Alias(resolve::auto_image(Some(size))))
             }
-            other => resolve::image(other),
+            other => resolve::image_basics(other),
         };
         drivers::plan(
             size,
@@ -464,7 +464,7 @@ pub fn unrestricted_fit(
     prices: &PriceTable,
 ) -> Option<(&'static str, f64, String, Image)> {
     // a Windows pool stays Windows: the HPC images are Linux
-    if resolve::image(current).os == OsType::Windows {
+    if resolve::image_basics(current).os == OsType::Windows {
         return None;
     }
     let plain = Image::Alias(ImageAlias::Ubuntu2204);
