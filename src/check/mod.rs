@@ -298,7 +298,7 @@ fn rank_in_place(
             candidate.spec.compute.image = model::Image::Alias(resolve::auto_image(Some(size)));
         }
         let ctx = rules::Context {
-            spec: &candidate,
+            spec: candidate,
             sizing: None,
             auto_sized: true,
             base_dir,

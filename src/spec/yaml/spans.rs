@@ -261,7 +261,7 @@ mod tests {
                 byte_start: n,
                 byte_end: n + 1,
             },
-            is_collection: n % 2 == 0,
+            is_collection: n.is_multiple_of(2),
         }
     }
 
