@@ -158,7 +158,8 @@ pub fn check_regular(path: &Path) -> Result<std::fs::Metadata, ReadError> {
             kind: kind_of(&meta.file_type()),
         });
     }
-    if let Ok(real) = std::fs::canonicalize(path)
+    if !on_disk_filesystem(path)
+        && let Ok(real) = std::fs::canonicalize(path)
         && PSEUDO_ROOTS.iter().any(|r| real.starts_with(r))
         && !TMPFS_UNDER_PSEUDO.iter().any(|r| real.starts_with(r))
     {
@@ -168,6 +169,57 @@ pub fn check_regular(path: &Path) -> Result<std::fs::Metadata, ReadError> {
         });
     }
     Ok(meta)
+}
+
+/// Filesystems that hold files on a disk or a file server (`f_type` of statfs(2), from
+/// linux/magic.h): ext2/3/4, XFS, Btrfs, overlayfs (containers), F2FS, ZFS, NFS, SMB, 9p
+/// (VM shares), SquashFS, ISO 9660, FAT, exFAT, NTFS. The kernel's pseudo-filesystems (proc,
+/// sysfs, debugfs, cgroup, …) and tmpfs (`/dev` is one, so is `/dev/shm`) are not among them.
+#[cfg(target_os = "linux")]
+const DISK_FILESYSTEMS: &[u64] = &[
+    0xEF53,
+    0x5846_5342,
+    0x9123_683E,
+    0x794C_7630,
+    0xF2F5_2010,
+    0x2FC1_2FC1,
+    0x6969,
+    0xFF53_4D42,
+    0xFE53_4D42,
+    0x0102_1997,
+    0x7371_7368,
+    0x9660,
+    0x4D44,
+    0x2011_BAB0,
+    0x5346_544E,
+];
+
+/// Whether the file `path` leads to sits on a disk filesystem ([`DISK_FILESYSTEMS`]): no
+/// kernel or device file does, so [`check_regular`] need not resolve its real path (one
+/// statfs(2) instead of a readlink(2) per component of the path, for every spec a directory
+/// holds; issue 41). Anything else, or any doubt, is `false`: the real path decides.
+fn on_disk_filesystem(path: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+            return false;
+        };
+        // SAFETY: `c` is a NUL-terminated path that outlives the call; `st` is a plain struct
+        // the call fills (all-zero is a valid value of it)
+        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+            return false;
+        }
+        #[allow(clippy::unnecessary_cast)]
+        let kind = st.f_type as u64;
+        DISK_FILESYSTEMS.contains(&kind)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = path;
+        false
+    }
 }
 
 /// Read at most `limit` bytes of the regular file at `path` (see the module comment).
@@ -259,7 +311,26 @@ impl std::error::Error for ConfinedError {}
 
 /// The tree the files a spec names must stay in: the git work tree holding `spec_dir` (the
 /// nearest ancestor with a `.git` entry), else `spec_dir` itself; canonical.
+///
+/// Found once per directory and process: a directory of specs with `cloudInit` files asked it
+/// for every spec (a readlink(2) per component and a stat(2) per ancestor; issue 41). A cached
+/// root stays safe if the directory changes under the run: the file's own real path, resolved
+/// at each read, must still lie inside it.
 pub fn confinement_root(spec_dir: &Path) -> std::io::Result<PathBuf> {
+    type Roots = std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>;
+    static ROOTS: std::sync::OnceLock<Roots> = std::sync::OnceLock::new();
+    let roots = ROOTS.get_or_init(Default::default);
+    if let Some(root) = roots.lock().ok().and_then(|r| r.get(spec_dir).cloned()) {
+        return Ok(root);
+    }
+    let root = find_confinement_root(spec_dir)?;
+    if let Ok(mut r) = roots.lock() {
+        r.insert(spec_dir.to_path_buf(), root.clone());
+    }
+    Ok(root)
+}
+
+fn find_confinement_root(spec_dir: &Path) -> std::io::Result<PathBuf> {
     let dir = if spec_dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -409,6 +480,69 @@ mod tests {
         }
         let e = read_bounded(&dir.path().join("nope"), 100).unwrap_err();
         assert!(matches!(e, ReadError::NotFound { .. }));
+    }
+
+    /// The kernel's and the devices' files are never taken for files on a disk (their real path
+    /// decides), an ordinary file on the disk this test runs from is, and so is a file on the
+    /// shared-memory tmpfs only through its real path (tmpfs is not a disk filesystem).
+    #[test]
+    fn only_files_on_disk_filesystems_skip_the_real_path() {
+        for p in [
+            "/proc/self/status",
+            "/proc/self/environ",
+            "/sys/kernel/mm/transparent_hugepage/enabled",
+            "/dev/null",
+            "/dev/zero",
+            "/no/such/file",
+        ] {
+            assert!(!on_disk_filesystem(Path::new(p)), "{p}");
+        }
+        if let Ok(shm) = tempfile::tempdir_in("/dev/shm") {
+            let f = shm.path().join("spec.yaml");
+            std::fs::write(&f, "a: 1\n").unwrap();
+            assert!(!on_disk_filesystem(&f));
+        }
+        let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        let kind = std::process::Command::new("stat")
+            .args(["-f", "-c", "%t"])
+            .arg(&here)
+            .output()
+            .ok()
+            .and_then(|o| u64::from_str_radix(String::from_utf8_lossy(&o.stdout).trim(), 16).ok());
+        match kind {
+            #[cfg(target_os = "linux")]
+            Some(k) if DISK_FILESYSTEMS.contains(&k) => assert!(on_disk_filesystem(&here)),
+            Some(k) => eprintln!("skipped: the work tree is on filesystem {k:#x}, not a disk one"),
+            None => eprintln!("skipped: no `stat -f` here"),
+        }
+    }
+
+    /// The confinement root is found once per directory; a directory whose symlink is swapped
+    /// to another tree after that still cannot reach that tree's files (their real path is
+    /// outside the root found first).
+    #[test]
+    fn a_cached_confinement_root_still_confines() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("specs")).unwrap();
+        std::fs::write(repo.join("specs/ci.yaml"), "#cloud-config\n").unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret"), "key").unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(repo.join("specs"), &link).unwrap();
+        let root = confinement_root(&link).unwrap();
+        assert_eq!(root, std::fs::canonicalize(&repo).unwrap());
+        assert_eq!(
+            read_confined(&link, "ci.yaml", 100).unwrap(),
+            b"#cloud-config\n"
+        );
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        assert_eq!(confinement_root(&link).unwrap(), root, "cached");
+        let e = read_confined(&link, "secret", 100).unwrap_err();
+        assert!(matches!(e, ConfinedError::Outside { .. }), "{e}");
     }
 
     #[test]

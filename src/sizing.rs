@@ -37,16 +37,16 @@ impl<'a> DriverChoice<'a> {
 
     /// The OS the pool runs (`image: auto` is always Linux).
     pub fn os(&self) -> OsType {
-        resolve::image(self.image).os
+        resolve::image_basics(self.image).os
     }
 
     /// Why the pool's driver would not work on `size`, in the words of the driver plan.
     fn problem(&self, size: &GpuSize) -> Option<String> {
         let img = match self.image {
             Image::Alias(ImageAlias::Auto) => {
-                resolve::image(&Image::Alias(resolve::auto_image(Some(size))))
+                resolve::image_basics(&Image::Alias(resolve::auto_image(Some(size))))
             }
-            other => resolve::image(other),
+            other => resolve::image_basics(other),
         };
         drivers::plan(
             size,
@@ -372,7 +372,8 @@ pub fn select_unranked(
     let wanted = prices.in_region(region, wanted_os, PriceKind::OnDemand);
     let has_os_prices = catalog::sizes()
         .iter()
-        .any(|s| wanted.hourly(&s.name).is_some());
+        .enumerate()
+        .any(|(i, s)| wanted.hourly_at(i, &s.name).is_some());
     let price_os = if has_os_prices {
         wanted_os
     } else {
@@ -384,7 +385,8 @@ pub fn select_unranked(
         let in_region = prices.in_region(region, price_os, PriceKind::OnDemand);
         catalog::sizes()
             .iter()
-            .any(|s| in_region.hourly(&s.name).is_some())
+            .enumerate()
+            .any(|(i, s)| in_region.hourly_at(i, &s.name).is_some())
     };
     let price_region = if region_has_prices {
         region.to_string()
@@ -406,7 +408,7 @@ pub fn select_unranked(
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let hourly = priced.hourly(&s.name);
+            let hourly = priced.hourly_at(i, &s.name);
             // what `fit` says, the reasons that hold for every spec borrowed from one table
             let (mut rejected, mut split): (Option<Cow<'static, str>>, _) =
                 match unsuitable_cached(i, s, workload.kind) {
@@ -462,7 +464,7 @@ pub fn unrestricted_fit(
     prices: &PriceTable,
 ) -> Option<(&'static str, f64, String, Image)> {
     // a Windows pool stays Windows: the HPC images are Linux
-    if resolve::image(current).os == OsType::Windows {
+    if resolve::image_basics(current).os == OsType::Windows {
         return None;
     }
     let plain = Image::Alias(ImageAlias::Ubuntu2204);

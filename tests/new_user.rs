@@ -304,6 +304,51 @@ fn validate_of_a_directory_says_which_yaml_files_are_not_specs_and_counts_infos(
     );
 }
 
+/// With stdout and stderr on one file (a terminal, a CI log, `2>&1`), each skipped file's line
+/// comes in its place among the specs' reports, also when the reports of a slice of parallel
+/// work are written together (issue 41): a, b skipped, c, d skipped, e.
+#[test]
+fn skipped_lines_come_in_their_place_among_the_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = std::fs::read_to_string(example("dev-notebook-t4.yaml")).unwrap();
+    for (name, text) in [
+        ("a.yaml", spec.as_str()),
+        ("b.yaml", "on: push\njobs: {}\n"),
+        ("c.yaml", spec.as_str()),
+        ("d.yaml", "trigger: [main]\n"),
+        ("e.yaml", spec.as_str()),
+    ] {
+        write(dir.path(), name, text);
+    }
+    let log = tempfile::NamedTempFile::new().unwrap();
+    // one open file for both: one offset, as a terminal or `2>&1` gives
+    let file = log.as_file();
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin!("gpuform"))
+        .env("NO_COLOR", "1")
+        .env_remove("CI")
+        .arg("validate")
+        .arg(dir.path())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file.try_clone().unwrap())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(log.path()).unwrap();
+    let order: Vec<&str> = text
+        .lines()
+        .filter_map(|l| {
+            let name = l.split_whitespace().nth(1)?;
+            (l.starts_with("ok ") || l.starts_with("skipped ")).then_some(name)
+        })
+        .map(|p| p.rsplit('/').next().unwrap().trim_end_matches(':'))
+        .collect();
+    assert_eq!(
+        order,
+        ["a.yaml", "b.yaml", "c.yaml", "d.yaml", "e.yaml"],
+        "{text}"
+    );
+}
+
 // ---- item 17: `gpuform rules ID`, `--version` --------------------------------------------------
 
 #[test]

@@ -146,7 +146,12 @@ pub fn sizes() -> &'static [GpuSize] {
 
 /// Look a size up by name, case-insensitively (`standard_nc8as_t4_v3` finds the T4 size).
 pub fn find(name: &str) -> Option<&'static GpuSize> {
-    sizes().iter().find(|s| s.name.eq_ignore_ascii_case(name))
+    let all = sizes();
+    // a name borrowed from the catalog itself (a ranking's candidates) is found by where it
+    // lives, without comparing text: `vmSize: auto` looks up each candidate of every spec
+    all.iter()
+        .find(|s| std::ptr::eq(s.name.as_str(), name))
+        .or_else(|| all.iter().find(|s| s.name.eq_ignore_ascii_case(name)))
 }
 
 /// Names of all sizes, for "did you mean" suggestions.
@@ -157,6 +162,19 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A size is found by its own name (borrowed from the catalog or not) in any case, and by
+    /// nothing else.
+    #[test]
+    fn sizes_are_found_by_name_in_any_case() {
+        for s in sizes() {
+            assert!(std::ptr::eq(find(&s.name).unwrap(), s));
+            assert!(std::ptr::eq(find(&s.name.to_ascii_uppercase()).unwrap(), s));
+            assert!(std::ptr::eq(find(&s.name.clone()).unwrap(), s));
+        }
+        assert!(find("Standard_NoSuchSize").is_none());
+        assert!(find(&sizes()[0].name[..5]).is_none());
+    }
 
     #[test]
     fn catalog_parses_and_names_are_unique() {

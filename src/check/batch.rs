@@ -77,7 +77,21 @@ pub fn check_paths_map<T: Send>(
     policy: &Policy,
     prices: &PriceTable,
     map: impl Fn(Checked) -> T + Sync,
+    each: impl FnMut(Found<T>),
+) -> Result<(), Failure> {
+    check_paths_map_slices(paths, policy, prices, map, each, || {})
+}
+
+/// [`check_paths_map`], with `slice_done` called after the results of each slice of parallel
+/// work have been handed to `each` (they come together, so a command may write them out in one
+/// go: one write per slice rather than per spec).
+pub fn check_paths_map_slices<T: Send>(
+    paths: &[PathBuf],
+    policy: &Policy,
+    prices: &PriceTable,
+    map: impl Fn(Checked) -> T + Sync,
     mut each: impl FnMut(Found<T>),
+    mut slice_done: impl FnMut(),
 ) -> Result<(), Failure> {
     let inputs = inputs(paths)?;
     let slice = rayon::current_num_threads().max(1) * PER_THREAD;
@@ -98,6 +112,7 @@ pub fn check_paths_map<T: Send>(
                 None => Found::NotSpec(path.clone()),
             });
         }
+        slice_done();
     }
     Ok(())
 }

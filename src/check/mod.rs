@@ -166,7 +166,7 @@ fn resolve_size(
     prices: &PriceTable,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Selection> {
-    let selection = rank_sizes(spec, base_dir, policy, prices);
+    let selection = rank_sizes_in(spec, base_dir, policy, prices);
     let s = &mut spec.spec;
     if s.compute.vm_size == "auto" {
         match selection.chosen {
@@ -244,16 +244,52 @@ fn resolve_size(
 /// the `vram-underused` and `no-size-fits` advice and `--explain` only offer sizes the spec's
 /// own rules accept; one with a warning ranks after every size without one.
 pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceTable) -> Selection {
-    let s = &spec.spec;
+    rank_sizes_in(&mut spec.clone(), base_dir, policy, prices)
+}
+
+/// [`rank_sizes`] on `spec` itself: each candidate's verdict is taken with the spec's size,
+/// driver pin and image set to the candidate's, and the three are put back before it returns
+/// (the check of a spec ranked on a copy of the whole spec: issue 41).
+fn rank_sizes_in(
+    spec: &mut Spec,
+    base_dir: &Path,
+    policy: &Policy,
+    prices: &PriceTable,
+) -> Selection {
+    let compute = &spec.spec.compute;
+    let kept = (
+        compute.vm_size.clone(),
+        compute.driver_version.clone(),
+        compute.image.clone(),
+    );
+    let selection = rank_in_place(spec, &kept.1, &kept.2, base_dir, policy, prices);
+    let compute = &mut spec.spec.compute;
+    (compute.vm_size, compute.driver_version, compute.image) = kept;
+    selection
+}
+
+/// [`rank_sizes_in`]'s work; `driver_version` and `image` are the spec's own.
+fn rank_in_place(
+    candidate: &mut Spec,
+    driver_version: &Option<String>,
+    image: &model::Image,
+    base_dir: &Path,
+    policy: &Policy,
+    prices: &PriceTable,
+) -> Selection {
+    let s = &candidate.spec;
     let driver = sizing::DriverChoice::of(&s.compute);
     // ranked once, after the verdicts below (the order before them does not matter: each
     // candidate's verdict is its own, and the ranking's last key, the name, is unique)
     let mut selection = sizing::select_unranked(&s.workload, &s.region, &driver, prices);
-    let mut candidate = spec.clone();
-    let auto_image = matches!(
-        s.compute.image,
-        model::Image::Alias(model::ImageAlias::Auto)
-    );
+    let want_cuda = s
+        .workload
+        .cuda
+        .as_deref()
+        .and_then(catalog::drivers::parse_cuda);
+    let gpu_driver = s.compute.gpu_driver;
+    let gpu_memory_gib = s.workload.gpu_memory_gib;
+    let auto_image = matches!(image, model::Image::Alias(model::ImageAlias::Auto));
     // the rules' verdict on `size` as the spec's: (error, warning), each `rule: message`
     let mut verdict = |size: &'static GpuSize, driver_version: Option<&str>| {
         candidate.spec.compute.vm_size = size.name.clone();
@@ -262,7 +298,7 @@ pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceT
             candidate.spec.compute.image = model::Image::Alias(resolve::auto_image(Some(size)));
         }
         let ctx = rules::Context {
-            spec: &candidate,
+            spec: candidate,
             sizing: None,
             auto_sized: true,
             base_dir,
@@ -294,11 +330,6 @@ pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceT
             worst(crate::diag::Severity::Warning).map(|(_, m)| m),
         )
     };
-    let want_cuda = s
-        .workload
-        .cuda
-        .as_deref()
-        .and_then(catalog::drivers::parse_cuda);
     for c in selection
         .candidates
         .iter_mut()
@@ -307,23 +338,23 @@ pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceT
         let Some(size) = catalog::find(c.size) else {
             continue;
         };
-        let (error, warning) = verdict(size, s.compute.driver_version.as_deref());
+        let (error, warning) = verdict(size, driver_version.as_deref());
         match error {
             Some((rule, message)) => {
                 // a CUDA ceiling a pinned driver lifts: say which pin (the spec pins none)
                 if rule == "cuda-too-new"
-                    && s.compute.driver_version.is_none()
+                    && driver_version.is_none()
                     && let Some(want) = want_cuda
                 {
                     let img = resolve::image(&if auto_image {
                         model::Image::Alias(resolve::auto_image(Some(size)))
                     } else {
-                        s.compute.image.clone()
+                        image.clone()
                     });
                     c.unlock = catalog::drivers::pin_for_cuda(
                         size,
                         img.driver_os,
-                        s.compute.gpu_driver,
+                        gpu_driver,
                         img.has_gpu_drivers,
                         want,
                     )
@@ -352,7 +383,7 @@ pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceT
         sizing::rank(&mut selection);
         let note = format!(
             "no single GPU holds {} GiB: sizes that split the model across GPUs (tensor parallelism) were ranked",
-            sizing::fmt_num(s.workload.gpu_memory_gib)
+            sizing::fmt_num(gpu_memory_gib)
         );
         selection.note = Some(match selection.note.take() {
             Some(n) => format!("{n}; {note}"),
@@ -366,6 +397,39 @@ pub fn rank_sizes(spec: &Spec, base_dir: &Path, policy: &Policy, prices: &PriceT
 mod pipeline_tests {
     use super::*;
     use crate::diag::Severity;
+
+    /// Ranking on the spec itself puts back its size, driver pin and image (`auto` or not):
+    /// every example spec, before its own size is resolved, is the same afterwards, and ranks
+    /// as a copy does.
+    #[test]
+    fn ranking_in_place_leaves_the_spec_as_it_was() {
+        let mut n = 0;
+        for entry in std::fs::read_dir("examples").unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "yaml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let parsed = crate::spec::yaml::parse(&text).unwrap();
+            let Ok(mut spec) = serde_json::from_value::<Spec>(parsed.value) else {
+                continue;
+            };
+            defaults::apply(&mut spec);
+            let before = serde_json::to_value(&spec).unwrap();
+            let (policy, prices) = (Policy::default(), PriceTable::embedded());
+            let copy = rank_sizes(&spec, Path::new("examples"), &policy, prices);
+            let in_place = rank_sizes_in(&mut spec, Path::new("examples"), &policy, prices);
+            assert_eq!(
+                serde_json::to_value(&spec).unwrap(),
+                before,
+                "{}",
+                path.display()
+            );
+            assert_eq!(format!("{copy:?}"), format!("{in_place:?}"));
+            n += 1;
+        }
+        assert!(n >= 8, "{n}");
+    }
 
     #[test]
     fn a_policy_cannot_hide_the_errors_that_leave_no_spec() {

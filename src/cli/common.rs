@@ -79,9 +79,7 @@ pub fn print_failure(f: &Failure) {
 
 /// Write to stdout (a closed pipe is no panic), escaped for CI runners ([`crate::report::ci::auto`]).
 pub fn out(text: &str) {
-    let mut o = anstream::stdout();
-    let _ = o.write_all(crate::report::ci::auto(text).as_bytes());
-    let _ = o.flush();
+    crate::report::stdout::write(&crate::report::ci::auto(text));
 }
 
 /// gpuform's own workflow commands (`--output github`), whose values are escaped in them.

@@ -161,6 +161,13 @@ fn render(diag: &Diagnostic, source: Option<&str>, styled: bool, slice: bool) ->
                 ),
                 None => (src, 1, loc.byte_start..loc.byte_end),
             };
+            if sliced.is_some()
+                && !styled
+                && let Some(fast) =
+                    super::plain::render(diag, text, first_line, span.start, span.end)
+            {
+                return fast;
+            }
             let mut ann = AnnotationKind::Primary.span(span);
             if let Some(label) = &diag.label {
                 ann = ann.label(label.as_str());
@@ -242,6 +249,129 @@ mod tests {
             }
         }
         assert!(checked > 1000, "{checked}");
+    }
+
+    fn severity(k: u8) -> Severity {
+        match k % 3 {
+            0 => Severity::Error,
+            1 => Severity::Warning,
+            _ => Severity::Info,
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(768))]
+        /// The findings [`super::super::plain`] writes itself are the bytes annotate-snippets
+        /// writes for them: any line (indented, long, with trailing blanks or tabs), any span
+        /// in it, a label or none (long, blank), notes and help or none, any line number, any
+        /// severity; findings of another shape go to annotate-snippets.
+        #[test]
+        fn plain_findings_are_what_annotate_snippets_writes(
+            indent in 0usize..14,
+            body in "[ -~]{0,220}|[a-z: ]{1,30}[\t é漢]?[a-z ]{0,10}",
+            blank_lines in proptest::sample::select(vec![0usize, 3, 8, 98, 998, 9998]),
+            span in (0usize..240, 0usize..60),
+            label in proptest::option::of("[ -~]{0,130}"),
+            notes in proptest::collection::vec("[ -~]{0,90}", 0..3),
+            help in proptest::option::of("[ -~]{0,90}"),
+            message in "[ -~]{1,120}",
+            file in "[a-z/._-]{1,30}",
+            rule in "[a-z-]{1,30}",
+            level in 0u8..3,
+        ) {
+            let line = format!("{}{body}", " ".repeat(indent));
+            let src = format!("{}{line}\nafter: 1\n", "\n".repeat(blank_lines));
+            let from = blank_lines;
+            let start = from + span.0.min(line.len());
+            let end = (start + span.1).min(from + line.len());
+            proptest::prop_assume!(src.is_char_boundary(start) && src.is_char_boundary(end));
+            let mut d = Diagnostic::new("x", message);
+            d.rule = rule;
+            d.severity = severity(level);
+            d.file = file;
+            d.label = label;
+            d.notes = notes;
+            d.help = help;
+            d.location = Some(crate::diag::Location {
+                line: 1,
+                column: 1,
+                end_line: 1,
+                end_column: 1,
+                byte_start: start,
+                byte_end: end,
+            });
+            proptest::prop_assert_eq!(
+                render(&d, Some(&src), false, true),
+                render(&d, Some(&src), false, false)
+            );
+        }
+    }
+
+    /// The common finding of `validate` takes the plain path (the property test above would
+    /// pass if it never did).
+    #[test]
+    fn an_ordinary_finding_takes_the_plain_path() {
+        let src = "spec:\n  network:\n    outbound: userDefinedRouting\n";
+        let mut d = Diagnostic::new(
+            "firewall-allow-list",
+            "egress goes through the hub firewall",
+        );
+        d.file = "spec.yaml".into();
+        d.label = Some("here".into());
+        d.help = Some("give this list to the platform team".into());
+        d.notes = vec!["sources: the driver extensions' resource lists".into()];
+        let start = src.find("userDefinedRouting").unwrap();
+        let line_start = src[..start].rfind('\n').unwrap() + 1;
+        let line_end = src[start..].find('\n').unwrap() + start;
+        let fast = super::super::plain::render(
+            &d,
+            &src[line_start..line_end],
+            3,
+            start - line_start,
+            start - line_start + "userDefinedRouting".len(),
+        );
+        d.location = Some(crate::diag::Location {
+            line: 3,
+            column: 15,
+            end_line: 3,
+            end_column: 33,
+            byte_start: start,
+            byte_end: start + "userDefinedRouting".len(),
+        });
+        assert_eq!(
+            fast.as_deref(),
+            Some(render(&d, Some(src), false, false).as_str())
+        );
+    }
+
+    /// The widest finding the plain path takes (a line of the longest length, underlined to its
+    /// end, the longest label, a five-digit line number) is still written as annotate-snippets
+    /// writes it, and one byte more goes to annotate-snippets.
+    #[test]
+    fn the_widest_plain_finding_is_what_annotate_snippets_writes() {
+        for (len, label_len, fast) in [(128, 100, true), (129, 100, false), (128, 101, false)] {
+            let line = format!("k: {}", "v".repeat(len - 3));
+            let src = format!("{}{line}\n", "\n".repeat(12_345));
+            let mut d = Diagnostic::new("wide", "a wide finding");
+            d.file = "spec.yaml".into();
+            d.label = Some("l".repeat(label_len));
+            d.help = Some("h".repeat(200));
+            d.location = Some(crate::diag::Location {
+                line: 12_346,
+                column: 4,
+                end_line: 12_346,
+                end_column: len + 1,
+                byte_start: 12_345 + 3,
+                byte_end: 12_345 + len,
+            });
+            assert_eq!(
+                render(&d, Some(&src), false, true),
+                render(&d, Some(&src), false, false),
+                "{len} {label_len}"
+            );
+            let taken = super::super::plain::render(&d, &line, 12_346, 3, len).is_some();
+            assert_eq!(taken, fast, "{len} {label_len}");
+        }
     }
 
     const KEY: &str = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW";

@@ -3,6 +3,7 @@
 
 pub mod failure;
 mod human;
+mod plain;
 pub mod rules;
 pub mod severity;
 

@@ -246,7 +246,7 @@ pub fn driver_download_hosts(s: &WorkloadSpec, size: Option<&GpuSize>) -> &'stat
     } else {
         egress::Vendor::Nvidia
     };
-    let windows = crate::spec::resolve::image(&s.compute.image).os == OsType::Windows;
+    let windows = crate::spec::resolve::image_basics(&s.compute.image).os == OsType::Windows;
     egress::driver_download_hosts(vendor, windows)
 }
 

@@ -100,7 +100,8 @@ pub fn plan(name: &str, s: &WorkloadSpec) -> Option<GpuScaling> {
     s.serving.as_ref()?;
     // resolved by the plan's time (defaults); left out at validation means on where it can run
     if s.monitoring.gpu.enabled == Some(false)
-        || crate::spec::resolve::image(&s.compute.image).os == crate::spec::model::OsType::Windows
+        || crate::spec::resolve::image_basics(&s.compute.image).os
+            == crate::spec::model::OsType::Windows
         || super::devbox::applies(s)
         || (f::PUBLIC_CLOUD_ONLY && s.effective_cloud() != crate::azure::Cloud::AzureCloud)
     {

@@ -25,8 +25,14 @@ use std::borrow::Cow;
 const ANYWHERE: [&str; 2] = ["##vso[", "##["];
 
 fn has_anywhere(s: &str) -> bool {
-    let lower = s.to_ascii_lowercase();
-    ANYWHERE.iter().any(|p| lower.contains(p))
+    // every sequence starts with `##`: only the places of a `#` are compared (without case), not
+    // a lower-cased copy of the whole text (`validate` prints ~1 MB for a thousand specs)
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'#', b).any(|i| {
+        ANYWHERE
+            .iter()
+            .any(|p| b.len() - i >= p.len() && b[i..i + p.len()].eq_ignore_ascii_case(p.as_bytes()))
+    })
 }
 
 /// `s` with `##vso[` / `##[` (any case) broken by `mark` inserted where the runner would match.
@@ -63,9 +69,10 @@ fn break_anywhere(s: &str, json: bool) -> String {
 
 /// Text for people (see the module comment).
 pub fn text(s: &str) -> Cow<'_, str> {
-    let line_start_cmd = s
-        .split(['\n', '\r'])
-        .any(|l| l.trim_start().starts_with("::"));
+    // lines are split and trimmed only when `::` occurs at all
+    let line_start_cmd = memchr::memmem::find(s.as_bytes(), b"::").is_some()
+        && s.split(['\n', '\r'])
+            .any(|l| l.trim_start().starts_with("::"));
     if !line_start_cmd && !has_anywhere(s) {
         return Cow::Borrowed(s);
     }
@@ -145,6 +152,35 @@ mod tests {
         }
         // `::` inside a line is not a command
         assert!(matches!(text("a::b"), Cow::Borrowed(_)));
+    }
+
+    proptest::proptest! {
+        /// The scan for `##vso[` / `##[` at the places of `#` finds them as a search of the
+        /// lower-cased text does (any case, runs of `#`, multi-byte text around them), and the
+        /// text is changed exactly when a line starts with `::` or holds one of them.
+        #[test]
+        fn the_scans_find_what_the_plain_searches_find(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::string::string_regex("[#vVsSoO\\[: \n\r\té]{0,8}").unwrap(),
+                    proptest::string::string_regex("[a-z ]{0,6}").unwrap(),
+                    proptest::prelude::Just("##VsO[".to_string()),
+                    proptest::prelude::Just("\n  ::".to_string()),
+                ],
+                0..10,
+            )
+        ) {
+            let s: String = parts.concat();
+            let lower = s.to_ascii_lowercase();
+            let reference = ANYWHERE.iter().any(|p| lower.contains(p));
+            proptest::prop_assert_eq!(has_anywhere(&s), reference);
+            let line_start = s.split(['\n', '\r']).any(|l| l.trim_start().starts_with("::"));
+            proptest::prop_assert_eq!(
+                matches!(text(&s), Cow::Owned(_)),
+                line_start || reference,
+                "{:?}", s
+            );
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod json;
 pub mod markdown;
 pub mod number;
 pub mod sarif;
+pub mod stdout;
 pub mod yaml;
 
 use crate::diag::Diagnostic;

@@ -88,10 +88,48 @@ pub fn auto_image(size: Option<&GpuSize>) -> ImageAlias {
     }
 }
 
-pub fn image(img: &Image) -> ResolvedImage {
+/// What an image says about the drivers it can take: its OS, the driver plan's OS and whether
+/// it brings GPU drivers. [`image`]'s fields of the same names, without its strings: the
+/// sizing asks it of all 72 sizes of the catalog for every spec (issue 41).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageBasics {
+    pub os: OsType,
+    pub driver_os: DriverOs,
+    pub has_gpu_drivers: bool,
+}
+
+pub fn image_basics(img: &Image) -> ImageBasics {
     match img {
         Image::Alias(a) => {
-            let (m, os, driver_os, drivers) = alias_image(*a);
+            let (_, os, driver_os, has_gpu_drivers) = alias_image(*a);
+            ImageBasics {
+                os,
+                driver_os,
+                has_gpu_drivers,
+            }
+        }
+        Image::Reference(r) => ImageBasics {
+            os: r.os,
+            driver_os: custom_driver_os(r.os, &r.offer, &r.sku),
+            has_gpu_drivers: r.has_gpu_drivers,
+        },
+        Image::Id(i) => ImageBasics {
+            os: i.os,
+            driver_os: if i.os == OsType::Windows {
+                DriverOs::Windows
+            } else {
+                DriverOs::OtherLinux
+            },
+            has_gpu_drivers: i.has_gpu_drivers,
+        },
+    }
+}
+
+pub fn image(img: &Image) -> ResolvedImage {
+    let basics = image_basics(img);
+    match img {
+        Image::Alias(a) => {
+            let (m, ..) = alias_image(*a);
             ResolvedImage {
                 label: a.as_str().to_string(),
                 publisher: Some(m.publisher.into()),
@@ -99,11 +137,11 @@ pub fn image(img: &Image) -> ResolvedImage {
                 sku: Some(m.sku.into()),
                 version: Some(m.version.into()),
                 id: None,
-                os,
+                os: basics.os,
                 generation: HyperVGeneration::V2,
-                has_gpu_drivers: drivers,
+                has_gpu_drivers: basics.has_gpu_drivers,
                 is_hpc: matches!(a, ImageAlias::UbuntuHpc2204 | ImageAlias::UbuntuHpcRocm2204),
-                driver_os,
+                driver_os: basics.driver_os,
             }
         }
         Image::Reference(r) => ResolvedImage {
@@ -113,11 +151,11 @@ pub fn image(img: &Image) -> ResolvedImage {
             sku: Some(r.sku.clone()),
             version: Some(r.version.clone()),
             id: None,
-            os: r.os,
+            os: basics.os,
             generation: r.generation,
-            has_gpu_drivers: r.has_gpu_drivers,
+            has_gpu_drivers: basics.has_gpu_drivers,
             is_hpc: r.has_gpu_drivers || r.offer.to_ascii_lowercase().contains("hpc"),
-            driver_os: custom_driver_os(r.os, &r.offer, &r.sku),
+            driver_os: basics.driver_os,
         },
         Image::Id(i) => ResolvedImage {
             label: "custom image".into(),
@@ -126,15 +164,11 @@ pub fn image(img: &Image) -> ResolvedImage {
             sku: None,
             version: None,
             id: Some(i.id.clone()),
-            os: i.os,
+            os: basics.os,
             generation: i.generation,
-            has_gpu_drivers: i.has_gpu_drivers,
+            has_gpu_drivers: basics.has_gpu_drivers,
             is_hpc: i.has_gpu_drivers,
-            driver_os: if i.os == OsType::Windows {
-                DriverOs::Windows
-            } else {
-                DriverOs::OtherLinux
-            },
+            driver_os: basics.driver_os,
         },
     }
 }

@@ -271,8 +271,8 @@ fn convert(
         d
     };
     let is_collection = matches!(node.data, YamlData::Mapping(_) | YamlData::Sequence(_));
-    index.nodes.insert(
-        pointer.clone(),
+    index.insert(
+        pointer,
         NodeSpans {
             key,
             value: loc,
@@ -363,8 +363,7 @@ mod tests {
     fn shape(r: &Result<ParsedYaml, Diagnostic>) -> String {
         match r {
             Ok(p) => {
-                let mut nodes: Vec<_> = p.index.nodes.iter().collect();
-                nodes.sort_by(|a, b| a.0.cmp(b.0));
+                let nodes = p.index.entries();
                 format!("{}\n{nodes:?}", serde_json::to_string(&p.value).unwrap())
             }
             Err(d) => format!("error {d:?}"),

@@ -10,7 +10,7 @@ mod text;
 use std::path::PathBuf;
 
 use crate::catalog::prices::PriceTable;
-use crate::check::batch::{Found, check_paths_map};
+use crate::check::batch::{Found, check_paths_map_slices};
 use crate::diag::failure::{ExitCode, Failure};
 use crate::diag::{Diagnostic, Tally};
 use crate::report::{self, FileResult};
@@ -84,8 +84,16 @@ pub fn run(
         };
         (t, unreadable, shown)
     };
-    check_paths_map(paths, policy, prices, report, |found| match found {
+    // the texts of one slice of parallel work are written together (they are ready together):
+    // one write per slice, not one per spec; a skipped file's line on stderr still comes in its
+    // place (what is pending for stdout is written first)
+    let pending = std::cell::RefCell::new(Pending {
+        text: String::new(),
+        out,
+    });
+    let each = |found: Found<(Tally, bool, Shown)>| match found {
         Found::NotSpec(f) => {
+            pending.borrow_mut().flush();
             skipped += 1;
             crate::ci_eprintln!(
                 "skipped {}: no `kind: GpuWorkload`, not a gpuform spec",
@@ -99,11 +107,15 @@ pub fn run(
             tally.infos += t.infos;
             unreadable |= io_error;
             match shown {
-                Shown::Text(s) => out(&s),
+                Shown::Text(s) => pending.borrow_mut().text.push_str(&s),
                 Shown::Outcome(outcome) => outcomes.push(outcome),
             }
         }
+    };
+    check_paths_map_slices(paths, policy, prices, report, each, || {
+        pending.borrow_mut().flush()
     })?;
+    let out = pending.into_inner().out;
     if specs == 0 {
         return Err(Failure::usage("no gpuform specs found")
             .help("a spec is a .yaml/.yml file with `kind: GpuWorkload`"));
@@ -122,6 +134,21 @@ pub fn run(
     } else {
         ExitCode::Ok
     })
+}
+
+/// Report text not yet written, and where it goes.
+struct Pending<'o> {
+    text: String,
+    out: &'o mut dyn FnMut(&str),
+}
+
+impl Pending<'_> {
+    fn flush(&mut self) {
+        if !self.text.is_empty() {
+            (self.out)(&self.text);
+            self.text.clear();
+        }
+    }
 }
 
 /// Ask the kernel for no transparent huge pages for this process from here on. mimalloc advises

@@ -71,7 +71,7 @@ fn telemetry_region(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     if s.monitoring.gpu.enabled == Some(false) {
         return;
     }
-    let windows = crate::spec::resolve::image(&s.compute.image).os == OsType::Windows;
+    let windows = crate::spec::resolve::image_basics(&s.compute.image).os == OsType::Windows;
     let devbox = crate::plan::devbox::applies(s);
     let delivery = s.monitoring.gpu.delivery;
     if delivery == GpuDelivery::Ingestion && (windows || devbox) {

@@ -49,8 +49,8 @@ pub fn check(ctx: &super::context::Context<'_>, out: &mut Vec<Diagnostic>) {
             .help("set `monitoring.gpu.enabled: true`, or remove autoscale.gpuUtilization"),
         );
     }
-    let windows =
-        crate::spec::resolve::image(&s.compute.image).os == crate::spec::model::OsType::Windows;
+    let windows = crate::spec::resolve::image_basics(&s.compute.image).os
+        == crate::spec::model::OsType::Windows;
     if windows || crate::plan::devbox::applies(s) {
         refuse(
             Diagnostic::new(

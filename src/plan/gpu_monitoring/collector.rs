@@ -88,10 +88,6 @@ pub fn install_script_full(
     ing: Option<&Ingestion>,
     extra_env: &str,
 ) -> String {
-    assert!(
-        !COLLECTOR.contains("GPUFORM_EOF"),
-        "the collector must not contain the heredoc delimiter"
-    );
     format!(
         r#"#!/bin/sh
 # gpuform: GPU collector ({tool} once a minute -> {LOG_PATTERN} -> {to})
@@ -257,13 +253,41 @@ pub fn custom_data_full(
 /// it holds, each at its longest ([`PLACEHOLDER_VALUES`]): the size Azure receives on the Logs
 /// Ingestion path, which [`MAX_CUSTOM_DATA_BYTES`] bounds.
 pub fn received_bytes(custom: &[u8]) -> usize {
-    let text = String::from_utf8_lossy(custom);
+    // the placeholders are ASCII, so their matches in the bytes are their matches in the text
+    // (an invalid sequence never holds an ASCII byte); memmem: `validate` counts them in the
+    // whole custom data (tens of KB) of every spec (issue 41)
     let grows: usize = PLACEHOLDER_VALUES
         .iter()
-        .map(|(ph, max)| text.matches(ph).count() * max.saturating_sub(ph.len()))
+        .map(|(ph, max)| {
+            memchr::memmem::find_iter(custom, ph.as_bytes()).count() * max.saturating_sub(ph.len())
+        })
         .sum();
     custom.len() + grows
 }
+
+/// Whether `needle` occurs in `hay`, at compile time.
+const fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    let mut i = 0;
+    while i + needle.len() <= hay.len() {
+        let mut j = 0;
+        while j < needle.len() && hay[i + j] == needle[j] {
+            j += 1;
+        }
+        if j == needle.len() {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+// The install script writes the collector through a heredoc ended by `GPUFORM_EOF`: the
+// collector must not hold that line. Checked when gpuform is compiled (it was checked at every
+// script built, for every spec `validate` checks).
+const _: () = assert!(
+    !contains(COLLECTOR.as_bytes(), b"GPUFORM_EOF"),
+    "the collector must not contain the heredoc delimiter"
+);
 
 /// The custom data of a Linux pool with the collector: the merged bytes ([`custom_data_with`])
 /// and their size as Azure receives them ([`received_bytes`] on the Logs Ingestion path).
@@ -302,4 +326,44 @@ pub fn custom_data_for_env(
 pub fn ingestion_gb_per_day(vms: f64, gpus_per_vm: u32) -> f64 {
     let rows = vms * f64::from(gpus_per_vm) * (86_400.0 / f64::from(SAMPLE_SECONDS));
     rows * f64::from(BYTES_PER_ROW) / 1e9
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the custom data grows to, counted in the bytes, is what counting in the text gives
+    /// (invalid UTF-8 read as U+FFFD), placeholders anywhere, next to each other or cut.
+    fn in_text(custom: &[u8]) -> usize {
+        let text = String::from_utf8_lossy(custom);
+        custom.len()
+            + PLACEHOLDER_VALUES
+                .iter()
+                .map(|(ph, max)| text.matches(ph).count() * max.saturating_sub(ph.len()))
+                .sum::<usize>()
+    }
+
+    proptest! {
+        #[test]
+        fn received_bytes_count_as_the_text_counts(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    proptest::collection::vec(any::<u8>(), 0..12),
+                    (0..PLACEHOLDER_VALUES.len()).prop_map(|i| PLACEHOLDER_VALUES[i].0.as_bytes().to_vec()),
+                    (0..PLACEHOLDER_VALUES.len(), 1usize..8).prop_map(|(i, cut)| {
+                        let p = PLACEHOLDER_VALUES[i].0.as_bytes();
+                        p[..p.len().saturating_sub(cut)].to_vec()
+                    }),
+                    Just(vec![0xE2, 0x82]),
+                ],
+                0..12,
+            )
+        ) {
+            // and inside the collector's own script
+            let mut custom = install_script_full(2, "nvidia", None, "").into_bytes();
+            custom.extend(parts.concat());
+            prop_assert_eq!(received_bytes(&custom), in_text(&custom));
+        }
+    }
 }

@@ -77,8 +77,8 @@ fn build(name: &str, s: &WorkloadSpec, size: &GpuSize, views: bool) -> Option<Gp
         return None;
     }
     let g = &s.monitoring.gpu;
-    let windows =
-        crate::spec::resolve::image(&s.compute.image).os == crate::spec::model::OsType::Windows;
+    let windows = crate::spec::resolve::image_basics(&s.compute.image).os
+        == crate::spec::model::OsType::Windows;
     // the idle alert quotes what an idle VM costs. Windows sizes carry the licence; the
     // embedded table has Linux prices only, so a Windows pool without its own price quotes the
     // Linux rate as a lower bound and says so

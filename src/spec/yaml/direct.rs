@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 
 use saphyr::Scalar;
-use saphyr_parser::{Event, Marker, Span};
+use saphyr_parser::{Event, Marker, ScalarStyle, Span};
 use serde_json::{Map, Number, Value};
 
 use super::spans::{NodeSpans, Positions, SpanIndex, escape_pointer};
@@ -59,12 +59,11 @@ impl<'p, 't> Builder<'p, 't> {
             stack: Vec::new(),
             pointer: String::new(),
             // about a node a line (a few more in flow lists): sized once, not grown by rehashing
-            index: SpanIndex {
-                nodes: rustc_hash::FxHashMap::with_capacity_and_hasher(
-                    lines(pos.text) + lines(pos.text) / 4,
-                    Default::default(),
-                ),
-            },
+            index: SpanIndex::with_capacity(
+                lines(pos.text) + lines(pos.text) / 4,
+                // a pointer is about 24 bytes
+                (lines(pos.text) + lines(pos.text) / 4) * 24,
+            ),
             root: None,
         }
     }
@@ -90,8 +89,13 @@ impl<'p, 't> Builder<'p, 't> {
                 if anchor > 0 || tag.is_some() {
                     return Direct::Other;
                 }
-                let Some(scalar) = Scalar::parse_from_cow_and_metadata(v, style, None) else {
-                    return Direct::Other;
+                let scalar = if style == ScalarStyle::Plain && plainly_text(&v) {
+                    Scalar::String(v)
+                } else {
+                    let Some(scalar) = Scalar::parse_from_cow_and_metadata(v, style, None) else {
+                        return Direct::Other;
+                    };
+                    scalar
                 };
                 if let Some(Frame {
                     open: Open::Map(_, key @ None),
@@ -123,8 +127,8 @@ impl<'p, 't> Builder<'p, 't> {
                 let Some((key, parent_len)) = self.enter() else {
                     return Direct::Other;
                 };
-                self.index.nodes.insert(
-                    self.pointer.clone(),
+                self.index.insert(
+                    &self.pointer,
                     NodeSpans {
                         key,
                         value: self.pos.location(&span),
@@ -166,8 +170,8 @@ impl<'p, 't> Builder<'p, 't> {
                 };
                 // the loader's span of a collection: its start event to its end event's start
                 let loc = self.pos.location(&Span::new(frame.start, span.start));
-                self.index.nodes.insert(
-                    self.pointer.clone(),
+                self.index.insert(
+                    &self.pointer,
                     NodeSpans {
                         key: frame.key,
                         value: loc,
@@ -245,7 +249,67 @@ impl<'p, 't> Builder<'p, 't> {
     }
 }
 
+/// A plain scalar the core schema can only read as text: it starts with an ASCII letter and is
+/// not one of the null and boolean words. A number (`i64` or `f64`, as saphyr tries them) starts
+/// with a digit, a sign or a dot, or is `inf` / `nan`, which hold no digit and which saphyr
+/// therefore never parses. Most keys and values of a spec are such words, and saphyr's
+/// resolution tried the integer and float parsers on each (issue 41); a test compares with
+/// saphyr's answer.
+fn plainly_text(v: &str) -> bool {
+    v.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        && !matches!(
+            v,
+            "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+        )
+}
+
 /// Lines of `text`.
 fn lines(text: &str) -> usize {
     memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// What [`plainly_text`] reads as text, saphyr's core schema reads as text too: words,
+        /// the null and boolean words and their near misses, `inf`/`nan` spellings, letters
+        /// followed by digits, signs, dots and exponents.
+        #[test]
+        fn plainly_text_is_text_to_saphyr(
+            v in "[a-zA-Z][a-zA-Z0-9_.+-]{0,12}|(?i:null|true|false|inf|infinity|nan|e5|e|x1)[0-9.]{0,2}"
+        ) {
+            if plainly_text(&v) {
+                let s = Scalar::parse_from_cow_and_metadata(
+                    std::borrow::Cow::Borrowed(v.as_str()),
+                    ScalarStyle::Plain,
+                    None,
+                );
+                prop_assert!(matches!(s, Some(Scalar::String(_))), "{v:?} -> {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_null_and_boolean_words_are_not_plainly_text() {
+        for w in [
+            "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
+        ] {
+            assert!(!plainly_text(w), "{w}");
+        }
+        for w in [
+            "nulls",
+            "yes",
+            "no",
+            "on",
+            "off",
+            "inf",
+            "nan",
+            "Standard_NC4as_T4_v3",
+        ] {
+            assert!(plainly_text(w), "{w}");
+        }
+    }
 }

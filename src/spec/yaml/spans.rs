@@ -17,22 +17,81 @@ pub struct NodeSpans {
     pub is_collection: bool,
 }
 
-/// JSON pointer → where its node (and, for mapping values, its key) sits in the file. FxHash:
-/// every node of every spec is indexed, and the pointers come from the file's own keys, which a
-/// spec's author has no reason to make collide (a spec is at most 1 MiB, so even crafted keys
-/// cost little).
+/// JSON pointer → where its node (and, for mapping values, its key) sits in the file. The
+/// pointers are kept end to end in one string, in the order the parser finished their nodes,
+/// rather than as a map of owned keys: every node of every spec is indexed and few are ever
+/// looked up (a finding's place, a tuner's edit), so a `String` and a hash-map insert per node
+/// were a few percent of `validate`'s time (issue 41). A lookup scans the entries from the last
+/// (a pointer entered twice: the later wins, as a map's insert did); a large document gets a
+/// hash index on its first lookup, so many findings on a large file stay linear.
 #[derive(Debug, Clone, Default)]
 pub struct SpanIndex {
-    pub(super) nodes: FxHashMap<String, NodeSpans>,
+    /// Every pointer, end to end.
+    text: String,
+    /// Each entry's pointer (a range of `text`) and spans.
+    entries: Vec<(usize, usize, NodeSpans)>,
+    /// Pointer → its last entry, built on the first lookup of an index of more than
+    /// [`SCAN_MAX`] entries (FxHash: the pointers come from the file's own keys, which a
+    /// spec's author has no reason to make collide; a spec is at most 1 MiB).
+    lookup: std::sync::OnceLock<FxHashMap<String, usize>>,
 }
 
+/// Entries scanned without a hash index (a spec has one or two hundred nodes).
+const SCAN_MAX: usize = 512;
+
 impl SpanIndex {
+    /// Room for `nodes` entries whose pointers take about `bytes`.
+    pub(super) fn with_capacity(nodes: usize, bytes: usize) -> Self {
+        Self {
+            text: String::with_capacity(bytes),
+            entries: Vec::with_capacity(nodes),
+            lookup: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Index `pointer` (a later entry of the same pointer replaces an earlier one).
+    pub(super) fn insert(&mut self, pointer: &str, spans: NodeSpans) {
+        let start = self.text.len();
+        self.text.push_str(pointer);
+        self.entries.push((start, self.text.len(), spans));
+        self.lookup.take();
+    }
+
+    fn get(&self, pointer: &str) -> Option<&NodeSpans> {
+        if self.entries.len() > SCAN_MAX {
+            let lookup = self.lookup.get_or_init(|| {
+                let mut map = FxHashMap::default();
+                for (i, (a, b, _)) in self.entries.iter().enumerate() {
+                    map.insert(self.text[*a..*b].to_string(), i);
+                }
+                map
+            });
+            return lookup.get(pointer).map(|i| &self.entries[*i].2);
+        }
+        self.entries
+            .iter()
+            .rev()
+            .find(|(a, b, _)| b - a == pointer.len() && &self.text[*a..*b] == pointer)
+            .map(|(_, _, n)| n)
+    }
+
+    /// Every pointer indexed with its spans (the last entry of each), sorted by pointer.
+    pub fn entries(&self) -> Vec<(&str, NodeSpans)> {
+        let mut last: FxHashMap<&str, NodeSpans> = FxHashMap::default();
+        for (a, b, n) in &self.entries {
+            last.insert(&self.text[*a..*b], *n);
+        }
+        let mut v: Vec<(&str, NodeSpans)> = last.into_iter().collect();
+        v.sort_by(|x, y| x.0.cmp(y.0));
+        v
+    }
+
     /// The best place to underline for `pointer`: a scalar's value, a collection's key; for a
     /// pointer that does not exist (a missing field), its nearest existing parent.
     pub fn locate(&self, pointer: &str) -> Option<Location> {
         let mut p = pointer;
         loop {
-            if let Some(n) = self.nodes.get(p) {
+            if let Some(n) = self.get(p) {
                 return Some(if n.is_collection {
                     n.key.unwrap_or(n.value)
                 } else {
@@ -51,26 +110,28 @@ impl SpanIndex {
 
     /// The spans of exactly `pointer` (no fallback to a parent), for tools that edit the text.
     pub fn spans(&self, pointer: &str) -> Option<NodeSpans> {
-        self.nodes.get(pointer).copied()
+        self.get(pointer).copied()
     }
 
     /// Pointers of the direct children of `pointer` (mapping keys or sequence items).
     pub fn children(&self, pointer: &str) -> Vec<String> {
         let prefix = format!("{pointer}/");
         let mut v: Vec<String> = self
-            .nodes
-            .keys()
+            .entries
+            .iter()
+            .map(|(a, b, _)| &self.text[*a..*b])
             .filter(|k| k.starts_with(&prefix) && !k[prefix.len()..].contains('/'))
-            .cloned()
+            .map(str::to_string)
             .collect();
         v.sort();
+        v.dedup();
         v
     }
 
     /// The key of `pointer` (for findings about a name: unknown fields, tag names), else
     /// [`Self::locate`].
     pub fn locate_key(&self, pointer: &str) -> Option<Location> {
-        match self.nodes.get(pointer) {
+        match self.get(pointer) {
             Some(NodeSpans { key: Some(k), .. }) => Some(*k),
             _ => self.locate(pointer),
         }
@@ -183,4 +244,68 @@ pub(super) fn closing_quote(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(n: usize) -> NodeSpans {
+        NodeSpans {
+            key: None,
+            value: Location {
+                line: n,
+                column: 1,
+                end_line: n,
+                end_column: 2,
+                byte_start: n,
+                byte_end: n + 1,
+            },
+            is_collection: n.is_multiple_of(2),
+        }
+    }
+
+    /// The index answers as a map filled in the same order answers (a pointer entered twice:
+    /// the later wins), for a spec-sized index scanned and for a large one hashed, also when
+    /// entries come after a lookup; `children` lists each child once.
+    #[test]
+    fn the_index_answers_as_a_map_of_its_entries() {
+        for count in [0, 7, SCAN_MAX, SCAN_MAX + 1, 3 * SCAN_MAX] {
+            let mut index = SpanIndex::default();
+            let mut model: std::collections::HashMap<String, usize> = Default::default();
+            for i in 0..count {
+                // every fifth pointer repeats an earlier one
+                let p = if i % 5 == 4 {
+                    format!("/spec/a/{}", i / 2)
+                } else {
+                    format!("/spec/a/{i}")
+                };
+                index.insert(&p, spans(i));
+                model.insert(p, i);
+                if i % 97 == 0 {
+                    // a lookup in between: a hash index built then must see what follows
+                    let _ = index.spans("/spec/a/0");
+                }
+            }
+            for i in 0..count + 3 {
+                let p = format!("/spec/a/{i}");
+                assert_eq!(
+                    index.spans(&p).map(|s| s.value.line),
+                    model.get(&p).copied(),
+                    "{count}: {p}"
+                );
+            }
+            let mut children: Vec<String> = model.keys().cloned().collect();
+            children.sort();
+            assert_eq!(index.children("/spec/a"), children, "{count}");
+            assert_eq!(index.entries().len(), model.len());
+            assert_eq!(
+                index.locate("/spec/a/0/deeper"),
+                model.get("/spec/a/0").map(|i| {
+                    let s = spans(*i);
+                    s.key.unwrap_or(s.value)
+                })
+            );
+        }
+    }
 }
