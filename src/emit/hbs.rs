@@ -714,3 +714,37 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use handlebars::{JsonRender, JsonTruthy};
+
+    /// Values of every kind, including the edges of truthiness (0, -0.0, a subnormal number,
+    /// empty containers) and objects that differ only in the order of their keys.
+    fn samples() -> Vec<serde_json::Value> {
+        let mut v: Vec<serde_json::Value> = serde_json::from_str(
+            r#"[null, true, false, 0, 1, -1, 0.0, -0.0, 0.5, 1e300, 18446744073709551615,
+                "", "a", "it's", [], [0], [1, "b", null, [2, 3], {"k": 1}], {},
+                {"a": 1, "b": [true]}, {"b": [true], "a": 1}, {"a": 1}, {"a": 1.0}]"#,
+        )
+        .unwrap();
+        v.push(serde_json::json!(f64::MIN_POSITIVE / 2.0));
+        v
+    }
+
+    /// Truthiness, the text of a value and equality are the handlebars crate's and
+    /// serde_json's (which the oracle test exercises only for the values the templates use).
+    #[test]
+    fn values_behave_as_in_handlebars() {
+        let samples = samples();
+        for a in &samples {
+            let t = Value::from(a);
+            assert_eq!(truthy(&t), a.is_truthy(false), "truthy {a}");
+            assert_eq!(render(&t), a.render(), "render {a}");
+            for b in &samples {
+                assert_eq!(json_eq(&t, &Value::from(b)), a == b, "{a} == {b}");
+            }
+        }
+    }
+}
