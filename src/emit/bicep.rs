@@ -17,6 +17,8 @@ use serde_json::Value;
 
 pub use super::bicep_text::{comment, escape, escape_into, literal, number};
 use super::hbs;
+use super::value::Value as Tree;
+use super::value_ser::to_tree;
 use crate::plan::Plan;
 
 /// The templates, embedded: (registry name, source).
@@ -217,13 +219,15 @@ fn template_index(name: &str) -> usize {
 }
 
 /// Render template `name` with the plan value `root` into `out`.
-fn render_compiled(name: &str, root: &Value, out: &mut String) -> Result<(), RenderError> {
+fn render_compiled(name: &str, root: &Tree, out: &mut String) -> Result<(), RenderError> {
     let partials = compiled();
     hbs::Renderer { partials, root }.render(&partials[template_index(name)], out)
 }
 
 /// `main.bicep` and `main.bicepparam`, from one serialisation of the plan (the templates read
-/// the plan as a JSON value), through the compiled templates ([`hbs`]).
+/// the plan as a JSON value: the compact tree of [`super::value`], built as
+/// `serde_json::to_value` builds its value, [`super::value_ser`]), through the compiled
+/// templates ([`hbs`]).
 pub fn main_and_param(plan: &Plan) -> Result<(String, String), RenderError> {
     // main.bicep is 60-115 KB for the examples: one buffer of that size rather than a copy
     // into one twice the size halfway through
@@ -239,9 +243,9 @@ pub fn main_and_param_into(
     main: &mut String,
     param: &mut String,
 ) -> Result<(), RenderError> {
-    let ctx = Context::wraps(plan)?;
-    render_compiled("main", ctx.data(), main)?;
-    render_compiled("bicepparam", ctx.data(), param)
+    let root = to_tree(plan).map_err(RenderErrorReason::SerdeError)?;
+    render_compiled("main", &root, main)?;
+    render_compiled("bicepparam", &root, param)
 }
 
 /// [`main_and_param`] through the handlebars crate: the oracle the compiled templates are

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use super::value::Value as Tree;
+
 /// Escape text for the inside of a single-quoted Bicep string: `\`, `'`, `${` (interpolation),
 /// newline, carriage return, tab, and every other control character as `\u{…}`.
 ///
@@ -122,47 +124,67 @@ pub fn number(n: &serde_json::Number) -> String {
 
 /// Any JSON value as a Bicep literal; nested lines are indented from `indent`.
 pub fn literal(v: &Value, indent: usize) -> String {
+    let mut out = String::new();
+    literal_into(&Tree::from(v), indent, &mut out);
+    out
+}
+
+/// [`literal`] of a value of the compact tree (the compiled templates' context), appended to
+/// `out`.
+pub fn literal_into(v: &Tree, indent: usize, out: &mut String) {
     match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => number(n),
-        Value::String(s) => format!("'{}'", escape(s)),
-        Value::Array(items) if items.is_empty() => "[]".into(),
-        Value::Array(items) => {
-            let pad = " ".repeat(indent + 2);
-            let mut out = String::from("[\n");
-            for item in items {
-                out.push_str(&format!("{pad}{}\n", literal(item, indent + 2)));
-            }
-            out.push_str(&" ".repeat(indent));
-            out.push(']');
-            out
+        Tree::Null => out.push_str("null"),
+        Tree::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Tree::Number(n) => out.push_str(&number(n)),
+        Tree::String(s) => {
+            out.push('\'');
+            escape_into(s, out);
+            out.push('\'');
         }
-        Value::Object(map) if map.is_empty() => "{}".into(),
-        Value::Object(map) => {
-            let pad = " ".repeat(indent + 2);
-            let mut out = String::from("{\n");
-            for (k, item) in map {
-                out.push_str(&format!("{pad}{}: {}\n", key(k), literal(item, indent + 2)));
+        Tree::Array(items) if items.is_empty() => out.push_str("[]"),
+        Tree::Array(items) => {
+            out.push_str("[\n");
+            for item in items {
+                pad(indent + 2, out);
+                literal_into(item, indent + 2, out);
+                out.push('\n');
             }
-            out.push_str(&" ".repeat(indent));
+            pad(indent, out);
+            out.push(']');
+        }
+        Tree::Object(map) if map.is_empty() => out.push_str("{}"),
+        Tree::Object(map) => {
+            out.push_str("{\n");
+            for (k, item) in map.iter() {
+                pad(indent + 2, out);
+                key_into(k, out);
+                out.push_str(": ");
+                literal_into(item, indent + 2, out);
+                out.push('\n');
+            }
+            pad(indent, out);
             out.push('}');
-            out
         }
     }
 }
 
+fn pad(n: usize, out: &mut String) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
 /// An object key: bare when it is an identifier, quoted otherwise.
-fn key(k: &str) -> String {
+fn key_into(k: &str, out: &mut String) {
     let ident = k
         .chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if ident {
-        k.to_string()
+        out.push_str(k);
     } else {
-        format!("'{}'", escape(k))
+        out.push('\'');
+        escape_into(k, out);
+        out.push('\'');
     }
 }
 

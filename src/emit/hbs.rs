@@ -17,10 +17,10 @@
 //! platform scale that was ~22 % of a render's CPU time.
 
 use handlebars::template::{HelperTemplate, Parameter, TemplateElement};
-use handlebars::{JsonRender, JsonTruthy, Path, RenderError, RenderErrorReason, Template};
-use serde_json::Value;
+use handlebars::{Path, RenderError, RenderErrorReason, Template};
 
-use super::bicep_text::{comment, escape_into, literal, number};
+use super::bicep_text::{comment, escape_into, literal_into, number};
+use super::value::{Map, Value};
 
 /// A compiled template.
 pub(super) type Nodes = Vec<Node>;
@@ -232,7 +232,7 @@ fn param(p: &Parameter) -> Expr {
     match p {
         Parameter::Path(p) => path(p),
         Parameter::Name(n) => path(&Path::parse(n).unwrap_or_else(|_| refuse(n))),
-        Parameter::Literal(v) => Expr::Literal(v.clone()),
+        Parameter::Literal(v) => Expr::Literal(Value::from(v)),
         Parameter::Subexpression(s) => match s.element.as_ref() {
             TemplateElement::Expression(h) if h.hash.is_empty() => {
                 let kind = match &h.name {
@@ -331,7 +331,7 @@ impl<'a> Val<'a> {
     fn truthy(self) -> bool {
         match self {
             Val::Missing => false,
-            Val::Json(v) => v.is_truthy(false),
+            Val::Json(v) => truthy(v),
             Val::Bool(b) => b,
             Val::Index(i) => i != 0,
             Val::Key(k) => !k.is_empty(),
@@ -343,8 +343,8 @@ impl<'a> Val<'a> {
             Val::Missing => Value::Null,
             Val::Json(v) => v.clone(),
             Val::Bool(b) => Value::Bool(b),
-            Val::Index(i) => Value::from(i),
-            Val::Key(k) => Value::String(k.to_owned()),
+            Val::Index(i) => Value::Number(i.into()),
+            Val::Key(k) => Value::String(k.to_owned().into()),
         }
     }
 
@@ -354,10 +354,58 @@ impl<'a> Val<'a> {
             Val::Missing => {}
             Val::Json(Value::String(s)) => escape_into(s, out),
             Val::Key(s) => escape_into(s, out),
-            Val::Json(v) => escape_into(&v.render(), out),
+            Val::Json(v) => escape_into(&render(v), out),
             Val::Bool(b) => out.push_str(if b { "true" } else { "false" }),
             Val::Index(i) => escape_into(&i.to_string(), out),
         }
+    }
+}
+
+/// Handlebars' truthiness of a value (`JsonTruthy::is_truthy(false)` of the handlebars crate):
+/// a number is true when it is normal (not 0, not subnormal).
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(f64::is_normal),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(m) => !m.is_empty(),
+    }
+}
+
+/// What Handlebars writes for a value (`JsonRender::render` of the handlebars crate).
+fn render(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.to_string(),
+        Value::Array(a) => {
+            let items: Vec<String> = a.iter().map(render).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(_) => "[object]".to_owned(),
+    }
+}
+
+/// serde_json's equality of values: objects are equal when they hold the same keys with equal
+/// values, in any order (`preserve_order` maps compare as maps).
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => x == y,
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => false,
     }
 }
 
@@ -407,11 +455,8 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
                 };
                 for seg in segs {
                     let next = match v {
-                        // a small object is searched in order rather than through SipHash
-                        Value::Object(m) if m.len() <= 12 => {
-                            m.iter().find(|(k, _)| *k == seg).map(|(_, v)| v)
-                        }
-                        Value::Object(m) => m.get(seg.as_str()),
+                        // objects are vectors of entries, searched in order (no SipHash)
+                        Value::Object(m) => m.get(seg),
                         Value::Array(items) => match seg.parse::<usize>() {
                             Ok(i) => items.get(i),
                             Err(_) => {
@@ -449,8 +494,8 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
                     return Err(RenderErrorReason::ParamNotFoundForIndex("eq", 0).into());
                 }
                 Val::Bool(match (x, y) {
-                    (Val::Json(a), Val::Json(b)) => a == b,
-                    (a, b) => a.owned() == b.owned(),
+                    (Val::Json(a), Val::Json(b)) => json_eq(a, b),
+                    (a, b) => json_eq(&a.owned(), &b.owned()),
                 })
             }
             Expr::Sub(..) => unreachable!("only eq is compiled as a subexpression"),
@@ -578,12 +623,12 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
                             Value::String(s) => s
                                 .chars()
                                 .enumerate()
-                                .map(|(i, c)| (i.to_string(), Value::String(c.to_string())))
+                                .map(|(i, c)| (i.to_string(), Value::String(c.to_string().into())))
                                 .collect(),
-                            _ => serde_json::Map::new(),
+                            _ => Map::new(),
                         };
                         for (k, e) in hash {
-                            map.insert(k.clone(), self.eval(e, scope)?.owned());
+                            map.insert(k.clone().into(), self.eval(e, scope)?.owned());
                         }
                         Value::Object(map)
                     };
@@ -615,15 +660,15 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
             HelperKind::Obj => {
                 let indent = match params.get(1) {
                     Some(p) => match self.eval(p, scope)? {
-                        Val::Json(v) => v.as_u64().unwrap_or(0),
+                        Val::Json(Value::Number(n)) => n.as_u64().unwrap_or(0),
                         Val::Index(i) => i as u64,
                         _ => 0,
                     },
                     None => 0,
                 } as usize;
                 match first {
-                    Val::Json(v) => out.push_str(&literal(v, indent)),
-                    other => out.push_str(&literal(&other.owned(), indent)),
+                    Val::Json(v) => literal_into(v, indent, out),
+                    other => literal_into(&other.owned(), indent, out),
                 }
             }
             HelperKind::Num => match first {
@@ -632,7 +677,7 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
                 other => {
                     return Err(RenderErrorReason::Other(format!(
                         "num: expected a number, got {:?}",
-                        other.owned()
+                        other.owned().into_serde()
                     ))
                     .into());
                 }
@@ -643,7 +688,7 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
                 other => {
                     return Err(RenderErrorReason::Other(format!(
                         "comment: expected a string, got {:?}",
-                        other.owned()
+                        other.owned().into_serde()
                     ))
                     .into());
                 }
@@ -652,13 +697,11 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
                 let index = self.eval(&params[1], scope)?;
                 let found = match (first, index) {
                     (Val::Json(Value::Array(items)), Val::Index(i)) => items.get(i),
-                    (Val::Json(Value::Array(items)), Val::Json(v)) => {
-                        v.as_u64().and_then(|u| items.get(u as usize))
+                    (Val::Json(Value::Array(items)), Val::Json(Value::Number(n))) => {
+                        n.as_u64().and_then(|u| items.get(u as usize))
                     }
                     (Val::Json(Value::Object(m)), Val::Key(k)) => m.get(k),
-                    (Val::Json(Value::Object(m)), Val::Json(v)) => {
-                        v.as_str().and_then(|k| m.get(k))
-                    }
+                    (Val::Json(Value::Object(m)), Val::Json(Value::String(k))) => m.get(k),
                     _ => None,
                 };
                 match found {
@@ -669,5 +712,39 @@ impl<'t: 'v, 'v> Renderer<'t, 'v> {
             HelperKind::Eq => unreachable!("eq is compiled as a subexpression only"),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use handlebars::{JsonRender, JsonTruthy};
+
+    /// Values of every kind, including the edges of truthiness (0, -0.0, a subnormal number,
+    /// empty containers) and objects that differ only in the order of their keys.
+    fn samples() -> Vec<serde_json::Value> {
+        let mut v: Vec<serde_json::Value> = serde_json::from_str(
+            r#"[null, true, false, 0, 1, -1, 0.0, -0.0, 0.5, 1e300, 18446744073709551615,
+                "", "a", "it's", [], [0], [1, "b", null, [2, 3], {"k": 1}], {},
+                {"a": 1, "b": [true]}, {"b": [true], "a": 1}, {"a": 1}, {"a": 1.0}]"#,
+        )
+        .unwrap();
+        v.push(serde_json::json!(f64::MIN_POSITIVE / 2.0));
+        v
+    }
+
+    /// Truthiness, the text of a value and equality are the handlebars crate's and
+    /// serde_json's (which the oracle test exercises only for the values the templates use).
+    #[test]
+    fn values_behave_as_in_handlebars() {
+        let samples = samples();
+        for a in &samples {
+            let t = Value::from(a);
+            assert_eq!(truthy(&t), a.is_truthy(false), "truthy {a}");
+            assert_eq!(render(&t), a.render(), "render {a}");
+            for b in &samples {
+                assert_eq!(json_eq(&t, &Value::from(b)), a == b, "{a} == {b}");
+            }
+        }
     }
 }

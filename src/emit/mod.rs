@@ -9,6 +9,7 @@ mod hbs;
 mod pretty;
 pub mod standby;
 mod value;
+mod value_ser;
 pub mod write;
 
 use crate::plan::{Plan, PlanError};

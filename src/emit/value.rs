@@ -40,6 +40,14 @@ impl Map {
         Map(Vec::new())
     }
 
+    pub fn with_capacity(n: usize) -> Map {
+        Map(Vec::with_capacity(n))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// `key: value`: replaces the value in place when the key is there, appends it otherwise
     /// (serde_json's `insert` with `preserve_order`).
     pub fn insert(&mut self, key: Str, value: Value) {
