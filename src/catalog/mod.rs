@@ -149,9 +149,30 @@ pub fn find(name: &str) -> Option<&'static GpuSize> {
     let all = sizes();
     // a name borrowed from the catalog itself (a ranking's candidates) is found by where it
     // lives, without comparing text: `vmSize: auto` looks up each candidate of every spec
-    all.iter()
-        .find(|s| std::ptr::eq(s.name.as_str(), name))
-        .or_else(|| all.iter().find(|s| s.name.eq_ignore_ascii_case(name)))
+    if let Some(s) = all.iter().find(|s| std::ptr::eq(s.name.as_str(), name)) {
+        return Some(s);
+    }
+    // any other spelling through an index of the lower-case names (a spec's own `vmSize`, asked
+    // by many rules of every spec); names are unique without case (tested)
+    static INDEX: std::sync::OnceLock<rustc_hash::FxHashMap<String, usize>> =
+        std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        all.iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.to_ascii_lowercase(), i))
+            .collect()
+    });
+    const SHORT: usize = 64;
+    if name.len() > SHORT {
+        return index.get(&name.to_ascii_lowercase()).map(|i| &all[*i]);
+    }
+    let mut buf = [0u8; SHORT];
+    let lower = &mut buf[..name.len()];
+    lower.copy_from_slice(name.as_bytes());
+    lower.make_ascii_lowercase();
+    // ASCII lower-casing keeps UTF-8 valid
+    let lower = std::str::from_utf8(lower).ok()?;
+    index.get(lower).map(|i| &all[*i])
 }
 
 /// Names of all sizes, for "did you mean" suggestions.
@@ -173,6 +194,10 @@ mod tests {
             assert!(std::ptr::eq(find(&s.name.clone()).unwrap(), s));
         }
         assert!(find("Standard_NoSuchSize").is_none());
+        assert!(find(&"x".repeat(100)).is_none());
+        assert!(find("").is_none());
+        // non-ASCII text is no size either (and lower-casing it stays valid UTF-8)
+        assert!(find("Standard_NC4as_T4_v3é").is_none());
         assert!(find(&sizes()[0].name[..5]).is_none());
     }
 
