@@ -54,16 +54,15 @@ pub(super) struct Builder<'p, 't> {
 
 impl<'p, 't> Builder<'p, 't> {
     pub(super) fn new(pos: &'p Positions<'t>) -> Self {
+        // about a node a line (a few more in flow lists): sized once, not grown; the file's
+        // lines counted once
+        let nodes = lines(pos.text) * 5 / 4;
         Self {
             pos,
             stack: Vec::new(),
             pointer: String::new(),
-            // about a node a line (a few more in flow lists): sized once, not grown by rehashing
-            index: SpanIndex::with_capacity(
-                lines(pos.text) + lines(pos.text) / 4,
-                // a pointer is about 24 bytes
-                (lines(pos.text) + lines(pos.text) / 4) * 24,
-            ),
+            // a pointer is about 24 bytes
+            index: SpanIndex::with_capacity(nodes, nodes * 24),
             root: None,
         }
     }
