@@ -171,9 +171,10 @@ pub fn check_regular(path: &Path) -> Result<std::fs::Metadata, ReadError> {
     Ok(meta)
 }
 
-/// Filesystems that hold files on a disk or a file server (`f_type` of statfs(2), from
-/// linux/magic.h): ext2/3/4, XFS, Btrfs, overlayfs (containers), F2FS, ZFS, NFS, SMB, 9p
-/// (VM shares), SquashFS, ISO 9660, FAT, exFAT, NTFS. The kernel's pseudo-filesystems (proc,
+/// Filesystems that hold files on a disk or a file server (`f_type` of statfs(2), from the
+/// kernel's include/uapi/linux/magic.h; ZFS's from OpenZFS, which is not in the kernel):
+/// ext2/3/4, XFS, Btrfs, overlayfs (containers), F2FS, ZFS, NFS, SMB, 9p (VM shares),
+/// SquashFS, ISO 9660, FAT, exFAT, NTFS. The kernel's pseudo-filesystems (proc,
 /// sysfs, debugfs, cgroup, …) and tmpfs (`/dev` is one, so is `/dev/shm`) are not among them.
 #[cfg(target_os = "linux")]
 const DISK_FILESYSTEMS: &[u64] = &[

@@ -206,6 +206,18 @@ fn render(diag: &Diagnostic, source: Option<&str>, styled: bool, slice: bool) ->
 mod tests {
     use super::*;
 
+    /// A place in the file by its bytes (what the snippet renderers read of a location).
+    fn bytes(start: usize, end: usize) -> Option<crate::diag::Location> {
+        Some(crate::diag::Location {
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 1,
+            byte_start: start,
+            byte_end: end,
+        })
+    }
+
     /// Handing the renderer the annotated line alone (issue 41: it measured the whole file for
     /// every finding) renders every finding as the whole file did: spans at every place of a
     /// file with long, wide, tabbed, empty and unterminated lines, a label or none, styled or
@@ -229,14 +241,7 @@ mod tests {
                         let mut d = Diagnostic::new("some-rule", "a finding").help("do this");
                         d.file = "spec.yaml".into();
                         d.label = label.map(str::to_string);
-                        d.location = Some(crate::diag::Location {
-                            line: 1,
-                            column: 1,
-                            end_line: 1,
-                            end_column: 1,
-                            byte_start: start,
-                            byte_end: end,
-                        });
+                        d.location = bytes(start, end);
                         assert_eq!(
                             render(&d, Some(text), styled, true),
                             render(&d, Some(text), styled, false),
@@ -291,14 +296,7 @@ mod tests {
             d.label = label;
             d.notes = notes;
             d.help = help;
-            d.location = Some(crate::diag::Location {
-                line: 1,
-                column: 1,
-                end_line: 1,
-                end_column: 1,
-                byte_start: start,
-                byte_end: end,
-            });
+            d.location = bytes(start, end);
             proptest::prop_assert_eq!(
                 render(&d, Some(&src), false, true),
                 render(&d, Some(&src), false, false)
@@ -439,14 +437,7 @@ mod tests {
                 let end = src[start..].find('\n').map_or(src.len(), |i| start + i);
                 let mut d = Diagnostic::new("x", format!("at {start}"));
                 d.file = "x.yaml".into();
-                d.location = Some(super::super::Location {
-                    line: 1,
-                    column: 1,
-                    end_line: 1,
-                    end_column: 1,
-                    byte_start: start,
-                    byte_end: end.min(start + 5),
-                });
+                d.location = bytes(start, end.min(start + 5));
                 d
             })
             .collect();

@@ -302,6 +302,15 @@ fn key_must_be_a_string() -> Error {
     error("key must be a string")
 }
 
+/// `serialize_<int>` methods of [`KeySerializer`]: the integer's decimal text.
+macro_rules! integer_keys {
+    ($($name:ident: $t:ty),* $(,)?) => {
+        $(fn $name(self, v: $t) -> Result<Str, Error> {
+            Ok(Cow::Owned(v.to_string()))
+        })*
+    };
+}
+
 impl ser::Serializer for KeySerializer {
     type Ok = Str;
     type Error = Error;
@@ -316,36 +325,19 @@ impl ser::Serializer for KeySerializer {
     fn serialize_bool(self, v: bool) -> Result<Str, Error> {
         Ok(Cow::Borrowed(if v { "true" } else { "false" }))
     }
-    fn serialize_i8(self, v: i8) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn serialize_i16(self, v: i16) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn serialize_i32(self, v: i32) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn serialize_i64(self, v: i64) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn serialize_i128(self, v: i128) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn serialize_u8(self, v: u8) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn serialize_u16(self, v: u16) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn serialize_u32(self, v: u32) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn serialize_u64(self, v: u64) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn serialize_u128(self, v: u128) -> Result<Str, Error> {
-        Ok(Cow::Owned(v.to_string()))
-    }
+    // an integer key is its decimal text, as serde_json's `MapKeySerializer` writes it
+    integer_keys!(
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_i128: i128,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64,
+        serialize_u128: u128,
+    );
     fn serialize_f32(self, _: f32) -> Result<Str, Error> {
         Err(error(
             "float map keys are not supported in the template context",
