@@ -64,28 +64,17 @@ pub fn check_paths_each(
     prices: &PriceTable,
     each: impl FnMut(Found),
 ) -> Result<(), Failure> {
-    check_paths_map(paths, policy, prices, |c| c, each)
+    check_paths_map(paths, policy, prices, |c| c, each, || {})
 }
 
 /// [`check_paths_each`], with `map` applied to each checked spec on the worker thread that
 /// checked it, in parallel: what a command makes of a spec (its report text, its findings) is
 /// made there, and the checked spec is freed by the thread that built it (freeing thousands of
 /// small allocations of other threads on the one thread that hands the results over cost
-/// `validate` a few percent of its time, issue 41).
+/// `validate` a few percent of its time, issue 41). `slice_done` is called after the results
+/// of each slice of parallel work have been handed to `each` (they come together, so a command
+/// may write them out in one go: one write per slice rather than per spec).
 pub fn check_paths_map<T: Send>(
-    paths: &[PathBuf],
-    policy: &Policy,
-    prices: &PriceTable,
-    map: impl Fn(Checked) -> T + Sync,
-    each: impl FnMut(Found<T>),
-) -> Result<(), Failure> {
-    check_paths_map_slices(paths, policy, prices, map, each, || {})
-}
-
-/// [`check_paths_map`], with `slice_done` called after the results of each slice of parallel
-/// work have been handed to `each` (they come together, so a command may write them out in one
-/// go: one write per slice rather than per spec).
-pub fn check_paths_map_slices<T: Send>(
     paths: &[PathBuf],
     policy: &Policy,
     prices: &PriceTable,

@@ -10,7 +10,7 @@ mod text;
 use std::path::PathBuf;
 
 use crate::catalog::prices::PriceTable;
-use crate::check::batch::{Found, check_paths_map_slices};
+use crate::check::batch::{Found, check_paths_map};
 use crate::diag::failure::{ExitCode, Failure};
 use crate::diag::{Diagnostic, Tally};
 use crate::report::{self, FileResult};
@@ -112,7 +112,7 @@ pub fn run(
             }
         }
     };
-    check_paths_map_slices(paths, policy, prices, report, each, || {
+    check_paths_map(paths, policy, prices, report, each, || {
         pending.borrow_mut().flush()
     })?;
     let out = pending.into_inner().out;
