@@ -353,17 +353,13 @@ fn custom_data_received(ctx: &Context<'_>, user: &[u8], at: &str, out: &mut Vec<
         return;
     }
     let Some(size) = ctx.size() else { return };
-    // `monitoring.gpu.enabled` as the plan will see it (resolved after the rules; a copy of
-    // the spec only when there is something to resolve)
-    let spec = if ctx.spec.spec.monitoring.gpu.enabled.is_some() {
-        std::borrow::Cow::Borrowed(ctx.spec)
-    } else {
-        let mut spec = ctx.spec.clone();
-        crate::spec::defaults::resolve_gpu_monitoring(&mut spec);
-        std::borrow::Cow::Owned(spec)
-    };
+    let spec = ctx.spec;
     let s = &spec.spec;
-    let Some(g) = gm::for_custom_data(&spec.metadata.name, s, size) else {
+    // `monitoring.gpu.enabled` as the plan will see it (resolved after the rules). Left out, it
+    // resolves to on or off: on, the plan's serving part reads it as on too (it stops only at
+    // an explicit `false`)
+    let enabled = crate::spec::defaults::gpu_monitoring_enabled(s, Some(size));
+    let Some(g) = gm::for_custom_data(&spec.metadata.name, s, size, enabled) else {
         return;
     };
     if g.kind != "Linux" || crate::plan::devbox::applies(s) {
