@@ -591,19 +591,31 @@ mod tests {
         let specs = repo.join("specs");
         let ci = specs.join("ci.yaml");
         std::os::unix::fs::symlink(specs.join("real.yaml"), &ci).unwrap();
-        assert_eq!(read_confined(&specs, "ci.yaml", 100).unwrap(), b"#cloud-config\n");
+        assert_eq!(
+            read_confined(&specs, "ci.yaml", 100).unwrap(),
+            b"#cloud-config\n"
+        );
         std::fs::remove_file(&ci).unwrap();
         std::os::unix::fs::symlink(tmp.path().join("secret"), &ci).unwrap();
-        assert_eq!(read_confined(&specs, "ci.yaml", 100).unwrap(), b"#cloud-config\n");
+        assert_eq!(
+            read_confined(&specs, "ci.yaml", 100).unwrap(),
+            b"#cloud-config\n"
+        );
         // read afresh (another limit), the swapped path is refused
         assert!(matches!(
             read_confined(&specs, "ci.yaml", 101).unwrap_err(),
             ConfinedError::Outside { .. }
         ));
         let e = read_confined(&specs, "later.yaml", 100).unwrap_err();
-        assert!(matches!(e, ConfinedError::Read(ReadError::NotFound { .. })), "{e}");
+        assert!(
+            matches!(e, ConfinedError::Read(ReadError::NotFound { .. })),
+            "{e}"
+        );
         std::fs::write(specs.join("later.yaml"), "#!/bin/sh\n").unwrap();
-        assert_eq!(read_confined(&specs, "later.yaml", 100).unwrap(), b"#!/bin/sh\n");
+        assert_eq!(
+            read_confined(&specs, "later.yaml", 100).unwrap(),
+            b"#!/bin/sh\n"
+        );
     }
 
     #[test]

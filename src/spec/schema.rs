@@ -575,7 +575,8 @@ mod tests {
             b.len() >= 2
                 && b[0].is_ascii_lowercase()
                 && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
-                && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                && b.iter()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
                 && !s.contains("--")
         };
         let mut words = vec![String::new()];
