@@ -434,6 +434,7 @@ pub fn select_unranked(
                 caveat: None,
                 split,
                 unlock: None,
+                catalog_index: i,
             }
         })
         .collect();
@@ -515,31 +516,68 @@ fn total_order_key(x: f64) -> i64 {
 /// (`crate::check::rank_sizes`).
 pub fn rank(selection: &mut Selection) {
     // The order compares the candidates field by field: rejected, restricted, caveat, price,
-    // vCPUs, then the size's name, which is unique. All but the name are packed into one integer
-    // computed once per candidate, so most comparisons are one integer's and the name is compared
-    // only between candidates equal on everything else (a tuple with the name compared as text was
-    // ~3 % of `validate`'s time on 1,000 specs: issue 41). The candidates (large structs) are then
-    // moved once into place.
-    let candidates = &mut selection.candidates;
-    let mut keys: Vec<(u128, &'static str, usize)> = candidates
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (rank_key(c), c.size, i))
-        .collect();
-    keys.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
-    // put each candidate where its key went (the permutation `sort_by_cached_key` applies)
-    for i in 0..keys.len() {
-        let mut from = keys[i].2;
-        while from < i {
-            from = keys[from].2;
+    // vCPUs, then the size's name, which is unique. All of them are packed into one integer
+    // computed once per candidate (the name as its place among the catalog's names in order),
+    // so each comparison is one integer's (a tuple with the name compared as text was ~3 % of
+    // `validate`'s time on 1,000 specs: issue 41). The candidates (large structs) are then moved
+    // once into place.
+    let names = name_order();
+    let sizes = catalog::sizes();
+    let mut keys: Vec<(u128, usize)> = Vec::with_capacity(selection.candidates.len());
+    for (i, c) in selection.candidates.iter().enumerate() {
+        match (names.get(c.catalog_index), sizes.get(c.catalog_index)) {
+            (Some(name), Some(size)) if size.name == c.size => {
+                keys.push(((rank_key(c) << 16) | u128::from(*name), i));
+            }
+            // a candidate whose place in the catalog is not known: the names compared as text
+            _ => return rank_by_text(selection),
         }
-        keys[i].2 = from;
+    }
+    keys.sort_unstable_by_key(|k| k.0);
+    // put each candidate where its key went (the permutation `sort_by_cached_key` applies)
+    let candidates = &mut selection.candidates;
+    for i in 0..keys.len() {
+        let mut from = keys[i].1;
+        while from < i {
+            from = keys[from].1;
+        }
+        keys[i].1 = from;
         candidates.swap(i, from);
     }
-    selection.chosen = candidates
+    choose(selection);
+}
+
+/// [`rank`] with the names compared as text.
+fn rank_by_text(selection: &mut Selection) {
+    selection
+        .candidates
+        .sort_by_cached_key(|c| (rank_key(c), c.size));
+    choose(selection);
+}
+
+/// The first ranked candidate that is not rejected.
+fn choose(selection: &mut Selection) {
+    selection.chosen = selection
+        .candidates
         .iter()
         .find(|c| c.rejected.is_none())
         .map(|c| c.size);
+}
+
+/// Each catalog size's place among the catalog's names in order (as `str` orders them), once
+/// per process.
+fn name_order() -> &'static [u16] {
+    static ORDER: OnceLock<Vec<u16>> = OnceLock::new();
+    ORDER.get_or_init(|| {
+        let sizes = catalog::sizes();
+        let mut by_name: Vec<usize> = (0..sizes.len()).collect();
+        by_name.sort_by(|a, b| sizes[*a].name.cmp(&sizes[*b].name));
+        let mut order = vec![0u16; sizes.len()];
+        for (place, i) in by_name.into_iter().enumerate() {
+            order[i] = u16::try_from(place).expect("fewer than 65,536 sizes");
+        }
+        order
+    })
 }
 
 /// The ranking's keys but the name, in one integer that orders as the keys do in turn: from the
@@ -601,6 +639,13 @@ mod tests {
                         .map(
                             |(i, (rejected, restricted, caveat, hourly, vcpus))| Candidate {
                                 size: names[(i + shift as usize) % names.len()],
+                                // a wrong place in the catalog now and then: ranked by the
+                                // names as text
+                                catalog_index: if shift % 5 == 0 && i == 1 {
+                                    usize::MAX
+                                } else {
+                                    (i + shift as usize) % names.len()
+                                },
                                 gpu_memory_gib: None,
                                 gpu_count: None,
                                 vcpus: *vcpus,
