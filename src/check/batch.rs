@@ -51,8 +51,11 @@ pub enum Found<T = Checked> {
 }
 
 /// Inputs checked at a time per worker thread: enough to keep every core busy between the
-/// hand-overs, few enough that memory holds a few hundred checked specs, not every one.
-const PER_THREAD: usize = 32;
+/// hand-overs, few enough that memory holds a few hundred checked specs, not every one. Each
+/// hand-over leaves a core idle while the slice's last spec is checked, and the pool's threads
+/// spin before they sleep: 128 rather than 32 took ~2.5 % off `validate`'s CPU time and ~3 % off
+/// its wall time on 1,000 specs, with the same peak memory for `render` (issue 41).
+const PER_THREAD: usize = 128;
 
 /// [`check_paths`], streaming: the inputs are checked in parallel a slice at a time and `each`
 /// gets every result in the order of the input, so memory holds one slice's results (a checked

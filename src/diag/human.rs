@@ -266,12 +266,13 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(768))]
         /// The findings [`super::super::plain`] writes itself are the bytes annotate-snippets
-        /// writes for them: any line (indented, long, with trailing blanks or tabs), any span
+        /// writes for them: any line (indented deeper or shallower than annotate-snippets cuts,
+        /// long, with trailing blanks or tabs), any span
         /// in it, a label or none (long, blank), notes and help or none, any line number, any
         /// severity; findings of another shape go to annotate-snippets.
         #[test]
         fn plain_findings_are_what_annotate_snippets_writes(
-            indent in 0usize..14,
+            indent in proptest::sample::select(vec![0usize, 2, 4, 13, 20, 26, 27, 28, 33, 40, 60]),
             body in "[ -~]{0,220}|[a-z: ]{1,30}[\t é漢]?[a-z ]{0,10}",
             blank_lines in proptest::sample::select(vec![0usize, 3, 8, 98, 998, 9998]),
             span in (0usize..240, 0usize..60),
@@ -301,6 +302,26 @@ mod tests {
                 render(&d, Some(&src), false, true),
                 render(&d, Some(&src), false, false)
             );
+        }
+    }
+
+    /// A line indented past 26 spaces is cut at the left by annotate-snippets (`...` over the
+    /// whitespace it leaves out), and so by the plain path; 26 and less is shown whole. A
+    /// regression: the plain path showed such lines whole.
+    #[test]
+    fn deeply_indented_lines_are_cut_as_annotate_snippets_cuts_them() {
+        for indent in [20usize, 26, 27, 30, 40, 200] {
+            let src = format!("a:\n{}key: value\nb: 1\n", " ".repeat(indent));
+            let start = src.find("value").unwrap();
+            for label in [None, Some("here")] {
+                let mut d = Diagnostic::new("x", "m");
+                d.file = "f.yaml".into();
+                d.label = label.map(str::to_string);
+                d.location = bytes(start, start + 5);
+                let slow = render(&d, Some(&src), false, false);
+                assert_eq!(slow.contains("| ..."), indent > 26, "{slow}");
+                assert_eq!(render(&d, Some(&src), false, true), slow, "indent {indent}");
+            }
         }
     }
 
@@ -341,17 +362,43 @@ mod tests {
         );
     }
 
-    /// The widest finding the plain path takes (a line of the longest length, underlined to its
-    /// end, the longest label, a five-digit line number) is still written as annotate-snippets
-    /// writes it, and one byte more goes to annotate-snippets.
+    /// The widest findings, underlined to the line's end, with a five-digit line number, the
+    /// longest label or none, are written as annotate-snippets writes them (which shows such a
+    /// line whole, however long: the underline reaches its end); a longer label goes to
+    /// annotate-snippets. So does a label on a line cut at the right: the underline near the
+    /// start of a long line.
     #[test]
     fn the_widest_plain_finding_is_what_annotate_snippets_writes() {
-        for (len, label_len, fast) in [(128, 100, true), (129, 100, false), (128, 101, false)] {
+        let line = format!("k: {}", "v".repeat(257));
+        let mut d = Diagnostic::new("wide", "a wide finding");
+        d.file = "spec.yaml".into();
+        d.label = Some("here".into());
+        d.location = bytes(3, 10);
+        let src = format!("{line}\n");
+        assert!(render(&d, Some(&src), false, false).contains("vvv...\n"));
+        assert_eq!(
+            render(&d, Some(&src), false, true),
+            render(&d, Some(&src), false, false)
+        );
+        assert!(super::super::plain::render(&d, &line, 1, 3, 10).is_none());
+        d.label = None;
+        assert_eq!(
+            render(&d, Some(&src), false, true),
+            render(&d, Some(&src), false, false)
+        );
+        assert!(super::super::plain::render(&d, &line, 1, 3, 10).is_some());
+        for (len, label_len, fast) in [
+            (128, Some(100), true),
+            (133, Some(100), true),
+            (260, Some(100), true),
+            (260, None, true),
+            (128, Some(101), false),
+        ] {
             let line = format!("k: {}", "v".repeat(len - 3));
             let src = format!("{}{line}\n", "\n".repeat(12_345));
             let mut d = Diagnostic::new("wide", "a wide finding");
             d.file = "spec.yaml".into();
-            d.label = Some("l".repeat(label_len));
+            d.label = label_len.map(|n| "l".repeat(n));
             d.help = Some("h".repeat(200));
             d.location = Some(crate::diag::Location {
                 line: 12_346,
@@ -364,10 +411,10 @@ mod tests {
             assert_eq!(
                 render(&d, Some(&src), false, true),
                 render(&d, Some(&src), false, false),
-                "{len} {label_len}"
+                "{len} {label_len:?}"
             );
             let taken = super::super::plain::render(&d, &line, 12_346, 3, len).is_some();
-            assert_eq!(taken, fast, "{len} {label_len}");
+            assert_eq!(taken, fast, "{len} {label_len:?}");
         }
     }
 

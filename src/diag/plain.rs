@@ -41,7 +41,6 @@ pub(super) fn render(
             .as_deref()
             .is_none_or(|l| plain(l) && !l.trim().is_empty() && l.len() <= MAX_LABEL)
         && !line.is_empty()
-        && number.to_string().len() + line.len() <= MAX_GUTTER_AND_LINE
         && line.bytes().all(|b| b.is_ascii_graphic() || b == b' ')
         && !line.ends_with(' ')
         && start < end
@@ -50,12 +49,23 @@ pub(super) fn render(
     if !simple {
         return None;
     }
+    let number_text = number.to_string();
+    // the part of the line shown: all of it, or the window annotate-snippets cuts from a long or
+    // deeply indented line (its `...` at either end written over the first or last three
+    // characters shown)
+    let (shown, left) = if number_text.len() + line.len() <= MAX_GUTTER_AND_LINE
+        && leading_spaces(line) <= MAX_UNCUT_INDENT
+    {
+        (std::borrow::Cow::Borrowed(line), 0)
+    } else {
+        let w = window(line, number_text.len(), start, end, diag.label.as_deref())?;
+        (std::borrow::Cow::Owned(w.shown), w.left)
+    };
     let level = match diag.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Info => "info",
     };
-    let number_text = number.to_string();
     let pad = " ".repeat(number_text.len());
     let mut s = String::with_capacity(
         256 + diag.message.len()
@@ -65,12 +75,12 @@ pub(super) fn render(
     );
     let _ = write!(
         s,
-        "{level}[{}]: {}\n{pad}--> {}:{number}:{}\n{pad} |\n{number_text} | {line}\n{pad} | {}{}",
+        "{level}[{}]: {}\n{pad}--> {}:{number}:{}\n{pad} |\n{number_text} | {shown}\n{pad} | {}{}",
         diag.rule,
         diag.message,
         diag.file,
         start + 1,
-        " ".repeat(start),
+        " ".repeat(start - left),
         "^".repeat(end - start),
     );
     if let Some(label) = &diag.label {
@@ -86,4 +96,94 @@ pub(super) fn render(
         }
     }
     Some(s)
+}
+
+/// The deepest indentation annotate-snippets shows whole: it cuts leading whitespace past
+/// 20 columns plus its 6 of room for `...` (see [`window`]).
+const MAX_UNCUT_INDENT: usize = 26;
+
+/// Spaces at the start of `line`.
+fn leading_spaces(line: &str) -> usize {
+    line.bytes().take_while(|b| *b == b' ').count()
+}
+
+/// The part of a source line annotate-snippets shows, and the column it starts at.
+struct Window {
+    shown: String,
+    left: usize,
+}
+
+/// annotate-snippets' window on one line of printable ASCII (so a column is a byte) with one
+/// underline `start..end` and its label (annotate-snippets 0.12, `renderer/margin.rs` and
+/// `draw_line` in `renderer/graphics.rs`, from rustc's emitter; its width of 140 columns, its
+/// ASCII `...`). `None` where the cut would reach the underline or its label, left to
+/// annotate-snippets itself. The property test in `diag::human` compares the two.
+fn window(
+    line: &str,
+    digits: usize,
+    start: usize,
+    end: usize,
+    label: Option<&str>,
+) -> Option<Window> {
+    const TERM_WIDTH: usize = 140;
+    const ELLIPSIS_PASSING: usize = 6;
+    const LONG_WHITESPACE: usize = 20;
+    const LONG_WHITESPACE_PADDING: usize = 4;
+    const ELLIPSIS: &str = "...";
+    let len = line.len();
+    let width = TERM_WIDTH.checked_sub(3 + digits)?;
+    let label_right = end + label.map_or(0, |l| l.len() + 1);
+    let whitespace_left = leading_spaces(line)
+        .min(start)
+        .saturating_sub(ELLIPSIS_PASSING);
+    let span_left = start.saturating_sub(ELLIPSIS_PASSING);
+    let span_right = end + ELLIPSIS_PASSING;
+    let label_right = label_right + ELLIPSIS_PASSING;
+    let mut computed_left = if whitespace_left > LONG_WHITESPACE {
+        whitespace_left - (LONG_WHITESPACE - LONG_WHITESPACE_PADDING)
+    } else {
+        0
+    };
+    let mut computed_right = len.max(computed_left);
+    if computed_right - computed_left > width {
+        if label_right.saturating_sub(whitespace_left) <= width && label_right >= whitespace_left {
+            computed_left = whitespace_left;
+            computed_right = computed_left + width;
+        } else if label_right - span_left <= width {
+            let padding_left = (width - (label_right - span_left)) / 2;
+            computed_left = span_left.saturating_sub(padding_left);
+            computed_right = computed_left + width;
+        } else if span_right - span_left <= width {
+            let padding_left = (width - (span_right - span_left)) / 5 * 2;
+            computed_left = span_left.saturating_sub(padding_left);
+            computed_right = computed_left + width;
+        } else {
+            computed_left = span_left;
+            computed_right = span_right;
+        }
+    }
+    let left = computed_left.min(len);
+    let right = if len.saturating_sub(computed_left) <= width {
+        len
+    } else {
+        len.min(computed_right)
+    };
+    let cut_left = computed_left > 0;
+    let cut_right = len > right;
+    // the cuts stay clear of the underline, and the label ends where the line shown ends
+    if right < left + 2 * ELLIPSIS.len()
+        || (cut_left && start < left + ELLIPSIS.len())
+        || (cut_right && (end > right - ELLIPSIS.len() || label.is_some()))
+    {
+        return None;
+    }
+    let mut shown = line[left..right].to_string();
+    if cut_left {
+        shown.replace_range(..ELLIPSIS.len(), ELLIPSIS);
+    }
+    if cut_right {
+        let at = shown.len() - ELLIPSIS.len();
+        shown.replace_range(at.., ELLIPSIS);
+    }
+    Some(Window { shown, left })
 }

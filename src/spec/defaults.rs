@@ -49,10 +49,17 @@ pub fn gpu_monitoring_unsupported(
 /// Fill `monitoring.gpu.enabled` when the spec leaves it out: on where the collector can run.
 /// Runs after the size and image are resolved.
 pub fn resolve_gpu_monitoring(spec: &mut Spec) {
-    if spec.spec.monitoring.gpu.enabled.is_none() {
-        let on = gpu_monitoring_unsupported(&spec.spec, spec.size()).is_none();
-        spec.spec.monitoring.gpu.enabled = Some(on);
-    }
+    let on = gpu_monitoring_enabled(&spec.spec, spec.size());
+    spec.spec.monitoring.gpu.enabled = Some(on);
+}
+
+/// `monitoring.gpu.enabled` as [`resolve_gpu_monitoring`] resolves it, without changing the spec
+/// (`size`: the pool's, resolved).
+pub fn gpu_monitoring_enabled(s: &WorkloadSpec, size: Option<&crate::catalog::GpuSize>) -> bool {
+    s.monitoring
+        .gpu
+        .enabled
+        .unwrap_or_else(|| gpu_monitoring_unsupported(s, size).is_none())
 }
 
 /// Azure reserves five addresses in every subnet.

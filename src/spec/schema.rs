@@ -554,6 +554,46 @@ mod tests {
         assert_eq!(props["kind"]["const"], crate::spec::model::KIND);
     }
 
+    /// The workload name's pattern says what its description says (lowercase letters, digits and
+    /// single hyphens, starting with a letter, ending with a letter or digit), for every string
+    /// of up to six characters over letters, digits, `-` and `_`; and it needs no look-around,
+    /// which a regular expression engine without backtracking (the `regex` crate here) runs as
+    /// one automaton for every spec's name (issue 41).
+    #[test]
+    fn the_workload_name_pattern_is_its_description() {
+        let name = &schema_json()["properties"]["metadata"]["properties"]["name"];
+        assert!(
+            name["description"]
+                .as_str()
+                .unwrap()
+                .contains("lowercase letters, digits and single hyphens, starting with a letter")
+        );
+        let re = regex::Regex::new(name["pattern"].as_str().unwrap()).unwrap();
+        let alphabet = ['a', 'z', 'A', '0', '9', '-', '_'];
+        let described = |s: &str| {
+            let b = s.as_bytes();
+            b.len() >= 2
+                && b[0].is_ascii_lowercase()
+                && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
+                && b.iter()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                && !s.contains("--")
+        };
+        let mut words = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..6 {
+            words = words
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            for w in &words {
+                assert_eq!(re.is_match(w), described(w), "{w:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100_000);
+    }
+
     #[test]
     fn allowed_keys_follow_refs_and_arrays() {
         assert!(allowed_keys("/spec/capacity").contains(&"regularBase".to_string()));

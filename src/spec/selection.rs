@@ -42,6 +42,10 @@ pub struct Candidate {
     /// `compute.driverVersion` lifts: the version to write.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unlock: Option<String>,
+    /// Where the size sits in the catalog ([`catalog::sizes`]), for the ranking's order of names
+    /// (`crate::sizing::rank`).
+    #[serde(skip)]
+    pub(crate) catalog_index: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -216,7 +216,8 @@ fn the_custom_data_plan_gives_the_full_plans_custom_data() {
             continue;
         };
         let full = plan(&spec.metadata.name, &spec.spec, size);
-        let cut = for_custom_data(&spec.metadata.name, &spec.spec, size);
+        let on = crate::spec::defaults::gpu_monitoring_enabled(&spec.spec, Some(size));
+        let cut = for_custom_data(&spec.metadata.name, &spec.spec, size, on);
         assert_eq!(full.is_some(), cut.is_some(), "{}", f.display());
         let (Some(full), Some(cut)) = (full, cut) else {
             continue;

@@ -88,8 +88,38 @@ pub fn install_script_full(
     ing: Option<&Ingestion>,
     extra_env: &str,
 ) -> String {
-    format!(
-        r#"#!/bin/sh
+    CollectorInputs::new(expected_gpus, vendor, ing, extra_env).script()
+}
+
+/// Everything the collector's part of the custom data is made of, and so the custom data
+/// assembled with a cloud-init file: the GPUs it expects, the vendor, whether it posts through
+/// the Logs Ingestion API, and the collect service's environment (the Logs Ingestion settings,
+/// then the caller's). The script and the custom data are functions of these alone, so a check
+/// may keep what it measured of them per inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CollectorInputs {
+    expected_gpus: u32,
+    vendor: String,
+    ingestion: bool,
+    env: String,
+}
+
+impl CollectorInputs {
+    /// [`install_script_full`]'s arguments.
+    pub fn new(expected_gpus: u32, vendor: &str, ing: Option<&Ingestion>, extra_env: &str) -> Self {
+        Self {
+            expected_gpus,
+            vendor: vendor.to_string(),
+            ingestion: ing.is_some(),
+            env: ing.map(ingestion_environment).unwrap_or_default() + extra_env,
+        }
+    }
+
+    /// The collector's install script ([`install_script_full`]).
+    pub fn script(&self) -> String {
+        let (expected_gpus, vendor) = (self.expected_gpus, self.vendor.as_str());
+        format!(
+            r#"#!/bin/sh
 # gpuform: GPU collector ({tool} once a minute -> {LOG_PATTERN} -> {to})
 # and the health endpoint the Application Health extension probes (127.0.0.1:{HEALTH_PORT}).
 set -eu
@@ -136,15 +166,16 @@ GPUFORM_EOF
 systemctl daemon-reload
 systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
 "#,
-        tool = tool(vendor),
-        to = if ing.is_some() {
-            "Logs Ingestion API"
-        } else {
-            "Azure Monitor Agent"
-        },
-        env = ing.map(ingestion_environment).unwrap_or_default() + extra_env,
-        imds = crate::facts::logs_ingestion::imds_instance_request(),
-    )
+            tool = tool(vendor),
+            to = if self.ingestion {
+                "Logs Ingestion API"
+            } else {
+                "Azure Monitor Agent"
+            },
+            env = self.env,
+            imds = crate::facts::logs_ingestion::imds_instance_request(),
+        )
+    }
 }
 
 /// gpuform's MIME boundary in the custom data it assembles when GPU monitoring adds its part to
@@ -180,6 +211,84 @@ pub fn custom_data_with(
     custom_data_full(user, expected_gpus, vendor, ing, "")
 }
 
+impl CollectorInputs {
+    /// The custom data with the spec's cloud-init file `user` ([`custom_data_full`]).
+    pub fn custom_data(&self, user: Option<&[u8]>) -> Result<Vec<u8>, MergeError> {
+        let script = self.script();
+        let Some(user) = user else {
+            return Ok(script.into_bytes());
+        };
+        let text = std::str::from_utf8(user).map_err(|_| {
+        MergeError("the cloud-init file is not UTF-8 text (gzip?); GPU monitoring adds its own part to it, which needs plain text".into())
+    })?;
+        let first = text.lines().next().unwrap_or_default().trim_end();
+        let kind = if first.starts_with("#cloud-config") {
+            "text/cloud-config"
+        } else if first.starts_with("#!") {
+            "text/x-shellscript"
+        } else if first.starts_with("#cloud-boothook") {
+            "text/cloud-boothook"
+        } else if first.starts_with("#include") {
+            "text/x-include-url"
+        } else if first.starts_with("## template: jinja") {
+            "text/jinja2"
+        } else {
+            return Err(MergeError(format!(
+                "the cloud-init file starts with `{}`; GPU monitoring combines it with its own part as cloud-init multipart MIME, which takes #cloud-config, #! scripts, #cloud-boothook, #include and jinja templates",
+                first.chars().take(40).collect::<String>()
+            )));
+        };
+        if text.contains(BOUNDARY) {
+            return Err(MergeError(format!(
+                "the cloud-init file contains gpuform's MIME boundary `{BOUNDARY}`"
+            )));
+        }
+        // the template replaces the placeholders wherever they are in the custom data: only
+        // gpuform's own may be there, or the file would change (and grow) at deployment
+        if self.ingestion
+            && let Some((ph, _)) = PLACEHOLDER_VALUES.iter().find(|(ph, _)| text.contains(ph))
+        {
+            return Err(MergeError(format!(
+                "the cloud-init file contains gpuform's placeholder `{ph}`, which the template replaces with a deployment value on the Logs Ingestion path (in the whole custom data, the file included)"
+            )));
+        }
+        // each part written straight into one buffer sized for all of it: `validate` assembles
+        // this (tens of KB) for every spec it checks
+        let mut out = String::with_capacity(text.len() + script.len() + 1024);
+        let _ = write!(
+            out,
+            "Content-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\nMIME-Version: 1.0\n\n"
+        );
+        let mut part = |ctype: &str, file: &str, body: &str| {
+            let _ = write!(
+                out,
+                "--{BOUNDARY}\nContent-Type: {ctype}; charset=\"utf-8\"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\nContent-Disposition: attachment; filename=\"{file}\"\n\n"
+            );
+            out.push_str(body);
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+        };
+        part(kind, "spec-cloud-init", text);
+        part("text/x-shellscript", "gpuform-gpu-monitoring.sh", &script);
+        out.push_str(&format!("--{BOUNDARY}--\n"));
+        Ok(out.into_bytes())
+    }
+
+    /// [`Self::custom_data`] and its size as Azure receives it: [`received_bytes`] when the
+    /// template puts values in for placeholders (the Logs Ingestion settings or the caller's
+    /// environment may hold them), else its length.
+    pub fn received(&self, user: Option<&[u8]>) -> Result<(Vec<u8>, usize), MergeError> {
+        let bytes = self.custom_data(user)?;
+        let received = if self.ingestion || !self.env.is_empty() {
+            received_bytes(&bytes)
+        } else {
+            bytes.len()
+        };
+        Ok((bytes, received))
+    }
+}
+
 /// [`custom_data_with`] with extra collector environment ([`install_script_full`]).
 pub fn custom_data_full(
     user: Option<&[u8]>,
@@ -188,65 +297,7 @@ pub fn custom_data_full(
     ing: Option<&Ingestion>,
     extra_env: &str,
 ) -> Result<Vec<u8>, MergeError> {
-    let script = install_script_full(expected_gpus, vendor, ing, extra_env);
-    let Some(user) = user else {
-        return Ok(script.into_bytes());
-    };
-    let text = std::str::from_utf8(user).map_err(|_| {
-        MergeError("the cloud-init file is not UTF-8 text (gzip?); GPU monitoring adds its own part to it, which needs plain text".into())
-    })?;
-    let first = text.lines().next().unwrap_or_default().trim_end();
-    let kind = if first.starts_with("#cloud-config") {
-        "text/cloud-config"
-    } else if first.starts_with("#!") {
-        "text/x-shellscript"
-    } else if first.starts_with("#cloud-boothook") {
-        "text/cloud-boothook"
-    } else if first.starts_with("#include") {
-        "text/x-include-url"
-    } else if first.starts_with("## template: jinja") {
-        "text/jinja2"
-    } else {
-        return Err(MergeError(format!(
-            "the cloud-init file starts with `{}`; GPU monitoring combines it with its own part as cloud-init multipart MIME, which takes #cloud-config, #! scripts, #cloud-boothook, #include and jinja templates",
-            first.chars().take(40).collect::<String>()
-        )));
-    };
-    if text.contains(BOUNDARY) {
-        return Err(MergeError(format!(
-            "the cloud-init file contains gpuform's MIME boundary `{BOUNDARY}`"
-        )));
-    }
-    // the template replaces the placeholders wherever they are in the custom data: only
-    // gpuform's own may be there, or the file would change (and grow) at deployment
-    if ing.is_some()
-        && let Some((ph, _)) = PLACEHOLDER_VALUES.iter().find(|(ph, _)| text.contains(ph))
-    {
-        return Err(MergeError(format!(
-            "the cloud-init file contains gpuform's placeholder `{ph}`, which the template replaces with a deployment value on the Logs Ingestion path (in the whole custom data, the file included)"
-        )));
-    }
-    // each part written straight into one buffer sized for all of it: `validate` assembles
-    // this (tens of KB) for every spec it checks
-    let mut out = String::with_capacity(text.len() + script.len() + 1024);
-    let _ = write!(
-        out,
-        "Content-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\nMIME-Version: 1.0\n\n"
-    );
-    let mut part = |ctype: &str, file: &str, body: &str| {
-        let _ = write!(
-            out,
-            "--{BOUNDARY}\nContent-Type: {ctype}; charset=\"utf-8\"\nMIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\nContent-Disposition: attachment; filename=\"{file}\"\n\n"
-        );
-        out.push_str(body);
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-    };
-    part(kind, "spec-cloud-init", text);
-    part("text/x-shellscript", "gpuform-gpu-monitoring.sh", &script);
-    out.push_str(&format!("--{BOUNDARY}--\n"));
-    Ok(out.into_bytes())
+    CollectorInputs::new(expected_gpus, vendor, ing, extra_env).custom_data(user)
 }
 
 /// Bytes of `custom` once the template has put the deployment's values in for every placeholder
@@ -307,19 +358,7 @@ pub fn custom_data_for_env(
     user: Option<&[u8]>,
     extra_env: &str,
 ) -> Result<(Vec<u8>, usize), MergeError> {
-    let bytes = custom_data_full(
-        user,
-        g.expected_gpus,
-        g.vendor,
-        g.ingestion.as_ref(),
-        extra_env,
-    )?;
-    let received = if g.ingestion.is_some() || !extra_env.is_empty() {
-        received_bytes(&bytes)
-    } else {
-        bytes.len()
-    };
-    Ok((bytes, received))
+    CollectorInputs::new(g.expected_gpus, g.vendor, g.ingestion.as_ref(), extra_env).received(user)
 }
 
 /// GB a day the table ingests at `vms` VMs of `size` (one row per GPU per minute).

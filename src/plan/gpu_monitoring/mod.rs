@@ -55,7 +55,7 @@ use crate::spec::model::WorkloadSpec;
 
 /// The monitoring plan, or `None` when `monitoring.gpu.enabled` resolved to false.
 pub(crate) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMonitoring> {
-    build(name, s, size, true)
+    build(name, s, size, true, s.monitoring.gpu.enabled == Some(true))
 }
 
 /// [`plan`] for what the collector's custom data depends on (kind, delivery, ingestion, GPUs,
@@ -63,17 +63,28 @@ pub(crate) fn plan(name: &str, s: &WorkloadSpec, size: &GpuSize) -> Option<GpuMo
 /// For the rule that checks the custom data Azure receives (`spec::rules::compute`), which
 /// runs for every spec `validate` checks: the workbook alone was 5 % of its CPU time. Never
 /// hand it to an emitter.
+/// `enabled`: `monitoring.gpu.enabled` as resolved (`spec::defaults::gpu_monitoring_enabled`), so
+/// that a spec whose rules are being checked, which leaves it out, need not be copied to resolve
+/// it (issue 41).
 pub(crate) fn for_custom_data(
     name: &str,
     s: &WorkloadSpec,
     size: &GpuSize,
+    enabled: bool,
 ) -> Option<GpuMonitoring> {
-    build(name, s, size, false)
+    build(name, s, size, false, enabled)
 }
 
-/// [`plan`], with the alerts, workbook and transform only when `views` (see [`for_custom_data`]).
-fn build(name: &str, s: &WorkloadSpec, size: &GpuSize, views: bool) -> Option<GpuMonitoring> {
-    if s.monitoring.gpu.enabled != Some(true) {
+/// [`plan`], with the alerts, workbook and transform only when `views` (see [`for_custom_data`]);
+/// `None` unless `enabled`.
+fn build(
+    name: &str,
+    s: &WorkloadSpec,
+    size: &GpuSize,
+    views: bool,
+    enabled: bool,
+) -> Option<GpuMonitoring> {
+    if !enabled {
         return None;
     }
     let g = &s.monitoring.gpu;

@@ -10,8 +10,6 @@
 //! their places included) is the reference; a unit test compares both on every spec of the
 //! repository and on edge cases.
 
-use std::fmt::Write as _;
-
 use saphyr::Scalar;
 use saphyr_parser::{Event, Marker, ScalarStyle, Span};
 use serde_json::{Map, Number, Value};
@@ -195,7 +193,8 @@ impl<'p, 't> Builder<'p, 't> {
                 open: Open::Seq(items),
                 ..
             }) => {
-                let _ = write!(self.pointer, "/{}", items.len());
+                self.pointer.push('/');
+                push_index(&mut self.pointer, items.len());
                 Some((None, len))
             }
             Some(Frame {
@@ -262,6 +261,23 @@ fn plainly_text(v: &str) -> bool {
         )
 }
 
+/// `n` in decimal at the end of `out`, without the formatting machinery (every item of every
+/// sequence of every spec: issue 41).
+fn push_index(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|d| char::from(*d)));
+}
+
 /// Lines of `text`.
 fn lines(text: &str) -> usize {
     memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
@@ -288,6 +304,16 @@ mod tests {
                 );
                 prop_assert!(matches!(s, Some(Scalar::String(_))), "{v:?} -> {s:?}");
             }
+        }
+    }
+
+    /// [`push_index`] writes what `Display` writes.
+    #[test]
+    fn indexes_are_written_as_display_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 12_345, usize::MAX / 3, usize::MAX] {
+            let mut out = String::from("/a/");
+            push_index(&mut out, n);
+            assert_eq!(out, format!("/a/{n}"));
         }
     }
 

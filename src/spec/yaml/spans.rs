@@ -176,7 +176,7 @@ impl<'a> Positions<'a> {
     pub(super) fn location(&self, span: &Span) -> Location {
         let start = self.byte(&span.start);
         let mut end = self.byte(&span.end).max(start);
-        if let Some(nl) = self.text[start..end].find('\n') {
+        if let Some(nl) = memchr::memchr(b'\n', &self.text.as_bytes()[start..end]) {
             end = start + nl;
         }
         // a quoted scalar ends at its closing quote: the parser's span runs on over the spaces
