@@ -454,14 +454,16 @@ mod tests {
                 if path.extension().is_none_or(|e| e != "yaml") {
                     continue;
                 }
-                let c = crate::check::check_file(
-                    &path,
-                    &crate::spec::policy::Policy::default(),
-                    crate::catalog::prices::PriceTable::embedded(),
-                );
-                let (Some(spec), Some(size)) = (c.spec.as_ref(), c.size()) else {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let Ok(parsed) = crate::spec::yaml::parse(&text) else {
                     continue;
                 };
+                let Ok(mut spec) = serde_json::from_value::<crate::spec::Spec>(parsed.value) else {
+                    continue;
+                };
+                crate::spec::defaults::apply(&mut spec);
+                let Some(size) = spec.size() else { continue };
+                let spec = &spec;
                 let s = &spec.spec;
                 let on = crate::spec::defaults::gpu_monitoring_enabled(s, Some(size));
                 let Some(g) = gm::for_custom_data(&spec.metadata.name, s, size, on) else {
