@@ -114,9 +114,9 @@ struct Window {
 }
 
 /// annotate-snippets' window on one line of printable ASCII (so a column is a byte) with one
-/// underline `start..end` and its label (annotate-snippets 0.12, `renderer/margin.rs` and
-/// `draw_line` in `renderer/graphics.rs`, from rustc's emitter; its width of 140 columns, its
-/// ASCII `...`). `None` where the cut would reach the underline or its label, left to
+/// underline `start..end` and its label (annotate-snippets 0.12.18, the version Cargo.lock
+/// holds: `renderer/margin.rs` and `draw_line` in `renderer/graphics.rs`, from rustc's emitter;
+/// its default width of 140 columns, its ASCII `...`). `None` where the cut would reach the underline or its label, left to
 /// annotate-snippets itself. The property test in `diag::human` compares the two.
 fn window(
     line: &str,

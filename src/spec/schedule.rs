@@ -187,8 +187,10 @@ pub fn start_instants(r: &Recurrence) -> Option<Vec<(Day, u32)>> {
 /// restore profile already restores the same limits. A restore profile left with no day is
 /// dropped. Azure would otherwise apply whichever of the two comes first in the list.
 fn drop_shadowed_restores(profiles: Vec<Profile>) -> Vec<Profile> {
-    // the instants taken: a list, not a set (Azure allows 20 profiles of at most 7 days each,
-    // so a scan is short; a tree set per spec was ~0.5 % of `validate`'s CPU, issue 41)
+    // the instants taken: a list, not a set (Azure allows 20 profiles per setting,
+    // `facts::autoscale::MAX_PROFILES_PER_SETTING`, of at most 7 days each, so a scan is short;
+    // a spec over that limit, which a rule refuses, only makes it longer; a tree set per spec
+    // was ~0.5 % of `validate`'s CPU, issue 41)
     let mut taken: Vec<u32> = profiles
         .iter()
         .filter(|p| !is_restore(p.origin))
