@@ -397,9 +397,9 @@ fn custom_data_received(ctx: &Context<'_>, user: &[u8], at: &str, out: &mut Vec<
 /// The size Azure receives of the custom data made of the collector's `inputs` and the spec's
 /// cloud-init file `user` (the placeholders of the Logs Ingestion path and of a serving pool's
 /// GPU metric at their longest), or why they cannot be combined. Kept per process for each
-/// (inputs, file), up to [`RECEIVED_MEMO_BYTES`] of files: a platform's specs share a few
-/// cloud-init files and collector settings, and assembling the tens of KB anew for every spec
-/// was ~2 % of `validate`'s CPU on 1,000 specs (issue 41). `render` assembles them itself.
+/// (inputs, file), up to [`RECEIVED_MEMO_BYTES`] of files and inputs: a platform's specs share a
+/// few cloud-init files and collector settings, and assembling the tens of KB anew for every
+/// spec was ~2 % of `validate`'s CPU on 1,000 specs (issue 41). `render` assembles them itself.
 fn received_as_azure(
     inputs: crate::plan::gpu_monitoring::CollectorInputs,
     user: &[u8],
@@ -417,16 +417,17 @@ fn received_as_azure(
         .0
         .received(Some(user))
         .map(|(bytes, n)| n + crate::plan::serving_gpu::received_growth(&bytes));
+    let held = user.len() + key.0.text_len();
     if let Ok(mut m) = memo.lock()
-        && m.1 + user.len() <= RECEIVED_MEMO_BYTES
+        && m.1 + held <= RECEIVED_MEMO_BYTES
     {
-        m.1 += user.len();
+        m.1 += held;
         m.0.insert(key, received.clone());
     }
     received
 }
 
-/// The most [`received_as_azure`] keeps of cloud-init files.
+/// The most [`received_as_azure`] keeps of cloud-init files and collector inputs.
 const RECEIVED_MEMO_BYTES: usize = 16 * 1024 * 1024;
 
 #[cfg(test)]

@@ -115,6 +115,11 @@ impl CollectorInputs {
         }
     }
 
+    /// Bytes of text these inputs hold (for a cache's budget).
+    pub fn text_len(&self) -> usize {
+        self.vendor.len() + self.env.len()
+    }
+
     /// The collector's install script ([`install_script_full`]).
     pub fn script(&self) -> String {
         let (expected_gpus, vendor) = (self.expected_gpus, self.vendor.as_str());
