@@ -578,19 +578,26 @@ mod tests {
         }
     }
 
+    /// A temporary directory holding a repository (`repo/.git`) with `repo/specs/<file>` (a
+    /// cloud-init file) and, outside it, `outside/secret`; the repository and `outside`.
+    fn repository(file: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("specs")).unwrap();
+        std::fs::write(repo.join("specs").join(file), "#cloud-config\n").unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret"), "key").unwrap();
+        (tmp, repo, outside)
+    }
+
     /// The confinement root is found once per directory; a directory whose symlink is swapped
     /// to another tree after that still cannot reach that tree's files (their real path is
     /// outside the root found first).
     #[test]
     fn a_cached_confinement_root_still_confines() {
-        let tmp = tempfile::tempdir().unwrap();
-        let repo = tmp.path().join("repo");
-        std::fs::create_dir_all(repo.join(".git")).unwrap();
-        std::fs::create_dir_all(repo.join("specs")).unwrap();
-        std::fs::write(repo.join("specs/ci.yaml"), "#cloud-config\n").unwrap();
-        let outside = tmp.path().join("outside");
-        std::fs::create_dir_all(&outside).unwrap();
-        std::fs::write(outside.join("secret"), "key").unwrap();
+        let (tmp, repo, outside) = repository("ci.yaml");
         let link = tmp.path().join("link");
         std::os::unix::fs::symlink(repo.join("specs"), &link).unwrap();
         let root = confinement_root(&link).unwrap();
@@ -611,12 +618,7 @@ mod tests {
     /// is not kept: the file, once there, is read.
     #[test]
     fn a_file_read_again_is_the_confined_copy() {
-        let tmp = tempfile::tempdir().unwrap();
-        let repo = tmp.path().join("repo");
-        std::fs::create_dir_all(repo.join(".git")).unwrap();
-        std::fs::create_dir_all(repo.join("specs")).unwrap();
-        std::fs::write(repo.join("specs/real.yaml"), "#cloud-config\n").unwrap();
-        std::fs::write(tmp.path().join("secret"), "key").unwrap();
+        let (_tmp, repo, outside) = repository("real.yaml");
         let specs = repo.join("specs");
         let ci = specs.join("ci.yaml");
         std::os::unix::fs::symlink(specs.join("real.yaml"), &ci).unwrap();
@@ -625,7 +627,7 @@ mod tests {
             b"#cloud-config\n"
         );
         std::fs::remove_file(&ci).unwrap();
-        std::os::unix::fs::symlink(tmp.path().join("secret"), &ci).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret"), &ci).unwrap();
         assert_eq!(
             read_confined(&specs, "ci.yaml", 100).unwrap(),
             b"#cloud-config\n"
