@@ -318,17 +318,54 @@ impl std::error::Error for ConfinedError {}
 /// root stays safe if the directory changes under the run: the file's own real path, resolved
 /// at each read, must still lie inside it.
 pub fn confinement_root(spec_dir: &Path) -> std::io::Result<PathBuf> {
-    type Roots = std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>;
-    static ROOTS: std::sync::OnceLock<Roots> = std::sync::OnceLock::new();
-    let roots = ROOTS.get_or_init(Default::default);
-    if let Some(root) = roots.lock().ok().and_then(|r| r.get(spec_dir).cloned()) {
+    // 1 MiB of paths: thousands of spec directories
+    static ROOTS: Kept<PathBuf, PathBuf> = Kept::new(1024 * 1024);
+    if let Some(root) = ROOTS.get(spec_dir) {
         return Ok(root);
     }
     let root = find_confinement_root(spec_dir)?;
-    if let Ok(mut r) = roots.lock() {
-        r.insert(spec_dir.to_path_buf(), root.clone());
-    }
+    let bytes = spec_dir.as_os_str().len() + root.as_os_str().len();
+    ROOTS.keep(spec_dir.to_path_buf(), root.clone(), bytes);
     Ok(root)
+}
+
+/// Values kept for the rest of the process, each under the key it was computed from, up to a
+/// budget of bytes (what the caller says each entry holds); past it, nothing more is kept and
+/// the caller computes again. For what depends on its key alone during one run: a directory's
+/// confinement root, a file read once confined, the size of custom data assembled once.
+pub(crate) struct Kept<K, V> {
+    map: std::sync::OnceLock<std::sync::Mutex<(std::collections::HashMap<K, V>, usize)>>,
+    budget: usize,
+}
+
+impl<K: std::hash::Hash + Eq, V: Clone> Kept<K, V> {
+    pub(crate) const fn new(budget: usize) -> Self {
+        Self {
+            map: std::sync::OnceLock::new(),
+            budget,
+        }
+    }
+
+    /// The value kept under `key`.
+    pub(crate) fn get<Q>(&self, key: &Q) -> Option<V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
+        let map = self.map.get()?.lock().ok()?;
+        map.0.get(key).cloned()
+    }
+
+    /// Keep `value` under `key`, counted as `bytes` against the budget (not kept past it).
+    pub(crate) fn keep(&self, key: K, value: V, bytes: usize) {
+        let map = self.map.get_or_init(Default::default);
+        if let Ok(mut m) = map.lock()
+            && m.1 + bytes <= self.budget
+        {
+            m.1 += bytes;
+            m.0.insert(key, value);
+        }
+    }
 }
 
 fn find_confinement_root(spec_dir: &Path) -> std::io::Result<PathBuf> {
@@ -359,21 +396,13 @@ fn find_confinement_root(spec_dir: &Path) -> std::io::Result<PathBuf> {
 /// specs; issue 41). A file read again comes from that copy, which was confined when it was
 /// read, so a path swapped during the run cannot lead outside; an error is not kept.
 pub fn read_confined(spec_dir: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, ConfinedError> {
-    type Key = (PathBuf, String, u64);
-    type Read = std::sync::Mutex<(std::collections::HashMap<Key, Vec<u8>>, usize)>;
-    static READ: std::sync::OnceLock<Read> = std::sync::OnceLock::new();
-    let read = READ.get_or_init(Default::default);
+    static READ: Kept<(PathBuf, String, u64), Vec<u8>> = Kept::new(CONFINED_CACHE_BYTES);
     let key = (spec_dir.to_path_buf(), rel.to_string(), limit);
-    if let Some(bytes) = read.lock().ok().and_then(|r| r.0.get(&key).cloned()) {
+    if let Some(bytes) = READ.get(&key) {
         return Ok(bytes);
     }
     let bytes = read_confined_now(spec_dir, rel, limit)?;
-    if let Ok(mut r) = read.lock()
-        && r.1 + bytes.len() <= CONFINED_CACHE_BYTES
-    {
-        r.1 += bytes.len();
-        r.0.insert(key, bytes.clone());
-    }
+    READ.keep(key, bytes.clone(), bytes.len());
     Ok(bytes)
 }
 
@@ -549,19 +578,26 @@ mod tests {
         }
     }
 
+    /// A temporary directory holding a repository (`repo/.git`) with `repo/specs/<file>` (a
+    /// cloud-init file) and, outside it, `outside/secret`; the repository and `outside`.
+    fn repository(file: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("specs")).unwrap();
+        std::fs::write(repo.join("specs").join(file), "#cloud-config\n").unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret"), "key").unwrap();
+        (tmp, repo, outside)
+    }
+
     /// The confinement root is found once per directory; a directory whose symlink is swapped
     /// to another tree after that still cannot reach that tree's files (their real path is
     /// outside the root found first).
     #[test]
     fn a_cached_confinement_root_still_confines() {
-        let tmp = tempfile::tempdir().unwrap();
-        let repo = tmp.path().join("repo");
-        std::fs::create_dir_all(repo.join(".git")).unwrap();
-        std::fs::create_dir_all(repo.join("specs")).unwrap();
-        std::fs::write(repo.join("specs/ci.yaml"), "#cloud-config\n").unwrap();
-        let outside = tmp.path().join("outside");
-        std::fs::create_dir_all(&outside).unwrap();
-        std::fs::write(outside.join("secret"), "key").unwrap();
+        let (tmp, repo, outside) = repository("ci.yaml");
         let link = tmp.path().join("link");
         std::os::unix::fs::symlink(repo.join("specs"), &link).unwrap();
         let root = confinement_root(&link).unwrap();
@@ -582,12 +618,7 @@ mod tests {
     /// is not kept: the file, once there, is read.
     #[test]
     fn a_file_read_again_is_the_confined_copy() {
-        let tmp = tempfile::tempdir().unwrap();
-        let repo = tmp.path().join("repo");
-        std::fs::create_dir_all(repo.join(".git")).unwrap();
-        std::fs::create_dir_all(repo.join("specs")).unwrap();
-        std::fs::write(repo.join("specs/real.yaml"), "#cloud-config\n").unwrap();
-        std::fs::write(tmp.path().join("secret"), "key").unwrap();
+        let (_tmp, repo, outside) = repository("real.yaml");
         let specs = repo.join("specs");
         let ci = specs.join("ci.yaml");
         std::os::unix::fs::symlink(specs.join("real.yaml"), &ci).unwrap();
@@ -596,7 +627,7 @@ mod tests {
             b"#cloud-config\n"
         );
         std::fs::remove_file(&ci).unwrap();
-        std::os::unix::fs::symlink(tmp.path().join("secret"), &ci).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret"), &ci).unwrap();
         assert_eq!(
             read_confined(&specs, "ci.yaml", 100).unwrap(),
             b"#cloud-config\n"
@@ -615,6 +646,21 @@ mod tests {
         assert_eq!(
             read_confined(&specs, "later.yaml", 100).unwrap(),
             b"#!/bin/sh\n"
+        );
+    }
+
+    /// What is kept comes back; what would pass the budget is not kept, and later entries that
+    /// fit still are.
+    #[test]
+    fn kept_values_stay_within_their_budget() {
+        let kept: Kept<String, u32> = Kept::new(10);
+        assert_eq!(kept.get("a"), None);
+        kept.keep("a".into(), 1, 6);
+        kept.keep("b".into(), 2, 5);
+        kept.keep("c".into(), 3, 4);
+        assert_eq!(
+            (kept.get("a"), kept.get("b"), kept.get("c")),
+            (Some(1), None, Some(3))
         );
     }
 

@@ -1,5 +1,6 @@
 //! The common finding written straight, as annotate-snippets writes it: unstyled, one
-//! underlined span inside one short line of printable ASCII, messages without control
+//! underlined span inside one line of printable ASCII (cut as annotate-snippets cuts a long or
+//! deeply indented line), messages without control
 //! characters. annotate-snippets lays out every finding through its general machinery (a
 //! styled buffer of cells, colour specs looked up even when unstyled, character widths): at
 //! platform scale that was ~7 % of `validate`'s CPU time for ~1,250 findings (issue 41). Anything
@@ -9,12 +10,6 @@
 use std::fmt::Write as _;
 
 use super::{Diagnostic, Severity};
-
-/// The widest gutter and source line taken (line-number digits plus the line's bytes, all
-/// ASCII): annotate-snippets cuts a line when the digits, ` | ` and the line pass its width of
-/// 140 columns (measured: a line of 136 bytes at line 1 is whole, 137 is cut); this stays four
-/// columns inside. Labels do not make it cut (measured up to 120 columns past a 133-byte line).
-const MAX_GUTTER_AND_LINE: usize = 133;
 
 /// Longest label taken (measured to render whole up to 120 bytes).
 const MAX_LABEL: usize = 100;
@@ -52,15 +47,8 @@ pub(super) fn render(
     let number_text = number.to_string();
     // the part of the line shown: all of it, or the window annotate-snippets cuts from a long or
     // deeply indented line (its `...` at either end written over the first or last three
-    // characters shown)
-    let (shown, left) = if number_text.len() + line.len() <= MAX_GUTTER_AND_LINE
-        && leading_spaces(line) <= MAX_UNCUT_INDENT
-    {
-        (std::borrow::Cow::Borrowed(line), 0)
-    } else {
-        let w = window(line, number_text.len(), start, end, diag.label.as_deref())?;
-        (std::borrow::Cow::Owned(w.shown), w.left)
-    };
+    // characters shown), and the column it starts at
+    let (shown, left) = window(line, number_text.len(), start, end, diag.label.as_deref())?;
     let level = match diag.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -98,33 +86,26 @@ pub(super) fn render(
     Some(s)
 }
 
-/// The deepest indentation annotate-snippets shows whole: it cuts leading whitespace past
-/// 20 columns plus its 6 of room for `...` (see [`window`]).
-const MAX_UNCUT_INDENT: usize = 26;
-
 /// Spaces at the start of `line`.
 fn leading_spaces(line: &str) -> usize {
     line.bytes().take_while(|b| *b == b' ').count()
 }
 
-/// The part of a source line annotate-snippets shows, and the column it starts at.
-struct Window {
-    shown: String,
-    left: usize,
-}
-
-/// annotate-snippets' window on one line of printable ASCII (so a column is a byte) with one
-/// underline `start..end` and its label (annotate-snippets 0.12.18, the version Cargo.lock
-/// holds: `renderer/margin.rs` and `draw_line` in `renderer/graphics.rs`, from rustc's emitter;
-/// its default width of 140 columns, its ASCII `...`). `None` where the cut would reach the underline or its label, left to
-/// annotate-snippets itself. The property test in `diag::human` compares the two.
-fn window(
-    line: &str,
+/// The part of a source line annotate-snippets shows (the line itself when it cuts nothing) and
+/// the column it starts at: its window on one line of printable ASCII (so a column is a byte)
+/// with one underline `start..end` and its label (annotate-snippets 0.12.18, the version
+/// Cargo.lock holds: `renderer/margin.rs` and `draw_line` in `renderer/graphics.rs`, from rustc's
+/// emitter; its default width of 140 columns, its ASCII `...`). It cuts a line indented past 26
+/// columns, or too wide for the 140 beside the gutter. `None` where the cut would reach the
+/// underline or its label, left to annotate-snippets itself. The property test in `diag::human`
+/// compares the two.
+fn window<'a>(
+    line: &'a str,
     digits: usize,
     start: usize,
     end: usize,
     label: Option<&str>,
-) -> Option<Window> {
+) -> Option<(std::borrow::Cow<'a, str>, usize)> {
     const TERM_WIDTH: usize = 140;
     const ELLIPSIS_PASSING: usize = 6;
     const LONG_WHITESPACE: usize = 20;
@@ -170,6 +151,9 @@ fn window(
     };
     let cut_left = computed_left > 0;
     let cut_right = len > right;
+    if !cut_left && !cut_right {
+        return Some((std::borrow::Cow::Borrowed(line), 0));
+    }
     // the cuts stay clear of the underline, and the label ends where the line shown ends
     if right < left + 2 * ELLIPSIS.len()
         || (cut_left && start < left + ELLIPSIS.len())
@@ -185,5 +169,5 @@ fn window(
         let at = shown.len() - ELLIPSIS.len();
         shown.replace_range(at.., ELLIPSIS);
     }
-    Some(Window { shown, left })
+    Some((std::borrow::Cow::Owned(shown), left))
 }

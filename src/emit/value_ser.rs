@@ -35,6 +35,16 @@ fn error(msg: &str) -> Error {
 
 struct Serializer;
 
+/// The integers of up to 64 bits as numbers, each widened to `i64` or `u64` as serde_json widens
+/// them.
+macro_rules! integer_values {
+    ($($name:ident: $t:ty => $wide:ty),* $(,)?) => {
+        $(fn $name(self, v: $t) -> Result<Value, Error> {
+            Ok(Value::Number(Number::from(<$wide>::from(v))))
+        })*
+    };
+}
+
 impl ser::Serializer for Serializer {
     type Ok = Value;
     type Error = Error;
@@ -49,17 +59,15 @@ impl ser::Serializer for Serializer {
     fn serialize_bool(self, v: bool) -> Result<Value, Error> {
         Ok(Value::Bool(v))
     }
-    fn serialize_i8(self, v: i8) -> Result<Value, Error> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<Value, Error> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<Value, Error> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i64(self, v: i64) -> Result<Value, Error> {
-        Ok(Value::Number(Number::from(v)))
+    integer_values! {
+        serialize_i8: i8 => i64,
+        serialize_i16: i16 => i64,
+        serialize_i32: i32 => i64,
+        serialize_i64: i64 => i64,
+        serialize_u8: u8 => u64,
+        serialize_u16: u16 => u64,
+        serialize_u32: u32 => u64,
+        serialize_u64: u64 => u64,
     }
     fn serialize_i128(self, v: i128) -> Result<Value, Error> {
         if let Ok(u) = u64::try_from(v) {
@@ -69,18 +77,6 @@ impl ser::Serializer for Serializer {
         } else {
             Err(error("number out of range"))
         }
-    }
-    fn serialize_u8(self, v: u8) -> Result<Value, Error> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<Value, Error> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<Value, Error> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u64(self, v: u64) -> Result<Value, Error> {
-        Ok(Value::Number(Number::from(v)))
     }
     fn serialize_u128(self, v: u128) -> Result<Value, Error> {
         match u64::try_from(v) {
@@ -460,6 +456,7 @@ mod tests {
         #[serde(flatten)]
         inner: Inner,
         x: i64,
+        small: (i8, i16, i32, u8, u16, u32, u64),
         nan: f64,
         f: f32,
         big: u128,
@@ -499,6 +496,15 @@ mod tests {
                 y: vec![1, 2],
             },
             x: -3,
+            small: (
+                i8::MIN,
+                i16::MIN,
+                i32::MIN,
+                u8::MAX,
+                u16::MAX,
+                u32::MAX,
+                u64::MAX,
+            ),
             nan: f64::NAN,
             f: 0.1,
             big: u128::from(u64::MAX),

@@ -43,7 +43,8 @@ pub struct Candidate {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unlock: Option<String>,
     /// Where the size sits in the catalog ([`catalog::sizes`]), for the ranking's order of names
-    /// (`crate::sizing::rank`).
+    /// (`crate::sizing::rank`). Kept rather than found again from `size`: the ranking reads it
+    /// for every candidate of every spec, and checks it against `size` before it trusts it.
     #[serde(skip)]
     pub(crate) catalog_index: usize,
 }

@@ -405,12 +405,11 @@ fn received_as_azure(
     user: &[u8],
 ) -> Result<usize, crate::plan::gpu_monitoring::MergeError> {
     use crate::plan::gpu_monitoring::{CollectorInputs, MergeError};
-    type Key = (CollectorInputs, Vec<u8>);
-    type Memo = std::sync::Mutex<(rustc_hash::FxHashMap<Key, Result<usize, MergeError>>, usize)>;
-    static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
-    let memo = MEMO.get_or_init(Default::default);
+    type Received = Result<usize, MergeError>;
+    static KEPT: crate::io::Kept<(CollectorInputs, Vec<u8>), Received> =
+        crate::io::Kept::new(RECEIVED_MEMO_BYTES);
     let key = (inputs, user.to_vec());
-    if let Some(known) = memo.lock().ok().and_then(|m| m.0.get(&key).cloned()) {
+    if let Some(known) = KEPT.get(&key) {
         return known;
     }
     let received = key
@@ -418,12 +417,7 @@ fn received_as_azure(
         .received(Some(user))
         .map(|(bytes, n)| n + crate::plan::serving_gpu::received_growth(&bytes));
     let held = user.len() + key.0.text_len();
-    if let Ok(mut m) = memo.lock()
-        && m.1 + held <= RECEIVED_MEMO_BYTES
-    {
-        m.1 += held;
-        m.0.insert(key, received.clone());
-    }
+    KEPT.keep(key, received.clone(), held);
     received
 }
 

@@ -181,42 +181,7 @@ systemctl enable --now gpuform-gpu-collect.timer gpuform-gpu-health.service
             imds = crate::facts::logs_ingestion::imds_instance_request(),
         )
     }
-}
 
-/// gpuform's MIME boundary in the custom data it assembles when GPU monitoring adds its part to
-/// a cloud-init file; validation refuses a file containing it (`check::rules::MIME_BOUNDARY`
-/// is this constant).
-pub const MIME_BOUNDARY: &str = "==GPUFORM-GPU-MONITORING==";
-
-/// The boundary of the assembled custom data ([`MIME_BOUNDARY`]).
-pub(super) const BOUNDARY: &str = MIME_BOUNDARY;
-
-/// Why the spec's cloud-init cannot be combined with the collector's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MergeError(pub String);
-
-/// Custom data with the collector: the install script alone, or a cloud-init multipart MIME
-/// archive of the script and the spec's own cloud-init (each part runs as cloud-init would run
-/// it alone; no cloud-config keys are merged, so nothing of the user's file is overridden).
-pub fn custom_data(
-    user: Option<&[u8]>,
-    expected_gpus: u32,
-    vendor: &str,
-) -> Result<Vec<u8>, MergeError> {
-    custom_data_with(user, expected_gpus, vendor, None)
-}
-
-/// [`custom_data`] with the Logs Ingestion path's settings ([`install_script_with`]).
-pub fn custom_data_with(
-    user: Option<&[u8]>,
-    expected_gpus: u32,
-    vendor: &str,
-    ing: Option<&Ingestion>,
-) -> Result<Vec<u8>, MergeError> {
-    custom_data_full(user, expected_gpus, vendor, ing, "")
-}
-
-impl CollectorInputs {
     /// The custom data with the spec's cloud-init file `user` ([`custom_data_full`]).
     pub fn custom_data(&self, user: Option<&[u8]>) -> Result<Vec<u8>, MergeError> {
         let script = self.script();
@@ -224,8 +189,8 @@ impl CollectorInputs {
             return Ok(script.into_bytes());
         };
         let text = std::str::from_utf8(user).map_err(|_| {
-        MergeError("the cloud-init file is not UTF-8 text (gzip?); GPU monitoring adds its own part to it, which needs plain text".into())
-    })?;
+            MergeError("the cloud-init file is not UTF-8 text (gzip?); GPU monitoring adds its own part to it, which needs plain text".into())
+        })?;
         let first = text.lines().next().unwrap_or_default().trim_end();
         let kind = if first.starts_with("#cloud-config") {
             "text/cloud-config"
@@ -292,6 +257,39 @@ impl CollectorInputs {
         };
         Ok((bytes, received))
     }
+}
+
+/// gpuform's MIME boundary in the custom data it assembles when GPU monitoring adds its part to
+/// a cloud-init file; validation refuses a file containing it (`check::rules::MIME_BOUNDARY`
+/// is this constant).
+pub const MIME_BOUNDARY: &str = "==GPUFORM-GPU-MONITORING==";
+
+/// The boundary of the assembled custom data ([`MIME_BOUNDARY`]).
+pub(super) const BOUNDARY: &str = MIME_BOUNDARY;
+
+/// Why the spec's cloud-init cannot be combined with the collector's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeError(pub String);
+
+/// Custom data with the collector: the install script alone, or a cloud-init multipart MIME
+/// archive of the script and the spec's own cloud-init (each part runs as cloud-init would run
+/// it alone; no cloud-config keys are merged, so nothing of the user's file is overridden).
+pub fn custom_data(
+    user: Option<&[u8]>,
+    expected_gpus: u32,
+    vendor: &str,
+) -> Result<Vec<u8>, MergeError> {
+    custom_data_with(user, expected_gpus, vendor, None)
+}
+
+/// [`custom_data`] with the Logs Ingestion path's settings ([`install_script_with`]).
+pub fn custom_data_with(
+    user: Option<&[u8]>,
+    expected_gpus: u32,
+    vendor: &str,
+    ing: Option<&Ingestion>,
+) -> Result<Vec<u8>, MergeError> {
+    custom_data_full(user, expected_gpus, vendor, ing, "")
 }
 
 /// [`custom_data_with`] with extra collector environment ([`install_script_full`]).
